@@ -1,0 +1,102 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Everything the pure core must not touch: I/O, clocks, randomness. */
+const coreRestrictions = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        { group: ['node:*'], message: 'src/core is pure: no Node APIs.' },
+        {
+          group: [
+            'fs',
+            'fs/*',
+            'net',
+            'dgram',
+            'http',
+            'https',
+            'os',
+            'child_process',
+            'worker_threads',
+            'crypto',
+            'undici',
+            'dns',
+            'path',
+          ],
+          message: 'src/core is pure: no I/O modules.',
+        },
+        {
+          group: ['../../server/*', '../../client/*', '../../cli/*', '../../resolver-http/*'],
+          message: 'src/core must not import the service layers.',
+        },
+      ],
+    },
+  ],
+  'no-restricted-globals': [
+    'error',
+    { name: 'process', message: 'src/core is pure: pass values in.' },
+    { name: 'setTimeout', message: 'src/core has no timers.' },
+    { name: 'setInterval', message: 'src/core has no timers.' },
+    { name: 'console', message: 'src/core does not log; return diagnostics.' },
+    { name: 'fetch', message: 'src/core does no I/O.' },
+    { name: 'performance', message: 'src/core has no clock.' },
+  ],
+  'no-restricted-properties': [
+    'error',
+    { object: 'Date', property: 'now', message: 'src/core has no clock: take now as a parameter.' },
+    {
+      object: 'Math',
+      property: 'random',
+      message: 'src/core has no randomness: take it as a parameter.',
+    },
+  ],
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: 'src/core has no clock: take now as a parameter.',
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        performance: 'readonly',
+        fetch: 'readonly',
+        Response: 'readonly',
+        Request: 'readonly',
+        Headers: 'readonly',
+        queueMicrotask: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-control-regex': 'off',
+    },
+  },
+  { files: ['src/core/**/*.ts'], rules: coreRestrictions },
+);

@@ -1,0 +1,11 @@
+import { EXIT_USAGE, type Command } from '../io.ts';
+
+// Placeholder until its issue lands: says so plainly and exits 2.
+export const catalogueCommand: Command = {
+  name: 'catalogue',
+  summary: 'not implemented yet',
+  async run(_argv, io) {
+    io.err('lexroute catalogue: not implemented yet\n');
+    return EXIT_USAGE;
+  },
+};

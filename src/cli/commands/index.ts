@@ -1,0 +1,46 @@
+import type { Command } from '../io.ts';
+
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+/** Every top-level command, loaded lazily so `lexroute urn ...` stays fast. */
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'urn',
+    summary: 'parse, normalise and convert LEX URNs (parse | normalize | key)',
+    load: async () => (await import('./urn.ts')).urnCommand,
+  },
+  {
+    name: 'zone',
+    summary: 'check and print RFC 1035 zone files (check | print)',
+    load: async () => (await import('./zone.ts')).zoneCommand,
+  },
+  {
+    name: 'serve',
+    summary: 'run the authoritative DNS routing server',
+    load: async () => (await import('./serve.ts')).serveCommand,
+  },
+  {
+    name: 'resolve',
+    summary: 'resolve a LEX URN through the DDDS chain to document URLs',
+    load: async () => (await import('./resolve.ts')).resolveCommand,
+  },
+  {
+    name: 'resolver',
+    summary: 'run the jurisdiction resolver (THTTP URN-to-URL service)',
+    load: async () => (await import('./resolver.ts')).resolverCommand,
+  },
+  {
+    name: 'catalogue',
+    summary: "manage the resolver's catalogue (import | export)",
+    load: async () => (await import('./catalogue.ts')).catalogueCommand,
+  },
+  {
+    name: 'dev',
+    summary: 'start the whole sample chain locally (what npm start runs)',
+    load: async () => (await import('./dev.ts')).devCommand,
+  },
+];

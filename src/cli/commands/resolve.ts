@@ -1,0 +1,11 @@
+import { EXIT_USAGE, type Command } from '../io.ts';
+
+// Placeholder until its issue lands: says so plainly and exits 2.
+export const resolveCommand: Command = {
+  name: 'resolve',
+  summary: 'not implemented yet',
+  async run(_argv, io) {
+    io.err('lexroute resolve: not implemented yet\n');
+    return EXIT_USAGE;
+  },
+};

@@ -1,0 +1,46 @@
+/**
+ * What a CLI command may touch. Commands never reach for process.* directly,
+ * so tests run them in-process with captured output.
+ */
+export interface CliIo {
+  /** Write to standard output (no newline added). */
+  out(text: string): void;
+  /** Write to standard error (no newline added). */
+  err(text: string): void;
+  /** Standard input, for `--batch -` and the like. */
+  readonly stdin: NodeJS.ReadableStream;
+  /** True when standard output is a terminal (colours, progress bars). */
+  readonly isTTY: boolean;
+  /** True when standard error is a terminal. */
+  readonly errIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /**
+   * Aborted when the process is asked to stop (SIGINT/SIGTERM). Long-running
+   * commands (serve, resolver, dev) resolve their promise once shut down.
+   */
+  readonly signal: AbortSignal;
+  /** Emits 'reload' on SIGHUP (servers reload their zones). */
+  onReload(listener: () => void): () => void;
+}
+
+export const EXIT_OK = 0;
+/** The command ran and found something invalid or failed. */
+export const EXIT_FAIL = 1;
+/** Bad command line. */
+export const EXIT_USAGE = 2;
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  run(argv: readonly string[], io: CliIo): Promise<number>;
+}
+
+/** A usage error: printed with the command's help hint, exit code 2. */
+export class UsageError extends Error {
+  readonly code = 'USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

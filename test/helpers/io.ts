@@ -1,0 +1,38 @@
+import { Readable } from 'node:stream';
+import { EventEmitter } from 'node:events';
+import type { CliIo } from '../../src/cli/io.ts';
+
+export interface CapturedIo extends CliIo {
+  stdout(): string;
+  stderr(): string;
+  abort(): void;
+  reload(): void;
+}
+
+/** A CliIo that records output, for running commands in-process. */
+export function captureIo(
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+): CapturedIo {
+  let out = '';
+  let err = '';
+  const controller = new AbortController();
+  const reloads = new EventEmitter();
+  return {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    stdin: Readable.from([options.stdin ?? '']),
+    isTTY: false,
+    errIsTTY: false,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    signal: controller.signal,
+    onReload(listener) {
+      reloads.on('reload', listener);
+      return () => reloads.off('reload', listener);
+    },
+    stdout: () => out,
+    stderr: () => err,
+    abort: () => controller.abort(),
+    reload: () => reloads.emit('reload'),
+  };
+}
