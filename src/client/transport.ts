@@ -1,0 +1,702 @@
+/**
+ * A stub DNS transport of our own: UDP with a TCP retry on truncation.
+ *
+ * - Random query ID from the CSPRNG and random source ports (a small pool of
+ *   UDP sockets, each bound by the kernel to a random ephemeral port and
+ *   replaced after a number of queries).
+ * - Every response is checked before it is believed: source address and port,
+ *   ID, QR, opcode, and the question (name case-insensitively, type, class).
+ *   Anything else is ignored, counted, and the wait goes on.
+ * - EDNS(0) with a 1232-byte UDP payload size; TC=1 means "ask again over TCP"
+ *   (2-byte length framing, partial reads, a cap on the message size).
+ * - Per-try timeout, several tries per server, several servers in turn.
+ *
+ * @see RFC 1035 section 4.2.1 ("Messages carried by UDP are restricted to 512
+ *   bytes ... the TC bit is set in the header" and the client retries on TCP)
+ * @see RFC 5452 section 9.1 ("resolver implementations MUST ... use an
+ *   unpredictable query ID for outgoing queries ... and an unpredictable
+ *   source port")
+ * @see RFC 5452 section 4.3 (the answer must match the question section)
+ * @see RFC 6891 section 6.2.5 (the requestor's UDP payload size; 1232 bytes
+ *   is the DNS Flag Day 2020 value that avoids IP fragmentation)
+ * @see RFC 7766 section 8 (TCP: "the message is prefixed with a two byte
+ *   length field"; reads may return partial messages)
+ */
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { getRandomValues } from 'node:crypto';
+import * as dnsPacket from 'dns-packet';
+import type { RecordType } from 'dns-packet';
+import { DnsError } from './errors.ts';
+import { formatServer, type ServerAddress } from './servers.ts';
+import {
+  RCODE_NAMES,
+  WireError,
+  decodeResponse,
+  readHeader,
+  sameName,
+  type Message,
+} from './wire.ts';
+
+export interface TransportOptions {
+  /** Time to wait for one try, in ms (default 2000). */
+  readonly timeoutMs?: number;
+  /** Tries per server (default 2). */
+  readonly tries?: number;
+  /** EDNS(0) UDP payload size (default 1232); 0 disables EDNS. */
+  readonly udpPayloadSize?: number;
+  /** Largest message accepted over TCP, in bytes (default 65535). */
+  readonly maxMessageBytes?: number;
+  /** Most records accepted in one response (default 1000). */
+  readonly maxRecords?: number;
+  /** UDP sockets kept per address family (default 4). */
+  readonly poolSize?: number;
+  /** Queries sent from one UDP socket before it is replaced (default 64). */
+  readonly socketReuse?: number;
+}
+
+export interface QueryOptions {
+  readonly servers: readonly ServerAddress[];
+  /** RD bit (default true: a stub asks a recursive server or an authoritative one). */
+  readonly recursionDesired?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** One failed try, kept for the trace. */
+export interface TryNote {
+  readonly server: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface Exchange {
+  readonly message: Message;
+  readonly server: ServerAddress;
+  readonly protocol: 'udp' | 'tcp';
+  readonly bytes: number;
+  readonly rttMs: number;
+  /** Responses ignored because they did not match (ID, source, question, malformed). */
+  readonly ignored: number;
+  /** Failed tries before this answer. */
+  readonly failures: readonly TryNote[];
+}
+
+export interface TransportStats {
+  queries: number;
+  udpSent: number;
+  tcpSent: number;
+  ignored: number;
+  timeouts: number;
+}
+
+/** Anything that can answer a question: the real transport or a test double. */
+export interface DnsTransportLike {
+  query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange>;
+}
+
+const DEFAULTS = {
+  timeoutMs: 2000,
+  tries: 2,
+  udpPayloadSize: 1232,
+  maxMessageBytes: 65535,
+  maxRecords: 1000,
+  poolSize: 4,
+  socketReuse: 64,
+};
+
+/** Random 16-bit IDs from the CSPRNG, drawn in batches. */
+class IdSource {
+  private readonly pool = new Uint16Array(512);
+  private next = this.pool.length;
+  take(): number {
+    if (this.next >= this.pool.length) {
+      getRandomValues(this.pool);
+      this.next = 0;
+    }
+    return this.pool[this.next++] as number;
+  }
+}
+
+interface Pending {
+  readonly server: ServerAddress;
+  readonly qname: string;
+  readonly qtype: string;
+  readonly maxRecords: number;
+  ignored: number;
+  badReason: string | undefined;
+  onAnswer(buf: Buffer, message: Message | undefined): void;
+  onFail(code: string, message: string): void;
+}
+
+interface Slot {
+  readonly socket: dgram.Socket;
+  readonly pending: Map<number, Pending>;
+  uses: number;
+  retired: boolean;
+  closed: boolean;
+}
+
+type Family = 'udp4' | 'udp6';
+
+function normalizeAddress(a: string): string {
+  const bare = (a.split('%')[0] ?? a).toLowerCase();
+  return bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7)) ? bare.slice(7) : bare;
+}
+
+/** A small rotating pool of UDP sockets for one address family. */
+class UdpPool {
+  private readonly slots: Slot[] = [];
+  private cursor = 0;
+  private readonly family: Family;
+  private readonly size: number;
+  private readonly reuse: number;
+  private readonly stats: TransportStats;
+
+  constructor(family: Family, size: number, reuse: number, stats: TransportStats) {
+    this.family = family;
+    this.size = Math.max(1, size);
+    this.reuse = Math.max(1, reuse);
+    this.stats = stats;
+  }
+
+  slot(): Slot {
+    this.cursor = (this.cursor + 1) % this.size;
+    let s = this.slots[this.cursor];
+    if (!s || s.retired) {
+      s = this.open();
+      this.slots[this.cursor] = s;
+    }
+    s.uses++;
+    if (s.uses >= this.reuse) {
+      s.retired = true;
+      if (s.pending.size === 0) queueMicrotask(() => this.closeIfIdle(s));
+    }
+    return s;
+  }
+
+  private open(): Slot {
+    const socket = dgram.createSocket({ type: this.family });
+    const slot: Slot = { socket, pending: new Map(), uses: 0, retired: false, closed: false };
+    socket.on('message', (msg, rinfo) => this.receive(slot, msg, rinfo));
+    // Unconnected UDP sockets report few errors; keep the socket and let the
+    // per-query timers decide.
+    socket.on('error', () => undefined);
+    socket.unref();
+    return slot;
+  }
+
+  private receive(slot: Slot, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    const h = readHeader(msg);
+    const pending = h ? slot.pending.get(h.id) : undefined;
+    if (!h || !pending) {
+      this.stats.ignored++;
+      // Blame the packet on a query to that server, so its error can say why.
+      for (const p of slot.pending.values()) {
+        if (
+          normalizeAddress(rinfo.address) === normalizeAddress(p.server.host) &&
+          rinfo.port === p.server.port
+        ) {
+          p.ignored++;
+          p.badReason = h
+            ? `response ID ${h.id} matches no query in flight`
+            : `${msg.length}-byte packet is shorter than a DNS header`;
+        }
+      }
+      return;
+    }
+    const ignore = (reason: string) => {
+      pending.ignored++;
+      this.stats.ignored++;
+      pending.badReason = reason;
+    };
+    if (
+      normalizeAddress(rinfo.address) !== normalizeAddress(pending.server.host) ||
+      rinfo.port !== pending.server.port
+    ) {
+      ignore(`response from unexpected source ${rinfo.address}:${rinfo.port}`);
+      return;
+    }
+    if (!h.qr || h.opcode !== 0) {
+      ignore('packet is not a response to a standard query (QR/opcode)');
+      return;
+    }
+    if (h.tc) {
+      // Truncated: only the header is trusted; the caller retries over TCP.
+      pending.onAnswer(msg, undefined);
+      return;
+    }
+    let message: Message;
+    try {
+      message = decodeResponse(msg, pending.maxRecords);
+    } catch (e) {
+      if (e instanceof WireError && e.code === 'DNS_RRSET_TOO_LARGE') {
+        pending.onFail(e.code, e.message);
+        return;
+      }
+      ignore((e as Error).message);
+      return;
+    }
+    const mismatch = questionMismatch(message, pending.qname, pending.qtype);
+    if (mismatch) {
+      ignore(mismatch);
+      return;
+    }
+    pending.onAnswer(msg, message);
+  }
+
+  register(slot: Slot, id: number, p: Pending): void {
+    slot.pending.set(id, p);
+  }
+
+  release(slot: Slot, id: number): void {
+    slot.pending.delete(id);
+    if (slot.retired && slot.pending.size === 0) this.closeIfIdle(slot);
+  }
+
+  freeId(slot: Slot, ids: IdSource): number {
+    for (;;) {
+      const id = ids.take();
+      if (!slot.pending.has(id)) return id;
+    }
+  }
+
+  private closeIfIdle(slot: Slot): void {
+    if (slot.closed || slot.pending.size > 0) return;
+    slot.closed = true;
+    try {
+      slot.socket.close();
+    } catch {
+      // already closed
+    }
+  }
+
+  close(): void {
+    for (const s of this.slots) {
+      if (!s) continue;
+      s.retired = true;
+      s.pending.clear();
+      this.closeIfIdle(s);
+    }
+    this.slots.length = 0;
+  }
+}
+
+/**
+ * Why a decoded response does not answer our question, or undefined when it
+ * does. FORMERR/NOTIMP/REFUSED/SERVFAIL may come without a question section
+ * (RFC 1035 leaves it to the server); any other response must echo it.
+ */
+function questionMismatch(m: Message, qname: string, qtype: string): string | undefined {
+  const q = m.questions[0];
+  if (m.questions.length === 0) {
+    if (m.rcode !== 'NOERROR' && m.rcode !== 'NXDOMAIN') return undefined;
+    return 'response has no question section';
+  }
+  if (m.questions.length !== 1 || !q) return `response has ${m.questions.length} questions`;
+  if (!sameName(q.name, qname)) return `response is for name '${q.name}', not '${qname}'`;
+  if (q.type !== qtype) return `response is for type ${q.type}, not ${qtype}`;
+  if ((q.class ?? 'IN') !== 'IN') return `response is for class ${q.class}, not IN`;
+  return undefined;
+}
+
+function rcodeError(rcode: string, qname: string, qtype: string, server: string): DnsError {
+  const ctx = { qname, qtype, server };
+  switch (rcode) {
+    case 'SERVFAIL':
+      return new DnsError('DNS_SERVFAIL', `${server} answered SERVFAIL for ${qname} ${qtype}`, ctx);
+    case 'REFUSED':
+      return new DnsError(
+        'DNS_REFUSED',
+        `${server} refused the query for ${qname} ${qtype} (not authoritative, or no recursion for us)`,
+        ctx,
+      );
+    case 'FORMERR':
+      return new DnsError(
+        'DNS_FORMERR',
+        `${server} could not parse our query for ${qname} ${qtype}`,
+        ctx,
+      );
+    case 'NOTIMP':
+      return new DnsError(
+        'DNS_NOTIMP',
+        `${server} does not implement this query (${qname} ${qtype})`,
+        ctx,
+      );
+    default:
+      return new DnsError('DNS_RCODE', `${server} answered ${rcode} for ${qname} ${qtype}`, ctx);
+  }
+}
+
+function abortError(qname: string, qtype: string): DnsError {
+  return new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, { qname, qtype });
+}
+
+/** The stub transport. One instance per client; `close()` when done. */
+export class DnsTransport implements DnsTransportLike {
+  readonly stats: TransportStats = { queries: 0, udpSent: 0, tcpSent: 0, ignored: 0, timeouts: 0 };
+  private readonly opts: Required<TransportOptions>;
+  private readonly ids = new IdSource();
+  private readonly pools: Record<Family, UdpPool>;
+
+  constructor(options: TransportOptions = {}) {
+    this.opts = { ...DEFAULTS, ...stripUndefined(options) };
+    this.pools = {
+      udp4: new UdpPool('udp4', this.opts.poolSize, this.opts.socketReuse, this.stats),
+      udp6: new UdpPool('udp6', this.opts.poolSize, this.opts.socketReuse, this.stats),
+    };
+  }
+
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
+  /**
+   * Ask `qname qtype` of the servers in turn until one gives a usable answer
+   * (NOERROR or NXDOMAIN). Throws DnsError: the rcode error of the last server
+   * that answered with one, else `DNS_BAD_RESPONSE` if only malformed or
+   * mismatching packets came, else `DNS_TIMEOUT`.
+   */
+  async query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+    const { servers, signal } = options;
+    const rd = options.recursionDesired ?? true;
+    this.stats.queries++;
+    if (servers.length === 0) {
+      throw new DnsError('DNS_NO_SERVERS', `no DNS server to ask for ${qname} ${qtype}`, {
+        qname,
+        qtype,
+      });
+    }
+    const failures: TryNote[] = [];
+    let last: DnsError | undefined;
+    for (const server of servers) {
+      let edns = this.opts.udpPayloadSize > 0;
+      for (let t = 0; t < this.opts.tries; t++) {
+        if (signal?.aborted) throw abortError(qname, qtype);
+        try {
+          const ex = await this.exchange(server, qname, qtype, rd, edns, signal);
+          const rcode = ex.message.rcode;
+          if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return { ...ex, failures };
+          const hadOpt = ex.message.additionals.some((a) => a.type === 'OPT');
+          if (rcode === 'FORMERR' && edns && !hadOpt) {
+            // @see RFC 6891 section 7: a responder without EDNS answers FORMERR;
+            // "the requestor SHOULD retry without EDNS".
+            edns = false;
+            failures.push({
+              server: formatServer(server),
+              code: 'DNS_FORMERR',
+              message: 'FORMERR to an EDNS query: retrying without EDNS',
+            });
+            t--;
+            continue;
+          }
+          throw rcodeError(rcode, qname, qtype, formatServer(server));
+        } catch (e) {
+          if (!(e instanceof DnsError)) throw e;
+          if (e.code === 'DNS_ABORTED') throw e;
+          failures.push({ server: formatServer(server), code: e.code, message: e.message });
+          last = pickWorse(last, e);
+          // A server that answered with an error code, refused the connection
+          // or sent an oversized answer is not asked again: next server.
+          if (e.code !== 'DNS_TIMEOUT' && e.code !== 'DNS_BAD_RESPONSE') break;
+        }
+      }
+    }
+    const summary = failures.map((f) => `${f.server}: ${f.code}`).join(', ');
+    const base = last as DnsError;
+    throw new DnsError(
+      base.code,
+      servers.length === 1 && failures.length <= 1
+        ? base.message
+        : `${base.message} (tries: ${summary})`,
+      { qname, qtype, server: base.server },
+      base,
+    );
+  }
+
+  /** One try against one server: UDP, then TCP if truncated. */
+  private async exchange(
+    server: ServerAddress,
+    qname: string,
+    qtype: RecordType,
+    rd: boolean,
+    edns: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<Exchange, 'failures'>> {
+    const started = performance.now();
+    const udp = await this.udpExchange(server, qname, qtype, rd, edns, signal);
+    if (udp.message) {
+      return {
+        message: udp.message,
+        server,
+        protocol: 'udp',
+        bytes: udp.bytes,
+        rttMs: performance.now() - started,
+        ignored: udp.ignored,
+      };
+    }
+    // TC=1: the header is all we trust; ask again over TCP.
+    const tcp = await this.tcpExchange(server, qname, qtype, rd, edns, signal);
+    return {
+      message: tcp.message,
+      server,
+      protocol: 'tcp',
+      bytes: tcp.bytes,
+      rttMs: performance.now() - started,
+      ignored: udp.ignored,
+    };
+  }
+
+  private encodeQuery(id: number, qname: string, qtype: RecordType, rd: boolean, edns: boolean) {
+    return dnsPacket.encode({
+      type: 'query',
+      id,
+      flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+      questions: [{ type: qtype, name: qname, class: 'IN' }],
+      additionals: edns
+        ? [
+            {
+              type: 'OPT',
+              name: '.',
+              udpPayloadSize: this.opts.udpPayloadSize,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: 0,
+              flag_do: false,
+              options: [],
+            },
+          ]
+        : [],
+    });
+  }
+
+  private udpExchange(
+    server: ServerAddress,
+    qname: string,
+    qtype: RecordType,
+    rd: boolean,
+    edns: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<{ message: Message | undefined; bytes: number; ignored: number }> {
+    const family: Family = net.isIPv6(server.host.split('%')[0] ?? '') ? 'udp6' : 'udp4';
+    const pool = this.pools[family];
+    const slot = pool.slot();
+    const id = pool.freeId(slot, this.ids);
+    const query = this.encodeQuery(id, qname, qtype, rd, edns);
+    const serverText = formatServer(server);
+    const ctx = { qname, qtype, server: serverText };
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = () => {
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        pool.release(slot, id);
+      };
+      const pending: Pending = {
+        server,
+        qname,
+        qtype,
+        maxRecords: this.opts.maxRecords,
+        ignored: 0,
+        badReason: undefined,
+        onAnswer: (buf, message) => {
+          if (done) return;
+          finish();
+          resolve({ message, bytes: buf.length, ignored: pending.ignored });
+        },
+        onFail: (code, message) => {
+          if (done) return;
+          finish();
+          reject(new DnsError(code, `${serverText} for ${qname} ${qtype}: ${message}`, ctx));
+        },
+      };
+      const onAbort = () => {
+        if (done) return;
+        finish();
+        reject(abortError(qname, qtype));
+      };
+      const timer = setTimeout(() => {
+        if (done) return;
+        finish();
+        this.stats.timeouts++;
+        if (pending.badReason !== undefined) {
+          reject(
+            new DnsError(
+              'DNS_BAD_RESPONSE',
+              `no valid answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms; ignored ${pending.ignored} bad response(s), last: ${pending.badReason}`,
+              ctx,
+            ),
+          );
+        } else {
+          reject(
+            new DnsError(
+              'DNS_TIMEOUT',
+              `no answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms`,
+              ctx,
+            ),
+          );
+        }
+      }, this.opts.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pool.register(slot, id, pending);
+      this.stats.udpSent++;
+      slot.socket.send(query, server.port, server.host, (err) => {
+        if (err && !done) {
+          finish();
+          reject(
+            new DnsError('DNS_NETWORK', `cannot send to ${serverText}: ${err.message}`, ctx, err),
+          );
+        }
+      });
+    });
+  }
+
+  private tcpExchange(
+    server: ServerAddress,
+    qname: string,
+    qtype: RecordType,
+    rd: boolean,
+    edns: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<{ message: Message; bytes: number }> {
+    const id = this.ids.take();
+    const query = this.encodeQuery(id, qname, qtype, rd, edns);
+    const serverText = formatServer(server);
+    const ctx = { qname, qtype, server: serverText };
+    const cap = this.opts.maxMessageBytes;
+    this.stats.tcpSent++;
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let expected = -1;
+      const socket = net.connect({ host: server.host, port: server.port });
+      const fail = (e: DnsError) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        socket.destroy();
+        reject(e);
+      };
+      const onAbort = () => fail(abortError(qname, qtype));
+      const timer = setTimeout(() => {
+        this.stats.timeouts++;
+        fail(
+          new DnsError(
+            'DNS_TIMEOUT',
+            `no complete TCP answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms (${received} bytes received)`,
+            ctx,
+          ),
+        );
+      }, this.opts.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      socket.on('connect', () => {
+        const len = Buffer.alloc(2);
+        len.writeUInt16BE(query.length);
+        socket.write(Buffer.concat([len, query]));
+      });
+      socket.on('data', (chunk: Buffer) => {
+        if (done) return;
+        chunks.push(chunk);
+        received += chunk.length;
+        if (expected < 0 && received >= 2) {
+          const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
+          expected = head.readUInt16BE(0);
+          if (expected > cap) {
+            fail(
+              new DnsError(
+                'DNS_MESSAGE_TOO_LARGE',
+                `${serverText} announced a ${expected}-byte TCP answer for ${qname} ${qtype}, over the ${cap}-byte limit`,
+                ctx,
+              ),
+            );
+            return;
+          }
+        }
+        if (expected >= 0 && received >= expected + 2) {
+          const all = Buffer.concat(chunks, received).subarray(2, expected + 2);
+          done = true;
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          socket.destroy();
+          try {
+            resolve({
+              message: this.checkTcp(all, id, qname, qtype, serverText),
+              bytes: all.length,
+            });
+          } catch (e) {
+            reject(e);
+          }
+        }
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) =>
+        fail(
+          new DnsError(
+            'DNS_NETWORK',
+            `TCP connection to ${serverText} failed: ${err.code ?? err.message}`,
+            ctx,
+            err,
+          ),
+        ),
+      );
+      socket.on('close', () =>
+        fail(
+          new DnsError(
+            'DNS_BAD_RESPONSE',
+            `${serverText} closed the TCP connection after ${received} bytes${expected >= 0 ? ` of a ${expected + 2}-byte answer` : ''} for ${qname} ${qtype}`,
+            ctx,
+          ),
+        ),
+      );
+    });
+  }
+
+  private checkTcp(buf: Buffer, id: number, qname: string, qtype: string, server: string): Message {
+    const ctx = { qname, qtype, server };
+    let message: Message;
+    try {
+      message = decodeResponse(buf, this.opts.maxRecords);
+    } catch (e) {
+      const w = e as WireError;
+      throw new DnsError(w.code ?? 'DNS_BAD_RESPONSE', `${server} over TCP: ${w.message}`, ctx, e);
+    }
+    if (message.id !== id || !message.qr || message.opcode !== 'QUERY') {
+      throw new DnsError(
+        'DNS_BAD_RESPONSE',
+        `${server} over TCP answered with ID ${message.id} (expected ${id}) or a non-response`,
+        ctx,
+      );
+    }
+    const mismatch = questionMismatch(message, qname, qtype);
+    if (mismatch) throw new DnsError('DNS_BAD_RESPONSE', `${server} over TCP: ${mismatch}`, ctx);
+    return message;
+  }
+
+  /** Close the UDP sockets. Queries in flight fail with their timers. */
+  close(): void {
+    this.pools.udp4.close();
+    this.pools.udp6.close();
+  }
+}
+
+const SEVERITY: Record<string, number> = {
+  DNS_TIMEOUT: 1,
+  DNS_NETWORK: 2,
+  DNS_BAD_RESPONSE: 3,
+};
+
+/** The more informative of two failures: an rcode beats malformed beats network beats timeout. */
+function pickWorse(a: DnsError | undefined, b: DnsError): DnsError {
+  if (!a) return b;
+  return (SEVERITY[b.code] ?? 9) >= (SEVERITY[a.code] ?? 9) ? b : a;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o))
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+export { RCODE_NAMES };
