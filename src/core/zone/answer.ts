@@ -1,0 +1,488 @@
+/**
+ * The response builder: turns a LookupResult into the answer, authority and
+ * additional sections (RFC 1034 section 4.3.2, RFC 2308, RFC 3403 section
+ * 4.2) and encodes them, with name compression, into the octets that follow
+ * the question. The server copies the header and the question from the query
+ * at send time, so the same encoded body serves every query for a name+type.
+ *
+ * Pure: no I/O, no clock.
+ */
+import type { RRset } from './model.ts';
+import {
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_CNAME,
+  TYPE_MX,
+  TYPE_NAPTR,
+  TYPE_NS,
+  TYPE_SOA,
+  TYPE_SRV,
+  type IndexedZone,
+  type LookupResult,
+} from './lookup.ts';
+import { keyIsSubdomain, keyLabelOffsets, wireToKey } from '../wire/name.ts';
+
+export const RCODE_NOERROR = 0;
+export const RCODE_FORMERR = 1;
+export const RCODE_SERVFAIL = 2;
+export const RCODE_NXDOMAIN = 3;
+export const RCODE_NOTIMP = 4;
+export const RCODE_REFUSED = 5;
+export const RCODE_YXDOMAIN = 6;
+/** Extended RCODE (RFC 6891 section 9): OPT version not implemented. */
+export const RCODE_BADVERS = 16;
+
+/** One RRset as it goes into a section. */
+export interface SectionRRset {
+  readonly ownerKey: string;
+  readonly type: number;
+  readonly ttl: number;
+  readonly rdatas: readonly Uint8Array[];
+  /** Glue that must fit (RFC 9471): when it does not, the response is truncated (TC). */
+  readonly required?: boolean;
+}
+
+export interface ResponsePlan {
+  readonly rcode: number;
+  readonly aa: boolean;
+  readonly answer: readonly SectionRRset[];
+  readonly authority: readonly SectionRRset[];
+  readonly additional: readonly SectionRRset[];
+}
+
+function place(ownerKey: string, rrset: RRset, ttl = rrset.ttl, required = false): SectionRRset {
+  return { ownerKey, type: rrset.type, ttl, rdatas: rrset.records.map((r) => r.rdata), required };
+}
+
+/**
+ * RFC 2308 section 3: "the TTL of this record is set from the minimum of the
+ * MINIMUM field of the SOA record and the TTL of the SOA itself".
+ */
+export function negativeSoa(z: IndexedZone): SectionRRset {
+  const soa = z.zone.soa;
+  const rd = soa.records[0]!.rdata;
+  const minimum = rd.length >= 4 ? readU32(rd, rd.length - 4) : 0;
+  return place(z.originKey, soa, Math.min(soa.ttl, minimum));
+}
+
+function readU32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
+}
+
+/** Length of the uncompressed name at `o` in rdata, or -1. */
+function nameLength(rd: Uint8Array, o: number): number {
+  let i = o;
+  while (i < rd.length) {
+    const len = rd[i]!;
+    if (len === 0) return i + 1 - o;
+    if (len & 0xc0) return -1;
+    i += 1 + len;
+  }
+  return -1;
+}
+
+function nameKeyAt(rd: Uint8Array, o: number): string | undefined {
+  const n = nameLength(rd, o);
+  return n < 0 ? undefined : wireToKey(rd, o, o + n);
+}
+
+/** Target names that get A/AAAA in the additional section (RFC 1035 section 3.3, RFC 2782). */
+function targetKey(type: number, rd: Uint8Array): string | undefined {
+  switch (type) {
+    case TYPE_NS:
+      return nameKeyAt(rd, 0);
+    case TYPE_MX:
+      return nameKeyAt(rd, 2);
+    case TYPE_SRV:
+      return nameKeyAt(rd, 6);
+    default:
+      return undefined;
+  }
+}
+
+/** NAPTR fields needed for additional processing: lowercased FLAGS and REPLACEMENT key. */
+export function naptrFlagsAndReplacement(
+  rd: Uint8Array,
+): { flags: string; replacement: string } | undefined {
+  let o = 4;
+  let flags = '';
+  for (let field = 0; field < 3; field++) {
+    if (o >= rd.length) return undefined;
+    const len = rd[o]!;
+    if (field === 0) {
+      for (let i = o + 1; i <= o + len && i < rd.length; i++) {
+        flags += String.fromCharCode(rd[i]!).toLowerCase();
+      }
+    }
+    o += 1 + len;
+  }
+  const replacement = nameKeyAt(rd, o);
+  return replacement === undefined ? undefined : { flags, replacement };
+}
+
+/**
+ * Additional-section processing for the answer RRsets. Only data from the
+ * same zone, outside zone cuts, as BIND does (RFC 2181 section 5.4.1: the
+ * additional section is the least trusted, so nothing from elsewhere).
+ *
+ * @see RFC 3403 section 4.2: "it would be prudent for the server to return
+ * [...] the SRV (for 'S') or A/AAAA (for 'A') records".
+ */
+function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): SectionRRset[] {
+  const out: SectionRRset[] = [];
+  const have = new Set<string>();
+  for (const s of answer) have.add(`${s.type}/${s.ownerKey}`);
+  const add = (key: string, type: number, allowBelowCut = false) => {
+    const id = `${type}/${key}`;
+    if (have.has(id) || !keyIsSubdomain(key, z.originKey)) return;
+    const node = z.nodes.get(key);
+    if (!node || (node.belowCut && !allowBelowCut)) return;
+    const set = node.rrsets.get(type);
+    if (!set) return;
+    have.add(id);
+    out.push(place(key, set));
+  };
+  const addresses = (key: string, allowBelowCut = false) => {
+    add(key, TYPE_A, allowBelowCut);
+    add(key, TYPE_AAAA, allowBelowCut);
+  };
+  for (const s of answer) {
+    if (s.type === TYPE_NAPTR) {
+      for (const rd of s.rdatas) {
+        const f = naptrFlagsAndReplacement(rd);
+        if (!f || f.replacement === '\u0000') continue;
+        if (f.flags.includes('s')) {
+          const before = out.length;
+          add(f.replacement, TYPE_SRV);
+          const srv = out.length > before ? out[out.length - 1] : undefined;
+          if (srv) {
+            for (const srd of srv.rdatas) {
+              const t = targetKey(TYPE_SRV, srd);
+              if (t) addresses(t);
+            }
+          }
+        } else if (f.flags.includes('a')) {
+          addresses(f.replacement);
+        }
+      }
+    } else if (s.type === TYPE_MX || s.type === TYPE_SRV || s.type === TYPE_NS) {
+      for (const rd of s.rdatas) {
+        const t = targetKey(s.type, rd);
+        if (t) addresses(t, s.type === TYPE_NS);
+      }
+    }
+  }
+  return out;
+}
+
+/** The sections for a lookup result. */
+export function planResponse(z: IndexedZone, r: LookupResult): ResponsePlan {
+  const answer = r.answer.map((p) => place(p.ownerKey, p.rrset));
+  switch (r.kind) {
+    case 'answer':
+      return {
+        rcode: RCODE_NOERROR,
+        aa: true,
+        answer,
+        authority: [],
+        additional: additionalFor(z, answer),
+      };
+    case 'nodata':
+      return {
+        rcode: RCODE_NOERROR,
+        aa: true,
+        answer,
+        authority: [negativeSoa(z)],
+        additional: [],
+      };
+    case 'nxdomain':
+      // RFC 6604 section 3: the RCODE is that of the last name in the chain.
+      return {
+        rcode: RCODE_NXDOMAIN,
+        aa: true,
+        answer,
+        authority: [negativeSoa(z)],
+        additional: [],
+      };
+    case 'yxdomain':
+      return { rcode: RCODE_YXDOMAIN, aa: true, answer, authority: [], additional: [] };
+    case 'cname':
+    case 'dname':
+      return { rcode: RCODE_NOERROR, aa: true, answer, authority: [], additional: [] };
+    case 'referral': {
+      // RFC 1034 section 4.3.2 step 3b: "copy the NS RRs for the subzone into the
+      // authority section [...] put whatever addresses are available into the
+      // additional section, using glue RRs if the addresses are not available
+      // from authoritative data or the cache."
+      const cut = r.cut!;
+      const ns = place(cut.key, cut.ns);
+      const additional: SectionRRset[] = [];
+      for (const rd of ns.rdatas) {
+        const t = targetKey(TYPE_NS, rd);
+        if (!t || !keyIsSubdomain(t, z.originKey)) continue;
+        const node = z.nodes.get(t);
+        if (!node) continue;
+        const inDomain = keyIsSubdomain(t, cut.key);
+        for (const type of [TYPE_A, TYPE_AAAA]) {
+          const set = node.rrsets.get(type);
+          if (set && !additional.some((a) => a.ownerKey === t && a.type === type)) {
+            additional.push(place(t, set, set.ttl, inDomain));
+          }
+        }
+      }
+      // RFC 1034: AA is set only for data from the zone the server is authoritative for.
+      return { rcode: RCODE_NOERROR, aa: answer.length > 0, answer, authority: [ns], additional };
+    }
+  }
+}
+
+/** Types whose RDATA names may be compressed (RFC 3597 section 4: the RFC 1035 types). */
+function rdataNames(type: number): 'none' | 'one' | 'mx' | 'soa' | 'minfo' {
+  switch (type) {
+    case TYPE_NS:
+    case 3: // MD
+    case 4: // MF
+    case TYPE_CNAME:
+    case 7: // MB
+    case 8: // MG
+    case 9: // MR
+    case 12: // PTR
+      return 'one';
+    case TYPE_MX:
+      return 'mx';
+    case TYPE_SOA:
+      return 'soa';
+    case 14: // MINFO
+      return 'minfo';
+    default:
+      return 'none';
+  }
+}
+
+/** An encoded response body: the sections after the question. */
+export interface EncodedBody {
+  readonly rcode: number;
+  readonly aa: boolean;
+  readonly bytes: Uint8Array;
+  readonly ancount: number;
+  readonly nscount: number;
+  readonly arcount: number;
+  /** Per RRset, in order: end offset in `bytes`, section (0 an, 1 ns, 2 ar), record count, required. */
+  readonly ends: readonly number[];
+  readonly sections: readonly number[];
+  readonly counts: readonly number[];
+  readonly required: readonly boolean[];
+}
+
+class Writer {
+  buf = new Uint8Array(512);
+  len = 0;
+  ensure(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.len++] = v;
+  }
+  u16(v: number): void {
+    this.ensure(2);
+    this.buf[this.len++] = v >>> 8;
+    this.buf[this.len++] = v & 0xff;
+  }
+  u32(v: number): void {
+    this.u16(v >>> 16);
+    this.u16(v & 0xffff);
+  }
+  bytes(b: Uint8Array, start = 0, end = b.length): void {
+    this.ensure(end - start);
+    this.buf.set(b.subarray(start, end), this.len);
+    this.len += end - start;
+  }
+}
+
+export interface EncodeOptions {
+  /**
+   * Names of the question available as compression targets. 'all' (default):
+   * every suffix of the question name; otherwise only the given suffix key
+   * (so the body depends on the question's length only, not its labels).
+   */
+  readonly questionSuffixes?: 'all' | string;
+}
+
+/**
+ * Encode the sections to follow a question whose name has key `qkey`
+ * (question at offset 12, so the body starts at 12 + qkey.length + 4).
+ * Owner names and RFC 1035 RDATA names are compressed (RFC 1035 section 4.1.4).
+ */
+export function encodeBody(
+  qkey: string,
+  plan: ResponsePlan,
+  options: EncodeOptions = {},
+): EncodedBody {
+  const base = 12 + qkey.length + 4;
+  const dict = new Map<string, number>();
+  const seed = options.questionSuffixes ?? 'all';
+  for (const off of keyLabelOffsets(qkey)) {
+    const suffix = qkey.slice(off);
+    if (suffix === '\u0000') break;
+    if (seed === 'all' || suffix === seed) dict.set(suffix, 12 + off);
+  }
+  const w = new Writer();
+  const writeName = (key: string) => {
+    const offs = keyLabelOffsets(key);
+    for (const off of offs) {
+      const suffix = off === 0 ? key : key.slice(off);
+      if (suffix === '\u0000') break;
+      const target = dict.get(suffix);
+      if (target !== undefined) {
+        w.u16(0xc000 | target);
+        return;
+      }
+      const here = base + w.len;
+      if (here < 0x3fff) dict.set(suffix, here);
+      const len = key.charCodeAt(off);
+      w.u8(len);
+      for (let i = off + 1; i <= off + len; i++) w.u8(key.charCodeAt(i));
+    }
+    w.u8(0);
+  };
+  const writeRdataName = (rd: Uint8Array, o: number): number => {
+    const n = nameLength(rd, o);
+    if (n < 0) {
+      w.bytes(rd, o);
+      return rd.length;
+    }
+    writeName(wireToKey(rd, o, o + n));
+    return o + n;
+  };
+  const ends: number[] = [];
+  const sections: number[] = [];
+  const counts: number[] = [];
+  const required: boolean[] = [];
+  const tally = [0, 0, 0];
+  const all = [plan.answer, plan.authority, plan.additional];
+  for (let section = 0; section < 3; section++) {
+    for (const set of all[section]!) {
+      for (const rd of set.rdatas) {
+        writeName(set.ownerKey);
+        w.u16(set.type);
+        w.u16(1);
+        w.u32(set.ttl >>> 0);
+        const lenAt = w.len;
+        w.u16(0);
+        const start = w.len;
+        const kind = rdataNames(set.type);
+        if (kind === 'none') w.bytes(rd);
+        else if (kind === 'one') writeRdataName(rd, 0);
+        else if (kind === 'mx') {
+          w.bytes(rd, 0, Math.min(2, rd.length));
+          if (rd.length > 2) writeRdataName(rd, 2);
+        } else {
+          const after1 = writeRdataName(rd, 0);
+          if (after1 < rd.length) {
+            const after2 = writeRdataName(rd, after1);
+            if (after2 < rd.length) w.bytes(rd, after2);
+          }
+          void kind;
+        }
+        const rdlen = w.len - start;
+        w.buf[lenAt] = rdlen >>> 8;
+        w.buf[lenAt + 1] = rdlen & 0xff;
+      }
+      tally[section]! += set.rdatas.length;
+      ends.push(w.len);
+      sections.push(section);
+      counts.push(set.rdatas.length);
+      required.push(set.required === true);
+    }
+  }
+  return {
+    rcode: plan.rcode,
+    aa: plan.aa,
+    bytes: w.buf.slice(0, w.len),
+    ancount: tally[0]!,
+    nscount: tally[1]!,
+    arcount: tally[2]!,
+    ends,
+    sections,
+    counts,
+    required,
+  };
+}
+
+/** What fits of a body within `limit` octets. */
+export interface Fitted {
+  length: number;
+  ancount: number;
+  nscount: number;
+  arcount: number;
+  tc: boolean;
+}
+
+/**
+ * Keep whole RRsets, in order, while they fit. A missing answer or authority
+ * RRset, or missing required glue, sets TC; missing optional additional data
+ * does not.
+ *
+ * @see RFC 2181 section 9: "the TC bit should only be set when some RRs that
+ * were required to be sent could not be" and "only complete RRsets".
+ */
+export function fitBody(body: EncodedBody, limit: number, out: Fitted): Fitted {
+  out.tc = false;
+  if (body.bytes.length <= limit) {
+    out.length = body.bytes.length;
+    out.ancount = body.ancount;
+    out.nscount = body.nscount;
+    out.arcount = body.arcount;
+    return out;
+  }
+  const tally = [0, 0, 0];
+  let length = 0;
+  for (let i = 0; i < body.ends.length; i++) {
+    if (body.ends[i]! > limit) {
+      if (body.sections[i]! < 2 || body.required[i]) out.tc = true;
+      break;
+    }
+    length = body.ends[i]!;
+    tally[body.sections[i]!]! += body.counts[i]!;
+  }
+  if (out.tc) {
+    // RFC 2181 section 9 leaves what else to keep to the server; like BIND and
+    // Knot we keep only complete answer RRsets, so the client retries over TCP.
+    let keep = 0;
+    let an = 0;
+    for (let i = 0; i < body.ends.length && body.sections[i] === 0 && body.ends[i]! <= limit; i++) {
+      keep = body.ends[i]!;
+      an += body.counts[i]!;
+    }
+    out.length = keep;
+    out.ancount = an;
+    out.nscount = 0;
+    out.arcount = 0;
+    return out;
+  }
+  out.length = length;
+  out.ancount = tally[0]!;
+  out.nscount = tally[1]!;
+  out.arcount = tally[2]!;
+  return out;
+}
+
+/** The 16-bit header flags word of a response (RD and CD copied, RA never set). */
+export function responseFlags(queryFlags: number, aa: boolean, tc: boolean, rcode: number): number {
+  // QR=1, opcode copied, AA, TC, RD copied, RA=0, Z=0, AD=0, CD copied (RFC 6840 section 5.9).
+  return (
+    0x8000 |
+    (queryFlags & 0x7800) |
+    (aa ? 0x0400 : 0) |
+    (tc ? 0x0200 : 0) |
+    (queryFlags & 0x0100) |
+    (queryFlags & 0x0010) |
+    (rcode & 0xf)
+  );
+}

@@ -1,0 +1,250 @@
+/**
+ * Authoritative lookup: RFC 1034 section 4.3.2 over an immutable Zone, with
+ * wildcards (RFC 4592), DNAME (RFC 6672) and empty non-terminals (RFC 8020).
+ * Pure: it classifies; `answer.ts` turns the classification into sections.
+ *
+ * Names are handled as lookup keys (lowercased wire form, see
+ * `../wire/name.ts`), so the server can look up straight from query octets.
+ */
+import type { RRset, Zone, ZoneNode } from './model.ts';
+import {
+  keyIsSubdomain,
+  keyLabelOffsets,
+  keyReplaceSuffix,
+  keyToName,
+  nameKey,
+  wireToKey,
+} from '../wire/name.ts';
+
+export const TYPE_A = 1;
+export const TYPE_NS = 2;
+export const TYPE_CNAME = 5;
+export const TYPE_SOA = 6;
+export const TYPE_MX = 15;
+export const TYPE_AAAA = 28;
+export const TYPE_SRV = 33;
+export const TYPE_NAPTR = 35;
+export const TYPE_DNAME = 39;
+export const TYPE_DS = 43;
+export const TYPE_RRSIG = 46;
+export const TYPE_ANY = 255;
+
+/** A zone prepared for lookups: nodes keyed by lookup key. */
+export interface IndexedZone {
+  readonly zone: Zone;
+  readonly originKey: string;
+  readonly nodes: ReadonlyMap<string, ZoneNode>;
+}
+
+export function indexZone(zone: Zone): IndexedZone {
+  const nodes = new Map<string, ZoneNode>();
+  for (const node of zone.nodes.values()) nodes.set(nameKey(node.name), node);
+  return { zone, originKey: nameKey(zone.origin), nodes };
+}
+
+/** An RRset placed in a response under `ownerKey` (differs from the RRset's owner when synthesized). */
+export interface PlacedRRset {
+  readonly ownerKey: string;
+  readonly rrset: RRset;
+}
+
+export type LookupKind =
+  /** The final name has the type: answer section ends with it. */
+  | 'answer'
+  /** The final name exists (or is an ENT, or matched a wildcard) without the type. */
+  | 'nodata'
+  /** The final name does not exist (RFC 8020: nor anything below it). */
+  | 'nxdomain'
+  /** The final name is at or below a zone cut: NS in authority, AA off. */
+  | 'referral'
+  /** A CNAME chain left the zone, looped or hit the limit: the answer holds the chain. */
+  | 'cname'
+  /** A DNAME substitution left the zone: answer holds DNAME + synthesized CNAME. */
+  | 'dname'
+  /** A DNAME substitution made a name over 255 octets (RFC 6672 section 2.2: YXDOMAIN). */
+  | 'yxdomain';
+
+export interface LookupResult {
+  readonly kind: LookupKind;
+  /** The answer section: CNAME/DNAME chain, then the final RRset(s) when kind is 'answer'. */
+  readonly answer: readonly PlacedRRset[];
+  /** The name the chain ended at. */
+  readonly finalKey: string;
+  /** For 'referral': the cut's key and its NS RRset. */
+  readonly cut?: { readonly key: string; readonly ns: RRset };
+  /** True when the final step used a wildcard (RFC 4592 synthesis). */
+  readonly wildcard: boolean;
+}
+
+export interface LookupOptions {
+  /** Longest CNAME/DNAME chain followed inside the zone. */
+  readonly maxChain: number;
+  /** ANY (RFC 8482): one RRset ('minimal') or every RRset ('full', e.g. over TCP). */
+  readonly any: 'minimal' | 'full';
+}
+
+export const DEFAULT_LOOKUP_OPTIONS: LookupOptions = { maxChain: 8, any: 'minimal' };
+
+/**
+ * RFC 8482 section 4.1: "A DNS responder that receives an ANY query MAY decide
+ * to return a single RRset". We return the RRset with the lowest type code
+ * (deterministic), RRSIG excluded.
+ */
+function anyRRsets(node: ZoneNode, mode: 'minimal' | 'full'): RRset[] {
+  const sets = [...node.rrsets.values()].filter((s) => s.type !== TYPE_RRSIG);
+  sets.sort((a, b) => a.type - b.type);
+  return mode === 'minimal' ? sets.slice(0, 1) : sets;
+}
+
+function synthesizedCname(ownerKey: string, ttl: number, targetKey: string): RRset {
+  const owner = keyToName(ownerKey);
+  const rdata = new Uint8Array(targetKey.length);
+  for (let i = 0; i < targetKey.length; i++) rdata[i] = targetKey.charCodeAt(i);
+  return {
+    owner,
+    type: TYPE_CNAME,
+    ttl,
+    records: [{ owner, type: TYPE_CNAME, class: 1, ttl, rdata }],
+  };
+}
+
+/**
+ * RFC 1034 section 4.3.2 step 3 for a key inside `z` (the caller chose the
+ * most specific zone).
+ *
+ * @see RFC 1034 section 4.3.2: "If the data at the node is a CNAME, and QTYPE
+ * doesn't match CNAME, copy the CNAME RR into the answer section of the
+ * response, change QNAME to the canonical name in the CNAME RR, and go back
+ * to step 1."
+ * @see RFC 4592 section 3.3.1: the source of synthesis is `*.<closest encloser>`.
+ * @see RFC 6672 section 3.2: DNAME substitution with a synthesized CNAME.
+ */
+export function lookup(
+  z: IndexedZone,
+  qkey: string,
+  qtype: number,
+  options: LookupOptions = DEFAULT_LOOKUP_OPTIONS,
+): LookupResult {
+  const answer: PlacedRRset[] = [];
+  const seen = new Set<string>();
+  let key = qkey;
+  const apex = z.nodes.get(z.originKey);
+  let lastRedirect: 'cname' | 'dname' = 'cname';
+  for (let step = 0; ; step++) {
+    if (!keyIsSubdomain(key, z.originKey)) {
+      return { kind: lastRedirect, answer, finalKey: key, wildcard: false };
+    }
+    if (seen.has(key) || step > options.maxChain) {
+      return { kind: 'cname', answer, finalKey: key, wildcard: false };
+    }
+    seen.add(key);
+
+    // Walk down from the apex to the name: zone cuts, DNAMEs, closest encloser.
+    const offsets = keyLabelOffsets(key);
+    const originIndex = offsets.indexOf(key.length - z.originKey.length);
+    let closest = z.originKey;
+    let exact: ZoneNode | undefined = key === z.originKey ? apex : undefined;
+    let redirected = false;
+    for (let j = originIndex; j >= 0; j--) {
+      let node: ZoneNode | undefined;
+      let candKey: string;
+      if (j === originIndex) {
+        node = apex;
+        candKey = z.originKey;
+      } else {
+        candKey = key.slice(offsets[j]);
+        node = z.nodes.get(candKey);
+        if (!node) break;
+        closest = candKey;
+      }
+      if (!node) break;
+      const isName = j === 0;
+      // RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except
+      // that DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1).
+      if (j !== originIndex && node.isDelegation && !(isName && qtype === TYPE_DS)) {
+        const ns = node.rrsets.get(TYPE_NS)!;
+        return {
+          kind: 'referral',
+          answer,
+          finalKey: key,
+          cut: { key: candKey, ns },
+          wildcard: false,
+        };
+      }
+      // RFC 6672 section 2.3: a DNAME redirects names strictly below its owner.
+      if (!isName) {
+        const dname = node.rrsets.get(TYPE_DNAME);
+        if (dname && dname.records.length > 0) {
+          const target = wireToKey(dname.records[0]!.rdata);
+          const next = keyReplaceSuffix(key, candKey, target);
+          answer.push({ ownerKey: candKey, rrset: dname });
+          if (next === undefined)
+            return { kind: 'yxdomain', answer, finalKey: key, wildcard: false };
+          answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
+          key = next;
+          lastRedirect = 'dname';
+          redirected = true;
+          break;
+        }
+      } else {
+        exact = node;
+      }
+    }
+    if (redirected) continue;
+
+    let node = exact;
+    let wildcard = false;
+    if (!node) {
+      // RFC 4592 section 4: no exact match; look for the source of synthesis.
+      const source = z.nodes.get(`\u0001*${closest}`);
+      if (!source) return { kind: 'nxdomain', answer, finalKey: key, wildcard: false };
+      node = source;
+      wildcard = true;
+    }
+
+    const cname = node.rrsets.get(TYPE_CNAME);
+    if (cname && qtype !== TYPE_CNAME && !(qtype === TYPE_ANY && options.any === 'full')) {
+      answer.push({ ownerKey: key, rrset: cname });
+      const rd = cname.records[0]?.rdata;
+      if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard };
+      key = wireToKey(rd);
+      lastRedirect = 'cname';
+      continue;
+    }
+    if (qtype === TYPE_ANY) {
+      const sets = anyRRsets(node, options.any);
+      if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard };
+      for (const s of sets) answer.push({ ownerKey: key, rrset: s });
+      return { kind: 'answer', answer, finalKey: key, wildcard };
+    }
+    const set = node.rrsets.get(qtype);
+    if (set) {
+      answer.push({ ownerKey: key, rrset: set });
+      return { kind: 'answer', answer, finalKey: key, wildcard };
+    }
+    return { kind: 'nodata', answer, finalKey: key, wildcard };
+  }
+}
+
+/** A set of served zones; the most specific zone answers. */
+export interface ZoneSet {
+  readonly byOrigin: ReadonlyMap<string, IndexedZone>;
+}
+
+export function makeZoneSet(zones: readonly IndexedZone[]): ZoneSet {
+  const byOrigin = new Map<string, IndexedZone>();
+  for (const z of zones) byOrigin.set(z.originKey, z);
+  return { byOrigin };
+}
+
+/** The most specific zone whose origin is `key` or an ancestor of it. */
+export function findZone(set: ZoneSet, key: string): IndexedZone | undefined {
+  let i = 0;
+  for (;;) {
+    const z = set.byOrigin.get(i === 0 ? key : key.slice(i));
+    if (z) return z;
+    const len = key.charCodeAt(i);
+    if (!(len > 0)) return undefined;
+    i += 1 + len;
+  }
+}

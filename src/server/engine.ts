@@ -1,0 +1,323 @@
+/**
+ * The query engine: one message in, one response out (or nothing). Shared by
+ * the UDP and TCP listeners. Zones are compiled at load into response bodies
+ * keyed by name and type; a query on the hot path costs one parse, one Map
+ * lookup, and one copy into the response buffer.
+ *
+ * The compiled state is immutable and replaced in one assignment on reload
+ * (atomic: a query sees the old or the new zones, never a mix).
+ */
+import type { Zone } from '../core/zone/model.ts';
+import {
+  findZone,
+  indexZone,
+  lookup,
+  makeZoneSet,
+  TYPE_ANY,
+  type IndexedZone,
+  type LookupOptions,
+  type ZoneSet,
+} from '../core/zone/lookup.ts';
+import {
+  encodeBody,
+  fitBody,
+  planResponse,
+  RCODE_BADVERS,
+  RCODE_FORMERR,
+  RCODE_NOTIMP,
+  RCODE_REFUSED,
+  responseFlags,
+  type EncodedBody,
+  type Fitted,
+} from '../core/zone/answer.ts';
+import {
+  newParsedQuery,
+  parseQuery,
+  PARSE_DROP,
+  PARSE_FORMERR,
+  PARSE_NOTIMP,
+  type ParsedQuery,
+} from '../core/wire/query.ts';
+
+export interface EngineOptions {
+  /** Our EDNS UDP payload size: the most we send over UDP, and what we advertise. */
+  readonly maxUdpPayload: number;
+  /** CNAME/DNAME chain limit inside a zone. */
+  readonly maxChain: number;
+  /** Types cached per name beyond those the name owns (bounds memory against type scans). */
+  readonly cachePerName: number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  maxUdpPayload: 1232,
+  maxChain: 8,
+  cachePerName: 16,
+};
+
+interface NameEntry {
+  readonly zone: IndexedZone;
+  readonly byType: Map<number, EncodedBody>;
+  extra: number;
+}
+
+interface Compiled {
+  readonly set: ZoneSet;
+  readonly names: Map<string, NameEntry>;
+  /** Negative bodies that depend only on the question length: zone origin key -> (qlen*2 + nx) -> body. */
+  readonly negatives: Map<string, Map<number, EncodedBody>>;
+  readonly zones: readonly Zone[];
+}
+
+export interface EngineCounters {
+  queries: number;
+  dropped: number;
+  formerr: number;
+  notimp: number;
+  refused: number;
+  badvers: number;
+  truncated: number;
+}
+
+function emptyBody(rcode: number): EncodedBody {
+  return {
+    rcode,
+    aa: false,
+    bytes: new Uint8Array(0),
+    ancount: 0,
+    nscount: 0,
+    arcount: 0,
+    ends: [],
+    sections: [],
+    counts: [],
+    required: [],
+  };
+}
+
+const FORMERR_BODY = emptyBody(RCODE_FORMERR);
+const NOTIMP_BODY = emptyBody(RCODE_NOTIMP);
+const REFUSED_BODY = emptyBody(RCODE_REFUSED);
+const BADVERS_BODY = emptyBody(RCODE_BADVERS);
+
+/** Node's Buffer has an undocumented but stable latin1Slice (what toString('latin1') calls). */
+type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
+
+const UDP = 0;
+const TCP = 1;
+export type Transport = typeof UDP | typeof TCP;
+export const TRANSPORT_UDP: Transport = UDP;
+export const TRANSPORT_TCP: Transport = TCP;
+
+export class Engine {
+  readonly options: EngineOptions;
+  readonly counters: EngineCounters = {
+    queries: 0,
+    dropped: 0,
+    formerr: 0,
+    notimp: 0,
+    refused: 0,
+    badvers: 0,
+    truncated: 0,
+  };
+  private state: Compiled;
+  private readonly q: ParsedQuery = newParsedQuery();
+  private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
+  private readonly keyScratch = Buffer.alloc(256);
+  private readonly lookupUdp: LookupOptions;
+  private readonly lookupTcp: LookupOptions;
+
+  constructor(zones: readonly Zone[] = [], options: Partial<EngineOptions> = {}) {
+    this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+    this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal' };
+    this.lookupTcp = { maxChain: this.options.maxChain, any: 'full' };
+    this.state = this.compile(zones);
+  }
+
+  /** The zones being served. */
+  get zones(): readonly Zone[] {
+    return this.state.zones;
+  }
+
+  /** Replace every served zone at once. */
+  setZones(zones: readonly Zone[]): void {
+    this.state = this.compile(zones);
+  }
+
+  private compile(zones: readonly Zone[]): Compiled {
+    const indexed = zones.map(indexZone);
+    const set = makeZoneSet(indexed);
+    const names = new Map<string, NameEntry>();
+    const negatives = new Map<string, Map<number, EncodedBody>>();
+    for (const z of indexed) {
+      negatives.set(z.originKey, new Map());
+      for (const [key, node] of z.nodes) {
+        // Only the most specific zone answers for a name.
+        if (findZone(set, key) !== z) continue;
+        const entry: NameEntry = { zone: z, byType: new Map(), extra: 0 };
+        for (const type of node.rrsets.keys()) {
+          entry.byType.set(
+            type,
+            encodeBody(key, planResponse(z, lookup(z, key, type, this.lookupUdp))),
+          );
+        }
+        names.set(key, entry);
+      }
+    }
+    return { set, names, negatives, zones: [...zones] };
+  }
+
+  /** The lookup key of the question name: its wire octets, ASCII lowercased. */
+  private questionKey(msg: Buffer, end: number): string {
+    let upper = false;
+    for (let i = 12; i < end; i++) {
+      const c = msg[i]!;
+      if (c >= 0x41 && c <= 0x5a) {
+        upper = true;
+        break;
+      }
+    }
+    if (!upper) return (msg as Latin1Buffer).latin1Slice(12, end);
+    const s = this.keyScratch;
+    const n = end - 12;
+    for (let i = 0; i < n; i++) {
+      const c = msg[12 + i]!;
+      s[i] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    }
+    return (s as Latin1Buffer).latin1Slice(0, n);
+  }
+
+  private bodyFor(key: string, qtype: number, transport: Transport): EncodedBody {
+    const state = this.state;
+    const entry = state.names.get(key);
+    if (entry !== undefined) {
+      if (qtype === TYPE_ANY) {
+        const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
+        return encodeBody(key, planResponse(entry.zone, lookup(entry.zone, key, qtype, opts)));
+      }
+      const cached = entry.byType.get(qtype);
+      if (cached !== undefined) return cached;
+      const body = encodeBody(
+        key,
+        planResponse(entry.zone, lookup(entry.zone, key, qtype, this.lookupUdp)),
+      );
+      if (entry.extra < this.options.cachePerName) {
+        entry.byType.set(qtype, body);
+        entry.extra++;
+      }
+      return body;
+    }
+    const z = findZone(state.set, key);
+    if (z === undefined) {
+      this.counters.refused++;
+      return REFUSED_BODY;
+    }
+    const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
+    if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
+      // The negative body (SOA in authority) depends only on the question's length.
+      const neg = state.negatives.get(z.originKey)!;
+      const id = key.length * 2 + (r.kind === 'nxdomain' ? 1 : 0);
+      let body = neg.get(id);
+      if (body === undefined) {
+        body = encodeBody(key, planResponse(z, r), { questionSuffixes: z.originKey });
+        neg.set(id, body);
+      }
+      return body;
+    }
+    return encodeBody(key, planResponse(z, r));
+  }
+
+  /**
+   * Answer one message. `msg` holds exactly the query octets. Returns the
+   * response, or undefined when the message must be dropped.
+   */
+  respond(msg: Buffer, transport: Transport): Buffer | undefined {
+    const q = this.q;
+    this.counters.queries++;
+    const status = parseQuery(msg, msg.length, q);
+    if (status === PARSE_DROP) {
+      this.counters.dropped++;
+      return undefined;
+    }
+    let body: EncodedBody;
+    if (status === PARSE_FORMERR) {
+      this.counters.formerr++;
+      body = FORMERR_BODY;
+    } else if (status === PARSE_NOTIMP) {
+      // RFC 8906 section 3.1.5: "a server that does not implement an opcode [...] NOTIMP".
+      this.counters.notimp++;
+      body = NOTIMP_BODY;
+    } else if (q.edns && q.ednsVersion > 0) {
+      // RFC 6891 section 6.1.3: "If a responder does not implement the VERSION level
+      // of the request, then it MUST respond with RCODE=BADVERS."
+      this.counters.badvers++;
+      body = BADVERS_BODY;
+    } else if (q.qclass !== 1) {
+      this.counters.refused++;
+      body = REFUSED_BODY;
+    } else if (q.qtype === 41) {
+      // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
+      this.counters.formerr++;
+      body = FORMERR_BODY;
+    } else if (q.qtype >= 249 && q.qtype <= 254) {
+      // TKEY, TSIG, IXFR, AXFR, MAILB, MAILA: not offered by this server.
+      this.counters.notimp++;
+      body = NOTIMP_BODY;
+    } else {
+      body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport);
+    }
+    return this.write(msg, q, body, transport);
+  }
+
+  private write(msg: Buffer, q: ParsedQuery, body: EncodedBody, transport: Transport): Buffer {
+    const qlen = q.hasQuestion ? q.questionEnd - 12 : 0;
+    const optLen = q.edns ? 11 : 0;
+    let limit: number;
+    if (transport === TCP) limit = 65535;
+    else if (q.edns) {
+      // RFC 6891 section 6.2.5: values below 512 are treated as 512.
+      const asked = q.udpSize < 512 ? 512 : q.udpSize;
+      limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
+    } else limit = 512;
+    const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
+    if (f.tc) this.counters.truncated++;
+    const size = 12 + qlen + f.length + optLen;
+    const out = Buffer.allocUnsafe(size);
+    out[0] = msg[0]!;
+    out[1] = msg[1]!;
+    const rcode = body.rcode;
+    const flags = responseFlags(q.flags, body.aa, f.tc, rcode & 0xf);
+    out[2] = flags >>> 8;
+    out[3] = flags & 0xff;
+    out[4] = 0;
+    out[5] = q.hasQuestion ? 1 : 0;
+    out[6] = f.ancount >>> 8;
+    out[7] = f.ancount & 0xff;
+    out[8] = f.nscount >>> 8;
+    out[9] = f.nscount & 0xff;
+    const ar = f.arcount + (q.edns ? 1 : 0);
+    out[10] = ar >>> 8;
+    out[11] = ar & 0xff;
+    if (qlen > 0) msg.copy(out, 12, 12, q.questionEnd);
+    let o = 12 + qlen;
+    if (f.length > 0) {
+      out.set(f.length === body.bytes.length ? body.bytes : body.bytes.subarray(0, f.length), o);
+      o += f.length;
+    }
+    if (q.edns) {
+      // RFC 6891 section 6.1.2/6.1.3: root owner, CLASS = our payload size,
+      // TTL = extended RCODE high bits, VERSION 0, DO copied (RFC 3225 section 3).
+      const payload = this.options.maxUdpPayload;
+      out[o] = 0;
+      out[o + 1] = 0;
+      out[o + 2] = 41;
+      out[o + 3] = payload >>> 8;
+      out[o + 4] = payload & 0xff;
+      out[o + 5] = rcode >>> 4;
+      out[o + 6] = 0;
+      out[o + 7] = q.dnssecOk ? 0x80 : 0;
+      out[o + 8] = 0;
+      out[o + 9] = 0;
+      out[o + 10] = 0;
+    }
+    return out;
+  }
+}
