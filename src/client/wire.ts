@@ -200,3 +200,8 @@ export function canonicalName(name: string): string {
 export function sameName(a: string, b: string): boolean {
   return canonicalName(a) === canonicalName(b);
 }
+
+/** The RDATA of a record (OPT has none in dns-packet's shape). */
+export function rdataOf(a: Answer): unknown {
+  return (a as { data?: unknown }).data;
+}

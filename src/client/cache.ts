@@ -1,0 +1,173 @@
+/**
+ * A DNS cache in front of a Resolver: positive and negative entries honour
+ * their TTLs, the size is bounded (least recently used goes first), and
+ * concurrent identical lookups share one query in flight.
+ *
+ * @see RFC 1035 section 3.2.1 (TTL: "the time interval that the resource
+ *   record may be cached before the source of the information should again
+ *   be consulted")
+ * @see RFC 2308 section 5 ("Negative responses without SOA records SHOULD NOT
+ *   be cached"; negative TTL = min(SOA TTL, SOA MINIMUM)) and section 5 "a
+ *   maximum of one to three hours is suggested" for negative caching
+ * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
+ */
+import type { RecordType } from 'dns-packet';
+import type { LookupResult, Resolver } from './lookup.ts';
+import { canonicalName } from './wire.ts';
+
+export interface CacheOptions {
+  /** Most entries kept (default 10,000). */
+  readonly maxEntries?: number;
+  /** The clock, in ms (default Date.now); injectable for tests. */
+  readonly now?: () => number;
+  /** Cap on positive TTLs, in seconds (default one week). */
+  readonly maxTtl?: number;
+  /** Cap on negative TTLs, in seconds (default 3 hours, RFC 2308 section 5). */
+  readonly maxNegativeTtl?: number;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** Lookups that joined a query already in flight. */
+  shared: number;
+  evictions: number;
+  expirations: number;
+}
+
+interface Entry {
+  readonly result: LookupResult;
+  readonly expires: number;
+}
+
+/** A cached result and how long it has left. */
+export interface CacheHit {
+  readonly result: LookupResult;
+  /** Remaining seconds (rounded down). */
+  readonly remaining: number;
+}
+
+export function cacheKey(qname: string, qtype: string): string {
+  return `${canonicalName(qname)}|${qtype}`;
+}
+
+export class DnsCache {
+  readonly stats: CacheStats = { hits: 0, misses: 0, shared: 0, evictions: 0, expirations: 0 };
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<LookupResult>>();
+  private readonly maxEntries: number;
+  private readonly maxTtl: number;
+  private readonly maxNegativeTtl: number;
+  readonly now: () => number;
+
+  constructor(options: CacheOptions = {}) {
+    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.maxTtl = options.maxTtl ?? 7 * 86400;
+    this.maxNegativeTtl = options.maxNegativeTtl ?? 3 * 3600;
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The live entry for (qname, qtype), or undefined. Touches it for LRU. */
+  get(qname: string, qtype: string): CacheHit | undefined {
+    return this.getByKey(cacheKey(qname, qtype));
+  }
+
+  getByKey(key: string): CacheHit | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    const now = this.now();
+    if (now >= e.expires) {
+      this.entries.delete(key);
+      this.stats.expirations++;
+      return undefined;
+    }
+    // LRU: move to the most recent end (Map keeps insertion order).
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return { result: e.result, remaining: Math.floor((e.expires - now) / 1000) };
+  }
+
+  /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
+  set(result: LookupResult): void {
+    this.setByKey(cacheKey(result.qname, result.qtype), result);
+  }
+
+  private setByKey(key: string, result: LookupResult): void {
+    if (result.ttl <= 0) return;
+    const cap = result.kind === 'answer' ? this.maxTtl : this.maxNegativeTtl;
+    const ttl = Math.min(result.ttl, cap);
+    this.entries.delete(key);
+    this.entries.set(key, { result, expires: this.now() + ttl * 1000 });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+      this.stats.evictions++;
+    }
+  }
+
+  /**
+   * The cached result, or the result of `fetch` (stored, and shared with
+   * every identical lookup that arrives while it runs).
+   */
+  async through(
+    qname: string,
+    qtype: string,
+    fetch: () => Promise<LookupResult>,
+  ): Promise<{ result: LookupResult; cached: boolean; remaining?: number }> {
+    const key = cacheKey(qname, qtype);
+    const hit = this.getByKey(key);
+    if (hit) {
+      this.stats.hits++;
+      return { result: hit.result, cached: true, remaining: hit.remaining };
+    }
+    const running = this.inflight.get(key);
+    if (running) {
+      this.stats.shared++;
+      return { result: await running, cached: false };
+    }
+    this.stats.misses++;
+    const p = fetch().then(
+      (r) => {
+        this.inflight.delete(key);
+        this.setByKey(key, r);
+        return r;
+      },
+      (e: unknown) => {
+        this.inflight.delete(key);
+        throw e;
+      },
+    );
+    this.inflight.set(key, p);
+    return { result: await p, cached: false };
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** A Resolver with a cache in front. `peek` is the synchronous warm path. */
+export class CachingResolver implements Resolver {
+  readonly cache: DnsCache;
+  private readonly inner: Resolver;
+
+  constructor(inner: Resolver, cache: DnsCache) {
+    this.inner = inner;
+    this.cache = cache;
+  }
+
+  peek(qname: string, qtype: RecordType): CacheHit | undefined {
+    const hit = this.cache.get(qname, qtype);
+    if (hit) this.cache.stats.hits++;
+    return hit;
+  }
+
+  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
+    const r = await this.cache.through(qname, qtype, () => this.inner.lookup(qname, qtype, signal));
+    return r.result;
+  }
+}

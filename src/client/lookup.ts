@@ -1,0 +1,236 @@
+/**
+ * From a DNS response to a classified lookup result, and the stub resolver
+ * that asks configured servers.
+ *
+ * The classification follows the authoritative server's view (CoreDNS and
+ * NSD use the same five outcomes): answer, nxdomain, nodata, referral, and a
+ * CNAME chain that leaves the response unfinished.
+ *
+ * @see RFC 1034 section 5.3.3 (the resolver algorithm: answer, name error,
+ *   referral, CNAME restart)
+ * @see RFC 2308 section 2 (NXDOMAIN and NODATA responses) and section 5
+ *   ("the TTL of this record is set from the minimum of the MINIMUM field of
+ *   the SOA record and the TTL of the SOA itself")
+ * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
+ */
+import type { Answer, RecordType } from 'dns-packet';
+import { DnsError } from './errors.ts';
+import { formatServer, type ServerAddress } from './servers.ts';
+import type { DnsTransportLike } from './transport.ts';
+import { canonicalName, rdataOf, sameName, type Message } from './wire.ts';
+
+export interface LookupResult {
+  readonly kind: 'answer' | 'nxdomain' | 'nodata';
+  /** The name asked. */
+  readonly qname: string;
+  readonly qtype: RecordType;
+  /** Where the CNAME chain (if any) ended. */
+  readonly name: string;
+  /** Records of qtype at `name` (empty for nxdomain/nodata). */
+  readonly records: readonly Answer[];
+  /** CNAME owners followed, in order. */
+  readonly cnames: readonly string[];
+  /** Seconds this result may be cached; -1 = must not be cached (RFC 2308 section 5). */
+  readonly ttl: number;
+  /** The server that gave the final answer, e.g. `127.0.0.1:5353`. */
+  readonly server: string;
+  readonly protocol: 'udp' | 'tcp';
+  readonly rttMs: number;
+  /** Responses ignored on the way (mismatching ID/question, malformed). */
+  readonly ignored: number;
+  /** The additional section of the final response (hints only, RFC 3403 section 4.2). */
+  readonly additionals: readonly Answer[];
+}
+
+/** Anything that turns (name, type) into a LookupResult. */
+export interface Resolver {
+  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult>;
+}
+
+export type Classified =
+  | {
+      readonly kind: 'answer' | 'nxdomain' | 'nodata';
+      readonly name: string;
+      readonly records: readonly Answer[];
+      readonly cnames: readonly string[];
+      readonly ttl: number;
+    }
+  | {
+      readonly kind: 'cname';
+      readonly target: string;
+      readonly cnames: readonly string[];
+      readonly ttl: number;
+    }
+  | {
+      readonly kind: 'referral';
+      readonly cut: string;
+      readonly ns: readonly string[];
+      readonly glue: readonly Answer[];
+      readonly ttl: number;
+      readonly cnames: readonly string[];
+    }
+  | { readonly kind: 'lame'; readonly reason: string };
+
+function ttlOf(a: Answer): number {
+  return (a as { ttl?: number }).ttl ?? 0;
+}
+
+/** RFC 2308 section 5: negative TTL = min(SOA TTL, SOA MINIMUM); -1 without an SOA. */
+export function negativeTtl(authorities: readonly Answer[]): number {
+  const soa = authorities.find((a) => a.type === 'SOA') as
+    (Answer & { data: { minimum: number } }) | undefined;
+  if (!soa) return -1;
+  return Math.min(ttlOf(soa), soa.data.minimum);
+}
+
+const MAX_CNAMES_IN_MESSAGE = 16;
+
+/** Classify a response to (qname, qtype). */
+export function classify(m: Message, qname: string, qtype: RecordType): Classified {
+  let current = qname;
+  const cnames: string[] = [];
+  let ttl = Number.POSITIVE_INFINITY;
+  for (let hops = 0; hops <= MAX_CNAMES_IN_MESSAGE; hops++) {
+    const here = m.answers.filter((a) => sameName(a.name, current));
+    const records = here.filter((a) => a.type === qtype);
+    if (records.length > 0) {
+      for (const r of records) ttl = Math.min(ttl, ttlOf(r));
+      return { kind: 'answer', name: current, records, cnames, ttl };
+    }
+    const cname = qtype === 'CNAME' ? undefined : here.find((a) => a.type === 'CNAME');
+    if (!cname) break;
+    const target = String(rdataOf(cname));
+    if (cnames.some((c) => sameName(c, current))) {
+      return { kind: 'lame', reason: `CNAME loop in the answer at ${current}` };
+    }
+    cnames.push(current);
+    ttl = Math.min(ttl, ttlOf(cname));
+    current = target;
+  }
+  if (cnames.length > MAX_CNAMES_IN_MESSAGE) {
+    return { kind: 'lame', reason: `more than ${MAX_CNAMES_IN_MESSAGE} CNAMEs in one answer` };
+  }
+  const negative = negativeTtl(m.authorities);
+  if (m.rcode === 'NXDOMAIN') {
+    return {
+      kind: 'nxdomain',
+      name: current,
+      records: [],
+      cnames,
+      ttl: negative < 0 ? -1 : Math.min(negative, ttl),
+    };
+  }
+  const ns = m.authorities.filter((a) => a.type === 'NS');
+  const hasSoa = m.authorities.some((a) => a.type === 'SOA');
+  if (!m.aa && ns.length > 0 && !hasSoa) {
+    const cut = (ns[0] as Answer).name;
+    const names = ns.filter((a) => sameName(a.name, cut)).map((a) => String(rdataOf(a)));
+    const glue = m.additionals.filter(
+      (a) => (a.type === 'A' || a.type === 'AAAA') && names.some((n) => sameName(n, a.name)),
+    );
+    return {
+      kind: 'referral',
+      cut,
+      ns: names,
+      glue,
+      ttl: Math.min(...ns.map(ttlOf)),
+      cnames,
+    };
+  }
+  if (cnames.length > 0) {
+    return { kind: 'cname', target: current, cnames, ttl };
+  }
+  return {
+    kind: 'nodata',
+    name: current,
+    records: [],
+    cnames,
+    ttl: negative < 0 ? -1 : negative,
+  };
+}
+
+export interface StubOptions {
+  readonly servers: readonly ServerAddress[];
+  /** CNAME restarts across responses (default 8). */
+  readonly maxCnames?: number;
+}
+
+/**
+ * A stub resolver: asks the configured servers (RD set), follows CNAME
+ * chains across responses, refuses referrals with a pointer to `--root`.
+ */
+export class StubResolver implements Resolver {
+  private readonly transport: DnsTransportLike;
+  private readonly servers: readonly ServerAddress[];
+  private readonly maxCnames: number;
+
+  constructor(transport: DnsTransportLike, options: StubOptions) {
+    this.transport = transport;
+    this.servers = options.servers;
+    this.maxCnames = options.maxCnames ?? 8;
+  }
+
+  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
+    const chain: string[] = [];
+    let name = qname;
+    let ttl = Number.POSITIVE_INFINITY;
+    let ignored = 0;
+    for (let restarts = 0; ; restarts++) {
+      const ex = await this.transport.query(name, qtype, { servers: this.servers, signal });
+      ignored += ex.ignored;
+      const server = formatServer(ex.server);
+      const c = classify(ex.message, name, qtype);
+      const ctx = { qname: name, qtype, server };
+      switch (c.kind) {
+        case 'answer':
+        case 'nxdomain':
+        case 'nodata': {
+          const all = [...chain, ...c.cnames];
+          const t = Math.min(ttl, c.ttl < 0 ? Number.POSITIVE_INFINITY : c.ttl);
+          return {
+            kind: c.kind,
+            qname,
+            qtype,
+            name: c.name,
+            records: c.records,
+            cnames: all,
+            ttl: c.ttl < 0 ? -1 : t,
+            server,
+            protocol: ex.protocol,
+            rttMs: ex.rttMs,
+            ignored,
+            additionals: ex.message.additionals,
+          };
+        }
+        case 'cname': {
+          chain.push(...c.cnames);
+          ttl = Math.min(ttl, c.ttl);
+          if (restarts + 1 > this.maxCnames) {
+            throw new DnsError(
+              'DNS_CNAME_LOOP',
+              `CNAME chain from ${qname} is longer than ${this.maxCnames} lookups (${chain.join(' -> ')})`,
+              ctx,
+            );
+          }
+          if (chain.some((n) => sameName(n, c.target)) || sameName(c.target, qname)) {
+            throw new DnsError(
+              'DNS_CNAME_LOOP',
+              `CNAME loop: ${[...chain, c.target].join(' -> ')}`,
+              ctx,
+            );
+          }
+          name = c.target;
+          continue;
+        }
+        case 'referral':
+          throw new DnsError(
+            'DNS_REFERRAL',
+            `${server} is not authoritative for ${name} and refers to ${canonicalName(c.cut) || '.'} (${c.ns.join(', ')}); query a server for that zone, or use --root ${server} to follow referrals`,
+            ctx,
+          );
+        case 'lame':
+          throw new DnsError('DNS_BAD_RESPONSE', `${server}: ${c.reason}`, ctx);
+      }
+    }
+  }
+}
