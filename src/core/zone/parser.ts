@@ -1,0 +1,724 @@
+/**
+ * RFC 1035 section 5 master-file parser: text in, records and diagnostics
+ * out. Pure: `$INCLUDE` reads files only through the caller's
+ * `includeSource`, and is refused without one.
+ *
+ * @see RFC 1035 section 5.1 (format), RFC 2308 section 4 (`$TTL`),
+ * RFC 3597 section 5 (`TYPEnnn`, `CLASSnnn`, `\#`).
+ */
+import { Lexer, TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
+import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
+import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
+import { ByteWriter, encodeRdataTokens, parseTtl, parseUint } from './rdata.ts';
+import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
+
+export { decodeRdata, encodeRdata } from './packet.ts';
+export { rrToPresentation } from './writer.ts';
+
+export interface ParseOptions {
+  /** Initial origin (absolute; a missing trailing dot is added). */
+  readonly origin?: string;
+  /** File name used in positions (default `<zone>`). */
+  readonly file?: string;
+  /** TTL for records with no TTL when no `$TTL` was seen. */
+  readonly defaultTtl?: number;
+  /** Reads an `$INCLUDE`d file; `fromFile` is the including file. Without it `$INCLUDE` is an error. */
+  readonly includeSource?: (path: string, fromFile: string) => string | undefined;
+  /** Nesting limit for `$INCLUDE` (default 10). */
+  readonly maxIncludeDepth?: number;
+}
+
+/** A `; expect <urn> -> <result>` directive, bound to the owner it follows. */
+export interface ExpectDirective {
+  readonly owner: string | undefined;
+  readonly text: string;
+  readonly position: SourcePosition;
+}
+
+export interface ParseResult {
+  readonly records: ResourceRecord[];
+  readonly diagnostics: ZoneDiagnostic[];
+  /** The origin: the option, else the first `$ORIGIN`, else the first SOA owner. */
+  readonly origin?: string;
+  /** `; expect` directives, in file order. */
+  readonly expects: ExpectDirective[];
+}
+
+/** Slab allocator: RDATA of many records shares large buffers. */
+class Slab {
+  private chunk = new Uint8Array(1 << 20);
+  private used = 0;
+  take(src: Uint8Array, len: number): Uint8Array {
+    if (this.used + len > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(1 << 20, len));
+      this.used = 0;
+    }
+    const start = this.used;
+    this.chunk.set(src.subarray(0, len), start);
+    this.used += len;
+    return this.chunk.subarray(start, start + len);
+  }
+}
+
+interface State {
+  file: string;
+  origin: Uint8Array | undefined;
+  originText: string | undefined;
+  defaultTtl: number | undefined;
+  lastTtl: number | undefined;
+  lastOwner: string | undefined;
+  lastOwnerRaw: string | undefined;
+  lastOwnerOrigin: string | undefined;
+  depth: number;
+}
+
+class Record implements ResourceRecord {
+  readonly owner: string;
+  readonly type: number;
+  readonly class: number;
+  readonly ttl: number;
+  readonly rdata: Uint8Array;
+  readonly source: SourcePosition;
+  constructor(
+    owner: string,
+    type: number,
+    cls: number,
+    ttl: number,
+    rdata: Uint8Array,
+    source: SourcePosition,
+  ) {
+    this.owner = owner;
+    this.type = type;
+    this.class = cls;
+    this.ttl = ttl;
+    this.rdata = rdata;
+    this.source = source;
+  }
+}
+
+/** Canonical spelling of an absolute origin string; undefined when invalid. */
+function originWire(origin: string): { wire: Uint8Array; text: string } | NameError | 'RELATIVE' {
+  const buf = new Uint8Array(512);
+  const abs = origin.endsWith('.') && !origin.endsWith('\\.') ? origin : origin + '.';
+  const r = encodeName(abs, 0, abs.length, undefined, buf, 0, true);
+  if (typeof r !== 'number') return r;
+  return { wire: buf.slice(0, r), text: nameToText(buf, 0, true) };
+}
+
+export function parseZoneText(text: string, options: ParseOptions = {}): ParseResult {
+  const p = new Parser(options);
+  let origin: ReturnType<typeof originWire> | undefined;
+  if (options.origin !== undefined) {
+    origin = originWire(options.origin);
+    if (typeof origin !== 'object') {
+      p.diagnostics.push({
+        code: 'ZONE_BAD_ORIGIN',
+        message: `origin ${JSON.stringify(options.origin)} is not a valid domain name`,
+        severity: 'error',
+        token: options.origin,
+      });
+      origin = undefined;
+    }
+  }
+  const state: State = {
+    file: options.file ?? '<zone>',
+    origin: origin && typeof origin === 'object' ? origin.wire : undefined,
+    originText: origin && typeof origin === 'object' ? origin.text : undefined,
+    defaultTtl: undefined,
+    lastTtl: undefined,
+    lastOwner: undefined,
+    lastOwnerRaw: undefined,
+    lastOwnerOrigin: undefined,
+    depth: 0,
+  };
+  p.firstOrigin = state.originText;
+  p.run(text, state);
+  const result: ParseResult = {
+    records: p.records,
+    diagnostics: p.diagnostics,
+    expects: p.expects,
+    ...(p.firstOrigin !== undefined ? { origin: p.firstOrigin } : {}),
+  };
+  return result;
+}
+
+class Parser {
+  readonly records: ResourceRecord[] = [];
+  readonly diagnostics: ZoneDiagnostic[] = [];
+  readonly expects: ExpectDirective[] = [];
+  firstOrigin: string | undefined;
+  private firstClass: number | undefined;
+  private readonly w = new ByteWriter();
+  private readonly slab = new Slab();
+  private readonly nameBuf = new Uint8Array(512);
+  private readonly options: ParseOptions;
+  private readonly maxDepth: number;
+
+  constructor(options: ParseOptions) {
+    this.options = options;
+    this.maxDepth = options.maxIncludeDepth ?? 10;
+  }
+
+  private diag(
+    state: State,
+    code: string,
+    message: string,
+    line: number,
+    column: number,
+    token: string | undefined,
+    severity: 'error' | 'warning' = 'error',
+  ): void {
+    this.diagnostics.push({
+      code,
+      message,
+      severity,
+      position: { file: state.file, line, column },
+      ...(token !== undefined ? { token } : {}),
+    });
+  }
+
+  private tokDiag(
+    state: State,
+    lex: Lexer,
+    i: number,
+    code: string,
+    message: string,
+    severity: 'error' | 'warning' = 'error',
+  ) {
+    if (i < 0 || i >= lex.count) {
+      const last = lex.count - 1;
+      const col =
+        lex.cols[last]! +
+        (lex.ends[last]! - lex.starts[last]!) +
+        (lex.flags[last]! & TOKEN_QUOTED ? 2 : 0);
+      this.diag(state, code, message, lex.lines[last]!, col, '', severity);
+    } else this.diag(state, code, message, lex.lines[i]!, lex.cols[i]!, lex.raw(i), severity);
+  }
+
+  run(text: string, state: State): void {
+    const lex = new Lexer(text);
+    let nextExpect = 0;
+    const bindExpects = (beforeLine: number) => {
+      while (nextExpect < lex.expects.length && lex.expects[nextExpect]!.line < beforeLine) {
+        const e = lex.expects[nextExpect++]!;
+        this.expects.push({
+          owner: state.lastOwner,
+          text: e.text,
+          position: { file: state.file, line: e.line, column: e.column },
+        });
+      }
+    };
+    while (lex.next()) {
+      bindExpects(lex.entryLine);
+      this.entry(lex, state);
+      bindExpects(lex.lines[lex.count - 1]! + 1);
+    }
+    bindExpects(Number.MAX_SAFE_INTEGER);
+    for (const d of lex.diagnostics) this.diag(state, d.code, d.message, d.line, d.column, d.token);
+  }
+
+  private entry(lex: Lexer, state: State): void {
+    const text = lex.text;
+    const s0 = lex.starts[0]!;
+    // Directives: $ORIGIN, $TTL, $INCLUDE ($GENERATE is BIND-specific).
+    if (!lex.blankOwner && !(lex.flags[0]! & TOKEN_QUOTED) && text.charCodeAt(s0) === 0x24) {
+      this.directive(lex, state);
+      return;
+    }
+    let t = 0;
+    let owner: string | undefined;
+    if (lex.blankOwner) {
+      owner = state.lastOwner;
+      if (owner === undefined) {
+        this.tokDiag(
+          state,
+          lex,
+          0,
+          'ZONE_NO_OWNER',
+          'the first record has no owner name (a blank owner repeats the previous one)',
+        );
+        return;
+      }
+    } else {
+      owner = this.ownerName(lex, state, 0);
+      if (owner === undefined) return;
+      t = 1;
+    }
+    // TTL and class, in either order (RFC 1035 section 5.1).
+    let ttl = -1;
+    let cls = -1;
+    for (let k = 0; k < 2 && t < lex.count; k++) {
+      if (lex.flags[t]! & TOKEN_QUOTED) break;
+      const s = lex.starts[t]!;
+      const e = lex.ends[t]!;
+      const c = text.charCodeAt(s);
+      if (ttl < 0 && c >= 0x30 && c <= 0x39) {
+        const v = parseTtl(text, s, e);
+        if (v < 0) {
+          this.tokDiag(
+            state,
+            lex,
+            t,
+            'ZONE_BAD_TTL',
+            v === -2
+              ? 'TTL larger than 4294967295'
+              : 'malformed TTL (seconds, or units like 1h30m)',
+          );
+          return;
+        }
+        ttl = v;
+        t++;
+        continue;
+      }
+      if (cls < 0) {
+        const v = this.classCode(text, s, e);
+        if (v >= 0) {
+          cls = v;
+          t++;
+          continue;
+        }
+      }
+      break;
+    }
+    if (t >= lex.count) {
+      this.tokDiag(state, lex, -1, 'ZONE_MISSING_TYPE', 'record has no type');
+      return;
+    }
+    const type = this.typeCode(text, lex.starts[t]!, lex.ends[t]!);
+    if (type < 0 || lex.flags[t]! & TOKEN_QUOTED) {
+      const tok = lex.token(t);
+      const looksNumeric = /^[0-9]/.test(tok);
+      if (type === -2)
+        this.tokDiag(state, lex, t, 'ZONE_BAD_TYPE', 'type number out of range (TYPE0-TYPE65535)');
+      else if (looksNumeric && ttl >= 0)
+        this.tokDiag(state, lex, t, 'ZONE_BAD_TTL', 'a record has at most one TTL');
+      else
+        this.tokDiag(
+          state,
+          lex,
+          t,
+          'ZONE_UNKNOWN_TYPE',
+          `unknown type ${JSON.stringify(tok)} (write TYPEnnn with \\# RDATA for others, RFC 3597)`,
+        );
+      return;
+    }
+    if (META_TYPES.has(type)) {
+      this.tokDiag(
+        state,
+        lex,
+        t,
+        'ZONE_META_TYPE',
+        `${lex.token(t)} is a query or meta type and cannot appear in a zone file`,
+      );
+      return;
+    }
+    const typeTok = t;
+    t++;
+    if (cls < 0) cls = this.firstClass ?? 1;
+    else if (this.firstClass !== undefined && cls !== this.firstClass) {
+      this.tokDiag(
+        state,
+        lex,
+        0,
+        'ZONE_CLASS_MISMATCH',
+        'class differs from the first record of the zone',
+      );
+      return;
+    }
+    if (this.firstClass === undefined) this.firstClass = cls;
+    this.w.reset();
+    const err = encodeRdataTokens(lex, t, type, state.origin, this.w);
+    if (err) {
+      this.tokDiag(state, lex, err.tokenIndex, err.code, err.message);
+      return;
+    }
+    if (ttl >= 0) state.lastTtl = ttl;
+    else if (state.defaultTtl !== undefined) ttl = state.defaultTtl;
+    else if (state.lastTtl !== undefined) ttl = state.lastTtl;
+    else if (this.options.defaultTtl !== undefined) ttl = this.options.defaultTtl;
+    else if (type === TYPE_SOA) {
+      // RFC 1035 era: no $TTL, the SOA MINIMUM is the default (BIND does the same, with a warning).
+      const b = this.w.buf;
+      const n = this.w.len;
+      ttl = ((b[n - 4]! << 24) | (b[n - 3]! << 16) | (b[n - 2]! << 8) | b[n - 1]!) >>> 0;
+      state.lastTtl = ttl;
+      this.tokDiag(
+        state,
+        lex,
+        typeTok,
+        'ZONE_TTL_FROM_SOA',
+        'no TTL and no $TTL: using the SOA MINIMUM as TTL',
+        'warning',
+      );
+    } else {
+      this.tokDiag(
+        state,
+        lex,
+        typeTok,
+        'ZONE_NO_TTL',
+        'no TTL: give one on the record, or a $TTL line before it',
+      );
+      return;
+    }
+    if (type === TYPE_SOA && this.firstOrigin === undefined) this.firstOrigin = owner;
+    const rdata = this.slab.take(this.w.buf, this.w.len);
+    this.records.push(
+      new Record(owner, type, cls, ttl, rdata, {
+        file: state.file,
+        line: lex.lines[0]!,
+        column: lex.blankOwner ? 1 : lex.cols[0]!,
+      }),
+    );
+  }
+
+  private ownerName(lex: Lexer, state: State, i: number): string | undefined {
+    const text = lex.text;
+    const s = lex.starts[i]!;
+    const e = lex.ends[i]!;
+    if (lex.flags[i]! & TOKEN_QUOTED) {
+      this.tokDiag(state, lex, i, 'ZONE_BAD_NAME', 'an owner name cannot be quoted');
+      return undefined;
+    }
+    if (e - s === 1 && text.charCodeAt(s) === 0x40) {
+      if (state.originText === undefined) {
+        this.tokDiag(
+          state,
+          lex,
+          i,
+          'ZONE_NO_ORIGIN',
+          '@ used but no origin is known ($ORIGIN or --origin)',
+        );
+        return undefined;
+      }
+      state.lastOwner = state.originText;
+      state.lastOwnerRaw = undefined;
+      return state.originText;
+    }
+    // The same spelling under the same origin gives the same (shared) string.
+    if (
+      state.lastOwnerRaw !== undefined &&
+      state.lastOwnerOrigin === state.originText &&
+      e - s === state.lastOwnerRaw.length &&
+      text.startsWith(state.lastOwnerRaw, s)
+    ) {
+      if (state.lastOwner !== undefined) return state.lastOwner;
+    }
+    const name = this.nameText(lex, state, i);
+    if (name === undefined) return undefined;
+    state.lastOwner = name;
+    state.lastOwnerRaw = text.slice(s, e);
+    state.lastOwnerOrigin = state.originText;
+    return name;
+  }
+
+  /** Canonical spelling of the name token i (lowercased, absolute). */
+  private nameText(lex: Lexer, state: State, i: number): string | undefined {
+    const text = lex.text;
+    const s = lex.starts[i]!;
+    const e = lex.ends[i]!;
+    // Fast path: letters, digits, -, _, * and dots only.
+    if (!(lex.flags[i]! & TOKEN_ESCAPED)) {
+      let plain = true;
+      let labelLen = 0;
+      let prevDot = true;
+      for (let k = s; k < e; k++) {
+        const c = text.charCodeAt(k);
+        if (c === 0x2e) {
+          if (prevDot && !(k === s && e - s === 1)) {
+            plain = false;
+            break;
+          }
+          prevDot = true;
+          labelLen = 0;
+          continue;
+        }
+        prevDot = false;
+        if (
+          !(
+            (c >= 0x61 && c <= 0x7a) ||
+            (c >= 0x41 && c <= 0x5a) ||
+            (c >= 0x30 && c <= 0x39) ||
+            c === 0x2d ||
+            c === 0x5f ||
+            c === 0x2a
+          ) ||
+          ++labelLen > 63
+        ) {
+          plain = false;
+          break;
+        }
+      }
+      if (plain) {
+        const raw = text.slice(s, e).toLowerCase();
+        let full: string;
+        if (text.charCodeAt(e - 1) === 0x2e) full = raw;
+        else {
+          if (state.originText === undefined) {
+            this.tokDiag(
+              state,
+              lex,
+              i,
+              'ZONE_NO_ORIGIN',
+              'relative name but no origin is known ($ORIGIN or --origin)',
+            );
+            return undefined;
+          }
+          full = state.originText === '.' ? raw + '.' : raw + '.' + state.originText;
+        }
+        // Wire length = presentation length + 1 (root label), except the root itself.
+        if (full.length + 1 > 255 && full !== '.') {
+          this.tokDiag(state, lex, i, 'ZONE_NAME_TOO_LONG', NAME_ERROR_MESSAGES.ZONE_NAME_TOO_LONG);
+          return undefined;
+        }
+        return full;
+      }
+    }
+    const r = encodeName(text, s, e, state.origin, this.nameBuf, 0, true);
+    if (typeof r !== 'number') {
+      if (r === 'RELATIVE')
+        this.tokDiag(
+          state,
+          lex,
+          i,
+          'ZONE_NO_ORIGIN',
+          'relative name but no origin is known ($ORIGIN or --origin)',
+        );
+      else this.tokDiag(state, lex, i, r, NAME_ERROR_MESSAGES[r]);
+      return undefined;
+    }
+    return nameToText(this.nameBuf, 0, true);
+  }
+
+  private classCode(text: string, s: number, e: number): number {
+    const len = e - s;
+    if (len === 2) {
+      const a = text.charCodeAt(s) | 0x20;
+      const b = text.charCodeAt(s + 1) | 0x20;
+      if (a === 0x69 && b === 0x6e) return 1; // IN
+    }
+    if (len > 5 && text.slice(s, s + 5).toUpperCase() === 'CLASS') {
+      const v = parseUint(text, s + 5, e, 65535);
+      return v;
+    }
+    if (len === 2) {
+      const c = CLASS_CODES.get(text.slice(s, e).toUpperCase());
+      if (c !== undefined) return c;
+    }
+    return -1;
+  }
+
+  /** Type code of a mnemonic or TYPEnnn; -1 unknown, -2 out of range. */
+  private typeCode(text: string, s: number, e: number): number {
+    const len = e - s;
+    // NAPTR fast path (the bulk of LEX routing zones).
+    if (
+      len === 5 &&
+      (text.charCodeAt(s) | 0x20) === 0x6e &&
+      (text.charCodeAt(s + 1) | 0x20) === 0x61 &&
+      (text.charCodeAt(s + 2) | 0x20) === 0x70 &&
+      (text.charCodeAt(s + 3) | 0x20) === 0x74 &&
+      (text.charCodeAt(s + 4) | 0x20) === 0x72
+    )
+      return 35;
+    const up = text.slice(s, e).toUpperCase();
+    const known = TYPE_CODES.get(up);
+    if (known !== undefined) return known;
+    if (len > 4 && up.startsWith('TYPE')) {
+      const v = parseUint(text, s + 4, e, 65535);
+      if (v === -2) return -2;
+      return v;
+    }
+    return -1;
+  }
+
+  private directive(lex: Lexer, state: State): void {
+    const name = lex.token(0).toUpperCase();
+    switch (name) {
+      case '$ORIGIN': {
+        if (lex.count !== 2) {
+          this.tokDiag(
+            state,
+            lex,
+            lex.count < 2 ? -1 : 2,
+            'ZONE_BAD_DIRECTIVE',
+            '$ORIGIN takes exactly one domain name',
+          );
+          return;
+        }
+        const r = encodeName(
+          lex.text,
+          lex.starts[1]!,
+          lex.ends[1]!,
+          state.origin,
+          this.nameBuf,
+          0,
+          true,
+        );
+        if (typeof r !== 'number') {
+          if (r === 'RELATIVE')
+            this.tokDiag(
+              state,
+              lex,
+              1,
+              'ZONE_NO_ORIGIN',
+              'relative $ORIGIN but no origin is known',
+            );
+          else this.tokDiag(state, lex, 1, r, NAME_ERROR_MESSAGES[r]);
+          return;
+        }
+        state.origin = this.nameBuf.slice(0, r);
+        state.originText = nameToText(state.origin, 0, true);
+        if (this.firstOrigin === undefined) this.firstOrigin = state.originText;
+        return;
+      }
+      case '$TTL': {
+        if (lex.count !== 2) {
+          this.tokDiag(
+            state,
+            lex,
+            lex.count < 2 ? -1 : 2,
+            'ZONE_BAD_DIRECTIVE',
+            '$TTL takes exactly one TTL',
+          );
+          return;
+        }
+        const v = parseTtl(lex.text, lex.starts[1]!, lex.ends[1]!);
+        if (v < 0) {
+          this.tokDiag(
+            state,
+            lex,
+            1,
+            'ZONE_BAD_TTL',
+            v === -2
+              ? 'TTL larger than 4294967295'
+              : 'malformed TTL (seconds, or units like 1h30m)',
+          );
+          return;
+        }
+        state.defaultTtl = v;
+        return;
+      }
+      case '$INCLUDE': {
+        this.include(lex, state);
+        return;
+      }
+      default:
+        this.tokDiag(
+          state,
+          lex,
+          0,
+          name === '$GENERATE' ? 'ZONE_UNSUPPORTED_DIRECTIVE' : 'ZONE_UNKNOWN_DIRECTIVE',
+          name === '$GENERATE'
+            ? '$GENERATE is a BIND extension and is not supported: write the records out'
+            : `unknown directive ${lex.token(0)} (RFC 1035 has $ORIGIN and $INCLUDE, RFC 2308 $TTL)`,
+        );
+    }
+  }
+
+  /**
+   * @see RFC 1035 section 5.1: "$INCLUDE <file-name> [<domain-name>] [<comment>]
+   * ... inserts the named file into the current file, and may optionally
+   * specify a domain name that sets the relative domain name origin for the
+   * included file." The origin (and $TTL) of the including file are restored
+   * afterwards.
+   */
+  private include(lex: Lexer, state: State): void {
+    if (lex.count < 2 || lex.count > 3) {
+      this.tokDiag(
+        state,
+        lex,
+        lex.count < 2 ? -1 : 3,
+        'ZONE_BAD_DIRECTIVE',
+        '$INCLUDE takes a file name and an optional origin',
+      );
+      return;
+    }
+    const source = this.options.includeSource;
+    if (!source) {
+      this.tokDiag(
+        state,
+        lex,
+        0,
+        'ZONE_INCLUDE_DISABLED',
+        '$INCLUDE is disabled (no file source given to the parser)',
+      );
+      return;
+    }
+    if (state.depth >= this.maxDepth) {
+      this.tokDiag(
+        state,
+        lex,
+        1,
+        'ZONE_INCLUDE_DEPTH',
+        `$INCLUDE nested deeper than ${this.maxDepth} files`,
+      );
+      return;
+    }
+    const fileName = lex.token(1);
+    let origin = state.origin;
+    let originText = state.originText;
+    if (lex.count === 3) {
+      const r = encodeName(
+        lex.text,
+        lex.starts[2]!,
+        lex.ends[2]!,
+        state.origin,
+        this.nameBuf,
+        0,
+        true,
+      );
+      if (typeof r !== 'number') {
+        if (r === 'RELATIVE')
+          this.tokDiag(
+            state,
+            lex,
+            2,
+            'ZONE_NO_ORIGIN',
+            'relative $INCLUDE origin but no origin is known',
+          );
+        else this.tokDiag(state, lex, 2, r, NAME_ERROR_MESSAGES[r]);
+        return;
+      }
+      origin = this.nameBuf.slice(0, r);
+      originText = nameToText(origin, 0, true);
+    }
+    const slash = state.file.lastIndexOf('/');
+    const resolved =
+      fileName.startsWith('/') || slash < 0 ? fileName : state.file.slice(0, slash + 1) + fileName;
+    let content: string | undefined;
+    try {
+      content = source(resolved, state.file);
+    } catch (e) {
+      this.tokDiag(
+        state,
+        lex,
+        1,
+        'ZONE_INCLUDE_NOT_FOUND',
+        `cannot read ${fileName}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+      return;
+    }
+    if (content === undefined) {
+      this.tokDiag(
+        state,
+        lex,
+        1,
+        'ZONE_INCLUDE_NOT_FOUND',
+        `cannot read included file ${fileName}`,
+      );
+      return;
+    }
+    const child: State = {
+      ...state,
+      file: resolved,
+      origin,
+      originText,
+      depth: state.depth + 1,
+    };
+    this.run(content, child);
+    // The owner carries on (BIND and Knot); origin and $TTL are restored.
+    state.lastOwner = child.lastOwner;
+    state.lastOwnerRaw = undefined;
+    state.lastTtl = child.lastTtl;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * RR type and class mnemonics, and the RDATA field layout of each type whose
+ * presentation form this parser reads. Types not listed in SCHEMAS are read
+ * and written only in the RFC 3597 generic form (`TYPEnnn \# len hex`).
+ */
+
+/** Field kinds of an RDATA layout. */
+export type FieldKind =
+  | 'u8'
+  | 'u16'
+  | 'u32'
+  /** 32-bit value that accepts TTL units (SOA timers). */
+  | 'period'
+  | 'name'
+  /** One <character-string>. */
+  | 'cstr'
+  /** One or more <character-string>s up to the end (TXT, SPF). */
+  | 'cstrs'
+  | 'ipv4'
+  | 'ipv6'
+  /** Hex octets up to the end, split over any number of tokens. */
+  | 'hex'
+  /** Base64 up to the end, split over any number of tokens. */
+  | 'b64'
+  /** CAA tag: letters and digits, written as a <character-string>. */
+  | 'tag'
+  /** One string written without a length octet, to the end of RDATA (CAA value, URI target). */
+  | 'text';
+
+export const TYPE_CODES: ReadonlyMap<string, number> = new Map([
+  ['A', 1],
+  ['NS', 2],
+  ['MD', 3],
+  ['MF', 4],
+  ['CNAME', 5],
+  ['SOA', 6],
+  ['MB', 7],
+  ['MG', 8],
+  ['MR', 9],
+  ['NULL', 10],
+  ['WKS', 11],
+  ['PTR', 12],
+  ['HINFO', 13],
+  ['MINFO', 14],
+  ['MX', 15],
+  ['TXT', 16],
+  ['RP', 17],
+  ['AFSDB', 18],
+  ['X25', 19],
+  ['ISDN', 20],
+  ['RT', 21],
+  ['NSAP', 22],
+  ['NSAP-PTR', 23],
+  ['SIG', 24],
+  ['KEY', 25],
+  ['PX', 26],
+  ['GPOS', 27],
+  ['AAAA', 28],
+  ['LOC', 29],
+  ['NXT', 30],
+  ['EID', 31],
+  ['NIMLOC', 32],
+  ['SRV', 33],
+  ['ATMA', 34],
+  ['NAPTR', 35],
+  ['KX', 36],
+  ['CERT', 37],
+  ['A6', 38],
+  ['DNAME', 39],
+  ['SINK', 40],
+  ['OPT', 41],
+  ['APL', 42],
+  ['DS', 43],
+  ['SSHFP', 44],
+  ['IPSECKEY', 45],
+  ['RRSIG', 46],
+  ['NSEC', 47],
+  ['DNSKEY', 48],
+  ['DHCID', 49],
+  ['NSEC3', 50],
+  ['NSEC3PARAM', 51],
+  ['TLSA', 52],
+  ['SMIMEA', 53],
+  ['HIP', 55],
+  ['NINFO', 56],
+  ['RKEY', 57],
+  ['TALINK', 58],
+  ['CDS', 59],
+  ['CDNSKEY', 60],
+  ['OPENPGPKEY', 61],
+  ['CSYNC', 62],
+  ['ZONEMD', 63],
+  ['SVCB', 64],
+  ['HTTPS', 65],
+  ['DSYNC', 66],
+  ['HHIT', 67],
+  ['BRID', 68],
+  ['SPF', 99],
+  ['NID', 104],
+  ['L32', 105],
+  ['L64', 106],
+  ['LP', 107],
+  ['EUI48', 108],
+  ['EUI64', 109],
+  ['TKEY', 249],
+  ['TSIG', 250],
+  ['IXFR', 251],
+  ['AXFR', 252],
+  ['MAILB', 253],
+  ['MAILA', 254],
+  ['ANY', 255],
+  ['URI', 256],
+  ['CAA', 257],
+  ['AVC', 258],
+  ['DOA', 259],
+  ['AMTRELAY', 260],
+  ['RESINFO', 261],
+  ['WALLET', 262],
+  ['TA', 32768],
+  ['DLV', 32769],
+]);
+
+const TYPE_NAMES = new Map<number, string>();
+for (const [name, code] of TYPE_CODES) TYPE_NAMES.set(code, name);
+
+/** Types that may not appear in a zone file (meta types and pseudo-records). */
+export const META_TYPES: ReadonlySet<number> = new Set([0, 41, 249, 250, 251, 252, 253, 254, 255]);
+
+/** Mnemonic of a type, or `TYPEnnn` (RFC 3597 section 5). */
+export function typeName(code: number): string {
+  return TYPE_NAMES.get(code) ?? `TYPE${code}`;
+}
+
+export const CLASS_CODES: ReadonlyMap<string, number> = new Map([
+  ['IN', 1],
+  ['CS', 2],
+  ['CH', 3],
+  ['HS', 4],
+]);
+
+export function className(code: number): string {
+  switch (code) {
+    case 1:
+      return 'IN';
+    case 2:
+      return 'CS';
+    case 3:
+      return 'CH';
+    case 4:
+      return 'HS';
+    default:
+      return `CLASS${code}`;
+  }
+}
+
+/**
+ * RDATA layouts of the types read in presentation form. Each field kind is
+ * one field of the wire format, in order (RFC 1035 section 3.3, RFC 3596,
+ * RFC 2782, RFC 3403 section 4.1, RFC 8659 section 4.1, RFC 4034, ...).
+ */
+export const SCHEMAS: ReadonlyMap<number, readonly FieldKind[]> = new Map<number, FieldKind[]>([
+  [1, ['ipv4']],
+  [2, ['name']],
+  [3, ['name']],
+  [4, ['name']],
+  [5, ['name']],
+  [6, ['name', 'name', 'u32', 'period', 'period', 'period', 'period']],
+  [7, ['name']],
+  [8, ['name']],
+  [9, ['name']],
+  [12, ['name']],
+  [13, ['cstr', 'cstr']],
+  [14, ['name', 'name']],
+  [15, ['u16', 'name']],
+  [16, ['cstrs']],
+  [17, ['name', 'name']],
+  [18, ['u16', 'name']],
+  [19, ['cstr']],
+  [21, ['u16', 'name']],
+  [23, ['name']],
+  [26, ['u16', 'name', 'name']],
+  [28, ['ipv6']],
+  [33, ['u16', 'u16', 'u16', 'name']],
+  [35, ['u16', 'u16', 'cstr', 'cstr', 'cstr', 'name']],
+  [36, ['u16', 'name']],
+  [39, ['name']],
+  [43, ['u16', 'u8', 'u8', 'hex']],
+  [44, ['u8', 'u8', 'hex']],
+  [48, ['u16', 'u8', 'u8', 'b64']],
+  [49, ['b64']],
+  [52, ['u8', 'u8', 'u8', 'hex']],
+  [53, ['u8', 'u8', 'u8', 'hex']],
+  [59, ['u16', 'u8', 'u8', 'hex']],
+  [60, ['u16', 'u8', 'u8', 'b64']],
+  [61, ['b64']],
+  [99, ['cstrs']],
+  [256, ['u16', 'u16', 'text']],
+  [257, ['u8', 'tag', 'text']],
+]);
+
+/** Types whose RDATA holds a domain name that DNSSEC canonical form lowercases (RFC 4034 section 6.2, RFC 3597 section 7). */
+export const TYPE_NS = 2;
+export const TYPE_CNAME = 5;
+export const TYPE_SOA = 6;
+export const TYPE_A = 1;
+export const TYPE_AAAA = 28;
+export const TYPE_DNAME = 39;
+export const TYPE_NAPTR = 35;
+export const TYPE_NSEC = 47;
+export const TYPE_RRSIG = 46;

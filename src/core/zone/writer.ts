@@ -1,0 +1,55 @@
+/**
+ * Canonical presentation: one record per line, absolute names, explicit TTL
+ * and class, `TYPEnnn`/`\#` for types without a presentation layout.
+ * parse(write(z)) gives the same records (same owners, types, TTLs, RDATA
+ * bytes).
+ */
+import type { ResourceRecord, Zone } from './model.ts';
+import { canonicalSortKey } from './names.ts';
+import { rdataToText } from './rdata.ts';
+import { className, SCHEMAS, TYPE_SOA, typeName } from './types.ts';
+
+/** `owner ttl class type rdata` on one line (no newline). */
+export function rrToPresentation(rr: ResourceRecord): string {
+  const type = SCHEMAS.has(rr.type) ? typeName(rr.type) : `TYPE${rr.type}`;
+  return `${rr.owner} ${rr.ttl} ${className(rr.class)} ${type} ${rdataToText(rr.type, rr.rdata)}`;
+}
+
+/**
+ * A whole zone (or a record list) in canonical order: the SOA first, then
+ * names in DNSSEC canonical order (RFC 4034 section 6.1), types ascending,
+ * records in file order within an RRset. Each RRset is printed with its
+ * RRset TTL when given a Zone.
+ */
+export function writeZone(input: Zone | readonly ResourceRecord[]): string {
+  const lines: string[] = [];
+  if (!Array.isArray(input)) {
+    const zone = input as Zone;
+    lines.push(`$ORIGIN ${zone.origin}`);
+    for (const rr of zone.soa.records) lines.push(rrToPresentation({ ...rr, ttl: zone.soa.ttl }));
+    for (const name of zone.names) {
+      const node = zone.nodes.get(name);
+      if (!node) continue;
+      const types = [...node.rrsets.keys()].sort((a, b) => a - b);
+      for (const t of types) {
+        if (t === TYPE_SOA && name === zone.origin) continue;
+        const set = node.rrsets.get(t)!;
+        for (const rr of set.records)
+          lines.push(rrToPresentation(rr.ttl === set.ttl ? rr : { ...rr, ttl: set.ttl }));
+      }
+    }
+    return lines.join('\n') + '\n';
+  }
+  const records = input as readonly ResourceRecord[];
+  const keyed = records.map((rr, i) => ({ rr, i, key: canonicalSortKey(rr.owner) }));
+  keyed.sort((a, b) => {
+    const soaA = a.rr.type === TYPE_SOA ? 0 : 1;
+    const soaB = b.rr.type === TYPE_SOA ? 0 : 1;
+    if (soaA !== soaB) return soaA - soaB;
+    if (a.key !== b.key) return a.key < b.key ? -1 : 1;
+    if (a.rr.type !== b.rr.type) return a.rr.type - b.rr.type;
+    return a.i - b.i;
+  });
+  for (const { rr } of keyed) lines.push(rrToPresentation(rr));
+  return lines.length ? lines.join('\n') + '\n' : '';
+}

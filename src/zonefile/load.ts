@@ -1,0 +1,143 @@
+/**
+ * Reading zone files and directories from disk: the one load path shared by
+ * the server and `lexroute zone check`.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { buildZone } from '../core/zone/build.ts';
+import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import { parseZoneText, type ExpectDirective } from '../core/zone/parser.ts';
+import type { ResourceRecord } from '../core/zone/model.ts';
+
+export interface LoadOptions {
+  /** Zone apex; inferred from the file when absent (see inferOriginFromFileName). */
+  readonly origin?: string;
+  /** Allow `$INCLUDE` (default true: files are read relative to the including file). */
+  readonly allowInclude?: boolean;
+  readonly maxIncludeDepth?: number;
+  readonly defaultTtl?: number;
+}
+
+export interface LoadResult {
+  /** The zone, when the file has no errors. */
+  readonly zone?: Zone;
+  readonly diagnostics: ZoneDiagnostic[];
+  readonly file: string;
+  readonly origin?: string;
+  /** All parsed records (also when the zone did not build), for linting. */
+  readonly records: readonly ResourceRecord[];
+  readonly expects: readonly ExpectDirective[];
+}
+
+/**
+ * The origin a file name implies: `<origin>.zone`, `<origin>.db`, or
+ * `db.<origin>`. `example.com.zone` -> `example.com.`; `root.zone` is not
+ * special (`root.`).
+ */
+export function inferOriginFromFileName(path: string): string | undefined {
+  const name = basename(path);
+  let m = /^(.+)\.(zone|db)$/i.exec(name);
+  if (m) return m[1]!.replace(/\.$/, '') + '.';
+  m = /^db\.(.+)$/i.exec(name);
+  if (m) return m[1]!.replace(/\.$/, '') + '.';
+  return undefined;
+}
+
+function includeReader(allow: boolean | undefined) {
+  if (allow === false) return undefined;
+  return (path: string): string | undefined => {
+    if (statSync(path).isDirectory()) throw new Error(`${path} is a directory`);
+    return readFileSync(path, 'utf8');
+  };
+}
+
+/** Parse and build one zone from text (the load path without the disk). */
+export function loadZoneText(text: string, file: string, options: LoadOptions = {}): LoadResult {
+  const explicit = options.origin ?? inferOriginFromFileName(file);
+  const include = includeReader(options.allowInclude);
+  const parsed = parseZoneText(text, {
+    file,
+    ...(explicit !== undefined ? { origin: explicit } : {}),
+    ...(include ? { includeSource: include } : {}),
+    ...(options.maxIncludeDepth !== undefined ? { maxIncludeDepth: options.maxIncludeDepth } : {}),
+    ...(options.defaultTtl !== undefined ? { defaultTtl: options.defaultTtl } : {}),
+  });
+  const diagnostics = [...parsed.diagnostics];
+  const origin = parsed.origin;
+  if (origin === undefined) {
+    diagnostics.push({
+      code: 'ZONE_NO_ORIGIN',
+      message:
+        'cannot tell the zone origin: pass --origin, name the file <origin>.zone, or start it with $ORIGIN',
+      severity: 'error',
+      position: { file, line: 1, column: 1 },
+    });
+    return { diagnostics, file, records: parsed.records, expects: parsed.expects };
+  }
+  const built = buildZone(parsed.records, { origin });
+  diagnostics.push(...built.diagnostics);
+  const hasError = diagnostics.some((d) => d.severity === 'error');
+  return {
+    ...(built.zone && !hasError ? { zone: built.zone } : {}),
+    diagnostics,
+    file,
+    origin,
+    records: parsed.records,
+    expects: parsed.expects,
+  };
+}
+
+/** Read, parse, build and validate one zone file. */
+export async function loadZoneFile(path: string, options: LoadOptions = {}): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return {
+      diagnostics: [
+        {
+          code: 'ZONE_FILE_UNREADABLE',
+          message: `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`,
+          severity: 'error',
+          position: { file: path, line: 0, column: 0 },
+        },
+      ],
+      file: path,
+      records: [],
+      expects: [],
+    };
+  }
+  return loadZoneText(text, path, options);
+}
+
+/** Zone files in a directory: `*.zone`, `*.db` and `db.*` (sorted by name). */
+export async function zoneFilesIn(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  const files: string[] = [];
+  for (const n of names.sort()) {
+    if (!inferOriginFromFileName(n)) continue;
+    const full = join(dir, n);
+    if ((await stat(full)).isFile()) files.push(full);
+  }
+  return files;
+}
+
+/** Load every zone file of a directory (origins from the file names). */
+export async function loadZoneDirectory(
+  dir: string,
+  options: Omit<LoadOptions, 'origin'> = {},
+): Promise<LoadResult[]> {
+  const out: LoadResult[] = [];
+  for (const f of await zoneFilesIn(dir)) out.push(await loadZoneFile(f, options));
+  return out;
+}
+
+/** Synchronous variant for tools (directory listing). */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
