@@ -1,0 +1,96 @@
+/**
+ * `lexroute catalogue export`: the catalogue as rows that `import` reads back
+ * unchanged (same works, aliases, titles, versions, manifestations, items).
+ *
+ * One row per item (its manifestation URN and URL); a work's first row also
+ * carries its title and aliases, an expression's first row its in-force date.
+ * Works, expressions and manifestations without items get a row of their own.
+ */
+import { formatCsvRecord } from './csv.ts';
+import type { SqliteCatalogue } from './store.ts';
+import type { RowFormat } from './import.ts';
+
+interface ExportRow {
+  urn: string;
+  url?: string;
+  priority?: number;
+  inForce?: string;
+  title?: string;
+  aliases?: string[];
+}
+
+/** Yield export rows work by work, in catalogue order. */
+export function* exportRows(store: SqliteCatalogue): Generator<ExportRow> {
+  for (const id of store.workIds()) {
+    const work = store.work(id);
+    if (!work) continue;
+    let workExtras: Pick<ExportRow, 'title' | 'aliases'> = {};
+    if (work.title !== null) workExtras.title = work.title;
+    const aliases = work.names.filter((n) => n.alias).map((n) => n.urn);
+    if (aliases.length > 0) workExtras.aliases = aliases;
+    const take = () => {
+      const x = workExtras;
+      workExtras = {};
+      return x;
+    };
+    let wrote = false;
+    for (const e of work.expressions) {
+      let inForce: Pick<ExportRow, 'inForce'> = e.inForce === null ? {} : { inForce: e.inForce };
+      const takeInForce = () => {
+        const x = inForce;
+        inForce = {};
+        return x;
+      };
+      const unversioned = e.key.version === null;
+      let exprWrote = false;
+      for (const m of e.manifestations) {
+        if (m.items.length === 0) {
+          yield { urn: m.urn, ...takeInForce(), ...take() };
+          exprWrote = true;
+          continue;
+        }
+        for (const item of m.items) {
+          yield { urn: m.urn, url: item.url, priority: item.priority, ...takeInForce(), ...take() };
+          exprWrote = true;
+        }
+      }
+      // An expression with no manifestation: only a versioned one has a URN of its own.
+      if (!exprWrote && !unversioned) {
+        yield { urn: e.urn, ...takeInForce(), ...take() };
+        exprWrote = true;
+      }
+      wrote ||= exprWrote;
+    }
+    if (!wrote) yield { urn: work.urn, ...take() };
+  }
+}
+
+export const CSV_HEADER = ['urn', 'url', 'priority', 'in_force', 'title', 'aliases'];
+
+/** Write the catalogue through `write` (called once per line, newline included). */
+export function exportCatalogue(
+  store: SqliteCatalogue,
+  format: RowFormat,
+  write: (line: string) => void,
+): number {
+  let n = 0;
+  if (format === 'csv') write(`${CSV_HEADER.join(',')}\n`);
+  for (const r of exportRows(store)) {
+    n++;
+    if (format === 'jsonl') {
+      write(`${JSON.stringify(r)}\n`);
+    } else {
+      write(
+        `${formatCsvRecord([
+          r.urn,
+          r.url ?? '',
+          r.priority === undefined ? '' : String(r.priority),
+          r.inForce ?? '',
+          r.title ?? '',
+          (r.aliases ?? []).join(' '),
+        ])}\n`,
+      );
+    }
+  }
+  return n;
+}

@@ -1,0 +1,210 @@
+/**
+ * Configuration of the jurisdiction resolver (`lexroute resolver`): schema,
+ * defaults and validation with clear messages. Pure: the CLI reads the file
+ * and passes the parsed JSON in. `config/resolver.json` holds the defaults.
+ *
+ * Keys starting with `//` are comments and ignored.
+ */
+
+export interface ResolverConfig {
+  /** `ADDR:PORT` to listen on (`[::1]:8080` for IPv6). */
+  readonly listen: string;
+  /** The SQLite catalogue file, relative to the working directory. */
+  readonly catalogue: string;
+  /** Rows loaded into a catalogue file that does not exist yet. */
+  readonly sampleCatalogue: string;
+  /** Cache-Control header values per outcome. */
+  readonly cacheControl: {
+    /** 303/302 redirects and 200 answers. */
+    readonly found: string;
+    /** 300 Multiple Choices. */
+    readonly ambiguous: string;
+    /** 404. */
+    readonly notFound: string;
+    /** 400 and other errors. */
+    readonly error: string;
+  };
+  readonly cors: {
+    /** Access-Control-Allow-Origin; empty string: no CORS headers. */
+    readonly allowOrigin: string;
+    /** Access-Control-Max-Age of preflight answers, seconds. */
+    readonly maxAge: number;
+  };
+  readonly matching: {
+    /** Candidates scoring below this are not offered (0-100). */
+    readonly minScore: number;
+    /** The best candidate wins only if the next one is more than this many points behind. */
+    readonly ambiguityMargin: number;
+    /** At most this many candidates in a 300 list. */
+    readonly maxCandidates: number;
+  };
+  readonly log: {
+    /** One JSON line per request on standard error. */
+    readonly requests: boolean;
+  };
+}
+
+export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
+  listen: '127.0.0.1:8080',
+  catalogue: 'data/catalogue.sqlite',
+  sampleCatalogue: 'data/sample-catalogue.jsonl',
+  cacheControl: {
+    found: 'public, max-age=3600',
+    ambiguous: 'public, max-age=300',
+    notFound: 'public, max-age=60',
+    error: 'no-store',
+  },
+  cors: { allowOrigin: '*', maxAge: 86400 },
+  matching: { minScore: 50, ambiguityMargin: 10, maxCandidates: 20 },
+  log: { requests: true },
+};
+
+/** A configuration problem: the JSON path of the value and what is wrong. */
+export interface ConfigIssue {
+  readonly code: 'CONFIG_UNKNOWN_KEY' | 'CONFIG_BAD_TYPE' | 'CONFIG_BAD_VALUE';
+  /** `matching.minScore` */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ConfigResult =
+  | { readonly ok: true; readonly config: ResolverConfig }
+  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+
+type Check = (value: unknown, path: string) => ConfigIssue | null;
+
+const str =
+  (allowEmpty = false): Check =>
+  (v, path) =>
+    typeof v !== 'string'
+      ? { code: 'CONFIG_BAD_TYPE', path, message: `${path} must be a string` }
+      : !allowEmpty && v === ''
+        ? { code: 'CONFIG_BAD_VALUE', path, message: `${path} must not be empty` }
+        : /[\r\n]/.test(v)
+          ? { code: 'CONFIG_BAD_VALUE', path, message: `${path} must not contain line breaks` }
+          : null;
+
+const int =
+  (min: number, max: number): Check =>
+  (v, path) =>
+    typeof v !== 'number' || !Number.isInteger(v)
+      ? { code: 'CONFIG_BAD_TYPE', path, message: `${path} must be an integer` }
+      : v < min || v > max
+        ? {
+            code: 'CONFIG_BAD_VALUE',
+            path,
+            message: `${path} must be from ${min} to ${max}, got ${v}`,
+          }
+        : null;
+
+const bool: Check = (v, path) =>
+  typeof v !== 'boolean'
+    ? { code: 'CONFIG_BAD_TYPE', path, message: `${path} must be true or false` }
+    : null;
+
+const listen: Check = (v, path) => {
+  const s = str()(v, path);
+  if (s) return s;
+  return parseListen(v as string)
+    ? null
+    : {
+        code: 'CONFIG_BAD_VALUE',
+        path,
+        message: `${path} must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${String(v)}'`,
+      };
+};
+
+const SCHEMA: Record<string, Check | Record<string, Check>> = {
+  listen,
+  catalogue: str(),
+  sampleCatalogue: str(),
+  cacheControl: { found: str(true), ambiguous: str(true), notFound: str(true), error: str(true) },
+  cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
+  matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
+  log: { requests: bool },
+};
+
+/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */
+export function parseListen(s: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(s);
+  if (!m) return null;
+  const port = Number(m[3]);
+  if (port > 65535) return null;
+  return { host: (m[1] ?? m[2]) as string, port };
+}
+
+/** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
+export function validateResolverConfig(
+  input: unknown,
+  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue'>> = {},
+): ConfigResult {
+  const issues: ConfigIssue[] = [];
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(input)) {
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'CONFIG_BAD_TYPE',
+          path: '(root)',
+          message: 'the configuration must be a JSON object',
+        },
+      ],
+    };
+  }
+  const out = structuredCopy(DEFAULT_RESOLVER_CONFIG) as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(input)) {
+    if (key.startsWith('//')) continue;
+    const schema = SCHEMA[key];
+    if (!schema) {
+      issues.push({
+        code: 'CONFIG_UNKNOWN_KEY',
+        path: key,
+        message: `unknown key '${key}' (keys: ${Object.keys(SCHEMA).join(', ')})`,
+      });
+      continue;
+    }
+    if (typeof schema === 'function') {
+      const issue = schema(value, key);
+      if (issue) issues.push(issue);
+      else out[key] = value;
+      continue;
+    }
+    if (!isObject(value)) {
+      issues.push({ code: 'CONFIG_BAD_TYPE', path: key, message: `${key} must be an object` });
+      continue;
+    }
+    const target = out[key] as Record<string, unknown>;
+    for (const [sub, subValue] of Object.entries(value)) {
+      if (sub.startsWith('//')) continue;
+      const path = `${key}.${sub}`;
+      const check = schema[sub];
+      if (!check) {
+        issues.push({
+          code: 'CONFIG_UNKNOWN_KEY',
+          path,
+          message: `unknown key '${path}' (keys: ${Object.keys(schema).join(', ')})`,
+        });
+        continue;
+      }
+      const issue = check(subValue, path);
+      if (issue) issues.push(issue);
+      else target[sub] = subValue;
+    }
+  }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const check = SCHEMA[key] as Check;
+    const issue = check(value, `--${key}`);
+    if (issue) issues.push(issue);
+    else out[key] = value;
+  }
+  return issues.length > 0
+    ? { ok: false, issues }
+    : { ok: true, config: out as unknown as ResolverConfig };
+}
+
+function structuredCopy<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}

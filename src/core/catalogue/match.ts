@@ -1,0 +1,740 @@
+/**
+ * URN-to-URL matching, RFC 9676 section 10.3 ("Suggested Resolver
+ * Behavior"), as a pure function over an abstract catalogue reader.
+ *
+ * Steps, in the order of section 10.3:
+ * 1. "the resolver SHOULD separate the part corresponding to the partition ID
+ *    from the document name, with the "~" separator" (done by the caller's
+ *    URN parse: `MatchQuery.partition`);
+ * 2. "implement a normalization of the uniform name" (the query is the
+ *    normaliser's canonical form);
+ * 3. "query the catalogue searching for the URN that corresponds exactly to
+ *    the given one" (`byName`, canonical names and aliases) and otherwise use
+ *    "an iterative and heuristic approach (based on partial matches)"
+ *    (`candidates` + `scoreName`);
+ * 4. "Lacking more specific indications, the resolver SHOULD select the best
+ *    (most recent) version of the requested source of law and provide all the
+ *    manifestations with their related items" (`selectExpression`);
+ * 5. "the resolver SHOULD append the "#" character followed by the partition
+ *    ID to URLs" (`locate`).
+ */
+import type {
+  CatalogueExpression,
+  CatalogueManifestation,
+  CatalogueReader,
+  CatalogueWork,
+  ManifestationKey,
+  MatchQuery,
+  WorkKey,
+} from './model.ts';
+import {
+  languageWeight,
+  lexFormatToMediaType,
+  mediaTypeWeight,
+  parsePreferences,
+} from './negotiate.ts';
+
+/** Why a candidate scored less than 100 (or how it was found). */
+export interface MatchReason {
+  /** Stable code, documented in PENALTIES. */
+  readonly code: string;
+  readonly message: string;
+  /** Points taken from 100 for this reason. */
+  readonly penalty: number;
+}
+
+/**
+ * Penalties of the heuristic partial match. A work is a candidate only when
+ * its jurisdiction and annexes are equal to the query's and no number or date
+ * contradicts it; these points are then taken off 100.
+ */
+export const PENALTIES = {
+  /** The query's numbers are a strict subset or superset of the work's. */
+  NUMBERS_PARTIAL: 15,
+  /** The query has no number (an incomplete reference). */
+  NUMBER_MISSING: 25,
+  /** The query gives only the year (`2002` for `2002-01-10`), a "reference" URN. */
+  DATE_YEAR_ONLY: 10,
+  /** The query gives some, not all, of the work's dates (or extra ones). */
+  DATES_PARTIAL: 5,
+  /** The query has no date at all. */
+  DATE_MISSING: 20,
+  /** Same year, different full date, while the numbers agree (a typo in the reference). */
+  DATE_DIFFERS: 40,
+  /** One authority is a `;`-prefix of the other (RFC 9676 section 6.2.4, second case). */
+  AUTHORITY_PARTIAL: 10,
+  AUTHORITY_DIFFERS: 30,
+  /** Same measure type, different specification (`consolidation;public.contracts` vs `consolidation`). */
+  MEASURE_PARTIAL: 10,
+  MEASURE_DIFFERS: 30,
+  /** A version the catalogue lacks; the version in force at that date was chosen. */
+  VERSION_IN_FORCE_AT: 0,
+} as const;
+
+export interface MatchOptions {
+  /** `YYYY-MM-DD`: choose the version in force on that day (overrides `?=at=` in the URN). */
+  readonly at?: string | null;
+  /** The request's Accept header: ranks manifestations by format. */
+  readonly accept?: string | null;
+  /** The request's Accept-Language header: ranks expressions by language. */
+  readonly acceptLanguage?: string | null;
+  /** Candidates below this score are not offered (default 50). */
+  readonly minScore?: number;
+  /** The best candidate wins only if the second is more than this many points behind (default 10). */
+  readonly ambiguityMargin?: number;
+  /** At most this many candidates in a list (default 20). */
+  readonly maxCandidates?: number;
+}
+
+/** One URL the resolver offers, with the manifestation it belongs to. */
+export interface Location {
+  /** The item URL with `#partition` and any forwarded q-component applied. */
+  readonly url: string;
+  /** The URL as catalogued. */
+  readonly itemUrl: string;
+  readonly priority: number;
+  /** The canonical manifestation URN. */
+  readonly manifestation: string;
+  readonly editor: string | null;
+  readonly format: string | null;
+  /** `application/pdf` for format `application-pdf`; null when the format is absent. */
+  readonly mediaType: string | null;
+  readonly component: string | null;
+  readonly feature: string | null;
+  readonly language: string | null;
+}
+
+export interface Candidate {
+  readonly work: CatalogueWork;
+  readonly score: number;
+  /** The name (canonical URN or alias) that scored best. */
+  readonly matchedName: string;
+  readonly reasons: readonly MatchReason[];
+}
+
+export interface Found {
+  readonly kind: 'found';
+  readonly query: MatchQuery;
+  readonly work: CatalogueWork;
+  readonly expression: CatalogueExpression;
+  /** 100 for an exact match on a name. */
+  readonly score: number;
+  readonly exact: boolean;
+  readonly matchedName: string;
+  readonly reasons: readonly MatchReason[];
+  /** Best first. Never empty. */
+  readonly locations: readonly Location[];
+}
+
+export interface Ambiguous {
+  readonly kind: 'ambiguous';
+  readonly query: MatchQuery;
+  /** Best first; each with its own best location when it has one. */
+  readonly candidates: readonly (Candidate & { readonly best: Location | null })[];
+}
+
+export interface NotFound {
+  readonly kind: 'not-found';
+  readonly query: MatchQuery;
+  /** UNKNOWN_URN, NO_LOCATION, VERSION_NOT_FOUND, NOT_IN_FORCE, LANGUAGE_NOT_AVAILABLE, MANIFESTATION_NOT_FOUND */
+  readonly code: string;
+  readonly message: string;
+  /** The work, when the URN matched one but the expression/manifestation parts did not. */
+  readonly work: CatalogueWork | null;
+}
+
+export interface InvalidRequest {
+  readonly kind: 'invalid';
+  readonly query: MatchQuery;
+  /** INVALID_AT_DATE */
+  readonly code: string;
+  readonly message: string;
+}
+
+export type Resolution = Found | Ambiguous | NotFound | InvalidRequest;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const YEAR = /^\d{4}$/;
+
+/** The words RFC 9676 section 7.1.2 uses for "original" "expressed in the language of the act". */
+const ORIGINAL_LABELS = new Set(['original', 'originale', 'originel', 'originaal', 'originario']);
+
+/** True for a version label meaning the original text (or no version at all). */
+export function isOriginalVersion(version: string | null): boolean {
+  if (version === null) return true;
+  return ORIGINAL_LABELS.has(version.split(';')[0] ?? '');
+}
+
+/** Resolve a parsed, normalised URN against a catalogue. Pure: the reader is the only input besides the query. */
+export function resolveQuery(
+  query: MatchQuery,
+  reader: CatalogueReader,
+  options: MatchOptions = {},
+): Resolution {
+  const q = splitQComponent(query.qComponent);
+  const at = options.at ?? q.at;
+  if (at !== null && !isValidIsoDate(at)) {
+    return {
+      kind: 'invalid',
+      query,
+      code: 'INVALID_AT_DATE',
+      message: `'at' must be a date YYYY-MM-DD, got '${at}'`,
+    };
+  }
+  const opts: Required<Omit<MatchOptions, 'at'>> & { at: string | null } = {
+    at,
+    accept: options.accept ?? null,
+    acceptLanguage: options.acceptLanguage ?? null,
+    minScore: options.minScore ?? 50,
+    ambiguityMargin: options.ambiguityMargin ?? 10,
+    maxCandidates: options.maxCandidates ?? 20,
+  };
+
+  const exact = reader.byName(query.workUrn);
+  let chosen: Candidate;
+  let isExact = false;
+  if (exact) {
+    isExact = true;
+    const alias = exact.urn !== query.workUrn;
+    chosen = {
+      work: exact,
+      score: 100,
+      matchedName: query.workUrn,
+      reasons: alias
+        ? [
+            {
+              code: 'ALIAS',
+              message: `${query.workUrn} is an alias of ${exact.urn}`,
+              penalty: 0,
+            },
+          ]
+        : [],
+    };
+  } else {
+    const ranked = rankCandidates(query, reader, opts.minScore, opts.maxCandidates);
+    const [best, second] = ranked;
+    if (!best) {
+      return {
+        kind: 'not-found',
+        query,
+        code: 'UNKNOWN_URN',
+        message: `no catalogued work matches ${query.workUrn}`,
+        work: null,
+      };
+    }
+    if (second && best.score - second.score < opts.ambiguityMargin) {
+      return {
+        kind: 'ambiguous',
+        query,
+        candidates: ranked.map((c) => {
+          const sel = locate(c.work, query, opts);
+          return { ...c, best: sel.ok ? (sel.locations[0] ?? null) : null };
+        }),
+      };
+    }
+    chosen = best;
+  }
+
+  const sel = locate(chosen.work, query, opts);
+  if (!sel.ok) {
+    return { kind: 'not-found', query, code: sel.code, message: sel.message, work: chosen.work };
+  }
+  return {
+    kind: 'found',
+    query,
+    work: chosen.work,
+    expression: sel.expression,
+    score: Math.max(0, chosen.score - sumPenalties(sel.reasons)),
+    exact: isExact,
+    matchedName: chosen.matchedName,
+    reasons: [...chosen.reasons, ...sel.reasons],
+    locations: sel.locations,
+  };
+}
+
+function sumPenalties(reasons: readonly MatchReason[]): number {
+  return reasons.reduce((s, r) => s + r.penalty, 0);
+}
+
+/** Candidates for a partial match, best first, each work once (its best-scoring name). */
+export function rankCandidates(
+  query: MatchQuery,
+  reader: CatalogueReader,
+  minScore: number,
+  maxCandidates: number,
+): Candidate[] {
+  const w = query.work;
+  const year = firstYear(w);
+  const works = reader.candidates({
+    jurisdiction: w.jurisdiction,
+    authority: w.authority,
+    measure: w.measure,
+    year,
+    numbers: w.numbers,
+    limit: Math.max(maxCandidates * 5, 50),
+  });
+  const out: Candidate[] = [];
+  for (const work of works) {
+    let best: Candidate | null = null;
+    for (const name of work.names) {
+      const s = scoreName(w, name.key);
+      if (!s) continue;
+      const reasons = name.alias
+        ? [
+            ...s.reasons,
+            { code: 'ALIAS', message: `matched the alias ${name.urn} of ${work.urn}`, penalty: 0 },
+          ]
+        : s.reasons;
+      const score = 100 - sumPenalties(s.reasons);
+      if (!best || score > best.score) best = { work, score, matchedName: name.urn, reasons };
+    }
+    if (best && best.score >= minScore) out.push(best);
+  }
+  out.sort((a, b) => b.score - a.score || (a.work.urn < b.work.urn ? -1 : 1));
+  return out.slice(0, maxCandidates);
+}
+
+function firstYear(w: WorkKey): string | null {
+  const d = w.dates[0];
+  if (d !== undefined) return d.slice(0, 4);
+  if (w.period !== null && YEAR.test(w.period)) return w.period;
+  return null;
+}
+
+/**
+ * Score one catalogued name against the query's work parts. Returns null
+ * when a part contradicts the name (different jurisdiction, annex, number
+ * or date); otherwise the reasons for the points taken off 100.
+ */
+export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | null {
+  if (q.jurisdiction !== c.jurisdiction) return null;
+  if (!sameList(q.annexes, c.annexes)) return null;
+  const reasons: MatchReason[] = [];
+
+  // Numbers (RFC 9676 section 6.3.4: several numbers for one document).
+  let numbersAgree = false;
+  if (q.numbers.length === 0) {
+    reasons.push(reason('NUMBER_MISSING', 'the URN gives no number'));
+  } else if (sameSet(q.numbers, c.numbers)) {
+    numbersAgree = true;
+  } else if (q.numbers.some((n) => c.numbers.includes(n))) {
+    reasons.push(
+      reason(
+        'NUMBERS_PARTIAL',
+        `numbers ${q.numbers.join(',')} only partly match ${c.numbers.join(',')}`,
+      ),
+    );
+  } else {
+    return null;
+  }
+
+  // Dates or period (RFC 9676 sections 6.3.1 and 6.3.2).
+  if (q.dates.length > 0) {
+    if (sameList(q.dates, c.dates)) {
+      // equal
+    } else if (q.dates.some((d) => c.dates.includes(d))) {
+      reasons.push(
+        reason(
+          'DATES_PARTIAL',
+          `dates ${q.dates.join(',')} only partly match ${c.dates.join(',')}`,
+        ),
+      );
+    } else if (numbersAgree && c.dates.some((d) => d.slice(0, 4) === q.dates[0]?.slice(0, 4))) {
+      reasons.push(
+        reason('DATE_DIFFERS', `date ${q.dates.join(',')} differs from ${c.dates.join(',')}`),
+      );
+    } else {
+      return null;
+    }
+  } else if (q.period !== null) {
+    if (q.period === c.period) {
+      // equal
+    } else if (YEAR.test(q.period)) {
+      const cYear =
+        c.dates[0]?.slice(0, 4) ?? (c.period !== null && YEAR.test(c.period) ? c.period : null);
+      if (cYear !== q.period) return null;
+      if (c.dates.length > 0) {
+        reasons.push(
+          reason(
+            'DATE_YEAR_ONLY',
+            `the URN gives only the year ${q.period} of ${c.dates.join(',')}`,
+          ),
+        );
+      }
+    } else {
+      return null;
+    }
+  } else {
+    reasons.push(reason('DATE_MISSING', 'the URN gives no date'));
+  }
+
+  const authority = compareQualified(q.authority, c.authority);
+  if (authority === 'partial') {
+    reasons.push(
+      reason('AUTHORITY_PARTIAL', `authority ${q.authority} only partly matches ${c.authority}`),
+    );
+  } else if (authority === 'differs') {
+    reasons.push(
+      reason('AUTHORITY_DIFFERS', `authority ${q.authority} differs from ${c.authority}`),
+    );
+  }
+  const measure = compareQualified(q.measure, c.measure);
+  if (measure === 'partial') {
+    reasons.push(
+      reason('MEASURE_PARTIAL', `measure ${q.measure} only partly matches ${c.measure}`),
+    );
+  } else if (measure === 'differs') {
+    reasons.push(reason('MEASURE_DIFFERS', `measure ${q.measure} differs from ${c.measure}`));
+  }
+  return { reasons };
+}
+
+function reason(code: keyof typeof PENALTIES, message: string): MatchReason {
+  return { code, message, penalty: PENALTIES[code] };
+}
+
+/** Compare `a;b;c`-qualified elements: equal, one a `;`-prefix of the other, or different. */
+function compareQualified(q: string, c: string): 'equal' | 'partial' | 'differs' {
+  if (q === c) return 'equal';
+  if (q === '' || c === '') return 'differs';
+  if (c.startsWith(`${q};`) || q.startsWith(`${c};`)) return 'partial';
+  return 'differs';
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+type Selection =
+  | {
+      ok: true;
+      expression: CatalogueExpression;
+      locations: Location[];
+      reasons: MatchReason[];
+    }
+  | { ok: false; code: string; message: string };
+
+interface SelectOptions {
+  readonly at: string | null;
+  readonly accept: string | null;
+  readonly acceptLanguage: string | null;
+}
+
+/** Choose the expression and manifestations of a work for the query, and build the URLs. */
+export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptions): Selection {
+  const ex = selectExpression(work, query, opts);
+  if (!ex.ok) return ex;
+  const mans = selectManifestations(ex.expression, query.manifestation, opts.accept);
+  if (!mans.ok) return mans;
+  const forward = splitQComponent(query.qComponent).rest;
+  const locations: Location[] = [];
+  for (const m of mans.manifestations) {
+    const items = [...m.items].sort((a, b) => a.priority - b.priority);
+    for (const item of items) {
+      locations.push({
+        url: decorateUrl(item.url, query.partition, forward),
+        itemUrl: item.url,
+        priority: item.priority,
+        manifestation: m.urn,
+        editor: m.key.editor,
+        format: m.key.format,
+        mediaType: m.key.format === null ? null : lexFormatToMediaType(m.key.format),
+        component: m.key.component,
+        feature: m.key.feature,
+        language: ex.expression.key.language,
+      });
+    }
+  }
+  if (locations.length === 0) {
+    return {
+      ok: false,
+      code: 'NO_LOCATION',
+      message: `${ex.expression.urn} is catalogued but has no location`,
+    };
+  }
+  return { ok: true, expression: ex.expression, locations, reasons: ex.reasons };
+}
+
+/** The date from which an expression applies, for "most recent" and "in force at". */
+export function effectiveDate(work: CatalogueWork, e: CatalogueExpression): string | null {
+  if (e.inForce !== null) return e.inForce;
+  if (e.key.versionDate !== null) return e.key.versionDate;
+  if (isOriginalVersion(e.key.version)) return work.names[0]?.key.dates[0] ?? null;
+  return null;
+}
+
+function hasItems(e: CatalogueExpression): boolean {
+  return e.manifestations.some((m) => m.items.length > 0);
+}
+
+/**
+ * RFC 9676 section 10.3: "Lacking more specific indications, the resolver
+ * SHOULD select the best (most recent) version". An explicit `@version`
+ * selects that version; `at` selects the version in force on that day; a
+ * language (in the URN or, failing that, Accept-Language) selects among the
+ * language expressions of the chosen version.
+ */
+export function selectExpression(
+  work: CatalogueWork,
+  query: MatchQuery,
+  opts: SelectOptions,
+):
+  | { ok: true; expression: CatalogueExpression; reasons: MatchReason[] }
+  | { ok: false; code: string; message: string } {
+  const reasons: MatchReason[] = [];
+  const withItems = work.expressions.filter(hasItems);
+  let pool: readonly CatalogueExpression[] = withItems.length > 0 ? withItems : work.expressions;
+  if (pool.length === 0) {
+    return {
+      ok: false,
+      code: 'NO_LOCATION',
+      message: `${work.urn} is catalogued but has no location`,
+    };
+  }
+  const qx = query.expression;
+
+  if (qx?.language) {
+    const lang = qx.language;
+    const same = pool.filter(
+      (e) =>
+        e.key.language !== null &&
+        languageWeight([{ value: lang, q: 1, index: 0 }], e.key.language, 0) > 0,
+    );
+    if (same.length > 0) {
+      pool = same;
+    } else {
+      const unrecorded = pool.filter((e) => e.key.language === null);
+      if (unrecorded.length === 0) {
+        const available = [...new Set(pool.map((e) => e.key.language ?? ''))].join(', ');
+        return {
+          ok: false,
+          code: 'LANGUAGE_NOT_AVAILABLE',
+          message: `${work.urn} has no expression in language '${lang}' (available: ${available})`,
+        };
+      }
+      pool = unrecorded;
+      reasons.push({
+        code: 'LANGUAGE_UNRECORDED',
+        message: `no expression is tagged '${lang}'; the expression with no recorded language was chosen`,
+        penalty: 0,
+      });
+    }
+  }
+
+  let chosen: CatalogueExpression | undefined;
+  if (qx?.version) {
+    const version = qx.version;
+    const exact = pool.filter((e) => e.key.version === version);
+    if (exact.length > 0) {
+      pool = exact;
+    } else if (isOriginalVersion(version)) {
+      const originals = pool.filter((e) => isOriginalVersion(e.key.version));
+      if (originals.length === 0) {
+        return {
+          ok: false,
+          code: 'VERSION_NOT_FOUND',
+          message: `${work.urn} has no original version catalogued`,
+        };
+      }
+      pool = originals;
+    } else if (qx.versionDate !== null) {
+      const sameDate = pool.filter((e) => e.key.versionDate === qx.versionDate);
+      if (sameDate.length > 0) {
+        pool = sameDate;
+        reasons.push({
+          code: 'VERSION_EVENTS_DIFFER',
+          message: `no version '${version}'; the version of ${qx.versionDate} was chosen`,
+          penalty: 0,
+        });
+      } else {
+        chosen = inForceAt(work, pool, qx.versionDate);
+        if (!chosen) {
+          return {
+            ok: false,
+            code: 'VERSION_NOT_FOUND',
+            message: `${work.urn} has no version '${version}' nor one in force on ${qx.versionDate}`,
+          };
+        }
+        reasons.push({
+          code: 'VERSION_IN_FORCE_AT',
+          message: `no version '${version}' is catalogued; the version in force on ${qx.versionDate} (${chosen.key.version ?? 'original'}) was chosen`,
+          penalty: PENALTIES.VERSION_IN_FORCE_AT,
+        });
+      }
+    } else {
+      return {
+        ok: false,
+        code: 'VERSION_NOT_FOUND',
+        message: `${work.urn} has no version '${version}'`,
+      };
+    }
+  } else if (opts.at !== null) {
+    chosen = inForceAt(work, pool, opts.at);
+    if (!chosen) {
+      return {
+        ok: false,
+        code: 'NOT_IN_FORCE',
+        message: `no version of ${work.urn} is in force on ${opts.at}`,
+      };
+    }
+  }
+  chosen ??= mostRecent(work, pool);
+  if (!chosen) {
+    return { ok: false, code: 'NO_LOCATION', message: `${work.urn} has no expression` };
+  }
+
+  // Among the expressions of the chosen version, pick the language.
+  const version = chosen.key.version;
+  const group = pool.filter((e) => e.key.version === version);
+  if (qx?.language || group.length < 2) return { ok: true, expression: chosen, reasons };
+  const prefs = parsePreferences(opts.acceptLanguage);
+  let best = group[0] as CatalogueExpression;
+  let bestW = -1;
+  for (const e of group) {
+    // Without Accept-Language, the expression with no language (the sole official one) comes first.
+    const w =
+      e.key.language === null
+        ? prefs.length === 0
+          ? 1
+          : 0.001
+        : languageWeight(prefs, e.key.language, 0.5);
+    if (w > bestW) {
+      best = e;
+      bestW = w;
+    }
+  }
+  return { ok: true, expression: best, reasons };
+}
+
+function mostRecent(
+  work: CatalogueWork,
+  pool: readonly CatalogueExpression[],
+): CatalogueExpression | undefined {
+  let best: CatalogueExpression | undefined;
+  let bestDate = '';
+  for (const e of pool) {
+    const d = effectiveDate(work, e) ?? '';
+    if (!best || d > bestDate) {
+      best = e;
+      bestDate = d;
+    }
+  }
+  return best;
+}
+
+/** The expression with the latest effective date on or before `date`. */
+function inForceAt(
+  work: CatalogueWork,
+  pool: readonly CatalogueExpression[],
+  date: string,
+): CatalogueExpression | undefined {
+  let best: CatalogueExpression | undefined;
+  let bestDate = '';
+  for (const e of pool) {
+    const d = effectiveDate(work, e);
+    if (d === null || d > date) continue;
+    if (!best || d > bestDate) {
+      best = e;
+      bestDate = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * RFC 9676 section 10.3: "A more specific indication in the uniform name to
+ * be resolved will, of course, result in a more selective retrieval, based
+ * on any suggested expression and/or manifestations components (e.g., date,
+ * language, format, etc.)". Parts given in the URN filter; Accept ranks.
+ */
+export function selectManifestations(
+  expression: CatalogueExpression,
+  wanted: ManifestationKey | null,
+  accept: string | null,
+):
+  | { ok: true; manifestations: CatalogueManifestation[] }
+  | { ok: false; code: string; message: string } {
+  let mans = expression.manifestations.filter((m) => m.items.length > 0);
+  if (wanted) {
+    mans = mans.filter(
+      (m) =>
+        partMatches(wanted.editor, m.key.editor) &&
+        partMatches(wanted.format, m.key.format) &&
+        partMatches(wanted.component, m.key.component) &&
+        partMatches(wanted.feature, m.key.feature),
+    );
+    if (mans.length === 0) {
+      const available = expression.manifestations.map((m) => m.urn).join(', ') || 'none';
+      return {
+        ok: false,
+        code: 'MANIFESTATION_NOT_FOUND',
+        message: `${expression.urn} has no such manifestation (available: ${available})`,
+      };
+    }
+  }
+  const prefs = parsePreferences(accept);
+  if (prefs.length > 0) {
+    const weight = (m: CatalogueManifestation): number => {
+      const type = m.key.format === null ? null : lexFormatToMediaType(m.key.format);
+      return type === null
+        ? mediaTypeWeight(prefs, 'application/octet-stream') / 2
+        : mediaTypeWeight(prefs, type);
+    };
+    const weights = new Map(mans.map((m) => [m, weight(m)]));
+    mans = [...mans].sort((a, b) => (weights.get(b) ?? 0) - (weights.get(a) ?? 0));
+  }
+  return { ok: true, manifestations: mans };
+}
+
+/** A URN part matches a catalogued one when equal, or equal to its main element before `;` specifications. */
+function partMatches(wanted: string | null, have: string | null): boolean {
+  if (wanted === null) return true;
+  if (have === null) return false;
+  return wanted === have || have.startsWith(`${wanted};`);
+}
+
+/** Split `at=YYYY-MM-DD` (a resolver directive) from the other q-component parameters. */
+export function splitQComponent(q: string | null): { at: string | null; rest: string | null } {
+  if (q === null || q === '') return { at: null, rest: null };
+  let at: string | null = null;
+  const rest: string[] = [];
+  for (const p of q.split('&')) {
+    if (p.startsWith('at=')) at = p.slice(3);
+    else if (p !== '') rest.push(p);
+  }
+  return { at, rest: rest.length > 0 ? rest.join('&') : null };
+}
+
+/**
+ * Apply the partition and forwarded q-component parameters to an item URL.
+ *
+ * @see RFC 9676 section 5.8: "The transformation in the URI fragment is
+ *   obtained by appending the "#" character followed by the partition ID to
+ *   the URL". A catalogued fragment is replaced by the partition.
+ * @see RFC 8141 section 2.3.2: the q-component is copied into the locator's
+ *   query (appended with `&` when the URL already has a query).
+ */
+export function decorateUrl(url: string, partition: string | null, forward: string | null): string {
+  const hash = url.indexOf('#');
+  let base = hash >= 0 ? url.slice(0, hash) : url;
+  const fragment = hash >= 0 ? url.slice(hash + 1) : null;
+  if (forward !== null) base += (base.includes('?') ? '&' : '?') + forward;
+  if (partition !== null && partition !== '') return `${base}#${partition}`;
+  return fragment === null ? base : `${base}#${fragment}`;
+}
+
+/** True for a real calendar date `YYYY-MM-DD`. */
+export function isValidIsoDate(s: string): boolean {
+  if (!ISO_DATE.test(s)) return false;
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  if (m < 1 || m > 12 || d < 1) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] ?? 0;
+  return d <= days;
+}

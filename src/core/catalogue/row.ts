@@ -1,0 +1,215 @@
+/**
+ * Validation of one catalogue import row (JSON Lines or CSV), pure.
+ *
+ * A row names one URN at any FRBR level and optionally one item of it:
+ *
+ * | field      | JSONL                | CSV column | meaning |
+ * | ---        | ---                  | ---        | --- |
+ * | `urn`      | string, required     | `urn`      | a LEX URN: work, `@expression` or `$manifestation` level; no `~partition`, no `?`/`#` components |
+ * | `url`      | string               | `url`      | an `http:`/`https:` URL of an item of that manifestation (of the expression's generic manifestation when the URN has no `$`) |
+ * | `priority` | integer 0-65535      | `priority` | item order, lower first (default 10) |
+ * | `inForce`  | `YYYY-MM-DD`         | `in_force` | the date this version comes into force (for "most recent" and `?=at=`) |
+ * | `title`    | string               | `title`    | the work's title |
+ * | `aliases`  | array of URNs, or one string of URNs separated by spaces | `aliases` (space-separated) | other work-level names of the same work (RFC 9676 sections 5.5, 6.2.3, 6.2.4) |
+ *
+ * JSONL also accepts `in_force` for `inForce`. Unknown fields are errors
+ * (a misspelt field would otherwise be silently dropped).
+ */
+import type { ExpressionKey, ManifestationKey, UrnAnalyser, WorkKey } from './model.ts';
+import { isValidIsoDate } from './match.ts';
+
+export interface RowWork {
+  readonly urn: string;
+  readonly key: WorkKey;
+}
+
+export interface CatalogueRow {
+  readonly work: RowWork;
+  /** Null for a work-level URN. */
+  readonly expression: ExpressionKey | null;
+  /** Null when the URN has no `$manifestation`. */
+  readonly manifestation: ManifestationKey | null;
+  readonly item: { readonly url: string; readonly priority: number } | null;
+  readonly inForce: string | null;
+  readonly title: string | null;
+  readonly aliases: readonly RowWork[];
+}
+
+export interface RowError {
+  /** Stable code: `ROW_*`, or the URN library's code for a bad URN. */
+  readonly code: string;
+  readonly message: string;
+  /** The field (JSONL key / CSV column) at fault. */
+  readonly field?: string;
+  /** 0-based offset inside the field's value, when the URN library gives one. */
+  readonly offset?: number;
+}
+
+export const ROW_FIELDS = ['urn', 'url', 'priority', 'inForce', 'title', 'aliases'] as const;
+
+export const DEFAULT_PRIORITY = 10;
+const MAX_TITLE = 2000;
+const MAX_URL = 4000;
+const MAX_ALIASES = 100;
+
+/** `http(s)://` + a non-empty authority; no whitespace, controls, `<>"` or backslash anywhere. */
+const HTTP_URL = /^https?:\/\/[^/?#\s<>"\\]+[^\s<>"\\]*$/i;
+
+export type RowResult =
+  | { readonly ok: true; readonly row: CatalogueRow }
+  | { readonly ok: false; readonly error: RowError };
+
+function fail(code: string, message: string, field?: string, offset?: number): RowResult {
+  return { ok: false, error: { code, message, field, offset } };
+}
+
+/**
+ * Validate a row given as a plain object (a parsed JSON line, or a CSV
+ * record keyed by header). Empty strings count as absent.
+ */
+export function validateRow(
+  fields: Readonly<Record<string, unknown>>,
+  analyse: UrnAnalyser,
+): RowResult {
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+    return fail('ROW_NOT_OBJECT', 'a JSON Lines row must be a JSON object');
+  }
+  const values: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    const name = k === 'in_force' ? 'inForce' : k;
+    if (!(ROW_FIELDS as readonly string[]).includes(name)) {
+      return fail(
+        'ROW_UNKNOWN_FIELD',
+        `unknown field '${k}' (fields: urn, url, priority, inForce, title, aliases)`,
+        k,
+      );
+    }
+    values[name] = v === '' ? undefined : v;
+  }
+
+  const urnText = values.urn;
+  if (urnText === undefined || urnText === null)
+    return fail('ROW_MISSING_URN', "the row has no 'urn'", 'urn');
+  if (typeof urnText !== 'string') return fail('ROW_BAD_URN', "'urn' must be a string", 'urn');
+  const a = analyse(urnText);
+  if (!a.ok) return fail(a.code, a.message, 'urn', a.span?.start);
+  const q = a.query;
+  if (q.partition !== null) {
+    return fail(
+      'ROW_PARTITION',
+      'a catalogue URN names a document, not a partition: remove the "~..." part',
+      'urn',
+    );
+  }
+  if (q.qComponent !== null || q.urn.length === 0) {
+    return fail('ROW_COMPONENT', 'a catalogue URN has no ?+, ?= or # component', 'urn');
+  }
+
+  let item: CatalogueRow['item'] = null;
+  if (values.url !== undefined && values.url !== null) {
+    const url = values.url;
+    if (typeof url !== 'string' || url.length > MAX_URL || !HTTP_URL.test(url)) {
+      return fail(
+        'ROW_BAD_URL',
+        "'url' must be an absolute http: or https: URL without spaces",
+        'url',
+      );
+    }
+    let priority = DEFAULT_PRIORITY;
+    if (values.priority !== undefined && values.priority !== null) {
+      const p = typeof values.priority === 'string' ? Number(values.priority) : values.priority;
+      if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65535) {
+        return fail(
+          'ROW_BAD_PRIORITY',
+          "'priority' must be an integer from 0 to 65535",
+          'priority',
+        );
+      }
+      priority = p;
+    }
+    item = { url, priority };
+  } else if (values.priority !== undefined && values.priority !== null) {
+    return fail(
+      'ROW_PRIORITY_WITHOUT_URL',
+      "'priority' applies to an item: the row has no 'url'",
+      'priority',
+    );
+  }
+
+  let inForce: string | null = null;
+  if (values.inForce !== undefined && values.inForce !== null) {
+    if (typeof values.inForce !== 'string' || !isValidIsoDate(values.inForce)) {
+      return fail('ROW_BAD_IN_FORCE', "'inForce' must be a date YYYY-MM-DD", 'inForce');
+    }
+    if (q.expression === null) {
+      return fail(
+        'ROW_IN_FORCE_WITHOUT_VERSION',
+        "'inForce' belongs to a version: the URN has no '@' expression",
+        'inForce',
+      );
+    }
+    inForce = values.inForce;
+  }
+
+  let title: string | null = null;
+  if (values.title !== undefined && values.title !== null) {
+    if (
+      typeof values.title !== 'string' ||
+      values.title.length > MAX_TITLE ||
+      /[\u0000-\u001f]/.test(values.title)
+    ) {
+      return fail(
+        'ROW_BAD_TITLE',
+        `'title' must be a string of at most ${MAX_TITLE} characters without control characters`,
+        'title',
+      );
+    }
+    title = values.title;
+  }
+
+  const aliases: RowWork[] = [];
+  if (values.aliases !== undefined && values.aliases !== null) {
+    let list: unknown[];
+    if (typeof values.aliases === 'string')
+      list = values.aliases.split(/\s+/).filter((s) => s !== '');
+    else if (Array.isArray(values.aliases)) list = values.aliases;
+    else
+      return fail(
+        'ROW_BAD_ALIAS',
+        "'aliases' must be an array of URNs or a space-separated string",
+        'aliases',
+      );
+    if (list.length > MAX_ALIASES)
+      return fail('ROW_BAD_ALIAS', `at most ${MAX_ALIASES} aliases per row`, 'aliases');
+    for (const entry of list) {
+      if (typeof entry !== 'string')
+        return fail('ROW_BAD_ALIAS', 'each alias must be a string', 'aliases');
+      const al = analyse(entry);
+      if (!al.ok) return fail(al.code, `alias ${entry}: ${al.message}`, 'aliases', al.span?.start);
+      const aq = al.query;
+      if (aq.urn !== aq.workUrn || aq.partition !== null || aq.qComponent !== null) {
+        return fail(
+          'ROW_ALIAS_NOT_WORK',
+          `alias ${entry} must be a work-level URN (no @, $, ~ or ? parts)`,
+          'aliases',
+        );
+      }
+      if (aq.workUrn !== q.workUrn && !aliases.some((x) => x.urn === aq.workUrn)) {
+        aliases.push({ urn: aq.workUrn, key: aq.work });
+      }
+    }
+  }
+
+  return {
+    ok: true,
+    row: {
+      work: { urn: q.workUrn, key: q.work },
+      expression: q.expression,
+      manifestation: q.manifestation,
+      item,
+      inForce,
+      title,
+      aliases,
+    },
+  };
+}
