@@ -1,11 +1,152 @@
-import { EXIT_USAGE, type Command } from '../io.ts';
+/**
+ * `lexroute serve`: the authoritative DNS routing server.
+ */
+import path from 'node:path';
+import { parseCommandArgs } from '../args.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type Command } from '../io.ts';
+import {
+  DEFAULT_SERVER_CONFIG,
+  LOG_LEVELS,
+  parseListen,
+  validateServerConfig,
+  type ListenAddress,
+  type ServerConfig,
+  type ServerLogLevel,
+} from '../../config/server.ts';
+import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
+import { createLogger } from '../../server/log.ts';
+import {
+  originFromFileName,
+  startServer,
+  ServerStartError,
+  type ZoneFileLoader,
+} from '../../server/server.ts';
+import { inferOriginFromFileName, loadZoneFile } from '../../zonefile/load.ts';
 
-// Placeholder until its issue lands: says so plainly and exits 2.
+export const SERVE_HELP = `Usage: lexroute serve [options]
+
+Run the authoritative DNS server for LEX routing zones (UDP and TCP).
+
+Options:
+  --zones PATH         zone file or directory of <origin>.zone files (repeatable;
+                       default: zones/)
+  --listen ADDR:PORT   address to serve on, UDP and TCP (repeatable;
+                       default: 127.0.0.1:5353; IPv6 as [::1]:5353)
+  --config FILE        JSON configuration (see config/server.json); options
+                       given here override it
+  --watch              reload zone files when they change
+  --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
+  --log-level LEVEL    debug | info | warn | error | silent (default: info)
+  -h, --help           show this help
+
+SIGHUP reloads the zones (a zone that fails to load keeps its previous
+version); SIGTERM or SIGINT shuts down cleanly.
+`;
+
+export const loadZoneForServer: ZoneFileLoader = async (file, origin) => {
+  const o = inferOriginFromFileName(file) ?? origin ?? originFromFileName(file);
+  const r = await loadZoneFile(file, o !== undefined ? { origin: o } : {});
+  return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+};
+
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'not implemented yet',
-  async run(_argv, io) {
-    io.err('lexroute serve: not implemented yet\n');
-    return EXIT_USAGE;
+  summary: 'run the authoritative DNS routing server',
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      zones: { type: 'string', multiple: true },
+      listen: { type: 'string', multiple: true },
+      config: { type: 'string' },
+      watch: { type: 'boolean' },
+      'log-format': { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      io.out(SERVE_HELP);
+      return EXIT_OK;
+    }
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    let listen: ListenAddress[] | undefined;
+    if (values.listen) {
+      listen = [];
+      for (const l of values.listen) {
+        const r = parseListen(l);
+        if (typeof r === 'string') throw new UsageError(`--listen: ${r}`);
+        listen.push(r);
+      }
+    }
+    const format = values['log-format'];
+    if (format !== undefined && format !== 'json' && format !== 'pretty') {
+      throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
+    }
+    const level = values['log-level'];
+    if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
+      throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    }
+
+    let config: ServerConfig = DEFAULT_SERVER_CONFIG;
+    let base = io.cwd;
+    if (values.config) {
+      const file = path.resolve(io.cwd, values.config);
+      let raw: unknown;
+      try {
+        raw = await readJsonConfig(file);
+      } catch (e) {
+        if (e instanceof ConfigFileError) {
+          io.err(`lexroute serve: ${e.code}: ${e.message}\n`);
+          return EXIT_FAIL;
+        }
+        throw e;
+      }
+      const v = validateServerConfig(raw);
+      if (v.errors.length > 0) {
+        for (const e of v.errors) io.err(`lexroute serve: ${file}: ${e.code}: ${e.message}\n`);
+        return EXIT_FAIL;
+      }
+      config = v.config;
+      // Zone paths in a config file are relative to the working directory, as on the command line.
+      base = io.cwd;
+    }
+    config = {
+      ...config,
+      ...(listen ? { listen } : {}),
+      ...(values.zones ? { zones: values.zones } : {}),
+      ...(values.watch ? { watch: true } : {}),
+      log: {
+        level: (level as ServerLogLevel | undefined) ?? config.log.level,
+        format: format ?? config.log.format,
+      },
+    };
+    const resolvedFormat =
+      config.log.format === 'auto' ? (io.errIsTTY ? 'pretty' : 'json') : config.log.format;
+    const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
+
+    let server;
+    try {
+      server = await startServer({ config, loader: loadZoneForServer, log, cwd: base });
+    } catch (e) {
+      if (e instanceof ServerStartError) {
+        log.error('start_failed', { code: e.code, error: e.message });
+        return EXIT_FAIL;
+      }
+      throw e;
+    }
+    log.info('ready', {
+      zones: server.engine.zones.map((z) => z.origin),
+      listen: server.udp.map((u) => `${u.address}:${u.port}`),
+    });
+    const offReload = io.onReload(() => {
+      void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));
+    });
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve();
+      else io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    offReload();
+    log.info('shutting_down', { queries: server.engine.counters.queries });
+    await server.close();
+    log.info('stopped');
+    return EXIT_OK;
   },
 };

@@ -1,0 +1,235 @@
+/**
+ * Configuration of `lexroute serve`: schema, defaults and validation with
+ * stable codes. The documented default file is `config/server.json`; every
+ * key is explained in `config/README.md`.
+ */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type ServerLogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty', 'auto'] as const;
+export type ServerLogFormat = (typeof LOG_FORMATS)[number];
+
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ServerConfig {
+  /** Addresses to serve on; each gets a UDP and a TCP socket. */
+  readonly listen: readonly ListenAddress[];
+  /** Zone files or directories of `<origin>.zone` files (relative to the working directory). */
+  readonly zones: readonly string[];
+  /** Reload changed zone files automatically. */
+  readonly watch: boolean;
+  readonly udp: { readonly maxPayload: number };
+  readonly tcp: { readonly idleTimeoutMs: number; readonly maxConnections: number };
+  readonly limits: { readonly maxChain: number; readonly cachePerName: number };
+  readonly log: { readonly level: ServerLogLevel; readonly format: ServerLogFormat };
+}
+
+export const DEFAULT_SERVER_CONFIG: ServerConfig = {
+  listen: [{ host: '127.0.0.1', port: 5353 }],
+  zones: ['zones'],
+  watch: false,
+  udp: { maxPayload: 1232 },
+  tcp: { idleTimeoutMs: 10_000, maxConnections: 256 },
+  limits: { maxChain: 8, cachePerName: 16 },
+  log: { level: 'info', format: 'auto' },
+};
+
+export interface ConfigError {
+  readonly code: string;
+  /** JSON path of the offending key, e.g. `tcp.maxConnections`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Parse `host:port`, `[v6]:port`. Returns an error message when invalid.
+ */
+export function parseListen(text: string): ListenAddress | string {
+  const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:[\]]+):(\d{1,5})$/.exec(text);
+  if (!m) return `"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`;
+  const port = Number(m[2]);
+  if (port > 65535) return `port ${port} is over 65535`;
+  const host = m[1]!;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4 && v4.slice(1).some((o) => Number(o) > 255)) return `"${host}" is not an IPv4 address`;
+  if (!v4 && !host.includes(':') && host !== 'localhost') {
+    return `"${host}" is not an IP address (names are not resolved)`;
+  }
+  return { host, port };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function intIn(
+  errors: ConfigError[],
+  path: string,
+  v: unknown,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    errors.push({
+      code: 'CONFIG_BAD_NUMBER',
+      path,
+      message: `${path} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`,
+    });
+    return fallback;
+  }
+  return v;
+}
+
+const KNOWN: Record<string, readonly string[]> = {
+  '': ['$comment', 'listen', 'zones', 'watch', 'udp', 'tcp', 'limits', 'log'],
+  udp: ['maxPayload'],
+  tcp: ['idleTimeoutMs', 'maxConnections'],
+  limits: ['maxChain', 'cachePerName'],
+  log: ['level', 'format'],
+};
+
+/** Validate a parsed JSON value against the schema; unknown keys are errors (typos must not pass silently). */
+export function validateServerConfig(input: unknown): {
+  config: ServerConfig;
+  errors: ConfigError[];
+} {
+  const errors: ConfigError[] = [];
+  const d = DEFAULT_SERVER_CONFIG;
+  if (!isObject(input)) {
+    errors.push({
+      code: 'CONFIG_NOT_OBJECT',
+      path: '',
+      message: 'the configuration must be a JSON object',
+    });
+    return { config: d, errors };
+  }
+  for (const [section, keys] of Object.entries(KNOWN)) {
+    const obj = section === '' ? input : input[section];
+    if (obj === undefined) continue;
+    if (!isObject(obj)) {
+      errors.push({
+        code: 'CONFIG_NOT_OBJECT',
+        path: section,
+        message: `${section} must be an object`,
+      });
+      continue;
+    }
+    for (const k of Object.keys(obj)) {
+      if (!keys.includes(k)) {
+        const path = section ? `${section}.${k}` : k;
+        errors.push({ code: 'CONFIG_UNKNOWN_KEY', path, message: `unknown key ${path}` });
+      }
+    }
+  }
+  let listen = d.listen;
+  if (input.listen !== undefined) {
+    if (!Array.isArray(input.listen) || input.listen.length === 0) {
+      errors.push({
+        code: 'CONFIG_BAD_LISTEN',
+        path: 'listen',
+        message: 'listen must be a non-empty array of "ADDR:PORT"',
+      });
+    } else {
+      const out: ListenAddress[] = [];
+      input.listen.forEach((v: unknown, i: number) => {
+        const r = typeof v === 'string' ? parseListen(v) : 'not a string';
+        if (typeof r === 'string') {
+          errors.push({
+            code: 'CONFIG_BAD_LISTEN',
+            path: `listen[${i}]`,
+            message: `listen[${i}]: ${r}`,
+          });
+        } else out.push(r);
+      });
+      listen = out;
+    }
+  }
+  let zones = d.zones;
+  if (input.zones !== undefined) {
+    if (!Array.isArray(input.zones) || input.zones.some((z) => typeof z !== 'string' || z === '')) {
+      errors.push({
+        code: 'CONFIG_BAD_ZONES',
+        path: 'zones',
+        message: 'zones must be an array of paths (files or directories)',
+      });
+    } else zones = input.zones as string[];
+  }
+  let watch = d.watch;
+  if (input.watch !== undefined) {
+    if (typeof input.watch !== 'boolean') {
+      errors.push({
+        code: 'CONFIG_BAD_BOOLEAN',
+        path: 'watch',
+        message: 'watch must be true or false',
+      });
+    } else watch = input.watch;
+  }
+  const udp = isObject(input.udp) ? input.udp : {};
+  const tcp = isObject(input.tcp) ? input.tcp : {};
+  const limits = isObject(input.limits) ? input.limits : {};
+  const log = isObject(input.log) ? input.log : {};
+  let level = d.log.level;
+  if (log.level !== undefined) {
+    if (!LOG_LEVELS.includes(log.level as ServerLogLevel)) {
+      errors.push({
+        code: 'CONFIG_BAD_ENUM',
+        path: 'log.level',
+        message: `log.level must be one of ${LOG_LEVELS.join(', ')}`,
+      });
+    } else level = log.level as ServerLogLevel;
+  }
+  let format = d.log.format;
+  if (log.format !== undefined) {
+    if (!LOG_FORMATS.includes(log.format as ServerLogFormat)) {
+      errors.push({
+        code: 'CONFIG_BAD_ENUM',
+        path: 'log.format',
+        message: `log.format must be one of ${LOG_FORMATS.join(', ')}`,
+      });
+    } else format = log.format as ServerLogFormat;
+  }
+  const config: ServerConfig = {
+    listen,
+    zones,
+    watch,
+    // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
+    udp: {
+      maxPayload: intIn(errors, 'udp.maxPayload', udp.maxPayload, 512, 65535, d.udp.maxPayload),
+    },
+    tcp: {
+      idleTimeoutMs: intIn(
+        errors,
+        'tcp.idleTimeoutMs',
+        tcp.idleTimeoutMs,
+        100,
+        3_600_000,
+        d.tcp.idleTimeoutMs,
+      ),
+      maxConnections: intIn(
+        errors,
+        'tcp.maxConnections',
+        tcp.maxConnections,
+        1,
+        100_000,
+        d.tcp.maxConnections,
+      ),
+    },
+    limits: {
+      maxChain: intIn(errors, 'limits.maxChain', limits.maxChain, 0, 64, d.limits.maxChain),
+      cachePerName: intIn(
+        errors,
+        'limits.cachePerName',
+        limits.cachePerName,
+        0,
+        1024,
+        d.limits.cachePerName,
+      ),
+    },
+    log: { level, format },
+  };
+  return { config, errors };
+}
