@@ -30,3 +30,4 @@ export {
   type LoadOptions,
   type LoadResult,
 } from './zonefile/load.ts';
+export * from './core/urn/index.ts';

@@ -1,0 +1,155 @@
+/**
+ * Canonical form of a LEX URN, and LEX equivalence.
+ *
+ * Rules, applied to the LEX name (jurisdiction, work, expression, manifestation):
+ * - `urn` and the NID in lower case (RFC 8141 section 3.1);
+ * - ASCII letters in lower case. @see RFC 9676 section 3.3: "names that differ
+ *   only in case ... MUST be considered equivalent";
+ * - percent-encoded non-ASCII text decoded, lowercased (Unicode default
+ *   lowercase mapping, locale-independent), re-encoded as UTF-8: section 3.3
+ *   applies "for all the languages where different cases ... are possible";
+ * - `%hh` hex digits in upper case (RFC 3986 section 6.2.2.1);
+ * - a raw `|` date-loc separator written `%7C` (digest 11.7).
+ * Percent-encoded ASCII (`%2C`) is never decoded (RFC 8141 section 3.1:
+ * `%2C` and `,` are different names). The partition id keeps its case (it
+ * names an element id inside the document, RFC 9676 section 5.8); only its
+ * `%hh` hex is uppercased. The r-, q- and f-components are kept as written.
+ */
+import { pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
+import { parseLexUrn } from './lex-parser.ts';
+import type { LexUrn, NormalizationChange, NormalizationRule, NormalizeResult } from './types.ts';
+
+const MESSAGES: Record<NormalizationRule, string> = {
+  'scheme-lowercase': '"urn" written in lower case (RFC 8141 section 3.1)',
+  'nid-lowercase': 'the namespace identifier written in lower case (RFC 8141 section 3.1)',
+  'case-fold': 'letters written in lower case (RFC 9676 section 3.3)',
+  'case-fold-encoded':
+    'percent-encoded non-ASCII text decoded, lowercased and re-encoded (RFC 9676 section 3.3)',
+  'percent-hex-uppercase':
+    'percent-encoding hex digits written in upper case (RFC 3986 section 6.2.2.1)',
+  'pipe-encoded': 'raw "|" date separator written as "%7C" (not an RFC 8141 character)',
+};
+
+export interface Canonical {
+  readonly canonical: string;
+  readonly changes: readonly NormalizationChange[];
+  /** Length of the canonical assigned-name (the name and its `~partition`, without r/q/f). */
+  readonly assignedEnd: number;
+}
+
+/** End of the LEX name (before `~`, `?`, `#`) in the parsed input. */
+function nameEnd(urn: LexUrn): number {
+  return urn.manifestation?.span.end ?? urn.expression?.span.end ?? urn.work.span.end;
+}
+
+/** Canonicalise a parsed tree (see the module comment for the rules). */
+export function canonicalizeLexUrn(urn: LexUrn): Canonical {
+  const t = urn.input;
+  const changes: NormalizationChange[] = [];
+  const seen = new Set<NormalizationRule>();
+  const note = (rule: NormalizationRule, start: number, end: number): void => {
+    if (seen.has(rule)) return;
+    seen.add(rule);
+    changes.push({ rule, span: { start, end }, message: MESSAGES[rule] });
+  };
+  if (urn.scheme.text !== 'urn') note('scheme-lowercase', 0, 3);
+  if (urn.nid.text !== 'lex') note('nid-lowercase', 4, 7);
+  let out = 'urn:lex:';
+  const end = nameEnd(urn);
+  let last = 8;
+  let i = 8;
+  while (i < end) {
+    const c = t.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) {
+      // Copy runs of unchanged text in one slice; lowercase runs of letters.
+      let j = i + 1;
+      while (j < end) {
+        const d = t.charCodeAt(j);
+        if (d === 0x25 || d === 0x7c) break;
+        j++;
+      }
+      out += t.slice(last, i) + t.slice(i, j).toLowerCase();
+      note('case-fold', i, i + 1);
+      last = i = j;
+    } else if (c === 0x25) {
+      const b = pctOctet(t, i);
+      if (b < 0x80) {
+        const hex = upperHex(b);
+        if (
+          t.charCodeAt(i + 1) !== hex.charCodeAt(0) ||
+          t.charCodeAt(i + 2) !== hex.charCodeAt(1)
+        ) {
+          out += t.slice(last, i) + '%' + hex;
+          note('percent-hex-uppercase', i, i + 3);
+          last = i + 3;
+        }
+        i += 3;
+      } else {
+        let j = i;
+        while (j < end && t.charCodeAt(j) === 0x25 && pctOctet(t, j) >= 0x80) j += 3;
+        const decoded = pctDecodeUtf8(t, i, j);
+        const lowered = decoded.toLowerCase();
+        const encoded = pctEncodeNonAscii(lowered);
+        const original = t.slice(i, j);
+        if (encoded !== original) {
+          if (lowered !== decoded) note('case-fold-encoded', i, j);
+          if (pctEncodeNonAscii(decoded) !== original) note('percent-hex-uppercase', i, j);
+          out += t.slice(last, i) + encoded;
+          last = j;
+        }
+        i = j;
+      }
+    } else if (c === 0x7c) {
+      out += t.slice(last, i) + '%7C';
+      note('pipe-encoded', i, i + 1);
+      last = i = i + 1;
+    } else {
+      i++;
+    }
+  }
+  out += t.slice(last, end);
+  let assignedEnd = out.length;
+  let rest = end;
+  if (urn.partition) {
+    const p = urn.partition.span;
+    let part = '';
+    let from = p.start;
+    for (let k = t.indexOf('%', p.start); k >= 0 && k < p.end; k = t.indexOf('%', k + 3)) {
+      const hex = upperHex(pctOctet(t, k));
+      if (t.slice(k + 1, k + 3) !== hex) {
+        part += t.slice(from, k) + '%' + hex;
+        from = k + 3;
+        note('percent-hex-uppercase', k, k + 3);
+      }
+    }
+    part += t.slice(from, p.end);
+    out += '~' + part;
+    assignedEnd = out.length;
+    rest = p.end;
+  }
+  out += t.slice(rest);
+  return { canonical: out, changes, assignedEnd };
+}
+
+/** Parse and canonicalise a LEX URN. Never throws. */
+export function normalizeLexUrn(text: string): NormalizeResult {
+  const r = parseLexUrn(text);
+  if (!r.ok) return r;
+  const c = canonicalizeLexUrn(r.urn);
+  return { ok: true, canonical: c.canonical, changes: c.changes };
+}
+
+/**
+ * LEX equivalence: RFC 8141 section 3 equivalence plus the LEX case-insensitivity
+ * (RFC 9676 section 3.3), i.e. equal canonical assigned-names (the `~partition`
+ * included, r-, q- and f-components ignored). Invalid input is equivalent to nothing.
+ */
+export function lexUrnEquivalent(a: string, b: string): boolean {
+  const pa = parseLexUrn(a);
+  if (!pa.ok) return false;
+  const pb = parseLexUrn(b);
+  if (!pb.ok) return false;
+  const ca = canonicalizeLexUrn(pa.urn);
+  const cb = canonicalizeLexUrn(pb.urn);
+  return ca.canonical.slice(0, ca.assignedEnd) === cb.canonical.slice(0, cb.assignedEnd);
+}
