@@ -1,0 +1,367 @@
+/**
+ * NAPTR fields as the URI/URN resolution application reads them: FLAGS,
+ * SERVICES, and the record-level rewrite (REGEXP xor REPLACEMENT).
+ *
+ * @see RFC 3403 section 4.1 (the record), RFC 3404 sections 4.3-4.4 (flags and
+ *   services for URI/URN resolution), digest sections 4.3-4.6, 14, 15.15-15.22,
+ *   decisions.md item 5.
+ */
+import { applySubstitution, parseSubstitution, type ParseSubstitutionResult } from './subst.ts';
+
+/** The NAPTR record as the DDDS step sees it (wire values: single backslashes). */
+export interface NaptrRecord {
+  order: number;
+  preference: number;
+  flags: string;
+  services: string;
+  regexp: string;
+  /** A domain name; `.` (or the empty string) means "no replacement". */
+  replacement: string;
+  ttl?: number;
+}
+
+// ---------------------------------------------------------------- flags
+
+export type TerminalFlag = 'U' | 'S' | 'A';
+export type KnownFlag = TerminalFlag | 'P';
+
+export type FlagsResult =
+  | { readonly kind: 'non-terminal' }
+  | { readonly kind: 'flag'; readonly flag: KnownFlag }
+  | {
+      readonly kind: 'unusable';
+      readonly code: 'NAPTR_FLAG_UNKNOWN' | 'NAPTR_FLAG_MULTIPLE' | 'NAPTR_FLAG_INVALID';
+      readonly message: string;
+    };
+
+/**
+ * Read the FLAGS field.
+ *
+ * RFC 3403 section 4.1: "Flags are single characters from the set A-Z and 0-9.
+ * The case of the alphabetic characters is not significant. The field can be
+ * empty." RFC 3404 section 4.3: S, A, U and P are defined, "the remaining
+ * alphabetic flags are reserved", "numeric flags may be used for local
+ * experimentation"; "if a client encounters a record with an unknown flag, it
+ * MUST ignore it and move to the next record. This test takes precedence over
+ * any ordering". S, A, U and P "are mutually exclusive, and resolution
+ * libraries MAY signal an error if more than one is given": here several flags
+ * make the record unusable, dropped like an unknown flag (digest 15.18).
+ */
+export function parseFlags(flags: string): FlagsResult {
+  if (flags === '') return { kind: 'non-terminal' };
+  for (const ch of flags) {
+    if (!/^[A-Za-z0-9]$/.test(ch)) {
+      return {
+        kind: 'unusable',
+        code: 'NAPTR_FLAG_INVALID',
+        message: `flag ${JSON.stringify(ch)} is not in A-Z or 0-9 (RFC 3403 section 4.1)`,
+      };
+    }
+  }
+  const upper = flags.toUpperCase();
+  for (const ch of upper) {
+    if (!'SAUP'.includes(ch)) {
+      return {
+        kind: 'unusable',
+        code: 'NAPTR_FLAG_UNKNOWN',
+        message: `unknown flag '${ch}' (URI/URN resolution defines S, A, U and P; RFC 3404 section 4.3: ignore the record before ordering)`,
+      };
+    }
+  }
+  if (upper.length > 1) {
+    return {
+      kind: 'unusable',
+      code: 'NAPTR_FLAG_MULTIPLE',
+      message: `flags '${flags}': S, A, U and P are mutually exclusive (RFC 3404 section 4.3)`,
+    };
+  }
+  return { kind: 'flag', flag: upper as KnownFlag };
+}
+
+// ---------------------------------------------------------------- services
+
+export interface ParsedServices {
+  /** The protocol as written, or undefined when the field has none. */
+  readonly protocol: string | undefined;
+  /** The resolution services as written (without '+'). */
+  readonly services: readonly string[];
+}
+
+export type ServicesResult =
+  | { readonly ok: true; readonly value: ParsedServices }
+  | { readonly ok: false; readonly code: 'NAPTR_SERVICES_SYNTAX'; readonly message: string };
+
+const TOKEN = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
+
+/**
+ * Parse SERVICES under RFC 3404 section 4.4:
+ * ```
+ * service_field = [ [protocol] *("+" rs)]
+ * protocol      = ALPHA *31ALPHANUM
+ * rs            = ALPHA *31ALPHANUM
+ * ```
+ * A field that does not parse (S-NAPTR `tag:proto`, a token over 32
+ * characters, ...) is an error; the step treats the record's services as
+ * unknown (decisions.md item 5).
+ */
+export function parseServices(field: string): ServicesResult {
+  if (field === '') return { ok: true, value: { protocol: undefined, services: [] } };
+  const parts = field.split('+');
+  const head = parts[0] ?? '';
+  const bad = (message: string): ServicesResult => ({
+    ok: false,
+    code: 'NAPTR_SERVICES_SYNTAX',
+    message: `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
+  });
+  if (head !== '' && !TOKEN.test(head)) {
+    return bad(
+      `protocol ${JSON.stringify(head)} must be a letter then at most 31 letters or digits`,
+    );
+  }
+  const services: string[] = [];
+  for (const rs of parts.slice(1)) {
+    if (!TOKEN.test(rs)) {
+      return bad(
+        `service ${JSON.stringify(rs)} must be a letter then at most 31 letters or digits`,
+      );
+    }
+    services.push(rs);
+  }
+  return { ok: true, value: { protocol: head === '' ? undefined : head, services } };
+}
+
+/**
+ * Canonical form of a resolution-service token for comparison: lowercase, and
+ * the URN-specific `N2x` and the generic `I2x` are the same service for URN
+ * input (decisions.md item 5; RFC 2483 dropped N2x for I2x).
+ */
+export function canonicalService(token: string): string {
+  const t = token.toLowerCase();
+  return /^[in]2/.test(t) ? `n2${t.slice(2)}` : t;
+}
+
+export interface ProtocolInfo {
+  /** THTTP (RFC 2169) over this URI scheme. */
+  readonly scheme: 'http' | 'https';
+  /** Default port, used with the `A` flag (NAPTR has no port; RFC 2168 "Advice"). */
+  readonly defaultPort: number;
+}
+
+/**
+ * Protocols this client speaks: `thttp` and `http` are THTTP over HTTP,
+ * `https` is THTTP over HTTPS (decisions.md item 5). Case-insensitive.
+ */
+export function protocolInfo(protocol: string | undefined): ProtocolInfo | undefined {
+  switch (protocol?.toLowerCase()) {
+    case 'thttp':
+    case 'http':
+      return { scheme: 'http', defaultPort: 80 };
+    case 'https':
+      return { scheme: 'https', defaultPort: 443 };
+    default:
+      return undefined;
+  }
+}
+
+export type ServiceCheck =
+  | { readonly usable: true; readonly reason: string }
+  | { readonly usable: false; readonly code: string; readonly reason: string };
+
+/**
+ * Does a record with these flags and services serve the wanted service?
+ * RFC 3402 section 3.3 step 4: "If the Service description of the rule does
+ * not meet the client's requirements, go back to step 3."
+ * - Non-terminal: empty services are typical early in a chain and accepted;
+ *   a non-empty service list must name the wanted service.
+ * - `U`: a protocol, if given, must be one we speak; empty services are
+ *   accepted (the URI's scheme names the protocol; digest 15.21).
+ * - `S`, `A`: a protocol we speak is required (there is no other way to know
+ *   what to talk to the target).
+ * - `P`: a protocol is required (it is what DDDS hands over to).
+ * In every case a non-empty service list must contain the wanted service.
+ */
+export function checkServices(
+  flags: FlagsResult,
+  services: ServicesResult,
+  wanted: string,
+): ServiceCheck {
+  if (!services.ok) {
+    return { usable: false, code: 'NAPTR_SERVICES_SYNTAX', reason: services.message };
+  }
+  const { protocol, services: list } = services.value;
+  const want = canonicalService(wanted);
+  const listed = list.some((s) => canonicalService(s) === want);
+  const listNote = list.length === 0 ? 'no service list' : `services ${list.join('+')}`;
+  if (list.length > 0 && !listed) {
+    return {
+      usable: false,
+      code: 'NAPTR_SERVICE_UNWANTED',
+      reason: `${listNote} do not include ${wanted}`,
+    };
+  }
+  if (flags.kind === 'non-terminal') {
+    return { usable: true, reason: `non-terminal, ${listNote}` };
+  }
+  if (flags.kind !== 'flag') {
+    return { usable: false, code: flags.code, reason: flags.message };
+  }
+  if (flags.flag === 'P') {
+    if (protocol === undefined) {
+      return {
+        usable: false,
+        code: 'NAPTR_PROTOCOL_MISSING',
+        reason: "'P' record names no protocol to hand over to",
+      };
+    }
+    return { usable: true, reason: `hand-off to protocol ${protocol}` };
+  }
+  if (protocol === undefined) {
+    if (flags.flag === 'U') {
+      return { usable: true, reason: `'U' with no protocol (the URI scheme decides), ${listNote}` };
+    }
+    return {
+      usable: false,
+      code: 'NAPTR_PROTOCOL_MISSING',
+      reason: `'${flags.flag}' record names no protocol (RFC 2915 section 2: a terminal rule must)`,
+    };
+  }
+  if (protocolInfo(protocol) === undefined) {
+    return {
+      usable: false,
+      code: 'NAPTR_PROTOCOL_UNKNOWN',
+      reason: `protocol ${protocol} is not one this client speaks (thttp, http, https)`,
+    };
+  }
+  return { usable: true, reason: `protocol ${protocol}, ${listNote}` };
+}
+
+// ---------------------------------------------------------------- rewrite
+
+export type RewriteResult =
+  | { readonly ok: true; readonly output: string; readonly via: 'regexp' | 'replacement' }
+  | {
+      readonly ok: false;
+      /** malformed: the record is in error; no-match: it simply does not apply. */
+      readonly kind: 'malformed' | 'no-match';
+      readonly code: string;
+      readonly message: string;
+    };
+
+const SUBST_CACHE_LIMIT = 1024;
+const substCache = new Map<string, ParseSubstitutionResult>();
+
+/** parseSubstitution with a small bounded memo (REGEXP fields repeat across lookups). */
+export function parseSubstitutionCached(field: string): ParseSubstitutionResult {
+  const hit = substCache.get(field);
+  if (hit !== undefined) return hit;
+  const parsed = parseSubstitution(field);
+  if (substCache.size >= SUBST_CACHE_LIMIT) substCache.clear();
+  substCache.set(field, parsed);
+  return parsed;
+}
+
+function isEmptyReplacement(replacement: string): boolean {
+  return replacement === '' || replacement === '.';
+}
+
+/**
+ * RFC 3986 absolute-URI (`scheme ":" hier-part [ "?" query ]`): a scheme, then
+ * only URI characters and well-formed percent-encodings, no fragment.
+ */
+export function isAbsoluteUri(text: string): boolean {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(text);
+  if (m === null) return false;
+  const rest = m[2] ?? '';
+  return /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/.test(rest);
+}
+
+/**
+ * The record-level rewrite of digest section 14.
+ * - Malformed when REGEXP is set and REPLACEMENT is not `.`, or when both are
+ *   empty. RFC 3403 section 4.1: "The Regexp and Replacement fields are
+ *   mutually exclusive ... If a record has both fields set it is in error and
+ *   SHOULD be ignored."
+ * - REGEXP empty: the output is REPLACEMENT, except for `U`, whose output is
+ *   "the output of the Regexp field" (RFC 2915 section 2): malformed.
+ * - Otherwise the substitution expression applied to the AUS; no match or an
+ *   empty output is "no match" (RFC 3402 section 3.3 step 3: "until a
+ *   non-empty string is produced"), a bad expression is malformed.
+ * - A `U` output must be an absolute URI (RFC 3404 section 4.3).
+ */
+export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
+  const flags = parseFlags(record.flags);
+  const isU = flags.kind === 'flag' && flags.flag === 'U';
+  const hasRegexp = record.regexp !== '';
+  const hasReplacement = !isEmptyReplacement(record.replacement);
+  if (hasRegexp && hasReplacement) {
+    return {
+      ok: false,
+      kind: 'malformed',
+      code: 'NAPTR_BOTH_FIELDS',
+      message: `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+    };
+  }
+  if (!hasRegexp && !hasReplacement) {
+    return {
+      ok: false,
+      kind: 'malformed',
+      code: 'NAPTR_NO_FIELDS',
+      message: 'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+    };
+  }
+  if (!hasRegexp) {
+    if (isU) {
+      return {
+        ok: false,
+        kind: 'malformed',
+        code: 'NAPTR_U_WITHOUT_REGEXP',
+        message: "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+      };
+    }
+    return { ok: true, output: record.replacement, via: 'replacement' };
+  }
+  const parsed = parseSubstitutionCached(record.regexp);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    return {
+      ok: false,
+      kind: 'malformed',
+      code: e.code,
+      message: `REGEXP ${JSON.stringify(record.regexp)} at ${e.span.start}: ${e.message}`,
+    };
+  }
+  const applied = applySubstitution(parsed.expr, aus);
+  if (applied.error !== undefined) {
+    return {
+      ok: false,
+      kind: 'malformed',
+      code: applied.error.code,
+      message: applied.error.message,
+    };
+  }
+  if (!applied.matched) {
+    return {
+      ok: false,
+      kind: 'no-match',
+      code: 'NAPTR_NO_MATCH',
+      message: `REGEXP ${JSON.stringify(record.regexp)} does not match the AUS`,
+    };
+  }
+  if (applied.output === '') {
+    return {
+      ok: false,
+      kind: 'no-match',
+      code: 'NAPTR_EMPTY_OUTPUT',
+      message: `REGEXP ${JSON.stringify(record.regexp)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
+    };
+  }
+  if (isU && !isAbsoluteUri(applied.output)) {
+    return {
+      ok: false,
+      kind: 'malformed',
+      code: 'NAPTR_U_NOT_URI',
+      message: `'U' output ${JSON.stringify(applied.output)} is not an absolute URI (RFC 3404 section 4.3)`,
+    };
+  }
+  return { ok: true, output: applied.output, via: 'regexp' };
+}

@@ -1,0 +1,365 @@
+/**
+ * One DDDS step (RFC 3402 section 3.3, steps 2-5) over the NAPTR RRset of one
+ * key, for the URI/URN resolution application (RFC 3404) on the DNS database
+ * (RFC 3403). Pure: the driver does the lookups and calls this once per key.
+ *
+ * Order of work (digest section 14):
+ * 1. Records whose flags are unknown (or several, or not A-Z0-9) are dropped
+ *    before ordering. RFC 3404 section 4.3: "This test takes precedence over
+ *    any ordering since flags can control the interpretation placed on fields."
+ * 2. Stable sort by ORDER, then PREFERENCE (ties keep the response order,
+ *    decisions.md item 4).
+ * 3. Each record is rewritten against the AUS (never against a previous
+ *    output). The first successful rewrite locks its ORDER. RFC 3403 section
+ *    4.1: "once a match is found the client MUST NOT consider records with a
+ *    different Order but they MAY process records with the same Order but
+ *    different Preferences", even when the matching record's services are
+ *    unusable (RFC 3404 section 6).
+ * 4. The services must serve the wanted service (RFC 3402 section 3.3 step 4).
+ * 5. A non-terminal output becomes the next key; a regexp output goes through
+ *    the IDNA key conversion, a REPLACEMENT is a domain name taken verbatim.
+ */
+import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
+import {
+  checkServices,
+  parseFlags,
+  parseServices,
+  rewrite,
+  type FlagsResult,
+  type NaptrRecord,
+} from './naptr.ts';
+
+export type { NaptrRecord } from './naptr.ts';
+
+/** Resolution service the client wants (RFC 2169 / RFC 2483 names; N2x and I2x are synonyms). */
+export type WantedService = 'N2L' | 'N2Ls' | 'N2C' | (string & {});
+
+export interface StepInput {
+  /** The Application Unique String: every rule applies to it, never to a previous output. */
+  aus: string;
+  /** The key whose RRset `records` is (for messages and the trace). */
+  key: string;
+  /** The NAPTR RRset in response order. */
+  records: readonly NaptrRecord[];
+  service: WantedService;
+  /**
+   * Key conversion for regexp outputs (percent-decoding, IDNA2008, Punycode).
+   * Defaults to the URN library's `toDnsKey` once wired; see key.ts.
+   */
+  toDnsKey?: ToDnsKey;
+}
+
+export type RecordFate = {
+  record: NaptrRecord;
+  /** Position in the RRset as received. */
+  index: number;
+  fate: 'used' | 'skipped';
+  reason: string;
+  code: string;
+};
+
+export type StepOutcome =
+  | {
+      kind: 'next';
+      /** Absolute DNS name after IDNA (toDnsKey), with its trailing dot. */
+      key: string;
+      /** The rewrite output before key conversion. */
+      rewritten: string;
+      record: NaptrRecord;
+      via: 'regexp' | 'replacement';
+    }
+  | {
+      kind: 'terminal';
+      flag: 'U' | 'S' | 'A';
+      /** U: the URI. S, A: the absolute domain name to look up (SRV, or A/AAAA), as given. */
+      output: string;
+      record: NaptrRecord;
+      protocol: string | undefined;
+      services: readonly string[];
+      via: 'regexp' | 'replacement';
+    }
+  | {
+      kind: 'handoff';
+      flag: 'P';
+      output: string;
+      record: NaptrRecord;
+      protocol: string | undefined;
+    }
+  | { kind: 'failure'; code: string; message: string };
+
+export interface StepResult {
+  outcome: StepOutcome;
+  considered: readonly RecordFate[];
+}
+
+/**
+ * A REPLACEMENT (or an S/A target) is a domain name used as given: lowercased
+ * ASCII with a trailing dot, labels checked for emptiness and length only
+ * (`_` is legal here, as in SRV owner names). Non-ASCII or percent-encoded
+ * text goes through the IDNA conversion instead.
+ */
+function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
+  if (/[^\x21-\x7e]/.test(text) || text.includes('%')) return toDnsKey(text);
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  if (name === '') {
+    return { ok: false, error: { code: 'DDDS_KEY_EMPTY', message: 'the name is the root' } };
+  }
+  if (name.length > 253) {
+    return {
+      ok: false,
+      error: {
+        code: 'DDDS_KEY_TOO_LONG',
+        message: `name is ${name.length} characters; at most 253`,
+      },
+    };
+  }
+  for (const label of name.split('.')) {
+    if (label === '' || label.length > 63) {
+      return {
+        ok: false,
+        error: {
+          code: label === '' ? 'DDDS_KEY_EMPTY_LABEL' : 'DDDS_KEY_LABEL_TOO_LONG',
+          message: `name ${JSON.stringify(text)} has ${label === '' ? 'an empty label' : 'a label over 63 octets'}`,
+        },
+      };
+    }
+  }
+  return { ok: true, value: `${name.toLowerCase()}.` };
+}
+
+function describeRecord(r: NaptrRecord): string {
+  return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${r.replacement === '' ? '.' : r.replacement}`;
+}
+
+/**
+ * Run one DDDS step. Never throws on record content: every problem is a
+ * record fate or a failure outcome with a stable code.
+ */
+export function dddsStep(input: StepInput): StepResult {
+  const toDnsKey = input.toDnsKey ?? defaultToDnsKey;
+  const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(input.records.length);
+  const setFate = (index: number, fate: 'used' | 'skipped', code: string, reason: string) => {
+    const record = input.records[index];
+    if (record !== undefined) fates[index] = { record, index, fate, code, reason };
+  };
+
+  // 1. Drop unknown-flag records before ordering.
+  const candidates: { record: NaptrRecord; index: number; flags: FlagsResult }[] = [];
+  input.records.forEach((record, index) => {
+    const flags = parseFlags(record.flags);
+    if (flags.kind === 'unusable') {
+      setFate(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
+      return;
+    }
+    candidates.push({ record, index, flags });
+  });
+
+  // 2. Stable sort by ORDER then PREFERENCE (Array.prototype.sort is stable).
+  candidates.sort(
+    (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
+  );
+
+  // 3-5. Walk.
+  let locked: { order: number; index: number } | undefined;
+  let chosen: StepOutcome | undefined;
+  for (const c of candidates) {
+    const { record, index, flags } = c;
+    if (locked !== undefined && record.order !== locked.order) {
+      setFate(
+        index,
+        'skipped',
+        'DDDS_ORDER_LOCKED',
+        `ORDER ${locked.order} is locked by record #${locked.index} (RFC 3403 section 4.1: records with a different ORDER MUST NOT be considered)`,
+      );
+      continue;
+    }
+    if (chosen !== undefined) {
+      setFate(index, 'skipped', 'DDDS_NOT_REACHED', 'an earlier record was used');
+      continue;
+    }
+    const rewritten = rewrite(record, input.aus);
+    if (!rewritten.ok) {
+      setFate(index, 'skipped', rewritten.code, rewritten.message);
+      continue;
+    }
+    if (locked === undefined) locked = { order: record.order, index };
+    const services = parseServices(record.services);
+    const check = checkServices(flags, services, input.service);
+    if (!check.usable) {
+      setFate(
+        index,
+        'skipped',
+        check.code,
+        `rewrite gave ${JSON.stringify(rewritten.output)} but the services are unusable: ${check.reason}`,
+      );
+      continue;
+    }
+    const protocol = services.ok ? services.value.protocol : undefined;
+    const serviceList = services.ok ? services.value.services : [];
+    if (flags.kind === 'non-terminal') {
+      const key =
+        rewritten.via === 'replacement'
+          ? verbatimName(rewritten.output, toDnsKey)
+          : toDnsKey(rewritten.output);
+      if (!key.ok) {
+        setFate(
+          index,
+          'skipped',
+          'DDDS_BAD_KEY',
+          `rewrite gave ${JSON.stringify(rewritten.output)}, which is not a valid key: ${key.error.code} ${key.error.message}`,
+        );
+        continue;
+      }
+      setFate(
+        index,
+        'used',
+        'DDDS_NEXT_KEY',
+        `${rewritten.via} gave ${JSON.stringify(rewritten.output)}; next key ${key.value} (${check.reason})`,
+      );
+      chosen = {
+        kind: 'next',
+        key: key.value,
+        rewritten: rewritten.output,
+        record,
+        via: rewritten.via,
+      };
+      continue;
+    }
+    if (flags.kind !== 'flag') continue; // unreachable: unusable flags were dropped
+    if (flags.flag === 'P') {
+      setFate(
+        index,
+        'used',
+        'DDDS_HANDOFF',
+        `hand-off with ${JSON.stringify(rewritten.output)} (${check.reason})`,
+      );
+      chosen = { kind: 'handoff', flag: 'P', output: rewritten.output, record, protocol };
+      continue;
+    }
+    let output = rewritten.output;
+    if (flags.flag === 'S' || flags.flag === 'A') {
+      const name = verbatimName(rewritten.output, toDnsKey);
+      if (!name.ok) {
+        setFate(
+          index,
+          'skipped',
+          'DDDS_BAD_KEY',
+          `'${flags.flag}' output ${JSON.stringify(rewritten.output)} is not a domain name: ${name.error.code} ${name.error.message}`,
+        );
+        continue;
+      }
+      output = name.value;
+    }
+    setFate(
+      index,
+      'used',
+      'DDDS_TERMINAL',
+      `terminal '${flags.flag}': ${rewritten.via} gave ${JSON.stringify(output)} (${check.reason})`,
+    );
+    chosen = {
+      kind: 'terminal',
+      flag: flags.flag,
+      output,
+      record,
+      protocol,
+      services: serviceList,
+      via: rewritten.via,
+    };
+  }
+
+  const considered = fates.filter((f): f is RecordFate => f !== undefined);
+  if (chosen !== undefined) return { outcome: chosen, considered };
+  if (input.records.length === 0) {
+    return {
+      outcome: {
+        kind: 'failure',
+        code: 'DDDS_NO_RECORDS',
+        message: `no NAPTR records at ${input.key}`,
+      },
+      considered,
+    };
+  }
+  const summary = considered
+    .map((f) => `#${f.index} [${describeRecord(f.record)}] ${f.code}`)
+    .join('; ');
+  return {
+    outcome: {
+      kind: 'failure',
+      code: 'DDDS_NO_VALID_OUTPUT',
+      message: `no rule at ${input.key} gives a usable result for ${input.service} (RFC 3402 section 3.3: "no valid output"): ${summary}`,
+    },
+    considered,
+  };
+}
+
+/**
+ * The First Well Known Rule for URN resolution: the NID, lowercased, plus
+ * `.urn.arpa.` (RFC 3404 sections 4.2 and 4.5; NIDs are case-insensitive,
+ * RFC 8141 section 2.1).
+ */
+export function firstKey(nid: string): string {
+  return `${nid.toLowerCase()}.urn.arpa.`;
+}
+
+/** Default limit on DDDS steps (decisions.md item 4). */
+export const DEFAULT_STEP_LIMIT = 10;
+
+export type LoopCheck =
+  | { readonly ok: true; readonly step: number }
+  | {
+      readonly ok: false;
+      readonly code: 'DDDS_LOOP' | 'DDDS_STEP_LIMIT';
+      readonly message: string;
+    };
+
+/**
+ * Loop and step-limit bookkeeping for the driver. Keys are compared
+ * case-insensitively with the trailing dot normalised (digest 15.29); a
+ * repeated key is a loop (RFC 3404 appendix A), more than `limit` keys is a
+ * failure (decisions.md item 4).
+ */
+export class DddsLoopGuard {
+  readonly limit: number;
+  readonly #seen = new Map<string, number>();
+  readonly #path: string[] = [];
+
+  constructor(limit: number = DEFAULT_STEP_LIMIT) {
+    this.limit = limit;
+  }
+
+  static normalise(key: string): string {
+    const lower = key.toLowerCase();
+    return lower.endsWith('.') ? lower : `${lower}.`;
+  }
+
+  /** Record a visit to `key` before querying it. */
+  visit(key: string): LoopCheck {
+    const norm = DddsLoopGuard.normalise(key);
+    const previous = this.#seen.get(norm);
+    if (previous !== undefined) {
+      return {
+        ok: false,
+        code: 'DDDS_LOOP',
+        message: `loop: key ${norm} was already visited at step ${previous} (path ${[...this.#path, norm].join(' -> ')})`,
+      };
+    }
+    if (this.#path.length >= this.limit) {
+      return {
+        ok: false,
+        code: 'DDDS_STEP_LIMIT',
+        message: `more than ${this.limit} DDDS steps (path ${[...this.#path, norm].join(' -> ')})`,
+      };
+    }
+    this.#path.push(norm);
+    this.#seen.set(norm, this.#path.length);
+    return { ok: true, step: this.#path.length };
+  }
+
+  get steps(): number {
+    return this.#path.length;
+  }
+
+  get path(): readonly string[] {
+    return [...this.#path];
+  }
+}
