@@ -1,11 +1,245 @@
-import { EXIT_USAGE, type Command } from '../io.ts';
+/**
+ * `lexroute urn parse | normalize | key`: read, check, normalise and convert
+ * LEX URNs from the command line. Exit codes: 0 valid, 1 invalid, 2 usage.
+ */
+import {
+  normalizeLexUrn,
+  parseLexUrn,
+  toDnsKey,
+  type LexDate,
+  type LexQualified,
+  type LexUrn,
+  type LexVersionItem,
+  type UrnDiagnostic,
+} from '../../core/urn/index.ts';
+import { parseCommandArgs } from '../args.ts';
+import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 
-// Placeholder until its issue lands: says so plainly and exits 2.
+const MAIN_HELP = `Usage: lexroute urn <subcommand> [options]
+
+Parse, normalise and convert LEX URNs (RFC 9676 on RFC 8141).
+
+Subcommands:
+  parse <urn>       show the parts (jurisdiction, work, expression,
+                    manifestation, partition) as a tree, or the errors
+  normalize <urn>   print the canonical form and the rules that changed it
+  key <text>        convert text with percent-encoded UTF-8 to a DNS key
+                    (absolute name of A-labels, IDNA2008 + Punycode)
+
+Options:
+  -h, --help        show this help (also: lexroute urn <subcommand> --help)
+
+Exit codes: 0 valid, 1 invalid, 2 usage error.
+`;
+
+const PARSE_HELP = `Usage: lexroute urn parse <urn> [--json]
+
+Parse a LEX URN (RFC 9676 section 8) and show its parts as a tree.
+Errors are printed as "column: CODE message" with a caret under the position.
+
+Options:
+  --json      print the parse result (tree with spans, or errors) as JSON
+  -h, --help  show this help
+
+Exit codes: 0 valid (warnings are printed but do not fail), 1 invalid, 2 usage error.
+`;
+
+const NORMALIZE_HELP = `Usage: lexroute urn normalize <urn> [--json]
+
+Print the canonical form of a LEX URN: "urn" and the NID in lower case, the
+name case-folded (RFC 9676 section 3.3, also percent-encoded non-ASCII text),
+%hh hex in upper case, a raw "|" date separator as %7C. The rules that
+changed the input are listed on standard error.
+
+Options:
+  --json      print { ok, canonical, changes } or { ok, errors } as JSON
+  -h, --help  show this help
+
+Exit codes: 0 valid, 1 invalid, 2 usage error.
+`;
+
+const KEY_HELP = `Usage: lexroute urn key <text> [--json]
+
+Convert text (for example a DDDS rewrite result) with percent-encoded or raw
+UTF-8 to a DNS key: percent-decode %80-%FF only (encoded ASCII such as %2E is
+rejected), split on ".", lowercase, check IDNA2008 lookup rules, Punycode,
+63-octet labels and 253-character names. Prints the absolute name.
+
+Options:
+  --json      print { ok, value } or { ok, error } as JSON
+  -h, --help  show this help
+
+Exit codes: 0 converted, 1 rejected, 2 usage error.
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `column: CODE message` with the input and a caret line under the span. */
+export function formatDiagnostic(input: string, d: UrnDiagnostic): string {
+  const start = Math.min(d.span.start, input.length);
+  const width = Math.max(1, Math.min(d.span.end, input.length) - start);
+  const prefix = d.severity === 'warning' ? 'warning: ' : '';
+  return `${input}\n${' '.repeat(start)}${'^'.repeat(width)}\n${prefix}${start + 1}: ${d.code} ${d.message}\n`;
+}
+
+function qualified(q: LexQualified): string {
+  return [q.value.text, ...q.specifications.map((s) => s.text)].join(' ; ');
+}
+
+function date(d: LexDate): string {
+  return d.iso.text + (d.local !== undefined ? `  (local date: ${d.local.text || '""'})` : '');
+}
+
+function versionItem(v: LexVersionItem): string {
+  return v.kind === 'date' ? `date ${date(v.date)}` : v.text.text;
+}
+
+/** The readable tree of a parsed LEX URN. */
+export function renderTree(urn: LexUrn): string {
+  const lines: string[] = [];
+  const row = (indent: number, label: string, value?: string): void => {
+    const head = '  '.repeat(indent) + label;
+    lines.push(value === undefined ? head : `${head.padEnd(18)} ${value}`);
+  };
+  row(0, 'jurisdiction', urn.jurisdiction.code.text);
+  for (const u of urn.jurisdiction.units) row(1, 'unit', u.text);
+  row(0, 'work');
+  row(1, 'authority');
+  for (const issuer of urn.work.authority.issuers) {
+    row(2, 'issuer', issuer.name.text);
+    for (const b of issuer.bodyFunctions) row(3, 'body/function', b.text);
+  }
+  row(1, 'measure', qualified(urn.work.measure));
+  row(1, 'details');
+  const d = urn.work.details;
+  if (d.dates) for (const x of d.dates) row(2, 'date', date(x));
+  if (d.period) row(2, 'period', d.period.text);
+  if (d.numbers.kind === 'lex')
+    row(2, 'number', `${d.numbers.text.text}  (lex-N: no official number)`);
+  else for (const id of d.numbers.ids) row(2, 'number', id.text);
+  urn.work.annexes.forEach((a, i) =>
+    row(1 + i, i === 0 ? 'annex' : 'annex of annex', qualified(a)),
+  );
+  if (urn.expression) {
+    row(0, 'expression');
+    row(1, 'version', versionItem(urn.expression.version.amendment));
+    for (const e of urn.expression.version.events) row(2, 'event', versionItem(e));
+    if (urn.expression.language) row(1, 'language', urn.expression.language.text);
+  }
+  if (urn.manifestation) {
+    const m = urn.manifestation;
+    row(0, 'manifestation');
+    row(1, 'editor', qualified(m.editor));
+    row(1, 'format', qualified(m.format));
+    if (m.component) row(1, 'component', qualified(m.component));
+    if (m.feature) row(1, 'feature', qualified(m.feature));
+  }
+  if (urn.partition) row(0, 'partition', urn.partition.text);
+  if (urn.rComponent) row(0, 'r-component', urn.rComponent.text);
+  if (urn.qComponent) row(0, 'q-component', urn.qComponent.text);
+  if (urn.fComponent) row(0, 'f-component', urn.fComponent.text);
+  return lines.join('\n') + '\n';
+}
+
+function oneArgument(positionals: readonly string[], what: string): string {
+  if (positionals.length === 0) throw new UsageError(`missing ${what}`);
+  if (positionals.length > 1)
+    throw new UsageError(`expected one ${what}, got ${positionals.length}`);
+  return positionals[0]!;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
+
+function runParse(argv: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (values.help) {
+    io.out(PARSE_HELP);
+    return EXIT_OK;
+  }
+  const text = oneArgument(positionals, 'URN');
+  const r = parseLexUrn(text);
+  if (values.json) {
+    io.out(json(r.ok ? { ok: true, urn: r.urn, warnings: r.warnings } : r));
+    return r.ok ? EXIT_OK : EXIT_FAIL;
+  }
+  if (!r.ok) {
+    for (const e of r.errors) io.err(formatDiagnostic(text, e));
+    return EXIT_FAIL;
+  }
+  io.out(text + '\n' + renderTree(r.urn));
+  for (const w of r.warnings) io.err(formatDiagnostic(text, w));
+  return EXIT_OK;
+}
+
+function runNormalize(argv: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (values.help) {
+    io.out(NORMALIZE_HELP);
+    return EXIT_OK;
+  }
+  const text = oneArgument(positionals, 'URN');
+  const r = normalizeLexUrn(text);
+  if (values.json) {
+    io.out(json(r));
+    return r.ok ? EXIT_OK : EXIT_FAIL;
+  }
+  if (!r.ok) {
+    for (const e of r.errors) io.err(formatDiagnostic(text, e));
+    return EXIT_FAIL;
+  }
+  io.out(r.canonical + '\n');
+  for (const c of r.changes) io.err(`changed at ${c.span.start + 1}: ${c.rule}: ${c.message}\n`);
+  return EXIT_OK;
+}
+
+function runKey(argv: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (values.help) {
+    io.out(KEY_HELP);
+    return EXIT_OK;
+  }
+  const text = oneArgument(positionals, 'text');
+  const r = toDnsKey(text);
+  if (values.json) {
+    io.out(json(r));
+    return r.ok ? EXIT_OK : EXIT_FAIL;
+  }
+  if (!r.ok) {
+    io.err(formatDiagnostic(text, r.error));
+    return EXIT_FAIL;
+  }
+  io.out(r.value + '\n');
+  return EXIT_OK;
+}
+
 export const urnCommand: Command = {
   name: 'urn',
-  summary: 'not implemented yet',
-  async run(_argv, io) {
-    io.err('lexroute urn: not implemented yet\n');
-    return EXIT_USAGE;
+  summary: 'parse, normalise and convert LEX URNs (parse | normalize | key)',
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    switch (sub) {
+      case 'parse':
+        return runParse(rest, io);
+      case 'normalize':
+      case 'normalise':
+        return runNormalize(rest, io);
+      case 'key':
+        return runKey(rest, io);
+      case '-h':
+      case '--help':
+      case 'help':
+        io.out(MAIN_HELP);
+        return EXIT_OK;
+      case undefined:
+        io.err(MAIN_HELP);
+        return EXIT_USAGE;
+      default:
+        throw new UsageError(`unknown subcommand '${sub}' (parse, normalize, key)`);
+    }
   },
 };
