@@ -17,18 +17,26 @@ PLAIN[0x2d] = 1; // -
 PLAIN[0x5f] = 1; // _
 PLAIN[0x2a] = 1; // *
 
+/** Characters allowed unescaped in a name (as Knot DNS): letters, digits, - _ / *. */
+const NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) NAME_CHAR[c] = PLAIN[c]!;
+NAME_CHAR[0x2f] = 1; // /
+
 export type NameError =
   | 'ZONE_EMPTY_LABEL'
   | 'ZONE_LABEL_TOO_LONG'
   | 'ZONE_NAME_TOO_LONG'
   | 'ZONE_BAD_ESCAPE'
-  | 'ZONE_NON_ASCII_NAME';
+  | 'ZONE_NON_ASCII_NAME'
+  | 'ZONE_BAD_NAME_CHAR';
 
 export const NAME_ERROR_MESSAGES: Record<NameError, string> = {
   ZONE_EMPTY_LABEL: 'empty label in domain name (RFC 1035 section 5.1: only the root may be empty)',
   ZONE_LABEL_TOO_LONG: 'label longer than 63 octets (RFC 1035 section 2.3.4)',
   ZONE_NAME_TOO_LONG: 'domain name longer than 255 octets on the wire (RFC 1035 section 2.3.4)',
   ZONE_BAD_ESCAPE: 'bad escape: \\DDD must be three decimal digits with a value up to 255',
+  ZONE_BAD_NAME_CHAR:
+    'character not allowed unescaped in a domain name (letters, digits, - _ / * only; write \\X or \\DDD)',
   ZONE_NON_ASCII_NAME:
     'non-ASCII character in a domain name: write A-labels (xn--...) or \\DDD escapes',
 };
@@ -90,6 +98,7 @@ export function encodeName(
       }
     } else {
       if (c > 0x7f) return 'ZONE_NON_ASCII_NAME';
+      if (!NAME_CHAR[c]) return 'ZONE_BAD_NAME_CHAR';
       i++;
     }
     if (lower && c >= 0x41 && c <= 0x5a) c += 0x20;

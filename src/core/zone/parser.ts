@@ -241,7 +241,12 @@ class Parser {
       }
     } else {
       owner = this.ownerName(lex, state, 0);
-      if (owner === undefined) return;
+      if (owner === undefined) {
+        // A blank owner after a bad one has no previous owner to repeat.
+        state.lastOwner = undefined;
+        state.lastOwnerRaw = undefined;
+        return;
+      }
       t = 1;
     }
     // TTL and class, in either order (RFC 1035 section 5.1).
@@ -654,7 +659,7 @@ class Parser {
       );
       return;
     }
-    const fileName = lex.token(1);
+    const fileName = unescapeToken(lex.token(1));
     let origin = state.origin;
     let originText = state.originText;
     if (lex.count === 3) {
@@ -721,4 +726,26 @@ class Parser {
     state.lastOwnerRaw = undefined;
     state.lastTtl = child.lastTtl;
   }
+}
+
+/** A token's text with `\X` and `\DDD` escapes resolved (file names). */
+function unescapeToken(t: string): string {
+  if (t.indexOf('\\') < 0) return t;
+  let out = '';
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i]!;
+    if (c !== '\\' || i + 1 >= t.length) {
+      out += c;
+      continue;
+    }
+    const digits = t.slice(i + 1, i + 4);
+    if (/^[0-9]{3}$/.test(digits)) {
+      out += String.fromCharCode(Number(digits));
+      i += 3;
+    } else {
+      out += t[i + 1];
+      i++;
+    }
+  }
+  return out;
 }

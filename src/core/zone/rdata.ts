@@ -528,7 +528,6 @@ export function encodeRdataTokens(
         break;
       }
       case 'tag': {
-        if (fl & TOKEN_QUOTED) return fail('ZONE_BAD_RDATA', 'the CAA tag is not quoted', t);
         for (let i = s; i < e; i++) {
           const c = text.charCodeAt(i) | 0x20;
           if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)))
@@ -672,6 +671,9 @@ export function checkWire(schema: readonly FieldKind[], rdata: Uint8Array): stri
         break;
       case 'hex':
       case 'b64':
+        if (p >= n) return 'empty data field';
+        p = n;
+        break;
       case 'text':
         p = Math.max(p, n);
         break;
