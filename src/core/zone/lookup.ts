@@ -203,7 +203,8 @@ export function lookup(
     }
 
     const cname = node.rrsets.get(TYPE_CNAME);
-    if (cname && qtype !== TYPE_CNAME && !(qtype === TYPE_ANY && options.any === 'full')) {
+    // RFC 1035 section 3.2.3: QTYPE * matches all types, CNAME included, so ANY is not chased.
+    if (cname && qtype !== TYPE_CNAME && qtype !== TYPE_ANY) {
       answer.push({ ownerKey: key, rrset: cname });
       const rd = cname.records[0]?.rdata;
       if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard };
