@@ -132,6 +132,16 @@ function describeRecord(r: NaptrRecord): string {
 }
 
 /**
+ * Records in processing order: stable sort by ORDER, then PREFERENCE
+ * (RFC 3403 section 4.1); ties keep the order of the response.
+ */
+export function sortRecords<T extends Pick<NaptrRecord, 'order' | 'preference'>>(
+  records: readonly T[],
+): T[] {
+  return [...records].sort((a, b) => a.order - b.order || a.preference - b.preference);
+}
+
+/**
  * Run one DDDS step. Never throws on record content: every problem is a
  * record fate or a failure outcome with a stable code.
  */
