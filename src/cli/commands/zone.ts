@@ -1,11 +1,187 @@
-import { EXIT_USAGE, type Command } from '../io.ts';
+/**
+ * `lexroute zone check | print`: the same load path as the server
+ * (`loadZoneFile`), plus the NAPTR lint and `; expect` directives.
+ * Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage.
+ */
+import { checkExpectations, lintNaptrRecords } from '../../core/zone/naptr-lint.ts';
+import type { ZoneDiagnostic } from '../../core/zone/model.ts';
+import { writeZone } from '../../core/zone/writer.ts';
+import { isDirectory, loadZoneFile, zoneFilesIn, type LoadResult } from '../../zonefile/load.ts';
+import { parseCommandArgs } from '../args.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
-// Placeholder until its issue lands: says so plainly and exits 2.
+const MAIN_HELP = `Usage: lexroute zone <subcommand> [options]
+
+Check and print RFC 1035 zone files (the files the routing server loads).
+
+Subcommands:
+  check <files or dirs...>  parse, validate and lint zone files
+  print <file>              print a zone in canonical presentation form
+
+Options:
+  -h, --help  show this help (also: lexroute zone <subcommand> --help)
+
+Exit codes: 0 clean, 1 errors found, 2 usage error.
+`;
+
+const CHECK_HELP = `Usage: lexroute zone check <files or dirs...> [--json] [--strict] [--origin NAME]
+
+Parse, validate and lint zone files exactly as the server loads them. A
+directory means its *.zone, *.db and db.* files. The origin is --origin,
+else the file name (<origin>.zone, <origin>.db, db.<origin>), else the first
+$ORIGIN, else the SOA owner. Problems are printed as
+  file:line:col: CODE message
+followed by a summary.
+
+Checks: RFC 1035 syntax (all errors of a file), one SOA and NS at the apex,
+CNAME beside other data, out-of-zone data, missing glue, TTL range, mixed
+TTLs, duplicates; NAPTR lint (REGEXP syntax on the client's own engine,
+REGEXP xor REPLACEMENT, flags, SERVICES syntax, U output, anchoring,
+jurisdiction boundaries [;:], unescaped dots, PREFERENCE used as ORDER);
+and "; expect <urn> -> <result>" comment directives, which apply the NAPTR
+records of the owner they follow to <urn>. <result> is the next key
+(a domain name), "U <uri>", "S <name>", "A <name>", "P <text>" or "fail".
+
+Options:
+  --json         print the results as JSON
+  --strict       warnings fail too (exit 1)
+  --origin NAME  zone apex for every file given
+  -h, --help     show this help
+
+Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 usage error.
+`;
+
+const PRINT_HELP = `Usage: lexroute zone print <file> [--origin NAME]
+
+Load a zone file and print it in canonical presentation form: the SOA
+first, then names in DNSSEC canonical order, absolute names, one record per
+line with its RRset TTL, RFC 3597 \\# form for types without a presentation
+layout. Loading it again gives the same records.
+
+Options:
+  --origin NAME  zone apex (default: from the file name, $ORIGIN or SOA)
+  -h, --help     show this help
+
+Exit codes: 0 printed, 1 the zone has errors (printed on standard error), 2 usage error.
+`;
+
+function formatDiagnostic(d: ZoneDiagnostic, fallbackFile: string): string {
+  const p = d.position;
+  const where = p ? `${p.file}:${p.line}:${p.column}` : fallbackFile;
+  return `${where}: ${d.code} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`;
+}
+
+/** Load and lint one file: load diagnostics, then NAPTR lint and expectations. */
+async function checkFile(
+  file: string,
+  origin: string | undefined,
+): Promise<LoadResult & { all: ZoneDiagnostic[] }> {
+  const r = await loadZoneFile(file, origin !== undefined ? { origin } : {});
+  const all = [
+    ...r.diagnostics,
+    ...lintNaptrRecords(r.records),
+    ...checkExpectations(r.expects, r.records),
+  ];
+  return { ...r, all };
+}
+
+async function check(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    json: { type: 'boolean' },
+    strict: { type: 'boolean' },
+    origin: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.out(CHECK_HELP);
+    return EXIT_OK;
+  }
+  if (positionals.length === 0)
+    throw new UsageError('zone check needs at least one file or directory');
+  const files: string[] = [];
+  for (const p of positionals) {
+    if (isDirectory(p)) {
+      const found = await zoneFilesIn(p);
+      if (found.length === 0) throw new UsageError(`no zone files (*.zone, *.db, db.*) in ${p}`);
+      files.push(...found);
+    } else files.push(p);
+  }
+  const results = [];
+  for (const f of files) results.push(await checkFile(f, values.origin));
+  let errors = 0;
+  let warnings = 0;
+  let records = 0;
+  for (const r of results) {
+    records += r.records.length;
+    for (const d of r.all) {
+      if (d.severity === 'error') errors++;
+      else warnings++;
+    }
+  }
+  if (values.json) {
+    io.out(
+      JSON.stringify(
+        {
+          ok: errors === 0 && (!values.strict || warnings === 0),
+          errors,
+          warnings,
+          files: results.map((r) => ({
+            file: r.file,
+            origin: r.origin ?? null,
+            records: r.records.length,
+            loaded: r.zone !== undefined,
+            diagnostics: r.all,
+          })),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  } else {
+    for (const r of results) for (const d of r.all) io.out(formatDiagnostic(d, r.file) + '\n');
+    const loaded = results.filter((r) => r.zone !== undefined).length;
+    io.out(
+      `${files.length} file${files.length === 1 ? '' : 's'}, ${records} record${records === 1 ? '' : 's'}, ${loaded} zone${loaded === 1 ? '' : 's'} loaded: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
+    );
+  }
+  if (errors > 0) return EXIT_FAIL;
+  if (values.strict && warnings > 0) return EXIT_FAIL;
+  return EXIT_OK;
+}
+
+async function print(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    origin: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.out(PRINT_HELP);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1) throw new UsageError('zone print takes exactly one file');
+  const file = positionals[0]!;
+  const r = await loadZoneFile(file, values.origin !== undefined ? { origin: values.origin } : {});
+  for (const d of r.diagnostics) io.err(formatDiagnostic(d, file) + '\n');
+  if (!r.zone) return EXIT_FAIL;
+  io.out(writeZone(r.zone));
+  return EXIT_OK;
+}
+
 export const zoneCommand: Command = {
   name: 'zone',
-  summary: 'not implemented yet',
-  async run(_argv, io) {
-    io.err('lexroute zone: not implemented yet\n');
-    return EXIT_USAGE;
+  summary: 'check and print RFC 1035 zone files (check | print)',
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub === undefined) {
+      io.err(MAIN_HELP);
+      return 2;
+    }
+    if (sub === '-h' || sub === '--help' || sub === 'help') {
+      io.out(MAIN_HELP);
+      return EXIT_OK;
+    }
+    if (sub === 'check') return check(rest, io);
+    if (sub === 'print') return print(rest, io);
+    throw new UsageError(`unknown subcommand '${sub}' (check | print)`);
   },
 };
