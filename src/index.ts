@@ -31,3 +31,4 @@ export {
   type LoadResult,
 } from './zonefile/load.ts';
 export * from './core/urn/index.ts';
+export * from './core/ddds/index.ts';

@@ -92,7 +92,7 @@ export type ParseSubstitutionResult =
 
 export type ApplySubstitutionResult =
   | { readonly matched: false; readonly error?: undefined }
-  | { readonly matched: true; readonly output: string }
+  | { readonly matched: true; readonly output: string; readonly error?: undefined }
   | { readonly matched: false; readonly error: SubstError };
 
 function fail(

@@ -1,0 +1,73 @@
+/**
+ * The pure DDDS core: RFC 3402 substitution expressions on a linear-time
+ * engine, NAPTR flags/services/rewrite (RFC 3403, RFC 3404), the step
+ * function, the AUS, SRV selection (RFC 2782), loop guard and partition rule.
+ */
+export {
+  parseEre,
+  compileEre,
+  quoteEre,
+  ERE_DUP_MAX,
+  ERE_METACHARACTERS,
+  type BracketItem,
+  type CompiledEre,
+  type EreAlternation,
+  type EreError,
+  type EreErrorCode,
+  type EreNode,
+  type ParsedEre,
+  type PosixClassName,
+} from './ere.ts';
+export {
+  parseSubstitution,
+  applySubstitution,
+  formatSubstitution,
+  SUBST_MAX_OCTETS,
+  type ApplySubstitutionResult,
+  type ParseSubstitutionResult,
+  type ReplPart,
+  type SubstError,
+  type SubstErrorCode,
+  type SubstExpr,
+} from './subst.ts';
+export {
+  parseFlags,
+  parseServices,
+  checkServices,
+  canonicalService,
+  protocolInfo,
+  rewrite,
+  isAbsoluteUri,
+  parseSubstitutionCached,
+  type FlagsResult,
+  type KnownFlag,
+  type NaptrRecord,
+  type ParsedServices,
+  type ProtocolInfo,
+  type RewriteResult,
+  type ServiceCheck,
+  type ServicesResult,
+  type TerminalFlag,
+} from './naptr.ts';
+export {
+  dddsStep,
+  sortRecords,
+  firstKey,
+  DddsLoopGuard,
+  DEFAULT_STEP_LIMIT,
+  type LoopCheck,
+  type RecordFate,
+  type StepInput,
+  type StepOutcome,
+  type StepResult,
+  type WantedService,
+} from './step.ts';
+export { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
+export { buildAus, type Aus, type BuildAusResult } from './aus.ts';
+export { selectSrv, type SrvRecord, type SrvSelection } from './srv.ts';
+export {
+  applyPartition,
+  applyPartitionDetailed,
+  type PartitionOptions,
+  type PartitionResult,
+} from './partition.ts';
