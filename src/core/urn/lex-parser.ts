@@ -25,7 +25,13 @@
 import { C_ALPHA, C_DIGIT, C_OTHER, C_PCHAR, CLASS, describeChar, pctOctet } from './chars.ts';
 import type { UrnCode } from './codes.ts';
 import { diag, fail, UrnFailure } from './fail.ts';
-import { failBadChar, scanHead, scanPercent, scanTail } from './rfc8141.ts';
+import {
+  failBadChar,
+  parseUrn8141AllowingPipe,
+  scanHead,
+  scanPercent,
+  scanTail,
+} from './rfc8141.ts';
 import type {
   LexAuthority,
   LexDate,
@@ -825,14 +831,27 @@ class Parser {
   }
 }
 
-/** Parse a LEX URN (RFC 9676 section 8) into a tree with spans. Never throws. */
+/**
+ * Parse a LEX URN (RFC 9676 section 8) into a tree with spans. Never throws.
+ *
+ * Error precedence: the scheme and NID first (`URN_*`, then `LEX_NOT_LEX`: the
+ * rest of a non-LEX URN is not examined), then RFC 8141 syntax anywhere in the
+ * input (a string that is not a URN at all is reported as such, e.g. the "["
+ * in LexML's `![a,b]`), then the LEX grammar, left to right. The success path
+ * is one pass; the RFC 8141 re-check runs only on rejection.
+ */
 export function parseLexUrn(text: string): LexParseResult {
   const p = new Parser(text);
   try {
     const urn = p.parse();
     return { ok: true, urn, warnings: p.warnings };
   } catch (e) {
-    if (e instanceof UrnFailure) return { ok: false, errors: [e.diagnostic] };
-    throw e;
+    if (!(e instanceof UrnFailure)) throw e;
+    const code = e.diagnostic.code;
+    if (!code.startsWith('URN_') && code !== 'LEX_NOT_LEX') {
+      const base = parseUrn8141AllowingPipe(text);
+      if (!base.ok) return base;
+    }
+    return { ok: false, errors: [e.diagnostic] };
   }
 }

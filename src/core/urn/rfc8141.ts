@@ -26,6 +26,8 @@ import type { Segment, Urn8141, Urn8141Result } from './types.ts';
 const ALLOW_SLASH = 1;
 /** Allow `?` in a scanned run (r-, q- and f-components). */
 const ALLOW_QUESTION = 2;
+/** Allow a raw `|` (LEX date-loc separator, accepted leniently by the LEX parser). */
+const ALLOW_PIPE = 4;
 
 /**
  * Check `urn:` and the NID. Returns the index of the `:` that ends the NID.
@@ -97,7 +99,11 @@ export function scanRun(text: string, i: number, allow: number): number {
       i++;
     } else if (c === 0x25) {
       i = scanPercent(text, i);
-    } else if ((c === 0x2f && allow & ALLOW_SLASH) || (c === 0x3f && allow & ALLOW_QUESTION)) {
+    } else if (
+      (c === 0x2f && allow & ALLOW_SLASH) ||
+      (c === 0x3f && allow & ALLOW_QUESTION) ||
+      (c === 0x7c && allow & ALLOW_PIPE)
+    ) {
       i++;
     } else {
       break;
@@ -220,6 +226,19 @@ function checkComponentStart(text: string, start: number, end: number, what: str
 
 /** Parse a URN at the RFC 8141 level (any NID). */
 export function parseUrn8141(text: string): Urn8141Result {
+  return parse8141(text, 0);
+}
+
+/**
+ * The RFC 8141 check the LEX parser runs when the LEX grammar rejects an
+ * input: a raw `|` is let through (the LEX parser accepts it as a date-loc
+ * separator and reports it elsewhere).
+ */
+export function parseUrn8141AllowingPipe(text: string): Urn8141Result {
+  return parse8141(text, ALLOW_PIPE);
+}
+
+function parse8141(text: string, extra: number): Urn8141Result {
   try {
     const nidEnd = scanHead(text);
     const nssStart = nidEnd + 1;
@@ -235,7 +254,7 @@ export function parseUrn8141(text: string): Urn8141Result {
         nssStart + 1,
       );
     }
-    const nssEnd = scanRun(text, nssStart, ALLOW_SLASH);
+    const nssEnd = scanRun(text, nssStart, ALLOW_SLASH | extra);
     if (nssEnd < n && text.charCodeAt(nssEnd) !== 0x3f && text.charCodeAt(nssEnd) !== 0x23) {
       failBadChar(text, nssEnd, 'a namespace specific string');
     }
