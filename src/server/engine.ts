@@ -10,10 +10,13 @@
 import type { Zone } from '../core/zone/model.ts';
 import {
   findZone,
+  findZoneFor,
   indexZone,
   lookup,
   makeZoneSet,
   TYPE_ANY,
+  TYPE_DS,
+  TYPE_SOA,
   type IndexedZone,
   type LookupOptions,
   type ZoneSet,
@@ -63,7 +66,7 @@ interface NameEntry {
 interface Compiled {
   readonly set: ZoneSet;
   readonly names: Map<string, NameEntry>;
-  /** Negative bodies that depend only on the question length: zone origin key -> (qlen*2 + nx) -> body. */
+  /** Negative bodies that depend only on the question length: zone origin key -> (qlen*4 + soa*2 + nx) -> body. */
   readonly negatives: Map<string, Map<number, EncodedBody>>;
   readonly zones: readonly Zone[];
 }
@@ -156,7 +159,7 @@ export class Engine {
         for (const type of node.rrsets.keys()) {
           entry.byType.set(
             type,
-            encodeBody(key, planResponse(z, lookup(z, key, type, this.lookupUdp))),
+            encodeBody(key, planResponse(z, lookup(z, key, type, this.lookupUdp), type)),
           );
         }
         names.set(key, entry);
@@ -188,16 +191,19 @@ export class Engine {
   private bodyFor(key: string, qtype: number, transport: Transport): EncodedBody {
     const state = this.state;
     const entry = state.names.get(key);
-    if (entry !== undefined) {
+    if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
-        return encodeBody(key, planResponse(entry.zone, lookup(entry.zone, key, qtype, opts)));
+        return encodeBody(
+          key,
+          planResponse(entry.zone, lookup(entry.zone, key, qtype, opts), qtype),
+        );
       }
       const cached = entry.byType.get(qtype);
       if (cached !== undefined) return cached;
       const body = encodeBody(
         key,
-        planResponse(entry.zone, lookup(entry.zone, key, qtype, this.lookupUdp)),
+        planResponse(entry.zone, lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
       );
       if (entry.extra < this.options.cachePerName) {
         entry.byType.set(qtype, body);
@@ -205,7 +211,7 @@ export class Engine {
       }
       return body;
     }
-    const z = findZone(state.set, key);
+    const z = findZoneFor(state.set, key, qtype);
     if (z === undefined) {
       this.counters.refused++;
       return REFUSED_BODY;
@@ -214,15 +220,15 @@ export class Engine {
     if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
       // The negative body (SOA in authority) depends only on the question's length.
       const neg = state.negatives.get(z.originKey)!;
-      const id = key.length * 2 + (r.kind === 'nxdomain' ? 1 : 0);
+      const id = key.length * 4 + (r.kind === 'nxdomain' ? 1 : 0) + (qtype === TYPE_SOA ? 2 : 0);
       let body = neg.get(id);
       if (body === undefined) {
-        body = encodeBody(key, planResponse(z, r), { questionSuffixes: z.originKey });
+        body = encodeBody(key, planResponse(z, r, qtype), { questionSuffixes: z.originKey });
         neg.set(id, body);
       }
       return body;
     }
-    return encodeBody(key, planResponse(z, r));
+    return encodeBody(key, planResponse(z, r, qtype));
   }
 
   /**

@@ -134,10 +134,10 @@ const ROWS: readonly Row[] = [
     authority: [],
   },
   {
-    why: 'CNAME loop stops',
+    why: 'CNAME loop: SERVFAIL with the chain (RFC 1034 section 3.6.2, as BIND)',
     qname: 'loop1.example.test',
     qtype: 'A',
-    rcode: 0,
+    rcode: 2,
     aa: true,
     answer: ['loop1.example.test CNAME', 'loop2.example.test CNAME'],
     authority: [],

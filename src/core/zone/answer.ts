@@ -11,6 +11,7 @@ import type { RRset } from './model.ts';
 import {
   TYPE_A,
   TYPE_AAAA,
+  TYPE_ANY,
   TYPE_CNAME,
   TYPE_MX,
   TYPE_NAPTR,
@@ -58,11 +59,13 @@ function place(ownerKey: string, rrset: RRset, ttl = rrset.ttl, required = false
  * RFC 2308 section 3: "the TTL of this record is set from the minimum of the
  * MINIMUM field of the SOA record and the TTL of the SOA itself".
  */
-export function negativeSoa(z: IndexedZone): SectionRRset {
+export function negativeSoa(z: IndexedZone, qtype = 0): SectionRRset {
   const soa = z.zone.soa;
   const rd = soa.records[0]!.rdata;
   const minimum = rd.length >= 4 ? readU32(rd, rd.length - 4) : 0;
-  return place(z.originKey, soa, Math.min(soa.ttl, minimum));
+  // As BIND (`zero-no-soa-ttl yes`, its default): an NXDOMAIN answer to an SOA
+  // query carries the SOA with TTL 0, so no cache can take it for the answer.
+  return place(z.originKey, soa, qtype === TYPE_SOA ? 0 : Math.min(soa.ttl, minimum));
 }
 
 function readU32(b: Uint8Array, o: number): number {
@@ -175,8 +178,8 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
   return out;
 }
 
-/** The sections for a lookup result. */
-export function planResponse(z: IndexedZone, r: LookupResult): ResponsePlan {
+/** The sections for a lookup result of a query for `qtype`. */
+export function planResponse(z: IndexedZone, r: LookupResult, qtype: number): ResponsePlan {
   const answer = r.answer.map((p) => place(p.ownerKey, p.rrset));
   switch (r.kind) {
     case 'answer':
@@ -185,7 +188,8 @@ export function planResponse(z: IndexedZone, r: LookupResult): ResponsePlan {
         aa: true,
         answer,
         authority: [],
-        additional: additionalFor(z, answer),
+        // No additional processing for ANY (as BIND: the answer already is everything there is).
+        additional: qtype === TYPE_ANY ? [] : additionalFor(z, answer),
       };
     case 'nodata':
       return {
@@ -201,9 +205,11 @@ export function planResponse(z: IndexedZone, r: LookupResult): ResponsePlan {
         rcode: RCODE_NXDOMAIN,
         aa: true,
         answer,
-        authority: [negativeSoa(z)],
+        authority: [negativeSoa(z, qtype)],
         additional: [],
       };
+    case 'loop':
+      return { rcode: RCODE_SERVFAIL, aa: true, answer, authority: [], additional: [] };
     case 'yxdomain':
       return { rcode: RCODE_YXDOMAIN, aa: true, answer, authority: [], additional: [] };
     case 'cname':
@@ -325,20 +331,24 @@ export function encodeBody(
   options: EncodeOptions = {},
 ): EncodedBody {
   const base = 12 + qkey.length + 4;
+  // Two dictionaries: names in the question (their case is the client's, so
+  // only owner names may point there; RDATA names keep the zone's spelling),
+  // and names written in the body (usable by both).
+  const qdict = new Map<string, number>();
   const dict = new Map<string, number>();
   const seed = options.questionSuffixes ?? 'all';
   for (const off of keyLabelOffsets(qkey)) {
     const suffix = qkey.slice(off);
     if (suffix === '\u0000') break;
-    if (seed === 'all' || suffix === seed) dict.set(suffix, 12 + off);
+    if (seed === 'all' || suffix === seed) qdict.set(suffix, 12 + off);
   }
   const w = new Writer();
-  const writeName = (key: string) => {
+  const writeName = (key: string, owner: boolean) => {
     const offs = keyLabelOffsets(key);
     for (const off of offs) {
       const suffix = off === 0 ? key : key.slice(off);
       if (suffix === '\u0000') break;
-      const target = dict.get(suffix);
+      const target = (owner ? qdict.get(suffix) : undefined) ?? dict.get(suffix);
       if (target !== undefined) {
         w.u16(0xc000 | target);
         return;
@@ -357,7 +367,7 @@ export function encodeBody(
       w.bytes(rd, o);
       return rd.length;
     }
-    writeName(wireToKey(rd, o, o + n));
+    writeName(wireToKey(rd, o, o + n), false);
     return o + n;
   };
   const ends: number[] = [];
@@ -369,7 +379,7 @@ export function encodeBody(
   for (let section = 0; section < 3; section++) {
     for (const set of all[section]!) {
       for (const rd of set.rdatas) {
-        writeName(set.ownerKey);
+        writeName(set.ownerKey, true);
         w.u16(set.type);
         w.u16(1);
         w.u32(set.ttl >>> 0);

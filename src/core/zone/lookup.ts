@@ -57,8 +57,10 @@ export type LookupKind =
   | 'nxdomain'
   /** The final name is at or below a zone cut: NS in authority, AA off. */
   | 'referral'
-  /** A CNAME chain left the zone, looped or hit the limit: the answer holds the chain. */
+  /** A CNAME chain left the zone: the answer holds the chain. */
   | 'cname'
+  /** A CNAME/DNAME chain looped or hit the limit (SERVFAIL, as BIND): the answer holds the chain. */
+  | 'loop'
   /** A DNAME substitution left the zone: answer holds DNAME + synthesized CNAME. */
   | 'dname'
   /** A DNAME substitution made a name over 255 octets (RFC 6672 section 2.2: YXDOMAIN). */
@@ -135,7 +137,9 @@ export function lookup(
       return { kind: lastRedirect, answer, finalKey: key, wildcard: false };
     }
     if (seen.has(key) || step > options.maxChain) {
-      return { kind: 'cname', answer, finalKey: key, wildcard: false };
+      // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
+      // signalled as an error."
+      return { kind: 'loop', answer, finalKey: key, wildcard: false };
     }
     seen.add(key);
 
@@ -236,6 +240,20 @@ export function makeZoneSet(zones: readonly IndexedZone[]): ZoneSet {
   const byOrigin = new Map<string, IndexedZone>();
   for (const z of zones) byOrigin.set(z.originKey, z);
   return { byOrigin };
+}
+
+/**
+ * The zone that answers `key`/`qtype`: the most specific one, except that DS
+ * at the apex of a served zone is answered from its parent zone when that is
+ * served too (RFC 4035 section 3.1.4.1: DS lives on the parent side of a cut).
+ */
+export function findZoneFor(set: ZoneSet, key: string, qtype: number): IndexedZone | undefined {
+  const z = findZone(set, key);
+  if (qtype === TYPE_DS && z !== undefined && z.originKey === key && key.length > 1) {
+    const parent = findZone(set, key.slice(1 + key.charCodeAt(0)));
+    if (parent !== undefined) return parent;
+  }
+  return z;
 }
 
 /** The most specific zone whose origin is `key` or an ancestor of it. */
