@@ -269,10 +269,43 @@ function isEmptyReplacement(replacement: string): boolean {
  * only URI characters and well-formed percent-encodings, no fragment.
  */
 export function isAbsoluteUri(text: string): boolean {
-  const m = /^([A-Za-z][A-Za-z0-9+.-]*):(.*)$/s.exec(text);
-  if (m === null) return false;
-  const rest = m[2] ?? '';
-  return /^(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/.test(rest);
+  const colon = text.indexOf(':');
+  if (colon < 1 || !isAlpha(text.charCodeAt(0))) return false;
+  for (let i = 1; i < colon; i++) {
+    const c = text.charCodeAt(i);
+    if (!(isAlpha(c) || isDigitCode(c) || c === 0x2b || c === 0x2d || c === 0x2e)) return false;
+  }
+  for (let i = colon + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x25) {
+      if (!isHexCode(text.charCodeAt(i + 1)) || !isHexCode(text.charCodeAt(i + 2))) return false;
+      i += 2;
+      continue;
+    }
+    if (c >= 0x80 || URI_CHARS[c] !== 1) return false;
+  }
+  return true;
+}
+
+/** RFC 3986 unreserved, sub-delims, ':', '@', '/', '?' (no '#': an absolute-URI has no fragment). */
+const URI_CHARS: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?") {
+    t[ch.charCodeAt(0)] = 1;
+  }
+  return t;
+})();
+
+function isAlpha(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isHexCode(c: number): boolean {
+  return isDigitCode(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
 /**
