@@ -197,7 +197,8 @@ function naptrRecords(r: LookupResult): readonly NaptrRecord[] {
         flags: d.flags,
         services: d.services,
         regexp: d.regexp,
-        replacement: d.replacement === '' ? '.' : d.replacement,
+        // dns-packet drops the final dot; REPLACEMENT is always fully qualified.
+        replacement: d.replacement === '' || d.replacement === '.' ? '.' : `${d.replacement}.`,
         ttl: (a as { ttl?: number }).ttl,
       };
     });
@@ -297,6 +298,11 @@ export class LexClient {
       return this.resolver;
     })();
     return this.innerPromise;
+  }
+
+  /** Undefined once the resolver is set up; else the promise of it (reads resolv.conf). */
+  ready(): Promise<unknown> | undefined {
+    return this.resolver ? undefined : this.inner();
   }
 
   get servers(): readonly string[] {
@@ -403,6 +409,20 @@ async function resolveWith(
   options: Omit<ResolveOptions, keyof ClientOptions | 'client'>,
 ): Promise<ResolveResult> {
   const service = serviceOf(options.service);
+  const setup = client.ready();
+  if (setup) {
+    try {
+      await setup;
+    } catch (e) {
+      const d = describeError(e);
+      throw new ResolveError(
+        d.code,
+        d.message,
+        { input: urn, service, mode: client.mode, servers: [], steps: [] },
+        e,
+      );
+    }
+  }
   const trace: Trace = {
     input: urn,
     service,

@@ -1,11 +1,275 @@
-import { EXIT_USAGE, type Command } from '../io.ts';
+/**
+ * `lexroute resolve <urn>`: the DDDS chain from a LEX URN to document URLs.
+ * `lexroute resolve --batch <file|->`: many URNs, bounded concurrency, one
+ * JSON line per URN. Exit codes: 0 resolved, 1 failed, 2 usage.
+ */
+import { createReadStream } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ClientError } from '../../client/errors.ts';
+import { LexClient, ResolveError, type ResolveResult, type Service } from '../../client/resolve.ts';
+import { parseServerAddress } from '../../client/servers.ts';
+import { formatTrace } from '../../client/trace-format.ts';
+import { parseCommandArgs } from '../args.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
-// Placeholder until its issue lands: says so plainly and exits 2.
+const HELP = `Usage: lexroute resolve <urn> [options]
+       lexroute resolve --batch <file|-> [--concurrency N] [options]
+
+Resolve a LEX URN (RFC 9676) through the DNS: NAPTR rules from lex.urn.arpa.
+down to the jurisdiction's resolver (RFC 3402/3403/3404, Punycode keys), then
+the THTTP request (RFC 2169) that gives the document URL(s).
+
+Options:
+  --service S         N2L (default: one URL), N2Ls (list), N2C (description)
+  --server HOST:PORT  DNS server to ask (repeatable; default: /etc/resolv.conf)
+  --root HOST:PORT    iterative mode: start at this server and follow
+                      referrals; every referred server is asked on this port
+  --no-http           stop at the resolver URL (no HTTP request)
+  --trace             print every step: key, server, records with their fate
+                      and reason, rewrite, Punycode, SRV/A, HTTP exchange
+  --json              print the result (and the trace with --trace) as JSON
+  --timeout MS        DNS timeout per try and HTTP timeout (default 2000/10000)
+  --max-steps N       most DDDS steps (default 10)
+  --fallback          after a failure below a delegation, try the referring
+                      rule set's next rule (off: RFC 3403 section 8 reports)
+  --batch FILE|-      resolve one URN per line (# comments), one JSON line
+                      per URN in input order; a progress bar on a terminal
+  --concurrency N     batch: resolutions in flight (default 8)
+  -h, --help          show this help
+
+Exit codes: 0 resolved (batch: all), 1 failed (batch: any), 2 usage error.
+Error codes: DNS_NXDOMAIN/DNS_NODATA (not found, naming the key), DNS_TIMEOUT,
+DNS_SERVFAIL, DNS_REFUSED, DNS_BAD_RESPONSE, DNS_LAME, DDDS_NO_VALID_OUTPUT,
+DDDS_LOOP, DDDS_STEP_LIMIT, HTTP_NOT_FOUND, HTTP_SERVER_ERROR, HTTP_TIMEOUT, ...
+`;
+
+const OPTIONS = {
+  service: { type: 'string' },
+  server: { type: 'string', multiple: true },
+  root: { type: 'string' },
+  'no-http': { type: 'boolean' },
+  trace: { type: 'boolean' },
+  json: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'max-steps': { type: 'string' },
+  fallback: { type: 'boolean' },
+  batch: { type: 'string' },
+  concurrency: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function positiveInt(name: string, text: string | undefined, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max}, not '${text}'`);
+  }
+  return Number(text);
+}
+
+interface Settings {
+  readonly service: Service;
+  readonly noHttp: boolean;
+  readonly maxSteps: number | undefined;
+  readonly fallback: boolean;
+}
+
+function resultJson(urn: string, r: ResolveResult, withTrace: boolean): object {
+  return {
+    urn,
+    ok: true,
+    urls: r.urls,
+    resolverUrl: r.resolverUrl,
+    ...(r.description ? { description: r.description } : {}),
+    ...(withTrace ? { trace: r.trace } : {}),
+  };
+}
+
+function errorJson(urn: string, e: unknown, withTrace: boolean): object {
+  const code = e instanceof ClientError ? e.code : 'INTERNAL';
+  const message = e instanceof Error ? e.message : String(e);
+  return {
+    urn,
+    ok: false,
+    code,
+    message,
+    ...(withTrace && e instanceof ResolveError ? { trace: e.trace } : {}),
+  };
+}
+
+async function resolveOne(client: LexClient, urn: string, s: Settings, io: CliIo) {
+  return client.resolve(urn, {
+    service: s.service,
+    noHttp: s.noHttp,
+    ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
+    fallback: s.fallback,
+    signal: io.signal,
+  });
+}
+
+async function* lines(source: string, io: CliIo): AsyncGenerator<string> {
+  const input = source === '-' ? io.stdin : createReadStream(resolvePath(io.cwd, source));
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  for await (const line of rl) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    yield t;
+  }
+}
+
+function progress(io: CliIo, done: number, total: number, failed: number, final: boolean): void {
+  const width = 30;
+  const frac = total === 0 ? 1 : done / total;
+  const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
+  io.err(`\r[${bar}] ${done}/${total} resolved, ${failed} failed${final ? '\n' : ''}`);
+}
+
+async function runBatch(
+  client: LexClient,
+  source: string,
+  s: Settings,
+  concurrency: number,
+  withTrace: boolean,
+  io: CliIo,
+): Promise<number> {
+  const urns: string[] = [];
+  try {
+    for await (const l of lines(source, io)) urns.push(l);
+  } catch (e) {
+    io.err(`lexroute resolve: cannot read ${source}: ${(e as Error).message}\n`);
+    return EXIT_FAIL;
+  }
+  const out: (string | undefined)[] = new Array<string | undefined>(urns.length);
+  let next = 0;
+  let flushed = 0;
+  let done = 0;
+  let failed = 0;
+  let lastDraw = 0;
+  const flush = () => {
+    while (flushed < out.length && out[flushed] !== undefined) {
+      io.out(`${out[flushed] as string}\n`);
+      out[flushed] = '';
+      flushed++;
+    }
+  };
+  const worker = async () => {
+    for (;;) {
+      if (io.signal.aborted) return;
+      const i = next++;
+      if (i >= urns.length) return;
+      const urn = urns[i] as string;
+      try {
+        const r = await resolveOne(client, urn, s, io);
+        out[i] = JSON.stringify(resultJson(urn, r, withTrace));
+      } catch (e) {
+        failed++;
+        out[i] = JSON.stringify(errorJson(urn, e, withTrace));
+      }
+      done++;
+      flush();
+      if (io.errIsTTY) {
+        const now = Date.now();
+        if (now - lastDraw > 100 || done === urns.length) {
+          lastDraw = now;
+          progress(io, done, urns.length, failed, false);
+        }
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, Math.max(1, urns.length)) }, worker),
+  );
+  flush();
+  if (io.errIsTTY) progress(io, done, urns.length, failed, true);
+  return failed > 0 || done < urns.length ? EXIT_FAIL : EXIT_OK;
+}
+
 export const resolveCommand: Command = {
   name: 'resolve',
-  summary: 'not implemented yet',
-  async run(_argv, io) {
-    io.err('lexroute resolve: not implemented yet\n');
-    return EXIT_USAGE;
+  summary: 'resolve a LEX URN through the DDDS chain to document URLs',
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+    if (values.help) {
+      io.out(HELP);
+      return EXIT_OK;
+    }
+    const service = values.service ?? 'N2L';
+    if (service !== 'N2L' && service !== 'N2Ls' && service !== 'N2C') {
+      throw new UsageError(`--service must be N2L, N2Ls or N2C, not '${service}'`);
+    }
+    if (values.batch === undefined && positionals.length !== 1) {
+      throw new UsageError(
+        positionals.length === 0
+          ? 'missing <urn> (or --batch FILE)'
+          : 'give exactly one <urn> (or use --batch)',
+      );
+    }
+    if (values.batch !== undefined && positionals.length > 0) {
+      throw new UsageError('--batch reads the URNs from a file: no <urn> argument');
+    }
+    if (values.root !== undefined && values.server !== undefined) {
+      throw new UsageError('--root (iterative) and --server (stub) exclude each other');
+    }
+    const timeout = positiveInt('timeout', values.timeout, 600_000);
+    const maxSteps = positiveInt('max-steps', values['max-steps'], 100);
+    const concurrency = positiveInt('concurrency', values.concurrency, 1000) ?? 8;
+    let servers;
+    let root;
+    try {
+      servers = values.server?.map((s) => parseServerAddress(s));
+      root = values.root !== undefined ? parseServerAddress(values.root) : undefined;
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const client = new LexClient({
+      ...(servers ? { servers } : {}),
+      ...(root ? { root } : {}),
+      ...(timeout !== undefined ? { timeoutMs: timeout, httpTimeoutMs: timeout } : {}),
+    });
+    const settings: Settings = {
+      service,
+      noHttp: values['no-http'] ?? false,
+      maxSteps,
+      fallback: values.fallback ?? false,
+    };
+    const withTrace = values.trace ?? false;
+    try {
+      if (values.batch !== undefined) {
+        return await runBatch(client, values.batch, settings, concurrency, withTrace, io);
+      }
+      const urn = positionals[0] as string;
+      try {
+        const r = await resolveOne(client, urn, settings, io);
+        if (values.json) {
+          io.out(`${JSON.stringify(resultJson(urn, r, withTrace), null, 2)}\n`);
+          return EXIT_OK;
+        }
+        if (withTrace) io.out(`${formatTrace(r.trace)}\n`);
+        if (r.description) {
+          io.err(`content-type: ${r.description.contentType}\n`);
+          io.out(
+            r.description.body.endsWith('\n') ? r.description.body : `${r.description.body}\n`,
+          );
+        } else if (settings.noHttp) {
+          io.out(`${r.resolverUrl}\n`);
+        } else {
+          for (const u of r.urls) io.out(`${u}\n`);
+        }
+        return EXIT_OK;
+      } catch (e) {
+        if (values.json) {
+          io.out(`${JSON.stringify(errorJson(urn, e, withTrace), null, 2)}\n`);
+          return EXIT_FAIL;
+        }
+        if (withTrace && e instanceof ResolveError) io.out(`${formatTrace(e.trace)}\n`);
+        if (e instanceof ClientError) {
+          io.err(`lexroute resolve: ${e.code}: ${e.message}\n`);
+          return EXIT_FAIL;
+        }
+        throw e;
+      }
+    } finally {
+      await client.close();
+    }
   },
 };

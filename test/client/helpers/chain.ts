@@ -224,3 +224,47 @@ export async function serveWithKnot(chain: Chain, knotd: string): Promise<string
   await waitForDns(port, proc, log);
   return `127.0.0.1:${port}`;
 }
+
+/** The root zone for iterative mode: delegations (with and without glue) to 127.0.0.2. */
+export function rootZone(): string {
+  const cut = (zone: string) => `${zone}. IN NS ns.${zone}.\nns.${zone}. IN A 127.0.0.2\n`;
+  return (
+    `$ORIGIN .\n$TTL 3600\n` +
+    `@ IN SOA a.root.test. hostmaster.root.test. 1 7200 3600 1209600 300\n` +
+    `@ IN NS a.root.test.\na.root.test. IN A 127.0.0.1\n` +
+    cut('urn.arpa') +
+    cut('nic.it') +
+    cut('lex.senado.gov.br') +
+    cut('lex.sao-paulo.gov.br') +
+    // NS name outside the delegated zone; its address is root-zone data.
+    `lex.example.de. IN NS ns.example.net.\nns.example.net. IN A 127.0.0.2\n`
+  );
+}
+
+/**
+ * Iterative set-up: one lexroute server on 127.0.0.1:P with the root zone,
+ * another on 127.0.0.2:P with the chain's zones (same port P).
+ */
+export async function serveIterativeWithLexroute(chain: Chain): Promise<string> {
+  const port = await freePortOn(['127.0.0.1', '127.0.0.2']);
+  await writeFile(path.join(chain.dir, '..zone'), rootZone());
+  const start = async (host: string, zones: string[]) => {
+    const logs: string[] = [];
+    const server = await startServer({
+      config: { ...DEFAULT_SERVER_CONFIG, listen: [{ host, port }], zones },
+      loader: loadZoneForServer,
+      log: createLogger((l) => void logs.push(l), 'warn', 'json'),
+      cwd: chain.dir,
+    });
+    closersOf(chain).push(() => server.close());
+    if (server.udp.length === 0)
+      throw new Error(`no listener on ${host}:${port}: ${logs.join('\n')}`);
+    if (logs.some((l) => l.includes('"error"'))) throw new Error(logs.join('\n'));
+  };
+  await start(
+    '127.0.0.2',
+    Object.keys(chainZones(0)).map((o) => path.join(chain.dir, `${o}.zone`)),
+  );
+  await start('127.0.0.1', [path.join(chain.dir, '..zone')]);
+  return `127.0.0.1:${port}`;
+}
