@@ -5,8 +5,8 @@
  *
  * Schema (FRBR, RFC 9676 section 5.2; every URN and part canonical):
  *
- *     works(id, urn UNIQUE, title)
- *     names(urn PK, work_id, alias, jurisdiction, authority, measure,
+ *     works(id, urn, title)                             -- urn: the canonical name
+ *     names(id, urn UNIQUE, work_id, alias, jurisdiction, authority, measure,
  *           dates, period, year, numbers, annexes)      -- canonical name + aliases
  *     name_numbers(jurisdiction, number, work_id)       -- one row per number, for partial matching
  *     expressions(id, work_id, version, language, version_date, in_force)
@@ -42,11 +42,12 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS works (
   id INTEGER PRIMARY KEY,
-  urn TEXT NOT NULL UNIQUE,
+  urn TEXT NOT NULL,
   title TEXT
 );
 CREATE TABLE IF NOT EXISTS names (
-  urn TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  urn TEXT NOT NULL UNIQUE,
   work_id INTEGER NOT NULL REFERENCES works(id),
   alias INTEGER NOT NULL,
   jurisdiction TEXT NOT NULL,
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS names (
   year TEXT NOT NULL,
   numbers TEXT NOT NULL,
   annexes TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
 CREATE INDEX IF NOT EXISTS names_year_measure ON names(jurisdiction, year, measure);
 CREATE INDEX IF NOT EXISTS names_year_authority ON names(jurisdiction, year, authority);
@@ -171,6 +172,7 @@ export class SqliteCatalogue implements CatalogueReader {
       this.db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
       this.db.exec('PRAGMA busy_timeout = 5000');
       if (!options.readOnly) {
+        // WAL: readers (a running resolver) are not blocked by an import.
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
         this.db.exec(SCHEMA);
         this.db
@@ -373,6 +375,7 @@ export class CatalogueWriter {
   /** Small caches for consecutive rows of one work (a file groups a work's rows). */
   readonly #workIds = new Map<string, number>();
   readonly #exprIds = new Map<string, number>();
+  readonly #manIds = new Map<string, number>();
 
   constructor(db: DatabaseSync) {
     const p = (sql: string) => db.prepare(sql);
@@ -397,12 +400,12 @@ export class CatalogueWriter {
          ON CONFLICT(expression_id, editor, format, component, feature) DO UPDATE SET editor = excluded.editor
          RETURNING id`,
       ),
-      upsertItem: p(
-        `INSERT INTO items(manifestation_id, url, priority) VALUES (?, ?, ?)
-         ON CONFLICT(manifestation_id, url) DO UPDATE SET priority = excluded.priority
-         WHERE priority <> excluded.priority`,
+      insertItem: p(
+        'INSERT OR IGNORE INTO items(manifestation_id, url, priority) VALUES (?, ?, ?)',
       ),
-      itemExists: p('SELECT 1 AS x FROM items WHERE manifestation_id = ? AND url = ?'),
+      updateItem: p(
+        'UPDATE items SET priority = ? WHERE manifestation_id = ? AND url = ? AND priority <> ?',
+      ),
     };
   }
 
@@ -488,18 +491,25 @@ export class CatalogueWriter {
     if (row.manifestation === null && row.item === null)
       return { ok: true, outcome: { newWork, newItem: false } };
     const m = row.manifestation;
-    const manId = (
-      this.#s.upsertManifestation!.get(
-        exprId,
-        m?.editor ?? '',
-        m?.format ?? '',
-        m?.component ?? '',
-        m?.feature ?? '',
-      ) as { id: number }
-    ).id;
+    const manKey = `${exprId}\u0000${m?.editor ?? ''}\u0000${m?.format ?? ''}\u0000${m?.component ?? ''}\u0000${m?.feature ?? ''}`;
+    let manId = this.#manIds.get(manKey);
+    if (manId === undefined) {
+      manId = (
+        this.#s.upsertManifestation!.get(
+          exprId,
+          m?.editor ?? '',
+          m?.format ?? '',
+          m?.component ?? '',
+          m?.feature ?? '',
+        ) as { id: number }
+      ).id;
+      if (this.#manIds.size > 10_000) this.#manIds.clear();
+      this.#manIds.set(manKey, manId);
+    }
     if (row.item === null) return { ok: true, outcome: { newWork, newItem: false } };
-    const existed = this.#s.itemExists!.get(manId, row.item.url) !== undefined;
-    this.#s.upsertItem!.run(manId, row.item.url, row.item.priority);
-    return { ok: true, outcome: { newWork, newItem: !existed } };
+    const { url, priority } = row.item;
+    const added = Number(this.#s.insertItem!.run(manId, url, priority).changes) > 0;
+    if (!added) this.#s.updateItem!.run(priority, manId, url, priority);
+    return { ok: true, outcome: { newWork, newItem: added } };
   }
 }

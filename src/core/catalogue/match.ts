@@ -431,24 +431,29 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
   const mans = selectManifestations(ex.expression, query.manifestation, opts.accept);
   if (!mans.ok) return mans;
   const forward = splitQComponent(query.qComponent).rest;
-  const locations: Location[] = [];
-  for (const m of mans.manifestations) {
-    const items = [...m.items].sort((a, b) => a.priority - b.priority);
-    for (const item of items) {
-      locations.push({
-        url: decorateUrl(item.url, query.partition, forward),
-        itemUrl: item.url,
-        priority: item.priority,
-        manifestation: m.urn,
-        editor: m.key.editor,
-        format: m.key.format,
-        mediaType: m.key.format === null ? null : lexFormatToMediaType(m.key.format),
-        component: m.key.component,
-        feature: m.key.feature,
-        language: ex.expression.key.language,
+  const ranked: { location: Location; weight: number }[] = [];
+  for (const { manifestation: m, weight } of mans.manifestations) {
+    for (const item of m.items) {
+      ranked.push({
+        weight,
+        location: {
+          url: decorateUrl(item.url, query.partition, forward),
+          itemUrl: item.url,
+          priority: item.priority,
+          manifestation: m.urn,
+          editor: m.key.editor,
+          format: m.key.format,
+          mediaType: m.key.format === null ? null : lexFormatToMediaType(m.key.format),
+          component: m.key.component,
+          feature: m.key.feature,
+          language: ex.expression.key.language,
+        },
       });
     }
   }
+  // Best Accept match first, then lower priority; catalogue order breaks ties (stable sort).
+  ranked.sort((a, b) => b.weight - a.weight || a.location.priority - b.location.priority);
+  const locations = ranked.map((r) => r.location);
   if (locations.length === 0) {
     return {
       ok: false,
@@ -649,14 +654,15 @@ function inForceAt(
  * RFC 9676 section 10.3: "A more specific indication in the uniform name to
  * be resolved will, of course, result in a more selective retrieval, based
  * on any suggested expression and/or manifestations components (e.g., date,
- * language, format, etc.)". Parts given in the URN filter; Accept ranks.
+ * language, format, etc.)". Parts given in the URN filter; Accept gives each
+ * manifestation a weight (1 for all without an Accept header).
  */
 export function selectManifestations(
   expression: CatalogueExpression,
   wanted: ManifestationKey | null,
   accept: string | null,
 ):
-  | { ok: true; manifestations: CatalogueManifestation[] }
+  | { ok: true; manifestations: { manifestation: CatalogueManifestation; weight: number }[] }
   | { ok: false; code: string; message: string } {
   let mans = expression.manifestations.filter((m) => m.items.length > 0);
   if (wanted) {
@@ -677,17 +683,14 @@ export function selectManifestations(
     }
   }
   const prefs = parsePreferences(accept);
-  if (prefs.length > 0) {
-    const weight = (m: CatalogueManifestation): number => {
-      const type = m.key.format === null ? null : lexFormatToMediaType(m.key.format);
-      return type === null
-        ? mediaTypeWeight(prefs, 'application/octet-stream') / 2
-        : mediaTypeWeight(prefs, type);
-    };
-    const weights = new Map(mans.map((m) => [m, weight(m)]));
-    mans = [...mans].sort((a, b) => (weights.get(b) ?? 0) - (weights.get(a) ?? 0));
-  }
-  return { ok: true, manifestations: mans };
+  const weight = (m: CatalogueManifestation): number => {
+    if (prefs.length === 0) return 1;
+    const type = m.key.format === null ? null : lexFormatToMediaType(m.key.format);
+    return type === null
+      ? mediaTypeWeight(prefs, 'application/octet-stream') / 2
+      : mediaTypeWeight(prefs, type);
+  };
+  return { ok: true, manifestations: mans.map((m) => ({ manifestation: m, weight: weight(m) })) };
 }
 
 /** A URN part matches a catalogued one when equal, or equal to its main element before `;` specifications. */

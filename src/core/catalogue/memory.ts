@@ -3,7 +3,18 @@
  * `CatalogueReader` contract, used by the matching tables and usable for
  * small catalogues that fit in memory.
  */
-import type { CandidateQuery, CatalogueReader, CatalogueWork, WorkKey } from './model.ts';
+import type {
+  CandidateQuery,
+  CatalogueItem,
+  CatalogueName,
+  CatalogueReader,
+  CatalogueWork,
+  ExpressionKey,
+  ManifestationKey,
+  WorkKey,
+} from './model.ts';
+import type { CatalogueRow } from './row.ts';
+import { EMPTY_MANIFESTATION, expressionUrn, manifestationUrn } from './compose.ts';
 
 /** True when a catalogued name is a candidate for the query, per the `CatalogueReader.candidates` contract. */
 export function isCandidateName(key: WorkKey, q: CandidateQuery): boolean {
@@ -48,4 +59,80 @@ export class MemoryCatalogue implements CatalogueReader {
     }
     return out;
   }
+}
+
+/**
+ * Build works from validated import rows, with the same merge rules as the
+ * SQLite writer (a row whose work URN is a known alias joins that work;
+ * re-adding a row changes nothing). For tests and small in-memory catalogues.
+ */
+export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
+  interface MutableManifestation {
+    urn: string;
+    key: ManifestationKey;
+    items: CatalogueItem[];
+  }
+  interface MutableExpression {
+    urn: string;
+    key: ExpressionKey;
+    inForce: string | null;
+    manifestations: MutableManifestation[];
+  }
+  interface MutableWork {
+    id: number;
+    urn: string;
+    title: string | null;
+    names: CatalogueName[];
+    expressions: MutableExpression[];
+  }
+  const works: MutableWork[] = [];
+  const byName = new Map<string, MutableWork>();
+  for (const row of rows) {
+    let work = byName.get(row.work.urn);
+    if (!work) {
+      work = { id: works.length + 1, urn: row.work.urn, title: null, names: [], expressions: [] };
+      work.names.push({ urn: row.work.urn, key: row.work.key, alias: false });
+      byName.set(row.work.urn, work);
+      works.push(work);
+    }
+    if (row.title !== null) work.title = row.title;
+    for (const a of row.aliases) {
+      if (byName.has(a.urn)) continue;
+      work.names.push({ urn: a.urn, key: a.key, alias: true });
+      byName.set(a.urn, work);
+    }
+    if (row.expression === null && row.manifestation === null && row.item === null) continue;
+    const ek: ExpressionKey = row.expression ?? {
+      version: null,
+      versionDate: null,
+      language: null,
+    };
+    let ex = work.expressions.find(
+      (e) => e.key.version === ek.version && e.key.language === ek.language,
+    );
+    if (!ex) {
+      ex = { urn: expressionUrn(work.urn, ek), key: ek, inForce: null, manifestations: [] };
+      work.expressions.push(ex);
+    }
+    if (row.inForce !== null) ex.inForce = row.inForce;
+    if (row.manifestation === null && row.item === null) continue;
+    const mk = row.manifestation ?? EMPTY_MANIFESTATION;
+    let man = ex.manifestations.find(
+      (m) =>
+        m.key.editor === mk.editor &&
+        m.key.format === mk.format &&
+        m.key.component === mk.component &&
+        m.key.feature === mk.feature,
+    );
+    if (!man) {
+      man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [] };
+      ex.manifestations.push(man);
+    }
+    if (row.item === null) continue;
+    const item = row.item;
+    const existing = man.items.findIndex((i) => i.url === item.url);
+    if (existing >= 0) man.items[existing] = item;
+    else man.items.push(item);
+  }
+  return works;
 }

@@ -1,0 +1,53 @@
+/**
+ * URN-to-URL matching for the jurisdiction resolver (RFC 9676 section 10.3),
+ * pure: the catalogue is read through the `CatalogueReader` interface.
+ */
+export type {
+  CandidateQuery,
+  CatalogueExpression,
+  CatalogueItem,
+  CatalogueManifestation,
+  CatalogueName,
+  CatalogueReader,
+  CatalogueWork,
+  ExpressionKey,
+  ManifestationKey,
+  MatchQuery,
+  UrnAnalyser,
+  UrnAnalysis,
+  WorkKey,
+} from './model.ts';
+export {
+  PENALTIES,
+  decorateUrl,
+  effectiveDate,
+  isOriginalVersion,
+  isValidIsoDate,
+  resolveQuery,
+  scoreName,
+  type Ambiguous,
+  type Candidate,
+  type Found,
+  type InvalidRequest,
+  type Location,
+  type MatchOptions,
+  type MatchReason,
+  type NotFound,
+  type Resolution,
+} from './match.ts';
+export { analyseLexUrn, analyseReference, type AnalyseOptions } from './from-urn.ts';
+export { MemoryCatalogue, worksFromRows } from './memory.ts';
+export {
+  validateRow,
+  ROW_FIELDS,
+  type CatalogueRow,
+  type RowError,
+  type RowResult,
+} from './row.ts';
+export { expressionUrn, manifestationUrn } from './compose.ts';
+export {
+  chooseMediaType,
+  languageWeight,
+  lexFormatToMediaType,
+  parsePreferences,
+} from './negotiate.ts';
