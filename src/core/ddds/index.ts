@@ -71,3 +71,4 @@ export {
   type PartitionOptions,
   type PartitionResult,
 } from './partition.ts';
+export { DDDS_CODES, type DddsCode } from './codes.ts';
