@@ -121,7 +121,8 @@ export class Engine {
     badvers: 0,
     truncated: 0,
   };
-  private state: Compiled;
+  private state!: Compiled;
+  private building: ZoneSet | undefined;
   private readonly q: ParsedQuery = newParsedQuery();
   private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
   private readonly keyScratch = Buffer.alloc(256);
@@ -130,8 +131,12 @@ export class Engine {
 
   constructor(zones: readonly Zone[] = [], options: Partial<EngineOptions> = {}) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
-    this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal' };
-    this.lookupTcp = { maxChain: this.options.maxChain, any: 'full' };
+    // A chain continues into any zone served here (RFC 1034 section 4.3.2 step 1).
+    // During compile() the zone set being built is used, afterwards the live one.
+    const zoneFor = (key: string, qtype: number) =>
+      findZoneFor(this.building ?? this.state.set, key, qtype);
+    this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal', zoneFor };
+    this.lookupTcp = { maxChain: this.options.maxChain, any: 'full', zoneFor };
     this.state = this.compile(zones);
   }
 
@@ -148,6 +153,7 @@ export class Engine {
   private compile(zones: readonly Zone[]): Compiled {
     const indexed = zones.map(indexZone);
     const set = makeZoneSet(indexed);
+    this.building = set;
     const names = new Map<string, NameEntry>();
     const negatives = new Map<string, Map<number, EncodedBody>>();
     for (const z of indexed) {
@@ -159,12 +165,13 @@ export class Engine {
         for (const type of node.rrsets.keys()) {
           entry.byType.set(
             type,
-            encodeBody(key, planResponse(z, lookup(z, key, type, this.lookupUdp), type)),
+            encodeBody(key, planResponse(lookup(z, key, type, this.lookupUdp), type)),
           );
         }
         names.set(key, entry);
       }
     }
+    this.building = undefined;
     return { set, names, negatives, zones: [...zones] };
   }
 
@@ -194,16 +201,13 @@ export class Engine {
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
-        return encodeBody(
-          key,
-          planResponse(entry.zone, lookup(entry.zone, key, qtype, opts), qtype),
-        );
+        return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype));
       }
       const cached = entry.byType.get(qtype);
       if (cached !== undefined) return cached;
       const body = encodeBody(
         key,
-        planResponse(entry.zone, lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
+        planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
       );
       if (entry.extra < this.options.cachePerName) {
         entry.byType.set(qtype, body);
@@ -219,16 +223,16 @@ export class Engine {
     const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
     if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
       // The negative body (SOA in authority) depends only on the question's length.
-      const neg = state.negatives.get(z.originKey)!;
+      const neg = state.negatives.get(r.zone.originKey)!;
       const id = key.length * 4 + (r.kind === 'nxdomain' ? 1 : 0) + (qtype === TYPE_SOA ? 2 : 0);
       let body = neg.get(id);
       if (body === undefined) {
-        body = encodeBody(key, planResponse(z, r, qtype), { questionSuffixes: z.originKey });
+        body = encodeBody(key, planResponse(r, qtype), { questionSuffixes: r.zone.originKey });
         neg.set(id, body);
       }
       return body;
     }
-    return encodeBody(key, planResponse(z, r, qtype));
+    return encodeBody(key, planResponse(r, qtype));
   }
 
   /**
@@ -263,8 +267,13 @@ export class Engine {
       // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
       this.counters.formerr++;
       body = FORMERR_BODY;
+    } else if (q.qtype === 251 || q.qtype === 252) {
+      // IXFR, AXFR: zone transfers are not offered (RFC 5936 section 2.2.1 lets a
+      // server refuse; secondaries get the zone files by other means).
+      this.counters.refused++;
+      body = REFUSED_BODY;
     } else if (q.qtype >= 249 && q.qtype <= 254) {
-      // TKEY, TSIG, IXFR, AXFR, MAILB, MAILA: not offered by this server.
+      // TKEY, TSIG, MAILB, MAILA: not offered by this server.
       this.counters.notimp++;
       body = NOTIMP_BODY;
     } else {

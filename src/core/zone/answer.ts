@@ -179,7 +179,8 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
 }
 
 /** The sections for a lookup result of a query for `qtype`. */
-export function planResponse(z: IndexedZone, r: LookupResult, qtype: number): ResponsePlan {
+export function planResponse(r: LookupResult, qtype: number): ResponsePlan {
+  const z = r.zone;
   const answer = r.answer.map((p) => place(p.ownerKey, p.rrset));
   switch (r.kind) {
     case 'answer':

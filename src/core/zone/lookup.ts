@@ -76,6 +76,8 @@ export interface LookupResult {
   readonly cut?: { readonly key: string; readonly ns: RRset };
   /** True when the final step used a wildcard (RFC 4592 synthesis). */
   readonly wildcard: boolean;
+  /** The zone the chain ended in (its SOA goes into negative answers). */
+  readonly zone: IndexedZone;
 }
 
 export interface LookupOptions {
@@ -83,6 +85,14 @@ export interface LookupOptions {
   readonly maxChain: number;
   /** ANY (RFC 8482): one RRset ('minimal') or every RRset ('full', e.g. over TCP). */
   readonly any: 'minimal' | 'full';
+  /**
+   * The served zone for a name (most specific), to follow a chain into other
+   * zones this server is authoritative for. RFC 1034 section 4.3.2 step 3a:
+   * "change QNAME to the canonical name in the CNAME RR, and go back to step
+   * 1", and step 1 searches all available zones. Without it the chain stops
+   * at the zone's edge.
+   */
+  readonly zoneFor?: (key: string, qtype: number) => IndexedZone | undefined;
 }
 
 export const DEFAULT_LOOKUP_OPTIONS: LookupOptions = { maxChain: 8, any: 'minimal' };
@@ -122,7 +132,7 @@ function synthesizedCname(ownerKey: string, ttl: number, targetKey: string): RRs
  * @see RFC 6672 section 3.2: DNAME substitution with a synthesized CNAME.
  */
 export function lookup(
-  z: IndexedZone,
+  start: IndexedZone,
   qkey: string,
   qtype: number,
   options: LookupOptions = DEFAULT_LOOKUP_OPTIONS,
@@ -130,16 +140,22 @@ export function lookup(
   const answer: PlacedRRset[] = [];
   const seen = new Set<string>();
   let key = qkey;
-  const apex = z.nodes.get(z.originKey);
+  let z = start;
   let lastRedirect: 'cname' | 'dname' = 'cname';
   for (let step = 0; ; step++) {
-    if (!keyIsSubdomain(key, z.originKey)) {
-      return { kind: lastRedirect, answer, finalKey: key, wildcard: false };
+    if (step > 0 && options.zoneFor) {
+      const next = options.zoneFor(key, qtype);
+      if (next === undefined)
+        return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
+      z = next;
+    } else if (!keyIsSubdomain(key, z.originKey)) {
+      return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
     }
+    const apex = z.nodes.get(z.originKey);
     if (seen.has(key) || step > options.maxChain) {
       // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
       // signalled as an error."
-      return { kind: 'loop', answer, finalKey: key, wildcard: false };
+      return { kind: 'loop', answer, finalKey: key, wildcard: false, zone: z };
     }
     seen.add(key);
 
@@ -173,6 +189,7 @@ export function lookup(
           finalKey: key,
           cut: { key: candKey, ns },
           wildcard: false,
+          zone: z,
         };
       }
       // RFC 6672 section 2.3: a DNAME redirects names strictly below its owner.
@@ -183,7 +200,7 @@ export function lookup(
           const next = keyReplaceSuffix(key, candKey, target);
           answer.push({ ownerKey: candKey, rrset: dname });
           if (next === undefined)
-            return { kind: 'yxdomain', answer, finalKey: key, wildcard: false };
+            return { kind: 'yxdomain', answer, finalKey: key, wildcard: false, zone: z };
           answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
           key = next;
           lastRedirect = 'dname';
@@ -201,7 +218,7 @@ export function lookup(
     if (!node) {
       // RFC 4592 section 4: no exact match; look for the source of synthesis.
       const source = z.nodes.get(`\u0001*${closest}`);
-      if (!source) return { kind: 'nxdomain', answer, finalKey: key, wildcard: false };
+      if (!source) return { kind: 'nxdomain', answer, finalKey: key, wildcard: false, zone: z };
       node = source;
       wildcard = true;
     }
@@ -211,23 +228,23 @@ export function lookup(
     if (cname && qtype !== TYPE_CNAME && qtype !== TYPE_ANY) {
       answer.push({ ownerKey: key, rrset: cname });
       const rd = cname.records[0]?.rdata;
-      if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard };
+      if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard, zone: z };
       key = wireToKey(rd);
       lastRedirect = 'cname';
       continue;
     }
     if (qtype === TYPE_ANY) {
       const sets = anyRRsets(node, options.any);
-      if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard };
+      if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
       for (const s of sets) answer.push({ ownerKey: key, rrset: s });
-      return { kind: 'answer', answer, finalKey: key, wildcard };
+      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
     }
     const set = node.rrsets.get(qtype);
     if (set) {
       answer.push({ ownerKey: key, rrset: set });
-      return { kind: 'answer', answer, finalKey: key, wildcard };
+      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
     }
-    return { kind: 'nodata', answer, finalKey: key, wildcard };
+    return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
   }
 }
 

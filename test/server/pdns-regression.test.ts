@@ -1,0 +1,148 @@
+/**
+ * The PowerDNS authoritative regression cases (PowerDNS/pdns auth-4.7.3,
+ * `../shared/external-test-data/pdns-regression/`) run against lexroute with
+ * Debian's `sdig`, exactly as the suite checks them: each query's sdig
+ * output (through its postfilter), sorted with LC_ALL=C, concatenated, and
+ * compared with the expected file.
+ *
+ * Zones: `zones-strict/`. The project's loader is strict where BIND only
+ * warns (missing glue for an in-zone NS target, out-of-zone records) and
+ * reads LOC/EUI48/EUI64/SVCB only in RFC 3597 generic form; a zone the
+ * strict loader rejects is loaded here leniently (the same parser, records
+ * it could not read and out-of-zone records left out, assembled by the test
+ * fixture), and the cases that need the missing records are listed below.
+ *
+ * Target: at least BIND 9.18's count on this machine (91 of the suite's 109;
+ * it fails 14 of these 104). Every case we fail is listed in KNOWN with the
+ * reason; the test fails if a case outside the list fails (a regression) and
+ * reports cases in the list that now pass.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
+import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { nameKey, keyIsSubdomain } from '../../src/core/wire/name.ts';
+import { createLogger } from '../../src/server/log.ts';
+import { startServer, type RunningServer, type ZoneFileLoader } from '../../src/server/server.ts';
+import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { SHARED, toolOrSkip } from '../helpers/tools.ts';
+import { buildTestZone } from './fixture.ts';
+
+const run = promisify(execFile);
+const DATA = path.join(SHARED, 'external-test-data/pdns-regression');
+const ZONES = path.join(DATA, 'zones-strict');
+const sdig = toolOrSkip('sdig');
+
+interface Case {
+  test: string;
+  description: string;
+  queries: { qname: string; qtype: string; options: string[]; postfilter_shell?: string }[];
+  expected_file: string;
+  'bind_9.18.49_strict_zones': 'pass' | 'fail';
+}
+
+/** Cases lexroute fails, with the reason (policy choices, not wrong answers, unless said). */
+const KNOWN: Record<string, string> = {
+  axfr: 'zone transfer is not offered: AXFR/IXFR get REFUSED (RFC 5936 section 2.2.1 lets a server refuse). BIND passes it.',
+  'basic-eui48':
+    'zone loader: EUI48 presentation form is not read (only RFC 3597 generic), so the record is missing; not a server difference. BIND passes it.',
+  'basic-eui64':
+    'zone loader: EUI64 presentation form is not read (as basic-eui48). BIND passes it.',
+  'basic-loc':
+    'zone loader: LOC presentation form is not read, so location.example.com is missing (NXDOMAIN). BIND passes it.',
+  'svcb-aliasmode':
+    'zone loader: SVCB presentation form is not read; besides, PowerDNS adds SVCB-target additionals that RFC 9460 leaves optional. BIND fails it too.',
+  'svcb-servicemode': 'as svcb-aliasmode. BIND fails it too.',
+  'cname-loop-breakout':
+    'policy: on a CNAME loop we answer SERVFAIL with the chain followed so far (as BIND); PowerDNS sends an empty answer section. BIND fails it too.',
+  'direct-rrsig':
+    'policy: PowerDNS REFUSES queries for type RRSIG; we answer them like any type (NODATA: the zones are unsigned). BIND fails it too.',
+  'mx-case-sensitivy-with-ap':
+    'policy: RDATA names keep the zone file spelling; PowerDNS compresses them into the question and so echoes the query case. BIND fails it too.',
+  'too-big-for-udp-query-always-truncate-additional':
+    'policy: additional data that does not fit is left out without TC (RFC 2181 section 9); PowerDNS truncates the whole answer. BIND fails it too.',
+  'very-long-txt':
+    'data: zones-strict splits the over-long TXT string at 250 octets (so BIND loads it), the expected output is from the 255-octet split of the original zone. BIND fails it too.',
+};
+
+const lenientZones: string[] = [];
+
+const loader: ZoneFileLoader = async (file) => {
+  const origin = `${path.basename(file)}.`;
+  const strict = await loadZoneFile(file, { origin });
+  if (strict.zone) return { zone: strict.zone, diagnostics: strict.diagnostics };
+  // Lenient path (see the header): BIND loads these with warnings.
+  lenientZones.push(path.basename(file));
+  const parsed = parseZoneText(readFileSync(file, 'utf8'), { origin, file });
+  const okey = nameKey(origin);
+  const records = parsed.records.filter((r) => keyIsSubdomain(nameKey(r.owner), okey));
+  return { zone: buildTestZone(origin, records), diagnostics: [] };
+};
+
+let server: RunningServer;
+let port = 0;
+const cases = (JSON.parse(readFileSync(path.join(DATA, 'cases.json'), 'utf8')) as { cases: Case[] })
+  .cases;
+
+beforeAll(async () => {
+  const files = readdirSync(ZONES).map((f) => path.join(ZONES, f));
+  server = await startServer({
+    config: { ...DEFAULT_SERVER_CONFIG, listen: [{ host: '127.0.0.1', port: 0 }], zones: files },
+    loader,
+    log: createLogger(() => undefined, 'silent', 'json'),
+    cwd: DATA,
+  });
+  port = server.udp[0]!.port;
+}, 60_000);
+afterAll(async () => server?.close());
+
+async function sdigOutput(q: Case['queries'][number]): Promise<string> {
+  const isAxfr = q.qtype === 'AXFR';
+  const argv = isAxfr
+    ? ['127.0.0.1', String(port), q.qname, ...q.options]
+    : ['127.0.0.1', String(port), q.qname, q.qtype, ...q.options];
+  const prog = isAxfr ? 'saxfr' : 'sdig';
+  let out: string;
+  try {
+    out = (await run(prog, argv, { timeout: 5000 })).stdout;
+  } catch (e) {
+    out = (e as { stdout?: string }).stdout ?? '';
+  }
+  if (q.postfilter_shell) {
+    const child = run('sh', ['-c', q.postfilter_shell], { timeout: 5000 });
+    child.child.stdin!.end(out);
+    out = (await child).stdout;
+  }
+  const lines = out.split('\n').filter((l) => l !== '');
+  lines.sort((a, b) =>
+    Buffer.from(a) < Buffer.from(b) ? -1 : Buffer.from(a) > Buffer.from(b) ? 1 : 0,
+  );
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+describe.skipIf(sdig.skipReason !== undefined)('PowerDNS regression cases (sdig)', () => {
+  it(`passes at least BIND's count, and every failure is explained`, async () => {
+    const passed: string[] = [];
+    const failed: { test: string; diff: string }[] = [];
+    for (const c of cases) {
+      let got = '';
+      for (const q of c.queries) got += await sdigOutput(q);
+      const want = readFileSync(path.join(DATA, c.expected_file), 'utf8');
+      if (got === want) passed.push(c.test);
+      else failed.push({ test: c.test, diff: `--- expected\n${want}--- got\n${got}` });
+    }
+    const bindPasses = cases.filter((c) => c['bind_9.18.49_strict_zones'] === 'pass').length;
+    const unexplained = failed.filter((f) => !(f.test in KNOWN));
+    const nowPassing = Object.keys(KNOWN).filter((t) => passed.includes(t));
+    console.log(
+      `pdns regression: ${passed.length}/${cases.length} pass (BIND 9.18 on these cases: ${bindPasses}); ` +
+        `lenient zones: ${lenientZones.join(', ') || 'none'}`,
+    );
+    expect(unexplained.map((f) => `${f.test}\n${f.diff}`).join('\n')).toBe('');
+    expect(nowPassing, 'cases listed in KNOWN that pass now: remove them').toEqual([]);
+    expect(passed.length).toBeGreaterThanOrEqual(bindPasses);
+  }, 120_000);
+});
