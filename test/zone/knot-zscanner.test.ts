@@ -35,9 +35,24 @@ const DIFFERENCES: Record<string, string> = {
   '50_CDNSKEY': 'DNSSEC algorithm mnemonics are not read, only numbers',
   '38_DHCID':
     'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does; Knot wants each token a multiple of 4',
+  ...Object.fromEntries(
+    ['01_owner', '04-2_ORIGIN', '06-2_INCLUDE', '14_NS', '18_MX', '26_SRV'].map((c) => [
+      c,
+      'printable characters such as & , % $ and @ are accepted unescaped inside a domain name, as BIND does (named-compilezone loads x&y, a,b and @@ as \\@\\@); Knot refuses them',
+    ]),
+  ),
   '52_CAA':
     'an empty CAA tag is refused (RFC 8659 section 4.1: the tag has at least one character); Knot accepts it',
 };
+
+const LENIENT_NAMES = new Set([
+  '01_owner',
+  '04-2_ORIGIN',
+  '06-2_INCLUDE',
+  '14_NS',
+  '18_MX',
+  '26_SRV',
+]);
 
 /** Types whose presentation form we do not read (only RFC 3597 `\#`): only the subset check applies. */
 const GENERIC_ONLY: Record<string, string> = Object.fromEntries(
@@ -149,7 +164,7 @@ describe('Knot zscanner corpus', () => {
       const extra = got.filter(
         (g) => !exp.records.includes(g) && !(GENERIC_ONLY[c] && g.endsWith('RDATA=')),
       );
-      if (c !== '12_TXT') expect(extra).toEqual([]);
+      if (c !== '12_TXT' && !LENIENT_NAMES.has(c)) expect(extra).toEqual([]);
       if (differs) {
         expect(differs.length).toBeGreaterThan(10);
         return;

@@ -70,6 +70,8 @@ interface State {
   lastOwnerRaw: string | undefined;
   lastOwnerOrigin: string | undefined;
   depth: number;
+  /** A $ORIGIN was read since the last explicit owner. */
+  originChanged: boolean;
 }
 
 class Record implements ResourceRecord {
@@ -130,6 +132,7 @@ export function parseZoneText(text: string, options: ParseOptions = {}): ParseRe
     lastOwnerRaw: undefined,
     lastOwnerOrigin: undefined,
     depth: 0,
+    originChanged: false,
   };
   p.firstOrigin = state.originText;
   p.run(text, state);
@@ -229,6 +232,17 @@ class Parser {
     let owner: string | undefined;
     if (lex.blankOwner) {
       owner = state.lastOwner;
+      if (owner !== undefined && state.originChanged) {
+        this.tokDiag(
+          state,
+          lex,
+          0,
+          'ZONE_INHERITED_OWNER',
+          `record with a blank owner right after $ORIGIN: it belongs to ${owner}, not to the new origin`,
+          'warning',
+        );
+      }
+      state.originChanged = false;
       if (owner === undefined) {
         this.tokDiag(
           state,
@@ -240,6 +254,7 @@ class Parser {
         return;
       }
     } else {
+      state.originChanged = false;
       owner = this.ownerName(lex, state, 0);
       if (owner === undefined) {
         // A blank owner after a bad one has no previous owner to repeat.
@@ -573,6 +588,7 @@ class Parser {
         }
         state.origin = this.nameBuf.slice(0, r);
         state.originText = nameToText(state.origin, 0, true);
+        state.originChanged = true;
         if (this.firstOrigin === undefined) this.firstOrigin = state.originText;
         return;
       }

@@ -84,8 +84,11 @@ export function validateZone(
         });
       }
       if (s.type === TYPE_CNAME) cname = s;
-      else if (s.type === TYPE_DNAME) dname = s;
-      else if (s.type !== TYPE_RRSIG && s.type !== TYPE_NSEC && other === undefined) other = s;
+      else {
+        if (s.type === TYPE_DNAME) dname = s;
+        // RFC 6672 section 2.4: a DNAME and a CNAME cannot share an owner either.
+        if (s.type !== TYPE_RRSIG && s.type !== TYPE_NSEC && other === undefined) other = s;
+      }
       for (const rr of s.records)
         if (rr.ttl > MAX_TTL) {
           out.push({
@@ -178,6 +181,9 @@ export function validateZone(
   for (const [owner, sets] of byOwner) {
     const ns = sets.find((s) => s.type === TYPE_NS);
     if (!ns) continue;
+    // NS below a cut or a DNAME is occluded: never served, so it needs no glue.
+    if (nodes.get(owner)!.belowCut || dnames.some((d) => owner !== d && isSubdomain(owner, d)))
+      continue;
     for (const rr of ns.records) {
       if (wireNameLength(rr.rdata, 0) !== rr.rdata.length) continue;
       const target = nameToText(rr.rdata, 0, true);

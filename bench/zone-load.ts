@@ -1,0 +1,219 @@
+/**
+ * Zone load benchmark: a generated LEX routing zone of 1,000,000 NAPTR
+ * records (digest section 13, variant B: one small RRset per jurisdiction
+ * code or unit, real codes from the LexML vocabulary plus generated units),
+ * loaded by `loadZoneFile` (parse + build + validate, the server's load path)
+ * in a child process, next to `named-checkzone` on the same file in the same
+ * run. Prints times and peak RSS, and the ratios.
+ *
+ *   node_modules/.bin/node bench/zone-load.ts [--records N] [--runs R] [--lint]
+ *
+ * The zone is written to a temporary directory and removed afterwards.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const SHARED = new URL('../../shared/', import.meta.url).pathname;
+
+if (process.argv[2] === '--child') {
+  // Child: load one zone, report time and peak RSS as JSON.
+  const file = process.argv[3]!;
+  const lint = process.argv[4] === '--lint';
+  const { loadZoneFile } = await import('../src/zonefile/load.ts');
+  const t0 = performance.now();
+  const r = await loadZoneFile(file);
+  const t1 = performance.now();
+  let lintMs = 0;
+  let lintFindings = 0;
+  if (lint) {
+    const { lintNaptrRecords } = await import('../src/core/zone/naptr-lint.ts');
+    lintFindings = lintNaptrRecords(r.records).length;
+    lintMs = performance.now() - t1;
+  }
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  process.stdout.write(
+    JSON.stringify({
+      ms: t1 - t0,
+      lintMs,
+      lintFindings,
+      records: r.zone?.size ?? 0,
+      names: r.zone?.names.length ?? 0,
+      errors: errors.length,
+      firstError: errors[0]?.message,
+      maxRssKiB: process.resourceUsage().maxRSS,
+    }) + '\n',
+  );
+  process.exit(0);
+}
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '3' },
+    lint: { type: 'boolean', default: false },
+  },
+});
+const TARGET = Number(values.records);
+const RUNS = Number(values.runs);
+
+/** Jurisdictions from the LexML vocabulary: `br`, `br;sao.paulo`, `br;sao.paulo;campinas`, ... */
+function realJurisdictions(): string[] {
+  const csv = readFileSync(
+    `${SHARED}data/anchors-ddds/okfn-brasil-lexml-vocabulary/localidade.csv`,
+    'utf8',
+  );
+  const out: string[] = [];
+  for (const line of csv.split('\n').slice(1)) {
+    const about = line.split(',')[1];
+    if (about && /^[a-z0-9.;-]+$/.test(about)) out.push(about);
+  }
+  return out;
+}
+
+const ORIGIN = 'lex.example.';
+/** DNS owner (relative to ORIGIN) of a jurisdiction: units reversed, dots in a unit become '-'. */
+function ownerOf(j: string): string {
+  return j
+    .split(';')
+    .map((u) => u.replaceAll('.', '-'))
+    .reverse()
+    .join('.');
+}
+function ereOf(j: string): string {
+  return j.replaceAll('.', '\\\\.');
+}
+
+function generate(file: string): { records: number; owners: number } {
+  const lines: string[] = [
+    `$ORIGIN ${ORIGIN}`,
+    '$TTL 3600',
+    '@ IN SOA ns1 hostmaster 2024010101 3600 900 604800 300',
+    '@ IN NS ns1',
+    '@ IN NS ns2',
+    'ns1 IN A 192.0.2.1',
+    'ns2 IN A 192.0.2.2',
+  ];
+  let records = 0;
+  let owners = 0;
+  const rrset = (j: string, host: string) => {
+    const owner = ownerOf(j);
+    const e = ereOf(j);
+    lines.push(
+      `${owner} IN NAPTR 100 10 "" "" "!^urn:lex:${e};([^:;@$~]+)[;:].*$!\\\\1.${owner}.${ORIGIN.slice(0, -1)}!i" .`,
+      `${owner} IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://${host}/uri-res/N2L?\\\\1!" .`,
+      `${owner} IN NAPTR 200 20 "u" "http+N2Ls" "!^(.*)$!https://${host}/uri-res/N2Ls?\\\\1!" .`,
+    );
+    records += 3;
+    owners++;
+  };
+  const real = realJurisdictions();
+  for (const j of real) rrset(j, `resolver.${ownerOf(j).split('.').reverse().join('.')}.example`);
+  // Generated units below the real ones (organs, courts, chambers), until TARGET.
+  const kinds = ['camara', 'prefeitura', 'tribunal', 'secretaria', 'assembleia', 'conselho'];
+  let n = 0;
+  while (records + 3 <= TARGET) {
+    const parent = real[n % real.length]!;
+    const unit = `${kinds[n % kinds.length]}.${Math.floor(n / real.length)}`;
+    rrset(`${parent};${unit}`, `r${n % 997}.resolvers.example`);
+    n++;
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+  return { records, owners };
+}
+
+function timeV(
+  cmd: string,
+  args: string[],
+): { wallMs: number; maxRssKiB: number; status: number; out: string } {
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-v', cmd, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  const wallMs = performance.now() - t0;
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  return {
+    wallMs,
+    maxRssKiB: rss ? Number(rss[1]) : NaN,
+    status: r.status ?? -1,
+    out: r.stdout + r.stderr,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const dir = mkdtempSync(join(tmpdir(), 'lexroute-zone-bench-'));
+try {
+  const file = join(dir, 'lex.example.zone');
+  const g0 = performance.now();
+  const gen = generate(file);
+  const size = readFileSync(file).length;
+  console.log(
+    `zone: ${gen.records} NAPTR records in ${gen.owners} RRsets, ${(size / 1e6).toFixed(1)} MB (generated in ${((performance.now() - g0) / 1000).toFixed(1)} s)`,
+  );
+  let named: string | undefined;
+  try {
+    named = execFileSync('sh', ['-c', 'command -v named-checkzone'], { encoding: 'utf8' }).trim();
+  } catch {
+    named = undefined;
+  }
+  const ours: { wallMs: number; loadMs: number; rss: number; lintMs: number }[] = [];
+  const bind: { wallMs: number; rss: number }[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const childArgs = [
+      new URL(import.meta.url).pathname,
+      '--child',
+      file,
+      ...(values.lint ? ['--lint'] : []),
+    ];
+    const o = timeV(process.execPath, childArgs);
+    const line = o.out.split('\n').find((l) => l.startsWith('{'));
+    if (!line) throw new Error(`our loader failed:\n${o.out}`);
+    const res = JSON.parse(line) as {
+      ms: number;
+      lintMs: number;
+      records: number;
+      errors: number;
+      firstError?: string;
+    };
+    if (res.errors > 0 || res.records !== gen.records + 5)
+      throw new Error(
+        `our loader: ${res.errors} errors (${res.firstError}), ${res.records} records`,
+      );
+    ours.push({ wallMs: o.wallMs, loadMs: res.ms, rss: o.maxRssKiB, lintMs: res.lintMs });
+    if (named) {
+      const b = timeV(named, ['-q', ORIGIN, file]);
+      if (b.status !== 0)
+        throw new Error(`named-checkzone rejected the zone:\n${b.out.slice(0, 2000)}`);
+      bind.push({ wallMs: b.wallMs, rss: b.maxRssKiB });
+    }
+  }
+  const ow = median(ours.map((o) => o.wallMs));
+  const ol = median(ours.map((o) => o.loadMs));
+  const orss = median(ours.map((o) => o.rss));
+  console.log(`runs: ${RUNS} (medians)`);
+  console.log(
+    `lexroute loadZoneFile: ${(ow / 1000).toFixed(2)} s process wall (${(ol / 1000).toFixed(2)} s load+validate inside), peak RSS ${(orss / 1024).toFixed(0)} MiB`,
+  );
+  if (values.lint)
+    console.log(
+      `lexroute NAPTR lint (extra, not in the ratio): ${(median(ours.map((o) => o.lintMs)) / 1000).toFixed(2)} s`,
+    );
+  if (named) {
+    const bw = median(bind.map((b) => b.wallMs));
+    const brss = median(bind.map((b) => b.rss));
+    console.log(
+      `named-checkzone:       ${(bw / 1000).toFixed(2)} s process wall, peak RSS ${(brss / 1024).toFixed(0)} MiB`,
+    );
+    console.log(
+      `ratio (lexroute / named-checkzone): time ${(ow / bw).toFixed(2)}x (target <= 1.0x), peak memory ${(orss / brss).toFixed(2)}x (target <= 1.5x)`,
+    );
+  } else {
+    console.log('named-checkzone not installed: no baseline (install bind9-utils)');
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,131 @@
+/**
+ * BIND's zone corpora (../shared/external-test-data/bind9/): every file of
+ * bin/tests/system/checkzone/zones gets the same verdict from us as from the
+ * installed named-checkzone (load or reject), except the differences listed
+ * with their reason; the master-file loader inputs of tests/dns/master_test.c
+ * give the outcomes that test asserts.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { SHARED, toolOrSkip } from '../helpers/tools.ts';
+
+const CHECKZONE = `${SHARED}external-test-data/bind9/checkzone/`;
+const MASTER = `${SHARED}external-test-data/bind9/master/`;
+const named = toolOrSkip('named-checkzone');
+
+const UNSUPPORTED =
+  'uses the presentation form of a type we read only as RFC 3597 \\# (SVCB/HTTPS, KEY, EUI48/64, NSAP, NSEC3, RRSIG ...): out of scope for LEX routing zones; BIND reads it';
+
+/** Files where our verdict differs from BIND 9.18's, and why. */
+const DIFFERENCES: Record<string, string> = {
+  'bad-cdnskey.db':
+    'BIND checks CDNSKEY key material against the algorithm; we do not interpret DNSSEC records',
+  'bad-cds.db':
+    'BIND checks the CDS digest length against the digest type; we do not interpret DNSSEC records',
+  'bad-ds.db':
+    'BIND checks the DS digest length against the digest type; we do not interpret DNSSEC records',
+  'generate-overflow.db':
+    '$GENERATE is a BIND extension; we refuse it (ZONE_UNSUPPORTED_DIRECTIVE)',
+  'good-generate-modifier.db':
+    '$GENERATE is a BIND extension; we refuse it (ZONE_UNSUPPORTED_DIRECTIVE)',
+};
+for (const f of [
+  'bad-_dns-svcb1.db',
+  'bad-_dns-svcb2.db',
+  'bad-_dns-svcb3.db',
+  'bad-_dns-svcb4.db',
+  'bad-_dns-svcb5.db',
+  'bad-_dns-svcb6.db',
+  'bad-cname-and-key.db',
+  'bad-eui48-no-leading-zero.db',
+  'bad-eui48-trailing-garbage.db',
+  'bad-eui64-no-leading-zero.db',
+  'bad-eui64-trailing-garbage.db',
+  'bad-svcb-servername.db',
+  'good-nsap.db',
+  'good-nsec3-nopadhash.db',
+  'good-svcb.db',
+  'warn.deprecated.cds-sha1.db',
+  'warn.deprecated.digest-sha1.db',
+  'warn.deprecated.ds-alg.db',
+  'warn.deprecated.key-alg.db',
+  'warn.deprecated.nsec3rsasha1.db',
+  'warn.deprecated.rsasha1.db',
+])
+  DIFFERENCES[f] = UNSUPPORTED;
+
+const files = readdirSync(CHECKZONE).sort();
+
+describe('BIND checkzone corpus: same verdict as named-checkzone', () => {
+  it('has the 159 files', () => expect(files.length).toBe(159));
+  for (const f of files) {
+    it.skipIf(!named.path)(f, async () => {
+      const bind = spawnSync(named.path!, ['-q', 'example.', CHECKZONE + f]);
+      const bindLoads = bind.status === 0;
+      const ours = await loadZoneFile(CHECKZONE + f, { origin: 'example.' });
+      const errors = ours.diagnostics.filter((d) => d.severity === 'error');
+      for (const d of errors) expect(d.code).toMatch(/^ZONE_[A-Z0-9_]+$/);
+      const weLoad = ours.zone !== undefined;
+      expect(weLoad).toBe(errors.length === 0);
+      if (DIFFERENCES[f]) {
+        expect(weLoad, DIFFERENCES[f]).toBe(!bindLoads);
+      } else {
+        expect(
+          weLoad,
+          errors.map((d) => `${d.position?.line}: ${d.code} ${d.message}`).join('\n'),
+        ).toBe(bindLoads);
+      }
+    });
+  }
+});
+
+describe('BIND master-file loader inputs (tests/dns/master_test.c outcomes)', () => {
+  // Differences, with reasons:
+  // - master6 and master8 (which includes master6) write DNSKEY flags as BIND's
+  //   mnemonics (FLAG2|FLAG4|...|SIG15); we read DNSKEY flags as a number only,
+  //   so we reject them (ZONE_BAD_NUMBER) where the BIND loader test loads them.
+  // - master7 is rejected by both, by us already at the flag mnemonics.
+  // - master15 has a TXT RDATA of 65513 octets: BIND's loader runs out of buffer
+  //   space (its limit is 65512); we accept any RDATA up to the RFC 1035
+  //   RDLENGTH limit of 65535.
+  const expected: Record<string, { ok: boolean; code?: string; warning?: string }> = {
+    'master1.data': { ok: true },
+    'master2.data': { ok: false, code: 'ZONE_MISSING_RDATA' },
+    'master3.data': { ok: false, code: 'ZONE_NO_OWNER' },
+    'master4.data': { ok: true, warning: 'ZONE_TTL_FROM_SOA' },
+    'master5.data': { ok: false },
+    'master6.data': { ok: false, code: 'ZONE_BAD_NUMBER' },
+    'master7.data': { ok: false, code: 'ZONE_BAD_NUMBER' },
+    'master8.data': { ok: false, code: 'ZONE_BAD_NUMBER' },
+    'master9.data': { ok: false },
+    'master10.data': { ok: true },
+    'master11.data': { ok: true },
+    'master15.data': { ok: true },
+    'master16.data': { ok: true },
+    'master17.data': { ok: true, warning: 'ZONE_INHERITED_OWNER' },
+  };
+  for (const [file, want] of Object.entries(expected)) {
+    it(file, () => {
+      const r = parseZoneText(readFileSync(MASTER + file, 'utf8'), {
+        origin: 'test.',
+        file,
+        // master8/9 include testdata/master/... relative to BIND's tests/dns/.
+        includeSource: (p) => readFileSync(MASTER + p.replace(/^.*testdata\/master\//, ''), 'utf8'),
+      });
+      const errors = r.diagnostics.filter((d) => d.severity === 'error');
+      expect(errors.length === 0, errors.map((d) => d.code).join(' ')).toBe(want.ok);
+      if (want.code) expect(errors.map((d) => d.code)).toContain(want.code);
+      if (want.warning) expect(r.diagnostics.map((d) => d.code)).toContain(want.warning);
+      if (want.ok) expect(r.records.length).toBeGreaterThan(0);
+    });
+  }
+  it('master11: a leading zero in the SOA serial is decimal', () => {
+    const r = parseZoneText(readFileSync(MASTER + 'master11.data', 'utf8'), { origin: 'test.' });
+    const soa = r.records.find((x) => x.type === 6)!;
+    const serial = Buffer.from(soa.rdata).readUInt32BE(soa.rdata.length - 20);
+    expect(serial).toBe(90000);
+  });
+});
