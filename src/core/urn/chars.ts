@@ -156,3 +156,18 @@ export function pctDecodeUtf8(text: string, start: number, end: number): string 
 export function upperHex(b: number): string {
   return HEX_UPPER[b >> 4]! + HEX_UPPER[b & 15]!;
 }
+
+/**
+ * Lowercase each code point on its own (Unicode default lowercase mapping,
+ * locale-independent), without the context-dependent Final_Sigma rule of
+ * `String.prototype.toLowerCase`: "ΟΣ" becomes "οσ" as "Σ" alone does, so the
+ * result does not depend on a letter's neighbours (UTS #46 and RFC 5895 agree).
+ */
+export function lowerCodePoints(s: string): string {
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) ascii = false;
+  if (ascii) return s.toLowerCase();
+  let out = '';
+  for (const ch of s) out += ch.toLowerCase();
+  return out;
+}

@@ -13,9 +13,10 @@
  * 5.3), non-ASCII labels are mapped (lowercase, NFC), checked by the IDNA2008
  * lookup rules (RFC 5891 section 5.4) and Punycode-encoded; R-LDH labels are
  * rejected (RFC 5890 section 2.3.1); 63-octet labels, 253-character names.
+ * Lowercasing is per code point (no Final_Sigma context, see lowerCodePoints).
  */
 import type { Result } from '../diagnostics.ts';
-import { pctOctet, scanPctUtf8, pctDecodeUtf8 } from './chars.ts';
+import { lowerCodePoints, pctDecodeUtf8, pctOctet, scanPctUtf8 } from './chars.ts';
 import type { UrnCode } from './codes.ts';
 import { diag } from './fail.ts';
 import {
@@ -95,7 +96,7 @@ function convertLabel(label: string): LabelResult {
     if (l.startsWith('xn--')) u = punycodeDecode(l.slice(4)) ?? l;
     return { ok: true, value: { aLabel: l, uLabel: u } };
   }
-  const mapped = label.toLowerCase().normalize('NFC');
+  const mapped = lowerCodePoints(label).normalize('NFC');
   const bad = checkULabel(mapped);
   if (bad) {
     // Offsets in `mapped` equal offsets in `label` when mapping kept the length.

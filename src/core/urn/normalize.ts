@@ -6,7 +6,8 @@
  * - ASCII letters in lower case. @see RFC 9676 section 3.3: "names that differ
  *   only in case ... MUST be considered equivalent";
  * - percent-encoded non-ASCII text decoded, lowercased (Unicode default
- *   lowercase mapping, locale-independent), re-encoded as UTF-8: section 3.3
+ *   lowercase mapping of each code point, locale-independent, without the
+ *   Final_Sigma context), re-encoded as UTF-8: section 3.3
  *   applies "for all the languages where different cases ... are possible";
  * - `%hh` hex digits in upper case (RFC 3986 section 6.2.2.1);
  * - a raw `|` date-loc separator written `%7C` (digest 11.7).
@@ -15,7 +16,7 @@
  * names an element id inside the document, RFC 9676 section 5.8); only its
  * `%hh` hex is uppercased. The r-, q- and f-components are kept as written.
  */
-import { pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
+import { lowerCodePoints, pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
 import { parseLexUrn } from './lex-parser.ts';
 import type { LexUrn, NormalizationChange, NormalizationRule, NormalizeResult } from './types.ts';
 
@@ -88,7 +89,7 @@ export function canonicalizeLexUrn(urn: LexUrn): Canonical {
         let j = i;
         while (j < end && t.charCodeAt(j) === 0x25 && pctOctet(t, j) >= 0x80) j += 3;
         const decoded = pctDecodeUtf8(t, i, j);
-        const lowered = decoded.toLowerCase();
+        const lowered = lowerCodePoints(decoded);
         const encoded = pctEncodeNonAscii(lowered);
         const original = t.slice(i, j);
         if (encoded !== original) {
