@@ -32,3 +32,37 @@ export {
 } from './zonefile/load.ts';
 export * from './core/urn/index.ts';
 export * from './core/ddds/index.ts';
+export * from './core/catalogue/index.ts';
+export {
+  SqliteCatalogue,
+  CatalogueError,
+  CatalogueWriter,
+  type OpenOptions,
+} from './catalogue/store.ts';
+export {
+  importFile,
+  type ImportOptions,
+  type ImportRowError,
+  type ImportSummary,
+  type RowFormat,
+} from './catalogue/import.ts';
+export { exportCatalogue, exportRows } from './catalogue/export.ts';
+export { ensureCatalogue, BUNDLED_SAMPLE } from './catalogue/open.ts';
+export {
+  createResolverApp,
+  type AppRequest,
+  type AppResponse,
+  type ResolverApp,
+  type ResolverAppOptions,
+} from './resolver-http/app.ts';
+export {
+  startResolverServer,
+  type LogEntry,
+  type ResolverServerOptions,
+  type RunningResolver,
+} from './resolver-http/server.ts';
+export {
+  DEFAULT_RESOLVER_CONFIG,
+  validateResolverConfig,
+  type ResolverConfig,
+} from './config/resolver.ts';
