@@ -32,6 +32,7 @@ const atoms: Pair[] = [
 const pair: fc.Arbitrary<Pair> = fc.letrec<{ expr: Pair; branch: Pair; piece: Pair; atom: Pair }>(
   (tie) => ({
     atom: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
       { weight: 5, arbitrary: fc.constantFrom(...atoms) },
       {
         weight: 1,
@@ -48,7 +49,6 @@ const pair: fc.Arbitrary<Pair> = fc.letrec<{ expr: Pair; branch: Pair; piece: Pa
       .array(tie('branch'), { minLength: 1, maxLength: 2 })
       .map((bs) => ({ ere: bs.map((b) => b.ere).join('|'), js: bs.map((b) => b.js).join('|') })),
   }),
-  { depthSize: 'small' },
 ).expr;
 
 const input = fc.string({
