@@ -29,10 +29,10 @@ const DIFFERENCES: Record<string, string> = {
   '12_TXT':
     'Knot splits a string longer than 255 octets into two and allows a newline inside quotes; BIND refuses both (syntax error, unbalanced quotes) and so do we. `"""` reads as "" then a string, as in BIND; Knot refuses it',
   '28_TYPE': 'TYPE0 is reserved (RFC 6895 section 3.1) and refused; Knot accepts it',
-  '31_DNSKEY': 'DNSSEC algorithm mnemonics (RSAMD5 ...) are not read, only numbers',
-  '33_DS': 'DNSSEC algorithm mnemonics (RSAMD5 ...) are not read, only numbers',
-  '49_CDS': 'DNSSEC algorithm mnemonics are not read, only numbers',
-  '50_CDNSKEY': 'DNSSEC algorithm mnemonics are not read, only numbers',
+  '31_DNSKEY':
+    'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does; Knot wants each token a multiple of 4',
+  '50_CDNSKEY':
+    'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does; Knot wants each token a multiple of 4',
   '38_DHCID':
     'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does; Knot wants each token a multiple of 4',
   ...Object.fromEntries(

@@ -11,7 +11,7 @@
  */
 import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from './lexer.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from './names.ts';
-import { SCHEMAS, typeName, type FieldKind } from './types.ts';
+import { DNSSEC_ALGORITHMS, SCHEMAS, typeName, type FieldKind } from './types.ts';
 
 export interface RdataError {
   readonly code: string;
@@ -472,6 +472,15 @@ export function encodeRdataTokens(
         t++;
         break;
       }
+      case 'alg': {
+        let v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, 255);
+        if (v === -1) v = DNSSEC_ALGORITHMS.get(text.slice(s, e).toUpperCase()) ?? -1;
+        if (v < 0)
+          return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
+        w.u8(v);
+        t++;
+        break;
+      }
       case 'period': {
         const v = fl & TOKEN_QUOTED ? -1 : parseTtl(text, s, e);
         if (v < 0)
@@ -641,6 +650,7 @@ export function checkWire(schema: readonly FieldKind[], rdata: Uint8Array): stri
   for (const kind of schema) {
     switch (kind) {
       case 'u8':
+      case 'alg':
         p += 1;
         break;
       case 'u16':
@@ -731,6 +741,7 @@ export function rdataToText(type: number, rdata: Uint8Array): string {
   for (const kind of schema) {
     switch (kind) {
       case 'u8':
+      case 'alg':
         parts.push(String(rdata[p]));
         p += 1;
         break;

@@ -22,6 +22,8 @@ export type FieldKind =
   | 'hex'
   /** Base64 up to the end, split over any number of tokens. */
   | 'b64'
+  /** DNSSEC algorithm: a number 0-255 or its mnemonic (RFC 4034 appendix A.1). */
+  | 'alg'
   /** CAA tag: letters and digits, written as a <character-string>. */
   | 'tag'
   /** One string written without a length octet, to the end of RDATA (CAA value, URI target). */
@@ -184,14 +186,14 @@ export const SCHEMAS: ReadonlyMap<number, readonly FieldKind[]> = new Map<number
   [35, ['u16', 'u16', 'cstr', 'cstr', 'cstr', 'name']],
   [36, ['u16', 'name']],
   [39, ['name']],
-  [43, ['u16', 'u8', 'u8', 'hex']],
+  [43, ['u16', 'alg', 'u8', 'hex']],
   [44, ['u8', 'u8', 'hex']],
-  [48, ['u16', 'u8', 'u8', 'b64']],
+  [48, ['u16', 'u8', 'alg', 'b64']],
   [49, ['b64']],
   [52, ['u8', 'u8', 'u8', 'hex']],
   [53, ['u8', 'u8', 'u8', 'hex']],
-  [59, ['u16', 'u8', 'u8', 'hex']],
-  [60, ['u16', 'u8', 'u8', 'b64']],
+  [59, ['u16', 'alg', 'u8', 'hex']],
+  [60, ['u16', 'u8', 'alg', 'b64']],
   [61, ['b64']],
   [99, ['cstrs']],
   [256, ['u16', 'u16', 'text']],
@@ -208,3 +210,23 @@ export const TYPE_DNAME = 39;
 export const TYPE_NAPTR = 35;
 export const TYPE_NSEC = 47;
 export const TYPE_RRSIG = 46;
+
+/** DNSSEC algorithm mnemonics (RFC 4034 appendix A.1 and the IANA registry). */
+export const DNSSEC_ALGORITHMS: ReadonlyMap<string, number> = new Map([
+  ['RSAMD5', 1],
+  ['DH', 2],
+  ['DSA', 3],
+  ['RSASHA1', 5],
+  ['DSA-NSEC3-SHA1', 6],
+  ['RSASHA1-NSEC3-SHA1', 7],
+  ['RSASHA256', 8],
+  ['RSASHA512', 10],
+  ['ECC-GOST', 12],
+  ['ECDSAP256SHA256', 13],
+  ['ECDSAP384SHA384', 14],
+  ['ED25519', 15],
+  ['ED448', 16],
+  ['INDIRECT', 252],
+  ['PRIVATEDNS', 253],
+  ['PRIVATEOID', 254],
+]);
