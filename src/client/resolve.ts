@@ -24,6 +24,7 @@ import {
   type NaptrRecord,
   type RecordFate,
   type StepOutcome,
+  type StepResult,
 } from '../core/ddds/step.ts';
 import { protocolInfo } from '../core/ddds/naptr.ts';
 import { selectSrv, type SrvRecord } from '../core/ddds/srv.ts';
@@ -170,6 +171,11 @@ export interface ResolveOptions extends ClientOptions {
    */
   readonly fallback?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * Reuse step results for a cached RRset and the same AUS (default true;
+   * the step function is pure and the memo dies with the cache entry).
+   */
+  readonly memoSteps?: boolean;
   /** Reuse a client (its transport and cache); the other client options are then ignored. */
   readonly client?: LexClient;
 }
@@ -207,6 +213,37 @@ function naptrRecords(r: LookupResult): readonly NaptrRecord[] {
   return out;
 }
 
+/**
+ * Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
+ * result for the same RRset object (one cache entry, dropped when its TTL
+ * expires) and the same AUS and service is the same: the warm path reuses it
+ * instead of running the regexp engine again.
+ */
+const stepMemo = new WeakMap<LookupResult, Map<string, StepResult>>();
+const STEP_MEMO_PER_RRSET = 4096;
+
+function memoStep(
+  r: LookupResult,
+  aus: string,
+  key: string,
+  service: Service,
+  records: readonly NaptrRecord[],
+): StepResult {
+  let memo = stepMemo.get(r);
+  if (memo === undefined) {
+    memo = new Map();
+    stepMemo.set(r, memo);
+  }
+  const k = `${service}\n${aus}`;
+  let step = memo.get(k);
+  if (step === undefined) {
+    step = dddsStep({ aus, key, records, service, toDnsKey });
+    if (memo.size >= STEP_MEMO_PER_RRSET) memo.clear();
+    memo.set(k, step);
+  }
+  return step;
+}
+
 interface Prepared {
   readonly aus: string;
   readonly fragment: string | undefined;
@@ -220,7 +257,21 @@ interface Prepared {
  * for the final URL (RFC 8141 section 2.3.3; digest 10.4). The partition
  * stays in the AUS and is also noted for the final URL.
  */
+const prepared = new Map<string, Prepared | { code: string; message: string }>();
+const PREPARED_MAX = 4096;
+
+/** `prepareUncached` memoised on the input text (it is pure). */
 function prepare(input: string): Prepared | { code: string; message: string } {
+  let p = prepared.get(input);
+  if (p === undefined) {
+    p = prepareUncached(input);
+    if (prepared.size >= PREPARED_MAX) prepared.clear();
+    prepared.set(input, p);
+  }
+  return p;
+}
+
+function prepareUncached(input: string): Prepared | { code: string; message: string } {
   const parsed = parseLexUrn(input.trim());
   if (!parsed.ok) {
     const e = parsed.errors[0];
@@ -520,8 +571,22 @@ async function resolveWith(
       if (failOrFallBack(code, message)) continue;
     }
     let records = naptrRecords(r);
-    if (frame.excluded.size > 0) records = records.filter((_, i) => !frame.excluded.has(i));
-    const step = dddsStep({ aus, key, records, service, toDnsKey });
+    let step: StepResult;
+    if (frame.excluded.size > 0) {
+      records = records.filter((_, i) => !frame.excluded.has(i));
+      step = dddsStep({ aus, key, records, service, toDnsKey });
+    } else if (options.memoSteps === false || !lookup.cached) {
+      step = dddsStep({ aus, key, records, service, toDnsKey });
+      if (options.memoSteps !== false && r.ttl > 0 && client.cache) {
+        // Fresh from the DNS: seed the memo for the next warm resolution.
+        const k = `${service}\n${aus}`;
+        let memo = stepMemo.get(r);
+        if (memo === undefined) stepMemo.set(r, (memo = new Map()));
+        if (memo.size < STEP_MEMO_PER_RRSET) memo.set(k, step);
+      }
+    } else {
+      step = memoStep(r, aus, key, service, records);
+    }
     const outcome = step.outcome;
     let punycode: { from: string; to: string } | undefined;
     if (outcome.kind === 'next') {

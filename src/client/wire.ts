@@ -142,8 +142,7 @@ export function decodeResponse(buf: Buffer, maxRecords: number): Message {
       const count = counts[s] ?? 0;
       for (let i = 0; i < count; i++) {
         const start = offset;
-        lib.name.decode(buf, start);
-        const nameBytes = lib.name.decode.bytes;
+        const nameBytes = skipName(buf, start);
         const fixed = start + nameBytes;
         if (fixed + 10 > buf.length) {
           throw new WireError('DNS_BAD_RESPONSE', `record at byte ${start} is cut short`);
@@ -187,6 +186,27 @@ export function decodeResponse(buf: Buffer, maxRecords: number): Message {
       'DNS_BAD_RESPONSE',
       `malformed message at byte ${offset}: ${(e as Error).message}`,
     );
+  }
+}
+
+/**
+ * Length of the (possibly compressed) name at `start`, without decoding it.
+ * Throws WireError on a label or pointer past the end.
+ */
+function skipName(buf: Buffer, start: number): number {
+  let o = start;
+  for (;;) {
+    if (o >= buf.length)
+      throw new WireError('DNS_BAD_RESPONSE', `name at byte ${start} runs past the end`);
+    const len = buf[o] as number;
+    if (len === 0) return o + 1 - start;
+    if ((len & 0xc0) === 0xc0) {
+      if (o + 1 >= buf.length)
+        throw new WireError('DNS_BAD_RESPONSE', `pointer at byte ${o} is cut short`);
+      return o + 2 - start;
+    }
+    if ((len & 0xc0) !== 0) throw new WireError('DNS_BAD_RESPONSE', `bad label type at byte ${o}`);
+    o += len + 1;
   }
 }
 
