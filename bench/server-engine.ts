@@ -1,0 +1,80 @@
+/**
+ * In-process cost of Engine.respond (no sockets): queries/s for the same mix
+ * as bench/server-qps.sh, next to a baseline loop that only allocates and
+ * copies one pre-built response (what the Node ceiling does per query).
+ *
+ * Usage: node bench/server-engine.ts [ZONE_FILE]
+ */
+import dnsPacket from 'dns-packet';
+import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
+import { loadZoneFile, loadZoneText } from '../src/zonefile/load.ts';
+
+const N = 300;
+let text = `$ORIGIN lex.bench.\n$TTL 3600\n@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n@ IN NS ns1\nns1 IN A 192.0.2.1\n`;
+text += `@ IN NAPTR 100 10 "" "" "!^urn:lex:([a-z0-9.-]+)[;:].*$!\\\\1.lex.bench!i" .\n`;
+for (let i = 1; i <= N; i++)
+  text += `j${i} IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://j${i}.resolver.example/uri-res/N2L?\\\\1!" .\n`;
+const loaded = process.argv[2]
+  ? await loadZoneFile(process.argv[2])
+  : loadZoneText(text, 'lex.bench.zone');
+if (!loaded.zone) throw new Error(JSON.stringify(loaded.diagnostics.slice(0, 3)));
+const engine = new Engine([loaded.zone]);
+
+const queries: Buffer[] = [];
+for (let i = 0; i < 1000; i++) {
+  const r = i % 10;
+  const j = 1 + (i % N);
+  const [name, type] =
+    r < 4
+      ? ['lex.bench', 'NAPTR']
+      : r < 8
+        ? [`j${j}.lex.bench`, 'NAPTR']
+        : r < 9
+          ? [`x${i}.lex.bench`, 'NAPTR']
+          : [`j${j}.lex.bench`, 'A'];
+  queries.push(
+    Buffer.from(
+      dnsPacket.encode({ type: 'query', id: i, questions: [{ name, type: type as 'A' }] }),
+    ),
+  );
+}
+const template = engine.respond(queries[0]!, TRANSPORT_UDP)!;
+
+function time(label: string, f: (q: Buffer) => Buffer | undefined): number {
+  const rounds = 1000;
+  let sink = 0;
+  for (let r = 0; r < 50; r++) for (const q of queries) sink += f(q)?.length ?? 0;
+  const t0 = process.hrtime.bigint();
+  for (let r = 0; r < rounds; r++) for (const q of queries) sink += f(q)?.length ?? 0;
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  const qps = (rounds * queries.length) / s;
+  console.log(`${label.padEnd(34)} ${(qps / 1e6).toFixed(2)} M queries/s  (sink ${sink % 7})`);
+  return qps;
+}
+
+const base = time('baseline: alloc + copy one packet', (q) => {
+  const out = Buffer.allocUnsafe(template.length);
+  template.copy(out);
+  out[0] = q[0]!;
+  out[1] = q[1]!;
+  return out;
+});
+const ours = time('Engine.respond (mix)', (q) => engine.respond(q, TRANSPORT_UDP));
+console.log(`ratio Engine.respond / baseline: ${(ours / base).toFixed(2)}`);
+
+// Per kind of query.
+const kinds: [string, Buffer][] = [
+  ['apex NAPTR hit', queries[0]!],
+  ['jurisdiction NAPTR hit', queries[4]!],
+  ['NXDOMAIN', queries[8]!],
+  ['NODATA', queries[9]!],
+];
+for (const [label, q] of kinds) {
+  const t0 = process.hrtime.bigint();
+  let sink = 0;
+  for (let i = 0; i < 300_000; i++) sink += engine.respond(q, TRANSPORT_UDP)!.length;
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(
+    `  ${label.padEnd(32)} ${(300_000 / s / 1e6).toFixed(2)} M queries/s (sink ${sink % 7})`,
+  );
+}

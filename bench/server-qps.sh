@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Server throughput: lexroute vs BIND 9 (named -n 1) vs the Node ceiling (a
+# dgram responder sending one pre-built packet), each pinned to one core with
+# taskset, dnsperf on another core with the same query file, same loopback
+# port, fixed duration. Prints queries/s, lost queries and the ratios.
+#
+#   bench/server-qps.sh                 # 20 s per server
+#   DURATION=5 bench/server-qps.sh      # quicker
+#   SERVER_CPU=0 CLIENT_CPU=1 PORT=5399 NAMES=500 bench/server-qps.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-20}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+PORT=${PORT:-5399}
+NAMES=${NAMES:-300}
+NODE=${NODE:-node_modules/.bin/node}
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need dnsperf || ! need named; then
+  if [ "$(id -u)" = 0 ] && need apt-get; then
+    echo "installing dnsperf and bind9 ..." >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dnsperf bind9 >/dev/null
+  else
+    echo "dnsperf and named are required (apt-get install dnsperf bind9)" >&2
+    exit 1
+  fi
+fi
+NAMED=$(command -v named)
+[ -x "$NODE" ] || { echo "run npm ci first ($NODE missing)" >&2; exit 1; }
+
+TMP=$(mktemp -d /tmp/lexroute-qps.XXXXXX)
+chmod 755 "$TMP"
+PID=""
+cleanup() {
+  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# ---- the zone: LEX routing NAPTR records (apex table + one key per jurisdiction)
+ZONE=$TMP/lex.bench.zone
+{
+  echo '$ORIGIN lex.bench.'
+  echo '$TTL 3600'
+  echo '@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300'
+  echo '@ IN NS ns1'
+  echo 'ns1 IN A 192.0.2.1'
+  echo '@ IN NAPTR 100 10 "" "" "!^urn:lex:([a-z0-9.-]+)[;:].*$!\\1.lex.bench!i" .'
+  echo '@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.bench.example/uri-res/N2L?\\1!" .'
+  for i in $(seq 1 "$NAMES"); do
+    echo "j$i IN NAPTR 100 10 \"\" \"\" \"!^urn:lex:j$i;([a-z0-9.-]+)[;:].*\$!\\\\1.j$i.lex.bench!i\" ."
+    echo "j$i IN NAPTR 200 10 \"u\" \"http+N2L\" \"!^(.*)\$!https://j$i.resolver.example/uri-res/N2L?\\\\1!\" ."
+  done
+} >"$ZONE"
+chmod 644 "$ZONE"
+named-checkzone -q lex.bench "$ZONE"
+
+# ---- the queries: 40% apex NAPTR, 40% jurisdiction NAPTR, 10% NXDOMAIN, 10% NODATA
+QUERIES=$TMP/queries.txt
+awk -v n="$NAMES" 'BEGIN {
+  srand(42);
+  for (i = 0; i < 20000; i++) {
+    r = i % 10;
+    j = 1 + int(rand() * n);
+    if (r < 4) print "lex.bench NAPTR";
+    else if (r < 8) print "j" j ".lex.bench NAPTR";
+    else if (r < 9) print "x" i ".lex.bench NAPTR";
+    else print "j" j ".lex.bench A";
+  }
+}' >"$QUERIES"
+
+wait_port() {
+  for _ in $(seq 1 100); do
+    if dig +time=1 +tries=1 @127.0.0.1 -p "$PORT" lex.bench SOA >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  echo "server did not come up" >&2
+  return 1
+}
+wait_ceiling() {
+  for _ in $(seq 1 100); do
+    if dig +time=1 +tries=1 @127.0.0.1 -p "$PORT" lex.bench NAPTR 2>/dev/null | grep -q NOERROR; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+declare -A QPS LOST
+measure() {
+  local name=$1
+  local out
+  out=$(taskset -c "$CLIENT_CPU" dnsperf -s 127.0.0.1 -p "$PORT" -d "$QUERIES" -l "$DURATION" -c 4 -q 100 2>&1)
+  QPS[$name]=$(echo "$out" | awk '/Queries per second:/ {print $4}')
+  LOST[$name]=$(echo "$out" | awk '/Queries lost:/ {print $3}')
+  local comp
+  comp=$(echo "$out" | awk '/Response codes:/ {$1=$2=""; print}')
+  printf '  %-10s %10s qps  lost %-6s %s\n' "$name" "${QPS[$name]}" "${LOST[$name]}" "$comp" >&2
+  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  sleep 1
+}
+
+echo "server-qps: ${DURATION}s per server, server on CPU $SERVER_CPU, dnsperf on CPU $CLIENT_CPU, $NAMES jurisdiction names, port $PORT" >&2
+
+# lexroute
+taskset -c "$SERVER_CPU" "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn &
+PID=$!
+wait_port
+measure lexroute
+
+# BIND 9, one worker thread
+cat >"$TMP/named.conf" <<CONF
+options {
+  directory "$TMP";
+  pid-file none;
+  listen-on port $PORT { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  dnssec-validation no;
+  notify no;
+  minimal-responses no-auth;
+  session-keyfile "$TMP/session.key";
+  managed-keys-directory "$TMP";
+};
+zone "lex.bench" { type primary; file "$ZONE"; };
+CONF
+chmod 644 "$TMP/named.conf"
+chmod 777 "$TMP"
+USERARG=()
+if [ "$(id -u)" = 0 ]; then USERARG=(-u nobody); fi
+taskset -c "$SERVER_CPU" "$NAMED" -g -n 1 -c "$TMP/named.conf" "${USERARG[@]}" 2>"$TMP/named.log" &
+PID=$!
+wait_port || { cat "$TMP/named.log" >&2; exit 1; }
+measure bind
+
+# The Node ceiling
+taskset -c "$SERVER_CPU" "$NODE" bench/server-ceiling.ts "$PORT" 2>/dev/null &
+PID=$!
+wait_ceiling
+measure ceiling
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo
+printf '%-22s %12s %10s\n' "server" "queries/s" "lost"
+printf '%-22s %12s %10s\n' "lexroute" "${QPS[lexroute]}" "${LOST[lexroute]}"
+printf '%-22s %12s %10s\n' "BIND 9 (named -n 1)" "${QPS[bind]}" "${LOST[bind]}"
+printf '%-22s %12s %10s\n' "Node ceiling" "${QPS[ceiling]}" "${LOST[ceiling]}"
+echo
+echo "lexroute / BIND:         $(ratio "${QPS[lexroute]}" "${QPS[bind]}")   (target >= 1.0)"
+echo "lexroute / Node ceiling: $(ratio "${QPS[lexroute]}" "${QPS[ceiling]}")   (target >= 0.9)"
