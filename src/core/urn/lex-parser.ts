@@ -70,6 +70,8 @@ const PERCENT = 0x25;
 const DOT = 0x2e;
 const HYPHEN = 0x2d;
 
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
 const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const MONTHS = [
   '',
@@ -164,7 +166,10 @@ class Parser {
         i + 1,
       );
     }
-    if (c === PERCENT) scanPercent(text, i);
+    if (c === PERCENT) {
+      scanPercent(text, i); // fails on a bad triplet
+      fail(code, `"${text.slice(i, i + 3)}" is not allowed in ${what}`, i, i + 3);
+    }
     if (c === PIPE) {
       fail(
         'URN_BAD_CHAR',
@@ -343,14 +348,11 @@ class Parser {
       local = this.seg(sepEnd, j);
       i = j;
     }
-    const date: LexDate = {
-      iso,
-      year,
-      month,
-      day,
-      ...(separator !== undefined && { separator, local }),
-      span: { start, end: i },
-    };
+    const date: Writable<LexDate> = { iso, year, month, day, span: { start, end: i } };
+    if (separator !== undefined) {
+      date.separator = separator;
+      date.local = local;
+    }
     return [date, i];
   }
 
@@ -509,7 +511,10 @@ class Parser {
     const numbers = this.numbers(i);
     i = numbers.span.end;
     this.expect(i, [COLON, AT, DOLLAR], 'LEX_BAD_NUMBER', 'the number');
-    return [{ ...(dates ? { dates } : { period: period! }), numbers, span: { start, end: i } }, i];
+    const details: Writable<LexDetails> = { numbers, span: { start, end: i } };
+    if (dates) details.dates = dates;
+    else details.period = period;
+    return [details, i];
   }
 
   /** `numbers = number / number-lex`; `number-lex = "lex-" 1*DIGIT` */
@@ -588,7 +593,9 @@ class Parser {
     } else {
       this.expect(i, [DOLLAR], 'LEX_BAD_VERSION', 'the version');
     }
-    return [{ version, ...(language && { language }), span: { start, end: i } }, i];
+    const expression: Writable<LexExpression> = { version, span: { start, end: i } };
+    if (language) expression.language = language;
+    return [expression, i];
   }
 
   /** RFC 5646 subtag shape: 2*8ALPHA *("-" 1*8alphanum). */
@@ -699,16 +706,10 @@ class Parser {
       }
     }
     if (!this.atNameEnd(i)) this.stuck(i, code, 'the manifestation');
-    return [
-      {
-        editor,
-        format,
-        ...(component && { component }),
-        ...(feature && { feature }),
-        span: { start, end: i },
-      },
-      i,
-    ];
+    const m: Writable<LexManifestation> = { editor, format, span: { start, end: i } };
+    if (component) m.component = component;
+    if (feature) m.feature = feature;
+    return [m, i];
   }
 
   partition(i: number): number {
@@ -814,20 +815,21 @@ class Parser {
       i = e;
     }
     const tail = scanTail(t, i);
-    return {
+    const urn: Writable<LexUrn> = {
       input: t,
       span: { start: 0, end: this.n },
       scheme: this.seg(0, 3),
       nid: this.seg(4, 7),
       jurisdiction,
       work,
-      ...(expression && { expression }),
-      ...(manifestation && { manifestation }),
-      ...(partition && { partition }),
-      ...(tail.rComponent && { rComponent: tail.rComponent }),
-      ...(tail.qComponent && { qComponent: tail.qComponent }),
-      ...(tail.fComponent && { fComponent: tail.fComponent }),
     };
+    if (expression) urn.expression = expression;
+    if (manifestation) urn.manifestation = manifestation;
+    if (partition) urn.partition = partition;
+    if (tail.rComponent) urn.rComponent = tail.rComponent;
+    if (tail.qComponent) urn.qComponent = tail.qComponent;
+    if (tail.fComponent) urn.fComponent = tail.fComponent;
+    return urn;
   }
 }
 

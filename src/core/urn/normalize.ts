@@ -31,6 +31,8 @@ const MESSAGES: Record<NormalizationRule, string> = {
   'pipe-encoded': 'raw "|" date separator written as "%7C" (not an RFC 8141 character)',
 };
 
+const NO_CHANGES: readonly NormalizationChange[] = Object.freeze([]);
+
 export interface Canonical {
   readonly canonical: string;
   readonly changes: readonly NormalizationChange[];
@@ -46,6 +48,27 @@ function nameEnd(urn: LexUrn): number {
 /** Canonicalise a parsed tree (see the module comment for the rules). */
 export function canonicalizeLexUrn(urn: LexUrn): Canonical {
   const t = urn.input;
+  // Fast path: nothing to fold (the common case for names written canonically).
+  const end0 = nameEnd(urn);
+  const docEnd = urn.partition ? urn.partition.span.end : end0;
+  if (
+    t.charCodeAt(0) === 0x75 &&
+    t.charCodeAt(1) === 0x72 &&
+    t.charCodeAt(2) === 0x6e &&
+    t.charCodeAt(4) === 0x6c
+  ) {
+    if (t.charCodeAt(5) === 0x65 && t.charCodeAt(6) === 0x78) {
+      let clean = true;
+      for (let k = 8; k < docEnd; k++) {
+        const c = t.charCodeAt(k);
+        if ((c >= 0x41 && c <= 0x5a && k < end0) || c === 0x25 || c === 0x7c) {
+          clean = false;
+          break;
+        }
+      }
+      if (clean) return { canonical: t, changes: NO_CHANGES, assignedEnd: docEnd };
+    }
+  }
   const changes: NormalizationChange[] = [];
   const seen = new Set<NormalizationRule>();
   const note = (rule: NormalizationRule, start: number, end: number): void => {
