@@ -66,3 +66,38 @@ export {
   validateResolverConfig,
   type ResolverConfig,
 } from './config/resolver.ts';
+export {
+  findZone,
+  findZoneFor,
+  indexZone,
+  lookup,
+  makeZoneSet,
+  type IndexedZone,
+  type LookupKind,
+  type LookupOptions,
+  type LookupResult,
+  type PlacedRRset,
+  type ZoneSet,
+} from './core/zone/lookup.ts';
+export {
+  encodeBody,
+  planResponse,
+  type EncodedBody,
+  type ResponsePlan,
+} from './core/zone/answer.ts';
+export { Engine, TRANSPORT_TCP, TRANSPORT_UDP, type EngineOptions } from './server/engine.ts';
+export {
+  startServer,
+  ServerStartError,
+  type ReloadReport,
+  type RunningServer,
+  type StartOptions,
+  type ZoneFileLoader,
+} from './server/server.ts';
+export { createLogger, type Logger, type LogFormat, type LogLevel } from './server/log.ts';
+export {
+  DEFAULT_SERVER_CONFIG,
+  parseListen,
+  validateServerConfig,
+  type ServerConfig,
+} from './config/server.ts';
