@@ -2,7 +2,7 @@
  * Invalid inputs across all grammar rules (test/vectors/urn/invalid.json):
  * each is rejected with the expected stable code at the expected offset.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   parseLexUrn,
@@ -49,6 +49,15 @@ describe('invalid URN vectors', () => {
       expect(e!.span.end).toBeLessThanOrEqual(c.input.length);
     });
   }
+
+  it('every documented code is produced somewhere in src/core/urn, and documented once', () => {
+    const dir = new URL('../../src/core/urn/', import.meta.url);
+    const sources = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && f !== 'codes.ts')
+      .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+      .join('\n');
+    for (const code of Object.keys(URN_CODES)) expect(sources, code).toContain(`'${code}'`);
+  });
 
   it('the section 3.6 example message: month 13', () => {
     const r = parseLexUrn('urn:lex:it:stato:legge:2003-13-21;456');

@@ -9,7 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { punycodeDecode, punycodeEncode, toALabel, toDnsKey } from '../../src/core/urn/index.ts';
+import {
+  derivedProperty,
+  punycodeDecode,
+  punycodeEncode,
+  toALabel,
+  toDnsKey,
+} from '../../src/core/urn/index.ts';
 import { SHARED } from '../helpers/tools.ts';
 
 const IDNA = `${SHARED}external-test-data/idna/`;
@@ -158,6 +164,35 @@ describe('DNS keys (IDNA2008 lookup, digest 9.5 (b))', () => {
     expect(longest.ok && longest.value.length).toBe(63);
     const over = toALabel('ü' + 'a'.repeat(n + 1));
     expect(!over.ok && over.error.code).toBe('KEY_LABEL_TOO_LONG');
+  });
+});
+
+describe('RFC 5892 derived properties', () => {
+  it('known values from RFC 5892 (exceptions, classes and categories)', () => {
+    const cases: [number, string][] = [
+      [0x61, 'PVALID'], // LDH
+      [0x2d, 'PVALID'],
+      [0x41, 'DISALLOWED'], // upper case is unstable under case folding
+      [0xdf, 'PVALID'], // exception: ß
+      [0x3c2, 'PVALID'], // exception: final sigma
+      [0x640, 'DISALLOWED'], // exception: ARABIC TATWEEL
+      [0xb7, 'CONTEXTO'], // exception: MIDDLE DOT
+      [0x663, 'CONTEXTO'], // ARABIC-INDIC DIGIT THREE
+      [0x200c, 'CONTEXTJ'],
+      [0x200d, 'CONTEXTJ'],
+      [0x378, 'UNASSIGNED'],
+      [0xfb00, 'DISALLOWED'], // ﬀ: NFKC changes it
+      [0x3002, 'DISALLOWED'], // IDEOGRAPHIC FULL STOP
+      [0x1100, 'DISALLOWED'], // old Hangul jamo
+      [0x20d0, 'DISALLOWED'], // combining marks for symbols block
+      [0x2615, 'DISALLOWED'], // HOT BEVERAGE (a symbol)
+      [0xad, 'DISALLOWED'], // SOFT HYPHEN (default ignorable)
+      [0x4e2d, 'PVALID'], // 中
+      [0x301, 'PVALID'], // combining acute (Mn)
+      [0x431, 'PVALID'], // б
+      [0xfffe, 'DISALLOWED'], // noncharacter
+    ];
+    for (const [cp, prop] of cases) expect(derivedProperty(cp), cp.toString(16)).toBe(prop);
   });
 });
 
