@@ -101,3 +101,38 @@ export {
   validateServerConfig,
   type ServerConfig,
 } from './config/server.ts';
+export {
+  LexClient,
+  ResolveError,
+  resolveLexUrn,
+  type ClientOptions,
+  type ResolveOptions,
+  type ResolveResult,
+  type Service as ResolveService,
+  type Trace,
+  type TraceStep,
+} from './client/resolve.ts';
+export { formatTrace } from './client/trace-format.ts';
+export { ClientError, DnsError, HttpStepError, isNotFound } from './client/errors.ts';
+export { DnsTransport, type Exchange, type TransportOptions } from './client/transport.ts';
+export { CachingResolver, DnsCache, type CacheOptions } from './client/cache.ts';
+export {
+  StubResolver,
+  classify,
+  type LookupResult as DnsLookupResult,
+  type Resolver as DnsResolver,
+} from './client/lookup.ts';
+export { IterativeResolver, type IterativeOptions } from './client/iterative.ts';
+export {
+  parseUriList,
+  thttpRequest,
+  thttpUrl,
+  type HttpStepResult,
+  type ThttpService,
+} from './client/http-step.ts';
+export {
+  parseResolvConf,
+  parseServerAddress,
+  systemServers,
+  type ServerAddress,
+} from './client/servers.ts';

@@ -20,7 +20,6 @@ import {
   DddsLoopGuard,
   DEFAULT_STEP_LIMIT,
   dddsStep,
-  firstKey,
   type NaptrRecord,
   type RecordFate,
   type StepOutcome,
@@ -29,7 +28,8 @@ import {
 import { protocolInfo } from '../core/ddds/naptr.ts';
 import { selectSrv, type SrvRecord } from '../core/ddds/srv.ts';
 import { applyPartitionDetailed } from '../core/ddds/partition.ts';
-import { canonicalizeLexUrn, parseLexUrn, splitPartition, toDnsKey } from '../core/urn/index.ts';
+import { toDnsKey } from '../core/urn/index.ts';
+import { buildAus } from '../core/ddds/aus.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { ClientError, DnsError, HttpStepError } from './errors.ts';
 import { thttpRequest, thttpUrl, type HttpExchange, type ThttpService } from './http-step.ts';
@@ -248,7 +248,7 @@ interface Prepared {
   readonly aus: string;
   readonly fragment: string | undefined;
   readonly partition: string | undefined;
-  readonly nid: string;
+  readonly firstKey: string;
 }
 
 /**
@@ -271,19 +271,20 @@ function prepare(input: string): Prepared | { code: string; message: string } {
   return p;
 }
 
+/**
+ * The AUS, f-component and partition, from the DDDS core's `buildAus`
+ * (normalised LEX URN; the f-component removed from the AUS and kept for the
+ * final URL, RFC 8141 section 2.3.3; the partition stays in the AUS).
+ */
 function prepareUncached(input: string): Prepared | { code: string; message: string } {
-  const parsed = parseLexUrn(input.trim());
-  if (!parsed.ok) {
-    const e = parsed.errors[0];
+  const r = buildAus(input.trim());
+  if (!r.ok) {
+    const e = r.errors[0];
     const at = e?.span ? ` at ${e.span.start}` : '';
     return { code: e?.code ?? 'URN_INVALID', message: `${e?.message ?? 'invalid URN'}${at}` };
   }
-  const { canonical } = canonicalizeLexUrn(parsed.urn);
-  const hash = parsed.urn.fComponent ? canonical.indexOf('#') : -1;
-  const aus = hash >= 0 ? canonical.slice(0, hash) : canonical;
-  const fragment = parsed.urn.fComponent ? canonical.slice(hash + 1) : undefined;
-  const partition = splitPartition(aus).partition;
-  return { aus, fragment, partition, nid: 'lex' };
+  const v = r.value;
+  return { aus: v.aus, fragment: v.fragment, partition: v.partition, firstKey: v.firstKey };
 }
 
 function serviceOf(s: string | undefined): Service {
@@ -493,7 +494,7 @@ async function resolveWith(
 
   const guard = new DddsLoopGuard(options.maxSteps ?? DEFAULT_STEP_LIMIT);
   const frames: Frame[] = [];
-  let key = firstKey(prepared.nid);
+  let key = prepared.firstKey;
   let excluded: Set<number> | undefined;
   let terminal: Extract<StepOutcome, { kind: 'terminal' }> | undefined;
 
