@@ -130,7 +130,7 @@ describe('resolveLexUrn through the lexroute server and the lexroute resolver', 
     );
     expect(e.code).toBe('DDDS_NO_VALID_OUTPUT');
     const last = e.trace.steps.at(-1);
-    expect(last?.kind === 'naptr' && last.records.length).toBe(4);
+    expect(last?.kind === 'naptr' && last.records.length).toBe(6);
   });
 
   it('a NAPTR loop across zones stops with DDDS_LOOP in bounded time', async () => {
@@ -139,6 +139,23 @@ describe('resolveLexUrn through the lexroute server and the lexroute resolver', 
     expect(e.code).toBe('DDDS_LOOP');
     expect(e.message).toContain('lex.loop-a.nic.it.');
     expect(performance.now() - t0).toBeLessThan(5000);
+  });
+
+  it('a broken delegation is reported (RFC 3403 section 8); --fallback tries the next rule', async () => {
+    const urn = 'urn:lex:yy:a:b:2000-01-01;1';
+    const e = await failure(resolveLexUrn(urn, { servers: [dns], noHttp: true }));
+    expect(e.code).toBe('DNS_NXDOMAIN');
+    const r = await resolveLexUrn(urn, { servers: [dns], noHttp: true, fallback: true });
+    expect(r.resolverUrl).toBe(`http://127.0.0.1:${chain.httpPort}/uri-res/N2L?${urn}`);
+    const fb = r.trace.steps.find((s) => s.kind === 'fallback');
+    expect(fb).toMatchObject({ from: 'lex.missing.nic.it.', to: 'lex-nameserver.nic.it.' });
+    expect(keysOf(r)).toEqual([
+      'lex.urn.arpa.',
+      'lex-nameserver.nic.it.',
+      'lex.missing.nic.it.',
+      'lex-nameserver.nic.it.',
+      'lex.senado.gov.br.',
+    ]);
   });
 
   it('a URN the resolver does not know is HTTP_NOT_FOUND', async () => {

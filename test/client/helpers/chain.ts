@@ -51,6 +51,9 @@ export function chainZones(httpPort: number): Record<string, string> {
       `lex-nameserver IN NAPTR 100 10 "" "" "!^urn:lex:de[;:].*$!lex.example.de!i" .\n` +
       `lex-nameserver IN NAPTR 100 10 "" "" "!^urn:lex:xx[;:].*$!lex.loop-a.nic.it!i" .\n` +
       `lex-nameserver IN NAPTR 100 10 "" "" "!^urn:lex:zz[;:].*$!lex.missing.nic.it!i" .\n` +
+      // Same ORDER, two preferences: the first delegation is broken (for --fallback).
+      `lex-nameserver IN NAPTR 100 20 "" "" "!^urn:lex:yy[;:].*$!lex.missing.nic.it!i" .\n` +
+      `lex-nameserver IN NAPTR 100 30 "" "" "!^urn:lex:yy[;:].*$!lex.senado.gov.br!i" .\n` +
       // A NAPTR loop across two zones: nic.it -> lex.senado.gov.br -> nic.it.
       `lex.loop-a IN NAPTR 100 10 "" "" "" loop.lex.senado.gov.br.\n`,
     'lex.senado.gov.br':
