@@ -59,6 +59,18 @@ describe('invalid URN vectors', () => {
     for (const code of Object.keys(URN_CODES)) expect(sources, code).toContain(`'${code}'`);
   });
 
+  it('very long input is handled in one linear pass (no backtracking)', () => {
+    const long = 'urn:lex:it:' + 'a.'.repeat(500_000) + 'b';
+    const r = parseLexUrn(long);
+    expect(r.ok ? 'OK' : r.errors[0]!.code).toBe('LEX_MISSING_MEASURE');
+    const longOk = parseLexUrn(`urn:lex:it:stato:legge:2000-01-01;${'1,'.repeat(200_000)}2`);
+    expect(
+      longOk.ok &&
+        longOk.urn.work.details.numbers.kind === 'ids' &&
+        longOk.urn.work.details.numbers.ids.length,
+    ).toBe(200_001);
+  });
+
   it('the section 3.6 example message: month 13', () => {
     const r = parseLexUrn('urn:lex:it:stato:legge:2003-13-21;456');
     expect(r.ok).toBe(false);

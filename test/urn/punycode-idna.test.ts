@@ -151,6 +151,12 @@ describe('DNS keys (IDNA2008 lookup, digest 9.5 (b))', () => {
     }
   });
 
+  it('huge input is rejected quickly by the length limits', () => {
+    expect(key('ü'.repeat(200_000))).toBe('KEY_LABEL_TOO_LONG');
+    expect(key('ü'.repeat(60))).toBe('KEY_LABEL_TOO_LONG');
+    expect(key(Array(100_000).fill('a').join('.'))).toBe('KEY_NAME_TOO_LONG');
+  });
+
   it('exact limits: a 63-octet label and a 253-character name are accepted', () => {
     expect(key('a'.repeat(63))).toBe('a'.repeat(63) + '.');
     const name = [...Array(3).fill('a'.repeat(63)), 'b'.repeat(61)].join('.');

@@ -96,7 +96,27 @@ function convertLabel(label: string): LabelResult {
     if (l.startsWith('xn--')) u = punycodeDecode(l.slice(4)) ?? l;
     return { ok: true, value: { aLabel: l, uLabel: u } };
   }
+  // Every code point costs at least one character after "xn--": more than 59 can never fit
+  // (checked first, so a huge label costs no IDNA or Punycode work).
+  if (n > 4 * MAX_LABEL_OCTETS) {
+    return problem(
+      'KEY_LABEL_TOO_LONG',
+      `the label has ${n} characters, far over ${MAX_LABEL_OCTETS} octets`,
+      0,
+      n,
+    );
+  }
   const mapped = lowerCodePoints(label).normalize('NFC');
+  let points = 0;
+  for (let i = 0; i < mapped.length; i++) if ((mapped.charCodeAt(i) & 0xfc00) !== 0xdc00) points++;
+  if (points > MAX_LABEL_OCTETS - 4) {
+    return problem(
+      'KEY_LABEL_TOO_LONG',
+      `the label has ${points} code points: its A-label would exceed ${MAX_LABEL_OCTETS} octets`,
+      0,
+      n,
+    );
+  }
   const bad = checkULabel(mapped);
   if (bad) {
     // Offsets in `mapped` equal offsets in `label` when mapping kept the length.
