@@ -35,6 +35,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Span } from '../diagnostics.ts';
+import { buildFastPath, type EreFastPath } from './fast-match.ts';
 
 /** POSIX RE_DUP_MAX lower bound, and the bound BIND enforces. */
 export const ERE_DUP_MAX = 255;
@@ -129,6 +130,11 @@ export interface CompiledEre extends ParsedEre {
   readonly caseInsensitive: boolean;
   /** The compiled linear-time program. */
   readonly program: RE2JS;
+  /**
+   * Engine-free paths for anchored patterns on ASCII input (fast-match.ts);
+   * the program stays the reference for everything they do not decide.
+   */
+  readonly fast?: EreFastPath;
 }
 
 type ParseResult<T> = { ok: true; value: T } | { ok: false; error: EreError };
@@ -750,7 +756,8 @@ export function compileEre(
       },
     };
   }
-  return { ok: true, value: { ...parsed.value, caseInsensitive, program } };
+  const fast = buildFastPath(parsed.value.ast, parsed.value.groupCount, caseInsensitive);
+  return { ok: true, value: { ...parsed.value, caseInsensitive, program, fast } };
 }
 
 /**

@@ -6,7 +6,12 @@
  *   services for URI/URN resolution), digest sections 4.3-4.6, 14, 15.15-15.22,
  *   decisions.md item 5.
  */
-import { applySubstitution, parseSubstitution, type ParseSubstitutionResult } from './subst.ts';
+import {
+  applySubstitution,
+  parseSubstitution,
+  type ParseSubstitutionResult,
+  type SubstExpr,
+} from './subst.ts';
 
 /** The NAPTR record as the DDDS step sees it (wire values: single backslashes). */
 export interface NaptrRecord {
@@ -322,48 +327,145 @@ function isHexCode(c: number): boolean {
  * - A `U` output must be an absolute URI (RFC 3404 section 4.3).
  */
 export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
+  return rewriteCompiled(compileRecord(record), aus);
+}
+
+/**
+ * A record's fields read once: flags, services, the parsed substitution and
+ * the rewrite results that do not depend on the AUS. Kept per record object
+ * (a cached RRset is never re-parsed) and rebuilt if a field changed.
+ */
+export interface CompiledRecord {
+  readonly record: NaptrRecord;
+  readonly flagsField: string;
+  readonly servicesField: string;
+  readonly regexpField: string;
+  readonly replacementField: string;
+  readonly flags: FlagsResult;
+  readonly services: ServicesResult;
+  /** A rewrite result that does not depend on the AUS (malformed, or REPLACEMENT). */
+  readonly fixed: RewriteResult | undefined;
+  /** The parsed substitution when REGEXP is used. */
+  readonly expr: SubstExpr | undefined;
+  readonly isU: boolean;
+  /** checkServices per wanted service. */
+  readonly checks: Map<string, ServiceCheck>;
+  noMatch: RewriteResult | undefined;
+  emptyOutput: RewriteResult | undefined;
+}
+
+const compiledRecords = new WeakMap<NaptrRecord, CompiledRecord>();
+
+/** The compiled form of a record (memoised on the record object while its fields are unchanged). */
+export function compileRecord(record: NaptrRecord): CompiledRecord {
+  const hit = compiledRecords.get(record);
+  if (
+    hit !== undefined &&
+    hit.flagsField === record.flags &&
+    hit.servicesField === record.services &&
+    hit.regexpField === record.regexp &&
+    hit.replacementField === record.replacement
+  ) {
+    return hit;
+  }
+  const c = compileRecordUncached(record);
+  compiledRecords.set(record, c);
+  return c;
+}
+
+function compileRecordUncached(record: NaptrRecord): CompiledRecord {
   const flags = parseFlags(record.flags);
   const isU = flags.kind === 'flag' && flags.flag === 'U';
+  const base = {
+    record,
+    flagsField: record.flags,
+    servicesField: record.services,
+    regexpField: record.regexp,
+    replacementField: record.replacement,
+    flags,
+    services: parseServices(record.services),
+    isU,
+    checks: new Map<string, ServiceCheck>(),
+    noMatch: undefined,
+    emptyOutput: undefined,
+  };
   const hasRegexp = record.regexp !== '';
   const hasReplacement = !isEmptyReplacement(record.replacement);
   if (hasRegexp && hasReplacement) {
     return {
-      ok: false,
-      kind: 'malformed',
-      code: 'NAPTR_BOTH_FIELDS',
-      message: `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+      ...base,
+      expr: undefined,
+      fixed: {
+        ok: false,
+        kind: 'malformed',
+        code: 'NAPTR_BOTH_FIELDS',
+        message: `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+      },
     };
   }
   if (!hasRegexp && !hasReplacement) {
     return {
-      ok: false,
-      kind: 'malformed',
-      code: 'NAPTR_NO_FIELDS',
-      message: 'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+      ...base,
+      expr: undefined,
+      fixed: {
+        ok: false,
+        kind: 'malformed',
+        code: 'NAPTR_NO_FIELDS',
+        message: 'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+      },
     };
   }
   if (!hasRegexp) {
     if (isU) {
       return {
-        ok: false,
-        kind: 'malformed',
-        code: 'NAPTR_U_WITHOUT_REGEXP',
-        message: "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+        ...base,
+        expr: undefined,
+        fixed: {
+          ok: false,
+          kind: 'malformed',
+          code: 'NAPTR_U_WITHOUT_REGEXP',
+          message: "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+        },
       };
     }
-    return { ok: true, output: record.replacement, via: 'replacement' };
+    return {
+      ...base,
+      expr: undefined,
+      fixed: { ok: true, output: record.replacement, via: 'replacement' },
+    };
   }
   const parsed = parseSubstitutionCached(record.regexp);
   if (!parsed.ok) {
     const e = parsed.error;
     return {
-      ok: false,
-      kind: 'malformed',
-      code: e.code,
-      message: `REGEXP ${JSON.stringify(record.regexp)} at ${e.span.start}: ${e.message}`,
+      ...base,
+      expr: undefined,
+      fixed: {
+        ok: false,
+        kind: 'malformed',
+        code: e.code,
+        message: `REGEXP ${JSON.stringify(record.regexp)} at ${e.span.start}: ${e.message}`,
+      },
     };
   }
-  const applied = applySubstitution(parsed.expr, aus);
+  return { ...base, expr: parsed.expr, fixed: undefined };
+}
+
+/** checkServices for a compiled record, memoised per wanted service. */
+export function checkServicesCompiled(c: CompiledRecord, wanted: string): ServiceCheck {
+  let check = c.checks.get(wanted);
+  if (check === undefined) {
+    check = checkServices(c.flags, c.services, wanted);
+    if (c.checks.size < 16) c.checks.set(wanted, check);
+  }
+  return check;
+}
+
+/** `rewrite` on a compiled record. */
+export function rewriteCompiled(c: CompiledRecord, aus: string): RewriteResult {
+  if (c.fixed !== undefined) return c.fixed;
+  const expr = c.expr as SubstExpr;
+  const applied = applySubstitution(expr, aus);
   if (applied.error !== undefined) {
     return {
       ok: false,
@@ -373,22 +475,22 @@ export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
     };
   }
   if (!applied.matched) {
-    return {
+    return (c.noMatch ??= {
       ok: false,
       kind: 'no-match',
       code: 'NAPTR_NO_MATCH',
-      message: `REGEXP ${JSON.stringify(record.regexp)} does not match the AUS`,
-    };
+      message: `REGEXP ${JSON.stringify(c.regexpField)} does not match the AUS`,
+    });
   }
   if (applied.output === '') {
-    return {
+    return (c.emptyOutput ??= {
       ok: false,
       kind: 'no-match',
       code: 'NAPTR_EMPTY_OUTPUT',
-      message: `REGEXP ${JSON.stringify(record.regexp)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
-    };
+      message: `REGEXP ${JSON.stringify(c.regexpField)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
+    });
   }
-  if (isU && !isAbsoluteUri(applied.output)) {
+  if (c.isU && !isAbsoluteUri(applied.output)) {
     return {
       ok: false,
       kind: 'malformed',

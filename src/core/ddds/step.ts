@@ -21,11 +21,10 @@
  */
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
 import {
-  checkServices,
-  parseFlags,
-  parseServices,
-  rewrite,
-  type FlagsResult,
+  checkServicesCompiled,
+  compileRecord,
+  rewriteCompiled,
+  type CompiledRecord,
   type NaptrRecord,
 } from './naptr.ts';
 
@@ -127,6 +126,38 @@ function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
   return { ok: true, value: `${name.toLowerCase()}.` };
 }
 
+/**
+ * Key conversions are pure; with the URN library's conversion (the default,
+ * and what the client passes) their results are memoised, bounded.
+ */
+const KEY_MEMO_MAX = 4096;
+const keyMemo = new Map<string, DnsKeyResult>();
+const nameMemo = new Map<string, DnsKeyResult>();
+
+function memoised(
+  memo: Map<string, DnsKeyResult>,
+  text: string,
+  compute: (text: string) => DnsKeyResult,
+): DnsKeyResult {
+  let r = memo.get(text);
+  if (r === undefined) {
+    r = compute(text);
+    if (memo.size >= KEY_MEMO_MAX) memo.clear();
+    memo.set(text, r);
+  }
+  return r;
+}
+
+function convertKey(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
+  return toDnsKey === defaultToDnsKey ? memoised(keyMemo, text, toDnsKey) : toDnsKey(text);
+}
+
+function convertName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
+  return toDnsKey === defaultToDnsKey
+    ? memoised(nameMemo, text, (t) => verbatimName(t, toDnsKey))
+    : verbatimName(text, toDnsKey);
+}
+
 function describeRecord(r: NaptrRecord): string {
   return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${r.replacement === '' ? '.' : r.replacement}`;
 }
@@ -154,26 +185,32 @@ export function dddsStep(input: StepInput): StepResult {
   };
 
   // 1. Drop unknown-flag records before ordering.
-  const candidates: { record: NaptrRecord; index: number; flags: FlagsResult }[] = [];
-  input.records.forEach((record, index) => {
-    const flags = parseFlags(record.flags);
+  const candidates: { record: NaptrRecord; index: number; c: CompiledRecord }[] = [];
+  const records = input.records;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] as NaptrRecord;
+    const c = compileRecord(record);
+    const flags = c.flags;
     if (flags.kind === 'unusable') {
       setFate(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
-      return;
+      continue;
     }
-    candidates.push({ record, index, flags });
-  });
+    candidates.push({ record, index, c });
+  }
 
   // 2. Stable sort by ORDER then PREFERENCE (Array.prototype.sort is stable).
-  candidates.sort(
-    (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
-  );
+  if (candidates.length > 1) {
+    candidates.sort(
+      (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
+    );
+  }
 
   // 3-5. Walk.
   let locked: { order: number; index: number } | undefined;
   let chosen: StepOutcome | undefined;
-  for (const c of candidates) {
-    const { record, index, flags } = c;
+  for (const cand of candidates) {
+    const { record, index, c } = cand;
+    const flags = c.flags;
     if (locked !== undefined && record.order !== locked.order) {
       setFate(
         index,
@@ -187,14 +224,14 @@ export function dddsStep(input: StepInput): StepResult {
       setFate(index, 'skipped', 'DDDS_NOT_REACHED', 'an earlier record was used');
       continue;
     }
-    const rewritten = rewrite(record, input.aus);
+    const rewritten = rewriteCompiled(c, input.aus);
     if (!rewritten.ok) {
       setFate(index, 'skipped', rewritten.code, rewritten.message);
       continue;
     }
     if (locked === undefined) locked = { order: record.order, index };
-    const services = parseServices(record.services);
-    const check = checkServices(flags, services, input.service);
+    const services = c.services;
+    const check = checkServicesCompiled(c, input.service);
     if (!check.usable) {
       setFate(
         index,
@@ -209,8 +246,8 @@ export function dddsStep(input: StepInput): StepResult {
     if (flags.kind === 'non-terminal') {
       const key =
         rewritten.via === 'replacement'
-          ? verbatimName(rewritten.output, toDnsKey)
-          : toDnsKey(rewritten.output);
+          ? convertName(rewritten.output, toDnsKey)
+          : convertKey(rewritten.output, toDnsKey);
       if (!key.ok) {
         setFate(
           index,
@@ -248,7 +285,7 @@ export function dddsStep(input: StepInput): StepResult {
     }
     let output = rewritten.output;
     if (flags.flag === 'S' || flags.flag === 'A') {
-      const name = verbatimName(rewritten.output, toDnsKey);
+      const name = convertName(rewritten.output, toDnsKey);
       if (!name.ok) {
         setFate(
           index,

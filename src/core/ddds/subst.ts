@@ -41,6 +41,7 @@ import {
   type CompiledEre,
   type EreErrorCode,
 } from './ere.ts';
+import { fastMatch, isAscii, prefixRejects } from './fast-match.ts';
 
 /** The REGEXP field is a <character-string>: at most 255 octets. */
 export const SUBST_MAX_OCTETS = 255;
@@ -323,7 +324,8 @@ function isWellFormed(text: string): boolean {
  * returned as is; the DDDS step counts it as "no match" (RFC 3402 section 3.3 step 3).
  */
 export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitutionResult {
-  if (!isWellFormed(input)) {
+  const ascii = isAscii(input);
+  if (!ascii && !isWellFormed(input)) {
     return {
       matched: false,
       error: {
@@ -333,10 +335,30 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
       },
     };
   }
+  const fast = expr.ere.fast;
+  if (fast !== undefined) {
+    // Engine-free answers where they are provably the engine's (fast-match.ts).
+    if (ascii) {
+      const r = fastMatch(fast, input);
+      if (r === false) return NO_MATCH;
+      if (r !== undefined) {
+        let output = '';
+        for (const part of expr.repl) {
+          output +=
+            part.kind === 'text'
+              ? part.text
+              : input.slice(r[2 * part.group] as number, r[2 * part.group + 1] as number);
+        }
+        return { matched: true, output };
+      }
+    } else if (prefixRejects(fast, input)) {
+      return NO_MATCH;
+    }
+  }
   let groups: (string | null)[];
   try {
     const m = expr.ere.program.matcher(input);
-    if (!m.find()) return { matched: false };
+    if (!m.find()) return NO_MATCH;
     groups = [];
     for (let g = 0; g <= expr.maxBackref; g++) groups.push(m.group(g));
   } catch (e) {
@@ -355,6 +377,8 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
   }
   return { matched: true, output };
 }
+
+const NO_MATCH: ApplySubstitutionResult = Object.freeze({ matched: false });
 
 /**
  * Build a REGEXP field from its parts. `ere` is ERE text (use `quoteEre` for a

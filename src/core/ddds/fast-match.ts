@@ -1,0 +1,328 @@
+/**
+ * Fast paths for anchored EREs on ASCII input, derived from the ERE's AST.
+ * The linear-time engine (`re2js`) stays the reference: these paths only
+ * answer where their answer is provably the engine's, and otherwise hand the
+ * input over to it. They never backtrack: every path is one forward scan.
+ *
+ * Two shapes, both for patterns that are one branch starting with `^`:
+ *
+ * 1. A literal prefix: the leading atoms that each match exactly one
+ *    character (`urn:lex:br;sao\.paulo[;:]` in `^urn:lex:br;sao\.paulo[;:].*$`).
+ *    Any match starts at offset 0 (`^` matches only at the start of the
+ *    input: the engine runs without MULTILINE), so an input whose first
+ *    characters are not in those sets cannot match, and the engine is
+ *    skipped. Case folding under `i` is part of each set (below).
+ *
+ * 2. A deterministic plan: the whole pattern is a sequence of one-character
+ *    atoms (literal, bracket, `.`), each with a quantifier, possibly inside
+ *    unquantified single-branch groups, optionally ending with `$`; and every
+ *    variable-length atom X is disjoint from what can follow it (the sets of
+ *    the next atoms up to and including the first mandatory one). Then the
+ *    greedy scan is the only parse that can reach the longest extent, so it is
+ *    the match the engine reports in longest-match mode, and the groups are
+ *    its boundaries. Proof, for X followed by the rest R: X must consume j
+ *    characters, min <= j <= min(run, max), where run is the number of
+ *    consecutive characters of X's set; if j < k = min(run, max) the
+ *    character at j is in X's set, and R's first consuming atom (one of the
+ *    atoms up to the first mandatory one) cannot take it; so R consumes
+ *    nothing, which needs R to be all optional and no `$`, and then the parse
+ *    ends before the greedy one: it is not the longest. Hence j = k in every
+ *    longest parse, by induction over the atoms.
+ *
+ * Both need ASCII input (code unit = code point, and the sets below are exact
+ * on ASCII); other input goes to the engine.
+ *
+ * Case folding: RE2 (and re2js) with CASE_INSENSITIVE closes every literal,
+ * bracket item and POSIX class under Unicode simple case folding, then
+ * negates a negated bracket. For an ASCII character c the fold orbit is
+ * {c, the other case of c}, plus U+212A KELVIN SIGN for k/K and U+017F LONG
+ * S for s/S (checked against the engine over U+0000-U+1FFFF). A character c
+ * is in the folded set when any member of its orbit is in the raw set.
+ * `test/ddds/fast-match.test.ts` checks these sets and both paths against
+ * the engine with fast-check properties.
+ */
+import type { BracketItem, EreAlternation, EreNode, PosixClassName } from './ere.ts';
+
+/** Membership of the 128 ASCII characters (1 = in the set). */
+export type AsciiSet = Uint8Array;
+
+export interface FastItem {
+  readonly set: AsciiSet;
+  readonly min: number;
+  /** Infinity when unbounded. */
+  readonly max: number;
+}
+
+export interface FastPlan {
+  readonly items: readonly FastItem[];
+  /** The pattern ends with `$`: the match must reach the end of the input. */
+  readonly anchoredEnd: boolean;
+  /**
+   * For group g (1-based), `groupBounds[2g]` and `groupBounds[2g + 1]` are the
+   * item indices it starts before and ends before; index 0/1 is the whole match.
+   */
+  readonly groupBounds: Int32Array;
+}
+
+export interface EreFastPath {
+  /** Sets the first characters of any match must belong to, in order (may be empty). */
+  readonly prefix: readonly AsciiSet[];
+  /** The deterministic plan, when the whole pattern has that shape. */
+  readonly plan: FastPlan | undefined;
+}
+
+/** Result of `fastMatch`: the group boundaries (pairs of offsets), no match, or "ask the engine". */
+export type FastOutcome = Int32Array | false | undefined;
+
+const KELVIN = 0x212a;
+const LONG_S = 0x17f;
+
+function posixClass(name: PosixClassName, cp: number): boolean {
+  if (cp > 0x7f) return false;
+  const upper = cp >= 0x41 && cp <= 0x5a;
+  const lower = cp >= 0x61 && cp <= 0x7a;
+  const digit = cp >= 0x30 && cp <= 0x39;
+  switch (name) {
+    case 'alnum':
+      return upper || lower || digit;
+    case 'alpha':
+      return upper || lower;
+    case 'blank':
+      return cp === 0x20 || cp === 0x09;
+    case 'cntrl':
+      return cp < 0x20 || cp === 0x7f;
+    case 'digit':
+      return digit;
+    case 'graph':
+      return cp >= 0x21 && cp <= 0x7e;
+    case 'lower':
+      return lower;
+    case 'print':
+      return cp >= 0x20 && cp <= 0x7e;
+    case 'punct':
+      return cp >= 0x21 && cp <= 0x7e && !upper && !lower && !digit;
+    case 'space':
+      return cp === 0x20 || (cp >= 0x09 && cp <= 0x0d);
+    case 'upper':
+      return upper;
+    case 'xdigit':
+      return digit || (cp >= 0x41 && cp <= 0x46) || (cp >= 0x61 && cp <= 0x66);
+  }
+}
+
+function inItems(items: readonly BracketItem[], cp: number): boolean {
+  for (const item of items) {
+    if (
+      item.type === 'char'
+        ? item.codePoint === cp
+        : item.type === 'range'
+          ? cp >= item.from && cp <= item.to
+          : posixClass(item.name, cp)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The fold orbit of an ASCII character (RE2 simple case folding). */
+function orbit(c: number): readonly number[] {
+  if (c >= 0x41 && c <= 0x5a) {
+    const other = c + 0x20;
+    return other === 0x6b ? [c, other, KELVIN] : other === 0x73 ? [c, other, LONG_S] : [c, other];
+  }
+  if (c >= 0x61 && c <= 0x7a) {
+    const other = c - 0x20;
+    return c === 0x6b ? [c, other, KELVIN] : c === 0x73 ? [c, other, LONG_S] : [c, other];
+  }
+  return [c];
+}
+
+/** The ASCII part of the set a one-character atom matches, or undefined for other nodes. */
+export function asciiSetOf(node: EreNode, caseInsensitive: boolean): AsciiSet | undefined {
+  let raw: (cp: number) => boolean;
+  let negated = false;
+  switch (node.type) {
+    case 'any': // compiled with DOTALL: every character
+      return new Uint8Array(128).fill(1);
+    case 'literal': {
+      const cp = node.codePoint;
+      raw = (x) => x === cp;
+      break;
+    }
+    case 'bracket': {
+      const items = node.items;
+      raw = (x) => inItems(items, x);
+      negated = node.negated;
+      break;
+    }
+    default:
+      return undefined;
+  }
+  const set = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    let hit = false;
+    if (caseInsensitive) {
+      for (const x of orbit(c)) if (raw(x)) hit = true;
+    } else {
+      hit = raw(c);
+    }
+    set[c] = hit !== negated ? 1 : 0;
+  }
+  return set;
+}
+
+interface Flat {
+  items: FastItem[];
+  /** Group index -> [start item, end item]; only groups fully flattened. */
+  groups: Map<number, [number, number]>;
+  anchoredEnd: boolean;
+  /** False when a construct outside the shapes above stopped the walk. */
+  complete: boolean;
+}
+
+function flatten(nodes: readonly EreNode[], ci: boolean, out: Flat, top: boolean): boolean {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as EreNode;
+    switch (node.type) {
+      case 'literal':
+      case 'any':
+      case 'bracket':
+        out.items.push({ set: asciiSetOf(node, ci) as AsciiSet, min: 1, max: 1 });
+        break;
+      case 'repeat': {
+        const set = asciiSetOf(node.body, ci);
+        if (set === undefined) return false;
+        out.items.push({ set, min: node.min, max: node.max ?? Number.POSITIVE_INFINITY });
+        break;
+      }
+      case 'group': {
+        if (node.body.branches.length !== 1) return false;
+        const start = out.items.length;
+        if (!flatten(node.body.branches[0] as readonly EreNode[], ci, out, false)) return false;
+        out.groups.set(node.index, [start, out.items.length]);
+        break;
+      }
+      case 'anchor':
+        // `$` only as the last node of the top-level branch; `^` only first (handled by the caller).
+        if (node.kind === 'end' && top && i === nodes.length - 1) {
+          out.anchoredEnd = true;
+          break;
+        }
+        return false;
+    }
+  }
+  return true;
+}
+
+function disjoint(a: AsciiSet, b: AsciiSet): boolean {
+  for (let c = 0; c < 128; c++) if (a[c] === 1 && b[c] === 1) return false;
+  return true;
+}
+
+/** Derive the fast paths of a parsed ERE (see the module comment). */
+export function buildFastPath(
+  ast: EreAlternation,
+  groupCount: number,
+  caseInsensitive: boolean,
+): EreFastPath {
+  const none: EreFastPath = { prefix: [], plan: undefined };
+  if (ast.branches.length !== 1) return none;
+  const nodes = ast.branches[0] as readonly EreNode[];
+  let first = 0;
+  while (first < nodes.length) {
+    const n = nodes[first] as EreNode;
+    if (n.type !== 'anchor' || n.kind !== 'start') break;
+    first++;
+  }
+  if (first === 0) return none;
+  const flat: Flat = { items: [], groups: new Map(), anchoredEnd: false, complete: true };
+  flat.complete = flatten(nodes.slice(first), caseInsensitive, flat, true);
+  const prefix: AsciiSet[] = [];
+  for (const item of flat.items) {
+    if (item.min !== 1 || item.max !== 1) break;
+    prefix.push(item.set);
+  }
+  if (!flat.complete || flat.groups.size !== groupCount) return { prefix, plan: undefined };
+  const items = flat.items;
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i] as FastItem;
+    if (x.min === x.max) continue;
+    for (let j = i + 1; j < items.length; j++) {
+      const y = items[j] as FastItem;
+      if (!disjoint(x.set, y.set)) return { prefix, plan: undefined };
+      if (y.min > 0) break;
+    }
+  }
+  const groupBounds = new Int32Array(2 * (groupCount + 1));
+  groupBounds[1] = items.length;
+  for (const [g, [s, e]] of flat.groups) {
+    groupBounds[2 * g] = s;
+    groupBounds[2 * g + 1] = e;
+  }
+  return { prefix, plan: { items, anchoredEnd: flat.anchoredEnd, groupBounds } };
+}
+
+/** True when every UTF-16 unit of `text` is ASCII. */
+export function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * Match `input` (ASCII, the caller checked) with the fast paths: the group
+ * offsets (`[start0, end0, start1, end1, ...]`; a group outside the plan has
+ * -1), `false` when there is certainly no match, `undefined` when only the
+ * engine can tell.
+ */
+export function fastMatch(fast: EreFastPath, input: string): FastOutcome {
+  const prefix = fast.prefix;
+  const n = input.length;
+  if (prefix.length > n) return false;
+  for (let i = 0; i < prefix.length; i++) {
+    if ((prefix[i] as AsciiSet)[input.charCodeAt(i)] !== 1) return false;
+  }
+  const plan = fast.plan;
+  if (plan === undefined) return undefined;
+  const items = plan.items;
+  const m = items.length;
+  const at = new Int32Array(m + 1);
+  let pos = 0;
+  for (let i = 0; i < m; i++) {
+    const item = items[i] as FastItem;
+    at[i] = pos;
+    const set = item.set;
+    if (item.max === 1 && item.min === 1) {
+      if (pos >= n || set[input.charCodeAt(pos)] !== 1) return false;
+      pos++;
+      continue;
+    }
+    const limit = item.max >= n - pos ? n : pos + item.max;
+    let p = pos;
+    while (p < limit && set[input.charCodeAt(p)] === 1) p++;
+    if (p - pos < item.min) return false;
+    pos = p;
+  }
+  at[m] = pos;
+  if (plan.anchoredEnd && pos !== n) return false;
+  const bounds = plan.groupBounds;
+  const out = new Int32Array(bounds.length);
+  for (let k = 0; k < bounds.length; k++) out[k] = at[bounds[k] as number] as number;
+  return out;
+}
+
+/**
+ * The prefix test on any input: true when the input certainly does not match.
+ * Positions are code points; it stops (undecided) at the first non-ASCII unit.
+ */
+export function prefixRejects(fast: EreFastPath, input: string): boolean {
+  const prefix = fast.prefix;
+  // A string has at most as many code points as UTF-16 units.
+  if (prefix.length > input.length) return true;
+  for (let i = 0; i < prefix.length; i++) {
+    const c = input.charCodeAt(i);
+    if (c > 0x7f) return false;
+    if ((prefix[i] as AsciiSet)[c] !== 1) return true;
+  }
+  return false;
+}
