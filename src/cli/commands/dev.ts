@@ -1,11 +1,178 @@
-import { EXIT_USAGE, type Command } from '../io.ts';
+/**
+ * `lexroute dev` (what `npm start` runs): the whole sample chain of
+ * `config/dev.json` on loopback addresses, until Ctrl-C.
+ */
+import path from 'node:path';
+import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
+import { validateDevConfig, type DevConfig } from '../../dev/config.ts';
+import { DevStartError, startDevChain, type RunningDevChain } from '../../dev/chain.ts';
+import { createLogger } from '../../server/log.ts';
+import { parseCommandArgs } from '../args.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
-// Placeholder until its issue lands: says so plainly and exits 2.
+export const DEV_HELP = `Usage: lexroute dev [options]
+
+Start the sample LEX resolution chain on loopback addresses: the DNS servers
+of the sample deployment (zones/, two instances on 127.0.0.1 and 127.0.0.2,
+the second reached through NS delegations with glue) and the jurisdiction
+resolvers the zones' terminal rules point at (catalogue built from
+data/sample-catalogue.jsonl at each start). Prints what runs where and
+commands to try; Ctrl-C (SIGINT) or SIGTERM stops everything.
+
+Options:
+  --config FILE     deployment description (default: config/dev.json)
+  --dns-port N      run every DNS server on port N instead (0: a free port)
+  --http-port N     run every resolver on port N instead (0: a free port);
+                    the zones are served from a rewritten temporary copy
+  --catalogue FILE  serve this SQLite catalogue instead of the sample rows
+  --quiet           do not print the resolvers' requests
+  -h, --help        show this help
+
+On Linux every 127.x.y.z address is local; on macOS add the second one
+first: sudo ifconfig lo0 alias 127.0.0.2 up
+Exit codes: 0 stopped cleanly, 1 could not start (the address is named), 2 usage.
+`;
+
+function port(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
+    throw new UsageError(`--${name} must be a port number from 0 to 65535, not '${text}'`);
+  }
+  return Number(text);
+}
+
+/** A shell word: single quotes when it holds anything the shell would interpret. */
+function sh(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The text printed once the chain is up. */
+export function describeChain(
+  chain: RunningDevChain,
+  config: DevConfig,
+  configFile: string,
+): string {
+  const lines: string[] = [];
+  lines.push(`lexroute dev: the sample LEX chain is running (${configFile}). Ctrl-C stops it.`, '');
+  lines.push('DNS servers (UDP and TCP):');
+  for (const d of chain.dns) {
+    lines.push(`  ${d.host}:${d.port}  ${d.name}: ${d.origins.join(' ')}`);
+  }
+  lines.push('', 'Jurisdiction resolvers (THTTP, RFC 2169):');
+  for (const r of chain.resolvers) lines.push(`  ${r.url}/  ${r.name}`);
+  lines.push(
+    `  catalogue: ${chain.catalogue.works} works, ${chain.catalogue.items} items (${chain.catalogue.path})`,
+    '',
+  );
+  lines.push(
+    `Resolve through the chain, from the root at ${chain.root} (iterative, following referrals):`,
+  );
+  const first = config.samples[0];
+  for (const s of config.samples) {
+    lines.push(`  # ${s.note}`);
+    lines.push(
+      `  npx lexroute resolve --root ${chain.root}${s.trace ? ' --trace' : ''} ${sh(s.urn)}`,
+    );
+  }
+  if (first) {
+    const r = chain.resolvers[0];
+    lines.push('', 'Other ways in:');
+    lines.push(`  npx lexroute resolve --root ${chain.root} --service N2Ls ${sh(first.urn)}`);
+    lines.push(
+      `  npx lexroute resolve --root ${chain.root} --trace ${sh('urn:lex:fr:etat:loi:2004-05-15;106')}   # not registered: DNS_NXDOMAIN`,
+    );
+    const [host, p] = chain.root.split(/:(?=\d+$)/);
+    lines.push(`  dig @${host} -p ${p} +norec lex.urn.arpa NAPTR`);
+    lines.push(
+      `  dig @${host} -p ${p} +norec lex.sao-paulo.gov.br NAPTR   # a referral to 127.0.0.2`,
+    );
+    if (r) lines.push(`  curl -i ${sh(`${r.url}/uri-res/N2L?${first.urn}`)}`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+async function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  await new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}
+
 export const devCommand: Command = {
   name: 'dev',
-  summary: 'not implemented yet',
-  async run(_argv, io) {
-    io.err('lexroute dev: not implemented yet\n');
-    return EXIT_USAGE;
+  summary: 'start the whole sample chain locally (what npm start runs)',
+  async run(argv, io: CliIo) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      config: { type: 'string' },
+      'dns-port': { type: 'string' },
+      'http-port': { type: 'string' },
+      catalogue: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      io.out(DEV_HELP);
+      return EXIT_OK;
+    }
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    const dnsPort = port('dns-port', values['dns-port']);
+    const httpPort = port('http-port', values['http-port']);
+
+    const configName = values.config ?? 'config/dev.json';
+    const configFile = path.resolve(io.cwd, configName);
+    let raw: unknown;
+    try {
+      raw = await readJsonConfig(configFile);
+    } catch (e) {
+      if (e instanceof ConfigFileError) {
+        io.err(`lexroute dev: ${e.code}: ${e.message}\n`);
+        return EXIT_FAIL;
+      }
+      throw e;
+    }
+    const checked = validateDevConfig(raw);
+    if (!checked.ok) {
+      for (const i of checked.issues)
+        io.err(`lexroute dev: ${configFile}: ${i.code} ${i.path}: ${i.message}\n`);
+      return EXIT_FAIL;
+    }
+    const config = checked.config;
+    const log = createLogger((l) => io.err(l), 'warn', io.errIsTTY ? 'pretty' : 'json');
+
+    let chain: RunningDevChain;
+    try {
+      chain = await startDevChain({
+        config,
+        cwd: io.cwd,
+        ...(dnsPort !== undefined ? { dnsPort } : {}),
+        ...(httpPort !== undefined ? { httpPort } : {}),
+        ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
+        log,
+        ...(values.quiet
+          ? {}
+          : {
+              onRequest: (name, e) => {
+                if (e.msg !== 'request') return;
+                const loc = typeof e.location === 'string' ? ` -> ${e.location}` : '';
+                io.err(
+                  `${name}: ${String(e.method)} ${String(e.target)} ${String(e.status)}${loc}\n`,
+                );
+              },
+            }),
+      });
+    } catch (e) {
+      if (e instanceof DevStartError) {
+        io.err(`lexroute dev: ${e.code}: ${e.message}\n`);
+        return EXIT_FAIL;
+      }
+      throw e;
+    }
+    io.out(describeChain(chain, config, configName));
+    await waitForAbort(io.signal);
+    io.err('lexroute dev: stopping\n');
+    await chain.close();
+    io.err('lexroute dev: stopped\n');
+    return EXIT_OK;
   },
 };

@@ -1,0 +1,364 @@
+/**
+ * Start the whole sample chain of `config/dev.json`: the jurisdiction
+ * resolvers (the real resolver app over a catalogue built from the sample
+ * rows) and the DNS server instances (the real `lexroute serve` engine), each
+ * on its loopback address. `lexroute dev` and the end-to-end tests use it.
+ *
+ * The resolvers' ports are written in the zones (the terminal U rules and the
+ * SRV record name them). `httpPort` moves every resolver to another port and
+ * serves a rewritten copy of the zones (see `rewriteHttpPorts`), so tests and
+ * a second chain can run beside `npm start`; `dnsPort` moves every DNS server
+ * (the zones do not name DNS ports: glue carries addresses only).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { analyseReference } from '../core/catalogue/from-urn.ts';
+import { ensureCatalogue } from '../catalogue/open.ts';
+import { DEFAULT_RESOLVER_CONFIG } from '../config/resolver.ts';
+import { DEFAULT_SERVER_CONFIG, type ListenAddress } from '../config/server.ts';
+import { createResolverApp } from '../resolver-http/app.ts';
+import {
+  startResolverServer,
+  type LogEntry,
+  type RunningResolver,
+} from '../resolver-http/server.ts';
+import type { Logger } from '../server/log.ts';
+import { startServer, type RunningServer, type ZoneFileLoader } from '../server/server.ts';
+import { inferOriginFromFileName, loadZoneFile } from '../zonefile/load.ts';
+import { formatListen, type DevConfig } from './config.ts';
+import { freePortOnAll, probePort } from './ports.ts';
+
+/** A failure to start the chain: a stable code and a message naming the address. */
+export class DevStartError extends Error {
+  readonly code:
+    | 'DEV_PORT_IN_USE'
+    | 'DEV_ADDRESS_UNAVAILABLE'
+    | 'DEV_PORT_DENIED'
+    | 'DEV_ZONE_FAILED'
+    | 'DEV_CATALOGUE_FAILED';
+  constructor(code: DevStartError['code'], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DevStartError';
+    this.code = code;
+  }
+}
+
+export interface DevChainOptions {
+  readonly config: DevConfig;
+  /** Base directory of the relative paths in the configuration. */
+  readonly cwd: string;
+  /** Move every DNS server to this port (0: a port free on all their addresses). */
+  readonly dnsPort?: number;
+  /** Move every resolver to this port (0: a free one); the zones are rewritten to match. */
+  readonly httpPort?: number;
+  /** Serve this SQLite catalogue instead of a fresh one built from `sampleCatalogue`. */
+  readonly catalogue?: string;
+  /** DNS server logs (default: none). */
+  readonly log?: Logger;
+  /** Resolver request logs, with the resolver's name (default: none). */
+  readonly onRequest?: (resolver: string, entry: LogEntry) => void;
+}
+
+export interface RunningDnsInstance {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  /** Origins served, in configuration order (`.` for the root). */
+  readonly origins: readonly string[];
+  readonly server: RunningServer;
+}
+
+export interface RunningResolverInstance {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  /** `http://127.0.0.1:8300` */
+  readonly url: string;
+  readonly server: RunningResolver;
+}
+
+export interface RunningDevChain {
+  readonly dns: readonly RunningDnsInstance[];
+  readonly resolvers: readonly RunningResolverInstance[];
+  /** `host:port` of the server iterative resolution starts at. */
+  readonly root: string;
+  /** Zone files served, per origin (the rewritten copies when the HTTP port moved). */
+  readonly zoneFiles: ReadonlyMap<string, string>;
+  readonly catalogue: { readonly path: string; readonly works: number; readonly items: number };
+  close(): Promise<void>;
+}
+
+/**
+ * The zone text with every resolver endpoint moved: `http://HOST:OLD/` in
+ * NAPTR rules and the port field of SRV records naming OLD become NEW. `moves`
+ * maps `HOST:OLD` to NEW. The text is otherwise untouched (comments, `; expect`
+ * directives included), so it still loads and checks like the original.
+ */
+export function rewriteHttpPorts(text: string, moves: ReadonlyMap<string, number>): string {
+  if (moves.size === 0) return text;
+  const byPort = new Map<number, number>();
+  for (const [endpoint, to] of moves) {
+    const from = Number(endpoint.slice(endpoint.lastIndexOf(':') + 1));
+    byPort.set(from, to);
+  }
+  let out = text.replace(
+    /(https?:\/\/)(\[[0-9a-fA-F:.]+\]|[0-9.]+):(\d+)(?=\/)/g,
+    (m, scheme: string, host: string, port: string) => {
+      const to = moves.get(`${host.replace(/^\[|\]$/g, '')}:${port}`);
+      return to === undefined ? m : `${scheme}${host}:${to}`;
+    },
+  );
+  // SRV RDATA: priority weight port target.
+  out = out.replace(/(\bSRV\s+\d+\s+\d+\s+)(\d+)(?=\s)/gi, (m, head: string, port: string) => {
+    const to = byPort.get(Number(port));
+    return to === undefined ? m : `${head}${to}`;
+  });
+  return out;
+}
+
+function describeBindProblem(
+  what: string,
+  l: ListenAddress,
+  p: { problem: string; message: string },
+): DevStartError {
+  const at = formatListen(l);
+  if (p.problem === 'in-use') {
+    return new DevStartError(
+      'DEV_PORT_IN_USE',
+      `${at} (${what}) is already in use (${p.message}); stop what holds it, or move the chain with --dns-port/--http-port`,
+    );
+  }
+  if (p.problem === 'denied') {
+    return new DevStartError(
+      'DEV_PORT_DENIED',
+      `${at} (${what}): permission denied (${p.message}); ports below 1024 need privileges`,
+    );
+  }
+  return new DevStartError(
+    'DEV_ADDRESS_UNAVAILABLE',
+    `${at} (${what}): the address is not available (${p.message}); on macOS add it with 'sudo ifconfig lo0 alias ${l.host} up'`,
+  );
+}
+
+/** Start the resolvers, then the DNS servers; on any failure stop what started and throw DevStartError. */
+export async function startDevChain(options: DevChainOptions): Promise<RunningDevChain> {
+  const { config, cwd } = options;
+  const abs = (p: string) => (path.isAbsolute(p) ? p : path.resolve(cwd, p));
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  try {
+    // ---- ports
+    const dnsPort =
+      options.dnsPort === 0
+        ? await freePortOnAll([...new Set(config.dns.map((d) => d.listen.host))])
+        : options.dnsPort;
+    const httpPort =
+      options.httpPort === 0
+        ? await freePortOnAll([...new Set(config.resolvers.map((r) => r.listen.host))])
+        : options.httpPort;
+    const dnsAt = (l: ListenAddress): ListenAddress =>
+      dnsPort === undefined ? l : { host: l.host, port: dnsPort };
+    const httpAt = (l: ListenAddress): ListenAddress =>
+      httpPort === undefined ? l : { host: l.host, port: httpPort };
+    for (const d of config.dns) {
+      const p = await probePort(d.listen.host, dnsAt(d.listen).port);
+      if (p) throw describeBindProblem(`DNS server "${d.name}"`, dnsAt(d.listen), p);
+    }
+    for (const r of config.resolvers) {
+      const p = await probePort(r.listen.host, httpAt(r.listen).port, ['tcp']);
+      if (p) throw describeBindProblem(`resolver "${r.name}"`, httpAt(r.listen), p);
+    }
+
+    // ---- catalogue: a fresh copy of the sample rows, unless one is given
+    let catalogueFile: string;
+    let tmp: string | undefined;
+    if (options.catalogue !== undefined) catalogueFile = abs(options.catalogue);
+    else {
+      tmp = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-'));
+      const dir = tmp;
+      closers.push(() => rm(dir, { recursive: true, force: true }));
+      catalogueFile = path.join(tmp, 'catalogue.sqlite');
+    }
+    let opened;
+    try {
+      opened = await ensureCatalogue(catalogueFile, abs(config.sampleCatalogue), cwd);
+    } catch (e) {
+      throw new DevStartError(
+        'DEV_CATALOGUE_FAILED',
+        `cannot open the catalogue ${catalogueFile}: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+    const store = opened.store;
+    closers.push(async () => store.close());
+    if (opened.seeded && opened.seeded.errors.length > 0) {
+      const first = opened.seeded.errors[0];
+      throw new DevStartError(
+        'DEV_CATALOGUE_FAILED',
+        `${opened.seeded.errors.length} rows of ${opened.seeded.from} were rejected (first: ${JSON.stringify(first)})`,
+      );
+    }
+    const counts = store.counts();
+
+    // ---- resolvers
+    const resolvers: RunningResolverInstance[] = [];
+    for (const r of config.resolvers) {
+      const l = httpAt(r.listen);
+      const app = createResolverApp({
+        reader: store,
+        analyse: analyseReference,
+        config: DEFAULT_RESOLVER_CONFIG,
+        health: () => ({ resolver: r.name, catalogue: store.path, ...counts }),
+      });
+      let running: RunningResolver;
+      try {
+        running = await startResolverServer({
+          app,
+          host: l.host,
+          port: l.port,
+          ...(options.onRequest
+            ? { log: (e: LogEntry) => options.onRequest?.(r.name, e), logRequests: true }
+            : {}),
+        });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        throw describeBindProblem(`resolver "${r.name}"`, l, {
+          problem: code === 'EADDRINUSE' ? 'in-use' : code === 'EACCES' ? 'denied' : 'no-address',
+          message: (e as Error).message,
+        });
+      }
+      closers.push(() => running.close());
+      resolvers.push({
+        name: r.name,
+        host: l.host,
+        port: running.port,
+        url: running.url,
+        server: running,
+      });
+    }
+
+    // ---- zones: the files as they are, or rewritten copies when resolvers moved
+    const moves = new Map<string, number>();
+    config.resolvers.forEach((r, i) => {
+      const now = resolvers[i]!.port;
+      if (now !== r.listen.port) moves.set(`${r.listen.host}:${r.listen.port}`, now);
+    });
+    let zoneDir: string | undefined;
+    if (moves.size > 0) {
+      zoneDir = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-zones-'));
+      const dir = zoneDir;
+      closers.push(() => rm(dir, { recursive: true, force: true }));
+    }
+    const origins = new Map<string, string>();
+    const zoneFiles = new Map<string, string>();
+    const served: { files: string[]; origins: string[] }[] = [];
+    for (const [i, d] of config.dns.entries()) {
+      const files: string[] = [];
+      const list: string[] = [];
+      for (const [j, z] of d.zones.entries()) {
+        const src = abs(z.file);
+        const origin = z.origin ?? inferOriginFromFileName(src);
+        if (origin === undefined) {
+          throw new DevStartError(
+            'DEV_ZONE_FAILED',
+            `${z.file}: the file name does not give the zone's origin; add "origin" to it in the configuration`,
+          );
+        }
+        const norm = origin === '.' ? '.' : `${origin.replace(/\.$/, '')}.`;
+        let file = src;
+        if (zoneDir !== undefined) {
+          file = path.join(zoneDir, `${i}-${j}-${path.basename(src)}`);
+          let text: string;
+          try {
+            text = await readFile(src, 'utf8');
+          } catch (e) {
+            throw new DevStartError(
+              'DEV_ZONE_FAILED',
+              `cannot read ${src}: ${(e as Error).message}`,
+            );
+          }
+          await writeFile(file, rewriteHttpPorts(text, moves));
+        }
+        origins.set(file, norm);
+        zoneFiles.set(norm, file);
+        files.push(file);
+        list.push(norm);
+      }
+      served.push({ files, origins: list });
+    }
+    const loader: ZoneFileLoader = async (file) => {
+      const r = await loadZoneFile(file, {
+        origin: origins.get(file) ?? inferOriginFromFileName(file) ?? '.',
+      });
+      return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+    };
+
+    // ---- DNS servers
+    const dns: RunningDnsInstance[] = [];
+    for (const [i, d] of config.dns.entries()) {
+      const l = dnsAt(d.listen);
+      const problems: string[] = [];
+      const base = options.log;
+      const log: Logger = {
+        debug: (e, f) => base?.debug(e, { server: d.name, ...f }),
+        info: (e, f) => base?.info(e, { server: d.name, ...f }),
+        warn: (e, f) => base?.warn(e, { server: d.name, ...f }),
+        error: (e, f) => {
+          problems.push(`${e} ${JSON.stringify(f ?? {})}`);
+          base?.error(e, { server: d.name, ...f });
+        },
+      };
+      let server: RunningServer;
+      try {
+        server = await startServer({
+          config: { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: served[i]!.files },
+          loader,
+          log,
+          cwd,
+        });
+      } catch (e) {
+        const msg = (e as Error).message;
+        throw describeBindProblem(`DNS server "${d.name}"`, l, {
+          problem: /EADDRINUSE/.test(msg) ? 'in-use' : /EACCES/.test(msg) ? 'denied' : 'no-address',
+          message: msg,
+        });
+      }
+      closers.push(() => server.close());
+      if (problems.length > 0) {
+        throw new DevStartError(
+          'DEV_ZONE_FAILED',
+          `DNS server "${d.name}" could not load its zones: ${problems.join('; ')}`,
+        );
+      }
+      dns.push({
+        name: d.name,
+        host: l.host,
+        port: server.udp[0]?.port ?? l.port,
+        origins: served[i]!.origins,
+        server,
+      });
+    }
+
+    const rootIndex = config.dns.findIndex(
+      (d) => d.listen.host === config.root.host && d.listen.port === config.root.port,
+    );
+    const root =
+      rootIndex >= 0
+        ? `${dns[rootIndex]!.host}:${dns[rootIndex]!.port}`
+        : formatListen(dnsAt(config.root));
+    return {
+      dns,
+      resolvers,
+      root,
+      zoneFiles,
+      catalogue: { path: store.path, works: counts.works, items: counts.items },
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}
