@@ -18,12 +18,44 @@ export interface BuildResult {
   readonly diagnostics: ZoneDiagnostic[];
 }
 
-/** A ReadonlyMap for the few RRsets of one node, much smaller than a Map. */
-export class RRsetMap implements ReadonlyMap<number, RRset> {
-  private readonly sets: RRset[];
-  constructor(sets: RRset[]) {
+const ENT = 1;
+const DELEGATION = 2;
+const BELOW_CUT = 4;
+const NO_SETS: readonly Set_[] = [];
+
+/**
+ * One name of the zone. Kept small (a zone may hold a million names): the
+ * node is its own RRset map (`node.rrsets === node`) and the three flags
+ * share one integer.
+ */
+class Node implements ZoneNode, ReadonlyMap<number, RRset> {
+  readonly name: string;
+  sets: Set_[] | readonly Set_[];
+  private flags: number;
+  constructor(name: string, sets: Set_[] | readonly Set_[], ent: boolean) {
+    this.name = name;
     this.sets = sets;
+    this.flags = ent ? ENT : 0;
   }
+  get rrsets(): ReadonlyMap<number, RRset> {
+    return this;
+  }
+  get emptyNonTerminal(): boolean {
+    return (this.flags & ENT) !== 0;
+  }
+  get isDelegation(): boolean {
+    return (this.flags & DELEGATION) !== 0;
+  }
+  set isDelegation(v: boolean) {
+    this.flags = v ? this.flags | DELEGATION : this.flags & ~DELEGATION;
+  }
+  get belowCut(): boolean {
+    return (this.flags & BELOW_CUT) !== 0;
+  }
+  set belowCut(v: boolean) {
+    this.flags = v ? this.flags | BELOW_CUT : this.flags & ~BELOW_CUT;
+  }
+  // ReadonlyMap<number, RRset>, keyed by type.
   get size(): number {
     return this.sets.length;
   }
@@ -55,26 +87,11 @@ export class RRsetMap implements ReadonlyMap<number, RRset> {
   }
 }
 
-const EMPTY_SETS = new RRsetMap([]);
-
-class Node implements ZoneNode {
-  readonly name: string;
-  rrsets: ReadonlyMap<number, RRset>;
-  emptyNonTerminal: boolean;
-  isDelegation = false;
-  belowCut = false;
-  constructor(name: string, rrsets: ReadonlyMap<number, RRset>, ent: boolean) {
-    this.name = name;
-    this.rrsets = rrsets;
-    this.emptyNonTerminal = ent;
-  }
-}
-
 class Set_ implements RRset {
   readonly owner: string;
   readonly type: number;
   ttl: number;
-  readonly records: ResourceRecord[];
+  records: ResourceRecord[];
   constructor(owner: string, type: number, ttl: number, records: ResourceRecord[]) {
     this.owner = owner;
     this.type = type;
@@ -117,7 +134,7 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
     return { diagnostics };
   }
   // Group by owner, then type. Owners are mostly shared strings from the parser.
-  const byOwner = new Map<string, Set_[]>();
+  const nodes = new Map<string, Node>();
   let size = 0;
   let zoneClass = 0;
   for (const rr of records) {
@@ -132,11 +149,12 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
       continue;
     }
     if (zoneClass === 0) zoneClass = rr.class;
-    let sets = byOwner.get(rr.owner);
-    if (sets === undefined) {
-      sets = [];
-      byOwner.set(rr.owner, sets);
+    let node = nodes.get(rr.owner);
+    if (node === undefined) {
+      node = new Node(rr.owner, [], false);
+      nodes.set(rr.owner, node);
     }
+    const sets = node.sets as Set_[];
     let set: Set_ | undefined;
     for (let i = 0; i < sets.length; i++)
       if (sets[i]!.type === rr.type) {
@@ -153,8 +171,9 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
     const recs = set.records;
     let dup = false;
     if (recs.length < 32) {
+      const rd = rr.rdata;
       for (let i = 0; i < recs.length; i++)
-        if (sameBytes(recs[i]!.rdata, rr.rdata)) {
+        if (sameBytes(recs[i]!.rdata, rd)) {
           dup = true;
           break;
         }
@@ -199,30 +218,34 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
   bigSets = new WeakMap();
   mixedReported = new WeakSet();
 
-  // Nodes, with empty non-terminals between each owner and the apex.
-  const nodes = new Map<string, Node>();
-  for (const [owner, sets] of byOwner) {
-    nodes.set(owner, new Node(owner, new RRsetMap(sets), false));
+  // Arrays grown by push keep spare capacity: copy them to their exact size
+  // (a zone may hold a million of them).
+  const owners = [...nodes.keys()];
+  for (const owner of owners) {
+    const node = nodes.get(owner)!;
+    node.sets = node.sets.slice();
+    for (const set of node.sets) if (set.records.length > 1) set.records = set.records.slice();
   }
-  if (!nodes.has(origin)) nodes.set(origin, new Node(origin, EMPTY_SETS, true));
-  for (const owner of byOwner.keys()) {
+  // Empty non-terminals between each owner and the apex.
+  if (!nodes.has(origin)) nodes.set(origin, new Node(origin, NO_SETS, true));
+  for (const owner of owners) {
     let name = owner;
     while (name !== origin) {
       name = parentName(name);
       if (nodes.has(name)) break;
-      nodes.set(name, new Node(name, EMPTY_SETS, true));
+      nodes.set(name, new Node(name, NO_SETS, true));
     }
   }
 
   // Zone cuts: NS below the apex. Names under a cut are glue or occluded.
   const cuts: string[] = [];
-  for (const [owner, sets] of byOwner) {
+  for (const owner of owners) {
     if (owner === origin) continue;
-    for (const s of sets)
-      if (s.type === TYPE_NS) {
-        cuts.push(owner);
-        nodes.get(owner)!.isDelegation = true;
-      }
+    const node = nodes.get(owner)!;
+    if (node.has(TYPE_NS)) {
+      cuts.push(owner);
+      node.isDelegation = true;
+    }
   }
   if (cuts.length > 0) {
     for (const node of nodes.values()) {
@@ -249,7 +272,7 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
   const apex = nodes.get(origin)!;
   const soa = apex.rrsets.get(TYPE_SOA);
   const zoneLike = { origin, class: zoneClass || 1, nodes, names, cuts, size };
-  const problems = validateZone(zoneLike, records, byOwner);
+  const problems = validateZone(zoneLike, records, owners, (owner) => nodes.get(owner)!.sets);
   diagnostics.push(...problems);
   // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
   if (!soa || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };

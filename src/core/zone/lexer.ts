@@ -51,13 +51,28 @@ export class Lexer {
   readonly diagnostics: LexDiagnostic[] = [];
   readonly expects: ExpectComment[] = [];
 
-  constructor(text: string) {
-    // A leading byte-order mark is not part of the zone.
+  /** False when more text follows: an entry cut by the end is left for the next piece. */
+  private readonly final: boolean;
+
+  constructor(text: string, startLine = 1, final = true) {
     this.text = text;
-    if (text.charCodeAt(0) === 0xfeff) {
+    this.line = startLine;
+    this.final = final;
+    // A leading byte-order mark is not part of the zone.
+    if (startLine === 1 && text.charCodeAt(0) === 0xfeff) {
       this.pos = 1;
       this.lineStart = 1;
     }
+  }
+
+  /** The unread text (an entry cut by the end of a non-final piece), starting at a line start. */
+  rest(): string {
+    return this.text.slice(this.pos);
+  }
+
+  /** Line number of the next unread line. */
+  get nextLine(): number {
+    return this.line;
   }
 
   private push(start: number, end: number, line: number, col: number, flags: number): void {
@@ -113,10 +128,27 @@ export class Lexer {
       const first = text.charCodeAt(this.pos);
       this.blankOwner = first === 0x20 || first === 0x09;
       let pos = this.pos;
+      const entryStart = pos;
+      const saved = {
+        line: this.line,
+        lineStart: this.lineStart,
+        diagnostics: this.diagnostics.length,
+        expects: this.expects.length,
+      };
       let done = false;
       let broken = false;
       while (!done) {
         if (pos >= n) {
+          if (!this.final) {
+            // Cut by the end of this piece: roll back, the next piece re-reads it.
+            this.pos = entryStart;
+            this.line = saved.line;
+            this.lineStart = saved.lineStart;
+            this.diagnostics.length = saved.diagnostics;
+            this.expects.length = saved.expects;
+            this.count = 0;
+            return false;
+          }
           if (depth > 0) {
             this.error(
               'ZONE_UNCLOSED_PAREN',

@@ -26,6 +26,11 @@ export interface SourcePosition {
   readonly column: number;
 }
 
+/**
+ * Records from the parser are compact class instances whose `rdata` and
+ * `source` are accessors (a view into a shared block, made on access): copy
+ * one field by field, not with object spread.
+ */
 export interface ResourceRecord {
   /** Absolute lowercased owner name with trailing dot. */
   readonly owner: string;

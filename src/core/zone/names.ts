@@ -140,7 +140,7 @@ export function wireNameLength(wire: Uint8Array, offset: number, end = wire.leng
  * model's spelling for owner names); RDATA names keep their case.
  */
 export function nameToText(wire: Uint8Array, offset = 0, lower = true): string {
-  let s = '';
+  const codes: number[] = [];
   let p = offset;
   for (;;) {
     const len = wire[p]!;
@@ -150,15 +150,21 @@ export function nameToText(wire: Uint8Array, offset = 0, lower = true): string {
       let c = wire[p + k]!;
       if (PLAIN[c]) {
         if (lower && c >= 0x41 && c <= 0x5a) c += 0x20;
-        s += String.fromCharCode(c);
+        codes.push(c);
       } else {
-        s += '\\' + String(c).padStart(3, '0');
+        codes.push(
+          0x5c,
+          0x30 + Math.floor(c / 100),
+          0x30 + (Math.floor(c / 10) % 10),
+          0x30 + (c % 10),
+        );
       }
     }
-    s += '.';
+    codes.push(0x2e);
     p += len;
   }
-  return s === '' ? '.' : s;
+  // One flat string (no concatenation tree), as names live as long as the zone.
+  return codes.length === 0 ? '.' : String.fromCharCode.apply(null, codes);
 }
 
 /** Wire form of a name in the model's canonical spelling (or any valid absolute presentation). */

@@ -44,19 +44,29 @@ export interface ParseResult {
   readonly expects: ExpectDirective[];
 }
 
-/** Slab allocator: RDATA of many records shares large buffers. */
+/** A block of RDATA octets shared by many records of one file. */
+interface Chunk {
+  readonly bytes: Uint8Array;
+  readonly file: string;
+}
+
+/** Chunk size: offsets stay below 2^15 so offset and length pack into one small integer. */
+const CHUNK = 1 << 15;
+
+/** Slab allocator: the RDATA of many records shares 32 KiB blocks. */
 class Slab {
-  private chunk = new Uint8Array(1 << 20);
-  private used = 0;
-  take(src: Uint8Array, len: number): Uint8Array {
-    if (this.used + len > this.chunk.length) {
-      this.chunk = new Uint8Array(Math.max(1 << 20, len));
+  chunk: Chunk = { bytes: new Uint8Array(0), file: '' };
+  used = 0;
+  /** Copy `len` octets in; returns offset << 16 | len within `this.chunk`. */
+  take(src: Uint8Array, len: number, file: string): number {
+    if (this.used + len > this.chunk.bytes.length || this.chunk.file !== file) {
+      this.chunk = { bytes: new Uint8Array(Math.max(CHUNK, len)), file };
       this.used = 0;
     }
     const start = this.used;
-    this.chunk.set(src.subarray(0, len), start);
+    this.chunk.bytes.set(src.subarray(0, len), start);
     this.used += len;
-    return this.chunk.subarray(start, start + len);
+    return start * 65536 + len;
   }
 }
 
@@ -74,27 +84,43 @@ interface State {
   originChanged: boolean;
 }
 
+/**
+ * A parsed record, kept small because a zone may hold millions: RDATA is a
+ * view made on access into a shared block, and the source position is made
+ * on access from the line (an owner always starts in column 1).
+ */
 class Record implements ResourceRecord {
   readonly owner: string;
   readonly type: number;
   readonly class: number;
   readonly ttl: number;
-  readonly rdata: Uint8Array;
-  readonly source: SourcePosition;
+  private readonly chunk: Chunk;
+  /** offset << 16 | length in chunk.bytes (offset < 2^15). */
+  private readonly at: number;
+  private readonly line: number;
   constructor(
     owner: string,
     type: number,
     cls: number,
     ttl: number,
-    rdata: Uint8Array,
-    source: SourcePosition,
+    chunk: Chunk,
+    at: number,
+    line: number,
   ) {
     this.owner = owner;
     this.type = type;
     this.class = cls;
     this.ttl = ttl;
-    this.rdata = rdata;
-    this.source = source;
+    this.chunk = chunk;
+    this.at = at;
+    this.line = line;
+  }
+  get rdata(): Uint8Array {
+    const off = this.at >>> 16;
+    return this.chunk.bytes.subarray(off, off + (this.at & 0xffff));
+  }
+  get source(): SourcePosition {
+    return { file: this.chunk.file, line: this.line, column: 1 };
   }
 }
 
@@ -108,6 +134,15 @@ function originWire(origin: string): { wire: Uint8Array; text: string } | NameEr
 }
 
 export function parseZoneText(text: string, options: ParseOptions = {}): ParseResult {
+  return parseZoneChunks([text], options);
+}
+
+/**
+ * parseZoneText over a text given in pieces (for example a file read in
+ * blocks, so the whole text is never held at once). Pieces may split an
+ * entry, a line or a token anywhere.
+ */
+export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions = {}): ParseResult {
   const p = new Parser(options);
   let origin: ReturnType<typeof originWire> | undefined;
   if (options.origin !== undefined) {
@@ -135,7 +170,7 @@ export function parseZoneText(text: string, options: ParseOptions = {}): ParseRe
     originChanged: false,
   };
   p.firstOrigin = state.originText;
-  p.run(text, state);
+  p.runChunks(chunks, state);
   const result: ParseResult = {
     records: p.records,
     diagnostics: p.diagnostics,
@@ -154,6 +189,7 @@ class Parser {
   private readonly w = new ByteWriter();
   private readonly slab = new Slab();
   private readonly nameBuf = new Uint8Array(512);
+  private readonly nameCodes = new Uint16Array(1024);
   private readonly options: ParseOptions;
   private readonly maxDepth: number;
 
@@ -199,25 +235,47 @@ class Parser {
   }
 
   run(text: string, state: State): void {
-    const lex = new Lexer(text);
-    let nextExpect = 0;
-    const bindExpects = (beforeLine: number) => {
-      while (nextExpect < lex.expects.length && lex.expects[nextExpect]!.line < beforeLine) {
-        const e = lex.expects[nextExpect++]!;
-        this.expects.push({
-          owner: state.lastOwner,
-          text: e.text,
-          position: { file: state.file, line: e.line, column: e.column },
-        });
+    this.runChunks([text], state);
+  }
+
+  /**
+   * Parse text given in pieces (a file read block by block): an entry cut by
+   * the end of a piece is carried over to the next one.
+   */
+  runChunks(chunks: Iterable<string>, state: State): void {
+    let carry = '';
+    let line = 1;
+    const it = chunks[Symbol.iterator]();
+    let cur = it.next();
+    for (;;) {
+      const piece = cur.done ? '' : cur.value;
+      const following: IteratorResult<string> = cur.done ? cur : it.next();
+      const final = following.done === true;
+      const lex = new Lexer(carry + piece, line, final);
+      let nextExpect = 0;
+      const bindExpects = (beforeLine: number) => {
+        while (nextExpect < lex.expects.length && lex.expects[nextExpect]!.line < beforeLine) {
+          const e = lex.expects[nextExpect++]!;
+          this.expects.push({
+            owner: state.lastOwner,
+            text: e.text,
+            position: { file: state.file, line: e.line, column: e.column },
+          });
+        }
+      };
+      while (lex.next()) {
+        bindExpects(lex.entryLine);
+        this.entry(lex, state);
+        bindExpects(lex.lines[lex.count - 1]! + 1);
       }
-    };
-    while (lex.next()) {
-      bindExpects(lex.entryLine);
-      this.entry(lex, state);
-      bindExpects(lex.lines[lex.count - 1]! + 1);
+      bindExpects(final ? Number.MAX_SAFE_INTEGER : lex.nextLine);
+      for (const d of lex.diagnostics)
+        this.diag(state, d.code, d.message, d.line, d.column, d.token);
+      if (final) break;
+      carry = lex.rest();
+      line = lex.nextLine;
+      cur = following;
     }
-    bindExpects(Number.MAX_SAFE_INTEGER);
-    for (const d of lex.diagnostics) this.diag(state, d.code, d.message, d.line, d.column, d.token);
   }
 
   private entry(lex: Lexer, state: State): void {
@@ -381,14 +439,8 @@ class Parser {
       return;
     }
     if (type === TYPE_SOA && this.firstOrigin === undefined) this.firstOrigin = owner;
-    const rdata = this.slab.take(this.w.buf, this.w.len);
-    this.records.push(
-      new Record(owner, type, cls, ttl, rdata, {
-        file: state.file,
-        line: lex.lines[0]!,
-        column: lex.blankOwner ? 1 : lex.cols[0]!,
-      }),
-    );
+    const at = this.slab.take(this.w.buf, this.w.len, state.file);
+    this.records.push(new Record(owner, type, cls, ttl, this.slab.chunk, at, lex.entryLine));
   }
 
   private ownerName(lex: Lexer, state: State, i: number): string | undefined {
@@ -469,10 +521,8 @@ class Parser {
         }
       }
       if (plain) {
-        const raw = text.slice(s, e).toLowerCase();
-        let full: string;
-        if (text.charCodeAt(e - 1) === 0x2e) full = raw;
-        else {
+        const absolute = text.charCodeAt(e - 1) === 0x2e;
+        if (!absolute) {
           if (state.originText === undefined) {
             this.tokDiag(
               state,
@@ -483,14 +533,25 @@ class Parser {
             );
             return undefined;
           }
-          full = state.originText === '.' ? raw + '.' : raw + '.' + state.originText;
         }
+        const suffix = absolute || state.originText === '.' ? '' : state.originText!;
+        const len = e - s + (absolute ? 0 : 1) + suffix.length;
         // Wire length = presentation length + 1 (root label), except the root itself.
-        if (full.length + 1 > 255 && full !== '.') {
+        if (len + 1 > 255 && !(len === 1 && absolute)) {
           this.tokDiag(state, lex, i, 'ZONE_NAME_TOO_LONG', NAME_ERROR_MESSAGES.ZONE_NAME_TOO_LONG);
           return undefined;
         }
-        return full;
+        // One flat string of its own: a slice or a concatenation would keep the
+        // whole block of file text alive for as long as the zone lives.
+        const codes = this.nameCodes;
+        let k = 0;
+        for (let j = s; j < e; j++) {
+          const c = text.charCodeAt(j);
+          codes[k++] = c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+        }
+        if (!absolute) codes[k++] = 0x2e;
+        for (let j = 0; j < suffix.length; j++) codes[k++] = suffix.charCodeAt(j);
+        return String.fromCharCode.apply(null, codes.subarray(0, k) as unknown as number[]);
       }
     }
     const r = encodeName(text, s, e, state.origin, this.nameBuf, 0, true);

@@ -33,7 +33,8 @@ function at(rr: ResourceRecord | undefined): { position?: ResourceRecord['source
 export function validateZone(
   zone: ZoneShape,
   records: readonly ResourceRecord[],
-  byOwner: ReadonlyMap<string, readonly RRset[]>,
+  owners: readonly string[],
+  setsOf: (owner: string) => readonly RRset[],
 ): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   const { origin, nodes } = zone;
@@ -69,7 +70,8 @@ export function validateZone(
     });
   }
 
-  for (const [owner, sets] of byOwner) {
+  for (const owner of owners) {
+    const sets = setsOf(owner);
     let cname: RRset | undefined;
     let dname: RRset | undefined;
     let other: RRset | undefined;
@@ -135,9 +137,10 @@ export function validateZone(
 
   // Data below a zone cut or a DNAME is not authoritative (occluded), except glue.
   const dnames: string[] = [];
-  for (const [owner, sets] of byOwner)
-    if (sets.some((s) => s.type === TYPE_DNAME)) dnames.push(owner);
-  for (const [owner, sets] of byOwner) {
+  for (const owner of owners)
+    if (setsOf(owner).some((s) => s.type === TYPE_DNAME)) dnames.push(owner);
+  for (const owner of owners) {
+    const sets = setsOf(owner);
     const node = nodes.get(owner)!;
     if (node.belowCut) {
       for (const s of sets) {
@@ -178,7 +181,8 @@ export function validateZone(
   }
 
   // Glue: a name server inside the zone needs an address record in it.
-  for (const [owner, sets] of byOwner) {
+  for (const owner of owners) {
+    const sets = setsOf(owner);
     const ns = sets.find((s) => s.type === TYPE_NS);
     if (!ns) continue;
     // NS below a cut or a DNAME is occluded: never served, so it needs no glue.

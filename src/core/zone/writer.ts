@@ -9,10 +9,10 @@ import { canonicalSortKey } from './names.ts';
 import { rdataToText } from './rdata.ts';
 import { className, SCHEMAS, TYPE_SOA, typeName } from './types.ts';
 
-/** `owner ttl class type rdata` on one line (no newline). */
-export function rrToPresentation(rr: ResourceRecord): string {
+/** `owner ttl class type rdata` on one line (no newline); `ttl` overrides the record's (RRset TTL). */
+export function rrToPresentation(rr: ResourceRecord, ttl = rr.ttl): string {
   const type = SCHEMAS.has(rr.type) ? typeName(rr.type) : `TYPE${rr.type}`;
-  return `${rr.owner} ${rr.ttl} ${className(rr.class)} ${type} ${rdataToText(rr.type, rr.rdata)}`;
+  return `${rr.owner} ${ttl} ${className(rr.class)} ${type} ${rdataToText(rr.type, rr.rdata)}`;
 }
 
 /**
@@ -26,7 +26,7 @@ export function writeZone(input: Zone | readonly ResourceRecord[]): string {
   if (!Array.isArray(input)) {
     const zone = input as Zone;
     lines.push(`$ORIGIN ${zone.origin}`);
-    for (const rr of zone.soa.records) lines.push(rrToPresentation({ ...rr, ttl: zone.soa.ttl }));
+    for (const rr of zone.soa.records) lines.push(rrToPresentation(rr, zone.soa.ttl));
     for (const name of zone.names) {
       const node = zone.nodes.get(name);
       if (!node) continue;
@@ -34,8 +34,7 @@ export function writeZone(input: Zone | readonly ResourceRecord[]): string {
       for (const t of types) {
         if (t === TYPE_SOA && name === zone.origin) continue;
         const set = node.rrsets.get(t)!;
-        for (const rr of set.records)
-          lines.push(rrToPresentation(rr.ttl === set.ttl ? rr : { ...rr, ttl: set.ttl }));
+        for (const rr of set.records) lines.push(rrToPresentation(rr, set.ttl));
       }
     }
     return lines.join('\n') + '\n';
