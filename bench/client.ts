@@ -1,17 +1,26 @@
 /**
  * Client benchmark, in one run against a local `lexroute serve` (a separate
- * process on 127.0.0.1):
+ * process on 127.0.0.1), with the targets of issue 5:
  *
  * 1. Cold resolution of N distinct URNs through a 3-level chain (CNR table,
  *    jurisdiction, sub-jurisdiction; no cache, no HTTP) versus the sum of the
  *    bare DNS round trips for the same queries made by a minimal dgram loop
  *    (pre-encoded query, one socket, send, wait, dns-packet decode).
  *    Target: overhead <= 1.2x.
- * 2. Warm-cache resolutions per second on one core without the HTTP step,
- *    next to the cost of the DDDS step function alone on the same cached
- *    records (the floor). Target: >= 100,000/s.
+ * 2. Warm-cache resolutions per second on one core without the HTTP step.
+ *    Target: >= 100,000/s. Measured for repeated URNs (the step memo answers),
+ *    for distinct URNs (every resolution builds its AUS and runs the step
+ *    function on the cached RRsets), without the memo, and next to the step
+ *    function alone on the same records (the floor).
  *
- * Usage: node bench/client.ts [N=300] [warmSeconds=2]
+ * The machine may be shared, so every figure is taken in several short
+ * rounds, the variants interleaved (the cold pair alternates which goes
+ * first), and the best round is printed next to the median. The cold ratio
+ * is the median of the per-round ratios (both sides of a round see the same
+ * load). Warm throughput is per CPU-second of this process (user + system):
+ * time spent descheduled by other work on the machine does not count.
+ *
+ * Usage: node bench/client.ts [N=300] [rounds=7] [cold|warm|all]
  */
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -22,10 +31,13 @@ import * as dnsPacket from 'dns-packet';
 import { LexClient } from '../src/client/resolve.ts';
 import { DnsTransport } from '../src/client/transport.ts';
 import { dddsStep, type NaptrRecord } from '../src/core/ddds/step.ts';
+import { buildAus } from '../src/core/ddds/aus.ts';
 import { toDnsKey } from '../src/core/urn/index.ts';
 
 const N = Number(process.argv[2] ?? 300);
-const WARM_SECONDS = Number(process.argv[3] ?? 2);
+const ROUNDS = Number(process.argv[3] ?? 7);
+const ONLY = process.argv[4] ?? 'all';
+const WARM_PER_ROUND = 30_000;
 const REPO = path.resolve(import.meta.dirname, '..');
 
 const SOA = (o: string) =>
@@ -48,18 +60,32 @@ const ZONES: Record<string, string> = {
     `@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.sao-paulo.example/uri-res/N2L?\\\\1!" .\n`,
 };
 
-const urns = Array.from(
-  { length: N },
-  (_, i) => `urn:lex:br;sao.paulo:governo:decreto:2008-03-05;${50000 + i}`,
-);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+let serial = 0;
+/** `count` URNs never used before in this run (distinct AUS, so no memo can answer). */
+function freshUrns(count: number): string[] {
+  return Array.from(
+    { length: count },
+    () => `urn:lex:br;sao.paulo:governo:decreto:2008-03-05;${100000 + serial++}`,
+  );
 }
 
-async function main(): Promise<void> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-'));
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(since);
+  return (c.user + c.system) / 1000;
+}
+
+const fmt = (x: number, d = 1) => x.toFixed(d);
+const rate = (x: number) => Math.round(x).toLocaleString('en');
+
+async function startServer(dir: string): Promise<{ port: number; stop: () => void }> {
   for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);
   // A free port: bind, read, release.
   const probe = dgram.createSocket('udp4');
@@ -80,6 +106,7 @@ async function main(): Promise<void> {
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
+  const stop = () => server.kill('SIGTERM');
   const t = new DnsTransport({ timeoutMs: 200, tries: 1 });
   try {
     for (let i = 0; ; i++) {
@@ -89,141 +116,236 @@ async function main(): Promise<void> {
         });
         if (ex.message.answers.length > 0) break;
       } catch {
-        if (i > 100) throw new Error('lexroute serve did not start');
+        if (i > 100) {
+          stop();
+          throw new Error('lexroute serve did not start');
+        }
       }
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
     t.close();
   }
-  const servers = [`127.0.0.1:${port}`];
-  try {
-    // ---------------------------------------------------------------- (1) cold
-    const cold = new LexClient({ servers, cache: false });
-    const first = await cold.resolve(urns[0] as string, { noHttp: true });
-    const keys = first.trace.steps.flatMap((s) => (s.kind === 'naptr' ? [s.key] : []));
-    if (keys.length !== 4) throw new Error(`expected a 4-key chain, got ${keys.join(' ')}`);
-    // The same queries, in the same order, for the bare loop.
-    const queries: Buffer[] = [];
-    for (let i = 0; i < N; i++) {
-      for (const k of keys) {
-        queries.push(
-          dnsPacket.encode({
-            type: 'query',
-            id: (i * 4 + queries.length) & 0xffff,
-            flags: dnsPacket.RECURSION_DESIRED,
-            questions: [{ type: 'NAPTR', name: k, class: 'IN' }],
-            additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as dnsPacket.Answer],
-          }),
-        );
-      }
-    }
-    const bare = dgram.createSocket('udp4');
-    await new Promise<void>((r) => bare.bind(0, '127.0.0.1', () => r()));
-    const bareRun = async (): Promise<number> => {
-      const t0 = performance.now();
-      for (const q of queries) {
-        await new Promise<void>((resolve) => {
-          bare.once('message', (m) => {
-            dnsPacket.decode(m);
-            resolve();
-          });
-          bare.send(q, port, '127.0.0.1');
-        });
-      }
-      return performance.now() - t0;
-    };
-    const clientRun = async (): Promise<number> => {
-      const t0 = performance.now();
-      for (const u of urns) await cold.resolve(u, { noHttp: true });
-      return performance.now() - t0;
-    };
-    // Warm up both paths (JIT, server's per-name caches), then alternate.
-    await bareRun();
-    await clientRun();
-    const bareTimes: number[] = [];
-    const clientTimes: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      bareTimes.push(await bareRun());
-      clientTimes.push(await clientRun());
-    }
-    bare.close();
-    await cold.close();
-    const b = median(bareTimes);
-    const c = median(clientTimes);
-    console.log(
-      `lexroute client bench (Node ${process.version}, N=${N} URNs, ${keys.length} NAPTR keys each: ${keys.join(' -> ')})`,
-    );
-    console.log('');
-    console.log(
-      '(1) cold resolution through the 3-level chain (no cache, no HTTP), median of 5 rounds',
-    );
-    console.log(
-      `    bare dgram loop, same ${queries.length} queries: ${b.toFixed(1)} ms (${((b * 1000) / queries.length).toFixed(1)} us/query)`,
-    );
-    console.log(
-      `    resolveLexUrn x ${N}:                          ${c.toFixed(1)} ms (${((c * 1000) / N).toFixed(1)} us/URN)`,
-    );
-    console.log(`    overhead: ${(c / b).toFixed(2)}x the bare round trips (target <= 1.2x)`);
+  return { port, stop };
+}
 
-    // ---------------------------------------------------------------- (2) warm
-    const warm = new LexClient({ servers });
-    for (const u of urns) await warm.resolve(u, { noHttp: true });
-    const runWarm = async (seconds: number, memoSteps = true): Promise<number> => {
-      let count = 0;
-      const t0 = performance.now();
-      const end = t0 + seconds * 1000;
-      while (performance.now() < end) {
-        for (let i = 0; i < urns.length; i++) {
-          await warm.resolve(urns[i] as string, { noHttp: true, memoSteps });
-        }
-        count += urns.length;
-      }
-      return count / ((performance.now() - t0) / 1000);
-    };
-    await runWarm(0.5);
-    const warmRate = await runWarm(WARM_SECONDS);
-    await runWarm(0.5, false);
-    const warmNoMemo = await runWarm(WARM_SECONDS, false);
-    // Floor: the step function alone over the same cached records, 4 steps per URN.
-    const rrsets: { key: string; records: NaptrRecord[] }[] = [];
-    const lookupTrace = (await warm.resolve(urns[0] as string, { noHttp: true })).trace;
-    for (const s of lookupTrace.steps) {
-      if (s.kind === 'naptr') rrsets.push({ key: s.key, records: s.records.map((f) => f.record) });
+async function cold(port: number): Promise<void> {
+  const servers = [`127.0.0.1:${port}`];
+  const client = new LexClient({ servers, cache: false });
+  const first = await client.resolve(freshUrns(1)[0] as string, { noHttp: true });
+  const keys = first.trace.steps.flatMap((s) => (s.kind === 'naptr' ? [s.key] : []));
+  if (keys.length !== 4) throw new Error(`expected a 4-key chain, got ${keys.join(' ')}`);
+  // The same queries, in the same order, for the bare loop (the keys do not depend on the URN).
+  const queries: Buffer[] = [];
+  for (let i = 0; i < N; i++) {
+    for (const k of keys) {
+      queries.push(
+        dnsPacket.encode({
+          type: 'query',
+          id: (i * 4 + queries.length) & 0xffff,
+          flags: dnsPacket.RECURSION_DESIRED,
+          questions: [{ type: 'NAPTR', name: k, class: 'IN' }],
+          additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232 } as dnsPacket.Answer],
+        }),
+      );
     }
-    const stepOnly = (seconds: number): number => {
-      let count = 0;
-      const t0 = performance.now();
-      const end = t0 + seconds * 1000;
-      while (performance.now() < end) {
-        for (let i = 0; i < urns.length; i++) {
-          const aus = urns[i] as string;
-          for (const r of rrsets)
-            dddsStep({ aus, key: r.key, records: r.records, service: 'N2L', toDnsKey });
+  }
+  const bare = dgram.createSocket('udp4');
+  await new Promise<void>((r) => bare.bind(0, '127.0.0.1', () => r()));
+  const bareRun = async (): Promise<{ wall: number; cpu: number }> => {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const q of queries) {
+      await new Promise<void>((resolve) => {
+        bare.once('message', (m) => {
+          dnsPacket.decode(m);
+          resolve();
+        });
+        bare.send(q, port, '127.0.0.1');
+      });
+    }
+    return { wall: performance.now() - t0, cpu: cpuMs(c0) };
+  };
+  const clientRun = async (): Promise<{ wall: number; cpu: number }> => {
+    const urns = freshUrns(N);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const u of urns) await client.resolve(u, { noHttp: true });
+    return { wall: performance.now() - t0, cpu: cpuMs(c0) };
+  };
+  // Warm up both paths (JIT, the server's per-name caches).
+  await bareRun();
+  await clientRun();
+  const b: { wall: number; cpu: number }[] = [];
+  const c: { wall: number; cpu: number }[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let x: { wall: number; cpu: number };
+    let y: { wall: number; cpu: number };
+    if (round % 2 === 0) {
+      x = await bareRun();
+      y = await clientRun();
+    } else {
+      y = await clientRun();
+      x = await bareRun();
+    }
+    b.push(x);
+    c.push(y);
+    ratios.push(y.wall / x.wall);
+  }
+  bare.close();
+  await client.close();
+  const q = queries.length;
+  const line = (label: string, xs: { wall: number; cpu: number }[], per: number, unit: string) => {
+    const walls = xs.map((v) => v.wall);
+    const cpus = xs.map((v) => v.cpu);
+    console.log(
+      `    ${label.padEnd(34)} best ${fmt(Math.min(...walls)).padStart(7)} ms, median ${fmt(median(walls)).padStart(7)} ms ` +
+        `(${fmt((median(walls) * 1000) / per)} us/${unit}; CPU of this process ${fmt((median(cpus) * 1000) / per)} us/${unit})`,
+    );
+  };
+  console.log(
+    `(1) cold: ${N} distinct URNs through the 3-level chain (${keys.join(' -> ')}), no cache, no HTTP; ${ROUNDS} interleaved rounds`,
+  );
+  line(`bare dgram loop, same ${q} queries:`, b, q, 'query');
+  line(`resolveLexUrn x ${N}:`, c, N, 'URN');
+  const ratio = median(ratios);
+  console.log(
+    `    overhead: ${fmt(ratio, 2)}x the bare round trips (median of per-round ratios; best rounds ${fmt(
+      Math.min(...c.map((v) => v.wall)) / Math.min(...b.map((v) => v.wall)),
+      2,
+    )}x; target <= 1.2x: ${ratio <= 1.2 ? 'met' : 'NOT met'})`,
+  );
+}
+
+async function warm(port: number): Promise<void> {
+  const servers = [`127.0.0.1:${port}`];
+  const client = new LexClient({ servers });
+  const repeated = freshUrns(N);
+  for (const u of repeated) await client.resolve(u, { noHttp: true });
+  // The step function alone over the same cached records, 4 steps per URN.
+  const rrsets: { key: string; records: NaptrRecord[] }[] = [];
+  const lookupTrace = (await client.resolve(repeated[0] as string, { noHttp: true })).trace;
+  for (const s of lookupTrace.steps) {
+    if (s.kind === 'naptr') rrsets.push({ key: s.key, records: s.records.map((f) => f.record) });
+  }
+  interface Variant {
+    readonly name: string;
+    /** Resolutions per round. */
+    readonly count: number;
+    /** Untimed set-up before each round (fresh URNs). */
+    readonly prepare?: () => void;
+    readonly body: () => Promise<void> | void;
+    readonly floor?: boolean;
+    readonly cpuRates: number[];
+    readonly wallRates: number[];
+  }
+  const reps = Math.max(1, Math.round(WARM_PER_ROUND / repeated.length));
+  let pool: string[] = [];
+  const fresh = () => {
+    pool = freshUrns(WARM_PER_ROUND);
+  };
+  const variants: Variant[] = [
+    {
+      name: 'repeated URNs (step memo answers)',
+      count: reps * repeated.length,
+      body: async () => {
+        for (let k = 0; k < reps; k++) {
+          for (const u of repeated) await client.resolve(u, { noHttp: true });
         }
-        count += urns.length;
-      }
-      return count / ((performance.now() - t0) / 1000);
-    };
-    stepOnly(0.5);
-    const stepRate = stepOnly(WARM_SECONDS);
-    await warm.close();
+      },
+      cpuRates: [],
+      wallRates: [],
+    },
+    {
+      name: 'distinct URNs (AUS built, step runs)',
+      count: WARM_PER_ROUND,
+      prepare: fresh,
+      body: async () => {
+        for (const u of pool) await client.resolve(u, { noHttp: true });
+      },
+      cpuRates: [],
+      wallRates: [],
+    },
+    {
+      name: 'repeated URNs, memoSteps: false',
+      count: reps * repeated.length,
+      body: async () => {
+        for (let k = 0; k < reps; k++) {
+          for (const u of repeated) await client.resolve(u, { noHttp: true, memoSteps: false });
+        }
+      },
+      cpuRates: [],
+      wallRates: [],
+    },
+    {
+      name: 'floor: buildAus + 4 x dddsStep',
+      count: WARM_PER_ROUND,
+      prepare: fresh,
+      floor: true,
+      body: () => {
+        for (const u of pool) {
+          const a = buildAus(u);
+          if (!a.ok) throw new Error(u);
+          for (const r of rrsets) {
+            dddsStep({
+              aus: a.value.aus,
+              key: r.key,
+              records: r.records,
+              service: 'N2L',
+              toDnsKey,
+            });
+          }
+        }
+      },
+      cpuRates: [],
+      wallRates: [],
+    },
+  ];
+  const measure = async (v: Variant, record: boolean) => {
+    v.prepare?.();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    await v.body();
+    const wall = performance.now() - t0;
+    const cpu = cpuMs(c0);
+    if (record) {
+      v.cpuRates.push((v.count / cpu) * 1000);
+      v.wallRates.push((v.count / wall) * 1000);
+    }
+  };
+  for (const v of variants) await measure(v, false); // warm-up (JIT)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const v of round % 2 === 0 ? variants : [...variants].reverse()) await measure(v, true);
+  }
+  await client.close();
+  console.log(
+    `(2) warm cache, no HTTP, one core: resolutions per CPU-second of this process, ${ROUNDS} interleaved rounds of ~${rate(WARM_PER_ROUND)}`,
+  );
+  for (const v of variants) {
+    const best = Math.max(...v.cpuRates);
+    const mid = median(v.cpuRates);
+    const target = v.floor ? '' : `  target >= 100,000/s: ${mid >= 100_000 ? 'met' : 'NOT met'}`;
+    console.log(
+      `    ${v.name.padEnd(38)} best ${rate(best).padStart(9)}/s, median ${rate(mid).padStart(9)}/s (wall median ${rate(median(v.wallRates))}/s)${target}`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-'));
+  let server: { port: number; stop: () => void } | undefined;
+  try {
+    server = await startServer(dir);
+    console.log(`lexroute client bench (Node ${process.version}, N=${N}, ${ROUNDS} rounds)`);
     console.log('');
-    console.log(`(2) warm cache, no HTTP, one core, ${WARM_SECONDS} s`);
-    console.log(
-      `    resolveLexUrn, cached RRsets + step memo:   ${Math.round(warmRate).toLocaleString('en')} resolutions/s (target >= 100,000/s)`,
-    );
-    console.log(
-      `    resolveLexUrn, cached RRsets, no step memo: ${Math.round(warmNoMemo).toLocaleString('en')} resolutions/s`,
-    );
-    console.log(
-      `    dddsStep alone, 4 steps per URN (floor without memo): ${Math.round(stepRate).toLocaleString('en')} chains/s`,
-    );
-    console.log(
-      `    without memo the driver + cache + trace cost ${(stepRate / warmNoMemo).toFixed(2)}x the step function alone; the regexp engine dominates`,
-    );
+    if (ONLY === 'all' || ONLY === 'cold') {
+      await cold(server.port);
+      console.log('');
+    }
+    if (ONLY === 'all' || ONLY === 'warm') await warm(server.port);
   } finally {
-    server.kill('SIGTERM');
+    server?.stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
