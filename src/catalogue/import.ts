@@ -35,7 +35,7 @@ export interface ImportOptions {
   readonly analyse: UrnAnalyser;
   /** Default: from the file extension (`.csv` is CSV, anything else JSON Lines). */
   readonly format?: RowFormat;
-  /** Rows per transaction (default 10,000). */
+  /** Rows per transaction (default 20,000). */
   readonly batchSize?: number;
   readonly onError?: (e: ImportRowError) => void;
   /** Called after each batch. */
@@ -88,7 +88,7 @@ export async function importFile(
     );
   }
   const format = options.format ?? formatFromPath(path);
-  const batchSize = options.batchSize ?? 10_000;
+  const batchSize = options.batchSize ?? 20_000;
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const writer = store.writer();
@@ -133,6 +133,7 @@ export async function importFile(
     else unchangedItems++;
   };
 
+  store.beginBulkLoad();
   store.db.exec('BEGIN');
   try {
     for await (const raw of lines) {
@@ -140,6 +141,13 @@ export async function importFile(
       if (options.signal?.aborted) {
         aborted = true;
         break;
+      }
+      // A batch is `batchSize` lines, good or bad.
+      if (++inBatch > batchSize) {
+        store.db.exec('COMMIT');
+        options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
+        inBatch = 1;
+        store.db.exec('BEGIN');
       }
       if (format === 'jsonl') {
         if (raw.trim() === '') continue;
@@ -215,12 +223,6 @@ export async function importFile(
         for (let i = 0; i < header.length; i++) fields[header[i] as string] = rec.fields[i];
         process(fields, start);
       }
-      if (++inBatch >= batchSize) {
-        store.db.exec('COMMIT');
-        options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
-        inBatch = 0;
-        store.db.exec('BEGIN');
-      }
     }
     if (pending) {
       rows++;
@@ -235,8 +237,10 @@ export async function importFile(
     if (store.db.isTransaction) store.db.exec('ROLLBACK');
     lines.close();
     stream.destroy();
+    store.endBulkLoad();
     throw e;
   }
+  store.endBulkLoad();
   options.onProgress?.({ bytes: totalBytes, totalBytes, rows });
   return { rows, imported, rejected, newWorks, newItems, unchangedItems, aborted };
 }

@@ -38,6 +38,20 @@ import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
 
 export const SCHEMA_VERSION = 1;
 
+/** Indexes only the resolver's lookups need: dropped during a bulk load into an empty catalogue, built once after. */
+const SECONDARY_INDEXES = `
+CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
+CREATE INDEX IF NOT EXISTS names_year_measure ON names(jurisdiction, year, measure);
+CREATE INDEX IF NOT EXISTS names_year_authority ON names(jurisdiction, year, authority);
+CREATE INDEX IF NOT EXISTS names_authority_measure ON names(jurisdiction, authority, measure);
+`;
+const DROP_SECONDARY_INDEXES = `
+DROP INDEX IF EXISTS names_work;
+DROP INDEX IF EXISTS names_year_measure;
+DROP INDEX IF EXISTS names_year_authority;
+DROP INDEX IF EXISTS names_authority_measure;
+`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS works (
@@ -59,10 +73,7 @@ CREATE TABLE IF NOT EXISTS names (
   numbers TEXT NOT NULL,
   annexes TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
-CREATE INDEX IF NOT EXISTS names_year_measure ON names(jurisdiction, year, measure);
-CREATE INDEX IF NOT EXISTS names_year_authority ON names(jurisdiction, year, authority);
-CREATE INDEX IF NOT EXISTS names_authority_measure ON names(jurisdiction, authority, measure);
+${SECONDARY_INDEXES}
 CREATE TABLE IF NOT EXISTS name_numbers (
   jurisdiction TEXT NOT NULL,
   number TEXT NOT NULL,
@@ -122,7 +133,6 @@ interface NameRow {
 }
 
 interface ContentRow {
-  eid: number;
   version: string;
   language: string;
   version_date: string | null;
@@ -198,18 +208,24 @@ export class SqliteCatalogue implements CatalogueReader {
     this.db.exec('PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;');
     const p = (sql: string) => this.db.prepare(sql);
     this.#s = {
-      nameWork: p('SELECT work_id FROM names WHERE urn = ?'),
-      work: p('SELECT id, urn, title FROM works WHERE id = ?'),
+      // Every name of the work that has this name (one query for the exact-match path).
+      namesByName: p(
+        `SELECT n.urn, n.work_id, n.alias, n.jurisdiction, n.authority, n.measure, n.dates, n.period, n.numbers, n.annexes
+           FROM names k JOIN names n ON n.work_id = k.work_id
+          WHERE k.urn = ? ORDER BY n.alias, n.urn`,
+      ),
       names: p(
         'SELECT urn, work_id, alias, jurisdiction, authority, measure, dates, period, numbers, annexes FROM names WHERE work_id = ? ORDER BY alias, urn',
       ),
+      // The work row and all its content in one query.
       content: p(
-        `SELECT e.id AS eid, e.version, e.language, e.version_date, e.in_force,
+        `SELECT w.urn AS wurn, w.title, e.id AS eid, e.version, e.language, e.version_date, e.in_force,
                 m.id AS mid, m.editor, m.format, m.component, m.feature, i.url, i.priority
-           FROM expressions e
+           FROM works w
+           LEFT JOIN expressions e ON e.work_id = w.id
            LEFT JOIN manifestations m ON m.expression_id = e.id
            LEFT JOIN items i ON i.manifestation_id = m.id
-          WHERE e.work_id = ?
+          WHERE w.id = ?
           ORDER BY e.id, m.id, i.priority, i.url`,
       ),
       byNumber: p(
@@ -222,6 +238,7 @@ export class SqliteCatalogue implements CatalogueReader {
       byAuthorityMeasure: p(
         'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND authority = ? AND measure = ? LIMIT ?',
       ),
+      dataVersion: p('PRAGMA data_version'),
       count: p(
         'SELECT (SELECT count(*) FROM works) AS works, (SELECT count(*) FROM names WHERE alias = 1) AS aliases, (SELECT count(*) FROM expressions) AS expressions, (SELECT count(*) FROM manifestations) AS manifestations, (SELECT count(*) FROM items) AS items',
       ),
@@ -232,9 +249,19 @@ export class SqliteCatalogue implements CatalogueReader {
     if (this.db.isOpen) this.db.close();
   }
 
+  /**
+   * Changes when another connection (an import) commits to the file: a
+   * resolver drops its response cache when this moves.
+   * @see https://sqlite.org/pragma.html#pragma_data_version
+   */
+  dataVersion(): number {
+    return (this.#s.dataVersion!.get() as { data_version: number }).data_version;
+  }
+
   byName(workUrn: string): CatalogueWork | undefined {
-    const r = this.#s.nameWork!.get(workUrn) as { work_id: number } | undefined;
-    return r ? this.work(r.work_id) : undefined;
+    const rows = this.#s.namesByName!.all(workUrn) as unknown as NameRow[];
+    const first = rows[0];
+    return first ? this.#load(first.work_id, rows) : undefined;
   }
 
   candidates(q: CandidateQuery): readonly CatalogueWork[] {
@@ -268,10 +295,19 @@ export class SqliteCatalogue implements CatalogueReader {
 
   /** The whole work: names, expressions, manifestations, items. */
   work(id: number): CatalogueWork | undefined {
-    const w = this.#s.work!.get(id) as
-      { id: number; urn: string; title: string | null } | undefined;
-    if (!w) return undefined;
-    const names: CatalogueName[] = (this.#s.names!.all(id) as unknown as NameRow[]).map((r) => ({
+    return this.#load(id, this.#s.names!.all(id) as unknown as NameRow[]);
+  }
+
+  #load(id: number, nameRows: readonly NameRow[]): CatalogueWork | undefined {
+    const rows = this.#s.content!.all(id) as unknown as (ContentRow & {
+      wurn: string;
+      title: string | null;
+      eid: number | null;
+    })[];
+    const head = rows[0];
+    if (!head) return undefined;
+    const workUrn = head.wurn;
+    const names: CatalogueName[] = nameRows.map((r) => ({
       urn: r.urn,
       key: keyOfName(r),
       alias: r.alias === 1,
@@ -294,7 +330,8 @@ export class SqliteCatalogue implements CatalogueReader {
           id: number;
         }
       | undefined;
-    for (const r of this.#s.content!.all(id) as unknown as ContentRow[]) {
+    for (const r of rows) {
+      if (r.eid === null) continue;
       if (!ex || ex.id !== r.eid) {
         const key: ExpressionKey = {
           version: nul(r.version),
@@ -303,7 +340,7 @@ export class SqliteCatalogue implements CatalogueReader {
         };
         ex = {
           id: r.eid,
-          urn: expressionUrn(w.urn, key),
+          urn: expressionUrn(workUrn, key),
           key,
           inForce: r.in_force,
           manifestations: [],
@@ -324,7 +361,7 @@ export class SqliteCatalogue implements CatalogueReader {
       }
       if (r.url !== null) man.items.push({ url: r.url, priority: r.priority ?? 0 });
     }
-    return { id: w.id, urn: w.urn, title: w.title, names, expressions };
+    return { id, urn: workUrn, title: head.title, names, expressions };
   }
 
   /** Every work id in insertion order (for export). */
@@ -342,6 +379,23 @@ export class SqliteCatalogue implements CatalogueReader {
     items: number;
   } {
     return this.#s.count!.get() as never;
+  }
+
+  /**
+   * Prepare a bulk load: when the catalogue is empty, drop the lookup-only
+   * indexes (rebuilt by `endBulkLoad`, much faster than growing them row by
+   * row). Returns whether it did.
+   */
+  beginBulkLoad(): boolean {
+    const empty = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
+    if (empty) this.db.exec(DROP_SECONDARY_INDEXES);
+    return empty;
+  }
+
+  /** Rebuild whatever `beginBulkLoad` dropped (idempotent). */
+  endBulkLoad(): void {
+    this.db.exec(SECONDARY_INDEXES);
+    this.db.exec('PRAGMA optimize');
   }
 
   /** A writer for imports; call inside `transaction`. */

@@ -42,6 +42,12 @@ export interface ResolverConfig {
     /** One JSON line per request on standard error. */
     readonly requests: boolean;
   };
+  readonly cache: {
+    /** Answers kept in memory (least recently used dropped first); 0 turns the cache off. */
+    readonly entries: number;
+    /** How often (ms) to check whether the catalogue file changed; a change empties the cache. */
+    readonly checkMs: number;
+  };
 }
 
 export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
@@ -57,6 +63,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
   cors: { allowOrigin: '*', maxAge: 86400 },
   matching: { minScore: 50, ambiguityMargin: 10, maxCandidates: 20 },
   log: { requests: true },
+  cache: { entries: 10_000, checkMs: 1_000 },
 };
 
 /** A configuration problem: the JSON path of the value and what is wrong. */
@@ -122,6 +129,7 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
   matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
   log: { requests: bool },
+  cache: { entries: int(0, 10_000_000), checkMs: int(0, 3_600_000) },
 };
 
 /** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */

@@ -58,6 +58,17 @@ export interface ResolverAppOptions {
   readonly config: Pick<ResolverConfig, 'cacheControl' | 'cors' | 'matching'>;
   /** Extra fields for /health (catalogue path, counts). */
   readonly health?: () => Record<string, unknown>;
+  /**
+   * Keep answers in memory. `version` changes when the catalogue changes
+   * (SqliteCatalogue.dataVersion); it is read at most every `checkMs`, so an
+   * import shows after at most that long. `now` is the clock (ms).
+   */
+  readonly cache?: {
+    readonly entries: number;
+    readonly checkMs: number;
+    readonly version: () => number;
+    readonly now?: () => number;
+  };
 }
 
 export interface ResolverApp {
@@ -131,6 +142,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   ): AppResponse => {
     const h: Record<string, string> = { ...cors, ...headers };
     if (cacheControl !== '') h['cache-control'] = cacheControl;
+    if (status !== 204) h['content-length'] = String(Buffer.byteLength(body));
     return code === undefined ? { status, headers: h, body } : { status, headers: h, body, code };
   };
 
@@ -269,7 +281,40 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     );
   }
 
+  // Answer cache: a Map in least-recently-used order.
+  const cacheOptions = options.cache && options.cache.entries > 0 ? options.cache : null;
+  const cache = new Map<string, AppResponse>();
+  const now = cacheOptions?.now ?? (() => performance.now());
+  let cacheVersion = cacheOptions ? cacheOptions.version() : 0;
+  let checkedAt = now();
+
   function resolve(req: AppRequest, service: Service, rawUrn: string): AppResponse {
+    if (!cacheOptions) return answer(req, service, rawUrn);
+    const t = now();
+    if (t - checkedAt >= cacheOptions.checkMs) {
+      checkedAt = t;
+      const v = cacheOptions.version();
+      if (v !== cacheVersion) {
+        cacheVersion = v;
+        cache.clear();
+      }
+    }
+    const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${req.header('accept') ?? ''}\n${req.header('accept-language') ?? ''}\n${rawUrn}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const res = answer(req, service, rawUrn);
+    if (res.status < 500) {
+      cache.set(key, res);
+      if (cache.size > cacheOptions.entries) cache.delete(cache.keys().next().value as string);
+    }
+    return res;
+  }
+
+  function answer(req: AppRequest, service: Service, rawUrn: string): AppResponse {
     let text = rawUrn;
     // A client that percent-encoded the whole URN (urn%3Alex%3A...): undo that one layer.
     if (/^urn%3a/i.test(text)) {

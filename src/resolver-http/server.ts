@@ -61,9 +61,7 @@ export async function startResolverServer(
       httpVersion: req.httpVersion,
     });
     const head = req.method === 'HEAD' || out.status === 204;
-    const headers = out.headers;
-    if (out.status !== 204) headers['content-length'] = String(Buffer.byteLength(out.body));
-    res.writeHead(out.status, headers);
+    res.writeHead(out.status, out.headers);
     res.end(head ? undefined : out.body);
     // Drain any request body so the connection stays usable.
     req.resume();

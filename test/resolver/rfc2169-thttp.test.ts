@@ -361,6 +361,39 @@ describe('errors: application/problem+json with a stable code', () => {
   });
 });
 
+describe('answer cache', () => {
+  it('serves repeated requests from memory and empties itself when an import changes the catalogue', async () => {
+    const { SqliteCatalogue } = await import('../../src/catalogue/store.ts');
+    const { importFile } = await import('../../src/catalogue/import.ts');
+    const { analyseLexUrn } = await import('../../src/core/catalogue/from-urn.ts');
+    const { writeFileSync } = await import('node:fs');
+    let versionReads = 0;
+    const cached = createResolverApp({
+      reader: store,
+      analyse: analyseReference,
+      config,
+      cache: { entries: 2, checkMs: 0, version: () => (versionReads++, store.dataVersion()) },
+    });
+    const urn = 'urn:lex:br:federal:lei:2024-01-01;99999';
+    const first = await cached.fetch(new Request(`${BASE}/uri-res/N2L?${urn}`));
+    expect(first.status).toBe(404);
+    expect((await cached.fetch(new Request(`${BASE}/uri-res/N2L?${urn}`))).status).toBe(404);
+    // Another connection (lexroute catalogue import) adds the work.
+    const rows = join(dir, 'late.jsonl');
+    writeFileSync(rows, `${JSON.stringify({ urn, url: 'https://planalto.example/l99999' })}\n`);
+    const writer = new SqliteCatalogue(store.path);
+    try {
+      expect((await importFile(writer, rows, { analyse: analyseLexUrn })).newWorks).toBe(1);
+    } finally {
+      writer.close();
+    }
+    const after = await cached.fetch(new Request(`${BASE}/uri-res/N2L?${urn}`));
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toBe('https://planalto.example/l99999');
+    expect(versionReads).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('bad input never gives a 500', () => {
   const allowed = new Set([300, 303, 400, 404]);
 

@@ -90,7 +90,16 @@ export const resolverCommand: Command = {
     }
     const config = checked.config;
     const listen = parseListen(config.listen) as { host: string; port: number };
-    const log = (entry: object) => io.err(`${JSON.stringify(entry)}\n`);
+    // Log lines are batched: one write per turn of the event loop, not one per request.
+    let pending = '';
+    const flush = () => {
+      if (pending !== '') io.err(pending);
+      pending = '';
+    };
+    const log = (entry: object) => {
+      if (pending === '') setImmediate(flush);
+      pending += `${JSON.stringify(entry)}\n`;
+    };
 
     let opened: Awaited<ReturnType<typeof ensureCatalogue>>;
     try {
@@ -122,6 +131,7 @@ export const resolverCommand: Command = {
       analyse: analyseReference,
       config,
       health: () => ({ catalogue: store.path, works: counts.works, items: counts.items }),
+      cache: { ...config.cache, version: () => store.dataVersion() },
     });
     let running;
     try {
@@ -134,6 +144,7 @@ export const resolverCommand: Command = {
       });
     } catch (e) {
       store.close();
+      flush();
       io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
       return EXIT_FAIL;
     }
@@ -152,6 +163,7 @@ export const resolverCommand: Command = {
     await running.close();
     store.close();
     log({ time: new Date().toISOString(), level: 'info', msg: 'stopped' });
+    flush();
     return EXIT_OK;
   },
 };
