@@ -23,6 +23,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type {
+  CandidateName,
   CandidateQuery,
   CatalogueExpression,
   CatalogueManifestation,
@@ -238,6 +239,9 @@ export class SqliteCatalogue implements CatalogueReader {
       byAuthorityMeasure: p(
         'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND authority = ? AND measure = ? LIMIT ?',
       ),
+      namesOfWork: p(
+        'SELECT urn, work_id, alias, jurisdiction, authority, measure, dates, period, numbers, annexes FROM names WHERE work_id = ?',
+      ),
       dataVersion: p('PRAGMA data_version'),
       count: p(
         'SELECT (SELECT count(*) FROM works) AS works, (SELECT count(*) FROM names WHERE alias = 1) AS aliases, (SELECT count(*) FROM expressions) AS expressions, (SELECT count(*) FROM manifestations) AS manifestations, (SELECT count(*) FROM items) AS items',
@@ -264,31 +268,34 @@ export class SqliteCatalogue implements CatalogueReader {
     return first ? this.#load(first.work_id, rows) : undefined;
   }
 
-  candidates(q: CandidateQuery): readonly CatalogueWork[] {
+  candidates(q: CandidateQuery): readonly CandidateName[] {
     const ids = new Set<number>();
     const add = (rows: unknown[]) => {
       for (const r of rows as { work_id: number }[]) if (ids.size < q.limit) ids.add(r.work_id);
     };
     for (const n of q.numbers) add(this.#s.byNumber!.all(q.jurisdiction, n, q.limit));
-    if (q.year !== null) {
-      add(
-        this.#s.byYear!.all(
-          q.jurisdiction,
-          q.year,
-          q.measure,
-          q.jurisdiction,
-          q.year,
-          q.authority,
-          q.limit,
-        ),
-      );
-    } else if (q.numbers.length === 0) {
-      add(this.#s.byAuthorityMeasure!.all(q.jurisdiction, q.authority, q.measure, q.limit));
+    if (ids.size < q.limit) {
+      if (q.year !== null) {
+        add(
+          this.#s.byYear!.all(
+            q.jurisdiction,
+            q.year,
+            q.measure,
+            q.jurisdiction,
+            q.year,
+            q.authority,
+            q.limit,
+          ),
+        );
+      } else if (q.numbers.length === 0) {
+        add(this.#s.byAuthorityMeasure!.all(q.jurisdiction, q.authority, q.measure, q.limit));
+      }
     }
-    const out: CatalogueWork[] = [];
+    const out: CandidateName[] = [];
     for (const id of ids) {
-      const w = this.work(id);
-      if (w) out.push(w);
+      for (const r of this.#s.namesOfWork!.all(id) as unknown as NameRow[]) {
+        out.push({ workId: id, name: { urn: r.urn, key: keyOfName(r), alias: r.alias === 1 } });
+      }
     }
     return out;
   }

@@ -3,6 +3,7 @@
  * pure: the catalogue is read through the `CatalogueReader` interface.
  */
 export type {
+  CandidateName,
   CandidateQuery,
   CatalogueExpression,
   CatalogueItem,

@@ -20,6 +20,7 @@
  */
 import type {
   CatalogueExpression,
+  CatalogueName,
   CatalogueManifestation,
   CatalogueReader,
   CatalogueWork,
@@ -265,7 +266,7 @@ export function rankCandidates(
 ): Candidate[] {
   const w = query.work;
   const year = firstYear(w);
-  const works = reader.candidates({
+  const names = reader.candidates({
     jurisdiction: w.jurisdiction,
     authority: w.authority,
     measure: w.measure,
@@ -273,25 +274,37 @@ export function rankCandidates(
     numbers: w.numbers,
     limit: Math.max(maxCandidates * 5, 50),
   });
+  // Score the names; keep each work's best name.
+  const best = new Map<number, { score: number; name: CatalogueName; reasons: MatchReason[] }>();
+  for (const { workId, name } of names) {
+    const s = scoreName(w, name.key);
+    if (!s) continue;
+    const score = 100 - sumPenalties(s.reasons);
+    const prev = best.get(workId);
+    if (!prev || score > prev.score) best.set(workId, { score, name, reasons: s.reasons });
+  }
+  const kept = [...best]
+    .filter(([, b]) => b.score >= minScore)
+    .sort(
+      ([ia, a], [ib, b]) =>
+        b.score - a.score || (a.name.urn < b.name.urn ? -1 : a.name.urn > b.name.urn ? 1 : ia - ib),
+    )
+    .slice(0, maxCandidates);
+  // Load whole works only for the candidates kept.
   const out: Candidate[] = [];
-  for (const work of works) {
-    let best: Candidate | null = null;
-    for (const name of work.names) {
-      const s = scoreName(w, name.key);
-      if (!s) continue;
-      const reasons = name.alias
-        ? [
-            ...s.reasons,
-            { code: 'ALIAS', message: `matched the alias ${name.urn} of ${work.urn}`, penalty: 0 },
-          ]
-        : s.reasons;
-      const score = 100 - sumPenalties(s.reasons);
-      if (!best || score > best.score) best = { work, score, matchedName: name.urn, reasons };
-    }
-    if (best && best.score >= minScore) out.push(best);
+  for (const [workId, b] of kept) {
+    const work = reader.work(workId);
+    if (!work) continue;
+    const reasons = b.name.alias
+      ? [
+          ...b.reasons,
+          { code: 'ALIAS', message: `matched the alias ${b.name.urn} of ${work.urn}`, penalty: 0 },
+        ]
+      : b.reasons;
+    out.push({ work, score: b.score, matchedName: b.name.urn, reasons });
   }
   out.sort((a, b) => b.score - a.score || (a.work.urn < b.work.urn ? -1 : 1));
-  return out.slice(0, maxCandidates);
+  return out;
 }
 
 function firstYear(w: WorkKey): string | null {

@@ -4,6 +4,7 @@
  * small catalogues that fit in memory.
  */
 import type {
+  CandidateName,
   CandidateQuery,
   CatalogueItem,
   CatalogueName,
@@ -31,9 +32,11 @@ export function isCandidateName(key: WorkKey, q: CandidateQuery): boolean {
 export class MemoryCatalogue implements CatalogueReader {
   readonly #byName = new Map<string, CatalogueWork>();
   readonly #byJurisdiction = new Map<string, CatalogueWork[]>();
+  readonly #byId = new Map<number, CatalogueWork>();
 
   constructor(works: Iterable<CatalogueWork>) {
     for (const w of works) {
+      this.#byId.set(w.id, w);
       const jurisdictions = new Set<string>();
       for (const n of w.names) {
         this.#byName.set(n.urn, w);
@@ -51,13 +54,20 @@ export class MemoryCatalogue implements CatalogueReader {
     return this.#byName.get(workUrn);
   }
 
-  candidates(query: CandidateQuery): readonly CatalogueWork[] {
-    const out: CatalogueWork[] = [];
+  candidates(query: CandidateQuery): readonly CandidateName[] {
+    const out: CandidateName[] = [];
+    let works = 0;
     for (const w of this.#byJurisdiction.get(query.jurisdiction) ?? []) {
-      if (w.names.some((n) => isCandidateName(n.key, query))) out.push(w);
-      if (out.length >= query.limit) break;
+      if (works >= query.limit) break;
+      if (!w.names.some((n) => isCandidateName(n.key, query))) continue;
+      works++;
+      for (const name of w.names) out.push({ workId: w.id, name });
     }
     return out;
+  }
+
+  work(id: number): CatalogueWork | undefined {
+    return this.#byId.get(id);
   }
 }
 

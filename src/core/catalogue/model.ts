@@ -111,24 +111,35 @@ export interface CandidateQuery {
   /** `YYYY` of the query's first date or year-only period; null when the URN has no date. */
   readonly year: string | null;
   readonly numbers: readonly string[];
-  /** The store returns at most this many works. */
+  /** The store returns the names of at most this many works. */
   readonly limit: number;
+}
+
+/** A catalogued name offered for partial matching, with the id of its work. */
+export interface CandidateName {
+  readonly workId: number;
+  readonly name: CatalogueName;
 }
 
 /**
  * The store interface of the matcher. Implementations fetch rows (SQLite by
- * index, or memory) and hand complete works in, so the matcher stays pure.
+ * index, or memory) and hand them in, so the matcher stays pure. Partial
+ * matching scores the cheap name rows first and loads whole works only for
+ * the candidates it keeps.
  */
 export interface CatalogueReader {
   /** The work one of whose names (canonical or alias) is exactly this canonical work URN. */
   byName(workUrn: string): CatalogueWork | undefined;
   /**
-   * Works with a name in the same jurisdiction that shares at least one
-   * number with the query, or (when the query has a year) the same year and
-   * the same authority or measure, or (when the query has neither number nor
-   * year) the same authority and measure. At most `limit` works.
+   * Names of works that have a name in the same jurisdiction sharing at
+   * least one number with the query, or (when the query has a year) the same
+   * year and the same authority or measure, or (when the query has neither
+   * number nor year) the same authority and measure. Works found by number
+   * come first; at most `limit` works.
    */
-  candidates(query: CandidateQuery): readonly CatalogueWork[];
+  candidates(query: CandidateQuery): readonly CandidateName[];
+  /** The whole work by id (as given in a CandidateName). */
+  work(id: number): CatalogueWork | undefined;
 }
 
 /** A URN parsed and normalised for the catalogue, or why it cannot be. */
