@@ -332,11 +332,10 @@ export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
 
 /**
  * A record's fields read once: flags, services, the parsed substitution and
- * the rewrite results that do not depend on the AUS. Kept per record object
- * (a cached RRset is never re-parsed) and rebuilt if a field changed.
+ * the rewrite results that do not depend on the AUS. Memoised on the field
+ * values (a cached RRset is never re-parsed, nor is a rule seen before).
  */
 export interface CompiledRecord {
-  readonly record: NaptrRecord;
   readonly flagsField: string;
   readonly servicesField: string;
   readonly regexpField: string;
@@ -354,22 +353,39 @@ export interface CompiledRecord {
   emptyOutput: RewriteResult | undefined;
 }
 
-const compiledRecords = new WeakMap<NaptrRecord, CompiledRecord>();
+/**
+ * Compiled records by content: REGEXP, then the other three fields compared.
+ * Keyed by value, not by object, so records decoded afresh from every
+ * response (no cache) reuse the work without a WeakMap entry per object.
+ */
+const COMPILED_MAX = 2048;
+const compiledByRegexp = new Map<string, CompiledRecord[]>();
+let compiledCount = 0;
 
-/** The compiled form of a record (memoised on the record object while its fields are unchanged). */
+/** The compiled form of a record (memoised on its field values, bounded). */
 export function compileRecord(record: NaptrRecord): CompiledRecord {
-  const hit = compiledRecords.get(record);
-  if (
-    hit !== undefined &&
-    hit.flagsField === record.flags &&
-    hit.servicesField === record.services &&
-    hit.regexpField === record.regexp &&
-    hit.replacementField === record.replacement
-  ) {
-    return hit;
+  const list = compiledByRegexp.get(record.regexp);
+  if (list !== undefined) {
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i] as CompiledRecord;
+      if (
+        c.flagsField === record.flags &&
+        c.servicesField === record.services &&
+        c.replacementField === record.replacement
+      ) {
+        return c;
+      }
+    }
   }
   const c = compileRecordUncached(record);
-  compiledRecords.set(record, c);
+  if (compiledCount >= COMPILED_MAX) {
+    compiledByRegexp.clear();
+    compiledCount = 0;
+  }
+  const l = compiledByRegexp.get(record.regexp);
+  if (l === undefined) compiledByRegexp.set(record.regexp, [c]);
+  else l.push(c);
+  compiledCount++;
   return c;
 }
 
@@ -377,7 +393,6 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
   const flags = parseFlags(record.flags);
   const isU = flags.kind === 'flag' && flags.flag === 'U';
   const base = {
-    record,
     flagsField: record.flags,
     servicesField: record.services,
     regexpField: record.regexp,
