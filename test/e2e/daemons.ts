@@ -69,7 +69,7 @@ function launch(
     name,
     host,
     port,
-    output: () => out.slice(-4000),
+    output: () => out.slice(-2500),
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
@@ -131,6 +131,7 @@ export async function startBind(
   session-keyfile "${dir}/session.key";
   managed-keys-directory "${dir}";
 };
+controls { };
 ${local.map((z) => `zone "${z.origin}" { type primary; file "${z.file}"; };`).join('\n')}
 `,
   );
