@@ -136,3 +136,22 @@ export {
   systemServers,
   type ServerAddress,
 } from './client/servers.ts';
+export {
+  DevStartError,
+  rewriteHttpPorts,
+  startDevChain,
+  type DevChainOptions,
+  type RunningDevChain,
+  type RunningDnsInstance,
+  type RunningResolverInstance,
+} from './dev/chain.ts';
+export {
+  formatListen,
+  validateDevConfig,
+  type DevConfig,
+  type DevConfigIssue,
+  type DevDnsServer,
+  type DevResolver,
+  type DevSample,
+  type DevZone,
+} from './dev/config.ts';
