@@ -6,30 +6,43 @@
  * in a child process, next to `named-checkzone` on the same file in the same
  * run. Prints times and peak RSS, and the ratios.
  *
- *   node_modules/.bin/node bench/zone-load.ts [--records N] [--runs R] [--lint]
+ *   node_modules/.bin/node bench/zone-load.ts [--records N] [--runs R] [--lint] [--ts] [--node-flags "..."]
  *
+ * The loader runs as JavaScript transpiled into bench/out/ (what production
+ * runs: bin/lexroute.js prefers the dist/ build); --ts runs the TypeScript
+ * sources directly instead (Node's type stripping adds about 40 MB of RSS).
+ * CPU time (user + system) is printed beside wall time: the machine may be
+ * shared, and CPU time is the steadier figure.
  * The zone is written to a temporary directory and removed afterwards.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type * as LoadModuleType from '../src/zonefile/load.ts';
+import type * as LintModuleType from '../src/core/zone/naptr-lint.ts';
+
+type LoadModule = typeof LoadModuleType;
+type LintModule = typeof LintModuleType;
 
 const SHARED = new URL('../../shared/', import.meta.url).pathname;
 
 if (process.argv[2] === '--child') {
   // Child: load one zone, report time and peak RSS as JSON.
   const file = process.argv[3]!;
-  const lint = process.argv[4] === '--lint';
-  const { loadZoneFile } = await import('../src/zonefile/load.ts');
+  const lint = process.argv[4] === 'lint';
+  const loader = process.argv[5] ?? new URL('../src/zonefile/load.ts', import.meta.url).href;
+  const { loadZoneFile } = (await import(loader)) as LoadModule;
   const t0 = performance.now();
   const r = await loadZoneFile(file);
   const t1 = performance.now();
   let lintMs = 0;
   let lintFindings = 0;
   if (lint) {
-    const { lintNaptrRecords } = await import('../src/core/zone/naptr-lint.ts');
+    const { lintNaptrRecords } = (await import(
+      loader.replace(/zonefile\/load\.(ts|js)$/, 'core/zone/naptr-lint.$1')
+    )) as LintModule;
     lintFindings = lintNaptrRecords(r.records).length;
     lintMs = performance.now() - t1;
   }
@@ -54,8 +67,43 @@ const { values } = parseArgs({
     records: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '3' },
     lint: { type: 'boolean', default: false },
+    ts: { type: 'boolean', default: false },
+    'node-flags': { type: 'string', default: '' },
   },
 });
+
+/**
+ * Transpile the loader's import graph (TypeScript -> JavaScript, no type
+ * check) into bench/out/zone-load-js/, mirroring src/ so bare imports still
+ * resolve from the project's node_modules.
+ */
+async function transpileLoader(): Promise<string> {
+  const ts = (await import('typescript')).default;
+  const root = new URL('../', import.meta.url).pathname;
+  const out = join(root, 'bench/out/zone-load-js/');
+  const seen = new Set<string>();
+  const visit = (rel: string) => {
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    const source = readFileSync(join(root, rel), 'utf8');
+    const js = ts.transpileModule(source, {
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2023,
+        rewriteRelativeImportExtensions: true,
+        verbatimModuleSyntax: true,
+      },
+    }).outputText;
+    const target = join(out, rel.replace(/\.ts$/, '.js'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, js);
+    for (const m of source.matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g))
+      visit(join(dirname(rel), m[1]!));
+  };
+  visit('src/zonefile/load.ts');
+  visit('src/core/zone/naptr-lint.ts');
+  return new URL(`file://${join(out, 'src/zonefile/load.js')}`).href;
+}
 const TARGET = Number(values.records);
 const RUNS = Number(values.runs);
 
@@ -127,17 +175,20 @@ function generate(file: string): { records: number; owners: number } {
 function timeV(
   cmd: string,
   args: string[],
-): { wallMs: number; maxRssKiB: number; status: number; out: string } {
+): { wallMs: number; cpuMs: number; maxRssKiB: number; status: number; out: string } {
   const t0 = performance.now();
   const r = spawnSync('/usr/bin/time', ['-v', cmd, ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   });
   const wallMs = performance.now() - t0;
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  const field = (re: RegExp) => Number(re.exec(r.stderr)?.[1] ?? NaN);
   return {
     wallMs,
-    maxRssKiB: rss ? Number(rss[1]) : NaN,
+    cpuMs:
+      (field(/User time \(seconds\): ([0-9.]+)/) + field(/System time \(seconds\): ([0-9.]+)/)) *
+      1000,
+    maxRssKiB: field(/Maximum resident set size \(kbytes\): (\d+)/),
     status: r.status ?? -1,
     out: r.stdout + r.stderr,
   };
@@ -160,14 +211,18 @@ try {
   } catch {
     named = undefined;
   }
-  const ours: { wallMs: number; loadMs: number; rss: number; lintMs: number }[] = [];
-  const bind: { wallMs: number; rss: number }[] = [];
+  const loader = values.ts ? undefined : await transpileLoader();
+  const flags = values['node-flags'].split(' ').filter(Boolean);
+  const ours: { wallMs: number; cpuMs: number; loadMs: number; rss: number; lintMs: number }[] = [];
+  const bind: { wallMs: number; cpuMs: number; rss: number }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const childArgs = [
+      ...flags,
       new URL(import.meta.url).pathname,
       '--child',
       file,
-      ...(values.lint ? ['--lint'] : []),
+      values.lint ? 'lint' : 'nolint',
+      ...(loader ? [loader] : []),
     ];
     const o = timeV(process.execPath, childArgs);
     const line = o.out.split('\n').find((l) => l.startsWith('{'));
@@ -183,33 +238,44 @@ try {
       throw new Error(
         `our loader: ${res.errors} errors (${res.firstError}), ${res.records} records`,
       );
-    ours.push({ wallMs: o.wallMs, loadMs: res.ms, rss: o.maxRssKiB, lintMs: res.lintMs });
+    ours.push({
+      wallMs: o.wallMs,
+      cpuMs: o.cpuMs,
+      loadMs: res.ms,
+      rss: o.maxRssKiB,
+      lintMs: res.lintMs,
+    });
     if (named) {
       const b = timeV(named, ['-q', ORIGIN, file]);
       if (b.status !== 0)
         throw new Error(`named-checkzone rejected the zone:\n${b.out.slice(0, 2000)}`);
-      bind.push({ wallMs: b.wallMs, rss: b.maxRssKiB });
+      bind.push({ wallMs: b.wallMs, cpuMs: b.cpuMs, rss: b.maxRssKiB });
     }
   }
   const ow = median(ours.map((o) => o.wallMs));
+  const oc = median(ours.map((o) => o.cpuMs));
   const ol = median(ours.map((o) => o.loadMs));
   const orss = median(ours.map((o) => o.rss));
-  console.log(`runs: ${RUNS} (medians)`);
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   console.log(
-    `lexroute loadZoneFile: ${(ow / 1000).toFixed(2)} s process wall (${(ol / 1000).toFixed(2)} s load+validate inside), peak RSS ${(orss / 1024).toFixed(0)} MiB`,
+    `runs: ${RUNS} (medians); loader: ${loader ? 'transpiled JavaScript' : 'TypeScript sources (type stripping)'}${flags.length ? `; node flags: ${flags.join(' ')}` : ''}`,
+  );
+  console.log(
+    `lexroute loadZoneFile: ${s(ow)} wall, ${s(oc)} CPU (${s(ol)} load+validate inside), peak RSS ${(orss / 1024).toFixed(0)} MiB`,
   );
   if (values.lint)
     console.log(
-      `lexroute NAPTR lint (extra, not in the ratio): ${(median(ours.map((o) => o.lintMs)) / 1000).toFixed(2)} s`,
+      `lexroute NAPTR lint (extra, not in the ratio): ${s(median(ours.map((o) => o.lintMs)))}`,
     );
   if (named) {
     const bw = median(bind.map((b) => b.wallMs));
+    const bc = median(bind.map((b) => b.cpuMs));
     const brss = median(bind.map((b) => b.rss));
     console.log(
-      `named-checkzone:       ${(bw / 1000).toFixed(2)} s process wall, peak RSS ${(brss / 1024).toFixed(0)} MiB`,
+      `named-checkzone:       ${s(bw)} wall, ${s(bc)} CPU, peak RSS ${(brss / 1024).toFixed(0)} MiB`,
     );
     console.log(
-      `ratio (lexroute / named-checkzone): time ${(ow / bw).toFixed(2)}x (target <= 1.0x), peak memory ${(orss / brss).toFixed(2)}x (target <= 1.5x)`,
+      `ratio (lexroute / named-checkzone): wall ${(ow / bw).toFixed(2)}x, CPU ${(oc / bc).toFixed(2)}x (target <= 1.0x); peak memory ${(orss / brss).toFixed(2)}x (target <= 1.5x)`,
     );
   } else {
     console.log('named-checkzone not installed: no baseline (install bind9-utils)');

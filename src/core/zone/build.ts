@@ -5,6 +5,7 @@
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
 import { canonicalSortKey, isSubdomain, nameToText, nameToWire, parentName } from './names.ts';
 import { TYPE_NS, TYPE_SOA } from './types.ts';
+import { sameRdata } from './parser.ts';
 import { validateZone } from './validate.ts';
 
 export interface BuildOptions {
@@ -109,10 +110,18 @@ function normaliseOrigin(origin: string): string | undefined {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** Up to this length arrays are grown by exact copies (push would leave 16 spare slots each). */
+const EXACT = 8;
+
+function appendExact<T>(list: T[], item: T): T[] {
+  if (list.length >= EXACT) {
+    list.push(item);
+    return list;
+  }
+  const out = new Array<T>(list.length + 1);
+  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
+  out[list.length] = item;
+  return out;
 }
 
 function bytesKey(a: Uint8Array): string {
@@ -162,7 +171,7 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
         break;
       }
     if (set === undefined) {
-      sets.push(new Set_(rr.owner, rr.type, rr.ttl, [rr]));
+      node.sets = appendExact(sets, new Set_(rr.owner, rr.type, rr.ttl, [rr]));
       size++;
       continue;
     }
@@ -171,9 +180,8 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
     const recs = set.records;
     let dup = false;
     if (recs.length < 32) {
-      const rd = rr.rdata;
       for (let i = 0; i < recs.length; i++)
-        if (sameBytes(recs[i]!.rdata, rd)) {
+        if (sameRdata(recs[i]!, rr)) {
           dup = true;
           break;
         }
@@ -212,7 +220,7 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
       }
       if (rr.ttl < set.ttl) set.ttl = rr.ttl;
     }
-    recs.push(rr);
+    set.records = appendExact(recs, rr);
     size++;
   }
   bigSets = new WeakMap();
@@ -223,8 +231,8 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
   const owners = [...nodes.keys()];
   for (const owner of owners) {
     const node = nodes.get(owner)!;
-    node.sets = node.sets.slice();
-    for (const set of node.sets) if (set.records.length > 1) set.records = set.records.slice();
+    if (node.sets.length > EXACT) node.sets = node.sets.slice();
+    for (const set of node.sets) if (set.records.length > EXACT) set.records = set.records.slice();
   }
   // Empty non-terminals between each owner and the apex.
   if (!nodes.has(origin)) nodes.set(origin, new Node(origin, NO_SETS, true));
@@ -283,21 +291,24 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
 let bigSets = new WeakMap<Set_, Set<string>>();
 let mixedReported = new WeakSet<Set_>();
 
-/** Names sorted in DNSSEC canonical order. */
-export function sortCanonical(names: string[]): string[] {
-  const plain: string[] = [];
-  const special = new Map<string, string>();
-  for (const n of names) {
-    const key = canonicalSortKey(n);
-    if (n.indexOf('\\') >= 0) special.set(key, n);
-    plain.push(key);
+/**
+ * Names sorted in DNSSEC canonical order. The result holds the given string
+ * objects (no copies): each sort key carries the name's index after a run of
+ * four NULs, which no key contains (labels are never empty and an octet 0 is
+ * written \0\1), so it never changes the order of two different keys.
+ */
+export function sortCanonical(names: readonly string[]): string[] {
+  const keyed: string[] = new Array<string>(names.length);
+  for (let i = 0; i < names.length; i++)
+    keyed[i] =
+      canonicalSortKey(names[i]!) +
+      '\u0000\u0000\u0000\u0000' +
+      String.fromCharCode(i >>> 16, i & 0xffff);
+  keyed.sort();
+  const out: string[] = new Array<string>(names.length);
+  for (let i = 0; i < keyed.length; i++) {
+    const k = keyed[i]!;
+    out[i] = names[(k.charCodeAt(k.length - 2) << 16) | k.charCodeAt(k.length - 1)]!;
   }
-  plain.sort();
-  for (let i = 0; i < plain.length; i++) {
-    const key = plain[i]!;
-    const s = special.get(key);
-    plain[i] =
-      s !== undefined ? s : key === '' ? '.' : key.split('\u0000\u0000').reverse().join('.') + '.';
-  }
-  return plain;
+  return out;
 }

@@ -192,6 +192,13 @@ function staticPrefix(expr: SubstExpr): { text: string; complete: boolean } {
 /** Lint every NAPTR record; records of other types are ignored. */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
+  // REGEXP fields repeat across a zone: parse (and compile) each one once.
+  const cache = new Map<string, ReturnType<typeof parseSubstitution>>();
+  const parse = (field: string) => {
+    let r = cache.get(field);
+    if (r === undefined) cache.set(field, (r = parseSubstitution(field)));
+    return r;
+  };
   const byOwner = new Map<string, { rr: ResourceRecord; f: NaptrRecord }[]>();
   for (const rr of records) {
     if (rr.type !== TYPE_NAPTR) continue;
@@ -210,7 +217,7 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     let list = byOwner.get(rr.owner);
     if (!list) byOwner.set(rr.owner, (list = []));
     list.push({ rr, f });
-    lintOne(rr, f, out);
+    lintOne(rr, f, out, parse);
   }
   // ORDER, not PREFERENCE, makes "more specific first" deterministic.
   for (const list of byOwner.values()) {
@@ -239,7 +246,12 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
   return out;
 }
 
-function lintOne(rr: ResourceRecord, f: NaptrRecord, out: ZoneDiagnostic[]): void {
+function lintOne(
+  rr: ResourceRecord,
+  f: NaptrRecord,
+  out: ZoneDiagnostic[],
+  parseSubst: (field: string) => ReturnType<typeof parseSubstitution>,
+): void {
   const hasRegexp = f.regexp !== '';
   const hasReplacement = f.replacement !== '.';
   // RFC 3403 section 4.1: "The Regexp and Replacement fields are mutually exclusive."
@@ -279,7 +291,7 @@ function lintOne(rr: ResourceRecord, f: NaptrRecord, out: ZoneDiagnostic[]): voi
     );
   let expr: SubstExpr | undefined;
   if (hasRegexp) {
-    const parsed = parseSubstitution(f.regexp);
+    const parsed = parseSubst(f.regexp);
     if (!parsed.ok) {
       out.push(
         diag(

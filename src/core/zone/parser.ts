@@ -122,6 +122,27 @@ class Record implements ResourceRecord {
   get source(): SourcePosition {
     return { file: this.chunk.file, line: this.line, column: 1 };
   }
+  /** Same RDATA octets as `other`, without making views (used on every record at build). */
+  sameRdata(other: Record): boolean {
+    const n = this.at & 0xffff;
+    if (n !== (other.at & 0xffff)) return false;
+    const a = this.chunk.bytes;
+    const b = other.chunk.bytes;
+    const i = this.at >>> 16;
+    const j = other.at >>> 16;
+    for (let k = 0; k < n; k++) if (a[i + k] !== b[j + k]) return false;
+    return true;
+  }
+}
+
+/** RDATA equality of two records, without views when both come from the parser. */
+export function sameRdata(a: ResourceRecord, b: ResourceRecord): boolean {
+  if (a instanceof Record && b instanceof Record) return a.sameRdata(b);
+  const x = a.rdata;
+  const y = b.rdata;
+  if (x.length !== y.length) return false;
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  return true;
 }
 
 /** Canonical spelling of an absolute origin string; undefined when invalid. */
