@@ -12,6 +12,7 @@ export type {
 } from './core/zone/model.ts';
 export { CLASS_IN } from './core/zone/model.ts';
 export {
+  parseZoneChunks,
   parseZoneText,
   type ExpectDirective,
   type ParseOptions,
@@ -20,10 +21,19 @@ export {
 export { buildZone, type BuildOptions, type BuildResult } from './core/zone/build.ts';
 export { decodeRdata, encodeRdata } from './core/zone/packet.ts';
 export { rrToPresentation, writeZone } from './core/zone/writer.ts';
+export {
+  checkExpectations,
+  lintJurisdictionPattern,
+  lintNaptrRecords,
+  naptrFields,
+  parseExpect,
+} from './core/zone/naptr-lint.ts';
 export { canonicalSortKey, compareNames, nameToText, nameToWire } from './core/zone/names.ts';
 export { typeName, TYPE_CODES } from './core/zone/types.ts';
 export {
   inferOriginFromFileName,
+  isDirectory,
+  zoneFilesIn,
   loadZoneDirectory,
   loadZoneFile,
   loadZoneText,
