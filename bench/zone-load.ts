@@ -6,7 +6,7 @@
  * in a child process, next to `named-checkzone` on the same file in the same
  * run. Prints times and peak RSS, and the ratios.
  *
- *   node_modules/.bin/node bench/zone-load.ts [--records N] [--runs R] [--lint] [--ts] [--node-flags "..."]
+ *   node_modules/.bin/node bench/zone-load.ts [--records N] [--runs R] [--lint] [--ts] [--node-flags="--flag ..."]
  *
  * The loader runs as JavaScript transpiled into bench/out/ (what production
  * runs: bin/lexroute.js prefers the dist/ build); --ts runs the TypeScript
