@@ -11,6 +11,9 @@ import net from 'node:net';
 import { TRANSPORT_TCP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 
+/** Octets of unsent responses per connection above which reading pauses until the client reads. */
+const MAX_PENDING_WRITE = 256 * 1024;
+
 export interface TcpOptions {
   /** Close a connection with no complete query for this long (RFC 7766 section 6.2.3). */
   readonly idleTimeoutMs: number;
@@ -66,7 +69,11 @@ export async function listenTcp(
         const frame = Buffer.allocUnsafe(2 + out.length);
         frame.writeUInt16BE(out.length, 0);
         out.copy(frame, 2);
-        socket.write(frame);
+        // Backpressure: a client that sends but does not read must not make us buffer without bound.
+        if (!socket.write(frame) && socket.writableLength > MAX_PENDING_WRITE) {
+          socket.pause();
+          socket.once('drain', () => socket.resume());
+        }
       }
       pending = off === pending.length ? Buffer.alloc(0) : pending.subarray(off);
     });

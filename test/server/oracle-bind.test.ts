@@ -119,6 +119,7 @@ afterAll(async () => {
 
 describe.skipIf(named.skipReason !== undefined)('oracle: lexroute vs BIND 9', () => {
   it('has at least 200 queries covering every owner and type', () => {
+    console.log(`oracle corpus: ${qs.length} queries`);
     expect(qs.length).toBeGreaterThanOrEqual(200);
   });
 
