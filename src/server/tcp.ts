@@ -70,7 +70,11 @@ export async function listenTcp(
         frame.writeUInt16BE(out.length, 0);
         out.copy(frame, 2);
         // Backpressure: a client that sends but does not read must not make us buffer without bound.
-        if (!socket.write(frame) && socket.writableLength > MAX_PENDING_WRITE) {
+        if (
+          !socket.write(frame) &&
+          socket.writableLength > MAX_PENDING_WRITE &&
+          !socket.isPaused()
+        ) {
           socket.pause();
           socket.once('drain', () => socket.resume());
         }
