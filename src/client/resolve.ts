@@ -182,32 +182,45 @@ export interface ResolveOptions extends ClientOptions {
 
 // ------------------------------------------------------------------ helpers
 
-/** NAPTR records of a lookup result, converted once per cached result. */
+/** The NAPTR records of a lookup result, in response order. */
+function toNaptrRecords(r: LookupResult): NaptrRecord[] {
+  const out: NaptrRecord[] = new Array<NaptrRecord>(r.records.length);
+  for (let i = 0; i < r.records.length; i++) {
+    const a = r.records[i] as Answer;
+    const d = rdataOf(a) as {
+      order: number;
+      preference: number;
+      flags: string;
+      services: string;
+      regexp: string;
+      replacement: string;
+    };
+    out[i] = {
+      order: d.order,
+      preference: d.preference,
+      flags: d.flags,
+      services: d.services,
+      regexp: d.regexp,
+      // dns-packet drops the final dot; REPLACEMENT is always fully qualified.
+      replacement: d.replacement === '' || d.replacement === '.' ? '.' : `${d.replacement}.`,
+      ttl: (a as { ttl?: number }).ttl,
+    };
+  }
+  return out;
+}
+
+/**
+ * NAPTR records of a lookup result, converted once per cached result. Only
+ * results that live in the cache are memoised: a WeakMap entry per
+ * short-lived result would cost more in garbage collection than it saves.
+ */
 const naptrMemo = new WeakMap<LookupResult, readonly NaptrRecord[]>();
 
-function naptrRecords(r: LookupResult): readonly NaptrRecord[] {
+function naptrRecords(r: LookupResult, memo: boolean): readonly NaptrRecord[] {
+  if (!memo) return toNaptrRecords(r);
   let out = naptrMemo.get(r);
   if (out === undefined) {
-    out = r.records.map((a) => {
-      const d = rdataOf(a) as {
-        order: number;
-        preference: number;
-        flags: string;
-        services: string;
-        regexp: string;
-        replacement: string;
-      };
-      return {
-        order: d.order,
-        preference: d.preference,
-        flags: d.flags,
-        services: d.services,
-        regexp: d.regexp,
-        // dns-packet drops the final dot; REPLACEMENT is always fully qualified.
-        replacement: d.replacement === '' || d.replacement === '.' ? '.' : `${d.replacement}.`,
-        ttl: (a as { ttl?: number }).ttl,
-      };
-    });
+    out = toNaptrRecords(r);
     naptrMemo.set(r, out);
   }
   return out;
@@ -285,6 +298,10 @@ function prepareUncached(input: string): Prepared | { code: string; message: str
   }
   const v = r.value;
   return { aus: v.aus, fragment: v.fragment, partition: v.partition, firstKey: v.firstKey };
+}
+
+function uncached(result: LookupResult): { result: LookupResult; cached: boolean } {
+  return { result, cached: false };
 }
 
 function serviceOf(s: string | undefined): Service {
@@ -373,11 +390,13 @@ export class LexClient {
     if (this.cached) {
       const hit = this.cached.peek(name, type);
       if (hit) return { result: hit.result, cached: true };
-      return this.cached.lookup(name, type, signal).then((result) => ({ result, cached: false }));
+      return this.cached.lookup(name, type, signal).then(uncached);
     }
+    const resolver = this.resolver;
+    if (resolver) return resolver.lookup(name, type, signal).then(uncached);
     return this.inner()
       .then((r) => r.lookup(name, type, signal))
-      .then((result) => ({ result, cached: false }));
+      .then(uncached);
   }
 
   /** The HTTP dispatcher: the injected one, or an agent that connects S/A hosts to the addresses found in the DNS. */
@@ -571,7 +590,8 @@ async function resolveWith(
       trace.steps.push({ ...base, records: [], error: { code, message } });
       if (failOrFallBack(code, message)) continue;
     }
-    let records = naptrRecords(r);
+    const all = naptrRecords(r, lookup.cached || client.cache !== undefined);
+    let records = all;
     let step: StepResult;
     if (frame.excluded.size > 0) {
       records = records.filter((_, i) => !frame.excluded.has(i));
@@ -591,10 +611,11 @@ async function resolveWith(
     const outcome = step.outcome;
     let punycode: { from: string; to: string } | undefined;
     if (outcome.kind === 'next') {
-      const plain = outcome.rewritten.toLowerCase().replace(/\.?$/, '.');
+      const lower = outcome.rewritten.toLowerCase();
+      const plain = lower.endsWith('.') ? lower : `${lower}.`;
       if (plain !== outcome.key) punycode = { from: outcome.rewritten, to: outcome.key };
       // Remember which record was used, for a fallback.
-      const used = naptrRecords(r).indexOf(outcome.record);
+      const used = all.indexOf(outcome.record);
       if (used >= 0) frame.excluded.add(used);
     }
     trace.steps.push({

@@ -51,7 +51,7 @@ export interface TransportOptions {
   readonly maxRecords?: number;
   /** UDP sockets kept per address family (default 4). */
   readonly poolSize?: number;
-  /** Queries sent from one UDP socket before it is replaced (default 64). */
+  /** Queries sent from one UDP socket before it is replaced (default 16). */
   readonly socketReuse?: number;
 }
 
@@ -101,7 +101,7 @@ const DEFAULTS = {
   maxMessageBytes: 65535,
   maxRecords: 1000,
   poolSize: 4,
-  socketReuse: 64,
+  socketReuse: 16,
 };
 
 /** Random 16-bit IDs from the CSPRNG, drawn in batches. */
@@ -117,20 +117,95 @@ class IdSource {
   }
 }
 
-interface Pending {
+/** What a UDP try gives: the decoded answer, or undefined after TC=1. */
+interface UdpOutcome {
+  readonly message: Message | undefined;
+  readonly bytes: number;
+  readonly ignored: number;
+}
+
+/** The transport side of a try: called once when the try ends, however it ends. */
+interface TryOwner {
+  endTry(t: UdpTry): void;
+}
+
+/** One UDP try in flight. */
+class UdpTry {
+  readonly owner: TryOwner;
   readonly server: ServerAddress;
+  /** The server's address as the kernel reports a source (for the source check). */
+  readonly host: string;
   readonly qname: string;
   readonly qtype: string;
   readonly maxRecords: number;
-  ignored: number;
-  badReason: string | undefined;
-  onAnswer(buf: Buffer, message: Message | undefined): void;
-  onFail(code: string, message: string): void;
+  readonly pool: UdpPool;
+  readonly slot: Slot;
+  readonly id: number;
+  readonly deadline: number;
+  readonly signal: AbortSignal | undefined;
+  ignored = 0;
+  badReason: string | undefined = undefined;
+  done = false;
+  resolve: (v: UdpOutcome) => void = () => undefined;
+  reject: (e: DnsError) => void = () => undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  constructor(
+    owner: TryOwner,
+    server: ServerAddress,
+    host: string,
+    qname: string,
+    qtype: string,
+    maxRecords: number,
+    pool: UdpPool,
+    slot: Slot,
+    id: number,
+    deadline: number,
+    signal: AbortSignal | undefined,
+  ) {
+    this.owner = owner;
+    this.server = server;
+    this.host = host;
+    this.qname = qname;
+    this.qtype = qtype;
+    this.maxRecords = maxRecords;
+    this.pool = pool;
+    this.slot = slot;
+    this.id = id;
+    this.deadline = deadline;
+    this.signal = signal;
+  }
+
+  fromServer(rinfo: dgram.RemoteInfo): boolean {
+    return (
+      rinfo.port === this.server.port &&
+      (rinfo.address === this.host || normalizeAddress(rinfo.address) === this.host)
+    );
+  }
+
+  ctx(): { qname: string; qtype: string; server: string } {
+    return { qname: this.qname, qtype: this.qtype, server: formatServer(this.server) };
+  }
+
+  settle(buf: Buffer, message: Message | undefined): void {
+    if (this.done) return;
+    this.owner.endTry(this);
+    this.resolve({ message, bytes: buf.length, ignored: this.ignored });
+  }
+
+  fail(code: string, message: string, cause?: unknown): void {
+    if (this.done) return;
+    this.owner.endTry(this);
+    const ctx = this.ctx();
+    this.reject(
+      new DnsError(code, `${ctx.server} for ${this.qname} ${this.qtype}: ${message}`, ctx, cause),
+    );
+  }
 }
 
 interface Slot {
   readonly socket: dgram.Socket;
-  readonly pending: Map<number, Pending>;
+  readonly pending: Map<number, UdpTry>;
   uses: number;
   retired: boolean;
   closed: boolean;
@@ -143,9 +218,17 @@ function normalizeAddress(a: string): string {
   return bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7)) ? bare.slice(7) : bare;
 }
 
-/** A small rotating pool of UDP sockets for one address family. */
+/**
+ * A small rotating pool of UDP sockets for one address family. Each socket
+ * is bound by the kernel to a random ephemeral port when it is opened, and
+ * replaced after `reuse` queries: the replacement is opened and bound at
+ * once, while queries are in flight, so the hot path never creates a socket.
+ */
 class UdpPool {
   private readonly slots: Slot[] = [];
+  /** Retired sockets still waiting for answers. */
+  private readonly draining = new Set<Slot>();
+  private closing = false;
   private cursor = 0;
   private readonly family: Family;
   private readonly size: number;
@@ -159,17 +242,36 @@ class UdpPool {
     this.stats = stats;
   }
 
+  /**
+   * The socket for the next query. Sequential traffic stays on one socket:
+   * libuv's read loop on it then finds the next answer without another poll
+   * of the event loop (answers on another socket cost an epoll wait each).
+   * Queries in flight at once spread over the pool (RFC 5452 section 9.2:
+   * "Use multiple different source ports simultaneously in case of multiple
+   * outstanding queries"). Every socket is replaced after `reuse` queries, so
+   * the source port keeps changing; the replacement is opened and bound while
+   * the query is in flight.
+   */
   slot(): Slot {
-    this.cursor = (this.cursor + 1) % this.size;
     let s = this.slots[this.cursor];
-    if (!s || s.retired) {
-      s = this.open();
-      this.slots[this.cursor] = s;
+    if (s === undefined || s.retired || s.pending.size > 0) {
+      this.cursor = (this.cursor + 1) % this.size;
+      s = this.slots[this.cursor];
+      if (s === undefined || s.retired) {
+        s = this.open();
+        this.slots[this.cursor] = s;
+      }
     }
     s.uses++;
     if (s.uses >= this.reuse) {
       s.retired = true;
-      if (s.pending.size === 0) queueMicrotask(() => this.closeIfIdle(s));
+      this.draining.add(s);
+      const retired = s;
+      const cursor = this.cursor;
+      setImmediate(() => {
+        if (!this.closing && this.slots[cursor] === retired) this.slots[cursor] = this.open();
+        this.closeIfIdle(retired);
+      });
     }
     return s;
   }
@@ -179,8 +281,10 @@ class UdpPool {
     const slot: Slot = { socket, pending: new Map(), uses: 0, retired: false, closed: false };
     socket.on('message', (msg, rinfo) => this.receive(slot, msg, rinfo));
     // Unconnected UDP sockets report few errors; keep the socket and let the
-    // per-query timers decide.
+    // per-try deadlines decide.
     socket.on('error', () => undefined);
+    // A random ephemeral port from the kernel, chosen now rather than on the first send.
+    socket.bind(0);
     socket.unref();
     return slot;
   }
@@ -192,10 +296,7 @@ class UdpPool {
       this.stats.ignored++;
       // Blame the packet on a query to that server, so its error can say why.
       for (const p of slot.pending.values()) {
-        if (
-          normalizeAddress(rinfo.address) === normalizeAddress(p.server.host) &&
-          rinfo.port === p.server.port
-        ) {
+        if (p.fromServer(rinfo)) {
           p.ignored++;
           p.badReason = h
             ? `response ID ${h.id} matches no query in flight`
@@ -204,25 +305,17 @@ class UdpPool {
       }
       return;
     }
-    const ignore = (reason: string) => {
-      pending.ignored++;
-      this.stats.ignored++;
-      pending.badReason = reason;
-    };
-    if (
-      normalizeAddress(rinfo.address) !== normalizeAddress(pending.server.host) ||
-      rinfo.port !== pending.server.port
-    ) {
-      ignore(`response from unexpected source ${rinfo.address}:${rinfo.port}`);
+    if (!pending.fromServer(rinfo)) {
+      this.ignore(pending, `response from unexpected source ${rinfo.address}:${rinfo.port}`);
       return;
     }
     if (!h.qr || h.opcode !== 0) {
-      ignore('packet is not a response to a standard query (QR/opcode)');
+      this.ignore(pending, 'packet is not a response to a standard query (QR/opcode)');
       return;
     }
     if (h.tc) {
       // Truncated: only the header is trusted; the caller retries over TCP.
-      pending.onAnswer(msg, undefined);
+      pending.settle(msg, undefined);
       return;
     }
     let message: Message;
@@ -230,21 +323,27 @@ class UdpPool {
       message = decodeResponse(msg, pending.maxRecords);
     } catch (e) {
       if (e instanceof WireError && e.code === 'DNS_RRSET_TOO_LARGE') {
-        pending.onFail(e.code, e.message);
+        pending.fail(e.code, e.message);
         return;
       }
-      ignore((e as Error).message);
+      this.ignore(pending, (e as Error).message);
       return;
     }
     const mismatch = questionMismatch(message, pending.qname, pending.qtype);
     if (mismatch) {
-      ignore(mismatch);
+      this.ignore(pending, mismatch);
       return;
     }
-    pending.onAnswer(msg, message);
+    pending.settle(msg, message);
   }
 
-  register(slot: Slot, id: number, p: Pending): void {
+  private ignore(pending: UdpTry, reason: string): void {
+    pending.ignored++;
+    this.stats.ignored++;
+    pending.badReason = reason;
+  }
+
+  register(slot: Slot, id: number, p: UdpTry): void {
     slot.pending.set(id, p);
   }
 
@@ -263,6 +362,7 @@ class UdpPool {
   private closeIfIdle(slot: Slot): void {
     if (slot.closed || slot.pending.size > 0) return;
     slot.closed = true;
+    this.draining.delete(slot);
     try {
       slot.socket.close();
     } catch {
@@ -271,7 +371,8 @@ class UdpPool {
   }
 
   close(): void {
-    for (const s of this.slots) {
+    this.closing = true;
+    for (const s of [...this.slots, ...this.draining]) {
       if (!s) continue;
       s.retired = true;
       s.pending.clear();
@@ -331,12 +432,25 @@ function abortError(qname: string, qtype: string): DnsError {
   return new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, { qname, qtype });
 }
 
+/** Encoded queries kept as templates (only the ID changes); bounded. */
+const TEMPLATE_MAX = 1024;
+
 /** The stub transport. One instance per client; `close()` when done. */
-export class DnsTransport implements DnsTransportLike {
+export class DnsTransport implements DnsTransportLike, TryOwner {
   readonly stats: TransportStats = { queries: 0, udpSent: 0, tcpSent: 0, ignored: 0, timeouts: 0 };
   private readonly opts: Required<TransportOptions>;
   private readonly ids = new IdSource();
   private readonly pools: Record<Family, UdpPool>;
+  private readonly templates = new Map<string, Buffer>();
+  /** Per server host: the socket family and the address as a packet source shows it. */
+  private readonly hosts = new Map<string, { family: Family; source: string }>();
+  /**
+   * UDP tries in flight in deadline order (every try waits `timeoutMs`, so
+   * insertion order is deadline order), and one timer for the earliest.
+   */
+  private readonly waiting = new Set<UdpTry>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onTimer = () => this.expire();
 
   constructor(options: TransportOptions = {}) {
     this.opts = { ...DEFAULTS, ...stripUndefined(options) };
@@ -373,9 +487,9 @@ export class DnsTransport implements DnsTransportLike {
       for (let t = 0; t < this.opts.tries; t++) {
         if (signal?.aborted) throw abortError(qname, qtype);
         try {
-          const ex = await this.exchange(server, qname, qtype, rd, edns, signal);
+          const ex = await this.exchange(server, qname, qtype, rd, edns, signal, failures);
           const rcode = ex.message.rcode;
-          if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return { ...ex, failures };
+          if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return ex;
           const hadOpt = ex.message.additionals.some((a) => a.type === 'OPT');
           if (rcode === 'FORMERR' && edns && !hadOpt) {
             // @see RFC 6891 section 7: a responder without EDNS answers FORMERR;
@@ -421,9 +535,10 @@ export class DnsTransport implements DnsTransportLike {
     rd: boolean,
     edns: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<Omit<Exchange, 'failures'>> {
+    failures: readonly TryNote[],
+  ): Promise<Exchange> {
     const started = performance.now();
-    const udp = await this.udpExchange(server, qname, qtype, rd, edns, signal);
+    const udp = await this.udpExchange(server, qname, qtype, rd, edns, signal, started);
     if (udp.message) {
       return {
         message: udp.message,
@@ -432,6 +547,7 @@ export class DnsTransport implements DnsTransportLike {
         bytes: udp.bytes,
         rttMs: performance.now() - started,
         ignored: udp.ignored,
+        failures,
       };
     }
     // TC=1: the header is all we trust; ask again over TCP.
@@ -443,30 +559,60 @@ export class DnsTransport implements DnsTransportLike {
       bytes: tcp.bytes,
       rttMs: performance.now() - started,
       ignored: udp.ignored,
+      failures,
     };
   }
 
-  private encodeQuery(id: number, qname: string, qtype: RecordType, rd: boolean, edns: boolean) {
-    return dnsPacket.encode({
-      type: 'query',
-      id,
-      flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
-      questions: [{ type: qtype, name: qname, class: 'IN' }],
-      additionals: edns
-        ? [
-            {
-              type: 'OPT',
-              name: '.',
-              udpPayloadSize: this.opts.udpPayloadSize,
-              extendedRcode: 0,
-              ednsVersion: 0,
-              flags: 0,
-              flag_do: false,
-              options: [],
-            },
-          ]
-        : [],
-    });
+  /** The query in wire form with this ID: encoded once per question, then copied. */
+  private encodeQuery(
+    id: number,
+    qname: string,
+    qtype: RecordType,
+    rd: boolean,
+    edns: boolean,
+  ): Buffer {
+    const key = `${rd ? 1 : 0}${edns ? 1 : 0}${qtype} ${qname}`;
+    let template = this.templates.get(key);
+    if (template === undefined) {
+      template = dnsPacket.encode({
+        type: 'query',
+        id: 0,
+        flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+        questions: [{ type: qtype, name: qname, class: 'IN' }],
+        additionals: edns
+          ? [
+              {
+                type: 'OPT',
+                name: '.',
+                udpPayloadSize: this.opts.udpPayloadSize,
+                extendedRcode: 0,
+                ednsVersion: 0,
+                flags: 0,
+                flag_do: false,
+                options: [],
+              },
+            ]
+          : [],
+      });
+      if (this.templates.size >= TEMPLATE_MAX) this.templates.clear();
+      this.templates.set(key, template);
+    }
+    const query = Buffer.from(template);
+    query.writeUInt16BE(id, 0);
+    return query;
+  }
+
+  private hostInfo(host: string): { family: Family; source: string } {
+    let info = this.hosts.get(host);
+    if (info === undefined) {
+      info = {
+        family: net.isIPv6(host.split('%')[0] ?? '') ? 'udp6' : 'udp4',
+        source: normalizeAddress(host),
+      };
+      if (this.hosts.size >= 256) this.hosts.clear();
+      this.hosts.set(host, info);
+    }
+    return info;
   }
 
   private udpExchange(
@@ -476,79 +622,100 @@ export class DnsTransport implements DnsTransportLike {
     rd: boolean,
     edns: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<{ message: Message | undefined; bytes: number; ignored: number }> {
-    const family: Family = net.isIPv6(server.host.split('%')[0] ?? '') ? 'udp6' : 'udp4';
-    const pool = this.pools[family];
+    started: number,
+  ): Promise<UdpOutcome> {
+    const info = this.hostInfo(server.host);
+    const pool = this.pools[info.family];
     const slot = pool.slot();
     const id = pool.freeId(slot, this.ids);
     const query = this.encodeQuery(id, qname, qtype, rd, edns);
-    const serverText = formatServer(server);
-    const ctx = { qname, qtype, server: serverText };
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const finish = () => {
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        pool.release(slot, id);
-      };
-      const pending: Pending = {
-        server,
-        qname,
-        qtype,
-        maxRecords: this.opts.maxRecords,
-        ignored: 0,
-        badReason: undefined,
-        onAnswer: (buf, message) => {
-          if (done) return;
-          finish();
-          resolve({ message, bytes: buf.length, ignored: pending.ignored });
-        },
-        onFail: (code, message) => {
-          if (done) return;
-          finish();
-          reject(new DnsError(code, `${serverText} for ${qname} ${qtype}: ${message}`, ctx));
-        },
-      };
-      const onAbort = () => {
-        if (done) return;
-        finish();
-        reject(abortError(qname, qtype));
-      };
-      const timer = setTimeout(() => {
-        if (done) return;
-        finish();
-        this.stats.timeouts++;
-        if (pending.badReason !== undefined) {
-          reject(
-            new DnsError(
-              'DNS_BAD_RESPONSE',
-              `no valid answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms; ignored ${pending.ignored} bad response(s), last: ${pending.badReason}`,
-              ctx,
-            ),
-          );
-        } else {
-          reject(
-            new DnsError(
-              'DNS_TIMEOUT',
-              `no answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms`,
-              ctx,
-            ),
-          );
-        }
-      }, this.opts.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool.register(slot, id, pending);
-      this.stats.udpSent++;
-      slot.socket.send(query, server.port, server.host, (err) => {
-        if (err && !done) {
-          finish();
-          reject(
-            new DnsError('DNS_NETWORK', `cannot send to ${serverText}: ${err.message}`, ctx, err),
-          );
-        }
-      });
+    const t = new UdpTry(
+      this,
+      server,
+      info.source,
+      qname,
+      qtype,
+      this.opts.maxRecords,
+      pool,
+      slot,
+      id,
+      started + this.opts.timeoutMs,
+      signal,
+    );
+    const promise = new Promise<UdpOutcome>((resolve, reject) => {
+      t.resolve = resolve;
+      t.reject = reject;
     });
+    if (signal !== undefined) {
+      const onAbort = () => {
+        if (t.done) return;
+        this.endTry(t);
+        t.reject(abortError(qname, qtype));
+      };
+      t.onAbort = onAbort;
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    pool.register(slot, id, t);
+    this.waiting.add(t);
+    if (this.timer === undefined) {
+      this.timer = setTimeout(this.onTimer, this.opts.timeoutMs);
+    } else if (this.waiting.size === 1) {
+      this.timer.ref();
+    }
+    this.stats.udpSent++;
+    slot.socket.send(query, server.port, server.host, (err) => {
+      if (err && !t.done) {
+        this.endTry(t);
+        const ctx = t.ctx();
+        t.reject(
+          new DnsError('DNS_NETWORK', `cannot send to ${ctx.server}: ${err.message}`, ctx, err),
+        );
+      }
+    });
+    return promise;
+  }
+
+  /** A try ends (answer, failure, abort or deadline): forget it everywhere. */
+  endTry(t: UdpTry): void {
+    t.done = true;
+    this.waiting.delete(t);
+    // An idle transport must not keep the process alive.
+    if (this.waiting.size === 0) this.timer?.unref();
+    if (t.onAbort !== undefined) t.signal?.removeEventListener('abort', t.onAbort);
+    t.pool.release(t.slot, t.id);
+  }
+
+  /** The timer: fail the tries whose deadline passed, and wait for the next deadline. */
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const t of this.waiting) {
+      if (t.deadline > now) break;
+      this.endTry(t);
+      this.stats.timeouts++;
+      const ctx = t.ctx();
+      if (t.badReason !== undefined) {
+        t.reject(
+          new DnsError(
+            'DNS_BAD_RESPONSE',
+            `no valid answer from ${ctx.server} for ${t.qname} ${t.qtype} within ${this.opts.timeoutMs} ms; ignored ${t.ignored} bad response(s), last: ${t.badReason}`,
+            ctx,
+          ),
+        );
+      } else {
+        t.reject(
+          new DnsError(
+            'DNS_TIMEOUT',
+            `no answer from ${ctx.server} for ${t.qname} ${t.qtype} within ${this.opts.timeoutMs} ms`,
+            ctx,
+          ),
+        );
+      }
+    }
+    const next = this.waiting.values().next();
+    if (!next.done) {
+      this.timer = setTimeout(this.onTimer, Math.max(1, Math.ceil(next.value.deadline - now)));
+    }
   }
 
   private tcpExchange(

@@ -159,12 +159,8 @@ function udpLimit(q: Packet): number {
 export async function startFakeDns(options: FakeDnsOptions): Promise<FakeDns> {
   const host = options.host ?? '127.0.0.1';
   const log: FakeDns['log'] = [];
-  const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-  await new Promise<void>((resolve, reject) => {
-    udp.once('error', reject);
-    udp.bind(options.port ?? 0, host, () => resolve());
-  });
-  const port = udp.address().port;
+  let udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  let port = 0;
 
   const respond = async (
     raw: Buffer,
@@ -187,7 +183,7 @@ export async function startFakeDns(options: FakeDnsOptions): Promise<FakeDns> {
     return answer();
   };
 
-  udp.on('message', (msg, rinfo) => {
+  const onUdp = (msg: Buffer, rinfo: dgram.RemoteInfo): void => {
     void respond(msg, 'udp', rinfo.port).then((out) => {
       if (out === null || out === undefined) return;
       const send = (b: Buffer) => udp.send(b, rinfo.port, rinfo.address);
@@ -211,7 +207,7 @@ export async function startFakeDns(options: FakeDnsOptions): Promise<FakeDns> {
       }
       send(wire);
     });
-  });
+  };
 
   const sockets = new Set<net.Socket>();
   const tcp = net.createServer((socket) => {
@@ -246,12 +242,32 @@ export async function startFakeDns(options: FakeDnsOptions): Promise<FakeDns> {
       }
     });
   });
-  if (options.tcp !== false) {
+  // UDP on a kernel-chosen port, then TCP on the same port. Another process
+  // may hold that TCP port (an outgoing connection): then take another one.
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
     await new Promise<void>((resolve, reject) => {
-      tcp.once('error', reject);
-      tcp.listen(port, host, () => resolve());
+      udp.once('error', reject);
+      udp.bind(options.port ?? 0, host, () => resolve());
     });
+    port = udp.address().port;
+    if (options.tcp === false) break;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, host, () => {
+          tcp.off('error', reject);
+          resolve();
+        });
+      });
+      break;
+    } catch (e) {
+      await new Promise<void>((r) => udp.close(() => r()));
+      const code = (e as NodeJS.ErrnoException).code;
+      if (options.port !== undefined || code !== 'EADDRINUSE' || attempt >= 20) throw e;
+    }
   }
+  udp.on('message', onUdp);
   const address = net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
   return {
     host,
