@@ -468,6 +468,47 @@ function describeError(e: unknown): { code: string; message: string } {
   return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
 }
 
+/**
+ * The trace entry of one NAPTR lookup. Keys in a fixed order (the JSON trace
+ * prints them in this order): kind, step, key, server, cached, result, ttl,
+ * protocol and rttMs (fresh answers), cnames, referrals, records, then
+ * outcome and punycode, or error.
+ */
+function naptrEntry(
+  stepNo: number,
+  key: string,
+  lookup: { result: LookupResult; cached: boolean },
+  records: readonly RecordFate[],
+  outcome: StepOutcome | undefined,
+  punycode: { from: string; to: string } | undefined,
+  error?: { code: string; message: string },
+): NaptrTraceStep {
+  const r = lookup.result;
+  const cached = lookup.cached;
+  const e: Record<string, unknown> = {
+    kind: 'naptr',
+    step: stepNo,
+    key,
+    server: cached ? 'cache' : r.server,
+    cached,
+    result: r.kind,
+    ttl: r.ttl,
+  };
+  if (!cached) {
+    e.protocol = r.protocol;
+    e.rttMs = r.rttMs;
+  }
+  if (r.cnames.length > 0) e.cnames = r.cnames;
+  if ('referrals' in r && !cached && (r.referrals as ReferralStep[]).length > 0) {
+    e.referrals = r.referrals;
+  }
+  e.records = records;
+  if (outcome !== undefined) e.outcome = outcome;
+  if (punycode !== undefined) e.punycode = punycode;
+  if (error !== undefined) e.error = error;
+  return e as unknown as NaptrTraceStep;
+}
+
 interface Frame {
   readonly key: string;
   readonly step: number;
@@ -564,20 +605,7 @@ async function resolveWith(
       throw new ResolveError(d.code, `NAPTR lookup of ${key} failed: ${d.message}`, trace, e);
     }
     const r = lookup.result;
-    const base = {
-      kind: 'naptr' as const,
-      step: stepNo,
-      key,
-      server: lookup.cached ? 'cache' : r.server,
-      cached: lookup.cached,
-      result: r.kind,
-      ttl: r.ttl,
-      ...(lookup.cached ? {} : { protocol: r.protocol, rttMs: r.rttMs }),
-      ...(r.cnames.length > 0 ? { cnames: r.cnames } : {}),
-      ...('referrals' in r && !lookup.cached && (r.referrals as ReferralStep[]).length > 0
-        ? { referrals: r.referrals as ReferralStep[] }
-        : {}),
-    };
+    const server = lookup.cached ? 'cache' : r.server;
     const frame: Frame = { key, step: stepNo, excluded: excluded ?? new Set() };
     frames.push(frame);
     excluded = undefined;
@@ -585,9 +613,11 @@ async function resolveWith(
       const code = r.kind === 'nxdomain' ? 'DNS_NXDOMAIN' : 'DNS_NODATA';
       const message =
         r.kind === 'nxdomain'
-          ? `not found: ${key} does not exist (NXDOMAIN from ${base.server})`
-          : `not found: ${key} has no NAPTR records (NODATA from ${base.server})`;
-      trace.steps.push({ ...base, records: [], error: { code, message } });
+          ? `not found: ${key} does not exist (NXDOMAIN from ${server})`
+          : `not found: ${key} has no NAPTR records (NODATA from ${server})`;
+      trace.steps.push(
+        naptrEntry(stepNo, key, lookup, [], undefined, undefined, { code, message }),
+      );
       if (failOrFallBack(code, message)) continue;
     }
     const all = naptrRecords(r, lookup.cached || client.cache !== undefined);
@@ -618,12 +648,7 @@ async function resolveWith(
       const used = all.indexOf(outcome.record);
       if (used >= 0) frame.excluded.add(used);
     }
-    trace.steps.push({
-      ...base,
-      records: step.considered,
-      outcome,
-      ...(punycode ? { punycode } : {}),
-    });
+    trace.steps.push(naptrEntry(stepNo, key, lookup, step.considered, outcome, punycode));
     if (outcome.kind === 'next') {
       key = outcome.key;
       continue;

@@ -269,46 +269,61 @@ export function isAscii(text: string): boolean {
   return true;
 }
 
+/** Item boundaries of the last match (scratch, grown on demand; the core is synchronous). */
+let scratch = new Int32Array(64);
+
 /**
- * Match `input` (ASCII, the caller checked) with the fast paths: the group
- * offsets (`[start0, end0, start1, end1, ...]`; a group outside the plan has
- * -1), `false` when there is certainly no match, `undefined` when only the
- * engine can tell.
+ * Match `input` (ASCII, the caller checked) with the fast paths, writing the
+ * group offsets into `out` (`[start0, end0, start1, end1, ...]`, at least
+ * `2 * (groupCount + 1)` long). Returns 1 on a match, 0 when there is
+ * certainly no match, -1 when only the engine can tell.
  */
-export function fastMatch(fast: EreFastPath, input: string): FastOutcome {
-  const prefix = fast.prefix;
+export function fastMatchInto(fast: EreFastPath, input: string, out: Int32Array): 1 | 0 | -1 {
   const n = input.length;
-  if (prefix.length > n) return false;
-  for (let i = 0; i < prefix.length; i++) {
-    if ((prefix[i] as AsciiSet)[input.charCodeAt(i)] !== 1) return false;
-  }
   const plan = fast.plan;
-  if (plan === undefined) return undefined;
+  if (plan === undefined) {
+    const prefix = fast.prefix;
+    if (prefix.length > n) return 0;
+    for (let i = 0; i < prefix.length; i++) {
+      if ((prefix[i] as AsciiSet)[input.charCodeAt(i)] !== 1) return 0;
+    }
+    return -1;
+  }
   const items = plan.items;
   const m = items.length;
-  const at = new Int32Array(m + 1);
+  if (scratch.length <= m) scratch = new Int32Array(2 * (m + 1));
+  const at = scratch;
   let pos = 0;
   for (let i = 0; i < m; i++) {
     const item = items[i] as FastItem;
     at[i] = pos;
     const set = item.set;
     if (item.max === 1 && item.min === 1) {
-      if (pos >= n || set[input.charCodeAt(pos)] !== 1) return false;
+      if (pos >= n || set[input.charCodeAt(pos)] !== 1) return 0;
       pos++;
       continue;
     }
     const limit = item.max >= n - pos ? n : pos + item.max;
     let p = pos;
     while (p < limit && set[input.charCodeAt(p)] === 1) p++;
-    if (p - pos < item.min) return false;
+    if (p - pos < item.min) return 0;
     pos = p;
   }
   at[m] = pos;
-  if (plan.anchoredEnd && pos !== n) return false;
+  if (plan.anchoredEnd && pos !== n) return 0;
   const bounds = plan.groupBounds;
-  const out = new Int32Array(bounds.length);
   for (let k = 0; k < bounds.length; k++) out[k] = at[bounds[k] as number] as number;
-  return out;
+  return 1;
+}
+
+/**
+ * `fastMatchInto` returning a fresh array: the group offsets, `false` when
+ * there is certainly no match, `undefined` when only the engine can tell.
+ */
+export function fastMatch(fast: EreFastPath, input: string): FastOutcome {
+  const out = new Int32Array(fast.plan?.groupBounds.length ?? 2);
+  const r = fastMatchInto(fast, input, out);
+  return r === 1 ? out : r === 0 ? false : undefined;
 }
 
 /**

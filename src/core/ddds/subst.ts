@@ -41,7 +41,7 @@ import {
   type CompiledEre,
   type EreErrorCode,
 } from './ere.ts';
-import { fastMatch, isAscii, prefixRejects } from './fast-match.ts';
+import { fastMatchInto, isAscii, prefixRejects } from './fast-match.ts';
 
 /** The REGEXP field is a <character-string>: at most 255 octets. */
 export const SUBST_MAX_OCTETS = 255;
@@ -324,7 +324,15 @@ function isWellFormed(text: string): boolean {
  * returned as is; the DDDS step counts it as "no match" (RFC 3402 section 3.3 step 3).
  */
 export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitutionResult {
-  const ascii = isAscii(input);
+  // The step applies every rule to the same AUS: its ASCII scan is done once.
+  let ascii: boolean;
+  if (input === lastInput) {
+    ascii = lastAscii;
+  } else {
+    ascii = isAscii(input);
+    lastInput = input;
+    lastAscii = ascii;
+  }
   if (!ascii && !isWellFormed(input)) {
     return {
       matched: false,
@@ -339,15 +347,18 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
   if (fast !== undefined) {
     // Engine-free answers where they are provably the engine's (fast-match.ts).
     if (ascii) {
-      const r = fastMatch(fast, input);
-      if (r === false) return NO_MATCH;
-      if (r !== undefined) {
+      const bounds = fast.plan?.groupBounds.length ?? 2;
+      if (groupScratch.length < bounds) groupScratch = new Int32Array(bounds);
+      const r = fastMatchInto(fast, input, groupScratch);
+      if (r === 0) return NO_MATCH;
+      if (r === 1) {
+        const g = groupScratch;
         let output = '';
         for (const part of expr.repl) {
           output +=
             part.kind === 'text'
               ? part.text
-              : input.slice(r[2 * part.group] as number, r[2 * part.group + 1] as number);
+              : input.slice(g[2 * part.group] as number, g[2 * part.group + 1] as number);
         }
         return { matched: true, output };
       }
@@ -379,6 +390,9 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
 }
 
 const NO_MATCH: ApplySubstitutionResult = Object.freeze({ matched: false });
+let lastInput: string | undefined;
+let lastAscii = false;
+let groupScratch = new Int32Array(20);
 
 /**
  * Build a REGEXP field from its parts. `ere` is ERE text (use `quoteEre` for a
