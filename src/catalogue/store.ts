@@ -8,7 +8,7 @@
  *     works(id, urn, title)                             -- urn: the canonical name
  *     names(id, urn UNIQUE, work_id, alias, jurisdiction, authority, measure,
  *           dates, period, year, numbers, annexes)      -- canonical name + aliases
- *     name_numbers(jurisdiction, number, work_id)       -- one row per number, for partial matching
+ *     name_numbers(jurisdiction, number, work_id)       -- names with several numbers: one row per number
  *     expressions(id, work_id, version, language, version_date, in_force)
  *     manifestations(id, expression_id, editor, format, component, feature)
  *     items(manifestation_id, url, priority)
@@ -42,14 +42,14 @@ export const SCHEMA_VERSION = 1;
 /** Indexes only the resolver's lookups need: dropped during a bulk load into an empty catalogue, built once after. */
 const SECONDARY_INDEXES = `
 CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
-CREATE INDEX IF NOT EXISTS names_year_measure ON names(jurisdiction, year, measure);
-CREATE INDEX IF NOT EXISTS names_year_authority ON names(jurisdiction, year, authority);
+CREATE INDEX IF NOT EXISTS names_number ON names(jurisdiction, numbers);
+CREATE INDEX IF NOT EXISTS names_year ON names(jurisdiction, year, measure, authority);
 CREATE INDEX IF NOT EXISTS names_authority_measure ON names(jurisdiction, authority, measure);
 `;
 const DROP_SECONDARY_INDEXES = `
 DROP INDEX IF EXISTS names_work;
-DROP INDEX IF EXISTS names_year_measure;
-DROP INDEX IF EXISTS names_year_authority;
+DROP INDEX IF EXISTS names_number;
+DROP INDEX IF EXISTS names_year;
 DROP INDEX IF EXISTS names_authority_measure;
 `;
 
@@ -230,11 +230,11 @@ export class SqliteCatalogue implements CatalogueReader {
           ORDER BY e.id, m.id, i.priority, i.url`,
       ),
       byNumber: p(
-        'SELECT DISTINCT work_id FROM name_numbers WHERE jurisdiction = ? AND number = ? LIMIT ?',
+        `SELECT work_id FROM names WHERE jurisdiction = ? AND numbers = ?
+         UNION SELECT work_id FROM name_numbers WHERE jurisdiction = ? AND number = ? LIMIT ?`,
       ),
       byYear: p(
-        `SELECT work_id FROM names WHERE jurisdiction = ? AND year = ? AND measure = ?
-         UNION SELECT work_id FROM names WHERE jurisdiction = ? AND year = ? AND authority = ? LIMIT ?`,
+        'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = ? AND (measure = ? OR authority = ?) LIMIT ?',
       ),
       byAuthorityMeasure: p(
         'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND authority = ? AND measure = ? LIMIT ?',
@@ -273,20 +273,12 @@ export class SqliteCatalogue implements CatalogueReader {
     const add = (rows: unknown[]) => {
       for (const r of rows as { work_id: number }[]) if (ids.size < q.limit) ids.add(r.work_id);
     };
-    for (const n of q.numbers) add(this.#s.byNumber!.all(q.jurisdiction, n, q.limit));
+    for (const n of q.numbers) {
+      add(this.#s.byNumber!.all(q.jurisdiction, n, q.jurisdiction, n, q.limit));
+    }
     if (ids.size < q.limit) {
       if (q.year !== null) {
-        add(
-          this.#s.byYear!.all(
-            q.jurisdiction,
-            q.year,
-            q.measure,
-            q.jurisdiction,
-            q.year,
-            q.authority,
-            q.limit,
-          ),
-        );
+        add(this.#s.byYear!.all(q.jurisdiction, q.year, q.measure, q.authority, q.limit));
       } else if (q.numbers.length === 0) {
         add(this.#s.byAuthorityMeasure!.all(q.jurisdiction, q.authority, q.measure, q.limit));
       }
@@ -389,20 +381,32 @@ export class SqliteCatalogue implements CatalogueReader {
   }
 
   /**
-   * Prepare a bulk load: when the catalogue is empty, drop the lookup-only
-   * indexes (rebuilt by `endBulkLoad`, much faster than growing them row by
-   * row). Returns whether it did.
+   * Prepare a bulk load: a large page cache; when the catalogue is empty,
+   * drop the lookup-only indexes (rebuilt by `endBulkLoad`, much faster than
+   * growing them row by row) and skip fsync. Returns whether it was empty.
    */
   beginBulkLoad(): boolean {
+    // Random inserts into the unique indexes touch pages all over the file: a
+    // page cache that holds them keeps a large import from slowing down as it
+    // grows (SQLite allocates the cache lazily, up to this bound).
+    this.db.exec('PRAGMA cache_size = -1048576; PRAGMA wal_autocheckpoint = 20000;');
     const empty = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
-    if (empty) this.db.exec(DROP_SECONDARY_INDEXES);
+    if (empty) {
+      // Nothing to lose yet: no fsync until the load ends (a power cut loses
+      // only this import, which can be run again: imports are idempotent).
+      this.db.exec('PRAGMA synchronous = OFF');
+      this.db.exec(DROP_SECONDARY_INDEXES);
+    }
     return empty;
   }
 
   /** Rebuild whatever `beginBulkLoad` dropped (idempotent). */
   endBulkLoad(): void {
     this.db.exec(SECONDARY_INDEXES);
-    this.db.exec('PRAGMA optimize');
+    this.db.exec('PRAGMA analysis_limit = 1000; PRAGMA optimize;');
+    this.db.exec(
+      'PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = NORMAL;',
+    );
   }
 
   /** A writer for imports; call inside `transaction`. */
@@ -488,7 +492,10 @@ export class CatalogueWriter {
       key.numbers.join(','),
       key.annexes.join(':'),
     );
-    for (const n of key.numbers) this.#s.insertNumber!.run(key.jurisdiction, n, workId);
+    // A single number is found through the names_number index; several get a row each.
+    if (key.numbers.length > 1) {
+      for (const n of key.numbers) this.#s.insertNumber!.run(key.jurisdiction, n, workId);
+    }
   }
 
   /**

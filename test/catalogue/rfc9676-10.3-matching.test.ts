@@ -4,7 +4,11 @@
  * number or date, measure/authority aliases), ambiguity, versions by date,
  * language, format, partition.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteCatalogue } from '../../src/catalogue/store.ts';
 import {
   MemoryCatalogue,
   analyseLexUrn,
@@ -12,6 +16,7 @@ import {
   resolveQuery,
   validateRow,
   worksFromRows,
+  type CatalogueReader,
   type MatchOptions,
   type Resolution,
 } from '../../src/core/catalogue/index.ts';
@@ -107,15 +112,29 @@ const ROWS: Record<string, unknown>[] = [
   },
 ];
 
-const catalogue = new MemoryCatalogue(
-  worksFromRows(
-    ROWS.map((r, i) => {
-      const v = validateRow(r, analyseLexUrn);
-      if (!v.ok) throw new Error(`fixture row ${i}: ${v.error.code} ${v.error.message}`);
-      return v.row;
-    }),
-  ),
-);
+const validRows = ROWS.map((r, i) => {
+  const v = validateRow(r, analyseLexUrn);
+  if (!v.ok) throw new Error(`fixture row ${i}: ${v.error.code} ${v.error.message}`);
+  return v.row;
+});
+
+// The same tables run against the in-memory reader and the SQLite store
+// (written through the import writer): both must implement the reader contract alike.
+const dir = mkdtempSync(join(tmpdir(), 'lexroute-match-'));
+const sqlite = new SqliteCatalogue(join(dir, 'catalogue.sqlite'));
+sqlite.transaction(() => {
+  const w = sqlite.writer();
+  for (const row of validRows) if (!w.write(row).ok) throw new Error('fixture write failed');
+});
+afterAll(() => {
+  sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const READERS: [string, CatalogueReader][] = [
+  ['memory', new MemoryCatalogue(worksFromRows(validRows))],
+  ['sqlite', sqlite],
+];
+let catalogue: CatalogueReader = READERS[0]![1];
 
 function resolve(urn: string, options: MatchOptions = {}): Resolution {
   const a = analyseReference(urn);
@@ -158,371 +177,383 @@ function check(c: Case): void {
   if (c.reasons !== undefined) expect(r.reasons.map((x) => x.code)).toEqual(c.reasons);
 }
 
-describe('RFC 9676 section 10.3: exact match on the canonical name or an alias', () => {
-  const cases: Case[] = [
-    {
-      name: 'canonical work URN',
-      urn: 'urn:lex:br:federal:lei:2002-01-10;10406',
-      url: 'https://planalto.example/l10406',
-      score: 100,
-      exact: true,
-      reasons: [],
-    },
-    {
-      name: 'case-insensitive (section 3.3)',
-      urn: 'URN:LEX:BR:Federal:LEI:2002-01-10;10406',
-      url: 'https://planalto.example/l10406',
-      exact: true,
-    },
-    {
-      name: 'measure alias (section 6.2.3)',
-      urn: 'urn:lex:it:stato:codice;amministrazione.digitale:2005-03-07;82',
-      url: 'https://n.example/cad/2018',
-      exact: true,
-      reasons: ['ALIAS'],
-    },
-    {
-      name: 'language alias (section 5.5)',
-      urn: 'urn:lex:eu:consiglio:direttiva:2004-12-13;113',
-      exact: true,
-      reasons: ['ALIAS'],
-    },
-    {
-      name: 'alias with upper case',
-      urn: 'urn:lex:BR:federal:CODIGO.CIVIL:2002-01-10;10406',
-      url: 'https://planalto.example/l10406',
-      exact: true,
-    },
-    {
-      name: 'several numbers',
-      urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-10-97,c-11-97,c-12-97',
-      url: 'https://curia.example/c-10-97',
-      exact: true,
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
-});
-
-describe('RFC 9676 section 10.3: heuristic partial matches with score and explanation', () => {
-  const cases: Case[] = [
-    {
-      name: 'year-only date (a "reference" URN)',
-      urn: 'urn:lex:br:federal:decreto.lei:1943;5452',
-      url: 'https://planalto.example/del5452',
-      score: 90,
-      exact: false,
-      reasons: ['DATE_YEAR_ONLY'],
-    },
-    {
-      name: 'missing number',
-      urn: 'urn:lex:br:federal:decreto.lei:1943-05-01',
-      url: 'https://planalto.example/del5452',
-      score: 75,
-      reasons: ['NUMBER_MISSING'],
-    },
-    {
-      name: 'missing date (a lone number)',
-      urn: 'urn:lex:br:federal:lei:10406',
-      url: 'https://planalto.example/l10406',
-      score: 80,
-      reasons: ['DATE_MISSING'],
-    },
-    {
-      name: 'wrong day, same year and number',
-      urn: 'urn:lex:br:federal:lei:2008-03-05;11705',
-      url: 'https://planalto.example/l11705',
-      score: 60,
-      reasons: ['DATE_DIFFERS'],
-    },
-    {
-      name: 'measure type without its specification, via the alias',
-      urn: 'urn:lex:it:stato:codice:2005-03-07;82',
-      url: 'https://n.example/cad/2018',
-      score: 90,
-      reasons: ['MEASURE_PARTIAL', 'ALIAS'],
-    },
-    {
-      name: 'different authority',
-      urn: 'urn:lex:br:congresso.nacional:lei:2002-01-10;10406',
-      url: 'https://planalto.example/l10406',
-      score: 70,
-      reasons: ['AUTHORITY_DIFFERS'],
-    },
-    {
-      name: 'some of several numbers',
-      urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-11-97',
-      url: 'https://curia.example/c-10-97',
-      score: 85,
-      reasons: ['NUMBERS_PARTIAL'],
-    },
-    {
-      name: 'local date part ignored for matching',
-      urn: 'urn:lex:br:federal:lei:2002-01-10|10.jan.2002;10406',
-      url: 'https://planalto.example/l10406',
-      score: 100,
-      exact: false,
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
-
-  it('several close candidates give a list (section 5.4: judgement and order 4/59)', () =>
-    check({
-      name: 'ambiguous',
-      urn: 'urn:lex:eec.lex.arpa:court.justice:decision:1960;4-59',
-      candidates: [
-        'urn:lex:eec.lex.arpa:court.justice:judgement:1960-04-04;4-59',
-        'urn:lex:eec.lex.arpa:court.justice:order:1960-05-18;4-59',
-      ],
-    }));
-
-  it("the list carries scores, reasons and each candidate's best URL", () => {
-    const r = resolve('urn:lex:eec.lex.arpa:court.justice:decision:1960;4-59');
-    expect(r.kind).toBe('ambiguous');
-    if (r.kind !== 'ambiguous') return;
-    expect(r.candidates.map((c) => [c.score, c.best?.url, c.reasons.map((x) => x.code)])).toEqual([
-      [60, 'https://curia.example/cj0004', ['DATE_YEAR_ONLY', 'MEASURE_DIFFERS']],
-      [60, 'https://curia.example/co0004', ['DATE_YEAR_ONLY', 'MEASURE_DIFFERS']],
-    ]);
+describe.each(READERS)('%s reader', (_label, reader) => {
+  beforeEach(() => {
+    catalogue = reader;
   });
 
-  it('one clear best among close numbers wins (11705 vs 11706, same year)', () =>
-    check({
-      name: 'clear',
-      urn: 'urn:lex:br:federal:lei:2008;11706',
-      url: 'https://planalto.example/l11706',
-      score: 90,
-    }));
-
-  it('a year-only reference with no number is ambiguous between two laws of that year', () =>
-    check({
-      name: 'ambiguous year',
-      urn: 'urn:lex:br:federal:lei:2008-06-19',
-      candidates: [
-        'urn:lex:br:federal:lei:2008-06-19;11705',
-        'urn:lex:br:federal:lei:2008-06-19;11706',
-      ],
-    }));
-
-  const unknown: Case[] = [
-    { name: 'unknown number', urn: 'urn:lex:br:federal:lei:2002-01-10;10407', code: 'UNKNOWN_URN' },
-    {
-      name: 'other year with the same number',
-      urn: 'urn:lex:br:federal:lei:1999;10406',
-      code: 'UNKNOWN_URN',
-    },
-    {
-      name: 'other jurisdiction',
-      urn: 'urn:lex:pt:federal:lei:2002-01-10;10406',
-      code: 'UNKNOWN_URN',
-    },
-    {
-      name: 'an annex the catalogue lacks',
-      urn: 'urn:lex:br:federal:lei:2002-01-10;10406:anexo.1',
-      code: 'UNKNOWN_URN',
-    },
-    {
-      name: 'authority and measure both different (score 40 < 50)',
-      urn: 'urn:lex:br:senado:decreto:2002-01-10;10406',
-      code: 'UNKNOWN_URN',
-    },
-  ];
-  for (const c of unknown) it(`not found: ${c.name}`, () => check(c));
-});
-
-describe('RFC 9676 section 10.3: versions ("the best (most recent) version")', () => {
-  const cases: Case[] = [
-    { name: 'no version: the most recent', urn: CAD, url: 'https://n.example/cad/2018' },
-    {
-      name: '?=at= selects the version in force that day',
-      urn: `${CAD}?=at=2017-01-01`,
-      url: 'https://n.example/cad/2016',
-    },
-    {
-      name: '?=at= on the in-force day itself',
-      urn: `${CAD}?=at=2018-01-27`,
-      url: 'https://n.example/cad/2018',
-    },
-    {
-      name: '?=at= before the amendment came into force',
-      urn: `${CAD}?=at=2018-01-26`,
-      url: 'https://n.example/cad/2016',
-    },
-    {
-      name: '?=at= in the original period',
-      urn: `${CAD}?=at=2010-06-30`,
-      url: 'https://n.example/cad/2006',
-    },
-    {
-      name: 'the at option overrides the q-component',
-      urn: `${CAD}?=at=2010-06-30`,
-      options: { at: '2020-01-01' },
-      url: 'https://n.example/cad/2018',
-    },
-    { name: 'explicit @version', urn: `${CAD}@2016-08-26`, url: 'https://n.example/cad/2016' },
-    {
-      name: '@originale (the label in Italian)',
-      urn: `${CAD}@originale`,
-      url: 'https://n.example/cad/2006',
-    },
-    {
-      name: "@original (another language's label)",
-      urn: `${CAD}@original`,
-      url: 'https://n.example/cad/2006',
-    },
-    {
-      name: 'an uncatalogued version date: the one in force then',
-      urn: `${CAD}@2017-01-01`,
-      url: 'https://n.example/cad/2016',
-      reasons: ['VERSION_IN_FORCE_AT'],
-    },
-    {
-      name: 'version with an event: same amendment date',
-      urn: `${CAD}@2016-08-26;2016-09-14`,
-      url: 'https://n.example/cad/2016',
-      reasons: ['VERSION_EVENTS_DIFFER'],
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
-  const missing: Case[] = [
-    { name: 'nothing in force yet', urn: `${CAD}?=at=2001-01-01`, code: 'NOT_IN_FORCE' },
-    { name: 'a version before the work', urn: `${CAD}@1990-01-01`, code: 'VERSION_NOT_FOUND' },
-    { name: 'an unknown label', urn: `${CAD}@bozza`, code: 'VERSION_NOT_FOUND' },
-    { name: 'a malformed at date', urn: `${CAD}?=at=2017-02-30`, code: 'INVALID_AT_DATE' },
-  ];
-  for (const c of missing) it(`error: ${c.name}`, () => check(c));
-});
-
-describe('RFC 9676 section 5.6: language', () => {
-  const cases: Case[] = [
-    {
-      name: 'no language, no Accept-Language: the first catalogued',
-      urn: DIR,
-      url: 'https://eur.example/EN/html',
-    },
-    { name: '@original:de', urn: `${DIR}@original:de`, url: 'https://eur.example/DE/html' },
-    {
-      name: 'Accept-Language picks among languages',
-      urn: DIR,
-      options: { acceptLanguage: 'fr-CH, fr;q=0.9, en;q=0.5' },
-      url: 'https://eur.example/FR/html#top',
-    },
-    {
-      name: 'Accept-Language with q-values',
-      urn: DIR,
-      options: { acceptLanguage: 'de;q=0.4, it;q=0.8' },
-      url: 'https://eur.example/IT/html',
-    },
-    {
-      name: 'Accept-Language with no available language: the first',
-      urn: DIR,
-      options: { acceptLanguage: 'es' },
-      url: 'https://eur.example/EN/html',
-    },
-    {
-      name: 'the URN language wins over Accept-Language',
-      urn: `${DIR}@original:it`,
-      options: { acceptLanguage: 'de' },
-      url: 'https://eur.example/IT/html',
-    },
-    {
-      name: 'an alias with a language',
-      urn: 'urn:lex:eu:rat:richtlinie:2004-12-13;113@original:de',
-      url: 'https://eur.example/DE/html',
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
-  it('error: a language the work lacks', () =>
-    check({ name: '', urn: `${DIR}@original:es`, code: 'LANGUAGE_NOT_AVAILABLE' }));
-});
-
-describe('RFC 9676 section 5.7: manifestation (format, editor, component)', () => {
-  const cases: Case[] = [
-    { name: 'no manifestation: by item priority', urn: L56, url: 'https://n.example/56?x=1' },
-    {
-      name: '$editor:format',
-      urn: `${DIR}@original:en$eur-lex.europa.eu:application-pdf`,
-      url: 'https://eur.example/EN/pdf',
-    },
-    {
-      name: 'format without its ;specification',
-      urn: `${L56}$senato.it:text-xml`,
-      url: 'https://senato.example/56.xml',
-    },
-    {
-      name: 'format with specification',
-      urn: `${L56}$parlamento.it:application-pdf;1.7`,
-      url: 'https://parl.example/56.pdf',
-    },
-    {
-      name: 'Accept: application/pdf ranks the PDF first',
-      urn: L56,
-      options: { accept: 'application/pdf' },
-      url: 'https://parl.example/56.pdf',
-    },
-    {
-      name: 'Accept: text/xml',
-      urn: L56,
-      options: { accept: 'text/xml, text/html;q=0.5' },
-      url: 'https://senato.example/56.xml',
-    },
-    {
-      name: 'Accept with no available type still answers',
-      urn: L56,
-      options: { accept: 'image/png' },
-      url: 'https://n.example/56?x=1',
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
-  it('error: a manifestation the expression lacks', () =>
-    check({ name: '', urn: `${L56}$example.org:text-html`, code: 'MANIFESTATION_NOT_FOUND' }));
-  it('N2Ls order: every manifestation and item of the chosen expression', () => {
-    const r = resolve(L56);
-    expect(r.kind === 'found' && r.locations.map((l) => [l.url, l.mediaType])).toEqual([
-      ['https://n.example/56?x=1', 'text/html'],
-      ['https://parl.example/56.pdf', 'application/pdf'],
-      ['https://senato.example/56.xml', 'text/xml'],
-    ]);
+  describe('RFC 9676 section 10.3: exact match on the canonical name or an alias', () => {
+    const cases: Case[] = [
+      {
+        name: 'canonical work URN',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10406',
+        url: 'https://planalto.example/l10406',
+        score: 100,
+        exact: true,
+        reasons: [],
+      },
+      {
+        name: 'case-insensitive (section 3.3)',
+        urn: 'URN:LEX:BR:Federal:LEI:2002-01-10;10406',
+        url: 'https://planalto.example/l10406',
+        exact: true,
+      },
+      {
+        name: 'measure alias (section 6.2.3)',
+        urn: 'urn:lex:it:stato:codice;amministrazione.digitale:2005-03-07;82',
+        url: 'https://n.example/cad/2018',
+        exact: true,
+        reasons: ['ALIAS'],
+      },
+      {
+        name: 'language alias (section 5.5)',
+        urn: 'urn:lex:eu:consiglio:direttiva:2004-12-13;113',
+        exact: true,
+        reasons: ['ALIAS'],
+      },
+      {
+        name: 'alias with upper case',
+        urn: 'urn:lex:BR:federal:CODIGO.CIVIL:2002-01-10;10406',
+        url: 'https://planalto.example/l10406',
+        exact: true,
+      },
+      {
+        name: 'several numbers',
+        urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-10-97,c-11-97,c-12-97',
+        url: 'https://curia.example/c-10-97',
+        exact: true,
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
   });
-});
 
-describe('RFC 9676 section 5.8: partition to "#partition"', () => {
-  const cases: Case[] = [
-    {
-      name: 'exact URN with ~partition',
-      urn: 'urn:lex:br:federal:lei:2002-01-10;10406~art5;par2',
-      url: 'https://planalto.example/l10406#art5;par2',
-      exact: true,
-    },
-    {
-      name: 'partition on a partial match',
-      urn: 'urn:lex:br:federal:decreto.lei:1943;5452~art7',
-      url: 'https://planalto.example/del5452#art7',
-    },
-    {
-      name: 'partition keeps its case and encoding',
-      urn: 'urn:lex:br:federal:lei:2002-01-10;10406~Art5%c3%a7',
-      url: 'https://planalto.example/l10406#Art5%C3%A7',
-    },
-    {
-      name: 'a catalogued fragment is replaced',
-      urn: `${DIR}@original:fr~art3`,
-      url: 'https://eur.example/FR/html#art3',
-    },
-    {
-      name: 'a catalogued fragment stays without a partition',
-      urn: `${DIR}@original:fr`,
-      url: 'https://eur.example/FR/html#top',
-    },
-    {
-      name: 'partition with an existing query and forwarded q-component',
-      urn: `${L56}~art1?=at=2020-01-01&view=print`,
-      url: 'https://n.example/56?x=1&view=print#art1',
-    },
-    {
-      name: 'q-component forwarded onto a URL without a query',
-      urn: 'urn:lex:br:federal:lei:2002-01-10;10406?=lang=pt',
-      url: 'https://planalto.example/l10406?lang=pt',
-    },
-  ];
-  for (const c of cases) it(c.name, () => check(c));
+  describe('RFC 9676 section 10.3: heuristic partial matches with score and explanation', () => {
+    const cases: Case[] = [
+      {
+        name: 'year-only date (a "reference" URN)',
+        urn: 'urn:lex:br:federal:decreto.lei:1943;5452',
+        url: 'https://planalto.example/del5452',
+        score: 90,
+        exact: false,
+        reasons: ['DATE_YEAR_ONLY'],
+      },
+      {
+        name: 'missing number',
+        urn: 'urn:lex:br:federal:decreto.lei:1943-05-01',
+        url: 'https://planalto.example/del5452',
+        score: 75,
+        reasons: ['NUMBER_MISSING'],
+      },
+      {
+        name: 'missing date (a lone number)',
+        urn: 'urn:lex:br:federal:lei:10406',
+        url: 'https://planalto.example/l10406',
+        score: 80,
+        reasons: ['DATE_MISSING'],
+      },
+      {
+        name: 'wrong day, same year and number',
+        urn: 'urn:lex:br:federal:lei:2008-03-05;11705',
+        url: 'https://planalto.example/l11705',
+        score: 60,
+        reasons: ['DATE_DIFFERS'],
+      },
+      {
+        name: 'measure type without its specification, via the alias',
+        urn: 'urn:lex:it:stato:codice:2005-03-07;82',
+        url: 'https://n.example/cad/2018',
+        score: 90,
+        reasons: ['MEASURE_PARTIAL', 'ALIAS'],
+      },
+      {
+        name: 'different authority',
+        urn: 'urn:lex:br:congresso.nacional:lei:2002-01-10;10406',
+        url: 'https://planalto.example/l10406',
+        score: 70,
+        reasons: ['AUTHORITY_DIFFERS'],
+      },
+      {
+        name: 'some of several numbers',
+        urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-11-97',
+        url: 'https://curia.example/c-10-97',
+        score: 85,
+        reasons: ['NUMBERS_PARTIAL'],
+      },
+      {
+        name: 'local date part ignored for matching',
+        urn: 'urn:lex:br:federal:lei:2002-01-10|10.jan.2002;10406',
+        url: 'https://planalto.example/l10406',
+        score: 100,
+        exact: false,
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+
+    it('several close candidates give a list (section 5.4: judgement and order 4/59)', () =>
+      check({
+        name: 'ambiguous',
+        urn: 'urn:lex:eec.lex.arpa:court.justice:decision:1960;4-59',
+        candidates: [
+          'urn:lex:eec.lex.arpa:court.justice:judgement:1960-04-04;4-59',
+          'urn:lex:eec.lex.arpa:court.justice:order:1960-05-18;4-59',
+        ],
+      }));
+
+    it("the list carries scores, reasons and each candidate's best URL", () => {
+      const r = resolve('urn:lex:eec.lex.arpa:court.justice:decision:1960;4-59');
+      expect(r.kind).toBe('ambiguous');
+      if (r.kind !== 'ambiguous') return;
+      expect(r.candidates.map((c) => [c.score, c.best?.url, c.reasons.map((x) => x.code)])).toEqual(
+        [
+          [60, 'https://curia.example/cj0004', ['DATE_YEAR_ONLY', 'MEASURE_DIFFERS']],
+          [60, 'https://curia.example/co0004', ['DATE_YEAR_ONLY', 'MEASURE_DIFFERS']],
+        ],
+      );
+    });
+
+    it('one clear best among close numbers wins (11705 vs 11706, same year)', () =>
+      check({
+        name: 'clear',
+        urn: 'urn:lex:br:federal:lei:2008;11706',
+        url: 'https://planalto.example/l11706',
+        score: 90,
+      }));
+
+    it('a year-only reference with no number is ambiguous between two laws of that year', () =>
+      check({
+        name: 'ambiguous year',
+        urn: 'urn:lex:br:federal:lei:2008-06-19',
+        candidates: [
+          'urn:lex:br:federal:lei:2008-06-19;11705',
+          'urn:lex:br:federal:lei:2008-06-19;11706',
+        ],
+      }));
+
+    const unknown: Case[] = [
+      {
+        name: 'unknown number',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10407',
+        code: 'UNKNOWN_URN',
+      },
+      {
+        name: 'other year with the same number',
+        urn: 'urn:lex:br:federal:lei:1999;10406',
+        code: 'UNKNOWN_URN',
+      },
+      {
+        name: 'other jurisdiction',
+        urn: 'urn:lex:pt:federal:lei:2002-01-10;10406',
+        code: 'UNKNOWN_URN',
+      },
+      {
+        name: 'an annex the catalogue lacks',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10406:anexo.1',
+        code: 'UNKNOWN_URN',
+      },
+      {
+        name: 'authority and measure both different (score 40 < 50)',
+        urn: 'urn:lex:br:senado:decreto:2002-01-10;10406',
+        code: 'UNKNOWN_URN',
+      },
+    ];
+    for (const c of unknown) it(`not found: ${c.name}`, () => check(c));
+  });
+
+  describe('RFC 9676 section 10.3: versions ("the best (most recent) version")', () => {
+    const cases: Case[] = [
+      { name: 'no version: the most recent', urn: CAD, url: 'https://n.example/cad/2018' },
+      {
+        name: '?=at= selects the version in force that day',
+        urn: `${CAD}?=at=2017-01-01`,
+        url: 'https://n.example/cad/2016',
+      },
+      {
+        name: '?=at= on the in-force day itself',
+        urn: `${CAD}?=at=2018-01-27`,
+        url: 'https://n.example/cad/2018',
+      },
+      {
+        name: '?=at= before the amendment came into force',
+        urn: `${CAD}?=at=2018-01-26`,
+        url: 'https://n.example/cad/2016',
+      },
+      {
+        name: '?=at= in the original period',
+        urn: `${CAD}?=at=2010-06-30`,
+        url: 'https://n.example/cad/2006',
+      },
+      {
+        name: 'the at option overrides the q-component',
+        urn: `${CAD}?=at=2010-06-30`,
+        options: { at: '2020-01-01' },
+        url: 'https://n.example/cad/2018',
+      },
+      { name: 'explicit @version', urn: `${CAD}@2016-08-26`, url: 'https://n.example/cad/2016' },
+      {
+        name: '@originale (the label in Italian)',
+        urn: `${CAD}@originale`,
+        url: 'https://n.example/cad/2006',
+      },
+      {
+        name: "@original (another language's label)",
+        urn: `${CAD}@original`,
+        url: 'https://n.example/cad/2006',
+      },
+      {
+        name: 'an uncatalogued version date: the one in force then',
+        urn: `${CAD}@2017-01-01`,
+        url: 'https://n.example/cad/2016',
+        reasons: ['VERSION_IN_FORCE_AT'],
+      },
+      {
+        name: 'version with an event: same amendment date',
+        urn: `${CAD}@2016-08-26;2016-09-14`,
+        url: 'https://n.example/cad/2016',
+        reasons: ['VERSION_EVENTS_DIFFER'],
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+    const missing: Case[] = [
+      { name: 'nothing in force yet', urn: `${CAD}?=at=2001-01-01`, code: 'NOT_IN_FORCE' },
+      { name: 'a version before the work', urn: `${CAD}@1990-01-01`, code: 'VERSION_NOT_FOUND' },
+      { name: 'an unknown label', urn: `${CAD}@bozza`, code: 'VERSION_NOT_FOUND' },
+      { name: 'a malformed at date', urn: `${CAD}?=at=2017-02-30`, code: 'INVALID_AT_DATE' },
+    ];
+    for (const c of missing) it(`error: ${c.name}`, () => check(c));
+  });
+
+  describe('RFC 9676 section 5.6: language', () => {
+    const cases: Case[] = [
+      {
+        name: 'no language, no Accept-Language: the first catalogued',
+        urn: DIR,
+        url: 'https://eur.example/EN/html',
+      },
+      { name: '@original:de', urn: `${DIR}@original:de`, url: 'https://eur.example/DE/html' },
+      {
+        name: 'Accept-Language picks among languages',
+        urn: DIR,
+        options: { acceptLanguage: 'fr-CH, fr;q=0.9, en;q=0.5' },
+        url: 'https://eur.example/FR/html#top',
+      },
+      {
+        name: 'Accept-Language with q-values',
+        urn: DIR,
+        options: { acceptLanguage: 'de;q=0.4, it;q=0.8' },
+        url: 'https://eur.example/IT/html',
+      },
+      {
+        name: 'Accept-Language with no available language: the first',
+        urn: DIR,
+        options: { acceptLanguage: 'es' },
+        url: 'https://eur.example/EN/html',
+      },
+      {
+        name: 'the URN language wins over Accept-Language',
+        urn: `${DIR}@original:it`,
+        options: { acceptLanguage: 'de' },
+        url: 'https://eur.example/IT/html',
+      },
+      {
+        name: 'an alias with a language',
+        urn: 'urn:lex:eu:rat:richtlinie:2004-12-13;113@original:de',
+        url: 'https://eur.example/DE/html',
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+    it('error: a language the work lacks', () =>
+      check({ name: '', urn: `${DIR}@original:es`, code: 'LANGUAGE_NOT_AVAILABLE' }));
+  });
+
+  describe('RFC 9676 section 5.7: manifestation (format, editor, component)', () => {
+    const cases: Case[] = [
+      { name: 'no manifestation: by item priority', urn: L56, url: 'https://n.example/56?x=1' },
+      {
+        name: '$editor:format',
+        urn: `${DIR}@original:en$eur-lex.europa.eu:application-pdf`,
+        url: 'https://eur.example/EN/pdf',
+      },
+      {
+        name: 'format without its ;specification',
+        urn: `${L56}$senato.it:text-xml`,
+        url: 'https://senato.example/56.xml',
+      },
+      {
+        name: 'format with specification',
+        urn: `${L56}$parlamento.it:application-pdf;1.7`,
+        url: 'https://parl.example/56.pdf',
+      },
+      {
+        name: 'Accept: application/pdf ranks the PDF first',
+        urn: L56,
+        options: { accept: 'application/pdf' },
+        url: 'https://parl.example/56.pdf',
+      },
+      {
+        name: 'Accept: text/xml',
+        urn: L56,
+        options: { accept: 'text/xml, text/html;q=0.5' },
+        url: 'https://senato.example/56.xml',
+      },
+      {
+        name: 'Accept with no available type still answers',
+        urn: L56,
+        options: { accept: 'image/png' },
+        url: 'https://n.example/56?x=1',
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+    it('error: a manifestation the expression lacks', () =>
+      check({ name: '', urn: `${L56}$example.org:text-html`, code: 'MANIFESTATION_NOT_FOUND' }));
+    it('N2Ls order: every manifestation and item of the chosen expression', () => {
+      const r = resolve(L56);
+      expect(r.kind === 'found' && r.locations.map((l) => [l.url, l.mediaType])).toEqual([
+        ['https://n.example/56?x=1', 'text/html'],
+        ['https://parl.example/56.pdf', 'application/pdf'],
+        ['https://senato.example/56.xml', 'text/xml'],
+      ]);
+    });
+  });
+
+  describe('RFC 9676 section 5.8: partition to "#partition"', () => {
+    const cases: Case[] = [
+      {
+        name: 'exact URN with ~partition',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10406~art5;par2',
+        url: 'https://planalto.example/l10406#art5;par2',
+        exact: true,
+      },
+      {
+        name: 'partition on a partial match',
+        urn: 'urn:lex:br:federal:decreto.lei:1943;5452~art7',
+        url: 'https://planalto.example/del5452#art7',
+      },
+      {
+        name: 'partition keeps its case and encoding',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10406~Art5%c3%a7',
+        url: 'https://planalto.example/l10406#Art5%C3%A7',
+      },
+      {
+        name: 'a catalogued fragment is replaced',
+        urn: `${DIR}@original:fr~art3`,
+        url: 'https://eur.example/FR/html#art3',
+      },
+      {
+        name: 'a catalogued fragment stays without a partition',
+        urn: `${DIR}@original:fr`,
+        url: 'https://eur.example/FR/html#top',
+      },
+      {
+        name: 'partition with an existing query and forwarded q-component',
+        urn: `${L56}~art1?=at=2020-01-01&view=print`,
+        url: 'https://n.example/56?x=1&view=print#art1',
+      },
+      {
+        name: 'q-component forwarded onto a URL without a query',
+        urn: 'urn:lex:br:federal:lei:2002-01-10;10406?=lang=pt',
+        url: 'https://planalto.example/l10406?lang=pt',
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+  });
 });
