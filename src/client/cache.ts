@@ -51,6 +51,33 @@ export function cacheKey(qname: string, qtype: string): string {
   return `${canonicalName(qname)}|${qtype}`;
 }
 
+/**
+ * `cacheKey` memoised per (qtype, qname): the warm path asks for the same
+ * names, and a memoised key is the same string object, whose hash V8 keeps.
+ */
+const KEY_MEMO_MAX = 4096;
+const keyMemo = new Map<string, Map<string, string>>();
+let keyMemoSize = 0;
+
+function memoCacheKey(qname: string, qtype: string): string {
+  let byName = keyMemo.get(qtype);
+  if (byName === undefined) {
+    byName = new Map();
+    keyMemo.set(qtype, byName);
+  }
+  let k = byName.get(qname);
+  if (k === undefined) {
+    k = cacheKey(qname, qtype);
+    if (keyMemoSize >= KEY_MEMO_MAX) {
+      for (const m of keyMemo.values()) m.clear();
+      keyMemoSize = 0;
+    }
+    byName.set(qname, k);
+    keyMemoSize++;
+  }
+  return k;
+}
+
 export class DnsCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, shared: 0, evictions: 0, expirations: 0 };
   private readonly entries = new Map<string, Entry>();
@@ -73,7 +100,7 @@ export class DnsCache {
 
   /** The live entry for (qname, qtype), or undefined. Touches it for LRU. */
   get(qname: string, qtype: string): CacheHit | undefined {
-    return this.getByKey(cacheKey(qname, qtype));
+    return this.getByKey(memoCacheKey(qname, qtype));
   }
 
   getByKey(key: string): CacheHit | undefined {
@@ -93,7 +120,7 @@ export class DnsCache {
 
   /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
   set(result: LookupResult): void {
-    this.setByKey(cacheKey(result.qname, result.qtype), result);
+    this.setByKey(memoCacheKey(result.qname, result.qtype), result);
   }
 
   private setByKey(key: string, result: LookupResult): void {
@@ -118,7 +145,7 @@ export class DnsCache {
     qtype: string,
     fetch: () => Promise<LookupResult>,
   ): Promise<{ result: LookupResult; cached: boolean; remaining?: number }> {
-    const key = cacheKey(qname, qtype);
+    const key = memoCacheKey(qname, qtype);
     const hit = this.getByKey(key);
     if (hit) {
       this.stats.hits++;

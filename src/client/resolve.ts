@@ -237,7 +237,7 @@ const STEP_MEMO_PER_RRSET = 4096;
 
 function memoStep(
   r: LookupResult,
-  aus: string,
+  prepared: Prepared,
   key: string,
   service: Service,
   records: readonly NaptrRecord[],
@@ -247,14 +247,24 @@ function memoStep(
     memo = new Map();
     stepMemo.set(r, memo);
   }
-  const k = `${service}\n${aus}`;
+  const k = memoKey(prepared, service);
   let step = memo.get(k);
   if (step === undefined) {
-    step = dddsStep({ aus, key, records, service, toDnsKey });
+    step = dddsStep({ aus: prepared.aus, key, records, service, toDnsKey });
     if (memo.size >= STEP_MEMO_PER_RRSET) memo.clear();
     memo.set(k, step);
   }
   return step;
+}
+
+/** The step memo's key for this AUS and service (one string per input, so its hash is computed once). */
+function memoKey(p: Prepared, service: Service): string {
+  let k = p.memoKeys[service];
+  if (k === undefined) {
+    k = `${service}\n${p.aus}`;
+    p.memoKeys[service] = k;
+  }
+  return k;
 }
 
 interface Prepared {
@@ -262,6 +272,13 @@ interface Prepared {
   readonly fragment: string | undefined;
   readonly partition: string | undefined;
   readonly firstKey: string;
+  /**
+   * The same input was resolved before (while its entry was kept): only then
+   * are step results memoised, so a stream of distinct URNs does not fill the
+   * memo with results that are never asked for again.
+   */
+  repeat: boolean;
+  readonly memoKeys: Partial<Record<Service, string>>;
 }
 
 /**
@@ -280,6 +297,8 @@ function prepare(input: string): Prepared | { code: string; message: string } {
     p = prepareUncached(input);
     if (prepared.size >= PREPARED_MAX) prepared.clear();
     prepared.set(input, p);
+  } else if ('aus' in p) {
+    p.repeat = true;
   }
   return p;
 }
@@ -297,7 +316,14 @@ function prepareUncached(input: string): Prepared | { code: string; message: str
     return { code: e?.code ?? 'URN_INVALID', message: `${e?.message ?? 'invalid URN'}${at}` };
   }
   const v = r.value;
-  return { aus: v.aus, fragment: v.fragment, partition: v.partition, firstKey: v.firstKey };
+  return {
+    aus: v.aus,
+    fragment: v.fragment,
+    partition: v.partition,
+    firstKey: v.firstKey,
+    repeat: false,
+    memoKeys: {},
+  };
 }
 
 function uncached(result: LookupResult): { result: LookupResult; cached: boolean } {
@@ -626,17 +652,17 @@ async function resolveWith(
     if (frame.excluded.size > 0) {
       records = records.filter((_, i) => !frame.excluded.has(i));
       step = dddsStep({ aus, key, records, service, toDnsKey });
-    } else if (options.memoSteps === false || !lookup.cached) {
+    } else if (options.memoSteps === false || !prepared.repeat || !lookup.cached) {
       step = dddsStep({ aus, key, records, service, toDnsKey });
-      if (options.memoSteps !== false && r.ttl > 0 && client.cache) {
+      if (options.memoSteps !== false && prepared.repeat && r.ttl > 0 && client.cache) {
         // Fresh from the DNS: seed the memo for the next warm resolution.
-        const k = `${service}\n${aus}`;
+        const k = memoKey(prepared, service);
         let memo = stepMemo.get(r);
         if (memo === undefined) stepMemo.set(r, (memo = new Map()));
         if (memo.size < STEP_MEMO_PER_RRSET) memo.set(k, step);
       }
     } else {
-      step = memoStep(r, aus, key, service, records);
+      step = memoStep(r, prepared, key, service, records);
     }
     const outcome = step.outcome;
     let punycode: { from: string; to: string } | undefined;
