@@ -8,6 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { basename, join } from 'node:path';
 import { buildZone } from '../core/zone/build.ts';
+import { isSubdomain } from '../core/zone/names.ts';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { parseZoneChunks, type ExpectDirective, type ParseResult } from '../core/zone/parser.ts';
 import type { ResourceRecord } from '../core/zone/model.ts';
@@ -92,12 +93,16 @@ function finish(parsed: ParseResult, file: string): LoadResult {
   const built = buildZone(parsed.records, { origin });
   diagnostics.push(...built.diagnostics);
   const hasError = diagnostics.some((d) => d.severity === 'error');
+  // Out-of-zone records are ignored (reported once by buildZone), not linted.
+  const inZone = built.diagnostics.some((d) => d.code === 'ZONE_OUT_OF_ZONE')
+    ? parsed.records.filter((r) => isSubdomain(r.owner, origin))
+    : parsed.records;
   return {
     ...(built.zone && !hasError ? { zone: built.zone } : {}),
     diagnostics,
     file,
     origin,
-    records: parsed.records,
+    records: inZone,
     expects: parsed.expects,
   };
 }

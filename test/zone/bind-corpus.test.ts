@@ -25,8 +25,6 @@ const DIFFERENCES: Record<string, string> = {
     'BIND checks CDNSKEY key material against the algorithm; we do not interpret DNSSEC records',
   'bad-cds.db':
     'BIND checks the CDS digest length against the digest type; we do not interpret DNSSEC records',
-  'bad-ds.db':
-    'BIND checks the DS digest length against the digest type; we do not interpret DNSSEC records',
   'generate-overflow.db':
     '$GENERATE is a BIND extension; we refuse it (ZONE_UNSUPPORTED_DIRECTIVE)',
   'good-generate-modifier.db':

@@ -72,6 +72,19 @@ export function validateZone(
 
   for (const owner of owners) {
     const sets = setsOf(owner);
+    // RFC 4592 section 2.1.1: only a leftmost `*` label makes a wildcard; a `*`
+    // further right is an ordinary label, which is almost always a mistake
+    // (BIND warns: "contains a non-terminal wildcard").
+    const star = owner.indexOf('*.', 1);
+    if (star > 0 && owner.charCodeAt(star - 1) === 0x2e && owner.charCodeAt(star - 2) !== 0x5c) {
+      out.push({
+        code: 'ZONE_NONTERMINAL_WILDCARD',
+        message: `${owner} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
+        severity: 'warning',
+        ...at(sets[0]?.records[0]),
+        token: owner,
+      });
+    }
     let cname: RRset | undefined;
     let dname: RRset | undefined;
     let other: RRset | undefined;
@@ -80,6 +93,18 @@ export function validateZone(
         out.push({
           code: 'ZONE_SOA_NOT_AT_APEX',
           message: `SOA record at ${owner}, which is not the zone apex ${origin}`,
+          severity: 'error',
+          ...at(s.records[0]),
+          token: owner,
+        });
+      }
+      // RFC 4035 section 2.4: DS "appear only on the upper (parental) side of
+      // a delegation"; BIND refuses a zone with DS at its apex ("DS record at
+      // top of zone"), and so do we.
+      if (s.type === TYPE_DS && owner === origin) {
+        out.push({
+          code: 'ZONE_DS_AT_APEX',
+          message: `DS record at the zone apex ${origin}: DS belongs in the parent zone (RFC 4035 section 2.4)`,
           severity: 'error',
           ...at(s.records[0]),
           token: owner,
