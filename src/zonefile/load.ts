@@ -7,11 +7,11 @@ import { isAscii } from 'node:buffer';
 import { readdir, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { basename, join } from 'node:path';
-import { buildZone } from '../core/zone/build.ts';
-import { isSubdomain } from '../core/zone/names.ts';
-import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import { buildStoreZone } from '../core/zone/build.ts';
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { parseZoneChunks, type ExpectDirective, type ParseResult } from '../core/zone/parser.ts';
-import type { ResourceRecord } from '../core/zone/model.ts';
+import { ZoneStore } from '../core/zone/store.ts';
+import { recordViews } from '../core/zone/views.ts';
 
 export interface LoadOptions {
   /** Zone apex; inferred from the file when absent (see inferOriginFromFileName). */
@@ -28,7 +28,11 @@ export interface LoadResult {
   readonly diagnostics: ZoneDiagnostic[];
   readonly file: string;
   readonly origin?: string;
-  /** All parsed records (also when the zone did not build), for linting. */
+  /**
+   * The parsed records in file order (also when the zone did not build), for
+   * linting; out-of-zone records (ignored) are left out. Made from the zone's
+   * columns on first access: a server that only needs `zone` never makes them.
+   */
   readonly records: readonly ResourceRecord[];
   readonly expects: readonly ExpectDirective[];
 }
@@ -73,11 +77,29 @@ function parseOptions(file: string, options: LoadOptions) {
 }
 
 function loadZoneChunks(chunks: Iterable<string>, file: string, options: LoadOptions): LoadResult {
-  const parsed = parseZoneChunks(chunks, parseOptions(file, options));
-  return finish(parsed, file);
+  // Records stream from the parser into the store's columns: no list of
+  // record objects is ever made on this path.
+  const store = new ZoneStore();
+  const parsed = parseZoneChunks(chunks, { ...parseOptions(file, options), sink: store });
+  return finish(parsed, store, file);
 }
 
-function finish(parsed: ParseResult, file: string): LoadResult {
+/** A LoadResult whose `records` are made from the store on first access. */
+function result(
+  store: ZoneStore,
+  fields: Omit<LoadResult, 'records'>,
+  outOfZone: boolean,
+): LoadResult {
+  let records: ResourceRecord[] | undefined;
+  return {
+    ...fields,
+    get records(): readonly ResourceRecord[] {
+      return (records ??= recordViews(store, outOfZone));
+    },
+  };
+}
+
+function finish(parsed: ParseResult, store: ZoneStore, file: string): LoadResult {
   const diagnostics = [...parsed.diagnostics];
   const origin = parsed.origin;
   if (origin === undefined) {
@@ -88,23 +110,23 @@ function finish(parsed: ParseResult, file: string): LoadResult {
       severity: 'error',
       position: { file, line: 1, column: 1 },
     });
-    return { diagnostics, file, records: parsed.records, expects: parsed.expects };
+    return result(store, { diagnostics, file, expects: parsed.expects }, true);
   }
-  const built = buildZone(parsed.records, { origin });
+  const built = buildStoreZone(store, { origin });
   diagnostics.push(...built.diagnostics);
   const hasError = diagnostics.some((d) => d.severity === 'error');
-  // Out-of-zone records are ignored (reported once by buildZone), not linted.
-  const inZone = built.diagnostics.some((d) => d.code === 'ZONE_OUT_OF_ZONE')
-    ? parsed.records.filter((r) => isSubdomain(r.owner, origin))
-    : parsed.records;
-  return {
-    ...(built.zone && !hasError ? { zone: built.zone } : {}),
-    diagnostics,
-    file,
-    origin,
-    records: inZone,
-    expects: parsed.expects,
-  };
+  // Out-of-zone records are ignored (reported once by the build), not linted.
+  return result(
+    store,
+    {
+      ...(built.zone && !hasError ? { zone: built.zone } : {}),
+      diagnostics,
+      file,
+      origin,
+      expects: parsed.expects,
+    },
+    false,
+  );
 }
 
 /** Size of the blocks a zone file is read in: the whole text is never held at once. */

@@ -1,12 +1,21 @@
 /**
- * Build an immutable Zone snapshot from parsed records, with the structural
- * validation of `validate.ts`.
+ * Build an immutable Zone snapshot from the records of a `ZoneStore` (what
+ * the parser streams into), with the structural validation of `validate.ts`.
  */
-import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
+import type { ResourceRecord, ZoneDiagnostic } from './model.ts';
 import { canonicalSortKey, isSubdomain, nameToText, nameToWire, parentName } from './names.ts';
+import {
+  NODE_BELOW_CUT,
+  NODE_DELEGATION,
+  NODE_ENT,
+  NODE_OUT_OF_ZONE,
+  REC_DUPLICATE,
+  REC_OUT_OF_ZONE,
+  ZoneStore,
+} from './store.ts';
 import { TYPE_NS, TYPE_SOA } from './types.ts';
-import { sameRdata } from './parser.ts';
-import { validateZone } from './validate.ts';
+import { validateStore } from './validate.ts';
+import { RRsetView, StoreZone } from './views.ts';
 
 export interface BuildOptions {
   /** Zone apex (absolute; a missing trailing dot is added). */
@@ -15,90 +24,8 @@ export interface BuildOptions {
 
 export interface BuildResult {
   /** Undefined when an error makes the zone unusable (no SOA, ...). */
-  readonly zone?: Zone;
+  readonly zone?: StoreZone;
   readonly diagnostics: ZoneDiagnostic[];
-}
-
-const ENT = 1;
-const DELEGATION = 2;
-const BELOW_CUT = 4;
-const NO_SETS: readonly Set_[] = [];
-
-/**
- * One name of the zone. Kept small (a zone may hold a million names): the
- * node is its own RRset map (`node.rrsets === node`) and the three flags
- * share one integer.
- */
-class Node implements ZoneNode, ReadonlyMap<number, RRset> {
-  readonly name: string;
-  sets: Set_[] | readonly Set_[];
-  private flags: number;
-  constructor(name: string, sets: Set_[] | readonly Set_[], ent: boolean) {
-    this.name = name;
-    this.sets = sets;
-    this.flags = ent ? ENT : 0;
-  }
-  get rrsets(): ReadonlyMap<number, RRset> {
-    return this;
-  }
-  get emptyNonTerminal(): boolean {
-    return (this.flags & ENT) !== 0;
-  }
-  get isDelegation(): boolean {
-    return (this.flags & DELEGATION) !== 0;
-  }
-  set isDelegation(v: boolean) {
-    this.flags = v ? this.flags | DELEGATION : this.flags & ~DELEGATION;
-  }
-  get belowCut(): boolean {
-    return (this.flags & BELOW_CUT) !== 0;
-  }
-  set belowCut(v: boolean) {
-    this.flags = v ? this.flags | BELOW_CUT : this.flags & ~BELOW_CUT;
-  }
-  // ReadonlyMap<number, RRset>, keyed by type.
-  get size(): number {
-    return this.sets.length;
-  }
-  get(type: number): RRset | undefined {
-    const sets = this.sets;
-    for (let i = 0; i < sets.length; i++) if (sets[i]!.type === type) return sets[i];
-    return undefined;
-  }
-  has(type: number): boolean {
-    return this.get(type) !== undefined;
-  }
-  forEach(
-    cb: (value: RRset, key: number, map: ReadonlyMap<number, RRset>) => void,
-    thisArg?: unknown,
-  ): void {
-    for (const s of this.sets) cb.call(thisArg, s, s.type, this);
-  }
-  *entries(): MapIterator<[number, RRset]> {
-    for (const s of this.sets) yield [s.type, s];
-  }
-  *keys(): MapIterator<number> {
-    for (const s of this.sets) yield s.type;
-  }
-  *values(): MapIterator<RRset> {
-    for (const s of this.sets) yield s;
-  }
-  [Symbol.iterator](): MapIterator<[number, RRset]> {
-    return this.entries();
-  }
-}
-
-class Set_ implements RRset {
-  readonly owner: string;
-  readonly type: number;
-  ttl: number;
-  records: ResourceRecord[];
-  constructor(owner: string, type: number, ttl: number, records: ResourceRecord[]) {
-    this.owner = owner;
-    this.type = type;
-    this.ttl = ttl;
-    this.records = records;
-  }
 }
 
 function normaliseOrigin(origin: string): string | undefined {
@@ -110,27 +37,22 @@ function normaliseOrigin(origin: string): string | undefined {
   }
 }
 
-/** Up to this length arrays are grown by exact copies (push would leave 16 spare slots each). */
-const EXACT = 8;
-
-function appendExact<T>(list: T[], item: T): T[] {
-  if (list.length >= EXACT) {
-    list.push(item);
-    return list;
-  }
-  const out = new Array<T>(list.length + 1);
-  for (let i = 0; i < list.length; i++) out[i] = list[i]!;
-  out[list.length] = item;
-  return out;
-}
-
-function bytesKey(a: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < a.length; i++) s += String.fromCharCode(a[i]!);
-  return s;
-}
-
+/** Build a zone from records (any source: the parser's, or made by hand). */
 export function buildZone(records: readonly ResourceRecord[], options: BuildOptions): BuildResult {
+  const store = new ZoneStore();
+  for (const rr of records) {
+    const rd = rr.rdata;
+    const src = rr.source;
+    store.add(rr.owner, rr.type, rr.class, rr.ttl, rd, rd.length, src?.line ?? 0, src?.file ?? '');
+  }
+  return buildStoreZone(store, options);
+}
+
+/**
+ * Finish a store into a zone: out-of-zone records ignored (with a warning),
+ * empty non-terminals, zone cuts, canonical order, validation.
+ */
+export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildResult {
   const diagnostics: ZoneDiagnostic[] = [];
   const origin = normaliseOrigin(options.origin);
   if (origin === undefined) {
@@ -142,157 +64,195 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
     });
     return { diagnostics };
   }
-  // Group by owner, then type. Owners are mostly shared strings from the parser.
-  const nodes = new Map<string, Node>();
-  let size = 0;
-  let zoneClass = 0;
-  for (const rr of records) {
-    if (!isSubdomain(rr.owner, origin)) {
-      // As BIND ("ignoring out-of-zone data"): a record outside the zone is
-      // never served, so it is reported and left out, and the zone loads.
-      // `zone check --strict` fails on it (warnings fail there).
-      diagnostics.push({
-        code: 'ZONE_OUT_OF_ZONE',
-        message: `ignoring out-of-zone data: ${rr.owner} is not in the zone ${origin}`,
-        severity: 'warning',
-        ...(rr.source ? { position: rr.source } : {}),
-        token: rr.owner,
-      });
-      continue;
+  const owners = store.nodeCount;
+  // As BIND ("ignoring out-of-zone data"): a record outside the zone is never
+  // served, so it is reported and left out, and the zone loads. `zone check
+  // --strict` fails on it (warnings fail there).
+  let outside = 0;
+  for (let n = 0; n < owners; n++)
+    if (!isSubdomain(store.nodeName[n]!, origin)) {
+      store.nodeFlags[n] = store.nodeFlags[n]! | NODE_OUT_OF_ZONE;
+      outside++;
     }
-    if (zoneClass === 0) zoneClass = rr.class;
-    let node = nodes.get(rr.owner);
-    if (node === undefined) {
-      node = new Node(rr.owner, [], false);
-      nodes.set(rr.owner, node);
-    }
-    const sets = node.sets as Set_[];
-    let set: Set_ | undefined;
-    for (let i = 0; i < sets.length; i++)
-      if (sets[i]!.type === rr.type) {
-        set = sets[i];
-        break;
-      }
-    if (set === undefined) {
-      node.sets = appendExact(sets, new Set_(rr.owner, rr.type, rr.ttl, [rr]));
-      size++;
-      continue;
-    }
-    // Duplicates: RFC 2181 section 5: "it is meaningless for two RRs of an
-    // RRset to have the same RDATA"; the copy is dropped.
-    const recs = set.records;
-    let dup = false;
-    if (recs.length < 32) {
-      for (let i = 0; i < recs.length; i++)
-        if (sameRdata(recs[i]!, rr)) {
-          dup = true;
-          break;
-        }
-    } else {
-      let seen = bigSets.get(set);
-      if (!seen) {
-        seen = new Set(recs.map((r) => bytesKey(r.rdata)));
-        bigSets.set(set, seen);
-      }
-      const k = bytesKey(rr.rdata);
-      dup = seen.has(k);
-      if (!dup) seen.add(k);
-    }
-    if (dup) {
-      diagnostics.push({
-        code: 'ZONE_DUPLICATE_RECORD',
-        message: `duplicate record for ${rr.owner}; the copy is ignored (RFC 2181 section 5)`,
-        severity: 'warning',
-        ...(rr.source ? { position: rr.source } : {}),
-        token: rr.owner,
-      });
-      continue;
-    }
-    if (rr.ttl !== set.ttl) {
-      // RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same";
-      // a client treats differing TTLs as the smallest; so does this server.
-      if (!mixedReported.has(set)) {
-        mixedReported.add(set);
-        diagnostics.push({
-          code: 'ZONE_MIXED_TTL',
-          message: `RRset ${rr.owner} has records with different TTLs (${set.ttl} and ${rr.ttl}); the smallest is used (RFC 2181 section 5.2)`,
+  const ignored: { rec: number; diagnostic: ZoneDiagnostic }[] = [];
+  if (outside > 0)
+    for (let r = 0; r < store.recCount; r++) {
+      if (!(store.nodeFlags[store.recNode[r]!]! & NODE_OUT_OF_ZONE)) continue;
+      store.recFlags[r] = store.recFlags[r]! | REC_OUT_OF_ZONE;
+      const owner = store.nodeName[store.recNode[r]!]!;
+      ignored.push({
+        rec: r,
+        diagnostic: {
+          code: 'ZONE_OUT_OF_ZONE',
+          message: `ignoring out-of-zone data: ${owner} is not in the zone ${origin}`,
           severity: 'warning',
-          ...(rr.source ? { position: rr.source } : {}),
-          token: String(rr.ttl),
-        });
-      }
-      if (rr.ttl < set.ttl) set.ttl = rr.ttl;
+          ...store.at(r),
+          token: owner,
+        },
+      });
     }
-    set.records = appendExact(recs, rr);
-    size++;
-  }
-  bigSets = new WeakMap();
-  mixedReported = new WeakSet();
+  diagnostics.push(...store.takePending(ignored));
+  let size = 0;
+  for (let r = 0; r < store.recCount; r++)
+    if (!(store.recFlags[r]! & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
 
-  // Arrays grown by push keep spare capacity: copy them to their exact size
-  // (a zone may hold a million of them).
-  const owners = [...nodes.keys()];
-  for (const owner of owners) {
-    const node = nodes.get(owner)!;
-    if (node.sets.length > EXACT) node.sets = node.sets.slice();
-    for (const set of node.sets) if (set.records.length > EXACT) set.records = set.records.slice();
+  // Every name's parent, with the empty non-terminals between each owner and
+  // the apex made on the way (a name made here is visited by the same loop).
+  if (!store.nodeIndex.has(origin)) {
+    const a = store.node(origin);
+    store.nodeFlags[a] = NODE_ENT;
   }
-  // Empty non-terminals between each owner and the apex.
-  if (!nodes.has(origin)) nodes.set(origin, new Node(origin, NO_SETS, true));
-  for (const owner of owners) {
-    let name = owner;
-    while (name !== origin) {
-      name = parentName(name);
-      if (nodes.has(name)) break;
-      nodes.set(name, new Node(name, NO_SETS, true));
+  const apex = store.nodeIndex.get(origin)!;
+  let parent = new Int32Array(store.nodeCount + 64);
+  for (let n = 0; n < store.nodeCount; n++) {
+    if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    const up = parentName(store.nodeName[n]!);
+    let p = store.nodeIndex.get(up);
+    if (p === undefined) {
+      p = store.node(up);
+      store.nodeFlags[p] = NODE_ENT;
     }
+    if (store.nodeCount > parent.length) {
+      const grown = new Int32Array(store.nodeCount * 2);
+      grown.set(parent);
+      parent = grown;
+    }
+    parent[n] = p;
   }
+  parent[apex] = -1;
 
   // Zone cuts: NS below the apex. Names under a cut are glue or occluded.
-  const cuts: string[] = [];
-  for (const owner of owners) {
-    if (owner === origin) continue;
-    const node = nodes.get(owner)!;
-    if (node.has(TYPE_NS)) {
-      cuts.push(owner);
-      node.isDelegation = true;
+  let anyCut = false;
+  for (let n = 0; n < owners; n++) {
+    if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE || n === apex) continue;
+    if (store.findSet(n, TYPE_NS) >= 0) {
+      store.nodeFlags[n] = store.nodeFlags[n]! | NODE_DELEGATION;
+      anyCut = true;
     }
   }
-  if (cuts.length > 0) {
-    for (const node of nodes.values()) {
-      let name = node.name;
-      while (name !== origin) {
-        name = parentName(name);
-        const n = nodes.get(name);
-        if (n && n.isDelegation) {
-          node.belowCut = true;
+  if (anyCut) {
+    for (let n = 0; n < store.nodeCount; n++) {
+      if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+      for (let p = parent[n]!; p >= 0 && p !== apex; p = parent[p]!)
+        if (store.nodeFlags[p]! & NODE_DELEGATION) {
+          store.nodeFlags[n] = store.nodeFlags[n]! | NODE_BELOW_CUT;
           break;
         }
-      }
     }
   }
 
   // Canonical order (RFC 4034 section 6.1).
-  const names = sortCanonical([...nodes.keys()]);
-  cuts.sort((a, b) => {
-    const ka = canonicalSortKey(a);
-    const kb = canonicalSortKey(b);
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  });
+  const order = canonicalOrder(store, apex, parent);
+  const names = new Array<string>(order.length);
+  const cuts: string[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const n = order[i]!;
+    const name = store.nodeName[n]!;
+    names[i] = name;
+    if (store.nodeFlags[n]! & NODE_DELEGATION) cuts.push(name);
+  }
 
-  const apex = nodes.get(origin)!;
-  const soa = apex.rrsets.get(TYPE_SOA);
-  const zoneLike = { origin, class: zoneClass || 1, nodes, names, cuts, size };
-  const problems = validateZone(zoneLike, records, owners, (owner) => nodes.get(owner)!.sets);
-  diagnostics.push(...problems);
+  diagnostics.push(...validateStore(store, origin, owners));
+  const soaSet = store.findSet(apex, TYPE_SOA);
   // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
-  if (!soa || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const zone: Zone = Object.freeze({ ...zoneLike, soa });
+  if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), names, cuts, size);
   return { zone, diagnostics };
 }
 
-let bigSets = new WeakMap<Set_, Set<string>>();
-let mixedReported = new WeakSet<Set_>();
+/**
+ * The zone's names in DNSSEC canonical order (RFC 4034 section 6.1: "sorting
+ * ... by their labels, starting with the least significant label ... as a
+ * left-justified octet string ... where the absence of an octet sorts before a
+ * zero value octet"), which is the preorder of the name tree with siblings
+ * sorted by their first label. Sorting siblings only, in place, makes no sort
+ * key per name.
+ */
+function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int32Array {
+  const count = store.nodeCount;
+  const first = new Int32Array(count + 1);
+  let inZone = 0;
+  for (let n = 0; n < count; n++) {
+    if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    inZone++;
+    if (n !== apex) first[parent[n]! + 1]!++;
+  }
+  for (let n = 0; n < count; n++) first[n + 1]! += first[n]!;
+  const kids = new Int32Array(first[count]!);
+  const fill = first.slice(0, count);
+  for (let n = 0; n < count; n++) {
+    if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    kids[fill[parent[n]!]!++] = n;
+  }
+  const names = store.nodeName;
+  const cmp = (a: number, b: number) => compareFirstLabels(names[a]!, names[b]!);
+  for (let n = 0; n < count; n++) {
+    const s = first[n]!;
+    const e = first[n + 1]!;
+    if (e - s > 1) kids.subarray(s, e).sort(cmp);
+  }
+  // Preorder walk, iterative: a stack of (name, next child position).
+  const order = new Int32Array(inZone);
+  let k = 0;
+  const stackNode = new Int32Array(256);
+  const stackNext = new Int32Array(256);
+  let top = 0;
+  order[k++] = apex;
+  stackNode[0] = apex;
+  stackNext[0] = first[apex]!;
+  while (top >= 0) {
+    const n = stackNode[top]!;
+    const i = stackNext[top]!;
+    if (i >= first[n + 1]!) {
+      top--;
+      continue;
+    }
+    stackNext[top] = i + 1;
+    const c = kids[i]!;
+    order[k++] = c;
+    top++;
+    stackNode[top] = c;
+    stackNext[top] = first[c]!;
+  }
+  return order;
+}
+
+/** Canonical order of two sibling names (canonical spelling) by their first labels. */
+function compareFirstLabels(a: string, b: string): number {
+  for (let i = 0; ; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca === cb) {
+      if (ca === 0x2e) return 0;
+      if (ca !== 0x5c) continue;
+    }
+    if (ca === 0x5c || cb === 0x5c) return compareDecoded(a, b);
+    // The end of a label sorts before any octet.
+    if (ca === 0x2e) ca = -1;
+    if (cb === 0x2e) cb = -1;
+    return ca - cb;
+  }
+}
+
+/** The first label of a canonical name as octets (one char per octet, `\DDD` decoded). */
+function firstLabelOctets(name: string): string {
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x2e) break;
+    if (c === 0x5c) {
+      out += String.fromCharCode(Number(name.slice(i + 1, i + 4)));
+      i += 3;
+    } else out += String.fromCharCode(c);
+  }
+  return out;
+}
+
+function compareDecoded(a: string, b: string): number {
+  const x = firstLabelOctets(a);
+  const y = firstLabelOctets(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
 
 /**
  * Names sorted in DNSSEC canonical order. The result holds the given string

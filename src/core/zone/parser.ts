@@ -8,6 +8,8 @@
  */
 import { Lexer, TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
 import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
+import { ZoneStore, type RecordSink } from './store.ts';
+import { recordViews } from './views.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
 import { ByteWriter, encodeRdataTokens, parseTtl, parseUint } from './rdata.ts';
 import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
@@ -26,6 +28,11 @@ export interface ParseOptions {
   readonly includeSource?: (path: string, fromFile: string) => string | undefined;
   /** Nesting limit for `$INCLUDE` (default 10). */
   readonly maxIncludeDepth?: number;
+  /**
+   * Where records go as they are read (a `ZoneStore` to build a zone from).
+   * With a sink, `ParseResult.records` is empty.
+   */
+  readonly sink?: RecordSink;
 }
 
 /** A `; expect <urn> -> <result>` directive, bound to the owner it follows. */
@@ -36,38 +43,13 @@ export interface ExpectDirective {
 }
 
 export interface ParseResult {
+  /** The records in file order (empty when the caller gave a sink). */
   readonly records: ResourceRecord[];
   readonly diagnostics: ZoneDiagnostic[];
   /** The origin: the option, else the first `$ORIGIN`, else the first SOA owner. */
   readonly origin?: string;
   /** `; expect` directives, in file order. */
   readonly expects: ExpectDirective[];
-}
-
-/** A block of RDATA octets shared by many records of one file. */
-interface Chunk {
-  readonly bytes: Uint8Array;
-  readonly file: string;
-}
-
-/** Chunk size: offsets stay below 2^15 so offset and length pack into one small integer. */
-const CHUNK = 1 << 15;
-
-/** Slab allocator: the RDATA of many records shares 32 KiB blocks. */
-class Slab {
-  chunk: Chunk = { bytes: new Uint8Array(0), file: '' };
-  used = 0;
-  /** Copy `len` octets in; returns offset << 16 | len within `this.chunk`. */
-  take(src: Uint8Array, len: number, file: string): number {
-    if (this.used + len > this.chunk.bytes.length || this.chunk.file !== file) {
-      this.chunk = { bytes: new Uint8Array(Math.max(CHUNK, len)), file };
-      this.used = 0;
-    }
-    const start = this.used;
-    this.chunk.bytes.set(src.subarray(0, len), start);
-    this.used += len;
-    return start * 65536 + len;
-  }
 }
 
 interface State {
@@ -82,67 +64,6 @@ interface State {
   depth: number;
   /** A $ORIGIN was read since the last explicit owner. */
   originChanged: boolean;
-}
-
-/**
- * A parsed record, kept small because a zone may hold millions: RDATA is a
- * view made on access into a shared block, and the source position is made
- * on access from the line (an owner always starts in column 1).
- */
-class Record implements ResourceRecord {
-  readonly owner: string;
-  readonly type: number;
-  readonly class: number;
-  readonly ttl: number;
-  private readonly chunk: Chunk;
-  /** offset << 16 | length in chunk.bytes (offset < 2^15). */
-  private readonly at: number;
-  private readonly line: number;
-  constructor(
-    owner: string,
-    type: number,
-    cls: number,
-    ttl: number,
-    chunk: Chunk,
-    at: number,
-    line: number,
-  ) {
-    this.owner = owner;
-    this.type = type;
-    this.class = cls;
-    this.ttl = ttl;
-    this.chunk = chunk;
-    this.at = at;
-    this.line = line;
-  }
-  get rdata(): Uint8Array {
-    const off = this.at >>> 16;
-    return this.chunk.bytes.subarray(off, off + (this.at & 0xffff));
-  }
-  get source(): SourcePosition {
-    return { file: this.chunk.file, line: this.line, column: 1 };
-  }
-  /** Same RDATA octets as `other`, without making views (used on every record at build). */
-  sameRdata(other: Record): boolean {
-    const n = this.at & 0xffff;
-    if (n !== (other.at & 0xffff)) return false;
-    const a = this.chunk.bytes;
-    const b = other.chunk.bytes;
-    const i = this.at >>> 16;
-    const j = other.at >>> 16;
-    for (let k = 0; k < n; k++) if (a[i + k] !== b[j + k]) return false;
-    return true;
-  }
-}
-
-/** RDATA equality of two records, without views when both come from the parser. */
-export function sameRdata(a: ResourceRecord, b: ResourceRecord): boolean {
-  if (a instanceof Record && b instanceof Record) return a.sameRdata(b);
-  const x = a.rdata;
-  const y = b.rdata;
-  if (x.length !== y.length) return false;
-  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
-  return true;
 }
 
 /** Canonical spelling of an absolute origin string; undefined when invalid. */
@@ -193,7 +114,7 @@ export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions 
   p.firstOrigin = state.originText;
   p.runChunks(chunks, state);
   const result: ParseResult = {
-    records: p.records,
+    records: options.sink ? [] : recordViews(p.sink as ZoneStore, true),
     diagnostics: p.diagnostics,
     expects: p.expects,
     ...(p.firstOrigin !== undefined ? { origin: p.firstOrigin } : {}),
@@ -202,13 +123,12 @@ export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions 
 }
 
 class Parser {
-  readonly records: ResourceRecord[] = [];
+  readonly sink: RecordSink;
   readonly diagnostics: ZoneDiagnostic[] = [];
   readonly expects: ExpectDirective[] = [];
   firstOrigin: string | undefined;
   private firstClass: number | undefined;
   private readonly w = new ByteWriter();
-  private readonly slab = new Slab();
   private readonly nameBuf = new Uint8Array(512);
   private readonly nameCodes = new Uint16Array(1024);
   private readonly options: ParseOptions;
@@ -216,6 +136,7 @@ class Parser {
 
   constructor(options: ParseOptions) {
     this.options = options;
+    this.sink = options.sink ?? new ZoneStore();
     this.maxDepth = options.maxIncludeDepth ?? 10;
   }
 
@@ -460,8 +381,7 @@ class Parser {
       return;
     }
     if (type === TYPE_SOA && this.firstOrigin === undefined) this.firstOrigin = owner;
-    const at = this.slab.take(this.w.buf, this.w.len, state.file);
-    this.records.push(new Record(owner, type, cls, ttl, this.slab.chunk, at, lex.entryLine));
+    this.sink.add(owner, type, cls, ttl, this.w.buf, this.w.len, lex.entryLine, state.file);
   }
 
   private ownerName(lex: Lexer, state: State, i: number): string | undefined {
