@@ -7,7 +7,7 @@
  * Row fields: see `src/core/catalogue/row.ts`.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import type { UrnAnalyser } from '../core/catalogue/model.ts';
 import { validateRow, ROW_FIELDS } from '../core/catalogue/row.ts';
 import { parseCsvRecord } from './csv.ts';
@@ -55,6 +55,25 @@ export interface ImportSummary {
   readonly aborted: boolean;
 }
 
+/**
+ * The lines of a text stream, a chunk's worth at a time (fewer awaits than
+ * one per line). Line ends: LF or CRLF; a last line without one is kept.
+ */
+async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
+  let rest = '';
+  for await (const chunk of stream) {
+    const text = rest + (chunk as string);
+    const lines = text.split('\n');
+    rest = lines.pop() ?? '';
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i] as string;
+      if (l.endsWith('\r')) lines[i] = l.slice(0, -1);
+    }
+    if (lines.length > 0) yield lines;
+  }
+  if (rest !== '') yield [rest.endsWith('\r') ? rest.slice(0, -1) : rest];
+}
+
 export function formatFromPath(path: string): RowFormat {
   return /\.csv$/i.test(path) ? 'csv' : 'jsonl';
 }
@@ -90,7 +109,6 @@ export async function importFile(
   const format = options.format ?? formatFromPath(path);
   const batchSize = options.batchSize ?? 20_000;
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const writer = store.writer();
   let rows = 0;
   let imported = 0;
@@ -136,92 +154,94 @@ export async function importFile(
   store.beginBulkLoad();
   store.db.exec('BEGIN');
   try {
-    for await (const raw of lines) {
-      lineNo++;
-      if (options.signal?.aborted) {
-        aborted = true;
-        break;
-      }
-      // A batch is `batchSize` lines, good or bad.
-      if (++inBatch > batchSize) {
-        store.db.exec('COMMIT');
-        options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
-        inBatch = 1;
-        store.db.exec('BEGIN');
-      }
-      if (format === 'jsonl') {
-        if (raw.trim() === '') continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(raw);
-        } catch (e) {
-          rows++;
-          reject({
-            line: lineNo,
-            code: 'ROW_BAD_JSON',
-            message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
-          });
-          continue;
+    batches: for await (const batch of lineBatches(stream)) {
+      for (const raw of batch) {
+        lineNo++;
+        if (options.signal?.aborted) {
+          aborted = true;
+          break batches;
         }
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-          rows++;
-          reject({
-            line: lineNo,
-            code: 'ROW_NOT_OBJECT',
-            message: 'a JSON Lines row must be a JSON object',
-          });
-          continue;
+        // A batch is `batchSize` lines, good or bad.
+        if (++inBatch > batchSize) {
+          store.db.exec('COMMIT');
+          options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
+          inBatch = 1;
+          store.db.exec('BEGIN');
         }
-        process(value as Record<string, unknown>, lineNo);
-      } else {
-        const text: string = pending ? `${pending.text}\n${raw}` : raw;
-        const start: number = pending ? pending.line : lineNo;
-        if (!pending && raw.trim() === '') continue;
-        const rec = parseCsvRecord(lineNo === 1 ? text.replace(/^\uFEFF/, '') : text);
-        if (rec.kind === 'incomplete') {
-          pending = { text, line: start };
-          continue;
-        }
-        pending = null;
-        if (header === null) {
-          if (rec.kind === 'error') {
-            throw new CatalogueError('CSV_BAD_HEADER', `${path}:${start}: ${rec.message}`);
+        if (format === 'jsonl') {
+          if (raw.trim() === '') continue;
+          let value: unknown;
+          try {
+            value = JSON.parse(raw);
+          } catch (e) {
+            rows++;
+            reject({
+              line: lineNo,
+              code: 'ROW_BAD_JSON',
+              message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+            });
+            continue;
           }
-          header = rec.fields.map((h) => {
-            const name = CSV_COLUMNS[h.trim().toLowerCase()];
-            if (!name) {
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+            rows++;
+            reject({
+              line: lineNo,
+              code: 'ROW_NOT_OBJECT',
+              message: 'a JSON Lines row must be a JSON object',
+            });
+            continue;
+          }
+          process(value as Record<string, unknown>, lineNo);
+        } else {
+          const text: string = pending ? `${pending.text}\n${raw}` : raw;
+          const start: number = pending ? pending.line : lineNo;
+          if (!pending && raw.trim() === '') continue;
+          const rec = parseCsvRecord(lineNo === 1 ? text.replace(/^\uFEFF/, '') : text);
+          if (rec.kind === 'incomplete') {
+            pending = { text, line: start };
+            continue;
+          }
+          pending = null;
+          if (header === null) {
+            if (rec.kind === 'error') {
+              throw new CatalogueError('CSV_BAD_HEADER', `${path}:${start}: ${rec.message}`);
+            }
+            header = rec.fields.map((h) => {
+              const name = CSV_COLUMNS[h.trim().toLowerCase()];
+              if (!name) {
+                throw new CatalogueError(
+                  'CSV_BAD_HEADER',
+                  `${path}:${start}: unknown column '${h}' (columns: urn, url, priority, in_force, title, aliases)`,
+                );
+              }
+              return name;
+            });
+            if (!header.includes('urn')) {
               throw new CatalogueError(
                 'CSV_BAD_HEADER',
-                `${path}:${start}: unknown column '${h}' (columns: urn, url, priority, in_force, title, aliases)`,
+                `${path}:${start}: the header has no 'urn' column`,
               );
             }
-            return name;
-          });
-          if (!header.includes('urn')) {
-            throw new CatalogueError(
-              'CSV_BAD_HEADER',
-              `${path}:${start}: the header has no 'urn' column`,
-            );
+            continue;
           }
-          continue;
+          if (rec.kind === 'error') {
+            rows++;
+            reject({ line: start, code: rec.code, message: rec.message, column: rec.column });
+            continue;
+          }
+          if (rec.fields.length !== header.length) {
+            rows++;
+            reject({
+              line: start,
+              code: 'CSV_COLUMN_COUNT',
+              message: `${rec.fields.length} fields, the header has ${header.length}`,
+            });
+            continue;
+          }
+          const fields: Record<string, unknown> = {};
+          for (let i = 0; i < header.length; i++) fields[header[i] as string] = rec.fields[i];
+          process(fields, start);
         }
-        if (rec.kind === 'error') {
-          rows++;
-          reject({ line: start, code: rec.code, message: rec.message, column: rec.column });
-          continue;
-        }
-        if (rec.fields.length !== header.length) {
-          rows++;
-          reject({
-            line: start,
-            code: 'CSV_COLUMN_COUNT',
-            message: `${rec.fields.length} fields, the header has ${header.length}`,
-          });
-          continue;
-        }
-        const fields: Record<string, unknown> = {};
-        for (let i = 0; i < header.length; i++) fields[header[i] as string] = rec.fields[i];
-        process(fields, start);
       }
     }
     if (pending) {
@@ -235,7 +255,6 @@ export async function importFile(
     store.db.exec('COMMIT');
   } catch (e) {
     if (store.db.isTransaction) store.db.exec('ROLLBACK');
-    lines.close();
     stream.destroy();
     store.endBulkLoad();
     throw e;

@@ -43,8 +43,7 @@ export const SCHEMA_VERSION = 1;
 const SECONDARY_INDEXES = `
 CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
 CREATE INDEX IF NOT EXISTS names_number ON names(jurisdiction, numbers);
-CREATE INDEX IF NOT EXISTS names_year ON names(jurisdiction, year, measure, authority);
-CREATE INDEX IF NOT EXISTS names_authority_measure ON names(jurisdiction, authority, measure);
+CREATE INDEX IF NOT EXISTS names_year ON names(jurisdiction, year, measure);
 `;
 const DROP_SECONDARY_INDEXES = `
 DROP INDEX IF EXISTS names_work;
@@ -240,8 +239,9 @@ export class SqliteCatalogue implements CatalogueReader {
       byYear: p(
         'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = ? AND (measure = ? OR authority = ?) LIMIT ?',
       ),
-      byAuthorityMeasure: p(
-        'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND authority = ? AND measure = ? LIMIT ?',
+      // No number, no year: names with the same period (their year is '').
+      byPeriod: p(
+        "SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = '' AND period = ? LIMIT ?",
       ),
       namesOfWork: p(
         'SELECT urn, work_id, alias, jurisdiction, authority, measure, dates, period, numbers, annexes FROM names WHERE work_id = ?',
@@ -277,15 +277,14 @@ export class SqliteCatalogue implements CatalogueReader {
     const add = (rows: unknown[]) => {
       for (const r of rows as { work_id: number }[]) if (ids.size < q.limit) ids.add(r.work_id);
     };
-    for (const n of q.numbers) {
-      add(this.#s.byNumber!.all(q.jurisdiction, n, q.jurisdiction, n, q.limit));
-    }
-    if (ids.size < q.limit) {
-      if (q.year !== null) {
-        add(this.#s.byYear!.all(q.jurisdiction, q.year, q.measure, q.authority, q.limit));
-      } else if (q.numbers.length === 0) {
-        add(this.#s.byAuthorityMeasure!.all(q.jurisdiction, q.authority, q.measure, q.limit));
+    if (q.numbers.length > 0) {
+      for (const n of q.numbers) {
+        add(this.#s.byNumber!.all(q.jurisdiction, n, q.jurisdiction, n, q.limit));
       }
+    } else if (q.year !== null) {
+      add(this.#s.byYear!.all(q.jurisdiction, q.year, q.measure, q.authority, q.limit));
+    } else {
+      add(this.#s.byPeriod!.all(q.jurisdiction, q.period ?? '', q.limit));
     }
     const out: CandidateName[] = [];
     for (const id of ids) {

@@ -105,6 +105,8 @@ const ROWS: Record<string, unknown>[] = [
     priority: 20,
   },
   { urn: `${L56}$normattiva.it:text-html`, url: 'https://n.example/56?x=1', priority: 5 },
+  // A period instead of dates (section 6.3.1).
+  { urn: 'urn:lex:it:camera:disegno.legge:14.legislatura;c.2544$camera.it:text-html', url: 'https://camera.example/c2544' },
   // Multiple numbers (section 6.3.4).
   {
     urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-10-97,c-11-97,c-12-97$curia.example:text-html',
@@ -252,6 +254,13 @@ describe.each(READERS)('%s reader', (_label, reader) => {
         reasons: ['DATE_MISSING'],
       },
       {
+        name: 'missing number after a period (section 6.3.1)',
+        urn: 'urn:lex:it:camera:disegno.legge:14.legislatura',
+        url: 'https://camera.example/c2544',
+        score: 75,
+        reasons: ['NUMBER_MISSING'],
+      },
+      {
         name: 'wrong day, same year and number',
         urn: 'urn:lex:br:federal:lei:2008-03-05;11705',
         url: 'https://planalto.example/l11705',
@@ -338,6 +347,11 @@ describe.each(READERS)('%s reader', (_label, reader) => {
       {
         name: 'other year with the same number',
         urn: 'urn:lex:br:federal:lei:1999;10406',
+        code: 'UNKNOWN_URN',
+      },
+      {
+        name: 'another period, no number',
+        urn: 'urn:lex:it:camera:disegno.legge:15.legislatura',
         code: 'UNKNOWN_URN',
       },
       {

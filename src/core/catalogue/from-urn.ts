@@ -88,8 +88,9 @@ function queryFromTree(u: LexUrn, missingNumber: boolean): MatchQuery {
     cut && end >= cut.end ? t.slice(0, cut.start) + t.slice(cut.end, end) : t.slice(0, end);
   if (missingNumber) {
     work.numbers.length = 0;
-    // A lone period that is not a year (`...:lei:10406`) is more likely the number.
-    if (work.period !== null && !/^\d{4}$/.test(work.period)) {
+    // A lone numeric element that is not a year (`...:lei:10406`, `185.273`) is
+    // more likely the number; words stay a period (`14.legislature`).
+    if (work.period !== null && !/^\d{4}$/.test(work.period) && /^\d[\d.-]*$/.test(work.period)) {
       work.numbers.push(work.period);
       work.period = null;
     }

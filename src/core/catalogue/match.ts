@@ -271,6 +271,7 @@ export function rankCandidates(
     authority: w.authority,
     measure: w.measure,
     year,
+    period: year === null ? w.period : null,
     numbers: w.numbers,
     limit: Math.max(maxCandidates * 5, 50),
   });

@@ -20,13 +20,12 @@ import { EMPTY_MANIFESTATION, expressionUrn, manifestationUrn } from './compose.
 /** True when a catalogued name is a candidate for the query, per the `CatalogueReader.candidates` contract. */
 export function isCandidateName(key: WorkKey, q: CandidateQuery): boolean {
   if (key.jurisdiction !== q.jurisdiction) return false;
-  if (q.numbers.some((n) => key.numbers.includes(n))) return true;
+  if (q.numbers.length > 0) return q.numbers.some((n) => key.numbers.includes(n));
   const year = key.dates[0]?.slice(0, 4) ?? key.period;
   if (q.year !== null) {
     return year === q.year && (key.authority === q.authority || key.measure === q.measure);
   }
-  if (q.numbers.length === 0) return key.authority === q.authority && key.measure === q.measure;
-  return false;
+  return key.dates.length === 0 && key.period !== null && key.period === q.period;
 }
 
 export class MemoryCatalogue implements CatalogueReader {

@@ -110,6 +110,8 @@ export interface CandidateQuery {
   readonly measure: string;
   /** `YYYY` of the query's first date or year-only period; null when the URN has no date. */
   readonly year: string | null;
+  /** The query's period when it is not a year (`14.legislature`); null otherwise. */
+  readonly period: string | null;
   readonly numbers: readonly string[];
   /** The store returns the names of at most this many works. */
   readonly limit: number;
@@ -131,11 +133,11 @@ export interface CatalogueReader {
   /** The work one of whose names (canonical or alias) is exactly this canonical work URN. */
   byName(workUrn: string): CatalogueWork | undefined;
   /**
-   * Names of works that have a name in the same jurisdiction sharing at
-   * least one number with the query, or (when the query has a year) the same
-   * year and the same authority or measure, or (when the query has neither
-   * number nor year) the same authority and measure. Works found by number
-   * come first; at most `limit` works.
+   * Names of works that have a name in the same jurisdiction that shares at
+   * least one number with the query (when the query has numbers: a work
+   * without a common number cannot match); otherwise, with the query's year
+   * and the same authority or measure; otherwise (no number, no year: the
+   * details hold a period) with the same period. At most `limit` works.
    */
   candidates(query: CandidateQuery): readonly CandidateName[];
   /** The whole work by id (as given in a CandidateName). */
