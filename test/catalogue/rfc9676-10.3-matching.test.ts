@@ -106,7 +106,10 @@ const ROWS: Record<string, unknown>[] = [
   },
   { urn: `${L56}$normattiva.it:text-html`, url: 'https://n.example/56?x=1', priority: 5 },
   // A period instead of dates (section 6.3.1).
-  { urn: 'urn:lex:it:camera:disegno.legge:14.legislatura;c.2544$camera.it:text-html', url: 'https://camera.example/c2544' },
+  {
+    urn: 'urn:lex:it:camera:disegno.legge:14.legislatura;c.2544$camera.it:text-html',
+    url: 'https://camera.example/c2544',
+  },
   // Multiple numbers (section 6.3.4).
   {
     urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-10-97,c-11-97,c-12-97$curia.example:text-html',
