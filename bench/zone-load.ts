@@ -53,7 +53,7 @@ if (process.argv[2] === '--child') {
       lintMs,
       lintFindings,
       records: r.zone?.size ?? 0,
-      names: r.zone?.names.length ?? 0,
+      names: r.zone?.nodes.size ?? 0,
       errors: errors.length,
       firstError: errors[0]?.message,
       maxRssKiB: process.resourceUsage().maxRSS,

@@ -3,7 +3,7 @@
  * the parser streams into), with the structural validation of `validate.ts`.
  */
 import type { ResourceRecord, ZoneDiagnostic } from './model.ts';
-import { canonicalSortKey, isSubdomain, nameToText, nameToWire, parentName } from './names.ts';
+import { canonicalSortKey, nameToText, nameToWire } from './names.ts';
 import {
   NODE_BELOW_CUT,
   NODE_DELEGATION,
@@ -70,7 +70,7 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
   // --strict` fails on it (warnings fail there).
   let outside = 0;
   for (let n = 0; n < owners; n++)
-    if (!isSubdomain(store.nodeName[n]!, origin)) {
+    if (!store.isUnder(n, origin)) {
       store.nodeFlags[n] = store.nodeFlags[n]! | NODE_OUT_OF_ZONE;
       outside++;
     }
@@ -79,7 +79,7 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     for (let r = 0; r < store.recCount; r++) {
       if (!(store.nodeFlags[store.recNode[r]!]! & NODE_OUT_OF_ZONE)) continue;
       store.recFlags[r] = store.recFlags[r]! | REC_OUT_OF_ZONE;
-      const owner = store.nodeName[store.recNode[r]!]!;
+      const owner = store.name(store.recNode[r]!);
       ignored.push({
         rec: r,
         diagnostic: {
@@ -98,20 +98,11 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
 
   // Every name's parent, with the empty non-terminals between each owner and
   // the apex made on the way (a name made here is visited by the same loop).
-  if (!store.nodeIndex.has(origin)) {
-    const a = store.node(origin);
-    store.nodeFlags[a] = NODE_ENT;
-  }
-  const apex = store.nodeIndex.get(origin)!;
+  const apex = store.node(origin);
   let parent = new Int32Array(store.nodeCount + 64);
   for (let n = 0; n < store.nodeCount; n++) {
     if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
-    const up = parentName(store.nodeName[n]!);
-    let p = store.nodeIndex.get(up);
-    if (p === undefined) {
-      p = store.node(up);
-      store.nodeFlags[p] = NODE_ENT;
-    }
+    const p = store.parentOf(n);
     if (store.nodeCount > parent.length) {
       const grown = new Int32Array(store.nodeCount * 2);
       grown.set(parent);
@@ -120,6 +111,8 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     parent[n] = p;
   }
   parent[apex] = -1;
+  // Names made by the build own no data: empty non-terminals (the apex, too, when it has none).
+  for (let n = owners; n < store.nodeCount; n++) store.nodeFlags[n] = NODE_ENT;
 
   // Zone cuts: NS below the apex. Names under a cut are glue or occluded.
   let anyCut = false;
@@ -143,20 +136,16 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
 
   // Canonical order (RFC 4034 section 6.1).
   const order = canonicalOrder(store, apex, parent);
-  const names = new Array<string>(order.length);
   const cuts: string[] = [];
-  for (let i = 0; i < order.length; i++) {
-    const n = order[i]!;
-    const name = store.nodeName[n]!;
-    names[i] = name;
-    if (store.nodeFlags[n]! & NODE_DELEGATION) cuts.push(name);
-  }
+  if (anyCut)
+    for (let i = 0; i < order.length; i++)
+      if (store.nodeFlags[order[i]!]! & NODE_DELEGATION) cuts.push(store.name(order[i]!));
 
   diagnostics.push(...validateStore(store, origin, owners));
   const soaSet = store.findSet(apex, TYPE_SOA);
   // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
   if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), names, cuts, size);
+  const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), order, cuts, size);
   return { zone, diagnostics };
 }
 
@@ -184,8 +173,7 @@ function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int
     if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
     kids[fill[parent[n]!]!++] = n;
   }
-  const names = store.nodeName;
-  const cmp = (a: number, b: number) => compareFirstLabels(names[a]!, names[b]!);
+  const cmp = (a: number, b: number) => compareFirstLabels(store, a, b);
   for (let n = 0; n < count; n++) {
     const s = first[n]!;
     const e = first[n + 1]!;
@@ -217,16 +205,20 @@ function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int
   return order;
 }
 
-/** Canonical order of two sibling names (canonical spelling) by their first labels. */
-function compareFirstLabels(a: string, b: string): number {
+/** Canonical order of two sibling names (rows of the store) by their first labels. */
+function compareFirstLabels(store: ZoneStore, a: number, b: number): number {
+  const x = store.nameBlockOf(a);
+  const y = store.nameBlockOf(b);
+  const xo = store.nameStart(a);
+  const yo = store.nameStart(b);
   for (let i = 0; ; i++) {
-    let ca = a.charCodeAt(i);
-    let cb = b.charCodeAt(i);
+    let ca = x[xo + i]!;
+    let cb = y[yo + i]!;
     if (ca === cb) {
       if (ca === 0x2e) return 0;
       if (ca !== 0x5c) continue;
     }
-    if (ca === 0x5c || cb === 0x5c) return compareDecoded(a, b);
+    if (ca === 0x5c || cb === 0x5c) return compareDecoded(store.name(a), store.name(b));
     // The end of a label sorts before any octet.
     if (ca === 0x2e) ca = -1;
     if (cb === 0x2e) cb = -1;
@@ -234,7 +226,7 @@ function compareFirstLabels(a: string, b: string): number {
   }
 }
 
-/** The first label of a canonical name as octets (one char per octet, `\DDD` decoded). */
+/** The first label of a canonical name as octets (one char per octet, `\\DDD` decoded). */
 function firstLabelOctets(name: string): string {
   let out = '';
   for (let i = 0; i < name.length; i++) {

@@ -142,7 +142,10 @@ export function writeStringBytes(
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       if (c < 0x80) buf[o++] = c;
-      else o = utf8(text, i, c, buf, o, (n) => (i += n));
+      else {
+        o = utf8(text, i, c, buf, o);
+        if (utf8Pair) i++;
+      }
     }
     w.len = o;
     return o - before;
@@ -167,20 +170,24 @@ export function writeStringBytes(
       c = d1;
     }
     if (c < 0x80) buf[o++] = c;
-    else o = utf8(text, i, c, buf, o, (n) => (i += n));
+    else {
+      o = utf8(text, i, c, buf, o);
+      if (utf8Pair) i++;
+    }
   }
   w.len = o;
   return o - before;
 }
 
-function utf8(
-  text: string,
-  i: number,
-  c: number,
-  buf: Uint8Array,
-  o: number,
-  advance: (n: number) => void,
-): number {
+/**
+ * Set by utf8() when it consumed a surrogate pair (two UTF-16 code units).
+ * A flag rather than a callback: a closure over the caller's loop index
+ * would move that index into a heap context on the per-character path.
+ */
+let utf8Pair = false;
+
+function utf8(text: string, i: number, c: number, buf: Uint8Array, o: number): number {
+  utf8Pair = false;
   if (c < 0x800) {
     buf[o++] = 0xc0 | (c >> 6);
     buf[o++] = 0x80 | (c & 0x3f);
@@ -194,7 +201,7 @@ function utf8(
       buf[o++] = 0x80 | ((cp >> 12) & 0x3f);
       buf[o++] = 0x80 | ((cp >> 6) & 0x3f);
       buf[o++] = 0x80 | (cp & 0x3f);
-      advance(1);
+      utf8Pair = true;
       return o;
     }
   }

@@ -104,12 +104,23 @@ export class ZoneStore implements RecordSink {
   private block: Uint8Array = new Uint8Array(0);
   private used = 0;
 
-  // Names.
+  // Names: their text (canonical presentation, ASCII) in an arena like RDATA,
+  // found through an open-addressing table in a typed array. No name is a
+  // JavaScript string until asked for (`name(n)`): a million strings and Map
+  // entries would live on the heap and make V8 grow its young generation.
   nodeCount = 0;
-  readonly nodeName: string[] = [];
-  readonly nodeIndex = new Map<string, number>();
+  nodeNameOff = new Uint32Array(1024);
+  nodeNameLen = new Uint16Array(1024);
+  nodeHash = new Uint32Array(1024);
   nodeFirstSet = new Int32Array(1024);
   nodeFlags = new Uint8Array(1024);
+  readonly nameBlocks: Uint8Array[] = [];
+  private nameBlock: Uint8Array = new Uint8Array(0);
+  private nameUsed = 0;
+  /** Name table: row + 1 per slot, 0 = free; at most half full. */
+  private slots = new Int32Array(2048);
+  private cachedNode = -1;
+  private cachedName = '';
 
   // RRsets.
   setCount = 0;
@@ -155,21 +166,168 @@ export class ZoneStore implements RecordSink {
     return this.files[this.recFile ? this.recFile[r]! : 0] ?? '';
   }
 
-  /** Index of the name, created when new. */
+  /** The name of row n (the canonical presentation string). */
+  name(n: number): string {
+    if (n === this.cachedNode) return this.cachedName;
+    const off = this.nodeNameOff[n]!;
+    const start = off & BLOCK_MASK;
+    const bytes = this.nameBlocks[off >>> BLOCK_BITS]!.subarray(
+      start,
+      start + this.nodeNameLen[n]!,
+    );
+    const s = String.fromCharCode.apply(null, bytes as unknown as number[]);
+    this.cachedNode = n;
+    this.cachedName = s;
+    return s;
+  }
+
+  /** The block holding row n's name text, and where it starts in it. */
+  nameBlockOf(n: number): Uint8Array {
+    return this.nameBlocks[this.nodeNameOff[n]! >>> BLOCK_BITS]!;
+  }
+
+  nameStart(n: number): number {
+    return this.nodeNameOff[n]! & BLOCK_MASK;
+  }
+
+  /** The row of a name, or -1. */
+  findName(name: string): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+    h >>>= 0;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] !== h || this.nodeNameLen[n] !== name.length) continue;
+      const b = this.nameBlockOf(n);
+      const o = this.nameStart(n);
+      let k = 0;
+      while (k < name.length && b[o + k] === name.charCodeAt(k)) k++;
+      if (k === name.length) return n;
+    }
+  }
+
+  /** The row of the name `bytes[start, start + len)`, or -1. */
+  private findNameBytes(bytes: Uint8Array, start: number, len: number, h: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] !== h || this.nodeNameLen[n] !== len) continue;
+      const b = this.nameBlockOf(n);
+      const o = this.nameStart(n);
+      let k = 0;
+      while (k < len && b[o + k] === bytes[start + k]) k++;
+      if (k === len) return n;
+    }
+  }
+
+  /** Index of the name, created when new. Names are ASCII (canonical presentation). */
   node(name: string): number {
-    let n = this.nodeIndex.get(name);
-    if (n === undefined) {
-      n = this.nodeCount++;
-      if (n === this.nodeFirstSet.length) {
-        const cap = n * 2;
-        this.nodeFirstSet = growI32(this.nodeFirstSet, cap);
-        this.nodeFlags = growU8(this.nodeFlags, cap);
-      }
-      this.nodeName.push(name);
-      this.nodeIndex.set(name, n);
-      this.nodeFirstSet[n] = -1;
+    const found = this.findName(name);
+    if (found >= 0) return found;
+    const len = name.length;
+    const n = this.newRow(len);
+    const b = this.nameBlock;
+    const o = this.nameUsed;
+    for (let k = 0; k < len; k++) b[o + k] = name.charCodeAt(k);
+    this.nameUsed = o + len;
+    this.index(n, o, len);
+    return n;
+  }
+
+  /**
+   * The parent of name row n (its name without the first label), created
+   * when new (with no RRsets); -1 for the root. Canonical names write a dot inside a label as
+   * `\046`, so the first `.` ends the first label.
+   */
+  parentOf(n: number): number {
+    const len = this.nodeNameLen[n]!;
+    const b = this.nameBlockOf(n);
+    const o = this.nameStart(n);
+    if (len <= 1) return -1;
+    let dot = 0;
+    while (b[o + dot] !== 0x2e) dot++;
+    // `a.` -> `.` (the root is the one name whose text is a dot alone).
+    const ps = dot + 1 === len ? o + dot : o + dot + 1;
+    const pl = dot + 1 === len ? 1 : len - dot - 1;
+    let h = 0x811c9dc5;
+    for (let k = 0; k < pl; k++) h = Math.imul(h ^ b[ps + k]!, 0x01000193);
+    h >>>= 0;
+    const found = this.findNameBytes(b, ps, pl, h);
+    if (found >= 0) return found;
+    const row = this.newRow(pl);
+    // newRow may have started a new block: copy from the (unchanged) old one.
+    const nb = this.nameBlock;
+    const no = this.nameUsed;
+    for (let k = 0; k < pl; k++) nb[no + k] = b[ps + k]!;
+    this.nameUsed = no + pl;
+    this.index(row, no, pl);
+    return row;
+  }
+
+  /** True when row n is `ancestor` or below it (`ancestor` canonical). */
+  isUnder(n: number, ancestor: string): boolean {
+    if (ancestor === '.') return true;
+    const len = this.nodeNameLen[n]!;
+    const al = ancestor.length;
+    if (len < al) return false;
+    const b = this.nameBlockOf(n);
+    const o = this.nameStart(n);
+    const d = o + len - al;
+    for (let k = 0; k < al; k++) if (b[d + k] !== ancestor.charCodeAt(k)) return false;
+    return len === al || b[d - 1] === 0x2e;
+  }
+
+  /** A new name row with room for `len` octets of text in the current block. */
+  private newRow(len: number): number {
+    const n = this.nodeCount++;
+    if (n === this.nodeFirstSet.length) {
+      const cap = n * 2;
+      this.nodeFirstSet = growI32(this.nodeFirstSet, cap);
+      this.nodeFlags = growU8(this.nodeFlags, cap);
+      this.nodeNameOff = growU32(this.nodeNameOff, cap);
+      this.nodeNameLen = growU16(this.nodeNameLen, cap);
+      this.nodeHash = growU32(this.nodeHash, cap);
+    }
+    this.nodeFirstSet[n] = -1;
+    this.nodeFlags[n] = 0;
+    if (this.nameUsed + len > this.nameBlock.length) {
+      this.nameBlock = new Uint8Array(BLOCK);
+      this.nameBlocks.push(this.nameBlock);
+      this.nameUsed = 0;
     }
     return n;
+  }
+
+  /** Put row n (text at `start` of the current block, `len` octets) in the name table. */
+  private index(n: number, start: number, len: number): void {
+    this.nodeNameOff[n] = (this.nameBlocks.length - 1) * BLOCK + start;
+    this.nodeNameLen[n] = len;
+    const b = this.nameBlock;
+    let h = 0x811c9dc5;
+    for (let k = 0; k < len; k++) h = Math.imul(h ^ b[start + k]!, 0x01000193);
+    h >>>= 0;
+    this.nodeHash[n] = h;
+    if (this.nodeCount * 2 > this.slots.length) {
+      const old = this.slots;
+      this.slots = new Int32Array(old.length * 2);
+      for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(old[i]! - 1);
+    }
+    this.place(n);
+  }
+
+  private place(n: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = this.nodeHash[n]! & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = n + 1;
   }
 
   /** The RRset of `type` at name n, or -1. */

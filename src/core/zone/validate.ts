@@ -34,8 +34,8 @@ const TYPE_DS = 43;
  */
 export function validateStore(st: ZoneStore, origin: string, owners: number): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
-  const apex = st.nodeIndex.get(origin);
-  const soa = apex === undefined ? -1 : st.findSet(apex, TYPE_SOA);
+  const apex = st.findName(origin);
+  const soa = apex < 0 ? -1 : st.findSet(apex, TYPE_SOA);
   let firstRec = -1;
   for (let r = 0; r < st.recCount; r++)
     if (!(st.recFlags[r]! & REC_OUT_OF_ZONE)) {
@@ -63,7 +63,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
     });
   }
   // RFC 1035 section 5.2: "... should be a NS RR set at the top of the zone"; BIND requires it.
-  if (apex === undefined || st.findSet(apex, TYPE_NS) < 0) {
+  if (apex < 0 || st.findSet(apex, TYPE_NS) < 0) {
     out.push({
       code: 'ZONE_NO_APEX_NS',
       message: `no NS records at the zone apex ${origin}`,
@@ -76,19 +76,19 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
   const dnames: string[] = [];
   for (let n = 0; n < owners; n++) {
     if (st.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
-    const owner = st.nodeName[n]!;
     const first = st.nodeFirstSet[n]!;
+    // Most names need no message: their string is made only when one does.
+    const owner = (): string => st.name(n);
     // RFC 4592 section 2.1.1: only a leftmost `*` label makes a wildcard; a `*`
     // further right is an ordinary label, which is almost always a mistake
     // (BIND warns: "contains a non-terminal wildcard").
-    const star = owner.indexOf('*.', 1);
-    if (star > 0 && owner.charCodeAt(star - 1) === 0x2e && owner.charCodeAt(star - 2) !== 0x5c) {
+    if (innerStar(st, n)) {
       out.push({
         code: 'ZONE_NONTERMINAL_WILDCARD',
-        message: `${owner} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
+        message: `${owner()} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
         severity: 'warning',
         ...st.at(first >= 0 ? st.setFirst[first]! : -1),
-        token: owner,
+        token: owner(),
       });
     }
     let cname = -1;
@@ -96,25 +96,25 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
     let other = -1;
     for (let s = first; s >= 0; s = st.setNext[s]!) {
       const type = st.setType[s]!;
-      if (type === TYPE_SOA && owner !== origin) {
+      if (type === TYPE_SOA && n !== apex) {
         out.push({
           code: 'ZONE_SOA_NOT_AT_APEX',
-          message: `SOA record at ${owner}, which is not the zone apex ${origin}`,
+          message: `SOA record at ${owner()}, which is not the zone apex ${origin}`,
           severity: 'error',
           ...st.at(st.setFirst[s]!),
-          token: owner,
+          token: owner(),
         });
       }
       // RFC 4035 section 2.4: DS "appear only on the upper (parental) side of
       // a delegation"; BIND refuses a zone with DS at its apex ("DS record at
       // top of zone"), and so do we.
-      if (type === TYPE_DS && owner === origin) {
+      if (type === TYPE_DS && n === apex) {
         out.push({
           code: 'ZONE_DS_AT_APEX',
           message: `DS record at the zone apex ${origin}: DS belongs in the parent zone (RFC 4035 section 2.4)`,
           severity: 'error',
           ...st.at(st.setFirst[s]!),
-          token: owner,
+          token: owner(),
         });
       }
       if (type === TYPE_CNAME) cname = s;
@@ -142,31 +142,31 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       if (other >= 0) {
         out.push({
           code: 'ZONE_CNAME_AND_OTHER',
-          message: `${owner} has a CNAME and other data (${typeName(st.setType[other]!)}); a CNAME must be alone (RFC 2181 section 10.1)`,
+          message: `${owner()} has a CNAME and other data (${typeName(st.setType[other]!)}); a CNAME must be alone (RFC 2181 section 10.1)`,
           severity: 'error',
           ...st.at(st.setFirst[cname]!),
-          token: owner,
+          token: owner(),
         });
       }
       if (st.setSize[cname]! > 1) {
         out.push({
           code: 'ZONE_MULTIPLE_CNAME',
-          message: `${owner} has ${st.setSize[cname]} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
+          message: `${owner()} has ${st.setSize[cname]} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
           severity: 'error',
           ...st.at(st.recNext[st.setFirst[cname]!]!),
-          token: owner,
+          token: owner(),
         });
       }
     }
     if (dname >= 0) {
-      dnames.push(owner);
+      dnames.push(owner());
       if (st.setSize[dname]! > 1) {
         out.push({
           code: 'ZONE_MULTIPLE_DNAME',
-          message: `${owner} has ${st.setSize[dname]} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
+          message: `${owner()} has ${st.setSize[dname]} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
           severity: 'error',
           ...st.at(st.recNext[st.setFirst[dname]!]!),
-          token: owner,
+          token: owner(),
         });
       }
     }
@@ -177,7 +177,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
   for (let n = 0; n < owners; n++) {
     const flags = st.nodeFlags[n]!;
     if (flags & NODE_OUT_OF_ZONE) continue;
-    const owner = st.nodeName[n]!;
+    const owner = (): string => st.name(n);
     const first = st.nodeFirstSet[n]!;
     if (flags & NODE_BELOW_CUT) {
       for (let s = first; s >= 0; s = st.setNext[s]!) {
@@ -185,10 +185,10 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         if (type === TYPE_A || type === TYPE_AAAA) continue;
         out.push({
           code: 'ZONE_OCCLUDED',
-          message: `${typeName(type)} at ${owner} is below a zone cut and will not be served`,
+          message: `${typeName(type)} at ${owner()} is below a zone cut and will not be served`,
           severity: 'warning',
           ...st.at(st.setFirst[s]!),
-          token: owner,
+          token: owner(),
         });
       }
     } else if (flags & NODE_DELEGATION) {
@@ -198,22 +198,22 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         if (type === TYPE_RRSIG || type === TYPE_NSEC) continue;
         out.push({
           code: 'ZONE_OCCLUDED',
-          message: `${typeName(type)} at the delegation point ${owner} is not authoritative and will not be served`,
+          message: `${typeName(type)} at the delegation point ${owner()} is not authoritative and will not be served`,
           severity: 'warning',
           ...st.at(st.setFirst[s]!),
-          token: owner,
+          token: owner(),
         });
       }
     }
     if (dnames.length > 0)
       for (const d of dnames) {
-        if (owner !== d && isSubdomain(owner, d)) {
+        if (owner() !== d && isSubdomain(owner(), d)) {
           out.push({
             code: 'ZONE_OCCLUDED',
-            message: `${owner} is below the DNAME at ${d} and will not be served (RFC 6672 section 2.3)`,
+            message: `${owner()} is below the DNAME at ${d} and will not be served (RFC 6672 section 2.3)`,
             severity: 'warning',
             ...st.at(first >= 0 ? st.setFirst[first]! : -1),
-            token: owner,
+            token: owner(),
           });
         }
       }
@@ -225,7 +225,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
     if (flags & NODE_OUT_OF_ZONE) continue;
     const ns = st.findSet(n, TYPE_NS);
     if (ns < 0) continue;
-    const owner = st.nodeName[n]!;
+    const owner = st.name(n);
     // NS below a cut or a DNAME is occluded: never served, so it needs no glue.
     if (flags & NODE_BELOW_CUT || (dnames.length > 0 && underDname(owner))) continue;
     for (let r = st.setFirst[ns]!; r >= 0; r = st.recNext[r]!) {
@@ -233,13 +233,11 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       if (wireNameLength(rd, 0) !== rd.length) continue;
       const target = nameToText(rd, 0, true);
       if (!isSubdomain(target, origin)) continue;
-      const t = st.nodeIndex.get(target);
-      const hasAddress =
-        t !== undefined && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0);
+      const t = st.findName(target);
+      const hasAddress = t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0);
       if (hasAddress) continue;
       const inChild =
-        (t !== undefined && (st.nodeFlags[t]! & NODE_BELOW_CUT) !== 0) ||
-        isBelowAnyCut(st, target, origin);
+        (t >= 0 && (st.nodeFlags[t]! & NODE_BELOW_CUT) !== 0) || isBelowAnyCut(st, target, origin);
       // As BIND: an apex name server without an address makes the zone unusable
       // (error); a delegation without its glue is reported but loads (warning).
       out.push({
@@ -247,7 +245,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         message: inChild
           ? `NS ${target} of ${owner} is inside a delegated child zone and has no glue address record`
           : `NS ${target} of ${owner} is inside the zone but has no A or AAAA record`,
-        severity: owner === origin ? 'error' : 'warning',
+        severity: n === apex ? 'error' : 'warning',
         ...st.at(r),
         token: target,
       });
@@ -259,9 +257,20 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
 function isBelowAnyCut(st: ZoneStore, name: string, origin: string): boolean {
   let n = name;
   while (n !== origin && n !== '.') {
-    const i = st.nodeIndex.get(n);
-    if (i !== undefined && st.nodeFlags[i]! & NODE_DELEGATION) return true;
+    const i = st.findName(n);
+    if (i >= 0 && st.nodeFlags[i]! & NODE_DELEGATION) return true;
     n = parentName(n);
   }
+  return false;
+}
+
+/** True when name row n has a `*` label that is not its first label. */
+function innerStar(st: ZoneStore, n: number): boolean {
+  const b = st.nameBlockOf(n);
+  const o = st.nameStart(n);
+  const len = st.nodeNameLen[n]!;
+  // A label `*` is `.*.` in the text (a literal `*` inside a longer label is not a wildcard).
+  for (let k = 1; k + 1 < len; k++)
+    if (b[o + k] === 0x2a && b[o + k - 1] === 0x2e && b[o + k + 1] === 0x2e) return true;
   return false;
 }

@@ -26,7 +26,7 @@ export class RecordView implements ResourceRecord {
   constructor(store: ZoneStore, r: number) {
     this.store = store;
     this.r = r;
-    this.owner = store.nodeName[store.recNode[r]!]!;
+    this.owner = store.name(store.recNode[r]!);
     this.type = store.recType[r]!;
     this.class = store.classOf(r);
     this.ttl = store.recTtl[r]!;
@@ -51,7 +51,7 @@ export class RRsetView implements RRset {
   constructor(store: ZoneStore, s: number) {
     this.store = store;
     this.s = s;
-    this.owner = store.nodeName[store.setNode[s]!]!;
+    this.owner = store.name(store.setNode[s]!);
     this.type = store.setType[s]!;
     this.ttl = store.setTtl[s]!;
   }
@@ -77,7 +77,7 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
   constructor(store: ZoneStore, n: number) {
     this.store = store;
     this.n = n;
-    this.name = store.nodeName[n]!;
+    this.name = store.name(n);
   }
   get rrsets(): ReadonlyMap<number, RRset> {
     return this;
@@ -134,8 +134,8 @@ export class NodeMap implements ReadonlyMap<string, ZoneNode> {
     this.size = size;
   }
   private index(name: string): number {
-    const n = this.store.nodeIndex.get(name);
-    return n === undefined || this.store.nodeFlags[n]! & NODE_OUT_OF_ZONE ? -1 : n;
+    const n = this.store.findName(name);
+    return n < 0 || this.store.nodeFlags[n]! & NODE_OUT_OF_ZONE ? -1 : n;
   }
   get(name: string): ZoneNode | undefined {
     const n = this.index(name);
@@ -156,7 +156,7 @@ export class NodeMap implements ReadonlyMap<string, ZoneNode> {
   *keys(): MapIterator<string> {
     const st = this.store;
     for (let n = 0; n < st.nodeCount; n++)
-      if (!(st.nodeFlags[n]! & NODE_OUT_OF_ZONE)) yield st.nodeName[n]!;
+      if (!(st.nodeFlags[n]! & NODE_OUT_OF_ZONE)) yield st.name(n);
   }
   *values(): MapIterator<ZoneNode> {
     const st = this.store;
@@ -174,16 +174,18 @@ export class StoreZone implements Zone {
   readonly class: number;
   readonly soa: RRset;
   readonly nodes: ReadonlyMap<string, ZoneNode>;
-  readonly names: readonly string[];
   readonly cuts: readonly string[];
   readonly size: number;
   /** The columns behind the views (for code in this module's package that reads them directly). */
   readonly store: ZoneStore;
+  /** Name rows in canonical order. */
+  readonly order: Int32Array;
+  private readonly memo: { names?: readonly string[] } = {};
   constructor(
     store: ZoneStore,
     origin: string,
     soa: RRset,
-    names: readonly string[],
+    order: Int32Array,
     cuts: readonly string[],
     size: number,
   ) {
@@ -191,11 +193,20 @@ export class StoreZone implements Zone {
     this.origin = origin;
     this.class = store.zoneClass || 1;
     this.soa = soa;
-    this.nodes = new NodeMap(store, names.length);
-    this.names = names;
+    this.nodes = new NodeMap(store, order.length);
+    this.order = order;
     this.cuts = cuts;
     this.size = size;
     Object.freeze(this);
+  }
+  /** Node names in canonical order (the strings are made on first access). */
+  get names(): readonly string[] {
+    if (this.memo.names === undefined) {
+      const out = new Array<string>(this.order.length);
+      for (let i = 0; i < out.length; i++) out[i] = this.store.name(this.order[i]!);
+      this.memo.names = out;
+    }
+    return this.memo.names;
   }
 }
 
