@@ -1,0 +1,177 @@
+/**
+ * The zone's column storage (src/core/zone/store.ts) and its views: canonical
+ * order by the tree walk against the key-based reference sort, RDATA and
+ * names across arena blocks, the name table under growth, duplicates in big
+ * RRsets, records and names made on access.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildZone, sortCanonical } from '../../src/core/zone/build.ts';
+import type { ResourceRecord } from '../../src/core/zone/model.ts';
+import { compareNames, nameToText } from '../../src/core/zone/names.ts';
+import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { loadZoneText } from '../../src/zonefile/load.ts';
+
+const SOA = Uint8Array.from([0, 0, ...new Array<number>(20).fill(0)]);
+const NS = Uint8Array.from([3, 110, 115, 49, 7, ...Buffer.from('example'), 0]);
+const A = Uint8Array.from([192, 0, 2, 1]);
+
+function rr(owner: string, type: number, rdata: Uint8Array, ttl = 300): ResourceRecord {
+  return { owner, type, class: 1, ttl, rdata };
+}
+
+function apexRecords(): ResourceRecord[] {
+  return [rr('example.', 6, SOA), rr('example.', 2, NS), rr('ns1.example.', 1, A)];
+}
+
+/** A label of any octets, in the model's spelling (\DDD for non-LDH). */
+const label = fc
+  .uint8Array({ minLength: 1, maxLength: 6 })
+  .map((b) => b.map((c) => (c >= 0x41 && c <= 0x5a ? c + 32 : c)))
+  .chain((b) => fc.constantFrom(b, Uint8Array.from(b.map((c) => 0x61 + (c % 3)))));
+const name = fc
+  .array(label, { minLength: 1, maxLength: 4 })
+  .map((ls) =>
+    nameToText(
+      Uint8Array.from([...ls.flatMap((l) => [l.length, ...l]), 7, ...Buffer.from('example'), 0]),
+    ),
+  );
+
+describe('canonical order (RFC 4034 section 6.1)', () => {
+  it('the tree walk gives the order of the key-based sort, ENTs included', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 40 }), (names) => {
+        const records = [...apexRecords(), ...names.map((n) => rr(n, 1, A))];
+        const { zone, diagnostics } = buildZone(records, { origin: 'example.' });
+        expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        const got = zone!.names;
+        expect(got).toEqual(sortCanonical([...got]));
+        expect(new Set(got).size).toBe(got.length);
+        expect(got[0]).toBe('example.');
+        for (let i = 1; i < got.length; i++) expect(compareNames(got[i - 1]!, got[i]!)).toBe(-1);
+        // Every owner and every name between an owner and the apex is there.
+        for (const n of names) expect(zone!.nodes.has(n)).toBe(true);
+        expect(zone!.nodes.size).toBe(got.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders escaped labels by their octets (the RFC 4034 example)', () => {
+    const owners = [
+      'a.example.',
+      'yljkjljk.a.example.',
+      'z.a.example.',
+      'zabc.a.example.',
+      'z.example.',
+      '\\001.z.example.',
+      '*.z.example.',
+      '\\200.z.example.',
+    ];
+    const records = [...apexRecords(), ...[...owners].reverse().map((n) => rr(n, 1, A))];
+    const { zone } = buildZone(records, { origin: 'example.' });
+    expect(zone!.names).toEqual([
+      'example.',
+      'a.example.',
+      'yljkjljk.a.example.',
+      'z.a.example.',
+      'zabc.a.example.',
+      'ns1.example.',
+      'z.example.',
+      '\\001.z.example.',
+      '*.z.example.',
+      '\\200.z.example.',
+    ]);
+  });
+});
+
+describe('arenas and the name table', () => {
+  it('RDATA across 1 MiB arena blocks keeps every octet', () => {
+    // 40 TXT records of 60,000 octets: 2.4 MB of RDATA over three blocks.
+    const records = apexRecords();
+    const want: Uint8Array[] = [];
+    for (let i = 0; i < 40; i++) {
+      const rd = new Uint8Array(60_000);
+      for (let k = 0; k < rd.length; k++) rd[k] = k % 256 === 0 ? 255 : (i * 7 + k) & 0xff;
+      want.push(rd);
+      records.push(rr(`t${i}.example.`, 65280, rd));
+    }
+    const { zone } = buildZone(records, { origin: 'example.' });
+    for (let i = 0; i < 40; i++) {
+      const got = zone!.nodes.get(`t${i}.example.`)!.rrsets.get(65280)!.records[0]!.rdata;
+      expect(Buffer.from(got).equals(Buffer.from(want[i]!))).toBe(true);
+    }
+  });
+
+  it('names across name-arena blocks, the table grown many times, absent names absent', () => {
+    // 30,000 owners of about 45 characters: more than 1 MiB of name text.
+    const records = apexRecords();
+    for (let i = 0; i < 30_000; i++)
+      records.push(rr(`host-${i}.unit-${i % 97}.a-fairly-long-label.example.`, 1, A));
+    const { zone } = buildZone(records, { origin: 'example.' });
+    // 30,000 hosts, 97 units, one ENT above them, the apex and ns1.
+    expect(zone!.nodes.size).toBe(30_000 + 97 + 1 + 2);
+    for (let i = 0; i < 30_000; i += 7) {
+      const n = `host-${i}.unit-${i % 97}.a-fairly-long-label.example.`;
+      const node = zone!.nodes.get(n)!;
+      expect(node.name).toBe(n);
+      expect(node.rrsets.get(1)!.owner).toBe(n);
+    }
+    expect(zone!.nodes.get('unit-5.a-fairly-long-label.example.')!.emptyNonTerminal).toBe(true);
+    expect(zone!.nodes.has('host-30000.unit-27.a-fairly-long-label.example.')).toBe(false);
+    expect(zone!.nodes.has('example')).toBe(false);
+    expect(zone!.names.length).toBe(zone!.nodes.size);
+  });
+});
+
+describe('RRsets', () => {
+  it('duplicates in an RRset of more than 32 records are found and dropped', () => {
+    const records = apexRecords();
+    for (let i = 0; i < 100; i++)
+      records.push(rr('big.example.', 1, Uint8Array.from([10, 0, 0, i])));
+    for (let i = 0; i < 100; i += 3)
+      records.push(rr('big.example.', 1, Uint8Array.from([10, 0, 0, i])));
+    const { zone, diagnostics } = buildZone(records, { origin: 'example.' });
+    expect(diagnostics.filter((d) => d.code === 'ZONE_DUPLICATE_RECORD')).toHaveLength(34);
+    const set = zone!.nodes.get('big.example.')!.rrsets.get(1)!;
+    expect(set.records.map((r) => r.rdata[3])).toEqual([...Array(100).keys()]);
+    expect(zone!.size).toBe(3 + 100);
+  });
+
+  it('records of an RRset in file order, the RRset TTL the smallest, zero-length RDATA kept', () => {
+    const text = `$ORIGIN example.
+$TTL 300
+@ SOA ns1 h 1 2 3 4 5
+@ NS ns1
+ns1 A 192.0.2.1
+x 600 TYPE65280 \\# 0
+y 600 A 192.0.2.9
+x 60 TYPE65280 \\# 1 ff
+y 30 A 192.0.2.8
+`;
+    const r = loadZoneText(text, 'example.zone');
+    const x = r.zone!.nodes.get('x.example.')!.rrsets.get(65280)!;
+    expect(x.ttl).toBe(60);
+    expect(x.records.map((q) => [q.rdata.length, q.ttl, q.source?.line])).toEqual([
+      [0, 600, 6],
+      [1, 60, 8],
+    ]);
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['ZONE_MIXED_TTL', 'ZONE_MIXED_TTL']);
+    // LoadResult.records: every parsed record in file order, made on access.
+    expect(r.records.map((q) => `${q.owner} ${q.type}`)).toEqual([
+      'example. 6',
+      'example. 2',
+      'ns1.example. 1',
+      'x.example. 65280',
+      'y.example. 1',
+      'x.example. 65280',
+      'y.example. 1',
+    ]);
+    expect(r.records).toBe(r.records);
+    // parseZoneText gives the same records (its own store).
+    const p = parseZoneText(text, { origin: 'example.' });
+    expect(p.records.map((q) => Buffer.from(q.rdata).toString('hex'))).toEqual(
+      r.records.map((q) => Buffer.from(q.rdata).toString('hex')),
+    );
+  });
+});
