@@ -189,14 +189,24 @@ function staticPrefix(expr: SubstExpr): { text: string; complete: boolean } {
   return { text, complete: true };
 }
 
+/** Distinct REGEXP fields kept compiled during one lint run (oldest dropped first). */
+const LINT_CACHE_SIZE = 2048;
+
 /** Lint every NAPTR record; records of other types are ignored. */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   // REGEXP fields repeat across a zone: parse (and compile) each one once.
+  // Bounded: a compiled expression is large, and a big zone has hundreds of
+  // thousands of distinct ones (per-jurisdiction rules), which a cache of all
+  // of them would hold at once (gigabytes). Repeats are mostly close together
+  // or among a few shared rules, which a bounded cache keeps.
   const cache = new Map<string, ReturnType<typeof parseSubstitution>>();
   const parse = (field: string) => {
     let r = cache.get(field);
-    if (r === undefined) cache.set(field, (r = parseSubstitution(field)));
+    if (r === undefined) {
+      if (cache.size >= LINT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(field, (r = parseSubstitution(field)));
+    }
     return r;
   };
   const byOwner = new Map<string, { rr: ResourceRecord; f: NaptrRecord }[]>();
