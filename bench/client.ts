@@ -21,6 +21,7 @@
  * time spent descheduled by other work on the machine does not count.
  *
  * Usage: node bench/client.ts [N=300] [rounds=7] [cold|warm|all]
+ * (LEXROUTE_BIN=path/to/lexroute.js runs the server from another checkout.)
  */
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -95,7 +96,7 @@ async function startServer(dir: string): Promise<{ port: number; stop: () => voi
   const server = spawn(
     process.execPath,
     [
-      path.join(REPO, 'bin/lexroute.js'),
+      process.env.LEXROUTE_BIN ?? path.join(REPO, 'bin/lexroute.js'),
       'serve',
       '--zones',
       dir,

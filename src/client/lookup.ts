@@ -149,6 +149,18 @@ export function classify(m: Message, qname: string, qtype: RecordType): Classifi
   };
 }
 
+/** `formatServer` per server object (servers are long-lived: kept in the client's list). */
+const serverTexts = new WeakMap<ServerAddress, string>();
+
+function serverText(s: ServerAddress): string {
+  let t = serverTexts.get(s);
+  if (t === undefined) {
+    t = formatServer(s);
+    serverTexts.set(s, t);
+  }
+  return t;
+}
+
 export interface StubOptions {
   readonly servers: readonly ServerAddress[];
   /** CNAME restarts across responses (default 8). */
@@ -178,7 +190,7 @@ export class StubResolver implements Resolver {
     for (let restarts = 0; ; restarts++) {
       const ex = await this.transport.query(name, qtype, { servers: this.servers, signal });
       ignored += ex.ignored;
-      const server = formatServer(ex.server);
+      const server = serverText(ex.server);
       const c = classify(ex.message, name, qtype);
       const ctx = { qname: name, qtype, server };
       switch (c.kind) {

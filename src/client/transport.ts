@@ -33,8 +33,10 @@ import {
   RCODE_NAMES,
   WireError,
   decodeResponse,
+  knownQuestion,
   readHeader,
   sameName,
+  type KnownQuestion,
   type Message,
 } from './wire.ts';
 
@@ -143,6 +145,8 @@ class UdpTry {
   readonly id: number;
   readonly deadline: number;
   readonly signal: AbortSignal | undefined;
+  /** The question as we sent it (responses echoing it byte for byte skip its decoding). */
+  known: KnownQuestion | undefined = undefined;
   ignored = 0;
   badReason: string | undefined = undefined;
   done = false;
@@ -320,7 +324,7 @@ class UdpPool {
     }
     let message: Message;
     try {
-      message = decodeResponse(msg, pending.maxRecords);
+      message = decodeResponse(msg, pending.maxRecords, pending.known);
     } catch (e) {
       if (e instanceof WireError && e.code === 'DNS_RRSET_TOO_LARGE') {
         pending.fail(e.code, e.message);
@@ -441,7 +445,10 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private readonly opts: Required<TransportOptions>;
   private readonly ids = new IdSource();
   private readonly pools: Record<Family, UdpPool>;
-  private readonly templates = new Map<string, Buffer>();
+  private readonly templates = new Map<
+    string,
+    { qtype: string; rd: boolean; edns: boolean; known: KnownQuestion }[]
+  >();
   /** Per server host: the socket family and the address as a packet source shows it. */
   private readonly hosts = new Map<string, { family: Family; source: string }>();
   /**
@@ -470,10 +477,56 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
    * that answered with one, else `DNS_BAD_RESPONSE` if only malformed or
    * mismatching packets came, else `DNS_TIMEOUT`.
    */
-  async query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+  query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+    const server = options.servers[0];
+    this.stats.queries++;
+    if (server === undefined || this.opts.tries < 1 || options.signal?.aborted === true) {
+      return this.queryLoop(qname, qtype, options, undefined);
+    }
+    // The common case, without the retry loop's async frames: the first try
+    // of the first server, answered over UDP with NOERROR or NXDOMAIN.
+    const rd = options.recursionDesired ?? true;
+    const edns = this.opts.udpPayloadSize > 0;
+    const started = performance.now();
+    let udp: Promise<UdpOutcome>;
+    try {
+      udp = this.udpExchange(server, qname, qtype, rd, edns, options.signal, started);
+    } catch (e) {
+      // As from an async function: a synchronous throw (a bad port) is a rejection.
+      return Promise.reject(e as Error);
+    }
+    return udp.then(
+      (udp): Exchange | Promise<Exchange> => {
+        const m = udp.message;
+        if (m !== undefined && (m.rcode === 'NOERROR' || m.rcode === 'NXDOMAIN')) {
+          return {
+            message: m,
+            server,
+            protocol: 'udp',
+            bytes: udp.bytes,
+            rttMs: performance.now() - started,
+            ignored: udp.ignored,
+            failures: [],
+          };
+        }
+        return this.queryLoop(qname, qtype, options, { udp, started });
+      },
+      (error: unknown) => this.queryLoop(qname, qtype, options, { error }),
+    );
+  }
+
+  /**
+   * The whole procedure: servers in turn, tries, EDNS fallback, TCP on TC.
+   * `first` is the outcome of the first try when `query` already made it.
+   */
+  private async queryLoop(
+    qname: string,
+    qtype: RecordType,
+    options: QueryOptions,
+    first: { udp: UdpOutcome; started: number } | { error: unknown } | undefined,
+  ): Promise<Exchange> {
     const { servers, signal } = options;
     const rd = options.recursionDesired ?? true;
-    this.stats.queries++;
     if (servers.length === 0) {
       throw new DnsError('DNS_NO_SERVERS', `no DNS server to ask for ${qname} ${qtype}`, {
         qname,
@@ -487,7 +540,25 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       for (let t = 0; t < this.opts.tries; t++) {
         if (signal?.aborted) throw abortError(qname, qtype);
         try {
-          const ex = await this.exchange(server, qname, qtype, rd, edns, signal, failures);
+          let ex: Exchange;
+          if (first !== undefined) {
+            const f = first;
+            first = undefined;
+            if ('error' in f) throw f.error;
+            ex = await this.afterUdp(
+              f.udp,
+              f.started,
+              server,
+              qname,
+              qtype,
+              rd,
+              edns,
+              signal,
+              failures,
+            );
+          } else {
+            ex = await this.exchange(server, qname, qtype, rd, edns, signal, failures);
+          }
           const rcode = ex.message.rcode;
           if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return ex;
           const hadOpt = ex.message.additionals.some((a) => a.type === 'OPT');
@@ -539,6 +610,21 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   ): Promise<Exchange> {
     const started = performance.now();
     const udp = await this.udpExchange(server, qname, qtype, rd, edns, signal, started);
+    return this.afterUdp(udp, started, server, qname, qtype, rd, edns, signal, failures);
+  }
+
+  /** The exchange after its UDP try: the answer, or the TCP retry after TC=1. */
+  private async afterUdp(
+    udp: UdpOutcome,
+    started: number,
+    server: ServerAddress,
+    qname: string,
+    qtype: RecordType,
+    rd: boolean,
+    edns: boolean,
+    signal: AbortSignal | undefined,
+    failures: readonly TryNote[],
+  ): Promise<Exchange> {
     if (udp.message) {
       return {
         message: udp.message,
@@ -571,35 +657,47 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     rd: boolean,
     edns: boolean,
   ): Buffer {
-    const key = `${rd ? 1 : 0}${edns ? 1 : 0}${qtype} ${qname}`;
-    let template = this.templates.get(key);
-    if (template === undefined) {
-      template = dnsPacket.encode({
-        type: 'query',
-        id: 0,
-        flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
-        questions: [{ type: qtype, name: qname, class: 'IN' }],
-        additionals: edns
-          ? [
-              {
-                type: 'OPT',
-                name: '.',
-                udpPayloadSize: this.opts.udpPayloadSize,
-                extendedRcode: 0,
-                ednsVersion: 0,
-                flags: 0,
-                flag_do: false,
-                options: [],
-              },
-            ]
-          : [],
-      });
-      if (this.templates.size >= TEMPLATE_MAX) this.templates.clear();
-      this.templates.set(key, template);
-    }
-    const query = Buffer.from(template);
+    const query = Buffer.from(this.template(qname, qtype, rd, edns).wire);
     query.writeUInt16BE(id, 0);
     return query;
+  }
+
+  /** The encoded query with ID 0, and its question decoded (kept per question, bounded). */
+  private template(qname: string, qtype: RecordType, rd: boolean, edns: boolean): KnownQuestion {
+    let list = this.templates.get(qname);
+    if (list !== undefined) {
+      for (const t of list) {
+        if (t.qtype === qtype && t.rd === rd && t.edns === edns) return t.known;
+      }
+    }
+    const wire = dnsPacket.encode({
+      type: 'query',
+      id: 0,
+      flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+      questions: [{ type: qtype, name: qname, class: 'IN' }],
+      additionals: edns
+        ? [
+            {
+              type: 'OPT',
+              name: '.',
+              udpPayloadSize: this.opts.udpPayloadSize,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: 0,
+              flag_do: false,
+              options: [],
+            },
+          ]
+        : [],
+    });
+    const known = knownQuestion(wire);
+    if (this.templates.size >= TEMPLATE_MAX) this.templates.clear();
+    if (list === undefined || !this.templates.has(qname)) {
+      list = [];
+      this.templates.set(qname, list);
+    }
+    list.push({ qtype, rd, edns, known });
+    return known;
   }
 
   private hostInfo(host: string): { family: Family; source: string } {
@@ -628,7 +726,9 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     const pool = this.pools[info.family];
     const slot = pool.slot();
     const id = pool.freeId(slot, this.ids);
-    const query = this.encodeQuery(id, qname, qtype, rd, edns);
+    const known = this.template(qname, qtype, rd, edns);
+    const query = Buffer.from(known.wire);
+    query.writeUInt16BE(id, 0);
     const t = new UdpTry(
       this,
       server,
@@ -642,6 +742,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       started + this.opts.timeoutMs,
       signal,
     );
+    t.known = known;
     const promise = new Promise<UdpOutcome>((resolve, reject) => {
       t.resolve = resolve;
       t.reject = reject;
@@ -663,15 +764,21 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       this.timer.ref();
     }
     this.stats.udpSent++;
-    slot.socket.send(query, server.port, server.host, (err) => {
-      if (err && !t.done) {
-        this.endTry(t);
-        const ctx = t.ctx();
-        t.reject(
-          new DnsError('DNS_NETWORK', `cannot send to ${ctx.server}: ${err.message}`, ctx, err),
-        );
-      }
-    });
+    try {
+      slot.socket.send(query, server.port, server.host, (err) => {
+        if (err && !t.done) {
+          this.endTry(t);
+          const ctx = t.ctx();
+          t.reject(
+            new DnsError('DNS_NETWORK', `cannot send to ${ctx.server}: ${err.message}`, ctx, err),
+          );
+        }
+      });
+    } catch (e) {
+      // A synchronous refusal (a bad port): the try is over; the caller gets the error.
+      this.endTry(t);
+      throw e;
+    }
     return promise;
   }
 

@@ -117,7 +117,26 @@ export class WireError extends Error {
  * RDLENGTH) and `DNS_RRSET_TOO_LARGE` when it carries more than `maxRecords`
  * records (checked from the header counts before any record is decoded).
  */
-export function decodeResponse(buf: Buffer, maxRecords: number): Message {
+/**
+ * The question we asked, as sent: a response whose question section is the
+ * same bytes has this question, decoded once when the query was built.
+ */
+export interface KnownQuestion {
+  /** Our query; its question section starts at byte 12. */
+  readonly wire: Buffer;
+  /** Length of the question section in `wire`. */
+  readonly length: number;
+  /** `wire`'s question as dns-packet decodes it. */
+  readonly question: Question;
+}
+
+/** The KnownQuestion of an encoded one-question query. */
+export function knownQuestion(wire: Buffer): KnownQuestion {
+  const question = lib.question.decode(wire, 12);
+  return { wire, length: lib.question.decode.bytes, question };
+}
+
+export function decodeResponse(buf: Buffer, maxRecords: number, known?: KnownQuestion): Message {
   const h = readHeader(buf);
   if (!h) throw new WireError('DNS_BAD_RESPONSE', `message of ${buf.length} bytes has no header`);
   const total = h.ancount + h.nscount + h.arcount;
@@ -131,9 +150,20 @@ export function decodeResponse(buf: Buffer, maxRecords: number): Message {
   let offset = 12;
   const questions: Question[] = [];
   try {
-    for (let i = 0; i < h.qdcount; i++) {
-      questions.push(lib.question.decode(buf, offset));
-      offset += lib.question.decode.bytes;
+    if (
+      known !== undefined &&
+      h.qdcount === 1 &&
+      buf.length >= 12 + known.length &&
+      buf.compare(known.wire, 12, 12 + known.length, 12, 12 + known.length) === 0
+    ) {
+      // Our own question, byte for byte: dns-packet would decode it to the same value.
+      questions.push(known.question);
+      offset += known.length;
+    } else {
+      for (let i = 0; i < h.qdcount; i++) {
+        questions.push(lib.question.decode(buf, offset));
+        offset += lib.question.decode.bytes;
+      }
     }
     const sections: Answer[][] = [[], [], []];
     const counts = [h.ancount, h.nscount, h.arcount];
@@ -218,6 +248,26 @@ export function canonicalName(name: string): string {
 
 /** Question names compare case-insensitively (RFC 4343). */
 export function sameName(a: string, b: string): boolean {
+  if (a === b) return true;
+  // The common case: the same name with and without its trailing dot.
+  const la = a.length;
+  const lb = b.length;
+  if (
+    lb === la + 1 &&
+    b.charCodeAt(la) === 0x2e &&
+    a.charCodeAt(la - 1) !== 0x2e &&
+    b.startsWith(a)
+  ) {
+    return true;
+  }
+  if (
+    la === lb + 1 &&
+    a.charCodeAt(lb) === 0x2e &&
+    b.charCodeAt(lb - 1) !== 0x2e &&
+    a.startsWith(b)
+  ) {
+    return true;
+  }
   return canonicalName(a) === canonicalName(b);
 }
 
