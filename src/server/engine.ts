@@ -57,10 +57,29 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   cachePerName: 16,
 };
 
+/**
+ * The bodies of one name. Most names own one type: its body is held inline,
+ * and a Map is made only for a second type (a Map per name costs more than
+ * a typical answer).
+ */
 interface NameEntry {
   readonly zone: IndexedZone;
-  readonly byType: Map<number, EncodedBody>;
+  type: number;
+  body: EncodedBody | undefined;
+  more: Map<number, EncodedBody> | undefined;
   extra: number;
+}
+
+function entryBody(entry: NameEntry, type: number): EncodedBody | undefined {
+  if (entry.type === type) return entry.body;
+  return entry.more?.get(type);
+}
+
+function setEntryBody(entry: NameEntry, type: number, body: EncodedBody): void {
+  if (entry.body === undefined) {
+    entry.type = type;
+    entry.body = body;
+  } else (entry.more ??= new Map()).set(type, body);
 }
 
 interface Compiled {
@@ -161,9 +180,10 @@ export class Engine {
       for (const [key, node] of z.nodes) {
         // Only the most specific zone answers for a name.
         if (findZone(set, key) !== z) continue;
-        const entry: NameEntry = { zone: z, byType: new Map(), extra: 0 };
+        const entry: NameEntry = { zone: z, type: -1, body: undefined, more: undefined, extra: 0 };
         for (const type of node.rrsets.keys()) {
-          entry.byType.set(
+          setEntryBody(
+            entry,
             type,
             encodeBody(key, planResponse(lookup(z, key, type, this.lookupUdp), type)),
           );
@@ -203,14 +223,14 @@ export class Engine {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype));
       }
-      const cached = entry.byType.get(qtype);
+      const cached = entryBody(entry, qtype);
       if (cached !== undefined) return cached;
       const body = encodeBody(
         key,
         planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
       );
       if (entry.extra < this.options.cachePerName) {
-        entry.byType.set(qtype, body);
+        setEntryBody(entry, qtype, body);
         entry.extra++;
       }
       return body;

@@ -75,11 +75,24 @@ export function nameToWire(name: string): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** The lookup key of wire octets `bytes[start, end)` (an uncompressed name). */
+/** Scratch for wireToKey: a name is at most 255 octets. */
+const KEY_CODES = new Uint16Array(256);
+
+/**
+ * The lookup key of wire octets `bytes[start, end)` (an uncompressed name).
+ * One flat string: appending a character at a time would make a tree of
+ * concatenations (tens of objects per key) that lives as long as the key.
+ */
 export function wireToKey(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  let s = '';
-  for (let i = start; i < end; i++) s += String.fromCharCode(lowerOctet(bytes[i]!));
-  return s;
+  const n = end - start;
+  if (n <= 0) return '';
+  if (n > KEY_CODES.length) {
+    let s = '';
+    for (let i = start; i < end; i++) s += String.fromCharCode(lowerOctet(bytes[i]!));
+    return s;
+  }
+  for (let i = 0; i < n; i++) KEY_CODES[i] = lowerOctet(bytes[start + i]!);
+  return String.fromCharCode.apply(null, KEY_CODES.subarray(0, n) as unknown as number[]);
 }
 
 /** The lookup key of a presentation name. */

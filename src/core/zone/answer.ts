@@ -343,7 +343,8 @@ export function encodeBody(
     if (suffix === '\u0000') break;
     if (seed === 'all' || suffix === seed) qdict.set(suffix, 12 + off);
   }
-  const w = new Writer();
+  const w = WRITER;
+  w.len = 0;
   const writeName = (key: string, owner: boolean) => {
     const offs = keyLabelOffsets(key);
     for (const off of offs) {
@@ -376,6 +377,7 @@ export function encodeBody(
   const counts: number[] = [];
   const required: boolean[] = [];
   const tally = [0, 0, 0];
+  // The writer is shared: nothing below may call encodeBody again.
   const all = [plan.answer, plan.authority, plan.additional];
   for (let section = 0; section < 3; section++) {
     for (const set of all[section]!) {
@@ -415,15 +417,61 @@ export function encodeBody(
   return {
     rcode: plan.rcode,
     aa: plan.aa,
-    bytes: w.buf.slice(0, w.len),
+    bytes: BODIES.copy(w.buf, w.len),
     ancount: tally[0]!,
     nscount: tally[1]!,
     arcount: tally[2]!,
-    ends,
-    sections,
-    counts,
-    required,
+    ends: ends.slice(),
+    sections: shared(sections),
+    counts: shared(counts),
+    required: shared(required),
   };
+}
+
+/**
+ * One writer for every body (encodeBody is synchronous and not reentrant):
+ * a fresh buffer per body would be an ArrayBuffer allocation per answer.
+ */
+const WRITER = new Writer();
+
+/**
+ * Body octets are copied into shared 64 KiB blocks: a server compiles one
+ * body per name and type at load, and an ArrayBuffer of its own per body
+ * costs more than the octets of a typical answer. A block lives as long as a
+ * body in it.
+ */
+class BodySlab {
+  private block = new Uint8Array(0);
+  private used = 0;
+  copy(src: Uint8Array, len: number): Uint8Array {
+    if (len > 4096) return src.slice(0, len);
+    if (this.used + len > this.block.length) {
+      this.block = new Uint8Array(65536);
+      this.used = 0;
+    }
+    const start = this.used;
+    this.block.set(src.subarray(0, len), start);
+    this.used = start + len;
+    return this.block.subarray(start, start + len);
+  }
+}
+const BODIES = new BodySlab();
+
+/**
+ * The small per-RRset arrays of a body (sections, counts, required) take few
+ * distinct values across a zone: equal ones are shared (frozen), so a body
+ * compiled per name does not carry arrays of its own.
+ */
+const SHARED_ARRAYS = new Map<string, readonly (number | boolean)[]>();
+function shared<T extends number | boolean>(a: T[]): readonly T[] {
+  const key = a.join(',');
+  let s = SHARED_ARRAYS.get(key);
+  if (s === undefined) {
+    s = Object.freeze(a.slice());
+    // Bounded: odd shapes beyond this are kept per body.
+    if (SHARED_ARRAYS.size < 4096) SHARED_ARRAYS.set(key, s);
+  }
+  return s as readonly T[];
 }
 
 /** What fits of a body within `limit` octets. */
