@@ -27,9 +27,12 @@ export interface SourcePosition {
 }
 
 /**
- * Records from the parser are compact class instances whose `rdata` and
- * `source` are accessors (a view into a shared block, made on access): copy
- * one field by field, not with object spread.
+ * A zone built by the loader keeps its records in columns (`store.ts`);
+ * records, RRsets and nodes handed out are views made on access
+ * (`views.ts`), whose `rdata` and `source` are accessors: copy a record
+ * field by field, not with object spread, and do not rely on the identity of
+ * a view (two `get`s give two equal objects). Plain objects that follow these
+ * interfaces work everywhere too (tests build zones from them).
  */
 export interface ResourceRecord {
   /** Absolute lowercased owner name with trailing dot. */
@@ -78,7 +81,7 @@ export interface Zone {
   readonly soa: RRset;
   /** Every node (apex, owners, empty non-terminals), keyed by lowercased absolute name. */
   readonly nodes: ReadonlyMap<string, ZoneNode>;
-  /** Node names in DNSSEC canonical order (RFC 4034 section 6.1). */
+  /** Node names in DNSSEC canonical order (RFC 4034 section 6.1); a loaded zone makes the strings on first access. */
   readonly names: readonly string[];
   /** Names of zone cuts below the apex (owners of NS that are not the apex). */
   readonly cuts: readonly string[];
