@@ -88,46 +88,50 @@ const rate = (x: number) => Math.round(x).toLocaleString('en');
 
 async function startServer(dir: string): Promise<{ port: number; stop: () => void }> {
   for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);
-  // A free port: bind, read, release.
-  const probe = dgram.createSocket('udp4');
-  await new Promise<void>((r) => probe.bind(0, '127.0.0.1', () => r()));
-  const port = probe.address().port;
-  await new Promise<void>((r) => probe.close(() => r()));
-  const server = spawn(
-    process.execPath,
-    [
-      process.env.LEXROUTE_BIN ?? path.join(REPO, 'bin/lexroute.js'),
-      'serve',
-      '--zones',
-      dir,
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const stop = () => server.kill('SIGTERM');
-  const t = new DnsTransport({ timeoutMs: 200, tries: 1 });
-  try {
-    for (let i = 0; ; i++) {
-      try {
-        const ex = await t.query('lex.urn.arpa.', 'NAPTR', {
-          servers: [{ host: '127.0.0.1', port }],
-        });
-        if (ex.message.answers.length > 0) break;
-      } catch {
-        if (i > 100) {
-          stop();
-          throw new Error('lexroute serve did not start');
+  // A free port (bind, read, release), taken again if another process grabs it first.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const probe = dgram.createSocket('udp4');
+    await new Promise<void>((r) => probe.bind(0, '127.0.0.1', () => r()));
+    const port = probe.address().port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const server = spawn(
+      process.execPath,
+      [
+        process.env.LEXROUTE_BIN ?? path.join(REPO, 'bin/lexroute.js'),
+        'serve',
+        '--zones',
+        dir,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--log-level',
+        'error',
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    let exited = false;
+    server.once('exit', () => {
+      exited = true;
+    });
+    const stop = () => server.kill('SIGTERM');
+    const t = new DnsTransport({ timeoutMs: 200, tries: 1 });
+    try {
+      for (let i = 0; i <= 100 && !exited; i++) {
+        try {
+          const ex = await t.query('lex.urn.arpa.', 'NAPTR', {
+            servers: [{ host: '127.0.0.1', port }],
+          });
+          if (ex.message.answers.length > 0) return { port, stop };
+        } catch {
+          // not up yet
         }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      t.close();
     }
-  } finally {
-    t.close();
+    stop();
   }
-  return { port, stop };
+  throw new Error('lexroute serve did not start');
 }
 
 async function cold(port: number): Promise<void> {

@@ -605,16 +605,19 @@ async function resolveWith(
     return true;
   };
 
+  /** The lookup of `key` when it was started ahead (see the end of the loop). */
+  let ahead: ReturnType<LexClient['lookupCached']> | undefined;
   for (;;) {
     const revisit = excluded !== undefined;
-    if (!revisit) {
+    if (!revisit && ahead === undefined) {
       const visit = guard.visit(key);
       if (!visit.ok) fail(visit.code, visit.message);
     }
     const stepNo = revisit ? frames.length + 1 : guard.steps;
     let lookup: { result: LookupResult; cached: boolean };
     try {
-      const l = client.lookupCached(key, 'NAPTR', options.signal);
+      const l = ahead ?? client.lookupCached(key, 'NAPTR', options.signal);
+      ahead = undefined;
       lookup = 'then' in l ? await l : l;
     } catch (e) {
       const d = describeError(e);
@@ -674,11 +677,17 @@ async function resolveWith(
       const used = all.indexOf(outcome.record);
       if (used >= 0) frame.excluded.add(used);
     }
-    trace.steps.push(naptrEntry(stepNo, key, lookup, step.considered, outcome, punycode));
     if (outcome.kind === 'next') {
+      // The next query goes out first (the datagram leaves during the call);
+      // this step's trace entry is written while it travels.
+      const visit = guard.visit(outcome.key);
+      if (visit.ok) ahead = client.lookupCached(outcome.key, 'NAPTR', options.signal);
+      trace.steps.push(naptrEntry(stepNo, key, lookup, step.considered, outcome, punycode));
+      if (!visit.ok) fail(visit.code, visit.message);
       key = outcome.key;
       continue;
     }
+    trace.steps.push(naptrEntry(stepNo, key, lookup, step.considered, outcome, punycode));
     if (outcome.kind === 'failure') {
       if (failOrFallBack(outcome.code, outcome.message)) continue;
     }

@@ -23,6 +23,7 @@
  *   length field"; reads may return partial messages)
  */
 import dgram from 'node:dgram';
+import { lookup as dnsLookup } from 'node:dns';
 import net from 'node:net';
 import { getRandomValues } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
@@ -217,6 +218,26 @@ interface Slot {
 
 type Family = 'udp4' | 'udp6';
 
+/**
+ * dgram resolves the destination of every `send` with `dns.lookup`, which
+ * answers an IP literal on the next tick. Server addresses are IP literals:
+ * answer them at once, so the datagram leaves during the `send` call (and
+ * whatever the caller does next overlaps the round trip). Names still go
+ * through `dns.lookup`.
+ */
+function literalLookup(
+  address: string,
+  family: unknown,
+  callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  const kind = net.isIP(address);
+  if (kind !== 0) {
+    callback(null, address, kind);
+    return;
+  }
+  dnsLookup(address, family as number, callback);
+}
+
 function normalizeAddress(a: string): string {
   const bare = (a.split('%')[0] ?? a).toLowerCase();
   return bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7)) ? bare.slice(7) : bare;
@@ -281,7 +302,7 @@ class UdpPool {
   }
 
   private open(): Slot {
-    const socket = dgram.createSocket({ type: this.family });
+    const socket = dgram.createSocket({ type: this.family, lookup: literalLookup });
     const slot: Slot = { socket, pending: new Map(), uses: 0, retired: false, closed: false };
     socket.on('message', (msg, rinfo) => this.receive(slot, msg, rinfo));
     // Unconnected UDP sockets report few errors; keep the socket and let the
