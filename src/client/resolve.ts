@@ -535,6 +535,9 @@ function naptrEntry(
   return e as unknown as NaptrTraceStep;
 }
 
+/** The excluded set of every frame when fallback is off: never added to. */
+const NOTHING_EXCLUDED: Set<number> = new Set();
+
 interface Frame {
   readonly key: string;
   readonly step: number;
@@ -635,7 +638,12 @@ async function resolveWith(
     }
     const r = lookup.result;
     const server = lookup.cached ? 'cache' : r.server;
-    const frame: Frame = { key, step: stepNo, excluded: excluded ?? new Set() };
+    // Used records are remembered only for a fallback (no Set per step otherwise).
+    const frame: Frame = {
+      key,
+      step: stepNo,
+      excluded: excluded ?? (options.fallback ? new Set() : NOTHING_EXCLUDED),
+    };
     frames.push(frame);
     excluded = undefined;
     if (r.kind !== 'answer') {
@@ -674,8 +682,8 @@ async function resolveWith(
       const plain = lower.endsWith('.') ? lower : `${lower}.`;
       if (plain !== outcome.key) punycode = { from: outcome.rewritten, to: outcome.key };
       // Remember which record was used, for a fallback.
-      const used = all.indexOf(outcome.record);
-      if (used >= 0) frame.excluded.add(used);
+      const used = options.fallback ? all.indexOf(outcome.record) : -1;
+      if (used >= 0 && frame.excluded !== NOTHING_EXCLUDED) frame.excluded.add(used);
     }
     if (outcome.kind === 'next') {
       // The next query goes out first (the datagram leaves during the call);
