@@ -9,6 +9,10 @@
  *   so do we (ZONE_NONTERMINAL_WILDCARD), and load.
  * - DS at the apex: BIND refuses the zone ("DS record at top of zone"); so do
  *   we (ZONE_DS_AT_APEX).
+ * - MX/SRV targets in the zone that are aliases or have no address record,
+ *   and the NS of a delegation that is an alias: BIND warns; so do we
+ *   (ZONE_TARGET_CNAME, ZONE_TARGET_NO_ADDRESS, ZONE_NS_TARGET_CNAME). An apex
+ *   NS that is an alias: BIND refuses; so do we.
  * - records in a presentation form we do not read (LOC, EUI48, SVCB, ...):
  *   BIND reads them; we refuse the zone (ZONE_UNSUPPORTED_TYPE_SYNTAX) rather
  *   than serve it without them, which would give different answers. Kept
@@ -150,6 +154,64 @@ describe('other cases decided against BIND', () => {
       const b = spawnSync(named.path, ['ds.example.', f], { encoding: 'utf8' });
       expect(b.status).not.toBe(0);
       expect(b.stdout).toMatch(/DS record at top of zone/);
+    }
+  });
+
+  const TARGETS = `$ORIGIN t.example.
+$TTL 300
+@ SOA ns1 h 1 2 3 4 5
+@ NS ns1
+ns1 A 192.0.2.1
+alias CNAME ns1
+@ MX 10 alias
+@ MX 20 noaddr
+@ MX 30 via-wildcard.w
+*.w CNAME ns1
+noaddr TXT "x"
+_sip._tcp SRV 0 0 5060 alias
+_x._tcp SRV 0 0 5060 noaddr
+_y._tcp SRV 0 0 5060 .
+sub NS alias
+`;
+
+  it('MX/SRV targets that are aliases or have no address, NS of a cut that is an alias: warnings (BIND warns too)', async () => {
+    const f = zoneFile('t.example.zone', TARGETS);
+    const r = await loadZoneFile(f);
+    expect(r.zone).toBeDefined();
+    expect(
+      r.diagnostics.map((d) => `${d.position?.line} ${d.code} ${d.severity} ${d.token}`),
+    ).toEqual([
+      '15 ZONE_NS_TARGET_CNAME warning alias.t.example.',
+      '7 ZONE_TARGET_CNAME warning alias.t.example.',
+      '8 ZONE_TARGET_NO_ADDRESS warning noaddr.t.example.',
+      '9 ZONE_TARGET_CNAME warning via-wildcard.w.t.example.',
+      '12 ZONE_TARGET_CNAME warning alias.t.example.',
+      '13 ZONE_TARGET_NO_ADDRESS warning noaddr.t.example.',
+    ]);
+    if (named.path) {
+      const b = spawnSync(named.path, ['t.example.', f], { encoding: 'utf8' });
+      expect(b.status).toBe(0);
+      const complaints = b.stdout
+        .split('\n')
+        .filter((l) => /CNAME \(illegal\)|no address records/.test(l));
+      expect(complaints).toHaveLength(6);
+    }
+  });
+
+  it('an apex NS that is an alias: an error (BIND refuses the zone too)', async () => {
+    const f = zoneFile(
+      't2.example.zone',
+      TARGETS.replace('$ORIGIN t.example.', '$ORIGIN t2.example.') + '@ NS alias\n',
+    );
+    const r = await loadZoneFile(f);
+    expect(r.zone).toBeUndefined();
+    expect(
+      r.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.position?.line]),
+    ).toEqual([['ZONE_NS_TARGET_CNAME', 16]]);
+    if (named.path) {
+      const b = spawnSync(named.path, ['t2.example.', f], { encoding: 'utf8' });
+      expect(b.status).not.toBe(0);
+      expect(b.stdout).toMatch(/NS 'alias\.t2\.example' is a CNAME \(illegal\)/);
     }
   });
 

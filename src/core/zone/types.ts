@@ -208,6 +208,8 @@ export const TYPE_A = 1;
 export const TYPE_AAAA = 28;
 export const TYPE_DNAME = 39;
 export const TYPE_NAPTR = 35;
+export const TYPE_MX = 15;
+export const TYPE_SRV = 33;
 export const TYPE_NSEC = 47;
 export const TYPE_RRSIG = 46;
 

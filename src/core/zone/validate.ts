@@ -17,10 +17,12 @@ import {
   TYPE_AAAA,
   TYPE_CNAME,
   TYPE_DNAME,
+  TYPE_MX,
   TYPE_NS,
   TYPE_NSEC,
   TYPE_RRSIG,
   TYPE_SOA,
+  TYPE_SRV,
   typeName,
 } from './types.ts';
 
@@ -234,6 +236,19 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       const target = nameToText(rd, 0, true);
       if (!isSubdomain(target, origin)) continue;
       const t = st.findName(target);
+      // RFC 2181 section 10.3: "The domain name used as the value of a NS
+      // resource record, or part of the value of a MX resource record must
+      // not be an alias." As BIND: an error at the apex, a warning at a cut.
+      if (t >= 0 && st.findSet(t, TYPE_CNAME) >= 0) {
+        out.push({
+          code: 'ZONE_NS_TARGET_CNAME',
+          message: `NS ${target} of ${owner} is an alias (CNAME); a name server name must not be one (RFC 2181 section 10.3)`,
+          severity: n === apex ? 'error' : 'warning',
+          ...st.at(r),
+          token: target,
+        });
+        continue;
+      }
       const hasAddress = t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0);
       if (hasAddress) continue;
       const inChild =
@@ -251,7 +266,69 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       });
     }
   }
+  checkTargets(st, origin, owners, out);
   return out;
+}
+
+/**
+ * MX exchanges and SRV targets inside the zone: an alias, or a name with no
+ * address record, is a warning, as in BIND (check-mx-cname, check-srv-cname,
+ * check-integrity). Targets in a delegated child zone and the root (null MX,
+ * RFC 7505; "no service", RFC 2782) are not checked.
+ *
+ * @see RFC 2181 section 10.3: "This domain name must have as its value one
+ * or more address records."
+ */
+function checkTargets(st: ZoneStore, origin: string, owners: number, out: ZoneDiagnostic[]): void {
+  for (let n = 0; n < owners; n++) {
+    const flags = st.nodeFlags[n]!;
+    if (flags & (NODE_OUT_OF_ZONE | NODE_BELOW_CUT)) continue;
+    for (let s = st.nodeFirstSet[n]!; s >= 0; s = st.setNext[s]!) {
+      const type = st.setType[s]!;
+      const at = type === TYPE_MX ? 2 : type === TYPE_SRV ? 6 : -1;
+      if (at < 0) continue;
+      for (let r = st.setFirst[s]!; r >= 0; r = st.recNext[r]!) {
+        const rd = st.rdata(r);
+        if (rd.length <= at + 1 || wireNameLength(rd, at) !== rd.length - at) continue;
+        const target = nameToText(rd, at, true);
+        if (!isSubdomain(target, origin) || isBelowAnyCut(st, target, origin)) continue;
+        const t = targetNode(st, target, origin);
+        const what = type === TYPE_MX ? 'MX' : 'SRV';
+        if (t >= 0 && st.findSet(t, TYPE_CNAME) >= 0) {
+          out.push({
+            code: 'ZONE_TARGET_CNAME',
+            message: `${what} target ${target} of ${st.name(n)} is an alias (CNAME); it must not be one (RFC 2181 section 10.3, RFC 2782)`,
+            severity: 'warning',
+            ...st.at(r),
+            token: target,
+          });
+        } else if (t < 0 || (st.findSet(t, TYPE_A) < 0 && st.findSet(t, TYPE_AAAA) < 0)) {
+          out.push({
+            code: 'ZONE_TARGET_NO_ADDRESS',
+            message: `${what} target ${target} of ${st.name(n)} is inside the zone but has no A or AAAA record (RFC 2181 section 10.3)`,
+            severity: 'warning',
+            ...st.at(r),
+            token: target,
+          });
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The node a lookup of `target` would use: the name itself, or else the
+ * wildcard at its closest encloser (RFC 4592 section 3.3.1); -1 when none.
+ */
+function targetNode(st: ZoneStore, target: string, origin: string): number {
+  const t = st.findName(target);
+  if (t >= 0) return t;
+  let name = target;
+  while (name !== origin && name !== '.') {
+    name = parentName(name);
+    if (st.findName(name) >= 0) return st.findName(name === '.' ? '*.' : `*.${name}`);
+  }
+  return -1;
 }
 
 function isBelowAnyCut(st: ZoneStore, name: string, origin: string): boolean {
