@@ -35,9 +35,13 @@ export interface CacheStats {
   expirations: number;
 }
 
+/** A cache entry, also a node of the recency list (least recent at the head). */
 interface Entry {
+  readonly key: string;
   readonly result: LookupResult;
   readonly expires: number;
+  prev: Entry | undefined;
+  next: Entry | undefined;
 }
 
 /** A cached result and how long it has left. */
@@ -81,6 +85,9 @@ function memoCacheKey(qname: string, qtype: string): string {
 export class DnsCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, shared: 0, evictions: 0, expirations: 0 };
   private readonly entries = new Map<string, Entry>();
+  /** Recency list: `head` is the least recently used entry, `tail` the most recent. */
+  private head: Entry | undefined;
+  private tail: Entry | undefined;
   private readonly inflight = new Map<string, Promise<LookupResult>>();
   private readonly maxEntries: number;
   private readonly maxTtl: number;
@@ -108,14 +115,38 @@ export class DnsCache {
     if (!e) return undefined;
     const now = this.now();
     if (now >= e.expires) {
-      this.entries.delete(key);
+      this.remove(e);
       this.stats.expirations++;
       return undefined;
     }
-    // LRU: move to the most recent end (Map keeps insertion order).
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    // LRU: move to the most recent end (pointer updates, no rehashing).
+    if (e !== this.tail) {
+      this.unlink(e);
+      this.append(e);
+    }
     return { result: e.result, remaining: Math.floor((e.expires - now) / 1000) };
+  }
+
+  private unlink(e: Entry): void {
+    if (e.prev) e.prev.next = e.next;
+    else this.head = e.next;
+    if (e.next) e.next.prev = e.prev;
+    else this.tail = e.prev;
+    e.prev = undefined;
+    e.next = undefined;
+  }
+
+  private append(e: Entry): void {
+    e.prev = this.tail;
+    e.next = undefined;
+    if (this.tail) this.tail.next = e;
+    else this.head = e;
+    this.tail = e;
+  }
+
+  private remove(e: Entry): void {
+    this.entries.delete(e.key);
+    this.unlink(e);
   }
 
   /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
@@ -127,11 +158,19 @@ export class DnsCache {
     if (result.ttl <= 0) return;
     const cap = result.kind === 'answer' ? this.maxTtl : this.maxNegativeTtl;
     const ttl = Math.min(result.ttl, cap);
-    this.entries.delete(key);
-    this.entries.set(key, { result, expires: this.now() + ttl * 1000 });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+    const old = this.entries.get(key);
+    if (old) this.remove(old);
+    const e: Entry = {
+      key,
+      result,
+      expires: this.now() + ttl * 1000,
+      prev: undefined,
+      next: undefined,
+    };
+    this.entries.set(key, e);
+    this.append(e);
+    while (this.entries.size > this.maxEntries && this.head) {
+      this.remove(this.head);
       this.stats.evictions++;
     }
   }
@@ -174,6 +213,8 @@ export class DnsCache {
 
   clear(): void {
     this.entries.clear();
+    this.head = undefined;
+    this.tail = undefined;
   }
 }
 
