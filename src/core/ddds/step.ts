@@ -178,16 +178,22 @@ export function sortRecords<T extends Pick<NaptrRecord, 'order' | 'preference'>>
  */
 export function dddsStep(input: StepInput): StepResult {
   const toDnsKey = input.toDnsKey ?? defaultToDnsKey;
-  const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(input.records.length);
+  const records = input.records;
+  const n = records.length;
+  const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(n);
+  let fated = 0;
   const setFate = (index: number, fate: 'used' | 'skipped', code: string, reason: string) => {
-    const record = input.records[index];
-    if (record !== undefined) fates[index] = { record, index, fate, code, reason };
+    const record = records[index];
+    if (record !== undefined) {
+      if (fates[index] === undefined) fated++;
+      fates[index] = { record, index, fate, code, reason };
+    }
   };
 
   // 1. Drop unknown-flag records before ordering.
   const candidates: { record: NaptrRecord; index: number; c: CompiledRecord }[] = [];
-  const records = input.records;
-  for (let index = 0; index < records.length; index++) {
+  let sorted = true;
+  for (let index = 0; index < n; index++) {
     const record = records[index] as NaptrRecord;
     const c = compileRecord(record);
     const flags = c.flags;
@@ -195,11 +201,20 @@ export function dddsStep(input: StepInput): StepResult {
       setFate(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
       continue;
     }
+    const last = candidates[candidates.length - 1];
+    if (
+      last !== undefined &&
+      (last.record.order > record.order ||
+        (last.record.order === record.order && last.record.preference > record.preference))
+    ) {
+      sorted = false;
+    }
     candidates.push({ record, index, c });
   }
 
-  // 2. Stable sort by ORDER then PREFERENCE (Array.prototype.sort is stable).
-  if (candidates.length > 1) {
+  // 2. Stable sort by ORDER then PREFERENCE (Array.prototype.sort is stable;
+  // an RRset already in that order, the usual case, is left as it is).
+  if (!sorted) {
     candidates.sort(
       (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
     );
@@ -314,7 +329,8 @@ export function dddsStep(input: StepInput): StepResult {
     };
   }
 
-  const considered = fates.filter((f): f is RecordFate => f !== undefined);
+  const considered =
+    fated === n ? (fates as RecordFate[]) : fates.filter((f): f is RecordFate => f !== undefined);
   if (chosen !== undefined) return { outcome: chosen, considered };
   if (input.records.length === 0) {
     return {
