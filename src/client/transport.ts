@@ -233,12 +233,20 @@ type Family = 'udp4' | 'udp6';
  * whatever the caller does next overlaps the round trip). Names still go
  * through `dns.lookup`.
  */
+/** `net.isIP` per destination text (a regular expression test per datagram otherwise). */
+const literalKinds = new Map<string, number>();
+
 function literalLookup(
   address: string,
   family: unknown,
   callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
 ): void {
-  const kind = net.isIP(address);
+  let kind = literalKinds.get(address);
+  if (kind === undefined) {
+    kind = net.isIP(address);
+    if (literalKinds.size >= 256) literalKinds.clear();
+    literalKinds.set(address, kind);
+  }
   if (kind !== 0) {
     callback(null, address, kind);
     return;
