@@ -20,7 +20,7 @@
  * load). Warm throughput is per CPU-second of this process (user + system):
  * time spent descheduled by other work on the machine does not count.
  *
- * Usage: node bench/client.ts [N=300] [rounds=7] [cold|warm|all]
+ * Usage: node bench/client.ts [N=300] [rounds=11] [cold|warm|all]
  * (LEXROUTE_BIN=path/to/lexroute.js runs the server from another checkout.)
  */
 import { spawn } from 'node:child_process';
@@ -36,7 +36,7 @@ import { buildAus } from '../src/core/ddds/aus.ts';
 import { toDnsKey } from '../src/core/urn/index.ts';
 
 const N = Number(process.argv[2] ?? 300);
-const ROUNDS = Number(process.argv[3] ?? 7);
+const ROUNDS = Number(process.argv[3] ?? 11);
 const ONLY = process.argv[4] ?? 'all';
 const WARM_PER_ROUND = 30_000;
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -215,6 +215,10 @@ async function cold(port: number): Promise<void> {
   line(`bare dgram loop, same ${q} queries:`, b, q, 'query');
   line(`resolveLexUrn x ${N}:`, c, N, 'URN');
   const ratio = median(ratios);
+  const sortedRatios = [...ratios].sort((a, b) => a - b);
+  console.log(
+    `    per-round ratios: ${sortedRatios.map((r) => fmt(r, 2)).join(' ')} (machine load moves them; compare within a run)`,
+  );
   console.log(
     `    overhead: ${fmt(ratio, 2)}x the bare round trips (median of per-round ratios; best rounds ${fmt(
       Math.min(...c.map((v) => v.wall)) / Math.min(...b.map((v) => v.wall)),
