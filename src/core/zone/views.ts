@@ -71,13 +71,15 @@ export class RRsetView implements RRset {
 
 /** A name of the zone; it is its own RRset map, keyed by type. */
 export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
-  readonly name: string;
   private readonly store: ZoneStore;
   private readonly n: number;
   constructor(store: ZoneStore, n: number) {
     this.store = store;
     this.n = n;
-    this.name = store.name(n);
+  }
+  /** Made on access: a server keeps a view per name, and needs the name only once. */
+  get name(): string {
+    return this.store.name(this.n);
   }
   get rrsets(): ReadonlyMap<number, RRset> {
     return this;
