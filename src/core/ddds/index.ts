@@ -19,6 +19,14 @@ export {
   type PosixClassName,
 } from './ere.ts';
 export {
+  buildFastPath,
+  fastMatch,
+  type AsciiSet,
+  type EreFastPath,
+  type FastItem,
+  type FastPlan,
+} from './fast-match.ts';
+export {
   parseSubstitution,
   applySubstitution,
   formatSubstitution,
@@ -39,6 +47,10 @@ export {
   rewrite,
   isAbsoluteUri,
   parseSubstitutionCached,
+  compileRecord,
+  rewriteCompiled,
+  checkServicesCompiled,
+  type CompiledRecord,
   type FlagsResult,
   type KnownFlag,
   type NaptrRecord,
