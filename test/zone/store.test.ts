@@ -124,6 +124,23 @@ describe('arenas and the name table', () => {
   });
 });
 
+describe('buildZone on records made by hand', () => {
+  it('refuses RDATA over 65535 octets and owners outside the model spelling, with codes', () => {
+    const long = buildZone([...apexRecords(), rr('a.example.', 16, new Uint8Array(70_000))], {
+      origin: 'example.',
+    });
+    expect(long.zone).toBeUndefined();
+    expect(long.diagnostics.map((d) => [d.code, d.severity, d.token])).toEqual([
+      ['ZONE_RDATA_TOO_LONG', 'error', 'a.example.'],
+    ]);
+    for (const owner of ['\u00e9.example.', 'a example.', 'a.example']) {
+      const bad = buildZone([...apexRecords(), rr(owner, 1, A)], { origin: 'example.' });
+      expect(bad.zone).toBeUndefined();
+      expect(bad.diagnostics.map((d) => d.code)).toEqual(['ZONE_BAD_NAME']);
+    }
+  });
+});
+
 describe('RRsets', () => {
   it('duplicates in an RRset of more than 32 records are found and dropped', () => {
     const records = apexRecords();

@@ -40,12 +40,37 @@ function normaliseOrigin(origin: string): string | undefined {
 /** Build a zone from records (any source: the parser's, or made by hand). */
 export function buildZone(records: readonly ResourceRecord[], options: BuildOptions): BuildResult {
   const store = new ZoneStore();
+  const refused: ZoneDiagnostic[] = [];
   for (const rr of records) {
     const rd = rr.rdata;
     const src = rr.source;
+    const at = src ? { position: src } : {};
+    // Records made by hand may break what the parser guarantees.
+    if (rd.length > 65535) {
+      refused.push({
+        code: 'ZONE_RDATA_TOO_LONG',
+        message: `RDATA of ${rd.length} octets at ${rr.owner}: at most 65535 (RFC 1035 section 3.2.1)`,
+        severity: 'error',
+        ...at,
+        token: rr.owner,
+      });
+      continue;
+    }
+    if (!/^[\x21-\x7e]+$/.test(rr.owner) || !rr.owner.endsWith('.')) {
+      refused.push({
+        code: 'ZONE_BAD_NAME',
+        message: `owner ${JSON.stringify(rr.owner)} is not an absolute name in the model's spelling (printable ASCII, \\DDD escapes, trailing dot)`,
+        severity: 'error',
+        ...at,
+        token: rr.owner,
+      });
+      continue;
+    }
     store.add(rr.owner, rr.type, rr.class, rr.ttl, rd, rd.length, src?.line ?? 0, src?.file ?? '');
   }
-  return buildStoreZone(store, options);
+  const built = buildStoreZone(store, options);
+  if (refused.length === 0) return built;
+  return { diagnostics: [...refused, ...built.diagnostics] };
 }
 
 /**
