@@ -188,29 +188,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     return run;
   };
 
-  const first = await reload();
-  if (first.zones === 0)
-    log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
-
-  const udp: UdpListener[] = [];
-  const tcp: TcpListener[] = [];
-  const closeAll = async () => {
-    await Promise.all([...udp.map((l) => l.close()), ...tcp.map((l) => l.close())]);
-  };
-  try {
-    for (const { host, port } of config.listen) {
-      // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(() => engine, host, port, config.tcp, log);
-      tcp.push(t);
-      const u = await listenUdp(() => engine, host, t.port, log);
-      udp.push(u);
-      log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
-    }
-  } catch (e) {
-    await closeAll();
-    throw new ServerStartError('SERVER_LISTEN_FAILED', `cannot listen: ${(e as Error).message}`, e);
-  }
-
+  // Watch before the first load: a change made while loading, or right after
+  // the server reports it is listening, is never missed.
   const watchers: FSWatcher[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   if (config.watch) {
@@ -237,6 +216,39 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         log.warn('watch_failed', { dir, error: (e as Error).message });
       }
     }
+  }
+
+  let first: ReloadReport;
+  try {
+    first = await reload();
+  } catch (e) {
+    if (timer) clearTimeout(timer);
+    for (const w of watchers) w.close();
+    throw e;
+  }
+  if (first.zones === 0)
+    log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+
+  const udp: UdpListener[] = [];
+  const tcp: TcpListener[] = [];
+  const closeAll = async () => {
+    await Promise.all([...udp.map((l) => l.close()), ...tcp.map((l) => l.close())]);
+  };
+  try {
+    for (const { host, port } of config.listen) {
+      // The TCP port is bound first so that port 0 gives one number for both transports.
+      const t = await listenTcp(() => engine, host, port, config.tcp, log);
+      tcp.push(t);
+      const u = await listenUdp(() => engine, host, t.port, log);
+      udp.push(u);
+      log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
+    }
+  } catch (e) {
+    if (timer) clearTimeout(timer);
+    for (const w of watchers) w.close();
+    await closeAll();
+    await reloading?.catch(() => undefined);
+    throw new ServerStartError('SERVER_LISTEN_FAILED', `cannot listen: ${(e as Error).message}`, e);
   }
 
   return {
