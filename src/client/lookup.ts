@@ -16,7 +16,7 @@
 import type { Answer, RecordType } from 'dns-packet';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
-import type { DnsTransportLike } from './transport.ts';
+import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, rdataOf, sameName, type Message } from './wire.ts';
 
 export interface LookupResult {
@@ -161,6 +161,15 @@ function serverText(s: ServerAddress): string {
   return t;
 }
 
+/** A stub lookup in progress (CNAME restarts carry it along). */
+interface StubState {
+  readonly chain: string[];
+  name: string;
+  ttl: number;
+  ignored: number;
+  restarts: number;
+}
+
 export interface StubOptions {
   readonly servers: readonly ServerAddress[];
   /** CNAME restarts across responses (default 8). */
@@ -182,67 +191,107 @@ export class StubResolver implements Resolver {
     this.maxCnames = options.maxCnames ?? 8;
   }
 
-  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
-    const chain: string[] = [];
-    let name = qname;
-    let ttl = Number.POSITIVE_INFINITY;
-    let ignored = 0;
-    for (let restarts = 0; ; restarts++) {
-      const ex = await this.transport.query(name, qtype, { servers: this.servers, signal });
-      ignored += ex.ignored;
-      const server = serverText(ex.server);
-      const c = classify(ex.message, name, qtype);
-      const ctx = { qname: name, qtype, server };
-      switch (c.kind) {
-        case 'answer':
-        case 'nxdomain':
-        case 'nodata': {
-          const all = [...chain, ...c.cnames];
-          const t = Math.min(ttl, c.ttl < 0 ? Number.POSITIVE_INFINITY : c.ttl);
-          return {
-            kind: c.kind,
-            qname,
-            qtype,
-            name: c.name,
-            records: c.records,
-            cnames: all,
-            ttl: c.ttl < 0 ? -1 : t,
-            server,
-            protocol: ex.protocol,
-            rttMs: ex.rttMs,
-            ignored,
-            additionals: ex.message.additionals,
-          };
-        }
-        case 'cname': {
-          chain.push(...c.cnames);
-          ttl = Math.min(ttl, c.ttl);
-          if (restarts + 1 > this.maxCnames) {
-            throw new DnsError(
-              'DNS_CNAME_LOOP',
-              `CNAME chain from ${qname} is longer than ${this.maxCnames} lookups (${chain.join(' -> ')})`,
-              ctx,
-            );
-          }
-          if (chain.some((n) => sameName(n, c.target)) || sameName(c.target, qname)) {
-            throw new DnsError(
-              'DNS_CNAME_LOOP',
-              `CNAME loop: ${[...chain, c.target].join(' -> ')}`,
-              ctx,
-            );
-          }
-          name = c.target;
-          continue;
-        }
-        case 'referral':
+  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
+    const state: StubState = {
+      chain: [],
+      name: qname,
+      ttl: Number.POSITIVE_INFINITY,
+      ignored: 0,
+      restarts: 0,
+    };
+    // The first query without an async frame of its own (the usual lookup
+    // needs only that one); CNAME restarts continue in `restart`.
+    let first: Promise<Exchange>;
+    try {
+      first = this.transport.query(qname, qtype, { servers: this.servers, signal });
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    return first.then(
+      (ex) => this.settle(state, qname, qtype, ex) ?? this.restart(state, qname, qtype, signal),
+    );
+  }
+
+  private async restart(
+    state: StubState,
+    qname: string,
+    qtype: RecordType,
+    signal: AbortSignal | undefined,
+  ): Promise<LookupResult> {
+    for (;;) {
+      state.restarts++;
+      const ex = await this.transport.query(state.name, qtype, { servers: this.servers, signal });
+      const r = this.settle(state, qname, qtype, ex);
+      if (r !== undefined) return r;
+    }
+  }
+
+  /** One response: the result, undefined to follow a CNAME (state updated), or a DnsError thrown. */
+  private settle(
+    state: StubState,
+    qname: string,
+    qtype: RecordType,
+    ex: Exchange,
+  ): LookupResult | undefined {
+    const { chain } = state;
+    const name = state.name;
+    state.ignored += ex.ignored;
+    const server = serverText(ex.server);
+    const c = classify(ex.message, name, qtype);
+    switch (c.kind) {
+      case 'answer':
+      case 'nxdomain':
+      case 'nodata': {
+        const all = [...chain, ...c.cnames];
+        const t = Math.min(state.ttl, c.ttl < 0 ? Number.POSITIVE_INFINITY : c.ttl);
+        return {
+          kind: c.kind,
+          qname,
+          qtype,
+          name: c.name,
+          records: c.records,
+          cnames: all,
+          ttl: c.ttl < 0 ? -1 : t,
+          server,
+          protocol: ex.protocol,
+          rttMs: ex.rttMs,
+          ignored: state.ignored,
+          additionals: ex.message.additionals,
+        };
+      }
+      case 'cname': {
+        const ctx = { qname: name, qtype, server };
+        chain.push(...c.cnames);
+        state.ttl = Math.min(state.ttl, c.ttl);
+        if (state.restarts + 1 > this.maxCnames) {
           throw new DnsError(
-            'DNS_REFERRAL',
-            `${server} is not authoritative for ${name} and refers to ${canonicalName(c.cut) || '.'} (${c.ns.join(', ')}); query a server for that zone, or use --root ${server} to follow referrals`,
+            'DNS_CNAME_LOOP',
+            `CNAME chain from ${qname} is longer than ${this.maxCnames} lookups (${chain.join(' -> ')})`,
             ctx,
           );
-        case 'lame':
-          throw new DnsError('DNS_BAD_RESPONSE', `${server}: ${c.reason}`, ctx);
+        }
+        if (chain.some((n) => sameName(n, c.target)) || sameName(c.target, qname)) {
+          throw new DnsError(
+            'DNS_CNAME_LOOP',
+            `CNAME loop: ${[...chain, c.target].join(' -> ')}`,
+            ctx,
+          );
+        }
+        state.name = c.target;
+        return undefined;
       }
+      case 'referral':
+        throw new DnsError(
+          'DNS_REFERRAL',
+          `${server} is not authoritative for ${name} and refers to ${canonicalName(c.cut) || '.'} (${c.ns.join(', ')}); query a server for that zone, or use --root ${server} to follow referrals`,
+          { qname: name, qtype, server },
+        );
+      case 'lame':
+        throw new DnsError('DNS_BAD_RESPONSE', `${server}: ${c.reason}`, {
+          qname: name,
+          qtype,
+          server,
+        });
     }
   }
 }

@@ -413,16 +413,28 @@ export class LexClient {
     type: RecordType,
     signal?: AbortSignal,
   ): { result: LookupResult; cached: true } | Promise<{ result: LookupResult; cached: boolean }> {
+    const l = this.lookupRaw(name, type, signal);
+    return 'then' in l ? l.then(uncached) : l;
+  }
+
+  /**
+   * `lookupCached` without wrapping a fresh result (one promise hop less on
+   * the cold path): a cache hit, or the promise of a result that was not cached.
+   * @internal
+   */
+  lookupRaw(
+    name: string,
+    type: RecordType,
+    signal?: AbortSignal,
+  ): { result: LookupResult; cached: true } | Promise<LookupResult> {
     if (this.cached) {
       const hit = this.cached.peek(name, type);
       if (hit) return { result: hit.result, cached: true };
-      return this.cached.lookup(name, type, signal).then(uncached);
+      return this.cached.lookup(name, type, signal);
     }
     const resolver = this.resolver;
-    if (resolver) return resolver.lookup(name, type, signal).then(uncached);
-    return this.inner()
-      .then((r) => r.lookup(name, type, signal))
-      .then(uncached);
+    if (resolver) return resolver.lookup(name, type, signal);
+    return this.inner().then((r) => r.lookup(name, type, signal));
   }
 
   /** The HTTP dispatcher: the injected one, or an agent that connects S/A hosts to the addresses found in the DNS. */
@@ -609,7 +621,7 @@ async function resolveWith(
   };
 
   /** The lookup of `key` when it was started ahead (see the end of the loop). */
-  let ahead: ReturnType<LexClient['lookupCached']> | undefined;
+  let ahead: ReturnType<LexClient['lookupRaw']> | undefined;
   for (;;) {
     const revisit = excluded !== undefined;
     if (!revisit && ahead === undefined) {
@@ -619,9 +631,9 @@ async function resolveWith(
     const stepNo = revisit ? frames.length + 1 : guard.steps;
     let lookup: { result: LookupResult; cached: boolean };
     try {
-      const l = ahead ?? client.lookupCached(key, 'NAPTR', options.signal);
+      const l = ahead ?? client.lookupRaw(key, 'NAPTR', options.signal);
       ahead = undefined;
-      lookup = 'then' in l ? await l : l;
+      lookup = 'then' in l ? { result: await l, cached: false } : l;
     } catch (e) {
       const d = describeError(e);
       trace.steps.push({
@@ -689,7 +701,7 @@ async function resolveWith(
       // The next query goes out first (the datagram leaves during the call);
       // this step's trace entry is written while it travels.
       const visit = guard.visit(outcome.key);
-      if (visit.ok) ahead = client.lookupCached(outcome.key, 'NAPTR', options.signal);
+      if (visit.ok) ahead = client.lookupRaw(outcome.key, 'NAPTR', options.signal);
       trace.steps.push(naptrEntry(stepNo, key, lookup, step.considered, outcome, punycode));
       if (!visit.ok) fail(visit.code, visit.message);
       key = outcome.key;
