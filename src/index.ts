@@ -19,6 +19,8 @@ export {
   type ParseResult,
 } from './core/zone/parser.ts';
 export { buildZone, type BuildOptions, type BuildResult } from './core/zone/build.ts';
+export { buildStoreZone } from './core/zone/build.ts';
+export { ZoneStore, type RecordSink } from './core/zone/store.ts';
 export { decodeRdata, encodeRdata } from './core/zone/packet.ts';
 export { rrToPresentation, writeZone } from './core/zone/writer.ts';
 export {
