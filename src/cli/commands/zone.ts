@@ -34,8 +34,10 @@ $ORIGIN, else the SOA owner. Problems are printed as
 followed by a summary.
 
 Checks: RFC 1035 syntax (all errors of a file), one SOA and NS at the apex,
-CNAME beside other data, out-of-zone data, missing glue, TTL range, mixed
-TTLs, duplicates; NAPTR lint (REGEXP syntax on the client's own engine,
+CNAME beside other data, DS at the apex, missing glue, name server and MX/SRV
+targets that are aliases or have no address, TTL range, mixed TTLs,
+duplicates, out-of-zone data (a warning: ignored, as BIND does), wildcards
+that are not the leftmost label; NAPTR lint (REGEXP syntax on the client's own engine,
 REGEXP xor REPLACEMENT, flags, SERVICES syntax, U output, anchoring,
 jurisdiction boundaries [;:], unescaped dots, PREFERENCE used as ORDER);
 and "; expect <urn> -> <result>" comment directives, which apply the NAPTR
