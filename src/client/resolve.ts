@@ -290,15 +290,37 @@ interface Prepared {
 const prepared = new Map<string, Prepared | { code: string; message: string }>();
 const PREPARED_MAX = 4096;
 
-/** `prepareUncached` memoised on the input text (it is pure). */
+/** Inputs seen once, in a direct-mapped table (a cheap hash of the text picks the slot). */
+const SEEN_SLOTS = 4096;
+const seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
+
+function seenSlot(text: string): number {
+  const n = text.length;
+  let h = n;
+  // The end of a URN varies most (numbers, dates); mix the last characters and a few others.
+  for (let i = Math.max(0, n - 12); i < n; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+  h = (h * 31 + text.charCodeAt(n >> 1)) | 0;
+  h = (h * 31 + text.charCodeAt(n >> 2)) | 0;
+  return (h ^ (h >>> 13)) & (SEEN_SLOTS - 1);
+}
+
+/** `prepareUncached` memoised on the input text (it is pure), from its second sighting. */
 function prepare(input: string): Prepared | { code: string; message: string } {
   let p = prepared.get(input);
-  if (p === undefined) {
-    p = prepareUncached(input);
+  if (p !== undefined) {
+    if ('aus' in p) p.repeat = true;
+    return p;
+  }
+  p = prepareUncached(input);
+  // Memoise from the second sighting on: a stream of distinct URNs then costs
+  // one slot write each, not a Map entry (a slot collision only delays it).
+  const slot = seenSlot(input);
+  if (seen[slot] === input) {
+    if ('aus' in p) p.repeat = true;
     if (prepared.size >= PREPARED_MAX) prepared.clear();
     prepared.set(input, p);
-  } else if ('aus' in p) {
-    p.repeat = true;
+  } else {
+    seen[slot] = input;
   }
   return p;
 }

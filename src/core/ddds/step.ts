@@ -383,7 +383,7 @@ export type LoopCheck =
  */
 export class DddsLoopGuard {
   readonly limit: number;
-  readonly #seen = new Map<string, number>();
+  /** Normalised keys in visiting order (a loop check over at most `limit` keys: no Map needed). */
   readonly #path: string[] = [];
 
   constructor(limit: number = DEFAULT_STEP_LIMIT) {
@@ -398,12 +398,12 @@ export class DddsLoopGuard {
   /** Record a visit to `key` before querying it. */
   visit(key: string): LoopCheck {
     const norm = DddsLoopGuard.normalise(key);
-    const previous = this.#seen.get(norm);
-    if (previous !== undefined) {
+    const previous = this.#path.indexOf(norm);
+    if (previous >= 0) {
       return {
         ok: false,
         code: 'DDDS_LOOP',
-        message: `loop: key ${norm} was already visited at step ${previous} (path ${[...this.#path, norm].join(' -> ')})`,
+        message: `loop: key ${norm} was already visited at step ${previous + 1} (path ${[...this.#path, norm].join(' -> ')})`,
       };
     }
     if (this.#path.length >= this.limit) {
@@ -414,7 +414,6 @@ export class DddsLoopGuard {
       };
     }
     this.#path.push(norm);
-    this.#seen.set(norm, this.#path.length);
     return { ok: true, step: this.#path.length };
   }
 
