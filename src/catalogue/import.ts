@@ -152,7 +152,7 @@ export async function importFile(
   };
 
   store.beginBulkLoad();
-  store.db.exec('BEGIN');
+  store.begin();
   try {
     batches: for await (const batch of lineBatches(stream)) {
       for (const raw of batch) {
@@ -163,10 +163,10 @@ export async function importFile(
         }
         // A batch is `batchSize` lines, good or bad.
         if (++inBatch > batchSize) {
-          store.db.exec('COMMIT');
+          store.commit();
           options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
           inBatch = 1;
-          store.db.exec('BEGIN');
+          store.begin();
         }
         if (format === 'jsonl') {
           if (raw.trim() === '') continue;
@@ -252,9 +252,9 @@ export async function importFile(
         message: 'a quoted field is not closed before the end of the file',
       });
     }
-    store.db.exec('COMMIT');
+    store.commit();
   } catch (e) {
-    if (store.db.isTransaction) store.db.exec('ROLLBACK');
+    store.rollback();
     stream.destroy();
     store.endBulkLoad();
     throw e;

@@ -3,18 +3,21 @@
  * 24, no native build). Implements the matcher's `CatalogueReader` by index
  * lookups and the writes of `lexroute catalogue import`.
  *
- * Schema (FRBR, RFC 9676 section 5.2; every URN and part canonical):
+ * Schema 2 (FRBR, RFC 9676 section 5.2; every URN and part canonical):
  *
- *     works(id, urn, title)                             -- urn: the canonical name
- *     names(id, urn UNIQUE, work_id, alias, jurisdiction, authority, measure,
- *           dates, period, year, numbers, annexes)      -- canonical name + aliases
- *     name_numbers(jurisdiction, number, work_id)       -- names with several numbers: one row per number
- *     expressions(id, work_id, version, language, version_date, in_force)
- *     manifestations(id, expression_id, editor, format, component, feature)
- *     items(manifestation_id, url, priority)
+ *     works(id, doc)                         -- the whole work as one compact document (./doc.ts)
+ *     lookup(urn PRIMARY KEY, work_id)       -- every name (canonical URN and aliases) -> its work
+ *     names(work_id, jurisdiction, authority, measure, period, year, numbers)
+ *                                            -- the parts partial matching searches by
+ *     name_numbers(jurisdiction, number, work_id)   -- names with several numbers: one row per number
+ *     meta(key, value)                       -- schema version and running counts
  *
- * Absent optional parts are stored as '' so UNIQUE constraints see them
- * (SQLite treats NULLs as distinct), and read back as null.
+ * An exact match (the resolver's common request) is one statement: two
+ * B-tree searches (`lookup`, then `works` by integer key) and one
+ * `JSON.parse`. Partial matching finds work ids through `names` and decodes
+ * the documents of the candidates.
+ *
+ * Absent optional parts are stored as '' in `names` (and null in documents).
  *
  * @see RFC 9676 section 10.2: "the implementation of a catalogue, based on a
  *   relational database, is suggested".
@@ -25,9 +28,6 @@ import { dirname } from 'node:path';
 import type {
   CandidateName,
   CandidateQuery,
-  CatalogueExpression,
-  CatalogueManifestation,
-  CatalogueName,
   CatalogueReader,
   CatalogueWork,
   ExpressionKey,
@@ -36,42 +36,48 @@ import type {
 } from '../core/catalogue/model.ts';
 import type { CatalogueRow, RowError } from '../core/catalogue/row.ts';
 import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
+import {
+  compareBinary,
+  decodeWork,
+  encodeWork,
+  type MutableExpression,
+  type MutableManifestation,
+  type MutableWork,
+} from './doc.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-/** Indexes only the resolver's lookups need: dropped during a bulk load into an empty catalogue, built once after. */
+/** Indexes only partial matching needs: dropped during a bulk load into an empty catalogue, built once after. */
 const SECONDARY_INDEXES = `
-CREATE INDEX IF NOT EXISTS names_work ON names(work_id);
 CREATE INDEX IF NOT EXISTS names_number ON names(jurisdiction, numbers);
 CREATE INDEX IF NOT EXISTS names_year ON names(jurisdiction, year, measure);
 `;
 const DROP_SECONDARY_INDEXES = `
-DROP INDEX IF EXISTS names_work;
 DROP INDEX IF EXISTS names_number;
 DROP INDEX IF EXISTS names_year;
-DROP INDEX IF EXISTS names_authority_measure;
 `;
+
+const COUNTS = ['works', 'aliases', 'expressions', 'manifestations', 'items'] as const;
+type Counts = Record<(typeof COUNTS)[number], number>;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS works (
   id INTEGER PRIMARY KEY,
-  urn TEXT NOT NULL,
-  title TEXT
+  doc TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS lookup (
+  urn TEXT PRIMARY KEY,
+  work_id INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS names (
-  id INTEGER PRIMARY KEY,
-  urn TEXT NOT NULL UNIQUE,
-  work_id INTEGER NOT NULL REFERENCES works(id),
-  alias INTEGER NOT NULL,
+  work_id INTEGER NOT NULL,
   jurisdiction TEXT NOT NULL,
   authority TEXT NOT NULL,
   measure TEXT NOT NULL,
-  dates TEXT NOT NULL,
   period TEXT NOT NULL,
   year TEXT NOT NULL,
-  numbers TEXT NOT NULL,
-  annexes TEXT NOT NULL
+  numbers TEXT NOT NULL
 );
 ${SECONDARY_INDEXES}
 CREATE TABLE IF NOT EXISTS name_numbers (
@@ -79,30 +85,6 @@ CREATE TABLE IF NOT EXISTS name_numbers (
   number TEXT NOT NULL,
   work_id INTEGER NOT NULL,
   PRIMARY KEY (jurisdiction, number, work_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS expressions (
-  id INTEGER PRIMARY KEY,
-  work_id INTEGER NOT NULL REFERENCES works(id),
-  version TEXT NOT NULL,
-  language TEXT NOT NULL,
-  version_date TEXT,
-  in_force TEXT,
-  UNIQUE (work_id, version, language)
-);
-CREATE TABLE IF NOT EXISTS manifestations (
-  id INTEGER PRIMARY KEY,
-  expression_id INTEGER NOT NULL REFERENCES expressions(id),
-  editor TEXT NOT NULL,
-  format TEXT NOT NULL,
-  component TEXT NOT NULL,
-  feature TEXT NOT NULL,
-  UNIQUE (expression_id, editor, format, component, feature)
-);
-CREATE TABLE IF NOT EXISTS items (
-  manifestation_id INTEGER NOT NULL REFERENCES manifestations(id),
-  url TEXT NOT NULL,
-  priority INTEGER NOT NULL,
-  PRIMARY KEY (manifestation_id, url)
 ) WITHOUT ROWID;
 `;
 
@@ -114,48 +96,6 @@ export class CatalogueError extends Error {
     this.name = 'CatalogueError';
     this.code = code;
   }
-}
-
-const nul = (s: string): string | null => (s === '' ? null : s);
-const splitList = (s: string, sep: string): string[] => (s === '' ? [] : s.split(sep));
-
-interface NameRow {
-  urn: string;
-  work_id: number;
-  alias: number;
-  jurisdiction: string;
-  authority: string;
-  measure: string;
-  dates: string;
-  period: string;
-  numbers: string;
-  annexes: string;
-}
-
-interface ContentRow {
-  version: string;
-  language: string;
-  version_date: string | null;
-  in_force: string | null;
-  mid: number | null;
-  editor: string | null;
-  format: string | null;
-  component: string | null;
-  feature: string | null;
-  url: string | null;
-  priority: number | null;
-}
-
-function keyOfName(r: NameRow): WorkKey {
-  return {
-    jurisdiction: r.jurisdiction,
-    authority: r.authority,
-    measure: r.measure,
-    dates: splitList(r.dates, ','),
-    period: nul(r.period),
-    numbers: splitList(r.numbers, ','),
-    annexes: splitList(r.annexes, ':'),
-  };
 }
 
 function yearOf(key: WorkKey): string {
@@ -173,7 +113,18 @@ export interface OpenOptions {
 export class SqliteCatalogue implements CatalogueReader {
   readonly db: DatabaseSync;
   readonly path: string;
-  readonly #s: Record<string, StatementSync>;
+  readonly #byName: StatementSync;
+  readonly #byId: StatementSync;
+  readonly #byNumber: StatementSync;
+  readonly #byYear: StatementSync;
+  readonly #byPeriod: StatementSync;
+  readonly #dataVersion: StatementSync;
+  readonly #begin: StatementSync;
+  readonly #commit: StatementSync;
+  /** A read transaction this store opened and ends after the current turn of the event loop. */
+  #snapshot = false;
+  /** Writers holding rows not yet written to the database (flushed before commit and before reads). */
+  readonly #pending = new Set<CatalogueWriter>();
 
   constructor(path: string, options: OpenOptions = {}) {
     this.path = path;
@@ -184,17 +135,30 @@ export class SqliteCatalogue implements CatalogueReader {
       if (!options.readOnly) {
         // WAL: readers (a running resolver) are not blocked by an import.
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-        this.db.exec(SCHEMA);
-        this.db
-          .prepare("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)")
-          .run(String(SCHEMA_VERSION));
+        const fresh =
+          this.db.prepare("SELECT 1 AS x FROM sqlite_schema WHERE name = 'meta'").get() ===
+          undefined;
+        if (fresh) {
+          this.db.exec('BEGIN IMMEDIATE');
+          try {
+            this.db.exec(SCHEMA);
+            const put = this.db.prepare('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)');
+            put.run('schema', String(SCHEMA_VERSION));
+            for (const c of COUNTS) put.run(`count.${c}`, '0');
+            this.db.exec('COMMIT');
+          } catch (e) {
+            if (this.db.isTransaction) this.db.exec('ROLLBACK');
+            throw e;
+          }
+        }
       }
       const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
         { value: string } | undefined;
       if (row?.value !== String(SCHEMA_VERSION)) {
         throw new CatalogueError(
           'CATALOGUE_SCHEMA',
-          `${path}: catalogue schema ${row?.value ?? 'missing'}, this lexroute reads schema ${SCHEMA_VERSION}`,
+          `${path}: catalogue schema ${row?.value ?? 'missing'}, this lexroute reads schema ${SCHEMA_VERSION}` +
+            ' (export it with the lexroute that wrote it and import the rows into a new file)',
         );
       }
     } catch (e) {
@@ -205,57 +169,61 @@ export class SqliteCatalogue implements CatalogueReader {
         { cause: e },
       );
     }
-    // Lookups touch a few pages of several B-trees: memory-map the file (up to
+    // Lookups touch a few pages of two B-trees: memory-map the file (up to
     // 1 GiB) so page reads are memory reads, not read() calls.
     this.db.exec(
       'PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;',
     );
-    const p = (sql: string) => this.db.prepare(sql);
-    this.#s = {
-      // Every name of the work that has this name (one query for the exact-match path).
-      namesByName: p(
-        `SELECT n.urn, n.work_id, n.alias, n.jurisdiction, n.authority, n.measure, n.dates, n.period, n.numbers, n.annexes
-           FROM names k JOIN names n ON n.work_id = k.work_id
-          WHERE k.urn = ? ORDER BY n.alias, n.urn`,
-      ),
-      names: p(
-        'SELECT urn, work_id, alias, jurisdiction, authority, measure, dates, period, numbers, annexes FROM names WHERE work_id = ? ORDER BY alias, urn',
-      ),
-      // The work row and all its content in one query.
-      content: p(
-        `SELECT w.urn AS wurn, w.title, e.id AS eid, e.version, e.language, e.version_date, e.in_force,
-                m.id AS mid, m.editor, m.format, m.component, m.feature, i.url, i.priority
-           FROM works w
-           LEFT JOIN expressions e ON e.work_id = w.id
-           LEFT JOIN manifestations m ON m.expression_id = e.id
-           LEFT JOIN items i ON i.manifestation_id = m.id
-          WHERE w.id = ?
-          ORDER BY e.id, m.id, i.priority, i.url`,
-      ),
-      byNumber: p(
-        `SELECT work_id FROM names WHERE jurisdiction = ? AND numbers = ?
-         UNION SELECT work_id FROM name_numbers WHERE jurisdiction = ? AND number = ? LIMIT ?`,
-      ),
-      byYear: p(
-        'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = ? AND (measure = ? OR authority = ?) LIMIT ?',
-      ),
-      // No number, no year: names with the same period (their year is '').
-      byPeriod: p(
-        "SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = '' AND period = ? LIMIT ?",
-      ),
-      namesOfWork: p(
-        'SELECT urn, work_id, alias, jurisdiction, authority, measure, dates, period, numbers, annexes FROM names WHERE work_id = ?',
-      ),
-      dataVersion: p('PRAGMA data_version'),
-      count: p(
-        'SELECT (SELECT count(*) FROM works) AS works, (SELECT count(*) FROM names WHERE alias = 1) AS aliases, (SELECT count(*) FROM expressions) AS expressions, (SELECT count(*) FROM manifestations) AS manifestations, (SELECT count(*) FROM items) AS items',
-      ),
+    const p = (sql: string, arrays = true) => {
+      const st = this.db.prepare(sql);
+      if (arrays) st.setReturnArrays(true);
+      return st;
     };
+    this.#byName = p(
+      'SELECT w.id, w.doc FROM lookup k JOIN works w ON w.id = k.work_id WHERE k.urn = ?',
+    );
+    this.#byId = p('SELECT doc FROM works WHERE id = ?');
+    this.#byNumber = p(
+      `SELECT work_id FROM names WHERE jurisdiction = ? AND numbers = ?
+       UNION SELECT work_id FROM name_numbers WHERE jurisdiction = ? AND number = ? LIMIT ?`,
+    );
+    this.#byYear = p(
+      'SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = ? AND (measure = ? OR authority = ?) LIMIT ?',
+    );
+    // No number, no year: names with the same period (their year is '').
+    this.#byPeriod = p(
+      "SELECT DISTINCT work_id FROM names WHERE jurisdiction = ? AND year = '' AND period = ? LIMIT ?",
+    );
+    this.#dataVersion = p('PRAGMA data_version');
+    this.#begin = p('BEGIN', false);
+    this.#commit = p('COMMIT', false);
   }
 
   close(): void {
+    this.#endSnapshot();
     if (this.db.isOpen) this.db.close();
   }
+
+  /**
+   * Lookups share one read transaction per turn of the event loop: starting
+   * a read transaction costs a lock and an unlock of the WAL index and an
+   * fstat (three system calls), more than the lookup itself. The snapshot
+   * ends when the turn does, so a commit by another connection (an import)
+   * is seen from the next turn on.
+   */
+  #read(): void {
+    if (this.#pending.size > 0) this.flushWriters();
+    if (this.#snapshot || this.db.isTransaction) return;
+    this.#begin.run();
+    this.#snapshot = true;
+    setImmediate(this.#endSnapshot);
+  }
+
+  readonly #endSnapshot = (): void => {
+    if (!this.#snapshot) return;
+    this.#snapshot = false;
+    if (this.db.isOpen && this.db.isTransaction) this.#commit.run();
+  };
 
   /**
    * Changes when another connection (an import) commits to the file: a
@@ -263,133 +231,77 @@ export class SqliteCatalogue implements CatalogueReader {
    * @see https://sqlite.org/pragma.html#pragma_data_version
    */
   dataVersion(): number {
-    return (this.#s.dataVersion!.get() as { data_version: number }).data_version;
+    // Outside this turn's snapshot, which would hide a newer commit.
+    this.#endSnapshot();
+    return (this.#dataVersion.get() as unknown as [number])[0];
   }
 
   byName(workUrn: string): CatalogueWork | undefined {
-    const rows = this.#s.namesByName!.all(workUrn) as unknown as NameRow[];
-    const first = rows[0];
-    return first ? this.#load(first.work_id, rows) : undefined;
+    this.#read();
+    const r = this.#byName.get(workUrn) as unknown as [number, string] | undefined;
+    return r === undefined ? undefined : decodeWork(r[0], r[1]);
   }
 
   candidates(q: CandidateQuery): readonly CandidateName[] {
+    this.#read();
     const ids = new Set<number>();
     const add = (rows: unknown[]) => {
-      for (const r of rows as { work_id: number }[]) if (ids.size < q.limit) ids.add(r.work_id);
+      for (const r of rows as [number][]) if (ids.size < q.limit) ids.add(r[0]);
     };
     if (q.numbers.length > 0) {
       for (const n of q.numbers) {
-        add(this.#s.byNumber!.all(q.jurisdiction, n, q.jurisdiction, n, q.limit));
+        add(this.#byNumber.all(q.jurisdiction, n, q.jurisdiction, n, q.limit));
       }
     } else if (q.year !== null) {
-      add(this.#s.byYear!.all(q.jurisdiction, q.year, q.measure, q.authority, q.limit));
+      add(this.#byYear.all(q.jurisdiction, q.year, q.measure, q.authority, q.limit));
     } else {
-      add(this.#s.byPeriod!.all(q.jurisdiction, q.period ?? '', q.limit));
+      add(this.#byPeriod.all(q.jurisdiction, q.period ?? '', q.limit));
     }
     const out: CandidateName[] = [];
     for (const id of ids) {
-      for (const r of this.#s.namesOfWork!.all(id) as unknown as NameRow[]) {
-        out.push({ workId: id, name: { urn: r.urn, key: keyOfName(r), alias: r.alias === 1 } });
-      }
+      const r = this.#byId.get(id) as unknown as [string] | undefined;
+      if (r === undefined) continue;
+      // Names in the order they were added (as the rows of schema 1 came back).
+      for (const name of decodeWork(id, r[0], true).names) out.push({ workId: id, name });
     }
     return out;
   }
 
   /** The whole work: names, expressions, manifestations, items. */
   work(id: number): CatalogueWork | undefined {
-    return this.#load(id, this.#s.names!.all(id) as unknown as NameRow[]);
-  }
-
-  #load(id: number, nameRows: readonly NameRow[]): CatalogueWork | undefined {
-    const rows = this.#s.content!.all(id) as unknown as (ContentRow & {
-      wurn: string;
-      title: string | null;
-      eid: number | null;
-    })[];
-    const head = rows[0];
-    if (!head) return undefined;
-    const workUrn = head.wurn;
-    const names: CatalogueName[] = nameRows.map((r) => ({
-      urn: r.urn,
-      key: keyOfName(r),
-      alias: r.alias === 1,
-    }));
-    const expressions: CatalogueExpression[] = [];
-    let ex:
-      | {
-          urn: string;
-          key: ExpressionKey;
-          inForce: string | null;
-          manifestations: CatalogueManifestation[];
-          id: number;
-        }
-      | undefined;
-    let man:
-      | {
-          urn: string;
-          key: ManifestationKey;
-          items: { url: string; priority: number }[];
-          id: number;
-        }
-      | undefined;
-    for (const r of rows) {
-      if (r.eid === null) continue;
-      if (!ex || ex.id !== r.eid) {
-        const key: ExpressionKey = {
-          version: nul(r.version),
-          versionDate: r.version_date,
-          language: nul(r.language),
-        };
-        ex = {
-          id: r.eid,
-          urn: expressionUrn(workUrn, key),
-          key,
-          inForce: r.in_force,
-          manifestations: [],
-        };
-        expressions.push(ex);
-        man = undefined;
-      }
-      if (r.mid === null) continue;
-      if (!man || man.id !== r.mid) {
-        const key: ManifestationKey = {
-          editor: nul(r.editor ?? ''),
-          format: nul(r.format ?? ''),
-          component: nul(r.component ?? ''),
-          feature: nul(r.feature ?? ''),
-        };
-        man = { id: r.mid, urn: manifestationUrn(ex.urn, key), key, items: [] };
-        ex.manifestations.push(man);
-      }
-      if (r.url !== null) man.items.push({ url: r.url, priority: r.priority ?? 0 });
-    }
-    return { id, urn: workUrn, title: head.title, names, expressions };
+    this.#read();
+    const r = this.#byId.get(id) as unknown as [string] | undefined;
+    return r === undefined ? undefined : decodeWork(id, r[0]);
   }
 
   /** Every work id in insertion order (for export). */
   *workIds(): Generator<number> {
+    if (this.#pending.size > 0) this.flushWriters();
     for (const r of this.db.prepare('SELECT id FROM works ORDER BY id').iterate()) {
       yield (r as { id: number }).id;
     }
   }
 
-  counts(): {
-    works: number;
-    aliases: number;
-    expressions: number;
-    manifestations: number;
-    items: number;
-  } {
-    return this.#s.count!.get() as never;
+  counts(): Counts {
+    if (this.#pending.size > 0) this.flushWriters();
+    const out = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+    for (const r of this.db
+      .prepare("SELECT key, value FROM meta WHERE key LIKE 'count.%'")
+      .all() as { key: string; value: string }[]) {
+      const k = r.key.slice(6);
+      if (k in out) out[k as keyof Counts] = Number(r.value);
+    }
+    return out;
   }
 
   /**
    * Prepare a bulk load: a large page cache; when the catalogue is empty,
-   * drop the lookup-only indexes (rebuilt by `endBulkLoad`, much faster than
-   * growing them row by row) and skip fsync. Returns whether it was empty.
+   * drop the partial-matching indexes (rebuilt by `endBulkLoad`, much faster
+   * than growing them row by row) and skip fsync. Returns whether it was empty.
    */
   beginBulkLoad(): boolean {
-    // Random inserts into the unique indexes touch pages all over the file: a
+    this.#endSnapshot();
+    // Random inserts into the lookup B-tree touch pages all over the file: a
     // page cache that holds them keeps a large import from slowing down as it
     // grows (SQLite allocates the cache lazily, up to this bound).
     this.db.exec('PRAGMA cache_size = -1048576; PRAGMA wal_autocheckpoint = 20000;');
@@ -405,6 +317,7 @@ export class SqliteCatalogue implements CatalogueReader {
 
   /** Rebuild whatever `beginBulkLoad` dropped (idempotent). */
   endBulkLoad(): void {
+    this.#endSnapshot();
     this.db.exec(SECONDARY_INDEXES);
     this.db.exec('PRAGMA analysis_limit = 1000; PRAGMA optimize;');
     this.db.exec(
@@ -412,20 +325,59 @@ export class SqliteCatalogue implements CatalogueReader {
     );
   }
 
-  /** A writer for imports; call inside `transaction`. */
+  /** A writer for imports; its rows reach the database at `commit` (or the end of `transaction`). */
   writer(): CatalogueWriter {
-    return new CatalogueWriter(this.db);
+    return new CatalogueWriter(this.db, this);
+  }
+
+  /** Start a write transaction (taking the write lock now, so the documents read in it stay current). */
+  begin(): void {
+    this.#endSnapshot();
+    this.db.exec('BEGIN IMMEDIATE');
+  }
+
+  /** Write what the writers hold and commit. */
+  commit(): void {
+    this.flushWriters();
+    this.db.exec('COMMIT');
+  }
+
+  /** Drop what the writers hold and roll back. */
+  rollback(): void {
+    for (const w of this.#pending) w.discard();
+    this.#pending.clear();
+    if (this.db.isTransaction) this.db.exec('ROLLBACK');
   }
 
   /** Run `fn` in one transaction (rolled back if it throws). */
   transaction<T>(fn: () => T): T {
-    this.db.exec('BEGIN');
+    this.begin();
     try {
       const r = fn();
-      this.db.exec('COMMIT');
+      this.commit();
       return r;
     } catch (e) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.rollback();
+      throw e;
+    }
+  }
+
+  /** @internal A writer holds rows to write. */
+  markPending(w: CatalogueWriter): void {
+    this.#pending.add(w);
+  }
+
+  /** Write every writer's held rows (inside the current transaction, or in one of their own). */
+  flushWriters(): void {
+    if (this.#pending.size === 0) return;
+    const own = !this.db.isTransaction;
+    if (own) this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const w of this.#pending) w.flush();
+      this.#pending.clear();
+      if (own) this.db.exec('COMMIT');
+    } catch (e) {
+      if (own && this.db.isTransaction) this.db.exec('ROLLBACK');
       throw e;
     }
   }
@@ -437,85 +389,98 @@ export interface WriteOutcome {
   readonly newItem: boolean;
 }
 
-/** Idempotent writes of validated rows: importing a row twice changes nothing the second time. */
+/** A work the writer changed, with what is still to be written. */
+interface Pending {
+  readonly work: MutableWork;
+  /** Not in the database yet (its id is assigned when written). */
+  readonly isNew: boolean;
+}
+
+interface CatalogueNameWrite {
+  readonly urn: string;
+  readonly key: WorkKey;
+  readonly alias: boolean;
+}
+
+/**
+ * Idempotent writes of validated rows: importing a row twice changes nothing
+ * the second time. Rows change works in memory; `flush` (run by the store's
+ * `commit`) writes each changed work's document once, the new works and
+ * names in the order they appeared.
+ */
 export class CatalogueWriter {
-  readonly #s: Record<string, StatementSync>;
-  /** Small caches for consecutive rows of one work (a file groups a work's rows). */
-  readonly #workIds = new Map<string, number>();
-  readonly #exprIds = new Map<string, number>();
-  readonly #manIds = new Map<string, number>();
+  readonly #store: SqliteCatalogue;
+  readonly #db: DatabaseSync;
+  readonly #findName: StatementSync;
+  readonly #loadWork: StatementSync;
+  readonly #insertWork: StatementSync;
+  readonly #updateWork: StatementSync;
+  readonly #insertLookup: StatementSync;
+  readonly #insertName: StatementSync;
+  readonly #insertNumber: StatementSync;
+  readonly #addCount: StatementSync;
+  /** Works changed since the last flush, by every one of their names. */
+  readonly #byName = new Map<string, Pending>();
+  /** The same works, in the order they were first changed. */
+  readonly #order: Pending[] = [];
+  /** Names added since the last flush, in order (new works' canonical names and aliases). */
+  readonly #names: { pending: Pending; name: CatalogueNameWrite }[] = [];
+  readonly #counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, store: SqliteCatalogue) {
+    this.#store = store;
+    this.#db = db;
     const p = (sql: string) => db.prepare(sql);
-    this.#s = {
-      findName: p('SELECT work_id, alias FROM names WHERE urn = ?'),
-      insertWork: p('INSERT INTO works(urn, title) VALUES (?, ?) RETURNING id'),
-      setTitle: p('UPDATE works SET title = ? WHERE id = ? AND (title IS NULL OR title <> ?)'),
-      insertName: p(
-        `INSERT INTO names(urn, work_id, alias, jurisdiction, authority, measure, dates, period, year, numbers, annexes)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(urn) DO NOTHING`,
-      ),
-      insertNumber: p(
-        'INSERT OR IGNORE INTO name_numbers(jurisdiction, number, work_id) VALUES (?, ?, ?)',
-      ),
-      upsertExpression: p(
-        `INSERT INTO expressions(work_id, version, language, version_date, in_force) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(work_id, version, language) DO UPDATE SET in_force = coalesce(excluded.in_force, in_force)
-         RETURNING id`,
-      ),
-      upsertManifestation: p(
-        `INSERT INTO manifestations(expression_id, editor, format, component, feature) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(expression_id, editor, format, component, feature) DO UPDATE SET editor = excluded.editor
-         RETURNING id`,
-      ),
-      insertItem: p(
-        'INSERT OR IGNORE INTO items(manifestation_id, url, priority) VALUES (?, ?, ?)',
-      ),
-      updateItem: p(
-        'UPDATE items SET priority = ? WHERE manifestation_id = ? AND url = ? AND priority <> ?',
-      ),
-    };
-  }
-
-  #lookup(urn: string): { work_id: number; alias: number } | undefined {
-    return this.#s.findName!.get(urn) as { work_id: number; alias: number } | undefined;
-  }
-
-  #insertName(urn: string, key: WorkKey, workId: number, alias: boolean): void {
-    this.#s.insertName!.run(
-      urn,
-      workId,
-      alias ? 1 : 0,
-      key.jurisdiction,
-      key.authority,
-      key.measure,
-      key.dates.join(','),
-      key.period ?? '',
-      yearOf(key),
-      key.numbers.join(','),
-      key.annexes.join(':'),
+    this.#findName = p('SELECT work_id FROM lookup WHERE urn = ?');
+    this.#findName.setReturnArrays(true);
+    this.#loadWork = p('SELECT doc FROM works WHERE id = ?');
+    this.#loadWork.setReturnArrays(true);
+    this.#insertWork = p('INSERT INTO works(doc) VALUES (?) RETURNING id');
+    this.#insertWork.setReturnArrays(true);
+    this.#updateWork = p('UPDATE works SET doc = ? WHERE id = ?');
+    this.#insertLookup = p('INSERT INTO lookup(urn, work_id) VALUES (?, ?)');
+    this.#insertName = p(
+      'INSERT INTO names(work_id, jurisdiction, authority, measure, period, year, numbers) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    // A single number is found through the names_number index; several get a row each.
-    if (key.numbers.length > 1) {
-      for (const n of key.numbers) this.#s.insertNumber!.run(key.jurisdiction, n, workId);
-    }
+    this.#insertNumber = p(
+      'INSERT OR IGNORE INTO name_numbers(jurisdiction, number, work_id) VALUES (?, ?, ?)',
+    );
+    this.#addCount = p(
+      'UPDATE meta SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT) WHERE key = ?',
+    );
+  }
+
+  /** The work that has this name, changed in memory or stored; undefined when none. */
+  #find(urn: string): Pending | number | undefined {
+    const p = this.#byName.get(urn);
+    if (p) return p;
+    const r = this.#findName.get(urn) as unknown as [number] | undefined;
+    return r?.[0];
+  }
+
+  #open(id: number): Pending {
+    const doc = this.#loadWork.get(id) as unknown as [string] | undefined;
+    /* c8 ignore next: lookup rows always point at a work */
+    if (!doc) throw new CatalogueError('CATALOGUE_CORRUPT', `work ${id} is named but not stored`);
+    const pending: Pending = { work: decodeWork(id, doc[0], true), isNew: false };
+    for (const n of pending.work.names) this.#byName.set(n.urn, pending);
+    this.#order.push(pending);
+    return pending;
   }
 
   /**
-   * Write one validated row. Conflicts are found before anything is written,
-   * so a rejected row leaves the catalogue untouched.
+   * Apply one validated row. Conflicts are found before anything changes, so
+   * a rejected row leaves the catalogue untouched.
    */
   write(row: CatalogueRow): { ok: true; outcome: WriteOutcome } | { ok: false; error: RowError } {
     // The row's work: known by its name (canonical or alias), or new.
-    let workId = this.#workIds.get(row.work.urn);
-    let newWork = false;
-    if (workId === undefined) workId = this.#lookup(row.work.urn)?.work_id;
+    const found = this.#find(row.work.urn);
     // Aliases: each must be new or already name this same work.
     const newAliases: (typeof row.aliases)[number][] = [];
     for (const a of row.aliases) {
-      const found = this.#lookup(a.urn);
-      if (!found) newAliases.push(a);
-      else if (workId === undefined || found.work_id !== workId) {
+      const other = this.#find(a.urn);
+      if (other === undefined) newAliases.push(a);
+      else if (found === undefined || !sameWork(found, other)) {
         return {
           ok: false,
           error: {
@@ -526,61 +491,164 @@ export class CatalogueWriter {
         };
       }
     }
-    if (workId === undefined) {
-      workId = (this.#s.insertWork!.get(row.work.urn, row.title) as { id: number }).id;
-      this.#insertName(row.work.urn, row.work.key, workId, false);
-      newWork = true;
-    } else if (row.title !== null) {
-      this.#s.setTitle!.run(row.title, workId, row.title);
-    }
-    if (this.#workIds.size > 10_000) this.#workIds.clear();
-    this.#workIds.set(row.work.urn, workId);
-    for (const a of newAliases) this.#insertName(a.urn, a.key, workId, true);
+    const r = this.#apply(row, found, newAliases);
+    // Outside a transaction, a row is written at once (as its own transaction).
+    if (!this.#db.isTransaction) this.#store.flushWriters();
+    return r;
+  }
 
-    const needsExpression =
-      row.expression !== null || row.manifestation !== null || row.item !== null;
-    if (!needsExpression) return { ok: true, outcome: { newWork, newItem: false } };
-    const version = row.expression?.version ?? '';
-    const language = row.expression?.language ?? '';
-    const exprKey = `${workId}\u0000${version}\u0000${language}`;
-    let exprId = row.inForce === null ? this.#exprIds.get(exprKey) : undefined;
-    if (exprId === undefined) {
-      exprId = (
-        this.#s.upsertExpression!.get(
-          workId,
-          version,
-          language,
-          row.expression?.versionDate ?? null,
-          row.inForce,
-        ) as {
-          id: number;
-        }
-      ).id;
-      if (this.#exprIds.size > 10_000) this.#exprIds.clear();
-      this.#exprIds.set(exprKey, exprId);
+  #apply(
+    row: CatalogueRow,
+    found: Pending | number | undefined,
+    newAliases: readonly { readonly urn: string; readonly key: WorkKey }[],
+  ): { ok: true; outcome: WriteOutcome } {
+    this.#store.markPending(this);
+    let pending: Pending;
+    let newWork = false;
+    if (found === undefined) {
+      const canonical: CatalogueNameWrite = { urn: row.work.urn, key: row.work.key, alias: false };
+      pending = {
+        work: { id: 0, urn: row.work.urn, title: row.title, names: [canonical], expressions: [] },
+        isNew: true,
+      };
+      this.#byName.set(row.work.urn, pending);
+      this.#order.push(pending);
+      this.#names.push({ pending, name: canonical });
+      this.#counts.works++;
+      newWork = true;
+    } else {
+      pending = typeof found === 'number' ? this.#open(found) : found;
+      if (row.title !== null) pending.work.title = row.title;
     }
-    if (row.manifestation === null && row.item === null)
+    const work = pending.work;
+    for (const a of newAliases) {
+      const name: CatalogueNameWrite = { urn: a.urn, key: a.key, alias: true };
+      work.names.push(name);
+      this.#byName.set(a.urn, pending);
+      this.#names.push({ pending, name });
+      this.#counts.aliases++;
+    }
+
+    if (row.expression === null && row.manifestation === null && row.item === null) {
       return { ok: true, outcome: { newWork, newItem: false } };
-    const m = row.manifestation;
-    const manKey = `${exprId}\u0000${m?.editor ?? ''}\u0000${m?.format ?? ''}\u0000${m?.component ?? ''}\u0000${m?.feature ?? ''}`;
-    let manId = this.#manIds.get(manKey);
-    if (manId === undefined) {
-      manId = (
-        this.#s.upsertManifestation!.get(
-          exprId,
-          m?.editor ?? '',
-          m?.format ?? '',
-          m?.component ?? '',
-          m?.feature ?? '',
-        ) as { id: number }
-      ).id;
-      if (this.#manIds.size > 10_000) this.#manIds.clear();
-      this.#manIds.set(manKey, manId);
+    }
+    const version = row.expression?.version ?? null;
+    const language = row.expression?.language ?? null;
+    let ex: MutableExpression | undefined;
+    for (const e of work.expressions) {
+      if (e.key.version === version && e.key.language === language) {
+        ex = e;
+        break;
+      }
+    }
+    if (!ex) {
+      const key: ExpressionKey = {
+        version,
+        versionDate: row.expression?.versionDate ?? null,
+        language,
+      };
+      ex = { urn: expressionUrn(work.urn, key), key, inForce: row.inForce, manifestations: [] };
+      work.expressions.push(ex);
+      this.#counts.expressions++;
+    } else if (row.inForce !== null) {
+      ex.inForce = row.inForce;
+    }
+    if (row.manifestation === null && row.item === null) {
+      return { ok: true, outcome: { newWork, newItem: false } };
+    }
+    const mk: ManifestationKey = row.manifestation ?? {
+      editor: null,
+      format: null,
+      component: null,
+      feature: null,
+    };
+    let man: MutableManifestation | undefined;
+    for (const m of ex.manifestations) {
+      if (
+        m.key.editor === mk.editor &&
+        m.key.format === mk.format &&
+        m.key.component === mk.component &&
+        m.key.feature === mk.feature
+      ) {
+        man = m;
+        break;
+      }
+    }
+    if (!man) {
+      man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [] };
+      ex.manifestations.push(man);
+      this.#counts.manifestations++;
     }
     if (row.item === null) return { ok: true, outcome: { newWork, newItem: false } };
     const { url, priority } = row.item;
-    const added = Number(this.#s.insertItem!.run(manId, url, priority).changes) > 0;
-    if (!added) this.#s.updateItem!.run(priority, manId, url, priority);
-    return { ok: true, outcome: { newWork, newItem: added } };
+    const items = man.items;
+    const old = items.findIndex((i) => i.url === url);
+    if (old >= 0) {
+      if ((items[old] as { priority: number }).priority === priority) {
+        return { ok: true, outcome: { newWork, newItem: false } };
+      }
+      items.splice(old, 1);
+    } else {
+      this.#counts.items++;
+    }
+    // Items by priority, then URL.
+    let at = items.length;
+    while (at > 0) {
+      const prev = items[at - 1] as { url: string; priority: number };
+      if (
+        prev.priority < priority ||
+        (prev.priority === priority && compareBinary(prev.url, url) < 0)
+      ) {
+        break;
+      }
+      at--;
+    }
+    items.splice(at, 0, { url, priority });
+    return { ok: true, outcome: { newWork, newItem: old < 0 } };
   }
+
+  /** Write the changed works (new ones get their ids here, in the order they appeared). Inside a transaction. */
+  flush(): void {
+    for (const p of this.#order) {
+      const doc = encodeWork(p.work);
+      if (p.isNew) p.work.id = (this.#insertWork.get(doc) as unknown as [number])[0];
+      else this.#updateWork.run(doc, p.work.id);
+    }
+    for (const { pending, name } of this.#names) {
+      const id = pending.work.id;
+      const key = name.key;
+      this.#insertLookup.run(name.urn, id);
+      this.#insertName.run(
+        id,
+        key.jurisdiction,
+        key.authority,
+        key.measure,
+        key.period ?? '',
+        yearOf(key),
+        key.numbers.join(','),
+      );
+      // A single number is found through the names_number index; several get a row each.
+      if (key.numbers.length > 1) {
+        for (const n of key.numbers) this.#insertNumber.run(key.jurisdiction, n, id);
+      }
+    }
+    for (const c of COUNTS) {
+      if (this.#counts[c] !== 0) this.#addCount.run(this.#counts[c], `count.${c}`);
+    }
+    this.discard();
+  }
+
+  /** Forget what is held (after a flush, or on rollback). */
+  discard(): void {
+    this.#byName.clear();
+    this.#order.length = 0;
+    this.#names.length = 0;
+    for (const c of COUNTS) this.#counts[c] = 0;
+  }
+}
+
+function sameWork(a: Pending | number, b: Pending | number): boolean {
+  const ia = typeof a === 'number' ? a : a.isNew ? a : a.work.id;
+  const ib = typeof b === 'number' ? b : b.isNew ? b : b.work.id;
+  return ia === ib;
 }

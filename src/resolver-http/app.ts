@@ -32,6 +32,7 @@ import {
 } from '../core/catalogue/match.ts';
 import { chooseMediaType } from '../core/catalogue/negotiate.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
+import { LruCache } from './lru.ts';
 
 export interface AppRequest {
   readonly method: string;
@@ -281,9 +282,9 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     );
   }
 
-  // Answer cache: a Map in least-recently-used order.
+  // Answer cache, least recently used dropped first.
   const cacheOptions = options.cache && options.cache.entries > 0 ? options.cache : null;
-  const cache = new Map<string, AppResponse>();
+  const cache = new LruCache<AppResponse>(cacheOptions ? cacheOptions.entries : 1);
   const now = cacheOptions?.now ?? (() => performance.now());
   let cacheVersion = cacheOptions ? cacheOptions.version() : 0;
   let checkedAt = now();
@@ -301,16 +302,9 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     }
     const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${req.header('accept') ?? ''}\n${req.header('accept-language') ?? ''}\n${rawUrn}`;
     const hit = cache.get(key);
-    if (hit) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const res = answer(req, service, rawUrn);
-    if (res.status < 500) {
-      cache.set(key, res);
-      if (cache.size > cacheOptions.entries) cache.delete(cache.keys().next().value as string);
-    }
+    if (res.status < 500) cache.set(key, res);
     return res;
   }
 
