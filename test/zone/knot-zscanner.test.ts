@@ -43,6 +43,12 @@ const DIFFERENCES: Record<string, string> = {
   ),
   '52_CAA':
     'an empty CAA tag is refused (RFC 8659 section 4.1: the tag has at least one character); Knot accepts it',
+  '42_LOC':
+    'latitude beyond 90 degrees (`90 59 59.999 S`, and the all-zero `\\# 16` RDATA whose latitude is 0, 596 hours south) is refused, as BIND 9.18 refuses it (RFC 1876 section 3: d1 is [0 .. 90]); Knot accepts both',
+  '57_SVCB':
+    'no-default-alpn without alpn is refused (RFC 9460 section 7.1.1: not self-consistent) and an empty dohpath (`key7`) is refused (RFC 9461 section 5: it must hold the dns variable), as BIND 9.18 refuses both; Knot accepts them. `ohttp=` is an empty value (RFC 9460 section 2.1 grammar: key=char-string) and accepted; Knot refuses it. `alpn=a\\` at the end of a line: our lexer reads backslash-newline as an escaped newline inside the word (as inside quotes), so the next line joins that entry and the two entries give one error; Knot and BIND end the word at the line',
+  '58_HTTPS':
+    'an empty dohpath (`key7`) is refused (RFC 9461 section 5), as BIND 9.18 refuses it; Knot accepts it',
 };
 
 const LENIENT_NAMES = new Set([
@@ -65,17 +71,12 @@ const GENERIC_ONLY: Record<string, string> = Object.fromEntries(
     '37_NSEC',
     '39_NSEC3',
     '40_NSEC3PARAM',
-    '42_LOC',
-    '43_EUI48',
-    '44_EUI64',
     '45_NID',
     '46_L32',
     '47_L64',
     '48_LP',
     '55_CSYNC',
     '56_ZONEMD',
-    '57_SVCB',
-    '58_HTTPS',
     '59_WALLET',
     '60_DSYNC',
     '61_RESINFO',

@@ -12,6 +12,53 @@
 import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from './lexer.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from './names.ts';
 import { DNSSEC_ALGORITHMS, SCHEMAS, typeName, type FieldKind } from './types.ts';
+import { EUI48_CODEC, EUI64_CODEC } from './rdata-eui.ts';
+import { LOC_CODEC } from './rdata-loc.ts';
+import { SVCB_CODEC } from './rdata-svcb.ts';
+
+/**
+ * A type whose presentation form is not a plain sequence of fields
+ * (`SCHEMAS` in types.ts): its own reader, wire check and printer, in a
+ * `rdata-*.ts` module.
+ */
+export interface RdataCodec {
+  /** Encode the RDATA tokens `first..lex.count-1` (at least one) of the current entry into `w`. */
+  parse(
+    lex: Lexer,
+    first: number,
+    origin: Uint8Array | undefined,
+    w: ByteWriter,
+    type: number,
+  ): RdataError | undefined;
+  /** Why wire RDATA is not valid for the type (RFC 3597 `\#` input), or undefined. */
+  check(rdata: Uint8Array, type: number): string | undefined;
+  /** Presentation of RDATA that passed `check`; undefined: only the generic form can show it. */
+  print(rdata: Uint8Array, type: number): string | undefined;
+}
+
+/*
+ * The codec modules import helpers from this module and this module imports
+ * them: the table is built on first use, so the import cycle resolves
+ * whichever module is loaded first.
+ */
+let CODECS: Map<number, RdataCodec> | undefined;
+
+function codecFor(type: number): RdataCodec | undefined {
+  if (CODECS === undefined)
+    CODECS = new Map<number, RdataCodec>([
+      [29, LOC_CODEC],
+      [64, SVCB_CODEC],
+      [65, SVCB_CODEC],
+      [108, EUI48_CODEC],
+      [109, EUI64_CODEC],
+    ]);
+  return CODECS.get(type);
+}
+
+/** True when `type` has a presentation form other than RFC 3597 `\#` (the writer prints its mnemonic). */
+export function hasPresentationForm(type: number): boolean {
+  return SCHEMAS.has(type) || codecFor(type) !== undefined;
+}
 
 export interface RdataError {
   readonly code: string;
@@ -20,7 +67,7 @@ export interface RdataError {
   readonly tokenIndex: number;
 }
 
-function fail(code: string, message: string, tokenIndex: number): RdataError {
+export function fail(code: string, message: string, tokenIndex: number): RdataError {
   return { code, message, tokenIndex };
 }
 
@@ -427,8 +474,10 @@ export function encodeRdataTokens(
         first + 1,
       );
     const schema = SCHEMAS.get(type);
-    if (schema) {
-      const problem = checkWire(schema, w.buf.subarray(start, w.len));
+    const codec = schema ? undefined : codecFor(type);
+    if (schema || codec) {
+      const bytes = w.buf.subarray(start, w.len);
+      const problem = schema ? checkWire(schema, bytes) : codec!.check(bytes, type);
       if (problem)
         return fail(
           'ZONE_BAD_GENERIC_RDATA',
@@ -439,12 +488,24 @@ export function encodeRdataTokens(
     return undefined;
   }
   const schema = SCHEMAS.get(type);
-  if (!schema)
+  if (!schema) {
+    const codec = codecFor(type);
+    if (codec) {
+      if (first >= count)
+        return fail('ZONE_MISSING_RDATA', `${typeName(type)} RDATA is missing`, -1);
+      const start = w.len;
+      const problem = codec.parse(lex, first, origin, w, type);
+      if (problem) return problem;
+      if (w.len - start > 65535)
+        return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
+      return undefined;
+    }
     return fail(
       'ZONE_UNSUPPORTED_TYPE_SYNTAX',
       `${typeName(type)} RDATA is only read in the generic form (\\# length hex, RFC 3597 section 5)`,
       first < count ? first : -1,
     );
+  }
   let t = first;
   const start = w.len;
   for (const kind of schema) {
@@ -497,24 +558,8 @@ export function encodeRdataTokens(
         break;
       }
       case 'name': {
-        if (fl & TOKEN_QUOTED) return fail('ZONE_BAD_NAME', 'a domain name cannot be quoted', t);
-        w.ensure(256);
-        let r: number | string;
-        if (e - s === 1 && text.charCodeAt(s) === 0x40) {
-          if (!origin) return fail('ZONE_NO_ORIGIN', '@ used but no origin is known', t);
-          w.buf.set(origin, w.len);
-          r = w.len + origin.length;
-        } else r = encodeName(text, s, e, origin, w.buf, w.len);
-        if (typeof r !== 'number') {
-          if (r === 'RELATIVE')
-            return fail(
-              'ZONE_NO_ORIGIN',
-              'relative name but no origin is known ($ORIGIN or --origin)',
-              t,
-            );
-          return fail(r, NAME_ERROR_MESSAGES[r as keyof typeof NAME_ERROR_MESSAGES], t);
-        }
-        w.len = r;
+        const problem = writeNameToken(lex, t, origin, w);
+        if (problem) return problem;
         t++;
         break;
       }
@@ -611,6 +656,41 @@ export function encodeRdataTokens(
     return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${typeName(type)} RDATA`, t);
   if (w.len - start > 65535)
     return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
+  return undefined;
+}
+
+/**
+ * Encode the domain name in token `t` (`@` is the origin; relative names get
+ * the origin appended) into `w`.
+ */
+export function writeNameToken(
+  lex: Lexer,
+  t: number,
+  origin: Uint8Array | undefined,
+  w: ByteWriter,
+): RdataError | undefined {
+  const text = lex.text;
+  const s = lex.starts[t]!;
+  const e = lex.ends[t]!;
+  if (lex.flags[t]! & TOKEN_QUOTED)
+    return fail('ZONE_BAD_NAME', 'a domain name cannot be quoted', t);
+  w.ensure(256);
+  let r: number | string;
+  if (e - s === 1 && text.charCodeAt(s) === 0x40) {
+    if (!origin) return fail('ZONE_NO_ORIGIN', '@ used but no origin is known', t);
+    w.buf.set(origin, w.len);
+    r = w.len + origin.length;
+  } else r = encodeName(text, s, e, origin, w.buf, w.len);
+  if (typeof r !== 'number') {
+    if (r === 'RELATIVE')
+      return fail(
+        'ZONE_NO_ORIGIN',
+        'relative name but no origin is known ($ORIGIN or --origin)',
+        t,
+      );
+    return fail(r, NAME_ERROR_MESSAGES[r as keyof typeof NAME_ERROR_MESSAGES], t);
+  }
+  w.len = r;
   return undefined;
 }
 
@@ -713,7 +793,7 @@ export function quoteString(bytes: Uint8Array, start: number, end: number): stri
   return s + '"';
 }
 
-function ipv6Text(b: Uint8Array, p: number): string {
+export function ipv6Text(b: Uint8Array, p: number): string {
   const words: number[] = [];
   for (let k = 0; k < 8; k++) words.push((b[p + 2 * k]! << 8) | b[p + 2 * k + 1]!);
   // RFC 5952 section 4.2: compress the longest run (>= 2) of zero words, first if tied.
@@ -741,7 +821,13 @@ function ipv6Text(b: Uint8Array, p: number): string {
  */
 export function rdataToText(type: number, rdata: Uint8Array): string {
   const schema = SCHEMAS.get(type);
-  if (!schema || checkWire(schema, rdata) !== undefined || (type === 257 && !caaTagOk(rdata)))
+  if (!schema) {
+    const codec = codecFor(type);
+    if (codec && codec.check(rdata, type) === undefined)
+      return codec.print(rdata, type) ?? genericText(rdata);
+    return genericText(rdata);
+  }
+  if (checkWire(schema, rdata) !== undefined || (type === 257 && !caaTagOk(rdata)))
     return genericText(rdata);
   const parts: string[] = [];
   let p = 0;

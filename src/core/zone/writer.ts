@@ -6,12 +6,12 @@
  */
 import type { ResourceRecord, Zone } from './model.ts';
 import { canonicalSortKey } from './names.ts';
-import { rdataToText } from './rdata.ts';
-import { className, SCHEMAS, TYPE_SOA, typeName } from './types.ts';
+import { hasPresentationForm, rdataToText } from './rdata.ts';
+import { className, TYPE_SOA, typeName } from './types.ts';
 
 /** `owner ttl class type rdata` on one line (no newline); `ttl` overrides the record's (RRset TTL). */
 export function rrToPresentation(rr: ResourceRecord, ttl = rr.ttl): string {
-  const type = SCHEMAS.has(rr.type) ? typeName(rr.type) : `TYPE${rr.type}`;
+  const type = hasPresentationForm(rr.type) ? typeName(rr.type) : `TYPE${rr.type}`;
   return `${rr.owner} ${ttl} ${className(rr.class)} ${type} ${rdataToText(rr.type, rr.rdata)}`;
 }
 

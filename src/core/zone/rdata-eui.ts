@@ -1,0 +1,67 @@
+/**
+ * EUI48 and EUI64 RDATA (RFC 7043).
+ *
+ * @see RFC 7043 section 3.2: "The EUI48 RDATA is formatted as six two-digit
+ * hexadecimal numbers separated by hyphens (e.g., `00-00-5e-00-53-2a`)" and
+ * section 4.2: "eight two-digit hexadecimal numbers separated by hyphens".
+ * The wire form is the 6 (or 8) octets (sections 3.1, 4.1).
+ *
+ * Exactly two digits per group, as BIND and Knot read it (BIND refuses
+ * `1-23-45-67-89-ab`); letters in either case; printed in lower case, as
+ * BIND prints it.
+ */
+import type { Lexer } from './lexer.ts';
+import { fail, hexValue, type ByteWriter, type RdataCodec, type RdataError } from './rdata.ts';
+
+function parseEui(
+  lex: Lexer,
+  first: number,
+  w: ByteWriter,
+  octets: number,
+): RdataError | undefined {
+  const text = lex.text;
+  const s = lex.starts[first]!;
+  const e = lex.ends[first]!;
+  const what = `EUI${octets * 8}`;
+  const bad = () =>
+    fail(
+      'ZONE_BAD_EUI',
+      `expected ${what}: ${octets} two-digit hexadecimal numbers separated by hyphens, like ${'00-00-5e-00-53-2a-01-02'.slice(0, octets * 3 - 1)} (RFC 7043)`,
+      first,
+    );
+  if (e - s !== octets * 3 - 1) return bad();
+  w.ensure(octets);
+  for (let k = 0; k < octets; k++) {
+    const p = s + k * 3;
+    const h = hexValue(text.charCodeAt(p));
+    const l = hexValue(text.charCodeAt(p + 1));
+    if (h < 0 || l < 0) return bad();
+    if (k < octets - 1 && text.charCodeAt(p + 2) !== 0x2d) return bad();
+    w.buf[w.len + k] = (h << 4) | l;
+  }
+  w.len += octets;
+  if (first + 1 < lex.count)
+    return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what} address`, first + 1);
+  return undefined;
+}
+
+function printEui(rdata: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < rdata.length; i++) {
+    if (i > 0) s += '-';
+    s += rdata[i]!.toString(16).padStart(2, '0');
+  }
+  return s;
+}
+
+function codec(octets: number): RdataCodec {
+  return {
+    parse: (lex, first, _origin, w) => parseEui(lex, first, w, octets),
+    check: (rdata) =>
+      rdata.length === octets ? undefined : `EUI${octets * 8} RDATA is ${octets} octets`,
+    print: printEui,
+  };
+}
+
+export const EUI48_CODEC: RdataCodec = codec(6);
+export const EUI64_CODEC: RdataCodec = codec(8);
