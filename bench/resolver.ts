@@ -10,20 +10,26 @@
  * 2. Start `lexroute resolver` on that catalogue (a child process, default
  *    configuration: request logs on, answer cache of 10,000 entries) and a
  *    bare `node:http` server that always answers the same 303 (the Node
- *    ceiling), and drive N2L on both with autocannon for a fixed time each:
- *    requests/s, p50/p99 latency and the ratio, for two request sets:
- *    100,000 distinct works cycled (every request misses the answer cache:
- *    URN parse + SQLite lookup + matching) and 1,000 distinct works (a hot
- *    set served from the cache). Target: >= 0.7x the bare server.
+ *    ceiling), and drive N2L on both with autocannon: requests/s, p50/p99
+ *    latency and the ratio, for two request sets: 100,000 distinct works
+ *    cycled (every request misses the answer cache: URN parse + SQLite
+ *    lookup + matching) and 1,000 distinct works (a hot set served from the
+ *    cache). Target: >= 0.7x the bare server.
  * 3. A fixed-rate pass on each at half of lexroute's measured maximum
  *    (cache-miss set). Target: p99 < 5 ms.
  * 4. (Information) lexroute on heuristic references (year-only, no number),
  *    which go through partial matching.
  *
- * Usage: node bench/resolver.ts [works=1000000] [seconds=10] [connections=10]
+ * The machine may be shared: passes run in interleaved rounds (bare, misses,
+ * hits; then bare, misses at the fixed rate), and the figures are the median
+ * of the rounds (ratios: the median of each round's ratio). Each pass also
+ * reports the server's CPU time per request (from /proc), which other load
+ * disturbs less than requests/s.
+ *
+ * Usage: node bench/resolver.ts [works=1000000] [seconds=5] [connections=10] [rounds=3]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,8 +50,9 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 const autocannon = ((await import('autocannon' as string)) as { default: Autocannon }).default;
 
 const WORKS = Number(process.argv[2] ?? 1_000_000);
-const SECONDS = Number(process.argv[3] ?? 10);
+const SECONDS = Number(process.argv[3] ?? 5);
 const CONNECTIONS = Number(process.argv[4] ?? 10);
+const ROUNDS = Math.max(1, Number(process.argv[5] ?? 3));
 // autocannon's fixed-rate mode warns about negative timeouts when it falls behind; the figures say so anyway.
 process.removeAllListeners('warning');
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -120,14 +127,30 @@ interface Pass {
   readonly non2xx: number;
   readonly errors: number;
   readonly total: number;
+  /** Server CPU time (user + system) per request, microseconds; NaN when /proc is not there. */
+  readonly cpuUs: number;
+}
+
+/** CPU time (user + system) of a process so far, in microseconds; NaN without /proc. */
+function cpuTimeUs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 (utime, stime) of proc(5), counted from after the command name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function drive(
-  url: string,
+  server: { url: string; pid: number | undefined },
   paths: readonly string[],
   overallRate?: number,
   seconds = SECONDS,
 ): Promise<Pass> {
+  const url = server.url;
+  const cpu0 = cpuTimeUs(server.pid);
   let next = 0;
   const r = await autocannon({
     url,
@@ -153,11 +176,32 @@ async function drive(
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     total: r.requests.total,
+    cpuUs: (cpuTimeUs(server.pid) - cpu0) / Math.max(1, r.requests.total),
+  };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/** The median of each figure over the rounds (errors and requests summed). */
+function medianPass(ps: readonly Pass[]): Pass {
+  return {
+    rps: median(ps.map((p) => p.rps)),
+    p50: median(ps.map((p) => p.p50)),
+    p99: median(ps.map((p) => p.p99)),
+    non2xx: ps.reduce((s, p) => s + p.non2xx, 0),
+    errors: ps.reduce((s, p) => s + p.errors, 0),
+    total: ps.reduce((s, p) => s + p.total, 0),
+    cpuUs: median(ps.map((p) => p.cpuUs)),
   };
 }
 
 function row(name: string, p: Pass): string {
-  return `${name.padEnd(44)} ${Math.round(p.rps).toLocaleString('en').padStart(9)} req/s   p50 ${p.p50.toFixed(2).padStart(6)} ms   p99 ${p.p99.toFixed(2).padStart(6)} ms   (${p.total.toLocaleString('en')} requests, ${p.errors} errors)`;
+  const cpu = Number.isNaN(p.cpuUs) ? '' : `   CPU ${p.cpuUs.toFixed(1).padStart(5)} us/req`;
+  return `${name.padEnd(44)} ${Math.round(p.rps).toLocaleString('en').padStart(9)} req/s   p50 ${p.p50.toFixed(2).padStart(6)} ms   p99 ${p.p99.toFixed(2).padStart(6)} ms${cpu}   (${p.total.toLocaleString('en')} requests, ${p.errors} errors)`;
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-resolver-'));
@@ -256,39 +300,60 @@ try {
   });
   await autocannon({ url: bareUrl, connections: CONNECTIONS, duration: 2 });
 
-  console.log(`\nN2L at full load: ${CONNECTIONS} connections, ${SECONDS} s per pass (autocannon)`);
-  const bareMax = await drive(bareUrl, cold);
-  const lexCold = await drive(lexUrl, cold);
-  const lexHot = await drive(lexUrl, hot);
+  const lex = { url: lexUrl, pid: lexroute.pid };
+  const bareServer = { url: bareUrl, pid: bare.pid };
+  console.log(
+    `\nN2L at full load: ${CONNECTIONS} connections, ${SECONDS} s per pass, ${ROUNDS} interleaved rounds (autocannon); median of the rounds`,
+  );
+  const full: { bare: Pass; cold: Pass; hot: Pass }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    full.push({
+      bare: await drive(bareServer, cold),
+      cold: await drive(lex, cold),
+      hot: await drive(lex, hot),
+    });
+  }
+  const bareMax = medianPass(full.map((r) => r.bare));
+  const lexCold = medianPass(full.map((r) => r.cold));
+  const lexHot = medianPass(full.map((r) => r.hot));
   console.log(row('bare node:http, constant 303', bareMax));
   console.log(
     row(`lexroute, ${cold.length.toLocaleString('en')} distinct works (cache misses)`, lexCold),
   );
   console.log(row('lexroute, 1,000 distinct works (cache hits)', lexHot));
-  for (const [name, p] of [
-    ['cache misses', lexCold],
-    ['cache hits', lexHot],
+  for (const [name, key] of [
+    ['cache misses', 'cold'],
+    ['cache hits', 'hot'],
   ] as const) {
-    const ratio = p.rps / bareMax.rps;
+    const ratios = full.map((r) => r[key].rps / r.bare.rps);
+    const ratio = median(ratios);
+    const cpuRatio = median(full.map((r) => r.bare.cpuUs / r[key].cpuUs));
     console.log(
-      `ratio lexroute / bare, ${name}: ${ratio.toFixed(2)}x   target >= 0.70x: ${ratio >= 0.7 ? 'met' : 'NOT met'}`,
+      `ratio lexroute / bare, ${name}: ${ratio.toFixed(2)}x (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})` +
+        `${Number.isNaN(cpuRatio) ? '' : `; bare CPU per request / lexroute's: ${cpuRatio.toFixed(2)}`}` +
+        `   target >= 0.70x: ${ratio >= 0.7 ? 'met' : 'NOT met'}`,
     );
   }
 
   const rate = Math.max(1, Math.round(lexCold.rps / 2));
   console.log(
-    `\nfixed rate: ${rate.toLocaleString('en')} req/s (half of lexroute's cache-miss maximum)`,
+    `\nfixed rate: ${rate.toLocaleString('en')} req/s (half of lexroute's cache-miss maximum), ${ROUNDS} interleaved rounds`,
   );
-  const bareHalf = await drive(bareUrl, cold, rate);
-  const lexHalf = await drive(lexUrl, cold, rate);
+  const half: { bare: Pass; lex: Pass }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    half.push({ bare: await drive(bareServer, cold, rate), lex: await drive(lex, cold, rate) });
+  }
+  const bareHalf = medianPass(half.map((r) => r.bare));
+  const lexHalf = medianPass(half.map((r) => r.lex));
   console.log(row('bare node:http', bareHalf));
   console.log(row('lexroute, cache misses', lexHalf));
   console.log(
-    `p99 at half load: ${lexHalf.p99.toFixed(2)} ms   target < 5 ms: ${lexHalf.p99 < 5 ? 'met' : 'NOT met'}`,
+    `p99 at half load: ${lexHalf.p99.toFixed(2)} ms (rounds ${half.map((r) => r.lex.p99.toFixed(2)).join(', ')}; bare ${half.map((r) => r.bare.p99.toFixed(2)).join(', ')})` +
+      `   target < 5 ms: ${lexHalf.p99 < 5 ? 'met' : 'NOT met'}`,
   );
 
   console.log('\ninformation: heuristic references (year-only dates, partitions)');
-  const lexHeur = await drive(lexUrl, heuristic);
+  const lexHeur = await drive(lex, heuristic);
   console.log(row('lexroute resolver, year-only / ~partition', lexHeur));
 } finally {
   for (const c of children) c.kill('SIGTERM');

@@ -108,7 +108,7 @@ export async function importFile(
   }
   const format = options.format ?? formatFromPath(path);
   const batchSize = options.batchSize ?? 20_000;
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 16 });
   const writer = store.writer();
   let rows = 0;
   let imported = 0;

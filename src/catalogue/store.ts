@@ -383,6 +383,9 @@ export class SqliteCatalogue implements CatalogueReader {
   }
 }
 
+/** Changed works held in memory before the writer writes them (inside the current transaction). */
+const FLUSH_WORKS = 64;
+
 /** What one row changed. */
 export interface WriteOutcome {
   readonly newWork: boolean;
@@ -494,6 +497,9 @@ export class CatalogueWriter {
     const r = this.#apply(row, found, newAliases);
     // Outside a transaction, a row is written at once (as its own transaction).
     if (!this.#db.isTransaction) this.#store.flushWriters();
+    // Inside one, changed works are written every few hundred, so they do not
+    // live long enough in memory to be copied by the garbage collector again and again.
+    else if (this.#order.length >= FLUSH_WORKS) this.flush();
     return r;
   }
 

@@ -134,6 +134,13 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
         };
   if (config.cors.allowOrigin !== '' && config.cors.allowOrigin !== '*') cors.vary = 'Origin';
 
+  const vary: Readonly<Record<string, string>> = {
+    vary:
+      config.cors.allowOrigin !== '' && config.cors.allowOrigin !== '*'
+        ? 'Accept, Accept-Language, Origin'
+        : 'Accept, Accept-Language',
+  };
+
   const respond = (
     status: number,
     headers: Record<string, string>,
@@ -339,12 +346,6 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
       ambiguityMargin: config.matching.ambiguityMargin,
       maxCandidates: config.matching.maxCandidates,
     });
-    const vary = {
-      vary:
-        config.cors.allowOrigin !== '' && config.cors.allowOrigin !== '*'
-          ? 'Accept, Accept-Language, Origin'
-          : 'Accept, Accept-Language',
-    };
     switch (r.kind) {
       case 'invalid':
         return problem(400, r.code, r.message, { urn: r.query.urn });
@@ -394,7 +395,11 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     }
   }
 
-  function list(found: Found, accept: string | null, vary: Record<string, string>): AppResponse {
+  function list(
+    found: Found,
+    accept: string | null,
+    vary: Readonly<Record<string, string>>,
+  ): AppResponse {
     const type = chooseMediaType(accept, LIST_TYPES) ?? 'text/uri-list';
     const urls = found.locations.map((l) => l.url);
     let body: string;
@@ -430,7 +435,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   function ambiguous(
     r: Extract<Resolution, { kind: 'ambiguous' }>,
     accept: string | null,
-    vary: Record<string, string>,
+    vary: Readonly<Record<string, string>>,
   ): AppResponse {
     const type = chooseMediaType(accept, [
       'application/problem+json',

@@ -43,6 +43,18 @@ function rawProblem(status: number, code: string, detail: string): string {
   );
 }
 
+/** `new Date().toISOString()`, formatted once per millisecond (many requests share one). */
+let isoMs = -1;
+let isoText = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
 export async function startResolverServer(
   options: ResolverServerOptions,
 ): Promise<RunningResolver> {
@@ -66,18 +78,19 @@ export async function startResolverServer(
     // Drain any request body so the connection stays usable.
     req.resume();
     if (logRequests) {
-      log({
-        time: new Date().toISOString(),
+      const entry: Record<string, unknown> = {
+        time: isoNow(),
         level: out.status >= 500 ? 'error' : 'info',
         msg: 'request',
         method: req.method,
         target: (req.url ?? '').slice(0, 2000),
         status: out.status,
-        ...(out.code ? { code: out.code } : {}),
-        ...(out.headers.location ? { location: out.headers.location } : {}),
-        ms: Math.round((performance.now() - started) * 1000) / 1000,
-        remote: req.socket.remoteAddress,
-      });
+      };
+      if (out.code) entry.code = out.code;
+      if (out.headers.location) entry.location = out.headers.location;
+      entry.ms = Math.round((performance.now() - started) * 1000) / 1000;
+      entry.remote = req.socket.remoteAddress;
+      log(entry as unknown as LogEntry);
     }
   };
 
