@@ -47,9 +47,20 @@ const DIFFERENCES: Record<string, string> = {
     'latitude beyond 90 degrees (`90 59 59.999 S`, and the all-zero `\\# 16` RDATA whose latitude is 0, 596 hours south) is refused, as BIND 9.18 refuses it (RFC 1876 section 3: d1 is [0 .. 90]); Knot accepts both',
   '57_SVCB':
     'no-default-alpn without alpn is refused (RFC 9460 section 7.1.1: not self-consistent) and an empty dohpath (`key7`) is refused (RFC 9461 section 5: it must hold the dns variable), as BIND 9.18 refuses both; Knot accepts them. `ohttp=` is an empty value (RFC 9460 section 2.1 grammar: key=char-string) and accepted; Knot refuses it. `alpn=a\\` at the end of a line: our lexer reads backslash-newline as an escaped newline inside the word (as inside quotes), so the next line joins that entry and the two entries give one error; Knot and BIND end the word at the line',
+  '36_RRSIG':
+    "a signer's name with more labels than the Labels field is refused (RFC 4034 sections 3.1.3, 3.1.7: the signer is the owner's zone), as BIND 9.18 refuses it; Knot accepts it. Read as BIND reads them, refused by Knot: a date past 2225 (modulo 2^32, RFC 4034 section 3.1.5) and base64 across white space (as 31_DNSKEY)",
+  '37_NSEC':
+    'an empty type bitmap is refused (RFC 4034 section 4.1.2: it lists the types at the owner name, NSEC itself at least), as BIND 9.18 refuses it (FORMERR); Knot accepts it',
+  '39_NSEC3':
+    'the next hashed owner name is read unpadded (RFC 5155 section 3.3: "an unpadded sequence of case-insensitive base32 digits"; BIND reads only that) as well as padded (as Knot); Knot refuses the unpadded 12, 1234, 12345 and 1234567',
+  '56_ZONEMD':
+    'a digest shorter than 12 octets is refused (RFC 8976 section 2.2.4), as BIND 9.18 refuses it; every record Knot accepts here has a 1- to 4-octet digest',
   '58_HTTPS':
     'an empty dohpath (`key7`) is refused (RFC 9461 section 5), as BIND 9.18 refuses it; Knot accepts it',
 };
+
+/** Cases where we read entries Knot refuses (each listed with its reason in DIFFERENCES and pinned line by line in rdata-types.test.ts). */
+const ACCEPTS_MORE = new Set(['36_RRSIG', '39_NSEC3']);
 
 const LENIENT_NAMES = new Set([
   '01_owner',
@@ -67,16 +78,10 @@ const GENERIC_ONLY: Record<string, string> = Object.fromEntries(
     '30_KEY',
     '32_APL',
     '35_IPSECKEY',
-    '36_RRSIG',
-    '37_NSEC',
-    '39_NSEC3',
-    '40_NSEC3PARAM',
     '45_NID',
     '46_L32',
     '47_L64',
     '48_LP',
-    '55_CSYNC',
-    '56_ZONEMD',
     '59_WALLET',
     '60_DSYNC',
     '61_RESINFO',
@@ -165,7 +170,8 @@ describe('Knot zscanner corpus', () => {
       const extra = got.filter(
         (g) => !exp.records.includes(g) && !(GENERIC_ONLY[c] && g.endsWith('RDATA=')),
       );
-      if (c !== '12_TXT' && !LENIENT_NAMES.has(c)) expect(extra).toEqual([]);
+      if (c !== '12_TXT' && !LENIENT_NAMES.has(c) && !ACCEPTS_MORE.has(c))
+        expect(extra).toEqual([]);
       if (differs) {
         expect(differs.length).toBeGreaterThan(10);
         return;

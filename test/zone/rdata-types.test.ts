@@ -1,10 +1,12 @@
 /**
- * Presentation form of EUI48/EUI64 (RFC 7043), LOC (RFC 1876) and SVCB/HTTPS
- * (RFC 9460): read and printed by `src/core/zone/rdata-*.ts`.
+ * Presentation form of EUI48/EUI64 (RFC 7043), LOC (RFC 1876), SVCB/HTTPS
+ * (RFC 9460), RRSIG/NSEC (RFC 4034), NSEC3/NSEC3PARAM (RFC 5155), CSYNC
+ * (RFC 7477) and ZONEMD (RFC 8976): read and printed by
+ * `src/core/zone/rdata-*.ts`.
  *
- * dns-packet 5.6.1 has no codec for any of these types (its `record()` table
- * stops at TLSA), so the references are Knot's zone-scanner wire vectors and
- * BIND 9.18's `named-compilezone` / `named-checkzone`:
+ * References: dns-packet 5.6.1 for RRSIG, NSEC and NSEC3 (the only ones it
+ * has a codec for: byte equality on generated records), Knot's zone-scanner
+ * wire vectors and BIND 9.18's `named-compilezone` / `named-checkzone`:
  * - Knot: every record of its EUI48, EUI64, LOC, SVCB and HTTPS cases comes
  *   out with Knot's bytes and every entry Knot refuses is refused, except the
  *   entries listed in DROPPED (each checked on its own, with the reason);
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResourceRecord } from '../../src/core/zone/model.ts';
+import { encodeRdata } from '../../src/core/zone/packet.ts';
 import { parseZoneText } from '../../src/core/zone/parser.ts';
 import { rdataToText } from '../../src/core/zone/rdata.ts';
 import { rrToPresentation, writeZone } from '../../src/core/zone/writer.ts';
@@ -34,6 +37,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').toUpperCase();
 const key = (r: ResourceRecord) => `${r.owner} ${r.type} ${r.ttl} ${hex(r.rdata)}`;
+
+/** Knot's cases of the types these modules read. */
+const CASES = [
+  '42_LOC',
+  '43_EUI48',
+  '44_EUI64',
+  '57_SVCB',
+  '58_HTTPS',
+  '36_RRSIG',
+  '37_NSEC',
+  '39_NSEC3',
+  '40_NSEC3PARAM',
+  '55_CSYNC',
+  '56_ZONEMD',
+];
 
 /** Knot's expected records (RDATA hex) and the number of entries it refuses. */
 function knotExpected(c: string): { rdata: string[]; refused: number } {
@@ -100,6 +118,51 @@ const DROPPED: Record<
       why: '`ohttp=` is the key with an empty value (RFC 9460 section 2.1: SvcParamValue = char-string, which may be empty) and ohttp takes an empty value (RFC 9540 section 4); Knot refuses the `=`',
     },
   ],
+  '36_RRSIG': [
+    {
+      line: 12,
+      knot: '000000000000000000000000000000000000082030205C222E402A03746C640000',
+      ours: 'ZONE_BAD_RDATA',
+      why: "a signer's name of 2 labels with a Labels field of 0: the signer is the owner's zone (RFC 4034 sections 3.1.3, 3.1.7); BIND 9.18 refuses it too",
+    },
+    {
+      line: 33,
+      knot: 'refused',
+      ours: 'accepted',
+      why: 'a date past 2225 is taken modulo 2^32 (RFC 4034 section 3.1.5 serial arithmetic), as BIND reads it; Knot stops at 2225',
+    },
+    {
+      line: 40,
+      knot: 'refused',
+      ours: 'accepted',
+      why: 'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does (see 31_DNSKEY)',
+    },
+  ],
+  '37_NSEC': [5, 6, 11, 12, 13].map((line, i) => ({
+    line,
+    knot: ['00', '082030205C222E402A03746C6400', '00', '00', '00'][i]!,
+    ours: line === 11 ? 'ZONE_BAD_GENERIC_RDATA' : 'ZONE_MISSING_RDATA',
+    why: 'an empty type bitmap: the NSEC owner holds NSEC at least (RFC 4034 section 4.1.2); BIND 9.18 refuses it too (FORMERR)',
+  })),
+  '39_NSEC3': [33, 35, 36, 38].map((line) => ({
+    line,
+    knot: 'refused',
+    ours: 'accepted',
+    why: 'an unpadded base32hex hash of 1 to 4 octets: RFC 5155 section 3.3 writes it unpadded, BIND reads it; Knot wants padding',
+  })),
+  '56_ZONEMD': [5, 6, 7, 8, 9, 10].map((line, i) => ({
+    line,
+    knot: [
+      '00000000000000',
+      'FFFFFFFFFFFF00',
+      '000000000000010200FF',
+      '00000000000000',
+      '00000000000000',
+      '00000000000000',
+    ][i]!,
+    ours: line === 8 ? 'ZONE_BAD_GENERIC_RDATA' : 'ZONE_BAD_DIGEST',
+    why: 'a digest shorter than 12 octets (RFC 8976 section 2.2.4); BIND 9.18 refuses it too',
+  })),
   '58_HTTPS': [
     {
       line: 9,
@@ -111,7 +174,7 @@ const DROPPED: Record<
 };
 
 describe("Knot's wire vectors", () => {
-  for (const c of ['43_EUI48', '44_EUI64', '42_LOC', '57_SVCB', '58_HTTPS']) {
+  for (const c of CASES) {
     it(`${c}: same records and refusals as Knot, except the listed entries`, () => {
       const lines = readFileSync(`${KNOT}${c}.in`, 'utf8').split('\n');
       const exp = knotExpected(c);
@@ -147,7 +210,7 @@ describe("Knot's wire vectors", () => {
 /** The records of Knot's cases we accept, plus the LOC centimetre case of ldns, under example. */
 function corpusRecords(): ResourceRecord[] {
   const recs: ResourceRecord[] = [];
-  for (const c of ['42_LOC', '43_EUI48', '44_EUI64', '57_SVCB', '58_HTTPS']) {
+  for (const c of CASES) {
     const r = parseZoneText(readFileSync(`${KNOT}${c}.in`, 'utf8'), { origin: '.', file: c });
     for (const x of r.records)
       recs.push({
@@ -214,9 +277,14 @@ describe.skipIf(!compilezone.path)('BIND reads what we read, and what we print',
     expect(bindDump(text, 'ours.zone').records.map(key).sort()).toEqual(recs.map(key).sort());
   });
 
-  it('BIND prints LOC, EUI48, EUI64 and SVCB/HTTPS (without dohpath, ohttp, IPv4-mapped hints) as we do', () => {
+  it('BIND prints every type as we do (except dohpath, ohttp, IPv4-mapped hints and signature times past 2^31)', () => {
     const recs = corpusRecords().filter((r) => {
       const t = rdataToText(r.type, r.rdata);
+      // BIND prints a signature time as the date nearest to now (serial
+      // arithmetic), we print the unsigned value: the same past 2^31 only.
+      const b = Buffer.from(r.rdata);
+      if (r.type === 46 && (b.readUInt32BE(8) >= 2 ** 31 || b.readUInt32BE(12) >= 2 ** 31))
+        return false;
       return !/dohpath|key7|key8|::ffff:/.test(t);
     });
     const dump = bindDump(writeZone(recs), 'print.zone');
@@ -344,6 +412,51 @@ const MALFORMED: { rr: string; code: string; token: string; bindLoads?: string }
   { rr: 'SVCB 1 . key7=/q', code: 'ZONE_SVCB_BAD_VALUE', token: 'key7=/q' },
   { rr: 'SVCB 1 . alpn = h2', code: 'ZONE_SVCB_BAD_VALUE', token: 'alpn' },
   { rr: 'HTTPS 1 . "alpn=h2"', code: 'ZONE_SVCB_BAD_PARAM', token: '"alpn=h2"' },
+  { rr: 'NSEC . A BOGUS', code: 'ZONE_BAD_TYPE', token: 'BOGUS' },
+  { rr: 'NSEC . TYPE65536', code: 'ZONE_BAD_TYPE', token: 'TYPE65536' },
+  { rr: 'NSEC next', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'NSEC3 1 0 0 - CPNMUOJ1 A', code: 'ZONE_BAD_BASE32', token: 'CPNMUOJ1' },
+  { rr: 'NSEC3 0 0 0 - 1 A', code: 'ZONE_BAD_BASE32', token: '1' },
+  { rr: 'NSEC3 7 7 7 F CPNMUOJ1', code: 'ZONE_BAD_HEX', token: 'F' },
+  { rr: 'NSEC3 0 256 0 - CPNMUOJ1', code: 'ZONE_BAD_NUMBER', token: '256' },
+  { rr: 'NSEC3PARAM 1 0 10 0102 FF', code: 'ZONE_EXTRA_RDATA', token: 'FF' },
+  { rr: 'NSEC3PARAM 1 0 10', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'CSYNC 1 65536 A', code: 'ZONE_BAD_NUMBER', token: '65536' },
+  { rr: 'ZONEMD 1 1 0 0001020304', code: 'ZONE_BAD_DIGEST', token: '0001020304' },
+  {
+    rr: 'ZONEMD 1 1 1 000102030405060708090a0b',
+    code: 'ZONE_BAD_DIGEST',
+    token: '000102030405060708090a0b',
+  },
+  {
+    rr: 'ZONEMD 1 1 0 000102030405060708090a0x',
+    code: 'ZONE_BAD_HEX',
+    token: '000102030405060708090a0x',
+  },
+  { rr: 'RRSIG BOGUS 8 2 300 1 0 1 example. AA==', code: 'ZONE_BAD_TYPE', token: 'BOGUS' },
+  {
+    rr: 'RRSIG A RSASHA999 2 300 1 0 1 example. AA==',
+    code: 'ZONE_BAD_NUMBER',
+    token: 'RSASHA999',
+  },
+  {
+    rr: 'RRSIG A 8 2 300 9294967296 0 1 example. AA==',
+    code: 'ZONE_BAD_TIME',
+    token: '9294967296',
+  },
+  {
+    rr: 'RRSIG A 8 2 300 20200230000000 0 1 example. AA==',
+    code: 'ZONE_BAD_TIME',
+    token: '20200230000000',
+  },
+  {
+    rr: 'RRSIG A 8 2 300 2020010100000 0 1 example. AA==',
+    code: 'ZONE_BAD_TIME',
+    token: '2020010100000',
+  },
+  { rr: 'RRSIG A 8 0 300 1 0 1 example. AA==', code: 'ZONE_BAD_RDATA', token: 'example.' },
+  { rr: 'RRSIG A 8 2 300 1 0 1 example.', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'RRSIG A 8 2 300 1 0 1 example. AA==AA==', code: 'ZONE_BAD_BASE64', token: 'AA==AA==' },
   { rr: 'HTTPS \\# 2 0001', code: 'ZONE_BAD_GENERIC_RDATA', token: '\\#' },
 ];
 
@@ -522,6 +635,95 @@ const svcb = fc
   .tuple(u16, target, svcParams)
   .map(([p, t, ps]) => Uint8Array.from([p >> 8, p & 255, ...t, ...ps]));
 
+const typeCodes = fc.uniqueArray(fc.integer({ min: 0, max: 65535 }), {
+  minLength: 1,
+  maxLength: 8,
+});
+/** Wire type bitmap of a type list (RFC 4034 section 4.1.2), built independently of the reader. */
+function bitmap(types: number[]): number[] {
+  const out: number[] = [];
+  for (let w = 0; w < 256; w++) {
+    const bits = new Array<number>(32).fill(0);
+    for (const t of types) if (t >> 8 === w) bits[(t & 255) >> 3]! |= 0x80 >> (t & 7);
+    let len = 32;
+    while (len > 0 && bits[len - 1] === 0) len--;
+    if (len) out.push(w, len, ...bits.slice(0, len));
+  }
+  return out;
+}
+const rrsig = fc
+  .tuple(
+    u16,
+    fc.nat(255),
+    fc.nat(20),
+    fc.nat(0xffffffff),
+    fc.nat(0xffffffff),
+    fc.nat(0xffffffff),
+    u16,
+    fc.uint8Array({ minLength: 1, maxLength: 40 }),
+  )
+  .map(([tc, alg, labels, ttl, exp, inc, tag, sig]) => {
+    const b = Buffer.alloc(18);
+    b.writeUInt16BE(tc, 0);
+    b.writeUInt8(alg, 2);
+    b.writeUInt8(labels + 1, 3);
+    b.writeUInt32BE(ttl, 4);
+    b.writeUInt32BE(exp, 8);
+    b.writeUInt32BE(inc, 12);
+    b.writeUInt16BE(tag, 16);
+    return Uint8Array.from([...b, 7, ...Buffer.from('example'), 0, ...sig]);
+  });
+const nsec = fc.tuple(target, typeCodes).map(([t, ts]) => Uint8Array.from([...t, ...bitmap(ts)]));
+const salt = fc.uint8Array({ maxLength: 8 });
+const nsec3 = fc
+  .tuple(
+    fc.nat(255),
+    fc.nat(255),
+    u16,
+    salt,
+    fc.uint8Array({ minLength: 1, maxLength: 32 }),
+    fc.option(typeCodes),
+  )
+  .filter(([alg, , , , hash]) => alg !== 1 || hash.length === 20)
+  .map(([alg, fl, it, s, h, ts]) =>
+    Uint8Array.from([
+      alg,
+      fl,
+      it >> 8,
+      it & 255,
+      s.length,
+      ...s,
+      h.length,
+      ...h,
+      ...bitmap(ts ?? []),
+    ]),
+  );
+const nsec3param = fc
+  .tuple(fc.nat(255), fc.nat(255), u16, salt)
+  .map(([a, f, i, s]) => Uint8Array.from([a, f, i >> 8, i & 255, s.length, ...s]));
+const csync = fc.tuple(fc.nat(0xffffffff), u16, fc.option(typeCodes)).map(([serial, flags, ts]) => {
+  const b = Buffer.alloc(6);
+  b.writeUInt32BE(serial, 0);
+  b.writeUInt16BE(flags, 4);
+  return Uint8Array.from([...b, ...bitmap(ts ?? [])]);
+});
+const zonemd = fc
+  .tuple(fc.nat(0xffffffff), fc.nat(255), fc.constantFrom(0, 1, 2, 3, 241))
+  .chain(([serial, scheme, alg]) =>
+    fc
+      .uint8Array({
+        minLength: alg === 1 ? 48 : alg === 2 ? 64 : 12,
+        maxLength: alg === 1 ? 48 : alg === 2 ? 64 : 70,
+      })
+      .map((d) => {
+        const b = Buffer.alloc(6);
+        b.writeUInt32BE(serial, 0);
+        b.writeUInt8(scheme, 4);
+        b.writeUInt8(alg, 5);
+        return Uint8Array.from([...b, ...d]);
+      }),
+  );
+
 describe('write then parse is the identity on generated RDATA', () => {
   for (const [type, arb] of [
     [108, eui(6)],
@@ -529,6 +731,12 @@ describe('write then parse is the identity on generated RDATA', () => {
     [29, loc],
     [64, svcb],
     [65, svcb],
+    [46, rrsig],
+    [47, nsec],
+    [50, nsec3],
+    [51, nsec3param],
+    [62, csync],
+    [63, zonemd],
   ] as const) {
     it(`type ${type}`, () => {
       fc.assert(
@@ -544,4 +752,109 @@ describe('write then parse is the identity on generated RDATA', () => {
       );
     });
   }
+});
+
+// dns-packet's names are dotted text and its type lists mnemonics it knows.
+const ldh = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/);
+const plainName = fc
+  .array(ldh, { minLength: 1, maxLength: 3 })
+  .map((ls) => `${ls.join('.')}.example`);
+const known = fc.uniqueArray(
+  fc.constantFrom(
+    'A',
+    'NS',
+    'CNAME',
+    'SOA',
+    'PTR',
+    'MX',
+    'TXT',
+    'AAAA',
+    'SRV',
+    'NAPTR',
+    'DS',
+    'RRSIG',
+    'NSEC',
+    'DNSKEY',
+    'NSEC3',
+    'NSEC3PARAM',
+    'TLSA',
+    'CAA',
+  ),
+  { minLength: 1, maxLength: 6 },
+);
+
+describe('our RDATA bytes equal dns-packet (the reference codec for RRSIG, NSEC, NSEC3)', () => {
+  const same = (rr: string, type: number, data: unknown) => {
+    const r = parseZoneText(`a.example. 1 IN ${rr}\n`, { file: 'p' });
+    expect(r.diagnostics).toEqual([]);
+    expect(hex(r.records[0]!.rdata)).toBe(hex(encodeRdata(type, data)));
+  };
+  it('NSEC', () => {
+    fc.assert(
+      fc.property(plainName, known, (next, types) =>
+        same(`NSEC ${next}. ${types.join(' ')}`, 47, { nextDomain: next, rrtypes: types }),
+      ),
+      { numRuns: 200 },
+    );
+  });
+  it('NSEC3', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(255).filter((a) => a !== 1),
+        fc.nat(255),
+        u16,
+        salt,
+        fc.uint8Array({ minLength: 1, maxLength: 30 }),
+        known,
+        (alg, flags, iterations, s, hash, types) => {
+          const text = `NSEC3 ${alg} ${flags} ${iterations} ${s.length ? hex(s) : '-'} ${rdataToText(50, Uint8Array.from([0, 0, 0, 0, 0, hash.length, ...hash])).split(' ')[4]} ${types.join(' ')}`;
+          same(text, 50, {
+            algorithm: alg,
+            flags,
+            iterations,
+            salt: Buffer.from(s),
+            nextDomain: Buffer.from(hash),
+            rrtypes: types,
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+  it('RRSIG (times as seconds and as YYYYMMDDHHmmSS)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('A', 'NS', 'MX', 'NAPTR', 'SOA', 'DNSKEY'),
+        fc.nat(255),
+        fc.nat(0xffffffff),
+        fc.nat(0xffffffff),
+        fc.nat(0xffffffff),
+        u16,
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.boolean(),
+        (covered, alg, ttl, exp, inc, keyTag, sig, asDate) => {
+          const time = (v: number) =>
+            asDate
+              ? new Date(v * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14)
+              : String(v);
+          same(
+            `RRSIG ${covered} ${alg} 1 ${ttl} ${time(exp)} ${time(inc)} ${keyTag} example. ${Buffer.from(sig).toString('base64')}`,
+            46,
+            {
+              typeCovered: covered,
+              algorithm: alg,
+              labels: 1,
+              originalTTL: ttl,
+              expiration: exp,
+              inception: inc,
+              keyTag,
+              signersName: 'example',
+              signature: Buffer.from(sig),
+            },
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });

@@ -12,6 +12,14 @@
 import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from './lexer.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from './names.ts';
 import { DNSSEC_ALGORITHMS, SCHEMAS, typeName, type FieldKind } from './types.ts';
+import {
+  CSYNC_CODEC,
+  NSEC3_CODEC,
+  NSEC3PARAM_CODEC,
+  NSEC_CODEC,
+  RRSIG_CODEC,
+  ZONEMD_CODEC,
+} from './rdata-dnssec.ts';
 import { EUI48_CODEC, EUI64_CODEC } from './rdata-eui.ts';
 import { LOC_CODEC } from './rdata-loc.ts';
 import { SVCB_CODEC } from './rdata-svcb.ts';
@@ -47,6 +55,12 @@ function codecFor(type: number): RdataCodec | undefined {
   if (CODECS === undefined)
     CODECS = new Map<number, RdataCodec>([
       [29, LOC_CODEC],
+      [46, RRSIG_CODEC],
+      [47, NSEC_CODEC],
+      [50, NSEC3_CODEC],
+      [51, NSEC3PARAM_CODEC],
+      [62, CSYNC_CODEC],
+      [63, ZONEMD_CODEC],
       [64, SVCB_CODEC],
       [65, SVCB_CODEC],
       [108, EUI48_CODEC],
