@@ -14,7 +14,8 @@ import { applySubstitution, parseSubstitution, type SubstExpr } from '../../src/
 
 /** The same expression with the fast paths removed: the engine alone. */
 function engineOnly(expr: SubstExpr): SubstExpr {
-  return { ...expr, ere: { ...expr.ere, fast: undefined } };
+  // `program` and `fast` are getters on the prototype: copy the program by name.
+  return { ...expr, ere: { ...expr.ere, program: expr.ere.program, fast: undefined } };
 }
 
 const ONE_CHAR_ATOMS = [

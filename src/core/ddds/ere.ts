@@ -126,13 +126,20 @@ export interface ParsedEre {
   readonly translated: string;
 }
 
+/**
+ * A parsed ERE ready to run. `program` and `fast` are made on first access
+ * (getters on the prototype, so an object spread does not copy them: copy
+ * them by name). Linting a zone needs neither; a client that only meets
+ * ASCII input decided by the fast paths never compiles the program.
+ */
 export interface CompiledEre extends ParsedEre {
   readonly caseInsensitive: boolean;
-  /** The compiled linear-time program. */
+  /** The compiled linear-time program (compiled on first access). */
   readonly program: RE2JS;
   /**
-   * Engine-free paths for anchored patterns on ASCII input (fast-match.ts);
-   * the program stays the reference for everything they do not decide.
+   * Engine-free paths for anchored patterns on ASCII input (fast-match.ts),
+   * built on first access; the program stays the reference for everything
+   * they do not decide.
    */
   readonly fast?: EreFastPath;
 }
@@ -172,18 +179,20 @@ const PERL_ESCAPES: Readonly<Record<string, string>> = {
 class EreParser {
   private readonly text: string;
   private readonly offsets: readonly number[] | undefined;
+  private readonly shift: number;
   private pos = 0;
   private groups = 0;
   private depth = 0;
 
-  constructor(text: string, offsets: readonly number[] | undefined) {
+  constructor(text: string, offsets: readonly number[] | undefined, shift: number) {
     this.text = text;
     this.offsets = offsets;
+    this.shift = shift;
   }
 
   /** Position in the caller's coordinates (the whole REGEXP field when offsets are given). */
   at(i: number): number {
-    if (this.offsets === undefined) return i;
+    if (this.offsets === undefined) return Math.min(i, this.text.length) + this.shift;
     return this.offsets[i] ?? this.offsets[this.offsets.length - 1] ?? i;
   }
 
@@ -702,13 +711,15 @@ function translateAlternation(alt: EreAlternation): string {
 
 /**
  * Parse a POSIX ERE. `offsets[i]` (optional) maps index i of `source` to a
- * position in the caller's text, so error spans point into the whole field.
+ * position in the caller's text, so error spans point into the whole field;
+ * without offsets, positions are `i + shift`.
  */
 export function parseEre(
   source: string,
   offsets?: readonly number[],
+  shift = 0,
 ): { ok: true; value: ParsedEre } | { ok: false; error: EreError } {
-  const parser = new EreParser(source, offsets);
+  const parser = new EreParser(source, offsets, shift);
   const parsed = parser.parse();
   if (!parsed.ok) return parsed;
   return {
@@ -725,39 +736,127 @@ export function parseEre(
 /** Flags for every compiled ERE: POSIX leftmost-longest, `.` matches newline. */
 const BASE_FLAGS = RE2JS.LONGEST_MATCH | RE2JS.DOTALL;
 
+function compileProgram(translated: string, caseInsensitive: boolean): RE2JS {
+  return RE2JS.compile(translated, BASE_FLAGS | (caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0));
+}
+
+/** `CompiledEre` with the program and the fast paths made on first access. */
+class LazyCompiledEre implements CompiledEre {
+  readonly source: string;
+  readonly ast: EreAlternation;
+  readonly groupCount: number;
+  readonly translated: string;
+  readonly caseInsensitive: boolean;
+  #program: RE2JS | undefined;
+  #fast: EreFastPath | undefined;
+  constructor(parsed: ParsedEre, caseInsensitive: boolean, program: RE2JS | undefined) {
+    this.source = parsed.source;
+    this.ast = parsed.ast;
+    this.groupCount = parsed.groupCount;
+    this.translated = parsed.translated;
+    this.caseInsensitive = caseInsensitive;
+    this.#program = program;
+  }
+  get program(): RE2JS {
+    return (this.#program ??= compileProgram(this.translated, this.caseInsensitive));
+  }
+  get fast(): EreFastPath {
+    return (this.#fast ??= buildFastPath(this.ast, this.groupCount, this.caseInsensitive));
+  }
+}
+
 /**
- * Parse and compile an ERE to the linear-time engine. Anything the engine
- * refuses (for example nested intervals whose expansion exceeds RE2's limit)
- * is ERE_UNSUPPORTED, never a thrown error.
+ * Size limits of the engine's parser (re2js `Parser`, as RE2 and Go's
+ * regexp/syntax): at most 1000 for a repeat count and for the product of
+ * nested repeat counts (`repeatIsValid`), 1,398,101 for the program size
+ * estimate (`calcSize`), 1000 for the tree height. These are the only ways
+ * the engine refuses a translation of an ERE this parser accepted: the
+ * translation is plain RE2 syntax with every literal escaped.
+ */
+const ENGINE_SAFE_SIZE = 100_000;
+const ENGINE_SAFE_SOURCE = 4096;
+
+/**
+ * True when the engine certainly accepts the translation of an ERE: no
+ * interval nested in another interval (the only way to reach a repeat
+ * product above 1000: a single interval is at most ERE_DUP_MAX = 255), a
+ * size estimate (an upper bound of the engine's) far below its limit, and the
+ * height bounded by ERE_MAX_DEPTH (at most four tree levels per group).
+ * Otherwise the program is compiled at once, so a refusal is still reported
+ * when the expression is parsed. `test/ddds/lazy-compile.test.ts` checks the
+ * claim against the engine.
+ */
+export function engineCertainlyAccepts(parsed: ParsedEre): boolean {
+  // The length bound keeps the engine's rune count (bracket expressions
+  // closed under case folding) far below its limit of 33,554,432.
+  return (
+    parsed.source.length <= ENGINE_SAFE_SOURCE && altSize(parsed.ast, false) <= ENGINE_SAFE_SIZE
+  );
+}
+
+/** Upper bound of the engine's size estimate; Infinity for a nested interval. */
+function altSize(alt: EreAlternation, inInterval: boolean): number {
+  let size = alt.branches.length;
+  for (const branch of alt.branches) {
+    for (const node of branch) size += nodeSize(node, inInterval);
+  }
+  return size;
+}
+
+function nodeSize(node: EreNode, inInterval: boolean): number {
+  switch (node.type) {
+    case 'group':
+      return 2 + altSize(node.body, inInterval);
+    case 'repeat': {
+      const interval = !(
+        (node.min === 0 || node.min === 1) &&
+        (node.max === undefined || (node.min === 0 && node.max === 1))
+      );
+      if (interval && inInterval) return Number.POSITIVE_INFINITY;
+      const sub = nodeSize(node.body, inInterval || interval);
+      const n = Math.max(node.max ?? node.min, 1);
+      return 2 + n * sub + n;
+    }
+    default:
+      return 1;
+  }
+}
+
+/**
+ * Parse an ERE and make it ready to compile to the linear-time engine
+ * (`offsets` or `shift` as for `parseEre`).
+ * Anything the engine refuses (for example nested intervals whose expansion
+ * exceeds RE2's limit) is ERE_UNSUPPORTED here, never a thrown error: an
+ * expression the engine might refuse is compiled at once; the others compile
+ * on first use of `program` (see `engineCertainlyAccepts`).
  */
 export function compileEre(
   source: string,
-  options: { caseInsensitive?: boolean; offsets?: readonly number[] } = {},
+  options: { caseInsensitive?: boolean; offsets?: readonly number[]; shift?: number } = {},
 ): { ok: true; value: CompiledEre } | { ok: false; error: EreError } {
-  const parsed = parseEre(source, options.offsets);
+  const shift = options.offsets === undefined ? (options.shift ?? 0) : 0;
+  const parsed = parseEre(source, options.offsets, shift);
   if (!parsed.ok) return parsed;
   const caseInsensitive = options.caseInsensitive === true;
-  let program: RE2JS;
-  try {
-    program = RE2JS.compile(
-      parsed.value.translated,
-      BASE_FLAGS | (caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0),
-    );
-  } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e);
-    const first = options.offsets?.[0] ?? 0;
-    const last = options.offsets?.[source.length] ?? source.length;
-    return {
-      ok: false,
-      error: {
-        code: 'ERE_UNSUPPORTED',
-        message: `the linear-time engine refuses this expression (${detail})`,
-        span: { start: first, end: last },
-      },
-    };
+  let program: RE2JS | undefined;
+  if (!engineCertainlyAccepts(parsed.value)) {
+    try {
+      program = compileProgram(parsed.value.translated, caseInsensitive);
+    } catch (e) {
+      const detail = e instanceof Error ? e.message : String(e);
+      const first = options.offsets?.[0] ?? shift;
+      const last = options.offsets?.[source.length] ?? source.length + shift;
+      return {
+        ok: false,
+        error: {
+          code: 'ERE_UNSUPPORTED',
+          message: `the linear-time engine refuses this expression (${detail})`,
+          span: { start: first, end: last },
+        },
+      };
+    }
   }
-  const fast = buildFastPath(parsed.value.ast, parsed.value.groupCount, caseInsensitive);
-  return { ok: true, value: { ...parsed.value, caseInsensitive, program, fast } };
+  return { ok: true, value: new LazyCompiledEre(parsed.value, caseInsensitive, program) };
 }
 
 /**

@@ -107,9 +107,17 @@ function fail(
 
 function utf8Length(text: string): number {
   let n = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0;
-    n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i += 1;
+      } else n += 3;
+    } else n += 3;
   }
   return n;
 }
@@ -120,17 +128,30 @@ function describe(ch: string): string {
   return `'${ch}'`;
 }
 
+/** The field split at its delimiters, before the ERE is parsed. */
+interface SubstSplit {
+  readonly delim: string;
+  /** Offsets of the second and third delimiter. */
+  readonly d2: number;
+  readonly d3: number;
+  readonly caseInsensitive: boolean;
+  /** The ERE with escaped delimiters resolved. */
+  readonly ere: string;
+  /** Map from ERE offsets to field offsets; undefined when it is `i + 1` (nothing resolved). */
+  readonly offsets: number[] | undefined;
+}
+
 /**
- * Parse a REGEXP field (wire form, single backslashes).
- * @see RFC 3402 section 3.2
+ * The checks that come before the ERE (in this order: empty, length, NUL,
+ * delimiter, delimiter count, flags) and the ERE text.
  */
-export function parseSubstitution(field: string): ParseSubstitutionResult {
+function splitSubstitution(field: string): SubstSplit | SubstError {
   if (field.length === 0) {
-    return fail('SUBST_EMPTY', 'the substitution expression is empty', 0, 0);
+    return substError('SUBST_EMPTY', 'the substitution expression is empty', 0, 0);
   }
   const octets = utf8Length(field);
   if (octets > SUBST_MAX_OCTETS) {
-    return fail(
+    return substError(
       'SUBST_TOO_LONG',
       `the REGEXP field is ${octets} octets; a <character-string> holds at most ${SUBST_MAX_OCTETS}`,
       0,
@@ -139,7 +160,7 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
   }
   const nul = field.indexOf('\0');
   if (nul >= 0) {
-    return fail(
+    return substError(
       'SUBST_NUL',
       'NUL is not allowed in a substitution expression (BIND rejects it)',
       nul,
@@ -159,41 +180,55 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
           : delim === '\\'
             ? "'\\' is the escape character and cannot be the delimiter"
             : 'digits cannot be delimiters (they would clash with back-references)';
-    return fail('SUBST_BAD_DELIMITER', `bad delimiter ${describe(delim)}: ${why}`, 0, delim.length);
+    return substError(
+      'SUBST_BAD_DELIMITER',
+      `bad delimiter ${describe(delim)}: ${why}`,
+      0,
+      delim.length,
+    );
   }
 
   // Tokenise in pairs from the left; record the unescaped delimiters.
-  const delims: number[] = [0];
-  for (let i = 1; i < field.length;) {
-    const c = field[i];
-    if (c === '\\' && i + 1 < field.length) {
-      const next = field.codePointAt(i + 1) ?? 0;
-      i += 1 + (next > 0xffff ? 2 : 1);
+  const n = field.length;
+  let count = 1;
+  let d2 = 0;
+  let d3 = 0;
+  let fourth = -1;
+  let escapedDelim = false;
+  for (let i = 1; i < n;) {
+    const c = field.charCodeAt(i);
+    if (c === 0x5c && i + 1 < n) {
+      const next = field.charCodeAt(i + 1);
+      if (next === delimCp && count === 1) escapedDelim = true;
+      // A high surrogate starts a pair: the escape takes the whole code point.
+      i += next >= 0xd800 && next <= 0xdbff && i + 2 < n && isLow(field.charCodeAt(i + 2)) ? 3 : 2;
       continue;
     }
-    if (c === delim) delims.push(i);
+    if (c === delimCp) {
+      count++;
+      if (count === 2) d2 = i;
+      else if (count === 3) d3 = i;
+      else if (count === 4) fourth = i;
+    }
     i += 1;
   }
-  if (delims.length !== 3) {
-    const where = delims.length > 3 ? (delims[3] ?? field.length) : field.length;
-    return fail(
+  if (count !== 3) {
+    const where = count > 3 ? fourth : n;
+    return substError(
       'SUBST_DELIMITER_COUNT',
-      `expected exactly 3 unescaped ${describe(delim)} delimiters (delimiter, ere, delimiter, replacement, delimiter, flags), found ${delims.length}`,
+      `expected exactly 3 unescaped ${describe(delim)} delimiters (delimiter, ere, delimiter, replacement, delimiter, flags), found ${count}`,
       where,
-      delims.length > 3 ? where + 1 : where,
+      count > 3 ? where + 1 : where,
     );
   }
-  const d2 = delims[1] ?? 0;
-  const d3 = delims[2] ?? 0;
 
   // Flags: only 'i'.
   let caseInsensitive = false;
-  for (let i = d3 + 1; i < field.length; i++) {
-    const c = field[i] ?? '';
-    if (c !== 'i') {
-      return fail(
+  for (let i = d3 + 1; i < n; i++) {
+    if (field.charCodeAt(i) !== 0x69) {
+      return substError(
         'SUBST_BAD_FLAG',
-        `unknown flag ${describe(c)}: only 'i' (case-insensitive) is defined`,
+        `unknown flag ${describe(field[i] ?? '')}: only 'i' (case-insensitive) is defined`,
         i,
         i + 1,
       );
@@ -202,12 +237,15 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
   }
 
   // ERE: resolve escaped delimiters, keep an offset map for error spans.
-  const delimIsMeta = ERE_METACHARACTERS.includes(delim);
+  if (!escapedDelim || ERE_METACHARACTERS.includes(delim)) {
+    // Nothing to resolve: ERE offset k is field offset k + 1.
+    return { delim, d2, d3, caseInsensitive, ere: field.slice(1, d2), offsets: undefined };
+  }
   let ere = '';
   const offsets: number[] = [];
   for (let i = 1; i < d2;) {
     const c = field[i] ?? '';
-    if (c === '\\' && field[i + 1] === delim && !delimIsMeta) {
+    if (c === '\\' && field[i + 1] === delim) {
       ere += delim;
       offsets.push(i);
       i += 2;
@@ -231,76 +269,236 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
     i += 1;
   }
   offsets.push(d2);
-  const compiled = compileEre(ere, { caseInsensitive, offsets });
-  if (!compiled.ok) {
-    const e = compiled.error;
-    return fail(e.code, e.message, e.span.start, e.span.end);
-  }
+  return { delim, d2, d3, caseInsensitive, ere, offsets };
+}
 
-  // Replacement.
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function substError(code: SubstErrorCode, message: string, start: number, end: number): SubstError {
+  return { code, message, span: { start, end } };
+}
+
+/** The replacement's parts, checked against the group count (errors left to right). */
+function parseReplacement(
+  field: string,
+  split: SubstSplit,
+  groupCount: number,
+): { repl: ReplPart[]; maxBackref: number } | SubstError {
+  const { delim, d2, d3 } = split;
   const repl: ReplPart[] = [];
-  let text = '';
   let maxBackref = 0;
-  const groupCount = compiled.value.groupCount;
+  // Text is taken as slices between escapes.
+  let text = '';
+  let from = d2 + 1;
   for (let i = d2 + 1; i < d3;) {
-    const c = field[i] ?? '';
-    if (c === '\\' && i + 1 < d3 + 1) {
-      const n = field[i + 1] ?? '';
-      if (n === delim) {
-        text += delim;
-        i += 2;
-        continue;
-      }
-      if (n === '0') {
-        return fail(
-          'SUBST_BACKREF_ZERO',
-          "'\\0' is not a back-reference (RFC 3402 allows \\1 to \\9; RFC 2915 section 3 excludes 0)",
+    if (field.charCodeAt(i) !== 0x5c || i + 1 >= d3 + 1) {
+      i += 1;
+      continue;
+    }
+    const n = field[i + 1] ?? '';
+    if (n === delim) {
+      text += field.slice(from, i) + delim;
+      i += 2;
+      from = i;
+      continue;
+    }
+    if (n === '0') {
+      return substError(
+        'SUBST_BACKREF_ZERO',
+        "'\\0' is not a back-reference (RFC 3402 allows \\1 to \\9; RFC 2915 section 3 excludes 0)",
+        i,
+        i + 2,
+      );
+    }
+    if (n >= '1' && n <= '9') {
+      const group = n.charCodeAt(0) - 0x30;
+      if (group > groupCount) {
+        return substError(
+          'SUBST_BACKREF_RANGE',
+          `back-reference '\\${n}' but the regular expression has ${groupCount === 0 ? 'no groups' : groupCount === 1 ? 'only 1 group' : `only ${groupCount} groups`}`,
           i,
           i + 2,
         );
       }
-      if (n >= '1' && n <= '9') {
-        const group = n.charCodeAt(0) - 0x30;
-        if (group > groupCount) {
-          return fail(
-            'SUBST_BACKREF_RANGE',
-            `back-reference '\\${n}' but the regular expression has ${groupCount === 0 ? 'no groups' : groupCount === 1 ? 'only 1 group' : `only ${groupCount} groups`}`,
-            i,
-            i + 2,
-          );
-        }
-        if (text !== '') repl.push({ kind: 'text', text });
-        text = '';
-        repl.push({ kind: 'backref', group, span: { start: i, end: i + 2 } });
-        if (group > maxBackref) maxBackref = group;
-        i += 2;
-        continue;
-      }
-      // Any other backslash pair is literal text, both characters.
-      const cp = field.codePointAt(i + 1) ?? 0;
-      const len = cp > 0xffff ? 2 : 1;
-      text += field.slice(i, i + 1 + len);
-      i += 1 + len;
+      text += field.slice(from, i);
+      if (text !== '') repl.push({ kind: 'text', text });
+      text = '';
+      repl.push({ kind: 'backref', group, span: { start: i, end: i + 2 } });
+      if (group > maxBackref) maxBackref = group;
+      i += 2;
+      from = i;
       continue;
     }
-    text += c;
-    i += 1;
+    // Any other backslash pair is literal text, both characters.
+    const cp = field.codePointAt(i + 1) ?? 0;
+    i += 1 + (cp > 0xffff ? 2 : 1);
   }
+  text += field.slice(from, d3);
   if (text !== '') repl.push({ kind: 'text', text });
+  return { repl, maxBackref };
+}
 
+/**
+ * Parse a REGEXP field (wire form, single backslashes).
+ * @see RFC 3402 section 3.2
+ */
+export function parseSubstitution(field: string): ParseSubstitutionResult {
+  const split = splitSubstitution(field);
+  if ('code' in split) return { ok: false, error: split };
+  const compiled = compileEre(
+    split.ere,
+    split.offsets === undefined
+      ? { caseInsensitive: split.caseInsensitive, shift: 1 }
+      : { caseInsensitive: split.caseInsensitive, offsets: split.offsets },
+  );
+  if (!compiled.ok) {
+    const e = compiled.error;
+    return fail(e.code, e.message, e.span.start, e.span.end);
+  }
+  const r = parseReplacement(field, split, compiled.value.groupCount);
+  if ('code' in r) return { ok: false, error: r };
   return {
     ok: true,
     expr: {
       source: field,
-      delimiter: delim,
+      delimiter: split.delim,
       ere: compiled.value,
-      ereSpan: { start: 1, end: d2 },
-      repl,
-      replSpan: { start: d2 + 1, end: d3 },
-      caseInsensitive,
-      maxBackref,
+      ereSpan: { start: 1, end: split.d2 },
+      repl: r.repl,
+      replSpan: { start: split.d2 + 1, end: split.d3 },
+      caseInsensitive: split.caseInsensitive,
+      maxBackref: r.maxBackref,
     },
   };
+}
+
+/** Characters a template may stand for (plain literals in the ERE outside brackets and in the replacement). */
+const TEMPLATE_SAFE: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:;@~=,%&-') {
+    t[ch.charCodeAt(0)] = 1;
+  }
+  return t;
+})();
+
+/** Stands for a run of template-safe characters in a template key. */
+const RUN = '\u0001';
+
+/**
+ * The template of a REGEXP field: the field with every maximal run of
+ * "plain" characters (ASCII letters, digits and `_:;@~=,%&-`, the delimiter
+ * excepted) replaced by one placeholder, where such a run can only be read as
+ * literal characters: in the ERE before its first unescaped `[`, and in the
+ * replacement; never right after a backslash (the escaped character is kept),
+ * never in the flags. Undefined when the field has no template (an ERE with an
+ * unescaped `{`, or a field holding the placeholder U+0001).
+ *
+ * Two fields with the same template and at most SUBST_MAX_OCTETS octets are
+ * both valid or both invalid, with the same group count: every check of
+ * `parseSubstitution` reads only what the template keeps (the delimiter and
+ * its unescaped occurrences, backslash pairs, metacharacters, bracket
+ * expressions, back-reference digits, flags); a run of one or more literal
+ * characters is a run of literal atoms to the ERE parser (a quantifier after
+ * it binds to its last character) and plain text to the replacement; with no
+ * interval the engine accepts any ERE this parser accepts at this length.
+ * `test/ddds/subst-template.test.ts` checks the claim on generated fields.
+ */
+export function substitutionTemplate(field: string): string | undefined {
+  const n = field.length;
+  if (n === 0) return undefined;
+  const delim = field.charCodeAt(0);
+  let key = '';
+  let from = 0;
+  // 0: ERE, 1: replacement, 2: flags.
+  let part = 0;
+  let ereRuns = true;
+  for (let i = 1; i < n;) {
+    const c = field.charCodeAt(i);
+    if (c === 0x01) return undefined;
+    if (c === 0x5c && i + 1 < n) {
+      const next = field.charCodeAt(i + 1);
+      if (next === 0x01) return undefined;
+      i += next >= 0xd800 && next <= 0xdbff && i + 2 < n && isLow(field.charCodeAt(i + 2)) ? 3 : 2;
+      continue;
+    }
+    if (c === delim) {
+      part++;
+      i++;
+      continue;
+    }
+    if (part === 0 && (c === 0x5b || c === 0x7b)) {
+      if (c === 0x7b) return undefined;
+      ereRuns = false;
+    }
+    if (c < 0x80 && TEMPLATE_SAFE[c] === 1 && (part === 1 || (part === 0 && ereRuns))) {
+      key += field.slice(from, i) + RUN;
+      i++;
+      while (i < n) {
+        const d = field.charCodeAt(i);
+        if (d >= 0x80 || TEMPLATE_SAFE[d] !== 1 || d === delim) break;
+        i++;
+      }
+      from = i;
+      continue;
+    }
+    i++;
+  }
+  return key + field.slice(from);
+}
+
+/** What the NAPTR lint reads from a REGEXP field. */
+export type SubstCheck =
+  | {
+      readonly ok: true;
+      /** The ERE text (escaped delimiters resolved). */
+      readonly ere: string;
+      readonly repl: readonly ReplPart[];
+      readonly caseInsensitive: boolean;
+    }
+  | { readonly ok: false; readonly error: SubstError };
+
+/**
+ * Checks REGEXP fields as `parseSubstitution` does, without building what
+ * only matching needs: a field whose template (`substitutionTemplate`) was
+ * seen valid is split and its replacement read, but its ERE is not parsed
+ * again; other fields are parsed in full (the engine program is not compiled
+ * unless the engine might refuse the expression: `compileEre`). The result
+ * is `parseSubstitution`'s verdict, error included.
+ */
+export class SubstitutionChecker {
+  /** Templates seen valid, with their group count (oldest dropped first). */
+  private readonly templates = new Map<string, number>();
+  private readonly limit: number;
+
+  constructor(limit = 4096) {
+    this.limit = limit;
+  }
+
+  check(field: string): SubstCheck {
+    const template = substitutionTemplate(field);
+    const groups = template === undefined ? undefined : this.templates.get(template);
+    if (groups !== undefined) {
+      const split = splitSubstitution(field);
+      // Only the length can differ between fields of one template.
+      if ('code' in split) return { ok: false, error: split };
+      const r = parseReplacement(field, split, groups);
+      if (!('code' in r)) {
+        return { ok: true, ere: split.ere, repl: r.repl, caseInsensitive: split.caseInsensitive };
+      }
+    }
+    const parsed = parseSubstitution(field);
+    if (!parsed.ok) return parsed;
+    if (template !== undefined) {
+      if (this.templates.size >= this.limit) {
+        this.templates.delete(this.templates.keys().next().value as string);
+      }
+      this.templates.set(template, parsed.expr.ere.groupCount);
+    }
+    const e = parsed.expr;
+    return { ok: true, ere: e.ere.source, repl: e.repl, caseInsensitive: e.caseInsensitive };
+  }
 }
 
 function isWellFormed(text: string): boolean {

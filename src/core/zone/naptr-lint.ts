@@ -7,9 +7,9 @@
  * DDDS step are the client's own (`src/core/ddds/`), so the linter accepts
  * exactly what the client will run.
  */
-import { parseFlags, parseServices } from '../ddds/naptr.ts';
+import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../ddds/naptr.ts';
 import { dddsStep, type NaptrRecord } from '../ddds/step.ts';
-import { parseSubstitution, type SubstExpr } from '../ddds/subst.ts';
+import { SubstitutionChecker, type ReplPart } from '../ddds/subst.ts';
 import { toDnsKey } from '../urn/dns-key.ts';
 import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
 import { nameToText, wireNameLength } from './names.ts';
@@ -46,6 +46,19 @@ export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
 
 /** Strict UTF-8 decoding (RFC 3629); undefined when the octets are not UTF-8. */
 function utf8(b: Uint8Array, start: number, end: number): string | undefined {
+  let ascii = true;
+  for (let i = start; i < end; i++) {
+    if (b[i]! >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    // One flat string, made at once (no concatenation per character).
+    return start === end
+      ? ''
+      : String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  }
   let s = '';
   for (let i = start; i < end;) {
     const c = b[i]!;
@@ -106,71 +119,26 @@ function diag(
  */
 export function lintJurisdictionPattern(ere: string): { code: string; message: string }[] {
   const out: { code: string; message: string }[] = [];
-  const m = /^\^?urn:lex:/i.exec(ere);
-  if (!m) return out;
-  let i = m[0].length;
+  // /^\^?urn:lex:/i (a JavaScript /i without /u folds ASCII letters only).
+  let i = ere.charCodeAt(0) === 0x5e ? 1 : 0;
+  if (!startsWithUrnLex(ere, i)) return out;
+  i += URN_LEX.length;
   const n = ere.length;
-  const atom = (): boolean => {
-    const c = ere[i];
-    if (c === undefined) return false;
-    if (/[A-Za-z0-9_-]/.test(c)) {
-      i++;
-      return true;
-    }
-    if (c === '\\' && i + 1 < n) {
-      i += 2;
-      return true;
-    }
-    if (c === '.' && i + 1 < n && /[A-Za-z0-9]/.test(ere[i + 1]!)) {
-      out.push({
-        code: 'NAPTR_UNESCAPED_DOT',
-        message: `unescaped '.' in the jurisdiction code of ${JSON.stringify(ere)} matches any character; write \\. (digest section 13)`,
-      });
-      i++;
-      return true;
-    }
-    if (c === '[' || c === '(') {
-      // A bracket expression or group: skip to its end (brackets keep POSIX meaning).
-      const close = c === '[' ? ']' : ')';
-      let depth = 0;
-      let j = i;
-      for (; j < n; j++) {
-        const d = ere[j];
-        if (c === '[' && j > i + 1 && d === ']' && !(j === i + 2 && ere[i + 1] === '^')) break;
-        if (c === '(') {
-          if (d === '\\') {
-            j++;
-            continue;
-          }
-          if (d === '(') depth++;
-          if (d === ')' && --depth === 0) break;
-        }
-      }
-      if (j >= n) return false;
-      const body = ere.slice(i, j + 1);
-      // `[;:]` itself is the boundary, not part of the code.
-      if (c === '[' && /^\[[;:]+\]$/.test(body)) return false;
-      i = j + 1;
-      if (ere[i] === '+' || ere[i] === '*' || ere[i] === '?') i++;
-      void close;
-      return true;
-    }
-    return false;
-  };
   for (;;) {
     const start = i;
-    while (i < n && atom()) {
-      /* consume the code or unit */
+    while (i < n) {
+      const next = jurisdictionAtom(ere, i, out);
+      if (next < 0) break;
+      i = next;
     }
     if (i === start) break;
-    if (ere[i] === ';' && i + 1 < n && ere[i + 1] !== ']') {
+    if (ere.charCodeAt(i) === 0x3b && i + 1 < n && ere.charCodeAt(i + 1) !== 0x5d) {
       i++;
       continue;
     }
     break;
   }
-  const rest = ere.slice(i);
-  if (!/^(\[[;:]{1,2}\]|[;:]|\$|\)|$)/.test(rest)) {
+  if (!boundedAt(ere, i)) {
     out.push({
       code: 'NAPTR_JURISDICTION_UNBOUNDED',
       message: `the jurisdiction in ${JSON.stringify(ere)} is not followed by [;:], so a longer code also matches (br matches brx); add [;:] (digest section 13)`,
@@ -179,181 +147,481 @@ export function lintJurisdictionPattern(ere: string): { code: string; message: s
   return out;
 }
 
+const URN_LEX = 'urn:lex:';
+
+function startsWithUrnLex(text: string, at: number): boolean {
+  if (text.length < at + URN_LEX.length) return false;
+  for (let k = 0; k < URN_LEX.length; k++) {
+    let c = text.charCodeAt(at + k);
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    if (c !== URN_LEX.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/**
+ * One unit of a jurisdiction code at `i` (a letter, digit, `_` or `-`, an
+ * escape pair, a `.` before a letter or digit (warned), a bracket expression
+ * other than `[;:]`, or a group, each optionally quantified): the offset
+ * after it, or -1.
+ */
+function jurisdictionAtom(
+  ere: string,
+  i: number,
+  out: { code: string; message: string }[],
+): number {
+  const n = ere.length;
+  const c = ere.charCodeAt(i);
+  if (isAlnum(c) || c === 0x5f || c === 0x2d) return i + 1;
+  if (c === 0x5c && i + 1 < n) return i + 2;
+  if (c === 0x2e && i + 1 < n && isAlnum(ere.charCodeAt(i + 1))) {
+    out.push({
+      code: 'NAPTR_UNESCAPED_DOT',
+      message: `unescaped '.' in the jurisdiction code of ${JSON.stringify(ere)} matches any character; write \\. (digest section 13)`,
+    });
+    return i + 1;
+  }
+  if (c !== 0x5b && c !== 0x28) return -1;
+  // A bracket expression or group: skip to its end (brackets keep POSIX meaning).
+  let depth = 0;
+  let j = i;
+  for (; j < n; j++) {
+    const d = ere.charCodeAt(j);
+    if (c === 0x5b) {
+      if (j > i + 1 && d === 0x5d && !(j === i + 2 && ere.charCodeAt(i + 1) === 0x5e)) break;
+      continue;
+    }
+    if (d === 0x5c) {
+      j++;
+      continue;
+    }
+    if (d === 0x28) depth++;
+    if (d === 0x29 && --depth === 0) break;
+  }
+  if (j >= n) return -1;
+  // `[;:]` itself is the boundary, not part of the code.
+  if (c === 0x5b && j >= i + 2) {
+    let boundary = true;
+    for (let k = i + 1; k < j; k++) {
+      const d = ere.charCodeAt(k);
+      if (d !== 0x3b && d !== 0x3a) {
+        boundary = false;
+        break;
+      }
+    }
+    if (boundary) return -1;
+  }
+  let next = j + 1;
+  const q = ere.charCodeAt(next);
+  if (q === 0x2b || q === 0x2a || q === 0x3f) next++;
+  return next;
+}
+
+/** /^(\[[;:]{1,2}\]|[;:]|\$|\)|$)/ on the text from `i`. */
+function boundedAt(ere: string, i: number): boolean {
+  const n = ere.length;
+  if (i >= n) return true;
+  const c = ere.charCodeAt(i);
+  if (c === 0x3b || c === 0x3a || c === 0x24 || c === 0x29) return true;
+  if (c !== 0x5b) return false;
+  let k = i + 1;
+  while (k < n && k < i + 3 && (ere.charCodeAt(k) === 0x3b || ere.charCodeAt(k) === 0x3a)) k++;
+  return k > i + 1 && ere.charCodeAt(k) === 0x5d;
+}
+
 /** The literal text before the first back-reference of a replacement. */
-function staticPrefix(expr: SubstExpr): { text: string; complete: boolean } {
+function staticPrefix(repl: readonly ReplPart[]): { text: string; complete: boolean } {
   let text = '';
-  for (const part of expr.repl) {
+  for (const part of repl) {
     if (part.kind === 'backref') return { text, complete: false };
     text += part.text;
   }
   return { text, complete: true };
 }
 
-/** Distinct REGEXP fields kept compiled during one lint run (oldest dropped first). */
-const LINT_CACHE_SIZE = 2048;
+/** What the lint says about one REGEXP field, whatever record carries it. */
+interface RegexpFindings {
+  /** The expression's error (code and full message), when it is invalid. */
+  readonly error: { readonly code: string; readonly message: string } | undefined;
+  /** Warnings on a valid expression (anchoring, jurisdiction code). */
+  readonly warnings: readonly { readonly code: string; readonly message: string }[];
+  /** For a "U" record: the NAPTR_U_NOT_URI message, when the output has no scheme. */
+  readonly notUri: string | undefined;
+}
 
-/** Lint every NAPTR record; records of other types are ignored. */
-export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
-  const out: ZoneDiagnostic[] = [];
-  // REGEXP fields repeat across a zone: parse (and compile) each one once.
-  // Bounded: a compiled expression is large, and a big zone has hundreds of
-  // thousands of distinct ones (per-jurisdiction rules), which a cache of all
-  // of them would hold at once (gigabytes). Repeats are mostly close together
-  // or among a few shared rules, which a bounded cache keeps.
-  const cache = new Map<string, ReturnType<typeof parseSubstitution>>();
-  const parse = (field: string) => {
-    let r = cache.get(field);
+const NO_WARNINGS: readonly { code: string; message: string }[] = Object.freeze([]);
+
+function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFindings {
+  const r = checker.check(field);
+  if (!r.ok) {
+    return {
+      error: {
+        code: `NAPTR_${r.error.code}`,
+        message: `REGEXP ${JSON.stringify(field)}: ${r.error.message}`,
+      },
+      warnings: NO_WARNINGS,
+      notUri: undefined,
+    };
+  }
+  const ere = r.ere;
+  let warnings: { code: string; message: string }[] | undefined;
+  if (!ere.startsWith('^'))
+    warnings = [
+      {
+        code: 'NAPTR_UNANCHORED',
+        message: `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (decisions.md item 1); anchor it ^...$`,
+      },
+    ];
+  const j = lintJurisdictionPattern(ere);
+  if (j.length > 0) warnings = warnings === undefined ? j : [...warnings, ...j];
+  const prefix = staticPrefix(r.repl);
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(prefix.text);
+  return {
+    error: undefined,
+    warnings: warnings ?? NO_WARNINGS,
+    notUri:
+      !scheme && (prefix.complete || prefix.text !== '')
+        ? `a "U" record must output an absolute URI (RFC 3404 section 4.3); the replacement starts ${JSON.stringify(prefix.text)}, which has no scheme`
+        : undefined,
+  };
+}
+
+/**
+ * Per-field memos of one lint run. REGEXP fields repeat across a zone (shared
+ * rules), and the distinct ones mostly differ only in literals (one rule per
+ * jurisdiction): the checker reads the ERE of a known template only once.
+ * Every memo holds small values and is bounded.
+ */
+class LintMemo {
+  readonly checker = new SubstitutionChecker(LINT_TEMPLATES);
+  private readonly flags = new Map<string, FlagsResult>();
+  private readonly services = new Map<string, ServicesResult>();
+
+  regexp(field: string): RegexpFindings {
+    return regexpFindings(field, this.checker);
+  }
+
+  flagsOf(field: string): FlagsResult {
+    let r = this.flags.get(field);
     if (r === undefined) {
-      if (cache.size >= LINT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      cache.set(field, (r = parseSubstitution(field)));
+      r = parseFlags(field);
+      if (this.flags.size >= LINT_SMALL_FIELDS) this.flags.clear();
+      this.flags.set(field, r);
     }
     return r;
-  };
-  const byOwner = new Map<string, { rr: ResourceRecord; f: NaptrRecord }[]>();
-  for (const rr of records) {
-    if (rr.type !== TYPE_NAPTR) continue;
-    const f = naptrFields(rr.rdata);
-    if (!f) {
-      out.push(
+  }
+
+  servicesOf(field: string): ServicesResult {
+    let r = this.services.get(field);
+    if (r === undefined) {
+      r = parseServices(field);
+      if (this.services.size >= LINT_SMALL_FIELDS) this.services.clear();
+      this.services.set(field, r);
+    }
+    return r;
+  }
+}
+
+/** Distinct valid templates kept by the checker. */
+const LINT_TEMPLATES = 4096;
+/** Distinct FLAGS and SERVICES values kept. */
+const LINT_SMALL_FIELDS = 1024;
+
+/** A finding of a record that depends only on its FLAGS, SERVICES, REGEXP and REPLACEMENT. */
+interface Finding {
+  readonly code: string;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  readonly token: string | undefined;
+}
+
+/** The fields of a NAPTR RDATA after ORDER and PREFERENCE, decoded once, with the findings they give. */
+interface NaptrFields {
+  /** Where the fields' octets (the cache key) are in the cache's arena, and how many. */
+  readonly keyAt: number;
+  readonly keyLength: number;
+  readonly hash: number;
+  readonly flags: string;
+  readonly services: string;
+  readonly regexp: string;
+  readonly replacement: string;
+  readonly flagsLower: string;
+  readonly servicesLower: string;
+  readonly findings: readonly Finding[];
+}
+
+const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
+
+/** Slots of the direct-mapped cache of decoded fields (a power of two). */
+const FIELD_SLOTS = 1 << 14;
+/** Octets of keys kept; when full, the cache starts over. */
+const FIELD_ARENA = 1 << 22;
+
+/**
+ * Decoded fields by their octets: a direct-mapped table (one entry per slot,
+ * the newest wins) whose keys are copied into one arena, so a repeated rule
+ * costs a hash and a comparison of its octets, and makes nothing.
+ */
+class FieldCache {
+  private readonly slots: (NaptrFields | undefined)[] = new Array<NaptrFields | undefined>(
+    FIELD_SLOTS,
+  ).fill(undefined);
+  private readonly arena = new Uint8Array(FIELD_ARENA);
+  private used = 0;
+  private readonly memo: LintMemo;
+
+  constructor(memo: LintMemo) {
+    this.memo = memo;
+  }
+
+  /** The fields of `rdata` (at least 8 octets), or undefined when they are malformed. */
+  get(rdata: Uint8Array): NaptrFields | undefined {
+    const n = rdata.length;
+    let h = 0x811c9dc5;
+    for (let i = 4; i < n; i++) h = Math.imul(h ^ rdata[i]!, 0x01000193);
+    h >>>= 0;
+    const slot = h & (FIELD_SLOTS - 1);
+    const e = this.slots[slot];
+    const arena = this.arena;
+    if (e !== undefined && e.hash === h && e.keyLength === n - 4) {
+      const d = e.keyAt - 4;
+      let i = 4;
+      while (i < n && arena[d + i] === rdata[i]) i++;
+      if (i === n) return e;
+    }
+    const f = naptrFields(rdata);
+    if (f === undefined) return undefined;
+    if (this.used + n - 4 > FIELD_ARENA) {
+      this.slots.fill(undefined);
+      this.used = 0;
+    }
+    const keyAt = this.used;
+    arena.set(rdata.subarray(4), keyAt);
+    this.used += n - 4;
+    const made: NaptrFields = {
+      keyAt,
+      keyLength: n - 4,
+      hash: h,
+      flags: f.flags,
+      services: f.services,
+      regexp: f.regexp,
+      replacement: f.replacement,
+      flagsLower: f.flags.toLowerCase(),
+      servicesLower: f.services.toLowerCase(),
+      findings: recordFindings(f, this.memo),
+    };
+    this.slots[slot] = made;
+    return made;
+  }
+}
+
+/**
+ * NAPTR_PREFERENCE_AS_ORDER for the records of one owner, in record order
+ * (parallel lists: record, ORDER, PREFERENCE, fields).
+ */
+function preferenceFindings(
+  rrs: readonly ResourceRecord[],
+  orders: readonly number[],
+  prefs: readonly number[],
+  fields: readonly NaptrFields[],
+): ZoneDiagnostic[] | undefined {
+  let out: ZoneDiagnostic[] | undefined;
+  // ORDER, not PREFERENCE, makes "more specific first" deterministic.
+  for (let i = 0; i < rrs.length; i++) {
+    for (let j = i + 1; j < rrs.length; j++) {
+      const ao = orders[i]!;
+      const ap = prefs[i]!;
+      const bp = prefs[j]!;
+      if (ao !== orders[j]! || ap === bp) continue;
+      const a = fields[i]!;
+      const b = fields[j]!;
+      if (a.flagsLower !== b.flagsLower) continue;
+      if (a.servicesLower !== b.servicesLower) continue;
+      if (a.regexp === b.regexp && a.replacement === b.replacement) continue;
+      const later = ap > bp ? i : j;
+      (out ??= []).push(
         diag(
-          'NAPTR_MALFORMED',
-          'error',
-          'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 section 4.1)',
-          rr,
+          'NAPTR_PREFERENCE_AS_ORDER',
+          'warning',
+          `records with ORDER ${ao}, the same flags and services but different rules are told apart only by PREFERENCE (${ap}, ${bp}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
+          rrs[later]!,
+          String(prefs[later]!),
         ),
       );
-      continue;
-    }
-    let list = byOwner.get(rr.owner);
-    if (!list) byOwner.set(rr.owner, (list = []));
-    list.push({ rr, f });
-    lintOne(rr, f, out, parse);
-  }
-  // ORDER, not PREFERENCE, makes "more specific first" deterministic.
-  for (const list of byOwner.values()) {
-    if (list.length < 2) continue;
-    for (let i = 0; i < list.length; i++) {
-      for (let j = i + 1; j < list.length; j++) {
-        const a = list[i]!.f;
-        const b = list[j]!.f;
-        if (a.order !== b.order || a.preference === b.preference) continue;
-        if (a.flags.toLowerCase() !== b.flags.toLowerCase()) continue;
-        if (a.services.toLowerCase() !== b.services.toLowerCase()) continue;
-        if (a.regexp === b.regexp && a.replacement === b.replacement) continue;
-        const later = a.preference > b.preference ? list[i]! : list[j]!;
-        out.push(
-          diag(
-            'NAPTR_PREFERENCE_AS_ORDER',
-            'warning',
-            `records with ORDER ${a.order}, the same flags and services but different rules are told apart only by PREFERENCE (${a.preference}, ${b.preference}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
-            later.rr,
-            String(later.f.preference),
-          ),
-        );
-      }
     }
   }
   return out;
 }
 
-function lintOne(
-  rr: ResourceRecord,
-  f: NaptrRecord,
-  out: ZoneDiagnostic[],
-  parseSubst: (field: string) => ReturnType<typeof parseSubstitution>,
-): void {
+const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 section 4.1)';
+
+/**
+ * Lint every NAPTR record; records of other types are ignored. Findings come
+ * in record order, then the NAPTR_PREFERENCE_AS_ORDER warnings by owner (in
+ * order of the owner's first record).
+ *
+ * Each distinct combination of FLAGS, SERVICES, REGEXP and REPLACEMENT is
+ * decoded and checked once (while it stays in a bounded cache); a record
+ * only adds its position to the findings. The records of an owner are
+ * usually consecutive: each run of one owner is checked for the PREFERENCE
+ * rule when it ends, and only an owner that comes back after another one has
+ * its records read again. Nothing is kept per record.
+ */
+export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  const cache = new FieldCache(new LintMemo());
+  /** Owner -> index in order of first appearance. */
+  const owners = new Map<string, number>();
+  /** Owners seen in more than one run (checked at the end). */
+  const split = new Map<string, number>();
+  /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
+  const byOwner = new Map<number, ZoneDiagnostic[]>();
+  let runOwner: string | undefined;
+  let runId = -1;
+  // The current run's well-formed records (lists reused from run to run).
+  const runRRs: ResourceRecord[] = [];
+  const runOrders: number[] = [];
+  const runPrefs: number[] = [];
+  const runFields: NaptrFields[] = [];
+  const closeRun = () => {
+    if (runRRs.length >= 2 && !split.has(runOwner!)) {
+      const found = preferenceFindings(runRRs, runOrders, runPrefs, runFields);
+      if (found !== undefined) byOwner.set(runId, found);
+    }
+    runRRs.length = 0;
+    runOrders.length = 0;
+    runPrefs.length = 0;
+    runFields.length = 0;
+  };
+  for (let k = 0; k < records.length; k++) {
+    const rr = records[k]!;
+    if (rr.type !== TYPE_NAPTR) continue;
+    const owner = rr.owner;
+    if (owner !== runOwner) {
+      closeRun();
+      runOwner = owner;
+      const id = owners.get(owner);
+      if (id === undefined) {
+        runId = owners.size;
+        owners.set(owner, runId);
+      } else {
+        // The owner comes back after another one: its records are checked together at the end.
+        runId = id;
+        split.set(owner, id);
+      }
+    }
+    const rdata = rr.rdata;
+    const f = rdata.length < 8 ? undefined : cache.get(rdata);
+    if (f === undefined) {
+      out.push(diag('NAPTR_MALFORMED', 'error', MALFORMED_MESSAGE, rr));
+      continue;
+    }
+    runRRs.push(rr);
+    runOrders.push((rdata[0]! << 8) | rdata[1]!);
+    runPrefs.push((rdata[2]! << 8) | rdata[3]!);
+    runFields.push(f);
+    const findings = f.findings;
+    for (let i = 0; i < findings.length; i++) {
+      const d = findings[i]!;
+      out.push(diag(d.code, d.severity, d.message, rr, d.token));
+    }
+  }
+  closeRun();
+  if (split.size > 0) {
+    const lists = new Map<
+      string,
+      { rrs: ResourceRecord[]; orders: number[]; prefs: number[]; fields: NaptrFields[] }
+    >();
+    for (const rr of records) {
+      if (rr.type !== TYPE_NAPTR || !split.has(rr.owner)) continue;
+      const rdata = rr.rdata;
+      const f = rdata.length < 8 ? undefined : cache.get(rdata);
+      if (f === undefined) continue;
+      let list = lists.get(rr.owner);
+      if (list === undefined)
+        lists.set(rr.owner, (list = { rrs: [], orders: [], prefs: [], fields: [] }));
+      list.rrs.push(rr);
+      list.orders.push((rdata[0]! << 8) | rdata[1]!);
+      list.prefs.push((rdata[2]! << 8) | rdata[3]!);
+      list.fields.push(f);
+    }
+    for (const [owner, id] of split) {
+      const l = lists.get(owner);
+      const found =
+        l !== undefined && l.rrs.length >= 2
+          ? preferenceFindings(l.rrs, l.orders, l.prefs, l.fields)
+          : undefined;
+      if (found !== undefined) byOwner.set(id, found);
+      else byOwner.delete(id);
+    }
+  }
+  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) out.push(...byOwner.get(id)!);
+  return out;
+}
+
+/** The findings of a record's fields, in the order they are reported. */
+function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
+  let out: Finding[] | undefined;
+  const add = (
+    code: string,
+    severity: 'error' | 'warning',
+    message: string,
+    token?: string,
+  ): void => {
+    (out ??= []).push({ code, severity, message, token });
+  };
   const hasRegexp = f.regexp !== '';
   const hasReplacement = f.replacement !== '.';
   // RFC 3403 section 4.1: "The Regexp and Replacement fields are mutually exclusive."
   if (hasRegexp && hasReplacement)
-    out.push(
-      diag(
-        'NAPTR_BOTH_FIELDS',
-        'error',
-        `REGEXP and REPLACEMENT (${f.replacement}) are both set; they are mutually exclusive and clients ignore the record (RFC 3403 section 4.1)`,
-        rr,
-        f.replacement,
-      ),
+    add(
+      'NAPTR_BOTH_FIELDS',
+      'error',
+      `REGEXP and REPLACEMENT (${f.replacement}) are both set; they are mutually exclusive and clients ignore the record (RFC 3403 section 4.1)`,
+      f.replacement,
     );
   if (!hasRegexp && !hasReplacement)
-    out.push(
-      diag(
-        'NAPTR_NO_REWRITE',
-        'error',
-        'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (digest 15.15)',
-        rr,
-      ),
+    add(
+      'NAPTR_NO_REWRITE',
+      'error',
+      'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (digest 15.15)',
     );
-  const flags = parseFlags(f.flags);
-  if (flags.kind === 'unusable') out.push(diag(flags.code, 'error', flags.message, rr, f.flags));
-  const services = parseServices(f.services);
-  if (!services.ok) out.push(diag(services.code, 'error', services.message, rr, f.services));
+  const flags = memo.flagsOf(f.flags);
+  if (flags.kind === 'unusable') add(flags.code, 'error', flags.message, f.flags);
+  const services = memo.servicesOf(f.services);
+  if (!services.ok) add(services.code, 'error', services.message, f.services);
   const flag = flags.kind === 'flag' ? flags.flag : undefined;
   if ((flag === 'S' || flag === 'A') && services.ok && services.value.protocol === undefined)
-    out.push(
-      diag(
-        'NAPTR_TERMINAL_NO_PROTOCOL',
-        'warning',
-        `a terminal "${flag}" record names no protocol in SERVICES; clients skip it (RFC 2915 section 2, digest 15.21)`,
-        rr,
-        f.services,
-      ),
+    add(
+      'NAPTR_TERMINAL_NO_PROTOCOL',
+      'warning',
+      `a terminal "${flag}" record names no protocol in SERVICES; clients skip it (RFC 2915 section 2, digest 15.21)`,
+      f.services,
     );
-  let expr: SubstExpr | undefined;
+  let found: RegexpFindings | undefined;
   if (hasRegexp) {
-    const parsed = parseSubst(f.regexp);
-    if (!parsed.ok) {
-      out.push(
-        diag(
-          `NAPTR_${parsed.error.code}`,
-          'error',
-          `REGEXP ${JSON.stringify(f.regexp)}: ${parsed.error.message}`,
-          rr,
-          f.regexp,
-        ),
-      );
+    found = memo.regexp(f.regexp);
+    if (found.error !== undefined) {
+      add(found.error.code, 'error', found.error.message, f.regexp);
     } else {
-      expr = parsed.expr;
-      const ere = expr.ere.source;
-      if (!ere.startsWith('^'))
-        out.push(
-          diag(
-            'NAPTR_UNANCHORED',
-            'warning',
-            `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (decisions.md item 1); anchor it ^...$`,
-            rr,
-            f.regexp,
-          ),
-        );
-      for (const w of lintJurisdictionPattern(ere))
-        out.push(diag(w.code, 'warning', w.message, rr, f.regexp));
+      for (const w of found.warnings) add(w.code, 'warning', w.message, f.regexp);
     }
   }
   if (flag === 'U') {
     if (!hasRegexp)
-      out.push(
-        diag(
-          'NAPTR_U_WITHOUT_REGEXP',
-          'error',
-          'a "U" record outputs a URI from its REGEXP (RFC 2915 section 2); a REPLACEMENT alone gives no URI',
-          rr,
-        ),
+      add(
+        'NAPTR_U_WITHOUT_REGEXP',
+        'error',
+        'a "U" record outputs a URI from its REGEXP (RFC 2915 section 2); a REPLACEMENT alone gives no URI',
       );
-    else if (expr) {
-      const prefix = staticPrefix(expr);
-      const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(prefix.text);
-      if (!scheme && (prefix.complete || prefix.text !== ''))
-        out.push(
-          diag(
-            'NAPTR_U_NOT_URI',
-            'error',
-            `a "U" record must output an absolute URI (RFC 3404 section 4.3); the replacement starts ${JSON.stringify(prefix.text)}, which has no scheme`,
-            rr,
-            f.regexp,
-          ),
-        );
-    }
+    else if (found?.error === undefined && found?.notUri !== undefined)
+      add('NAPTR_U_NOT_URI', 'error', found.notUri, f.regexp);
   }
+  return out ?? NO_FINDINGS;
 }
 
 /**
@@ -388,9 +656,13 @@ export function checkExpectations(
   records: readonly ResourceRecord[],
 ): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
+  if (expects.length === 0) return out;
+  // Only the RRsets of the directives' owners are read.
+  const wanted = new Set<string>();
+  for (const e of expects) if (e.owner !== undefined) wanted.add(e.owner);
   const sets = new Map<string, NaptrRecord[]>();
   for (const rr of records) {
-    if (rr.type !== TYPE_NAPTR) continue;
+    if (rr.type !== TYPE_NAPTR || !wanted.has(rr.owner)) continue;
     const f = naptrFields(rr.rdata);
     if (!f) continue;
     let list = sets.get(rr.owner);
