@@ -51,6 +51,17 @@ const CASES = [
   '40_NSEC3PARAM',
   '55_CSYNC',
   '56_ZONEMD',
+  '29_CERT',
+  '30_KEY',
+  '32_APL',
+  '35_IPSECKEY',
+  '45_NID',
+  '46_L32',
+  '47_L64',
+  '48_LP',
+  '59_WALLET',
+  '60_DSYNC',
+  '61_RESINFO',
 ];
 
 /** Knot's expected records (RDATA hex) and the number of entries it refuses. */
@@ -163,6 +174,36 @@ const DROPPED: Record<
     ours: line === 8 ? 'ZONE_BAD_GENERIC_RDATA' : 'ZONE_BAD_DIGEST',
     why: 'a digest shorter than 12 octets (RFC 8976 section 2.2.4); BIND 9.18 refuses it too',
   })),
+  '29_CERT': [
+    {
+      line: 52,
+      knot: 'refused',
+      ours: 'accepted',
+      why: 'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does',
+    },
+  ],
+  '30_KEY': [
+    {
+      line: 6,
+      knot: 'FFFFFFFF00',
+      ours: 'ZONE_EXTRA_RDATA',
+      why: 'flags 65535 have both no-key bits (0xC000): "no key information ... is present" (RFC 2535 section 3.1.2); BIND 9.18 refuses the key too',
+    },
+    {
+      line: 25,
+      knot: 'refused',
+      ours: 'accepted',
+      why: 'base64 is decoded across white space ("AA ==" is "AA=="), as BIND does',
+    },
+  ],
+  '47_L64': [
+    {
+      line: 20,
+      knot: 'refused',
+      ours: 'accepted',
+      why: 'a Locator64 group of 1-4 hex digits, as BIND reads it (and prints it: without leading zeros)',
+    },
+  ],
   '58_HTTPS': [
     {
       line: 9,
@@ -207,7 +248,14 @@ describe("Knot's wire vectors", () => {
   }
 });
 
-/** The records of Knot's cases we accept, plus the LOC centimetre case of ldns, under example. */
+/**
+ * An IPSECKEY without a key (algorithm 0, RFC 4025 section 2.4) has no
+ * presentation BIND 9.18 reads back: it wants a key token after the gateway.
+ */
+const bindReads = (r: ResourceRecord) =>
+  r.type !== 45 || rdataToText(45, r.rdata).split(' ').length === 5;
+
+/** The records of Knot's cases we accept, under example. */
 function corpusRecords(): ResourceRecord[] {
   const recs: ResourceRecord[] = [];
   for (const c of CASES) {
@@ -268,8 +316,8 @@ function bindDump(text: string, name: string): { records: ResourceRecord[]; line
 
 describe.skipIf(!compilezone.path)('BIND reads what we read, and what we print', () => {
   it('our canonical print of every corpus record loads in BIND to the same octets', () => {
-    const recs = corpusRecords();
-    expect(recs.length).toBeGreaterThan(80);
+    const recs = corpusRecords().filter(bindReads);
+    expect(recs.length).toBeGreaterThan(200);
     const text = writeZone(recs);
     const again = parseZoneText(text, { file: 'written' });
     expect(again.diagnostics).toEqual([]);
@@ -277,14 +325,17 @@ describe.skipIf(!compilezone.path)('BIND reads what we read, and what we print',
     expect(bindDump(text, 'ours.zone').records.map(key).sort()).toEqual(recs.map(key).sort());
   });
 
-  it('BIND prints every type as we do (except dohpath, ohttp, IPv4-mapped hints and signature times past 2^31)', () => {
+  it('BIND prints every type as we do (except dohpath, ohttp, IPv4-mapped hints, NID/L64 leading zeros and signature times past 2^31)', () => {
     const recs = corpusRecords().filter((r) => {
+      if (!bindReads(r)) return false;
       const t = rdataToText(r.type, r.rdata);
       // BIND prints a signature time as the date nearest to now (serial
       // arithmetic), we print the unsigned value: the same past 2^31 only.
       const b = Buffer.from(r.rdata);
       if (r.type === 46 && (b.readUInt32BE(8) >= 2 ** 31 || b.readUInt32BE(12) >= 2 ** 31))
         return false;
+      // NID and L64 groups: BIND drops leading zeros, we print four digits (Knot reads only those).
+      if (r.type === 104 || r.type === 106) return false;
       return !/dohpath|key7|key8|::ffff:/.test(t);
     });
     const dump = bindDump(writeZone(recs), 'print.zone');
@@ -457,6 +508,32 @@ const MALFORMED: { rr: string; code: string; token: string; bindLoads?: string }
   { rr: 'RRSIG A 8 0 300 1 0 1 example. AA==', code: 'ZONE_BAD_RDATA', token: 'example.' },
   { rr: 'RRSIG A 8 2 300 1 0 1 example.', code: 'ZONE_MISSING_RDATA', token: '' },
   { rr: 'RRSIG A 8 2 300 1 0 1 example. AA==AA==', code: 'ZONE_BAD_BASE64', token: 'AA==AA==' },
+  { rr: 'NID 10 0014:4fff:ff20', code: 'ZONE_BAD_RDATA', token: '0014:4fff:ff20' },
+  { rr: 'L64 10 0014:4fff:ff20:ee64:1', code: 'ZONE_BAD_RDATA', token: '0014:4fff:ff20:ee64:1' },
+  { rr: 'L32 10 10.1.02.0', code: 'ZONE_BAD_IPV4', token: '10.1.02.0' },
+  { rr: 'LP 65536 x.', code: 'ZONE_BAD_NUMBER', token: '65536' },
+  { rr: 'LP 10', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'CERT BOGUS 0 0 AA==', code: 'ZONE_BAD_NUMBER', token: 'BOGUS' },
+  { rr: 'CERT 1 0 0', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'KEY 49152 3 5 AA==', code: 'ZONE_EXTRA_RDATA', token: 'AA==' },
+  { rr: 'KEY 256 3 5', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'IPSECKEY 0 4 0 .', code: 'ZONE_BAD_RDATA', token: '4' },
+  { rr: 'IPSECKEY 0 0 1 foo. AA==', code: 'ZONE_BAD_RDATA', token: 'foo.' },
+  { rr: 'IPSECKEY 0 1 1 1.2.3 AA==', code: 'ZONE_BAD_IPV4', token: '1.2.3' },
+  {
+    rr: 'IPSECKEY 0 1 0 192.0.2.1 AA==',
+    code: 'ZONE_EXTRA_RDATA',
+    token: 'AA==',
+    bindLoads:
+      'BIND 9.18 takes a key with algorithm 0; RFC 4025 section 2.4: algorithm 0 means "no key is present" (Knot refuses it too)',
+  },
+  { rr: 'APL 1:0.0.0.0/33', code: 'ZONE_BAD_RDATA', token: '1:0.0.0.0/33' },
+  { rr: 'APL 2:0.0.0.0/32', code: 'ZONE_BAD_IPV6', token: '2:0.0.0.0/32' },
+  { rr: 'APL 1:0.0.0.0', code: 'ZONE_BAD_RDATA', token: '1:0.0.0.0' },
+  { rr: 'DSYNC JUNK NOTIFY 53 x.', code: 'ZONE_BAD_TYPE', token: 'JUNK' },
+  { rr: 'DSYNC CDS JUNK 53 x.', code: 'ZONE_BAD_NUMBER', token: 'JUNK' },
+  { rr: 'DSYNC CDS NOTIFY 65567 x.', code: 'ZONE_BAD_NUMBER', token: '65567' },
+  { rr: 'WALLET "\\256"', code: 'ZONE_BAD_ESCAPE', token: '"\\256"' },
   { rr: 'HTTPS \\# 2 0001', code: 'ZONE_BAD_GENERIC_RDATA', token: '\\#' },
 ];
 
@@ -724,6 +801,55 @@ const zonemd = fc
       }),
   );
 
+const bytes = (min: number, max: number) =>
+  fc.uint8Array({ minLength: min, maxLength: max }).map((b) => [...b]);
+const be16 = u16.map((v) => [v >> 8, v & 255]);
+const nid = fc.tuple(be16, bytes(8, 8)).map(([p, v]) => Uint8Array.from([...p, ...v]));
+const l32 = fc.tuple(be16, bytes(4, 4)).map(([p, v]) => Uint8Array.from([...p, ...v]));
+const lp = fc.tuple(be16, target).map(([p, t]) => Uint8Array.from([...p, ...t]));
+const cert = fc
+  .tuple(be16, be16, fc.nat(255), bytes(1, 40))
+  .map(([a, b, c, d]) => Uint8Array.from([...a, ...b, c, ...d]));
+const keyRdata = fc
+  .tuple(u16, fc.nat(255), fc.nat(255), bytes(1, 40))
+  .map(([f, p, a, k]) =>
+    Uint8Array.from(
+      (f & 0xc000) === 0xc000 ? [f >> 8, f & 255, p, a] : [f >> 8, f & 255, p, a, ...k],
+    ),
+  );
+const ipseckey = fc
+  .tuple(
+    fc.nat(255),
+    fc.constantFrom(0, 1, 2, 3),
+    fc.nat(255),
+    bytes(4, 4),
+    bytes(16, 16),
+    target,
+    bytes(1, 30),
+  )
+  .map(([prec, gw, alg, v4, v6, name, k]) => {
+    const gateway = [[], v4, v6, name][gw]!;
+    return Uint8Array.from([prec, gw, alg, ...gateway, ...(alg === 0 ? [] : k)]);
+  });
+const aplItem = fc
+  .tuple(fc.boolean(), fc.constantFrom(1, 2), fc.nat(128), bytes(0, 16))
+  .map(([neg, fam, pre, addr]) => {
+    const size = fam === 1 ? 4 : 16;
+    const a = addr.slice(0, size);
+    while (a.length && a[a.length - 1] === 0) a.pop();
+    return [0, fam, pre % (size * 8 + 1), (neg ? 0x80 : 0) | a.length, ...a];
+  });
+const apl = fc.array(aplItem, { maxLength: 4 }).map((items) => Uint8Array.from(items.flat()));
+const dsync = fc
+  .tuple(be16, fc.nat(255), be16, target)
+  .map(([t, sch, port, name]) => Uint8Array.from([...t, sch, ...port, ...name]));
+const strings = fc
+  .array(
+    bytes(0, 30).map((b) => [b.length, ...b]),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((ss) => Uint8Array.from(ss.flat()));
+
 describe('write then parse is the identity on generated RDATA', () => {
   for (const [type, arb] of [
     [108, eui(6)],
@@ -737,13 +863,24 @@ describe('write then parse is the identity on generated RDATA', () => {
     [51, nsec3param],
     [62, csync],
     [63, zonemd],
+    [104, nid],
+    [105, l32],
+    [106, nid],
+    [107, lp],
+    [37, cert],
+    [25, keyRdata],
+    [45, ipseckey],
+    [42, apl],
+    [66, dsync],
+    [261, strings],
+    [262, strings],
   ] as const) {
     it(`type ${type}`, () => {
       fc.assert(
         fc.property(arb, (rdata) => {
           const rr: ResourceRecord = { owner: 'a.example.', type, class: 1, ttl: 1, rdata };
           const text = rrToPresentation(rr);
-          expect(text).not.toContain('\\#');
+          expect(text).not.toMatch(/ IN \S+ \\# /);
           const back = parseZoneText(text, { file: 'w' });
           expect(back.diagnostics).toEqual([]);
           expect(hex(back.records[0]!.rdata)).toBe(hex(rdata));

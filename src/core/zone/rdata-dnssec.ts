@@ -32,6 +32,7 @@ import type { Lexer } from './lexer.ts';
 import { TOKEN_QUOTED } from './lexer.ts';
 import { nameToText, wireNameLength } from './names.ts';
 import {
+  algorithmNumber,
   fail,
   hexValue,
   parseTtl,
@@ -44,7 +45,7 @@ import {
   type RdataCodec,
   type RdataError,
 } from './rdata.ts';
-import { DNSSEC_ALGORITHMS, TYPE_CODES, typeName } from './types.ts';
+import { TYPE_CODES, typeName } from './types.ts';
 
 /** A type mnemonic or TYPEnnn (case-insensitive); -1 when unknown. */
 function typeNumber(text: string, s: number, e: number): number {
@@ -137,7 +138,7 @@ function algorithmToken(lex: Lexer, t: number): number | RdataError {
   if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'RDATA is missing its algorithm', -1);
   let v =
     lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, 255);
-  if (v === -1) v = DNSSEC_ALGORITHMS.get(lex.token(t).toUpperCase()) ?? -1;
+  if (v === -1) v = algorithmNumber(lex.token(t));
   if (v < 0)
     return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
   return v;

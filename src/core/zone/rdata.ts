@@ -22,6 +22,18 @@ import {
 } from './rdata-dnssec.ts';
 import { EUI48_CODEC, EUI64_CODEC } from './rdata-eui.ts';
 import { LOC_CODEC } from './rdata-loc.ts';
+import {
+  APL_CODEC,
+  CERT_CODEC,
+  DSYNC_CODEC,
+  IPSECKEY_CODEC,
+  KEY_CODEC,
+  L32_CODEC,
+  L64_CODEC,
+  LP_CODEC,
+  NID_CODEC,
+  STRINGS_CODEC,
+} from './rdata-misc.ts';
 import { SVCB_CODEC } from './rdata-svcb.ts';
 
 /**
@@ -42,6 +54,8 @@ export interface RdataCodec {
   check(rdata: Uint8Array, type: number): string | undefined;
   /** Presentation of RDATA that passed `check`; undefined: only the generic form can show it. */
   print(rdata: Uint8Array, type: number): string | undefined;
+  /** The presentation form may have no token at all (APL: an empty list). */
+  readonly emptyOk?: boolean;
 }
 
 /*
@@ -54,19 +68,52 @@ let CODECS: Map<number, RdataCodec> | undefined;
 function codecFor(type: number): RdataCodec | undefined {
   if (CODECS === undefined)
     CODECS = new Map<number, RdataCodec>([
+      [25, KEY_CODEC],
       [29, LOC_CODEC],
+      [37, CERT_CODEC],
+      [42, APL_CODEC],
+      [45, IPSECKEY_CODEC],
       [46, RRSIG_CODEC],
       [47, NSEC_CODEC],
       [50, NSEC3_CODEC],
       [51, NSEC3PARAM_CODEC],
       [62, CSYNC_CODEC],
       [63, ZONEMD_CODEC],
+      [66, DSYNC_CODEC],
+      [104, NID_CODEC],
+      [105, L32_CODEC],
+      [106, L64_CODEC],
+      [107, LP_CODEC],
       [64, SVCB_CODEC],
       [65, SVCB_CODEC],
       [108, EUI48_CODEC],
       [109, EUI64_CODEC],
+      [261, STRINGS_CODEC],
+      [262, STRINGS_CODEC],
     ]);
   return CODECS.get(type);
+}
+
+/**
+ * DNSSEC algorithm mnemonics: the IANA names (types.ts) and the spellings
+ * BIND prints (NSEC3DSA, NSEC3RSASHA1, ECCGOST), so that its output reads back.
+ */
+const ALGORITHMS: ReadonlyMap<string, number> = new Map([
+  ...DNSSEC_ALGORITHMS,
+  ['NSEC3DSA', 6],
+  ['NSEC3RSASHA1', 7],
+  ['ECCGOST', 12],
+]);
+
+/** The algorithm number of a mnemonic (case-insensitive), -1 when unknown. */
+export function algorithmNumber(word: string): number {
+  return ALGORITHMS.get(word.toUpperCase()) ?? -1;
+}
+
+/** The mnemonic BIND prints for an algorithm (CERT), or the number. */
+export function algorithmText(v: number): string {
+  for (const [k, n] of ALGORITHMS) if (n === v && !k.includes('-')) return k;
+  return String(v);
 }
 
 /** True when `type` has a presentation form other than RFC 3597 `\#` (the writer prints its mnemonic). */
@@ -505,7 +552,7 @@ export function encodeRdataTokens(
   if (!schema) {
     const codec = codecFor(type);
     if (codec) {
-      if (first >= count)
+      if (first >= count && !codec.emptyOk)
         return fail('ZONE_MISSING_RDATA', `${typeName(type)} RDATA is missing`, -1);
       const start = w.len;
       const problem = codec.parse(lex, first, origin, w, type);
@@ -556,7 +603,7 @@ export function encodeRdataTokens(
       }
       case 'alg': {
         let v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, 255);
-        if (v === -1) v = DNSSEC_ALGORITHMS.get(text.slice(s, e).toUpperCase()) ?? -1;
+        if (v === -1) v = algorithmNumber(text.slice(s, e));
         if (v < 0)
           return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
         w.u8(v);

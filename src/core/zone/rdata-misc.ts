@@ -1,0 +1,509 @@
+/**
+ * RDATA of less common types: NID, L32, L64, LP (RFC 6742), CERT (RFC 4398),
+ * KEY (RFC 2535, RFC 3445), IPSECKEY (RFC 4025), APL (RFC 3123), DSYNC
+ * (RFC 9859), WALLET and RESINFO (RFC 9606: TXT-like strings).
+ *
+ * @see RFC 6742 section 2.1.2 (NID): "The NodeID ... is presented as four
+ * 16-bit hexadecimal values separated by colons" (BIND prints them without
+ * leading zeros and reads 1-4 digits; Knot wants 4); the same for L64's
+ * Locator64, L32's Locator32 is an IPv4 address, LP's FQDN a domain name,
+ * each after a 16-bit Preference.
+ * @see RFC 4398 section 2.2: "The type field ... MAY be represented as an
+ * unsigned decimal integer or as a mnemonic symbol", the algorithm likewise
+ * (DNSSEC mnemonics), the certificate in base64.
+ * @see RFC 4025 section 3.1: `precedence gateway-type algorithm gateway
+ * base64-encoded-public-key`; gateway type 0 is "." (no gateway), 1 an IPv4
+ * address, 2 an IPv6 address, 3 a domain name; algorithm 0: "no key is
+ * present" (a key with algorithm 0 is refused, as Knot refuses it; BIND
+ * reads it), and the key may be left out (as Knot; BIND wants one).
+ * @see RFC 3123 section 5: `[!]afi:address/prefix` items; section 4: "the
+ * AFDPART ... MUST NOT include trailing zero octets".
+ * @see RFC 2535 section 3.1.2: flags with both bits of 0xC000 set mean "no
+ * key" and "no key information ... is present" (BIND refuses a key there;
+ * Knot reads `KEY 65535 255 255 AA==`).
+ */
+import type { Lexer } from './lexer.ts';
+import { TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
+import { nameToText, wireNameLength } from './names.ts';
+import {
+  algorithmNumber,
+  algorithmText,
+  fail,
+  hexValue,
+  ipv6Text,
+  parseIpv4,
+  parseIpv6,
+  parseUint,
+  quoteString,
+  toBase64,
+  writeBase64,
+  writeNameToken,
+  writeStringBytes,
+  type ByteWriter,
+  type RdataCodec,
+  type RdataError,
+} from './rdata.ts';
+import { TYPE_CODES, typeName } from './types.ts';
+
+const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
+
+function isError(v: number | RdataError): v is RdataError {
+  return typeof v !== 'number';
+}
+
+function numberToken(lex: Lexer, t: number, max: number, what: string): number | RdataError {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
+  const v =
+    lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, max);
+  if (v < 0)
+    return fail(
+      'ZONE_BAD_NUMBER',
+      v === -2 ? `${what} out of range (0-${max})` : `${what} must be a number 0-${max}`,
+      t,
+    );
+  return v;
+}
+
+/** A number or a mnemonic from `names` (case-insensitive). */
+function mnemonicToken(
+  lex: Lexer,
+  t: number,
+  max: number,
+  names: ReadonlyMap<string, number> | ((word: string) => number),
+  what: string,
+): number | RdataError {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
+  const word = lex.token(t);
+  const known = typeof names === 'function' ? names(word) : (names.get(word.toUpperCase()) ?? -1);
+  if (known >= 0 && !(lex.flags[t]! & TOKEN_QUOTED)) return known;
+  const v = numberToken(lex, t, max, what);
+  if (isError(v)) return fail(v.code, `${what} must be a number 0-${max} or a mnemonic`, t);
+  return v;
+}
+
+function extra(lex: Lexer, t: number, what: string): RdataError | undefined {
+  return t < lex.count
+    ? fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what} RDATA`, t)
+    : undefined;
+}
+
+function base64Tokens(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
+  let s = '';
+  for (let i = t; i < lex.count; i++) s += lex.token(i);
+  return writeBase64(s, w)
+    ? undefined
+    : fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', t);
+}
+
+/** Four colon-separated groups of 1-4 hex digits (a 64-bit NodeID or Locator64). */
+function writeLocator64(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'RDATA is missing its 64-bit value', -1);
+  const parts = lex.token(t).split(':');
+  const bad = fail(
+    'ZONE_BAD_RDATA',
+    'expected four colon-separated groups of hexadecimal digits, like 0014:4fff:ff20:ee64 (RFC 6742 section 2.1.2)',
+    t,
+  );
+  if (parts.length !== 4) return bad;
+  for (const p of parts) {
+    if (p.length < 1 || p.length > 4) return bad;
+    let v = 0;
+    for (let i = 0; i < p.length; i++) {
+      const h = hexValue(p.charCodeAt(i));
+      if (h < 0) return bad;
+      v = (v << 4) | h;
+    }
+    w.u16(v);
+  }
+  return undefined;
+}
+
+function locator64Text(b: Uint8Array, p: number): string {
+  const g: string[] = [];
+  for (let i = 0; i < 4; i++)
+    g.push(
+      u16(b, p + 2 * i)
+        .toString(16)
+        .padStart(4, '0'),
+    );
+  return g.join(':');
+}
+
+function prefAnd(
+  second: (
+    lex: Lexer,
+    t: number,
+    w: ByteWriter,
+    origin: Uint8Array | undefined,
+  ) => RdataError | undefined,
+  check: (b: Uint8Array) => string | undefined,
+  print: (b: Uint8Array) => string,
+): RdataCodec {
+  return {
+    parse(lex, first, origin, w) {
+      const pref = numberToken(lex, first, 65535, 'preference');
+      if (isError(pref)) return pref;
+      w.u16(pref);
+      return second(lex, first + 1, w, origin) ?? extra(lex, first + 2, 'RDATA');
+    },
+    check,
+    print: (b) => `${u16(b, 0)} ${print(b)}`,
+  };
+}
+
+export const NID_CODEC: RdataCodec = prefAnd(
+  writeLocator64,
+  (b) => (b.length === 10 ? undefined : 'NID RDATA is 10 octets'),
+  (b) => locator64Text(b, 2),
+);
+export const L64_CODEC: RdataCodec = prefAnd(
+  writeLocator64,
+  (b) => (b.length === 10 ? undefined : 'L64 RDATA is 10 octets'),
+  (b) => locator64Text(b, 2),
+);
+export const L32_CODEC: RdataCodec = prefAnd(
+  (lex, t, w) => {
+    if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'L32 RDATA is missing its locator', -1);
+    w.ensure(4);
+    if (!parseIpv4(lex.text, lex.starts[t]!, lex.ends[t]!, w.buf, w.len))
+      return fail(
+        'ZONE_BAD_IPV4',
+        'expected an IPv4 address as Locator32 (RFC 6742 section 2.2)',
+        t,
+      );
+    w.len += 4;
+    return undefined;
+  },
+  (b) => (b.length === 6 ? undefined : 'L32 RDATA is 6 octets'),
+  (b) => `${b[2]}.${b[3]}.${b[4]}.${b[5]}`,
+);
+export const LP_CODEC: RdataCodec = prefAnd(
+  (lex, t, w, origin) =>
+    t >= lex.count
+      ? fail('ZONE_MISSING_RDATA', 'LP RDATA is missing its FQDN', -1)
+      : writeNameToken(lex, t, origin, w),
+  (b) =>
+    b.length > 2 && wireNameLength(b, 2, b.length) === b.length - 2
+      ? undefined
+      : 'malformed LP RDATA',
+  (b) => nameToText(b, 2, false),
+);
+
+const CERT_TYPES: ReadonlyMap<string, number> = new Map([
+  ['PKIX', 1],
+  ['SPKI', 2],
+  ['PGP', 3],
+  ['IPKIX', 4],
+  ['ISPKI', 5],
+  ['IPGP', 6],
+  ['ACPKIX', 7],
+  ['IACPKIX', 8],
+  ['URI', 253],
+  ['OID', 254],
+]);
+
+function reverse(m: ReadonlyMap<string, number>): Map<number, string> {
+  return new Map([...m].map(([k, v]) => [v, k]));
+}
+
+let certNames: Map<number, string> | undefined;
+
+export const CERT_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const type = mnemonicToken(lex, first, 65535, CERT_TYPES, 'certificate type');
+    if (isError(type)) return type;
+    const tag = numberToken(lex, first + 1, 65535, 'key tag');
+    if (isError(tag)) return tag;
+    const alg = mnemonicToken(lex, first + 2, 255, algorithmNumber, 'algorithm');
+    if (isError(alg)) return alg;
+    w.u16(type);
+    w.u16(tag);
+    w.u8(alg);
+    if (first + 3 >= lex.count)
+      return fail('ZONE_MISSING_RDATA', 'CERT RDATA is missing its certificate', -1);
+    return base64Tokens(lex, first + 3, w);
+  },
+  check: (b) => (b.length < 6 ? 'CERT RDATA is 5 octets and a certificate' : undefined),
+  print(b) {
+    certNames ??= reverse(CERT_TYPES);
+    const type = certNames.get(u16(b, 0)) ?? String(u16(b, 0));
+    return `${type} ${u16(b, 2)} ${algorithmText(b[4]!)} ${toBase64(b.subarray(5))}`;
+  },
+};
+
+export const KEY_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const flags = numberToken(lex, first, 65535, 'flags');
+    if (isError(flags)) return flags;
+    const proto = numberToken(lex, first + 1, 255, 'protocol');
+    if (isError(proto)) return proto;
+    const alg = mnemonicToken(lex, first + 2, 255, algorithmNumber, 'algorithm');
+    if (isError(alg)) return alg;
+    w.u16(flags);
+    w.u8(proto);
+    w.u8(alg);
+    const noKey = (flags & 0xc000) === 0xc000;
+    if (noKey)
+      return first + 3 < lex.count
+        ? fail(
+            'ZONE_EXTRA_RDATA',
+            'flags with both no-key bits (0xC000) take no key (RFC 2535 section 3.1.2)',
+            first + 3,
+          )
+        : undefined;
+    if (first + 3 >= lex.count)
+      return fail(
+        'ZONE_MISSING_RDATA',
+        'KEY RDATA is missing its key (only flags with the no-key bits 0xC000 leave it out, RFC 2535 section 3.1.2)',
+        -1,
+      );
+    return base64Tokens(lex, first + 3, w);
+  },
+  check(b) {
+    if (b.length < 4) return 'truncated';
+    const noKey = (u16(b, 0) & 0xc000) === 0xc000;
+    if (noKey !== (b.length === 4))
+      return noKey ? 'a KEY with the no-key flags has a key' : 'KEY RDATA without a key';
+    return undefined;
+  },
+  print: (b) => `${u16(b, 0)} ${b[2]} ${b[3]}${b.length > 4 ? ` ${toBase64(b.subarray(4))}` : ''}`,
+};
+
+/** One or more <character-string>s (WALLET, RESINFO: the TXT layout). */
+export const STRINGS_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    for (let t = first; t < lex.count; t++) {
+      const at = w.len;
+      w.u8(0);
+      const n = writeStringBytes(
+        lex.text,
+        lex.starts[t]!,
+        lex.ends[t]!,
+        w,
+        (lex.flags[t]! & TOKEN_ESCAPED) !== 0,
+      );
+      if (n < 0)
+        return fail(
+          'ZONE_BAD_ESCAPE',
+          'bad escape: \\DDD must be three decimal digits up to 255',
+          t,
+        );
+      if (n > 255)
+        return fail(
+          'ZONE_STRING_TOO_LONG',
+          `character-string of ${n} octets (at most 255, RFC 1035 section 3.3)`,
+          t,
+        );
+      w.buf[at] = n;
+    }
+    return undefined;
+  },
+  check(b) {
+    if (b.length === 0) return 'empty';
+    let p = 0;
+    while (p < b.length) p += 1 + b[p]!;
+    return p === b.length ? undefined : 'truncated character-string';
+  },
+  print(b) {
+    const parts: string[] = [];
+    for (let p = 0; p < b.length; p += 1 + b[p]!) parts.push(quoteString(b, p + 1, p + 1 + b[p]!));
+    return parts.join(' ');
+  },
+};
+
+export const IPSECKEY_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const prec = numberToken(lex, first, 255, 'precedence');
+    if (isError(prec)) return prec;
+    const gwType = numberToken(lex, first + 1, 255, 'gateway type');
+    if (isError(gwType)) return gwType;
+    if (gwType > 3)
+      return fail(
+        'ZONE_BAD_RDATA',
+        'gateway type is 0 (none), 1 (IPv4), 2 (IPv6) or 3 (name)',
+        first + 1,
+      );
+    const alg = numberToken(lex, first + 2, 255, 'algorithm');
+    if (isError(alg)) return alg;
+    w.u8(prec);
+    w.u8(gwType);
+    w.u8(alg);
+    const t = first + 3;
+    if (t >= lex.count)
+      return fail('ZONE_MISSING_RDATA', 'IPSECKEY RDATA is missing its gateway', -1);
+    const s = lex.starts[t]!;
+    const e = lex.ends[t]!;
+    if (gwType === 0) {
+      if (e - s !== 1 || lex.text.charCodeAt(s) !== 0x2e)
+        return fail(
+          'ZONE_BAD_RDATA',
+          'gateway type 0 takes "." as gateway (RFC 4025 section 3.1)',
+          t,
+        );
+    } else if (gwType === 1 || gwType === 2) {
+      const size = gwType === 1 ? 4 : 16;
+      w.ensure(size);
+      const ok =
+        gwType === 1
+          ? parseIpv4(lex.text, s, e, w.buf, w.len)
+          : parseIpv6(lex.text, s, e, w.buf, w.len);
+      if (!ok)
+        return fail(
+          gwType === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
+          `gateway type ${gwType} takes an IPv${gwType === 1 ? 4 : 6} address`,
+          t,
+        );
+      w.len += size;
+    } else {
+      const problem = writeNameToken(lex, t, origin, w);
+      if (problem) return problem;
+    }
+    if (t + 1 >= lex.count) return undefined;
+    if (alg === 0)
+      return fail(
+        'ZONE_EXTRA_RDATA',
+        'algorithm 0 means no key is present (RFC 4025 section 2.4)',
+        t + 1,
+      );
+    return base64Tokens(lex, t + 1, w);
+  },
+  check(b) {
+    if (b.length < 3) return 'truncated';
+    const gw = b[1]!;
+    let p = 3;
+    if (gw === 1) p += 4;
+    else if (gw === 2) p += 16;
+    else if (gw === 3) {
+      const n = wireNameLength(b, 3, b.length);
+      if (n < 0) return 'malformed gateway name';
+      p += n;
+    } else if (gw !== 0) return 'unknown gateway type';
+    if (p > b.length) return 'truncated gateway';
+    if (b[2] === 0 && p < b.length) return 'algorithm 0 with a key';
+    return undefined;
+  },
+  print(b) {
+    const gw = b[1]!;
+    let p = 3;
+    let gateway = '.';
+    if (gw === 1) {
+      gateway = `${b[3]}.${b[4]}.${b[5]}.${b[6]}`;
+      p += 4;
+    } else if (gw === 2) {
+      gateway = ipv6Text(b, 3);
+      p += 16;
+    } else if (gw === 3) {
+      gateway = nameToText(b, 3, false);
+      p += wireNameLength(b, 3, b.length);
+    }
+    const key = p < b.length ? ` ${toBase64(b.subarray(p))}` : '';
+    return `${b[0]} ${gw} ${b[2]} ${gateway}${key}`;
+  },
+};
+
+export const APL_CODEC: RdataCodec = {
+  emptyOk: true,
+  parse(lex, first, _origin, w) {
+    for (let t = first; t < lex.count; t++) {
+      const item = lex.token(t);
+      const m = /^(!?)([0-9]{1,5}):([^/]+)\/([0-9]{1,3})$/.exec(item);
+      const family = m ? Number(m[2]) : 0;
+      if (!m || (family !== 1 && family !== 2))
+        return fail(
+          'ZONE_BAD_RDATA',
+          'an APL item is [!]1:IPv4/prefix or [!]2:IPv6/prefix (RFC 3123 section 5)',
+          t,
+        );
+      const size = family === 1 ? 4 : 16;
+      const prefix = Number(m[4]);
+      if (prefix > size * 8)
+        return fail(
+          'ZONE_BAD_RDATA',
+          `an APL prefix of family ${family} is at most ${size * 8}`,
+          t,
+        );
+      const addr = new Uint8Array(size);
+      const ok =
+        family === 1
+          ? parseIpv4(m[3]!, 0, m[3]!.length, addr, 0)
+          : parseIpv6(m[3]!, 0, m[3]!.length, addr, 0);
+      if (!ok)
+        return fail(
+          family === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
+          `the address of family ${family} is not an IPv${family === 1 ? 4 : 6} address`,
+          t,
+        );
+      let len = size;
+      while (len > 0 && addr[len - 1] === 0) len--;
+      w.u16(family);
+      w.u8(prefix);
+      w.u8((m[1] ? 0x80 : 0) | len);
+      for (let i = 0; i < len; i++) w.u8(addr[i]!);
+    }
+    return undefined;
+  },
+  check(b) {
+    for (let p = 0; p < b.length;) {
+      if (p + 4 > b.length) return 'truncated APL item';
+      const family = u16(b, p);
+      const len = b[p + 3]! & 0x7f;
+      const size = family === 1 ? 4 : family === 2 ? 16 : 0;
+      if (!size) return `APL address family ${family} has no presentation form`;
+      if (b[p + 2]! > size * 8 || len > size) return 'APL prefix or address too long';
+      if (p + 4 + len > b.length) return 'truncated APL item';
+      if (len > 0 && b[p + 3 + len] === 0)
+        return 'APL address with trailing zero octets (RFC 3123 section 4)';
+      p += 4 + len;
+    }
+    return undefined;
+  },
+  print(b) {
+    const items: string[] = [];
+    for (let p = 0; p < b.length;) {
+      const family = u16(b, p);
+      const len = b[p + 3]! & 0x7f;
+      const addr = new Uint8Array(family === 1 ? 4 : 16);
+      addr.set(b.subarray(p + 4, p + 4 + len));
+      const text = family === 1 ? `${addr[0]}.${addr[1]}.${addr[2]}.${addr[3]}` : ipv6Text(addr, 0);
+      items.push(`${b[p + 3]! & 0x80 ? '!' : ''}${family}:${text}/${b[p + 2]}`);
+      p += 4 + len;
+    }
+    return items.join(' ');
+  },
+};
+
+const DSYNC_SCHEMES: ReadonlyMap<string, number> = new Map([['NOTIFY', 1]]);
+
+export const DSYNC_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const word = lex.token(first).toUpperCase();
+    let type = TYPE_CODES.get(word) ?? -1;
+    if (type < 0 && word.startsWith('TYPE') && word.length > 4)
+      type = parseUint(word, 4, word.length, 65535);
+    if (type < 0 || lex.flags[first]! & TOKEN_QUOTED)
+      return fail(
+        'ZONE_BAD_TYPE',
+        'expected a type mnemonic or TYPEnnn (RFC 9859 section 2.1)',
+        first,
+      );
+    const scheme = mnemonicToken(lex, first + 1, 255, DSYNC_SCHEMES, 'scheme');
+    if (isError(scheme)) return scheme;
+    const port = numberToken(lex, first + 2, 65535, 'port');
+    if (isError(port)) return port;
+    w.u16(type);
+    w.u8(scheme);
+    w.u16(port);
+    if (first + 3 >= lex.count)
+      return fail('ZONE_MISSING_RDATA', 'DSYNC RDATA is missing its target', -1);
+    return writeNameToken(lex, first + 3, origin, w) ?? extra(lex, first + 4, 'DSYNC');
+  },
+  check: (b) =>
+    b.length > 5 && wireNameLength(b, 5, b.length) === b.length - 5
+      ? undefined
+      : 'malformed DSYNC RDATA',
+  print(b) {
+    const t = u16(b, 0);
+    const type = TYPE_CODES.has(typeName(t)) ? typeName(t) : `TYPE${t}`;
+    return `${type} ${b[2] === 1 ? 'NOTIFY' : b[2]} ${u16(b, 3)} ${nameToText(b, 5, false)}`;
+  },
+};
