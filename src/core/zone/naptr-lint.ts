@@ -356,26 +356,31 @@ interface NaptrFields {
 
 const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
 
-/** Slots of the direct-mapped cache of decoded fields (a power of two). */
+/** Most slots of the direct-mapped cache of decoded fields (a power of two). */
 const FIELD_SLOTS = 1 << 14;
-/** Octets of keys kept; when full, the cache starts over. */
+/** Most octets of keys kept; when full, the cache starts over. */
 const FIELD_ARENA = 1 << 22;
 
 /**
  * Decoded fields by their octets: a direct-mapped table (one entry per slot,
  * the newest wins) whose keys are copied into one arena, so a repeated rule
- * costs a hash and a comparison of its octets, and makes nothing.
+ * costs a hash and a comparison of its octets, and makes nothing. Both are
+ * sized to the records linted (a handful of records make a small cache).
  */
 class FieldCache {
-  private readonly slots: (NaptrFields | undefined)[] = new Array<NaptrFields | undefined>(
-    FIELD_SLOTS,
-  ).fill(undefined);
-  private readonly arena = new Uint8Array(FIELD_ARENA);
+  private readonly slots: (NaptrFields | undefined)[];
+  private readonly mask: number;
+  private arena: Uint8Array;
   private used = 0;
   private readonly memo: LintMemo;
 
-  constructor(memo: LintMemo) {
+  constructor(memo: LintMemo, records: number) {
     this.memo = memo;
+    let size = 16;
+    while (size < FIELD_SLOTS && size < 2 * records) size *= 2;
+    this.slots = new Array<NaptrFields | undefined>(size).fill(undefined);
+    this.mask = size - 1;
+    this.arena = new Uint8Array(64 * size);
   }
 
   /** The fields of `rdata` (at least 8 octets), or undefined when they are malformed. */
@@ -384,7 +389,7 @@ class FieldCache {
     let h = 0x811c9dc5;
     for (let i = 4; i < n; i++) h = Math.imul(h ^ rdata[i]!, 0x01000193);
     h >>>= 0;
-    const slot = h & (FIELD_SLOTS - 1);
+    const slot = h & this.mask;
     const e = this.slots[slot];
     const arena = this.arena;
     if (e !== undefined && e.hash === h && e.keyLength === n - 4) {
@@ -395,12 +400,19 @@ class FieldCache {
     }
     const f = naptrFields(rdata);
     if (f === undefined) return undefined;
-    if (this.used + n - 4 > FIELD_ARENA) {
-      this.slots.fill(undefined);
-      this.used = 0;
+    if (this.used + n - 4 > this.arena.length) {
+      if (this.arena.length < FIELD_ARENA) {
+        const grown = new Uint8Array(Math.min(FIELD_ARENA, 2 * (this.arena.length + n)));
+        grown.set(this.arena.subarray(0, this.used));
+        this.arena = grown;
+      }
+      if (this.used + n - 4 > this.arena.length) {
+        this.slots.fill(undefined);
+        this.used = 0;
+      }
     }
     const keyAt = this.used;
-    arena.set(rdata.subarray(4), keyAt);
+    this.arena.set(rdata.subarray(4), keyAt);
     this.used += n - 4;
     const made: NaptrFields = {
       keyAt,
@@ -473,7 +485,7 @@ const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 secti
  */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
-  const cache = new FieldCache(new LintMemo());
+  const cache = new FieldCache(new LintMemo(), records.length);
   /** Owner -> index in order of first appearance. */
   const owners = new Map<string, number>();
   /** Owners seen in more than one run (checked at the end). */
