@@ -13,6 +13,11 @@
  * sources directly instead (Node's type stripping adds about 40 MB of RSS).
  * CPU time (user + system) is printed beside wall time: the machine may be
  * shared, and CPU time is the steadier figure.
+ *
+ * --lint adds what `lexroute zone check` does after the load: the NAPTR lint
+ * of every record and the `; expect` directives (the zone then carries one
+ * per 1,000 RRsets, all expected to hold). It prints the lint time beside the
+ * load time (lint/load ratio) and load + lint against named-checkzone.
  * The zone is written to a temporary directory and removed afterwards.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -34,24 +39,43 @@ if (process.argv[2] === '--child') {
   const lint = process.argv[4] === 'lint';
   const loader = process.argv[5] ?? new URL('../src/zonefile/load.ts', import.meta.url).href;
   const { loadZoneFile } = (await import(loader)) as LoadModule;
+  const lintModule = lint
+    ? ((await import(
+        loader.replace(/zonefile\/load\.(ts|js)$/, 'core/zone/naptr-lint.$1')
+      )) as LintModule)
+    : undefined;
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const c0 = cpu();
   const t0 = performance.now();
   const r = await loadZoneFile(file);
   const t1 = performance.now();
+  const c1 = cpu();
   let lintMs = 0;
+  let lintCpuMs = 0;
   let lintFindings = 0;
-  if (lint) {
-    const { lintNaptrRecords } = (await import(
-      loader.replace(/zonefile\/load\.(ts|js)$/, 'core/zone/naptr-lint.$1')
-    )) as LintModule;
-    lintFindings = lintNaptrRecords(r.records).length;
+  let expects = 0;
+  if (lintModule) {
+    // As `zone check`: the records (views made on first access), the lint, the expectations.
+    const records = r.records;
+    lintFindings =
+      lintModule.lintNaptrRecords(records).length +
+      lintModule.checkExpectations(r.expects, records).length;
+    expects = r.expects.length;
     lintMs = performance.now() - t1;
+    lintCpuMs = cpu() - c1;
   }
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   process.stdout.write(
     JSON.stringify({
       ms: t1 - t0,
+      loadCpuMs: c1 - c0,
       lintMs,
+      lintCpuMs,
       lintFindings,
+      expects,
       records: r.zone?.size ?? 0,
       names: r.zone?.nodes.size ?? 0,
       errors: errors.length,
@@ -134,7 +158,8 @@ function ereOf(j: string): string {
   return j.replaceAll('.', '\\\\.');
 }
 
-function generate(file: string): { records: number; owners: number } {
+/** `expects`: one `; expect` directive per 1,000 RRsets (for --lint), each true. */
+function generate(file: string, expects: boolean): { records: number; owners: number } {
   const lines: string[] = [
     `$ORIGIN ${ORIGIN}`,
     '$TTL 3600',
@@ -156,6 +181,8 @@ function generate(file: string): { records: number; owners: number } {
     );
     records += 3;
     owners++;
+    if (expects && owners % 1000 === 0)
+      lines.push(`; expect urn:lex:${j};x:lei:2020 -> x.${owner}.${ORIGIN}`);
   };
   const real = realJurisdictions();
   for (const j of real) rrset(j, `resolver.${ownerOf(j).split('.').reverse().join('.')}.example`);
@@ -200,7 +227,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-zone-bench-'));
 try {
   const file = join(dir, 'lex.example.zone');
   const g0 = performance.now();
-  const gen = generate(file);
+  const gen = generate(file, values.lint);
   const size = readFileSync(file).length;
   console.log(
     `zone: ${gen.records} NAPTR records in ${gen.owners} RRsets, ${(size / 1e6).toFixed(1)} MB (generated in ${((performance.now() - g0) / 1000).toFixed(1)} s)`,
@@ -213,7 +240,15 @@ try {
   }
   const loader = values.ts ? undefined : await transpileLoader();
   const flags = values['node-flags'].split(' ').filter(Boolean);
-  const ours: { wallMs: number; cpuMs: number; loadMs: number; rss: number; lintMs: number }[] = [];
+  const ours: {
+    wallMs: number;
+    cpuMs: number;
+    loadMs: number;
+    loadCpuMs: number;
+    rss: number;
+    lintMs: number;
+    lintCpuMs: number;
+  }[] = [];
   const bind: { wallMs: number; cpuMs: number; rss: number }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const childArgs = [
@@ -229,7 +264,11 @@ try {
     if (!line) throw new Error(`our loader failed:\n${o.out}`);
     const res = JSON.parse(line) as {
       ms: number;
+      loadCpuMs: number;
       lintMs: number;
+      lintCpuMs: number;
+      lintFindings: number;
+      expects: number;
       records: number;
       errors: number;
       firstError?: string;
@@ -238,12 +277,17 @@ try {
       throw new Error(
         `our loader: ${res.errors} errors (${res.firstError}), ${res.records} records`,
       );
+    // The generated rules are clean and every expectation holds.
+    if (values.lint && (res.lintFindings !== 0 || res.expects !== Math.floor(gen.owners / 1000)))
+      throw new Error(`lint: ${res.lintFindings} findings, ${res.expects} expects`);
     ours.push({
       wallMs: o.wallMs,
       cpuMs: o.cpuMs,
       loadMs: res.ms,
+      loadCpuMs: res.loadCpuMs,
       rss: o.maxRssKiB,
       lintMs: res.lintMs,
+      lintCpuMs: res.lintCpuMs,
     });
     if (named) {
       const b = timeV(named, ['-q', ORIGIN, file]);
@@ -261,12 +305,20 @@ try {
     `runs: ${RUNS} (medians); loader: ${loader ? 'transpiled JavaScript' : 'TypeScript sources (type stripping)'}${flags.length ? `; node flags: ${flags.join(' ')}` : ''}`,
   );
   console.log(
-    `lexroute loadZoneFile: ${s(ow)} wall, ${s(oc)} CPU (${s(ol)} load+validate inside), peak RSS ${(orss / 1024).toFixed(0)} MiB`,
+    `lexroute loadZoneFile${values.lint ? ' + lint' : ''}: ${s(ow)} wall, ${s(oc)} CPU (whole process; ${s(ol)} load+validate inside), peak RSS ${(orss / 1024).toFixed(0)} MiB`,
   );
-  if (values.lint)
+  if (values.lint) {
+    const lw = median(ours.map((o) => o.lintMs));
+    const lc = median(ours.map((o) => o.lintCpuMs));
+    const lcpu = median(ours.map((o) => o.loadCpuMs));
+    const ratios = ours.map((o) => o.lintCpuMs / o.loadCpuMs);
     console.log(
-      `lexroute NAPTR lint (extra, not in the ratio): ${s(median(ours.map((o) => o.lintMs)))}`,
+      `  of which load+validate ${s(ol)} wall, ${s(lcpu)} CPU; then NAPTR lint + ${Math.floor(gen.owners / 1000)} expects (zone check): ${s(lw)} wall, ${s(lc)} CPU`,
     );
+    console.log(
+      `  lint/load: wall ${(lw / ol).toFixed(2)}x, CPU ${(lc / lcpu).toFixed(2)}x (per run: ${ratios.map((x) => x.toFixed(2)).join(' ')})`,
+    );
+  }
   if (named) {
     const bw = median(bind.map((b) => b.wallMs));
     const bc = median(bind.map((b) => b.cpuMs));
@@ -275,7 +327,7 @@ try {
       `named-checkzone:       ${s(bw)} wall, ${s(bc)} CPU, peak RSS ${(brss / 1024).toFixed(0)} MiB`,
     );
     console.log(
-      `ratio (lexroute / named-checkzone): wall ${(ow / bw).toFixed(2)}x, CPU ${(oc / bc).toFixed(2)}x (target <= 1.0x); peak memory ${(orss / brss).toFixed(2)}x (target <= 1.5x)`,
+      `ratio (lexroute${values.lint ? ' load + lint' : ''} / named-checkzone): wall ${(ow / bw).toFixed(2)}x, CPU ${(oc / bc).toFixed(2)}x (target <= 1.0x${values.lint ? ' for the load alone' : ''}); peak memory ${(orss / brss).toFixed(2)}x (target <= 1.5x)`,
     );
   } else {
     console.log('named-checkzone not installed: no baseline (install bind9-utils)');
