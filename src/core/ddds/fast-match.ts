@@ -110,65 +110,80 @@ function posixClass(name: PosixClassName, cp: number): boolean {
   }
 }
 
-function inItems(items: readonly BracketItem[], cp: number): boolean {
-  for (const item of items) {
-    if (
-      item.type === 'char'
-        ? item.codePoint === cp
-        : item.type === 'range'
-          ? cp >= item.from && cp <= item.to
-          : posixClass(item.name, cp)
-    ) {
-      return true;
-    }
-  }
-  return false;
+/** The ASCII characters whose fold orbit holds `cp` (RE2 simple case folding). */
+function foldedInto(cp: number): readonly number[] {
+  if (cp >= 0x41 && cp <= 0x5a) return [cp, cp + 0x20];
+  if (cp >= 0x61 && cp <= 0x7a) return [cp - 0x20, cp];
+  if (cp === KELVIN) return [0x4b, 0x6b];
+  if (cp === LONG_S) return [0x53, 0x73];
+  return cp < 0x80 ? [cp] : [];
 }
 
-/** The fold orbit of an ASCII character (RE2 simple case folding). */
-function orbit(c: number): readonly number[] {
-  if (c >= 0x41 && c <= 0x5a) {
-    const other = c + 0x20;
-    return other === 0x6b ? [c, other, KELVIN] : other === 0x73 ? [c, other, LONG_S] : [c, other];
+/** The set matched by `.` (compiled with DOTALL: every character). Shared, never written. */
+const ANY_SET: AsciiSet = new Uint8Array(128).fill(1);
+
+/** Sets of single literals (index: code point * 2 + case-insensitive), made on first use and shared. */
+const literalSets: (AsciiSet | undefined)[] = [];
+
+function literalSet(cp: number, caseInsensitive: boolean): AsciiSet {
+  const k = cp < 0x80 ? cp * 2 + (caseInsensitive ? 1 : 0) : -1;
+  if (k >= 0) {
+    const hit = literalSets[k];
+    if (hit !== undefined) return hit;
   }
-  if (c >= 0x61 && c <= 0x7a) {
-    const other = c - 0x20;
-    return c === 0x6b ? [c, other, KELVIN] : c === 0x73 ? [c, other, LONG_S] : [c, other];
-  }
-  return [c];
+  const set = new Uint8Array(128);
+  if (caseInsensitive) for (const c of foldedInto(cp)) set[c] = 1;
+  else if (cp < 0x80) set[cp] = 1;
+  if (k >= 0) literalSets[k] = set;
+  return set;
 }
 
-/** The ASCII part of the set a one-character atom matches, or undefined for other nodes. */
+/**
+ * The ASCII part of the set a one-character atom matches, or undefined for
+ * other nodes. A character c is in the folded set when a member of its fold
+ * orbit is in the raw set: the raw items are marked, then each marked
+ * character's orbit (and an item holding KELVIN SIGN or LONG S marks k/K or
+ * s/S). Sets of `.` and of literals are shared: callers never write them.
+ */
 export function asciiSetOf(node: EreNode, caseInsensitive: boolean): AsciiSet | undefined {
-  let raw: (cp: number) => boolean;
-  let negated = false;
   switch (node.type) {
-    case 'any': // compiled with DOTALL: every character
-      return new Uint8Array(128).fill(1);
-    case 'literal': {
-      const cp = node.codePoint;
-      raw = (x) => x === cp;
+    case 'any':
+      return ANY_SET;
+    case 'literal':
+      return literalSet(node.codePoint, caseInsensitive);
+    case 'bracket':
       break;
-    }
-    case 'bracket': {
-      const items = node.items;
-      raw = (x) => inItems(items, x);
-      negated = node.negated;
-      break;
-    }
     default:
       return undefined;
   }
-  const set = new Uint8Array(128);
-  for (let c = 0; c < 128; c++) {
-    let hit = false;
-    if (caseInsensitive) {
-      for (const x of orbit(c)) if (raw(x)) hit = true;
+  const raw = new Uint8Array(128);
+  let kelvin = false;
+  let longS = false;
+  for (const item of node.items) {
+    if (item.type === 'char') {
+      const cp = item.codePoint;
+      if (cp < 0x80) raw[cp] = 1;
+      else if (cp === KELVIN) kelvin = true;
+      else if (cp === LONG_S) longS = true;
+    } else if (item.type === 'range') {
+      for (let c = item.from; c <= item.to && c < 0x80; c++) raw[c] = 1;
+      if (item.from <= KELVIN && item.to >= KELVIN) kelvin = true;
+      if (item.from <= LONG_S && item.to >= LONG_S) longS = true;
     } else {
-      hit = raw(c);
+      for (let c = 0; c < 0x80; c++) if (posixClass(item.name, c)) raw[c] = 1;
     }
-    set[c] = hit !== negated ? 1 : 0;
   }
+  let set = raw;
+  if (caseInsensitive) {
+    set = new Uint8Array(128);
+    for (let c = 0; c < 0x80; c++) {
+      if (raw[c] !== 1) continue;
+      for (const d of foldedInto(c)) set[d] = 1;
+    }
+    if (kelvin) set[0x4b] = set[0x6b] = 1;
+    if (longS) set[0x53] = set[0x73] = 1;
+  }
+  if (node.negated) for (let c = 0; c < 0x80; c++) set[c] = set[c] === 1 ? 0 : 1;
   return set;
 }
 
