@@ -37,7 +37,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-bind-'));
 const WE_REJECT_BIND_LOADS: Record<string, string> = {
   '$GENERATE is not supported': '$GENERATE is a BIND extension',
   'type needing the generic form':
-    'NSAP is read only in RFC 3597 form (types outside LEX routing zones); BIND reads its presentation form',
+    'A6 is read only in RFC 3597 form (an obsolete type, RFC 6563); BIND reads its presentation form',
   'non-ASCII in a name':
     'BIND takes raw UTF-8 octets as label octets; the zone model has one spelling per name, so we require A-labels or \\DDD',
 };

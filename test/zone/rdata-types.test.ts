@@ -1,8 +1,10 @@
 /**
  * Presentation form of EUI48/EUI64 (RFC 7043), LOC (RFC 1876), SVCB/HTTPS
  * (RFC 9460), RRSIG/NSEC (RFC 4034), NSEC3/NSEC3PARAM (RFC 5155), CSYNC
- * (RFC 7477) and ZONEMD (RFC 8976): read and printed by
- * `src/core/zone/rdata-*.ts`.
+ * (RFC 7477), ZONEMD (RFC 8976), KEY, CERT, APL, IPSECKEY, DSYNC,
+ * NID/L32/L64/LP, WALLET, RESINFO and the field-layout types (TA, DLV, RKEY,
+ * TALINK, NINFO, AVC, HHIT, BRID, EID, NIMLOC, GPOS, ISDN, NSAP): read and
+ * printed by `src/core/zone/rdata-*.ts`.
  *
  * References: dns-packet 5.6.1 for RRSIG, NSEC and NSEC3 (the only ones it
  * has a codec for: byte equality on generated records), Knot's zone-scanner
@@ -352,6 +354,44 @@ describe.skipIf(!compilezone.path)('BIND reads what we read, and what we print',
       compared++;
     }
     expect(compared).toBeGreaterThan(70);
+  });
+
+  it('TA, DLV, RKEY, TALINK, NINFO, AVC, HHIT, BRID, EID, NIMLOC, GPOS, ISDN and NSAP read as BIND reads them, and our print loads in BIND', () => {
+    const text = [
+      '$ORIGIN example.',
+      '$TTL 300',
+      'ta TA 30795 1 1 310D27F4D82C1FC2400704EA9939FE6E1CEAA3B9',
+      'dlv DLV 30795 RSASHA1 1 310D27F4D82C1FC2400704EA9939FE6E1CEAA3B9',
+      'rkey RKEY 0 3 RSASHA1 AQMFD5raczCJHViKtLYhWGz8hMY9UGRuniJDBzC7w0aR',
+      'talink TALINK a.example. b.example.',
+      'ninfo NINFO "a b" c',
+      'avc AVC "app-name:WOLFGANG|app-class:OAM|business=yes"',
+      'hhit HHIT ( AAAA Zm9v )',
+      'brid BRID AAAA',
+      'eid EID 0102 0304',
+      'nimloc NIMLOC 32D4 0A0B',
+      'gpos GPOS -22.6882 116.8652 250.0',
+      'isdn ISDN "isdn-address"',
+      'isdn ISDN isdn-address subaddress',
+      'nsap NSAP 0x47.0005.80.005a00.0000.0001.e133.ffffff000162.00',
+      'nsap NSAP 0X4700',
+    ].join('\n');
+    const ours = parseZoneText(`${text}\n`, { file: 'fields' });
+    expect(ours.diagnostics).toEqual([]);
+    expect(ours.records.length).toBe(15);
+    const bind = bindDump(`${text}\n`, 'fields.zone');
+    expect(bind.records.map(key).sort()).toEqual(ours.records.map(key).sort());
+    const printed = bindDump(writeZone(ours.records), 'fields-printed.zone');
+    expect(printed.records.map(key).sort()).toEqual(ours.records.map(key).sort());
+    // and BIND prints them as we do
+    const norm = (l: string) =>
+      l
+        .split(/\s+/)
+        .filter((w) => w !== 'IN')
+        .join(' ');
+    expect(bind.lines.map(norm).sort()).toEqual(
+      ours.records.map((r) => norm(rrToPresentation(r))).sort(),
+    );
   });
 
   it('the pdns example.com LOC, EUI and SVCB records read the same in BIND', () => {
@@ -850,6 +890,19 @@ const strings = fc
   )
   .map((ss) => Uint8Array.from(ss.flat()));
 
+const cstrs = (min: number, max: number) =>
+  fc
+    .array(
+      bytes(0, 20).map((b) => [b.length, ...b]),
+      { minLength: min, maxLength: max },
+    )
+    .map((ss) => Uint8Array.from(ss.flat()));
+const dsLayout = fc
+  .tuple(be16, fc.nat(255), fc.nat(255), bytes(1, 32))
+  .map(([a, b, c, d]) => Uint8Array.from([...a, b, c, ...d]));
+const opaque = bytes(1, 40).map((b) => Uint8Array.from(b));
+const twoNames = fc.tuple(target, target).map(([a, b]) => Uint8Array.from([...a, ...b]));
+
 describe('write then parse is the identity on generated RDATA', () => {
   for (const [type, arb] of [
     [108, eui(6)],
@@ -874,6 +927,19 @@ describe('write then parse is the identity on generated RDATA', () => {
     [66, dsync],
     [261, strings],
     [262, strings],
+    [32768, dsLayout],
+    [32769, dsLayout],
+    [57, keyRdata.filter((k) => k.length > 4)],
+    [58, twoNames],
+    [56, strings],
+    [258, strings],
+    [67, opaque],
+    [68, opaque],
+    [31, opaque],
+    [32, opaque],
+    [27, cstrs(3, 3)],
+    [20, cstrs(1, 2)],
+    [22, opaque],
   ] as const) {
     it(`type ${type}`, () => {
       fc.assert(

@@ -21,6 +21,16 @@ import {
   ZONEMD_CODEC,
 } from './rdata-dnssec.ts';
 import { EUI48_CODEC, EUI64_CODEC } from './rdata-eui.ts';
+import {
+  BASE64_CODEC,
+  DNSKEY_LAYOUT_CODEC,
+  DS_LAYOUT_CODEC,
+  GPOS_CODEC,
+  HEX_CODEC,
+  ISDN_CODEC,
+  NSAP_CODEC,
+  TALINK_CODEC,
+} from './rdata-fields.ts';
 import { LOC_CODEC } from './rdata-loc.ts';
 import {
   APL_CODEC,
@@ -68,8 +78,13 @@ let CODECS: Map<number, RdataCodec> | undefined;
 function codecFor(type: number): RdataCodec | undefined {
   if (CODECS === undefined)
     CODECS = new Map<number, RdataCodec>([
+      [20, ISDN_CODEC],
+      [22, NSAP_CODEC],
       [25, KEY_CODEC],
+      [27, GPOS_CODEC],
       [29, LOC_CODEC],
+      [31, HEX_CODEC],
+      [32, HEX_CODEC],
       [37, CERT_CODEC],
       [42, APL_CODEC],
       [45, IPSECKEY_CODEC],
@@ -77,9 +92,14 @@ function codecFor(type: number): RdataCodec | undefined {
       [47, NSEC_CODEC],
       [50, NSEC3_CODEC],
       [51, NSEC3PARAM_CODEC],
+      [56, STRINGS_CODEC],
+      [57, DNSKEY_LAYOUT_CODEC],
+      [58, TALINK_CODEC],
       [62, CSYNC_CODEC],
       [63, ZONEMD_CODEC],
       [66, DSYNC_CODEC],
+      [67, BASE64_CODEC],
+      [68, BASE64_CODEC],
       [104, NID_CODEC],
       [105, L32_CODEC],
       [106, L64_CODEC],
@@ -90,6 +110,9 @@ function codecFor(type: number): RdataCodec | undefined {
       [109, EUI64_CODEC],
       [261, STRINGS_CODEC],
       [262, STRINGS_CODEC],
+      [258, STRINGS_CODEC],
+      [32768, DS_LAYOUT_CODEC],
+      [32769, DS_LAYOUT_CODEC],
     ]);
   return CODECS.get(type);
 }
@@ -567,6 +590,23 @@ export function encodeRdataTokens(
       first < count ? first : -1,
     );
   }
+  return encodeFields(lex, first, type, schema, origin, w);
+}
+
+/**
+ * Encode tokens `first..lex.count-1` as the fields of `schema` (one wire
+ * field per kind, in order) into `w`.
+ */
+export function encodeFields(
+  lex: Lexer,
+  first: number,
+  type: number,
+  schema: readonly FieldKind[],
+  origin: Uint8Array | undefined,
+  w: ByteWriter,
+): RdataError | undefined {
+  const text = lex.text;
+  const count = lex.count;
   let t = first;
   const start = w.len;
   for (const kind of schema) {
@@ -890,6 +930,11 @@ export function rdataToText(type: number, rdata: Uint8Array): string {
   }
   if (checkWire(schema, rdata) !== undefined || (type === 257 && !caaTagOk(rdata)))
     return genericText(rdata);
+  return fieldsText(schema, rdata);
+}
+
+/** Presentation of RDATA that fits `schema` (checkWire passed). */
+export function fieldsText(schema: readonly FieldKind[], rdata: Uint8Array): string {
   const parts: string[] = [];
   let p = 0;
   for (const kind of schema) {
