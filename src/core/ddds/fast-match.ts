@@ -41,7 +41,7 @@
  * `test/ddds/fast-match.test.ts` checks these sets and both paths against
  * the engine with fast-check properties.
  */
-import type { BracketItem, EreAlternation, EreNode, PosixClassName } from './ere.ts';
+import type { EreAlternation, EreNode, PosixClassName } from './ere.ts';
 
 /** Membership of the 128 ASCII characters (1 = in the set). */
 export type AsciiSet = Uint8Array;
