@@ -37,7 +37,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-bind-'));
 const WE_REJECT_BIND_LOADS: Record<string, string> = {
   '$GENERATE is not supported': '$GENERATE is a BIND extension',
   'type needing the generic form':
-    'A6 is read only in RFC 3597 form (an obsolete type, RFC 6563); BIND reads its presentation form',
+    'SINK is read only in RFC 3597 form (two drafts disagree on its fields: BIND reads meaning coding subcoding data, NSD coding subcoding data); BIND reads its presentation form',
   'non-ASCII in a name':
     'BIND takes raw UTF-8 octets as label octets; the zone model has one spelling per name, so we require A-labels or \\DDD',
 };

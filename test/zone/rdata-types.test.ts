@@ -3,8 +3,9 @@
  * (RFC 9460), RRSIG/NSEC (RFC 4034), NSEC3/NSEC3PARAM (RFC 5155), CSYNC
  * (RFC 7477), ZONEMD (RFC 8976), KEY, CERT, APL, IPSECKEY, DSYNC,
  * NID/L32/L64/LP, WALLET, RESINFO and the field-layout types (TA, DLV, RKEY,
- * TALINK, NINFO, AVC, HHIT, BRID, EID, NIMLOC, GPOS, ISDN, NSAP): read and
- * printed by `src/core/zone/rdata-*.ts`.
+ * TALINK, NINFO, AVC, HHIT, BRID, EID, NIMLOC, GPOS, ISDN, NSAP), HIP,
+ * AMTRELAY, DOA and the old WKS, A6, NXT and ATMA: read and printed by
+ * `src/core/zone/rdata-*.ts`.
  *
  * References: dns-packet 5.6.1 for RRSIG, NSEC and NSEC3 (the only ones it
  * has a codec for: byte equality on generated records), Knot's zone-scanner
@@ -394,6 +395,39 @@ describe.skipIf(!compilezone.path)('BIND reads what we read, and what we print',
     );
   });
 
+  it('HIP, AMTRELAY, DOA, WKS, A6, NXT and ATMA read as BIND reads them, and our print loads in BIND', () => {
+    const text = [
+      '$ORIGIN example.',
+      '$TTL 300',
+      'hip HIP 2 200100107B1A74DF365639CC39F1D578 AwEAAbdxyhNuSutc5EMzxTs9LBPCIkOFH8cIvM4p9+LrV4e19WzK00+CI6zBCQTdtWsuxKbWIy87UOoJTwkUs7lBu+Upr1gsNrut79ryra+bSRGQb1slImA8YVJyuIDsj7kwzG7jnERNqnWxZ48AWkskmdHaVDP4BcelrTI3rMXdXF5D',
+      'hip HIP 2 200100107B1A74DF365639CC39F1D578 AwEAAbdx rvs1.example.com. rvs2',
+      'amt AMTRELAY 200 0 0 .',
+      'amt AMTRELAY 10 0 1 203.0.113.15',
+      'amt AMTRELAY 10 1 2 2001:db8::15',
+      'amt AMTRELAY 128 1 3 amtrelays.example.com.',
+      'doa DOA 0 1 2 "" bWFpbHRvOmxhYnNAbmxuZXRsYWJzLm5s',
+      'doa DOA 0 100000 200 example/nothing -',
+      'wks WKS 192.168.1.2 6 53 25 22 123',
+      'wks WKS 192.168.1.2 udp domain',
+      'wks WKS 10.0.0.1 tcp ( 0 1 2 smtp 65535 )',
+      'a6 A6 0 2001:db8::1',
+      'a6 A6 64 ::1 prefix.example.',
+      'a6 A6 128 prefix.example.',
+      'a6 A6 60 ::ffff:1 p',
+      'nxt NXT bigger-nxt. A AAAA NXT',
+      'nxt NXT . TYPE127',
+      'atma ATMA 39.246f.00.0e7c9c.0312.0001.0001.000012345678.00',
+      'atma ATMA +358.400.1234567',
+    ].join('\n');
+    const ours = parseZoneText(`${text}\n`, { file: 'legacy' });
+    expect(ours.diagnostics).toEqual([]);
+    expect(ours.records.length).toBe(19);
+    const bind = bindDump(`${text}\n`, 'legacy.zone');
+    expect(bind.records.map(key).sort()).toEqual(ours.records.map(key).sort());
+    const printed = bindDump(writeZone(ours.records), 'legacy-printed.zone');
+    expect(printed.records.map(key).sort()).toEqual(ours.records.map(key).sort());
+  });
+
   it('the pdns example.com LOC, EUI and SVCB records read the same in BIND', () => {
     const zone = readFileSync(
       `${SHARED}external-test-data/pdns-regression/zones-strict/example.com`,
@@ -574,6 +608,24 @@ const MALFORMED: { rr: string; code: string; token: string; bindLoads?: string }
   { rr: 'DSYNC CDS JUNK 53 x.', code: 'ZONE_BAD_NUMBER', token: 'JUNK' },
   { rr: 'DSYNC CDS NOTIFY 65567 x.', code: 'ZONE_BAD_NUMBER', token: '65567' },
   { rr: 'WALLET "\\256"', code: 'ZONE_BAD_ESCAPE', token: '"\\256"' },
+  {
+    rr: 'HIP 2 200100107B1A74DF365639CC39F1D57 AwEAAbdx',
+    code: 'ZONE_BAD_HEX',
+    token: '200100107B1A74DF365639CC39F1D57',
+  },
+  { rr: 'HIP 2 200100107B1A74DF365639CC39F1D578', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'AMTRELAY 10 2 1 203.0.113.15', code: 'ZONE_BAD_NUMBER', token: '2' },
+  { rr: 'AMTRELAY 10 0 4 .', code: 'ZONE_BAD_RDATA', token: '4' },
+  { rr: 'AMTRELAY 10 0 1 2001:db8::15', code: 'ZONE_BAD_IPV4', token: '2001:db8::15' },
+  { rr: 'DOA 0 1 2 ""', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'DOA 0 1 2 "" !!!!', code: 'ZONE_BAD_BASE64', token: '!!!!' },
+  { rr: 'WKS 10.0.0.1 tcp 65536', code: 'ZONE_BAD_NUMBER', token: '65536' },
+  { rr: 'WKS 10.0.0.1 256', code: 'ZONE_BAD_NUMBER', token: '256' },
+  { rr: 'A6 129 ::1 p.', code: 'ZONE_BAD_NUMBER', token: '129' },
+  { rr: 'A6 64 ::1', code: 'ZONE_MISSING_RDATA', token: '' },
+  { rr: 'NXT x. TYPE200', code: 'ZONE_BAD_TYPE', token: 'TYPE200' },
+  { rr: 'ATMA +358.4x', code: 'ZONE_BAD_RDATA', token: '+358.4x' },
+  { rr: 'ATMA 39246', code: 'ZONE_BAD_RDATA', token: '39246' },
   { rr: 'HTTPS \\# 2 0001', code: 'ZONE_BAD_GENERIC_RDATA', token: '\\#' },
 ];
 
@@ -903,6 +955,56 @@ const dsLayout = fc
 const opaque = bytes(1, 40).map((b) => Uint8Array.from(b));
 const twoNames = fc.tuple(target, target).map(([a, b]) => Uint8Array.from([...a, ...b]));
 
+const hip = fc
+  .tuple(fc.nat(255), bytes(1, 20), bytes(1, 40), fc.array(target, { maxLength: 2 }))
+  .map(([alg, hit, pk, names]) =>
+    Uint8Array.from([
+      hit.length,
+      alg,
+      pk.length >> 8,
+      pk.length & 255,
+      ...hit,
+      ...pk,
+      ...names.flat(),
+    ]),
+  );
+const amtrelay = fc
+  .tuple(fc.nat(255), fc.boolean(), fc.constantFrom(0, 1, 2, 3), bytes(4, 4), bytes(16, 16), target)
+  .map(([p, d, type, v4, v6, name]) =>
+    Uint8Array.from([p, (d ? 0x80 : 0) | type, ...[[], v4, v6, name][type]!]),
+  );
+const doa = fc
+  .tuple(bytes(4, 4), bytes(4, 4), fc.nat(255), bytes(0, 20), bytes(0, 30))
+  .map(([e, t, l, m, d]) => Uint8Array.from([...e, ...t, l, m.length, ...m, ...d]));
+const wks = fc
+  .tuple(bytes(4, 4), fc.nat(255), fc.uniqueArray(fc.nat(2000), { maxLength: 6 }))
+  .map(([a, p, ports]) => {
+    const bits: number[] = [];
+    for (const port of ports) {
+      while (bits.length <= port >> 3) bits.push(0);
+      bits[port >> 3]! |= 0x80 >> (port & 7);
+    }
+    return Uint8Array.from([...a, p, ...bits]);
+  });
+const a6 = fc.tuple(fc.nat(128), bytes(16, 16), target).map(([len, addr, name]) => {
+  const octets = Math.ceil((128 - len) / 8);
+  return Uint8Array.from([len, ...addr.slice(16 - octets), ...(len > 0 ? name : [])]);
+});
+const nxt = fc
+  .tuple(target, fc.uniqueArray(fc.integer({ min: 1, max: 127 }), { maxLength: 6 }))
+  .map(([name, types]) => {
+    const bits: number[] = [];
+    for (const t of types) {
+      while (bits.length <= t >> 3) bits.push(0);
+      bits[t >> 3]! |= 0x80 >> (t & 7);
+    }
+    return Uint8Array.from([...name, ...bits]);
+  });
+const atma = fc.oneof(
+  bytes(1, 20).map((b) => Uint8Array.from([0, ...b])),
+  fc.stringMatching(/^[0-9]{1,15}$/).map((d) => Uint8Array.from([1, ...Buffer.from(d)])),
+);
+
 describe('write then parse is the identity on generated RDATA', () => {
   for (const [type, arb] of [
     [108, eui(6)],
@@ -940,6 +1042,13 @@ describe('write then parse is the identity on generated RDATA', () => {
     [27, cstrs(3, 3)],
     [20, cstrs(1, 2)],
     [22, opaque],
+    [55, hip],
+    [260, amtrelay],
+    [259, doa],
+    [11, wks],
+    [38, a6],
+    [30, nxt],
+    [34, atma],
   ] as const) {
     it(`type ${type}`, () => {
       fc.assert(

@@ -36,6 +36,7 @@ import {
   parseUint,
   quoteString,
   toBase64,
+  toHex,
   writeBase64,
   writeNameToken,
   writeStringBytes,
@@ -505,5 +506,194 @@ export const DSYNC_CODEC: RdataCodec = {
     const t = u16(b, 0);
     const type = TYPE_CODES.has(typeName(t)) ? typeName(t) : `TYPE${t}`;
     return `${type} ${b[2] === 1 ? 'NOTIFY' : b[2]} ${u16(b, 3)} ${nameToText(b, 5, false)}`;
+  },
+};
+
+/**
+ * HIP (RFC 8005 section 3.1): `PK-algorithm HIT public-key
+ * [rendezvous-servers...]`; the HIT in hex and the key in base64, one token
+ * each, then any number of names. Wire: HIT length, algorithm, key length
+ * (16 bits), HIT, key, the names uncompressed.
+ */
+export const HIP_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const alg = numberToken(lex, first, 255, 'public key algorithm');
+    if (isError(alg)) return alg;
+    const t = first + 1;
+    if (t + 1 >= lex.count)
+      return fail('ZONE_MISSING_RDATA', 'HIP RDATA needs a HIT and a public key', -1);
+    const hit = lex.token(t);
+    if (hit.length === 0 || hit.length % 2 || hit.length > 510 || !/^[0-9a-fA-F]+$/.test(hit))
+      return fail('ZONE_BAD_HEX', 'the HIT is hexadecimal octets (RFC 8005 section 3.1)', t);
+    const at = w.len;
+    w.u8(hit.length / 2);
+    w.u8(alg);
+    w.u16(0);
+    for (let i = 0; i < hit.length; i += 2)
+      w.u8((hexValue(hit.charCodeAt(i)) << 4) | hexValue(hit.charCodeAt(i + 1)));
+    const keyStart = w.len;
+    if (!writeBase64(lex.token(t + 1), w) || w.len === keyStart)
+      return fail(
+        'ZONE_BAD_BASE64',
+        'the public key is base64 in one token (RFC 8005 section 3.1)',
+        t + 1,
+      );
+    const keyLen = w.len - keyStart;
+    w.buf[at + 2] = keyLen >> 8;
+    w.buf[at + 3] = keyLen & 255;
+    for (let r = t + 2; r < lex.count; r++) {
+      const problem = writeNameToken(lex, r, origin, w);
+      if (problem) return problem;
+    }
+    return undefined;
+  },
+  check(b) {
+    if (b.length < 4) return 'truncated';
+    let p = 4 + b[0]! + u16(b, 2);
+    if (b[0] === 0 || u16(b, 2) === 0 || p > b.length)
+      return 'HIT or public key missing or truncated';
+    while (p < b.length) {
+      const n = wireNameLength(b, p, b.length);
+      if (n < 0) return 'malformed rendezvous server name';
+      p += n;
+    }
+    return undefined;
+  },
+  print(b) {
+    const hitEnd = 4 + b[0]!;
+    const keyEnd = hitEnd + u16(b, 2);
+    const parts = [
+      String(b[1]),
+      toHex(b.subarray(4, hitEnd)),
+      toBase64(b.subarray(hitEnd, keyEnd)),
+    ];
+    for (let p = keyEnd; p < b.length; p += wireNameLength(b, p, b.length))
+      parts.push(nameToText(b, p, false));
+    return parts.join(' ');
+  },
+};
+
+/**
+ * AMTRELAY (RFC 8777 section 4.3): `precedence D-bit type relay`; type 0
+ * takes ".", 1 an IPv4 address, 2 an IPv6 address, 3 a domain name. Wire:
+ * precedence, then D in the top bit and the type in the low 7 bits.
+ */
+export const AMTRELAY_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const prec = numberToken(lex, first, 255, 'precedence');
+    if (isError(prec)) return prec;
+    const d = numberToken(lex, first + 1, 1, 'discovery optional bit (0 or 1)');
+    if (isError(d)) return d;
+    const type = numberToken(lex, first + 2, 127, 'relay type');
+    if (isError(type)) return type;
+    if (type > 3)
+      return fail(
+        'ZONE_BAD_RDATA',
+        'relay type is 0 (none), 1 (IPv4), 2 (IPv6) or 3 (name)',
+        first + 2,
+      );
+    w.u8(prec);
+    w.u8((d << 7) | type);
+    const t = first + 3;
+    if (t >= lex.count) {
+      return type === 0
+        ? undefined
+        : fail('ZONE_MISSING_RDATA', 'AMTRELAY RDATA is missing its relay', -1);
+    }
+    const s = lex.starts[t]!;
+    const e = lex.ends[t]!;
+    if (type === 0) {
+      if (e - s !== 1 || lex.text.charCodeAt(s) !== 0x2e)
+        return fail('ZONE_BAD_RDATA', 'relay type 0 takes "." as relay (RFC 8777 section 4.3)', t);
+    } else if (type === 3) {
+      const problem = writeNameToken(lex, t, origin, w);
+      if (problem) return problem;
+    } else {
+      const size = type === 1 ? 4 : 16;
+      w.ensure(size);
+      const ok =
+        type === 1
+          ? parseIpv4(lex.text, s, e, w.buf, w.len)
+          : parseIpv6(lex.text, s, e, w.buf, w.len);
+      if (!ok)
+        return fail(
+          type === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
+          `relay type ${type} takes an IPv${type === 1 ? 4 : 6} address`,
+          t,
+        );
+      w.len += size;
+    }
+    return extra(lex, t + 1, 'AMTRELAY');
+  },
+  check(b) {
+    if (b.length < 2) return 'truncated';
+    const type = b[1]! & 0x7f;
+    if (type === 0) return b.length === 2 ? undefined : 'relay type 0 has no relay';
+    if (type === 1) return b.length === 6 ? undefined : 'an IPv4 relay is 4 octets';
+    if (type === 2) return b.length === 18 ? undefined : 'an IPv6 relay is 16 octets';
+    if (type === 3)
+      return wireNameLength(b, 2, b.length) === b.length - 2 ? undefined : 'malformed relay name';
+    return 'unknown relay type';
+  },
+  print(b) {
+    const type = b[1]! & 0x7f;
+    const relay =
+      type === 0
+        ? '.'
+        : type === 1
+          ? `${b[2]}.${b[3]}.${b[4]}.${b[5]}`
+          : type === 2
+            ? ipv6Text(b, 2)
+            : nameToText(b, 2, false);
+    return `${b[0]} ${b[1]! >> 7} ${type} ${relay}`;
+  },
+};
+
+/**
+ * DOA (draft-durand-doa-over-dns): `enterprise type location "media-type"
+ * data`, the data in base64 or "-" for none. Wire: 32-bit enterprise,
+ * 32-bit type, 8-bit location, the media type as a <character-string>, data.
+ */
+export const DOA_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const ent = numberToken(lex, first, 0xffffffff, 'enterprise');
+    if (isError(ent)) return ent;
+    const type = numberToken(lex, first + 1, 0xffffffff, 'type');
+    if (isError(type)) return type;
+    const loc = numberToken(lex, first + 2, 255, 'location');
+    if (isError(loc)) return loc;
+    w.u32(ent);
+    w.u32(type);
+    w.u8(loc);
+    const t = first + 3;
+    if (t + 1 >= lex.count)
+      return fail('ZONE_MISSING_RDATA', 'DOA RDATA needs a media type and data (or -)', -1);
+    const at = w.len;
+    w.u8(0);
+    const n = writeStringBytes(
+      lex.text,
+      lex.starts[t]!,
+      lex.ends[t]!,
+      w,
+      (lex.flags[t]! & TOKEN_ESCAPED) !== 0,
+    );
+    if (n < 0 || n > 255)
+      return fail(
+        'ZONE_BAD_RDATA',
+        'the media type is a <character-string> of at most 255 octets',
+        t,
+      );
+    w.buf[at] = n;
+    if (t + 2 === lex.count && lex.token(t + 1) === '-' && !(lex.flags[t + 1]! & TOKEN_QUOTED))
+      return undefined;
+    return base64Tokens(lex, t + 1, w);
+  },
+  check: (b) => (b.length >= 10 && 10 + b[9]! <= b.length ? undefined : 'truncated DOA RDATA'),
+  print(b) {
+    const mediaEnd = 10 + b[9]!;
+    const data = mediaEnd < b.length ? toBase64(b.subarray(mediaEnd)) : '-';
+    const v = (p: number) =>
+      ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
+    return `${v(0)} ${v(4)} ${b[8]} ${quoteString(b, 10, mediaEnd)} ${data}`;
   },
 };

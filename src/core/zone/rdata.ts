@@ -31,11 +31,15 @@ import {
   NSAP_CODEC,
   TALINK_CODEC,
 } from './rdata-fields.ts';
+import { A6_CODEC, ATMA_CODEC, NXT_CODEC, WKS_CODEC } from './rdata-legacy.ts';
 import { LOC_CODEC } from './rdata-loc.ts';
 import {
+  AMTRELAY_CODEC,
   APL_CODEC,
   CERT_CODEC,
+  DOA_CODEC,
   DSYNC_CODEC,
+  HIP_CODEC,
   IPSECKEY_CODEC,
   KEY_CODEC,
   L32_CODEC,
@@ -78,20 +82,25 @@ let CODECS: Map<number, RdataCodec> | undefined;
 function codecFor(type: number): RdataCodec | undefined {
   if (CODECS === undefined)
     CODECS = new Map<number, RdataCodec>([
+      [11, WKS_CODEC],
       [20, ISDN_CODEC],
       [22, NSAP_CODEC],
       [25, KEY_CODEC],
       [27, GPOS_CODEC],
       [29, LOC_CODEC],
+      [30, NXT_CODEC],
       [31, HEX_CODEC],
       [32, HEX_CODEC],
+      [34, ATMA_CODEC],
       [37, CERT_CODEC],
+      [38, A6_CODEC],
       [42, APL_CODEC],
       [45, IPSECKEY_CODEC],
       [46, RRSIG_CODEC],
       [47, NSEC_CODEC],
       [50, NSEC3_CODEC],
       [51, NSEC3PARAM_CODEC],
+      [55, HIP_CODEC],
       [56, STRINGS_CODEC],
       [57, DNSKEY_LAYOUT_CODEC],
       [58, TALINK_CODEC],
@@ -111,6 +120,8 @@ function codecFor(type: number): RdataCodec | undefined {
       [261, STRINGS_CODEC],
       [262, STRINGS_CODEC],
       [258, STRINGS_CODEC],
+      [259, DOA_CODEC],
+      [260, AMTRELAY_CODEC],
       [32768, DS_LAYOUT_CODEC],
       [32769, DS_LAYOUT_CODEC],
     ]);

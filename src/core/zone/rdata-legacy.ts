@@ -1,0 +1,250 @@
+/**
+ * RDATA of old types still found in zone corpora: WKS (RFC 1035 section
+ * 3.4.2), A6 (RFC 2874, historic per RFC 6563), NXT (RFC 2535 section 5,
+ * obsoleted by NSEC) and ATMA (ATM Forum af-dans-0152.000).
+ *
+ * @see RFC 1035 section 3.4.2: WKS is an address, an 8-bit protocol and a
+ * bit map "where the bit in position n is set if the port n is" served.
+ * The protocol is read as a number or tcp/udp, the services as port
+ * numbers or common IANA service names (BIND asks the system's services
+ * table for any name). Printed with numbers, as BIND prints.
+ * @see RFC 2874 section 3.1: A6 is a prefix length (0-128), the address
+ * suffix (the low 128-length bits, in as few octets as hold them; absent at
+ * 128) and the prefix name (absent at 0).
+ * @see RFC 2535 section 5.2: the NXT type bit map covers types 1-127, bit 0
+ * is zero, trailing zero octets are left out. Types are mnemonics, TYPEnnn
+ * or bare numbers (BIND prints those).
+ * @see ATMA: format 0 is an NSAP address in hex (dots allowed), format 1 an
+ * E.164 number written with a leading "+" (dots allowed), stored as ASCII
+ * digits.
+ */
+import { TOKEN_QUOTED } from './lexer.ts';
+import { nameToText, wireNameLength } from './names.ts';
+import {
+  fail,
+  hexValue,
+  ipv6Text,
+  parseIpv4,
+  parseIpv6,
+  parseUint,
+  toHex,
+  writeNameToken,
+  type RdataCodec,
+} from './rdata.ts';
+import { TYPE_CODES, typeName } from './types.ts';
+
+/**
+ * IANA service names of common ports (the same numbers for tcp and udp), for
+ * WKS services written by name. BIND asks the system's services table; this
+ * fixed table keeps the core free of I/O and the result the same everywhere.
+ */
+const SERVICES: ReadonlyMap<string, number> = new Map([
+  ['echo', 7],
+  ['discard', 9],
+  ['daytime', 13],
+  ['ftp-data', 20],
+  ['ftp', 21],
+  ['ssh', 22],
+  ['telnet', 23],
+  ['smtp', 25],
+  ['time', 37],
+  ['whois', 43],
+  ['nicname', 43],
+  ['domain', 53],
+  ['tftp', 69],
+  ['gopher', 70],
+  ['finger', 79],
+  ['http', 80],
+  ['www', 80],
+  ['kerberos', 88],
+  ['pop3', 110],
+  ['sunrpc', 111],
+  ['auth', 113],
+  ['nntp', 119],
+  ['ntp', 123],
+  ['imap', 143],
+  ['snmp', 161],
+  ['snmp-trap', 162],
+  ['bgp', 179],
+  ['ldap', 389],
+  ['https', 443],
+  ['submission', 587],
+  ['ldaps', 636],
+  ['domain-s', 853],
+  ['imaps', 993],
+  ['pop3s', 995],
+]);
+
+export const WKS_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const text = lex.text;
+    w.ensure(4);
+    if (!parseIpv4(text, lex.starts[first]!, lex.ends[first]!, w.buf, w.len))
+      return fail('ZONE_BAD_IPV4', 'expected an IPv4 address (RFC 1035 section 3.4.2)', first);
+    w.len += 4;
+    const t = first + 1;
+    if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'WKS RDATA is missing its protocol', -1);
+    const word = lex.token(t).toLowerCase();
+    const proto =
+      word === 'tcp' ? 6 : word === 'udp' ? 17 : parseUint(text, lex.starts[t]!, lex.ends[t]!, 255);
+    if (proto < 0) return fail('ZONE_BAD_NUMBER', 'the protocol is a number 0-255, tcp or udp', t);
+    w.u8(proto);
+    const bits = new Uint8Array(8192);
+    let len = 0;
+    for (let s = t + 1; s < lex.count; s++) {
+      let port =
+        lex.flags[s]! & TOKEN_QUOTED ? -1 : parseUint(text, lex.starts[s]!, lex.ends[s]!, 65535);
+      if (port === -1) port = SERVICES.get(lex.token(s).toLowerCase()) ?? -1;
+      if (port < 0)
+        return fail(
+          'ZONE_BAD_NUMBER',
+          'a service is a port number 0-65535 or a common IANA service name (domain, smtp, http ...)',
+          s,
+        );
+      bits[port >> 3]! |= 0x80 >> (port & 7);
+      len = Math.max(len, (port >> 3) + 1);
+    }
+    w.ensure(len);
+    w.buf.set(bits.subarray(0, len), w.len);
+    w.len += len;
+    return undefined;
+  },
+  check: (b) => (b.length >= 5 ? undefined : 'WKS RDATA is at least 5 octets'),
+  print(b) {
+    // A bit map with trailing zero octets has no presentation that reads back to it.
+    if (b.length > 5 && b[b.length - 1] === 0) return undefined;
+    const parts = [`${b[0]}.${b[1]}.${b[2]}.${b[3]}`, String(b[4])];
+    for (let i = 5; i < b.length; i++)
+      for (let bit = 0; bit < 8; bit++)
+        if (b[i]! & (0x80 >> bit)) parts.push(String((i - 5) * 8 + bit));
+    return parts.join(' ');
+  },
+};
+
+export const A6_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const len =
+      lex.flags[first]! & TOKEN_QUOTED
+        ? -1
+        : parseUint(lex.text, lex.starts[first]!, lex.ends[first]!, 128);
+    if (len < 0)
+      return fail('ZONE_BAD_NUMBER', 'the A6 prefix length is 0-128 (RFC 2874 section 3.1)', first);
+    w.u8(len);
+    let t = first + 1;
+    const octets = Math.ceil((128 - len) / 8);
+    if (octets > 0) {
+      if (t >= lex.count)
+        return fail('ZONE_MISSING_RDATA', 'A6 RDATA is missing its address suffix', -1);
+      const addr = new Uint8Array(16);
+      if (!parseIpv6(lex.text, lex.starts[t]!, lex.ends[t]!, addr, 0))
+        return fail('ZONE_BAD_IPV6', 'the A6 address suffix is an IPv6 address', t);
+      for (let i = 16 - octets; i < 16; i++) w.u8(addr[i]!);
+      t++;
+    }
+    if (len > 0) {
+      if (t >= lex.count)
+        return fail('ZONE_MISSING_RDATA', 'A6 RDATA is missing its prefix name', -1);
+      const problem = writeNameToken(lex, t, origin, w);
+      if (problem) return problem;
+      t++;
+    }
+    return t < lex.count
+      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the A6 RDATA', t)
+      : undefined;
+  },
+  check(b) {
+    if (b.length < 1 || b[0]! > 128) return 'A6 prefix length is 0-128';
+    const p = 1 + Math.ceil((128 - b[0]!) / 8);
+    if (b[0] === 0) return p === b.length ? undefined : 'A6 RDATA length';
+    return p < b.length && wireNameLength(b, p, b.length) === b.length - p
+      ? undefined
+      : 'malformed A6 RDATA';
+  },
+  print(b) {
+    const octets = Math.ceil((128 - b[0]!) / 8);
+    const addr = new Uint8Array(16);
+    addr.set(b.subarray(1, 1 + octets), 16 - octets);
+    const parts = [String(b[0])];
+    if (octets > 0) parts.push(ipv6Text(addr, 0));
+    if (b[0]! > 0) parts.push(nameToText(b, 1 + octets, false));
+    return parts.join(' ');
+  },
+};
+
+function nxtTypeText(t: number): string {
+  return TYPE_CODES.has(typeName(t)) ? typeName(t) : `TYPE${t}`;
+}
+
+export const NXT_CODEC: RdataCodec = {
+  parse(lex, first, origin, w) {
+    const problem = writeNameToken(lex, first, origin, w);
+    if (problem) return problem;
+    const bits = new Uint8Array(16);
+    let len = 0;
+    for (let t = first + 1; t < lex.count; t++) {
+      const word = lex.token(t).toUpperCase();
+      let v = TYPE_CODES.get(word) ?? -1;
+      if (v < 0 && word.startsWith('TYPE')) v = parseUint(word, 4, word.length, 65535);
+      // BIND prints a type without a mnemonic as a bare number in NXT.
+      if (v < 0) v = parseUint(word, 0, word.length, 65535);
+      if (v < 1 || v > 127)
+        return fail('ZONE_BAD_TYPE', 'an NXT bit map holds types 1-127 (RFC 2535 section 5.2)', t);
+      bits[v >> 3]! |= 0x80 >> (v & 7);
+      len = Math.max(len, (v >> 3) + 1);
+    }
+    for (let i = 0; i < len; i++) w.u8(bits[i]!);
+    return undefined;
+  },
+  check(b) {
+    const n = wireNameLength(b, 0, b.length);
+    if (n < 0) return 'malformed next domain name';
+    if (b.length - n > 16) return 'NXT bit map longer than 16 octets';
+    if (n < b.length && b[n]! & 0x80) return 'NXT bit 0 is set';
+    return undefined;
+  },
+  print(b) {
+    const n = wireNameLength(b, 0, b.length);
+    if (n < b.length && b[b.length - 1] === 0) return undefined;
+    const parts = [nameToText(b, 0, false)];
+    for (let i = n; i < b.length; i++)
+      for (let bit = 0; bit < 8; bit++)
+        if (b[i]! & (0x80 >> bit)) parts.push(nxtTypeText((i - n) * 8 + bit));
+    return parts.join(' ');
+  },
+};
+
+export const ATMA_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const text = lex.token(first).replaceAll('.', '');
+    if (text.startsWith('+')) {
+      if (!/^\+[0-9]+$/.test(text))
+        return fail('ZONE_BAD_RDATA', 'an E.164 ATM address is + and digits (dots allowed)', first);
+      w.u8(1);
+      for (let i = 1; i < text.length; i++) w.u8(text.charCodeAt(i));
+    } else {
+      if (text.length === 0 || text.length % 2 || !/^[0-9a-fA-F]+$/.test(text))
+        return fail(
+          'ZONE_BAD_RDATA',
+          'an NSAP ATM address is hexadecimal octets (dots allowed)',
+          first,
+        );
+      w.u8(0);
+      for (let i = 0; i < text.length; i += 2)
+        w.u8((hexValue(text.charCodeAt(i)) << 4) | hexValue(text.charCodeAt(i + 1)));
+    }
+    return first + 1 < lex.count
+      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the ATMA address', first + 1)
+      : undefined;
+  },
+  check: (b) => (b.length >= 2 ? undefined : 'ATMA RDATA is a format and an address'),
+  print(b) {
+    if (b[0] === 0) return toHex(b.subarray(1), false);
+    if (b[0] !== 1) return undefined;
+    let s = '+';
+    for (let i = 1; i < b.length; i++) {
+      if (b[i]! < 0x30 || b[i]! > 0x39) return undefined;
+      s += String.fromCharCode(b[i]!);
+    }
+    return s;
+  },
+};
