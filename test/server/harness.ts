@@ -10,6 +10,7 @@ import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/serve
 import { createLogger } from '../../src/server/log.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
+import { typeName } from '../../src/core/zone/types.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const SAMPLE_ZONES = path.join(REPO, 'zones');
@@ -122,6 +123,25 @@ export interface QueryOptions {
 }
 
 /** Build a query message. */
+let typeCodes: Map<string, number> | undefined;
+
+/** The numeric code of a type given by number, mnemonic or TYPEnnn (RFC 3597). */
+export function typeCode(qtype: string | number): number {
+  if (typeof qtype === 'number') return qtype;
+  const generic = /^TYPE(\d+)$/i.exec(qtype);
+  if (generic) return Number(generic[1]);
+  if (!typeCodes) {
+    typeCodes = new Map();
+    for (let code = 1; code < 65536; code++) {
+      const name = typeName(code);
+      if (!name.startsWith('TYPE')) typeCodes.set(name, code);
+    }
+  }
+  const code = typeCodes.get(qtype.toUpperCase());
+  if (code === undefined) throw new Error(`unknown type ${qtype}`);
+  return code;
+}
+
 export function buildQuery(qname: string, qtype: string | number, o: QueryOptions = {}): Buffer {
   const q = dnsPacket.encode({
     type: 'query',
@@ -130,12 +150,14 @@ export function buildQuery(qname: string, qtype: string | number, o: QueryOption
     questions: [
       {
         name: qname,
-        type: (typeof qtype === 'number' ? `TYPE${qtype}` : qtype) as dnsPacket.RecordType,
+        type: 'A',
         class: 'IN',
       },
     ],
   });
   let msg = Buffer.from(q);
+  // dns-packet encodes types it does not know (SVCB, HTTPS, TYPEnnn) as 0: write the code itself.
+  msg.writeUInt16BE(typeCode(qtype), msg.length - 4);
   if (o.qclass !== undefined) {
     const end = msg.length;
     msg.writeUInt16BE(o.qclass, end - 2);
@@ -204,7 +226,10 @@ function rrText(a: dnsPacket.Answer): string {
     d = data.map((x) => (Buffer.isBuffer(x) ? x.toString() : String(x))).join(' ');
   else if (data && typeof data === 'object') d = JSON.stringify(data);
   else d = String(data);
-  return `${a.name.toLowerCase()} ${'ttl' in a ? a.ttl : ''} ${a.type} ${d}`;
+  const type = String(a.type).startsWith('UNKNOWN_')
+    ? typeName(Number(String(a.type).slice(8)))
+    : a.type;
+  return `${a.name.toLowerCase()} ${'ttl' in a ? a.ttl : ''} ${type} ${d}`;
 }
 
 export function decode(raw: Buffer): Decoded {

@@ -37,6 +37,7 @@ const FILES = [
     .map((f) => path.join(SAMPLE_ZONES, f)),
   path.join(TEST_ZONES, 'example.test.zone'),
   path.join(TEST_ZONES, 'inner.example.test.zone'),
+  path.join(TEST_ZONES, 'svcb.test.zone'),
 ];
 
 const EXTRA_TYPES = [
@@ -51,6 +52,8 @@ const EXTRA_TYPES = [
   'CNAME',
   'DS',
   'TYPE1000',
+  'SVCB',
+  'HTTPS',
 ];
 
 interface Q {

@@ -42,10 +42,6 @@ interface Case {
 /** Cases lexroute fails, with the reason (policy choices, not wrong answers, unless said). */
 const KNOWN: Record<string, string> = {
   axfr: 'zone transfer is not offered: AXFR/IXFR get REFUSED (RFC 5936 section 2.2.1 lets a server refuse). BIND passes it.',
-  'svcb-aliasmode':
-    'additional section: RFC 9460 section 4.1 says authoritative servers "SHOULD return A, AAAA, and SVCB records in the Additional section for any TargetNames that are in the zone"; the server does not do that for SVCB/HTTPS yet (a server change, not the zone loader), so the A and SVCB additionals PowerDNS sends are missing. Answer section, rcode and flags are the same. BIND 9.18 fails it too.',
-  'svcb-servicemode':
-    'additional section, as svcb-aliasmode: the A/AAAA of the ServiceMode target (the owner, TargetName ".") are not added yet. Answer section, rcode and flags are the same. BIND 9.18 fails it too.',
   'cname-loop-breakout':
     'policy: on a CNAME loop we answer SERVFAIL with the chain followed so far (as BIND); PowerDNS sends an empty answer section. BIND fails it too.',
   'direct-rrsig':

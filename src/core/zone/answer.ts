@@ -18,10 +18,15 @@ import {
   TYPE_NS,
   TYPE_SOA,
   TYPE_SRV,
+  TYPE_SVCB,
+  TYPE_HTTPS,
   type IndexedZone,
   type LookupResult,
 } from './lookup.ts';
-import { keyIsSubdomain, keyLabelOffsets, wireToKey } from '../wire/name.ts';
+import { keyIsSubdomain, keyLabelOffsets, ROOT_KEY, wireToKey } from '../wire/name.ts';
+
+/** AliasMode records followed in one additional section (BIND follows a bounded chain too). */
+const SVCB_CHAIN_LIMIT = 8;
 
 export const RCODE_NOERROR = 0;
 export const RCODE_FORMERR = 1;
@@ -135,30 +140,62 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
   const out: SectionRRset[] = [];
   const have = new Set<string>();
   for (const s of answer) have.add(`${s.type}/${s.ownerKey}`);
-  const add = (key: string, type: number, allowBelowCut = false) => {
+  /** Adds the RRset; returns it, 'have' when already present, undefined when absent. */
+  const add = (
+    key: string,
+    type: number,
+    allowBelowCut = false,
+  ): SectionRRset | 'have' | undefined => {
     const id = `${type}/${key}`;
-    if (have.has(id) || !keyIsSubdomain(key, z.originKey)) return;
+    if (!keyIsSubdomain(key, z.originKey)) return undefined;
     const node = z.nodes.get(key);
-    if (!node || (node.belowCut && !allowBelowCut)) return;
+    if (!node || (node.belowCut && !allowBelowCut)) return undefined;
     const set = node.rrsets.get(type);
-    if (!set) return;
+    if (!set) return undefined;
+    if (have.has(id)) return 'have';
     have.add(id);
-    out.push(place(key, set));
+    const placed = place(key, set);
+    out.push(placed);
+    return placed;
   };
   const addresses = (key: string, allowBelowCut = false) => {
     add(key, TYPE_A, allowBelowCut);
     add(key, TYPE_AAAA, allowBelowCut);
   };
+  /*
+   * RFC 9460 section 4.1: "authoritative servers SHOULD return A, AAAA, and
+   * SVCB records in the Additional section for any TargetNames that are in
+   * the zone". As BIND 9.18 (checked against named): a ServiceMode record
+   * brings the A/AAAA of its TargetName ("." is the owner); an AliasMode
+   * record brings the target's RRset of the same type (SVCB or HTTPS), itself
+   * processed the same way (chains followed up to SVCB_CHAIN_LIMIT), or the
+   * target's A/AAAA when it has none.
+   */
+  const svcb = (s: SectionRRset, depth: number): void => {
+    for (const rd of s.rdatas) {
+      if (rd.length < 3) continue;
+      const priority = (rd[0]! << 8) | rd[1]!;
+      const target = nameKeyAt(rd, 2);
+      if (target === undefined) continue;
+      if (priority !== 0) {
+        addresses(target === ROOT_KEY ? s.ownerKey : target);
+        continue;
+      }
+      // AliasMode to "." means the service does not exist (RFC 9460 section 2.5.1).
+      if (target === ROOT_KEY) continue;
+      const next = add(target, s.type);
+      if (next === undefined) addresses(target);
+      else if (next !== 'have' && depth < SVCB_CHAIN_LIMIT) svcb(next, depth + 1);
+    }
+  };
   for (const s of answer) {
     if (s.type === TYPE_NAPTR) {
       for (const rd of s.rdatas) {
         const f = naptrFlagsAndReplacement(rd);
-        if (!f || f.replacement === '\u0000') continue;
+        if (!f || f.replacement === ROOT_KEY) continue;
         if (f.flags.includes('s')) {
-          const before = out.length;
-          add(f.replacement, TYPE_SRV);
-          const srv = out.length > before ? out[out.length - 1] : undefined;
-          if (srv) {
+          const srv = add(f.replacement, TYPE_SRV);
+          if (srv && srv !== 'have') {
             for (const srd of srv.rdatas) {
               const t = targetKey(TYPE_SRV, srd);
               if (t) addresses(t);
@@ -168,6 +205,8 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
           addresses(f.replacement);
         }
       }
+    } else if (s.type === TYPE_SVCB || s.type === TYPE_HTTPS) {
+      svcb(s, 0);
     } else if (s.type === TYPE_MX || s.type === TYPE_SRV || s.type === TYPE_NS) {
       for (const rd of s.rdatas) {
         const t = targetKey(s.type, rd);

@@ -27,6 +27,8 @@ export const TYPE_NAPTR = 35;
 export const TYPE_DNAME = 39;
 export const TYPE_DS = 43;
 export const TYPE_RRSIG = 46;
+export const TYPE_SVCB = 64;
+export const TYPE_HTTPS = 65;
 export const TYPE_ANY = 255;
 
 /** A zone prepared for lookups: nodes keyed by lookup key. */
