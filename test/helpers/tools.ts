@@ -22,5 +22,10 @@ export function toolOrSkip(program: string): { path: string | undefined; skipRea
   return { path: undefined, skipReason: `${program} not installed` };
 }
 
-/** The shared folder beside the project (spec, docs, data, external test data). */
-export const SHARED = new URL('../../../shared/', import.meta.url).pathname;
+/**
+ * The shared folder beside the project (spec, docs, data, external test data):
+ * `../shared/` next to the checkout, or LEXROUTE_SHARED when set.
+ */
+export const SHARED = process.env.LEXROUTE_SHARED
+  ? process.env.LEXROUTE_SHARED.replace(/\/?$/, '/')
+  : new URL('../../../shared/', import.meta.url).pathname;
