@@ -54,10 +54,12 @@ function utf8(b: Uint8Array, start: number, end: number): string | undefined {
     }
   }
   if (ascii) {
+    const len = end - start;
+    if (len === 0) return '';
+    // One character: V8 keeps these strings, nothing is made.
+    if (len === 1) return String.fromCharCode(b[start]!);
     // One flat string, made at once (no concatenation per character).
-    return start === end
-      ? ''
-      : String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+    return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
   }
   let s = '';
   for (let i = start; i < end;) {
@@ -341,10 +343,6 @@ interface Finding {
 
 /** The fields of a NAPTR RDATA after ORDER and PREFERENCE, decoded once, with the findings they give. */
 interface NaptrFields {
-  /** Where the fields' octets (the cache key) are in the cache's arena, and how many. */
-  readonly keyAt: number;
-  readonly keyLength: number;
-  readonly hash: number;
   readonly flags: string;
   readonly services: string;
   readonly regexp: string;
@@ -363,12 +361,17 @@ const FIELD_ARENA = 1 << 22;
 
 /**
  * Decoded fields by their octets: a direct-mapped table (one entry per slot,
- * the newest wins) whose keys are copied into one arena, so a repeated rule
- * costs a hash and a comparison of its octets, and makes nothing. Both are
- * sized to the records linted (a handful of records make a small cache).
+ * the newest wins) whose keys are copied into one arena, with each slot's
+ * hash, key offset and length in typed arrays, so a repeated rule costs a
+ * hash and a comparison of its octets, and makes nothing. Sized to the
+ * records linted (a handful of records make a small cache).
  */
 class FieldCache {
-  private readonly slots: (NaptrFields | undefined)[];
+  private readonly entries: (NaptrFields | undefined)[];
+  private readonly hashes: Int32Array;
+  /** Key offset in the arena, -1 for an empty slot. */
+  private readonly keyAt: Int32Array;
+  private readonly keyLength: Int32Array;
   private readonly mask: number;
   private arena: Uint8Array;
   private used = 0;
@@ -378,7 +381,10 @@ class FieldCache {
     this.memo = memo;
     let size = 16;
     while (size < FIELD_SLOTS && size < 2 * records) size *= 2;
-    this.slots = new Array<NaptrFields | undefined>(size).fill(undefined);
+    this.entries = new Array<NaptrFields | undefined>(size).fill(undefined);
+    this.hashes = new Int32Array(size);
+    this.keyAt = new Int32Array(size).fill(-1);
+    this.keyLength = new Int32Array(size);
     this.mask = size - 1;
     this.arena = new Uint8Array(64 * size);
   }
@@ -388,15 +394,14 @@ class FieldCache {
     const n = rdata.length;
     let h = 0x811c9dc5;
     for (let i = 4; i < n; i++) h = Math.imul(h ^ rdata[i]!, 0x01000193);
-    h >>>= 0;
     const slot = h & this.mask;
-    const e = this.slots[slot];
-    const arena = this.arena;
-    if (e !== undefined && e.hash === h && e.keyLength === n - 4) {
-      const d = e.keyAt - 4;
+    const at = this.keyAt[slot]!;
+    if (at >= 0 && this.hashes[slot] === h && this.keyLength[slot] === n - 4) {
+      const arena = this.arena;
+      const d = at - 4;
       let i = 4;
       while (i < n && arena[d + i] === rdata[i]) i++;
-      if (i === n) return e;
+      if (i === n) return this.entries[slot];
     }
     const f = naptrFields(rdata);
     if (f === undefined) return undefined;
@@ -407,17 +412,17 @@ class FieldCache {
         this.arena = grown;
       }
       if (this.used + n - 4 > this.arena.length) {
-        this.slots.fill(undefined);
+        this.keyAt.fill(-1);
+        this.entries.fill(undefined);
         this.used = 0;
       }
     }
-    const keyAt = this.used;
-    this.arena.set(rdata.subarray(4), keyAt);
+    this.arena.set(rdata.subarray(4), this.used);
+    this.keyAt[slot] = this.used;
+    this.keyLength[slot] = n - 4;
+    this.hashes[slot] = h;
     this.used += n - 4;
     const made: NaptrFields = {
-      keyAt,
-      keyLength: n - 4,
-      hash: h,
       flags: f.flags,
       services: f.services,
       regexp: f.regexp,
@@ -426,7 +431,7 @@ class FieldCache {
       servicesLower: f.services.toLowerCase(),
       findings: recordFindings(f, this.memo),
     };
-    this.slots[slot] = made;
+    this.entries[slot] = made;
     return made;
   }
 }
@@ -469,6 +474,54 @@ function preferenceFindings(
   return out;
 }
 
+/**
+ * Owner names -> index in order of first appearance: open addressing over
+ * typed arrays, hashed in place (a zone has as many owners as rules; a Map
+ * of them costs twice as much).
+ */
+class OwnerTable {
+  private ids = new Int32Array(1024).fill(-1);
+  private hashes = new Int32Array(1024);
+  readonly names: string[] = [];
+
+  /** The owner's index, and whether it was there before. */
+  index(name: string): { id: number; seen: boolean } {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+    const mask = this.ids.length - 1;
+    let i = h & mask;
+    for (;;) {
+      const id = this.ids[i]!;
+      if (id < 0) break;
+      if (this.hashes[i] === h && this.names[id] === name) return { id, seen: true };
+      i = (i + 1) & mask;
+    }
+    const id = this.names.length;
+    this.ids[i] = id;
+    this.hashes[i] = h;
+    this.names.push(name);
+    if (2 * this.names.length > this.ids.length) this.grow();
+    return { id, seen: false };
+  }
+
+  private grow(): void {
+    const size = 2 * this.ids.length;
+    const ids = new Int32Array(size).fill(-1);
+    const hashes = new Int32Array(size);
+    const mask = size - 1;
+    for (let k = 0; k < this.ids.length; k++) {
+      const id = this.ids[k]!;
+      if (id < 0) continue;
+      let j = this.hashes[k]! & mask;
+      while (ids[j]! >= 0) j = (j + 1) & mask;
+      ids[j] = id;
+      hashes[j] = this.hashes[k]!;
+    }
+    this.ids = ids;
+    this.hashes = hashes;
+  }
+}
+
 const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 section 4.1)';
 
 /**
@@ -486,8 +539,7 @@ const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 secti
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   const cache = new FieldCache(new LintMemo(), records.length);
-  /** Owner -> index in order of first appearance. */
-  const owners = new Map<string, number>();
+  const owners = new OwnerTable();
   /** Owners seen in more than one run (checked at the end). */
   const split = new Map<string, number>();
   /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
@@ -516,15 +568,10 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     if (owner !== runOwner) {
       closeRun();
       runOwner = owner;
-      const id = owners.get(owner);
-      if (id === undefined) {
-        runId = owners.size;
-        owners.set(owner, runId);
-      } else {
-        // The owner comes back after another one: its records are checked together at the end.
-        runId = id;
-        split.set(owner, id);
-      }
+      const { id, seen } = owners.index(owner);
+      runId = id;
+      // An owner that comes back after another one: its records are checked together at the end.
+      if (seen) split.set(owner, id);
     }
     const rdata = rr.rdata;
     const f = rdata.length < 8 ? undefined : cache.get(rdata);
@@ -673,8 +720,16 @@ export function checkExpectations(
   const wanted = new Set<string>();
   for (const e of expects) if (e.owner !== undefined) wanted.add(e.owner);
   const sets = new Map<string, NaptrRecord[]>();
+  // An owner's records are usually consecutive: one lookup per run.
+  let runOwner: string | undefined;
+  let inRun = false;
   for (const rr of records) {
-    if (rr.type !== TYPE_NAPTR || !wanted.has(rr.owner)) continue;
+    if (rr.type !== TYPE_NAPTR) continue;
+    if (rr.owner !== runOwner) {
+      runOwner = rr.owner;
+      inRun = wanted.has(runOwner);
+    }
+    if (!inRun) continue;
     const f = naptrFields(rr.rdata);
     if (!f) continue;
     let list = sets.get(rr.owner);
