@@ -268,9 +268,13 @@ export class Lexer {
                 break;
               if (d === 0x5c) {
                 flags = TOKEN_ESCAPED;
-                if (e + 1 < n && text.charCodeAt(e + 1) === 0x0a) {
-                  this.line++;
-                  this.lineStart = e + 2;
+                const after = e + 1 < n ? text.charCodeAt(e + 1) : 0x0a;
+                if (after === 0x0a || after === 0x0d) {
+                  // A backslash cannot escape the end of the line outside quotes:
+                  // as BIND and Knot, the word ends with the line and keeps the
+                  // dangling backslash (which the field parser then rejects).
+                  e++;
+                  break;
                 }
                 e += 2;
                 continue;
