@@ -23,6 +23,7 @@ import {
   type IndexedZone,
   type LookupResult,
 } from './lookup.ts';
+import { ByteWriter } from '../wire/bytes.ts';
 import { keyIsSubdomain, keyLabelOffsets, ROOT_KEY, wireToKey } from '../wire/name.ts';
 
 /** AliasMode records followed in one additional section (BIND follows a bounded chain too). */
@@ -320,37 +321,6 @@ export interface EncodedBody {
   readonly required: readonly boolean[];
 }
 
-class Writer {
-  buf = new Uint8Array(512);
-  len = 0;
-  ensure(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
-  u8(v: number): void {
-    this.ensure(1);
-    this.buf[this.len++] = v;
-  }
-  u16(v: number): void {
-    this.ensure(2);
-    this.buf[this.len++] = v >>> 8;
-    this.buf[this.len++] = v & 0xff;
-  }
-  u32(v: number): void {
-    this.u16(v >>> 16);
-    this.u16(v & 0xffff);
-  }
-  bytes(b: Uint8Array, start = 0, end = b.length): void {
-    this.ensure(end - start);
-    this.buf.set(b.subarray(start, end), this.len);
-    this.len += end - start;
-  }
-}
-
 export interface EncodeOptions {
   /**
    * Names of the question available as compression targets. 'all' (default):
@@ -471,7 +441,7 @@ export function encodeBody(
  * One writer for every body (encodeBody is synchronous and not reentrant):
  * a fresh buffer per body would be an ArrayBuffer allocation per answer.
  */
-const WRITER = new Writer();
+const WRITER = new ByteWriter(512);
 
 /**
  * Body octets are copied into shared 64 KiB blocks: a server compiles one

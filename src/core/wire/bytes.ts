@@ -1,0 +1,54 @@
+/**
+ * A growable byte buffer for encoding wire data (big-endian, RFC 1035
+ * section 2.3.2: "the most significant octet first"). The octets written so
+ * far are `buf.subarray(0, len)`; callers may patch `buf` below `len` (an
+ * RDLENGTH written after its RDATA) and rewind by setting `len`.
+ *
+ * Pure: no I/O.
+ */
+export class ByteWriter {
+  buf: Uint8Array;
+  len = 0;
+
+  constructor(initialSize = 512) {
+    this.buf = new Uint8Array(initialSize);
+  }
+
+  reset(): void {
+    this.len = 0;
+  }
+
+  /** Room for `extra` more octets (the buffer at least doubles when it grows). */
+  ensure(extra: number): void {
+    if (this.len + extra <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + extra));
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+
+  u8(v: number): void {
+    this.ensure(1);
+    this.buf[this.len++] = v;
+  }
+
+  u16(v: number): void {
+    this.ensure(2);
+    this.buf[this.len++] = v >>> 8;
+    this.buf[this.len++] = v & 0xff;
+  }
+
+  u32(v: number): void {
+    this.ensure(4);
+    this.buf[this.len++] = v >>> 24;
+    this.buf[this.len++] = (v >>> 16) & 0xff;
+    this.buf[this.len++] = (v >>> 8) & 0xff;
+    this.buf[this.len++] = v & 0xff;
+  }
+
+  /** Octets `start` to `end` of `b`. */
+  bytes(b: Uint8Array, start = 0, end = b.length): void {
+    this.ensure(end - start);
+    this.buf.set(b.subarray(start, end), this.len);
+    this.len += end - start;
+  }
+}
