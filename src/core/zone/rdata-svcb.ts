@@ -348,7 +348,7 @@ function parseSvcb(
     if (hasValue && writeStringBytes(text, vs, ve, scratch, escaped) < 0)
       return fail(
         'ZONE_BAD_ESCAPE',
-        'bad escape: \\DDD must be three decimal digits up to 255',
+        'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
         tok,
       );
     const raw = scratch.buf.slice(0, scratch.len);

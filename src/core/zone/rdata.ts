@@ -686,7 +686,7 @@ export function encodeFields(
           if (n < 0)
             return fail(
               'ZONE_BAD_ESCAPE',
-              'bad escape: \\DDD must be three decimal digits up to 255',
+              'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
               t,
             );
           if (n > 255)
@@ -722,7 +722,7 @@ export function encodeFields(
         if (n < 0)
           return fail(
             'ZONE_BAD_ESCAPE',
-            'bad escape: \\DDD must be three decimal digits up to 255',
+            'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
             t,
           );
         t++;
