@@ -543,28 +543,37 @@ const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 secti
  * decoded and checked once (while it stays in a bounded cache); a record
  * only adds its position to the findings. The records of an owner are
  * usually consecutive: each run of one owner is checked for the PREFERENCE
- * rule when it ends, and only an owner that comes back after another one has
- * its records read again. Nothing is kept per record.
+ * rule when it ends; an owner that comes back after another one is checked
+ * at the end over its first run (kept as a range) and its later records.
  */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   const cache = new FieldCache(new LintMemo(), records.length);
   const owners = new OwnerTable();
-  /** Owners seen in more than one run (checked at the end). */
-  const split = new Map<string, number>();
+  /** Each owner's first run: record indices [firstStart[id], firstEnd[id]). */
+  let firstStart = new Int32Array(1024);
+  let firstEnd = new Int32Array(1024);
+  /** Owners that come back after another one: the record indices of their later runs. */
+  const later = new Map<number, number[]>();
   /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
   const byOwner = new Map<number, ZoneDiagnostic[]>();
   let runOwner: string | undefined;
   let runId = -1;
+  /** The owner's list of later records, when the current run is not its first. */
+  let runLater: number[] | undefined;
+  let lastRecord = -1;
   // The current run's well-formed records (lists reused from run to run).
   const runRRs: ResourceRecord[] = [];
   const runOrders: number[] = [];
   const runPrefs: number[] = [];
   const runFields: NaptrFields[] = [];
   const closeRun = () => {
-    if (runRRs.length >= 2 && !split.has(runOwner!)) {
-      const found = preferenceFindings(runRRs, runOrders, runPrefs, runFields);
-      if (found !== undefined) byOwner.set(runId, found);
+    if (runId >= 0 && runLater === undefined) {
+      firstEnd[runId] = lastRecord + 1;
+      if (runRRs.length >= 2) {
+        const found = preferenceFindings(runRRs, runOrders, runPrefs, runFields);
+        if (found !== undefined) byOwner.set(runId, found);
+      }
     }
     runRRs.length = 0;
     runOrders.length = 0;
@@ -580,9 +589,25 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
       runOwner = owner;
       const { id, seen } = owners.index(owner);
       runId = id;
-      // An owner that comes back after another one: its records are checked together at the end.
-      if (seen) split.set(owner, id);
+      if (seen) {
+        // Its records are checked together at the end.
+        runLater = later.get(id);
+        if (runLater === undefined) later.set(id, (runLater = []));
+      } else {
+        runLater = undefined;
+        if (id >= firstStart.length) {
+          const start = new Int32Array(2 * firstStart.length);
+          start.set(firstStart);
+          firstStart = start;
+          const end = new Int32Array(2 * firstEnd.length);
+          end.set(firstEnd);
+          firstEnd = end;
+        }
+        firstStart[id] = k;
+      }
     }
+    lastRecord = k;
+    if (runLater !== undefined) runLater.push(k);
     const rdata = rr.rdata;
     const f = rdata.length < 8 ? undefined : cache.get(rdata);
     if (f === undefined) {
@@ -600,33 +625,28 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     }
   }
   closeRun();
-  if (split.size > 0) {
-    const lists = new Map<
-      string,
-      { rrs: ResourceRecord[]; orders: number[]; prefs: number[]; fields: NaptrFields[] }
-    >();
-    for (const rr of records) {
-      if (rr.type !== TYPE_NAPTR || !split.has(rr.owner)) continue;
+  for (const [id, more] of later) {
+    const rrs: ResourceRecord[] = [];
+    const orders: number[] = [];
+    const prefs: number[] = [];
+    const fields: NaptrFields[] = [];
+    const add = (k: number): void => {
+      const rr = records[k]!;
+      if (rr.type !== TYPE_NAPTR) return;
       const rdata = rr.rdata;
       const f = rdata.length < 8 ? undefined : cache.get(rdata);
-      if (f === undefined) continue;
-      let list = lists.get(rr.owner);
-      if (list === undefined)
-        lists.set(rr.owner, (list = { rrs: [], orders: [], prefs: [], fields: [] }));
-      list.rrs.push(rr);
-      list.orders.push((rdata[0]! << 8) | rdata[1]!);
-      list.prefs.push((rdata[2]! << 8) | rdata[3]!);
-      list.fields.push(f);
-    }
-    for (const [owner, id] of split) {
-      const l = lists.get(owner);
-      const found =
-        l !== undefined && l.rrs.length >= 2
-          ? preferenceFindings(l.rrs, l.orders, l.prefs, l.fields)
-          : undefined;
-      if (found !== undefined) byOwner.set(id, found);
-      else byOwner.delete(id);
-    }
+      if (f === undefined) return;
+      rrs.push(rr);
+      orders.push((rdata[0]! << 8) | rdata[1]!);
+      prefs.push((rdata[2]! << 8) | rdata[3]!);
+      fields.push(f);
+    };
+    // The first run's range holds only this owner's NAPTR records (and records of other types).
+    for (let k = firstStart[id]!; k < firstEnd[id]!; k++) add(k);
+    for (const k of more) add(k);
+    const found = rrs.length >= 2 ? preferenceFindings(rrs, orders, prefs, fields) : undefined;
+    if (found !== undefined) byOwner.set(id, found);
+    else byOwner.delete(id);
   }
   for (const id of [...byOwner.keys()].sort((a, b) => a - b)) out.push(...byOwner.get(id)!);
   return out;
