@@ -198,6 +198,44 @@ describe('more distinct fields than the lint keeps', () => {
   });
 });
 
+describe('one name with a rule per jurisdiction (variant A)', () => {
+  it('20,000 rules at one owner: only the pairs told apart by PREFERENCE alone, in record order', () => {
+    const records: ResourceRecord[] = [];
+    const base = {
+      owner: 'lex-nameserver.nic.example.',
+      flags: '',
+      services: '',
+      replacement: '.',
+    };
+    for (let k = 0; k < 20_000; k++) {
+      records.push(
+        record({
+          ...base,
+          order: 100,
+          preference: 10,
+          regexp: `!^urn:lex:j${k}[;:].*$!lex.j${k}.example!i`,
+          line: k + 1,
+        }),
+      );
+    }
+    // Two rules at ORDER 200 told apart only by PREFERENCE, and the same rule twice (no pair).
+    const tail = [
+      { order: 200, preference: 20, regexp: '!^urn:lex:x[;:].*$!a.example!i', line: 20_001 },
+      { order: 200, preference: 10, regexp: '!^urn:lex:y[;:].*$!b.example!i', line: 20_002 },
+      { order: 300, preference: 10, regexp: '!^urn:lex:z[;:].*$!c.example!i', line: 20_003 },
+      { order: 300, preference: 20, regexp: '!^urn:lex:z[;:].*$!c.example!i', line: 20_004 },
+    ];
+    for (const t of tail) records.push(record({ ...base, ...t }));
+    const lint = lintNaptrRecords(records);
+    expect(lint.map((d) => [d.code, d.position?.line, d.token])).toEqual([
+      ['NAPTR_PREFERENCE_AS_ORDER', 20_001, '20'],
+    ]);
+    expect(lint).toEqual(
+      reference(records.slice(19_990)).filter((d) => d.code === 'NAPTR_PREFERENCE_AS_ORDER'),
+    );
+  });
+});
+
 describe('a generated zone of 30,000 NAPTR records', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lexroute-lint-scale-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -456,32 +456,77 @@ function preferenceFindings(
   prefs: readonly number[],
   fields: readonly NaptrFields[],
 ): ZoneDiagnostic[] | undefined {
-  let out: ZoneDiagnostic[] | undefined;
-  // ORDER, not PREFERENCE, makes "more specific first" deterministic.
-  for (let i = 0; i < rrs.length; i++) {
-    for (let j = i + 1; j < rrs.length; j++) {
-      const ao = orders[i]!;
-      const ap = prefs[i]!;
-      const bp = prefs[j]!;
-      if (ao !== orders[j]! || ap === bp) continue;
-      const a = fields[i]!;
-      const b = fields[j]!;
-      if (a.flagsLower !== b.flagsLower) continue;
-      if (a.servicesLower !== b.servicesLower) continue;
-      if (a.regexp === b.regexp && a.replacement === b.replacement) continue;
-      const later = ap > bp ? i : j;
-      (out ??= []).push(
-        diag(
-          'NAPTR_PREFERENCE_AS_ORDER',
-          'warning',
-          `records with ORDER ${ao}, the same flags and services but different rules are told apart only by PREFERENCE (${ap}, ${bp}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
-          rrs[later]!,
-          String(prefs[later]!),
-        ),
-      );
+  const n = rrs.length;
+  if (n <= PAIRWISE_MAX) {
+    let out: ZoneDiagnostic[] | undefined;
+    for (let i = 0; i < n; i++) {
+      for (let j = i + 1; j < n; j++) {
+        const d = preferencePair(rrs, orders, prefs, fields, i, j);
+        if (d !== undefined) (out ??= []).push(d);
+      }
+    }
+    return out;
+  }
+  // A large RRset (one rule per jurisdiction at one name): only records with
+  // the same ORDER, flags and services can be a pair, and a group whose
+  // records all have one PREFERENCE has none. Pairs come out in (i, j) order.
+  const groups = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    const f = fields[i]!;
+    const key = `${orders[i]!}\0${f.flagsLower}\0${f.servicesLower}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, [i]);
+    else g.push(i);
+  }
+  const found: { i: number; j: number; d: ZoneDiagnostic }[] = [];
+  for (const g of groups.values()) {
+    let onePreference = true;
+    for (let k = 1; k < g.length && onePreference; k++) {
+      if (prefs[g[k]!] !== prefs[g[0]!]) onePreference = false;
+    }
+    if (onePreference) continue;
+    for (let x = 0; x < g.length; x++) {
+      for (let y = x + 1; y < g.length; y++) {
+        const d = preferencePair(rrs, orders, prefs, fields, g[x]!, g[y]!);
+        if (d !== undefined) found.push({ i: g[x]!, j: g[y]!, d });
+      }
     }
   }
-  return out;
+  if (found.length === 0) return undefined;
+  found.sort((a, b) => a.i - b.i || a.j - b.j);
+  return found.map((p) => p.d);
+}
+
+/** Records of one owner compared pairwise below this count; above it, by groups. */
+const PAIRWISE_MAX = 8;
+
+/** NAPTR_PREFERENCE_AS_ORDER for records i < j of one owner, if they are such a pair. */
+function preferencePair(
+  rrs: readonly ResourceRecord[],
+  orders: readonly number[],
+  prefs: readonly number[],
+  fields: readonly NaptrFields[],
+  i: number,
+  j: number,
+): ZoneDiagnostic | undefined {
+  // ORDER, not PREFERENCE, makes "more specific first" deterministic.
+  const ao = orders[i]!;
+  const ap = prefs[i]!;
+  const bp = prefs[j]!;
+  if (ao !== orders[j]! || ap === bp) return undefined;
+  const a = fields[i]!;
+  const b = fields[j]!;
+  if (a.flagsLower !== b.flagsLower) return undefined;
+  if (a.servicesLower !== b.servicesLower) return undefined;
+  if (a.regexp === b.regexp && a.replacement === b.replacement) return undefined;
+  const later = ap > bp ? i : j;
+  return diag(
+    'NAPTR_PREFERENCE_AS_ORDER',
+    'warning',
+    `records with ORDER ${ao}, the same flags and services but different rules are told apart only by PREFERENCE (${ap}, ${bp}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
+    rrs[later]!,
+    String(prefs[later]!),
+  );
 }
 
 /**
@@ -648,7 +693,9 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     if (found !== undefined) byOwner.set(id, found);
     else byOwner.delete(id);
   }
-  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) out.push(...byOwner.get(id)!);
+  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) {
+    for (const d of byOwner.get(id)!) out.push(d);
+  }
   return out;
 }
 
