@@ -382,6 +382,8 @@ class FieldCache {
   /** Key offset in the arena, -1 for an empty slot. */
   private readonly keyAt: Int32Array;
   private readonly keyLength: Int32Array;
+  /** 1 when the slot's entry was found again since it was stored (second chance). */
+  private readonly reused: Uint8Array;
   private readonly mask: number;
   private arena: Uint8Array;
   private used = 0;
@@ -395,6 +397,7 @@ class FieldCache {
     this.hashes = new Int32Array(size);
     this.keyAt = new Int32Array(size).fill(-1);
     this.keyLength = new Int32Array(size);
+    this.reused = new Uint8Array(size);
     this.mask = size - 1;
     this.arena = new Uint8Array(64 * size);
   }
@@ -411,10 +414,28 @@ class FieldCache {
       const d = at - 4;
       let i = 4;
       while (i < n && arena[d + i] === rdata[i]) i++;
-      if (i === n) return this.entries[slot];
+      if (i === n) {
+        this.reused[slot] = 1;
+        return this.entries[slot];
+      }
     }
     const f = naptrFields(rdata);
     if (f === undefined) return undefined;
+    const made: NaptrFields = {
+      flags: f.flags,
+      services: f.services,
+      regexp: f.regexp,
+      replacement: f.replacement,
+      flagsLower: f.flags.toLowerCase(),
+      servicesLower: f.services.toLowerCase(),
+      findings: recordFindings(f, this.memo),
+    };
+    // A rule that was found again keeps its slot once against a newcomer: a
+    // zone's repeated rules are not pushed out by its many one-off ones.
+    if (at >= 0 && this.reused[slot] === 1) {
+      this.reused[slot] = 0;
+      return made;
+    }
     if (this.used + n - 4 > this.arena.length) {
       if (this.arena.length < FIELD_ARENA) {
         const grown = new Uint8Array(Math.min(FIELD_ARENA, 2 * (this.arena.length + n)));
@@ -431,16 +452,8 @@ class FieldCache {
     this.keyAt[slot] = this.used;
     this.keyLength[slot] = n - 4;
     this.hashes[slot] = h;
+    this.reused[slot] = 0;
     this.used += n - 4;
-    const made: NaptrFields = {
-      flags: f.flags,
-      services: f.services,
-      regexp: f.regexp,
-      replacement: f.replacement,
-      flagsLower: f.flags.toLowerCase(),
-      servicesLower: f.services.toLowerCase(),
-      findings: recordFindings(f, this.memo),
-    };
     this.entries[slot] = made;
     return made;
   }
