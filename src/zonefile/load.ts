@@ -113,7 +113,7 @@ function finish(parsed: ParseResult, store: ZoneStore, file: string): LoadResult
     return result(store, { diagnostics, file, expects: parsed.expects }, true);
   }
   const built = buildStoreZone(store, { origin });
-  diagnostics.push(...built.diagnostics);
+  for (const d of built.diagnostics) diagnostics.push(d);
   const hasError = diagnostics.some((d) => d.severity === 'error');
   // Out-of-zone records are ignored (reported once by the build), not linted.
   return result(

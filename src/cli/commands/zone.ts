@@ -105,7 +105,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
     if (isDirectory(p)) {
       const found = await zoneFilesIn(p);
       if (found.length === 0) throw new UsageError(`no zone files (*.zone, *.db, db.*) in ${p}`);
-      files.push(...found);
+      for (const f of found) files.push(f);
     } else files.push(p);
   }
   const results = [];

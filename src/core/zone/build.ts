@@ -116,7 +116,9 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
         },
       });
     }
-  diagnostics.push(...store.takePending(ignored));
+  // A loop, not push(...x): a zone can hold hundreds of thousands of findings
+  // and a spread of that size overflows the call stack.
+  for (const d of store.takePending(ignored)) diagnostics.push(d);
   let size = 0;
   for (let r = 0; r < store.recCount; r++)
     if (!(store.recFlags[r]! & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
@@ -166,7 +168,7 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     for (let i = 0; i < order.length; i++)
       if (store.nodeFlags[order[i]!]! & NODE_DELEGATION) cuts.push(store.name(order[i]!));
 
-  diagnostics.push(...validateStore(store, origin, owners));
+  for (const d of validateStore(store, origin, owners)) diagnostics.push(d);
   const soaSet = store.findSet(apex, TYPE_SOA);
   // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
   if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
