@@ -553,6 +553,31 @@ class Parser {
     return -1;
   }
 
+  /**
+   * The domain name of a directive's token `index` ($ORIGIN's name, $INCLUDE's
+   * origin), in wire form, or undefined after reporting why it is not one.
+   */
+  private directiveName(
+    lex: Lexer,
+    state: State,
+    index: number,
+    relativeMessage: string,
+  ): Uint8Array | undefined {
+    const r = encodeName(
+      lex.text,
+      lex.starts[index]!,
+      lex.ends[index]!,
+      state.origin,
+      this.nameBuf,
+      0,
+      true,
+    );
+    if (typeof r === 'number') return this.nameBuf.slice(0, r);
+    if (r === 'RELATIVE') this.tokDiag(state, lex, index, 'ZONE_NO_ORIGIN', relativeMessage);
+    else this.tokDiag(state, lex, index, r, NAME_ERROR_MESSAGES[r]);
+    return undefined;
+  }
+
   private directive(lex: Lexer, state: State): void {
     const name = lex.token(0).toUpperCase();
     switch (name) {
@@ -567,28 +592,9 @@ class Parser {
           );
           return;
         }
-        const r = encodeName(
-          lex.text,
-          lex.starts[1]!,
-          lex.ends[1]!,
-          state.origin,
-          this.nameBuf,
-          0,
-          true,
-        );
-        if (typeof r !== 'number') {
-          if (r === 'RELATIVE')
-            this.tokDiag(
-              state,
-              lex,
-              1,
-              'ZONE_NO_ORIGIN',
-              'relative $ORIGIN but no origin is known',
-            );
-          else this.tokDiag(state, lex, 1, r, NAME_ERROR_MESSAGES[r]);
-          return;
-        }
-        state.origin = this.nameBuf.slice(0, r);
+        const origin = this.directiveName(lex, state, 1, 'relative $ORIGIN but no origin is known');
+        if (origin === undefined) return;
+        state.origin = origin;
         state.originText = nameToText(state.origin, 0, true);
         state.originChanged = true;
         if (this.firstOrigin === undefined) this.firstOrigin = state.originText;
@@ -681,28 +687,14 @@ class Parser {
     let origin = state.origin;
     let originText = state.originText;
     if (lex.count === 3) {
-      const r = encodeName(
-        lex.text,
-        lex.starts[2]!,
-        lex.ends[2]!,
-        state.origin,
-        this.nameBuf,
-        0,
-        true,
+      const named = this.directiveName(
+        lex,
+        state,
+        2,
+        'relative $INCLUDE origin but no origin is known',
       );
-      if (typeof r !== 'number') {
-        if (r === 'RELATIVE')
-          this.tokDiag(
-            state,
-            lex,
-            2,
-            'ZONE_NO_ORIGIN',
-            'relative $INCLUDE origin but no origin is known',
-          );
-        else this.tokDiag(state, lex, 2, r, NAME_ERROR_MESSAGES[r]);
-        return;
-      }
-      origin = this.nameBuf.slice(0, r);
+      if (named === undefined) return;
+      origin = named;
       originText = nameToText(origin, 0, true);
     }
     const slash = state.file.lastIndexOf('/');
