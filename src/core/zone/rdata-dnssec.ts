@@ -34,6 +34,8 @@ import { nameToText, wireNameLength } from './names.ts';
 import {
   algorithmNumber,
   fail,
+  isError,
+  numberToken,
   hexValue,
   parseTtl,
   parseUint,
@@ -119,19 +121,6 @@ function bitmapText(b: Uint8Array, p: number): string[] {
     p += 2 + len;
   }
   return out;
-}
-
-function numberToken(lex: Lexer, t: number, max: number, what: string): number | RdataError {
-  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
-  const v =
-    lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, max);
-  if (v < 0)
-    return fail(
-      'ZONE_BAD_NUMBER',
-      v === -2 ? `${what} out of range (0-${max})` : `${what} must be a number 0-${max}`,
-      t,
-    );
-  return v;
 }
 
 function algorithmToken(lex: Lexer, t: number): number | RdataError {
@@ -253,10 +242,6 @@ function labelCount(b: Uint8Array, p: number): number {
     p += b[p]! + 1;
   }
   return n;
-}
-
-function isError(v: number | RdataError): v is RdataError {
-  return typeof v !== 'number';
 }
 
 function extra(lex: Lexer, t: number, what: string): RdataError | undefined {

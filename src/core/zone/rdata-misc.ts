@@ -29,6 +29,8 @@ import {
   algorithmNumber,
   algorithmText,
   fail,
+  isError,
+  numberToken,
   hexValue,
   ipv6Text,
   parseIpv4,
@@ -47,23 +49,6 @@ import {
 import { TYPE_CODES, typeName } from './types.ts';
 
 const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
-
-function isError(v: number | RdataError): v is RdataError {
-  return typeof v !== 'number';
-}
-
-function numberToken(lex: Lexer, t: number, max: number, what: string): number | RdataError {
-  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
-  const v =
-    lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, max);
-  if (v < 0)
-    return fail(
-      'ZONE_BAD_NUMBER',
-      v === -2 ? `${what} out of range (0-${max})` : `${what} must be a number 0-${max}`,
-      t,
-    );
-  return v;
-}
 
 /** A number or a mnemonic from `names` (case-insensitive). */
 function mnemonicToken(

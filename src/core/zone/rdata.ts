@@ -166,6 +166,24 @@ export function fail(code: string, message: string, tokenIndex: number): RdataEr
   return { code, message, tokenIndex };
 }
 
+export function isError(v: number | RdataError): v is RdataError {
+  return typeof v !== 'number';
+}
+
+/** Token `t` as an unsigned number up to `max`, or why it is not one. */
+export function numberToken(lex: Lexer, t: number, max: number, what: string): number | RdataError {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
+  const v =
+    lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, max);
+  if (v < 0)
+    return fail(
+      'ZONE_BAD_NUMBER',
+      v === -2 ? `${what} out of range (0-${max})` : `${what} must be a number 0-${max}`,
+      t,
+    );
+  return v;
+}
+
 /** Growable scratch buffer the parser encodes one RDATA into. */
 export class ByteWriter {
   buf = new Uint8Array(70000);
