@@ -11,7 +11,7 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts'
 import { ZoneStore, type RecordSink } from './store.ts';
 import { recordViews } from './views.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
-import { ByteWriter, encodeRdataTokens, parseTtl, parseUint } from './rdata.ts';
+import { ByteWriter, encodeRdataTokens, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from './rdata.ts';
 import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
 
 export { decodeRdata, encodeRdata } from './packet.ts';
@@ -128,7 +128,7 @@ class Parser {
   readonly expects: ExpectDirective[] = [];
   firstOrigin: string | undefined;
   private firstClass: number | undefined;
-  private readonly w = new ByteWriter();
+  private readonly w = new ByteWriter(RDATA_SCRATCH_SIZE);
   private readonly nameBuf = new Uint8Array(512);
   private readonly nameCodes = new Uint16Array(1024);
   private readonly options: ParseOptions;

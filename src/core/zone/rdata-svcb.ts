@@ -34,6 +34,7 @@ import { TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
 import { nameToText, wireNameLength } from './names.ts';
 import {
   ByteWriter,
+  RDATA_SCRATCH_SIZE,
   fail,
   ipv6Text,
   parseIpv4,
@@ -304,7 +305,7 @@ function parseSvcb(
     );
   const nameProblem = writeNameToken(lex, first + 1, origin, w);
   if (nameProblem) return nameProblem;
-  const scratch = (scratchWriter ??= new ByteWriter());
+  const scratch = (scratchWriter ??= new ByteWriter(RDATA_SCRATCH_SIZE));
   const params: { key: number; value: Uint8Array; tok: number }[] = [];
   for (let t = first + 2; t < count; t++) {
     const s = lex.starts[t]!;

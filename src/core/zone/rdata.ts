@@ -49,6 +49,9 @@ import {
   STRINGS_CODEC,
 } from './rdata-misc.ts';
 import { SVCB_CODEC } from './rdata-svcb.ts';
+import { ByteWriter } from '../wire/bytes.ts';
+
+export { ByteWriter };
 
 /**
  * A type whose presentation form is not a plain sequence of fields
@@ -184,37 +187,11 @@ export function numberToken(lex: Lexer, t: number, max: number, what: string): n
   return v;
 }
 
-/** Growable scratch buffer the parser encodes one RDATA into. */
-export class ByteWriter {
-  buf = new Uint8Array(70000);
-  len = 0;
-  reset(): void {
-    this.len = 0;
-  }
-  ensure(extra: number): void {
-    if (this.len + extra > this.buf.length) {
-      const b = new Uint8Array(Math.max(this.buf.length * 2, this.len + extra));
-      b.set(this.buf.subarray(0, this.len));
-      this.buf = b;
-    }
-  }
-  u8(v: number): void {
-    this.ensure(1);
-    this.buf[this.len++] = v;
-  }
-  u16(v: number): void {
-    this.ensure(2);
-    this.buf[this.len++] = v >>> 8;
-    this.buf[this.len++] = v & 0xff;
-  }
-  u32(v: number): void {
-    this.ensure(4);
-    this.buf[this.len++] = v >>> 24;
-    this.buf[this.len++] = (v >>> 16) & 0xff;
-    this.buf[this.len++] = (v >>> 8) & 0xff;
-    this.buf[this.len++] = v & 0xff;
-  }
-}
+/**
+ * Size of the scratch buffer the parser encodes one RDATA into: the largest
+ * RDATA (65535 octets, RFC 1035 section 3.2.1) plus room, so it never grows.
+ */
+export const RDATA_SCRATCH_SIZE = 70000;
 
 /** Decimal digits only, value <= max; -1 when not a number, -2 when too large. */
 export function parseUint(text: string, start: number, end: number, max: number): number {
