@@ -297,6 +297,42 @@ export const STRINGS_CODEC: RdataCodec = {
   },
 };
 
+/**
+ * The gateway of IPSECKEY (RFC 4025 section 3.1) or the relay of AMTRELAY
+ * (RFC 8777 section 4.3), by its type: 0 is ".", 1 an IPv4 address, 2 an
+ * IPv6 address, 3 a domain name (the caller has checked type <= 3).
+ */
+function writeGateway(
+  lex: Lexer,
+  t: number,
+  type: number,
+  what: 'gateway' | 'relay',
+  ref: string,
+  origin: Uint8Array | undefined,
+  w: ByteWriter,
+): RdataError | undefined {
+  const s = lex.starts[t]!;
+  const e = lex.ends[t]!;
+  if (type === 0) {
+    if (e - s !== 1 || lex.text.charCodeAt(s) !== 0x2e)
+      return fail('ZONE_BAD_RDATA', `${what} type 0 takes "." as ${what} (${ref})`, t);
+    return undefined;
+  }
+  if (type === 3) return writeNameToken(lex, t, origin, w);
+  const size = type === 1 ? 4 : 16;
+  w.ensure(size);
+  const ok =
+    type === 1 ? parseIpv4(lex.text, s, e, w.buf, w.len) : parseIpv6(lex.text, s, e, w.buf, w.len);
+  if (!ok)
+    return fail(
+      type === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
+      `${what} type ${type} takes an IPv${type === 1 ? 4 : 6} address`,
+      t,
+    );
+  w.len += size;
+  return undefined;
+}
+
 export const IPSECKEY_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
     const prec = numberToken(lex, first, 255, 'precedence');
@@ -317,33 +353,8 @@ export const IPSECKEY_CODEC: RdataCodec = {
     const t = first + 3;
     if (t >= lex.count)
       return fail('ZONE_MISSING_RDATA', 'IPSECKEY RDATA is missing its gateway', -1);
-    const s = lex.starts[t]!;
-    const e = lex.ends[t]!;
-    if (gwType === 0) {
-      if (e - s !== 1 || lex.text.charCodeAt(s) !== 0x2e)
-        return fail(
-          'ZONE_BAD_RDATA',
-          'gateway type 0 takes "." as gateway (RFC 4025 section 3.1)',
-          t,
-        );
-    } else if (gwType === 1 || gwType === 2) {
-      const size = gwType === 1 ? 4 : 16;
-      w.ensure(size);
-      const ok =
-        gwType === 1
-          ? parseIpv4(lex.text, s, e, w.buf, w.len)
-          : parseIpv6(lex.text, s, e, w.buf, w.len);
-      if (!ok)
-        return fail(
-          gwType === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
-          `gateway type ${gwType} takes an IPv${gwType === 1 ? 4 : 6} address`,
-          t,
-        );
-      w.len += size;
-    } else {
-      const problem = writeNameToken(lex, t, origin, w);
-      if (problem) return problem;
-    }
+    const problem = writeGateway(lex, t, gwType, 'gateway', 'RFC 4025 section 3.1', origin, w);
+    if (problem) return problem;
     if (t + 1 >= lex.count) return undefined;
     if (alg === 0)
       return fail(
@@ -585,29 +596,8 @@ export const AMTRELAY_CODEC: RdataCodec = {
         ? undefined
         : fail('ZONE_MISSING_RDATA', 'AMTRELAY RDATA is missing its relay', -1);
     }
-    const s = lex.starts[t]!;
-    const e = lex.ends[t]!;
-    if (type === 0) {
-      if (e - s !== 1 || lex.text.charCodeAt(s) !== 0x2e)
-        return fail('ZONE_BAD_RDATA', 'relay type 0 takes "." as relay (RFC 8777 section 4.3)', t);
-    } else if (type === 3) {
-      const problem = writeNameToken(lex, t, origin, w);
-      if (problem) return problem;
-    } else {
-      const size = type === 1 ? 4 : 16;
-      w.ensure(size);
-      const ok =
-        type === 1
-          ? parseIpv4(lex.text, s, e, w.buf, w.len)
-          : parseIpv6(lex.text, s, e, w.buf, w.len);
-      if (!ok)
-        return fail(
-          type === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
-          `relay type ${type} takes an IPv${type === 1 ? 4 : 6} address`,
-          t,
-        );
-      w.len += size;
-    }
+    const problem = writeGateway(lex, t, type, 'relay', 'RFC 8777 section 4.3', origin, w);
+    if (problem) return problem;
     return extra(lex, t + 1, 'AMTRELAY');
   },
   check(b) {
