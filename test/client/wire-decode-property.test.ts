@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   decodeResponseMessage,
+  utf8ToString,
   WireError,
   type DecodedResponse,
   type RecordFallback,
@@ -57,6 +58,16 @@ function reference(buf: Buffer): PacketDecoded | Error {
 function ours(buf: Buffer): DecodedResponse | WireError {
   try {
     return decodeResponseMessage(buf, 100_000, fallback);
+  } catch (e) {
+    if (e instanceof WireError) return e;
+    throw new Error(`not a WireError: ${String(e)}`, { cause: e });
+  }
+}
+
+/** The client's entry point: the same decoder with Node's native UTF-8 decoding. */
+function viaClient(buf: Buffer): DecodedResponse | WireError {
+  try {
+    return decodeResponse(buf, 100_000) as unknown as DecodedResponse;
   } catch (e) {
     if (e instanceof WireError) return e;
     throw new Error(`not a WireError: ${String(e)}`, { cause: e });
@@ -208,6 +219,7 @@ describe('hand decoder = dns-packet decode, on raw messages (odd octets, compres
         } else {
           expect(ref).not.toBeInstanceOf(Error);
           expectSame(mine, ref as PacketDecoded);
+          expectSame(viaClient(buf) as DecodedResponse, ref as PacketDecoded);
           agreed++;
         }
       }),
@@ -230,12 +242,16 @@ describe('hand decoder = dns-packet decode, on raw messages (odd octets, compres
           }
           if (cut !== undefined) buf = buf.subarray(0, cut % (buf.length + 1));
           const mine = ours(buf);
+          const client = viaClient(buf);
           if (mine instanceof WireError) {
             expectWireError(mine, buf.length);
+            expect(client).toBeInstanceOf(WireError);
+            expect((client as WireError).message).toBe(mine.message);
           } else {
             const ref = reference(buf);
             expect(ref).not.toBeInstanceOf(Error);
             expectSame(mine, ref as PacketDecoded);
+            expectSame(client as DecodedResponse, ref as PacketDecoded);
           }
         },
       ),
@@ -434,11 +450,16 @@ describe('UTF-8 of labels and strings', () => {
               [],
             ],
           };
-          const mine = ours(buildMessage(m));
-          if (mine instanceof WireError) throw mine;
-          const rr = mine.answers[0] as { name: string; data: { regexp: string } };
-          expect(rr.data.regexp).toBe(Buffer.from(octets).toString('utf-8'));
-          expect(rr.name).toBe(Buffer.from(octets.slice(0, 63)).toString('utf-8'));
+          const buf = buildMessage(m);
+          const expected = Buffer.from(octets).toString('utf-8');
+          // The JavaScript decoder, the whole decoder with it, and with Node's.
+          expect(utf8ToString(Uint8Array.from(octets), 0, octets.length)).toBe(expected);
+          for (const mine of [ours(buf), viaClient(buf)]) {
+            if (mine instanceof WireError) throw mine;
+            const rr = mine.answers[0] as { name: string; data: { regexp: string } };
+            expect(rr.data.regexp).toBe(expected);
+            expect(rr.name).toBe(Buffer.from(octets.slice(0, 63)).toString('utf-8'));
+          }
         },
       ),
       { numRuns: 3000 },

@@ -217,18 +217,23 @@ export type RecordFallback = (
 // Strings: UTF-8 as Node's Buffer#toString('utf-8') decodes it (the WHATWG
 // Encoding Standard's decoder: each maximal invalid subpart becomes U+FFFD).
 
-/** Scratch UTF-16 units: a name is at most 255 octets (mail escapes may double it). */
-const UNITS = new Uint16Array(1024);
-let unitCount = 0;
+/**
+ * Decodes `bytes[start, end)` as UTF-8 exactly as Buffer#toString('utf-8')
+ * does. The client passes Node's native one; without it a JavaScript decoder
+ * of the same rules is used.
+ */
+export type Utf8Decoder = (bytes: Uint8Array, start: number, end: number) => string;
 
-/** Append the UTF-8 decoding of `buf[start, end)` to UNITS; `escapeDots` for SOA RNAME. */
-function appendUtf8(buf: Uint8Array, start: number, end: number, escapeDots: boolean): void {
-  let n = unitCount;
+/** Scratch UTF-16 units for the JavaScript decoder (a string is at most 512 octets here). */
+const UNITS = new Uint16Array(512);
+
+/** The JavaScript UTF-8 decoder (the Encoding Standard's algorithm). */
+export function utf8ToString(buf: Uint8Array, start: number, end: number): string {
+  let n = 0;
   let i = start;
   while (i < end) {
     const b = buf[i]!;
     if (b < 0x80) {
-      if (b === 0x2e && escapeDots) UNITS[n++] = 0x5c;
       UNITS[n++] = b;
       i++;
       continue;
@@ -285,14 +290,29 @@ function appendUtf8(buf: Uint8Array, start: number, end: number, escapeDots: boo
       UNITS[n++] = cp;
     }
   }
-  unitCount = n;
-}
-
-function takeUnits(): string {
-  const n = unitCount;
-  unitCount = 0;
   if (n === 0) return '';
   return String.fromCharCode.apply(null, UNITS.subarray(0, n) as unknown as number[]);
+}
+
+/** The decoder of the message being decoded. */
+let utf8: Utf8Decoder = utf8ToString;
+
+/**
+ * Text of `bytes[start, end)`. Short ASCII runs are built here (cheaper than
+ * any call into native code); the rest goes to the UTF-8 decoder.
+ */
+function text(bytes: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n <= 10) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = bytes[i]!;
+      if (c >= 0x80) return utf8(bytes, start, end);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return utf8(bytes, start, end);
 }
 
 // ---------------------------------------------------------------------------
@@ -323,8 +343,31 @@ function memoFind(offset: number): number {
 /** Segments of the name being decoded (its start, then each pointer target). */
 const SEG_MAX = 8;
 const segOffset = new Int32Array(SEG_MAX);
-const segUnit = new Int32Array(SEG_MAX);
+const segOctet = new Int32Array(SEG_MAX);
 const segLabelBytes = new Int32Array(SEG_MAX);
+
+/**
+ * The name's presentation octets: labels joined by `.` (and, in mail mode,
+ * `\` before a `.` inside a label). Decoding these octets at once gives the
+ * same text as decoding each label and joining, as dns-packet does: an ASCII
+ * octet ends any unfinished UTF-8 sequence exactly as the end of a label does.
+ */
+const NAME_OCTETS = new Uint8Array(512);
+
+/**
+ * Where the decoder is, for error messages (set by the callers, read only
+ * when something is wrong): -2 a question, -1 a record's owner or fixed
+ * fields, otherwise the RDATA of a record of that type; `ctxAt` is the
+ * question's or record's first byte.
+ */
+let ctxType = -1;
+let ctxAt = 0;
+
+function where(): string {
+  if (ctxType === -2) return `question at byte ${ctxAt}`;
+  if (ctxType === -1) return `record at byte ${ctxAt}`;
+  return `${typeString(ctxType)} record at byte ${ctxAt}`;
+}
 
 /** Octets the last decodeName consumed at the name's own position. */
 let nameBytes = 0;
@@ -332,8 +375,8 @@ let nameBytes = 0;
 /**
  * Decode the name at `start`. Its uncompressed part must end by `limit`
  * (RDLENGTH's end for a name in RDATA; -1: the message's end); data
- * reached through a pointer may lie anywhere before. `what` says where the
- * name is, for messages. Sets `nameBytes`. `mail` is dns-packet's SOA RNAME
+ * reached through a pointer may lie anywhere before. Errors name the context
+ * set in `ctxType`/`ctxAt`. Sets `nameBytes`. `mail` is dns-packet's SOA RNAME
  * mode (a `.` inside a label written `\.`).
  *
  * @see RFC 1035 section 4.1.4: "The first two bits are ones. This allows a
@@ -342,13 +385,7 @@ let nameBytes = 0;
  * @see RFC 1035 section 3.1: "the total length of a domain name (i.e., label
  *   octets and label length octets) is restricted to 255 octets or less."
  */
-function decodeName(
-  buf: Uint8Array,
-  start: number,
-  limit: number,
-  what: string,
-  mail: boolean,
-): string {
+function decodeName(buf: Uint8Array, start: number, limit: number, mail: boolean): string {
   const len = buf.length;
   let o = start;
   let end = limit < 0 ? len : limit;
@@ -361,16 +398,17 @@ function decodeName(
   let labelBytes = 0;
   let suffix = '';
   let past = limit < 0 ? 'the end of the message' : 'RDLENGTH';
-  unitCount = 0;
+  let n = 0;
+  let high = 0;
   if (!mail) {
     segOffset[0] = start;
-    segUnit[0] = 0;
+    segOctet[0] = 0;
     segLabelBytes[0] = 0;
     segs = 1;
   }
   for (;;) {
     if (o >= end) {
-      throw bad(`${what}: name at byte ${start} runs past ${past}`, o);
+      throw bad(`${where()}: name at byte ${start} runs past ${past}`, o);
     }
     const b = buf[o]!;
     if (b === 0) {
@@ -380,27 +418,33 @@ function decodeName(
     const kind = b & 0xc0;
     if (kind === 0) {
       if (o + 1 + b > end) {
-        throw bad(`${what}: label at byte ${o} runs past ${past}`, o);
+        throw bad(`${where()}: label at byte ${o} runs past ${past}`, o);
       }
       labelBytes += b + 1;
       if (labelBytes > 254) {
-        throw bad(`${what}: name at byte ${start} is longer than 255 octets`, o);
+        throw bad(`${where()}: name at byte ${start} is longer than 255 octets`, o);
       }
-      if (unitCount !== 0) UNITS[unitCount++] = 0x2e;
-      appendUtf8(buf, o + 1, o + 1 + b, mail);
-      o += 1 + b;
+      if (n !== 0) NAME_OCTETS[n++] = 0x2e;
+      const stop = o + 1 + b;
+      for (let i = o + 1; i < stop; i++) {
+        const c = buf[i]!;
+        if (c === 0x2e && mail) NAME_OCTETS[n++] = 0x5c;
+        high |= c;
+        NAME_OCTETS[n++] = c;
+      }
+      o = stop;
       continue;
     }
     if (kind !== 0xc0) {
-      throw bad(`${what}: bad label type 0x${b.toString(16)} at byte ${o}`, o);
+      throw bad(`${where()}: bad label type 0x${b.toString(16)} at byte ${o}`, o);
     }
     if (o + 2 > len) {
-      throw bad(`${what}: compression pointer at byte ${o} is cut short`, o);
+      throw bad(`${where()}: compression pointer at byte ${o} is cut short`, o);
     }
     const target = ((b & 0x3f) << 8) | buf[o + 1]!;
     if (target >= segment) {
       throw bad(
-        `${what}: compression pointer at byte ${o} points to byte ${target}, not before byte ${segment}`,
+        `${where()}: compression pointer at byte ${o} points to byte ${target}, not before byte ${segment}`,
         o,
       );
     }
@@ -410,14 +454,14 @@ function decodeName(
       if (hit >= 0) {
         labelBytes += memoLabelBytes[hit]!;
         if (labelBytes > 254) {
-          throw bad(`${what}: name at byte ${start} is longer than 255 octets`, o);
+          throw bad(`${where()}: name at byte ${start} is longer than 255 octets`, o);
         }
         suffix = memoName[hit]!;
         break;
       }
       if (segs < SEG_MAX) {
         segOffset[segs] = target;
-        segUnit[segs] = unitCount;
+        segOctet[segs] = n;
         segLabelBytes[segs] = labelBytes;
         segs++;
       }
@@ -428,40 +472,34 @@ function decodeName(
     past = 'the end of the message';
   }
   nameBytes = consumed;
-  const own = unitCount;
-  let name: string;
-  if (own === 0) {
-    unitCount = 0;
-    name = suffix === '' ? '.' : suffix;
-  } else {
-    const text = takeUnits();
-    name = suffix === '' ? text : `${text}.${suffix}`;
-  }
+  if (n === 0) return suffix === '' ? '.' : suffix;
+  const own = text(NAME_OCTETS, 0, n);
+  const name = suffix === '' ? own : `${own}.${suffix}`;
   // Memoise each part decoded here that starts with a label: a later pointer
-  // to it takes the text from there on.
-  for (let k = 0; k < segs; k++) {
-    const u = segUnit[k]!;
-    if (u >= own) break;
-    const at = segOffset[k]!;
-    if ((buf[at]! & 0xc0) !== 0 || buf[at] === 0 || memoFind(at) >= 0) continue;
-    memoPut(at, u === 0 ? name : name.slice(u + 1), labelBytes - segLabelBytes[k]!);
+  // to it takes the text from there on. Octet positions are text positions
+  // only when every octet is ASCII.
+  if (high < 0x80) {
+    for (let k = 0; k < segs; k++) {
+      const u = segOctet[k]!;
+      if (u >= n) break;
+      const at = segOffset[k]!;
+      if ((buf[at]! & 0xc0) !== 0 || buf[at] === 0 || memoFind(at) >= 0) continue;
+      memoPut(at, u === 0 ? name : name.slice(u + 1), labelBytes - segLabelBytes[k]!);
+    }
   }
   return name;
 }
 
 /** A character-string at `o` inside RDATA ending at `end`; sets `stringBytes`. */
 let stringBytes = 0;
-function decodeString(buf: Uint8Array, o: number, end: number, what: string): string {
-  if (o >= end) throw bad(`${what}: character-string at byte ${o} runs past RDLENGTH`, o);
+function decodeString(buf: Uint8Array, o: number, end: number): string {
+  if (o >= end) throw bad(`${where()}: character-string at byte ${o} runs past RDLENGTH`, o);
   const n = buf[o]!;
   if (o + 1 + n > end) {
-    throw bad(`${what}: character-string at byte ${o} (${n} octets) runs past RDLENGTH`, o);
+    throw bad(`${where()}: character-string at byte ${o} (${n} octets) runs past RDLENGTH`, o);
   }
   stringBytes = n + 1;
-  if (n === 0) return '';
-  unitCount = 0;
-  appendUtf8(buf, o + 1, o + 1 + n, false);
-  return takeUnits();
+  return n === 0 ? '' : text(buf, o + 1, o + 1 + n);
 }
 
 function u16(buf: Uint8Array, o: number): number {
@@ -501,6 +539,7 @@ function decodeRdata(
   end: number,
 ): unknown {
   const rdlength = end - rd;
+  ctxType = type;
   switch (type) {
     case 1: {
       if (rdlength !== 4) throw lengthMismatch('A', start, 4, rdlength);
@@ -514,56 +553,51 @@ function decodeRdata(
     case 5:
     case 12:
     case 39: {
-      const what = `${typeString(type)} record at byte ${start}`;
-      const target = decodeName(buf, rd, end, what, false);
+      const target = decodeName(buf, rd, end, false);
       if (nameBytes !== rdlength)
         throw lengthMismatch(typeString(type), start, nameBytes, rdlength);
       return target;
     }
     case 15: {
-      const what = `MX record at byte ${start}`;
-      if (rdlength < 2) throw bad(`${what}: RDATA of ${rdlength} bytes is cut short`, rd);
+      if (rdlength < 2) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
       const preference = u16(buf, rd);
-      const exchange = decodeName(buf, rd + 2, end, what, false);
+      const exchange = decodeName(buf, rd + 2, end, false);
       if (2 + nameBytes !== rdlength) throw lengthMismatch('MX', start, 2 + nameBytes, rdlength);
       return { preference, exchange };
     }
     case 33: {
-      const what = `SRV record at byte ${start}`;
-      if (rdlength < 6) throw bad(`${what}: RDATA of ${rdlength} bytes is cut short`, rd);
+      if (rdlength < 6) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
       const priority = u16(buf, rd);
       const weight = u16(buf, rd + 2);
       const port = u16(buf, rd + 4);
-      const target = decodeName(buf, rd + 6, end, what, false);
+      const target = decodeName(buf, rd + 6, end, false);
       if (6 + nameBytes !== rdlength) throw lengthMismatch('SRV', start, 6 + nameBytes, rdlength);
       return { priority, weight, port, target };
     }
     case 35: {
       // RFC 3403 section 4.1: ORDER, PREFERENCE, FLAGS, SERVICES, REGEXP, REPLACEMENT.
-      const what = `NAPTR record at byte ${start}`;
-      if (rdlength < 4) throw bad(`${what}: RDATA of ${rdlength} bytes is cut short`, rd);
+      if (rdlength < 4) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
       const order = u16(buf, rd);
       const preference = u16(buf, rd + 2);
       let o = rd + 4;
-      const flags = decodeString(buf, o, end, what);
+      const flags = decodeString(buf, o, end);
       o += stringBytes;
-      const services = decodeString(buf, o, end, what);
+      const services = decodeString(buf, o, end);
       o += stringBytes;
-      const regexp = decodeString(buf, o, end, what);
+      const regexp = decodeString(buf, o, end);
       o += stringBytes;
-      const replacement = decodeName(buf, o, end, what, false);
+      const replacement = decodeName(buf, o, end, false);
       o += nameBytes;
       if (o !== end) throw lengthMismatch('NAPTR', start, o - rd, rdlength);
       return { order, preference, flags, services, regexp, replacement };
     }
     case 6: {
-      const what = `SOA record at byte ${start}`;
       let o = rd;
-      const mname = decodeName(buf, o, end, what, false);
+      const mname = decodeName(buf, o, end, false);
       o += nameBytes;
-      const rname = decodeName(buf, o, end, what, true);
+      const rname = decodeName(buf, o, end, true);
       o += nameBytes;
-      if (o + 20 > end) throw bad(`${what}: RDATA of ${rdlength} bytes is cut short`, o);
+      if (o + 20 > end) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, o);
       const data = {
         mname,
         rname,
@@ -581,7 +615,9 @@ function decodeRdata(
 }
 
 function decodeQuestion(buf: Uint8Array, o: number): WireQuestion {
-  const name = decodeName(buf, o, -1, `question at byte ${o}`, false);
+  ctxType = -2;
+  ctxAt = o;
+  const name = decodeName(buf, o, -1, false);
   const f = o + nameBytes;
   if (f + 4 > buf.length) throw bad(`question at byte ${o} is cut short`, o);
   return { name, type: typeString(u16(buf, f)), class: classString(u16(buf, f + 2)) };
@@ -592,7 +628,9 @@ let recordEnd = 0;
 
 function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback): WireRecord {
   const len = buf.length;
-  const name = decodeName(buf, start, -1, `record at byte ${start}`, false);
+  ctxType = -1;
+  ctxAt = start;
+  const name = decodeName(buf, start, -1, false);
   const fixed = start + nameBytes;
   if (fixed + 10 > len) throw bad(`record at byte ${start} is cut short`, start);
   const type = u16(buf, fixed);
@@ -645,7 +683,7 @@ function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback):
     );
   }
   if (start + out.length !== end) {
-    throw lengthMismatch(typeString(type), start, out.length - nameBytes - 10, rdlength);
+    throw lengthMismatch(typeString(type), start, out.length - (rd - start), rdlength);
   }
   return out.record;
 }
@@ -657,7 +695,8 @@ function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback):
  * pointing backwards, a name over 255 octets) and `DNS_RRSET_TOO_LARGE` when
  * it carries more than `maxRecords` records (from the header counts, before
  * any record is decoded). Octets after the last record are ignored, as
- * dns-packet does.
+ * dns-packet does. `utf8Decoder` replaces the JavaScript UTF-8 decoder (the
+ * client passes Node's; both follow the same rules).
  *
  * @see RFC 1035 section 4.1.1 (header)
  */
@@ -666,8 +705,10 @@ export function decodeResponseMessage(
   maxRecords: number,
   fallback: RecordFallback,
   known?: KnownQuestion,
+  utf8Decoder?: Utf8Decoder,
 ): DecodedResponse {
   const len = buf.length;
+  utf8 = utf8Decoder ?? utf8ToString;
   if (len < 12) throw bad(`message of ${len} bytes has no header`, 0);
   const ancount = u16(buf, 6);
   const nscount = u16(buf, 8);
