@@ -23,6 +23,7 @@ import {
   decodeResponseMessage,
   classString,
   typeString,
+  utf8ToString,
   WireError,
   type DecodedResponse,
   type RecordFallback,
@@ -545,6 +546,13 @@ describe('malformed responses', () => {
       ],
     });
     expect(failure(txt).message).toMatch(/^TXT record at byte 12: Buffer overflow/);
+  });
+
+  it('the JavaScript UTF-8 decoder handles runs longer than its scratch', () => {
+    const octets = Buffer.from(`${'é'.repeat(300)}😀\u00ff`.repeat(3), 'utf-8');
+    octets[5] = 0xff;
+    expect(utf8ToString(octets, 0, octets.length)).toBe(octets.toString('utf-8'));
+    expect(utf8ToString(octets, 3, 40)).toBe(octets.toString('utf-8', 3, 40));
   });
 
   it("type and class names are dns-packet's", () => {

@@ -229,12 +229,14 @@ const UNITS = new Uint16Array(512);
 
 /** The JavaScript UTF-8 decoder (the Encoding Standard's algorithm). */
 export function utf8ToString(buf: Uint8Array, start: number, end: number): string {
+  // UTF-16 units never outnumber octets; a longer run than the scratch gets its own.
+  const units = end - start <= UNITS.length ? UNITS : new Uint16Array(end - start);
   let n = 0;
   let i = start;
   while (i < end) {
     const b = buf[i]!;
     if (b < 0x80) {
-      UNITS[n++] = b;
+      units[n++] = b;
       i++;
       continue;
     }
@@ -256,7 +258,7 @@ export function utf8ToString(buf: Uint8Array, start: number, end: number): strin
       need = 3;
       cp = b & 0x07;
     } else {
-      UNITS[n++] = 0xfffd;
+      units[n++] = 0xfffd;
       i++;
       continue;
     }
@@ -279,19 +281,19 @@ export function utf8ToString(buf: Uint8Array, start: number, end: number): strin
     }
     if (!ok) {
       // The maximal subpart read so far is one U+FFFD; the offending byte is read again.
-      UNITS[n++] = 0xfffd;
+      units[n++] = 0xfffd;
       continue;
     }
     if (cp > 0xffff) {
       cp -= 0x10000;
-      UNITS[n++] = 0xd800 | (cp >> 10);
-      UNITS[n++] = 0xdc00 | (cp & 0x3ff);
+      units[n++] = 0xd800 | (cp >> 10);
+      units[n++] = 0xdc00 | (cp & 0x3ff);
     } else {
-      UNITS[n++] = cp;
+      units[n++] = cp;
     }
   }
   if (n === 0) return '';
-  return String.fromCharCode.apply(null, UNITS.subarray(0, n) as unknown as number[]);
+  return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
 }
 
 /** The decoder of the message being decoded. */
