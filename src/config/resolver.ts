@@ -47,6 +47,12 @@ export interface ResolverConfig {
     readonly entries: number;
     /** How often (ms) to check whether the catalogue file changed; a change empties the cache. */
     readonly checkMs: number;
+    /**
+     * `second-request`: keep an answer only from the second request for it
+     * on (URNs asked once do not evict popular answers); `first-request`:
+     * keep every answer.
+     */
+    readonly admission: 'second-request' | 'first-request';
   };
 }
 
@@ -63,7 +69,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
   cors: { allowOrigin: '*', maxAge: 86400 },
   matching: { minScore: 50, ambiguityMargin: 10, maxCandidates: 20 },
   log: { requests: true },
-  cache: { entries: 10_000, checkMs: 1_000 },
+  cache: { entries: 10_000, checkMs: 1_000, admission: 'second-request' },
 };
 
 /** A configuration problem: the JSON path of the value and what is wrong. */
@@ -104,6 +110,17 @@ const int =
           }
         : null;
 
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v, path) =>
+    typeof v !== 'string' || !values.includes(v)
+      ? {
+          code: typeof v === 'string' ? 'CONFIG_BAD_VALUE' : 'CONFIG_BAD_TYPE',
+          path,
+          message: `${path} must be one of ${values.map((x) => `"${x}"`).join(', ')}, got ${JSON.stringify(v)}`,
+        }
+      : null;
+
 const bool: Check = (v, path) =>
   typeof v !== 'boolean'
     ? { code: 'CONFIG_BAD_TYPE', path, message: `${path} must be true or false` }
@@ -129,7 +146,11 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
   matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
   log: { requests: bool },
-  cache: { entries: int(0, 10_000_000), checkMs: int(0, 3_600_000) },
+  cache: {
+    entries: int(0, 10_000_000),
+    checkMs: int(0, 3_600_000),
+    admission: oneOf(['second-request', 'first-request']),
+  },
 };
 
 /** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */

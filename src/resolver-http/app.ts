@@ -32,7 +32,7 @@ import {
 } from '../core/catalogue/match.ts';
 import { chooseMediaType } from '../core/catalogue/negotiate.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
-import { LruCache } from './lru.ts';
+import { Doorkeeper, LruCache } from './lru.ts';
 
 export interface AppRequest {
   readonly method: string;
@@ -69,6 +69,12 @@ export interface ResolverAppOptions {
     readonly checkMs: number;
     readonly version: () => number;
     readonly now?: () => number;
+    /**
+     * `second-request` (the default): an answer is kept only when its
+     * request was seen recently (Doorkeeper), so URNs asked once do not
+     * evict popular answers. `first-request`: every answer is kept.
+     */
+    readonly admission?: CacheAdmission;
   };
 }
 
@@ -79,6 +85,12 @@ export interface ResolverApp {
 }
 
 type Service = 'N2L' | 'N2Ls' | 'N2C' | 'N2Ns';
+
+export type CacheAdmission = 'first-request' | 'second-request';
+
+/** Doorkeeper slots per cache entry: enough to remember a few cache-fulls of recent keys. */
+const DOORKEEPER_SLOTS_PER_ENTRY = 4;
+const DOORKEEPER_MAX_SLOTS = 1 << 22;
 
 const SERVICES: Record<string, Service> = {
   n2l: 'N2L',
@@ -292,6 +304,12 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   // Answer cache, least recently used dropped first.
   const cacheOptions = options.cache && options.cache.entries > 0 ? options.cache : null;
   const cache = new LruCache<AppResponse>(cacheOptions ? cacheOptions.entries : 1);
+  const doorkeeper =
+    cacheOptions && (cacheOptions.admission ?? 'second-request') === 'second-request'
+      ? new Doorkeeper(
+          Math.min(DOORKEEPER_MAX_SLOTS, cacheOptions.entries * DOORKEEPER_SLOTS_PER_ENTRY),
+        )
+      : null;
   const now = cacheOptions?.now ?? (() => performance.now());
   let cacheVersion = cacheOptions ? cacheOptions.version() : 0;
   let checkedAt = now();
@@ -305,13 +323,14 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
       if (v !== cacheVersion) {
         cacheVersion = v;
         cache.clear();
+        doorkeeper?.clear();
       }
     }
     const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${req.header('accept') ?? ''}\n${req.header('accept-language') ?? ''}\n${rawUrn}`;
     const hit = cache.get(key);
     if (hit) return hit;
     const res = answer(req, service, rawUrn);
-    if (res.status < 500) cache.set(key, res);
+    if (res.status < 500 && (doorkeeper === null || doorkeeper.offer(key))) cache.set(key, res);
     return res;
   }
 

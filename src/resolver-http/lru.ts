@@ -103,3 +103,55 @@ export class LruCache<V> {
     if (this.#tail === -1) this.#tail = slot;
   }
 }
+
+/**
+ * Cache admission on the second request: a direct-mapped table of 32-bit
+ * fingerprints of recently offered keys. `offer` says whether the key was
+ * offered before (and still remembered); a key seen for the first time is
+ * remembered and refused. A stream of URNs each asked once (a crawler, a
+ * bulk link check) then leaves the answer cache alone instead of evicting
+ * the popular answers and churning the garbage collector's old generation,
+ * and a popular URN is cached from its second request on. This is the
+ * "doorkeeper" of TinyLFU (Einziger, Friedman, Manes, "TinyLFU: A Highly
+ * Efficient Cache Admission Policy", 2017) without the frequency sketch.
+ *
+ * Two keys with the same slot evict each other's memory (one more miss);
+ * two keys with the same slot and fingerprint are taken for one (one
+ * answer admitted early): both cost a little efficiency, never correctness.
+ */
+export class Doorkeeper {
+  readonly #seen: Int32Array;
+  readonly #mask: number;
+
+  /** `slots` is rounded up to a power of two (at least 64). */
+  constructor(slots: number) {
+    if (!Number.isInteger(slots) || slots < 1) {
+      throw new RangeError(`doorkeeper size must be a positive integer, got ${slots}`);
+    }
+    let size = 64;
+    while (size < slots) size *= 2;
+    this.#seen = new Int32Array(size);
+    this.#mask = size - 1;
+  }
+
+  /** True when `key` was offered before; otherwise remembers it and returns false. */
+  offer(key: string): boolean {
+    // FNV-1a over UTF-16 code units, then a final mix so that the low bits
+    // (the slot) depend on every character.
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x7feb352d);
+    h ^= h >>> 15;
+    // 0 marks an empty slot: never store it as a fingerprint.
+    const fingerprint = h | 1;
+    const slot = (h >>> 7) & this.#mask;
+    if (this.#seen[slot] === fingerprint) return true;
+    this.#seen[slot] = fingerprint;
+    return false;
+  }
+
+  clear(): void {
+    this.#seen.fill(0);
+  }
+}

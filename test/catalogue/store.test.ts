@@ -2,7 +2,8 @@
  * The SQLite store (schema 2: one document per work): the writer's merge
  * rules equal the in-memory reference (`worksFromRows`) on random rows,
  * documents round-trip, counts follow the writes, reads see other
- * connections' commits from the next turn of the event loop, and a file of
+ * connections' commits from the next turn of the event loop (or when the
+ * snapshot window ends), and a file of
  * another schema is refused with a clear code.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -236,6 +237,38 @@ describe('reads and other connections', () => {
       await new Promise((r) => setImmediate(r));
       expect(reader.byName(WORK(6))?.urn).toBe(WORK(6));
       expect(reader.dataVersion()).not.toBe(v);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  it('with a snapshot window, reads share one snapshot across turns until the window ends', async () => {
+    const file = freshFile();
+    const reader = new SqliteCatalogue(file);
+    const writer = new SqliteCatalogue(file);
+    try {
+      // A long window: the commit below stays hidden over several turns.
+      reader.setSnapshotWindow(60_000);
+      expect(reader.byName(WORK(7))).toBeUndefined();
+      writer.transaction(() =>
+        writer.writer().write(row({ urn: WORK(7), url: 'https://x.example/7' })),
+      );
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      expect(reader.byName(WORK(7))).toBeUndefined();
+      // dataVersion ends the snapshot (the resolver's cache check sees the import) ...
+      const v = reader.dataVersion();
+      expect(reader.byName(WORK(7))?.urn).toBe(WORK(7));
+      // ... and so does a change of window; a short window ends by itself.
+      reader.setSnapshotWindow(20);
+      expect(reader.byName(WORK(8))).toBeUndefined();
+      writer.transaction(() =>
+        writer.writer().write(row({ urn: WORK(8), url: 'https://x.example/8' })),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reader.byName(WORK(8))?.urn).toBe(WORK(8));
+      expect(reader.dataVersion()).not.toBe(v);
+      expect(() => reader.setSnapshotWindow(-1)).toThrow(RangeError);
     } finally {
       reader.close();
       writer.close();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
 import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import type { CatalogueReader } from '../../src/core/catalogue/model.ts';
 import { DEFAULT_RESOLVER_CONFIG, type ResolverConfig } from '../../src/config/resolver.ts';
 import { createResolverApp, type ResolverApp } from '../../src/resolver-http/app.ts';
 import { SHARED } from '../helpers/tools.ts';
@@ -391,6 +392,75 @@ describe('answer cache', () => {
     expect(after.status).toBe(303);
     expect(after.headers.get('location')).toBe('https://planalto.example/l99999');
     expect(versionReads).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('answer cache admission', () => {
+  /** The store, counting the lookups that reach it. */
+  const counting = () => {
+    let lookups = 0;
+    const reader: CatalogueReader = {
+      byName: (u) => (lookups++, store.byName(u)),
+      candidates: (q) => (lookups++, store.candidates(q)),
+      work: (id) => (lookups++, store.work(id)),
+    };
+    return { reader, lookups: () => lookups };
+  };
+  const n2l = (a: ResolverApp, urn: string) => a.fetch(new Request(`${BASE}/uri-res/N2L?${urn}`));
+  const urn = 'urn:lex:br:federal:lei:2008-06-19;11705';
+
+  it('second-request (the default): an answer is kept from its second request on', async () => {
+    const c = counting();
+    const a = createResolverApp({
+      reader: c.reader,
+      analyse: analyseReference,
+      config,
+      cache: { entries: 100, checkMs: 1000, version: () => 1 },
+    });
+    const first = await n2l(a, urn);
+    expect(first.status).toBe(303);
+    const afterFirst = c.lookups();
+    expect(afterFirst).toBeGreaterThan(0);
+    // Not admitted yet: the second request reaches the catalogue again.
+    expect((await n2l(a, urn)).headers.get('location')).toBe(first.headers.get('location'));
+    const afterSecond = c.lookups();
+    expect(afterSecond).toBeGreaterThan(afterFirst);
+    // Admitted on the second request: the third is answered from memory.
+    const third = await n2l(a, urn);
+    expect(third.status).toBe(303);
+    expect(third.headers.get('location')).toBe(first.headers.get('location'));
+    expect(c.lookups()).toBe(afterSecond);
+  });
+
+  it('first-request: every answer is kept at once', async () => {
+    const c = counting();
+    const a = createResolverApp({
+      reader: c.reader,
+      analyse: analyseReference,
+      config,
+      cache: { entries: 100, checkMs: 1000, version: () => 1, admission: 'first-request' },
+    });
+    expect((await n2l(a, urn)).status).toBe(303);
+    const afterFirst = c.lookups();
+    expect((await n2l(a, urn)).status).toBe(303);
+    expect(c.lookups()).toBe(afterFirst);
+  });
+
+  it('a stream of one-off URNs does not evict a popular answer', async () => {
+    const c = counting();
+    const a = createResolverApp({
+      reader: c.reader,
+      analyse: analyseReference,
+      config,
+      cache: { entries: 4, checkMs: 1000, version: () => 1 },
+    });
+    await n2l(a, urn);
+    await n2l(a, urn);
+    // Ten URNs asked once each (404s): more than the cache holds.
+    for (let i = 0; i < 10; i++) await n2l(a, `urn:lex:br:federal:lei:1990-01-01;${900000 + i}`);
+    const before = c.lookups();
+    expect((await n2l(a, urn)).status).toBe(303);
+    expect(c.lookups()).toBe(before);
   });
 });
 

@@ -176,10 +176,18 @@ describe('lexroute resolver (CLI)', () => {
     const cfg = join(dir, 'bad.json');
     (await import('node:fs')).writeFileSync(
       cfg,
-      JSON.stringify({ listen: '127.0.0.1:8080', matching: { minScore: 500 }, colour: 1 }),
+      JSON.stringify({
+        listen: '127.0.0.1:8080',
+        matching: { minScore: 500 },
+        colour: 1,
+        cache: { admission: 'always' },
+      }),
     );
     expect(await resolverCommand.run(['--config', cfg], io)).toBe(1);
     expect(io.stderr()).toContain('CONFIG_BAD_VALUE matching.minScore');
+    expect(io.stderr()).toContain(
+      'CONFIG_BAD_VALUE cache.admission: cache.admission must be one of "second-request", "first-request", got "always"',
+    );
     expect(io.stderr()).toContain('CONFIG_UNKNOWN_KEY colour');
   });
 });
