@@ -75,8 +75,8 @@ export async function startResolverServer(
     const head = req.method === 'HEAD' || out.status === 204;
     res.writeHead(out.status, out.headers);
     res.end(head ? undefined : out.body);
-    // Drain any request body so the connection stays usable.
-    req.resume();
+    // A request body is never read: node:http discards what is left of it
+    // when the response finishes, so the connection stays usable.
     if (logRequests) {
       const entry: Record<string, unknown> = {
         time: isoNow(),

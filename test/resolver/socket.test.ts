@@ -95,6 +95,17 @@ describe('resolver over a real socket', () => {
     );
   });
 
+  it('a request with a body does not break the keep-alive connection (the body is discarded)', async () => {
+    const body = 'x'.repeat(70_000);
+    const answer = await raw(
+      `POST /uri-res/N2L?urn:lex:br:federal:lei:2002-01-10;10406 HTTP/1.1\r\nHost: a\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        `GET /uri-res/N2L?urn:lex:br:federal:lei:2002-01-10;10406 HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello` +
+        'GET /uri-res/N2L?urn:lex:br:federal:lei:2002-01-10;10406 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+    );
+    const statuses = [...answer.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((m) => m[1]);
+    expect(statuses).toEqual(['405', '303', '303']);
+  });
+
   it('HEAD over the socket has headers and no body', async () => {
     const answer = await raw(
       'HEAD /uri-res/N2Ls?urn:lex:br:federal:lei:2002-01-10;10406 HTTP/1.0\r\n\r\n',
