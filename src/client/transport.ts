@@ -206,11 +206,16 @@ class UdpTry {
     this.resolve({ message, bytes: buf.length, ignored: this.ignored });
   }
 
-  fail(code: string, message: string, cause?: unknown): void {
+  /** End the try with this error (abort, send failure, deadline, bad answer); once. */
+  end(error: DnsError): void {
     if (this.done) return;
     this.owner.endTry(this);
+    this.reject(error);
+  }
+
+  fail(code: string, message: string, cause?: unknown): void {
     const ctx = this.ctx();
-    this.reject(
+    this.end(
       new DnsError(code, `${ctx.server} for ${this.qname} ${this.qtype}: ${message}`, ctx, cause),
     );
   }
@@ -536,15 +541,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       (udp): Exchange | Promise<Exchange> => {
         const m = udp.message;
         if (m !== undefined && (m.rcode === 'NOERROR' || m.rcode === 'NXDOMAIN')) {
-          return {
-            message: m,
-            server,
-            protocol: 'udp',
-            bytes: udp.bytes,
-            rttMs: performance.now() - started,
-            ignored: udp.ignored,
-            failures: [],
-          };
+          return answered(m, server, 'udp', udp.bytes, started, udp.ignored, []);
         }
         return this.queryLoop(qname, qtype, options, { udp, started });
       },
@@ -577,24 +574,26 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       for (let t = 0; t < this.opts.tries; t++) {
         if (signal?.aborted) throw abortError(qname, qtype);
         try {
-          let ex: Exchange;
-          if (first !== undefined) {
+          // One try: UDP (the first one may have been made by `query`), then
+          // TCP if the answer came truncated.
+          let udp: UdpOutcome;
+          let started: number;
+          if (first === undefined) {
+            started = performance.now();
+            udp = await this.udpExchange(server, qname, qtype, rd, edns, signal, started);
+          } else {
             const f = first;
             first = undefined;
             if ('error' in f) throw f.error;
-            ex = await this.afterUdp(
-              f.udp,
-              f.started,
-              server,
-              qname,
-              qtype,
-              rd,
-              edns,
-              signal,
-              failures,
-            );
+            ({ udp, started } = f);
+          }
+          let ex: Exchange;
+          if (udp.message) {
+            ex = answered(udp.message, server, 'udp', udp.bytes, started, udp.ignored, failures);
           } else {
-            ex = await this.exchange(server, qname, qtype, rd, edns, signal, failures);
+            // TC=1: the header is all we trust; ask again over TCP.
+            const tcp = await this.tcpExchange(server, qname, qtype, rd, edns, signal);
+            ex = answered(tcp.message, server, 'tcp', tcp.bytes, started, udp.ignored, failures);
           }
           const rcode = ex.message.rcode;
           if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return ex;
@@ -633,57 +632,6 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       { qname, qtype, server: base.server },
       base,
     );
-  }
-
-  /** One try against one server: UDP, then TCP if truncated. */
-  private async exchange(
-    server: ServerAddress,
-    qname: string,
-    qtype: RecordType,
-    rd: boolean,
-    edns: boolean,
-    signal: AbortSignal | undefined,
-    failures: readonly TryNote[],
-  ): Promise<Exchange> {
-    const started = performance.now();
-    const udp = await this.udpExchange(server, qname, qtype, rd, edns, signal, started);
-    return this.afterUdp(udp, started, server, qname, qtype, rd, edns, signal, failures);
-  }
-
-  /** The exchange after its UDP try: the answer, or the TCP retry after TC=1. */
-  private async afterUdp(
-    udp: UdpOutcome,
-    started: number,
-    server: ServerAddress,
-    qname: string,
-    qtype: RecordType,
-    rd: boolean,
-    edns: boolean,
-    signal: AbortSignal | undefined,
-    failures: readonly TryNote[],
-  ): Promise<Exchange> {
-    if (udp.message) {
-      return {
-        message: udp.message,
-        server,
-        protocol: 'udp',
-        bytes: udp.bytes,
-        rttMs: performance.now() - started,
-        ignored: udp.ignored,
-        failures,
-      };
-    }
-    // TC=1: the header is all we trust; ask again over TCP.
-    const tcp = await this.tcpExchange(server, qname, qtype, rd, edns, signal);
-    return {
-      message: tcp.message,
-      server,
-      protocol: 'tcp',
-      bytes: tcp.bytes,
-      rttMs: performance.now() - started,
-      ignored: udp.ignored,
-      failures,
-    };
   }
 
   /** The query in wire form with this ID: encoded once per question, then copied. */
@@ -785,11 +733,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       t.reject = reject;
     });
     if (signal !== undefined) {
-      const onAbort = () => {
-        if (t.done) return;
-        this.endTry(t);
-        t.reject(abortError(qname, qtype));
-      };
+      const onAbort = () => t.end(abortError(qname, qtype));
       t.onAbort = onAbort;
       signal.addEventListener('abort', onAbort, { once: true });
     }
@@ -804,9 +748,8 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     try {
       slot.socket.send(query, server.port, server.host, (err) => {
         if (err && !t.done) {
-          this.endTry(t);
           const ctx = t.ctx();
-          t.reject(
+          t.end(
             new DnsError('DNS_NETWORK', `cannot send to ${ctx.server}: ${err.message}`, ctx, err),
           );
         }
@@ -835,26 +778,18 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     const now = performance.now();
     for (const t of this.waiting) {
       if (t.deadline > now) break;
-      this.endTry(t);
       this.stats.timeouts++;
       const ctx = t.ctx();
-      if (t.badReason !== undefined) {
-        t.reject(
-          new DnsError(
-            'DNS_BAD_RESPONSE',
-            `no valid answer from ${ctx.server} for ${t.qname} ${t.qtype} within ${this.opts.timeoutMs} ms; ignored ${t.ignored} bad response(s), last: ${t.badReason}`,
-            ctx,
-          ),
-        );
-      } else {
-        t.reject(
-          new DnsError(
-            'DNS_TIMEOUT',
-            `no answer from ${ctx.server} for ${t.qname} ${t.qtype} within ${this.opts.timeoutMs} ms`,
-            ctx,
-          ),
-        );
-      }
+      const within = `from ${ctx.server} for ${t.qname} ${t.qtype} within ${this.opts.timeoutMs} ms`;
+      t.end(
+        t.badReason === undefined
+          ? new DnsError('DNS_TIMEOUT', `no answer ${within}`, ctx)
+          : new DnsError(
+              'DNS_BAD_RESPONSE',
+              `no valid answer ${within}; ignored ${t.ignored} bad response(s), last: ${t.badReason}`,
+              ctx,
+            ),
+      );
     }
     const next = this.waiting.values().next();
     if (!next.done) {
@@ -882,13 +817,17 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       let received = 0;
       let expected = -1;
       const socket = net.connect({ host: server.host, port: server.port });
-      const fail = (e: DnsError) => {
-        if (done) return;
+      /** The exchange is over (answer, failure, abort or deadline): false if it already was. */
+      const finish = (): boolean => {
+        if (done) return false;
         done = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         socket.destroy();
-        reject(e);
+        return true;
+      };
+      const fail = (e: DnsError) => {
+        if (finish()) reject(e);
       };
       const onAbort = () => fail(abortError(qname, qtype));
       const timer = setTimeout(() => {
@@ -927,10 +866,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
         }
         if (expected >= 0 && received >= expected + 2) {
           const all = Buffer.concat(chunks, received).subarray(2, expected + 2);
-          done = true;
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          socket.destroy();
+          finish();
           try {
             resolve({
               message: this.checkTcp(all, id, qname, qtype, serverText),
@@ -989,6 +925,27 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     this.pools.udp4.close();
     this.pools.udp6.close();
   }
+}
+
+/** A usable answer, over UDP or over TCP after TC=1. */
+function answered(
+  message: Message,
+  server: ServerAddress,
+  protocol: 'udp' | 'tcp',
+  bytes: number,
+  started: number,
+  ignored: number,
+  failures: readonly TryNote[],
+): Exchange {
+  return {
+    message,
+    server,
+    protocol,
+    bytes,
+    rttMs: performance.now() - started,
+    ignored,
+    failures,
+  };
 }
 
 const SEVERITY: Record<string, number> = {
