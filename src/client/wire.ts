@@ -22,6 +22,7 @@ import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
 import {
   decodeResponseMessage,
+  type DecodedResponse,
   type KnownQuestion as CoreKnownQuestion,
   type RecordFallback,
   type Utf8Decoder,
@@ -74,34 +75,15 @@ export function readHeader(buf: Buffer): Header | undefined {
   };
 }
 
-/** A decoded response, with every section present. */
-export interface Message {
-  readonly id: number;
-  readonly qr: boolean;
-  readonly opcode: string;
-  readonly aa: boolean;
-  readonly tc: boolean;
-  readonly rd: boolean;
-  readonly ra: boolean;
-  readonly rcode: string;
-  readonly questions: readonly Question[];
-  readonly answers: readonly Answer[];
-  readonly authorities: readonly Answer[];
-  readonly additionals: readonly Answer[];
-}
+/** A decoded response, with every section present, typed by dns-packet. */
+export type Message = DecodedResponse<Question, Answer>;
 
 /**
  * The question we asked, as sent: a response whose question section is the
- * same bytes has this question, decoded once when the query was built.
+ * same bytes has this question, decoded once (by dns-packet) when the query
+ * was built.
  */
-export interface KnownQuestion {
-  /** Our query; its question section starts at byte 12. */
-  readonly wire: Buffer;
-  /** Length of the question section in `wire`. */
-  readonly length: number;
-  /** `wire`'s question as dns-packet decodes it. */
-  readonly question: Question;
-}
+export type KnownQuestion = CoreKnownQuestion<Buffer, Question>;
 
 /** The KnownQuestion of an encoded one-question query. */
 export function knownQuestion(wire: Buffer): KnownQuestion {

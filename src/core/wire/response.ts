@@ -175,7 +175,12 @@ export interface WireOpt {
 
 export type WireRecord = WireAnswer | WireOpt;
 
-export interface DecodedResponse {
+/**
+ * A decoded response. `Q` and `R` are the question and record types: the
+ * core's own (`WireQuestion`, `WireRecord`), or dns-packet's `Question` and
+ * `Answer` in the client, which are the same objects typed by dns-packet.
+ */
+export interface DecodedResponse<Q = WireQuestion, R = WireRecord> {
   readonly id: number;
   readonly qr: boolean;
   readonly opcode: string;
@@ -184,23 +189,23 @@ export interface DecodedResponse {
   readonly rd: boolean;
   readonly ra: boolean;
   readonly rcode: string;
-  readonly questions: readonly WireQuestion[];
-  readonly answers: readonly WireRecord[];
-  readonly authorities: readonly WireRecord[];
-  readonly additionals: readonly WireRecord[];
+  readonly questions: readonly Q[];
+  readonly answers: readonly R[];
+  readonly authorities: readonly R[];
+  readonly additionals: readonly R[];
 }
 
 /**
  * The question we asked, as sent: a response whose question section is the
  * same bytes has this question (decoded once when the query was built).
  */
-export interface KnownQuestion {
+export interface KnownQuestion<B extends Uint8Array = Uint8Array, Q = WireQuestion> {
   /** Our query; its question section starts at byte 12. */
-  readonly wire: Uint8Array;
+  readonly wire: B;
   /** Length of the question section in `wire`. */
   readonly length: number;
   /** `wire`'s question, decoded. */
-  readonly question: WireQuestion;
+  readonly question: Q;
 }
 
 /**
