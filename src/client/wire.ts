@@ -107,7 +107,7 @@ const nativeUtf8: Utf8Decoder | undefined =
   typeof utf8Slice === 'function' ? (b, start, end) => utf8Slice.call(b, start, end) : undefined;
 
 /** dns-packet's own decoding of one record, for the types the hand decoder leaves to it. */
-const fallback: RecordFallback = (buf, start) => {
+export const dnsPacketFallback: RecordFallback = (buf, start) => {
   const record = lib.answer.decode(buf as Buffer, start) as unknown as WireRecord;
   return { record, length: lib.answer.decode.bytes };
 };
@@ -124,7 +124,7 @@ export function decodeResponse(buf: Buffer, maxRecords: number, known?: KnownQue
   return decodeResponseMessage(
     buf,
     maxRecords,
-    fallback,
+    dnsPacketFallback,
     known as CoreKnownQuestion | undefined,
     nativeUtf8,
   ) as unknown as Message;

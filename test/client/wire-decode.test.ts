@@ -26,19 +26,11 @@ import {
   utf8ToString,
   WireError,
   type DecodedResponse,
-  type RecordFallback,
-  type WireRecord,
 } from '../../src/core/wire/response.ts';
-import { decodeResponse, knownQuestion } from '../../src/client/wire.ts';
+import { decodeResponse, dnsPacketFallback, knownQuestion } from '../../src/client/wire.ts';
 import { buildMessage, type RawName, type RawRR } from './helpers/wire-build.ts';
 
-const lib = dnsPacket as unknown as {
-  answer: { decode: ((b: Buffer, o: number) => unknown) & { bytes: number } };
-};
-const fallback: RecordFallback = (buf, start) => ({
-  record: lib.answer.decode(buf as Buffer, start) as WireRecord,
-  length: lib.answer.decode.bytes,
-});
+const fallback = dnsPacketFallback;
 
 function decode(buf: Buffer, maxRecords = 1000): DecodedResponse {
   return decodeResponseMessage(buf, maxRecords, fallback);
