@@ -7,11 +7,16 @@
  *     names:          [[urn, alias (0|1), jurisdiction, authority, measure, dates[], period, numbers[], annexes[]], ...]
  *                     the canonical name first, then the aliases in the order they were added
  *     expressions:    [[version, versionDate, language, inForce, manifestations], ...]   in insertion order
- *     manifestations: [[editor, format, component, feature, items], ...]                 in insertion order
+ *     manifestations: [[editor, format, component, feature, items, partitionDepth?], ...] in insertion order
  *     items:          [url, priority, url, priority, ...]                               by priority, then URL
  *
  * Absent parts are JSON `null`. Expression and manifestation URNs are not
  * stored: they are composed from the work URN and the parts on decoding.
+ *
+ * `partitionDepth` (RFC 9676 section 5.8 markup granularity) is an optional
+ * trailing element, written only when known: a manifestation without it (every
+ * document written before it existed) decodes as unknown (null), so schema-2
+ * files read unchanged and no schema bump is needed.
  */
 import type {
   CatalogueExpression,
@@ -27,7 +32,8 @@ import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
 
 type Str = string | null;
 type NameDoc = [string, 0 | 1, string, string, string, string[], Str, string[], string[]];
-type ManDoc = [Str, Str, Str, Str, (string | number)[]];
+type ManDoc =
+  [Str, Str, Str, Str, (string | number)[]] | [Str, Str, Str, Str, (string | number)[], number];
 type ExprDoc = [Str, Str, Str, Str, ManDoc[]];
 type WorkDoc = [Str, NameDoc[], ExprDoc[]];
 
@@ -36,6 +42,7 @@ export interface MutableManifestation {
   readonly urn: string;
   readonly key: ManifestationKey;
   items: CatalogueItem[];
+  partitionDepth: number | null;
 }
 export interface MutableExpression {
   readonly urn: string;
@@ -118,7 +125,13 @@ export function decodeWork(id: number, text: string, insertionOrder = false): Mu
       for (let k = 0; k < flat.length; k += 2) {
         items[k >> 1] = { url: flat[k] as string, priority: flat[k + 1] as number };
       }
-      manifestations[j] = { urn: manifestationUrn(eUrn, mKey), key: mKey, items };
+      const depth = m.length > 5 ? m[5] : undefined;
+      manifestations[j] = {
+        urn: manifestationUrn(eUrn, mKey),
+        key: mKey,
+        items,
+        partitionDepth: typeof depth === 'number' ? depth : null,
+      };
     }
     expressions[i] = { urn: eUrn, key, inForce: e[3], manifestations };
   }
@@ -149,7 +162,9 @@ export function encodeWork(w: CatalogueWork | MutableWork): string {
     e.manifestations.map((m: CatalogueManifestation): ManDoc => {
       const flat: (string | number)[] = [];
       for (const i of m.items) flat.push(i.url, i.priority);
-      return [m.key.editor, m.key.format, m.key.component, m.key.feature, flat];
+      return m.partitionDepth === null
+        ? [m.key.editor, m.key.format, m.key.component, m.key.feature, flat]
+        : [m.key.editor, m.key.format, m.key.component, m.key.feature, flat, m.partitionDepth];
     }),
   ]);
   const doc: WorkDoc = [w.title, names, expressions];

@@ -3,8 +3,9 @@
  * unchanged (same works, aliases, titles, versions, manifestations, items).
  *
  * One row per item (its manifestation URN and URL); a work's first row also
- * carries its title and aliases, an expression's first row its in-force date.
- * Works, expressions and manifestations without items get a row of their own.
+ * carries its title and aliases, an expression's first row its in-force date,
+ * a manifestation's first row its partition depth (when known). Works,
+ * expressions and manifestations without items get a row of their own.
  */
 import { formatCsvRecord } from './csv.ts';
 import type { SqliteCatalogue } from './store.ts';
@@ -15,6 +16,7 @@ interface ExportRow {
   url?: string;
   priority?: number;
   inForce?: string;
+  partitionDepth?: number;
   title?: string;
   aliases?: string[];
 }
@@ -44,13 +46,28 @@ export function* exportRows(store: SqliteCatalogue): Generator<ExportRow> {
       const unversioned = e.key.version === null;
       let exprWrote = false;
       for (const m of e.manifestations) {
+        // Only a manifestation with a URN of its own ('$') can carry a depth (row.ts).
+        let depth: Pick<ExportRow, 'partitionDepth'> =
+          m.partitionDepth === null ? {} : { partitionDepth: m.partitionDepth };
+        const takeDepth = () => {
+          const x = depth;
+          depth = {};
+          return x;
+        };
         if (m.items.length === 0) {
-          yield { urn: m.urn, ...takeInForce(), ...take() };
+          yield { urn: m.urn, ...takeInForce(), ...takeDepth(), ...take() };
           exprWrote = true;
           continue;
         }
         for (const item of m.items) {
-          yield { urn: m.urn, url: item.url, priority: item.priority, ...takeInForce(), ...take() };
+          yield {
+            urn: m.urn,
+            url: item.url,
+            priority: item.priority,
+            ...takeInForce(),
+            ...takeDepth(),
+            ...take(),
+          };
           exprWrote = true;
         }
       }
@@ -65,7 +82,16 @@ export function* exportRows(store: SqliteCatalogue): Generator<ExportRow> {
   }
 }
 
-export const CSV_HEADER = ['urn', 'url', 'priority', 'in_force', 'title', 'aliases'];
+/** `partition_depth` comes last, so readers of the earlier six columns by position still work. */
+export const CSV_HEADER = [
+  'urn',
+  'url',
+  'priority',
+  'in_force',
+  'title',
+  'aliases',
+  'partition_depth',
+];
 
 /** Write the catalogue through `write` (called once per line, newline included). */
 export function exportCatalogue(
@@ -88,6 +114,7 @@ export function exportCatalogue(
           r.inForce ?? '',
           r.title ?? '',
           (r.aliases ?? []).join(' '),
+          r.partitionDepth === undefined ? '' : String(r.partitionDepth),
         ])}\n`,
       );
     }

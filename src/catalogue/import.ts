@@ -84,6 +84,8 @@ const CSV_COLUMNS: Record<string, string> = {
   priority: 'priority',
   in_force: 'inForce',
   inforce: 'inForce',
+  partition_depth: 'partitionDepth',
+  partitiondepth: 'partitionDepth',
   title: 'title',
   aliases: 'aliases',
 };
@@ -211,7 +213,7 @@ export async function importFile(
               if (!name) {
                 throw new CatalogueError(
                   'CSV_BAD_HEADER',
-                  `${path}:${start}: unknown column '${h}' (columns: urn, url, priority, in_force, title, aliases)`,
+                  `${path}:${start}: unknown column '${h}' (columns: urn, url, priority, in_force, partition_depth, title, aliases)`,
                 );
               }
               return name;

@@ -601,9 +601,17 @@ export class CatalogueWriter {
       }
     }
     if (!man) {
-      man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [] };
+      man = {
+        urn: manifestationUrn(ex.urn, mk),
+        key: mk,
+        items: [],
+        partitionDepth: row.partitionDepth,
+      };
       ex.manifestations.push(man);
       this.#counts.manifestations++;
+    } else if (row.partitionDepth !== null) {
+      // As inForce on an expression: a row that gives a depth replaces the earlier one.
+      man.partitionDepth = row.partitionDepth;
     }
     if (row.item === null) return { ok: true, outcome: { newWork, newItem: false } };
     const { url, priority } = row.item;

@@ -513,9 +513,18 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   };
 }
 
+/**
+ * One location in N2Ls JSON and N2C. `fragment` is the fragment of `url`;
+ * `partitionApplied` says what became of the URN's `~partition` on it (`none`,
+ * `whole`, `trimmed` to the manifestation's `partitionDepth`, `omitted` at
+ * depth 0), RFC 9676 section 5.8.
+ */
 function locationJson(l: Location): Record<string, unknown> {
   return {
     url: l.url,
+    fragment: l.fragment,
+    partitionApplied: l.partitionApplied,
+    partitionDepth: l.partitionDepth,
     manifestation: l.manifestation,
     mediaType: l.mediaType,
     format: l.format,
@@ -555,6 +564,7 @@ export function describe(found: Found): Record<string, unknown> {
           format: m.key.format,
           component: m.key.component,
           feature: m.key.feature,
+          partitionDepth: m.partitionDepth,
           items: m.items.map((i) => ({ url: i.url, priority: i.priority })),
         })),
       })),

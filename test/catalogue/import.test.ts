@@ -380,7 +380,9 @@ describe('lexroute catalogue (CLI)', () => {
     expect(await catalogueCommand.run(['export', '--catalogue', db, '--format', 'csv'], out)).toBe(
       0,
     );
-    expect(out.stdout().split('\n')[0]).toBe('urn,url,priority,in_force,title,aliases');
+    expect(out.stdout().split('\n')[0]).toBe(
+      'urn,url,priority,in_force,title,aliases,partition_depth',
+    );
     expect(out.stdout().trim().split('\n').length).toBe(lines + 1);
   });
 

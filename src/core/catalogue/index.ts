@@ -24,6 +24,7 @@ export {
   effectiveDate,
   isOriginalVersion,
   isValidIsoDate,
+  partitionForDepth,
   resolveQuery,
   scoreName,
   type Ambiguous,
@@ -34,12 +35,14 @@ export {
   type MatchOptions,
   type MatchReason,
   type NotFound,
+  type PartitionApplied,
   type Resolution,
 } from './match.ts';
 export { analyseLexUrn, analyseReference, type AnalyseOptions } from './from-urn.ts';
 export { MemoryCatalogue, worksFromRows } from './memory.ts';
 export {
   validateRow,
+  MAX_PARTITION_DEPTH,
   ROW_FIELDS,
   type CatalogueRow,
   type RowError,

@@ -16,7 +16,8 @@
  *    (most recent) version of the requested source of law and provide all the
  *    manifestations with their related items" (`selectExpression`);
  * 5. "the resolver SHOULD append the "#" character followed by the partition
- *    ID to URLs" (`locate`).
+ *    ID to URLs" (`locate`), trimmed to the levels the manifestation's markup
+ *    has anchors for when the catalogue records that (`partitionForDepth`).
  */
 import type {
   CatalogueExpression,
@@ -70,6 +71,10 @@ export const PENALTIES = {
   MEASURE_DIFFERS: 30,
   /** A version the catalogue lacks; the version in force at that date was chosen. */
   VERSION_IN_FORCE_AT: 0,
+  /** The partition was cut to the levels a manifestation's markup has anchors for (`partitionDepth`). */
+  PARTITION_TRIMMED: 0,
+  /** A manifestation's markup has no partition anchors (`partitionDepth` 0): its URL points at the document. */
+  PARTITION_OMITTED: 0,
 } as const;
 
 export interface MatchOptions {
@@ -87,10 +92,26 @@ export interface MatchOptions {
   readonly maxCandidates?: number;
 }
 
+/**
+ * What became of the URN's `~partition` on one URL:
+ * - `none`: the URN has no partition;
+ * - `whole`: the whole partition is the fragment (depth unknown, or at least
+ *   as deep as the partition);
+ * - `trimmed`: its first `partitionDepth` levels are the fragment;
+ * - `omitted`: the markup has no partition anchors (depth 0): no partition
+ *   fragment, the URL points at the beginning of the document.
+ */
+export type PartitionApplied = 'none' | 'whole' | 'trimmed' | 'omitted';
+
 /** One URL the resolver offers, with the manifestation it belongs to. */
 export interface Location {
   /** The item URL with `#partition` and any forwarded q-component applied. */
   readonly url: string;
+  /** The fragment of `url` (without `#`): the partition as applied, or the catalogued one; null when none. */
+  readonly fragment: string | null;
+  readonly partitionApplied: PartitionApplied;
+  /** The manifestation's partition depth as catalogued; null when unknown. */
+  readonly partitionDepth: number | null;
   /** The URL as catalogued. */
   readonly itemUrl: string;
   readonly priority: number;
@@ -447,11 +468,17 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
   const forward = splitQComponent(query.qComponent).rest;
   const ranked: { location: Location; weight: number }[] = [];
   for (const { manifestation: m, weight } of mans.manifestations) {
+    const p = partitionForDepth(query.partition, m.partitionDepth);
     for (const item of m.items) {
+      const url = decorateUrl(item.url, p.partition, forward);
+      const hash = url.indexOf('#');
       ranked.push({
         weight,
         location: {
-          url: decorateUrl(item.url, query.partition, forward),
+          url,
+          fragment: hash < 0 ? null : url.slice(hash + 1),
+          partitionApplied: p.applied,
+          partitionDepth: m.partitionDepth,
           itemUrl: item.url,
           priority: item.priority,
           manifestation: m.urn,
@@ -475,7 +502,41 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
       message: `${ex.expression.urn} is catalogued but has no location`,
     };
   }
-  return { ok: true, expression: ex.expression, locations, reasons: ex.reasons };
+  return {
+    ok: true,
+    expression: ex.expression,
+    locations,
+    reasons:
+      query.partition === null
+        ? ex.reasons
+        : [...ex.reasons, ...partitionReasons(query, locations)],
+  };
+}
+
+/** One reason per manifestation whose URLs got less than the whole partition, best location first. */
+function partitionReasons(query: MatchQuery, locations: readonly Location[]): MatchReason[] {
+  const out: MatchReason[] = [];
+  const seen = new Set<string>();
+  for (const l of locations) {
+    if (l.partitionApplied !== 'trimmed' && l.partitionApplied !== 'omitted') continue;
+    if (seen.has(l.manifestation)) continue;
+    seen.add(l.manifestation);
+    const depth = l.partitionDepth ?? 0;
+    out.push(
+      l.partitionApplied === 'trimmed'
+        ? {
+            code: 'PARTITION_TRIMMED',
+            message: `partition ${query.partition ?? ''} trimmed to ${l.fragment ?? ''} for ${l.manifestation}: its markup has anchors for ${depth} level${depth === 1 ? '' : 's'}`,
+            penalty: PENALTIES.PARTITION_TRIMMED,
+          }
+        : {
+            code: 'PARTITION_OMITTED',
+            message: `partition ${query.partition ?? ''} not applied to ${l.manifestation}: its markup has no partition anchors, so the URL points at the beginning of the document`,
+            penalty: PENALTIES.PARTITION_OMITTED,
+          },
+    );
+  }
+  return out;
 }
 
 /** The date from which an expression applies, for "most recent" and "in force at". */
@@ -727,11 +788,55 @@ export function splitQComponent(q: string | null): { at: string | null; rest: st
 }
 
 /**
+ * The part of a partition ID that a manifestation's markup has anchors for.
+ *
+ * @see RFC 9676 section 5.8: "When resolving to HTTP, the resolver SHALL
+ *   transform the partition ID to an appropriate internal reference (#) on
+ *   the page or at the beginning if that point cannot be found. [...] knowing
+ *   the granularity of the act markup, the resolver could exploit the
+ *   hierarchical structure of the ID by eliminating sub-partitions that are
+ *   not addressed. In the previous example, if only the article was
+ *   identified in the act, it could return <URL-document>#art15 only."
+ *
+ * Levels are separated by a literal `;` only, as in the RFC's examples
+ * (`art15;par3`, "paragraph 2 of article 3 might have the value "art3;par2"").
+ * Other spellings of a hierarchy (`art15-par3`, `art15.par3`, `art15,par3`,
+ * or an encoded `%3B`) are one level: the RFC leaves their construction rules
+ * to each jurisdiction, so they are never split.
+ *
+ * - `depth` null (unknown): the whole partition (`whole`);
+ * - `depth` 0: no partition (`omitted`), the URL points "at the beginning";
+ * - otherwise the first `depth` levels (`trimmed`, or `whole` when the
+ *   partition has no more levels than that). Empty levels at the end of the
+ *   cut are dropped (`art15;;par3` at depth 2 is `art15`); when nothing is
+ *   left (`;par3` at depth 1) the partition is `omitted`.
+ */
+export function partitionForDepth(
+  partition: string | null,
+  depth: number | null,
+): { readonly partition: string | null; readonly applied: PartitionApplied } {
+  if (partition === null || partition === '') return { partition: null, applied: 'none' };
+  if (depth === null) return { partition, applied: 'whole' };
+  if (depth <= 0) return { partition: null, applied: 'omitted' };
+  // The end of the first `depth` levels: the depth-th ';' (or the end).
+  let end = -1;
+  for (let level = 0; level < depth; level++) {
+    end = partition.indexOf(';', end + 1);
+    if (end < 0) return { partition, applied: 'whole' };
+  }
+  let cut = end;
+  while (cut > 0 && partition.charCodeAt(cut - 1) === 0x3b) cut--;
+  if (cut === 0) return { partition: null, applied: 'omitted' };
+  return { partition: partition.slice(0, cut), applied: 'trimmed' };
+}
+
+/**
  * Apply the partition and forwarded q-component parameters to an item URL.
  *
  * @see RFC 9676 section 5.8: "The transformation in the URI fragment is
  *   obtained by appending the "#" character followed by the partition ID to
- *   the URL". A catalogued fragment is replaced by the partition.
+ *   the URL". A catalogued fragment is replaced by the partition; without a
+ *   partition (none in the URN, or trimmed away by `partitionForDepth`) it stays.
  * @see RFC 8141 section 2.3.2: the q-component is copied into the locator's
  *   query (appended with `&` when the URL already has a query).
  */

@@ -73,13 +73,15 @@ export class MemoryCatalogue implements CatalogueReader {
 /**
  * Build works from validated import rows, with the same merge rules as the
  * SQLite writer (a row whose work URN is a known alias joins that work;
- * re-adding a row changes nothing). For tests and small in-memory catalogues.
+ * re-adding a row changes nothing; a row's `inForce` or `partitionDepth`
+ * replaces an earlier row's, a row without one keeps it). For tests and small in-memory catalogues.
  */
 export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
   interface MutableManifestation {
     urn: string;
     key: ManifestationKey;
     items: CatalogueItem[];
+    partitionDepth: number | null;
   }
   interface MutableExpression {
     urn: string;
@@ -134,9 +136,11 @@ export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
         m.key.feature === mk.feature,
     );
     if (!man) {
-      man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [] };
+      man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [], partitionDepth: null };
       ex.manifestations.push(man);
     }
+    // As inForce: a row that gives a depth sets it, a later one replaces it.
+    if (row.partitionDepth !== null) man.partitionDepth = row.partitionDepth;
     if (row.item === null) continue;
     const item = row.item;
     const existing = man.items.findIndex((i) => i.url === item.url);

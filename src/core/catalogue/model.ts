@@ -74,6 +74,13 @@ export interface CatalogueManifestation {
   readonly urn: string;
   readonly key: ManifestationKey;
   readonly items: readonly CatalogueItem[];
+  /**
+   * How many `;`-separated levels of partition IDs the markup of this
+   * manifestation carries anchors for (RFC 9676 section 5.8, "knowing the
+   * granularity of the act markup"): 0 when it has none (the URL gets no
+   * partition fragment), null when unknown (the whole partition is appended).
+   */
+  readonly partitionDepth: number | null;
 }
 
 export interface CatalogueExpression {

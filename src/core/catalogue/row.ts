@@ -9,11 +9,17 @@
  * | `url`      | string               | `url`      | an `http:`/`https:` URL of an item of that manifestation (of the expression's generic manifestation when the URN has no `$`) |
  * | `priority` | integer 0-65535      | `priority` | item order, lower first (default 10) |
  * | `inForce`  | `YYYY-MM-DD`         | `in_force` | the date this version comes into force (for "most recent" and `?=at=`) |
+ * | `partitionDepth` | integer 0-32   | `partition_depth` | how many `;`-separated levels of partition IDs this manifestation's markup has anchors for (RFC 9676 section 5.8): `~art15;par3` becomes `#art15` at depth 1, no fragment at depth 0; absent: unknown, the whole partition is appended. Only on a `$manifestation` URN |
  * | `title`    | string               | `title`    | the work's title |
  * | `aliases`  | array of URNs, or one string of URNs separated by spaces | `aliases` (space-separated) | other work-level names of the same work (RFC 9676 sections 5.5, 6.2.3, 6.2.4) |
  *
- * JSONL also accepts `in_force` for `inForce`. Unknown fields are errors
- * (a misspelt field would otherwise be silently dropped).
+ * JSONL also accepts `in_force` for `inForce` and `partition_depth` for
+ * `partitionDepth`. Unknown fields are errors (a misspelt field would
+ * otherwise be silently dropped).
+ *
+ * Several rows of one version or manifestation: a row that gives `inForce`
+ * (or `partitionDepth`) sets it, replacing the value of an earlier row; a row
+ * without it leaves the value as it was (a row cannot make it unknown again).
  */
 import type { ExpressionKey, ManifestationKey, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
@@ -31,6 +37,8 @@ export interface CatalogueRow {
   readonly manifestation: ManifestationKey | null;
   readonly item: { readonly url: string; readonly priority: number } | null;
   readonly inForce: string | null;
+  /** The manifestation's partition depth; null when the row does not give one. */
+  readonly partitionDepth: number | null;
   readonly title: string | null;
   readonly aliases: readonly RowWork[];
 }
@@ -45,9 +53,25 @@ export interface RowError {
   readonly offset?: number;
 }
 
-export const ROW_FIELDS = ['urn', 'url', 'priority', 'inForce', 'title', 'aliases'] as const;
+export const ROW_FIELDS = [
+  'urn',
+  'url',
+  'priority',
+  'inForce',
+  'partitionDepth',
+  'title',
+  'aliases',
+] as const;
+
+/** JSONL spellings accepted for a field besides its own name. */
+const FIELD_SYNONYMS: Readonly<Record<string, string>> = {
+  in_force: 'inForce',
+  partition_depth: 'partitionDepth',
+};
 
 export const DEFAULT_PRIORITY = 10;
+/** The deepest partition hierarchy a manifestation may declare (`art1;par2;let3;...`). */
+export const MAX_PARTITION_DEPTH = 32;
 const MAX_TITLE = 2000;
 const MAX_URL = 4000;
 const MAX_ALIASES = 100;
@@ -76,11 +100,11 @@ export function validateRow(
   }
   const values: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields)) {
-    const name = k === 'in_force' ? 'inForce' : k;
+    const name = FIELD_SYNONYMS[k] ?? k;
     if (!(ROW_FIELDS as readonly string[]).includes(name)) {
       return fail(
         'ROW_UNKNOWN_FIELD',
-        `unknown field '${k}' (fields: urn, url, priority, inForce, title, aliases)`,
+        `unknown field '${k}' (fields: ${ROW_FIELDS.join(', ')})`,
         k,
       );
     }
@@ -151,6 +175,28 @@ export function validateRow(
     inForce = values.inForce;
   }
 
+  let partitionDepth: number | null = null;
+  if (values.partitionDepth !== undefined && values.partitionDepth !== null) {
+    const raw = values.partitionDepth;
+    // CSV gives text: decimal digits only (no sign, exponent or hex).
+    const d = typeof raw === 'string' ? (/^[0-9]{1,3}$/.test(raw) ? Number(raw) : NaN) : raw;
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > MAX_PARTITION_DEPTH) {
+      return fail(
+        'ROW_BAD_PARTITION_DEPTH',
+        `'partitionDepth' must be an integer from 0 to ${MAX_PARTITION_DEPTH}`,
+        'partitionDepth',
+      );
+    }
+    if (q.manifestation === null) {
+      return fail(
+        'ROW_PARTITION_DEPTH_WITHOUT_MANIFESTATION',
+        "'partitionDepth' belongs to a manifestation: the URN has no '$' manifestation",
+        'partitionDepth',
+      );
+    }
+    partitionDepth = d;
+  }
+
   let title: string | null = null;
   if (values.title !== undefined && values.title !== null) {
     if (
@@ -208,6 +254,7 @@ export function validateRow(
       manifestation: q.manifestation,
       item,
       inForce,
+      partitionDepth,
       title,
       aliases,
     },
