@@ -25,7 +25,7 @@ import {
   type StepOutcome,
   type StepResult,
 } from '../core/ddds/step.ts';
-import { protocolInfo } from '../core/ddds/naptr.ts';
+import { parseServices, protocolInfo } from '../core/ddds/naptr.ts';
 import { selectSrv, type SrvRecord } from '../core/ddds/srv.ts';
 import { applyPartitionDetailed } from '../core/ddds/partition.ts';
 import { toDnsKey } from '../core/urn/index.ts';
@@ -113,7 +113,9 @@ export interface Trace {
 
 // ------------------------------------------------------------------ results and errors
 
-export interface ResolveResult {
+/** The chain reached a resolver (a `U`, `S` or `A` rule). */
+export interface ResolvedResult {
+  readonly kind: 'resolved';
   /** Document URL(s), partition/fragment applied (empty with noHttp or N2C). */
   readonly urls: readonly string[];
   /** The resolver URL the HTTP step asks (or would ask, with noHttp). */
@@ -122,6 +124,53 @@ export interface ResolveResult {
   readonly description?: { readonly contentType: string; readonly body: string };
   readonly trace: Trace;
 }
+
+/**
+ * What a `P` rule hands over. RFC 3404 section 4.3: "The "P" flag says that
+ * the remainder of the DDDS Algorithm is ignored and that the rest of the
+ * process is application specific ... An application can use the Protocol
+ * part found in the Services field to identify which Application specific
+ * set of rules that should be followed next." Its pseudo-code (section 4.3
+ * figure, "Leave rest to another protocol?") returns "key as host to talk to".
+ */
+export interface Handoff {
+  /** The key whose NAPTR RRset held the `P` rule. */
+  readonly key: string;
+  /** The DDDS step (1-based) that found it. */
+  readonly step: number;
+  /** The rule's output as given (REGEXP result or REPLACEMENT): what the protocol starts from. */
+  readonly output: string;
+  readonly via: 'regexp' | 'replacement';
+  /** The protocol named in SERVICES (RFC 3404 section 4.4), as written: whom to hand over to. */
+  readonly protocol: string;
+  /** The resolution services listed after the protocol, as written (e.g. `['N2L', 'N2C']`). */
+  readonly services: readonly string[];
+  /** The NAPTR record itself. */
+  readonly record: NaptrRecord;
+}
+
+/**
+ * The chain ended at a `P` rule: DDDS stops and the rest belongs to another
+ * protocol. A successful resolution of its own kind (not an error): there is
+ * no resolver URL and no document URL; `handoff` says what to hand over.
+ */
+export interface HandoffResult {
+  readonly kind: 'handoff';
+  /** Always empty: no document URL was reached. */
+  readonly urls: readonly [];
+  /** Always empty: no resolver was reached. */
+  readonly resolverUrl: '';
+  readonly description?: undefined;
+  readonly handoff: Handoff;
+  readonly trace: Trace;
+}
+
+/**
+ * A resolution: `kind: 'resolved'` (URLs, resolver URL, N2C description) or
+ * `kind: 'handoff'` (a `P` rule handed the rest to another protocol). Failures
+ * are thrown as `ResolveError`.
+ */
+export type ResolveResult = ResolvedResult | HandoffResult;
 
 /** A failed resolution: a stable `code`, and the trace up to the failure. */
 export class ResolveError extends ClientError {
@@ -733,12 +782,7 @@ async function resolveWith(
     if (outcome.kind === 'failure') {
       if (failOrFallBack(outcome.code, outcome.message)) continue;
     }
-    if (outcome.kind === 'handoff') {
-      fail(
-        'DDDS_HANDOFF',
-        `the rule at ${key} hands resolution over to protocol ${outcome.protocol ?? '(none)'} with '${outcome.output}' (flag P); this client stops there`,
-      );
-    }
+    if (outcome.kind === 'handoff') return handoffResult(key, stepNo, outcome, trace);
     if (outcome.kind === 'terminal') {
       terminal = outcome;
       break;
@@ -772,7 +816,7 @@ async function resolveWith(
     );
   }
   const resolverUrl = candidates[0] as string;
-  if (options.noHttp) return { urls: [], resolverUrl, trace };
+  if (options.noHttp) return { kind: 'resolved', urls: [], resolverUrl, trace };
 
   let lastError: unknown;
   for (const url of candidates) {
@@ -785,6 +829,7 @@ async function resolveWith(
       trace.steps.push({ kind: 'http', url, exchanges: res.exchanges });
       if (res.service === 'N2C') {
         return {
+          kind: 'resolved',
           urls: [],
           resolverUrl: url,
           description: { contentType: res.contentType, body: res.body },
@@ -799,7 +844,7 @@ async function resolveWith(
         trace.steps.push({ kind: 'partition', applied: p.applied, before: u, after: p.url });
         return p.url;
       });
-      return { urls, resolverUrl: url, trace };
+      return { kind: 'resolved', urls, resolverUrl: url, trace };
     } catch (e) {
       const d = describeError(e);
       trace.steps.push({ kind: 'http', url, exchanges: [], error: d });
@@ -812,6 +857,40 @@ async function resolveWith(
   }
   const d = describeError(lastError);
   return fail(d.code, d.message, lastError);
+}
+
+/**
+ * A `P` rule: the result hands the output over to the protocol in SERVICES.
+ * The step accepted the rule only with a protocol named (RFC 3404 section
+ * 4.3, "The protocol to be used is specified in the Services field"), so the
+ * services parse here.
+ */
+function handoffResult(
+  key: string,
+  step: number,
+  outcome: Extract<StepOutcome, { kind: 'handoff' }>,
+  trace: Trace,
+): HandoffResult {
+  const record = outcome.record;
+  const parsed = parseServices(record.services);
+  const services = parsed.ok ? parsed.value.services : [];
+  const protocol = outcome.protocol ?? (parsed.ok ? parsed.value.protocol : undefined) ?? '';
+  return {
+    kind: 'handoff',
+    urls: [],
+    resolverUrl: '',
+    handoff: {
+      key,
+      step,
+      output: outcome.output,
+      // The step rewrites with the REGEXP when there is one, else takes the REPLACEMENT.
+      via: record.regexp === '' ? 'replacement' : 'regexp',
+      protocol,
+      services,
+      record,
+    },
+    trace,
+  };
 }
 
 async function lookupStep(

@@ -45,7 +45,9 @@ function step(s: TraceStep): string[] {
           `    => terminal '${o.flag}' ${o.output} (protocol ${o.protocol ?? 'none'}${o.services.length > 0 ? `, services ${o.services.join('+')}` : ''})`,
         );
       } else if (o?.kind === 'handoff') {
-        lines.push(`    => hand-off 'P' to ${o.protocol ?? '?'}: ${o.output}`);
+        lines.push(
+          `    => hand-off 'P' ${JSON.stringify(o.output)} to protocol ${o.protocol ?? '?'} (services ${JSON.stringify(o.record.services)}): DDDS ends here, the rest is protocol-specific`,
+        );
       } else if (o?.kind === 'failure') {
         lines.push(`    => failure ${o.code}: ${o.message}`);
       }

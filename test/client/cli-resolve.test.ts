@@ -61,10 +61,12 @@ describe('lexroute resolve', () => {
     expect(await run(['resolve', `${SP}~art1`, '--server', dns, '--json', '--trace'], io)).toBe(0);
     const j = JSON.parse(io.stdout()) as {
       ok: boolean;
+      kind: string;
       urls: string[];
       trace: { steps: unknown[] };
     };
     expect(j.ok).toBe(true);
+    expect(j.kind).toBe('resolved');
     expect(j.urls).toEqual([`${CATALOGUE[1]?.url}#art1`]);
     expect(j.trace.steps.length).toBeGreaterThan(5);
   });

@@ -1,13 +1,20 @@
 /**
  * `lexroute resolve <urn>`: the DDDS chain from a LEX URN to document URLs.
  * `lexroute resolve --batch <file|->`: many URNs, bounded concurrency, one
- * JSON line per URN. Exit codes: 0 resolved, 1 failed, 2 usage.
+ * JSON line per URN. Exit codes: 0 resolved, 1 failed, 2 usage, 3 handed
+ * off (a `P` rule: RFC 3404 section 4.3).
  */
 import { createReadStream } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ClientError } from '../../client/errors.ts';
-import { LexClient, ResolveError, type ResolveResult, type Service } from '../../client/resolve.ts';
+import {
+  LexClient,
+  ResolveError,
+  type Handoff,
+  type ResolveResult,
+  type Service,
+} from '../../client/resolve.ts';
 import { parseServerAddress } from '../../client/servers.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -38,7 +45,15 @@ Options:
   --concurrency N     batch: resolutions in flight (default 8)
   -h, --help          show this help
 
-Exit codes: 0 resolved (batch: all), 1 failed (batch: any), 2 usage error.
+A NAPTR rule with flag P ends the DDDS chain (RFC 3404 section 4.3: "the
+remainder of the DDDS Algorithm is ignored"): the rest belongs to the protocol
+named in its SERVICES. That is a result, not an error: the rule's output goes
+to stdout, the protocol and the rule to stderr, exit code 3; --json prints
+{"ok": true, "kind": "handoff", "handoff": {key, step, protocol, services,
+output, via, record}}. Resolved results have "kind": "resolved".
+
+Exit codes: 0 resolved (batch: all), 1 failed (batch: any), 2 usage error,
+3 handed off by a P rule (batch: none failed, at least one handed off).
 Error codes: DNS_NXDOMAIN/DNS_NODATA (not found, naming the key), DNS_TIMEOUT,
 DNS_SERVFAIL, DNS_REFUSED, DNS_BAD_RESPONSE, DNS_LAME, DDDS_NO_VALID_OUTPUT,
 DDDS_LOOP, DDDS_STEP_LIMIT, HTTP_NOT_FOUND, HTTP_SERVER_ERROR, HTTP_TIMEOUT, ...
@@ -59,6 +74,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** A `P` rule handed the rest of the resolution to another protocol. */
+export const EXIT_HANDOFF = 3;
+
 function positiveInt(name: string, text: string | undefined, max: number): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > max) {
@@ -75,9 +93,29 @@ interface Settings {
 }
 
 function resultJson(urn: string, r: ResolveResult, withTrace: boolean): object {
+  if (r.kind === 'handoff') {
+    const h = r.handoff;
+    return {
+      urn,
+      ok: true,
+      kind: 'handoff',
+      urls: [],
+      handoff: {
+        key: h.key,
+        step: h.step,
+        protocol: h.protocol,
+        services: h.services,
+        output: h.output,
+        via: h.via,
+        record: h.record,
+      },
+      ...(withTrace ? { trace: r.trace } : {}),
+    };
+  }
   return {
     urn,
     ok: true,
+    kind: 'resolved',
     urls: r.urls,
     resolverUrl: r.resolverUrl,
     ...(r.description ? { description: r.description } : {}),
@@ -107,6 +145,16 @@ async function resolveOne(client: LexClient, urn: string, s: Settings, io: CliIo
   });
 }
 
+/** What the text output says about a hand-off, on stderr (the output itself goes to stdout). */
+function handoffNote(h: Handoff): string {
+  const services = h.services.length > 0 ? ` (services ${h.services.join('+')})` : '';
+  return (
+    `lexroute resolve: hand-off: the rule at ${h.key} (flag P) hands the rest over to ` +
+    `protocol ${h.protocol}${services} with ${JSON.stringify(h.output)}; DDDS ends here ` +
+    `(RFC 3404 section 4.3)\n`
+  );
+}
+
 async function* lines(source: string, io: CliIo): AsyncGenerator<string> {
   const input = source === '-' ? io.stdin : createReadStream(resolvePath(io.cwd, source));
   const rl = createInterface({ input, crlfDelay: Infinity });
@@ -117,11 +165,20 @@ async function* lines(source: string, io: CliIo): AsyncGenerator<string> {
   }
 }
 
-function progress(io: CliIo, done: number, total: number, failed: number, final: boolean): void {
+interface Tally {
+  done: number;
+  failed: number;
+  handedOff: number;
+}
+
+function progress(io: CliIo, t: Tally, total: number, final: boolean): void {
   const width = 30;
-  const frac = total === 0 ? 1 : done / total;
+  const frac = total === 0 ? 1 : t.done / total;
   const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-  io.err(`\r[${bar}] ${done}/${total} resolved, ${failed} failed${final ? '\n' : ''}`);
+  const handoffs = t.handedOff > 0 ? `, ${t.handedOff} handed off` : '';
+  io.err(
+    `\r[${bar}] ${t.done}/${total} resolved, ${t.failed} failed${handoffs}${final ? '\n' : ''}`,
+  );
 }
 
 async function runBatch(
@@ -142,8 +199,7 @@ async function runBatch(
   const out: (string | undefined)[] = new Array<string | undefined>(urns.length);
   let next = 0;
   let flushed = 0;
-  let done = 0;
-  let failed = 0;
+  const tally: Tally = { done: 0, failed: 0, handedOff: 0 };
   let lastDraw = 0;
   const flush = () => {
     while (flushed < out.length && out[flushed] !== undefined) {
@@ -160,18 +216,19 @@ async function runBatch(
       const urn = urns[i] as string;
       try {
         const r = await resolveOne(client, urn, s, io);
+        if (r.kind === 'handoff') tally.handedOff++;
         out[i] = JSON.stringify(resultJson(urn, r, withTrace));
       } catch (e) {
-        failed++;
+        tally.failed++;
         out[i] = JSON.stringify(errorJson(urn, e, withTrace));
       }
-      done++;
+      tally.done++;
       flush();
       if (io.errIsTTY) {
         const now = Date.now();
-        if (now - lastDraw > 100 || done === urns.length) {
+        if (now - lastDraw > 100 || tally.done === urns.length) {
           lastDraw = now;
-          progress(io, done, urns.length, failed, false);
+          progress(io, tally, urns.length, false);
         }
       }
     }
@@ -180,8 +237,9 @@ async function runBatch(
     Array.from({ length: Math.min(concurrency, Math.max(1, urns.length)) }, worker),
   );
   flush();
-  if (io.errIsTTY) progress(io, done, urns.length, failed, true);
-  return failed > 0 || done < urns.length ? EXIT_FAIL : EXIT_OK;
+  if (io.errIsTTY) progress(io, tally, urns.length, true);
+  if (tally.failed > 0 || tally.done < urns.length) return EXIT_FAIL;
+  return tally.handedOff > 0 ? EXIT_HANDOFF : EXIT_OK;
 }
 
 export const resolveCommand: Command = {
@@ -240,12 +298,16 @@ export const resolveCommand: Command = {
       const urn = positionals[0] as string;
       try {
         const r = await resolveOne(client, urn, settings, io);
+        const code = r.kind === 'handoff' ? EXIT_HANDOFF : EXIT_OK;
         if (values.json) {
           io.out(`${JSON.stringify(resultJson(urn, r, withTrace), null, 2)}\n`);
-          return EXIT_OK;
+          return code;
         }
         if (withTrace) io.out(`${formatTrace(r.trace)}\n`);
-        if (r.description) {
+        if (r.kind === 'handoff') {
+          io.err(handoffNote(r.handoff));
+          io.out(`${r.handoff.output}\n`);
+        } else if (r.description) {
           io.err(`content-type: ${r.description.contentType}\n`);
           io.out(
             r.description.body.endsWith('\n') ? r.description.body : `${r.description.body}\n`,
@@ -255,7 +317,7 @@ export const resolveCommand: Command = {
         } else {
           for (const u of r.urls) io.out(`${u}\n`);
         }
-        return EXIT_OK;
+        return code;
       } catch (e) {
         if (values.json) {
           io.out(`${JSON.stringify(errorJson(urn, e, withTrace), null, 2)}\n`);

@@ -2,9 +2,9 @@
  * A local LEX chain for integration tests: zone files written to a temp
  * directory (root `lex.urn.arpa` -> CNR table `lex-nameserver.nic.it` ->
  * jurisdiction `lex.senado.gov.br` -> sub-jurisdiction `lex.sao-paulo.gov.br`,
- * plus a Punycode branch under `lex.example.de`), served by the real
- * `lexroute serve` engine, by NSD or by Knot, and ending at the real
- * `lexroute resolver` app over a catalogue built from rows below.
+ * plus a Punycode branch and two `P` hand-off rules under `lex.example.de`),
+ * served by the real `lexroute serve` engine, by NSD or by Knot, and ending
+ * at the real `lexroute resolver` app over a catalogue built from rows below.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -73,7 +73,14 @@ export function chainZones(httpPort: number): Record<string, string> {
       `@ IN NAPTR 100 10 "" "" "!^urn:lex:de;([^:;@$~]+)[;:].*$!\\\\1.lex.example.de!i" .\n` +
       `xn--mnchen-3ya IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!${u('N2L')}!" .\n` +
       `xn--mnchen-3ya IN NAPTR 100 20 "a" "http+N2L+N2Ls" "" www.muenchen.lex.example.de.\n` +
-      `www.muenchen IN A 127.0.0.1\n`,
+      `www.muenchen IN A 127.0.0.1\n` +
+      // P rules (RFC 3404 section 4.3): DDDS ends and the protocol in SERVICES
+      // takes over. A REPLACEMENT hand-off for N2L and N2C; N2Ls falls through
+      // to the U rule of the next preference.
+      `handoff IN NAPTR 100 10 "p" "z3950+N2L+N2C" "" z3950.lex.example.de.\n` +
+      `handoff IN NAPTR 100 20 "u" "http+N2Ls" "!^(.*)$!${u('N2Ls')}!" .\n` +
+      // A REGEXP hand-off, flag in upper case, no service list (any service).
+      `ldap IN NAPTR 100 10 "P" "ldap" "!^urn:lex:de;ldap:([a-z]+):.*$!ldap.example.de/ou=\\\\1!i" .\n`,
   };
 }
 
