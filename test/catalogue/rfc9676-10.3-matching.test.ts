@@ -24,6 +24,8 @@ import {
 const CAD = 'urn:lex:it:stato:decreto.legislativo:2005-03-07;82';
 const DIR = 'urn:lex:eu:council:directive:2004-12-13;113';
 const L56 = 'urn:lex:it:stato:legge:2000-04-03;56';
+/** RFC 9676 section 5.8's example act: "urn:lex:fr:etat:loi:2004-05-15;106~art15;par3". */
+const LOI = 'urn:lex:fr:etat:loi:2004-05-15;106';
 
 const ROWS: Record<string, unknown>[] = [
   // Versions (RFC 9676 section 7): original in force 2006-01-01, two amended versions.
@@ -110,6 +112,32 @@ const ROWS: Record<string, unknown>[] = [
     urn: 'urn:lex:it:camera:disegno.legge:14.legislatura;c.2544$camera.it:text-html',
     url: 'https://camera.example/c2544',
   },
+  // Section 5.8: manifestations whose markup has anchors for 1 level, none, 2 levels, or unknown.
+  {
+    urn: `${LOI}$legifrance.gouv.fr:text-html`,
+    url: 'https://lf.example/loi106',
+    partitionDepth: 1,
+    aliases: ['urn:lex:fr:republique:loi:2004-05-15;106'],
+  },
+  {
+    urn: `${LOI}$legifrance.gouv.fr:application-pdf`,
+    url: 'https://lf.example/loi106.pdf',
+    priority: 20,
+    partition_depth: '0',
+  },
+  {
+    urn: `${LOI}$journal-officiel.gouv.fr:application-pdf`,
+    url: 'https://jo.example/106.pdf#page=3',
+    priority: 25,
+    partitionDepth: 0,
+  },
+  {
+    urn: `${LOI}$journal-officiel.gouv.fr:text-xml`,
+    url: 'https://jo.example/106.xml',
+    priority: 30,
+    partitionDepth: 2,
+  },
+  { urn: `${LOI}$senat.fr:text-html`, url: 'https://senat.example/106', priority: 40 },
   // Multiple numbers (section 6.3.4).
   {
     urn: 'urn:lex:eu:court.justice:judgment:2000-06-12;c-10-97,c-11-97,c-12-97$curia.example:text-html',
@@ -161,6 +189,10 @@ interface Case {
   readonly code?: string;
   /** Expected candidate work URNs (ambiguous). */
   readonly candidates?: readonly string[];
+  /** Expected fragment of the first URL (found); null for none. */
+  readonly fragment?: string | null;
+  /** Expected `partitionApplied` of the first URL (found). */
+  readonly applied?: string;
 }
 
 function check(c: Case): void {
@@ -180,6 +212,8 @@ function check(c: Case): void {
   if (c.score !== undefined) expect(r.score).toBe(c.score);
   if (c.exact !== undefined) expect(r.exact).toBe(c.exact);
   if (c.reasons !== undefined) expect(r.reasons.map((x) => x.code)).toEqual(c.reasons);
+  if (c.fragment !== undefined) expect(r.locations[0]?.fragment).toBe(c.fragment);
+  if (c.applied !== undefined) expect(r.locations[0]?.partitionApplied).toBe(c.applied);
 }
 
 describe.each(READERS)('%s reader', (_label, reader) => {
@@ -572,5 +606,184 @@ describe.each(READERS)('%s reader', (_label, reader) => {
       },
     ];
     for (const c of cases) it(c.name, () => check(c));
+  });
+  describe('RFC 9676 section 5.8: "knowing the granularity of the act markup" (partitionDepth)', () => {
+    const HTML = `${LOI}$legifrance.gouv.fr:text-html`;
+    const PDF = `${LOI}$legifrance.gouv.fr:application-pdf`;
+    const JO_PDF = `${LOI}$journal-officiel.gouv.fr:application-pdf`;
+    const XML = `${LOI}$journal-officiel.gouv.fr:text-xml`;
+    const SENAT = `${LOI}$senat.fr:text-html`;
+    const cases: Case[] = [
+      {
+        name: 'depth 1: "if only the article was identified in the act, it could return <URL-document>#art15 only"',
+        urn: `${HTML}~art15;par3`,
+        url: 'https://lf.example/loi106#art15',
+        fragment: 'art15',
+        applied: 'trimmed',
+        reasons: ['PARTITION_TRIMMED'],
+        score: 100,
+      },
+      {
+        name: 'depth 1, a one-level partition: whole',
+        urn: `${HTML}~art15`,
+        url: 'https://lf.example/loi106#art15',
+        applied: 'whole',
+        reasons: [],
+      },
+      {
+        name: 'depth 0: no fragment, "at the beginning if that point cannot be found"',
+        urn: `${PDF}~art15;par3`,
+        url: 'https://lf.example/loi106.pdf',
+        fragment: null,
+        applied: 'omitted',
+        reasons: ['PARTITION_OMITTED'],
+      },
+      {
+        name: 'depth 0 keeps the catalogued fragment (the URL as catalogued is the beginning)',
+        urn: `${JO_PDF}~art15;par3`,
+        url: 'https://jo.example/106.pdf#page=3',
+        fragment: 'page=3',
+        applied: 'omitted',
+        reasons: ['PARTITION_OMITTED'],
+      },
+      {
+        name: 'depth 0 without a partition: nothing to omit, no reason',
+        urn: PDF,
+        url: 'https://lf.example/loi106.pdf',
+        applied: 'none',
+        reasons: [],
+      },
+      {
+        name: 'depth 2 on a three-level partition',
+        urn: `${XML}~art15;par3;let2`,
+        url: 'https://jo.example/106.xml#art15;par3',
+        applied: 'trimmed',
+        reasons: ['PARTITION_TRIMMED'],
+      },
+      {
+        name: 'depth 2 on a two-level partition: whole',
+        urn: `${XML}~art15;par3`,
+        url: 'https://jo.example/106.xml#art15;par3',
+        applied: 'whole',
+        reasons: [],
+      },
+      {
+        name: 'depth deeper than the partition: whole',
+        urn: `${XML}~art15`,
+        url: 'https://jo.example/106.xml#art15',
+        applied: 'whole',
+        reasons: [],
+      },
+      {
+        name: 'depth absent (unknown): the whole partition, as before',
+        urn: `${SENAT}~art15;par3;let2`,
+        url: 'https://senat.example/106#art15;par3;let2',
+        applied: 'whole',
+        reasons: [],
+      },
+      {
+        name: 'only ";" separates levels: "-" is one level',
+        urn: `${HTML}~art15-par3`,
+        url: 'https://lf.example/loi106#art15-par3',
+        applied: 'whole',
+      },
+      {
+        name: 'only ";" separates levels: "." and "," are one level',
+        urn: `${HTML}~art15.par3,al2`,
+        url: 'https://lf.example/loi106#art15.par3,al2',
+        applied: 'whole',
+      },
+      {
+        name: 'only a literal ";" separates: "%3B" is one level',
+        urn: `${HTML}~art15%3bpar3`,
+        url: 'https://lf.example/loi106#art15%3Bpar3',
+        applied: 'whole',
+      },
+      {
+        name: 'an empty level at the cut is dropped',
+        urn: `${XML}~art15;;par3`,
+        url: 'https://jo.example/106.xml#art15',
+        applied: 'trimmed',
+      },
+      {
+        name: 'an empty first level leaves nothing: omitted',
+        urn: `${HTML}~;par3`,
+        url: 'https://lf.example/loi106',
+        fragment: null,
+        applied: 'omitted',
+        reasons: ['PARTITION_OMITTED'],
+      },
+      {
+        name: 'trimmed partition with a forwarded q-component',
+        urn: `${HTML}~art15;par3?=view=print`,
+        url: 'https://lf.example/loi106?view=print#art15',
+        applied: 'trimmed',
+      },
+      {
+        name: 'work URN: one reason per manifestation cut, best location first',
+        urn: `${LOI}~art15;par3`,
+        url: 'https://lf.example/loi106#art15',
+        exact: true,
+        reasons: ['PARTITION_TRIMMED', 'PARTITION_OMITTED', 'PARTITION_OMITTED'],
+      },
+      {
+        name: 'an alias match trims too',
+        urn: 'urn:lex:fr:republique:loi:2004-05-15;106~art15;par3',
+        url: 'https://lf.example/loi106#art15',
+        exact: true,
+        reasons: ['ALIAS', 'PARTITION_TRIMMED', 'PARTITION_OMITTED', 'PARTITION_OMITTED'],
+      },
+      {
+        name: 'a heuristic (year-only) match trims too',
+        urn: `urn:lex:fr:etat:loi:2004;106$legifrance.gouv.fr:text-html~art15;par3`,
+        url: 'https://lf.example/loi106#art15',
+        exact: false,
+        score: 90,
+        reasons: ['DATE_YEAR_ONLY', 'PARTITION_TRIMMED'],
+      },
+      {
+        name: 'Accept: application/pdf puts the depth-0 PDF first',
+        urn: `${LOI}~art15;par3`,
+        options: { accept: 'application/pdf' },
+        url: 'https://lf.example/loi106.pdf',
+        applied: 'omitted',
+        reasons: ['PARTITION_OMITTED', 'PARTITION_OMITTED', 'PARTITION_TRIMMED'],
+      },
+    ];
+    for (const c of cases) it(c.name, () => check(c));
+
+    it('N2Ls: every location says what it applied, with its depth', () => {
+      const r = resolve(`${LOI}~art15;par3;let2`);
+      expect(r.kind).toBe('found');
+      if (r.kind !== 'found') return;
+      expect(
+        r.locations.map((l) => [l.url, l.fragment, l.partitionApplied, l.partitionDepth]),
+      ).toEqual([
+        ['https://lf.example/loi106#art15', 'art15', 'trimmed', 1],
+        ['https://lf.example/loi106.pdf', null, 'omitted', 0],
+        ['https://jo.example/106.pdf#page=3', 'page=3', 'omitted', 0],
+        ['https://jo.example/106.xml#art15;par3', 'art15;par3', 'trimmed', 2],
+        ['https://senat.example/106#art15;par3;let2', 'art15;par3;let2', 'whole', null],
+      ]);
+      expect(r.reasons.map((x) => x.message)).toEqual([
+        `partition art15;par3;let2 trimmed to art15 for ${HTML}: its markup has anchors for 1 level`,
+        `partition art15;par3;let2 not applied to ${PDF}: its markup has no partition anchors, so the URL points at the beginning of the document`,
+        `partition art15;par3;let2 not applied to ${JO_PDF}: its markup has no partition anchors, so the URL points at the beginning of the document`,
+        `partition art15;par3;let2 trimmed to art15;par3 for ${XML}: its markup has anchors for 2 levels`,
+      ]);
+      expect(r.reasons.every((x) => x.penalty === 0)).toBe(true);
+      expect(r.score).toBe(100);
+    });
+
+    it('without a partition, every location applies none and keeps its catalogued URL', () => {
+      const r = resolve(LOI);
+      expect(r.kind === 'found' && r.locations.map((l) => [l.url, l.partitionApplied])).toEqual([
+        ['https://lf.example/loi106', 'none'],
+        ['https://lf.example/loi106.pdf', 'none'],
+        ['https://jo.example/106.pdf#page=3', 'none'],
+        ['https://jo.example/106.xml', 'none'],
+        ['https://senat.example/106', 'none'],
+      ]);
+    });
   });
 });

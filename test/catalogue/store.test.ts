@@ -47,6 +47,7 @@ function canonicalOrder(w: CatalogueWork): unknown {
       manifestations: e.manifestations.map((m) => ({
         urn: m.urn,
         key: m.key,
+        partitionDepth: m.partitionDepth,
         items: [...m.items].sort((a, b) => a.priority - b.priority || compareBinary(a.url, b.url)),
       })),
     })),
@@ -65,6 +66,7 @@ const rowArb = fc.record({
   url: fc.constantFrom(null, 'https://a.example/1', 'https://a.example/2', 'https://b.example/é'),
   priority: fc.constantFrom(undefined, 1, 10, 20),
   inForce: fc.constantFrom(null, '2011-01-01', '2016-02-02'),
+  partitionDepth: fc.constantFrom(null, 0, 1, 3),
   title: fc.constantFrom(null, 'Lei A', 'Lei B'),
   aliases: fc.subarray([0, 1, 2]),
 });
@@ -79,6 +81,7 @@ function toFields(r: typeof rowArb extends fc.Arbitrary<infer T> ? T : never) {
     if (r.priority !== undefined) f.priority = r.priority;
   }
   if (r.inForce !== null && r.version !== null) f.inForce = r.inForce;
+  if (r.partitionDepth !== null && r.man !== null) f.partitionDepth = r.partitionDepth;
   if (r.title !== null) f.title = r.title;
   if (r.aliases.length > 0) f.aliases = r.aliases.map((k) => ALIAS(r.work, k));
   return f;
@@ -195,6 +198,7 @@ describe('documents', () => {
         url: 'https://a.example/5.pdf',
         priority: 3,
         inForce: '2010-06-01',
+        partitionDepth: 2,
       }),
       row({ urn: WORK(5) }),
     ];
