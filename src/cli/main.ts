@@ -19,7 +19,9 @@ export function mainHelp(): string {
     '  -h, --help     show this help (also: lexroute <command> --help)',
     '  -V, --version  print the version',
     '',
-    'Exit codes: 0 success, 1 invalid input or failure, 2 usage error.',
+    'Exit codes: 0 success, 1 invalid input or failure, 2 usage error,',
+    '3 hand-off (resolve only: a NAPTR rule with flag P leaves the rest to',
+    'another protocol).',
     '',
   ].join('\n');
 }
@@ -76,12 +78,25 @@ export function processIo(): CliIo {
   };
 }
 
+/** Settles once every write made so far to `stream` has been handed to the OS. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
+}
+
+/**
+ * The process entry (`bin/lexroute.js`). Once the command has finished, the
+ * CLI exits with its code even if a handle is still open (a timer, a socket,
+ * stdin): a command that forgets one must not hang the shell. But its output
+ * comes first: writes to a pipe complete asynchronously (also on Linux), so
+ * exiting at once would cut piped output short. A write's callback runs after
+ * every earlier write on its stream, so an empty write on stdout and stderr
+ * marks the moment everything is out.
+ */
 export async function main(): Promise<void> {
   const code = await run(process.argv.slice(2), processIo());
   process.exitCode = code;
-  // Long-running commands have closed their sockets by now; make sure stray
-  // handles (stdin, timers) do not keep the process alive.
-  if (code !== 0 || !process.stdin.readableFlowing) {
-    setImmediate(() => process.exit(code)).unref();
-  }
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 }
