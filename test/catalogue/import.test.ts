@@ -273,6 +273,10 @@ describe('export -> import round trip', () => {
       const s = await importFile(a, SAMPLE, { analyse: analyseLexUrn });
       expect(s.rejected).toBe(0);
       const jsonl = exportedItems(a).text;
+      // Every partitionDepth of the sample survives (one per manifestation row that gives one).
+      const sampleDepths = readFileSync(SAMPLE, 'utf8').match(/"partitionDepth":\d+/g) ?? [];
+      expect(sampleDepths.length).toBeGreaterThan(0);
+      expect(jsonl.match(/"partitionDepth":\d+/g)?.sort()).toEqual(sampleDepths.sort());
       writeFileSync(join(dir, 'rt.jsonl'), jsonl);
       expect(
         (await importFile(b, join(dir, 'rt.jsonl'), { analyse: analyseLexUrn })).rejected,

@@ -235,6 +235,95 @@ describe('RFC 2169 sections 3.5 and 3.6: N2C and N2Ns', () => {
   });
 });
 
+describe('RFC 9676 section 5.8: partition trimmed to the granularity of the markup (partitionDepth)', () => {
+  // Sample catalogue: planalto.gov.br HTML has article anchors (depth 1), the Senado PDF none (0).
+  const PDF = 'https://www2.senado.leg.br/bdsf/bitstream/handle/id/506294/codigo_civil_5ed.pdf';
+
+  it('N2L: ~art5;par2 on a depth-1 manifestation redirects to #art5', async () => {
+    const res = await get(`/uri-res/N2L?${CC}~art5;par2`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`${CC_LATEST}#art5`);
+    // A one-level partition is applied whole, as before.
+    const art = await get(`/${CC}~art5`);
+    expect(art.headers.get('location')).toBe(`${CC_LATEST}#art5`);
+  });
+
+  it('N2L with Accept: application/pdf: the depth-0 PDF gets no fragment', async () => {
+    const res = await get(`/uri-res/N2L?${CC}~art5;par2`, { accept: 'application/pdf' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(PDF);
+  });
+
+  it('N2Ls text/uri-list: each URL trimmed for its own manifestation', async () => {
+    const res = await get(`/uri-res/N2Ls?${CC}~art5;par2`);
+    expect((await res.text()).split('\r\n').slice(1, -1)).toEqual([`${CC_LATEST}#art5`, PDF]);
+  });
+
+  it('N2Ls JSON: fragment, partitionApplied, partitionDepth per location and the reasons', async () => {
+    const res = await get(`/uri-res/N2Ls?${CC}~art5;par2`, { accept: 'application/json' });
+    const body = (await res.json()) as {
+      score: number;
+      reasons: { code: string; message: string; penalty: number }[];
+      locations: Record<string, unknown>[];
+    };
+    expect(
+      body.locations.map((l) => [l.url, l.fragment, l.partitionApplied, l.partitionDepth]),
+    ).toEqual([
+      [`${CC_LATEST}#art5`, 'art5', 'trimmed', 1],
+      [PDF, null, 'omitted', 0],
+    ]);
+    expect(body.reasons.map((r) => [r.code, r.penalty])).toEqual([
+      ['PARTITION_TRIMMED', 0],
+      ['PARTITION_OMITTED', 0],
+    ]);
+    expect(body.reasons[0]?.message).toBe(
+      `partition art5;par2 trimmed to art5 for ${CC}@2024-06-28:pt$planalto.gov.br:text-html: its markup has anchors for 1 level`,
+    );
+    expect(body.score).toBe(100);
+  });
+
+  it('N2C: every manifestation shows its partitionDepth (null when unknown), the selection what it applied', async () => {
+    const res = await get(`/uri-res/N2C?${CC}~art5;par2`);
+    expect(res.status).toBe(200);
+    const d = (await res.json()) as {
+      partition: string;
+      match: { reasons: { code: string }[] };
+      work: {
+        expressions: {
+          urn: string;
+          manifestations: { urn: string; partitionDepth: number | null }[];
+        }[];
+      };
+      selected: { locations: Record<string, unknown>[] };
+    };
+    expect(d.partition).toBe('art5;par2');
+    const depths = Object.fromEntries(
+      d.work.expressions.flatMap((e) => e.manifestations.map((m) => [m.urn, m.partitionDepth])),
+    );
+    expect(depths).toEqual({
+      [`${CC}$lexml.gov.br:text-html`]: null,
+      [`${CC}$planalto.gov.br:text-html`]: 1,
+      [`${CC}@original:pt$planalto.gov.br:text-html`]: 1,
+      [`${CC}@2024-06-28:pt$planalto.gov.br:text-html`]: 1,
+      [`${CC}@2024-06-28:pt$senado.leg.br:application-pdf`]: 0,
+    });
+    expect(d.match.reasons.map((r) => r.code)).toEqual(['PARTITION_TRIMMED', 'PARTITION_OMITTED']);
+    expect(d.selected.locations[0]).toMatchObject({
+      url: `${CC_LATEST}#art5`,
+      fragment: 'art5',
+      partitionApplied: 'trimmed',
+      partitionDepth: 1,
+    });
+  });
+
+  it('a manifestation with no recorded depth still gets the whole partition', async () => {
+    const res = await get('/uri-res/N2L?urn:lex:br:federal:lei:1990-09-11;8078~art6;inc3');
+    expect(res.headers.get('location')).toBe(
+      'https://www.planalto.gov.br/ccivil_03/leis/l8078compilado.htm#art6;inc3',
+    );
+  });
+});
+
 describe('errors: application/problem+json with a stable code', () => {
   it('300 Multiple Choices lists the candidates of an ambiguous URN', async () => {
     const res = await get('/uri-res/N2L?urn:lex:eec.lex.arpa:court.justice:decision:1960;4-59');
