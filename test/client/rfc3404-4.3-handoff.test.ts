@@ -33,6 +33,8 @@ const Z3950 = 'urn:lex:de;handoff:stadt:satzung:2020-01-01;1';
 /** lex.example.de -> ldap.lex.example.de: `100 10 "P" "ldap" "!...!ldap.example.de/ou=\1!i" .` */
 const LDAP = 'urn:lex:de;ldap:stadt:satzung:2020-01-01;1';
 const FEDERAL = 'urn:lex:br:federal:lei:2002-01-10;10406';
+/** lex.example.de -> evil.lex.example.de: `100 10 "p" "x" "!^.*$!a\027[2Jb!" .` (an ESC). */
+const EVIL = 'urn:lex:de;evil:stadt:satzung:2020-01-01;1';
 
 let chain: Chain;
 let dns: string;
@@ -158,6 +160,19 @@ describe('lexroute resolve: a P rule is a hand-off, exit code 3', () => {
     expect(await run(['resolve', LDAP, '--server', dns, '--no-http'], io2)).toBe(3);
     expect(io2.stdout()).toBe('ldap.example.de/ou=stadt\n');
     expect(io2.stderr()).toContain('hands the rest over to protocol ldap with');
+  });
+
+  it('an output with control characters is printed JSON-quoted, on one line', async () => {
+    const r = handoffOf(await resolveLexUrn(EVIL, { servers: [dns] }));
+    expect(r.handoff.output).toBe('a\u001b[2Jb');
+    expect(r.handoff.protocol).toBe('x');
+    const io = captureIo();
+    expect(await run(['resolve', EVIL, '--server', dns], io)).toBe(3);
+    expect(io.stdout()).toBe('"a\\u001b[2Jb"\n');
+    expect(io.stderr()).toContain('with "a\\u001b[2Jb"');
+    const trace = captureIo();
+    expect(await run(['resolve', EVIL, '--server', dns, '--trace'], trace)).toBe(3);
+    expect(trace.stdout()).not.toContain('\u001b');
   });
 
   it('--trace: the step that hands off, then the output', async () => {

@@ -145,6 +145,14 @@ async function resolveOne(client: LexClient, urn: string, s: Settings, io: CliIo
   });
 }
 
+/**
+ * A rule's output as one line of text: as is, or JSON-quoted when it holds
+ * control characters (zone data must not move the cursor or split the line).
+ */
+function printable(text: string): string {
+  return /[\u0000-\u001f\u007f-\u009f]/.test(text) ? JSON.stringify(text) : text;
+}
+
 /** What the text output says about a hand-off, on stderr (the output itself goes to stdout). */
 function handoffNote(h: Handoff): string {
   const services = h.services.length > 0 ? ` (services ${h.services.join('+')})` : '';
@@ -306,7 +314,7 @@ export const resolveCommand: Command = {
         if (withTrace) io.out(`${formatTrace(r.trace)}\n`);
         if (r.kind === 'handoff') {
           io.err(handoffNote(r.handoff));
-          io.out(`${r.handoff.output}\n`);
+          io.out(`${printable(r.handoff.output)}\n`);
         } else if (r.description) {
           io.err(`content-type: ${r.description.contentType}\n`);
           io.out(

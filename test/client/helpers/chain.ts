@@ -80,7 +80,9 @@ export function chainZones(httpPort: number): Record<string, string> {
       `handoff IN NAPTR 100 10 "p" "z3950+N2L+N2C" "" z3950.lex.example.de.\n` +
       `handoff IN NAPTR 100 20 "u" "http+N2Ls" "!^(.*)$!${u('N2Ls')}!" .\n` +
       // A REGEXP hand-off, flag in upper case, no service list (any service).
-      `ldap IN NAPTR 100 10 "P" "ldap" "!^urn:lex:de;ldap:([a-z]+):.*$!ldap.example.de/ou=\\\\1!i" .\n`,
+      `ldap IN NAPTR 100 10 "P" "ldap" "!^urn:lex:de;ldap:([a-z]+):.*$!ldap.example.de/ou=\\\\1!i" .\n` +
+      // Hostile zone data: an ESC (\027) in the output of a hand-off.
+      `evil IN NAPTR 100 10 "p" "x" "!^.*$!a\\027[2Jb!" .\n`,
   };
 }
 
