@@ -21,6 +21,7 @@ import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import {
   CATALOGUE,
+  serveIterativeWithLexroute,
   serveWithKnot,
   serveWithLexroute,
   serveWithNsd,
@@ -121,6 +122,17 @@ describe('resolveLexUrn: a P rule is a hand-off result', () => {
       ['skipped', 'NAPTR_SERVICE_UNWANTED'],
       ['used', 'DDDS_TERMINAL'],
     ]);
+  });
+
+  it('iterative mode (--root) reaches the same hand-off through the referrals', async () => {
+    const root = await serveIterativeWithLexroute(chain);
+    const stub = handoffOf(await resolveLexUrn(Z3950, { servers: [dns] }));
+    const iterative = handoffOf(await resolveLexUrn(Z3950, { root }));
+    expect(iterative.handoff).toEqual(stub.handoff);
+    expect(iterative.trace.mode).toBe('iterative');
+    const io = captureIo();
+    expect(await run(['resolve', LDAP, '--root', root], io)).toBe(3);
+    expect(io.stdout()).toBe('ldap.example.de/ou=stadt\n');
   });
 
   it('a resolved result says kind "resolved"', async () => {
