@@ -99,6 +99,32 @@ describe('main(): exit after the command, output flushed first', () => {
     expect(batch).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('stops quietly with 141 when the reader of its output goes away (| head)', async () => {
+    const lines = [
+      '$ORIGIN pipe.test.',
+      '$TTL 300',
+      '@ IN SOA ns hostmaster 1 7200 3600 1209600 300',
+    ];
+    lines.push('@ IN NS ns', 'ns IN A 127.0.0.1');
+    for (let i = 0; i < 20_000; i++)
+      lines.push(`h${i} IN TXT "record ${i}, padded to make it longer"`);
+    const file = path.join(dir, 'pipe.test.zone');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const child = spawn(process.execPath, [BIN, 'zone', 'print', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // Read the first chunk, then close the pipe as `head` does.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    clearTimeout(killer);
+    expect(err).toBe('');
+    expect(code).toBe(141);
+  });
+
   it('writes all of a large output to a slow pipe before it exits', async () => {
     const lines = [
       '$ORIGIN big.test.',

@@ -4,6 +4,9 @@ import { EXIT_USAGE, UsageError, type CliIo } from './io.ts';
 
 export const VERSION = '0.1.0';
 
+/** Exit status when standard output's reader went away: 128 + SIGPIPE (13). */
+export const EXIT_BROKEN_PIPE = 141;
+
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
@@ -21,7 +24,8 @@ export function mainHelp(): string {
     '',
     'Exit codes: 0 success, 1 invalid input or failure, 2 usage error,',
     '3 hand-off (resolve only: a NAPTR rule with flag P leaves the rest to',
-    'another protocol).',
+    'another protocol), 141 when the reader of standard output went away',
+    '(as a tool killed by SIGPIPE).',
     '',
   ].join('\n');
 }
@@ -95,6 +99,18 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  * marks the moment everything is out.
  */
 export async function main(): Promise<void> {
+  // A reader that goes away (`lexroute zone print big.zone | head`) makes
+  // writes to stdout fail with EPIPE: stop quietly with 128 + SIGPIPE, the
+  // status of a Unix tool killed by SIGPIPE, instead of an unhandled error
+  // and a stack trace. Log writes to a closed stderr are dropped (a server
+  // keeps serving); other stream errors are real and rethrown.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(EXIT_BROKEN_PIPE);
+    throw e;
+  });
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
   const code = await run(process.argv.slice(2), processIo());
   process.exitCode = code;
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
