@@ -206,6 +206,40 @@ describe('several rows of one manifestation (the inForce rule: a later row that 
   });
 });
 
+describe('a catalogued URL with a fragment', () => {
+  const rows = [
+    { urn: HTML, url: 'https://lf.example/a#texte', partitionDepth: 1 },
+    {
+      urn: `${LOI}$senat.fr:application-pdf`,
+      url: 'https://senat.example/a.pdf#page=2',
+      priority: 20,
+      partitionDepth: 0,
+    },
+  ];
+  const store = new SqliteCatalogue(freshFile());
+  afterAll(() => store.close());
+  store.transaction(() => {
+    const w = store.writer();
+    for (const r of rows) expect(w.write(row(r)).ok).toBe(true);
+  });
+  const readers: [string, CatalogueReader][] = [
+    ['memory', new MemoryCatalogue(worksFromRows(rows.map(row)))],
+    ['sqlite', store],
+  ];
+  for (const [name, reader] of readers) {
+    it(`${name}: the trimmed partition replaces it (depth >= 1); depth 0 keeps it`, () => {
+      expect(firstUrl(reader, `${HTML}~art15;par3`)).toBe('https://lf.example/a#art15');
+      expect(firstUrl(reader, HTML)).toBe('https://lf.example/a#texte');
+      expect(firstUrl(reader, `${LOI}$senat.fr:application-pdf~art15;par3`)).toBe(
+        'https://senat.example/a.pdf#page=2',
+      );
+      expect(firstUrl(reader, `${LOI}$senat.fr:application-pdf`)).toBe(
+        'https://senat.example/a.pdf#page=2',
+      );
+    });
+  }
+});
+
 describe('the stored document (schema 2)', () => {
   /** A document as lexroute wrote it before partitionDepth existed. */
   const LEGACY =
