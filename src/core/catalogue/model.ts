@@ -78,7 +78,8 @@ export interface CatalogueManifestation {
    * How many `;`-separated levels of partition IDs the markup of this
    * manifestation carries anchors for (RFC 9676 section 5.8, "knowing the
    * granularity of the act markup"): 0 when it has none (the URL gets no
-   * partition fragment), null when unknown (the whole partition is appended).
+   * partition fragment; a fragment catalogued in the item URL stays), null
+   * when unknown (the whole partition is appended).
    */
   readonly partitionDepth: number | null;
 }

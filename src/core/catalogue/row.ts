@@ -9,7 +9,7 @@
  * | `url`      | string               | `url`      | an `http:`/`https:` URL of an item of that manifestation (of the expression's generic manifestation when the URN has no `$`) |
  * | `priority` | integer 0-65535      | `priority` | item order, lower first (default 10) |
  * | `inForce`  | `YYYY-MM-DD`         | `in_force` | the date this version comes into force (for "most recent" and `?=at=`) |
- * | `partitionDepth` | integer 0-32   | `partition_depth` | how many `;`-separated levels of partition IDs this manifestation's markup has anchors for (RFC 9676 section 5.8): `~art15;par3` becomes `#art15` at depth 1, no fragment at depth 0; absent: unknown, the whole partition is appended. Only on a `$manifestation` URN |
+ * | `partitionDepth` | integer 0-32   | `partition_depth` | how many `;`-separated levels of partition IDs this manifestation's markup has anchors for (RFC 9676 section 5.8): `~art15;par3` becomes `#art15` at depth 1, no partition fragment at depth 0 (a `#fragment` catalogued in the URL stays: the URL as catalogued is "the beginning"); absent: unknown, the whole partition is appended. Only on a `$manifestation` URN |
  * | `title`    | string               | `title`    | the work's title |
  * | `aliases`  | array of URNs, or one string of URNs separated by spaces | `aliases` (space-separated) | other work-level names of the same work (RFC 9676 sections 5.5, 6.2.3, 6.2.4) |
  *
