@@ -37,14 +37,19 @@ Row fields (JSON Lines keys; CSV header columns in brackets):
   url (url)            an http(s) URL of an item of that manifestation
   priority (priority)  integer 0-65535, lower first (default 10)
   inForce (in_force)   YYYY-MM-DD: when this version came into force
+  partitionDepth (partition_depth)
+                       0-32: how many ';' levels of partition IDs the
+                       manifestation's markup has anchors for ($manifestation
+                       rows only): ~art15;par3 gives #art15 at 1 and no
+                       fragment at 0; absent: the whole partition
   title (title)        the work's title
   aliases (aliases)    other names of the work: a JSON array, or URNs
                        separated by spaces (CSV)
 Example JSON Lines row:
   {"urn":"urn:lex:it:stato:legge:2000-04-03;56$senato.it:text-xml","url":"https://www.senato.it/leggi/2000/00056.xml","priority":10}
 Example CSV:
-  urn,url,priority,in_force,title,aliases
-  urn:lex:it:stato:legge:2000-04-03;56$senato.it:text-xml,https://www.senato.it/leggi/2000/00056.xml,10,,,
+  urn,url,priority,in_force,title,aliases,partition_depth
+  urn:lex:it:stato:legge:2000-04-03;56$senato.it:text-xml,https://www.senato.it/leggi/2000/00056.xml,10,,,,1
 `;
 
 function parseFormat(value: string | undefined): RowFormat | undefined {
