@@ -85,6 +85,21 @@ describe('main(): exit after the command, output flushed first', () => {
     return { code, stdout: Buffer.concat(out).toString(), stderr: err };
   }
 
+  /** A zone file whose `zone print` is over 1 MB (20,000 TXT records). */
+  async function bigZone(origin: string): Promise<string> {
+    const lines = [
+      `$ORIGIN ${origin}.`,
+      '$TTL 300',
+      '@ IN SOA ns hostmaster 1 7200 3600 1209600 300',
+    ];
+    lines.push('@ IN NS ns', 'ns IN A 127.0.0.1');
+    for (let i = 0; i < 20_000; i++)
+      lines.push(`h${i} IN TXT "record ${i}, padded to make it longer"`);
+    const file = path.join(dir, `${origin}.zone`);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    return file;
+  }
+
   it('exits with the command code although a handle is left open', async () => {
     const version = await cli(['--version'], { strayHandle: true });
     expect(version).toEqual({ code: 0, stdout: 'lexroute 0.1.0\n', stderr: '' });
@@ -100,16 +115,7 @@ describe('main(): exit after the command, output flushed first', () => {
   });
 
   it('stops quietly with 141 when the reader of its output goes away (| head)', async () => {
-    const lines = [
-      '$ORIGIN pipe.test.',
-      '$TTL 300',
-      '@ IN SOA ns hostmaster 1 7200 3600 1209600 300',
-    ];
-    lines.push('@ IN NS ns', 'ns IN A 127.0.0.1');
-    for (let i = 0; i < 20_000; i++)
-      lines.push(`h${i} IN TXT "record ${i}, padded to make it longer"`);
-    const file = path.join(dir, 'pipe.test.zone');
-    await writeFile(file, `${lines.join('\n')}\n`);
+    const file = await bigZone('pipe.test');
     const child = spawn(process.execPath, [BIN, 'zone', 'print', file], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -126,16 +132,7 @@ describe('main(): exit after the command, output flushed first', () => {
   });
 
   it('writes all of a large output to a slow pipe before it exits', async () => {
-    const lines = [
-      '$ORIGIN big.test.',
-      '$TTL 300',
-      '@ IN SOA ns hostmaster 1 7200 3600 1209600 300',
-    ];
-    lines.push('@ IN NS ns', 'ns IN A 127.0.0.1');
-    for (let i = 0; i < 20_000; i++)
-      lines.push(`h${i} IN TXT "record ${i}, padded to make it longer"`);
-    const file = path.join(dir, 'big.test.zone');
-    await writeFile(file, `${lines.join('\n')}\n`);
+    const file = await bigZone('big.test');
     const io = captureIo();
     expect(await run(['zone', 'print', file], io)).toBe(0);
     const expected = io.stdout();
