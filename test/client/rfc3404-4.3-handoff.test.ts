@@ -37,6 +37,17 @@ const FEDERAL = 'urn:lex:br:federal:lei:2002-01-10;10406';
 /** lex.example.de -> evil.lex.example.de: `100 10 "p" "x" "!^.*$!a\027[2Jb!" .` (an ESC). */
 const EVIL = 'urn:lex:de;evil:stadt:satzung:2020-01-01;1';
 
+/** The P rule of Z3950's chain, as the hand-off result reports it. */
+const Z3950_RECORD = {
+  order: 100,
+  preference: 10,
+  flags: 'p',
+  services: 'z3950+N2L+N2C',
+  regexp: '',
+  replacement: 'z3950.lex.example.de.',
+  ttl: 3600,
+};
+
 let chain: Chain;
 let dns: string;
 
@@ -70,15 +81,7 @@ describe('resolveLexUrn: a P rule is a hand-off result', () => {
       via: 'replacement',
       protocol: 'z3950',
       services: ['N2L', 'N2C'],
-      record: {
-        order: 100,
-        preference: 10,
-        flags: 'p',
-        services: 'z3950+N2L+N2C',
-        regexp: '',
-        replacement: 'z3950.lex.example.de.',
-        ttl: 3600,
-      },
+      record: Z3950_RECORD,
     });
     expect(keysOf(r)).toEqual([
       'lex.urn.arpa.',
@@ -216,15 +219,7 @@ describe('lexroute resolve: a P rule is a hand-off, exit code 3', () => {
         services: ['N2L', 'N2C'],
         output: 'z3950.lex.example.de.',
         via: 'replacement',
-        record: {
-          order: 100,
-          preference: 10,
-          flags: 'p',
-          services: 'z3950+N2L+N2C',
-          regexp: '',
-          replacement: 'z3950.lex.example.de.',
-          ttl: 3600,
-        },
+        record: Z3950_RECORD,
       },
     });
     expect(io.stderr()).toBe('');
