@@ -39,6 +39,7 @@ export {
   type Resolution,
 } from './match.ts';
 export { analyseLexUrn, analyseReference, type AnalyseOptions } from './from-urn.ts';
+export { exactLookup, type ExactLookup } from './exact.ts';
 export { MemoryCatalogue, worksFromRows } from './memory.ts';
 export {
   validateRow,

@@ -1,0 +1,93 @@
+/**
+ * The resolver's fast path for its most common request: a work named
+ * exactly, in canonical form, with no expression, manifestation, partition
+ * or components (`/uri-res/N2L?urn:lex:br:federal:lei:2008-06-19;11705`).
+ *
+ * Every name in the catalogue is stored canonical (RFC 9676 section 10.3:
+ * "the resolver SHOULD query the catalogue searching for the URN that
+ * corresponds exactly to the given one (normalized if necessary)"), so a
+ * request text equal to a stored name needs no normalisation, and its
+ * analysis is the stored name's own key: the URN parser is skipped. The
+ * work found is handed to the matcher through a reader that answers that
+ * one name from memory, so the catalogue is read once; a plain text that is
+ * not catalogued is remembered as absent for the same reason.
+ */
+import type {
+  CandidateName,
+  CandidateQuery,
+  CatalogueReader,
+  CatalogueWork,
+  MatchQuery,
+} from './model.ts';
+
+/**
+ * Text that can only be a work-level LEX name: lowercase ASCII letters,
+ * digits and the separators of the work part. `@`, `$`, `~`, `?`, `#`, `%`,
+ * upper case and non-ASCII take the full analysis.
+ */
+const PLAIN = /^urn:lex:[a-z0-9.;:,+_-]+$/;
+
+export interface ExactLookup {
+  /** The analysis of the text (the stored name's key); null when it is not a stored name. */
+  readonly query: MatchQuery | null;
+  /** The reader to match with: answers `byName(text)` from this lookup. */
+  readonly reader: CatalogueReader;
+}
+
+/** A reader that answers one name from what was already read. */
+class OneNameReader implements CatalogueReader {
+  readonly #inner: CatalogueReader;
+  readonly #urn: string;
+  readonly #work: CatalogueWork | undefined;
+
+  constructor(inner: CatalogueReader, urn: string, work: CatalogueWork | undefined) {
+    this.#inner = inner;
+    this.#urn = urn;
+    this.#work = work;
+  }
+
+  byName(workUrn: string): CatalogueWork | undefined {
+    return workUrn === this.#urn ? this.#work : this.#inner.byName(workUrn);
+  }
+
+  candidates(query: CandidateQuery): readonly CandidateName[] {
+    return this.#inner.candidates(query);
+  }
+
+  work(id: number): CatalogueWork | undefined {
+    return this.#inner.work(id);
+  }
+}
+
+/**
+ * Look `text` up as a stored name when it can only be a plain work-level
+ * name; undefined when it cannot (the caller analyses it and matches with
+ * its own reader).
+ */
+export function exactLookup(text: string, reader: CatalogueReader): ExactLookup | undefined {
+  if (!PLAIN.test(text)) return undefined;
+  const work = reader.byName(text);
+  const one = new OneNameReader(reader, text, work);
+  if (work === undefined) return { query: null, reader: one };
+  let key = null;
+  for (const n of work.names) {
+    if (n.urn === text) {
+      key = n.key;
+      break;
+    }
+  }
+  /* c8 ignore next: byName(text) found the work by one of its names */
+  if (key === null) return { query: null, reader: one };
+  return {
+    query: {
+      urn: text,
+      workUrn: text,
+      work: key,
+      expression: null,
+      manifestation: null,
+      partition: null,
+      qComponent: null,
+    },
+    reader: one,
+  };
+}
