@@ -21,39 +21,36 @@ interface ExportRow {
   aliases?: string[];
 }
 
+/** Fields that go on the first row that asks for them: `fields` the first time, `{}` after. */
+function once<T extends Partial<ExportRow>>(fields: T): () => T | Record<string, never> {
+  let left: T | Record<string, never> = fields;
+  return () => {
+    const x = left;
+    left = {};
+    return x;
+  };
+}
+
 /** Yield export rows work by work, in catalogue order. */
 export function* exportRows(store: SqliteCatalogue): Generator<ExportRow> {
   for (const id of store.workIds()) {
     const work = store.work(id);
     if (!work) continue;
-    let workExtras: Pick<ExportRow, 'title' | 'aliases'> = {};
+    const workExtras: Pick<ExportRow, 'title' | 'aliases'> = {};
     if (work.title !== null) workExtras.title = work.title;
     const aliases = work.names.filter((n) => n.alias).map((n) => n.urn);
     if (aliases.length > 0) workExtras.aliases = aliases;
-    const take = () => {
-      const x = workExtras;
-      workExtras = {};
-      return x;
-    };
+    const take = once(workExtras);
     let wrote = false;
     for (const e of work.expressions) {
-      let inForce: Pick<ExportRow, 'inForce'> = e.inForce === null ? {} : { inForce: e.inForce };
-      const takeInForce = () => {
-        const x = inForce;
-        inForce = {};
-        return x;
-      };
+      const takeInForce = once(e.inForce === null ? {} : { inForce: e.inForce });
       const unversioned = e.key.version === null;
       let exprWrote = false;
       for (const m of e.manifestations) {
         // Only a manifestation with a URN of its own ('$') can carry a depth (row.ts).
-        let depth: Pick<ExportRow, 'partitionDepth'> =
-          m.partitionDepth === null ? {} : { partitionDepth: m.partitionDepth };
-        const takeDepth = () => {
-          const x = depth;
-          depth = {};
-          return x;
-        };
+        const takeDepth = once(
+          m.partitionDepth === null ? {} : { partitionDepth: m.partitionDepth },
+        );
         if (m.items.length === 0) {
           yield { urn: m.urn, ...takeInForce(), ...takeDepth(), ...take() };
           exprWrote = true;
