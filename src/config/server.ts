@@ -21,9 +21,19 @@ export interface ServerConfig {
   /** Reload changed zone files automatically. */
   readonly watch: boolean;
   readonly udp: { readonly maxPayload: number };
-  readonly tcp: { readonly idleTimeoutMs: number; readonly maxConnections: number };
+  readonly tcp: {
+    readonly idleTimeoutMs: number;
+    readonly maxConnections: number;
+    readonly messageTimeoutMs: number;
+    readonly maxPerClient: number;
+    readonly pressureIdleTimeoutMs: number;
+  };
   readonly limits: { readonly maxChain: number; readonly cachePerName: number };
-  readonly log: { readonly level: ServerLogLevel; readonly format: ServerLogFormat };
+  readonly log: {
+    readonly level: ServerLogLevel;
+    readonly format: ServerLogFormat;
+    readonly summaryIntervalMs: number;
+  };
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
@@ -31,9 +41,15 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   zones: ['zones'],
   watch: false,
   udp: { maxPayload: 1232 },
-  tcp: { idleTimeoutMs: 10_000, maxConnections: 256 },
+  tcp: {
+    idleTimeoutMs: 10_000,
+    maxConnections: 256,
+    messageTimeoutMs: 2_000,
+    maxPerClient: 32,
+    pressureIdleTimeoutMs: 1_000,
+  },
   limits: { maxChain: 8, cachePerName: 16 },
-  log: { level: 'info', format: 'auto' },
+  log: { level: 'info', format: 'auto', summaryIntervalMs: 10_000 },
 };
 
 export interface ConfigError {
@@ -87,9 +103,15 @@ function intIn(
 const KNOWN: Record<string, readonly string[]> = {
   '': ['$comment', 'listen', 'zones', 'watch', 'udp', 'tcp', 'limits', 'log'],
   udp: ['maxPayload'],
-  tcp: ['idleTimeoutMs', 'maxConnections'],
+  tcp: [
+    'idleTimeoutMs',
+    'maxConnections',
+    'messageTimeoutMs',
+    'maxPerClient',
+    'pressureIdleTimeoutMs',
+  ],
   limits: ['maxChain', 'cachePerName'],
-  log: ['level', 'format'],
+  log: ['level', 'format', 'summaryIntervalMs'],
 };
 
 /** Validate a parsed JSON value against the schema; unknown keys are errors (typos must not pass silently). */
@@ -217,6 +239,30 @@ export function validateServerConfig(input: unknown): {
         100_000,
         d.tcp.maxConnections,
       ),
+      messageTimeoutMs: intIn(
+        errors,
+        'tcp.messageTimeoutMs',
+        tcp.messageTimeoutMs,
+        50,
+        600_000,
+        d.tcp.messageTimeoutMs,
+      ),
+      maxPerClient: intIn(
+        errors,
+        'tcp.maxPerClient',
+        tcp.maxPerClient,
+        1,
+        100_000,
+        d.tcp.maxPerClient,
+      ),
+      pressureIdleTimeoutMs: intIn(
+        errors,
+        'tcp.pressureIdleTimeoutMs',
+        tcp.pressureIdleTimeoutMs,
+        50,
+        3_600_000,
+        d.tcp.pressureIdleTimeoutMs,
+      ),
     },
     limits: {
       maxChain: intIn(errors, 'limits.maxChain', limits.maxChain, 0, 64, d.limits.maxChain),
@@ -229,7 +275,18 @@ export function validateServerConfig(input: unknown): {
         d.limits.cachePerName,
       ),
     },
-    log: { level, format },
+    log: {
+      level,
+      format,
+      summaryIntervalMs: intIn(
+        errors,
+        'log.summaryIntervalMs',
+        log.summaryIntervalMs,
+        100,
+        3_600_000,
+        d.log.summaryIntervalMs,
+      ),
+    },
   };
   return { config, errors };
 }

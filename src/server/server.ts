@@ -13,6 +13,7 @@ import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import type { ServerConfig } from '../config/server.ts';
 import { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
+import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 
@@ -51,6 +52,8 @@ export interface RunningServer {
   readonly engine: Engine;
   readonly udp: readonly UdpListener[];
   readonly tcp: readonly TcpListener[];
+  /** Repeated events (refused connections, FORMERR sources, ...) summarised per interval. */
+  readonly summary: LogSummary;
   /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
   reload(): Promise<ReloadReport>;
   close(): Promise<void>;
@@ -231,15 +234,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
+  const summary = createLogSummary(log, config.log.summaryIntervalMs);
   const closeAll = async () => {
     await Promise.all([...udp.map((l) => l.close()), ...tcp.map((l) => l.close())]);
+    summary.close();
   };
   try {
     for (const { host, port } of config.listen) {
       // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(() => engine, host, port, config.tcp, log);
+      const t = await listenTcp(() => engine, host, port, config.tcp, log, summary);
       tcp.push(t);
-      const u = await listenUdp(() => engine, host, t.port, log);
+      const u = await listenUdp(() => engine, host, t.port, log, summary);
       udp.push(u);
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
@@ -255,6 +260,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     engine,
     udp,
     tcp,
+    summary,
     reload,
     close: async () => {
       if (timer) clearTimeout(timer);

@@ -5,6 +5,7 @@
 import dgram from 'node:dgram';
 import { TRANSPORT_UDP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
+import type { LogSummary } from './log-summary.ts';
 
 export interface UdpListener {
   readonly address: string;
@@ -17,21 +18,23 @@ export async function listenUdp(
   host: string,
   port: number,
   log: Logger,
+  summary: LogSummary,
 ): Promise<UdpListener> {
   const type = host.includes(':') ? 'udp6' : 'udp4';
   const socket = dgram.createSocket({ type, reuseAddr: false });
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;
+    const eng = engine();
+    const formerr = eng.counters.formerr;
     try {
-      out = engine().respond(msg, TRANSPORT_UDP);
+      out = eng.respond(msg, TRANSPORT_UDP);
     } catch (e) {
-      // Nothing a client sends may crash the server: log and drop.
-      log.error('query_failed', {
-        transport: 'udp',
-        error: e instanceof Error ? e.message : String(e),
-      });
+      // Nothing a client sends may crash the server: count (one summary line per interval) and drop.
+      const error = e instanceof Error ? e.message : String(e);
+      summary.note('query_failed', rinfo.address, 'udp', 'error', error);
       return;
     }
+    if (eng.counters.formerr !== formerr) summary.note('formerr_sent', rinfo.address, 'udp');
     if (out !== undefined) socket.send(out, rinfo.port, rinfo.address);
   });
   socket.on('error', (e) => log.warn('udp_socket_error', { error: e.message }));

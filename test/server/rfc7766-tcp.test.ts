@@ -5,6 +5,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import {
   buildQuery,
   decode,
@@ -18,7 +19,7 @@ import {
 let h: Harness;
 beforeAll(async () => {
   h = await startTestServer([SAMPLE_ZONES, path.join(TEST_ZONES, 'example.test.zone')], {
-    tcp: { idleTimeoutMs: 300, maxConnections: 16 },
+    tcp: { ...DEFAULT_SERVER_CONFIG.tcp, idleTimeoutMs: 300, maxConnections: 16 },
   });
 });
 afterAll(async () => h?.close());
@@ -91,7 +92,7 @@ describe('RFC 7766', () => {
 
   it('connections beyond the cap are closed; the others keep working', async () => {
     const capped = await startTestServer([SAMPLE_ZONES], {
-      tcp: { idleTimeoutMs: 10_000, maxConnections: 2 },
+      tcp: { ...DEFAULT_SERVER_CONFIG.tcp, idleTimeoutMs: 10_000, maxConnections: 2 },
     });
     try {
       const open = await Promise.all([connect(capped.port), connect(capped.port)]);

@@ -114,6 +114,7 @@ export const serveCommand: Command = {
       ...(values.zones ? { zones: values.zones } : {}),
       ...(values.watch ? { watch: true } : {}),
       log: {
+        ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,
         format: format ?? config.log.format,
       },

@@ -127,7 +127,10 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
       }
       off += 1 + b;
       total += 1 + b;
-      if (total > 255) {
+      // RFC 1035 section 3.1: "the total length of a domain name (i.e., label
+      // octets and label length octets) is restricted to 255 octets or less";
+      // with the root octet still to come, more than 254 here is too long.
+      if (total > 254) {
         q.error = 'QUESTION_NAME_TOO_LONG';
         return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
       }
@@ -211,5 +214,12 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
     off = rdEnd;
   }
   if (q.opcode !== OPCODE_QUERY) return PARSE_NOTIMP;
+  if (off !== len) {
+    // Octets after the last record the counts announce: not a well-formed
+    // message. Knot DNS answers FORMERR (BIND ignores them); answering
+    // normally would let junk ride along unnoticed.
+    q.error = 'TRAILING_DATA';
+    return PARSE_FORMERR;
+  }
   return PARSE_OK;
 }
