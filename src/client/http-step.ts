@@ -19,6 +19,8 @@
  * @see RFC 2169 section 3.5 (N2C: "the result MUST be labelled by Content-Type")
  */
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
+import type { HttpExchange } from '../core/ddds/trace.ts';
+import { thttpUrl } from '../core/ddds/walk.ts';
 import { HttpStepError } from './errors.ts';
 
 export type ThttpService = 'N2L' | 'N2Ls' | 'N2C';
@@ -37,15 +39,7 @@ export interface HttpStepOptions {
 }
 
 /** One HTTP request and its response, for the trace. */
-export interface HttpExchange {
-  readonly method: 'GET';
-  readonly url: string;
-  readonly status: number;
-  readonly location?: string;
-  readonly contentType?: string;
-  readonly bytes: number;
-  readonly ms: number;
-}
+export type { HttpExchange };
 
 export type HttpStepResult =
   | {
@@ -94,24 +88,8 @@ export function splitHttpUrl(raw: string): { origin: string; path: string } {
   return { origin, path };
 }
 
-/**
- * The THTTP request URL for a host found through `S` (SRV) or `A`:
- * `http(s)://host:port/uri-res/<service>?<AUS>`.
- * @see RFC 2169 section 2.0; RFC 3404 section 4.4.2
- */
-export function thttpUrl(
-  scheme: 'http' | 'https',
-  host: string,
-  port: number,
-  service: string,
-  aus: string,
-): string {
-  const h = host.endsWith('.') ? host.slice(0, -1) : host;
-  const hostPart = h.includes(':') ? `[${h}]` : h;
-  const defaultPort = scheme === 'https' ? 443 : 80;
-  const portPart = port === defaultPort ? '' : `:${port}`;
-  return `${scheme}://${hostPart}${portPart}/uri-res/${service}?${aus}`;
-}
+/** The THTTP request URL (`http(s)://host:port/uri-res/<service>?<AUS>`), from the DDDS core. */
+export { thttpUrl };
 
 /**
  * The URIs of a text/uri-list body: `#` lines are comments, any of CRLF, LF

@@ -19,6 +19,7 @@
  *   reach the servers it names)
  */
 import type { RecordType } from 'dns-packet';
+import type { ReferralStep } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
 import { classify, type LookupResult, type Resolver } from './lookup.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
@@ -38,13 +39,7 @@ export interface IterativeOptions {
 }
 
 /** One referral followed, for the trace. */
-export interface ReferralStep {
-  readonly server: string;
-  readonly cut: string;
-  readonly ns: readonly string[];
-  readonly addresses: readonly string[];
-  readonly fromGlue: boolean;
-}
+export type { ReferralStep };
 
 export interface IterativeResult extends LookupResult {
   readonly referrals: readonly ReferralStep[];
