@@ -43,42 +43,75 @@ export interface DriverHost {
 /** A failed walk: its code, message, trace and cause. */
 export type WalkFailure = Extract<WalkNeed, { kind: 'failed' }>;
 
-/** Drive `walk` to its end: the result, or the failure (never thrown here). */
-export async function drive(
+type End = ResolveResult | WalkFailure;
+
+/**
+ * Drive `walk` to its end: the result, or the failure (never thrown here).
+ * Synchronous while every answer comes from the cache (the warm path makes
+ * no promise); from the first lookup that goes out, asynchronous.
+ */
+export function drive(
   host: DriverHost,
   walk: DddsWalk,
   signal: AbortSignal | undefined,
-): Promise<ResolveResult | WalkFailure> {
+): End | Promise<End> {
   let need = walk.begin();
-  for (;;) {
-    switch (need.kind) {
-      case 'naptr': {
-        const l = host.lookupRaw(need.key, 'NAPTR', signal);
-        need = walk.naptr(
-          'then' in l ? await fresh(l, host, naptrFeed) : naptrFeed(l.result, true, host),
-        );
-        break;
-      }
-      case 'srv': {
-        const l = host.lookupRaw(need.name, 'SRV', signal);
-        need = walk.srv('then' in l ? await fresh(l, host, srvFeed) : srvFeed(l.result, true));
-        break;
-      }
-      case 'address': {
-        const l = host.lookupRaw(need.name, need.qtype, signal);
-        need = walk.address(
-          'then' in l ? await fresh(l, host, addressFeed) : addressFeed(l.result, true),
-        );
-        break;
-      }
-      case 'http':
-        need = walk.http(await httpStep(host, need, signal));
-        break;
-      case 'done':
-        return need.result;
-      case 'failed':
-        return need;
+  while (need.kind !== 'done' && need.kind !== 'failed') {
+    const next = advance(host, walk, need, signal);
+    if (next instanceof Promise) return driveAsync(host, walk, next, signal);
+    need = next;
+  }
+  return need.kind === 'done' ? need.result : need;
+}
+
+async function driveAsync(
+  host: DriverHost,
+  walk: DddsWalk,
+  pending: Promise<WalkNeed>,
+  signal: AbortSignal | undefined,
+): Promise<End> {
+  let need = await pending;
+  while (need.kind !== 'done' && need.kind !== 'failed') {
+    const next = advance(host, walk, need, signal);
+    need = next instanceof Promise ? await next : next;
+  }
+  return need.kind === 'done' ? need.result : need;
+}
+
+/** Get what `need` asks for and feed it to the walk: the next need (a promise when it went out). */
+function advance(
+  host: DriverHost,
+  walk: DddsWalk,
+  need: Exclude<WalkNeed, { kind: 'done' | 'failed' }>,
+  signal: AbortSignal | undefined,
+): WalkNeed | Promise<WalkNeed> {
+  switch (need.kind) {
+    case 'naptr': {
+      const l = host.lookupRaw(need.key, 'NAPTR', signal);
+      if (!('then' in l)) return walk.naptr(naptrFeed(l.result, true, host));
+      return l.then(
+        (r) => walk.naptr(naptrFeed(r, false, host)),
+        (e: unknown) => walk.naptr(errorFeed(e)),
+      );
     }
+    case 'srv': {
+      const l = host.lookupRaw(need.name, 'SRV', signal);
+      if (!('then' in l)) return walk.srv(srvFeed(l.result, true));
+      return l.then(
+        (r) => walk.srv(srvFeed(r, false)),
+        (e: unknown) => walk.srv(errorFeed(e)),
+      );
+    }
+    case 'address': {
+      const l = host.lookupRaw(need.name, need.qtype, signal);
+      if (!('then' in l)) return walk.address(addressFeed(l.result, true));
+      return l.then(
+        (r) => walk.address(addressFeed(r, false)),
+        (e: unknown) => walk.address(errorFeed(e)),
+      );
+    }
+    case 'http':
+      return httpStep(host, need, signal).then((f) => walk.http(f));
   }
 }
 
@@ -87,21 +120,11 @@ export function describeError(e: unknown): { code: string; message: string } {
   return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
 }
 
-/** A lookup that went to the DNS: its feed, or an error feed. */
-async function fresh<R>(
-  pending: Promise<LookupResult>,
-  host: DriverHost,
-  toFeed: (r: LookupResult, cached: boolean, host: DriverHost) => DnsFeed<R>,
-): Promise<DnsFeed<R>> {
-  let r: LookupResult;
-  try {
-    r = await pending;
-  } catch (e) {
-    const d = describeError(e);
-    const server = e instanceof DnsError ? (e.server ?? '') : '';
-    return { kind: 'error', code: d.code, message: d.message, server, cause: e };
-  }
-  return toFeed(r, false, host);
+/** A lookup that failed (timeout, SERVFAIL, lame delegation, ...): its error feed. */
+function errorFeed(e: unknown): Extract<DnsFeed<never>, { kind: 'error' }> {
+  const d = describeError(e);
+  const server = e instanceof DnsError ? (e.server ?? '') : '';
+  return { kind: 'error', code: d.code, message: d.message, server, cause: e };
 }
 
 export function naptrFeed(

@@ -18,7 +18,7 @@ import { isIP } from 'node:net';
 import type { ResolveResult, Service, Trace } from '../core/ddds/trace.ts';
 import { DddsWalk } from '../core/ddds/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
-import { describeError, drive } from './drive.ts';
+import { describeError, drive, type WalkFailure } from './drive.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
 import { StubResolver, type LookupResult, type Resolver } from './lookup.ts';
@@ -318,9 +318,12 @@ async function resolveWith(
     },
     prepared.start,
   );
-  const end = await drive(client, walk, options.signal);
-  if (end.kind === 'failed') {
-    throw new ResolveError(end.code, end.message, end.trace, end.cause);
-  }
+  const end = drive(client, walk, options.signal);
+  return end instanceof Promise ? end.then(settle) : settle(end);
+}
+
+/** The walk's end as the API gives it: the result, or a thrown ResolveError. */
+function settle(end: ResolveResult | WalkFailure): ResolveResult {
+  if (end.kind === 'failed') throw new ResolveError(end.code, end.message, end.trace, end.cause);
   return end;
 }

@@ -231,8 +231,9 @@ export class DddsWalk {
   private host = '';
   private qtype: 'A' | 'AAAA' = 'A';
   private firstResult: string = 'nodata';
-  private readonly pins: HostPin[] = [];
-  private readonly candidates: string[] = [];
+  private pins: HostPin[] | undefined;
+  /** Resolver URLs to try in order (one for U and A rules, one per SRV target with an address). */
+  private candidates: string[] | undefined;
   private candidate = 0;
 
   /**
@@ -441,7 +442,7 @@ export class DddsWalk {
     const info = protocolInfo(t.protocol);
     this.flag = t.flag;
     if (t.flag === 'U') {
-      this.candidates.push(t.output);
+      this.candidates = [t.output];
       return this.afterCandidates();
     }
     this.scheme = info?.scheme ?? 'http';
@@ -498,7 +499,7 @@ export class DddsWalk {
     this.target++;
     const t = this.targets[this.target];
     if (t !== undefined) return this.seekAddress(t.target.replace(/\.$/, ''));
-    if (this.candidates.length === 0) {
+    if (this.candidates === undefined) {
       return this.fail('ADDRESS_NONE', `no SRV target of ${this.srvName} has an address`);
     }
     return this.afterCandidates();
@@ -544,13 +545,14 @@ export class DddsWalk {
 
   private gotAddress(address: string): WalkNeed {
     const host = this.host;
-    this.pins.push({ host, address });
+    (this.pins ??= []).push({ host, address });
+    const candidates = (this.candidates ??= []);
     if (this.flag === 'S') {
       const t = this.targets[this.target] as SrvRecord;
-      this.candidates.push(thttpUrl(this.scheme, host, t.port, this.service, this.aus));
+      candidates.push(thttpUrl(this.scheme, host, t.port, this.service, this.aus));
       return this.nextTarget();
     }
-    this.candidates.push(thttpUrl(this.scheme, host, this.port, this.service, this.aus));
+    candidates.push(thttpUrl(this.scheme, host, this.port, this.service, this.aus));
     return this.afterCandidates();
   }
 
@@ -575,7 +577,7 @@ export class DddsWalk {
   // ---------------------------------------------------------------- HTTP
 
   private afterCandidates(): WalkNeed {
-    const resolverUrl = this.candidates[0] as string;
+    const resolverUrl = (this.candidates as string[])[0] as string;
     if (this.options.noHttp) {
       return this.done({ kind: 'resolved', urls: [], resolverUrl, trace: this.trace });
     }
@@ -585,14 +587,15 @@ export class DddsWalk {
 
   private askHttp(): WalkNeed {
     this.phase = 'http';
-    const url = this.candidates[this.candidate] as string;
-    return { kind: 'http', url, service: this.service, pins: this.pins };
+    const url = (this.candidates as string[])[this.candidate] as string;
+    return { kind: 'http', url, service: this.service, pins: this.pins ?? [] };
   }
 
   /** Feed the THTTP exchange's result for the URL asked for. */
   http(feed: HttpFeed): WalkNeed {
     this.expect('http');
-    const url = this.candidates[this.candidate] as string;
+    const candidates = this.candidates as string[];
+    const url = candidates[this.candidate] as string;
     const trace = this.trace;
     if (feed.kind === 'error') {
       trace.steps.push({
@@ -603,7 +606,7 @@ export class DddsWalk {
       });
       // RFC 2782: an unreachable target is followed by the next one.
       const retryable = feed.code === 'HTTP_NETWORK' || feed.code === 'HTTP_TIMEOUT';
-      if (retryable && ++this.candidate < this.candidates.length) return this.askHttp();
+      if (retryable && ++this.candidate < candidates.length) return this.askHttp();
       return this.fail(feed.code, feed.message, feed.cause);
     }
     trace.steps.push({ kind: 'http', url, exchanges: feed.exchanges });
