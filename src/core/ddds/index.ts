@@ -88,3 +88,17 @@ export {
   type PartitionResult,
 } from './partition.ts';
 export { DDDS_CODES, type DddsCode } from './codes.ts';
+export {
+  DddsWalk,
+  isIpLiteral,
+  prepareWalk,
+  type AddressFeed,
+  type DnsFeed,
+  type HostPin,
+  type HttpFeed,
+  type SrvFeed,
+  type StepMemoStore,
+  type WalkNeed,
+  type WalkOptions,
+  type WalkStart,
+} from './walk.ts';
