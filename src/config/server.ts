@@ -13,11 +13,29 @@ export interface ListenAddress {
   readonly port: number;
 }
 
+/**
+ * A zone source: a file or a directory of `*.zone`, `*.db`, `db.*` files
+ * (relative to the working directory), or a file with an explicit origin.
+ */
+export type ZoneSourceConfig = string | { readonly file: string; readonly origin: string };
+
+export interface ZoneFilesConfig {
+  /** Most octets read for one zone, `$INCLUDE`d files counted. */
+  readonly maxBytes: number;
+  /** Longest entry (logical line) in characters. */
+  readonly maxEntryChars: number;
+  /** Directories `$INCLUDE` may read from besides the zone file's own. */
+  readonly includeDirs: readonly string[];
+}
+
 export interface ServerConfig {
   /** Addresses to serve on; each gets a UDP and a TCP socket. */
   readonly listen: readonly ListenAddress[];
-  /** Zone files or directories of `<origin>.zone` files (relative to the working directory). */
-  readonly zones: readonly string[];
+  /** Zone files, directories of zone files, or `{file, origin}`. */
+  readonly zones: readonly ZoneSourceConfig[];
+  /** Start even when no zone loads (a secondary waiting for transfers). */
+  readonly allowEmpty: boolean;
+  readonly zoneFiles: ZoneFilesConfig;
   /** Reload changed zone files automatically. */
   readonly watch: boolean;
   readonly udp: { readonly maxPayload: number };
@@ -39,6 +57,8 @@ export interface ServerConfig {
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   listen: [{ host: '127.0.0.1', port: 5353 }],
   zones: ['zones'],
+  allowEmpty: false,
+  zoneFiles: { maxBytes: 1 << 30, maxEntryChars: 1 << 20, includeDirs: [] },
   watch: false,
   udp: { maxPayload: 1232 },
   tcp: {
@@ -101,7 +121,19 @@ function intIn(
 }
 
 const KNOWN: Record<string, readonly string[]> = {
-  '': ['$comment', 'listen', 'zones', 'watch', 'udp', 'tcp', 'limits', 'log'],
+  '': [
+    '$comment',
+    'listen',
+    'zones',
+    'allowEmpty',
+    'zoneFiles',
+    'watch',
+    'udp',
+    'tcp',
+    'limits',
+    'log',
+  ],
+  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
   udp: ['maxPayload'],
   tcp: [
     'idleTimeoutMs',
@@ -113,6 +145,69 @@ const KNOWN: Record<string, readonly string[]> = {
   limits: ['maxChain', 'cachePerName'],
   log: ['level', 'format', 'summaryIntervalMs'],
 };
+
+function validateZones(
+  errors: ConfigError[],
+  v: unknown,
+  fallback: readonly ZoneSourceConfig[],
+): readonly ZoneSourceConfig[] {
+  if (v === undefined) return fallback;
+  const bad = (path: string, message: string) => {
+    errors.push({ code: 'CONFIG_BAD_ZONES', path, message });
+  };
+  if (!Array.isArray(v)) {
+    bad('zones', 'zones must be an array of paths (files or directories) or {"file", "origin"}');
+    return fallback;
+  }
+  const out: ZoneSourceConfig[] = [];
+  v.forEach((z: unknown, i: number) => {
+    if (typeof z === 'string' && z !== '') out.push(z);
+    else if (
+      isObject(z) &&
+      typeof z.file === 'string' &&
+      z.file !== '' &&
+      typeof z.origin === 'string' &&
+      z.origin !== '' &&
+      Object.keys(z).every((k) => k === 'file' || k === 'origin')
+    )
+      out.push({ file: z.file, origin: z.origin });
+    else
+      bad(
+        `zones[${i}]`,
+        `zones[${i}] must be a path or {"file": PATH, "origin": NAME} (nothing else)`,
+      );
+  });
+  return out;
+}
+
+function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig): ZoneFilesConfig {
+  const o = isObject(v) ? v : {};
+  let includeDirs = d.includeDirs;
+  if (o.includeDirs !== undefined) {
+    if (
+      !Array.isArray(o.includeDirs) ||
+      o.includeDirs.some((x) => typeof x !== 'string' || x === '')
+    ) {
+      errors.push({
+        code: 'CONFIG_BAD_ZONES',
+        path: 'zoneFiles.includeDirs',
+        message: 'zoneFiles.includeDirs must be an array of directory paths',
+      });
+    } else includeDirs = o.includeDirs as string[];
+  }
+  return {
+    maxBytes: intIn(errors, 'zoneFiles.maxBytes', o.maxBytes, 1, 2 ** 40, d.maxBytes),
+    maxEntryChars: intIn(
+      errors,
+      'zoneFiles.maxEntryChars',
+      o.maxEntryChars,
+      1024,
+      1 << 28,
+      d.maxEntryChars,
+    ),
+    includeDirs,
+  };
+}
 
 /** Validate a parsed JSON value against the schema; unknown keys are errors (typos must not pass silently). */
 export function validateServerConfig(input: unknown): {
@@ -170,15 +265,17 @@ export function validateServerConfig(input: unknown): {
       listen = out;
     }
   }
-  let zones = d.zones;
-  if (input.zones !== undefined) {
-    if (!Array.isArray(input.zones) || input.zones.some((z) => typeof z !== 'string' || z === '')) {
+  const zones = validateZones(errors, input.zones, d.zones);
+  const zoneFiles = validateZoneFiles(errors, input.zoneFiles, d.zoneFiles);
+  let allowEmpty = d.allowEmpty;
+  if (input.allowEmpty !== undefined) {
+    if (typeof input.allowEmpty !== 'boolean') {
       errors.push({
-        code: 'CONFIG_BAD_ZONES',
-        path: 'zones',
-        message: 'zones must be an array of paths (files or directories)',
+        code: 'CONFIG_BAD_BOOLEAN',
+        path: 'allowEmpty',
+        message: 'allowEmpty must be true or false',
       });
-    } else zones = input.zones as string[];
+    } else allowEmpty = input.allowEmpty;
   }
   let watch = d.watch;
   if (input.watch !== undefined) {
@@ -217,6 +314,8 @@ export function validateServerConfig(input: unknown): {
   const config: ServerConfig = {
     listen,
     zones,
+    allowEmpty,
+    zoneFiles,
     watch,
     // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
     udp: {

@@ -252,7 +252,8 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       const dir = zoneDir;
       closers.push(() => rm(dir, { recursive: true, force: true }));
     }
-    const origins = new Map<string, string>();
+    const explicitOrigins = new Map<string, string>();
+    const originals = new Map<string, string>();
     const zoneFiles = new Map<string, string>();
     const served: { files: string[]; origins: string[] }[] = [];
     for (const [i, d] of config.dns.entries()) {
@@ -282,16 +283,20 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
           }
           await writeFile(file, rewriteHttpPorts(text, moves));
         }
-        origins.set(file, norm);
+        if (z.origin !== undefined) explicitOrigins.set(file, z.origin);
+        originals.set(file, src);
         zoneFiles.set(norm, file);
         files.push(file);
         list.push(norm);
       }
       served.push({ files, origins: list });
     }
+    // The one origin rule: the configured origin, else the (original) file name's.
     const loader: ZoneFileLoader = async (file) => {
+      const explicit = explicitOrigins.get(file);
       const r = await loadZoneFile(file, {
-        origin: origins.get(file) ?? inferOriginFromFileName(file) ?? '.',
+        ...(explicit !== undefined ? { origin: explicit } : {}),
+        nameAs: originals.get(file) ?? file,
       });
       return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
     };

@@ -6,7 +6,7 @@
  * Reload keeps serving the previous good version of any zone whose file
  * fails to load, and swaps the whole compiled zone set in one assignment.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
@@ -16,14 +16,25 @@ import type { Logger } from './log.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
+import { expandZoneSources, type ZoneSourceSpec } from '../zonefile/sources.ts';
 
 export interface ZoneLoadResult {
   readonly zone?: Zone;
   readonly diagnostics: readonly ZoneDiagnostic[];
 }
 
-/** Loads one zone file (the zone-file module's `loadZoneFile`). */
+/**
+ * Loads one zone file (the zone-file module's `loadZoneFile`); `origin` is
+ * the one given explicitly for the file, else the file name or content names it.
+ */
 export type ZoneFileLoader = (file: string, origin: string | undefined) => Promise<ZoneLoadResult>;
+
+/** The configured sources as the zone-source module takes them. */
+export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
+  return config.zones.map((z) =>
+    typeof z === 'string' ? { path: z } : { path: z.file, origin: z.origin },
+  );
+}
 
 export class ServerStartError extends Error {
   readonly code: 'SERVER_LISTEN_FAILED' | 'SERVER_NO_ZONES';
@@ -59,32 +70,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The origin a file name implies: `nic.it.zone` -> `nic.it.`; otherwise the file name itself. */
-export function originFromFileName(file: string): string | undefined {
-  const base = path.basename(file).replace(/\.zone$/i, '');
-  if (!/^[A-Za-z0-9_*-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(base)) return undefined;
-  return base.endsWith('.') ? base : `${base}.`;
-}
-
-/** Expand zone sources: a directory contributes its `*.zone` files (sorted), a file itself. */
-export async function expandZoneSources(sources: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const src of sources) {
-    let s;
-    try {
-      s = await stat(src);
-    } catch {
-      out.push(src); // reported by the loader as unreadable
-      continue;
-    }
-    if (s.isDirectory()) {
-      const names = (await readdir(src)).filter((n) => n.endsWith('.zone')).sort();
-      for (const n of names) out.push(path.join(src, n));
-    } else out.push(src);
-  }
-  return out;
-}
-
 export interface StartOptions {
   readonly config: ServerConfig;
   readonly loader: ZoneFileLoader;
@@ -95,7 +80,8 @@ export interface StartOptions {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, loader, log, cwd } = options;
-  const sources = config.zones.map((z) => path.resolve(cwd, z));
+  const specs = zoneSourceSpecs(config);
+  const sources = specs.map((z) => path.resolve(cwd, z.path));
   const engine = new Engine([], {
     maxUdpPayload: config.udp.maxPayload,
     maxChain: config.limits.maxChain,
@@ -105,12 +91,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let reloading: Promise<ReloadReport> | undefined;
 
   const doReload = async (): Promise<ReloadReport> => {
-    const files = await expandZoneSources(sources);
+    const files = await expandZoneSources(specs, cwd);
     const next = new Map<string, Loaded>();
     let loaded = 0;
     let unchanged = 0;
     let failed = 0;
-    for (const file of files) {
+    for (const { file, origin } of files) {
       const prev = current.get(file);
       let st;
       try {
@@ -132,7 +118,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       }
       let result: ZoneLoadResult;
       try {
-        result = await loader(file, originFromFileName(file));
+        result = await loader(file, origin);
       } catch (e) {
         result = {
           diagnostics: [
@@ -229,8 +215,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     for (const w of watchers) w.close();
     throw e;
   }
-  if (first.zones === 0)
-    log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+  if (first.zones === 0) {
+    if (!config.allowEmpty) {
+      if (timer) clearTimeout(timer);
+      for (const w of watchers) w.close();
+      throw new ServerStartError(
+        'SERVER_NO_ZONES',
+        `no zone loaded from ${sources.join(', ')} (zone files: *.zone, *.db, db.*; see the diagnostics above); start anyway with --allow-empty (allowEmpty in the configuration)`,
+      );
+    }
+    log.warn('no_zones', { sources: specs.map((z) => z.path), note: 'every query gets REFUSED' });
+  }
 
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];

@@ -12,24 +12,25 @@ import {
   type ListenAddress,
   type ServerConfig,
   type ServerLogLevel,
+  type ZoneSourceConfig,
 } from '../../config/server.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { createLogger } from '../../server/log.ts';
-import {
-  originFromFileName,
-  startServer,
-  ServerStartError,
-  type ZoneFileLoader,
-} from '../../server/server.ts';
-import { inferOriginFromFileName, loadZoneFile } from '../../zonefile/load.ts';
+import { startServer, ServerStartError, type ZoneFileLoader } from '../../server/server.ts';
+import { loadZoneFile } from '../../zonefile/load.ts';
+import { parseZoneSourceArg } from '../../zonefile/sources.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
 
 Run the authoritative DNS server for LEX routing zones (UDP and TCP).
 
 Options:
-  --zones PATH         zone file or directory of <origin>.zone files (repeatable;
-                       default: zones/)
+  --zones PATH         zone file, or directory of zone files: <origin>.zone,
+                       <origin>.db, db.<origin> (repeatable; default: zones/);
+                       ORIGIN=FILE names a file's origin (example.=routes.txt).
+                       Otherwise the origin is the file name's, else the
+                       file's first $ORIGIN, else its SOA owner (as zone check)
+  --allow-empty        start even when no zone loads (else: exit 1)
   --listen ADDR:PORT   address to serve on, UDP and TCP (repeatable;
                        default: 127.0.0.1:5353; IPv6 as [::1]:5353)
   --config FILE        JSON configuration (see config/server.json); options
@@ -41,13 +42,34 @@ Options:
 
 SIGHUP reloads the zones (a zone that fails to load keeps its previous
 version); SIGTERM or SIGINT shuts down cleanly.
+
+Exit codes: 0 stopped by a signal, 1 cannot start (no zone loaded, bad
+configuration, address in use), 2 usage error.
 `;
 
-export const loadZoneForServer: ZoneFileLoader = async (file, origin) => {
-  const o = inferOriginFromFileName(file) ?? origin ?? originFromFileName(file);
-  const r = await loadZoneFile(file, o !== undefined ? { origin: o } : {});
-  return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
-};
+/** The zone loader of a server configuration (the one load path, with its limits). */
+export function zoneLoaderFor(config: ServerConfig, cwd: string): ZoneFileLoader {
+  const z = config.zoneFiles;
+  const includeDirs = z.includeDirs.map((d) => path.resolve(cwd, d));
+  return async (file, origin) => {
+    const r = await loadZoneFile(file, {
+      ...(origin !== undefined ? { origin } : {}),
+      maxBytes: z.maxBytes,
+      maxEntryChars: z.maxEntryChars,
+      includeDirs,
+    });
+    return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+  };
+}
+
+/** The loader of the default configuration. */
+export const loadZoneForServer: ZoneFileLoader = zoneLoaderFor(DEFAULT_SERVER_CONFIG, '.');
+
+/** `--zones PATH` or `--zones ORIGIN=FILE`. */
+function zoneArg(text: string): ZoneSourceConfig {
+  const z = parseZoneSourceArg(text);
+  return z.origin !== undefined ? { file: z.path, origin: z.origin } : z.path;
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -58,6 +80,7 @@ export const serveCommand: Command = {
       listen: { type: 'string', multiple: true },
       config: { type: 'string' },
       watch: { type: 'boolean' },
+      'allow-empty': { type: 'boolean' },
       'log-format': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -111,8 +134,9 @@ export const serveCommand: Command = {
     config = {
       ...config,
       ...(listen ? { listen } : {}),
-      ...(values.zones ? { zones: values.zones } : {}),
+      ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),
+      ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,
@@ -125,7 +149,8 @@ export const serveCommand: Command = {
 
     let server;
     try {
-      server = await startServer({ config, loader: loadZoneForServer, log, cwd: base });
+      const loader = zoneLoaderFor(config, base);
+      server = await startServer({ config, loader, log, cwd: base });
     } catch (e) {
       if (e instanceof ServerStartError) {
         log.error('start_failed', { code: e.code, error: e.message });

@@ -5,8 +5,15 @@
  */
 import { checkExpectations, lintNaptrRecords } from '../../core/zone/naptr-lint.ts';
 import type { ZoneDiagnostic } from '../../core/zone/model.ts';
+import { printable } from '../../core/zone/parser.ts';
 import { writeZone } from '../../core/zone/writer.ts';
-import { isDirectory, loadZoneFile, zoneFilesIn, type LoadResult } from '../../zonefile/load.ts';
+import {
+  isDirectory,
+  loadZoneFile,
+  zoneFilesIn,
+  ZONE_FILE_PATTERNS,
+  type LoadResult,
+} from '../../zonefile/load.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
@@ -70,15 +77,52 @@ Exit codes: 0 printed, 1 the zone has errors (printed on standard error), 2 usag
 function formatDiagnostic(d: ZoneDiagnostic, fallbackFile: string): string {
   const p = d.position;
   const where = p ? `${p.file}:${p.line}:${p.column}` : fallbackFile;
-  return `${where}: ${d.code} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`;
+  // Zone data must not drive the terminal: control characters are shown escaped.
+  return printable(
+    `${where}: ${d.code} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`,
+  );
+}
+
+/**
+ * Progress of a long load on a terminal (standard error, one line rewritten
+ * in place, at most four times a second); nothing when it is not a terminal.
+ */
+function progressLine(file: string, io: CliIo) {
+  if (!io.errIsTTY) return undefined;
+  const started = performance.now();
+  let last = started;
+  let shown = false;
+  return {
+    update(read: number, size: number) {
+      const now = performance.now();
+      if (now - last < 250 || now - started < 500) return;
+      last = now;
+      shown = true;
+      const pct = size > 0 ? Math.min(100, Math.floor((read * 100) / size)) : 100;
+      const mib = (read / 1048576).toFixed(1);
+      io.err(
+        `\r${printable(file)}: reading ${mib} MiB (${pct}%), ${((now - started) / 1000).toFixed(1)} s\x1b[K`,
+      );
+    },
+    done() {
+      if (shown) io.err('\r\x1b[K');
+    },
+  };
 }
 
 /** Load and lint one file: load diagnostics, then NAPTR lint and expectations. */
 async function checkFile(
   file: string,
   origin: string | undefined,
+  io: CliIo,
 ): Promise<LoadResult & { all: ZoneDiagnostic[] }> {
-  const r = await loadZoneFile(file, origin !== undefined ? { origin } : {});
+  const progress = progressLine(file, io);
+  const r = await loadZoneFile(file, {
+    ...(origin !== undefined ? { origin } : {}),
+    signal: io.signal,
+    ...(progress ? { onProgress: progress.update } : {}),
+  });
+  progress?.done();
   const all = [
     ...r.diagnostics,
     ...lintNaptrRecords(r.records),
@@ -104,12 +148,12 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   for (const p of positionals) {
     if (isDirectory(p)) {
       const found = await zoneFilesIn(p);
-      if (found.length === 0) throw new UsageError(`no zone files (*.zone, *.db, db.*) in ${p}`);
+      if (found.length === 0) throw new UsageError(`no zone files (${ZONE_FILE_PATTERNS}) in ${p}`);
       for (const f of found) files.push(f);
     } else files.push(p);
   }
   const results = [];
-  for (const f of files) results.push(await checkFile(f, values.origin));
+  for (const f of files) results.push(await checkFile(f, values.origin, io));
   let errors = 0;
   let warnings = 0;
   let records = 0;

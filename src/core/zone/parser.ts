@@ -29,6 +29,12 @@ export interface ParseOptions {
   /** Nesting limit for `$INCLUDE` (default 10). */
   readonly maxIncludeDepth?: number;
   /**
+   * Longest entry (logical line, with its comments) in characters; a longer
+   * one stops the parse with ZONE_ENTRY_TOO_LONG (default 1 MiB: the longest
+   * RDATA, 65535 octets in hex, is about 128 Ki characters).
+   */
+  readonly maxEntryChars?: number;
+  /**
    * Where records go as they are read (a `ZoneStore` to build a zone from).
    * With a sink, `ParseResult.records` is empty.
    */
@@ -50,7 +56,14 @@ export interface ParseResult {
   readonly origin?: string;
   /** `; expect` directives, in file order. */
   readonly expects: ExpectDirective[];
+  /** Owner of the first SOA record read (absolute), to compare with an origin given from outside. */
+  readonly soaOwner?: string;
+  /** The parse stopped early (an entry over `maxEntryChars`): the rest of the text was not read. */
+  readonly stopped?: boolean;
 }
+
+/** Default `maxEntryChars`. */
+export const DEFAULT_MAX_ENTRY_CHARS = 1 << 20;
 
 interface State {
   file: string;
@@ -85,41 +98,112 @@ export function parseZoneText(text: string, options: ParseOptions = {}): ParseRe
  * entry, a line or a token anywhere.
  */
 export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions = {}): ParseResult {
-  const p = new Parser(options);
-  let origin: ReturnType<typeof originWire> | undefined;
-  if (options.origin !== undefined) {
-    origin = originWire(options.origin);
-    if (typeof origin !== 'object') {
-      p.diagnostics.push({
-        code: 'ZONE_BAD_ORIGIN',
-        message: `origin ${JSON.stringify(options.origin)} is not a valid domain name`,
+  const session = new ZoneParseSession(options);
+  for (const piece of chunks) {
+    session.push(piece);
+    if (session.stopped) break;
+  }
+  return session.end();
+}
+
+/**
+ * A parse fed piece by piece (`push`), for readers that get the text
+ * asynchronously; `end` finishes it. An entry cut by the end of a piece is
+ * carried over; the carry is lexed again only once at least as much new text
+ * has arrived, so the work stays linear in the input however long an entry is
+ * (and an entry over `maxEntryChars` stops the parse).
+ */
+export class ZoneParseSession {
+  private readonly p: Parser;
+  private readonly state: State;
+  private readonly maxEntry: number;
+  private carry = '';
+  private line = 1;
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private done = false;
+  private halted = false;
+
+  constructor(options: ParseOptions = {}) {
+    this.p = new Parser(options);
+    this.maxEntry = options.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
+    let origin: ReturnType<typeof originWire> | undefined;
+    if (options.origin !== undefined) {
+      origin = originWire(options.origin);
+      if (typeof origin !== 'object') {
+        this.p.diagnostics.push({
+          code: 'ZONE_BAD_ORIGIN',
+          message: `origin ${JSON.stringify(options.origin)} is not a valid domain name`,
+          severity: 'error',
+          token: options.origin,
+        });
+        origin = undefined;
+      }
+    }
+    this.state = {
+      file: options.file ?? '<zone>',
+      origin: origin && typeof origin === 'object' ? origin.wire : undefined,
+      originText: origin && typeof origin === 'object' ? origin.text : undefined,
+      defaultTtl: undefined,
+      lastTtl: undefined,
+      lastOwner: undefined,
+      lastOwnerRaw: undefined,
+      lastOwnerOrigin: undefined,
+      depth: 0,
+      originChanged: false,
+    };
+    this.p.firstOrigin = this.state.originText;
+  }
+
+  /** True once the parse stopped early: further pieces are ignored. */
+  get stopped(): boolean {
+    return this.halted;
+  }
+
+  /** The next piece of the text. */
+  push(piece: string): void {
+    if (this.halted || this.done || piece === '') return;
+    this.pending.push(piece);
+    this.pendingChars += piece.length;
+    // Re-lexing the carry costs its length: wait for as much new text.
+    if (this.pendingChars < this.carry.length) return;
+    this.lex(false);
+  }
+
+  private lex(final: boolean): void {
+    const text =
+      this.carry + (this.pending.length === 1 ? this.pending[0]! : this.pending.join(''));
+    this.pending = [];
+    this.pendingChars = 0;
+    const r = this.p.lexPiece(text, this.line, final, this.state);
+    this.carry = r.rest;
+    this.line = r.line;
+    if (!final && this.carry.length > this.maxEntry) {
+      this.p.diagnostics.push({
+        code: 'ZONE_ENTRY_TOO_LONG',
+        message: `an entry (or comment line) is longer than ${this.maxEntry} characters; the rest of the file was not read`,
         severity: 'error',
-        token: options.origin,
+        position: { file: this.state.file, line: this.line, column: 1 },
       });
-      origin = undefined;
+      this.halted = true;
+      this.carry = '';
     }
   }
-  const state: State = {
-    file: options.file ?? '<zone>',
-    origin: origin && typeof origin === 'object' ? origin.wire : undefined,
-    originText: origin && typeof origin === 'object' ? origin.text : undefined,
-    defaultTtl: undefined,
-    lastTtl: undefined,
-    lastOwner: undefined,
-    lastOwnerRaw: undefined,
-    lastOwnerOrigin: undefined,
-    depth: 0,
-    originChanged: false,
-  };
-  p.firstOrigin = state.originText;
-  p.runChunks(chunks, state);
-  const result: ParseResult = {
-    records: options.sink ? [] : recordViews(p.sink as ZoneStore, true),
-    diagnostics: p.diagnostics,
-    expects: p.expects,
-    ...(p.firstOrigin !== undefined ? { origin: p.firstOrigin } : {}),
-  };
-  return result;
+
+  /** The text is complete: parse what is left and give the result. */
+  end(): ParseResult {
+    if (!this.done && !this.halted) this.lex(true);
+    this.done = true;
+    const p = this.p;
+    return {
+      records: this.p.options.sink ? [] : recordViews(p.sink as ZoneStore, true),
+      diagnostics: p.diagnostics,
+      expects: p.expects,
+      ...(p.firstOrigin !== undefined ? { origin: p.firstOrigin } : {}),
+      ...(p.soaOwner !== undefined ? { soaOwner: p.soaOwner } : {}),
+      ...(this.halted ? { stopped: true } : {}),
+    };
+  }
 }
 
 class Parser {
@@ -127,11 +211,12 @@ class Parser {
   readonly diagnostics: ZoneDiagnostic[] = [];
   readonly expects: ExpectDirective[] = [];
   firstOrigin: string | undefined;
+  soaOwner: string | undefined;
   private firstClass: number | undefined;
   private readonly w = new ByteWriter(RDATA_SCRATCH_SIZE);
   private readonly nameBuf = new Uint8Array(512);
   private readonly nameCodes = new Uint16Array(1024);
-  private readonly options: ParseOptions;
+  readonly options: ParseOptions;
   private readonly maxDepth: number;
 
   constructor(options: ParseOptions) {
@@ -177,47 +262,39 @@ class Parser {
   }
 
   run(text: string, state: State): void {
-    this.runChunks([text], state);
+    this.lexPiece(text, 1, true, state);
   }
 
   /**
-   * Parse text given in pieces (a file read block by block): an entry cut by
-   * the end of a piece is carried over to the next one.
+   * Parse one piece of text starting at `line`. Unless `final`, an entry cut
+   * by the end of the piece is left unread and returned as `rest`.
    */
-  runChunks(chunks: Iterable<string>, state: State): void {
-    let carry = '';
-    let line = 1;
-    const it = chunks[Symbol.iterator]();
-    let cur = it.next();
-    for (;;) {
-      const piece = cur.done ? '' : cur.value;
-      const following: IteratorResult<string> = cur.done ? cur : it.next();
-      const final = following.done === true;
-      const lex = new Lexer(carry + piece, line, final);
-      let nextExpect = 0;
-      const bindExpects = (beforeLine: number) => {
-        while (nextExpect < lex.expects.length && lex.expects[nextExpect]!.line < beforeLine) {
-          const e = lex.expects[nextExpect++]!;
-          this.expects.push({
-            owner: state.lastOwner,
-            text: e.text,
-            position: { file: state.file, line: e.line, column: e.column },
-          });
-        }
-      };
-      while (lex.next()) {
-        bindExpects(lex.entryLine);
-        this.entry(lex, state);
-        bindExpects(lex.lines[lex.count - 1]! + 1);
+  lexPiece(
+    text: string,
+    line: number,
+    final: boolean,
+    state: State,
+  ): { rest: string; line: number } {
+    const lex = new Lexer(text, line, final);
+    let nextExpect = 0;
+    const bindExpects = (beforeLine: number) => {
+      while (nextExpect < lex.expects.length && lex.expects[nextExpect]!.line < beforeLine) {
+        const e = lex.expects[nextExpect++]!;
+        this.expects.push({
+          owner: state.lastOwner,
+          text: e.text,
+          position: { file: state.file, line: e.line, column: e.column },
+        });
       }
-      bindExpects(final ? Number.MAX_SAFE_INTEGER : lex.nextLine);
-      for (const d of lex.diagnostics)
-        this.diag(state, d.code, d.message, d.line, d.column, d.token);
-      if (final) break;
-      carry = lex.rest();
-      line = lex.nextLine;
-      cur = following;
+    };
+    while (lex.next()) {
+      bindExpects(lex.entryLine);
+      this.entry(lex, state);
+      bindExpects(lex.lines[lex.count - 1]! + 1);
     }
+    bindExpects(final ? Number.MAX_SAFE_INTEGER : lex.nextLine);
+    for (const d of lex.diagnostics) this.diag(state, d.code, d.message, d.line, d.column, d.token);
+    return final ? { rest: '', line: lex.nextLine } : { rest: lex.rest(), line: lex.nextLine };
   }
 
   private entry(lex: Lexer, state: State): void {
@@ -380,7 +457,10 @@ class Parser {
       );
       return;
     }
-    if (type === TYPE_SOA && this.firstOrigin === undefined) this.firstOrigin = owner;
+    if (type === TYPE_SOA) {
+      if (this.firstOrigin === undefined) this.firstOrigin = owner;
+      if (this.soaOwner === undefined) this.soaOwner = owner;
+    }
     this.sink.add(owner, type, cls, ttl, this.w.buf, this.w.len, lex.entryLine, state.file);
   }
 
@@ -639,7 +719,7 @@ class Parser {
           name === '$GENERATE' ? 'ZONE_UNSUPPORTED_DIRECTIVE' : 'ZONE_UNKNOWN_DIRECTIVE',
           name === '$GENERATE'
             ? '$GENERATE is a BIND extension and is not supported: write the records out'
-            : `unknown directive ${lex.token(0)} (RFC 1035 has $ORIGIN and $INCLUDE, RFC 2308 $TTL)`,
+            : `unknown directive ${printable(lex.token(0))} (RFC 1035 has $ORIGIN and $INCLUDE, RFC 2308 $TTL)`,
         );
     }
   }
@@ -704,12 +784,14 @@ class Parser {
     try {
       content = source(resolved, state.file);
     } catch (e) {
+      // A file source may name its refusal (ZONE_INCLUDE_OUTSIDE, ZONE_NOT_REGULAR_FILE, ...).
+      const code = (e as { code?: unknown } | null)?.code;
       this.tokDiag(
         state,
         lex,
         1,
-        'ZONE_INCLUDE_NOT_FOUND',
-        `cannot read ${fileName}: ${e instanceof Error ? e.message : String(e)}`,
+        typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_INCLUDE_NOT_FOUND',
+        `cannot read ${printable(fileName)}: ${e instanceof Error ? e.message : String(e)}`,
       );
       return;
     }
@@ -736,6 +818,17 @@ class Parser {
     state.lastOwnerRaw = undefined;
     state.lastTtl = child.lastTtl;
   }
+}
+
+/**
+ * Text safe to show on a terminal: control characters (C0, DEL, C1) written
+ * as `\DDD`, as in a zone file.
+ */
+export function printable(t: string): string {
+  return t.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => '\\' + String(c.charCodeAt(0)).padStart(3, '0'),
+  );
 }
 
 /** A token's text with `\X` and `\DDD` escapes resolved (file names). */

@@ -1,0 +1,125 @@
+/**
+ * Zone sources: which files a list of paths (files and directories) holds,
+ * and which origin each file gets. One rule for `serve`, `zone check`, `dev`
+ * and the reload path:
+ *
+ * - a directory contributes its regular files named `<origin>.zone`,
+ *   `<origin>.db` or `db.<origin>` (sorted by name); other names are not zone
+ *   files there (README, editor backups);
+ * - a file named on its own is read whatever its name;
+ * - the origin is the explicit one (configuration `{"file", "origin"}`, or
+ *   `--zones ORIGIN=FILE`, `zone check --origin`), else the one the file name
+ *   gives (the three patterns above; `..zone` is the root), else the file's
+ *   first `$ORIGIN`, else its SOA owner. A file name that does not spell a
+ *   domain name (`@.zone`) gives none, and the load says so.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+
+/** A configured zone source: a file or a directory, with an explicit origin for a file. */
+export interface ZoneSourceSpec {
+  readonly path: string;
+  readonly origin?: string;
+}
+
+/** One zone file to load, with the origin given for it from outside (if any). */
+export interface ZoneFileSpec {
+  readonly file: string;
+  readonly origin?: string;
+}
+
+/** The file-name patterns of zone files in a directory, for messages. */
+export const ZONE_FILE_PATTERNS = '*.zone, *.db, db.*';
+
+export type FileNameOrigin =
+  | { readonly origin: string }
+  /** The name has a zone-file pattern, but its stem is not a domain name. */
+  | { readonly unusable: string }
+  | undefined;
+
+const LABEL = /^[A-Za-z0-9_-]{1,63}$/;
+
+/** The stem of a zone-file name (`<stem>.zone`, `<stem>.db`, `db.<stem>`), if it has one. */
+function stemOf(name: string): string | undefined {
+  const m = /^(.+)\.(zone|db)$/i.exec(name) ?? /^db\.(.+)$/i.exec(name);
+  return m ? m[1]! : undefined;
+}
+
+/**
+ * The origin a file name gives: `example.com.zone`, `example.com.db`,
+ * `db.example.com` -> `example.com.`; `..zone` -> `.` (the root). A stem that
+ * is not a plain domain name (letters, digits, `-`, `_`, dots; labels of at
+ * most 63 characters) gives `unusable`, never a name with escapes: `@.zone`
+ * must not become the zone `\064.`.
+ */
+export function fileNameOrigin(path: string): FileNameOrigin {
+  const stem = stemOf(basename(path));
+  if (stem === undefined) return undefined;
+  if (stem === '.') return { origin: '.' };
+  const bare = stem.endsWith('.') ? stem.slice(0, -1) : stem;
+  if (bare.length === 0 || bare.length > 253 || !bare.split('.').every((l) => LABEL.test(l)))
+    return { unusable: stem };
+  return { origin: `${bare}.` };
+}
+
+/** The origin a file name implies, when it gives one (see fileNameOrigin). */
+export function inferOriginFromFileName(path: string): string | undefined {
+  const r = fileNameOrigin(path);
+  return r && 'origin' in r ? r.origin : undefined;
+}
+
+/** Whether a directory entry of this name is a zone file by its name. */
+export function isZoneFileName(name: string): boolean {
+  return stemOf(name) !== undefined;
+}
+
+/** Zone files in a directory: regular files named `*.zone`, `*.db` and `db.*` (sorted by name). */
+export async function zoneFilesIn(dir: string): Promise<string[]> {
+  const names = await readdir(dir);
+  const files: string[] = [];
+  for (const n of names.sort()) {
+    if (!isZoneFileName(n)) continue;
+    const full = join(dir, n);
+    try {
+      if ((await stat(full)).isFile()) files.push(full);
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return files;
+}
+
+/**
+ * The zone files of a list of sources, in order, relative paths resolved
+ * against `cwd`. A directory gives its zone files; a file, or a path that
+ * does not exist, is kept as it is (loading it reports the problem).
+ */
+export async function expandZoneSources(
+  sources: readonly ZoneSourceSpec[],
+  cwd: string,
+): Promise<ZoneFileSpec[]> {
+  const out: ZoneFileSpec[] = [];
+  for (const src of sources) {
+    const full = resolve(cwd, src.path);
+    let dir = false;
+    try {
+      dir = (await stat(full)).isDirectory();
+    } catch {
+      // reported by the loader as unreadable
+    }
+    if (dir && src.origin === undefined) {
+      for (const f of await zoneFilesIn(full)) out.push({ file: f });
+    } else out.push(src.origin !== undefined ? { file: full, origin: src.origin } : { file: full });
+  }
+  return out;
+}
+
+/**
+ * A zone source as written on a command line: `PATH`, or `ORIGIN=PATH` for a
+ * file with an explicit origin (the origin ends with a dot: `example.=routes.txt`).
+ */
+export function parseZoneSourceArg(text: string): ZoneSourceSpec {
+  const m = /^([^=/\\]*\.)=(.+)$/.exec(text);
+  if (m) return { path: m[2]!, origin: m[1]! };
+  return { path: text };
+}
