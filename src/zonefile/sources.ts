@@ -73,7 +73,11 @@ export function isZoneFileName(name: string): boolean {
   return stemOf(name) !== undefined;
 }
 
-/** Zone files in a directory: regular files named `*.zone`, `*.db` and `db.*` (sorted by name). */
+/**
+ * Zone files in a directory: entries named `*.zone`, `*.db` and `db.*`
+ * (sorted by name) that are not directories. A FIFO or a device of such a
+ * name is listed, so that loading it says it is refused (never read).
+ */
 export async function zoneFilesIn(dir: string): Promise<string[]> {
   const names = await readdir(dir);
   const files: string[] = [];
@@ -81,9 +85,9 @@ export async function zoneFilesIn(dir: string): Promise<string[]> {
     if (!isZoneFileName(n)) continue;
     const full = join(dir, n);
     try {
-      if ((await stat(full)).isFile()) files.push(full);
+      if (!(await stat(full)).isDirectory()) files.push(full);
     } catch {
-      // removed meanwhile
+      // removed meanwhile, or a dangling link
     }
   }
   return files;
@@ -122,4 +126,30 @@ export function parseZoneSourceArg(text: string): ZoneSourceSpec {
   const m = /^([^=/\\]*\.)=(.+)$/.exec(text);
   if (m) return { path: m[2]!, origin: m[1]! };
   return { path: text };
+}
+
+/** The SOA serial of a zone (RFC 1035 section 3.3.13: after MNAME and RNAME), if it has a SOA. */
+export function soaSerial(zone: {
+  readonly soa: { readonly records: readonly { readonly rdata: Uint8Array }[] };
+}): number | undefined {
+  const rd = zone.soa.records[0]?.rdata;
+  if (!rd) return undefined;
+  let o = 0;
+  for (let names = 0; names < 2; names++) {
+    while (o < rd.length && rd[o] !== 0) o += rd[o]! + 1;
+    o++;
+  }
+  if (o + 4 > rd.length) return undefined;
+  return ((rd[o]! << 24) | (rd[o + 1]! << 16) | (rd[o + 2]! << 8) | rd[o + 3]!) >>> 0;
+}
+
+/**
+ * RFC 1982 section 3.2 serial number comparison (SERIAL_BITS 32): -1 when
+ * `a` is before `b`, 1 when after, 0 when equal or undefined (2^31 apart).
+ */
+export function compareSerials(a: number, b: number): -1 | 0 | 1 {
+  if (a === b) return 0;
+  const d = (b - a) >>> 0;
+  if (d === 0x80000000) return 0;
+  return d < 0x80000000 ? -1 : 1;
 }

@@ -12,6 +12,7 @@ import {
   loadZoneFile,
   zoneFilesIn,
   ZONE_FILE_PATTERNS,
+  type LoadOptions,
   type LoadResult,
 } from '../../zonefile/load.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -32,6 +33,7 @@ Exit codes: 0 clean, 1 errors found, 2 usage error.
 `;
 
 const CHECK_HELP = `Usage: lexroute zone check <files or dirs...> [--json] [--strict] [--origin NAME]
+                        [--include-dir DIR]... [--max-bytes N] [--max-entry-chars N]
 
 Parse, validate and lint zone files exactly as the server loads them. A
 directory means its *.zone, *.db and db.* files. The origin is --origin,
@@ -55,7 +57,17 @@ Options:
   --json         print the results as JSON
   --strict       warnings fail too (exit 1)
   --origin NAME  zone apex for every file given
+  --include-dir DIR    a directory $INCLUDE may read besides the zone file's
+                       own (repeatable; the server's zoneFiles.includeDirs)
+  --max-bytes N        most octets read per zone, $INCLUDEs counted (default
+                       1073741824; zoneFiles.maxBytes)
+  --max-entry-chars N  longest entry in characters (default 1048576;
+                       zoneFiles.maxEntryChars)
   -h, --help     show this help
+
+Only regular files are read: a FIFO or a device is refused
+(ZONE_NOT_REGULAR_FILE). On a terminal, a long load shows its progress on
+standard error.
 
 Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 usage error.
 `;
@@ -81,6 +93,11 @@ function formatDiagnostic(d: ZoneDiagnostic, fallbackFile: string): string {
   return printable(
     `${where}: ${d.code} ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`,
   );
+}
+
+function positiveInt(flag: string, text: string): number {
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new UsageError(`${flag} must be a positive integer`);
+  return Number(text);
 }
 
 /**
@@ -115,9 +132,11 @@ async function checkFile(
   file: string,
   origin: string | undefined,
   io: CliIo,
+  limits: LoadOptions,
 ): Promise<LoadResult & { all: ZoneDiagnostic[] }> {
   const progress = progressLine(file, io);
   const r = await loadZoneFile(file, {
+    ...limits,
     ...(origin !== undefined ? { origin } : {}),
     signal: io.signal,
     ...(progress ? { onProgress: progress.update } : {}),
@@ -136,12 +155,24 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
     json: { type: 'boolean' },
     strict: { type: 'boolean' },
     origin: { type: 'string' },
+    'include-dir': { type: 'string', multiple: true },
+    'max-bytes': { type: 'string' },
+    'max-entry-chars': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.out(CHECK_HELP);
     return EXIT_OK;
   }
+  const limits: LoadOptions = {
+    ...(values['include-dir'] ? { includeDirs: values['include-dir'] } : {}),
+    ...(values['max-bytes'] !== undefined
+      ? { maxBytes: positiveInt('--max-bytes', values['max-bytes']) }
+      : {}),
+    ...(values['max-entry-chars'] !== undefined
+      ? { maxEntryChars: positiveInt('--max-entry-chars', values['max-entry-chars']) }
+      : {}),
+  };
   if (positionals.length === 0)
     throw new UsageError('zone check needs at least one file or directory');
   const files: string[] = [];
@@ -153,7 +184,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
     } else files.push(p);
   }
   const results = [];
-  for (const f of files) results.push(await checkFile(f, values.origin, io));
+  for (const f of files) results.push(await checkFile(f, values.origin, io, limits));
   let errors = 0;
   let warnings = 0;
   let records = 0;

@@ -229,6 +229,11 @@ export class Lexer {
               if (d === 0x0a) break;
               e++;
             }
+            if (!closed && e >= n && !this.final) {
+              // Cut by the end of this piece: the top of the loop rolls the entry back.
+              pos = n;
+              break;
+            }
             if (!closed) {
               this.error(
                 'ZONE_UNTERMINATED_QUOTE',
@@ -268,6 +273,11 @@ export class Lexer {
                 break;
               if (d === 0x5c) {
                 flags = TOKEN_ESCAPED;
+                if (e + 1 >= n && !this.final) {
+                  // The escaped character is in the next piece: roll back (top of the loop).
+                  e = n;
+                  break;
+                }
                 const after = e + 1 < n ? text.charCodeAt(e + 1) : 0x0a;
                 if (after === 0x0a || after === 0x0d) {
                   // A backslash cannot escape the end of the line outside quotes:

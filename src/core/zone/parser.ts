@@ -287,13 +287,23 @@ class Parser {
         });
       }
     };
+    // The lexer's findings go out before the entry they precede (or belong
+    // to), so that the order is the same however the text was cut.
+    let flushed = 0;
+    const flush = () => {
+      for (; flushed < lex.diagnostics.length; flushed++) {
+        const d = lex.diagnostics[flushed]!;
+        this.diag(state, d.code, d.message, d.line, d.column, d.token);
+      }
+    };
     while (lex.next()) {
+      flush();
       bindExpects(lex.entryLine);
       this.entry(lex, state);
       bindExpects(lex.lines[lex.count - 1]! + 1);
     }
     bindExpects(final ? Number.MAX_SAFE_INTEGER : lex.nextLine);
-    for (const d of lex.diagnostics) this.diag(state, d.code, d.message, d.line, d.column, d.token);
+    flush();
     return final ? { rest: '', line: lex.nextLine } : { rest: lex.rest(), line: lex.nextLine };
   }
 
