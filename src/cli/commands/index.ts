@@ -15,8 +15,13 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'zone',
-    summary: 'check and print RFC 1035 zone files (check | print)',
+    summary: 'check, print, build and explain zone files (check | print | build | explain)',
     load: async () => (await import('./zone.ts')).zoneCommand,
+  },
+  {
+    name: 'chain',
+    summary: 'check a delegation chain over a list of URNs or codes (check)',
+    load: async () => (await import('./chain.ts')).chainCommand,
   },
   {
     name: 'serve',

@@ -25,6 +25,8 @@ Check and print RFC 1035 zone files (the files the routing server loads).
 Subcommands:
   check <files or dirs...>  parse, validate and lint zone files
   print <file>              print a zone in canonical presentation form
+  build <table>             write the zone a routing table (YAML/JSON) describes
+  explain <files...>        print the routing table a zone's NAPTR rules implement
 
 Options:
   -h, --help  show this help (also: lexroute zone <subcommand> --help)
@@ -246,7 +248,7 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
 
 export const zoneCommand: Command = {
   name: 'zone',
-  summary: 'check and print RFC 1035 zone files (check | print)',
+  summary: 'check, print, build and explain zone files (check | print | build | explain)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === undefined) {
@@ -259,6 +261,8 @@ export const zoneCommand: Command = {
     }
     if (sub === 'check') return check(rest, io);
     if (sub === 'print') return print(rest, io);
-    throw new UsageError(`unknown subcommand '${sub}' (check | print)`);
+    if (sub === 'build') return (await import('./zone-routes.ts')).zoneBuild(rest, io);
+    if (sub === 'explain') return (await import('./zone-routes.ts')).zoneExplain(rest, io);
+    throw new UsageError(`unknown subcommand '${sub}' (check | print | build | explain)`);
   },
 };

@@ -176,8 +176,8 @@ function isAlnum(c: number): boolean {
 }
 
 /**
- * One unit of a jurisdiction code at `i` (a letter, digit, `_` or `-`, an
- * escape pair, a `.` before a letter or digit (warned), a bracket expression
+ * One unit of a jurisdiction code at `i` (a letter, digit, `_` or `-`, a
+ * `%hh` octet, an escape pair, a `.` before a letter or digit (warned), a bracket expression
  * other than `[;:]`, or a group, each optionally quantified): the offset
  * after it, or -1.
  */
@@ -189,6 +189,8 @@ function jurisdictionAtom(
   const n = ere.length;
   const c = ere.charCodeAt(i);
   if (isAlnum(c) || c === 0x5f || c === 0x2d) return i + 1;
+  // A percent-encoded octet of a non-ASCII unit (UTF-8 in the URN: m%C3%BCnchen).
+  if (c === 0x25 && isAlnum(ere.charCodeAt(i + 1)) && isAlnum(ere.charCodeAt(i + 2))) return i + 3;
   if (c === 0x5c && i + 1 < n) return i + 2;
   if (c === 0x2e && i + 1 < n && isAlnum(ere.charCodeAt(i + 1))) {
     out.push({

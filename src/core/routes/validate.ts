@@ -1,0 +1,73 @@
+/**
+ * Checks of a routing table as a whole: routes that overlap in a way the
+ * table's order makes useless, examples that another route would take, and
+ * delegations back to the zone itself.
+ */
+import type { RoutingTable, TableDiagnostic } from './model.ts';
+import { covers, prefixMatchSet, prefixUrn, type MatchSet } from './prefix.ts';
+
+/** Does the rule whose match set is `set` take this URN (canonical form)? */
+export function matchesUrn(set: MatchSet, urn: string): boolean {
+  const u = urn.toLowerCase();
+  const l = set.literal.toLowerCase();
+  if (!u.startsWith(l)) return false;
+  if (set.boundary === undefined) return true;
+  return u.length > l.length && set.boundary.includes(u[l.length]!);
+}
+
+/**
+ * - TABLE_ROUTE_DUPLICATE: two routes with the same prefix;
+ * - TABLE_ROUTE_SHADOWED: a route after one that takes every URN it takes (it
+ *   gets a higher ORDER, so no client ever reaches it): list the more
+ *   specific prefix first;
+ * - TABLE_EXAMPLE_ELSEWHERE: a route's example is not taken by that route;
+ * - TABLE_ROUTE_LOOP: a delegation to the table's own zone and owner.
+ */
+export function validateRoutes(
+  table: RoutingTable,
+  canonical: (urn: string) => string,
+): TableDiagnostic[] {
+  const out: TableDiagnostic[] = [];
+  const where = (i: number) => table.routes[i]!.position ?? { line: 1, column: 1 };
+  const sets = table.routes.map((r) => prefixMatchSet(r.prefix!));
+  for (let j = 0; j < sets.length; j++) {
+    for (let i = 0; i < j; i++) {
+      if (!covers(sets[i]!, sets[j]!)) continue;
+      const same = sets[i]!.literal === sets[j]!.literal;
+      const at = table.routes[i]!.position;
+      out.push({
+        code: same ? 'TABLE_ROUTE_DUPLICATE' : 'TABLE_ROUTE_SHADOWED',
+        message: same
+          ? `route ${j + 1} repeats the prefix ${prefixUrn(table.routes[j]!.prefix!)} of route ${i + 1}${at ? ` (line ${at.line})` : ''}`
+          : `route ${j + 1} (${prefixUrn(table.routes[j]!.prefix!)}) is never used: route ${i + 1} (${prefixUrn(table.routes[i]!.prefix!)}${at ? `, line ${at.line}` : ''}) comes first and takes every URN it takes; list the more specific prefix first`,
+        severity: 'error',
+        position: where(j),
+      });
+      break;
+    }
+  }
+  const all = table.default ? [...table.routes, table.default] : table.routes;
+  all.forEach((route, k) => {
+    const urn = canonical(route.example);
+    const taker = sets.findIndex((s) => matchesUrn(s, urn));
+    const own = k < sets.length ? k : -1;
+    if (taker !== own) {
+      out.push({
+        code: 'TABLE_EXAMPLE_ELSEWHERE',
+        message: `example ${urn} ${taker < 0 ? 'is not taken by this route' : `is taken by route ${taker + 1} (${prefixUrn(table.routes[taker]!.prefix!)})`}${own >= 0 ? `, not by route ${own + 1}` : ', not by the default'}`,
+        severity: 'error',
+        position: route.position ?? { line: 1, column: 1 },
+      });
+    }
+    const t = route.target;
+    if (t.kind === 'zone' && t.name === table.owner) {
+      out.push({
+        code: 'TABLE_ROUTE_LOOP',
+        message: `the route delegates to ${t.name}, the owner of these rules: the client would ask the same rules again (DDDS_LOOP)`,
+        severity: 'error',
+        position: route.position ?? { line: 1, column: 1 },
+      });
+    }
+  });
+  return out;
+}

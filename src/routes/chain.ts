@@ -1,0 +1,193 @@
+/**
+ * `lexroute chain check`: resolve many URNs (or jurisdiction codes) through a
+ * delegation chain and report where each one ends.
+ *
+ * Two ways through the chain, one outcome shape:
+ * - `ZoneChain` (--zones DIR): the zones are loaded in process and walked
+ *   without sockets: the same zone lookup as the server (`core/zone/lookup`)
+ *   and the client's own DDDS step (`dddsStep`), SRV and address lookups
+ *   included, so the answer is what `lexroute resolve --no-http` would give
+ *   against those zones served.
+ * - `ClientChain` (--server, --root): the real client (`LexClient`) over UDP
+ *   with `noHttp`.
+ * A resolver is named by its URL template (the AUS replaced by `{urn}`) for
+ * `U` rules, `S <srv name>` and `A <host>` for `S` and `A` rules, and
+ * `P <protocol> <output>` for a hand-off.
+ */
+import { DddsLoopGuard, buildAus, dddsStep } from '../core/ddds/index.ts';
+import type { NaptrRecord } from '../core/ddds/step.ts';
+import type { Zone } from '../core/zone/model.ts';
+import {
+  DEFAULT_LOOKUP_OPTIONS,
+  findZoneFor,
+  indexZone,
+  lookup,
+  makeZoneSet,
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_NAPTR,
+  TYPE_SRV,
+  type LookupOptions,
+  type ZoneSet,
+} from '../core/zone/lookup.ts';
+import { naptrFields } from '../core/zone/naptr-lint.ts';
+import { nameKey } from '../core/wire/name.ts';
+import { LexClient, ResolveError } from '../client/resolve.ts';
+
+export interface ChainOutcome {
+  /** The line of the list as given (a URN or a jurisdiction code). */
+  readonly input: string;
+  readonly urn: string;
+  readonly kind: 'resolved' | 'handoff' | 'failed';
+  /** Resolver identity (see above), for resolved and handoff outcomes. */
+  readonly resolver?: string;
+  /** The NAPTR keys asked, in order. */
+  readonly path: readonly string[];
+  readonly code?: string;
+  readonly message?: string;
+}
+
+export interface ChainWalker {
+  resolve(input: string, urn: string): ChainOutcome | Promise<ChainOutcome>;
+  close(): Promise<void>;
+}
+
+/** The DDDS key of the step's output, for a U rule the URL with the AUS as `{urn}`. */
+function resolverName(flag: string, output: string, aus: string, protocol?: string): string {
+  if (flag === 'U') return output.split(aus).join('{urn}');
+  if (flag === 'P') return `P ${protocol ?? ''} ${output}`;
+  return `${flag} ${output.toLowerCase().endsWith('.') ? output.toLowerCase() : `${output.toLowerCase()}.`}`;
+}
+
+/** The loaded zones of a directory, walked in process. */
+export class ZoneChain implements ChainWalker {
+  private readonly set: ZoneSet;
+  private readonly options: LookupOptions;
+
+  constructor(zones: readonly Zone[]) {
+    this.set = makeZoneSet(zones.map(indexZone));
+    this.options = { ...DEFAULT_LOOKUP_OPTIONS, zoneFor: (k, t) => findZoneFor(this.set, k, t) };
+  }
+
+  /** The records of one RRset, or a failure code. */
+  private rrset(
+    name: string,
+    type: number,
+  ): { records: Uint8Array[] } | { code: string; message: string } {
+    const key = nameKey(name);
+    const zone = findZoneFor(this.set, key, type);
+    if (!zone) return { code: 'CHAIN_NO_ZONE', message: `no zone of the folder holds ${name}` };
+    const r = lookup(zone, key, type, this.options);
+    if (r.kind === 'answer') {
+      const last = r.answer[r.answer.length - 1]!;
+      return { records: last.rrset.records.map((x) => x.rdata) };
+    }
+    if (r.kind === 'nxdomain') return { code: 'DNS_NXDOMAIN', message: `${name} does not exist` };
+    if (r.kind === 'nodata') return { code: 'DNS_NODATA', message: `${name} has no such record` };
+    if (r.kind === 'referral') {
+      return {
+        code: 'CHAIN_NO_ZONE',
+        message: `${name} is delegated to a zone that is not in the folder`,
+      };
+    }
+    return { code: 'DNS_SERVFAIL', message: `${name}: ${r.kind}` };
+  }
+
+  resolve(input: string, urn: string): ChainOutcome {
+    const path: string[] = [];
+    const fail = (code: string, message: string): ChainOutcome => ({
+      input,
+      urn,
+      kind: 'failed',
+      path,
+      code,
+      message,
+    });
+    const a = buildAus(urn);
+    if (!a.ok) return fail('URN_INVALID', a.errors[0]?.message ?? 'not a URN');
+    const aus = a.value.aus;
+    let key = a.value.firstKey;
+    const guard = new DddsLoopGuard();
+    for (;;) {
+      const visit = guard.visit(key);
+      if (!visit.ok) return fail(visit.code, visit.message);
+      path.push(key);
+      const rr = this.rrset(key, TYPE_NAPTR);
+      if ('code' in rr) return fail(rr.code, rr.message);
+      const records: NaptrRecord[] = [];
+      for (const rd of rr.records) {
+        const f = naptrFields(rd);
+        if (f) records.push(f);
+      }
+      const o = dddsStep({ aus, key, records, service: 'N2L' }).outcome;
+      if (o.kind === 'failure') return fail(o.code, o.message);
+      if (o.kind === 'next') {
+        key = o.key;
+        continue;
+      }
+      if (o.kind === 'handoff') {
+        return {
+          input,
+          urn,
+          kind: 'handoff',
+          path,
+          resolver: resolverName('P', o.output, aus, o.protocol),
+        };
+      }
+      if (o.flag !== 'U') {
+        const check = this.rrset(o.output, o.flag === 'S' ? TYPE_SRV : TYPE_A);
+        const six = o.flag === 'A' && 'code' in check ? this.rrset(o.output, TYPE_AAAA) : check;
+        if ('code' in check && 'code' in six) {
+          return fail(o.flag === 'S' ? 'SRV_NONE' : 'ADDRESS_NONE', check.message);
+        }
+      }
+      return { input, urn, kind: 'resolved', path, resolver: resolverName(o.flag, o.output, aus) };
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The real client over the network (stub server or iterative from a root). */
+export class ClientChain implements ChainWalker {
+  private readonly client: LexClient;
+  constructor(options: { server?: string; root?: string; timeoutMs?: number }) {
+    this.client = new LexClient({
+      ...(options.server !== undefined ? { servers: [options.server] } : {}),
+      ...(options.root !== undefined ? { root: options.root } : {}),
+      timeoutMs: options.timeoutMs ?? 2000,
+    });
+  }
+
+  async resolve(input: string, urn: string): Promise<ChainOutcome> {
+    try {
+      const r = await this.client.resolve(urn, { noHttp: true });
+      const steps = r.trace.steps.filter((s) => s.kind === 'naptr');
+      const path = steps.map((s) => s.key);
+      const aus = r.trace.aus ?? urn;
+      if (r.kind === 'handoff') {
+        return {
+          input,
+          urn,
+          kind: 'handoff',
+          path,
+          resolver: resolverName('P', r.handoff.output, aus, r.handoff.protocol),
+        };
+      }
+      const last = steps[steps.length - 1]?.outcome;
+      const resolver =
+        last?.kind === 'terminal'
+          ? resolverName(last.flag, last.output, aus)
+          : r.resolverUrl.split(aus).join('{urn}');
+      return { input, urn, kind: 'resolved', path, resolver };
+    } catch (e) {
+      if (!(e instanceof ResolveError)) throw e;
+      const path = e.trace.steps.flatMap((s) => (s.kind === 'naptr' ? [s.key] : []));
+      return { input, urn, kind: 'failed', path, code: e.code, message: e.message };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The coverage report as one self-contained HTML file: totals, the
+ * delegation tree drawn as inline SVG (key -> key -> resolver, each box with
+ * how many URNs passed through it, failures as red leaves), and the groups
+ * table. No script, no external resource.
+ */
+import type { ChainOutcome } from './chain.ts';
+import type { CoverageReport } from './coverage.ts';
+
+interface TreeNode {
+  label: string;
+  kind: 'key' | 'resolver' | 'handoff' | 'failed' | 'more';
+  count: number;
+  children: Map<string, TreeNode>;
+}
+
+/** Most children drawn under one node; the rest are folded into one "n more" box. */
+const MAX_CHILDREN = 12;
+
+function node(label: string, kind: TreeNode['kind']): TreeNode {
+  return { label, kind, count: 0, children: new Map() };
+}
+
+function child(parent: TreeNode, label: string, kind: TreeNode['kind']): TreeNode {
+  const id = `${kind}\u0000${label}`;
+  let c = parent.children.get(id);
+  if (!c) parent.children.set(id, (c = node(label, kind)));
+  return c;
+}
+
+/** The tree of paths: every outcome adds its keys, then its resolver or failure code. */
+export function delegationTree(outcomes: readonly ChainOutcome[]): TreeNode {
+  const root = node('(start)', 'key');
+  for (const o of outcomes) {
+    root.count++;
+    let at = root;
+    for (const k of o.path) {
+      at = child(at, k, 'key');
+      at.count++;
+    }
+    const leaf =
+      o.kind === 'failed'
+        ? child(at, o.code ?? 'failed', 'failed')
+        : child(at, o.resolver ?? '', o.kind === 'handoff' ? 'handoff' : 'resolver');
+    leaf.count++;
+  }
+  return collapse(root);
+}
+
+/** Merge the subtree `from` into `into` (labels matched by kind and text). */
+function merge(into: TreeNode, from: TreeNode): void {
+  into.count += from.count;
+  for (const [id, c] of from.children) {
+    const mine = into.children.get(id);
+    if (mine) merge(mine, c);
+    else into.children.set(id, c);
+  }
+}
+
+function collapse(n: TreeNode): TreeNode {
+  const kids = [...n.children.values()].sort(
+    (a, b) => b.count - a.count || a.label.localeCompare(b.label),
+  );
+  if (kids.length > MAX_CHILDREN) {
+    const keep = kids.slice(0, MAX_CHILDREN - 1);
+    const rest = kids.slice(MAX_CHILDREN - 1);
+    const more = node(`${rest.length} more`, 'more');
+    for (const r of rest) {
+      // Keys below the folded ones are merged by what they lead to.
+      if (r.children.size > 0) merge(more, r);
+      else {
+        more.count += r.count;
+        more.children.set(`${r.kind}\u0000${r.label}`, r);
+      }
+    }
+    n.children = new Map([
+      ...keep.map((k) => [`${k.kind}\u0000${k.label}`, k] as const),
+      ['more', more],
+    ]);
+  }
+  for (const c of n.children.values()) collapse(c);
+  return n;
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const COL = 300;
+const ROW = 30;
+const BOX_W = 270;
+const BOX_H = 22;
+const COLOURS: Record<TreeNode['kind'], string> = {
+  key: '#e8f0fe',
+  resolver: '#e6f4ea',
+  handoff: '#fef7e0',
+  failed: '#fce8e6',
+  more: '#f1f3f4',
+};
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+}
+
+/** Inline SVG of the tree: depth left to right, leaves stacked, parents centred on their children. */
+export function treeSvg(root: TreeNode): string {
+  const parts: string[] = [];
+  let row = 0;
+  let depthMax = 0;
+  const place = (n: TreeNode, depth: number): number => {
+    depthMax = Math.max(depthMax, depth);
+    const kids = [...n.children.values()].sort(
+      (a, b) => b.count - a.count || a.label.localeCompare(b.label),
+    );
+    let y: number;
+    if (kids.length === 0) y = row++ * ROW + 10;
+    else {
+      const ys = kids.map((k) => place(k, depth + 1));
+      y = (ys[0]! + ys[ys.length - 1]!) / 2;
+      for (const cy of ys) {
+        const x1 = depth * COL + 10 + BOX_W;
+        const x2 = (depth + 1) * COL + 10;
+        parts.push(
+          `<path d="M${x1} ${y + BOX_H / 2} C${x1 + 15} ${y + BOX_H / 2} ${x2 - 15} ${cy + BOX_H / 2} ${x2} ${cy + BOX_H / 2}" fill="none" stroke="#9aa0a6"/>`,
+        );
+      }
+    }
+    const x = depth * COL + 10;
+    const label = `${n.count}  ${n.kind === 'failed' ? 'FAIL ' : ''}${n.label}`;
+    parts.push(
+      `<g><title>${escapeXml(`${n.label} (${n.count})`)}</title><rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="4" fill="${COLOURS[n.kind]}" stroke="#5f6368"/>` +
+        `<text x="${x + 6}" y="${y + 15}" font-size="12" font-family="monospace">${escapeXml(clip(label, 40))}</text></g>`,
+    );
+    return y;
+  };
+  place(root, 0);
+  const width = (depthMax + 1) * COL + 20;
+  const height = row * ROW + 20;
+  return `<svg xmlns="http://www.w3.org/2000/svg" id="tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="delegation tree">${parts.join('')}</svg>`;
+}
+
+/** The whole page. */
+export function reportHtml(
+  report: CoverageReport,
+  outcomes: readonly ChainOutcome[],
+  title: string,
+): string {
+  const rows = report.groups
+    .map(
+      (g) =>
+        `<tr class="${g.kind}"><td class="n">${g.count}</td><td>${escapeXml(g.prefix || '(various)')}</td><td>${escapeXml(g.kind === 'failed' ? `FAIL ${g.outcome}` : g.outcome)}</td><td>${escapeXml(g.path.join(' \u203a '))}</td><td>${escapeXml(g.examples.join(', '))}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#202124}
+.totals span{display:inline-block;margin-right:1.5em;font-size:1.2em}
+.ok{color:#137333}.bad{color:#c5221f}
+.tree{overflow:auto;border:1px solid #dadce0;padding:.5em;margin:1em 0}
+table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #dadce0;padding:.2em .5em;text-align:left}
+td.n{text-align:right}tr.failed td{background:#fce8e6}
+</style></head><body>
+<h1>${escapeXml(title)}</h1>
+<p class="totals"><span id="total">${report.total} checked</span><span class="ok" id="resolved">${report.resolved} reach a resolver</span><span id="handoff">${report.handoff} handed off</span><span class="bad" id="failed">${report.failed} failed</span></p>
+<h2>Delegation tree</h2>
+<div class="tree">${treeSvg(delegationTree(outcomes))}</div>
+<h2>By prefix</h2>
+<table id="groups"><thead><tr><th>count</th><th>prefix</th><th>resolver or failure</th><th>path</th><th>examples</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+</body></html>
+`;
+}
