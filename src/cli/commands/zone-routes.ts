@@ -27,7 +27,7 @@ export const BUILD_HELP = `Usage: lexroute zone build TABLE [-o FILE]
 Write the zone file that implements a routing table (YAML or JSON): the SOA,
 NS and glue, one group of NAPTR rules per route in the table's order (ORDER
 100, 110, 120, ...; the default a round hundred above, 200 for up to ten
-routes), anchored and escaped REGEXPs with the i flag, a "; expect" line per
+routes, 100 when there is no other), anchored and escaped REGEXPs with the i flag, a "; expect" line per
 route from its example URN, and the SRV and address records the table gives.
 The same table always gives the same file.
 

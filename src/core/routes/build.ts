@@ -3,7 +3,7 @@
  *
  * - ORDER comes from the table's order (`routeOrder`): the first route has
  *   ORDER 100, the next 110, ...; the default a round hundred above them
- *   (200 for up to ten routes). RFC 3403 section 4.1: "once a match is found
+ *   (200 for one to ten routes, 100 when it is alone). RFC 3403 section 4.1: "once a match is found
  *   the client MUST NOT consider records with a different Order", so a more
  *   specific route listed first locks out the catch-all, as the sample zones
  *   do by hand. PREFERENCE only ranks the records of one route (one per

@@ -116,6 +116,7 @@ export function routeOrder(index: number): number {
 }
 
 export function defaultOrder(routeCount: number): number {
+  if (routeCount === 0) return routeOrder(0);
   return Math.max(200, Math.ceil((100 + 10 * routeCount) / 100) * 100);
 }
 
