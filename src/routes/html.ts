@@ -9,16 +9,18 @@ import type { CoverageReport } from './coverage.ts';
 
 interface TreeNode {
   label: string;
+  /** Keys above this one that every URN through it passed (a chain without branches). */
+  above: string[];
   kind: 'key' | 'resolver' | 'handoff' | 'failed' | 'more';
   count: number;
   children: Map<string, TreeNode>;
 }
 
 /** Most children drawn under one node; the rest are folded into one "n more" box. */
-const MAX_CHILDREN = 12;
+const MAX_CHILDREN = 40;
 
 function node(label: string, kind: TreeNode['kind']): TreeNode {
-  return { label, kind, count: 0, children: new Map() };
+  return { label, kind, above: [], count: 0, children: new Map() };
 }
 
 function child(parent: TreeNode, label: string, kind: TreeNode['kind']): TreeNode {
@@ -44,7 +46,19 @@ export function delegationTree(outcomes: readonly ChainOutcome[]): TreeNode {
         : child(at, o.resolver ?? '', o.kind === 'handoff' ? 'handoff' : 'resolver');
     leaf.count++;
   }
-  return collapse(root);
+  return squeeze(collapse(root));
+}
+
+/** Keys that lead on to a single key with every URN are drawn as one box (the start is dropped). */
+function squeeze(n: TreeNode): TreeNode {
+  let top = n;
+  const only = (x: TreeNode) => (x.children.size === 1 ? [...x.children.values()][0]! : undefined);
+  for (let c = only(top); c && c.kind === 'key' && c.count === top.count; c = only(top)) {
+    c.above = top.label === '(start)' ? [...top.above] : [...top.above, top.label];
+    top = c;
+  }
+  for (const [id, c] of top.children) top.children.set(id, squeeze(c));
+  return top;
 }
 
 /** Merge the subtree `from` into `into` (labels matched by kind and text). */
@@ -86,10 +100,10 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const COL = 300;
+const GAP = 30;
 const ROW = 30;
-const BOX_W = 270;
-const BOX_H = 22;
+const LINE = 15;
+const CHAR = 7.3;
 const COLOURS: Record<TreeNode['kind'], string> = {
   key: '#e8f0fe',
   resolver: '#e6f4ea',
@@ -102,40 +116,67 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 
+function boxLines(n: TreeNode): string[] {
+  const last = `${n.count}  ${n.kind === 'failed' ? 'FAIL ' : ''}${n.label}`;
+  return [...n.above, last].map((l) => clip(l, 64));
+}
+
+/** Column widths: each depth as wide as its longest label. */
+function widths(root: TreeNode): number[] {
+  const w: number[] = [];
+  const walk = (n: TreeNode, d: number) => {
+    const chars = Math.max(...boxLines(n).map((l) => l.length));
+    w[d] = Math.max(w[d] ?? 0, Math.ceil(chars * CHAR) + 14);
+    for (const c of n.children.values()) walk(c, d + 1);
+  };
+  walk(root, 0);
+  return w;
+}
+
 /** Inline SVG of the tree: depth left to right, leaves stacked, parents centred on their children. */
 export function treeSvg(root: TreeNode): string {
   const parts: string[] = [];
-  let row = 0;
-  let depthMax = 0;
+  const w = widths(root);
+  const xs = w.map((_, d) => w.slice(0, d).reduce((a, b) => a + b + GAP, 10));
+  let next = 10;
   const place = (n: TreeNode, depth: number): number => {
-    depthMax = Math.max(depthMax, depth);
+    const lines = boxLines(n);
+    const h = lines.length * LINE + 7;
     const kids = [...n.children.values()].sort(
       (a, b) => b.count - a.count || a.label.localeCompare(b.label),
     );
-    let y: number;
-    if (kids.length === 0) y = row++ * ROW + 10;
-    else {
+    let mid: number;
+    if (kids.length === 0) {
+      mid = next + h / 2;
+      next += Math.max(ROW, h + 8);
+    } else {
       const ys = kids.map((k) => place(k, depth + 1));
-      y = (ys[0]! + ys[ys.length - 1]!) / 2;
+      mid = (ys[0]! + ys[ys.length - 1]!) / 2;
+      const x1 = xs[depth]! + w[depth]!;
+      const x2 = xs[depth + 1]!;
       for (const cy of ys) {
-        const x1 = depth * COL + 10 + BOX_W;
-        const x2 = (depth + 1) * COL + 10;
         parts.push(
-          `<path d="M${x1} ${y + BOX_H / 2} C${x1 + 15} ${y + BOX_H / 2} ${x2 - 15} ${cy + BOX_H / 2} ${x2} ${cy + BOX_H / 2}" fill="none" stroke="#9aa0a6"/>`,
+          `<path d="M${x1} ${mid} C${x1 + 15} ${mid} ${x2 - 15} ${cy} ${x2} ${cy}" fill="none" stroke="#9aa0a6"/>`,
         );
       }
     }
-    const x = depth * COL + 10;
-    const label = `${n.count}  ${n.kind === 'failed' ? 'FAIL ' : ''}${n.label}`;
+    const x = xs[depth]!;
+    const y = mid - h / 2;
+    const text = lines
+      .map(
+        (l, i) =>
+          `<text x="${x + 6}" y="${y + LINE * (i + 1)}" font-size="12" font-family="monospace">${escapeXml(l)}</text>`,
+      )
+      .join('');
     parts.push(
-      `<g><title>${escapeXml(`${n.label} (${n.count})`)}</title><rect x="${x}" y="${y}" width="${BOX_W}" height="${BOX_H}" rx="4" fill="${COLOURS[n.kind]}" stroke="#5f6368"/>` +
-        `<text x="${x + 6}" y="${y + 15}" font-size="12" font-family="monospace">${escapeXml(clip(label, 40))}</text></g>`,
+      `<g><title>${escapeXml(`${[...n.above, n.label].join(' > ')} (${n.count})`)}</title><rect x="${x}" y="${y}" width="${w[depth]}" height="${h}" rx="4" fill="${COLOURS[n.kind]}" stroke="#5f6368"/>${text}</g>`,
     );
-    return y;
+    return mid;
   };
-  place(root, 0);
-  const width = (depthMax + 1) * COL + 20;
-  const height = row * ROW + 20;
+  const rootMid = place(root, 0);
+  const width = xs[xs.length - 1]! + w[w.length - 1]! + 10;
+  const rootH = boxLines(root).length * LINE + 7;
+  const height = Math.max(next, rootMid + rootH / 2) + 10;
   return `<svg xmlns="http://www.w3.org/2000/svg" id="tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="delegation tree">${parts.join('')}</svg>`;
 }
 

@@ -13,7 +13,12 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { buildZone } from '../../src/core/routes/build.ts';
 import { explainRules, type ExplainedRoute } from '../../src/core/routes/explain.ts';
-import { defaultOrder, routeOrder, type Route, type RoutingTable } from '../../src/core/routes/model.ts';
+import {
+  defaultOrder,
+  routeOrder,
+  type Route,
+  type RoutingTable,
+} from '../../src/core/routes/model.ts';
 import { normalizeLexUrn } from '../../src/core/urn/index.ts';
 import { checkExpectations, lintNaptrRecords } from '../../src/core/zone/naptr-lint.ts';
 import { naptrInputs } from '../../src/cli/commands/zone-routes.ts';
@@ -42,7 +47,12 @@ function tableView(r: Route) {
       t.kind === 'zone'
         ? { kind: 'zone', name: t.name }
         : t.kind === 'U'
-          ? { kind: 'U', urls: t.services.map((s) => t.template.replaceAll('{service}', s)), services: t.services, protocol: t.protocol }
+          ? {
+              kind: 'U',
+              urls: t.services.map((s) => t.template.replaceAll('{service}', s)),
+              services: t.services,
+              protocol: t.protocol,
+            }
           : t.kind === 'P'
             ? { kind: 'P', output: t.output, services: t.services, protocol: t.protocol }
             : { kind: t.kind, name: t.name, services: t.services, protocol: t.protocol },
@@ -56,7 +66,12 @@ function explainedView(r: ExplainedRoute) {
     prefix: m.kind === 'prefix' ? m.prefix : m.kind === 'any' ? null : `(${m.kind})`,
     target:
       t.kind === 'U'
-        ? { kind: 'U', urls: t.services.map((s) => t.template.replaceAll('{service}', s)), services: t.services, protocol: t.protocol }
+        ? {
+            kind: 'U',
+            urls: t.services.map((s) => t.template.replaceAll('{service}', s)),
+            services: t.services,
+            protocol: t.protocol,
+          }
         : t.kind === 'P'
           ? { kind: 'P', output: t.output, services: t.services, protocol: t.protocol }
           : t.kind === 'zone'
@@ -100,13 +115,25 @@ const prefix = fc
     units: fc.array(unit, { maxLength: 3 }),
     authority: fc.option(label, { nil: undefined }),
   })
-  .map(({ code, units, authority }) => [[code, ...units].join(';'), authority].filter(Boolean).join(':'));
-const services = fc.uniqueArray(fc.constantFrom('N2L', 'N2Ls', 'N2C', 'I2L', 'N2R'), { minLength: 1, maxLength: 3 });
+  .map(({ code, units, authority }) =>
+    [[code, ...units].join(';'), authority].filter(Boolean).join(':'),
+  );
+const services = fc.uniqueArray(fc.constantFrom('N2L', 'N2Ls', 'N2C', 'I2L', 'N2R'), {
+  minLength: 1,
+  maxLength: 3,
+});
 const host = fc.array(label, { minLength: 2, maxLength: 4 }).map((l) => `${l.join('.')}.`);
 const target = fc.oneof(
   host.map((h) => ({ zone: h })),
-  fc.record({ url: host.map((h) => `https://${h.slice(0, -1)}:8443/uri-res/{service}?{urn}`), services }),
-  fc.record({ srv: host.map((h) => `_http._tcp.${h}`), services, protocol: fc.constantFrom('thttp', 'https') }),
+  fc.record({
+    url: host.map((h) => `https://${h.slice(0, -1)}:8443/uri-res/{service}?{urn}`),
+    services,
+  }),
+  fc.record({
+    srv: host.map((h) => `_http._tcp.${h}`),
+    services,
+    protocol: fc.constantFrom('thttp', 'https'),
+  }),
   fc.record({ host, services, protocol: fc.constantFrom('thttp', 'http') }),
   fc.record({ handoff: host, services, protocol: fc.constantFrom('z3950', 'ldap') }),
 );
@@ -117,10 +144,18 @@ const tableArb = fc
   })
   .map(({ routes, dflt }) => {
     // Keep routes that no earlier route takes (the others are table errors, tested elsewhere).
-    const kept: { prefix: string; target: object }[] = [];
+    const kept: { prefix: string }[] = [];
     for (const r of routes) {
       const p = r.prefix.toLowerCase();
-      if (kept.some((k) => p === k.prefix.toLowerCase() || p.startsWith(`${k.prefix.toLowerCase()};`) || p.startsWith(`${k.prefix.toLowerCase()}:`))) continue;
+      if (
+        kept.some(
+          (k) =>
+            p === k.prefix.toLowerCase() ||
+            p.startsWith(`${k.prefix.toLowerCase()};`) ||
+            p.startsWith(`${k.prefix.toLowerCase()}:`),
+        )
+      )
+        continue;
       kept.push({ prefix: r.prefix, ...r.target });
     }
     return stringify({
@@ -153,15 +188,20 @@ describe('build -> explain round trip', () => {
   });
 
   const tables = readdirSync(join(ROOT, 'zones/tables')).filter((f) => f.endsWith('.yaml'));
-  it.each(tables)('sample table %s: round trip, and the same routes as the hand-written zone', async (name) => {
-    const table = read(readFileSync(join(ROOT, 'zones/tables', name), 'utf8'));
-    const text = roundTrip(table, name);
-    const built = explainRules(naptrInputs(loadZoneText(text, 'built.zone', { origin: table.zone }).records));
-    const hand = await loadZoneFile(join(ROOT, 'zones', name.replace(/\.yaml$/, '.zone')));
-    const handRoutes = explainRules(naptrInputs(hand.records)).routes;
-    const strip = (r: ExplainedRoute) => ({ ...r, positions: [] });
-    expect(built.routes.map(strip)).toEqual(handRoutes.map(strip));
-  });
+  it.each(tables)(
+    'sample table %s: round trip, and the same routes as the hand-written zone',
+    async (name) => {
+      const table = read(readFileSync(join(ROOT, 'zones/tables', name), 'utf8'));
+      const text = roundTrip(table, name);
+      const built = explainRules(
+        naptrInputs(loadZoneText(text, 'built.zone', { origin: table.zone }).records),
+      );
+      const hand = await loadZoneFile(join(ROOT, 'zones', name.replace(/\.yaml$/, '.zone')));
+      const handRoutes = explainRules(naptrInputs(hand.records)).routes;
+      const strip = (r: ExplainedRoute) => ({ ...r, positions: [] });
+      expect(built.routes.map(strip)).toEqual(handRoutes.map(strip));
+    },
+  );
 });
 
 // ---------------------------------------------------------------- reference loaders
@@ -184,16 +224,19 @@ describe('built zones load in BIND, Knot and NSD unchanged', () => {
     writeFileSync(file, buildZone(table, canonical).text);
     files.push(file);
   }
-  const origin = (f: string) => (f.includes('gen') ? 'lex.test.example.' : f.slice(f.lastIndexOf('/') + 1, -'zone'.length));
+  const origin = (f: string) =>
+    f.includes('gen') ? 'lex.test.example.' : f.slice(f.lastIndexOf('/') + 1, -'zone'.length);
 
   it.skipIf(named.path === undefined)('named-checkzone', () => {
-    for (const f of files) expect(execFileSync(named.path!, [origin(f), f], { encoding: 'utf8' })).toMatch(/OK/);
+    for (const f of files)
+      expect(execFileSync(named.path!, [origin(f), f], { encoding: 'utf8' })).toMatch(/OK/);
   });
   it.skipIf(knot.path === undefined)('kzonecheck', () => {
     for (const f of files) execFileSync(knot.path!, ['-o', origin(f), f], { encoding: 'utf8' });
     expect(files.length).toBeGreaterThan(8);
   });
   it.skipIf(nsd.path === undefined)('nsd-checkzone', () => {
-    for (const f of files) expect(execFileSync(nsd.path!, [origin(f), f], { encoding: 'utf8' })).toMatch(/is ok/);
+    for (const f of files)
+      expect(execFileSync(nsd.path!, [origin(f), f], { encoding: 'utf8' })).toMatch(/is ok/);
   });
 });

@@ -18,7 +18,9 @@ ns:
 function errorsOf(text: string) {
   const r = readRoutingTable(text);
   expect(r.ok).toBe(false);
-  return r.ok ? [] : r.diagnostics.map((d) => ({ code: d.code, ...d.position, message: d.message }));
+  return r.ok
+    ? []
+    : r.diagnostics.map((d) => ({ code: d.code, ...d.position, message: d.message }));
 }
 
 describe('bad routing tables give errors at the line and column', () => {
@@ -162,7 +164,9 @@ default: none
     writeFileSync(file, cases[3]!.text);
     const io = captureIo();
     expect(await run(['zone', 'build', file], io)).toBe(1);
-    expect(io.stderr()).toMatch(new RegExp(`^${file}:7:21: TABLE_UNKNOWN_SERVICE unknown resolution service "N2X"`));
+    expect(io.stderr()).toMatch(
+      new RegExp(`^${file}:7:21: TABLE_UNKNOWN_SERVICE unknown resolution service "N2X"`),
+    );
     expect(io.stdout()).toBe('');
   });
 });
