@@ -63,6 +63,12 @@ function resolverName(flag: string, output: string, aus: string, protocol?: stri
 export class ZoneChain implements ChainWalker {
   private readonly set: ZoneSet;
   private readonly options: LookupOptions;
+  /**
+   * The NAPTR records of each key asked, decoded once: the step compiles a
+   * record's REGEXP once per record object, so the same objects are handed
+   * to it for every URN.
+   */
+  private readonly naptrs = new Map<string, NaptrRecord[] | { code: string; message: string }>();
 
   constructor(zones: readonly Zone[]) {
     this.set = makeZoneSet(zones.map(indexZone));
@@ -93,6 +99,23 @@ export class ZoneChain implements ChainWalker {
     return { code: 'DNS_SERVFAIL', message: `${name}: ${r.kind}` };
   }
 
+  private naptrRecords(key: string): NaptrRecord[] | { code: string; message: string } {
+    let got = this.naptrs.get(key);
+    if (got === undefined) {
+      const rr = this.rrset(key, TYPE_NAPTR);
+      if ('code' in rr) got = rr;
+      else {
+        got = [];
+        for (const rd of rr.records) {
+          const f = naptrFields(rd);
+          if (f) got.push(f);
+        }
+      }
+      if (this.naptrs.size < 100_000) this.naptrs.set(key, got);
+    }
+    return got;
+  }
+
   resolve(input: string, urn: string): ChainOutcome {
     const path: string[] = [];
     const fail = (code: string, message: string): ChainOutcome => ({
@@ -112,13 +135,8 @@ export class ZoneChain implements ChainWalker {
       const visit = guard.visit(key);
       if (!visit.ok) return fail(visit.code, visit.message);
       path.push(key);
-      const rr = this.rrset(key, TYPE_NAPTR);
-      if ('code' in rr) return fail(rr.code, rr.message);
-      const records: NaptrRecord[] = [];
-      for (const rd of rr.records) {
-        const f = naptrFields(rd);
-        if (f) records.push(f);
-      }
+      const records = this.naptrRecords(key);
+      if ('code' in records) return fail(records.code, records.message);
       const o = dddsStep({ aus, key, records, service: 'N2L' }).outcome;
       if (o.kind === 'failure') return fail(o.code, o.message);
       if (o.kind === 'next') {

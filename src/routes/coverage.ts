@@ -130,6 +130,28 @@ function countBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
   return m;
 }
 
+/** Per position: the key all paths share, or `*.` and the labels they end with. */
+export function generalize(paths: readonly (readonly string[])[]): string[] {
+  const first = paths[0] ?? [];
+  return first.map((key, i) => {
+    if (paths.every((p) => p[i] === key)) return key;
+    let suffix = key.split('.');
+    for (const p of paths) {
+      const labels = (p[i] ?? '').split('.');
+      let k = 0;
+      while (
+        k < suffix.length &&
+        k < labels.length &&
+        suffix[suffix.length - 1 - k] === labels[labels.length - 1 - k]
+      )
+        k++;
+      suffix = suffix.slice(suffix.length - k);
+    }
+    const tail = suffix.join('.');
+    return tail === '' ? '*' : `*.${tail}`.replace(/\.\.$/, '.');
+  });
+}
+
 /** Totals, counts per resolver and per failure code, and groups by path and outcome. */
 export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
   const byResolver = [
@@ -148,8 +170,11 @@ export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
   ]
     .map(([code, l]) => ({ code, count: l.length, examples: l.slice(0, 5).map((o) => o.input) }))
     .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+  // One group per outcome and path length; keys that differ inside a group
+  // (a rule that copies a unit into the key: sao.carlos.municipios...,
+  // campinas.municipios...) are shown as `*.` and their common suffix.
   const groups = [
-    ...countBy(outcomes, (o) => `${o.kind}\u0000${o.resolver ?? o.code}\u0000${o.path.join(' ')}`),
+    ...countBy(outcomes, (o) => `${o.kind}\u0000${o.resolver ?? o.code}\u0000${o.path.length}`),
   ]
     .map(([, l]) => {
       const o = l[0]!;
@@ -157,7 +182,7 @@ export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
         prefix: commonPrefix(l.map((x) => x.input)),
         kind: o.kind,
         outcome: o.resolver ?? o.code ?? '',
-        path: o.path,
+        path: generalize(l.map((x) => x.path)),
         count: l.length,
         examples: l.slice(0, 3).map((x) => x.input),
       };

@@ -4,8 +4,7 @@
  * how many URNs passed through it, failures as red leaves), and the groups
  * table. No script, no external resource.
  */
-import type { ChainOutcome } from './chain.ts';
-import type { CoverageReport } from './coverage.ts';
+import type { CoverageGroup, CoverageReport } from './coverage.ts';
 
 interface TreeNode {
   label: string;
@@ -30,21 +29,18 @@ function child(parent: TreeNode, label: string, kind: TreeNode['kind']): TreeNod
   return c;
 }
 
-/** The tree of paths: every outcome adds its keys, then its resolver or failure code. */
-export function delegationTree(outcomes: readonly ChainOutcome[]): TreeNode {
+/** The tree of paths: every group adds its keys, then its resolver or failure code. */
+export function delegationTree(groups: readonly CoverageGroup[]): TreeNode {
   const root = node('(start)', 'key');
-  for (const o of outcomes) {
-    root.count++;
+  for (const g of groups) {
+    root.count += g.count;
     let at = root;
-    for (const k of o.path) {
+    for (const k of g.path) {
       at = child(at, k, 'key');
-      at.count++;
+      at.count += g.count;
     }
-    const leaf =
-      o.kind === 'failed'
-        ? child(at, o.code ?? 'failed', 'failed')
-        : child(at, o.resolver ?? '', o.kind === 'handoff' ? 'handoff' : 'resolver');
-    leaf.count++;
+    const kind = g.kind === 'failed' ? 'failed' : g.kind === 'handoff' ? 'handoff' : 'resolver';
+    child(at, g.outcome, kind).count += g.count;
   }
   return squeeze(collapse(root));
 }
@@ -181,11 +177,7 @@ export function treeSvg(root: TreeNode): string {
 }
 
 /** The whole page. */
-export function reportHtml(
-  report: CoverageReport,
-  outcomes: readonly ChainOutcome[],
-  title: string,
-): string {
+export function reportHtml(report: CoverageReport, title: string): string {
   const rows = report.groups
     .map(
       (g) =>
@@ -205,7 +197,7 @@ td.n{text-align:right}tr.failed td{background:#fce8e6}
 <h1>${escapeXml(title)}</h1>
 <p class="totals"><span id="total">${report.total} checked</span><span class="ok" id="resolved">${report.resolved} reach a resolver</span><span id="handoff">${report.handoff} handed off</span><span class="bad" id="failed">${report.failed} failed</span></p>
 <h2>Delegation tree</h2>
-<div class="tree">${treeSvg(delegationTree(outcomes))}</div>
+<div class="tree">${treeSvg(delegationTree(report.groups))}</div>
 <h2>By prefix</h2>
 <table id="groups"><thead><tr><th>count</th><th>prefix</th><th>resolver or failure</th><th>path</th><th>examples</th></tr></thead><tbody>
 ${rows}

@@ -212,7 +212,12 @@ function readSoa(
   return out as unknown as Soa;
 }
 
-function readNs(r: Reader, pair: Pair<Node, Node> | undefined, top: Node): NameServer[] {
+function readNs(
+  r: Reader,
+  pair: Pair<Node, Node> | undefined,
+  top: Node,
+  zone: string,
+): NameServer[] {
   if (!pair || !isSeq(pair.value) || pair.value.items.length === 0) {
     r.fail(
       'TABLE_NO_NS',
@@ -221,16 +226,26 @@ function readNs(r: Reader, pair: Pair<Node, Node> | undefined, top: Node): NameS
     );
   }
   return (pair.value.items as Node[]).map((item) => {
+    let ns: NameServer;
     if (isScalar(item)) {
-      return {
+      ns = {
         name: r.name({ key: item, value: item } as unknown as Pair<Node, Node>, 'ns'),
         addresses: [],
       };
+    } else {
+      const m = r.mapping(item, 'an ns entry', ['name', 'address']);
+      const name = m.get('name');
+      if (!name) r.fail('TABLE_MISSING_KEY', 'an ns entry needs a name', item);
+      ns = { name: r.name(name, 'ns name'), addresses: r.addresses(m.get('address')) };
     }
-    const m = r.mapping(item, 'an ns entry', ['name', 'address']);
-    const name = m.get('name');
-    if (!name) r.fail('TABLE_MISSING_KEY', 'an ns entry needs a name', item);
-    return { name: r.name(name, 'ns name'), addresses: r.addresses(m.get('address')) };
+    if (ns.addresses.length === 0 && (ns.name === zone || ns.name.endsWith(`.${zone}`))) {
+      r.fail(
+        'TABLE_NO_GLUE',
+        `the name server ${ns.name} is inside the zone: give its address (glue), e.g. { name: ${ns.name}, address: 192.0.2.1 }`,
+        item,
+      );
+    }
+    return ns;
   });
 }
 
@@ -500,7 +515,7 @@ function readTop(r: Reader, top: Node): RoutingTable {
   const zp = m.get('zone');
   if (!zp) r.fail('TABLE_MISSING_KEY', 'the table needs zone: <apex name>', top);
   const zone = r.name(zp, 'zone');
-  const ns = readNs(r, m.get('ns'), top);
+  const ns = readNs(r, m.get('ns'), top, zone);
   const rp = m.get('routes');
   if (!rp || !isSeq(rp.value))
     r.fail(

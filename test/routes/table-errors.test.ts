@@ -138,7 +138,7 @@ default: none
     },
     {
       name: 'a JSON table with an example another route takes',
-      text: `{"zone": "lex.example.br.", "ns": ["ns1.lex.example.br."],
+      text: `{"zone": "lex.example.br.", "ns": ["ns1.example.net."],
  "routes": [
   {"prefix": "br;sao.paulo", "zone": "lex.sp.gov.br."},
   {"prefix": "br;minas.gerais", "zone": "lex.mg.gov.br.", "example": "urn:lex:br;sao.paulo:a:b:2000-01-01;1"}
@@ -148,6 +148,19 @@ default: none
       code: 'TABLE_EXAMPLE_ELSEWHERE',
       line: 4,
       column: 3,
+    },
+    {
+      name: 'a name server inside the zone without its address',
+      text: `zone: lex.example.br.
+ns:
+  - ns2.other.example.
+  - ns1.lex.example.br.
+routes: []
+default: none
+`,
+      code: 'TABLE_NO_GLUE',
+      line: 4,
+      column: 5,
     },
   ];
   for (const c of cases) {

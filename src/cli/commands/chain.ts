@@ -149,7 +149,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   if (values.html !== undefined) {
     writeFileSync(
       resolvePath(io.cwd, values.html),
-      reportHtml(report, outcomes, `LEX chain coverage: ${positionals[0]} via ${source}`),
+      reportHtml(report, `LEX chain coverage: ${positionals[0]} via ${source}`),
     );
   }
   if (values.json) {
