@@ -459,9 +459,21 @@ interface SelectOptions {
   readonly acceptLanguage: string | null;
 }
 
-/** Choose the expression and manifestations of a work for the query, and build the URLs. */
+/**
+ * Choose the expression and manifestations of a work for the query, and build the URLs.
+ *
+ * A URN that names a manifestation but no version (`...;1988$lexml.gov.br:text-html`)
+ * is looked for first under the unversioned expression when that is where
+ * exactly this manifestation is catalogued (its own URN: an exact match;
+ * unless `at` asks for the version in force on a day),
+ * then among the expressions that have that manifestation: a manifestation
+ * catalogued without an expression (or under an older version only) must be
+ * found for its own URN, not looked for inside the most recent version alone. The language, `at` and Accept-Language choices
+ * then apply among those expressions. When none has it, the choice is made
+ * among all of them, as before (and ends in `MANIFESTATION_NOT_FOUND`).
+ */
 export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptions): Selection {
-  const ex = selectExpression(work, query, opts);
+  const ex = selectExpressionFor(work, query, opts);
   if (!ex.ok) return ex;
   const mans = selectManifestations(ex.expression, query.manifestation, opts.accept);
   if (!mans.ok) return mans;
@@ -511,6 +523,36 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
         ? ex.reasons
         : [...ex.reasons, ...partitionReasons(query, locations)],
   };
+}
+
+function selectExpressionFor(
+  work: CatalogueWork,
+  query: MatchQuery,
+  opts: SelectOptions,
+): ReturnType<typeof selectExpression> {
+  const wanted = query.manifestation;
+  if (wanted !== null && !query.expression?.version) {
+    // Exact match first (RFC 9676 section 10.3): the expression under which
+    // this very manifestation is catalogued (the unversioned one here).
+    const exact = work.expressions.filter(
+      (e) =>
+        e.key.version === null &&
+        e.key.language === (query.expression?.language ?? null) &&
+        e.manifestations.some((m) => m.items.length > 0 && sameManifestation(wanted, m.key)),
+    );
+    if (opts.at === null && exact.length > 0 && exact.length < work.expressions.length) {
+      const narrowed = selectExpression({ ...work, expressions: exact }, query, opts);
+      if (narrowed.ok) return narrowed;
+    }
+    const having = work.expressions.filter((e) =>
+      e.manifestations.some((m) => m.items.length > 0 && manifestationMatches(wanted, m.key)),
+    );
+    if (having.length > 0 && having.length < work.expressions.length) {
+      const narrowed = selectExpression({ ...work, expressions: having }, query, opts);
+      if (narrowed.ok) return narrowed;
+    }
+  }
+  return selectExpression(work, query, opts);
 }
 
 /** One reason per manifestation whose URLs got less than the whole partition, best location first. */
@@ -741,13 +783,7 @@ export function selectManifestations(
   | { ok: false; code: string; message: string } {
   let mans = expression.manifestations.filter((m) => m.items.length > 0);
   if (wanted) {
-    mans = mans.filter(
-      (m) =>
-        partMatches(wanted.editor, m.key.editor) &&
-        partMatches(wanted.format, m.key.format) &&
-        partMatches(wanted.component, m.key.component) &&
-        partMatches(wanted.feature, m.key.feature),
-    );
+    mans = mans.filter((m) => manifestationMatches(wanted, m.key));
     if (mans.length === 0) {
       const available = expression.manifestations.map((m) => m.urn).join(', ') || 'none';
       return {
@@ -766,6 +802,25 @@ export function selectManifestations(
       : mediaTypeWeight(prefs, type);
   };
   return { ok: true, manifestations: mans.map((m) => ({ manifestation: m, weight: weight(m) })) };
+}
+
+/** Every part the URN gives matches the catalogued manifestation's (see `partMatches`). */
+function manifestationMatches(wanted: ManifestationKey, have: ManifestationKey): boolean {
+  return (
+    partMatches(wanted.editor, have.editor) &&
+    partMatches(wanted.format, have.format) &&
+    partMatches(wanted.component, have.component) &&
+    partMatches(wanted.feature, have.feature)
+  );
+}
+
+function sameManifestation(a: ManifestationKey, b: ManifestationKey): boolean {
+  return (
+    a.editor === b.editor &&
+    a.format === b.format &&
+    a.component === b.component &&
+    a.feature === b.feature
+  );
 }
 
 /** A URN part matches a catalogued one when equal, or equal to its main element before `;` specifications. */
