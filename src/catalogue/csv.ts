@@ -75,3 +75,89 @@ export function formatCsvRecord(fields: readonly string[]): string {
     .map((f) => (/[",\r\n]/.test(f) || /^\s|\s$/.test(f) ? `"${f.replaceAll('"', '""')}"` : f))
     .join(',');
 }
+
+/** A record (or a bad one) assembled from physical lines, with the line it starts on. */
+export type CsvEvent =
+  | { readonly kind: 'record'; readonly fields: string[]; readonly line: number }
+  | {
+      readonly kind: 'error';
+      readonly code: string;
+      readonly message: string;
+      readonly column?: number;
+      readonly line: number;
+    };
+
+/** Most physical lines one quoted record may span before its quote counts as unbalanced. */
+export const CSV_MAX_RECORD_LINES = 200;
+
+/**
+ * Joins physical lines into records. A quote that opens a field and is not
+ * closed would otherwise swallow every following line: when a record that
+ * spans several lines turns out bad (a quote problem, the wrong number of
+ * fields, more than `maxLines` lines, or the end of the file), its first
+ * line is reported (CSV_UNTERMINATED) and the lines after it are read again
+ * as records of their own, so good rows after a stray quote are kept.
+ */
+export class CsvRecordReader {
+  readonly #lines: { text: string; line: number }[] = [];
+  /** The header's field count once known (records of another count are suspect when multi-line). */
+  columns: number | null = null;
+  readonly #maxLines: number;
+
+  constructor(maxLines = CSV_MAX_RECORD_LINES) {
+    this.#maxLines = maxLines;
+  }
+
+  /** Add one physical line (without its line end); records completed are pushed to `out`. */
+  push(text: string, line: number, out: CsvEvent[]): void {
+    if (this.#lines.length === 0 && text.trim() === '') return;
+    this.#lines.push({ text, line });
+    const first = this.#lines[0] as { text: string; line: number };
+    const multi = this.#lines.length > 1;
+    const rec = parseCsvRecord(multi ? this.#lines.map((l) => l.text).join('\n') : text);
+    if (rec.kind === 'incomplete') {
+      if (this.#lines.length >= this.#maxLines) this.#giveUp(out);
+      return;
+    }
+    if (multi) {
+      const wrongCount =
+        rec.kind === 'record' && this.columns !== null && rec.fields.length !== this.columns;
+      if (rec.kind === 'error' || wrongCount) {
+        this.#giveUp(out);
+        return;
+      }
+    }
+    this.#lines.length = 0;
+    out.push(
+      rec.kind === 'record'
+        ? { kind: 'record', fields: rec.fields, line: first.line }
+        : {
+            kind: 'error',
+            code: rec.code,
+            message: rec.message,
+            column: rec.column,
+            line: first.line,
+          },
+    );
+  }
+
+  /** The end of the input: whatever is pending is reported, and its later lines read again. */
+  end(out: CsvEvent[]): void {
+    while (this.#lines.length > 0) this.#giveUp(out);
+  }
+
+  #giveUp(out: CsvEvent[]): void {
+    const [first, ...rest] = this.#lines.splice(0);
+    if (first === undefined) return;
+    out.push({
+      kind: 'error',
+      code: 'CSV_UNTERMINATED',
+      message:
+        rest.length === 0
+          ? 'a quoted field is not closed before the end of the file'
+          : `a quoted field opened on this line is not closed properly; the ${rest.length} line${rest.length === 1 ? '' : 's'} after it ${rest.length === 1 ? 'was' : 'were'} read as rows of their own`,
+      line: first.line,
+    });
+    for (const l of rest) this.push(l.text, l.line, out);
+  }
+}

@@ -1,17 +1,18 @@
 /**
- * `lexroute catalogue import`: JSON Lines or CSV rows into the SQLite
- * catalogue. Each bad row is reported (line, code, message) and skipped; good
- * rows are written in transactional batches. Writes are idempotent, so
- * importing the same file twice loses nothing and duplicates nothing.
+ * `lexroute catalogue import`: JSON Lines or CSV rows into the SQLite or
+ * PostgreSQL catalogue, streamed in batches, in one transaction. Each bad
+ * row is reported (line, code, message) and skipped. Writes are idempotent,
+ * so importing the same file twice loses nothing and duplicates nothing.
  *
  * Row fields: see `src/core/catalogue/row.ts`.
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { UrnAnalyser } from '../core/catalogue/model.ts';
-import { validateRow, ROW_FIELDS } from '../core/catalogue/row.ts';
-import { parseCsvRecord } from './csv.ts';
-import { CatalogueError, type SqliteCatalogue } from './store.ts';
+import { validateRow, ROW_FIELDS, type CatalogueRow } from '../core/catalogue/row.ts';
+import { CsvRecordReader, type CsvEvent } from './csv.ts';
+import { PgCatalogue } from './pg.ts';
+import { CatalogueError, type CatalogueWriter, type SqliteCatalogue } from './store.ts';
 
 export type RowFormat = 'jsonl' | 'csv';
 
@@ -29,13 +30,14 @@ export interface ImportProgress {
   readonly bytes: number;
   readonly totalBytes: number;
   readonly rows: number;
+  readonly rejected: number;
 }
 
 export interface ImportOptions {
   readonly analyse: UrnAnalyser;
   /** Default: from the file extension (`.csv` is CSV, anything else JSON Lines). */
   readonly format?: RowFormat;
-  /** Rows per transaction (default 20,000). */
+  /** Lines per batch (default 20,000): progress and PostgreSQL's COPY go by batch; the transaction is the whole import. */
   readonly batchSize?: number;
   readonly onError?: (e: ImportRowError) => void;
   /** Called after each batch. */
@@ -61,8 +63,14 @@ export interface ImportSummary {
  */
 async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
   let rest = '';
+  let first = true;
   for await (const chunk of stream) {
-    const text = rest + (chunk as string);
+    let text = rest + (chunk as string);
+    // A UTF-8 byte order mark (as some editors and spreadsheets write) is not part of the first row.
+    if (first) {
+      first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
     const lines = text.split('\n');
     rest = lines.pop() ?? '';
     for (let i = 0; i < lines.length; i++) {
@@ -90,9 +98,228 @@ const CSV_COLUMNS: Record<string, string> = {
   aliases: 'aliases',
 };
 
-/** Import one file. Throws CatalogueError only for problems with the whole file (unreadable, bad CSV header). */
+/**
+ * Where an import writes: a writer plus the transaction around the whole
+ * import. SQLite writes each row at once; PostgreSQL prefetches what a batch
+ * names and writes the batch with COPY at its end.
+ */
+export interface ImportTarget {
+  readonly writer: CatalogueWriter;
+  /** Fetch the stored works these names refer to (before the batch's rows are written). */
+  prefetch(urns: readonly string[]): Promise<void> | void;
+  endBatch(): Promise<void> | void;
+  /** Make the whole import visible at once. */
+  commit(): Promise<void> | void;
+  rollback(): Promise<void> | void;
+}
+
+/** The transaction of one import into SQLite (see `SqliteCatalogue.beginImport`). */
+function sqliteTarget(store: SqliteCatalogue): ImportTarget {
+  store.beginImport();
+  return {
+    writer: store.writer(),
+    prefetch: () => undefined,
+    endBatch: () => undefined,
+    commit: () => store.commitImport(),
+    rollback: () => store.rollbackImport(),
+  };
+}
+
+/** Either store. */
+export type ImportStore = SqliteCatalogue | PgCatalogue;
+
+/** One row read from the file: its fields, or why it could not be read. */
+type RawRow =
+  | { readonly line: number; readonly fields: Record<string, unknown> }
+  | { readonly line: number; readonly error: ImportRowError };
+
+/** Turns the lines of a JSON Lines or CSV file into rows (fields keyed by row field name). */
+class RowReader {
+  readonly #format: RowFormat;
+  readonly #path: string;
+  readonly #csv = new CsvRecordReader();
+  #header: string[] | null = null;
+  readonly #events: CsvEvent[] = [];
+
+  constructor(format: RowFormat, path: string) {
+    this.#format = format;
+    this.#path = path;
+  }
+
+  line(raw: string, lineNo: number, out: RawRow[]): void {
+    if (this.#format === 'jsonl') {
+      if (raw.trim() === '') return;
+      out.push(jsonRow(raw, lineNo));
+      return;
+    }
+    this.#csv.push(raw, lineNo, this.#events);
+    this.#drain(out);
+  }
+
+  end(out: RawRow[]): void {
+    if (this.#format === 'csv') {
+      this.#csv.end(this.#events);
+      this.#drain(out);
+    }
+  }
+
+  #drain(out: RawRow[]): void {
+    for (const ev of this.#events) {
+      if (this.#header === null) {
+        this.#header = csvHeader(ev, this.#path);
+        this.#csv.columns = this.#header.length;
+        continue;
+      }
+      if (ev.kind === 'error') {
+        const { line, code, message, column } = ev;
+        out.push({
+          line,
+          error: column === undefined ? { line, code, message } : { line, code, message, column },
+        });
+        continue;
+      }
+      const header = this.#header;
+      if (ev.fields.length !== header.length) {
+        out.push({
+          line: ev.line,
+          error: {
+            line: ev.line,
+            code: 'CSV_COLUMN_COUNT',
+            message: `${ev.fields.length} fields, the header has ${header.length}`,
+          },
+        });
+        continue;
+      }
+      const fields: Record<string, unknown> = {};
+      for (let i = 0; i < header.length; i++) fields[header[i] as string] = ev.fields[i];
+      out.push({ line: ev.line, fields });
+    }
+    this.#events.length = 0;
+  }
+}
+
+function jsonRow(raw: string, line: number): RawRow {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    return {
+      line,
+      error: {
+        line,
+        code: 'ROW_BAD_JSON',
+        message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      },
+    };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      line,
+      error: { line, code: 'ROW_NOT_OBJECT', message: 'a JSON Lines row must be a JSON object' },
+    };
+  }
+  return { line, fields: value as Record<string, unknown> };
+}
+
+function csvHeader(ev: CsvEvent, path: string): string[] {
+  if (ev.kind === 'error') {
+    throw new CatalogueError('CSV_BAD_HEADER', `${path}:${ev.line}: ${ev.message}`);
+  }
+  const header = ev.fields.map((h) => {
+    const name = CSV_COLUMNS[h.trim().toLowerCase()];
+    if (!name) {
+      throw new CatalogueError(
+        'CSV_BAD_HEADER',
+        `${path}:${ev.line}: unknown column '${h}' (columns: urn, url, priority, in_force, partition_depth, title, aliases)`,
+      );
+    }
+    return name;
+  });
+  if (!header.includes('urn')) {
+    throw new CatalogueError(
+      'CSV_BAD_HEADER',
+      `${path}:${ev.line}: the header has no 'urn' column`,
+    );
+  }
+  return header;
+}
+
+/** Running totals of one import. */
+interface Tally {
+  rows: number;
+  imported: number;
+  rejected: number;
+  newWorks: number;
+  newItems: number;
+  unchangedItems: number;
+}
+
+/**
+ * Validate and write one batch of rows. Errors are reported in line order
+ * after the batch (a PostgreSQL batch learns of alias conflicts only when
+ * its rows are written).
+ */
+async function writeBatch(
+  target: ImportTarget,
+  batch: readonly RawRow[],
+  options: ImportOptions,
+  tally: Tally,
+): Promise<void> {
+  const errors: ImportRowError[] = [];
+  const valid: { line: number; row: CatalogueRow }[] = [];
+  for (const r of batch) {
+    tally.rows++;
+    if ('error' in r) {
+      errors.push(r.error);
+      continue;
+    }
+    const v = validateRow(r.fields, options.analyse);
+    if (!v.ok) {
+      const e = v.error;
+      errors.push({
+        line: r.line,
+        code: e.code,
+        message: e.message,
+        ...(e.field === undefined ? {} : { field: e.field }),
+        ...(e.offset === undefined ? {} : { column: e.offset + 1 }),
+      });
+      continue;
+    }
+    valid.push({ line: r.line, row: v.row });
+  }
+  const urns: string[] = [];
+  for (const { row } of valid) {
+    urns.push(row.work.urn);
+    for (const a of row.aliases) urns.push(a.urn);
+  }
+  await target.prefetch(urns);
+  for (const { line, row } of valid) {
+    const w = target.writer.write(row);
+    if (!w.ok) {
+      errors.push({ line, code: w.error.code, message: w.error.message, field: w.error.field });
+      continue;
+    }
+    tally.imported++;
+    if (w.outcome.newWork) tally.newWorks++;
+    if (w.outcome.newItem) tally.newItems++;
+    else tally.unchangedItems++;
+  }
+  await target.endBatch();
+  tally.rejected += errors.length;
+  errors.sort((a, b) => a.line - b.line);
+  for (const e of errors) options.onError?.(e);
+}
+
+/**
+ * Import one file, in one transaction: readers see the catalogue as it was
+ * until the whole file is in, and an import that fails, is interrupted
+ * (`signal`) or is killed leaves the catalogue as it was. Bad rows are
+ * reported (`onError`) and skipped; they do not stop the import. Throws
+ * CatalogueError only for problems with the whole file (unreadable, bad CSV
+ * header).
+ */
 export async function importFile(
-  store: SqliteCatalogue,
+  store: ImportStore,
   path: string,
   options: ImportOptions,
 ): Promise<ImportSummary> {
@@ -103,167 +330,65 @@ export async function importFile(
     throw new CatalogueError(
       'IMPORT_UNREADABLE',
       `${path}: ${e instanceof Error ? e.message : String(e)}`,
-      {
-        cause: e,
-      },
+      { cause: e },
     );
   }
   const format = options.format ?? formatFromPath(path);
   const batchSize = options.batchSize ?? 20_000;
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 16 });
-  const writer = store.writer();
-  let rows = 0;
-  let imported = 0;
-  let rejected = 0;
-  let newWorks = 0;
-  let newItems = 0;
-  let unchangedItems = 0;
-  let inBatch = 0;
+  const reader = new RowReader(format, path);
+  const tally: Tally = {
+    rows: 0,
+    imported: 0,
+    rejected: 0,
+    newWorks: 0,
+    newItems: 0,
+    unchangedItems: 0,
+  };
+  const target = store instanceof PgCatalogue ? await store.beginImport() : sqliteTarget(store);
+  let batch: RawRow[] = [];
   let lineNo = 0;
-  let header: string[] | null = null;
-  let pending: { text: string; line: number } | null = null;
   let aborted = false;
-
-  const reject = (e: ImportRowError) => {
-    rejected++;
-    options.onError?.(e);
+  let reported = -1;
+  const progress = (bytes: number) => {
+    if (tally.rows === reported && bytes < totalBytes) return;
+    reported = tally.rows;
+    options.onProgress?.({ bytes, totalBytes, rows: tally.rows, rejected: tally.rejected });
   };
-  const process = (fields: Record<string, unknown>, line: number) => {
-    rows++;
-    const v = validateRow(fields, options.analyse);
-    if (!v.ok) {
-      const e = v.error;
-      reject({
-        line,
-        code: e.code,
-        message: e.message,
-        field: e.field,
-        column: e.offset === undefined ? undefined : e.offset + 1,
-      });
-      return;
-    }
-    const w = writer.write(v.row);
-    if (!w.ok) {
-      reject({ line, code: w.error.code, message: w.error.message, field: w.error.field });
-      return;
-    }
-    imported++;
-    if (w.outcome.newWork) newWorks++;
-    if (w.outcome.newItem) newItems++;
-    else unchangedItems++;
-  };
-
-  store.beginBulkLoad();
-  store.begin();
   try {
-    batches: for await (const batch of lineBatches(stream)) {
-      for (const raw of batch) {
+    batches: for await (const lines of lineBatches(stream)) {
+      if (options.signal?.aborted) {
+        aborted = true;
+        break batches;
+      }
+      for (const raw of lines) {
         lineNo++;
-        if (options.signal?.aborted) {
-          aborted = true;
-          break batches;
-        }
-        // A batch is `batchSize` lines, good or bad.
-        if (++inBatch > batchSize) {
-          store.commit();
-          options.onProgress?.({ bytes: stream.bytesRead, totalBytes, rows });
-          inBatch = 1;
-          store.begin();
-        }
-        if (format === 'jsonl') {
-          if (raw.trim() === '') continue;
-          let value: unknown;
-          try {
-            value = JSON.parse(raw);
-          } catch (e) {
-            rows++;
-            reject({
-              line: lineNo,
-              code: 'ROW_BAD_JSON',
-              message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
-            });
-            continue;
-          }
-          if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-            rows++;
-            reject({
-              line: lineNo,
-              code: 'ROW_NOT_OBJECT',
-              message: 'a JSON Lines row must be a JSON object',
-            });
-            continue;
-          }
-          process(value as Record<string, unknown>, lineNo);
-        } else {
-          const text: string = pending ? `${pending.text}\n${raw}` : raw;
-          const start: number = pending ? pending.line : lineNo;
-          if (!pending && raw.trim() === '') continue;
-          const rec = parseCsvRecord(lineNo === 1 ? text.replace(/^\uFEFF/, '') : text);
-          if (rec.kind === 'incomplete') {
-            pending = { text, line: start };
-            continue;
-          }
-          pending = null;
-          if (header === null) {
-            if (rec.kind === 'error') {
-              throw new CatalogueError('CSV_BAD_HEADER', `${path}:${start}: ${rec.message}`);
-            }
-            header = rec.fields.map((h) => {
-              const name = CSV_COLUMNS[h.trim().toLowerCase()];
-              if (!name) {
-                throw new CatalogueError(
-                  'CSV_BAD_HEADER',
-                  `${path}:${start}: unknown column '${h}' (columns: urn, url, priority, in_force, partition_depth, title, aliases)`,
-                );
-              }
-              return name;
-            });
-            if (!header.includes('urn')) {
-              throw new CatalogueError(
-                'CSV_BAD_HEADER',
-                `${path}:${start}: the header has no 'urn' column`,
-              );
-            }
-            continue;
-          }
-          if (rec.kind === 'error') {
-            rows++;
-            reject({ line: start, code: rec.code, message: rec.message, column: rec.column });
-            continue;
-          }
-          if (rec.fields.length !== header.length) {
-            rows++;
-            reject({
-              line: start,
-              code: 'CSV_COLUMN_COUNT',
-              message: `${rec.fields.length} fields, the header has ${header.length}`,
-            });
-            continue;
-          }
-          const fields: Record<string, unknown> = {};
-          for (let i = 0; i < header.length; i++) fields[header[i] as string] = rec.fields[i];
-          process(fields, start);
+        reader.line(raw, lineNo, batch);
+        if (batch.length >= batchSize) {
+          await writeBatch(target, batch, options, tally);
+          batch = [];
+          progress(stream.bytesRead);
         }
       }
     }
-    if (pending) {
-      rows++;
-      reject({
-        line: pending.line,
-        code: 'CSV_UNTERMINATED',
-        message: 'a quoted field is not closed before the end of the file',
-      });
+    if (!aborted) {
+      reader.end(batch);
+      await writeBatch(target, batch, options, tally);
+      await target.commit();
+    } else {
+      await target.rollback();
     }
-    store.commit();
   } catch (e) {
-    store.rollback();
     stream.destroy();
-    store.endBulkLoad();
+    await target.rollback();
     throw e;
   }
-  store.endBulkLoad();
-  options.onProgress?.({ bytes: totalBytes, totalBytes, rows });
-  return { rows, imported, rejected, newWorks, newItems, unchangedItems, aborted };
+  stream.destroy();
+  if (tally.rows !== reported) progress(totalBytes);
+  const { rows, imported, rejected, newWorks, newItems, unchangedItems } = tally;
+  return aborted
+    ? { rows, imported: 0, rejected, newWorks: 0, newItems: 0, unchangedItems: 0, aborted }
+    : { rows, imported, rejected, newWorks, newItems, unchangedItems, aborted };
 }
 
 /** The JSON Lines field names, for help texts. */

@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyseLexUrn } from '../core/catalogue/from-urn.ts';
 import { importFile, type ImportRowError, type ImportSummary } from './import.ts';
-import { CatalogueError, SqliteCatalogue } from './store.ts';
+import { CatalogueError, SqliteCatalogue, type Counts } from './store.ts';
+import { isPostgresUrl, PgCatalogue } from './pg.ts';
 
 /** The sample rows shipped with lexroute (`data/sample-catalogue.jsonl`). */
 export const BUNDLED_SAMPLE = fileURLToPath(
@@ -56,4 +57,56 @@ export async function ensureCatalogue(
     store.close();
     throw e;
   }
+}
+
+/** A catalogue of either kind, opened. */
+export type OpenedCatalogue =
+  | { readonly kind: 'sqlite'; readonly store: SqliteCatalogue; readonly label: string }
+  | { readonly kind: 'postgres'; readonly store: PgCatalogue; readonly label: string };
+
+export interface OpenCatalogueOptions {
+  /** Never write: no creation, no migration (the resolver). */
+  readonly readOnly?: boolean;
+  /** Create a catalogue where there is none (default true unless read-only). */
+  readonly create?: boolean;
+}
+
+/**
+ * Open the catalogue at `location`: a `postgres://` URL, or a SQLite file
+ * (relative to `cwd`). A read-only open of a file that does not exist fails
+ * with CATALOGUE_MISSING; a writable one creates it.
+ */
+export async function openCatalogue(
+  location: string,
+  cwd: string,
+  options: OpenCatalogueOptions = {},
+): Promise<OpenedCatalogue> {
+  const create = options.create ?? !options.readOnly;
+  if (isPostgresUrl(location)) {
+    const store = await PgCatalogue.open(location, { readOnly: !create });
+    return { kind: 'postgres', store, label: store.label };
+  }
+  const file = isAbsolute(location) ? location : resolve(cwd, location);
+  if (!create && !existsSync(file)) {
+    throw new CatalogueError(
+      'CATALOGUE_MISSING',
+      `${location}: no such catalogue (create one with lexroute catalogue import --catalogue ${location} <rows.jsonl>)`,
+    );
+  }
+  const store = new SqliteCatalogue(file, {
+    readOnly: options.readOnly ?? false,
+    create,
+  });
+  return { kind: 'sqlite', store, label: location };
+}
+
+/** Close either kind. */
+export async function closeCatalogue(c: OpenedCatalogue): Promise<void> {
+  if (c.kind === 'postgres') await c.store.close();
+  else c.store.close();
+}
+
+/** The running counts of either kind. */
+export async function catalogueCounts(c: OpenedCatalogue): Promise<Counts> {
+  return c.kind === 'postgres' ? c.store.counts() : c.store.counts();
 }

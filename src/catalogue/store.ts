@@ -57,8 +57,8 @@ DROP INDEX IF EXISTS names_number;
 DROP INDEX IF EXISTS names_year;
 `;
 
-const COUNTS = ['works', 'aliases', 'expressions', 'manifestations', 'items'] as const;
-type Counts = Record<(typeof COUNTS)[number], number>;
+export const COUNTS = ['works', 'aliases', 'expressions', 'manifestations', 'items'] as const;
+export type Counts = Record<(typeof COUNTS)[number], number>;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -98,7 +98,7 @@ export class CatalogueError extends Error {
   }
 }
 
-function yearOf(key: WorkKey): string {
+export function yearOf(key: WorkKey): string {
   const d = key.dates[0];
   if (d !== undefined) return d.slice(0, 4);
   return key.period !== null && /^\d{4}$/.test(key.period) ? key.period : '';
@@ -107,6 +107,13 @@ function yearOf(key: WorkKey): string {
 export interface OpenOptions {
   /** Open read-only (the resolver); the file must exist. */
   readonly readOnly?: boolean;
+  /**
+   * Writable open of a file without a catalogue: create the schema (default
+   * true), or refuse it with CATALOGUE_SCHEMA (export: a writable connection
+   * removes the -wal and -shm files when it closes, a read-only one leaves
+   * them behind).
+   */
+  readonly create?: boolean;
 }
 
 /** The SQLite catalogue: reader for the matcher, writer for imports. */
@@ -140,6 +147,9 @@ export class SqliteCatalogue implements CatalogueReader {
         const fresh =
           this.db.prepare("SELECT 1 AS x FROM sqlite_schema WHERE name = 'meta'").get() ===
           undefined;
+        if (fresh && options.create === false) {
+          throw new CatalogueError('CATALOGUE_SCHEMA', `${path}: not a lexroute catalogue`);
+        }
         if (fresh) {
           this.db.exec('BEGIN IMMEDIATE');
           try {
@@ -171,6 +181,7 @@ export class SqliteCatalogue implements CatalogueReader {
         { cause: e },
       );
     }
+    if (!options.readOnly) this.#rebuildMissingIndexes();
     // Lookups touch a few pages of two B-trees: memory-map the file (up to
     // 1 GiB) so page reads are memory reads, not read() calls.
     this.db.exec(
@@ -199,6 +210,25 @@ export class SqliteCatalogue implements CatalogueReader {
     this.#dataVersion = p('PRAGMA data_version');
     this.#begin = p('BEGIN', false);
     this.#commit = p('COMMIT', false);
+  }
+
+  /**
+   * The partial-matching indexes must exist: an import by lexroute 0.1
+   * killed in the middle of a load into an empty catalogue left them dropped
+   * (partial matches then scan the table). Built again on open.
+   */
+  #rebuildMissingIndexes(): void {
+    if (!this.hasPartialMatchIndexes()) this.db.exec(SECONDARY_INDEXES);
+  }
+
+  /** True when both partial-matching indexes exist. */
+  hasPartialMatchIndexes(): boolean {
+    const n = this.db
+      .prepare(
+        "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'index' AND name IN ('names_number', 'names_year')",
+      )
+      .get() as { n: number };
+    return n.n === 2;
   }
 
   close(): void {
@@ -314,40 +344,60 @@ export class SqliteCatalogue implements CatalogueReader {
     return out;
   }
 
+  /** True while `beginImport` dropped the partial-matching indexes (rebuilt before its commit). */
+  #importDroppedIndexes = false;
+
   /**
-   * Prepare a bulk load: a large page cache; when the catalogue is empty,
-   * drop the partial-matching indexes (rebuilt by `endBulkLoad`, much faster
-   * than growing them row by row) and skip fsync. Returns whether it was empty.
+   * Start an import: one write transaction for the whole file, so readers
+   * (other connections: a running resolver) see the catalogue before or
+   * after it, and a failed or killed import leaves it as it was. A large
+   * page cache keeps a large import from slowing down as the lookup B-tree
+   * grows. Into an empty catalogue, the partial-matching indexes are dropped
+   * inside the same transaction and built once before the commit (much
+   * faster than growing them row by row): a kill -9 rolls the drop back with
+   * the rows, so they are never left missing.
    */
-  beginBulkLoad(): boolean {
+  beginImport(): void {
     this.#endSnapshot();
-    // Random inserts into the lookup B-tree touch pages all over the file: a
-    // page cache that holds them keeps a large import from slowing down as it
-    // grows (SQLite allocates the cache lazily, up to this bound).
-    this.db.exec('PRAGMA cache_size = -1048576; PRAGMA wal_autocheckpoint = 20000;');
+    this.db.exec('PRAGMA cache_size = -1048576; PRAGMA wal_autocheckpoint = 0;');
+    const emptyBefore = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
+    // Into an empty catalogue there is nothing to lose on a power cut: no
+    // fsync until the import ends (a crash of the process alone loses
+    // nothing either way: uncommitted WAL frames are ignored).
+    if (emptyBefore) this.db.exec('PRAGMA synchronous = OFF');
+    this.db.exec('BEGIN IMMEDIATE');
     const empty = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
-    if (empty) {
-      // Nothing to lose yet: no fsync until the load ends (a power cut loses
-      // only this import, which can be run again: imports are idempotent).
-      this.db.exec('PRAGMA synchronous = OFF');
-      this.db.exec(DROP_SECONDARY_INDEXES);
-    }
-    return empty;
+    if (empty) this.db.exec(DROP_SECONDARY_INDEXES);
+    this.#importDroppedIndexes = empty;
   }
 
-  /** Rebuild whatever `beginBulkLoad` dropped (idempotent). */
-  endBulkLoad(): void {
-    this.#endSnapshot();
-    this.db.exec(SECONDARY_INDEXES);
+  /** Rebuild the indexes (if dropped) and commit the import. */
+  commitImport(): void {
+    this.flushWriters();
+    if (this.#importDroppedIndexes) this.db.exec(SECONDARY_INDEXES);
+    this.#importDroppedIndexes = false;
+    this.db.exec('COMMIT');
     this.db.exec('PRAGMA analysis_limit = 1000; PRAGMA optimize;');
+    this.#endImport();
+  }
+
+  rollbackImport(): void {
+    this.rollback();
+    this.#importDroppedIndexes = false;
+    this.#endImport();
+  }
+
+  #endImport(): void {
     this.db.exec(
       'PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = NORMAL;',
     );
+    // Fold the import into the database file now rather than on the next open.
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   /** A writer for imports; its rows reach the database at `commit` (or the end of `transaction`). */
   writer(): CatalogueWriter {
-    return new CatalogueWriter(this.db, this);
+    return new CatalogueWriter(new SqliteWriterBackend(this.db, this));
   }
 
   /** Start a write transaction (taking the write lock now, so the documents read in it stay current). */
@@ -431,9 +481,35 @@ interface CatalogueNameWrite {
  * `commit`) writes each changed work's document once, the new works and
  * names in the order they appeared.
  */
-export class CatalogueWriter {
-  readonly #store: SqliteCatalogue;
+/**
+ * Where a `CatalogueWriter` reads stored works and writes changed ones:
+ * synchronous calls (SQLite runs them at once; the PostgreSQL import
+ * answers them from what it fetched for the batch and buffers the writes
+ * for COPY).
+ */
+export interface WriterBackend {
+  /** The id of the stored work with this name; undefined when none. */
+  findName(urn: string): number | undefined;
+  /** The stored document of a work. */
+  loadWork(id: number): string | undefined;
+  /** Store a new work; returns its id. */
+  insertWork(doc: string): number;
+  updateWork(doc: string, id: number): void;
+  /** Store a name (lookup row, partial-matching row, one row per number when several). */
+  insertName(urn: string, id: number, key: WorkKey): void;
+  addCounts(counts: Readonly<Counts>): void;
+  /** Inside a transaction: held rows are written at flushes; outside: after each row. */
+  inTransaction(): boolean;
+  /** The writer holds rows (the store flushes it before reads and commit). */
+  markPending(w: CatalogueWriter): void;
+  /** Write every pending writer now, in a transaction of its own. */
+  flushPending(): void;
+}
+
+/** The SQLite side of a writer: prepared statements run at once. */
+class SqliteWriterBackend implements WriterBackend {
   readonly #db: DatabaseSync;
+  readonly #store: SqliteCatalogue;
   readonly #findName: StatementSync;
   readonly #loadWork: StatementSync;
   readonly #insertWork: StatementSync;
@@ -442,17 +518,10 @@ export class CatalogueWriter {
   readonly #insertName: StatementSync;
   readonly #insertNumber: StatementSync;
   readonly #addCount: StatementSync;
-  /** Works changed since the last flush, by every one of their names. */
-  readonly #byName = new Map<string, Pending>();
-  /** The same works, in the order they were first changed. */
-  readonly #order: Pending[] = [];
-  /** Names added since the last flush, in order (new works' canonical names and aliases). */
-  readonly #names: { pending: Pending; name: CatalogueNameWrite }[] = [];
-  readonly #counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
 
   constructor(db: DatabaseSync, store: SqliteCatalogue) {
-    this.#store = store;
     this.#db = db;
+    this.#store = store;
     const p = (sql: string) => db.prepare(sql);
     this.#findName = p('SELECT work_id FROM lookup WHERE urn = ?');
     this.#findName.setReturnArrays(true);
@@ -473,19 +542,76 @@ export class CatalogueWriter {
     );
   }
 
+  findName(urn: string): number | undefined {
+    return (this.#findName.get(urn) as unknown as [number] | undefined)?.[0];
+  }
+  loadWork(id: number): string | undefined {
+    return (this.#loadWork.get(id) as unknown as [string] | undefined)?.[0];
+  }
+  insertWork(doc: string): number {
+    return (this.#insertWork.get(doc) as unknown as [number])[0];
+  }
+  updateWork(doc: string, id: number): void {
+    this.#updateWork.run(doc, id);
+  }
+  insertName(urn: string, id: number, key: WorkKey): void {
+    this.#insertLookup.run(urn, id);
+    this.#insertName.run(
+      id,
+      key.jurisdiction,
+      key.authority,
+      key.measure,
+      key.period ?? '',
+      yearOf(key),
+      key.numbers.join(','),
+    );
+    // A single number is found through the names_number index; several get a row each.
+    if (key.numbers.length > 1) {
+      for (const n of key.numbers) this.#insertNumber.run(key.jurisdiction, n, id);
+    }
+  }
+  addCounts(counts: Readonly<Counts>): void {
+    for (const c of COUNTS) if (counts[c] !== 0) this.#addCount.run(counts[c], `count.${c}`);
+  }
+  inTransaction(): boolean {
+    return this.#db.isTransaction;
+  }
+  markPending(w: CatalogueWriter): void {
+    this.#store.markPending(w);
+  }
+  flushPending(): void {
+    this.#store.flushWriters();
+  }
+}
+
+export class CatalogueWriter {
+  readonly #backend: WriterBackend;
+  /** Works changed since the last flush, by every one of their names. */
+  readonly #byName = new Map<string, Pending>();
+  /** The same works, in the order they were first changed. */
+  readonly #order: Pending[] = [];
+  /** Names added since the last flush, in order (new works' canonical names and aliases). */
+  readonly #names: { pending: Pending; name: CatalogueNameWrite }[] = [];
+  readonly #counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+
+  constructor(backend: WriterBackend) {
+    this.#backend = backend;
+  }
+
   /** The work that has this name, changed in memory or stored; undefined when none. */
   #find(urn: string): Pending | number | undefined {
     const p = this.#byName.get(urn);
     if (p) return p;
-    const r = this.#findName.get(urn) as unknown as [number] | undefined;
-    return r?.[0];
+    return this.#backend.findName(urn);
   }
 
   #open(id: number): Pending {
-    const doc = this.#loadWork.get(id) as unknown as [string] | undefined;
+    const doc = this.#backend.loadWork(id);
     /* c8 ignore next: lookup rows always point at a work */
-    if (!doc) throw new CatalogueError('CATALOGUE_CORRUPT', `work ${id} is named but not stored`);
-    const pending: Pending = { work: decodeWork(id, doc[0], true), isNew: false };
+    if (doc === undefined) {
+      throw new CatalogueError('CATALOGUE_CORRUPT', `work ${id} is named but not stored`);
+    }
+    const pending: Pending = { work: decodeWork(id, doc, true), isNew: false };
     for (const n of pending.work.names) this.#byName.set(n.urn, pending);
     this.#order.push(pending);
     return pending;
@@ -516,7 +642,7 @@ export class CatalogueWriter {
     }
     const r = this.#apply(row, found, newAliases);
     // Outside a transaction, a row is written at once (as its own transaction).
-    if (!this.#db.isTransaction) this.#store.flushWriters();
+    if (!this.#backend.inTransaction()) this.#backend.flushPending();
     // Inside one, changed works are written every few hundred, so they do not
     // live long enough in memory to be copied by the garbage collector again and again.
     else if (this.#order.length >= FLUSH_WORKS) this.flush();
@@ -528,7 +654,7 @@ export class CatalogueWriter {
     found: Pending | number | undefined,
     newAliases: readonly { readonly urn: string; readonly key: WorkKey }[],
   ): { ok: true; outcome: WriteOutcome } {
-    this.#store.markPending(this);
+    this.#backend.markPending(this);
     let pending: Pending;
     let newWork = false;
     if (found === undefined) {
@@ -643,32 +769,14 @@ export class CatalogueWriter {
 
   /** Write the changed works (new ones get their ids here, in the order they appeared). Inside a transaction. */
   flush(): void {
+    const b = this.#backend;
     for (const p of this.#order) {
       const doc = encodeWork(p.work);
-      if (p.isNew) p.work.id = (this.#insertWork.get(doc) as unknown as [number])[0];
-      else this.#updateWork.run(doc, p.work.id);
+      if (p.isNew) p.work.id = b.insertWork(doc);
+      else b.updateWork(doc, p.work.id);
     }
-    for (const { pending, name } of this.#names) {
-      const id = pending.work.id;
-      const key = name.key;
-      this.#insertLookup.run(name.urn, id);
-      this.#insertName.run(
-        id,
-        key.jurisdiction,
-        key.authority,
-        key.measure,
-        key.period ?? '',
-        yearOf(key),
-        key.numbers.join(','),
-      );
-      // A single number is found through the names_number index; several get a row each.
-      if (key.numbers.length > 1) {
-        for (const n of key.numbers) this.#insertNumber.run(key.jurisdiction, n, id);
-      }
-    }
-    for (const c of COUNTS) {
-      if (this.#counts[c] !== 0) this.#addCount.run(this.#counts[c], `count.${c}`);
-    }
+    for (const { pending, name } of this.#names) b.insertName(name.urn, pending.work.id, name.key);
+    b.addCounts(this.#counts);
     this.discard();
   }
 

@@ -9,10 +9,12 @@
 export interface ResolverConfig {
   /** `ADDR:PORT` to listen on (`[::1]:8080` for IPv6). */
   readonly listen: string;
-  /** The SQLite catalogue file, relative to the working directory. */
+  /** The SQLite catalogue file (relative to the working directory) or a `postgres://` URL. */
   readonly catalogue: string;
-  /** Rows loaded into a catalogue file that does not exist yet. */
+  /** The rows `--sample` serves (from a fresh catalogue in a temporary folder). */
   readonly sampleCatalogue: string;
+  /** Resolver processes sharing the listening port and the catalogue; 0: one per core. */
+  readonly workers: number;
   /** Cache-Control header values per outcome. */
   readonly cacheControl: {
     /** 303/302 redirects and 200 answers. */
@@ -41,10 +43,16 @@ export interface ResolverConfig {
   readonly log: {
     /** One JSON line per request on standard error. */
     readonly requests: boolean;
+    /** Log one request in this many (1: all); a `requests` summary line counts the others. */
+    readonly sample: number;
+    /** How often (ms) the summary line of unlogged requests is written. */
+    readonly summaryMs: number;
   };
   readonly cache: {
     /** Answers kept in memory (least recently used dropped first); 0 turns the cache off. */
     readonly entries: number;
+    /** At most this many bytes of answers (bodies, headers and keys) in memory. */
+    readonly maxBytes: number;
     /** How often (ms) to check whether the catalogue file changed; a change empties the cache. */
     readonly checkMs: number;
     /**
@@ -60,6 +68,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
   listen: '127.0.0.1:8080',
   catalogue: 'data/catalogue.sqlite',
   sampleCatalogue: 'data/sample-catalogue.jsonl',
+  workers: 1,
   cacheControl: {
     found: 'public, max-age=3600',
     ambiguous: 'public, max-age=300',
@@ -68,8 +77,13 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
   },
   cors: { allowOrigin: '*', maxAge: 86400 },
   matching: { minScore: 50, ambiguityMargin: 10, maxCandidates: 20 },
-  log: { requests: true },
-  cache: { entries: 10_000, checkMs: 1_000, admission: 'second-request' },
+  log: { requests: true, sample: 1, summaryMs: 60_000 },
+  cache: {
+    entries: 10_000,
+    maxBytes: 64 * 1024 * 1024,
+    checkMs: 1_000,
+    admission: 'second-request',
+  },
 };
 
 /** A configuration problem: the JSON path of the value and what is wrong. */
@@ -142,12 +156,14 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   listen,
   catalogue: str(),
   sampleCatalogue: str(),
+  workers: int(0, 256),
   cacheControl: { found: str(true), ambiguous: str(true), notFound: str(true), error: str(true) },
   cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
   matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
-  log: { requests: bool },
+  log: { requests: bool, sample: int(1, 1_000_000), summaryMs: int(100, 3_600_000) },
   cache: {
     entries: int(0, 10_000_000),
+    maxBytes: int(0, 64 * 1024 * 1024 * 1024),
     checkMs: int(0, 3_600_000),
     admission: oneOf(['second-request', 'first-request']),
   },
@@ -165,7 +181,7 @@ export function parseListen(s: string): { host: string; port: number } | null {
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
 export function validateResolverConfig(
   input: unknown,
-  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue'>> = {},
+  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers'>> = {},
 ): ConfigResult {
   const issues: ConfigIssue[] = [];
   const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -30,10 +30,11 @@ import {
   type Location,
   type Resolution,
 } from '../core/catalogue/match.ts';
-import { chooseMediaType } from '../core/catalogue/negotiate.ts';
+import { chooseMediaType, parsePreferences } from '../core/catalogue/negotiate.ts';
 import { exactLookup } from '../core/catalogue/exact.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
 import { Doorkeeper, LruCache } from './lru.ts';
+import { withScratch, type AsyncCatalogueSource } from '../catalogue/prefetch.ts';
 
 export interface AppRequest {
   readonly method: string;
@@ -55,7 +56,14 @@ export interface AppResponse {
 }
 
 export interface ResolverAppOptions {
-  readonly reader: CatalogueReader;
+  /** A catalogue read synchronously (SQLite, memory). */
+  readonly reader?: CatalogueReader;
+  /**
+   * A catalogue read over the network (PostgreSQL): requests are answered
+   * asynchronously (`respond`), each from the few statements it needs (see
+   * `src/catalogue/prefetch.ts`). Give `reader` or `source`.
+   */
+  readonly source?: AsyncCatalogueSource;
   readonly analyse: UrnAnalyser;
   readonly config: Pick<ResolverConfig, 'cacheControl' | 'cors' | 'matching'>;
   /**
@@ -72,6 +80,8 @@ export interface ResolverAppOptions {
    */
   readonly cache?: {
     readonly entries: number;
+    /** At most about this many bytes of answers and keys (default: no bound beyond `entries`). */
+    readonly maxBytes?: number;
     readonly checkMs: number;
     readonly version: () => number;
     readonly now?: () => number;
@@ -85,7 +95,10 @@ export interface ResolverAppOptions {
 }
 
 export interface ResolverApp {
+  /** Answer at once (a `reader` app; throws for a `source` app). */
   handle(req: AppRequest): AppResponse;
+  /** Answer, asynchronously when the catalogue is a `source`. */
+  respond(req: AppRequest): AppResponse | Promise<AppResponse>;
   /** WHATWG-style handler; `info.httpVersion` defaults to 1.1. */
   fetch(request: Request, info?: { httpVersion?: string }): Promise<Response>;
 }
@@ -136,13 +149,33 @@ const REASONS: Record<number, string> = {
   405: 'Method Not Allowed',
   500: 'Internal Server Error',
   501: 'Not Implemented',
+  503: 'Service Unavailable',
 };
 
 const LIST_TYPES = ['text/uri-list', 'application/json', 'text/html', 'text/plain'];
 const MAX_TARGET = 8192;
 
+/** A preference header in the form the negotiation reads it (see `parsePreferences`). */
+function preferenceKey(header: string | undefined): string {
+  if (header === undefined || header === '') return '';
+  let out = '';
+  for (const p of parsePreferences(header)) out += `${p.value};${p.q},`;
+  return out;
+}
+
+/** About how many bytes one cached answer holds (UTF-16 strings: 2 bytes a character, plus overhead). */
+function answerBytes(key: string, res: AppResponse): number {
+  let n = 2 * (key.length + res.body.length) + 256;
+  for (const [k, v] of Object.entries(res.headers)) n += 2 * (k.length + v.length) + 32;
+  return n;
+}
+
 export function createResolverApp(options: ResolverAppOptions): ResolverApp {
-  const { reader, analyse, config } = options;
+  const { analyse, config, source } = options;
+  const reader = options.reader;
+  if ((reader === undefined) === (source === undefined)) {
+    throw new TypeError('createResolverApp: give either reader or source');
+  }
   const fastPath = options.exactFastPath ?? true;
   const cors: Record<string, string> =
     config.cors.allowOrigin === ''
@@ -203,20 +236,35 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     );
   };
 
-  function handle(req: AppRequest): AppResponse {
+  const internalError = (e: unknown): AppResponse =>
+    // A bug, never bad input: every input path returns a 4xx.
+    problem(500, 'INTERNAL_ERROR', `internal error: ${e instanceof Error ? e.message : String(e)}`);
+
+  /** The catalogue server could not be read (PostgreSQL down): retry later. */
+  const unavailable = (e: unknown): AppResponse =>
+    problem(
+      503,
+      'CATALOGUE_UNAVAILABLE',
+      `the catalogue cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+    );
+
+  function respondTo(req: AppRequest): AppResponse | Promise<AppResponse> {
     try {
-      return route(req);
+      const r = route(req);
+      return r instanceof Promise ? r.catch(unavailable) : r;
     } catch (e) {
-      // A bug, never bad input: every input path above returns a 4xx.
-      return problem(
-        500,
-        'INTERNAL_ERROR',
-        `internal error: ${e instanceof Error ? e.message : String(e)}`,
-      );
+      return internalError(e);
     }
   }
 
-  function route(req: AppRequest): AppResponse {
+  function handle(req: AppRequest): AppResponse {
+    const r = respondTo(req);
+    if (r instanceof Promise)
+      throw new TypeError('this resolver app reads asynchronously: use respond()');
+    return r;
+  }
+
+  function route(req: AppRequest): AppResponse | Promise<AppResponse> {
     const method = req.method.toUpperCase();
     if (method === 'OPTIONS') {
       return respond(
@@ -310,7 +358,11 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
 
   // Answer cache, least recently used dropped first.
   const cacheOptions = options.cache && options.cache.entries > 0 ? options.cache : null;
-  const cache = new LruCache<AppResponse>(cacheOptions ? cacheOptions.entries : 1);
+  const cache = new LruCache<AppResponse>(
+    cacheOptions ? cacheOptions.entries : 1,
+    cacheOptions?.maxBytes ?? Number.POSITIVE_INFINITY,
+    answerBytes,
+  );
   const doorkeeper =
     cacheOptions && (cacheOptions.admission ?? 'second-request') === 'second-request'
       ? new Doorkeeper(
@@ -321,8 +373,22 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   let cacheVersion = cacheOptions ? cacheOptions.version() : 0;
   let checkedAt = now();
 
-  function resolve(req: AppRequest, service: Service, rawUrn: string): AppResponse {
-    if (!cacheOptions) return answer(req, service, rawUrn);
+  /** Answer from the catalogue: at once from a reader, or through a source's round trips. */
+  function answerAny(
+    req: AppRequest,
+    service: Service,
+    rawUrn: string,
+  ): AppResponse | Promise<AppResponse> {
+    if (reader !== undefined) return answer(req, service, rawUrn, reader);
+    return withScratch(source as AsyncCatalogueSource, (r) => answer(req, service, rawUrn, r));
+  }
+
+  function resolve(
+    req: AppRequest,
+    service: Service,
+    rawUrn: string,
+  ): AppResponse | Promise<AppResponse> {
+    if (!cacheOptions) return answerAny(req, service, rawUrn);
     const t = now();
     if (t - checkedAt >= cacheOptions.checkMs) {
       checkedAt = t;
@@ -333,15 +399,26 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
         doorkeeper?.clear();
       }
     }
-    const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${req.header('accept') ?? ''}\n${req.header('accept-language') ?? ''}\n${rawUrn}`;
+    // Accept and Accept-Language as the negotiation reads them (parsed,
+    // lower-cased, ordered by weight, malformed entries and parameters
+    // other than q dropped): spellings that negotiate alike share an entry.
+    const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${preferenceKey(req.header('accept'))}\n${preferenceKey(req.header('accept-language'))}\n${rawUrn}`;
     const hit = cache.get(key);
     if (hit) return hit;
-    const res = answer(req, service, rawUrn);
-    if (res.status < 500 && (doorkeeper === null || doorkeeper.offer(key))) cache.set(key, res);
-    return res;
+    const keep = (res: AppResponse): AppResponse => {
+      if (res.status < 500 && (doorkeeper === null || doorkeeper.offer(key))) cache.set(key, res);
+      return res;
+    };
+    const res = answerAny(req, service, rawUrn);
+    return res instanceof Promise ? res.then(keep) : keep(res);
   }
 
-  function answer(req: AppRequest, service: Service, rawUrn: string): AppResponse {
+  function answer(
+    req: AppRequest,
+    service: Service,
+    rawUrn: string,
+    reader: CatalogueReader,
+  ): AppResponse {
     let text = rawUrn;
     // A client that percent-encoded the whole URN (urn%3Alex%3A...): undo that one layer.
     if (/^urn%3a/i.test(text)) {
@@ -512,9 +589,10 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
 
   return {
     handle,
+    respond: respondTo,
     async fetch(request, info) {
       const url = new URL(request.url);
-      const res = handle({
+      const res = await respondTo({
         method: request.method,
         target: url.pathname + url.search,
         header: (name) => request.headers.get(name) ?? undefined,

@@ -10,6 +10,15 @@
  */
 export class LruCache<V> {
   readonly capacity: number;
+  /** Bound on the sum of `sizeOf` over the entries (Infinity: count only). */
+  readonly maxBytes: number;
+  readonly #sizeOf: (key: string, value: V) => number;
+  readonly #sizes: Float64Array;
+  #bytes = 0;
+  /** Slots freed by byte evictions, reused first. */
+  readonly #free: number[] = [];
+  /** Slots handed out so far. */
+  #used = 0;
   readonly #index = new Map<string, number>();
   readonly #keys: string[] = [];
   readonly #values: V[] = [];
@@ -22,17 +31,45 @@ export class LruCache<V> {
   /** Least recently used slot, or -1. */
   #tail = -1;
 
-  constructor(capacity: number) {
+  /**
+   * At most `capacity` entries and, when `maxBytes` is given, at most that
+   * many bytes as measured by `sizeOf` (an entry larger than `maxBytes` is
+   * not kept).
+   */
+  constructor(
+    capacity: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+    sizeOf: (key: string, value: V) => number = () => 0,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) {
       throw new RangeError(`LRU capacity must be a positive integer, got ${capacity}`);
     }
+    if (!(maxBytes >= 0)) throw new RangeError(`LRU maxBytes must be >= 0, got ${maxBytes}`);
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
+    this.#sizeOf = sizeOf;
     this.#next = new Int32Array(capacity);
     this.#prev = new Int32Array(capacity);
+    this.#sizes = new Float64Array(capacity);
   }
 
   get size(): number {
     return this.#index.size;
+  }
+
+  /** The sum of `sizeOf` over the entries. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  #evictTail(): number {
+    const slot = this.#tail;
+    this.#index.delete(this.#keys[slot] as string);
+    this.#unlink(slot);
+    this.#bytes -= this.#sizes[slot] as number;
+    this.#sizes[slot] = 0;
+    this.#values[slot] = undefined as V;
+    return slot;
   }
 
   /** The value, marked most recently used; undefined when absent. */
@@ -46,28 +83,42 @@ export class LruCache<V> {
     return this.#values[slot];
   }
 
-  /** Store as most recently used; the least recently used entry goes when full. */
+  /** Store as most recently used; least recently used entries go when full (by count or bytes). */
   set(key: string, value: V): void {
+    const size = this.#sizeOf(key, value);
     let slot = this.#index.get(key);
     if (slot !== undefined) {
+      this.#bytes += size - (this.#sizes[slot] as number);
+      this.#sizes[slot] = size;
       this.#values[slot] = value;
       if (slot !== this.#head) {
         this.#unlink(slot);
         this.#pushFront(slot);
       }
+      this.#shrink(slot);
       return;
     }
-    if (this.#index.size < this.capacity) {
-      slot = this.#index.size;
-    } else {
-      slot = this.#tail;
-      this.#index.delete(this.#keys[slot] as string);
-      this.#unlink(slot);
-    }
+    if (size > this.maxBytes) return;
+    if (this.#free.length > 0) slot = this.#free.pop() as number;
+    else if (this.#used < this.capacity) slot = this.#used++;
+    else slot = this.#evictTail();
     this.#keys[slot] = key;
     this.#values[slot] = value;
+    this.#sizes[slot] = size;
+    this.#bytes += size;
     this.#index.set(key, slot);
     this.#pushFront(slot);
+    this.#shrink(slot);
+  }
+
+  /** Evict least recently used entries (never `keep`) until within `maxBytes`. */
+  #shrink(keep: number): void {
+    while (this.#bytes > this.maxBytes && this.#tail !== -1 && this.#tail !== keep) {
+      this.#free.push(this.#evictTail());
+    }
+    if (this.#bytes > this.maxBytes && this.#tail === keep) {
+      this.#free.push(this.#evictTail());
+    }
   }
 
   /** Keys from most to least recently used (for tests and diagnostics). */
@@ -82,6 +133,10 @@ export class LruCache<V> {
     this.#index.clear();
     this.#keys.length = 0;
     this.#values.length = 0;
+    this.#sizes.fill(0);
+    this.#bytes = 0;
+    this.#free.length = 0;
+    this.#used = 0;
     this.#head = -1;
     this.#tail = -1;
   }

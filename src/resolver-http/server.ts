@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ResolverApp } from './app.ts';
+import type { AppResponse, ResolverApp } from './app.ts';
 
 export interface LogEntry {
   readonly time: string;
@@ -22,6 +22,20 @@ export interface ResolverServerOptions {
   readonly log?: (entry: LogEntry) => void;
   /** Log every request (default true when `log` is given). */
   readonly logRequests?: boolean;
+  /**
+   * Log one request in this many (default 1: every one); the others are
+   * counted, and a `requests` summary line (counts by status, over the
+   * interval) is written every `summaryMs` when requests were left out.
+   */
+  readonly logSample?: number;
+  /** Interval of the summary lines (default 60,000 ms). */
+  readonly summaryMs?: number;
+  /** HTTP timeouts, ms (defaults: headers 10,000, request 30,000, checked every 1,000). */
+  readonly timeouts?: {
+    readonly headersMs?: number;
+    readonly requestMs?: number;
+    readonly checkMs?: number;
+  };
 }
 
 export interface RunningResolver {
@@ -36,9 +50,10 @@ export interface RunningResolver {
 
 /** A problem answer written by the adapter itself (malformed HTTP never reaches the app). */
 function rawProblem(status: number, code: string, detail: string): string {
-  const body = `${JSON.stringify({ type: 'about:blank', title: 'Bad Request', status, code, detail })}\n`;
+  const title = status === 408 ? 'Request Timeout' : 'Bad Request';
+  const body = `${JSON.stringify({ type: 'about:blank', title, status, code, detail })}\n`;
   return (
-    `HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/problem+json\r\n` +
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
 }
@@ -61,9 +76,62 @@ export async function startResolverServer(
   const { app, log } = options;
   const logRequests = log !== undefined && (options.logRequests ?? true);
 
+  const sample = Math.max(1, Math.floor(options.logSample ?? 1));
+  let seen = 0;
+  /** Requests left out of the log since the last summary, by status. */
+  let skipped = new Map<number, number>();
+  let summary: NodeJS.Timeout | undefined;
+  const writeSummary = () => {
+    if (skipped.size === 0 || !log) return;
+    const byStatus: Record<string, number> = {};
+    let total = 0;
+    for (const [status, n] of skipped) {
+      byStatus[status] = n;
+      total += n;
+    }
+    skipped = new Map();
+    log({ time: isoNow(), level: 'info', msg: 'requests', unlogged: total, byStatus });
+  };
+  if (logRequests && sample > 1) {
+    summary = setInterval(writeSummary, options.summaryMs ?? 60_000);
+    summary.unref();
+  }
+
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    out: AppResponse,
+    started: number,
+  ): void => {
+    const head = req.method === 'HEAD' || out.status === 204;
+    if (res.destroyed) return;
+    res.writeHead(out.status, out.headers);
+    res.end(head ? undefined : out.body);
+    // A request body is never read: node:http discards what is left of it
+    // when the response finishes, so the connection stays usable.
+    if (!logRequests) return;
+    if (sample > 1 && seen++ % sample !== 0 && out.status < 500) {
+      skipped.set(out.status, (skipped.get(out.status) ?? 0) + 1);
+      return;
+    }
+    const entry: Record<string, unknown> = {
+      time: isoNow(),
+      level: out.status >= 500 ? 'error' : 'info',
+      msg: 'request',
+      method: req.method,
+      target: (req.url ?? '').slice(0, 2000),
+      status: out.status,
+    };
+    if (out.code) entry.code = out.code;
+    if (out.headers.location) entry.location = out.headers.location;
+    entry.ms = Math.round((performance.now() - started) * 1000) / 1000;
+    entry.remote = req.socket.remoteAddress;
+    log?.(entry as unknown as LogEntry);
+  };
+
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = logRequests ? performance.now() : 0;
-    const out = app.handle({
+    const out = app.respond({
       method: req.method ?? 'GET',
       target: req.url ?? '/',
       header: (name) => {
@@ -72,42 +140,37 @@ export async function startResolverServer(
       },
       httpVersion: req.httpVersion,
     });
-    const head = req.method === 'HEAD' || out.status === 204;
-    res.writeHead(out.status, out.headers);
-    res.end(head ? undefined : out.body);
-    // A request body is never read: node:http discards what is left of it
-    // when the response finishes, so the connection stays usable.
-    if (logRequests) {
-      const entry: Record<string, unknown> = {
-        time: isoNow(),
-        level: out.status >= 500 ? 'error' : 'info',
-        msg: 'request',
-        method: req.method,
-        target: (req.url ?? '').slice(0, 2000),
-        status: out.status,
-      };
-      if (out.code) entry.code = out.code;
-      if (out.headers.location) entry.location = out.headers.location;
-      entry.ms = Math.round((performance.now() - started) * 1000) / 1000;
-      entry.remote = req.socket.remoteAddress;
-      log(entry as unknown as LogEntry);
-    }
+    if (out instanceof Promise) void out.then((o) => send(req, res, o, started));
+    else send(req, res, out, started);
   };
 
   const server = createServer(
     {
       keepAliveTimeout: 5_000,
-      headersTimeout: 10_000,
-      requestTimeout: 30_000,
+      headersTimeout: options.timeouts?.headersMs ?? 10_000,
+      requestTimeout: options.timeouts?.requestMs ?? 30_000,
+      connectionsCheckingInterval: options.timeouts?.checkMs ?? 1_000,
       maxHeaderSize: 16_384,
     },
     onRequest,
   );
+  // A malformed or timed-out request: answer if the socket still takes
+  // data, then destroy the connection (not a half-close, which would leave
+  // its file descriptor to a slow client until that client goes away).
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     if (socket.writable && err.code !== 'ECONNRESET') {
-      socket.end(
-        rawProblem(400, 'BAD_HTTP_REQUEST', `malformed HTTP request (${err.code ?? err.message})`),
+      socket.write(
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? rawProblem(408, 'REQUEST_TIMEOUT', 'the request was not received in time')
+          : rawProblem(
+              400,
+              'BAD_HTTP_REQUEST',
+              `malformed HTTP request (${err.code ?? err.message})`,
+            ),
       );
+      socket.destroySoon();
+      // A client that reads nothing cannot keep it open either.
+      setTimeout(() => socket.destroy(), 1_000).unref();
     } else {
       socket.destroy();
     }
@@ -142,6 +205,8 @@ export async function startResolverServer(
     port: address.port,
     url: `http://${hostForUrl}:${address.port}`,
     close() {
+      if (summary !== undefined) clearInterval(summary);
+      writeSummary();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

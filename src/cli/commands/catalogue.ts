@@ -7,28 +7,47 @@ import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { analyseLexUrn } from '../../core/catalogue/from-urn.ts';
 import { importFile, type ImportProgress, type RowFormat } from '../../catalogue/import.ts';
-import { exportCatalogue } from '../../catalogue/export.ts';
-import { CatalogueError, SqliteCatalogue } from '../../catalogue/store.ts';
+import { exportCatalogue, exportWorks } from '../../catalogue/export.ts';
+import {
+  catalogueCounts,
+  closeCatalogue,
+  openCatalogue,
+  type OpenedCatalogue,
+} from '../../catalogue/open.ts';
+import { PG_SCHEMA_VERSION } from '../../catalogue/pg.ts';
+import { CatalogueError, SCHEMA_VERSION } from '../../catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../config/resolver.ts';
 
 export const CATALOGUE_HELP = `Usage: lexroute catalogue import <file> [options]
        lexroute catalogue export [options]
+       lexroute catalogue migrate [options]
 
-Manage the jurisdiction resolver's catalogue (one SQLite file).
+Manage the jurisdiction resolver's catalogue: one SQLite file, or a
+PostgreSQL database (--catalogue postgres://user@host:port/db).
 
-import   add the rows of a JSON Lines (.jsonl) or CSV (.csv) file. Each bad
-         row is reported with its line number and code and skipped; good rows
-         are written in transactions of 10,000. Importing the same file again
-         adds nothing and loses nothing. Exit 1 when any row was rejected.
+import   add the rows of a JSON Lines (.jsonl) or CSV (.csv) file, streamed
+         in batches of 20,000 (COPY into PostgreSQL), all in one transaction:
+         resolvers see the catalogue as it was until the whole file is in, and
+         an import that is interrupted or killed leaves it as it was. Each bad
+         row is reported with its line number and code and skipped. A terminal
+         shows rows, rows/s, rejected rows and the ETA. Importing the same
+         file again adds nothing and loses nothing. Exit 1 when any row was
+         rejected or the import was interrupted.
 export   write every row (one per item) to standard output or --output, in a
          form import reads back.
+migrate  bring the catalogue's schema up to this lexroute's version (import
+         does so too; the resolver only reads the current schema and says so).
 
 Options:
-  --catalogue FILE   the SQLite catalogue (default: ${DEFAULT_RESOLVER_CONFIG.catalogue}; created if missing)
+  --catalogue LOC    a SQLite file or a postgres:// URL (default:
+                     ${DEFAULT_RESOLVER_CONFIG.catalogue}; import and migrate create it)
   --format FORMAT    jsonl | csv (import: default from the file extension;
                      export: default jsonl)
   --output FILE      export: write here instead of standard output
   -h, --help         show this help
+
+Exit codes: 0 success, 1 failure (CATALOGUE_OPEN, CATALOGUE_MISSING,
+CATALOGUE_SCHEMA, IMPORT_UNREADABLE, CSV_BAD_HEADER, or rejected rows), 2 usage error.
 
 Row fields (JSON Lines keys; CSV header columns in brackets):
   urn (urn)            required; a LEX URN of a work, an @expression or a
@@ -58,24 +77,152 @@ function parseFormat(value: string | undefined): RowFormat | undefined {
   throw new UsageError(`--format must be jsonl or csv, got '${value}'`);
 }
 
+/** One line of progress on a terminal: rows, rows/s, rejected, percent and ETA (the file size is known). */
 function progressBar(io: CliIo) {
   let last = 0;
+  const started = Date.now();
   return (p: ImportProgress) => {
     const now = Date.now();
     if (now - last < 100 && p.bytes < p.totalBytes) return;
     last = now;
     const ratio = p.totalBytes > 0 ? Math.min(1, p.bytes / p.totalBytes) : 1;
+    const seconds = Math.max(0.001, (now - started) / 1000);
+    const rate = Math.round(p.rows / seconds);
+    const eta = ratio > 0 && ratio < 1 ? Math.round((seconds * (1 - ratio)) / ratio) : 0;
     const width = 30;
     const filled = Math.round(ratio * width);
     io.err(
-      `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${p.rows.toLocaleString('en')} rows`,
+      `\r\x1b[K[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%` +
+        ` ${p.rows.toLocaleString('en')} rows, ${rate.toLocaleString('en')} rows/s, ${p.rejected.toLocaleString('en')} rejected` +
+        (eta > 0 ? `, ETA ${eta} s` : ''),
     );
   };
 }
 
+const plural = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+async function runImport(
+  io: CliIo,
+  location: string,
+  file: string,
+  shown: string,
+  format: RowFormat | undefined,
+): Promise<number> {
+  let opened: OpenedCatalogue;
+  try {
+    opened = await openCatalogue(location, io.cwd);
+  } catch (e) {
+    return failed(io, e);
+  }
+  const started = performance.now();
+  const bar = io.errIsTTY ? progressBar(io) : undefined;
+  try {
+    const s = await importFile(opened.store, file, {
+      analyse: analyseLexUrn,
+      ...(format ? { format } : {}),
+      signal: io.signal,
+      onError: (e) => {
+        if (bar) io.err('\r\x1b[K');
+        const where = e.field
+          ? ` ${e.field}${e.column !== undefined ? ` column ${e.column}` : ''}:`
+          : '';
+        io.err(`${shown}:${e.line}: ${e.code}${where} ${e.message}\n`);
+      },
+      ...(bar ? { onProgress: bar } : {}),
+    });
+    if (bar) io.err('\r\x1b[K');
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const c = await catalogueCounts(opened);
+    io.out(
+      (s.aborted
+        ? `interrupted after ${plural(s.rows, 'row', 'rows')}: nothing imported, the catalogue is as it was\n`
+        : `imported ${s.imported.toLocaleString('en')} of ${plural(s.rows, 'row', 'rows')}` +
+          ` (${s.rejected.toLocaleString('en')} rejected) in ${seconds} s: ${plural(s.newWorks, 'new work', 'new works')},` +
+          ` ${plural(s.newItems, 'new item', 'new items')}, ${plural(s.unchangedItems, 'row', 'rows')} added no item\n`) +
+        `catalogue ${opened.label}: ${plural(c.works, 'work', 'works')}, ${plural(c.aliases, 'alias', 'aliases')},` +
+        ` ${plural(c.expressions, 'expression', 'expressions')}, ${plural(c.manifestations, 'manifestation', 'manifestations')},` +
+        ` ${plural(c.items, 'item', 'items')}\n`,
+    );
+    return s.rejected > 0 || s.aborted ? EXIT_FAIL : EXIT_OK;
+  } catch (e) {
+    if (bar) io.err('\r\x1b[K');
+    return failed(io, e);
+  } finally {
+    await closeCatalogue(opened);
+  }
+}
+
+function failed(io: CliIo, e: unknown): number {
+  if (e instanceof CatalogueError) {
+    io.err(`lexroute catalogue: ${e.code}: ${e.message}\n`);
+    return EXIT_FAIL;
+  }
+  throw e;
+}
+
+async function runExport(
+  io: CliIo,
+  location: string,
+  format: RowFormat,
+  output: string | undefined,
+): Promise<number> {
+  let opened: OpenedCatalogue;
+  try {
+    // Writable but never created: its connection removes the -wal/-shm files on close.
+    opened = await openCatalogue(location, io.cwd, { create: false });
+  } catch (e) {
+    return failed(io, e);
+  }
+  try {
+    let buffer = '';
+    const out = output === undefined ? null : createWriteStream(output);
+    const write = (line: string) => {
+      if (out === null) {
+        io.out(line);
+        return;
+      }
+      buffer += line;
+      if (buffer.length > 1 << 16) {
+        out.write(buffer);
+        buffer = '';
+      }
+    };
+    const n =
+      opened.kind === 'sqlite'
+        ? exportCatalogue(opened.store, format, write)
+        : await exportWorks(opened.store.works(), format, write);
+    if (out !== null) {
+      out.end(buffer);
+      await new Promise<void>((res, rej) => {
+        out.once('finish', res);
+        out.once('error', rej);
+      });
+      io.err(`exported ${plural(n, 'row', 'rows')} to ${output}\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    await closeCatalogue(opened);
+  }
+}
+
+async function runMigrate(io: CliIo, location: string): Promise<number> {
+  let opened: OpenedCatalogue;
+  try {
+    opened = await openCatalogue(location, io.cwd);
+  } catch (e) {
+    return failed(io, e);
+  }
+  await closeCatalogue(opened);
+  io.out(
+    `catalogue ${opened.label}: schema ${opened.kind === 'postgres' ? PG_SCHEMA_VERSION : SCHEMA_VERSION} (${opened.kind})\n`,
+  );
+  return EXIT_OK;
+}
+
 export const catalogueCommand: Command = {
   name: 'catalogue',
-  summary: "manage the resolver's catalogue (import | export)",
+  summary: "manage the resolver's catalogue (import | export | migrate)",
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       catalogue: { type: 'string' },
@@ -89,7 +236,7 @@ export const catalogueCommand: Command = {
     }
     const [sub, ...rest] = positionals;
     const path = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
-    const cataloguePath = path(values.catalogue ?? DEFAULT_RESOLVER_CONFIG.catalogue);
+    const location = values.catalogue ?? DEFAULT_RESOLVER_CONFIG.catalogue;
     const format = parseFormat(values.format);
 
     if (sub === 'import') {
@@ -97,97 +244,25 @@ export const catalogueCommand: Command = {
       if (values.output !== undefined) throw new UsageError('--output is for export');
       const file = path(rest[0] as string);
       if (!existsSync(file)) {
-        io.err(`lexroute catalogue: ${file}: no such file\n`);
+        io.err(`lexroute catalogue: IMPORT_UNREADABLE: ${file}: no such file\n`);
         return EXIT_FAIL;
       }
-      let store: SqliteCatalogue;
-      try {
-        store = new SqliteCatalogue(cataloguePath);
-      } catch (e) {
-        io.err(`lexroute catalogue: ${(e as Error).message}\n`);
-        return EXIT_FAIL;
-      }
-      const started = performance.now();
-      const bar = io.errIsTTY ? progressBar(io) : undefined;
-      const shown = rest[0] as string;
-      try {
-        const s = await importFile(store, file, {
-          analyse: analyseLexUrn,
-          ...(format ? { format } : {}),
-          signal: io.signal,
-          onError: (e) => {
-            if (bar) io.err('\r\x1b[K');
-            const where = e.field
-              ? ` ${e.field}${e.column !== undefined ? ` column ${e.column}` : ''}:`
-              : '';
-            io.err(`${shown}:${e.line}: ${e.code}${where} ${e.message}\n`);
-          },
-          ...(bar ? { onProgress: bar } : {}),
-        });
-        if (bar) io.err('\r\x1b[K');
-        const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        const c = store.counts();
-        io.out(
-          `${s.aborted ? 'interrupted: ' : ''}imported ${s.imported.toLocaleString('en')} of ${s.rows.toLocaleString('en')} rows` +
-            ` (${s.rejected.toLocaleString('en')} rejected) in ${seconds} s: ${s.newWorks.toLocaleString('en')} new works,` +
-            ` ${s.newItems.toLocaleString('en')} new items, ${s.unchangedItems.toLocaleString('en')} rows added no item\n` +
-            `catalogue ${cataloguePath}: ${c.works.toLocaleString('en')} works, ${c.aliases.toLocaleString('en')} aliases,` +
-            ` ${c.expressions.toLocaleString('en')} expressions, ${c.manifestations.toLocaleString('en')} manifestations,` +
-            ` ${c.items.toLocaleString('en')} items\n`,
-        );
-        return s.rejected > 0 || s.aborted ? EXIT_FAIL : EXIT_OK;
-      } catch (e) {
-        if (bar) io.err('\r\x1b[K');
-        if (e instanceof CatalogueError) {
-          io.err(`lexroute catalogue: ${e.code}: ${e.message}\n`);
-          return EXIT_FAIL;
-        }
-        throw e;
-      } finally {
-        store.close();
-      }
+      return runImport(io, location, file, rest[0] as string, format);
     }
-
     if (sub === 'export') {
       if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
-      if (!existsSync(cataloguePath)) {
-        io.err(`lexroute catalogue: ${cataloguePath}: no such catalogue\n`);
-        return EXIT_FAIL;
-      }
-      let store: SqliteCatalogue;
-      try {
-        store = new SqliteCatalogue(cataloguePath, { readOnly: true });
-      } catch (e) {
-        io.err(`lexroute catalogue: ${(e as Error).message}\n`);
-        return EXIT_FAIL;
-      }
-      try {
-        if (values.output !== undefined) {
-          const out = createWriteStream(path(values.output));
-          let buffer = '';
-          const n = exportCatalogue(store, format ?? 'jsonl', (line) => {
-            buffer += line;
-            if (buffer.length > 1 << 16) {
-              out.write(buffer);
-              buffer = '';
-            }
-          });
-          out.end(buffer);
-          await new Promise<void>((res, rej) => {
-            out.once('finish', res);
-            out.once('error', rej);
-          });
-          io.err(`exported ${n.toLocaleString('en')} rows to ${values.output}\n`);
-        } else {
-          exportCatalogue(store, format ?? 'jsonl', (line) => io.out(line));
-        }
-        return EXIT_OK;
-      } finally {
-        store.close();
-      }
+      return runExport(
+        io,
+        location,
+        format ?? 'jsonl',
+        values.output === undefined ? undefined : path(values.output),
+      );
     }
-
-    if (sub === undefined) throw new UsageError('missing subcommand: import or export');
-    throw new UsageError(`unknown subcommand '${sub}' (import | export)`);
+    if (sub === 'migrate') {
+      if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+      return runMigrate(io, location);
+    }
+    if (sub === undefined) throw new UsageError('missing subcommand: import, export or migrate');
+    throw new UsageError(`unknown subcommand '${sub}' (import | export | migrate)`);
   },
 };

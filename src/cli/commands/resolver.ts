@@ -1,17 +1,33 @@
 /**
  * `lexroute resolver`: the jurisdiction resolver (THTTP URN-to-URL service).
  */
+import cluster, { type Worker } from 'node:cluster';
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type Command } from '../io.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { analyseReference } from '../../core/catalogue/from-urn.ts';
-import { ensureCatalogue } from '../../catalogue/open.ts';
+import {
+  closeCatalogue,
+  ensureCatalogue,
+  openCatalogue,
+  type OpenedCatalogue,
+} from '../../catalogue/open.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
-import { parseListen, validateResolverConfig } from '../../config/resolver.ts';
+import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
+
+/** Set in the environment of the processes `--workers` starts. */
+const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
+/** The catalogue a worker serves (the primary's choice, a temporary sample included). */
+const WORKER_CATALOGUE_ENV = 'LEXROUTE_RESOLVER_CATALOGUE';
+/** How often (ms) a PostgreSQL-backed resolver polls the catalogue's generation (besides LISTEN). */
+const PG_POLL_MS = 500;
 
 /**
  * Lookups share one SQLite read snapshot for up to this long (see
@@ -30,11 +46,19 @@ LEX URNs to document URLs from a catalogue (RFC 9676 section 10.3).
 
 Options:
   --listen ADDR:PORT  address to listen on (default 127.0.0.1:8080; IPv6 as [::1]:8080)
-  --catalogue FILE    SQLite catalogue (default data/catalogue.sqlite); created
-                      from data/sample-catalogue.jsonl when it does not exist
+  --catalogue LOC     the catalogue: a SQLite file (default data/catalogue.sqlite)
+                      or postgres://user@host:port/db; it must exist (lexroute
+                      catalogue import creates it)
+  --sample            serve the sample rows (data/sample-catalogue.jsonl) from a
+                      fresh catalogue in a temporary folder, removed on exit
+  --workers N         N resolver processes sharing the port and the catalogue
+                      (0: one per core; default 1, config "workers")
   --config FILE       JSON configuration (default: config/resolver.json when
-                      present); --listen and --catalogue override it
+                      present); --listen, --catalogue and --workers override it
   -h, --help          show this help
+
+Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
+CATALOGUE_SCHEMA, configuration errors, address in use), 2 usage error.
 
 Routes:
   GET /uri-res/N2L?<urn>   303 (302 for HTTP/1.0) to the best URL
@@ -49,7 +73,10 @@ candidates of an ambiguous URN. One JSON log line per request on standard
 error (request lines are written in batches, at most 50 ms late). Answers are kept in memory (config "cache"): by default an answer is
 kept from the second request for it on, so a stream of one-off URNs does not
 churn the cache. A catalogue import by another process shows within about a
-second. SIGINT/SIGTERM stop it cleanly.
+second (a SQLite file: the cache checks it every cache.checkMs; PostgreSQL:
+the import's NOTIFY, or a poll every 0.5 s), and the answer cache is emptied
+then. With log.sample N > 1 one request in N is logged and a 'requests' line
+counts the others. SIGINT/SIGTERM stop it (and its workers) cleanly.
 `;
 
 export const resolverCommand: Command = {
@@ -60,6 +87,8 @@ export const resolverCommand: Command = {
       listen: { type: 'string' },
       catalogue: { type: 'string' },
       config: { type: 'string' },
+      sample: { type: 'boolean' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -72,121 +101,254 @@ export const resolverCommand: Command = {
         `--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${values.listen}'`,
       );
     }
-    const abs = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
+    if (values.workers !== undefined && !/^\d{1,3}$/.test(values.workers)) {
+      throw new UsageError(`--workers must be a number (0: one per core), got '${values.workers}'`);
+    }
+    if (values.sample && values.catalogue !== undefined) {
+      throw new UsageError('--sample and --catalogue name two catalogues: give one');
+    }
+    const config = await loadConfig(io, values);
+    if (config === null) return EXIT_FAIL;
+    const workers =
+      io.env[WORKER_ENV] !== undefined
+        ? 1
+        : config.workers === 0
+          ? availableParallelism()
+          : config.workers;
 
-    let raw: unknown = {};
-    const configFile =
-      values.config ??
-      (existsSync(abs('config/resolver.json')) ? 'config/resolver.json' : undefined);
-    if (configFile !== undefined) {
+    // The catalogue: the worker's given one, the sample (a fresh temporary copy), or the configured one.
+    let location = io.env[WORKER_CATALOGUE_ENV] ?? config.catalogue;
+    let tmp: string | undefined;
+    if (values.sample && io.env[WORKER_CATALOGUE_ENV] === undefined) {
+      tmp = await mkdtemp(join(tmpdir(), 'lexroute-resolver-'));
+      location = join(tmp, 'catalogue.sqlite');
       try {
-        raw = await readJsonConfig(abs(configFile));
+        const seeded = await ensureCatalogue(location, config.sampleCatalogue, io.cwd);
+        seeded.store.close();
       } catch (e) {
-        if (e instanceof ConfigFileError) {
-          io.err(`lexroute resolver: ${e.code}: ${e.message}\n`);
-          return EXIT_FAIL;
-        }
-        throw e;
+        await rm(tmp, { recursive: true, force: true });
+        return catalogueFailed(io, e);
       }
     }
-    const checked = validateResolverConfig(raw, {
-      ...(values.listen !== undefined ? { listen: values.listen } : {}),
-      ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
-    });
-    if (!checked.ok) {
-      for (const issue of checked.issues) {
-        io.err(
-          `lexroute resolver: ${configFile ?? 'configuration'}: ${issue.code} ${issue.path}: ${issue.message}\n`,
-        );
-      }
-      return EXIT_FAIL;
-    }
-    const config = checked.config;
-    const listen = parseListen(config.listen) as { host: string; port: number };
-    // Request lines are batched: written every LOG_FLUSH_MS, or at once when
-    // LOG_FLUSH_BYTES are waiting. A resolver under moderate load handles
-    // about one request per turn of the event loop, and a write per turn
-    // (a system call, synchronous for files and pipes) cost about as much as
-    // the catalogue lookup. Lifecycle lines and warnings are written at once,
-    // and everything waiting is written when the resolver stops.
-    let pending = '';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const flush = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      if (pending !== '') io.err(pending);
-      pending = '';
-    };
-    const log = (entry: Readonly<Record<string, unknown>>) => {
-      pending += `${JSON.stringify(entry)}\n`;
-      if (entry.msg !== 'request' || pending.length >= LOG_FLUSH_BYTES) flush();
-      else timer ??= setTimeout(flush, LOG_FLUSH_MS);
-    };
-
-    let opened: Awaited<ReturnType<typeof ensureCatalogue>>;
     try {
-      opened = await ensureCatalogue(config.catalogue, config.sampleCatalogue, io.cwd);
+      if (workers > 1) return await runPrimary(io, argv, location, workers);
+      return await serve(io, config, location, Boolean(values.sample));
+    } finally {
+      if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
+    }
+  },
+};
+
+async function loadConfig(
+  io: CliIo,
+  values: { listen?: string; catalogue?: string; config?: string; workers?: string },
+): Promise<ResolverConfig | null> {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
+  let raw: unknown = {};
+  const configFile =
+    values.config ?? (existsSync(abs('config/resolver.json')) ? 'config/resolver.json' : undefined);
+  if (configFile !== undefined) {
+    try {
+      raw = await readJsonConfig(abs(configFile));
     } catch (e) {
-      if (e instanceof CatalogueError) {
+      if (e instanceof ConfigFileError) {
         io.err(`lexroute resolver: ${e.code}: ${e.message}\n`);
-        return EXIT_FAIL;
+        return null;
       }
       throw e;
     }
-    const store = opened.store;
-    if (opened.seeded) {
-      const s = opened.seeded.summary;
-      log({
-        time: new Date().toISOString(),
-        level: opened.seeded.errors.length > 0 ? 'warn' : 'info',
-        msg: 'catalogue created from the sample',
-        catalogue: store.path,
-        sample: opened.seeded.from,
-        rows: s.rows,
-        rejected: s.rejected,
-        errors: opened.seeded.errors.slice(0, 20),
-      });
+  }
+  const checked = validateResolverConfig(raw, {
+    ...(values.listen !== undefined ? { listen: values.listen } : {}),
+    ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
+    ...(values.workers !== undefined ? { workers: Number(values.workers) } : {}),
+  });
+  if (!checked.ok) {
+    for (const issue of checked.issues) {
+      io.err(
+        `lexroute resolver: ${configFile ?? 'configuration'}: ${issue.code} ${issue.path}: ${issue.message}\n`,
+      );
     }
-    const counts = store.counts();
+    return null;
+  }
+  return checked.config;
+}
+
+function catalogueFailed(io: CliIo, e: unknown): number {
+  if (e instanceof CatalogueError) {
+    io.err(`lexroute resolver: ${e.code}: ${e.message}\n`);
+    return EXIT_FAIL;
+  }
+  throw e;
+}
+
+/**
+ * Batched log lines: request lines are written every LOG_FLUSH_MS, or at
+ * once when LOG_FLUSH_BYTES are waiting (a write per request, a system call,
+ * cost about as much as the lookup); other lines at once.
+ */
+function batchedLog(io: CliIo) {
+  let pending = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending !== '') io.err(pending);
+    pending = '';
+  };
+  const log = (entry: Readonly<Record<string, unknown>>) => {
+    pending += `${JSON.stringify(entry)}\n`;
+    if (entry.msg !== 'request' || pending.length >= LOG_FLUSH_BYTES) flush();
+    else timer ??= setTimeout(flush, LOG_FLUSH_MS);
+  };
+  return { log, flush };
+}
+
+const now = () => new Date().toISOString();
+
+/** Open the catalogue to serve: it must exist (no silent creation). */
+async function openServed(io: CliIo, location: string, sample: boolean): Promise<OpenedCatalogue> {
+  try {
+    return await openCatalogue(location, io.cwd, { readOnly: true });
+  } catch (e) {
+    if (e instanceof CatalogueError && e.code === 'CATALOGUE_MISSING' && !sample) {
+      throw new CatalogueError(
+        'CATALOGUE_MISSING',
+        `${location}: no such catalogue. Name one with --catalogue FILE|postgres://..., ` +
+          'create it with lexroute catalogue import --catalogue FILE rows.jsonl, or serve the sample rows with --sample',
+      );
+    }
+    throw e;
+  }
+}
+
+/** One resolver process. */
+async function serve(
+  io: CliIo,
+  config: ResolverConfig,
+  location: string,
+  sample: boolean,
+): Promise<number> {
+  const listen = parseListen(config.listen) as { host: string; port: number };
+  const { log, flush } = batchedLog(io);
+  let opened: OpenedCatalogue;
+  try {
+    opened = await openServed(io, location, sample);
+  } catch (e) {
+    return catalogueFailed(io, e);
+  }
+  // /health names the catalogue without revealing where it lives.
+  const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
+  let app;
+  if (opened.kind === 'sqlite') {
+    const store = opened.store;
     store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
-    const app = createResolverApp({
+    app = createResolverApp({
       reader: store,
       analyse: analyseReference,
       config,
-      health: () => ({ catalogue: store.path, works: counts.works, items: counts.items }),
+      health: () => ({ catalogue: name, ...store.counts() }),
       cache: { ...config.cache, version: () => store.dataVersion() },
     });
-    let running;
-    try {
-      running = await startResolverServer({
-        app,
-        host: listen.host,
-        port: listen.port,
-        log,
-        logRequests: config.log.requests,
-      });
-    } catch (e) {
-      store.close();
-      flush();
-      io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
-      return EXIT_FAIL;
-    }
-    log({
-      time: new Date().toISOString(),
-      level: 'info',
-      msg: 'catalogue',
-      catalogue: store.path,
-      ...counts,
+  } else {
+    const store = opened.store;
+    await store.watch(PG_POLL_MS);
+    app = createResolverApp({
+      source: store,
+      analyse: analyseReference,
+      config,
+      health: () => ({ catalogue: name, ...store.cachedCounts() }),
+      cache: { ...config.cache, version: () => store.version() },
     });
-    if (!io.signal.aborted) {
-      await new Promise<void>((res) =>
-        io.signal.addEventListener('abort', () => res(), { once: true }),
-      );
-    }
-    await running.close();
-    store.close();
-    log({ time: new Date().toISOString(), level: 'info', msg: 'stopped' });
+  }
+  let running;
+  try {
+    running = await startResolverServer({
+      app,
+      host: listen.host,
+      port: listen.port,
+      log,
+      logRequests: config.log.requests,
+      logSample: config.log.sample,
+      summaryMs: config.log.summaryMs,
+    });
+  } catch (e) {
+    await closeCatalogue(opened);
     flush();
-    return EXIT_OK;
-  },
-};
+    io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
+    return EXIT_FAIL;
+  }
+  const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
+  if (!io.signal.aborted) {
+    await new Promise<void>((res) =>
+      io.signal.addEventListener('abort', () => res(), { once: true }),
+    );
+  }
+  await running.close();
+  await closeCatalogue(opened);
+  log({ time: now(), level: 'info', msg: 'stopped' });
+  flush();
+  return EXIT_OK;
+}
+
+/**
+ * `--workers N`: N processes (node:cluster) sharing the listening socket
+ * (connections are handed out round-robin) and the catalogue; a worker that
+ * dies is started again; SIGINT/SIGTERM stop them all.
+ */
+async function runPrimary(
+  io: CliIo,
+  argv: readonly string[],
+  location: string,
+  n: number,
+): Promise<number> {
+  const bin = fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url));
+  cluster.setupPrimary({ exec: bin, args: ['resolver', ...argv.filter((a) => a !== '--sample')] });
+  const env = { [WORKER_ENV]: '1', [WORKER_CATALOGUE_ENV]: location };
+  let stopping = false;
+  const alive = new Set<Worker>();
+  const start = () => {
+    const w = cluster.fork(env);
+    alive.add(w);
+    w.once('exit', (code, signal) => {
+      alive.delete(w);
+      if (stopping) return;
+      io.err(
+        `${JSON.stringify({ time: now(), level: 'error', msg: 'worker exited', pid: w.process.pid, code, signal })}\n`,
+      );
+      // A worker that cannot start (bad catalogue, port in use) stops the whole resolver.
+      if (code === EXIT_FAIL) {
+        stopping = true;
+        for (const o of alive) o.process.kill('SIGTERM');
+        failed = true;
+        return;
+      }
+      setTimeout(() => {
+        if (!stopping) start();
+      }, 500).unref();
+    });
+  };
+  let failed = false;
+  for (let i = 0; i < n; i++) start();
+  io.err(`${JSON.stringify({ time: now(), level: 'info', msg: 'workers', workers: n })}\n`);
+  await new Promise<void>((res) => {
+    const check = setInterval(() => {
+      if (io.signal.aborted || failed) {
+        clearInterval(check);
+        res();
+      }
+    }, 100);
+  });
+  stopping = true;
+  await Promise.all(
+    [...alive].map(
+      (w) =>
+        new Promise<void>((res) => {
+          w.once('exit', () => res());
+          w.process.kill('SIGTERM');
+        }),
+    ),
+  );
+  return failed ? EXIT_FAIL : EXIT_OK;
+}

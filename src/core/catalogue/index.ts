@@ -44,6 +44,7 @@ export { MemoryCatalogue, worksFromRows } from './memory.ts';
 export {
   validateRow,
   MAX_PARTITION_DEPTH,
+  MAX_URN_LENGTH,
   ROW_FIELDS,
   type CatalogueRow,
   type RowError,

@@ -75,6 +75,12 @@ export const MAX_PARTITION_DEPTH = 32;
 const MAX_TITLE = 2000;
 const MAX_URL = 4000;
 const MAX_ALIASES = 100;
+/**
+ * The longest URN a row may name: the resolver serves request-targets of at
+ * most 8,192 characters (`/` + the URN at the shortest), so a longer name
+ * could be catalogued but never resolved.
+ */
+export const MAX_URN_LENGTH = 8191;
 
 /** `http(s)://` + a non-empty authority; no whitespace, controls, `<>"` or backslash anywhere. */
 const HTTP_URL = /^https?:\/\/[^/?#\s<>"\\]+[^\s<>"\\]*$/i;
@@ -115,6 +121,14 @@ export function validateRow(
   if (urnText === undefined || urnText === null)
     return fail('ROW_MISSING_URN', "the row has no 'urn'", 'urn');
   if (typeof urnText !== 'string') return fail('ROW_BAD_URN', "'urn' must be a string", 'urn');
+  if (urnText.length > MAX_URN_LENGTH) {
+    return fail(
+      'ROW_URN_TOO_LONG',
+      `the URN has ${urnText.length} characters; the resolver serves URNs of at most ${MAX_URN_LENGTH}`,
+      'urn',
+      MAX_URN_LENGTH,
+    );
+  }
   const a = analyse(urnText);
   if (!a.ok) return fail(a.code, a.message, 'urn', a.span?.start);
   const q = a.query;
@@ -230,6 +244,13 @@ export function validateRow(
     for (const entry of list) {
       if (typeof entry !== 'string')
         return fail('ROW_BAD_ALIAS', 'each alias must be a string', 'aliases');
+      if (entry.length > MAX_URN_LENGTH) {
+        return fail(
+          'ROW_URN_TOO_LONG',
+          `an alias has ${entry.length} characters; the resolver serves URNs of at most ${MAX_URN_LENGTH}`,
+          'aliases',
+        );
+      }
       const al = analyse(entry);
       if (!al.ok) return fail(al.code, `alias ${entry}: ${al.message}`, 'aliases', al.span?.start);
       const aq = al.query;
