@@ -211,7 +211,11 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
         reader: store,
         analyse: analyseReference,
         config: DEFAULT_RESOLVER_CONFIG,
-        health: () => ({ resolver: r.name, catalogue: store.path, ...counts }),
+        health: () => ({
+          resolver: r.name,
+          catalogue: path.basename(store.path),
+          ...store.counts(),
+        }),
       });
       let running: RunningResolver;
       try {

@@ -99,6 +99,8 @@ export interface ResolverApp {
   handle(req: AppRequest): AppResponse;
   /** Answer, asynchronously when the catalogue is a `source`. */
   respond(req: AppRequest): AppResponse | Promise<AppResponse>;
+  /** The answer cache's size: entries and their bytes (as `cache.maxBytes` counts them). */
+  cacheStats(): { entries: number; bytes: number };
   /** WHATWG-style handler; `info.httpVersion` defaults to 1.1. */
   fetch(request: Request, info?: { httpVersion?: string }): Promise<Response>;
 }
@@ -590,6 +592,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   return {
     handle,
     respond: respondTo,
+    cacheStats: () => ({ entries: cache.size, bytes: cache.bytes }),
     async fetch(request, info) {
       const url = new URL(request.url);
       const res = await respondTo({
