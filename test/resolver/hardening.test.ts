@@ -6,7 +6,6 @@
  * absolute path, the resolver serves the sample only with --sample, and
  * import/export leave no stray -wal/-shm files.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
