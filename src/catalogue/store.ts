@@ -391,8 +391,6 @@ export class SqliteCatalogue implements CatalogueReader {
     this.db.exec(
       'PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 1000; PRAGMA synchronous = NORMAL;',
     );
-    // Fold the import into the database file now rather than on the next open.
-    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   /** A writer for imports; its rows reach the database at `commit` (or the end of `transaction`). */

@@ -15,6 +15,8 @@ export interface ResolverConfig {
   readonly sampleCatalogue: string;
   /** Resolver processes sharing the listening port and the catalogue; 0: one per core. */
   readonly workers: number;
+  /** A folder of LexML vocabularies whose registries rewrite acronyms before matching; '' none. */
+  readonly registry: string;
   /** Cache-Control header values per outcome. */
   readonly cacheControl: {
     /** 303/302 redirects and 200 answers. */
@@ -69,6 +71,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
   catalogue: 'data/catalogue.sqlite',
   sampleCatalogue: 'data/sample-catalogue.jsonl',
   workers: 1,
+  registry: '',
   cacheControl: {
     found: 'public, max-age=3600',
     ambiguous: 'public, max-age=300',
@@ -157,6 +160,7 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   catalogue: str(),
   sampleCatalogue: str(),
   workers: int(0, 256),
+  registry: str(true),
   cacheControl: { found: str(true), ambiguous: str(true), notFound: str(true), error: str(true) },
   cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
   matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
@@ -181,7 +185,7 @@ export function parseListen(s: string): { host: string; port: number } | null {
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
 export function validateResolverConfig(
   input: unknown,
-  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers'>> = {},
+  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers' | 'registry'>> = {},
 ): ConfigResult {
   const issues: ConfigIssue[] = [];
   const isObject = (v: unknown): v is Record<string, unknown> =>

@@ -22,14 +22,22 @@
  *   HTTP/1.1 clients, 302 to HTTP/1.0 clients".
  * @see RFC 9457 for application/problem+json.
  */
-import type { CatalogueReader, CatalogueWork, UrnAnalyser } from '../core/catalogue/model.ts';
+import type {
+  CatalogueReader,
+  CatalogueWork,
+  MatchQuery,
+  UrnAnalyser,
+} from '../core/catalogue/model.ts';
 import {
   resolveQuery,
   effectiveDate,
   type Found,
   type Location,
+  type MatchOptions,
+  type MatchReason,
   type Resolution,
 } from '../core/catalogue/match.ts';
+import type { Registry, RegistryResult } from '../core/catalogue/registry.ts';
 import { chooseMediaType, parsePreferences } from '../core/catalogue/negotiate.ts';
 import { exactLookup } from '../core/catalogue/exact.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
@@ -71,6 +79,8 @@ export interface ResolverAppOptions {
    * answers are the same either way, as the tests check).
    */
   readonly exactFastPath?: boolean;
+  /** Registries that rewrite acronyms and alternative labels before matching (`core/catalogue/registry.ts`). */
+  readonly registry?: Registry;
   /** Extra fields for /health (catalogue path, counts). */
   readonly health?: () => Record<string, unknown>;
   /**
@@ -173,7 +183,7 @@ function answerBytes(key: string, res: AppResponse): number {
 }
 
 export function createResolverApp(options: ResolverAppOptions): ResolverApp {
-  const { analyse, config, source } = options;
+  const { analyse, config, source, registry } = options;
   const reader = options.reader;
   if ((reader === undefined) === (source === undefined)) {
     throw new TypeError('createResolverApp: give either reader or source');
@@ -415,6 +425,35 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     return res instanceof Promise ? res.then(keep) : keep(res);
   }
 
+  /**
+   * Match, and when the query is not an exact name and the registries
+   * rewrite some of its elements (an acronym or alternative label to its
+   * canonical code), match the rewritten query: its answer wins when it
+   * finds a work (each rewrite then a REGISTRY_REWRITE reason), or is
+   * ambiguous where the query as given found nothing. Exact match first.
+   */
+  function match(
+    query: MatchQuery,
+    reader: CatalogueReader,
+    opts: MatchOptions,
+  ): { r: Resolution; notes: RegistryResult | null } {
+    const r = resolveQuery(query, reader, opts);
+    if (registry === undefined || (r.kind === 'found' && r.exact)) return { r, notes: null };
+    const notes = registry.rewrite(query);
+    if (notes.rewrites.length === 0) return { r, notes };
+    const r2 = resolveQuery(notes.query, reader, opts);
+    if (r2.kind === 'found') {
+      const reasons: MatchReason[] = notes.rewrites.map((w) => ({
+        code: 'REGISTRY_REWRITE',
+        message: w.message,
+        penalty: 0,
+      }));
+      return { r: { ...r2, reasons: [...reasons, ...r2.reasons] }, notes };
+    }
+    if (r2.kind === 'ambiguous' && r.kind === 'not-found') return { r: r2, notes };
+    return { r, notes };
+  }
+
   function answer(
     req: AppRequest,
     service: Service,
@@ -450,13 +489,17 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
       query = a.query;
     }
     const accept = req.header('accept') ?? null;
-    const r = resolveQuery(query, exact?.reader ?? reader, {
+    const { r, notes } = match(query, exact?.reader ?? reader, {
       accept: service === 'N2L' ? accept : null,
       acceptLanguage: req.header('accept-language') ?? null,
       minScore: config.matching.minScore,
       ambiguityMargin: config.matching.ambiguityMargin,
       maxCandidates: config.matching.maxCandidates,
     });
+    const registryNotes =
+      notes && (notes.rewrites.length > 0 || notes.ambiguous.length > 0)
+        ? { registry: { rewrites: notes.rewrites, ambiguous: notes.ambiguous } }
+        : {};
     switch (r.kind) {
       case 'invalid':
         return problem(400, r.code, r.message, { urn: r.query.urn });
@@ -465,7 +508,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
           404,
           r.code,
           r.message,
-          { urn: r.query.urn, ...(r.work ? { work: r.work.urn } : {}) },
+          { urn: r.query.urn, ...(r.work ? { work: r.work.urn } : {}), ...registryNotes },
           vary,
         );
       case 'ambiguous':

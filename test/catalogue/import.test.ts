@@ -176,7 +176,7 @@ describe('import of 100,000 generated rows with bad rows', () => {
     } finally {
       store.close();
     }
-  });
+  }, 90_000);
 
   it('every good row resolves by its canonical work URN through the store', () => {
     const store = new SqliteCatalogue(db, { readOnly: true });

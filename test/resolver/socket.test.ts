@@ -143,11 +143,10 @@ describe('resolver over a real socket', () => {
 });
 
 describe('lexroute resolver (CLI)', () => {
-  it('creates the catalogue from the sample on first start, serves, and stops on the abort signal', async () => {
+  it('serves the sample with --sample (a temporary catalogue, nothing created here), and stops on the abort signal', async () => {
     const catalogue = join(dir, 'fresh', 'catalogue.sqlite');
-    expect(existsSync(catalogue)).toBe(false);
     const io = captureIo({ cwd: process.cwd() });
-    const done = resolverCommand.run(['--listen', '127.0.0.1:0', '--catalogue', catalogue], io);
+    const done = resolverCommand.run(['--listen', '127.0.0.1:0', '--sample'], io);
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -155,8 +154,8 @@ describe('lexroute resolver (CLI)', () => {
       url = m?.[1];
     }
     expect(url, io.stderr()).toBeDefined();
-    expect(existsSync(catalogue)).toBe(true);
-    expect(io.stderr()).toContain('"msg":"catalogue created from the sample"');
+    expect(existsSync(catalogue)).toBe(false);
+    expect(io.stderr()).toContain('"msg":"catalogue"');
     const res = await fetch(
       `${url}/uri-res/N2L?urn:lex:un.org:united.nations;general.assembly:resolution:1948-12-10;a-res-217(iii)`,
       {

@@ -17,6 +17,8 @@ import {
   type OpenedCatalogue,
 } from '../../catalogue/open.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
+import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
+import type { Registry } from '../../core/catalogue/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
@@ -53,8 +55,13 @@ Options:
                       fresh catalogue in a temporary folder, removed on exit
   --workers N         N resolver processes sharing the port and the catalogue
                       (0: one per core; default 1, config "workers")
+  --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
+                      tipoDocumento.csv): acronyms and alternative labels are
+                      rewritten to their codes before matching where
+                      unambiguous, each rewrite reported (REGISTRY_REWRITE)
   --config FILE       JSON configuration (default: config/resolver.json when
-                      present); --listen, --catalogue and --workers override it
+                      present); --listen, --catalogue, --workers and --registry
+                      override it
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
@@ -89,6 +96,7 @@ export const resolverCommand: Command = {
       config: { type: 'string' },
       sample: { type: 'boolean' },
       workers: { type: 'string' },
+      registry: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -141,7 +149,13 @@ export const resolverCommand: Command = {
 
 async function loadConfig(
   io: CliIo,
-  values: { listen?: string; catalogue?: string; config?: string; workers?: string },
+  values: {
+    listen?: string;
+    catalogue?: string;
+    config?: string;
+    workers?: string;
+    registry?: string;
+  },
 ): Promise<ResolverConfig | null> {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
   let raw: unknown = {};
@@ -162,6 +176,7 @@ async function loadConfig(
     ...(values.listen !== undefined ? { listen: values.listen } : {}),
     ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
     ...(values.workers !== undefined ? { workers: Number(values.workers) } : {}),
+    ...(values.registry !== undefined ? { registry: values.registry } : {}),
   });
   if (!checked.ok) {
     for (const issue of checked.issues) {
@@ -232,11 +247,18 @@ async function serve(
   const listen = parseListen(config.listen) as { host: string; port: number };
   const { log, flush } = batchedLog(io);
   let opened: OpenedCatalogue;
+  let registry: Registry | undefined;
   try {
+    if (config.registry !== '') {
+      registry = readLexmlRegistry(
+        isAbsolute(config.registry) ? config.registry : resolve(io.cwd, config.registry),
+      );
+    }
     opened = await openServed(io, location, sample);
   } catch (e) {
     return catalogueFailed(io, e);
   }
+  const shared = { analyse: analyseReference, config, ...(registry ? { registry } : {}) };
   // /health names the catalogue without revealing where it lives.
   const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
   let app;
@@ -244,9 +266,8 @@ async function serve(
     const store = opened.store;
     store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
     app = createResolverApp({
+      ...shared,
       reader: store,
-      analyse: analyseReference,
-      config,
       health: () => ({ catalogue: name, ...store.counts() }),
       cache: { ...config.cache, version: () => store.dataVersion() },
     });
@@ -254,9 +275,8 @@ async function serve(
     const store = opened.store;
     await store.watch(PG_POLL_MS);
     app = createResolverApp({
+      ...shared,
       source: store,
-      analyse: analyseReference,
-      config,
       health: () => ({ catalogue: name, ...store.cachedCounts() }),
       cache: { ...config.cache, version: () => store.version() },
     });

@@ -12,7 +12,13 @@ import {
   type LexVersionItem,
   type UrnDiagnostic,
 } from '../../core/urn/index.ts';
+import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
+import { analyseReference } from '../../core/catalogue/from-urn.ts';
+import type { MatchQuery } from '../../core/catalogue/model.ts';
+import type { RegistryResult } from '../../core/catalogue/registry.ts';
+import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
+import { CatalogueError } from '../../catalogue/store.ts';
 import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 
 const MAIN_HELP = `Usage: lexroute urn <subcommand> [options]
@@ -44,16 +50,24 @@ Options:
 Exit codes: 0 valid (warnings are printed but do not fail), 1 invalid, 2 usage error.
 `;
 
-const NORMALIZE_HELP = `Usage: lexroute urn normalize <urn> [--json]
+const NORMALIZE_HELP = `Usage: lexroute urn normalize <urn> [--json] [--registry DIR]
 
 Print the canonical form of a LEX URN: "urn" and the NID in lower case, the
 name case-folded (RFC 9676 section 3.3, also percent-encoded non-ASCII text),
 %hh hex in upper case, a raw "|" date separator as %7C. The rules that
 changed the input are listed on standard error.
 
+With --registry, the jurisdiction, authority and measure are then rewritten
+through the registries as the resolver does before matching (RFC 9676
+section 10.3): an acronym or alternative label becomes its canonical code
+where exactly one entry has it (urn:lex:br:stf:... -> supremo.tribunal.federal);
+a value several entries share is reported as ambiguous and kept.
+
 Options:
-  --json      print { ok, canonical, changes } or { ok, errors } as JSON
-  -h, --help  show this help
+  --json            print { ok, canonical, changes[, registry] } or { ok, errors } as JSON
+  --registry DIR    a folder with the LexML vocabularies (localidade.csv,
+                    autoridade.csv, tipoDocumento.csv)
+  -h, --help        show this help
 
 Exit codes: 0 valid, 1 invalid, 2 usage error.
 `;
@@ -76,6 +90,33 @@ const OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+const NORMALIZE_OPTIONS = { ...OPTIONS, registry: { type: 'string' } } as const;
+
+/** The registry rewrites of a canonical URN, or why there are none. */
+function registryRewrites(io: CliIo, canonical: string, dir: string): RegistryResult | number {
+  let registry;
+  try {
+    registry = readLexmlRegistry(isAbsolute(dir) ? dir : resolve(io.cwd, dir));
+  } catch (e) {
+    if (e instanceof CatalogueError) {
+      io.err(`lexroute urn: ${e.code}: ${e.message}\n`);
+      return EXIT_FAIL;
+    }
+    throw e;
+  }
+  const a = analyseReference(canonical);
+  /* c8 ignore next: a canonical URN that parsed analyses */
+  if (!a.ok) return { query: null as never, urn: canonical, rewrites: [], ambiguous: [] };
+  const r = registry.rewrite(a.query);
+  // The whole URN (partition and q-component included) with the rewritten elements.
+  const head = (w: MatchQuery['work']) => `urn:lex:${w.jurisdiction}:${w.authority}:${w.measure}:`;
+  const from = head(a.query.work);
+  const urn = canonical.startsWith(from)
+    ? head(r.query.work) + canonical.slice(from.length)
+    : canonical;
+  return { ...r, urn };
+}
 
 /** `column: CODE message` with the input and a caret line under the span. */
 export function formatDiagnostic(input: string, d: UrnDiagnostic): string {
@@ -177,23 +218,34 @@ function runParse(argv: readonly string[], io: CliIo): number {
 }
 
 function runNormalize(argv: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  const { values, positionals } = parseCommandArgs(argv, NORMALIZE_OPTIONS);
   if (values.help) {
     io.out(NORMALIZE_HELP);
     return EXIT_OK;
   }
   const text = oneArgument(positionals, 'URN');
   const r = normalizeLexUrn(text);
+  let reg: RegistryResult | undefined;
+  if (r.ok && values.registry !== undefined) {
+    const got = registryRewrites(io, r.canonical, values.registry);
+    if (typeof got === 'number') return got;
+    reg = got;
+  }
   if (values.json) {
-    io.out(json(r));
+    const registry = reg
+      ? { registry: { urn: reg.urn, rewrites: reg.rewrites, ambiguous: reg.ambiguous } }
+      : {};
+    io.out(json(r.ok ? { ...r, ...registry } : r));
     return r.ok ? EXIT_OK : EXIT_FAIL;
   }
   if (!r.ok) {
     for (const e of r.errors) io.err(formatDiagnostic(text, e));
     return EXIT_FAIL;
   }
-  io.out(r.canonical + '\n');
+  io.out((reg?.urn ?? r.canonical) + '\n');
   for (const c of r.changes) io.err(`changed at ${c.span.start + 1}: ${c.rule}: ${c.message}\n`);
+  for (const w of reg?.rewrites ?? []) io.err(`registry: REGISTRY_REWRITE: ${w.message}\n`);
+  for (const w of reg?.ambiguous ?? []) io.err(`registry: REGISTRY_AMBIGUOUS: ${w.message}\n`);
   return EXIT_OK;
 }
 

@@ -57,3 +57,13 @@ export {
   lexFormatToMediaType,
   parsePreferences,
 } from './negotiate.ts';
+export {
+  Registry,
+  labelKey,
+  type LabelKind,
+  type RegistryAmbiguity,
+  type RegistryEntry,
+  type RegistryKind,
+  type RegistryResult,
+  type RegistryRewrite,
+} from './registry.ts';
