@@ -39,6 +39,7 @@ import {
 } from '../core/routes/model.ts';
 import { exampleUrn, parsePrefix, type LexPrefix } from '../core/routes/prefix.ts';
 import { validateRoutes } from '../core/routes/validate.ts';
+import { unroutedExample } from '../core/routes/build.ts';
 import { isAbsoluteUri } from '../core/ddds/naptr.ts';
 import { normalizeLexUrn } from '../core/urn/index.ts';
 
@@ -543,20 +544,9 @@ function readTop(r: Reader, top: Node): RoutingTable {
     owner: op ? r.name(op, 'owner') : zone,
     routes,
     // The default's example, unless the table gives one: a URN that no route takes.
-    default: dflt && dflt.example === '' ? { ...dflt, example: defaultExample(routes) } : dflt,
+    default: dflt && dflt.example === '' ? { ...dflt, example: unroutedExample(routes) } : dflt,
     ...(cp ? { comment: r.string(cp, 'comment') } : {}),
   };
-}
-
-/** A URN under the routes' common jurisdiction code that no route takes. */
-function defaultExample(routes: readonly Route[]): string {
-  const codes = new Set(routes.map((r) => r.prefix!.jurisdiction[0]));
-  const code = codes.size === 1 ? [...codes][0]! : 'xx';
-  for (const unit of ['', ';other', ';other.unit', ';zz']) {
-    const urn = `urn:lex:${code}${unit}:authority:act:2000-01-01;1`;
-    if (!routes.some((r) => urn.startsWith(`urn:lex:${r.prefix!.text}`))) return urn;
-  }
-  return 'urn:lex:xx:authority:act:2000-01-01;1';
 }
 
 /** Read and check a routing table from its text (`file` names it in messages). */

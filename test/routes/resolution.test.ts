@@ -18,6 +18,8 @@ import { freePortOnAll } from '../../src/dev/ports.ts';
 import { readRoutingTable } from '../../src/routes/table.ts';
 import { startNsd, type Daemon } from '../e2e/daemons.ts';
 import { startTestServer, type Harness } from '../server/harness.ts';
+import { run } from '../../src/cli/main.ts';
+import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { ROOT } from './brazil.ts';
 
@@ -189,6 +191,59 @@ if (nsd.path !== undefined) {
 } else {
   it.skip(`NSD: ${nsd.skipReason}`, () => {});
 }
+
+describe('lexroute chain check --root (iterative, following referrals)', () => {
+  it('reaches the same resolvers as the table says', async () => {
+    const zones = ['urn.arpa.', 'nic.it.', ...Object.keys(TABLES)];
+    const root = join(mkdtempSync(join(tmpdir(), 'lexroute-routes-root-')), 'root.db');
+    writeFileSync(
+      root,
+      `$ORIGIN .\n$TTL 86400\n@ IN SOA a.root.test. hostmaster.root.test. 1 7200 3600 1209600 3600\n@ IN NS a.root.test.\na.root.test. IN A 127.0.0.1\n` +
+        zones.map((z) => `${z} IN NS ns.${z}\nns.${z} IN A 127.0.0.1\n`).join(''),
+    );
+    const h = await startTestServer([], {
+      zones: [...files.map((f) => f.file), { file: root, origin: '.' }],
+    });
+    try {
+      const list = join(dir, 'list.txt');
+      writeFileSync(list, CASES.map((c) => c.urn).join('\n'));
+      const io = captureIo();
+      const code = await run(
+        ['chain', 'check', '--root', `127.0.0.1:${h.port}`, '--json', list],
+        io,
+      );
+      expect(io.stderr()).toBe('');
+      expect(code).toBe(0);
+      const items = (
+        JSON.parse(io.stdout()) as { items: { urn: string; kind: string; resolver: string }[] }
+      ).items;
+      for (const [i, c] of CASES.entries()) {
+        const a = aus(c.urn);
+        const want = c.want(a);
+        // The resolver is named by the rule: a U URL with {urn}, S/A by the name asked, P by protocol and output.
+        if (want.startsWith('P '))
+          expect(items[i]).toMatchObject({ kind: 'handoff', resolver: `P z3950 ${want.slice(2)}` });
+        else if (c.urn.includes('br;para:'))
+          expect(items[i]!.resolver).toBe('S _http._tcp.pa.lex.senado.gov.br.');
+        else if (c.urn.includes('br;paraiba:'))
+          expect(items[i]!.resolver).toBe('A res-pb.lex.senado.gov.br.');
+        else expect(items[i]!.resolver).toBe(want.split(a).join('{urn}'));
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('draws a progress bar on a terminal', async () => {
+    const list = join(dir, 'three.txt');
+    writeFileSync(list, 'br;sao.paulo\nbr;para\nbr\n');
+    const io = { ...captureIo(), errIsTTY: true };
+    let err = '';
+    io.err = (t: string) => void (err += t);
+    expect(await run(['chain', 'check', '--zones', dir, list], io)).toBe(1);
+    expect(err).toMatch(/\r\[#+ *\] 3\/3\n$/);
+  });
+});
 
 it('the federal table builds the same zone twice (stable output)', () => {
   const r = readRoutingTable(FEDERAL);

@@ -153,6 +153,17 @@ export function routeRecords(
   return problem === undefined ? { ok: true, records } : { ok: false, message: problem };
 }
 
+/** A URN under the routes' common jurisdiction code that no route takes. */
+export function unroutedExample(routes: readonly Route[]): string {
+  const codes = new Set(routes.map((r) => r.prefix!.jurisdiction[0]));
+  const code = codes.size === 1 ? [...codes][0]! : 'xx';
+  for (const unit of ['', ';other', ';other.unit', ';zz']) {
+    const urn = `urn:lex:${code}${unit}:authority:act:2000-01-01;1`;
+    if (!routes.some((r) => urn.startsWith(`urn:lex:${r.prefix!.text}`))) return urn;
+  }
+  return 'urn:lex:xx:authority:act:2000-01-01;1';
+}
+
 /** The zone-file form of a <character-string>: quoted, `\` and `"` escaped, others as \DDD. */
 export function quoteString(value: string): string {
   let out = '"';
@@ -311,7 +322,10 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
     const aus = canonical(route.example);
     lines.push(`; expect ${aus} -> ${expectedResult(route, aus)}`);
   }
-  if (!table.default) lines.push('; default: none (any other URN fails here)');
+  if (!table.default) {
+    lines.push('; default: none (any other URN fails here)');
+    if (table.routes.length > 0) lines.push(`; expect ${unroutedExample(table.routes)} -> fail`);
+  }
   lines.push(...targetLines(table.default ? [...table.routes, table.default] : table.routes, z));
   return { text: lines.join('\n') + '\n', diagnostics };
 }
