@@ -106,7 +106,7 @@ export interface CoverageReport {
   readonly groups: readonly CoverageGroup[];
 }
 
-function commonPrefix(inputs: readonly string[]): string {
+export function commonPrefix(inputs: readonly string[]): string {
   let p = inputs[0] ?? '';
   for (const s of inputs) {
     let k = 0;

@@ -4,7 +4,7 @@
  * how many URNs passed through it, failures as red leaves), and the groups
  * table. No script, no external resource.
  */
-import type { CoverageGroup, CoverageReport } from './coverage.ts';
+import { commonPrefix, type CoverageGroup, type CoverageReport } from './coverage.ts';
 
 interface TreeNode {
   label: string;
@@ -12,6 +12,8 @@ interface TreeNode {
   above: string[];
   kind: 'key' | 'resolver' | 'handoff' | 'failed' | 'more';
   count: number;
+  /** The prefixes of the groups that pass through (their common start labels the box). */
+  prefixes: string[];
   children: Map<string, TreeNode>;
 }
 
@@ -19,7 +21,7 @@ interface TreeNode {
 const MAX_CHILDREN = 40;
 
 function node(label: string, kind: TreeNode['kind']): TreeNode {
-  return { label, kind, above: [], count: 0, children: new Map() };
+  return { label, kind, above: [], count: 0, prefixes: [], children: new Map() };
 }
 
 function child(parent: TreeNode, label: string, kind: TreeNode['kind']): TreeNode {
@@ -38,6 +40,7 @@ export function delegationTree(groups: readonly CoverageGroup[]): TreeNode {
     for (const k of g.path) {
       at = child(at, k, 'key');
       at.count += g.count;
+      at.prefixes.push(g.prefix);
     }
     const kind = g.kind === 'failed' ? 'failed' : g.kind === 'handoff' ? 'handoff' : 'resolver';
     child(at, g.outcome, kind).count += g.count;
@@ -60,6 +63,7 @@ function squeeze(n: TreeNode): TreeNode {
 /** Merge the subtree `from` into `into` (labels matched by kind and text). */
 function merge(into: TreeNode, from: TreeNode): void {
   into.count += from.count;
+  into.prefixes.push(...from.prefixes);
   for (const [id, c] of from.children) {
     const mine = into.children.get(id);
     if (mine) merge(mine, c);
@@ -113,7 +117,8 @@ function clip(text: string, max: number): string {
 }
 
 function boxLines(n: TreeNode): string[] {
-  const last = `${n.count}  ${n.kind === 'failed' ? 'FAIL ' : ''}${n.label}`;
+  const prefix = n.kind === 'key' && n.prefixes.length > 0 ? commonPrefix(n.prefixes) : '';
+  const last = `${n.count}  ${prefix !== '' ? `${prefix} \u2192 ` : ''}${n.kind === 'failed' ? 'FAIL ' : ''}${n.label}`;
   return [...n.above, last].map((l) => clip(l, 64));
 }
 
