@@ -14,6 +14,7 @@
  * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
  */
 import type { Answer, RecordType } from 'dns-packet';
+import type { DnsProtocol } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
@@ -34,7 +35,7 @@ export interface LookupResult {
   readonly ttl: number;
   /** The server that gave the final answer, e.g. `127.0.0.1:5353`. */
   readonly server: string;
-  readonly protocol: 'udp' | 'tcp';
+  readonly protocol: DnsProtocol;
   readonly rttMs: number;
   /** Responses ignored on the way (mismatching ID/question, malformed). */
   readonly ignored: number;
@@ -236,7 +237,7 @@ export class StubResolver implements Resolver {
     const { chain } = state;
     const name = state.name;
     state.ignored += ex.ignored;
-    const server = serverText(ex.server);
+    const server = ex.via ?? serverText(ex.server);
     const c = classify(ex.message, name, qtype);
     switch (c.kind) {
       case 'answer':

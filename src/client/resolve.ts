@@ -18,6 +18,7 @@ import { isIP } from 'node:net';
 import type { ResolveResult, Service, Trace } from '../core/ddds/trace.ts';
 import { DddsWalk } from '../core/ddds/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
+import { DohTransport } from './doh.ts';
 import { describeError, drive, type WalkFailure } from './drive.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
@@ -56,6 +57,13 @@ export class ResolveError extends ClientError {
 export interface ClientOptions {
   /** Stub mode: servers to ask (default: /etc/resolv.conf). `host:port` text or addresses. */
   readonly servers?: readonly (ServerAddress | string)[];
+  /**
+   * DNS over HTTPS (RFC 8484): DoH URLs tried in turn (a stub transport: the
+   * server behind them recurses). Takes the place of `servers`.
+   */
+  readonly doh?: string | readonly string[];
+  /** HTTP method for DoH queries (default GET, which HTTP caches can keep). */
+  readonly dohMethod?: 'GET' | 'POST';
   /** Iterative mode: the server to start from; referrals are followed on its port. */
   readonly root?: ServerAddress | string;
   /** DNS timeout per try, ms (default 2000). */
@@ -156,6 +164,15 @@ export class LexClient {
       if (o.resolver !== undefined) {
         this.serverList = o.resolver.servers ?? [];
         this.resolver = o.resolver;
+      } else if (o.doh !== undefined) {
+        const doh = new DohTransport({
+          urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
+          ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
+          ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+          ...(o.tries !== undefined ? { tries: o.tries } : {}),
+        });
+        this.serverList = doh.urls;
+        this.resolver = new StubResolver(doh, { servers: [] });
       } else if (o.root !== undefined) {
         const root = typeof o.root === 'string' ? parseServerAddress(o.root) : o.root;
         this.serverList = [`${root.host}:${root.port}`];

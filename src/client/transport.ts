@@ -36,6 +36,8 @@ import net from 'node:net';
 import { getRandomValues } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
 import type { RecordType } from 'dns-packet';
+import type { DnsProtocol } from '../core/ddds/trace.ts';
+import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import {
@@ -44,7 +46,6 @@ import {
   decodeResponse,
   knownQuestion,
   readHeader,
-  sameName,
   type KnownQuestion,
   type Message,
 } from './wire.ts';
@@ -83,7 +84,9 @@ export interface TryNote {
 export interface Exchange {
   readonly message: Message;
   readonly server: ServerAddress;
-  readonly protocol: 'udp' | 'tcp';
+  /** The URL asked, for transports that have one (DoH): the trace names it instead of `server`. */
+  readonly via?: string;
+  readonly protocol: DnsProtocol;
   readonly bytes: number;
   readonly rttMs: number;
   /** Responses ignored because they did not match (ID, source, question, malformed). */
@@ -425,52 +428,6 @@ class UdpPool {
       this.closeIfIdle(s);
     }
     this.slots.length = 0;
-  }
-}
-
-/**
- * Why a decoded response does not answer our question, or undefined when it
- * does. FORMERR/NOTIMP/REFUSED/SERVFAIL may come without a question section
- * (RFC 1035 leaves it to the server); any other response must echo it.
- */
-function questionMismatch(m: Message, qname: string, qtype: string): string | undefined {
-  const q = m.questions[0];
-  if (m.questions.length === 0) {
-    if (m.rcode !== 'NOERROR' && m.rcode !== 'NXDOMAIN') return undefined;
-    return 'response has no question section';
-  }
-  if (m.questions.length !== 1 || !q) return `response has ${m.questions.length} questions`;
-  if (!sameName(q.name, qname)) return `response is for name '${q.name}', not '${qname}'`;
-  if (q.type !== qtype) return `response is for type ${q.type}, not ${qtype}`;
-  if ((q.class ?? 'IN') !== 'IN') return `response is for class ${q.class}, not IN`;
-  return undefined;
-}
-
-function rcodeError(rcode: string, qname: string, qtype: string, server: string): DnsError {
-  const ctx = { qname, qtype, server };
-  switch (rcode) {
-    case 'SERVFAIL':
-      return new DnsError('DNS_SERVFAIL', `${server} answered SERVFAIL for ${qname} ${qtype}`, ctx);
-    case 'REFUSED':
-      return new DnsError(
-        'DNS_REFUSED',
-        `${server} refused the query for ${qname} ${qtype} (not authoritative, or no recursion for us)`,
-        ctx,
-      );
-    case 'FORMERR':
-      return new DnsError(
-        'DNS_FORMERR',
-        `${server} could not parse our query for ${qname} ${qtype}`,
-        ctx,
-      );
-    case 'NOTIMP':
-      return new DnsError(
-        'DNS_NOTIMP',
-        `${server} does not implement this query (${qname} ${qtype})`,
-        ctx,
-      );
-    default:
-      return new DnsError('DNS_RCODE', `${server} answered ${rcode} for ${qname} ${qtype}`, ctx);
   }
 }
 

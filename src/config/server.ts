@@ -47,6 +47,13 @@ export interface ServerConfig {
     readonly pressureIdleTimeoutMs: number;
   };
   readonly limits: { readonly maxChain: number; readonly cachePerName: number };
+  /** DNS over HTTPS (RFC 8484): addresses to serve `/dns-query` on; plain HTTP only on loopback. */
+  readonly doh: {
+    readonly listen: readonly ListenAddress[];
+    /** PEM certificate and key files (relative to the working directory); both or neither. */
+    readonly tlsCert?: string;
+    readonly tlsKey?: string;
+  };
   readonly log: {
     readonly level: ServerLogLevel;
     readonly format: ServerLogFormat;
@@ -69,6 +76,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
     pressureIdleTimeoutMs: 1_000,
   },
   limits: { maxChain: 8, cachePerName: 16 },
+  doh: { listen: [] },
   log: { level: 'info', format: 'auto', summaryIntervalMs: 10_000 },
 };
 
@@ -131,9 +139,11 @@ const KNOWN: Record<string, readonly string[]> = {
     'udp',
     'tcp',
     'limits',
+    'doh',
     'log',
   ],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
+  doh: ['listen', 'tlsCert', 'tlsKey'],
   udp: ['maxPayload'],
   tcp: [
     'idleTimeoutMs',
@@ -317,6 +327,7 @@ export function validateServerConfig(input: unknown): {
     allowEmpty,
     zoneFiles,
     watch,
+    doh: validateDoh(errors, input.doh),
     // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
     udp: {
       maxPayload: intIn(errors, 'udp.maxPayload', udp.maxPayload, 512, 65535, d.udp.maxPayload),
@@ -388,4 +399,49 @@ export function validateServerConfig(input: unknown): {
     },
   };
   return { config, errors };
+}
+
+function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh'] {
+  if (!isObject(input)) return DEFAULT_SERVER_CONFIG.doh;
+  const listen: ListenAddress[] = [];
+  if (input.listen !== undefined) {
+    if (!Array.isArray(input.listen)) {
+      errors.push({
+        code: 'CONFIG_BAD_LISTEN',
+        path: 'doh.listen',
+        message: 'doh.listen must be an array of "ADDR:PORT"',
+      });
+    } else {
+      input.listen.forEach((v: unknown, i: number) => {
+        const r = typeof v === 'string' ? parseListen(v) : 'not a string';
+        if (typeof r === 'string') {
+          errors.push({
+            code: 'CONFIG_BAD_LISTEN',
+            path: `doh.listen[${i}]`,
+            message: `doh.listen[${i}]: ${r}`,
+          });
+        } else listen.push(r);
+      });
+    }
+  }
+  const files: { tlsCert?: string; tlsKey?: string } = {};
+  for (const k of ['tlsCert', 'tlsKey'] as const) {
+    const v = input[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v === '') {
+      errors.push({
+        code: 'CONFIG_BAD_PATH',
+        path: `doh.${k}`,
+        message: `doh.${k} must be a file path`,
+      });
+    } else files[k] = v;
+  }
+  if ((files.tlsCert === undefined) !== (files.tlsKey === undefined)) {
+    errors.push({
+      code: 'CONFIG_DOH_TLS_PAIR',
+      path: 'doh',
+      message: 'doh.tlsCert and doh.tlsKey go together: give both or neither',
+    });
+  }
+  return { listen, ...files };
 }

@@ -14,6 +14,7 @@ import type { ServerConfig } from '../config/server.ts';
 import { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
+import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import {
@@ -42,7 +43,7 @@ export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
 }
 
 export class ServerStartError extends Error {
-  readonly code: 'SERVER_LISTEN_FAILED' | 'SERVER_NO_ZONES';
+  readonly code: 'SERVER_LISTEN_FAILED' | 'SERVER_NO_ZONES' | DohConfigError['code'];
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'ServerStartError';
@@ -143,6 +144,8 @@ export interface RunningServer {
   readonly engine: Engine;
   readonly udp: readonly UdpListener[];
   readonly tcp: readonly TcpListener[];
+  /** DNS over HTTPS listeners (`doh.listen`), answering from the same engine. */
+  readonly doh: readonly DohListener[];
   /** Repeated events (refused connections, FORMERR sources, ...) summarised per interval. */
   readonly summary: LogSummary;
   /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
@@ -343,9 +346,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
+  const doh: DohListener[] = [];
   const summary = createLogSummary(log, config.log.summaryIntervalMs);
   const closeAll = async () => {
-    await Promise.all([...udp.map((l) => l.close()), ...tcp.map((l) => l.close())]);
+    await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
     summary.close();
   };
   try {
@@ -357,11 +361,27 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       udp.push(u);
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
+    for (const { host, port } of config.doh.listen) {
+      const { tlsCert, tlsKey } = config.doh;
+      const files = {
+        ...(tlsCert !== undefined ? { tlsCert: path.resolve(cwd, tlsCert) } : {}),
+        ...(tlsKey !== undefined ? { tlsKey: path.resolve(cwd, tlsKey) } : {}),
+      };
+      const d = await listenDoh(() => engine, { host, port, ...files }, log, summary);
+      doh.push(d);
+      log.info('listening', {
+        address: host,
+        port: d.port,
+        transports: d.tls ? 'https' : 'http',
+        url: d.url,
+      });
+    }
   } catch (e) {
     if (timer) clearTimeout(timer);
     for (const w of watchers) w.close();
     await closeAll();
     await reloading?.catch(() => undefined);
+    if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
     throw new ServerStartError('SERVER_LISTEN_FAILED', `cannot listen: ${(e as Error).message}`, e);
   }
 
@@ -369,6 +389,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     engine,
     udp,
     tcp,
+    doh,
     summary,
     reload,
     close: async () => {

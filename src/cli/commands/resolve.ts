@@ -15,6 +15,7 @@ import {
   type ResolveResult,
   type Service,
 } from '../../client/resolve.ts';
+import { parseDohUrls } from '../../client/doh.ts';
 import { parseServerAddress } from '../../client/servers.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import { parseCommandArgs } from '../args.ts';
@@ -32,6 +33,10 @@ Options:
   --server HOST:PORT  DNS server to ask (repeatable; default: /etc/resolv.conf)
   --root HOST:PORT    iterative mode: start at this server and follow
                       referrals; every referred server is asked on this port
+  --doh URL           DNS over HTTPS (RFC 8484): ask this DoH server
+                      (repeatable, tried in turn; e.g.
+                      https://dns.example/dns-query); stub mode
+  --doh-post          send DoH queries with POST (default GET, cacheable)
   --no-http           stop at the resolver URL (no HTTP request)
   --trace             print every step: key, server, records with their fate
                       and reason, rewrite, Punycode, SRV/A, HTTP exchange
@@ -63,6 +68,8 @@ const OPTIONS = {
   service: { type: 'string' },
   server: { type: 'string', multiple: true },
   root: { type: 'string' },
+  doh: { type: 'string', multiple: true },
+  'doh-post': { type: 'boolean' },
   'no-http': { type: 'boolean' },
   trace: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -276,6 +283,9 @@ export const resolveCommand: Command = {
     if (values.root !== undefined && values.server !== undefined) {
       throw new UsageError('--root (iterative) and --server (stub) exclude each other');
     }
+    if (values.doh !== undefined && (values.root !== undefined || values.server !== undefined)) {
+      throw new UsageError('--doh (DNS over HTTPS) excludes --server and --root');
+    }
     const timeout = positiveInt('timeout', values.timeout, 600_000);
     const maxSteps = positiveInt('max-steps', values['max-steps'], 100);
     const concurrency = positiveInt('concurrency', values.concurrency, 1000) ?? 8;
@@ -284,12 +294,15 @@ export const resolveCommand: Command = {
     try {
       servers = values.server?.map((s) => parseServerAddress(s));
       root = values.root !== undefined ? parseServerAddress(values.root) : undefined;
+      if (values.doh) parseDohUrls(values.doh);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     const client = new LexClient({
       ...(servers ? { servers } : {}),
       ...(root ? { root } : {}),
+      ...(values.doh ? { doh: values.doh } : {}),
+      ...(values['doh-post'] ? { dohMethod: 'POST' as const } : {}),
       ...(timeout !== undefined ? { timeoutMs: timeout, httpTimeoutMs: timeout } : {}),
     });
     const settings: Settings = {

@@ -36,6 +36,11 @@ Options:
   --config FILE        JSON configuration (see config/server.json); options
                        given here override it
   --watch              reload zone files when they change
+  --doh ADDR:PORT      also serve DNS over HTTPS (RFC 8484) at /dns-query,
+                       HTTP/1.1 and HTTP/2 (repeatable); needs --tls-cert and
+                       --tls-key except on loopback addresses (plain HTTP)
+  --tls-cert FILE      PEM certificate (chain) for --doh
+  --tls-key FILE       PEM private key for --doh
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
@@ -71,6 +76,29 @@ function zoneArg(text: string): ZoneSourceConfig {
   return z.origin !== undefined ? { file: z.path, origin: z.origin } : z.path;
 }
 
+/** `--doh`, `--tls-cert`, `--tls-key` as a partial `doh` config block (undefined when none is given). */
+function dohOverride(
+  listenTexts: readonly string[] | undefined,
+  tlsCert: string | undefined,
+  tlsKey: string | undefined,
+): Partial<ServerConfig['doh']> | undefined {
+  if (listenTexts === undefined && tlsCert === undefined && tlsKey === undefined) return undefined;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  const listen: ListenAddress[] = [];
+  for (const l of listenTexts ?? []) {
+    const r = parseListen(l);
+    if (typeof r === 'string') throw new UsageError(`--doh: ${r}`);
+    listen.push(r);
+  }
+  return {
+    ...(listenTexts ? { listen } : {}),
+    ...(tlsCert !== undefined ? { tlsCert } : {}),
+    ...(tlsKey !== undefined ? { tlsKey } : {}),
+  };
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
@@ -81,6 +109,9 @@ export const serveCommand: Command = {
       config: { type: 'string' },
       watch: { type: 'boolean' },
       'allow-empty': { type: 'boolean' },
+      doh: { type: 'string', multiple: true },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       'log-format': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -99,6 +130,7 @@ export const serveCommand: Command = {
         listen.push(r);
       }
     }
+    const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
     const format = values['log-format'];
     if (format !== undefined && format !== 'json' && format !== 'pretty') {
       throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
@@ -137,6 +169,7 @@ export const serveCommand: Command = {
       ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),
+      ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,
@@ -161,6 +194,7 @@ export const serveCommand: Command = {
     log.info('ready', {
       zones: server.engine.zones.map((z) => z.origin),
       listen: server.udp.map((u) => `${u.address}:${u.port}`),
+      ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
     });
     const offReload = io.onReload(() => {
       void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));

@@ -35,13 +35,16 @@ export interface CodedError {
 }
 
 /** One NAPTR lookup and what the step function made of it. */
+/** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (RFC 8484). */
+export type DnsProtocol = 'udp' | 'tcp' | 'https';
+
 export interface NaptrTraceStep {
   readonly kind: 'naptr';
   readonly step: number;
   readonly key: string;
   readonly server: string;
   readonly cached: boolean;
-  readonly protocol?: 'udp' | 'tcp';
+  readonly protocol?: DnsProtocol;
   readonly rttMs?: number;
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
   readonly ttl?: number;
@@ -164,7 +167,7 @@ export type ResolveResult = ResolvedResult | HandoffResult;
 export interface LookupMeta {
   /** The server that answered, e.g. `127.0.0.1:5353`. */
   readonly server: string;
-  readonly protocol: 'udp' | 'tcp';
+  readonly protocol: DnsProtocol;
   readonly rttMs: number;
   /** Seconds the answer may be cached; -1 = must not be. */
   readonly ttl: number;

@@ -1,0 +1,291 @@
+/**
+ * DNS over HTTPS transport (RFC 8484) for the stub resolver: the question
+ * goes to a DoH server's URL (GET with `?dns=` by default, or POST), through
+ * `fetch` (undici's in Node, the browser's own in a page). A DoH server
+ * recurses for us, so this is a stub transport; `--root` stays UDP/TCP.
+ *
+ * The same checks as over UDP/TCP: per-try timeout, tries per URL, URLs in
+ * turn, the response's ID, QR, opcode and question, RDLENGTH (the strict
+ * decoder), a size cap; RCODEs SERVFAIL/REFUSED/FORMERR/NOTIMP move on to the
+ * next URL. Caching is the client's DNS cache (TTL from the answer), not
+ * HTTP's: the query goes out with `cache: 'no-store'` only when asked.
+ *
+ * No Node built-ins here (the browser build bundles this file).
+ *
+ * @see RFC 8484 section 4.1: "In order to maximize HTTP cache friendliness,
+ * DoH clients using media formats that include the ID field from the DNS
+ * message header, such as 'application/dns-message', SHOULD use a DNS ID of
+ * 0 in every DNS request."
+ * @see RFC 8484 section 6: "The media type is 'application/dns-message'".
+ */
+import * as dnsPacket from 'dns-packet';
+import type { RecordType } from 'dns-packet';
+import { base64UrlEncode } from '../core/wire/doh.ts';
+import { questionMismatch, rcodeError } from './checks.ts';
+import { DnsError } from './errors.ts';
+import type { DnsTransportLike, Exchange, QueryOptions, TryNote } from './transport.ts';
+import type { WireError } from './wire.ts';
+import { decodeResponse, type Message } from './wire.ts';
+
+const DNS_MESSAGE = 'application/dns-message';
+
+export interface DohTransportOptions {
+  /** DoH endpoint URLs (`https://host/dns-query`), tried in turn. */
+  readonly urls: readonly string[];
+  /** GET (default: cacheable by HTTP caches) or POST. */
+  readonly method?: 'GET' | 'POST';
+  /** Time for one try, ms (default 2000). */
+  readonly timeoutMs?: number;
+  /** Tries per URL (default 2). */
+  readonly tries?: number;
+  /** Largest response accepted, bytes (default 65535). */
+  readonly maxMessageBytes?: number;
+  /** Most records accepted in one response (default 1000). */
+  readonly maxRecords?: number;
+  /** The fetch to use (default: the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+/** The DoH URLs as given: absolute http(s) URLs, or a ClientError-style DnsError. */
+export function parseDohUrls(urls: readonly string[]): string[] {
+  return urls.map((u) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new DnsError('DNS_BAD_DOH_URL', `DoH URL ${JSON.stringify(u)} is not an absolute URL`);
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+      throw new DnsError('DNS_BAD_DOH_URL', `DoH URL ${JSON.stringify(u)} is not http(s)`);
+    }
+    return parsed.href;
+  });
+}
+
+function encodeQuery(qname: string, qtype: RecordType, rd: boolean): Uint8Array {
+  return dnsPacket.encode({
+    type: 'query',
+    id: 0,
+    flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+    questions: [{ type: qtype, name: qname, class: 'IN' }],
+    additionals: [
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: 1232,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: 0,
+        flag_do: false,
+        options: [],
+      },
+    ],
+  });
+}
+
+export class DohTransport implements DnsTransportLike {
+  readonly urls: readonly string[];
+  private readonly method: 'GET' | 'POST';
+  private readonly timeoutMs: number;
+  private readonly tries: number;
+  private readonly maxBytes: number;
+  private readonly maxRecords: number;
+  private readonly fetchFn: typeof fetch;
+
+  constructor(options: DohTransportOptions) {
+    if (options.urls.length === 0) throw new DnsError('DNS_NO_SERVERS', 'no DoH URL given');
+    this.urls = parseDohUrls(options.urls);
+    this.method = options.method ?? 'GET';
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.tries = options.tries ?? 2;
+    this.maxBytes = options.maxMessageBytes ?? 65535;
+    this.maxRecords = options.maxRecords ?? 1000;
+    this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  async query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+    const query = encodeQuery(qname, qtype, options.recursionDesired ?? true);
+    const failures: TryNote[] = [];
+    let worst: DnsError | undefined;
+    for (const url of this.urls) {
+      for (let t = 0; t < this.tries; t++) {
+        if (options.signal?.aborted) {
+          throw new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, {
+            qname,
+            qtype,
+          });
+        }
+        const started = performance.now();
+        try {
+          const { message, bytes } = await this.exchange(url, query, qname, qtype, options.signal);
+          return {
+            message,
+            server: serverOf(url),
+            via: url,
+            protocol: 'https',
+            bytes,
+            rttMs: performance.now() - started,
+            ignored: 0,
+            failures,
+          };
+        } catch (e) {
+          const err =
+            e instanceof DnsError
+              ? e
+              : new DnsError('DNS_NETWORK', String(e), { qname, qtype, server: url });
+          if (err.code === 'DNS_ABORTED') throw err;
+          failures.push({ server: url, code: err.code, message: err.message });
+          worst = worst === undefined || rank(err) >= rank(worst) ? err : worst;
+          // An RCODE is the server's answer: asking the same URL again will not change it.
+          if (rank(err) >= 4) break;
+        }
+      }
+    }
+    const base = worst as DnsError;
+    throw new DnsError(
+      base.code,
+      failures.length > 1
+        ? `${base.message} (tries: ${failures.map((f) => `${f.server} ${f.code}`).join(', ')})`
+        : base.message,
+      { qname, qtype, server: base.server ?? '' },
+      base,
+    );
+  }
+
+  /** One HTTP exchange: the checked DNS response, or a DnsError. */
+  private async exchange(
+    url: string,
+    query: Uint8Array,
+    qname: string,
+    qtype: RecordType,
+    signal: AbortSignal | undefined,
+  ): Promise<{ message: Message; bytes: number }> {
+    const ctx = { qname, qtype, server: url };
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const init: RequestInit = {
+      method: this.method,
+      headers:
+        this.method === 'POST'
+          ? { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE }
+          : { accept: DNS_MESSAGE },
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      ...(this.method === 'POST' ? { body: query as Uint8Array<ArrayBuffer> } : {}),
+    };
+    const target =
+      this.method === 'GET'
+        ? `${url}${url.includes('?') ? '&' : '?'}dns=${base64UrlEncode(query)}`
+        : url;
+    let response: Response;
+    let body: ArrayBuffer;
+    try {
+      response = await this.fetchFn(target, init);
+      body = await this.readBody(response, ctx);
+    } catch (e) {
+      if (e instanceof DnsError) throw e;
+      if (signal?.aborted)
+        throw new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, ctx);
+      if (timeout.aborted) {
+        throw new DnsError(
+          'DNS_TIMEOUT',
+          `no answer from ${url} for ${qname} ${qtype} within ${this.timeoutMs} ms`,
+          ctx,
+        );
+      }
+      throw new DnsError('DNS_NETWORK', `${url}: ${(e as Error).message}`, ctx, e);
+    }
+    return { message: this.check(new Uint8Array(body), ctx), bytes: body.byteLength };
+  }
+
+  private async readBody(
+    response: Response,
+    ctx: { qname: string; qtype: string; server: string },
+  ): Promise<ArrayBuffer> {
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new DnsError(
+        'DNS_DOH_STATUS',
+        `${ctx.server} answered HTTP ${response.status} for ${ctx.qname} ${ctx.qtype}`,
+        ctx,
+      );
+    }
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== DNS_MESSAGE) {
+      await response.body?.cancel();
+      throw new DnsError(
+        'DNS_BAD_RESPONSE',
+        `${ctx.server} answered ${JSON.stringify(type)}, not ${DNS_MESSAGE}`,
+        ctx,
+      );
+    }
+    const declared = Number(response.headers.get('content-length') ?? 0);
+    if (declared > this.maxBytes) {
+      await response.body?.cancel();
+      throw new DnsError(
+        'DNS_MESSAGE_TOO_LARGE',
+        `${ctx.server}: a ${declared}-byte answer is over ${this.maxBytes}`,
+        ctx,
+      );
+    }
+    const body = await response.arrayBuffer();
+    if (body.byteLength > this.maxBytes) {
+      throw new DnsError(
+        'DNS_MESSAGE_TOO_LARGE',
+        `${ctx.server}: a ${body.byteLength}-byte answer is over ${this.maxBytes}`,
+        ctx,
+      );
+    }
+    return body;
+  }
+
+  /** The response decoded and matched to our question (ID 0, QR, QUERY), or a DnsError. */
+  private check(bytes: Uint8Array, ctx: { qname: string; qtype: string; server: string }): Message {
+    let message: Message;
+    try {
+      message = decodeResponse(
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+        this.maxRecords,
+      );
+    } catch (e) {
+      const w = e as WireError;
+      throw new DnsError(w.code ?? 'DNS_BAD_RESPONSE', `${ctx.server}: ${w.message}`, ctx, e);
+    }
+    if (message.id !== 0 || !message.qr || message.opcode !== 'QUERY') {
+      throw new DnsError(
+        'DNS_BAD_RESPONSE',
+        `${ctx.server} answered with ID ${message.id} (expected 0) or a non-response`,
+        ctx,
+      );
+    }
+    if (message.tc) {
+      throw new DnsError(
+        'DNS_BAD_RESPONSE',
+        `${ctx.server} sent a truncated (TC=1) answer over DoH`,
+        ctx,
+      );
+    }
+    const mismatch = questionMismatch(message, ctx.qname, ctx.qtype);
+    if (mismatch) throw new DnsError('DNS_BAD_RESPONSE', `${ctx.server}: ${mismatch}`, ctx);
+    if (message.rcode !== 'NOERROR' && message.rcode !== 'NXDOMAIN') {
+      throw rcodeError(message.rcode, ctx.qname, ctx.qtype, ctx.server);
+    }
+    return message;
+  }
+}
+
+const RANK: Record<string, number> = {
+  DNS_TIMEOUT: 1,
+  DNS_NETWORK: 2,
+  DNS_DOH_STATUS: 3,
+  DNS_BAD_RESPONSE: 3,
+};
+
+/** How informative a failure is: an RCODE beats malformed beats network beats timeout. */
+function rank(e: DnsError): number {
+  return RANK[e.code] ?? 4;
+}
+
+/** A ServerAddress-shaped name for the URL (the trace prints `via`, the URL itself). */
+function serverOf(url: string): { host: string; port: number } {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) };
+}

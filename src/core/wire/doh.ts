@@ -1,0 +1,151 @@
+/**
+ * DNS over HTTPS (RFC 8484) pieces that need no I/O: the base64url form of
+ * the `dns` GET parameter, and the HTTP freshness lifetime of a response.
+ *
+ * @see RFC 8484 section 4.1: "the variable 'dns' [...] the content of this
+ * variable is a DNS request in wire format [...] encoded with base64url",
+ * "Padding characters for base64url MUST NOT be included."
+ * @see RFC 8484 section 5.1: "The assigned freshness lifetime of a DoH HTTP
+ * response MUST be less than or equal to the smallest TTL in the Answer
+ * section of the DNS response." and "If the DNS response has no records in
+ * the Answer section, and the DNS response has an SOA record in the
+ * Authority section, the response freshness lifetime MUST NOT be greater
+ * than the MINIMUM field from that SOA record."
+ */
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) VALUES[ALPHABET.charCodeAt(i)] = i;
+
+/** Unpadded base64url of `bytes` (RFC 4648 section 5). */
+export function base64UrlEncode(bytes: Uint8Array): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n =
+      ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out +=
+      ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = (bytes[i] as number) << 16;
+    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
+  } else if (rest === 2) {
+    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8);
+    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]!;
+  }
+  return out;
+}
+
+export interface Base64UrlError {
+  readonly code: 'DOH_BAD_BASE64URL';
+  readonly message: string;
+  /** Zero-based offset of the offending character in the text. */
+  readonly offset: number;
+}
+
+/**
+ * Decode unpadded base64url. Padding is tolerated at the very end (some
+ * clients send it despite the RFC); any other character, or a length that
+ * leaves a lone sextet, is an error with its offset.
+ */
+export function base64UrlDecode(text: string): Uint8Array | Base64UrlError {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */ && text.length - end < 2) end--;
+  if (end % 4 === 1) {
+    return {
+      code: 'DOH_BAD_BASE64URL',
+      message: `base64url text of ${end} characters cannot encode whole octets`,
+      offset: end - 1,
+    };
+  }
+  const out = new Uint8Array(Math.floor((end * 3) / 4));
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const v = c < 128 ? (VALUES[c] as number) : -1;
+    if (v < 0) {
+      return {
+        code: 'DOH_BAD_BASE64URL',
+        message: `character ${JSON.stringify(text[i])} is not base64url`,
+        offset: i,
+      };
+    }
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+function readU16(b: Uint8Array, at: number): number {
+  return ((b[at] as number) << 8) | (b[at + 1] as number);
+}
+
+function readU32(b: Uint8Array, at: number): number {
+  return (
+    (((b[at] as number) << 24) >>> 0) +
+    ((b[at + 1] as number) << 16) +
+    ((b[at + 2] as number) << 8) +
+    (b[at + 3] as number)
+  );
+}
+
+/** Offset past the name at `at` (labels or a compression pointer), or -1 past the end. */
+function skipName(b: Uint8Array, at: number): number {
+  let p = at;
+  while (p < b.length) {
+    const len = b[p] as number;
+    if (len === 0) return p + 1;
+    if ((len & 0xc0) === 0xc0) return p + 2 <= b.length ? p + 2 : -1;
+    p += len + 1;
+  }
+  return -1;
+}
+
+/**
+ * The freshness lifetime (seconds) RFC 8484 section 5.1 allows for a DNS
+ * response: the smallest TTL of its answer and authority records (the OPT
+ * pseudo-record excluded), and with no answer, at most the SOA MINIMUM.
+ * Undefined when the response holds no record to take a lifetime from (an
+ * error such as REFUSED): such a response should not be cached by HTTP.
+ */
+export function dohFreshness(msg: Uint8Array): number | undefined {
+  if (msg.length < 12) return undefined;
+  const qd = readU16(msg, 4);
+  const an = readU16(msg, 6);
+  const ns = readU16(msg, 8);
+  let p = 12;
+  for (let i = 0; i < qd; i++) {
+    p = skipName(msg, p);
+    if (p < 0 || p + 4 > msg.length) return undefined;
+    p += 4;
+  }
+  let min: number | undefined;
+  for (let i = 0; i < an + ns; i++) {
+    p = skipName(msg, p);
+    if (p < 0 || p + 10 > msg.length) return min;
+    const type = readU16(msg, p);
+    const ttl = readU32(msg, p + 4);
+    const rdlength = readU16(msg, p + 8);
+    const rdata = p + 10;
+    if (rdata + rdlength > msg.length) return min;
+    if (type !== 41) {
+      min = min === undefined ? ttl : Math.min(min, ttl);
+      if (type === 6 && i >= an && an === 0) {
+        // SOA RDATA: MNAME, RNAME, then SERIAL REFRESH RETRY EXPIRE MINIMUM.
+        let q = skipName(msg, rdata);
+        q = q < 0 ? -1 : skipName(msg, q);
+        if (q >= 0 && q + 20 <= rdata + rdlength) min = Math.min(min, readU32(msg, q + 16));
+      }
+    }
+    p = rdata + rdlength;
+  }
+  return min;
+}

@@ -1,0 +1,352 @@
+/**
+ * DNS over HTTPS endpoint (RFC 8484) of `lexroute serve`: `/dns-query`, GET
+ * with the `dns` parameter and POST with an `application/dns-message` body,
+ * over HTTP/1.1 and HTTP/2. With a certificate it is HTTPS (ALPN h2 and
+ * http/1.1); without one it is plain HTTP, allowed only on loopback
+ * addresses (for a local chain and the resolution page), where HTTP/1.1 and
+ * HTTP/2 with prior knowledge (h2c) are told apart by the connection preface.
+ *
+ * Answers come from the same `Engine` as UDP and TCP (TCP's rules: no
+ * truncation, full ANY), so there is no second DNS code path.
+ *
+ * @see RFC 8484 section 4.1 (GET and POST), section 5.1 (HTTP caching:
+ * freshness no longer than the smallest TTL), section 6 ("HTTP/2 [...] is
+ * the minimum RECOMMENDED version of HTTP for use with DoH").
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { Duplex } from 'node:stream';
+import { readFile } from 'node:fs/promises';
+import { base64UrlDecode, dohFreshness } from '../core/wire/doh.ts';
+import { TRANSPORT_TCP, type Engine } from './engine.ts';
+import type { Logger } from './log.ts';
+import type { LogSummary } from './log-summary.ts';
+
+export const DOH_PATH = '/dns-query';
+export const DNS_MESSAGE = 'application/dns-message';
+/** A DNS message carried over DoH is at most 65535 octets, as over TCP (RFC 8484 section 6). */
+const MAX_MESSAGE = 65535;
+const HTTP_TIMEOUT_MS = 10_000;
+
+export interface DohOptions {
+  readonly host: string;
+  readonly port: number;
+  /** PEM files; both or neither. Without them only a loopback address may be used. */
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+}
+
+export interface DohListener {
+  readonly address: string;
+  readonly port: number;
+  readonly url: string;
+  readonly tls: boolean;
+  close(): Promise<void>;
+}
+
+export class DohConfigError extends Error {
+  readonly code: 'DOH_PLAIN_NOT_LOOPBACK' | 'DOH_TLS_FILES' | 'DOH_TLS_UNREADABLE';
+  constructor(code: DohConfigError['code'], message: string) {
+    super(message);
+    this.name = 'DohConfigError';
+    this.code = code;
+  }
+}
+
+/** The request and response objects of node:http and node:http2's compatibility API alike. */
+type Req = http.IncomingMessage | http2.Http2ServerRequest;
+interface Res {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  setHeader(name: string, value: string): unknown;
+  end(data?: Uint8Array | string): unknown;
+}
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, accept',
+  'access-control-expose-headers': 'cache-control, content-type',
+  'access-control-max-age': '86400',
+};
+
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === '::1' || h === 'localhost' || (net.isIPv4(h) && h.startsWith('127.'));
+}
+
+function problem(res: Res, status: number, code: string, detail: string): void {
+  const body = JSON.stringify({
+    type: `https://lexroute.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: http.STATUS_CODES[status] ?? 'Error',
+    status,
+    code,
+    detail,
+  });
+  res.writeHead(status, {
+    ...CORS,
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+/** Read a POST body up to MAX_MESSAGE octets; undefined when larger (the rest is not read). */
+function readBody(req: Req): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > MAX_MESSAGE) {
+        done = true;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The DNS query an HTTP request carries, or an HTTP error already sent (undefined). */
+async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    const dns = url.searchParams.getAll('dns');
+    if (dns.length !== 1 || dns[0] === '') {
+      problem(res, 400, 'DOH_NO_DNS_PARAMETER', 'GET needs exactly one non-empty dns parameter');
+      return undefined;
+    }
+    const text = dns[0] as string;
+    if (text.length > Math.ceil((MAX_MESSAGE * 4) / 3) + 2) {
+      problem(
+        res,
+        414,
+        'DOH_TOO_LARGE',
+        `the dns parameter encodes more than ${MAX_MESSAGE} octets`,
+      );
+      return undefined;
+    }
+    const bytes = base64UrlDecode(text);
+    if (!(bytes instanceof Uint8Array)) {
+      problem(res, 400, bytes.code, `${bytes.message} (at offset ${bytes.offset})`);
+      return undefined;
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+  if (req.method === 'POST') {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== DNS_MESSAGE) {
+      problem(
+        res,
+        415,
+        'DOH_BAD_CONTENT_TYPE',
+        `POST needs content-type ${DNS_MESSAGE}, got ${JSON.stringify(type ?? '')}`,
+      );
+      return undefined;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const body = declared > MAX_MESSAGE ? undefined : await readBody(req);
+    if (body === undefined) {
+      problem(res, 413, 'DOH_TOO_LARGE', `the body is larger than ${MAX_MESSAGE} octets`);
+      return undefined;
+    }
+    return body;
+  }
+  res.setHeader('allow', 'GET, HEAD, POST, OPTIONS');
+  problem(res, 405, 'DOH_BAD_METHOD', `method ${req.method ?? ''} is not used by DoH`);
+  return undefined;
+}
+
+/** One HTTP request: route, decode, answer from the engine, encode. Never throws. */
+export async function handleDohRequest(
+  engine: () => Engine,
+  req: Req,
+  res: Res,
+  summary: LogSummary,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://doh.invalid');
+  if (url.pathname !== DOH_PATH) {
+    problem(res, 404, 'DOH_NOT_FOUND', `DoH is served at ${DOH_PATH}`);
+    return;
+  }
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, CORS);
+    res.end();
+    return;
+  }
+  const query = await queryOf(req, res, url);
+  if (query === undefined) return;
+  const source = req.socket?.remoteAddress ?? '';
+  let out: Buffer | undefined;
+  try {
+    out = query.length >= 12 ? engine().respond(query, TRANSPORT_TCP) : undefined;
+  } catch (e) {
+    summary.note('query_failed', source, 'doh', 'error', (e as Error).message);
+    problem(res, 400, 'DOH_BAD_MESSAGE', 'the DNS message could not be answered');
+    return;
+  }
+  if (out === undefined) {
+    problem(
+      res,
+      400,
+      'DOH_NOT_A_QUERY',
+      'the body is not a DNS query (shorter than a header, or a response)',
+    );
+    return;
+  }
+  const ttl = dohFreshness(out);
+  res.writeHead(200, {
+    ...CORS,
+    'content-type': DNS_MESSAGE,
+    'content-length': out.length,
+    'cache-control': ttl === undefined ? 'no-store' : `max-age=${ttl}`,
+  });
+  if (req.method === 'HEAD') res.end();
+  else res.end(out);
+}
+
+async function tlsFiles(o: DohOptions): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+  if (o.tlsCert === undefined && o.tlsKey === undefined) return undefined;
+  if (o.tlsCert === undefined || o.tlsKey === undefined) {
+    throw new DohConfigError(
+      'DOH_TLS_FILES',
+      'DoH over TLS needs both a certificate and a key file',
+    );
+  }
+  try {
+    return { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) };
+  } catch (e) {
+    throw new DohConfigError(
+      'DOH_TLS_UNREADABLE',
+      `cannot read the TLS files: ${(e as Error).message}`,
+    );
+  }
+}
+
+/**
+ * A socket whose first octets were already read: they are given back first.
+ * node:http2 reads a net.Socket's handle directly (bytes put back with
+ * `unshift` would be lost), so an h2c connection goes through this duplex.
+ */
+class Replayed extends Duplex {
+  private readonly socket: net.Socket;
+  constructor(socket: net.Socket, head: Buffer) {
+    super();
+    this.socket = socket;
+    this.push(head);
+    socket.on('data', (c: Buffer) => {
+      if (!this.push(c)) socket.pause();
+    });
+    socket.on('end', () => this.push(null));
+    socket.on('error', (e) => this.destroy(e));
+    socket.on('close', () => this.destroy());
+  }
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+  override _read(): void {
+    this.socket.resume();
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
+    this.socket.write(chunk, cb);
+  }
+  override _final(cb: () => void): void {
+    this.socket.end(cb);
+  }
+  override _destroy(e: Error | null, cb: (e: Error | null) => void): void {
+    this.socket.destroy();
+    cb(e);
+  }
+}
+
+const H2_PREFACE = Buffer.from('PRI ');
+
+/** HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts with "PRI ". */
+function plainServer(handler: (req: Req, res: Res) => void): net.Server {
+  const h1 = http.createServer(
+    { requestTimeout: HTTP_TIMEOUT_MS, headersTimeout: HTTP_TIMEOUT_MS },
+    handler,
+  );
+  const h2 = http2.createServer(handler);
+  h2.setTimeout(HTTP_TIMEOUT_MS);
+  return net.createServer((socket) => {
+    socket.setTimeout(HTTP_TIMEOUT_MS, () => socket.destroy());
+    let seen = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      seen = Buffer.concat([seen, chunk]);
+      const n = Math.min(seen.length, 4);
+      if (n < 4 && seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) return;
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      if (seen.subarray(0, 4).equals(H2_PREFACE)) {
+        h2.emit('connection', new Replayed(socket, seen));
+      } else {
+        socket.pause();
+        socket.unshift(seen);
+        h1.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+    socket.on('error', () => socket.destroy());
+  });
+}
+
+export async function listenDoh(
+  engine: () => Engine,
+  options: DohOptions,
+  log: Logger,
+  summary: LogSummary,
+): Promise<DohListener> {
+  const tls = await tlsFiles(options);
+  if (!tls && !isLoopback(options.host)) {
+    throw new DohConfigError(
+      'DOH_PLAIN_NOT_LOOPBACK',
+      `DoH without TLS is allowed only on loopback addresses, not ${options.host}: give --tls-cert and --tls-key`,
+    );
+  }
+  const handler = (req: Req, res: Res) => {
+    handleDohRequest(engine, req, res, summary).catch((e: unknown) => {
+      summary.note('query_failed', req.socket?.remoteAddress ?? '', 'doh', 'error', String(e));
+      if (!res.headersSent) problem(res, 400, 'DOH_BAD_REQUEST', 'the request could not be read');
+      else res.end();
+    });
+  };
+  const server: net.Server = tls
+    ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
+    : plainServer(handler);
+  server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
+  const sockets = new Set<net.Socket>();
+  server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as net.AddressInfo;
+  const hostText = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  return {
+    address: addr.address,
+    port: addr.port,
+    tls: tls !== undefined,
+    url: `${tls ? 'https' : 'http'}://${hostText}:${addr.port}${DOH_PATH}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
