@@ -1,0 +1,215 @@
+/**
+ * DNS over HTTPS benchmark (issue 13), in one run against one `lexroute
+ * serve` process listening on UDP/TCP and on a plain loopback DoH endpoint:
+ *
+ * 1. Queries per second: HTTP/2 (h2c by prior knowledge, one connection,
+ *    10 streams in flight, GET `?dns=`) versus UDP (one socket, 10 queries
+ *    in flight), the same questions, the same engine. Ratio DoH/UDP.
+ * 2. Cold resolution of N distinct URNs (no cache, no HTTP step) with the
+ *    client's DoH transport versus its UDP transport. Target: DoH within
+ *    1.5x of UDP on loopback.
+ *
+ * Rounds are interleaved (the order alternates) and medians printed, as the
+ * machine is shared. TLS is left out on purpose: on loopback it measures
+ * the cipher, not the transport (and a browser's page uses its own TLS).
+ *
+ * Usage: node bench/doh.ts [N=300] [rounds=7] [seconds per qps round=2]
+ */
+import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http2 from 'node:http2';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as dnsPacket from 'dns-packet';
+import { LexClient } from '../src/client/resolve.ts';
+import { base64UrlEncode } from '../src/core/wire/doh.ts';
+import { freePortOnAll } from '../src/dev/ports.ts';
+
+const N = Number(process.argv[2] ?? 300);
+const ROUNDS = Number(process.argv[3] ?? 7);
+const SECONDS = Number(process.argv[4] ?? 2);
+const IN_FLIGHT = 10;
+const REPO = path.resolve(import.meta.dirname, '..');
+
+const SOA = (o: string) =>
+  `@ IN SOA ns.${o}. hostmaster.${o}. 1 7200 3600 1209600 300\n@ IN NS ns.${o}.\nns IN A 127.0.0.1\n`;
+const ZONES: Record<string, string> = {
+  'urn.arpa': `$ORIGIN urn.arpa.\n$TTL 3600\n${SOA('urn.arpa')}lex IN NAPTR 100 10 "" "" "" lex-nameserver.nic.it.\n`,
+  'nic.it':
+    `$ORIGIN nic.it.\n$TTL 3600\n${SOA('nic.it')}` +
+    `lex-nameserver IN NAPTR 100 10 "" "" "!^urn:lex:br[;:].*$!lex.senado.gov.br!i" .\n`,
+  'lex.senado.gov.br':
+    `$ORIGIN lex.senado.gov.br.\n$TTL 3600\n${SOA('lex.senado.gov.br')}` +
+    `@ IN NAPTR 100 10 "" "" "!^urn:lex:br;sao\\\\.paulo[;:].*$!lex.sao-paulo.gov.br!i" .\n` +
+    `@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.senado.example/uri-res/N2L?\\\\1!" .\n`,
+  'lex.sao-paulo.gov.br':
+    `$ORIGIN lex.sao-paulo.gov.br.\n$TTL 3600\n${SOA('lex.sao-paulo.gov.br')}` +
+    `@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.sao-paulo.example/uri-res/N2L?\\\\1!" .\n`,
+};
+const QUESTIONS = [
+  'lex.urn.arpa',
+  'lex-nameserver.nic.it',
+  'lex.senado.gov.br',
+  'lex.sao-paulo.gov.br',
+];
+
+let serial = 0;
+const freshUrns = (count: number) =>
+  Array.from(
+    { length: count },
+    () => `urn:lex:br;sao.paulo:governo:decreto:2008-03-05;${100000 + serial++}`,
+  );
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function startServer(dir: string): Promise<{ udp: number; doh: number; stop: () => void }> {
+  for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);
+  const udp = await freePortOnAll(['127.0.0.1']);
+  const doh = await freePortOnAll(['127.0.0.1']);
+  const server = spawn(
+    process.execPath,
+    [
+      path.join(REPO, 'bin/lexroute.js'),
+      'serve',
+      '--zones',
+      dir,
+      '--listen',
+      `127.0.0.1:${udp}`,
+      '--doh',
+      `127.0.0.1:${doh}`,
+      '--log-level',
+      'error',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const stop = () => server.kill('SIGTERM');
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(
+        `http://127.0.0.1:${doh}/dns-query?dns=${base64UrlEncode(query('lex.urn.arpa', 0))}`,
+      );
+      if (r.status === 200) return { udp, doh, stop };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  stop();
+  throw new Error('lexroute serve --doh did not start');
+}
+
+function query(name: string, id: number): Buffer {
+  return dnsPacket.encode({ type: 'query', id, questions: [{ type: 'NAPTR', name, class: 'IN' }] });
+}
+
+/** Answers per second over UDP with IN_FLIGHT queries outstanding. */
+async function udpQps(port: number): Promise<number> {
+  const s = dgram.createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const queries = QUESTIONS.map((q, i) => query(q, i));
+  let answered = 0;
+  let sent = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await new Promise<void>((resolve) => {
+    const send = () => s.send(queries[sent++ % queries.length] as Buffer, port, '127.0.0.1');
+    s.on('message', () => {
+      answered++;
+      if (performance.now() < end) send();
+      else if (answered >= sent) resolve();
+    });
+    for (let i = 0; i < IN_FLIGHT; i++) send();
+    // Lost datagrams must not stall the end of the round.
+    setTimeout(resolve, SECONDS * 1000 + 1000);
+  });
+  s.close();
+  return answered / SECONDS;
+}
+
+/** Answers per second over one HTTP/2 connection with IN_FLIGHT streams open. */
+async function dohQps(port: number): Promise<number> {
+  const client = http2.connect(`http://127.0.0.1:${port}`);
+  const paths = QUESTIONS.map((q) => `/dns-query?dns=${base64UrlEncode(query(q, 0))}`);
+  let answered = 0;
+  let n = 0;
+  const end = performance.now() + SECONDS * 1000;
+  const stream = async () => {
+    while (performance.now() < end) {
+      await new Promise<void>((resolve, reject) => {
+        const req = client.request({
+          ':path': paths[n++ % paths.length] as string,
+          accept: 'application/dns-message',
+        });
+        req.on('data', () => undefined);
+        req.on('end', () => {
+          answered++;
+          resolve();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, stream));
+  client.close();
+  return answered / SECONDS;
+}
+
+async function coldRun(client: LexClient): Promise<number> {
+  const urns = freshUrns(N);
+  const t0 = performance.now();
+  for (const u of urns) await client.resolve(u, { noHttp: true });
+  return performance.now() - t0;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-doh-'));
+  const server = await startServer(dir);
+  try {
+    const udpClient = new LexClient({ servers: [`127.0.0.1:${server.udp}`], cache: false });
+    const dohClient = new LexClient({
+      doh: `http://127.0.0.1:${server.doh}/dns-query`,
+      cache: false,
+    });
+    await coldRun(udpClient);
+    await coldRun(dohClient);
+    const q: { udp: number; doh: number }[] = [];
+    const c: { udp: number; doh: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0;
+      const u1 = order ? await udpQps(server.udp) : 0;
+      const d = await dohQps(server.doh);
+      const u = order ? u1 : await udpQps(server.udp);
+      q.push({ udp: u, doh: d });
+      const cu1 = order ? await coldRun(udpClient) : 0;
+      const cd = await coldRun(dohClient);
+      const cu = order ? cu1 : await coldRun(udpClient);
+      c.push({ udp: cu, doh: cd });
+    }
+    udpClient.close();
+    dohClient.close();
+    const rate = (x: number) => Math.round(x).toLocaleString('en');
+    console.log(`lexroute serve, one process; ${ROUNDS} interleaved rounds, medians\n`);
+    console.log(`queries/s, ${IN_FLIGHT} in flight (${SECONDS} s per round):`);
+    console.log(`  UDP          ${rate(median(q.map((x) => x.udp)))}`);
+    console.log(`  DoH (h2c)    ${rate(median(q.map((x) => x.doh)))}`);
+    console.log(`  DoH/UDP      ${median(q.map((x) => x.doh / x.udp)).toFixed(2)}x\n`);
+    console.log(`cold resolution of ${N} distinct URNs (4 NAPTR steps each, no cache, no HTTP):`);
+    console.log(`  UDP          ${median(c.map((x) => x.udp)).toFixed(0)} ms`);
+    console.log(`  DoH (HTTP/1.1 via fetch) ${median(c.map((x) => x.doh)).toFixed(0)} ms`);
+    console.log(
+      `  DoH/UDP      ${median(c.map((x) => x.doh / x.udp)).toFixed(2)}x   (target <= 1.5x)`,
+    );
+  } finally {
+    server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
