@@ -122,7 +122,7 @@ export class DohTransport implements DnsTransportLike {
             message,
             server: serverOf(url),
             via: url,
-            protocol: 'https',
+            protocol: 'doh',
             bytes,
             rttMs: performance.now() - started,
             ignored: 0,

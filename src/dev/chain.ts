@@ -86,6 +86,12 @@ export interface RunningDevChain {
   /** Zone files served, per origin (the rewritten copies when the HTTP port moved). */
   readonly zoneFiles: ReadonlyMap<string, string>;
   readonly catalogue: { readonly path: string; readonly works: number; readonly items: number };
+  /**
+   * DNS over HTTPS (RFC 8484, plain HTTP on loopback): one engine holding every
+   * zone of the chain, so a stub client (a browser page) resolves the whole
+   * chain through this one URL.
+   */
+  readonly doh: string;
   close(): Promise<void>;
 }
 
@@ -351,6 +357,15 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       });
     }
 
+    const doh = await startDohView(
+      served.flatMap((s) => s.files),
+      loader,
+      options.log,
+      cwd,
+      config.dns[0] ? dnsAt(config.dns[0].listen).host : '127.0.0.1',
+    );
+    closers.push(() => doh.close());
+
     const rootIndex = config.dns.findIndex(
       (d) => d.listen.host === config.root.host && d.listen.port === config.root.port,
     );
@@ -364,10 +379,38 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       root,
       zoneFiles,
       catalogue: { path: store.path, works: counts.works, items: counts.items },
+      doh: doh.doh[0]?.url ?? '',
       close: closeAll,
     };
   } catch (e) {
     await closeAll();
     throw e;
   }
+}
+
+/** One more server with every zone file of the chain, answering only what DoH asks (free ports). */
+async function startDohView(
+  files: readonly string[],
+  loader: ZoneFileLoader,
+  log: Logger | undefined,
+  cwd: string,
+  host: string,
+): Promise<RunningServer> {
+  const quiet: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (e, f) => log?.warn(e, { server: 'doh', ...f }),
+    error: (e, f) => log?.error(e, { server: 'doh', ...f }),
+  };
+  return startServer({
+    config: {
+      ...DEFAULT_SERVER_CONFIG,
+      listen: [{ host, port: 0 }],
+      zones: [...files],
+      doh: { listen: [{ host, port: 0 }] },
+    },
+    loader,
+    log: quiet,
+    cwd,
+  });
 }

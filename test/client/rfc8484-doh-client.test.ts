@@ -85,10 +85,10 @@ describe('lexroute resolve --doh (lexroute serve --doh)', () => {
     expect(JSON.stringify(get).replaceAll(doh, dns)).toBe(JSON.stringify(udp));
   });
 
-  it('--trace names the DoH URL and the https transport', async () => {
+  it('--trace names the DoH URL and the doh transport', async () => {
     const io = captureIo();
     expect(await run(['resolve', MUNICH, '--doh', doh, '--trace'], io)).toBe(0);
-    expect(io.stdout()).toContain(`from ${doh} (https`);
+    expect(io.stdout()).toContain(`from ${doh} (doh`);
     expect(io.stdout()).toContain(`stub mode via ${doh}`);
   });
 

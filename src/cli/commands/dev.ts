@@ -17,7 +17,9 @@ of the sample deployment (zones/, two instances on 127.0.0.1 and 127.0.0.2,
 the second reached through NS delegations with glue) and the jurisdiction
 resolvers the zones' terminal rules point at (catalogue built from
 data/sample-catalogue.jsonl at each start). Prints what runs where and
-commands to try; Ctrl-C (SIGINT) or SIGTERM stops everything.
+commands to try, and a DNS over HTTPS endpoint (RFC 8484) over every zone of
+the chain for stub clients and browsers; Ctrl-C (SIGINT) or SIGTERM stops
+everything.
 
 Options:
   --config FILE     deployment description (default: config/dev.json)
@@ -87,6 +89,12 @@ export function describeChain(
       `  dig @${host} -p ${p} +norec lex.sao-paulo.gov.br NAPTR   # a referral to 127.0.0.2`,
     );
     if (r) lines.push(`  curl -i ${sh(`${r.url}/uri-res/N2L?${first.urn}`)}`);
+    lines.push(
+      '',
+      `DNS over HTTPS (RFC 8484), every zone of the chain behind one URL: ${chain.doh}`,
+      `  npx lexroute resolve --doh ${chain.doh} ${sh(first.urn)}`,
+      `  dig +http-plain @${new URL(chain.doh).hostname} -p ${new URL(chain.doh).port} lex.urn.arpa NAPTR`,
+    );
   }
   lines.push('');
   return lines.join('\n');

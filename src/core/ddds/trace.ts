@@ -35,8 +35,8 @@ export interface CodedError {
 }
 
 /** One NAPTR lookup and what the step function made of it. */
-/** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (RFC 8484). */
-export type DnsProtocol = 'udp' | 'tcp' | 'https';
+/** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (`doh`, RFC 8484). */
+export type DnsProtocol = 'udp' | 'tcp' | 'doh';
 
 export interface NaptrTraceStep {
   readonly kind: 'naptr';
