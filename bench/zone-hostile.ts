@@ -45,7 +45,7 @@ function check(root: string, file: string, extra: string[]): Figure {
       '-f',
       '%M',
       'prlimit',
-      `--data=${2 << 30}`,
+      `--data=${2 ** 31}`,
       process.execPath,
       join(root, 'bin/lexroute.js'),
       'zone',

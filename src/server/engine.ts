@@ -1,17 +1,17 @@
 /**
  * The query engine: one message in, one response out (or nothing). Shared by
- * the UDP and TCP listeners. Zones are compiled at load into response bodies
- * keyed by name and type; a query on the hot path costs one parse, one Map
- * lookup, and one copy into the response buffer.
+ * the UDP and TCP listeners. A name's response bodies are encoded on its
+ * first query and kept, keyed by name and type; a query on the hot path then
+ * costs one parse, one Map lookup, and one copy into the response buffer.
  *
- * The compiled state is immutable and replaced in one assignment on reload
- * (atomic: a query sees the old or the new zones, never a mix).
+ * The zone set and its name index are replaced in one assignment on reload
+ * (atomic: a query sees the old or the new zones, never a mix); the new index
+ * can be built in slices while the old one answers (`setZonesGradually`).
  */
-import type { Zone } from '../core/zone/model.ts';
+import type { Zone, ZoneNode } from '../core/zone/model.ts';
 import {
   findZone,
   findZoneFor,
-  indexZone,
   lookup,
   makeZoneSet,
   TYPE_ANY,
@@ -21,6 +21,7 @@ import {
   type LookupOptions,
   type ZoneSet,
 } from '../core/zone/lookup.ts';
+import { nameKey } from '../core/wire/name.ts';
 import {
   encodeBody,
   fitBody,
@@ -64,6 +65,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
  */
 interface NameEntry {
   readonly zone: IndexedZone;
+  readonly node: ZoneNode;
   type: number;
   body: EncodedBody | undefined;
   more: Map<number, EncodedBody> | undefined;
@@ -169,30 +171,77 @@ export class Engine {
     this.state = this.compile(zones);
   }
 
-  private compile(zones: readonly Zone[]): Compiled {
-    const indexed = zones.map(indexZone);
-    const set = makeZoneSet(indexed);
-    this.building = set;
-    const names = new Map<string, NameEntry>();
-    const negatives = new Map<string, Map<number, EncodedBody>>();
-    for (const z of indexed) {
-      negatives.set(z.originKey, new Map());
-      for (const [key, node] of z.nodes) {
-        // Only the most specific zone answers for a name.
-        if (findZone(set, key) !== z) continue;
-        const entry: NameEntry = { zone: z, type: -1, body: undefined, more: undefined, extra: 0 };
-        for (const type of node.rrsets.keys()) {
-          setEntryBody(
-            entry,
-            type,
-            encodeBody(key, planResponse(lookup(z, key, type, this.lookupUdp), type)),
-          );
-        }
-        names.set(key, entry);
+  /**
+   * Replace every served zone at once, compiling the new state in slices of
+   * about `sliceMs` between which `pause()` lets the event loop run (queries
+   * keep being answered from the current state); the swap is one assignment.
+   */
+  async setZonesGradually(
+    zones: readonly Zone[],
+    pause: () => Promise<void>,
+    now: () => number,
+    sliceMs = 4,
+  ): Promise<void> {
+    const steps = this.compileSteps(zones);
+    for (;;) {
+      const until = now() + sliceMs;
+      let r: IteratorResult<undefined, Compiled>;
+      do {
+        r = this.step(steps);
+      } while (!r.done && now() < until);
+      if (r.done) {
+        this.state = r.value;
+        return;
       }
+      await pause();
     }
-    this.building = undefined;
-    return { set, names, negatives, zones: [...zones] };
+  }
+
+  private compile(zones: readonly Zone[]): Compiled {
+    const steps = this.compileSteps(zones);
+    for (;;) {
+      const r = this.step(steps);
+      if (r.done) return r.value;
+    }
+  }
+
+  /** One step of a compile; the zone set being built is used by chains only meanwhile. */
+  private step(
+    steps: Generator<undefined, Compiled, undefined> & { set?: ZoneSet },
+  ): IteratorResult<undefined, Compiled> {
+    this.building = steps.set;
+    try {
+      return steps.next();
+    } finally {
+      this.building = undefined;
+    }
+  }
+
+  /** The compile as steps of at most ~1024 names (a generator: the caller decides when to pause). */
+  private compileSteps(
+    zones: readonly Zone[],
+  ): Generator<undefined, Compiled, undefined> & { set?: ZoneSet } {
+    function* run(): Generator<undefined, Compiled, undefined> {
+      const indexed: IndexedZone[] = [];
+      for (const zone of zones) {
+        const nodes = new Map<string, ZoneNode>();
+        let k = 0;
+        for (const node of zone.nodes.values()) {
+          nodes.set(nameKey(node.name), node);
+          if ((++k & 1023) === 0) yield;
+        }
+        indexed.push({ zone, originKey: nameKey(zone.origin), nodes });
+      }
+      const set = makeZoneSet(indexed);
+      gen.set = set;
+      const negatives = new Map<string, Map<number, EncodedBody>>();
+      for (const z of indexed) negatives.set(z.originKey, new Map());
+      // Answers are encoded on a name's first query and kept (see bodyFor):
+      // a reload allocates no answer, so the swap is cheap and GC pauses short.
+      return { set, names: new Map(), negatives, zones: [...zones] };
+    }
+    const gen = run() as Generator<undefined, Compiled, undefined> & { set?: ZoneSet };
+    return gen;
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -215,9 +264,22 @@ export class Engine {
     return (s as Latin1Buffer).latin1Slice(0, n);
   }
 
+  /** The entry of a name the zones own (made on its first query), or undefined. */
+  private entryFor(state: Compiled, key: string): NameEntry | undefined {
+    let entry = state.names.get(key);
+    if (entry !== undefined) return entry;
+    // Only the most specific zone answers for a name.
+    const z = findZone(state.set, key);
+    const node = z?.nodes.get(key);
+    if (z === undefined || node === undefined) return undefined;
+    entry = { zone: z, node, type: -1, body: undefined, more: undefined, extra: 0 };
+    state.names.set(key, entry);
+    return entry;
+  }
+
   private bodyFor(key: string, qtype: number, transport: Transport): EncodedBody {
     const state = this.state;
-    const entry = state.names.get(key);
+    const entry = this.entryFor(state, key);
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
@@ -229,7 +291,9 @@ export class Engine {
         key,
         planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
       );
-      if (entry.extra < this.options.cachePerName) {
+      // The types a name owns are always kept; others up to cachePerName.
+      if (entry.node.rrsets.has(qtype)) setEntryBody(entry, qtype, body);
+      else if (entry.extra < this.options.cachePerName) {
         setEntryBody(entry, qtype, body);
         entry.extra++;
       }

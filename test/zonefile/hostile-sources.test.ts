@@ -192,7 +192,7 @@ describe.skipIf(PRLIMIT.skipReason !== undefined)(
       const child = spawn(
         PRLIMIT.path!,
         [
-          `--data=${1 << 30}`,
+          `--data=${2 ** 31}`, // a worker thread reserves virtual memory of its own
           process.execPath,
           BIN,
           'serve',

@@ -18,6 +18,7 @@ import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { createLogger } from '../../server/log.ts';
 import { startServer, ServerStartError, type ZoneFileLoader } from '../../server/server.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
+import { BackgroundZoneLoader } from '../../zonefile/background.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
@@ -46,7 +47,10 @@ Options:
   -h, --help           show this help
 
 SIGHUP reloads the zones (a zone that fails to load keeps its previous
-version); SIGTERM or SIGINT shuts down cleanly.
+version). Zone files are read, parsed and validated in a worker thread while
+the current zones keep answering; a file whose size and mtime, or whose
+content hash, did not change is not parsed again. SIGTERM or SIGINT shuts
+down cleanly.
 
 Exit codes: 0 stopped by a signal, 1 cannot start (no zone loaded, bad
 configuration, address in use), 2 usage error.
@@ -64,6 +68,27 @@ export function zoneLoaderFor(config: ServerConfig, cwd: string): ZoneFileLoader
       includeDirs,
     });
     return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+  };
+}
+
+/**
+ * The zone loader of `serve`: reading, parsing, building and validating in a
+ * worker thread, the zone handed back as transferred columns; a file whose
+ * content hash did not change is not parsed again.
+ */
+export function backgroundZoneLoaderFor(
+  config: ServerConfig,
+  cwd: string,
+): { loader: ZoneFileLoader; close(): Promise<void> } {
+  const z = config.zoneFiles;
+  const bg = new BackgroundZoneLoader({
+    maxBytes: z.maxBytes,
+    maxEntryChars: z.maxEntryChars,
+    includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
+  });
+  return {
+    loader: (file, origin, previousHash) => bg.load(file, origin, previousHash),
+    close: () => bg.close(),
   };
 }
 
@@ -180,11 +205,12 @@ export const serveCommand: Command = {
       config.log.format === 'auto' ? (io.errIsTTY ? 'pretty' : 'json') : config.log.format;
     const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
 
+    const background = backgroundZoneLoaderFor(config, base);
     let server;
     try {
-      const loader = zoneLoaderFor(config, base);
-      server = await startServer({ config, loader, log, cwd: base });
+      server = await startServer({ config, loader: background.loader, log, cwd: base });
     } catch (e) {
+      await background.close();
       if (e instanceof ServerStartError) {
         log.error('start_failed', { code: e.code, error: e.message });
         return EXIT_FAIL;
@@ -206,6 +232,7 @@ export const serveCommand: Command = {
     offReload();
     log.info('shutting_down', { queries: server.engine.counters.queries });
     await server.close();
+    await background.close();
     log.info('stopped');
     return EXIT_OK;
   },

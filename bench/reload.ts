@@ -1,0 +1,166 @@
+/**
+ * Reload under load (issue 20): `lexroute serve` on a generated zone of
+ * NAPTR records (1,000,000 by default, the size of bench/zone-load.ts)
+ * answers dnsperf at a fixed rate while the zone file changes and SIGHUP
+ * arrives, then is touched (same content) and SIGHUP arrives again. Prints
+ * the queries lost, latency percentiles over the whole run (from dnsperf -v),
+ * the reload times, and the reload time against the initial load time of the
+ * same server in the same run (target: within 1.2x).
+ *
+ *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    rate: { type: 'string', default: '20000' },
+    seconds: { type: 'string', default: '60' },
+  },
+});
+const RECORDS = Number(values.records);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+const ORIGIN = 'lex.reload.bench.';
+const BIN = resolve(import.meta.dirname, '../bin/lexroute.js');
+
+function zoneText(serial: number, extra: string): string {
+  const out: string[] = [
+    `$TTL 3600\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
+  ];
+  for (let i = 0; i < RECORDS; i++)
+    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
+  out.push(extra);
+  return out.join('');
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'lexroute-reload-bench-'));
+const file = join(dir, `${ORIGIN}zone`);
+const queries = join(dir, 'queries.txt');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let logs = '';
+async function waitFor(re: RegExp, from: number, ms = 600_000): Promise<Record<string, unknown>> {
+  for (let t = 0; t < ms; t += 50) {
+    const m = re.exec(logs.slice(from));
+    if (m) return JSON.parse(m[0]) as Record<string, unknown>;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${re}`);
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 1000;
+}
+
+try {
+  writeFileSync(file, zoneText(1, ''));
+  const q: string[] = [];
+  for (let i = 0; i < 10_000; i++) q.push(`j${(i * 7919) % RECORDS}.${ORIGIN} NAPTR`);
+  writeFileSync(queries, q.join('\n') + '\n');
+
+  const t0 = performance.now();
+  const server = spawn(
+    process.execPath,
+    [BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0', '--log-format', 'json'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  server.stderr.setEncoding('utf8');
+  server.stderr.on('data', (d: string) => void (logs += d));
+  const loaded = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, 0);
+  const compiled = await waitFor(/\{[^\n]*"event":"zones_compiled"[^\n]*\}/, 0);
+  const listening = await waitFor(/\{[^\n]*"event":"listening"[^\n]*\}/, 0);
+  const startMs = performance.now() - t0;
+  const port = Number(listening.port);
+
+  /** dnsperf for `seconds` at RATE while `during` runs; answered latencies, sent and lost. */
+  const dnsperf = async (seconds: number, during: () => Promise<void>) => {
+    const perf = spawn(
+      'dnsperf',
+      [
+        '-s',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-d',
+        queries,
+        '-l',
+        String(seconds),
+        '-Q',
+        String(RATE),
+        '-t',
+        '1',
+        '-v',
+        '-q',
+        '1000',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    perf.stdout.setEncoding('utf8');
+    perf.stdout.on('data', (d: string) => void (out += d));
+    const done = new Promise((r) => perf.on('exit', r));
+    await during();
+    await done;
+    const lat: number[] = [];
+    for (const line of out.split('\n')) {
+      const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
+      if (m) lat.push(Number(m[1]));
+    }
+    return {
+      sorted: Float64Array.from(lat).sort(),
+      sent: Number(/Queries sent:\s+(\d+)/.exec(out)?.[1] ?? NaN),
+      lost: /Queries lost:\s+(\d+)/.exec(out)?.[1] ?? '?',
+    };
+  };
+  // Phase 1, the baseline: the same load without any reload.
+  const quiet = await dnsperf(Math.round(SECONDS / 2), async () => {});
+  // Phase 2: a changed file + SIGHUP, then a touched file + SIGHUP.
+  let changed: Record<string, unknown> = {};
+  let changedLoad: Record<string, unknown> = {};
+  let touched: Record<string, unknown> = {};
+  const busy = await dnsperf(SECONDS, async () => {
+    await sleep(5000);
+    let from = logs.length;
+    writeFileSync(
+      file,
+      zoneText(2, `new IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://new/\\\\1!" .\n`),
+    );
+    server.kill('SIGHUP');
+    changed = await waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+    changedLoad = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, from);
+    await sleep(3000);
+    from = logs.length;
+    utimesSync(file, new Date(), new Date(Date.now() + 60_000));
+    server.kill('SIGHUP');
+    touched = await waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+  });
+  server.kill('SIGTERM');
+
+  const initial = Number(loaded.ms) + Number(compiled.ms);
+  console.log(
+    `lexroute serve, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared)`,
+  );
+  console.log(
+    `start: zone_loaded ${loaded.ms} ms (worker) + zones_compiled ${compiled.ms} ms = ${initial} ms; listening after ${startMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `reload (changed file): ${changed.ms} ms (zone_loaded ${changedLoad.ms} ms in the worker); ratio to the initial load: ${(Number(changed.ms) / initial).toFixed(2)}x`,
+  );
+  console.log(`reload (touched, same content): ${touched.ms} ms (hash only)`);
+  for (const [label, r] of [
+    ['no reload (baseline)', quiet],
+    ['with the two reloads', busy],
+  ] as const) {
+    const p = (x: number) => percentile(r.sorted, x).toFixed(2);
+    console.log(
+      `${label.padEnd(22)} sent ${r.sent}, answered ${r.sorted.length}, lost ${r.lost}; latency ms p50 ${p(50)}, p99 ${p(99)}, p99.9 ${p(99.9)}, max ${p(100)}`,
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

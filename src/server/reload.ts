@@ -1,0 +1,287 @@
+/**
+ * Zone reload for the server: which files changed, loading them (through
+ * the loader: in `serve`, a worker thread, so reading, parsing, building and
+ * validating happen off the thread that answers), keeping the previous
+ * version of a zone whose new file fails, warnings on the SOA serial, and the
+ * compile of the new answer set in short slices while the current one keeps
+ * answering; the swap is one assignment.
+ *
+ * A file is unchanged when its size and mtime are (no read at all), or when
+ * the loader recognises its content hash (read off the query path, not
+ * parsed). Per-zone state (`Loaded`: zone, serial, hash) is what IXFR
+ * (differences between versions) and multi-worker serving can build on.
+ */
+import { open, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { Engine } from './engine.ts';
+import type { Logger } from './log.ts';
+import {
+  compareSerials,
+  expandZoneSources,
+  soaSerial,
+  type ZoneSourceSpec,
+} from '../zonefile/sources.ts';
+
+export interface ZoneLoadResult {
+  readonly zone?: Zone;
+  readonly diagnostics: readonly ZoneDiagnostic[];
+  /** Content hash of the file read (lets the next reload skip an unchanged file). */
+  readonly hash?: string;
+  /** The content hash equals `previousHash`: the file was not parsed. */
+  readonly unchanged?: boolean;
+}
+
+/**
+ * Loads one zone file (the zone-file module's `loadZoneFile`, in a worker or
+ * not); `origin` is the one given explicitly for the file, else the file name
+ * or content names it; `previousHash` is the content hash of the version
+ * served (a loader may then answer `unchanged`).
+ */
+export type ZoneFileLoader = (
+  file: string,
+  origin: string | undefined,
+  previousHash?: string,
+) => Promise<ZoneLoadResult>;
+
+export interface ReloadReport {
+  readonly loaded: number;
+  readonly unchanged: number;
+  readonly failed: number;
+  readonly removed: number;
+  readonly zones: number;
+  /** Time the reload took, compile included. */
+  readonly ms: number;
+}
+
+/** One served zone and what identifies its file's version. */
+interface Loaded {
+  readonly zone: Zone;
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly serial: number | undefined;
+  readonly hash: string | undefined;
+}
+
+/** What one file's reload gave. */
+type FileOutcome = 'loaded' | 'unchanged' | 'failed' | 'incomplete';
+
+/** A file still being written: it does not end with a newline, or it changed while we looked. */
+async function looksIncomplete(file: string, st: { size: number; mtimeMs: number }) {
+  await new Promise((r) => setTimeout(r, 100));
+  let again;
+  try {
+    again = await stat(file);
+  } catch {
+    return true;
+  }
+  if (again.size !== st.size || again.mtimeMs !== st.mtimeMs) return true;
+  if (!again.isFile() || again.size === 0) return false;
+  let fh;
+  try {
+    fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const b = Buffer.alloc(1);
+    await fh.read(b, 0, 1, again.size - 1);
+    return b[0] !== 0x0a;
+  } catch {
+    return false;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Log a reloaded zone's serial when it went backwards or stayed while the file changed (as BIND does). */
+function checkSerial(
+  log: Logger,
+  file: string,
+  prev: Loaded | undefined,
+  zone: Zone,
+  serial: number | undefined,
+) {
+  if (
+    !prev ||
+    prev.zone.origin !== zone.origin ||
+    serial === undefined ||
+    prev.serial === undefined
+  )
+    return;
+  const order = compareSerials(serial, prev.serial);
+  if (order < 0 || (order === 0 && serial !== prev.serial)) {
+    log.warn('zone_serial_backwards', {
+      file,
+      origin: zone.origin,
+      serial,
+      previous: prev.serial,
+      note: 'secondaries and caches keep the old version (RFC 1982 serial arithmetic)',
+    });
+  } else if (serial === prev.serial) {
+    log.warn('zone_serial_unchanged', {
+      file,
+      origin: zone.origin,
+      serial,
+      note: 'the file changed but the SOA serial did not: secondaries will not transfer it',
+    });
+  }
+}
+
+function logDiagnostics(log: Logger, file: string, diagnostics: readonly ZoneDiagnostic[]) {
+  for (const d of diagnostics) {
+    const fields = {
+      file,
+      code: d.code,
+      message: d.message,
+      ...(d.position ? { line: d.position.line, column: d.position.column } : {}),
+    };
+    if (d.severity === 'error') log.error('zone_diagnostic', fields);
+    else log.warn('zone_diagnostic', fields);
+  }
+}
+
+export interface ReloaderOptions {
+  readonly specs: readonly ZoneSourceSpec[];
+  readonly cwd: string;
+  readonly loader: ZoneFileLoader;
+  readonly engine: Engine;
+  readonly log: Logger;
+  /** Ask for another reload shortly (a file was still being written). */
+  readonly retrySoon: () => void;
+}
+
+const pause = () => new Promise<void>((r) => setImmediate(r));
+const now = () => performance.now();
+
+export class ZoneReloader {
+  private readonly o: ReloaderOptions;
+  private current = new Map<string, Loaded>();
+  private running: Promise<ReloadReport> | undefined;
+  private incompleteTries = 0;
+
+  constructor(options: ReloaderOptions) {
+    this.o = options;
+  }
+
+  /** Re-read the sources; reloads are serial (a second request waits for the first, then runs). */
+  reload(watching = false): Promise<ReloadReport> {
+    const go = () => this.run(watching);
+    const run = (this.running ?? Promise.resolve()).then(go, go);
+    const tracked = run.finally(() => {
+      if (this.running === tracked) this.running = undefined;
+    });
+    this.running = tracked;
+    return run;
+  }
+
+  /** Resolves once no reload is running. */
+  async idle(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
+  private async run(watching: boolean): Promise<ReloadReport> {
+    const t0 = now();
+    const files = await expandZoneSources(this.o.specs, this.o.cwd);
+    const next = new Map<string, Loaded>();
+    const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
+    for (const { file, origin } of files) counts[await this.file(file, origin, next, watching)]++;
+    // Files still being written are tried again shortly (at most 20 times, then read as they are).
+    if (counts.incomplete > 0) {
+      this.incompleteTries++;
+      this.o.retrySoon();
+    } else this.incompleteTries = 0;
+    const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
+    const byOrigin = new Map<string, Zone>();
+    for (const [file, l] of next) {
+      if (byOrigin.has(l.zone.origin)) {
+        this.o.log.error('zone_duplicate_origin', {
+          file,
+          origin: l.zone.origin,
+          served: 'the first file in order',
+        });
+        continue;
+      }
+      byOrigin.set(l.zone.origin, l.zone);
+    }
+    const changed =
+      counts.loaded > 0 ||
+      removed > 0 ||
+      [...next].some(([f, l]) => this.current.get(f)?.zone !== l.zone);
+    if (changed) {
+      const c0 = now();
+      await this.o.engine.setZonesGradually([...byOrigin.values()], pause, now);
+      this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: Math.round(now() - c0) });
+    }
+    this.current = next;
+    const { loaded, unchanged, failed } = counts;
+    return { loaded, unchanged, failed, removed, zones: byOrigin.size, ms: Math.round(now() - t0) };
+  }
+
+  /** Reload one file into `next`; the previous version stays when the new one fails. */
+  private async file(
+    file: string,
+    origin: string | undefined,
+    next: Map<string, Loaded>,
+    watching: boolean,
+  ): Promise<FileOutcome> {
+    const log = this.o.log;
+    const prev = this.current.get(file);
+    const keep = () => {
+      if (prev) next.set(file, prev);
+    };
+    let st;
+    try {
+      st = await stat(file);
+    } catch (e) {
+      log.error('zone_unreadable', {
+        file,
+        error: (e as Error).message,
+        keeping: prev ? prev.zone.origin : null,
+      });
+      keep();
+      return 'failed';
+    }
+    if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
+      keep();
+      return 'unchanged';
+    }
+    // A change seen by --watch may be a file still being written: wait for a whole one.
+    if (watching && this.incompleteTries < 20 && (await looksIncomplete(file, st))) {
+      log.info('zone_incomplete', { file, note: 'still being written? retrying shortly' });
+      keep();
+      return 'incomplete';
+    }
+    const started = now();
+    let result: ZoneLoadResult;
+    try {
+      result = await this.o.loader(file, origin, prev?.hash);
+    } catch (e) {
+      const message = (e as Error).message;
+      result = { diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }] };
+    }
+    const ms = Math.round(now() - started);
+    if (result.unchanged && prev) {
+      // Same content (touched, or rewritten identically): remember the new size and mtime.
+      next.set(file, { ...prev, mtimeMs: st.mtimeMs, size: st.size });
+      log.info('zone_unchanged', {
+        file,
+        origin: prev.zone.origin,
+        serial: prev.serial ?? null,
+        ms,
+      });
+      return 'unchanged';
+    }
+    logDiagnostics(log, file, result.diagnostics);
+    const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+    if (!result.zone || errors > 0) {
+      const keeping = prev ? `${prev.zone.origin} (previous version)` : null;
+      log.error('zone_load_failed', { file, errors, ms, keeping });
+      keep();
+      return 'failed';
+    }
+    const zone = result.zone;
+    const serial = soaSerial(zone);
+    checkSerial(log, file, prev, zone, serial);
+    next.set(file, { zone, mtimeMs: st.mtimeMs, size: st.size, serial, hash: result.hash });
+    const records = zone.size;
+    log.info('zone_loaded', { file, origin: zone.origin, serial: serial ?? null, records, ms });
+    return 'loaded';
+  }
+}

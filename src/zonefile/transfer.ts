@@ -1,0 +1,61 @@
+/**
+ * Handing a loaded zone from one thread to another without encoding it
+ * again: a `StoreZone` is its `ZoneStore` columns (typed arrays and 1 MiB
+ * byte arenas) plus a few scalars, so the columns' ArrayBuffers are
+ * transferred (moved, not copied) in a `postMessage` and the zone is put
+ * together again around them on the receiving side in O(1) per column.
+ *
+ * The sending side's store is unusable afterwards (its buffers are detached).
+ * This is the hand-over of the reload worker (`worker.ts`); IXFR and
+ * multi-worker serving can move zones between threads the same way (or put
+ * the arenas on a SharedArrayBuffer, which the same fields allow).
+ */
+import { ZoneStore } from '../core/zone/store.ts';
+import { RRsetView, StoreZone } from '../core/zone/views.ts';
+import type { Zone } from '../core/zone/model.ts';
+
+const TYPE_SOA = 6;
+
+/** A zone as it travels between threads: structured-clonable, with its buffers listed for transfer. */
+export interface PackedZone {
+  /** The store's own fields (columns, arenas, counters, tables). */
+  readonly store: Record<string, unknown>;
+  readonly origin: string;
+  readonly order: Int32Array;
+  readonly cuts: readonly string[];
+  readonly size: number;
+}
+
+function collect(v: unknown, out: Set<ArrayBuffer>): void {
+  if (ArrayBuffer.isView(v)) {
+    if (v.buffer instanceof ArrayBuffer) out.add(v.buffer);
+  } else if (Array.isArray(v)) for (const x of v) collect(x, out);
+}
+
+/** Pack a loaded zone for `postMessage(packed, transfer)`. Undefined for zones not backed by a store. */
+export function packZone(zone: Zone): { packed: PackedZone; transfer: ArrayBuffer[] } | undefined {
+  if (!(zone instanceof StoreZone)) return undefined;
+  const fields: Record<string, unknown> = { ...(zone.store as unknown as Record<string, unknown>) };
+  const buffers = new Set<ArrayBuffer>();
+  for (const v of Object.values(fields)) collect(v, buffers);
+  collect(zone.order, buffers);
+  return {
+    packed: {
+      store: fields,
+      origin: zone.origin,
+      order: zone.order,
+      cuts: zone.cuts,
+      size: zone.size,
+    },
+    transfer: [...buffers],
+  };
+}
+
+/** The zone again, around the received columns (no record is decoded or copied). */
+export function unpackZone(p: PackedZone): Zone {
+  const store = Object.assign(Object.create(ZoneStore.prototype) as ZoneStore, p.store);
+  const apex = store.findName(p.origin);
+  const soa = store.findSet(apex, TYPE_SOA);
+  if (apex < 0 || soa < 0) throw new Error(`packed zone ${p.origin} has no SOA at its apex`);
+  return new StoreZone(store, p.origin, new RRsetView(store, soa), p.order, p.cuts, p.size);
+}

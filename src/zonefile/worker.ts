@@ -1,0 +1,98 @@
+/**
+ * The zone-load worker thread: reads, parses, builds and validates zone
+ * files away from the thread that answers queries, and hands each zone back
+ * as its transferred columns (`transfer.ts`). Before parsing, the file's
+ * SHA-256 is compared with the hash of the version being served: a file that
+ * was only touched is recognised without parsing it.
+ *
+ * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import { loadZoneFile, type LoadOptions } from './load.ts';
+import { packZone, type PackedZone } from './transfer.ts';
+import type { ZoneDiagnostic } from '../core/zone/model.ts';
+
+export interface LoadRequest {
+  readonly id: number;
+  readonly file: string;
+  readonly origin?: string;
+  readonly previousHash?: string;
+  readonly options: Pick<LoadOptions, 'maxBytes' | 'maxEntryChars' | 'includeDirs'>;
+}
+
+export interface LoadReply {
+  readonly id: number;
+  readonly hash?: string;
+  /** The content hash equals `previousHash`: nothing was parsed. */
+  readonly unchanged?: boolean;
+  readonly diagnostics: readonly ZoneDiagnostic[];
+  readonly zone?: PackedZone;
+  /** Time spent in the worker (hash, read, parse, build, validate). */
+  readonly ms: number;
+}
+
+/** SHA-256 of a regular file (undefined when it is not one or cannot be read: the load reports why). */
+async function hashFile(file: string): Promise<string | undefined> {
+  let fh;
+  try {
+    fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!(await fh.stat()).isFile()) return undefined;
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      h.update(buf.subarray(0, bytesRead));
+    }
+    return h.digest('hex');
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close();
+  }
+}
+
+async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
+  const t0 = performance.now();
+  const hash = await hashFile(req.file);
+  if (hash !== undefined && hash === req.previousHash) {
+    return {
+      reply: { id: req.id, hash, unchanged: true, diagnostics: [], ms: performance.now() - t0 },
+      transfer: [],
+    };
+  }
+  const r = await loadZoneFile(req.file, {
+    ...req.options,
+    ...(req.origin !== undefined ? { origin: req.origin } : {}),
+  });
+  const packed = r.zone ? packZone(r.zone) : undefined;
+  const reply: LoadReply = {
+    id: req.id,
+    ...(hash !== undefined ? { hash } : {}),
+    diagnostics: r.diagnostics,
+    ...(packed ? { zone: packed.packed } : {}),
+    ms: performance.now() - t0,
+  };
+  return { reply, transfer: packed?.transfer ?? [] };
+}
+
+parentPort?.on('message', (req: LoadRequest) => {
+  handle(req).then(
+    ({ reply, transfer }) => parentPort!.postMessage(reply, transfer),
+    (e: unknown) =>
+      parentPort!.postMessage({
+        id: req.id,
+        diagnostics: [
+          {
+            code: 'ZONE_LOAD_FAILED',
+            message: `loading ${req.file} failed: ${e instanceof Error ? e.message : String(e)}`,
+            severity: 'error',
+          },
+        ],
+        ms: 0,
+      } satisfies LoadReply),
+  );
+});
