@@ -1,19 +1,36 @@
 #!/usr/bin/env node
-// lexroute CLI entry. Runs the TypeScript sources directly (Node 24 strips
-// types); a build in dist/ (npm run build) is preferred when present.
+// lexroute CLI entry.
+//
+// - From a checkout (src/ is here): run the TypeScript sources, always. Node
+//   24 strips the types; a dist/ left by an earlier `npm run build` is never
+//   used, so an edit to src/ is never hidden by a stale build.
+// - From an installed package (no src/): run the build in dist/, which
+//   `npm pack` made (prepack) and which runs on Node 22 and 24.
+// The Node version is checked on both paths before anything is imported.
 import { existsSync } from 'node:fs';
 
-const major = Number(process.versions.node.split('.')[0]);
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+const source = new URL('../src/cli/main.ts', import.meta.url);
 const built = new URL('../dist/cli/main.js', import.meta.url);
-if (!existsSync(built) && major < 24) {
-  process.stderr.write(
-    `lexroute needs Node 24 or later (this is ${process.version}).\n` +
-      "Run it as 'npx lexroute ...' or 'npm run lexroute -- ...' from the project,\n" +
-      'which use the Node 24 that npm ci installs, or build it with npm run build.\n',
-  );
+const fromCheckout = existsSync(source);
+
+function stop(message) {
+  process.stderr.write(`lexroute: ${message}\n`);
   process.exit(2);
 }
-const { main } = existsSync(built)
-  ? await import(built.href)
-  : await import(new URL('../src/cli/main.ts', import.meta.url).href);
+
+if (fromCheckout && major < 24) {
+  stop(
+    `running from the project's sources needs Node 24 or later (this is ${process.version}).\n` +
+      "Run it as 'npx lexroute ...' or 'npm run lexroute -- ...' from the project,\n" +
+      'which use the Node 24 that npm ci installs.',
+  );
+}
+if (!fromCheckout && (major < 22 || (major === 22 && minor < 19))) {
+  stop(`lexroute needs Node 22.19 or later, or Node 24 (this is ${process.version}).`);
+}
+if (!fromCheckout && !existsSync(built)) {
+  stop('this copy has neither src/ nor dist/: reinstall the package (npm pack builds dist/).');
+}
+const { main } = await import((fromCheckout ? source : built).href);
 await main();

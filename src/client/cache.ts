@@ -13,7 +13,7 @@
  */
 import type { RecordType } from 'dns-packet';
 import type { LookupResult, Resolver } from './lookup.ts';
-import { canonicalName } from './wire.ts';
+import { canonicalName } from './names.ts';
 
 export interface CacheOptions {
   /** Most entries kept (default 10,000). */

@@ -20,10 +20,10 @@
  */
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import type { HttpExchange } from '../core/ddds/trace.ts';
-import { thttpUrl } from '../core/ddds/walk.ts';
 import { HttpStepError } from './errors.ts';
+import { parseUriList, splitHttpUrl, type ThttpService } from './thttp-url.ts';
 
-export type ThttpService = 'N2L' | 'N2Ls' | 'N2C';
+export { parseUriList, splitHttpUrl, thttpUrl, type ThttpService } from './thttp-url.ts';
 
 export interface HttpStepOptions {
   /** Whole step, all redirects included, in ms (default 10,000). */
@@ -59,59 +59,6 @@ export type HttpStepResult =
       readonly body: string;
       readonly exchanges: readonly HttpExchange[];
     };
-
-/** Split an absolute http(s) URL into origin and the raw path+query (no fragment). */
-export function splitHttpUrl(raw: string): { origin: string; path: string } {
-  const m = /^(https?):\/\/([^/?#]+)([^#]*)/i.exec(raw);
-  if (!m) {
-    throw new HttpStepError(
-      'HTTP_UNSUPPORTED_SCHEME',
-      `'${raw}' is not an absolute http or https URL; only THTTP over HTTP(S) is supported`,
-      { url: raw },
-    );
-  }
-  const origin = `${(m[1] as string).toLowerCase()}://${m[2] as string}`;
-  try {
-    new URL(origin);
-  } catch {
-    throw new HttpStepError('HTTP_BAD_URL', `'${raw}' has an invalid host or port`, { url: raw });
-  }
-  let path = m[3] ?? '';
-  if (path === '' || path.startsWith('?')) path = `/${path}`;
-  if (/[^\u0021-\u00ff]/.test(path)) {
-    throw new HttpStepError(
-      'HTTP_BAD_URL',
-      `'${raw}' contains a space or control character in its path`,
-      { url: raw },
-    );
-  }
-  return { origin, path };
-}
-
-/** The THTTP request URL (`http(s)://host:port/uri-res/<service>?<AUS>`), from the DDDS core. */
-export { thttpUrl };
-
-/**
- * The URIs of a text/uri-list body: `#` lines are comments, any of CRLF, LF
- * or CR ends a line, blank lines are skipped. Each URI must be absolute.
- */
-export function parseUriList(text: string, base?: string): string[] {
-  const out: string[] = [];
-  const lines = text.split(/\r\n|\r|\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] ?? '').trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (!URL.canParse(line)) {
-      throw new HttpStepError(
-        'HTTP_BAD_URL',
-        `text/uri-list line ${i + 1} is not an absolute URI: '${line.slice(0, 200)}'`,
-        base === undefined ? {} : { url: base },
-      );
-    }
-    out.push(line);
-  }
-  return out;
-}
 
 function header(
   h: Record<string, string | string[] | undefined>,

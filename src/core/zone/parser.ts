@@ -14,7 +14,6 @@ import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './n
 import { ByteWriter, encodeRdataTokens, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from './rdata.ts';
 import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
 
-export { decodeRdata, encodeRdata } from './packet.ts';
 export { rrToPresentation } from './writer.ts';
 
 export interface ParseOptions {

@@ -1,0 +1,22 @@
+/**
+ * `lexroute/catalogue`: the resolver's catalogue. The pure URN-to-URL
+ * matching (RFC 9676 section 10.3) over any `CatalogueReader`, an in-memory
+ * catalogue, and the SQLite catalogue (`node:sqlite`) with import and export
+ * (JSON Lines, CSV).
+ */
+export * from './core/catalogue/index.ts';
+export {
+  SqliteCatalogue,
+  CatalogueError,
+  CatalogueWriter,
+  type OpenOptions,
+} from './catalogue/store.ts';
+export {
+  importFile,
+  type ImportOptions,
+  type ImportRowError,
+  type ImportSummary,
+  type RowFormat,
+} from './catalogue/import.ts';
+export { exportCatalogue, exportRows } from './catalogue/export.ts';
+export { ensureCatalogue, BUNDLED_SAMPLE } from './catalogue/open.ts';

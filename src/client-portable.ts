@@ -1,0 +1,30 @@
+/**
+ * The part of `lexroute/client` that opens no socket and uses no Node
+ * built-in (what the `browser` export condition gives): error classes and
+ * codes, trace formatting, the DNS cache, THTTP URLs and text/uri-list,
+ * server addresses and resolv.conf text, and the result and trace types.
+ */
+export { ClientError, DnsError, HttpStepError, isNotFound } from './client/errors.ts';
+export { formatTrace } from './client/trace-format.ts';
+export { CachingResolver, DnsCache, type CacheOptions } from './client/cache.ts';
+export { parseUriList, splitHttpUrl, thttpUrl, type ThttpService } from './client/thttp-url.ts';
+export {
+  formatServer,
+  ipVersion,
+  parseResolvConf,
+  parseServerAddress,
+  type ServerAddress,
+} from './client/server-address.ts';
+export { canonicalName, sameName } from './client/names.ts';
+export type {
+  ClientOptions,
+  Handoff,
+  HandoffResult,
+  ResolvedResult,
+  ResolveOptions,
+  ResolveResult,
+  Service as ResolveService,
+  Trace,
+  TraceStep,
+} from './client/resolve.ts';
+export type { LookupResult as DnsLookupResult, Resolver as DnsResolver } from './client/lookup.ts';

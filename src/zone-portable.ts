@@ -1,0 +1,53 @@
+/**
+ * The part of `lexroute/zone` that uses no Node built-in (what the `browser`
+ * export condition gives): parse zone text, build and validate a zone, write
+ * it back, lint NAPTR records, look names up. `lexroute/zone` adds reading
+ * files and directories, and dns-packet's structured RDATA views.
+ */
+export type { Diagnostic, Result, Severity, Span } from './core/diagnostics.ts';
+export type {
+  ResourceRecord,
+  RRset,
+  SourcePosition,
+  Zone,
+  ZoneDiagnostic,
+  ZoneNode,
+} from './core/zone/model.ts';
+export { CLASS_IN } from './core/zone/model.ts';
+export {
+  parseZoneChunks,
+  parseZoneText,
+  type ExpectDirective,
+  type ParseOptions,
+  type ParseResult,
+} from './core/zone/parser.ts';
+export {
+  buildStoreZone,
+  buildZone,
+  type BuildOptions,
+  type BuildResult,
+} from './core/zone/build.ts';
+export { ZoneStore, type RecordSink } from './core/zone/store.ts';
+export { rrToPresentation, writeZone } from './core/zone/writer.ts';
+export {
+  checkExpectations,
+  lintJurisdictionPattern,
+  lintNaptrRecords,
+  naptrFields,
+  parseExpect,
+} from './core/zone/naptr-lint.ts';
+export { canonicalSortKey, compareNames, nameToText, nameToWire } from './core/zone/names.ts';
+export { typeName, TYPE_CODES } from './core/zone/types.ts';
+export {
+  findZone,
+  findZoneFor,
+  indexZone,
+  lookup,
+  makeZoneSet,
+  type IndexedZone,
+  type LookupKind,
+  type LookupOptions,
+  type LookupResult,
+  type PlacedRRset,
+  type ZoneSet,
+} from './core/zone/lookup.ts';
