@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /** Path of an external program, or undefined when it is not installed. */
 export function which(program: string): string | undefined {
@@ -29,3 +30,23 @@ export function toolOrSkip(program: string): { path: string | undefined; skipRea
 export const SHARED = process.env.LEXROUTE_SHARED
   ? process.env.LEXROUTE_SHARED.replace(/\/?$/, '/')
   : new URL('../../../shared/', import.meta.url).pathname;
+
+/**
+ * An external corpus under SHARED (`rel`, a file or folder), or the reason it
+ * is absent. The corpora are not in the repository (see the README, "Test
+ * corpora"): on a fresh clone without `../shared` the tests that read them
+ * are skipped with this reason; in CI a missing corpus fails.
+ */
+export function corpusOrSkip(rel: string): { path: string; skipReason?: string } {
+  const path = SHARED + rel;
+  if (existsSync(path)) return { path };
+  const reason = `external corpus ${rel} is not in ${SHARED} (README, "Test corpora")`;
+  if (process.env.CI) throw new Error(`${reason}; it is required in CI`);
+  console.warn(`skipped: ${reason}`);
+  return { path, skipReason: reason };
+}
+
+/** A suite title that says why it is skipped, when it is. */
+export function titled(title: string, c: { skipReason?: string }): string {
+  return c.skipReason === undefined ? title : `${title} (skipped: ${c.skipReason})`;
+}

@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatLexUrn, parseLexUrn, toDnsKey } from '../../src/core/urn/index.ts';
-import { SHARED } from '../helpers/tools.ts';
+import { corpusOrSkip, titled } from '../helpers/tools.ts';
+
+const rfcText = corpusOrSkip('spec/rfc9676-lex-urn-namespace.txt');
 import { checkSpans, codeOf, mustParse, summary } from './helpers.ts';
 
 interface Example {
@@ -493,24 +495,27 @@ const FRAGMENTS: Example[] = [
 ];
 
 describe('RFC 9676 example URNs', () => {
-  it('the list covers every complete urn:lex: example of the RFC text', () => {
-    const rfc = readFileSync(`${SHARED}spec/rfc9676-lex-urn-namespace.txt`, 'utf8');
-    const found = new Set<string>();
-    for (const m of rfc.matchAll(/urn:lex:[^\s"]+/g)) {
-      if (m[0].includes('...') || m[0].includes('U+')) continue;
-      const s = m[0].replace(/[".,)]+$/, '');
-      if (s.split(':').length < 5) continue;
-      found.add(s);
-    }
-    const ours = EXAMPLES.map((e) => e.urn);
-    // A wrapped example appears as its first line in the text: it must start one of ours.
-    for (const s of found)
-      expect(
-        ours.some((u) => u === s || u.startsWith(s)),
-        s,
-      ).toBe(true);
-    expect(found.size).toBeGreaterThanOrEqual(25);
-  });
+  it.skipIf(rfcText.skipReason !== undefined)(
+    titled('the list covers every complete urn:lex: example of the RFC text', rfcText),
+    () => {
+      const rfc = readFileSync(rfcText.path, 'utf8');
+      const found = new Set<string>();
+      for (const m of rfc.matchAll(/urn:lex:[^\s"]+/g)) {
+        if (m[0].includes('...') || m[0].includes('U+')) continue;
+        const s = m[0].replace(/[".,)]+$/, '');
+        if (s.split(':').length < 5) continue;
+        found.add(s);
+      }
+      const ours = EXAMPLES.map((e) => e.urn);
+      // A wrapped example appears as its first line in the text: it must start one of ours.
+      for (const s of found)
+        expect(
+          ours.some((u) => u === s || u.startsWith(s)),
+          s,
+        ).toBe(true);
+      expect(found.size).toBeGreaterThanOrEqual(25);
+    },
+  );
 
   for (const ex of [...EXAMPLES, ...FRAGMENTS]) {
     it(`section ${ex.section}: ${ex.urn}`, () => {

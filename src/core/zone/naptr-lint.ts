@@ -125,7 +125,7 @@ function diag(
 /**
  * Warnings on the jurisdiction part of a LEX pattern (`^urn:lex:<code>...`):
  * - NAPTR_JURISDICTION_UNBOUNDED: the code is not followed by `[;:]` (or `;`,
- *   `:`, `$`), so `br` would also match `brx` (digest section 13 notes);
+ *   `:`, `$`), so `br` would also match `brx` (docs/ddds.md section 8);
  * - NAPTR_UNESCAPED_DOT: a `.` in the code is the ERE "any character"
  *   (`un.org` also matches `unxorg`); write `\.`.
  */
@@ -153,7 +153,7 @@ export function lintJurisdictionPattern(ere: string): { code: string; message: s
   if (!boundedAt(ere, i)) {
     out.push({
       code: 'NAPTR_JURISDICTION_UNBOUNDED',
-      message: `the jurisdiction in ${JSON.stringify(ere)} is not followed by [;:], so a longer code also matches (br matches brx); add [;:] (digest section 13)`,
+      message: `the jurisdiction in ${JSON.stringify(ere)} is not followed by [;:], so a longer code also matches (br matches brx); add [;:] (docs/ddds.md section 8)`,
     });
   }
   return out;
@@ -195,7 +195,7 @@ function jurisdictionAtom(
   if (c === 0x2e && i + 1 < n && isAlnum(ere.charCodeAt(i + 1))) {
     out.push({
       code: 'NAPTR_UNESCAPED_DOT',
-      message: `unescaped '.' in the jurisdiction code of ${JSON.stringify(ere)} matches any character; write \\. (digest section 13)`,
+      message: `unescaped '.' in the jurisdiction code of ${JSON.stringify(ere)} matches any character; write \\. (docs/ddds.md section 8)`,
     });
     return i + 1;
   }
@@ -287,7 +287,7 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
     warnings = [
       {
         code: 'NAPTR_UNANCHORED',
-        message: `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (decisions.md item 1); anchor it ^...$`,
+        message: `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (docs/ddds.md section 1); anchor it ^...$`,
       },
     ];
   const j = lintJurisdictionPattern(ere);
@@ -739,7 +739,7 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
     add(
       'NAPTR_NO_REWRITE',
       'error',
-      'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (digest 15.15)',
+      'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (RFC 3403 section 4.1; docs/ddds.md section 6)',
     );
   const flags = memo.flagsOf(f.flags);
   if (flags.kind === 'unusable') add(flags.code, 'error', flags.message, f.flags);
@@ -750,7 +750,7 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
     add(
       'NAPTR_TERMINAL_NO_PROTOCOL',
       'warning',
-      `a terminal "${flag}" record names no protocol in SERVICES; clients skip it (RFC 2915 section 2, digest 15.21)`,
+      `a terminal "${flag}" record names no protocol in SERVICES; clients skip it (RFC 2915 section 2; docs/ddds.md section 6)`,
       f.services,
     );
   let found: RegexpFindings | undefined;
