@@ -1,0 +1,473 @@
+/**
+ * lexroute as a user gets it: `npm pack` (prepack builds dist/), the tarball
+ * installed into a fresh project with `npm ci --offline` (from the tarball
+ * and the npm cache, resolved by a lockfile made from the project's own), and
+ * then, on Node 22 and on Node 24:
+ *   - the CLI: `npx lexroute --help`, `urn parse --json`, `zone check` on a
+ *     sample zone, `serve` answering `dig`;
+ *   - an ES module importing every entry point and calling one function of each;
+ *   - the programs of examples/, run against the installed package;
+ * and once: a TypeScript consumer compiled by tsc under moduleResolution
+ * nodenext and bundler with skipLibCheck off, and the tarball's file list.
+ *
+ * Node 24 is the pinned devDependency (the Node running the tests). Node 22
+ * is the npm package `node@22`, installed once into node_modules/.cache
+ * (about 5 s and 30 MB from the registry the first time, then reused): a
+ * second `node` devDependency would fight over node_modules/.bin/node.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolOrSkip } from '../helpers/tools.ts';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const NODE22_VERSION = '22.23.3';
+const NODE22_DIR = path.join(REPO, 'node_modules/.cache', `lexroute-node-${NODE22_VERSION}`);
+const exec = promisify(execFile);
+const dig = toolOrSkip('dig');
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run a program to its end; a non-zero exit is a result, not an exception. */
+async function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeout?: number },
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 120_000);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+function expectOk(r: Run, what: string): void {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}\n${r.stderr}\n${r.stdout}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** The Node 22 binary (npm package node@22), installed once into node_modules/.cache. */
+async function node22(): Promise<string> {
+  const bin = path.join(NODE22_DIR, 'node_modules/node/bin/node');
+  if (!existsSync(bin)) {
+    mkdirSync(NODE22_DIR, { recursive: true });
+    writeFileSync(
+      path.join(NODE22_DIR, 'package.json'),
+      JSON.stringify({ private: true, allowScripts: { node: true } }),
+    );
+    const r = await run(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        `node@${NODE22_VERSION}`,
+      ],
+      { cwd: NODE22_DIR, timeout: 240_000 },
+    );
+    expectOk(r, `npm install node@${NODE22_VERSION}`);
+  }
+  return bin;
+}
+
+/** package.json and a lockfile for a project that depends on the tarball only. */
+function consumerProject(dir: string, tarball: string): void {
+  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, Record<string, unknown> & { dependencies?: Record<string, string> }>;
+  };
+  const own = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    bin: Record<string, string>;
+    engines: Record<string, string>;
+  };
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  const spec = `file:${path.basename(tarball)}`;
+  const packages: Record<string, unknown> = {
+    '': { name: 'consumer', dependencies: { lexroute: spec } },
+    'node_modules/lexroute': {
+      version: own.version,
+      resolved: spec,
+      integrity,
+      license: 'MIT',
+      dependencies: own.dependencies,
+      bin: own.bin,
+      engines: own.engines,
+    },
+  };
+  // The runtime dependencies and theirs, as the project's lockfile pins them.
+  const todo = Object.keys(own.dependencies);
+  while (todo.length > 0) {
+    const key = `node_modules/${todo.pop()!}`;
+    if (key in packages) continue;
+    const entry = { ...lock.packages[key] };
+    if (entry.version === undefined) throw new Error(`${key} is not in package-lock.json`);
+    delete entry.dev;
+    delete entry.devOptional;
+    delete entry.peer;
+    packages[key] = entry;
+    todo.push(...Object.keys(entry.dependencies ?? {}));
+  }
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'consumer',
+      private: true,
+      type: 'module',
+      dependencies: { lexroute: spec },
+    }),
+  );
+  writeFileSync(
+    path.join(dir, 'package-lock.json'),
+    JSON.stringify({ name: 'consumer', lockfileVersion: 3, requires: true, packages }, null, 2),
+  );
+}
+
+/** Imports every entry point and calls one function of each. */
+const CONSUMER_MJS = `
+import { parseLexUrn } from 'lexroute';
+import * as urn from 'lexroute/urn';
+import * as ddds from 'lexroute/ddds';
+import * as zone from 'lexroute/zone';
+import * as client from 'lexroute/client';
+import * as server from 'lexroute/server';
+import * as resolver from 'lexroute/resolver';
+import * as catalogue from 'lexroute/catalogue';
+import * as dev from 'lexroute/dev';
+
+const sub = ddds.parseSubstitution('!^urn:lex:([a-z]+)[;:].*$!\\\\1.lex-routing.nic.it!i');
+const store = new catalogue.SqliteCatalogue(process.argv[2]);
+const out = {
+  lexroute: parseLexUrn('urn:lex:it:stato:legge:2000-04-03;56').ok,
+  urn: urn.normalizeLexUrn('URN:LEX:IT:Stato:Legge:2000-04-03;56').canonical,
+  ddds: ddds.applySubstitution(sub.expr, 'urn:lex:it:stato:legge:2000-04-03;56').output,
+  zone: zone.parseZoneText('@ 3600 IN NAPTR 100 10 "" "" "" lex-nameserver.nic.it.\\n', {
+    origin: 'lex.urn.arpa.',
+  }).records.length,
+  client: client.formatServer(client.parseServerAddress('[::1]:5353')),
+  server: server.validateServerConfig({ listen: ['127.0.0.1:5353'] }).errors.length,
+  resolver: resolver.validateResolverConfig({}).ok,
+  catalogue: store.counts().works,
+  dev: dev.formatListen({ host: '::1', port: 5300 }),
+};
+store.close();
+console.log(JSON.stringify(out));
+`;
+
+const CONSUMER_TS = `
+import { parseLexUrn, resolveLexUrn, type ResolveResult } from 'lexroute';
+import { toDnsKey, type LexUrn } from 'lexroute/urn';
+import { dddsStep, type NaptrRecord } from 'lexroute/ddds';
+import { parseZoneText, type Zone } from 'lexroute/zone';
+import { LexClient, DnsTransport, type Trace } from 'lexroute/client';
+import { startServer, type RunningServer } from 'lexroute/server';
+import { createResolverApp, type ResolverApp } from 'lexroute/resolver';
+import { SqliteCatalogue, MemoryCatalogue } from 'lexroute/catalogue';
+import { startDevChain } from 'lexroute/dev';
+
+const parsed = parseLexUrn('urn:lex:it:stato:legge:2000-04-03;56');
+const urn: LexUrn | undefined = parsed.ok ? parsed.urn : undefined;
+const key: string = toDnsKey('lex.example').ok ? 'ok' : 'bad';
+const records: NaptrRecord[] = [];
+let zone: Zone | undefined;
+let result: ResolveResult | undefined;
+let trace: Trace | undefined;
+let running: RunningServer | undefined;
+let app: ResolverApp | undefined;
+export const all = [urn, key, records, zone, result, trace, running, app, dddsStep, parseZoneText,
+  resolveLexUrn, LexClient, DnsTransport, startServer, createResolverApp, SqliteCatalogue,
+  MemoryCatalogue, startDevChain];
+`;
+
+/** Files the tarball may hold: what a user runs and reads. */
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^CHANGELOG\.md$/,
+  /^LICENSE$/,
+  /^bin\/lexroute\.js$/,
+  /^dist\/.+\.(js|d\.ts|js\.map)$/,
+  /^zones\/.+/,
+  /^config\/.+\.(json|md)$/,
+  /^data\/sample-catalogue\.jsonl$/,
+];
+const ENTRIES = [
+  'index',
+  'urn',
+  'ddds',
+  'zone',
+  'client',
+  'server',
+  'resolver',
+  'catalogue',
+  'dev',
+];
+
+describe('the npm package (npm pack, installed offline into a fresh project)', () => {
+  let tmp: string;
+  let project: string;
+  let files: string[] = [];
+  let tarballBytes = 0;
+  const nodes: { name: string; bin: string }[] = [];
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'lexroute-pack-'));
+    const pack = await run('npm', ['pack', '--json', '--pack-destination', tmp], {
+      cwd: REPO,
+      timeout: 240_000,
+    });
+    expectOk(pack, 'npm pack');
+    const info = (
+      JSON.parse(pack.stdout) as { filename: string; size: number; files: { path: string }[] }[]
+    )[0]!;
+    files = info.files.map((f) => f.path);
+    tarballBytes = info.size;
+
+    project = path.join(tmp, 'consumer');
+    mkdirSync(project);
+    cpSync(path.join(tmp, info.filename), path.join(project, info.filename));
+    consumerProject(project, path.join(project, info.filename));
+    const started = performance.now();
+    const install = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], {
+      cwd: project,
+      timeout: 240_000,
+    });
+    expectOk(install, 'npm ci --offline of the tarball');
+    console.log(
+      `package: ${(tarballBytes / 1024).toFixed(1)} KiB tarball, ${files.length} files; ` +
+        `npm ci --offline in a fresh project: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    for (const f of readdirSync(path.join(REPO, 'examples'))) {
+      cpSync(path.join(REPO, 'examples', f), path.join(project, f));
+    }
+    writeFileSync(path.join(project, 'consumer.mjs'), CONSUMER_MJS);
+    nodes.push({ name: 'Node 22', bin: await node22() });
+    nodes.push({ name: 'Node 24', bin: process.execPath });
+  }, 600_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the tarball holds dist/, bin/, the samples, README, CHANGELOG and LICENSE, nothing else', () => {
+    expect(files.filter((f) => !ALLOWED.some((re) => re.test(f)))).toEqual([]);
+    for (const e of ENTRIES) {
+      expect(files).toContain(`dist/${e}.js`);
+      expect(files).toContain(`dist/${e}.d.ts`);
+      expect(files).toContain(`dist/${e}.js.map`);
+    }
+    for (const f of ['LICENSE', 'README.md', 'CHANGELOG.md', 'bin/lexroute.js'])
+      expect(files).toContain(f);
+    expect(files).toContain('data/sample-catalogue.jsonl');
+    expect(files).toContain('zones/nic.it.zone');
+    expect(files).toContain('config/server.json');
+    expect(files.some((f) => /^(src|test|bench|examples|\.ci)\//.test(f))).toBe(false);
+  });
+
+  it('a TypeScript consumer compiles with tsc (nodenext and bundler, skipLibCheck off)', async () => {
+    writeFileSync(path.join(project, 'consumer.ts'), CONSUMER_TS);
+    const base = {
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      target: 'es2023',
+      types: ['node'],
+      typeRoots: [path.join(project, 'node_modules/@types')],
+    };
+    const configs = {
+      'tsconfig.nodenext.json': { ...base, module: 'nodenext', moduleResolution: 'nodenext' },
+      'tsconfig.bundler.json': { ...base, module: 'esnext', moduleResolution: 'bundler' },
+    };
+    const tsc = path.join(REPO, 'node_modules/typescript/bin/tsc');
+    for (const [name, compilerOptions] of Object.entries(configs)) {
+      writeFileSync(
+        path.join(project, name),
+        JSON.stringify({ compilerOptions, files: ['consumer.ts'] }),
+      );
+      const r = await run(process.execPath, [tsc, '-p', name], { cwd: project });
+      expect(`${name}: ${r.stdout}${r.stderr}`).toBe(`${name}: `);
+      expect(r.code).toBe(0);
+    }
+  }, 180_000);
+
+  for (const which of ['Node 22', 'Node 24']) {
+    describe(which, () => {
+      const node = () => nodes.find((n) => n.name === which)!.bin;
+      const env = (): NodeJS.ProcessEnv => ({
+        ...process.env,
+        PATH: `${path.dirname(node())}${path.delimiter}${process.env.PATH ?? ''}`,
+      });
+      const lexroute = (args: string[], input?: string) =>
+        run('npx', ['--offline', '--no-install', 'lexroute', ...args], {
+          cwd: project,
+          env: env(),
+          ...(input !== undefined && { input }),
+        });
+
+      it('runs the installed CLI: --help, urn parse --json, zone check', async () => {
+        const version = await run(node(), ['--version'], { cwd: project });
+        expect(version.stdout.trim().split('.')[0]).toBe(which === 'Node 22' ? 'v22' : 'v24');
+        const help = await lexroute(['--help']);
+        expectOk(help, 'lexroute --help');
+        expect(help.stdout).toContain('Usage: lexroute <command>');
+        expect(help.stderr).not.toMatch(/ERR_|Error/);
+
+        const parsed = await lexroute([
+          'urn',
+          'parse',
+          '--json',
+          'urn:lex:it:stato:legge:2000-04-03;56~art1',
+        ]);
+        expectOk(parsed, 'urn parse');
+        expect(JSON.parse(parsed.stdout)).toMatchObject({ ok: true });
+
+        const checked = await lexroute([
+          'zone',
+          'check',
+          'node_modules/lexroute/zones/lex.senado.gov.br.zone',
+        ]);
+        expectOk(checked, 'zone check');
+        expect(checked.stdout).toMatch(/1 zone loaded: 0 errors, 0 warnings/);
+      }, 90_000);
+
+      it.skipIf(dig.skipReason !== undefined)(
+        'lexroute serve answers dig, and the resolve example follows the chain through it',
+        async () => {
+          const port = await freePort();
+          // The installed bin itself: npx would stand between the signal and the server.
+          const serve: ChildProcess = spawn(
+            path.join(project, 'node_modules/.bin/lexroute'),
+            ['serve', '--zones', 'node_modules/lexroute/zones', '--listen', `127.0.0.1:${port}`],
+            { cwd: project, env: env(), stdio: ['ignore', 'ignore', 'pipe'] },
+          );
+          let log = '';
+          serve.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+          try {
+            for (let i = 0; i < 600 && !log.includes('listening'); i++) {
+              if (serve.exitCode !== null) throw new Error(`serve exited: ${log}`);
+              await new Promise((r) => setTimeout(r, 50));
+            }
+            expect(log).toContain('listening');
+            const { stdout } = await exec(dig.path!, [
+              `@127.0.0.1`,
+              '-p',
+              String(port),
+              '+norec',
+              '+short',
+              'lex.urn.arpa',
+              'NAPTR',
+            ]);
+            expect(stdout.trim()).toBe('100 10 "" "" "" lex-nameserver.nic.it.');
+            const resolved = await run(
+              node(),
+              [
+                'resolve-with-trace.ts',
+                'urn:lex:it:stato:legge:2000-04-03;56~art1',
+                '--server',
+                `127.0.0.1:${port}`,
+                '--no-http',
+              ],
+              { cwd: project },
+            );
+            expectOk(resolved, 'resolve-with-trace.ts');
+            expect(resolved.stdout).toContain('step 1  NAPTR lex.urn.arpa.');
+            expect(resolved.stdout.trim().split('\n').at(-1)).toMatch(
+              /\/uri-res\/N2L\?urn:lex:it:stato:legge:2000-04-03;56~art1$/,
+            );
+          } finally {
+            const closed = new Promise((r) => serve.once('close', r));
+            serve.kill('SIGTERM');
+            await closed;
+          }
+          expect(serve.exitCode).toBe(0);
+        },
+        90_000,
+      );
+
+      it('an ES module imports every entry point and calls one function of each', async () => {
+        const db = path.join(tmp, `${which.replace(' ', '')}.sqlite`);
+        const r = await run(node(), ['consumer.mjs', db], { cwd: project });
+        expectOk(r, 'consumer.mjs');
+        expect(JSON.parse(r.stdout)).toEqual({
+          lexroute: true,
+          urn: 'urn:lex:it:stato:legge:2000-04-03;56',
+          ddds: 'it.lex-routing.nic.it',
+          zone: 1,
+          client: '[::1]:5353',
+          server: 0,
+          resolver: true,
+          catalogue: 0,
+          dev: '[::1]:5300',
+        });
+      }, 90_000);
+
+      it('runs the examples against the installed package', async () => {
+        const batch = await run(node(), ['normalize-batch.ts'], {
+          cwd: project,
+          input: 'URN:LEX:IT:Stato:Legge:2000-04-03;56\n',
+        });
+        expectOk(batch, 'normalize-batch.ts');
+        expect(JSON.parse(batch.stdout)).toMatchObject({
+          canonical: 'urn:lex:it:stato:legge:2000-04-03;56',
+        });
+        const lint = await run(
+          node(),
+          ['lint-zone.ts', 'node_modules/lexroute/zones/nic.it.zone'],
+          {
+            cwd: project,
+          },
+        );
+        expectOk(lint, 'lint-zone.ts');
+        expect(lint.stdout).toMatch(/^nic\.it\. \d+ records: 0 errors/m);
+        const embedded = await run(node(), ['embedded-resolver.ts'], { cwd: project });
+        expectOk(embedded, 'embedded-resolver.ts');
+        expect(embedded.stdout).toContain(
+          '-> 303 https://www.normattiva.it/uri-res/N2Ls?urn:nir:stato:legge:2000-04-03;56#art1',
+        );
+      }, 90_000);
+    });
+  }
+});
