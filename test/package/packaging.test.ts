@@ -150,6 +150,9 @@ function consumerProject(dir: string, tarball: string): void {
     delete entry.peer;
     packages[key] = entry;
     todo.push(...Object.keys(entry.dependencies ?? {}));
+    // Optional dependencies (pg's pg-cloudflare) are in the lock when npm resolved them.
+    const optional = Object.keys((entry.optionalDependencies as Record<string, string>) ?? {});
+    todo.push(...optional.filter((d) => `node_modules/${d}` in lock.packages));
   }
   writeFileSync(
     path.join(dir, 'package.json'),
