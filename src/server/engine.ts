@@ -22,6 +22,7 @@ import {
   type ZoneSet,
 } from '../core/zone/lookup.ts';
 import { nameKey } from '../core/wire/name.ts';
+import { indexDnssec } from '../core/zone/dnssec.ts';
 import {
   encodeBody,
   fitBody,
@@ -72,6 +73,9 @@ interface NameEntry {
   extra: number;
 }
 
+/** Added to the type of a DO body in a name's entry (types are 16-bit). */
+const DO_KEY = 0x10000;
+
 function entryBody(entry: NameEntry, type: number): EncodedBody | undefined {
   if (entry.type === type) return entry.body;
   return entry.more?.get(type);
@@ -114,6 +118,7 @@ function emptyBody(rcode: number): EncodedBody {
     sections: [],
     counts: [],
     required: [],
+    attached: [],
   };
 }
 
@@ -230,7 +235,10 @@ export class Engine {
           nodes.set(nameKey(node.name), node);
           if ((++k & 1023) === 0) yield;
         }
-        indexed.push({ zone, originKey: nameKey(zone.origin), nodes });
+        const originKey = nameKey(zone.origin);
+        // A signed zone's NSEC/NSEC3 chain, for the proofs of DO answers.
+        const dnssec = indexDnssec(originKey, nodes);
+        indexed.push(dnssec ? { zone, originKey, nodes, dnssec } : { zone, originKey, nodes });
       }
       const set = makeZoneSet(indexed);
       gen.set = set;
@@ -277,24 +285,31 @@ export class Engine {
     return entry;
   }
 
-  private bodyFor(key: string, qtype: number, transport: Transport): EncodedBody {
+  private bodyFor(
+    key: string,
+    qtype: number,
+    transport: Transport,
+    dnssecOk: boolean,
+  ): EncodedBody {
     const state = this.state;
     const entry = this.entryFor(state, key);
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
+      const signed = dnssecOk && entry.zone.dnssec !== undefined;
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
-        return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype));
+        return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype, signed));
       }
-      const cached = entryBody(entry, qtype);
+      const slot = signed ? qtype + DO_KEY : qtype;
+      const cached = entryBody(entry, slot);
       if (cached !== undefined) return cached;
       const body = encodeBody(
         key,
-        planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype),
+        planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype, signed),
       );
       // The types a name owns are always kept; others up to cachePerName.
-      if (entry.node.rrsets.has(qtype)) setEntryBody(entry, qtype, body);
+      if (entry.node.rrsets.has(qtype)) setEntryBody(entry, slot, body);
       else if (entry.extra < this.options.cachePerName) {
-        setEntryBody(entry, qtype, body);
+        setEntryBody(entry, slot, body);
         entry.extra++;
       }
       return body;
@@ -305,6 +320,9 @@ export class Engine {
       return REFUSED_BODY;
     }
     const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
+    // A signed negative answer proves the name's absence: its body depends on the name.
+    if (dnssecOk && r.zone.dnssec !== undefined)
+      return encodeBody(key, planResponse(r, qtype, true));
     if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
       // The negative body (SOA in authority) depends only on the question's length.
       const neg = state.negatives.get(r.zone.originKey)!;
@@ -361,7 +379,7 @@ export class Engine {
       this.counters.notimp++;
       body = NOTIMP_BODY;
     } else {
-      body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport);
+      body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
     }
     return this.write(msg, q, body, transport);
   }
@@ -377,7 +395,18 @@ export class Engine {
       limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
     } else limit = 512;
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
-    if (f.tc) this.counters.truncated++;
+    if (f.tc) {
+      this.counters.truncated++;
+      // As BIND: a truncated EDNS response carries no records (the client retries
+      // over TCP), so no RRset goes out without the RRSIGs a DO query needs
+      // (RFC 4035 section 3.1.1: "the name server MUST set the TC bit").
+      if (q.edns) {
+        f.length = 0;
+        f.ancount = 0;
+        f.nscount = 0;
+        f.arcount = 0;
+      }
+    }
     const size = 12 + qlen + f.length + optLen;
     const out = Buffer.allocUnsafe(size);
     out[0] = msg[0]!;

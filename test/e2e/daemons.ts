@@ -216,8 +216,11 @@ export async function startUnbound(
   port: number,
   stubs: readonly { origin: string; host: string; port: number }[],
   probe: string,
+  /** DNSKEY or DS records (presentation form): with them Unbound validates (DNSSEC). */
+  trustAnchors: readonly string[] = [],
 ): Promise<Daemon> {
   const dir = daemonDir('unbound');
+  const validating = trustAnchors.length > 0;
   const conf = path.join(dir, 'unbound.conf');
   writeConf(
     conf,
@@ -237,7 +240,8 @@ export async function startUnbound(
   so-reuseport: no
   access-control: 127.0.0.0/8 allow
   do-not-query-localhost: no
-  module-config: "iterator"
+  module-config: "${validating ? 'validator iterator' : 'iterator'}"
+${trustAnchors.map((a) => `  trust-anchor: "${a.replace(/\s+/g, ' ')}"\n`).join('')}  local-zone: "test." nodefault
   harden-referral-path: no
   qname-minimisation: yes
   val-log-level: 0

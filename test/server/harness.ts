@@ -120,6 +120,8 @@ export interface QueryOptions {
       };
   opcode?: number;
   qclass?: number;
+  /** Checking Disabled (RFC 4035 section 3.2.2). */
+  cd?: boolean;
 }
 
 /** Build a query message. */
@@ -163,6 +165,7 @@ export function buildQuery(qname: string, qtype: string | number, o: QueryOption
     msg.writeUInt16BE(o.qclass, end - 2);
   }
   if (o.opcode !== undefined) msg[2] = (msg[2]! & 0x87) | ((o.opcode & 0xf) << 3);
+  if (o.cd) msg[3] = msg[3]! | 0x10;
   if (o.edns) {
     const e = o.edns === true ? {} : o.edns;
     const opts = e.options ?? [];

@@ -20,10 +20,12 @@ import {
   TYPE_SRV,
   TYPE_SVCB,
   TYPE_HTTPS,
+  TYPE_RRSIG,
   type IndexedZone,
   type LookupResult,
 } from './lookup.ts';
 import { ByteWriter } from '../wire/bytes.ts';
+import { addDnssec } from './answer-dnssec.ts';
 import { keyIsSubdomain, keyLabelOffsets, ROOT_KEY, wireToKey } from '../wire/name.ts';
 
 /** AliasMode records followed in one additional section (BIND follows a bounded chain too). */
@@ -47,6 +49,8 @@ export interface SectionRRset {
   readonly rdatas: readonly Uint8Array[];
   /** Glue that must fit (RFC 9471): when it does not, the response is truncated (TC). */
   readonly required?: boolean;
+  /** An RRSIG that belongs to the RRset before it: an additional RRset is sent with it or not at all. */
+  readonly attached?: boolean;
 }
 
 export interface ResponsePlan {
@@ -57,8 +61,40 @@ export interface ResponsePlan {
   readonly additional: readonly SectionRRset[];
 }
 
-function place(ownerKey: string, rrset: RRset, ttl = rrset.ttl, required = false): SectionRRset {
+export function place(
+  ownerKey: string,
+  rrset: RRset,
+  ttl = rrset.ttl,
+  required = false,
+): SectionRRset {
   return { ownerKey, type: rrset.type, ttl, rdatas: rrset.records.map((r) => r.rdata), required };
+}
+
+/**
+ * An RRset placed in a section; the RRSIGs of one owner are split by the
+ * type they cover, each group with its own TTL (RFC 4034 section 3: an
+ * RRSIG's TTL is that of the RRset it covers), as BIND answers a query for
+ * type RRSIG.
+ */
+export function placeSplit(ownerKey: string, rrset: RRset): SectionRRset[] {
+  if (rrset.type !== TYPE_RRSIG) return [place(ownerKey, rrset)];
+  const groups = new Map<number, { ttl: number; rdatas: Uint8Array[] }>();
+  for (const rec of rrset.records) {
+    const rd = rec.rdata;
+    const covered = rd.length >= 2 ? (rd[0]! << 8) | rd[1]! : 0;
+    const g = groups.get(covered);
+    if (g === undefined) groups.set(covered, { ttl: rec.ttl, rdatas: [rd] });
+    else {
+      g.rdatas.push(rd);
+      if (rec.ttl < g.ttl) g.ttl = rec.ttl;
+    }
+  }
+  return [...groups.values()].map((g) => ({
+    ownerKey,
+    type: TYPE_RRSIG,
+    ttl: g.ttl,
+    rdatas: g.rdatas,
+  }));
 }
 
 /**
@@ -218,10 +254,19 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
   return out;
 }
 
-/** The sections for a lookup result of a query for `qtype`. */
-export function planResponse(r: LookupResult, qtype: number): ResponsePlan {
+/**
+ * The sections for a lookup result of a query for `qtype`; with `dnssec`
+ * (the query's DO bit) and a signed zone, the RRSIGs and NSEC/NSEC3 proofs
+ * too (`answer-dnssec.ts`).
+ */
+export function planResponse(r: LookupResult, qtype: number, dnssec = false): ResponsePlan {
+  const plan = planPlain(r, qtype);
+  return dnssec ? addDnssec(plan, r, qtype) : plan;
+}
+
+function planPlain(r: LookupResult, qtype: number): ResponsePlan {
   const z = r.zone;
-  const answer = r.answer.map((p) => place(p.ownerKey, p.rrset));
+  const answer = r.answer.flatMap((p) => placeSplit(p.ownerKey, p.rrset));
   switch (r.kind) {
     case 'answer':
       return {
@@ -319,6 +364,7 @@ export interface EncodedBody {
   readonly sections: readonly number[];
   readonly counts: readonly number[];
   readonly required: readonly boolean[];
+  readonly attached: readonly boolean[];
 }
 
 export interface EncodeOptions {
@@ -385,6 +431,7 @@ export function encodeBody(
   const sections: number[] = [];
   const counts: number[] = [];
   const required: boolean[] = [];
+  const attached: boolean[] = [];
   const tally = [0, 0, 0];
   // The writer is shared: nothing below may call encodeBody again.
   const all = [plan.answer, plan.authority, plan.additional];
@@ -421,6 +468,7 @@ export function encodeBody(
       sections.push(section);
       counts.push(set.rdatas.length);
       required.push(set.required === true);
+      attached.push(set.attached === true);
     }
   }
   return {
@@ -434,6 +482,7 @@ export function encodeBody(
     sections: shared(sections),
     counts: shared(counts),
     required: shared(required),
+    attached: shared(attached),
   };
 }
 
@@ -514,6 +563,12 @@ export function fitBody(body: EncodedBody, limit: number, out: Fitted): Fitted {
   for (let i = 0; i < body.ends.length; i++) {
     if (body.ends[i]! > limit) {
       if (body.sections[i]! < 2 || body.required[i]) out.tc = true;
+      // RFC 4035 section 3.1.1 lets the RRSIGs of additional data go; we drop the
+      // RRset with them, so that no signed RRset travels without its signature.
+      else if (body.attached[i] && i > 0 && body.sections[i - 1] === 2) {
+        tally[2]! -= body.counts[i - 1]!;
+        length = i > 1 ? body.ends[i - 2]! : 0;
+      }
       break;
     }
     length = body.ends[i]!;

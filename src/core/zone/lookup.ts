@@ -7,6 +7,7 @@
  * `../wire/name.ts`), so the server can look up straight from query octets.
  */
 import type { RRset, Zone, ZoneNode } from './model.ts';
+import { indexDnssec, type DnssecIndex } from './dnssec.ts';
 import {
   keyIsSubdomain,
   keyLabelOffsets,
@@ -27,6 +28,7 @@ export const TYPE_NAPTR = 35;
 export const TYPE_DNAME = 39;
 export const TYPE_DS = 43;
 export const TYPE_RRSIG = 46;
+export const TYPE_NSEC = 47;
 export const TYPE_SVCB = 64;
 export const TYPE_HTTPS = 65;
 export const TYPE_ANY = 255;
@@ -36,18 +38,28 @@ export interface IndexedZone {
   readonly zone: Zone;
   readonly originKey: string;
   readonly nodes: ReadonlyMap<string, ZoneNode>;
+  /** The NSEC or NSEC3 chain of a signed zone (apex DNSKEY and RRSIG); undefined when unsigned. */
+  readonly dnssec?: DnssecIndex;
 }
 
 export function indexZone(zone: Zone): IndexedZone {
   const nodes = new Map<string, ZoneNode>();
   for (const node of zone.nodes.values()) nodes.set(nameKey(node.name), node);
-  return { zone, originKey: nameKey(zone.origin), nodes };
+  const originKey = nameKey(zone.origin);
+  const dnssec = indexDnssec(originKey, nodes);
+  return dnssec ? { zone, originKey, nodes, dnssec } : { zone, originKey, nodes };
 }
 
 /** An RRset placed in a response under `ownerKey` (differs from the RRset's owner when synthesized). */
 export interface PlacedRRset {
   readonly ownerKey: string;
   readonly rrset: RRset;
+  /** The node the RRset came from (its RRSIGs live there); none for a synthesized CNAME. */
+  readonly node?: ZoneNode;
+  /** The zone of that node (for the proofs of a wildcard step). */
+  readonly zone?: IndexedZone;
+  /** True when synthesized from a wildcard (RFC 4592): a signed answer proves the name's absence. */
+  readonly wildcard?: boolean;
 }
 
 export type LookupKind =
@@ -183,7 +195,12 @@ export function lookup(
       const isName = j === 0;
       // RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except
       // that DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1).
-      if (j !== originIndex && node.isDelegation && !(isName && qtype === TYPE_DS)) {
+      // NSEC at a cut is parent-side data too (RFC 4035 section 2.3), as BIND answers it.
+      if (
+        j !== originIndex &&
+        node.isDelegation &&
+        !(isName && (qtype === TYPE_DS || (qtype === TYPE_NSEC && node.rrsets.has(TYPE_NSEC))))
+      ) {
         const ns = node.rrsets.get(TYPE_NS)!;
         return {
           kind: 'referral',
@@ -200,7 +217,7 @@ export function lookup(
         if (dname && dname.records.length > 0) {
           const target = wireToKey(dname.records[0]!.rdata);
           const next = keyReplaceSuffix(key, candKey, target);
-          answer.push({ ownerKey: candKey, rrset: dname });
+          answer.push({ ownerKey: candKey, rrset: dname, node, zone: z });
           if (next === undefined)
             return { kind: 'yxdomain', answer, finalKey: key, wildcard: false, zone: z };
           answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
@@ -227,8 +244,16 @@ export function lookup(
 
     const cname = node.rrsets.get(TYPE_CNAME);
     // RFC 1035 section 3.2.3: QTYPE * matches all types, CNAME included, so ANY is not chased.
-    if (cname && qtype !== TYPE_CNAME && qtype !== TYPE_ANY) {
-      answer.push({ ownerKey: key, rrset: cname });
+    // RFC 4035 section 2.5 / RFC 4034: RRSIG and NSEC live beside a CNAME and are
+    // answered from its owner, as BIND does.
+    if (
+      cname &&
+      qtype !== TYPE_CNAME &&
+      qtype !== TYPE_ANY &&
+      qtype !== TYPE_RRSIG &&
+      qtype !== TYPE_NSEC
+    ) {
+      answer.push({ ownerKey: key, rrset: cname, node, zone: z, wildcard });
       const rd = cname.records[0]?.rdata;
       if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard, zone: z };
       key = wireToKey(rd);
@@ -238,12 +263,12 @@ export function lookup(
     if (qtype === TYPE_ANY) {
       const sets = anyRRsets(node, options.any);
       if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
-      for (const s of sets) answer.push({ ownerKey: key, rrset: s });
+      for (const s of sets) answer.push({ ownerKey: key, rrset: s, node, zone: z, wildcard });
       return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
     }
     const set = node.rrsets.get(qtype);
     if (set) {
-      answer.push({ ownerKey: key, rrset: set });
+      answer.push({ ownerKey: key, rrset: set, node, zone: z, wildcard });
       return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
     }
     return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };

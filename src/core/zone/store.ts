@@ -498,7 +498,12 @@ export class ZoneStore implements RecordSink {
       });
       return;
     }
-    if (ttl !== this.setTtl[s]) {
+    // RRSIGs at one owner cover different types: each covered type is its own
+    // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
+    // to the TTL of the RRset"), so differing TTLs among them are no fault.
+    if (ttl !== this.setTtl[s] && type === 46) {
+      if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
+    } else if (ttl !== this.setTtl[s]) {
       // RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same";
       // a client treats differing TTLs as the smallest; so does this server.
       if (!(this.setFlags[s]! & SET_MIXED_REPORTED)) {
