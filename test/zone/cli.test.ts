@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,7 +49,7 @@ describe('lexroute zone check', () => {
         '24 NAPTR_EXPECT_SYNTAX',
       ].sort(),
     );
-    expect(lines.at(-1)).toBe('1 file, 20 records, 1 zone loaded: 13 errors, 5 warnings');
+    expect(lines.at(-1)).toBe('1 file, 20 records, 1 zone loaded: 12 errors, 6 warnings');
   });
 
   it('checks a directory, and --json gives the same counts', async () => {
@@ -63,8 +63,8 @@ describe('lexroute zone check', () => {
       files: { file: string; origin: string; loaded: boolean }[];
     };
     expect(out.ok).toBe(false);
-    expect(out.errors).toBe(13);
-    expect(out.warnings).toBe(5);
+    expect(out.errors).toBe(12);
+    expect(out.warnings).toBe(6);
     expect(out.files.map((f) => f.origin).sort()).toEqual(['bad.example.', 'example.']);
   });
 
@@ -132,5 +132,34 @@ describe('lexroute zone print', () => {
     expect(io.stderr()).toMatch(/broken\.example\.zone:3:6: ZONE_BAD_IPV4 /);
     expect(io.stderr()).toMatch(/ZONE_NO_SOA/);
     expect(io.stdout()).toBe('');
+  });
+});
+
+describe('an unknown NAPTR flag is a warning (RFC 3404 section 4.3: clients skip the record)', () => {
+  it('zone check exits 0 on it, and 1 with --strict', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lexroute-flag-'));
+    const file = `${dir}/flags.example.zone`;
+    writeFileSync(
+      file,
+      [
+        '$ORIGIN flags.example.',
+        '$TTL 3600',
+        '@ SOA ns hostmaster 1 7200 3600 1209600 300',
+        '@ NS ns',
+        'ns A 192.0.2.1',
+        '@ NAPTR 100 10 "x" "" "" next.flags.example.',
+        '@ NAPTR 200 10 "" "" "!^urn:lex:it[;:].*$!next.flags.example!" .',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const io = captureIo();
+      expect(await zoneCommand.run(['check', file], io)).toBe(0);
+      expect(io.stdout()).toMatch(/:6:\d+: NAPTR_FLAG_UNKNOWN /);
+      expect(io.stdout()).toContain('0 errors, 1 warning');
+      expect(await zoneCommand.run(['check', '--strict', file], captureIo())).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

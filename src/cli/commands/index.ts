@@ -15,7 +15,8 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'zone',
-    summary: 'check, print, build and explain zone files (check | print | build | explain)',
+    summary:
+      'check, print, build, explain and sign zone files (check | print | build | explain | sign | keygen)',
     load: async () => (await import('./zone.ts')).zoneCommand,
   },
   {

@@ -16,17 +16,22 @@ import {
   type LoadResult,
 } from '../../zonefile/load.ts';
 import { parseCommandArgs } from '../args.ts';
+import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
+import { signZoneFile } from '../../dnssec/sign.ts';
+import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
 const MAIN_HELP = `Usage: lexroute zone <subcommand> [options]
 
-Check and print RFC 1035 zone files (the files the routing server loads).
+Check, print and sign RFC 1035 zone files (the files the routing server loads).
 
 Subcommands:
   check <files or dirs...>  parse, validate and lint zone files
   print <file>              print a zone in canonical presentation form
   build <table>             write the zone a routing table (YAML/JSON) describes
   explain <files...>        print the routing table a zone's NAPTR rules implement
+  sign <file> --keys DIR    sign a zone (DNSSEC) into a new file
+  keygen <zone>             make DNSSEC keys (BIND's K*.key/.private files)
 
 Options:
   -h, --help  show this help (also: lexroute zone <subcommand> --help)
@@ -48,7 +53,9 @@ Checks: RFC 1035 syntax (all errors of a file), one SOA and NS at the apex,
 CNAME beside other data, DS at the apex, missing glue, name server and MX/SRV
 targets that are aliases or have no address, TTL range, mixed TTLs,
 duplicates, out-of-zone data (a warning: ignored, as BIND does), wildcards
-that are not the leftmost label; NAPTR lint (REGEXP syntax on the client's own engine,
+that are not the leftmost label; in a signed zone (DNSKEY at the apex),
+the RRSIGs of every authoritative RRset (missing, expired, not yet valid, no
+such key, or not verifying: ZONE_RRSIG_*); NAPTR lint (REGEXP syntax on the client's own engine,
 REGEXP xor REPLACEMENT, flags, SERVICES syntax, U output, anchoring,
 jurisdiction boundaries [;:], unescaped dots, PREFERENCE used as ORDER);
 and "; expect <urn> -> <result>" comment directives, which apply the NAPTR
@@ -148,6 +155,8 @@ async function checkFile(
     ...r.diagnostics,
     ...lintNaptrRecords(r.records),
     ...checkExpectations(r.expects, r.records),
+    // A signed zone: every authoritative RRset has a valid, current RRSIG (as dnssec-verify).
+    ...(r.zone ? verifyZoneSignatures(r.zone, Math.floor(Date.now() / 1000)) : []),
   ];
   return { ...r, all };
 }
@@ -246,9 +255,123 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
+const SIGN_HELP = `Usage: lexroute zone sign <file> --keys DIR [--nsec3] [--opt-out] [-o OUT]
+                         [--origin NAME] [--validity DAYS]
+
+Sign a zone with DNSSEC (RFC 4033-4035): the zone's keys are the
+K<zone>+<alg>+<id>.private files (and their .key files) in DIR, made by
+"lexroute zone keygen" or BIND's dnssec-keygen; algorithms 8 (RSASHA256),
+13 (ECDSAP256SHA256) and 15 (ED25519). Keys with the SEP flag (257) sign
+the DNSKEY RRset and the others everything else; a single kind of key (a
+CSK) signs everything. Earlier RRSIG/NSEC/NSEC3 records are replaced.
+Denial of existence is NSEC, or NSEC3 with --nsec3 (RFC 9276: SHA-1, no
+salt, 0 extra iterations; --opt-out leaves insecure delegations out).
+Signatures start an hour ago and end after --validity days (default 30),
+less a random jitter of up to an eighth of it, so they do not all expire
+together. The SOA serial is raised by one above the input's and the
+previous output's. The output (default <file>.signed) loads in
+"lexroute serve", BIND, Knot and NSD, and passes dnssec-verify.
+
+Options:
+  --keys DIR      folder of the zone's key files (required)
+  --nsec3         NSEC3 instead of NSEC
+  --opt-out       NSEC3 opt-out (with --nsec3)
+  -o, --out FILE  output file (default: <file>.signed)
+  --origin NAME   zone apex (default: from the file, as zone check)
+  --validity DAYS signature validity (default 30)
+  -h, --help      show this help
+
+Exit codes: 0 signed, 1 the zone or a key is invalid, 2 usage error.
+`;
+
+const KEYGEN_HELP = `Usage: lexroute zone keygen <zone> [--algorithm 13|15|8] [--csk] [--dir DIR]
+
+Make DNSSEC keys for <zone> in BIND's format (K<zone>+<alg>+<id>.key with
+the DNSKEY record, .private with the private key, mode 0600), usable by
+"lexroute zone sign" and BIND's dnssec-signzone. By default a KSK (flags
+257) and a ZSK (256); --csk makes one combined key (257). The KSK's DNSKEY
+is the trust anchor (or gives the DS for the parent zone).
+
+Options:
+  --algorithm A  13 ECDSAP256SHA256 (default), 15 ED25519, 8 RSASHA256 (2048 bits)
+  --csk          one combined signing key instead of a KSK and a ZSK
+  --dir DIR      where to write the files (default: the current folder)
+  -h, --help     show this help
+
+Exit codes: 0 made, 1 failure, 2 usage error.
+`;
+
+async function sign(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    keys: { type: 'string' },
+    nsec3: { type: 'boolean' },
+    'opt-out': { type: 'boolean' },
+    out: { type: 'string', short: 'o' },
+    origin: { type: 'string' },
+    validity: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.out(SIGN_HELP);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1) throw new UsageError('zone sign takes exactly one zone file');
+  if (values.keys === undefined) throw new UsageError('zone sign needs --keys DIR');
+  if (values['opt-out'] && !values.nsec3) throw new UsageError('--opt-out needs --nsec3');
+  const validity = values.validity === undefined ? 30 : Number(values.validity);
+  if (!Number.isInteger(validity) || validity < 1 || validity > 3650)
+    throw new UsageError('--validity takes a number of days from 1 to 3650');
+  const file = positionals[0]!;
+  try {
+    const r = await signZoneFile(file, {
+      keysDir: values.keys,
+      out: values.out ?? `${file}.signed`,
+      nsec3: values.nsec3 === true,
+      optOut: values['opt-out'] === true,
+      validityDays: validity,
+      ...(values.origin !== undefined ? { origin: values.origin } : {}),
+    });
+    io.out(
+      `${r.origin} signed (serial ${r.serial}, ${r.rrsets} RRsets, ${r.records} records) with ${r.keys.join(', ')} -> ${values.out ?? `${file}.signed`}\n`,
+    );
+    return EXIT_OK;
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? 'SIGN_FAILED';
+    io.err(`lexroute zone sign: ${code}: ${(e as Error).message}\n`);
+    return EXIT_FAIL;
+  }
+}
+
+async function keygen(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    algorithm: { type: 'string' },
+    csk: { type: 'boolean' },
+    dir: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.out(KEYGEN_HELP);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1) throw new UsageError('zone keygen takes exactly one zone name');
+  const alg = algorithmOf(values.algorithm ?? '13');
+  if (alg === undefined)
+    throw new UsageError(
+      `--algorithm ${values.algorithm}: 13 (ECDSAP256SHA256), 15 (ED25519) or 8 (RSASHA256)`,
+    );
+  const raw = positionals[0]!;
+  const origin = raw.endsWith('.') ? raw.toLowerCase() : `${raw.toLowerCase()}.`;
+  const dir = values.dir ?? '.';
+  const made = [await generateKey(dir, origin, alg, true)];
+  if (!values.csk) made.push(await generateKey(dir, origin, alg, false));
+  for (const k of made) io.out(`${k.basename}\n`);
+  return EXIT_OK;
+}
+
 export const zoneCommand: Command = {
   name: 'zone',
-  summary: 'check, print, build and explain zone files (check | print | build | explain)',
+  summary:
+    'check, print, build, explain and sign zone files (check | print | build | explain | sign | keygen)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === undefined) {
@@ -263,6 +386,10 @@ export const zoneCommand: Command = {
     if (sub === 'print') return print(rest, io);
     if (sub === 'build') return (await import('./zone-routes.ts')).zoneBuild(rest, io);
     if (sub === 'explain') return (await import('./zone-routes.ts')).zoneExplain(rest, io);
-    throw new UsageError(`unknown subcommand '${sub}' (check | print | build | explain)`);
+    if (sub === 'sign') return sign(rest, io);
+    if (sub === 'keygen') return keygen(rest, io);
+    throw new UsageError(
+      `unknown subcommand '${sub}' (check | print | build | explain | sign | keygen)`,
+    );
   },
 };

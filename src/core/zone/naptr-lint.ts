@@ -742,7 +742,16 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
       'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (RFC 3403 section 4.1; docs/ddds.md section 6)',
     );
   const flags = memo.flagsOf(f.flags);
-  if (flags.kind === 'unusable') add(flags.code, 'error', flags.message, f.flags);
+  // RFC 3404 section 4.3 reserves the other letters and tells clients to skip
+  // such a record: BIND, Knot and NSD load it and lexroute serves it, so an
+  // unknown flag is a warning (--strict fails on it); a malformed field stays an error.
+  if (flags.kind === 'unusable')
+    add(
+      flags.code,
+      flags.code === 'NAPTR_FLAG_UNKNOWN' ? 'warning' : 'error',
+      flags.message,
+      f.flags,
+    );
   const services = memo.servicesOf(f.services);
   if (!services.ok) add(services.code, 'error', services.message, f.services);
   const flag = flags.kind === 'flag' ? flags.flag : undefined;
