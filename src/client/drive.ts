@@ -38,6 +38,10 @@ export interface DriverHost {
   dispatcher(): Dispatcher;
   pinHost(host: string, address: string): void;
   readonly httpTimeoutMs: number | undefined;
+  /** Require AD on every lookup (`resolve --dnssec`). */
+  readonly dnssec?: boolean;
+  /** True when the servers answer (name, type) with CD set: a SERVFAIL was a validation failure. */
+  answersWithCd?(name: string, type: RecordType, signal?: AbortSignal): Promise<boolean>;
 }
 
 /** A failed walk: its code, message, trace and cause. */
@@ -88,26 +92,29 @@ function advance(
   switch (need.kind) {
     case 'naptr': {
       const l = host.lookupRaw(need.key, 'NAPTR', signal);
-      if (!('then' in l)) return walk.naptr(naptrFeed(l.result, true, host));
+      if (!('then' in l))
+        return walk.naptr(secured(host, l.result) ?? naptrFeed(l.result, true, host));
       return l.then(
-        (r) => walk.naptr(naptrFeed(r, false, host)),
-        (e: unknown) => walk.naptr(errorFeed(e)),
+        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false, host)),
+        (e: unknown) => failed(host, need.key, 'NAPTR', e, signal).then((f) => walk.naptr(f)),
       );
     }
     case 'srv': {
       const l = host.lookupRaw(need.name, 'SRV', signal);
-      if (!('then' in l)) return walk.srv(srvFeed(l.result, true));
+      if (!('then' in l)) return walk.srv(secured(host, l.result) ?? srvFeed(l.result, true));
       return l.then(
-        (r) => walk.srv(srvFeed(r, false)),
-        (e: unknown) => walk.srv(errorFeed(e)),
+        (r) => walk.srv(secured(host, r) ?? srvFeed(r, false)),
+        (e: unknown) => failed(host, need.name, 'SRV', e, signal).then((f) => walk.srv(f)),
       );
     }
     case 'address': {
       const l = host.lookupRaw(need.name, need.qtype, signal);
-      if (!('then' in l)) return walk.address(addressFeed(l.result, true));
+      const q = need.qtype;
+      if (!('then' in l))
+        return walk.address(secured(host, l.result) ?? addressFeed(l.result, true));
       return l.then(
-        (r) => walk.address(addressFeed(r, false)),
-        (e: unknown) => walk.address(errorFeed(e)),
+        (r) => walk.address(secured(host, r) ?? addressFeed(r, false)),
+        (e: unknown) => failed(host, need.name, q, e, signal).then((f) => walk.address(f)),
       );
     }
     case 'http':
@@ -118,6 +125,52 @@ function advance(
 export function describeError(e: unknown): { code: string; message: string } {
   if (e instanceof ClientError) return { code: e.code, message: e.message };
   return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * With DNSSEC required, a lookup without AD fails (RFC 4035 section 3.2.3:
+ * the validating resolver sets AD only when "all the RRsets in the Answer
+ * and Authority sections are authentic"); undefined when it may go on.
+ */
+function secured(
+  host: DriverHost,
+  r: LookupResult,
+): Extract<DnsFeed<never>, { kind: 'error' }> | undefined {
+  if (!host.dnssec || r.dnssec === 'secure') return undefined;
+  return errorFeed(
+    new DnsError(
+      'DNSSEC_INSECURE',
+      `${r.qname} ${r.qtype}: ${r.server} answered without AD: the answer is not authenticated (an unsigned zone, or no chain of trust to it)`,
+      { qname: r.qname, qtype: r.qtype, server: r.server },
+    ),
+  );
+}
+
+/**
+ * A failed lookup's error feed; with DNSSEC required, a SERVFAIL that the
+ * servers answer once CD is set was a validation failure (RFC 4035 section
+ * 3.2.2): DNSSEC_BOGUS.
+ */
+async function failed(
+  host: DriverHost,
+  name: string,
+  type: RecordType,
+  e: unknown,
+  signal: AbortSignal | undefined,
+): Promise<Extract<DnsFeed<never>, { kind: 'error' }>> {
+  if (host.dnssec && e instanceof DnsError && e.code === 'DNS_SERVFAIL' && host.answersWithCd) {
+    if (await host.answersWithCd(name, type, signal)) {
+      return errorFeed(
+        new DnsError(
+          'DNSSEC_BOGUS',
+          `${name} ${type}: validation failed (SERVFAIL, but the data comes with CD set): a bad or expired signature, or a broken chain of trust`,
+          { qname: name, qtype: type, server: e.server ?? '' },
+          e,
+        ),
+      );
+    }
+  }
+  return errorFeed(e);
 }
 
 /** A lookup that failed (timeout, SERVFAIL, lame delegation, ...): its error feed. */

@@ -20,6 +20,14 @@
  * - `DNS_LAME`, `DNS_REFERRAL_LOOP`, `DNS_CNAME_LOOP`, `DNS_DEPTH_EXCEEDED`:
  *   iterative mode.
  * - `DNS_ABORTED`: the caller's AbortSignal fired.
+ *
+ * DNSSEC codes (`resolve --dnssec`, `dnssec: true`):
+ * - `DNSSEC_INSECURE`: the validating resolver answered without AD (the
+ *   zone is unsigned, or no chain of trust reaches it).
+ * - `DNSSEC_BOGUS`: the validating resolver answered SERVFAIL and answers
+ *   the same question with CD set: the data is there, its validation failed.
+ * - `DNSSEC_NEEDS_RESOLVER`: DNSSEC was asked for in iterative mode, where
+ *   nothing validates (use a validating resolver with `--server`).
  */
 export class ClientError extends Error {
   readonly code: string;

@@ -41,6 +41,12 @@ export interface LookupResult {
   readonly ignored: number;
   /** The additional section of the final response (hints only, RFC 3403 section 4.2). */
   readonly additionals: readonly Answer[];
+  /**
+   * With DNSSEC asked for (`StubOptions.dnssec`): 'secure' when every response
+   * of the lookup came with AD from the validating resolver (RFC 4035 section
+   * 3.2.3), else 'insecure'.
+   */
+  readonly dnssec?: 'secure' | 'insecure';
 }
 
 /** Anything that turns (name, type) into a LookupResult. */
@@ -169,12 +175,16 @@ interface StubState {
   ttl: number;
   ignored: number;
   restarts: number;
+  /** Every response so far had AD set. */
+  secure: boolean;
 }
 
 export interface StubOptions {
   readonly servers: readonly ServerAddress[];
   /** CNAME restarts across responses (default 8). */
   readonly maxCnames?: number;
+  /** Report each result's DNSSEC status from the AD bit (the transport sets DO). */
+  readonly dnssec?: boolean;
 }
 
 /**
@@ -185,11 +195,13 @@ export class StubResolver implements Resolver {
   private readonly transport: DnsTransportLike;
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;
+  private readonly dnssec: boolean;
 
   constructor(transport: DnsTransportLike, options: StubOptions) {
     this.transport = transport;
     this.servers = options.servers;
     this.maxCnames = options.maxCnames ?? 8;
+    this.dnssec = options.dnssec === true;
   }
 
   lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
@@ -199,6 +211,7 @@ export class StubResolver implements Resolver {
       ttl: Number.POSITIVE_INFINITY,
       ignored: 0,
       restarts: 0,
+      secure: true,
     };
     // The first query without an async frame of its own (the usual lookup
     // needs only that one); CNAME restarts continue in `restart`.
@@ -237,6 +250,7 @@ export class StubResolver implements Resolver {
     const { chain } = state;
     const name = state.name;
     state.ignored += ex.ignored;
+    state.secure &&= ex.message.ad;
     const server = ex.via ?? serverText(ex.server);
     const c = classify(ex.message, name, qtype);
     switch (c.kind) {
@@ -258,7 +272,8 @@ export class StubResolver implements Resolver {
           rttMs: ex.rttMs,
           ignored: state.ignored,
           additionals: ex.message.additionals,
-        };
+          ...(this.dnssec ? { dnssec: state.secure ? 'secure' : 'insecure' } : {}),
+        } as LookupResult;
       }
       case 'cname': {
         const ctx = { qname: name, qtype, server };

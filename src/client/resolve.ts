@@ -83,6 +83,13 @@ export interface ClientOptions {
   /** resolv.conf path (default /etc/resolv.conf). */
   readonly resolvConf?: string;
   /**
+   * Require an authenticated chain: DO on every query, and AD from the
+   * servers (a validating resolver) on every NAPTR, SRV and address lookup,
+   * else DNSSEC_INSECURE / DNSSEC_BOGUS. Stub mode only: the client does not
+   * validate signatures itself (DNSSEC_NEEDS_RESOLVER with `root`).
+   */
+  readonly dnssec?: boolean;
+  /**
    * Another transport: a resolver to ask instead of the stub or iterative one
    * (the cache stays in front of it). The trace names it by `mode` and `servers`.
    */
@@ -141,6 +148,7 @@ export class LexClient {
     this.options = options;
     this.transport = new DnsTransport({
       ...options.transport,
+      ...(options.dnssec ? { dnssecOk: true } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.tries !== undefined ? { tries: options.tries } : {}),
     });
@@ -174,6 +182,11 @@ export class LexClient {
         this.serverList = doh.urls;
         this.resolver = new StubResolver(doh, { servers: [] });
       } else if (o.root !== undefined) {
+        if (o.dnssec)
+          throw new ClientError(
+            'DNSSEC_NEEDS_RESOLVER',
+            'DNSSEC needs a validating resolver to ask (--server): iterative mode does not validate signatures',
+          );
         const root = typeof o.root === 'string' ? parseServerAddress(o.root) : o.root;
         this.serverList = [`${root.host}:${root.port}`];
         this.resolver = new IterativeResolver(this.transport, {
@@ -186,7 +199,10 @@ export class LexClient {
             ? o.servers.map((s) => (typeof s === 'string' ? parseServerAddress(s) : s))
             : await systemServers(o.resolvConf);
         this.serverList = servers.map((s) => `${s.host}:${s.port}`);
-        this.resolver = new StubResolver(this.transport, { servers });
+        this.resolver = new StubResolver(this.transport, {
+          servers,
+          ...(o.dnssec ? { dnssec: true } : {}),
+        });
       }
       return this.resolver;
     })();
@@ -262,6 +278,28 @@ export class LexClient {
   pinHost(host: string, address: string): void {
     const h = host.endsWith('.') ? host.slice(0, -1) : host;
     this.hostMap.set(h.toLowerCase(), { address, family: isIP(address) === 6 ? 6 : 4 });
+  }
+
+  get dnssec(): boolean {
+    return this.options.dnssec === true;
+  }
+
+  /** Whether the stub servers answer (name, type) with CD set (a SERVFAIL was then bogus data). */
+  async answersWithCd(name: string, type: RecordType, signal?: AbortSignal): Promise<boolean> {
+    const servers = (this.options.servers ?? []).map((s) =>
+      typeof s === 'string' ? parseServerAddress(s) : s,
+    );
+    if (servers.length === 0) return false;
+    try {
+      const ex = await this.transport.query(name, type, {
+        servers,
+        checkingDisabled: true,
+        ...(signal ? { signal } : {}),
+      });
+      return ex.message.rcode === 'NOERROR' || ex.message.rcode === 'NXDOMAIN';
+    } catch {
+      return false;
+    }
   }
 
   get httpTimeoutMs(): number | undefined {

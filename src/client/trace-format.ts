@@ -21,6 +21,12 @@ function ms(n: number | undefined): string {
   return n === undefined ? '' : ` ${n.toFixed(1)} ms`;
 }
 
+/** The DNSSEC verdict of a step when DNSSEC is required: secure, insecure, or bogus (its error). */
+function security(s: { dnssec?: string; error?: { code: string } }): string {
+  if (s.error?.code === 'DNSSEC_BOGUS') return ', bogus';
+  return s.dnssec !== undefined ? `, ${s.dnssec}` : '';
+}
+
 function step(s: TraceStep): string[] {
   switch (s.kind) {
     case 'naptr': {
@@ -28,7 +34,7 @@ function step(s: TraceStep): string[] {
         ? 'from cache'
         : `from ${s.server} (${s.protocol ?? '?'}${ms(s.rttMs)})`;
       const lines = [
-        `step ${s.step}  NAPTR ${s.key}  ${where}: ${s.result}${s.ttl !== undefined && s.ttl >= 0 ? `, ttl ${s.ttl}` : ''}`,
+        `step ${s.step}  NAPTR ${s.key}  ${where}: ${s.result}${s.ttl !== undefined && s.ttl >= 0 ? `, ttl ${s.ttl}` : ''}${security(s)}`,
       ];
       if (s.cnames && s.cnames.length > 0) lines.push(`    via CNAME ${s.cnames.join(' -> ')}`);
       for (const r of s.referrals ?? []) {
@@ -58,7 +64,7 @@ function step(s: TraceStep): string[] {
     case 'srv':
     case 'address': {
       const where = s.cached ? 'from cache' : `from ${s.server}`;
-      const lines = [`${s.qtype.padEnd(5)} ${s.name}  ${where}: ${s.result}`];
+      const lines = [`${s.qtype.padEnd(5)} ${s.name}  ${where}: ${s.result}${security(s)}`];
       for (const r of s.records) lines.push(`    ${r}`);
       if (s.selected) lines.push(`    RFC 2782 order: ${s.selected.join(', ')}`);
       if (s.error) lines.push(`    error ${s.error.code}: ${s.error.message}`);

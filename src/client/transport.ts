@@ -65,13 +65,22 @@ export interface TransportOptions {
   readonly poolSize?: number;
   /** Queries sent from one UDP socket before it is replaced (default 16). */
   readonly socketReuse?: number;
+  /** DO bit on every query (RFC 3225): DNSSEC records, and AD from a validating resolver. */
+  readonly dnssecOk?: boolean;
 }
 
 export interface QueryOptions {
   readonly servers: readonly ServerAddress[];
   /** RD bit (default true: a stub asks a recursive server or an authoritative one). */
   readonly recursionDesired?: boolean;
+  /** CD bit (RFC 4035 section 3.2.2): a validating resolver answers without validating. */
+  readonly checkingDisabled?: boolean;
   readonly signal?: AbortSignal;
+}
+
+/** The header flag bits a query sets: RD and CD. */
+function queryFlags(o: QueryOptions): number {
+  return ((o.recursionDesired ?? true) ? 0x0100 : 0) | (o.checkingDisabled ? 0x0010 : 0);
 }
 
 /** One failed try, kept for the trace. */
@@ -116,6 +125,7 @@ const DEFAULTS = {
   maxRecords: 1000,
   poolSize: 4,
   socketReuse: 16,
+  dnssecOk: false,
 };
 
 /** Random 16-bit IDs from the CSPRNG, drawn in batches. */
@@ -446,7 +456,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private readonly pools: Record<Family, UdpPool>;
   private readonly templates = new Map<
     string,
-    { qtype: string; rd: boolean; edns: boolean; known: KnownQuestion }[]
+    { qtype: string; rd: number; edns: boolean; known: KnownQuestion }[]
   >();
   /** Per server host: the socket family and the address as a packet source shows it. */
   private readonly hosts = new Map<string, { family: Family; source: string }>();
@@ -484,7 +494,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     }
     // The common case, without the retry loop's async frames: the first try
     // of the first server, answered over UDP with NOERROR or NXDOMAIN.
-    const rd = options.recursionDesired ?? true;
+    const rd = queryFlags(options);
     const edns = this.opts.udpPayloadSize > 0;
     const started = performance.now();
     let udp: Promise<UdpOutcome>;
@@ -517,7 +527,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     first: { udp: UdpOutcome; started: number } | { error: unknown } | undefined,
   ): Promise<Exchange> {
     const { servers, signal } = options;
-    const rd = options.recursionDesired ?? true;
+    const rd = queryFlags(options);
     if (servers.length === 0) {
       throw new DnsError('DNS_NO_SERVERS', `no DNS server to ask for ${qname} ${qtype}`, {
         qname,
@@ -596,7 +606,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     id: number,
     qname: string,
     qtype: RecordType,
-    rd: boolean,
+    rd: number,
     edns: boolean,
   ): Buffer {
     const query = Buffer.from(this.template(qname, qtype, rd, edns).wire);
@@ -605,7 +615,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   }
 
   /** The encoded query with ID 0, and its question decoded (kept per question, bounded). */
-  private template(qname: string, qtype: RecordType, rd: boolean, edns: boolean): KnownQuestion {
+  private template(qname: string, qtype: RecordType, rd: number, edns: boolean): KnownQuestion {
     let list = this.templates.get(qname);
     if (list !== undefined) {
       for (const t of list) {
@@ -615,7 +625,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     const wire = dnsPacket.encode({
       type: 'query',
       id: 0,
-      flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+      flags: rd,
       questions: [{ type: qtype, name: qname, class: 'IN' }],
       additionals: edns
         ? [
@@ -625,7 +635,8 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
               udpPayloadSize: this.opts.udpPayloadSize,
               extendedRcode: 0,
               ednsVersion: 0,
-              flags: 0,
+              // RFC 3225 section 3: the DO bit is the top bit of the OPT TTL's flags.
+              flags: this.opts.dnssecOk ? 0x8000 : 0,
               flag_do: false,
               options: [],
             },
@@ -659,7 +670,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     server: ServerAddress,
     qname: string,
     qtype: RecordType,
-    rd: boolean,
+    rd: number,
     edns: boolean,
     signal: AbortSignal | undefined,
     started: number,
@@ -758,7 +769,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     server: ServerAddress,
     qname: string,
     qtype: RecordType,
-    rd: boolean,
+    rd: number,
     edns: boolean,
     signal: AbortSignal | undefined,
   ): Promise<{ message: Message; bytes: number }> {

@@ -4,7 +4,7 @@
  * NSEC, NSEC3 (RFC 9276: no salt, 0 iterations) or NSEC3 with opt-out.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export type Denial = 'nsec' | 'nsec3' | 'nsec3-optout';
@@ -49,4 +49,23 @@ export function bindSign(
   if (denial === 'nsec3-optout') args.push('-A');
   execFileSync('dnssec-signzone', [...args, file], { stdio: 'pipe' });
   return { origin, file: out, ksk, keyDir };
+}
+
+/** Break the signature of `owner`'s RRSIG over `covered` in a signed zone file. */
+export function corrupt(file: string, owner: string, covered: string): void {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  let current = '';
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (/^\S/.test(l)) current = l.split(/\s+/)[0]!;
+    const m = /^(\S*\s+\d+\s+RRSIG\s+)(\S+)/.exec(l);
+    if (current === owner && m && m[2] === covered) {
+      // The base64 signature starts two lines down (dnssec-signzone wraps in parentheses).
+      const j = i + 2;
+      lines[j] = lines[j]!.replace(/[A-Za-z0-9]/, (c) => (c === 'A' ? 'B' : 'A'));
+      writeFileSync(file, lines.join('\n'));
+      return;
+    }
+  }
+  throw new Error(`no RRSIG ${covered} at ${owner}`);
 }

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import { query, startTestServer, TEST_ZONES, type Harness } from '../server/harness.ts';
 import { freePort } from '../server/named.ts';
 import { startUnbound, type Daemon } from '../e2e/daemons.ts';
-import { bindSign, type SignedZone } from './bind-sign.ts';
+import { bindSign, corrupt, type SignedZone } from './bind-sign.ts';
 
 const delv = toolOrSkip('delv');
 const unbound = toolOrSkip('unbound');
@@ -24,25 +24,6 @@ const signer = toolOrSkip('dnssec-signzone');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lexroute-dnssec-validate-'));
 let zone: SignedZone;
 let h: Harness;
-
-/** Break the signature of `owner`'s RRSIG over `covered` in a signed zone file. */
-function corrupt(file: string, owner: string, covered: string): void {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  let current = '';
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (/^\S/.test(l)) current = l.split(/\s+/)[0]!;
-    const m = /^(\S*\s+\d+\s+RRSIG\s+)(\S+)/.exec(l);
-    if (current === owner && m && m[2] === covered) {
-      // The base64 signature starts two lines down (dnssec-signzone wraps in parentheses).
-      const j = i + 2;
-      lines[j] = lines[j]!.replace(/[A-Za-z0-9]/, (c) => (c === 'A' ? 'B' : 'A'));
-      writeFileSync(file, lines.join('\n'));
-      return;
-    }
-  }
-  throw new Error(`no RRSIG ${covered} at ${owner}`);
-}
 
 beforeAll(async () => {
   if (signer.skipReason) return;

@@ -45,6 +45,11 @@ Options:
   --max-steps N       most DDDS steps (default 10)
   --fallback          after a failure below a delegation, try the referring
                       rule set's next rule (off: RFC 3403 section 8 reports)
+  --dnssec            require an authenticated chain: DO on every query and
+                      AD from the --server (a validating resolver) on every
+                      NAPTR, SRV and address lookup; else DNSSEC_INSECURE
+                      (no AD) or DNSSEC_BOGUS (validation failed); --trace
+                      shows secure/insecure/bogus per step. Not with --root
   --batch FILE|-      resolve one URN per line (# comments), one JSON line
                       per URN in input order; a progress bar on a terminal
   --concurrency N     batch: resolutions in flight (default 8)
@@ -76,6 +81,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'max-steps': { type: 'string' },
   fallback: { type: 'boolean' },
+  dnssec: { type: 'boolean' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -298,7 +304,12 @@ export const resolveCommand: Command = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
+    if (values.dnssec && root)
+      throw new UsageError(
+        '--dnssec needs a validating resolver (--server); --root does not validate signatures',
+      );
     const client = new LexClient({
+      ...(values.dnssec ? { dnssec: true } : {}),
       ...(servers ? { servers } : {}),
       ...(root ? { root } : {}),
       ...(values.doh ? { doh: values.doh } : {}),

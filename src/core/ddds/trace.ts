@@ -47,6 +47,8 @@ export interface NaptrTraceStep {
   readonly protocol?: DnsProtocol;
   readonly rttMs?: number;
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
+  /** With DNSSEC required: the validating resolver's verdict. */
+  readonly dnssec?: 'secure' | 'insecure';
   readonly ttl?: number;
   readonly cnames?: readonly string[];
   readonly referrals?: readonly ReferralStep[];
@@ -64,6 +66,8 @@ export interface LookupTraceStep {
   readonly server: string;
   readonly cached: boolean;
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
+  /** With DNSSEC required: the validating resolver's verdict. */
+  readonly dnssec?: 'secure' | 'insecure';
   readonly records: readonly string[];
   readonly selected?: readonly string[];
   readonly error?: CodedError;
@@ -174,6 +178,8 @@ export interface LookupMeta {
   readonly cnames: readonly string[];
   /** Referrals an iterative resolver followed. */
   readonly referrals?: readonly ReferralStep[];
+  /** With DNSSEC required: 'secure' (AD from the validating resolver) or 'insecure'. */
+  readonly dnssec?: 'secure' | 'insecure';
 }
 
 /**
@@ -202,6 +208,7 @@ export function naptrEntry(
     result,
     ttl: meta.ttl,
   };
+  if (meta.dnssec !== undefined) e.dnssec = meta.dnssec;
   if (!cached) {
     e.protocol = meta.protocol;
     e.rttMs = meta.rttMs;

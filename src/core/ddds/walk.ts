@@ -647,6 +647,7 @@ function lookupEntry<R>(
     server: feed.cached ? 'cache' : feed.meta.server,
     cached: feed.cached,
     result: feed.kind,
+    ...(feed.meta.dnssec !== undefined ? { dnssec: feed.meta.dnssec } : {}),
     records: feed.records.map(format),
   };
 }

@@ -188,6 +188,8 @@ export interface DecodedResponse<Q = WireQuestion, R = WireRecord> {
   readonly tc: boolean;
   readonly rd: boolean;
   readonly ra: boolean;
+  /** Authentic Data (RFC 4035 section 3.2.3): a validating resolver vouches for the answer. */
+  readonly ad: boolean;
   readonly rcode: string;
   readonly questions: readonly Q[];
   readonly answers: readonly R[];
@@ -770,6 +772,7 @@ export function decodeResponseMessage(
     tc: (flags & 0x0200) !== 0,
     rd: (flags & 0x0100) !== 0,
     ra: (flags & 0x0080) !== 0,
+    ad: (flags & 0x0020) !== 0,
     rcode: RCODE_NAMES[rcode] ?? `RCODE${rcode}`,
     questions,
     answers,
