@@ -11,6 +11,7 @@
  * (the zones do not name DNS ports: glue carries addresses only).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { signChain, type SignedChain } from './sign-chain.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyseReference } from '../core/catalogue/from-urn.ts';
@@ -56,6 +57,11 @@ export interface DevChainOptions {
   readonly catalogue?: string;
   /** DNS server logs (default: none). */
   readonly log?: Logger;
+  /**
+   * Sign every zone at start (`--dnssec`): fresh keys, children's DS in their
+   * parents, the root's key written as the trust anchor beside the catalogue.
+   */
+  readonly dnssec?: boolean;
   /** Resolver request logs, with the resolver's name (default: none). */
   readonly onRequest?: (resolver: string, entry: LogEntry) => void;
 }
@@ -92,6 +98,12 @@ export interface RunningDevChain {
    * chain through this one URL.
    */
   readonly doh: string;
+  /** With `dnssec`: the trust anchor (the root's DNSKEY) and the files holding it. */
+  readonly dnssec?: {
+    readonly anchor: string;
+    readonly anchorFile: string;
+    readonly bindAnchorFile: string;
+  };
   close(): Promise<void>;
 }
 
@@ -145,6 +157,40 @@ function describeBindProblem(
     'DEV_ADDRESS_UNAVAILABLE',
     `${at} (${what}): the address is not available (${p.message}); on macOS add it with 'sudo ifconfig lo0 alias ${l.host} up'`,
   );
+}
+
+/**
+ * Sign the zones to serve (`signChain`) into the catalogue's folder (or a
+ * folder of their own) and serve the signed copies instead.
+ */
+async function signServed(
+  zoneFiles: Map<string, string>,
+  served: readonly { files: string[]; origins: string[] }[],
+  explicitOrigins: Map<string, string>,
+  tmp: string | undefined,
+  closers: (() => Promise<void>)[],
+): Promise<SignedChain> {
+  let dir = tmp;
+  if (dir === undefined) {
+    const own = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-dnssec-'));
+    closers.push(() => rm(own, { recursive: true, force: true }));
+    dir = own;
+  }
+  let signed: SignedChain;
+  try {
+    signed = await signChain(zoneFiles, dir);
+  } catch (e) {
+    throw new DevStartError('DEV_ZONE_FAILED', `cannot sign the zones: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+  for (const s of served)
+    s.files.splice(0, s.files.length, ...s.origins.map((o) => signed.files.get(o)!));
+  for (const [origin, file] of signed.files) {
+    zoneFiles.set(origin, file);
+    explicitOrigins.set(file, origin);
+  }
+  return signed;
 }
 
 /** Start the resolvers, then the DNS servers; on any failure stop what started and throw DevStartError. */
@@ -301,6 +347,9 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       }
       served.push({ files, origins: list });
     }
+    const dnssec = options.dnssec
+      ? await signServed(zoneFiles, served, explicitOrigins, tmp, closers)
+      : undefined;
     // The one origin rule: the configured origin, else the (original) file name's.
     const loader: ZoneFileLoader = async (file) => {
       const explicit = explicitOrigins.get(file);
@@ -380,6 +429,15 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       zoneFiles,
       catalogue: { path: store.path, works: counts.works, items: counts.items },
       doh: doh.doh[0]?.url ?? '',
+      ...(dnssec
+        ? {
+            dnssec: {
+              anchor: dnssec.anchor,
+              anchorFile: dnssec.anchorFile,
+              bindAnchorFile: dnssec.bindAnchorFile,
+            },
+          }
+        : {}),
       close: closeAll,
     };
   } catch (e) {

@@ -28,6 +28,10 @@ Options:
                     the zones are served from a rewritten temporary copy
   --catalogue FILE  serve this SQLite catalogue instead of the sample rows
   --quiet           do not print the resolvers' requests
+  --dnssec          sign every zone at start (fresh ECDSAP256SHA256 keys, one
+                    per zone; each parent holds its children's DS) and write
+                    the sample root's key, the trust anchor, beside the
+                    catalogue (trust-anchor.key, trust-anchors.conf)
   -h, --help        show this help
 
 On Linux every 127.x.y.z address is local; on macOS add the second one
@@ -59,6 +63,16 @@ export function describeChain(
   lines.push('DNS servers (UDP and TCP):');
   for (const d of chain.dns) {
     lines.push(`  ${d.host}:${d.port}  ${d.name}: ${d.origins.join(' ')}`);
+  }
+  if (chain.dnssec) {
+    lines.push(
+      '',
+      "DNSSEC: every zone signed at start (one ECDSAP256SHA256 key per zone, NSEC; parents hold their children's DS).",
+      `  trust anchor (the sample root's key): ${chain.dnssec.anchorFile}`,
+      `  for BIND/delv: ${chain.dnssec.bindAnchorFile}`,
+      `  put a validating resolver with that anchor in front (README: "A signed chain"), then:`,
+      `  npx lexroute resolve --dnssec --server <resolver> --trace ${sh('urn:lex:it:stato:legge:2000-04-03;56')}`,
+    );
   }
   lines.push('', 'Jurisdiction resolvers (THTTP, RFC 2169):');
   for (const r of chain.resolvers) lines.push(`  ${r.url}/  ${r.name}`);
@@ -117,6 +131,7 @@ export const devCommand: Command = {
       'http-port': { type: 'string' },
       catalogue: { type: 'string' },
       quiet: { type: 'boolean' },
+      dnssec: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -156,6 +171,7 @@ export const devCommand: Command = {
         ...(dnsPort !== undefined ? { dnsPort } : {}),
         ...(httpPort !== undefined ? { httpPort } : {}),
         ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
+        ...(values.dnssec ? { dnssec: true } : {}),
         log,
         ...(values.quiet
           ? {}

@@ -1,0 +1,71 @@
+/**
+ * `lexroute dev --dnssec`: the sample chain signed at start (keys made
+ * fresh, each parent with its children's DS, the root's key as the trust
+ * anchor beside the catalogue). Unbound, validating from that one anchor
+ * with every zone stubbed to the server that serves it, gives AD on the
+ * chain; `resolve --dnssec` through it resolves every sample URN with every
+ * step secure, HTTP step included (Campinas: S rule, SRV and address).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/main.ts';
+import type { RunningDevChain } from '../../src/dev/chain.ts';
+import { startDevChain } from '../../src/dev/chain.ts';
+import { captureIo } from '../helpers/io.ts';
+import { toolOrSkip } from '../helpers/tools.ts';
+import { freePort } from '../server/named.ts';
+import { startUnbound, type Daemon } from '../e2e/daemons.ts';
+import { devConfig, EXPECTED, REPO } from '../e2e/helpers.ts';
+
+const unbound = toolOrSkip('unbound');
+let chain: RunningDevChain;
+let u: Daemon;
+
+beforeAll(async () => {
+  if (unbound.skipReason) return;
+  chain = await startDevChain({
+    config: devConfig(),
+    cwd: REPO,
+    dnsPort: 0,
+    httpPort: 0,
+    dnssec: true,
+  });
+  const stubs = chain.dns.flatMap((d) =>
+    d.origins.map((origin) => ({ origin, host: d.host, port: d.port })),
+  );
+  u = await startUnbound(unbound.path!, await freePort(), stubs, 'lex.urn.arpa.', [
+    chain.dnssec!.anchor,
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await u?.close();
+  await chain?.close();
+});
+
+describe.skipIf(unbound.skipReason !== undefined)('lexroute dev --dnssec', () => {
+  it('writes the root key beside the catalogue, in both forms', () => {
+    const d = chain.dnssec!;
+    expect(path.dirname(d.anchorFile)).toBe(path.dirname(chain.catalogue.path));
+    expect(readFileSync(d.anchorFile, 'utf8')).toMatch(/^\. IN DNSKEY 257 3 13 \S+\n$/);
+    expect(readFileSync(d.bindAnchorFile, 'utf8')).toContain('"." static-key 257 3 13');
+  });
+
+  it('every sample URN resolves through validating Unbound with --dnssec, every step secure', async () => {
+    for (const urn of Object.keys(EXPECTED)) {
+      const io = captureIo();
+      const code = await run(
+        ['resolve', '--dnssec', '--server', `127.0.0.1:${u.port}`, '--trace', urn],
+        io,
+      );
+      expect(code, `${urn}\n${io.stdout()}${io.stderr()}`).toBe(0);
+      const dnsSteps = io
+        .stdout()
+        .split('\n')
+        .filter((l) => /^(step \d+ {2}NAPTR|SRV |A {4}|AAAA )/.test(l));
+      expect(dnsSteps.length).toBeGreaterThanOrEqual(3);
+      for (const s of dnsSteps) expect(s, urn).toMatch(/, secure$/);
+      expect(io.stdout()).toContain(EXPECTED[urn]!.url);
+    }
+  }, 60_000);
+});
