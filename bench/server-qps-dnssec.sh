@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Signed-zone throughput: queries/s with DO set (dnsperf -D) against the same
+# LEX routing zone unsigned and signed (dnssec-signzone, ECDSAP256SHA256,
+# NSEC3 with the RFC 9276 parameters), served by lexroute, and BIND 9 serving
+# the signed zone; servers pinned to one core with taskset, dnsperf on
+# another, measured in turn. Prints queries/s and the ratios
+# (signed / unsigned target >= 0.9). The zone and query mix are those of
+# bench/server-qps.sh (40% apex NAPTR, 40% jurisdiction NAPTR, 10% NXDOMAIN,
+# 10% NODATA): the negative answers carry NSEC3 proofs when signed.
+#
+#   bench/server-qps-dnssec.sh                # 10 s per server
+#   DURATION=5 ROUNDS=3 bench/server-qps-dnssec.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+PORT=${PORT:-5398}
+NAMES=${NAMES:-300}
+NODE=${NODE:-node_modules/.bin/node}
+ROUNDS=${ROUNDS:-1}
+
+for t in dnsperf named dnssec-keygen dnssec-signzone; do
+  command -v "$t" >/dev/null 2>&1 || { echo "$t is required (apt-get install dnsperf bind9 bind9-utils)" >&2; exit 1; }
+done
+NAMED=$(command -v named)
+[ -x "$NODE" ] || { echo "run npm ci first ($NODE missing)" >&2; exit 1; }
+
+TMP=$(mktemp -d /tmp/lexroute-qps-dnssec.XXXXXX)
+chmod 755 "$TMP"
+PID=""
+cleanup() {
+  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+mkdir -p "$TMP/unsigned" "$TMP/signed" "$TMP/keys"
+ZONE=$TMP/unsigned/lex.bench.zone
+{
+  echo '$ORIGIN lex.bench.'
+  echo '$TTL 3600'
+  echo '@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300'
+  echo '@ IN NS ns1'
+  echo 'ns1 IN A 192.0.2.1'
+  echo '@ IN NAPTR 100 10 "" "" "!^urn:lex:([a-z0-9.-]+)[;:].*$!\\1.lex.bench!i" .'
+  echo '@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.bench.example/uri-res/N2L?\\1!" .'
+  for i in $(seq 1 "$NAMES"); do
+    echo "j$i IN NAPTR 100 10 \"\" \"\" \"!^urn:lex:j$i;([a-z0-9.-]+)[;:].*\$!\\\\1.j$i.lex.bench!i\" ."
+    echo "j$i IN NAPTR 200 10 \"u\" \"http+N2L\" \"!^(.*)\$!https://j$i.resolver.example/uri-res/N2L?\\\\1!\" ."
+  done
+} >"$ZONE"
+dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -f KSK -n ZONE lex.bench >/dev/null
+dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -n ZONE lex.bench >/dev/null
+SIGNED=$TMP/signed/lex.bench.zone
+dnssec-signzone -q -K "$TMP/keys" -d "$TMP" -o lex.bench -S -3 - -H 0 -f "$SIGNED" "$ZONE" >/dev/null
+chmod -R a+rX "$TMP"
+
+QUERIES=$TMP/queries.txt
+awk -v n="$NAMES" 'BEGIN {
+  srand(42);
+  for (i = 0; i < 20000; i++) {
+    r = i % 10;
+    j = 1 + int(rand() * n);
+    if (r < 4) print "lex.bench NAPTR";
+    else if (r < 8) print "j" j ".lex.bench NAPTR";
+    else if (r < 9) print "x" i ".lex.bench NAPTR";
+    else print "j" j ".lex.bench A";
+  }
+}' >"$QUERIES"
+
+wait_port() {
+  for _ in $(seq 1 100); do
+    if dig +time=1 +tries=1 @127.0.0.1 -p "$PORT" lex.bench SOA >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  echo "server did not come up" >&2
+  return 1
+}
+
+declare -A QPS
+measure() {
+  local name=$1 out qps
+  out=$(taskset -c "$CLIENT_CPU" dnsperf -D -s 127.0.0.1 -p "$PORT" -d "$QUERIES" -l "$DURATION" -c 4 -q 100 2>&1)
+  qps=$(echo "$out" | awk '/Queries per second:/ {print $4}')
+  printf '  round %s %-18s %10s qps (DO set)\n' "$ROUND" "$name" "$qps" >&2
+  if [ -z "${QPS[$name]:-}" ] || awk -v a="$qps" -v b="${QPS[$name]}" 'BEGIN { exit !(a > b) }'; then QPS[$name]=$qps; fi
+  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  sleep 1
+}
+
+lexroute() {
+  taskset -c "$SERVER_CPU" "$NODE" bin/lexroute.js serve --zones "$1" --listen "127.0.0.1:$PORT" --log-level warn &
+  PID=$!
+  wait_port
+}
+
+echo "server-qps-dnssec: ${DURATION}s per server, $ROUNDS round(s), $NAMES jurisdiction names, port $PORT" >&2
+for ROUND in $(seq 1 "$ROUNDS"); do
+  lexroute "$ZONE"; measure lexroute-unsigned
+  lexroute "$SIGNED"; measure lexroute-signed
+  cat >"$TMP/named.conf" <<CONF
+options {
+  directory "$TMP";
+  pid-file none;
+  listen-on port $PORT { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  dnssec-validation no;
+  notify no;
+  minimal-responses no-auth;
+  session-keyfile "$TMP/session.key";
+  managed-keys-directory "$TMP";
+};
+zone "lex.bench" { type primary; file "$SIGNED"; };
+CONF
+  chmod 777 "$TMP"
+  USERARG=()
+  if [ "$(id -u)" = 0 ]; then USERARG=(-u nobody); fi
+  taskset -c "$SERVER_CPU" "$NAMED" -g -n 1 -c "$TMP/named.conf" "${USERARG[@]}" 2>"$TMP/named.log" &
+  PID=$!
+  wait_port || { cat "$TMP/named.log" >&2; exit 1; }
+  measure bind-signed
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo
+printf '%-30s %14s\n' "server (DO set)" "queries/s"
+printf '%-30s %14s\n' "lexroute, unsigned zone" "${QPS[lexroute-unsigned]}"
+printf '%-30s %14s\n' "lexroute, signed zone" "${QPS[lexroute-signed]}"
+printf '%-30s %14s\n' "BIND 9 (named -n 1), signed" "${QPS[bind-signed]}"
+echo
+echo "lexroute signed / unsigned:  $(ratio "${QPS[lexroute-signed]}" "${QPS[lexroute-unsigned]}")   (target >= 0.9)"
+echo "lexroute signed / BIND:      $(ratio "${QPS[lexroute-signed]}" "${QPS[bind-signed]}")"
