@@ -20,6 +20,17 @@
  *    (cache-miss set). Target: p99 < 5 ms.
  * 4. (Information) lexroute on heuristic references (year-only, no number),
  *    which go through partial matching.
+ * 5. PostgreSQL (when the `postgresql` package is installed: a server of our
+ *    own, initdb in the temp dir, Unix socket, durability off as in the tests):
+ *    the same catalogue imported with `lexroute catalogue import --catalogue
+ *    postgres://...` (target < 60 s), then N2L at full load and at half load
+ *    against the bare server in the same interleaved rounds. Target: >= 0.5x
+ *    the bare server, p99 < 10 ms at half load.
+ * 6. `--workers 1` and `--workers 2` on each store: requests/s and CPU per
+ *    request (the primary and its workers together). The load generator
+ *    (this process) shares the two cores with them: on 2 cores two workers
+ *    and autocannon compete, so the figures show the cost per request more
+ *    than a gain in requests/s.
  *
  * This process only generates load: the import runs in its own process and
  * the resolver's log goes to a file, so neither takes CPU from autocannon
@@ -39,6 +50,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
+import { postgresBin, startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -158,6 +170,21 @@ function cpuTimeUs(pid: number | undefined): number {
   }
 }
 
+/** The pids of a process and its children (the resolver's workers). */
+function treePids(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return [pid, ...(kids === '' ? [] : kids.split(' ').map(Number))];
+  } catch {
+    return [pid];
+  }
+}
+
+function treeCpuUs(pids: readonly number[]): number {
+  return pids.reduce((s, p) => s + cpuTimeUs(p), 0);
+}
+
 async function drive(
   server: { url: string; pid: number | undefined },
   paths: readonly string[],
@@ -165,7 +192,8 @@ async function drive(
   seconds = SECONDS,
 ): Promise<Pass> {
   const url = server.url;
-  const cpu0 = cpuTimeUs(server.pid);
+  const pids = treePids(server.pid);
+  const cpu0 = treeCpuUs(pids);
   let next = 0;
   const r = await autocannon({
     url,
@@ -191,7 +219,7 @@ async function drive(
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     total: r.requests.total,
-    cpuUs: (cpuTimeUs(server.pid) - cpu0) / Math.max(1, r.requests.total),
+    cpuUs: (treeCpuUs(pids) - cpu0) / Math.max(1, r.requests.total),
   };
 }
 
@@ -221,6 +249,63 @@ function row(name: string, p: Pass): string {
 
 const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-resolver-'));
 const children: ChildProcess[] = [];
+let pg: TestPostgres | undefined;
+
+/** `lexroute catalogue import` of `file` into `location` (a child process); seconds. */
+async function importInto(file: string, location: string, rows: number): Promise<number> {
+  const t = performance.now();
+  const child = spawn(
+    NODE,
+    [path.join(REPO, 'bin/lexroute.js'), 'catalogue', 'import', file, '--catalogue', location],
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0)
+    throw new Error(`import of ${rows} rows failed (${code}): ${output.slice(-2000)}`);
+  for (const line of output.trim().split('\n')) console.log(`  ${line}`);
+  return (performance.now() - t) / 1000;
+}
+
+/** `lexroute resolver` on a catalogue with `workers` processes, its log in a file. */
+async function startLexroute(
+  location: string,
+  workers: number,
+  name: string,
+): Promise<{ url: string; pid: number | undefined; child: ChildProcess }> {
+  const logFile = path.join(dir, `resolver-${name}.log`);
+  const logFd = openSync(logFile, 'w');
+  const child = spawn(
+    NODE,
+    [
+      path.join(REPO, 'bin/lexroute.js'),
+      'resolver',
+      '--listen',
+      '127.0.0.1:0',
+      '--catalogue',
+      location,
+      '--workers',
+      String(workers),
+      '--config',
+      path.join(REPO, 'config/resolver.json'),
+    ],
+    { cwd: REPO, stdio: ['ignore', 'ignore', logFd] },
+  );
+  closeSync(logFd);
+  children.push(child);
+  const url = await waitForLine(child, logFile, /"msg":"listening","url":"([^"]+)"/);
+  // With workers, wait until each has said it listens.
+  const deadline = performance.now() + 60_000;
+  while (
+    (readFileSync(logFile, 'utf8').match(/"msg":"listening"/g) ?? []).length < workers &&
+    performance.now() < deadline
+  ) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url, pid: child.pid, child };
+}
 try {
   console.log(
     `machine: ${cpus().length} CPUs, load average ${loadavg()
@@ -373,8 +458,69 @@ try {
   console.log('\ninformation: heuristic references (year-only dates, partitions)');
   const lexHeur = await drive(lex, heuristic);
   console.log(row('lexroute resolver, year-only / ~partition', lexHeur));
+  lexroute.kill('SIGTERM');
+  await once(lexroute, 'exit');
+
+  // 5. PostgreSQL.
+  const bin = postgresBin();
+  let pgUrl: string | undefined;
+  if (bin === undefined) {
+    console.log('\nPostgreSQL: not installed (Debian package postgresql); skipped');
+  } else {
+    pg = await startPostgres(bin);
+    pgUrl = await pg.createDatabase('bench');
+    const pgImport = await importInto(file, pgUrl, rows);
+    console.log(
+      `\nPostgreSQL import (${rows.toLocaleString('en')} rows, COPY): ${pgImport.toFixed(1)} s` +
+        ` = ${Math.round(rows / pgImport).toLocaleString('en')} rows/s   target < 60 s: ${pgImport < 60 ? 'met' : 'NOT met'}`,
+    );
+    const pgServer = await startLexroute(pgUrl, 1, 'pg');
+    await autocannon({ url: pgServer.url, connections: CONNECTIONS, duration: 2 });
+    const rounds: { bare: Pass; cold: Pass }[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      rounds.push({ bare: await drive(bareServer, cold), cold: await drive(pgServer, cold) });
+    }
+    const pgCold = medianPass(rounds.map((r) => r.cold));
+    console.log(row('bare node:http, constant 303', medianPass(rounds.map((r) => r.bare))));
+    console.log(row('lexroute on PostgreSQL, cache misses', pgCold));
+    const pgRatio = median(rounds.map((r) => r.cold.rps / r.bare.rps));
+    console.log(
+      `ratio lexroute on PostgreSQL / bare: ${pgRatio.toFixed(2)}x   target >= 0.50x: ${pgRatio >= 0.5 ? 'met' : 'NOT met'}`,
+    );
+    const pgRate = Math.max(1, Math.round(pgCold.rps / 2));
+    const pgHalf: Pass[] = [];
+    for (let i = 0; i < ROUNDS; i++) pgHalf.push(await drive(pgServer, cold, pgRate));
+    const pgHalfM = medianPass(pgHalf);
+    console.log(row(`lexroute on PostgreSQL at ${pgRate.toLocaleString('en')} req/s`, pgHalfM));
+    console.log(
+      `p99 at half load on PostgreSQL: ${pgHalfM.p99.toFixed(2)} ms   target < 10 ms: ${pgHalfM.p99 < 10 ? 'met' : 'NOT met'}`,
+    );
+    pgServer.child.kill('SIGTERM');
+    await once(pgServer.child, 'exit');
+  }
+
+  // 6. Workers.
+  console.log(
+    `\n--workers 1 vs 2 (cache misses, ${CONNECTIONS} connections; autocannon runs in this process on the same 2 cores)`,
+  );
+  for (const [name, location] of [
+    ['SQLite', dbFile],
+    ['PostgreSQL', pgUrl],
+  ] as const) {
+    if (location === undefined) continue;
+    for (const n of [1, 2]) {
+      const srv = await startLexroute(location, n, `${name}-${n}`);
+      await autocannon({ url: srv.url, connections: CONNECTIONS, duration: 2 });
+      const passes: Pass[] = [];
+      for (let i = 0; i < ROUNDS; i++) passes.push(await drive(srv, cold));
+      console.log(row(`${name}, --workers ${n}`, medianPass(passes)));
+      srv.child.kill('SIGTERM');
+      await once(srv.child, 'exit');
+    }
+  }
 } finally {
-  for (const c of children) c.kill('SIGTERM');
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
+  await pg?.stop();
   await rm(dir, { recursive: true, force: true });
 }

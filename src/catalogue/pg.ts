@@ -38,16 +38,20 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { CandidateName, CatalogueWork, WorkKey } from '../core/catalogue/model.ts';
 import { decodeWork } from './doc.ts';
 import type { AsyncCatalogueSource, CatalogueNeed, ScratchReader } from './prefetch.ts';
+import type { RegistryEntry } from '../core/catalogue/registry.ts';
 import {
   CatalogueError,
   CatalogueWriter,
   COUNTS,
+  mergeRegistryEntries,
+  registryDoc,
+  registryFromRow,
   yearOf,
   type Counts,
   type WriterBackend,
 } from './store.ts';
 
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 /** `PG_MIGRATIONS[i]` takes a catalogue from schema i to i + 1 (0: an empty database). */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -75,6 +79,15 @@ CREATE TABLE name_numbers (
 INSERT INTO meta (key, value) VALUES
   ('count.works', '0'), ('count.aliases', '0'), ('count.expressions', '0'),
   ('count.manifestations', '0'), ('count.items', '0'), ('generation', '0');
+`,
+  // 1 -> 2: registries for normalisation.
+  `
+CREATE TABLE registry (
+  kind text COLLATE "C" NOT NULL,
+  code text COLLATE "C" NOT NULL,
+  doc text NOT NULL,
+  PRIMARY KEY (kind, code)
+);
 `,
 ];
 
@@ -322,6 +335,38 @@ export class PgCatalogue implements AsyncCatalogueSource {
       into.addWork(decodeWork(id, doc));
     }
     into.candidateLists.set(need.key, out);
+  }
+
+  /** The registry entries stored in the catalogue. */
+  async registryEntries(): Promise<RegistryEntry[]> {
+    const r = await this.pool.query<{ kind: string; code: string; doc: string }>(
+      'SELECT kind, code, doc FROM registry ORDER BY kind, code',
+    );
+    return r.rows.map((x) => registryFromRow(x.kind, x.code, x.doc));
+  }
+
+  /** Replace the registries (one transaction; resolvers are told as after an import). */
+  async replaceRegistry(entries: readonly RegistryEntry[]): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('DELETE FROM registry');
+      const merged = mergeRegistryEntries(entries);
+      await client.query(
+        'INSERT INTO registry (kind, code, doc) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
+        [merged.map((e) => e.kind), merged.map((e) => e.code), merged.map(registryDoc)],
+      );
+      await client.query(
+        "UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'generation'",
+      );
+      await client.query(`NOTIFY ${PG_CHANNEL}`);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
   }
 
   /** Every work in id order, from one snapshot (for export). */

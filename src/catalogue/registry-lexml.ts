@@ -82,6 +82,11 @@ export function parseLexmlVocabulary(
 
 /** Read the three vocabularies of a LexML folder into one registry. */
 export function readLexmlRegistry(dir: string): Registry {
+  return new Registry(readLexmlRegistryEntries(dir));
+}
+
+/** The entries of the three vocabularies of a LexML folder. */
+export function readLexmlRegistryEntries(dir: string): RegistryEntry[] {
   const entries: RegistryEntry[] = [];
   for (const [kind, name] of Object.entries(LEXML_FILES) as [RegistryKind, string][]) {
     const file = join(dir, name);
@@ -97,5 +102,5 @@ export function readLexmlRegistry(dir: string): Registry {
     }
     entries.push(...parseLexmlVocabulary(kind, text, file));
   }
-  return new Registry(entries);
+  return entries;
 }

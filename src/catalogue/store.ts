@@ -3,7 +3,7 @@
  * 24, no native build). Implements the matcher's `CatalogueReader` by index
  * lookups and the writes of `lexroute catalogue import`.
  *
- * Schema 2 (FRBR, RFC 9676 section 5.2; every URN and part canonical):
+ * Schema 3 (FRBR, RFC 9676 section 5.2; every URN and part canonical):
  *
  *     works(id, doc)                         -- the whole work as one compact document (./doc.ts)
  *     lookup(urn PRIMARY KEY, work_id)       -- every name (canonical URN and aliases) -> its work
@@ -11,6 +11,7 @@
  *                                            -- the parts partial matching searches by
  *     name_numbers(jurisdiction, number, work_id)   -- names with several numbers: one row per number
  *     meta(key, value)                       -- schema version and running counts
+ *     registry(kind, code, doc)              -- registries for normalisation (schema 3)
  *
  * An exact match (the resolver's common request) is one statement: two
  * B-tree searches (`lookup`, then `works` by integer key) and one
@@ -35,6 +36,7 @@ import type {
   WorkKey,
 } from '../core/catalogue/model.ts';
 import type { CatalogueRow, RowError } from '../core/catalogue/row.ts';
+import type { RegistryEntry, RegistryKind } from '../core/catalogue/registry.ts';
 import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
 import {
   compareBinary,
@@ -45,7 +47,29 @@ import {
   type MutableWork,
 } from './doc.ts';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/** The registries' table (schema 3): one row per entry, its labels as a JSON document. */
+const REGISTRY_TABLE = `
+CREATE TABLE IF NOT EXISTS registry (
+  kind TEXT NOT NULL,
+  code TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  PRIMARY KEY (kind, code)
+) WITHOUT ROWID;
+`;
+
+/**
+ * `SQLITE_MIGRATIONS[v]` takes a catalogue from schema v to v + 1, in one
+ * transaction, when a writer opens it (the resolver only reads and refuses
+ * an older schema, naming `lexroute catalogue migrate`). Schema 1 (one row
+ * per name, before the work documents) has no migration: its rows must be
+ * exported and imported again.
+ */
+const SQLITE_MIGRATIONS: Readonly<Record<number, string>> = {
+  // 2 -> 3: registries for normalisation.
+  2: REGISTRY_TABLE,
+};
 
 /** Indexes only partial matching needs: dropped during a bulk load into an empty catalogue, built once after. */
 const SECONDARY_INDEXES = `
@@ -80,6 +104,7 @@ CREATE TABLE IF NOT EXISTS names (
   numbers TEXT NOT NULL
 );
 ${SECONDARY_INDEXES}
+${REGISTRY_TABLE}
 CREATE TABLE IF NOT EXISTS name_numbers (
   jurisdiction TEXT NOT NULL,
   number TEXT NOT NULL,
@@ -87,6 +112,48 @@ CREATE TABLE IF NOT EXISTS name_numbers (
   PRIMARY KEY (jurisdiction, number, work_id)
 ) WITHOUT ROWID;
 `;
+
+/** The stored form of a registry entry's labels. */
+export function registryDoc(e: RegistryEntry): string {
+  return JSON.stringify([e.label, e.altLabels, e.acronyms, e.broader]);
+}
+
+export function registryFromRow(kind: string, code: string, doc: string): RegistryEntry {
+  const [label, altLabels, acronyms, broader] = JSON.parse(doc) as [
+    string,
+    string[],
+    string[],
+    string | null,
+  ];
+  return { kind: kind as RegistryKind, code, label, altLabels, acronyms, broader };
+}
+
+/** One entry per kind and code (a vocabulary may list a code twice: labels merged). */
+export function mergeRegistryEntries(entries: readonly RegistryEntry[]): RegistryEntry[] {
+  const out = new Map<string, RegistryEntry>();
+  for (const e of entries) {
+    const key = `${e.kind}\n${e.code}`;
+    const prev = out.get(key);
+    out.set(
+      key,
+      prev === undefined
+        ? e
+        : {
+            ...prev,
+            altLabels: [
+              ...new Set([
+                ...prev.altLabels,
+                ...e.altLabels,
+                ...(e.label !== prev.label ? [e.label] : []),
+              ]),
+            ],
+            acronyms: [...new Set([...prev.acronyms, ...e.acronyms])],
+            broader: prev.broader ?? e.broader,
+          },
+    );
+  }
+  return [...out.values()];
+}
 
 /** A catalogue problem at the storage edge (bad file, wrong schema). */
 export class CatalogueError extends Error {
@@ -164,15 +231,7 @@ export class SqliteCatalogue implements CatalogueReader {
           }
         }
       }
-      const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
-        { value: string } | undefined;
-      if (row?.value !== String(SCHEMA_VERSION)) {
-        throw new CatalogueError(
-          'CATALOGUE_SCHEMA',
-          `${path}: catalogue schema ${row?.value ?? 'missing'}, this lexroute reads schema ${SCHEMA_VERSION}` +
-            ' (export it with the lexroute that wrote it and import the rows into a new file)',
-        );
-      }
+      this.#checkSchema(path, options.readOnly ?? false);
     } catch (e) {
       if (e instanceof CatalogueError) throw e;
       throw new CatalogueError(
@@ -210,6 +269,67 @@ export class SqliteCatalogue implements CatalogueReader {
     this.#dataVersion = p('PRAGMA data_version');
     this.#begin = p('BEGIN', false);
     this.#commit = p('COMMIT', false);
+  }
+
+  /** Migrate an older schema (a writer), or refuse what this lexroute cannot read. */
+  #checkSchema(path: string, readOnly: boolean): void {
+    const schema = () =>
+      (
+        this.db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
+          { value: string } | undefined
+      )?.value;
+    let v = Number(schema());
+    if (v === SCHEMA_VERSION) return;
+    const refuse = (why: string) => new CatalogueError('CATALOGUE_SCHEMA', `${path}: ${why}`);
+    if (!Number.isInteger(v) || v < 1) throw refuse('no lexroute schema version: not a catalogue');
+    if (v > SCHEMA_VERSION) {
+      throw refuse(
+        `catalogue schema ${v} is newer than this lexroute reads (${SCHEMA_VERSION}); upgrade lexroute`,
+      );
+    }
+    if (SQLITE_MIGRATIONS[v] === undefined) {
+      throw refuse(
+        `catalogue schema ${v}, this lexroute reads schema ${SCHEMA_VERSION}` +
+          ' (export it with the lexroute that wrote it and import the rows into a new file)',
+      );
+    }
+    if (readOnly) {
+      throw refuse(
+        `catalogue schema ${v}, this lexroute reads schema ${SCHEMA_VERSION}: run lexroute catalogue migrate --catalogue ${path}`,
+      );
+    }
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      v = Number(schema());
+      for (; v < SCHEMA_VERSION; v++) this.db.exec(SQLITE_MIGRATIONS[v] as string);
+      this.db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(String(SCHEMA_VERSION));
+      this.db.exec('COMMIT');
+    } catch (e) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  /** The registry entries stored in the catalogue. */
+  registryEntries(): RegistryEntry[] {
+    return (
+      this.db.prepare('SELECT kind, code, doc FROM registry ORDER BY kind, code').all() as {
+        kind: string;
+        code: string;
+        doc: string;
+      }[]
+    ).map((r) => registryFromRow(r.kind, r.code, r.doc));
+  }
+
+  /** Replace the registries (one transaction). */
+  replaceRegistry(entries: readonly RegistryEntry[]): void {
+    this.transaction(() => {
+      this.db.exec('DELETE FROM registry');
+      const put = this.db.prepare(
+        'INSERT OR REPLACE INTO registry(kind, code, doc) VALUES (?, ?, ?)',
+      );
+      for (const e of mergeRegistryEntries(entries)) put.run(e.kind, e.code, registryDoc(e));
+    });
   }
 
   /**

@@ -70,12 +70,14 @@ function isoNow(): string {
   return isoText;
 }
 
-export async function startResolverServer(
-  options: ResolverServerOptions,
-): Promise<RunningResolver> {
-  const { app, log } = options;
+/**
+ * Writes the responses and the request log: every request, or one in
+ * `logSample` with a summary line (counts by status) every `summaryMs` for
+ * the others.
+ */
+function responder(options: ResolverServerOptions) {
+  const { log } = options;
   const logRequests = log !== undefined && (options.logRequests ?? true);
-
   const sample = Math.max(1, Math.floor(options.logSample ?? 1));
   let seen = 0;
   /** Requests left out of the log since the last summary, by status. */
@@ -129,6 +131,53 @@ export async function startResolverServer(
     log?.(entry as unknown as LogEntry);
   };
 
+  return {
+    send,
+    logRequests,
+    close() {
+      if (summary !== undefined) clearInterval(summary);
+      writeSummary();
+    },
+  };
+}
+
+/**
+ * A malformed or timed-out request: answer if the socket still takes data,
+ * then destroy the connection (not a half-close, which would leave its file
+ * descriptor to a slow client until that client goes away).
+ */
+export function clientErrorHandler(log: ResolverServerOptions['log']) {
+  return (err: Error & { code?: string }, socket: Socket): void => {
+    if (socket.writable && err.code !== 'ECONNRESET') {
+      socket.write(
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? rawProblem(408, 'REQUEST_TIMEOUT', 'the request was not received in time')
+          : rawProblem(
+              400,
+              'BAD_HTTP_REQUEST',
+              `malformed HTTP request (${err.code ?? err.message})`,
+            ),
+      );
+      socket.destroySoon();
+      // A client that reads nothing cannot keep it open either.
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    } else {
+      socket.destroy();
+    }
+    log?.({
+      time: new Date().toISOString(),
+      level: 'warn',
+      msg: 'client error',
+      error: err.code ?? err.message,
+    });
+  };
+}
+
+export async function startResolverServer(
+  options: ResolverServerOptions,
+): Promise<RunningResolver> {
+  const { app, log } = options;
+  const { send, logRequests, close: closeLog } = responder(options);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const started = logRequests ? performance.now() : 0;
     const out = app.respond({
@@ -154,33 +203,7 @@ export async function startResolverServer(
     },
     onRequest,
   );
-  // A malformed or timed-out request: answer if the socket still takes
-  // data, then destroy the connection (not a half-close, which would leave
-  // its file descriptor to a slow client until that client goes away).
-  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
-    if (socket.writable && err.code !== 'ECONNRESET') {
-      socket.write(
-        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawProblem(408, 'REQUEST_TIMEOUT', 'the request was not received in time')
-          : rawProblem(
-              400,
-              'BAD_HTTP_REQUEST',
-              `malformed HTTP request (${err.code ?? err.message})`,
-            ),
-      );
-      socket.destroySoon();
-      // A client that reads nothing cannot keep it open either.
-      setTimeout(() => socket.destroy(), 1_000).unref();
-    } else {
-      socket.destroy();
-    }
-    log?.({
-      time: new Date().toISOString(),
-      level: 'warn',
-      msg: 'client error',
-      error: err.code ?? err.message,
-    });
-  });
+  server.on('clientError', clientErrorHandler(log));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -205,8 +228,7 @@ export async function startResolverServer(
     port: address.port,
     url: `http://${hostForUrl}:${address.port}`,
     close() {
-      if (summary !== undefined) clearInterval(summary);
-      writeSummary();
+      closeLog();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

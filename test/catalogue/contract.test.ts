@@ -16,6 +16,9 @@ import { closeCatalogue, openCatalogue, type OpenedCatalogue } from '../../src/c
 import { PgCatalogue } from '../../src/catalogue/pg.ts';
 import { analyseLexUrn } from '../../src/core/catalogue/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { captureIo } from '../helpers/io.ts';
+import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
+import type { RegistryEntry } from '../../src/core/catalogue/registry.ts';
 import {
   appFor,
   exportText,
@@ -313,10 +316,102 @@ describe.skipIf(skipReason !== undefined)(`schema versions ${skipReason ?? ''}`,
     await client.end();
   });
 
+  for (const kind of KINDS) {
+    it(`${kind}: a catalogue of the previous schema is refused by a reader, migrated by catalogue migrate, its rows intact`, async () => {
+      const { opened, location } = await freshCatalogue(kind, dir, server);
+      await importFile(opened.store, SAMPLE, { analyse: analyseLexUrn });
+      const before = await exportText(opened);
+      // Back to the schema before the registries (SQLite 2, PostgreSQL 1).
+      if (opened.kind === 'sqlite') {
+        opened.store.db.exec(
+          "DROP TABLE registry; UPDATE meta SET value = '2' WHERE key = 'schema'",
+        );
+      } else {
+        await opened.store.pool.query(
+          "DROP TABLE registry; UPDATE meta SET value = '1' WHERE key = 'schema'",
+        );
+      }
+      await closeCatalogue(opened);
+      await expect(openCatalogue(location, dir, { readOnly: true })).rejects.toMatchObject({
+        code: 'CATALOGUE_SCHEMA',
+        message: expect.stringMatching(/catalogue migrate/),
+      });
+      const io = captureIo({ cwd: dir });
+      expect(await catalogueCommand.run(['migrate', '--catalogue', location], io)).toBe(0);
+      expect(io.stdout()).toMatch(
+        kind === 'sqlite' ? /schema 3 \(sqlite\)/ : /schema 2 \(postgres\)/,
+      );
+      const after = await openCatalogue(location, dir, { readOnly: true });
+      try {
+        expect(await exportText(after)).toBe(before);
+        expect(
+          after.kind === 'sqlite'
+            ? after.store.registryEntries()
+            : await after.store.registryEntries(),
+        ).toEqual([]);
+      } finally {
+        await closeCatalogue(after);
+      }
+    });
+
+    it(`${kind}: registries stored in the catalogue come back as they were stored`, async () => {
+      const { opened } = await freshCatalogue(kind, dir, server);
+      const entries: RegistryEntry[] = [
+        {
+          kind: 'authority',
+          code: 'supremo.tribunal.federal',
+          label: 'Supremo Tribunal Federal',
+          altLabels: [],
+          acronyms: ['STF'],
+          broader: null,
+        },
+        {
+          kind: 'jurisdiction',
+          code: 'br;sao.paulo',
+          label: 'São Paulo',
+          altLabels: [],
+          acronyms: ['SP'],
+          broader: 'br',
+        },
+        {
+          kind: 'measure',
+          code: 'lei',
+          label: 'Lei',
+          altLabels: ['Lei Ordinária'],
+          acronyms: [],
+          broader: null,
+        },
+        {
+          kind: 'measure',
+          code: 'lei',
+          label: 'Lei',
+          altLabels: ['Lei Federal'],
+          acronyms: ['L'],
+          broader: null,
+        },
+      ];
+      try {
+        if (opened.kind === 'sqlite') opened.store.replaceRegistry(entries);
+        else await opened.store.replaceRegistry(entries);
+        const back =
+          opened.kind === 'sqlite'
+            ? opened.store.registryEntries()
+            : await opened.store.registryEntries();
+        expect(back).toEqual([
+          entries[0],
+          entries[1],
+          { ...entries[2], altLabels: ['Lei Ordinária', 'Lei Federal'], acronyms: ['L'] },
+        ]);
+      } finally {
+        await closeCatalogue(opened);
+      }
+    });
+  }
+
   it('sqlite: a newer schema is refused, and a file that is not a database fails with CATALOGUE_OPEN', async () => {
     const { opened, location } = await freshCatalogue('sqlite', dir, undefined);
     if (opened.kind !== 'sqlite') throw new Error('sqlite expected');
-    opened.store.db.exec("UPDATE meta SET value = '3' WHERE key = 'schema'");
+    opened.store.db.exec("UPDATE meta SET value = '9' WHERE key = 'schema'");
     opened.store.close();
     await expect(openCatalogue(location, dir)).rejects.toMatchObject({ code: 'CATALOGUE_SCHEMA' });
     const junk = join(dir, 'junk.sqlite');

@@ -20,6 +20,8 @@ import {
 import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
 import { labelKey, Registry, type RegistryKind } from '../../src/core/catalogue/registry.ts';
 import { urnCommand } from '../../src/cli/commands/urn.ts';
+import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
+import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
 import { createResolverApp } from '../../src/resolver-http/app.ts';
 import { captureIo } from '../helpers/io.ts';
@@ -179,6 +181,35 @@ describe.skipIf(!present)(`the LexML Brasil vocabularies ${skip}`, () => {
       });
     } finally {
       store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lexroute catalogue registry stores them in the catalogue, and the resolver uses the stored ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lexroute-registry-cli-'));
+    const file = join(dir, 'c.sqlite');
+    try {
+      (await ensureCatalogue(file, 'data/sample-catalogue.jsonl', process.cwd())).store.close();
+      const io = captureIo({ cwd: dir });
+      expect(await catalogueCommand.run(['registry', LEXML, '--catalogue', file], io)).toBe(0);
+      expect(io.stdout()).toMatch(/jurisdictions, .* authorities, .* measure types/);
+      const rio = captureIo({ cwd: dir });
+      const done = resolverCommand.run(['--listen', '127.0.0.1:0', '--catalogue', file], rio);
+      let url: string | undefined;
+      for (let i = 0; i < 400 && url === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        url = /"msg":"listening","url":"([^"]+)"/.exec(rio.stderr())?.[1];
+      }
+      const res = await fetch(
+        `${url as string}/uri-res/N2L?urn:lex:br;sp:estadual:lei:1998-12-30;10177`,
+        {
+          redirect: 'manual',
+        },
+      );
+      expect(res.status).toBe(303);
+      rio.abort();
+      expect(await done).toBe(0);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -15,11 +15,13 @@ import {
   type OpenedCatalogue,
 } from '../../catalogue/open.ts';
 import { PG_SCHEMA_VERSION } from '../../catalogue/pg.ts';
+import { readLexmlRegistryEntries } from '../../catalogue/registry-lexml.ts';
 import { CatalogueError, SCHEMA_VERSION } from '../../catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../config/resolver.ts';
 
 export const CATALOGUE_HELP = `Usage: lexroute catalogue import <file> [options]
        lexroute catalogue export [options]
+       lexroute catalogue registry <folder> [options]
        lexroute catalogue migrate [options]
 
 Manage the jurisdiction resolver's catalogue: one SQLite file, or a
@@ -35,8 +37,14 @@ import   add the rows of a JSON Lines (.jsonl) or CSV (.csv) file, streamed
          rejected or the import was interrupted.
 export   write every row (one per item) to standard output or --output, in a
          form import reads back.
+registry store the registries for normalisation (jurisdictions, authorities,
+         measure types) read from a folder of LexML vocabularies
+         (localidade.csv, autoridade.csv, tipoDocumento.csv, as published),
+         replacing those stored before; the resolver rewrites acronyms and
+         alternative labels through them (see lexroute resolver --help).
 migrate  bring the catalogue's schema up to this lexroute's version (import
-         does so too; the resolver only reads the current schema and says so).
+         and registry do so too; the resolver only reads the current schema
+         and says what to run).
 
 Options:
   --catalogue LOC    a SQLite file or a postgres:// URL (default:
@@ -206,6 +214,29 @@ async function runExport(
   }
 }
 
+/** `catalogue registry DIR`: store the LexML vocabularies' registries in the catalogue. */
+async function runRegistry(io: CliIo, location: string, dir: string): Promise<number> {
+  let opened: OpenedCatalogue;
+  let entries;
+  try {
+    entries = readLexmlRegistryEntries(dir);
+    opened = await openCatalogue(location, io.cwd);
+  } catch (e) {
+    return failed(io, e);
+  }
+  try {
+    if (opened.kind === 'sqlite') opened.store.replaceRegistry(entries);
+    else await opened.store.replaceRegistry(entries);
+    const by = (k: string) => entries.filter((e) => e.kind === k).length.toLocaleString('en');
+    io.out(
+      `registries of ${opened.label}: ${by('jurisdiction')} jurisdictions, ${by('authority')} authorities, ${by('measure')} measure types (from ${dir})\n`,
+    );
+    return EXIT_OK;
+  } finally {
+    await closeCatalogue(opened);
+  }
+}
+
 async function runMigrate(io: CliIo, location: string): Promise<number> {
   let opened: OpenedCatalogue;
   try {
@@ -222,7 +253,7 @@ async function runMigrate(io: CliIo, location: string): Promise<number> {
 
 export const catalogueCommand: Command = {
   name: 'catalogue',
-  summary: "manage the resolver's catalogue (import | export | migrate)",
+  summary: "manage the resolver's catalogue (import | export | registry | migrate)",
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       catalogue: { type: 'string' },
@@ -258,11 +289,18 @@ export const catalogueCommand: Command = {
         values.output === undefined ? undefined : path(values.output),
       );
     }
+    if (sub === 'registry') {
+      if (rest.length !== 1)
+        throw new UsageError('registry takes one folder (the LexML vocabularies)');
+      return runRegistry(io, location, path(rest[0] as string));
+    }
     if (sub === 'migrate') {
       if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
       return runMigrate(io, location);
     }
-    if (sub === undefined) throw new UsageError('missing subcommand: import, export or migrate');
-    throw new UsageError(`unknown subcommand '${sub}' (import | export | migrate)`);
+    if (sub === undefined) {
+      throw new UsageError('missing subcommand: import, export, registry or migrate');
+    }
+    throw new UsageError(`unknown subcommand '${sub}' (import | export | registry | migrate)`);
   },
 };

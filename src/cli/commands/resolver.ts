@@ -18,7 +18,7 @@ import {
 } from '../../catalogue/open.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
 import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
-import type { Registry } from '../../core/catalogue/registry.ts';
+import { Registry } from '../../core/catalogue/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
@@ -58,7 +58,9 @@ Options:
   --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
                       tipoDocumento.csv): acronyms and alternative labels are
                       rewritten to their codes before matching where
-                      unambiguous, each rewrite reported (REGISTRY_REWRITE)
+                      unambiguous, each rewrite reported (REGISTRY_REWRITE).
+                      Default: the registries stored in the catalogue
+                      (lexroute catalogue registry DIR), read at start
   --config FILE       JSON configuration (default: config/resolver.json when
                       present); --listen, --catalogue, --workers and --registry
                       override it
@@ -255,6 +257,14 @@ async function serve(
       );
     }
     opened = await openServed(io, location, sample);
+    // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
+    if (registry === undefined) {
+      const stored =
+        opened.kind === 'sqlite'
+          ? opened.store.registryEntries()
+          : await opened.store.registryEntries();
+      if (stored.length > 0) registry = new Registry(stored);
+    }
   } catch (e) {
     return catalogueFailed(io, e);
   }
