@@ -142,6 +142,18 @@ export class Engine {
     badvers: 0,
     truncated: 0,
   };
+  /**
+   * What the last `respond` answered, for response-rate limiting
+   * (`rrl.ts`): the body (its rcode, AA and counts tell answer, NODATA,
+   * NXDOMAIN, referral or error), the question's lookup key, the zone that
+   * answered, whether a wildcard was used, and where the question ends.
+   */
+  lastBody: EncodedBody = REFUSED_BODY;
+  lastKey = '';
+  lastQtype = 0;
+  lastZone: IndexedZone | undefined = undefined;
+  lastWildcard = false;
+  lastQuestionEnd = 12;
   private state!: Compiled;
   private building: ZoneSet | undefined;
   private readonly q: ParsedQuery = newParsedQuery();
@@ -280,7 +292,9 @@ export class Engine {
   private bodyFor(key: string, qtype: number, transport: Transport): EncodedBody {
     const state = this.state;
     const entry = this.entryFor(state, key);
+    this.lastKey = key;
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
+      this.lastZone = entry.zone;
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype));
@@ -305,6 +319,8 @@ export class Engine {
       return REFUSED_BODY;
     }
     const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
+    this.lastZone = r.zone;
+    this.lastWildcard = r.wildcard;
     if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
       // The negative body (SOA in authority) depends only on the question's length.
       const neg = state.negatives.get(r.zone.originKey)!;
@@ -326,6 +342,9 @@ export class Engine {
   respond(msg: Buffer, transport: Transport): Buffer | undefined {
     const q = this.q;
     this.counters.queries++;
+    this.lastZone = undefined;
+    this.lastWildcard = false;
+    this.lastKey = '';
     const status = parseQuery(msg, msg.length, q);
     if (status === PARSE_DROP) {
       this.counters.dropped++;
@@ -376,6 +395,9 @@ export class Engine {
       const asked = q.udpSize < 512 ? 512 : q.udpSize;
       limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
     } else limit = 512;
+    this.lastBody = body;
+    this.lastQtype = q.qtype;
+    this.lastQuestionEnd = 12 + qlen;
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
     if (f.tc) this.counters.truncated++;
     const size = 12 + qlen + f.length + optLen;

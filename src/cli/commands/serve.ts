@@ -42,6 +42,10 @@ Options:
                        --tls-key except on loopback addresses (plain HTTP)
   --tls-cert FILE      PEM certificate (chain) for --doh
   --tls-key FILE       PEM private key for --doh
+  --rrl RATE           response-rate limiting on UDP: at most RATE identical
+                       responses per second per client /24 (IPv6 /56), slip 2,
+                       window 15 s (the config's rrl block sets the rest;
+                       off by default, as in BIND and Knot)
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
@@ -137,6 +141,7 @@ export const serveCommand: Command = {
       doh: { type: 'string', multiple: true },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      rrl: { type: 'string' },
       'log-format': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -156,6 +161,15 @@ export const serveCommand: Command = {
       }
     }
     const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
+    let rrlRate: number | undefined;
+    if (values.rrl !== undefined) {
+      rrlRate = Number(values.rrl);
+      if (!/^\d{1,7}$/.test(values.rrl) || rrlRate > 1_000_000) {
+        throw new UsageError(
+          `--rrl must be a number of responses per second (0 to 1000000), not '${values.rrl}'`,
+        );
+      }
+    }
     const format = values['log-format'];
     if (format !== undefined && format !== 'json' && format !== 'pretty') {
       throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
@@ -195,6 +209,7 @@ export const serveCommand: Command = {
       ...(values.watch ? { watch: true } : {}),
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
+      ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,
