@@ -42,6 +42,7 @@ import {
   PARSE_NOTIMP,
   type ParsedQuery,
 } from '../core/wire/query.ts';
+import { QueryStats } from './query-stats.ts';
 
 export interface EngineOptions {
   /** Our EDNS UDP payload size: the most we send over UDP, and what we advertise. */
@@ -149,6 +150,8 @@ export class Engine {
    * answered, whether a wildcard was used, and where the question ends.
    */
   lastBody: EncodedBody = REFUSED_BODY;
+  /** Queries by transport, type, rcode and zone, response sizes (`/metrics`). */
+  readonly stats = new QueryStats();
   lastKey = '';
   lastQtype = 0;
   lastZone: IndexedZone | undefined = undefined;
@@ -401,6 +404,8 @@ export class Engine {
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
     if (f.tc) this.counters.truncated++;
     const size = 12 + qlen + f.length + optLen;
+    const z = this.lastZone;
+    this.stats.count(transport, q.qtype, body.rcode, size, z?.originKey, z?.zone.origin);
     const out = Buffer.allocUnsafe(size);
     out[0] = msg[0]!;
     out[1] = msg[1]!;
