@@ -159,6 +159,12 @@ PID=$!
 wait_port || { cat "$TMP/named.log" >&2; exit 1; }
 measure bind
 
+# lexroute with RRL on at a rate no query of the mix reaches (the cost of the accounting)
+taskset -c "$SERVER_CPU" "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn --rrl 1000000 &
+PID=$!
+wait_port
+measure lexroute-rrl
+
 # The Node ceiling
 taskset -c "$SERVER_CPU" "$NODE" bench/server-ceiling.ts "$PORT" 2>/dev/null &
 PID=$!
@@ -170,10 +176,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 echo
 printf '%-22s %14s %8s %22s\n' "server" "queries/s" "lost" "CPU us/query @$RATE/s"
 printf '%-22s %14s %8s %22s\n' "lexroute" "${QPS[lexroute]}" "${LOST[lexroute]}" "${CPU[lexroute]}"
+printf '%-22s %14s %8s %22s\n' "lexroute --rrl" "${QPS[lexroute-rrl]}" "${LOST[lexroute-rrl]}" "${CPU[lexroute-rrl]}"
 printf '%-22s %14s %8s %22s\n' "BIND 9 (named -n 1)" "${QPS[bind]}" "${LOST[bind]}" "${CPU[bind]}"
 printf '%-22s %14s %8s %22s\n' "Node ceiling" "${QPS[ceiling]}" "${LOST[ceiling]}" "${CPU[ceiling]}"
 echo
 echo "throughput  lexroute / BIND:         $(ratio "${QPS[lexroute]}" "${QPS[bind]}")   (target >= 1.0)"
 echo "throughput  lexroute / Node ceiling: $(ratio "${QPS[lexroute]}" "${QPS[ceiling]}")   (target >= 0.9)"
+echo "throughput  RRL on / off:             $(ratio "${QPS[lexroute-rrl]}" "${QPS[lexroute]}")   (target >= 0.97)"
+echo "CPU cost    RRL off / on:             $(ratio "${CPU[lexroute]}" "${CPU[lexroute-rrl]}")"
 echo "CPU cost    BIND / lexroute:         $(ratio "${CPU[bind]}" "${CPU[lexroute]}")   (> 1: lexroute cheaper per query)"
 echo "CPU cost    ceiling / lexroute:      $(ratio "${CPU[ceiling]}" "${CPU[lexroute]}")"

@@ -3,6 +3,8 @@
  * stable codes. The documented default file is `config/server.json`; every
  * key is explained in `config/README.md`.
  */
+import { parseCidr } from './cidr.ts';
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type ServerLogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'pretty', 'auto'] as const;
@@ -27,6 +29,39 @@ export interface ZoneFilesConfig {
   /** Directories `$INCLUDE` may read from besides the zone file's own. */
   readonly includeDirs: readonly string[];
 }
+
+/** Response-rate limiting (`src/server/rrl.ts`; keys as BIND's `rate-limit`). */
+export interface RrlConfig {
+  /** Identical responses per second per client prefix; 0 turns RRL off. */
+  readonly responsesPerSecond: number;
+  /** NXDOMAIN responses per second per client prefix and zone (default: responsesPerSecond). */
+  readonly nxdomainsPerSecond?: number;
+  /** Error responses (REFUSED, FORMERR, ...) per second per client prefix and zone (default: responsesPerSecond). */
+  readonly errorsPerSecond?: number;
+  /** Seconds over which a source that exceeded the rate stays limited. */
+  readonly window: number;
+  /** Every slip-th limited response is sent truncated (0: none, 1: all). */
+  readonly slip: number;
+  readonly ipv4PrefixLength: number;
+  readonly ipv6PrefixLength: number;
+  /** Client prefixes never limited, CIDR (`192.0.2.0/24`, `2001:db8::/32`) or addresses. */
+  readonly exempt: readonly string[];
+  /** Count what would be limited, send every response. */
+  readonly logOnly: boolean;
+  /** Entries kept at most; the oldest are dropped beyond it. */
+  readonly maxTableSize: number;
+}
+
+export const DEFAULT_RRL_CONFIG: RrlConfig = {
+  responsesPerSecond: 0,
+  window: 15,
+  slip: 2,
+  ipv4PrefixLength: 24,
+  ipv6PrefixLength: 56,
+  exempt: [],
+  logOnly: false,
+  maxTableSize: 100_000,
+};
 
 export interface ServerConfig {
   /** Addresses to serve on; each gets a UDP and a TCP socket. */
@@ -54,6 +89,8 @@ export interface ServerConfig {
     readonly tlsCert?: string;
     readonly tlsKey?: string;
   };
+  /** Response-rate limiting on UDP; off while `rrl.responsesPerSecond` is 0. */
+  readonly rrl: RrlConfig;
   readonly log: {
     readonly level: ServerLogLevel;
     readonly format: ServerLogFormat;
@@ -77,6 +114,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   },
   limits: { maxChain: 8, cachePerName: 16 },
   doh: { listen: [] },
+  rrl: DEFAULT_RRL_CONFIG,
   log: { level: 'info', format: 'auto', summaryIntervalMs: 10_000 },
 };
 
@@ -140,6 +178,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'tcp',
     'limits',
     'doh',
+    'rrl',
     'log',
   ],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
@@ -153,6 +192,18 @@ const KNOWN: Record<string, readonly string[]> = {
     'pressureIdleTimeoutMs',
   ],
   limits: ['maxChain', 'cachePerName'],
+  rrl: [
+    'responsesPerSecond',
+    'nxdomainsPerSecond',
+    'errorsPerSecond',
+    'window',
+    'slip',
+    'ipv4PrefixLength',
+    'ipv6PrefixLength',
+    'exempt',
+    'logOnly',
+    'maxTableSize',
+  ],
   log: ['level', 'format', 'summaryIntervalMs'],
 };
 
@@ -385,6 +436,7 @@ export function validateServerConfig(input: unknown): {
         d.limits.cachePerName,
       ),
     },
+    rrl: validateRrl(errors, isObject(input.rrl) ? input.rrl : {}),
     log: {
       level,
       format,
@@ -444,4 +496,64 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
     });
   }
   return { listen, ...files };
+}
+
+/** Validate the `rrl` block (keys as BIND's `rate-limit`, camel-cased). */
+function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConfig {
+  const d = DEFAULT_RRL_CONFIG;
+  const rate = (key: string, fallback: number) =>
+    intIn(errors, `rrl.${key}`, r[key], 0, 1_000_000, fallback);
+  const responsesPerSecond = rate('responsesPerSecond', d.responsesPerSecond);
+  let exempt = d.exempt;
+  if (r.exempt !== undefined) {
+    if (!Array.isArray(r.exempt) || r.exempt.some((e) => typeof e !== 'string')) {
+      errors.push({
+        code: 'CONFIG_BAD_PREFIX',
+        path: 'rrl.exempt',
+        message: 'rrl.exempt must be an array of addresses or prefixes ("192.0.2.0/24")',
+      });
+    } else {
+      exempt = r.exempt as string[];
+      exempt.forEach((e, i) => {
+        if (!isPrefix(e)) {
+          errors.push({
+            code: 'CONFIG_BAD_PREFIX',
+            path: `rrl.exempt[${i}]`,
+            message: `rrl.exempt[${i}]: "${e}" is not an address or ADDR/BITS prefix`,
+          });
+        }
+      });
+    }
+  }
+  let logOnly = d.logOnly;
+  if (r.logOnly !== undefined) {
+    if (typeof r.logOnly !== 'boolean') {
+      errors.push({
+        code: 'CONFIG_BAD_BOOLEAN',
+        path: 'rrl.logOnly',
+        message: 'rrl.logOnly must be true or false',
+      });
+    } else logOnly = r.logOnly;
+  }
+  return {
+    responsesPerSecond,
+    ...(r.nxdomainsPerSecond !== undefined
+      ? { nxdomainsPerSecond: rate('nxdomainsPerSecond', responsesPerSecond) }
+      : {}),
+    ...(r.errorsPerSecond !== undefined
+      ? { errorsPerSecond: rate('errorsPerSecond', responsesPerSecond) }
+      : {}),
+    window: intIn(errors, 'rrl.window', r.window, 1, 3600, d.window),
+    slip: intIn(errors, 'rrl.slip', r.slip, 0, 10, d.slip),
+    ipv4PrefixLength: intIn(errors, 'rrl.ipv4PrefixLength', r.ipv4PrefixLength, 0, 32, 24),
+    ipv6PrefixLength: intIn(errors, 'rrl.ipv6PrefixLength', r.ipv6PrefixLength, 0, 128, 56),
+    exempt,
+    logOnly,
+    maxTableSize: intIn(errors, 'rrl.maxTableSize', r.maxTableSize, 1, 10_000_000, d.maxTableSize),
+  };
+}
+
+/** An IPv4 or IPv6 address, optionally with `/BITS`. */
+function isPrefix(text: string): boolean {
+  return typeof parseCidr(text) !== 'string';
 }

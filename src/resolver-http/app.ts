@@ -110,7 +110,7 @@ export interface ResolverApp {
   /** Answer, asynchronously when the catalogue is a `source`. */
   respond(req: AppRequest): AppResponse | Promise<AppResponse>;
   /** The answer cache's size: entries and their bytes (as `cache.maxBytes` counts them). */
-  cacheStats(): { entries: number; bytes: number };
+  cacheStats(): { entries: number; bytes: number; hits: number; misses: number };
   /** WHATWG-style handler; `info.httpVersion` defaults to 1.1. */
   fetch(request: Request, info?: { httpVersion?: string }): Promise<Response>;
 }
@@ -370,6 +370,8 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
 
   // Answer cache, least recently used dropped first.
   const cacheOptions = options.cache && options.cache.entries > 0 ? options.cache : null;
+  let cacheHits = 0;
+  let cacheMisses = 0;
   const cache = new LruCache<AppResponse>(
     cacheOptions ? cacheOptions.entries : 1,
     cacheOptions?.maxBytes ?? Number.POSITIVE_INFINITY,
@@ -416,7 +418,11 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     // other than q dropped): spellings that negotiate alike share an entry.
     const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${preferenceKey(req.header('accept'))}\n${preferenceKey(req.header('accept-language'))}\n${rawUrn}`;
     const hit = cache.get(key);
-    if (hit) return hit;
+    if (hit) {
+      cacheHits++;
+      return hit;
+    }
+    cacheMisses++;
     const keep = (res: AppResponse): AppResponse => {
       if (res.status < 500 && (doorkeeper === null || doorkeeper.offer(key))) cache.set(key, res);
       return res;
@@ -635,7 +641,12 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   return {
     handle,
     respond: respondTo,
-    cacheStats: () => ({ entries: cache.size, bytes: cache.bytes }),
+    cacheStats: () => ({
+      entries: cache.size,
+      bytes: cache.bytes,
+      hits: cacheHits,
+      misses: cacheMisses,
+    }),
     async fetch(request, info) {
       const url = new URL(request.url);
       const res = await respondTo({

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { AppResponse, ResolverApp } from './app.ts';
+import type { ResolverStats } from './stats.ts';
 
 export interface LogEntry {
   readonly time: string;
@@ -20,6 +21,8 @@ export interface ResolverServerOptions {
   readonly port: number;
   /** Receives one entry per request and per lifecycle event; omit for no logs. */
   readonly log?: (entry: LogEntry) => void;
+  /** Counters for `/metrics`, updated per request. */
+  readonly stats?: ResolverStats;
   /** Log every request (default true when `log` is given). */
   readonly logRequests?: boolean;
   /**
@@ -111,6 +114,7 @@ function responder(options: ResolverServerOptions) {
     res.end(head ? undefined : out.body);
     // A request body is never read: node:http discards what is left of it
     // when the response finishes, so the connection stays usable.
+    options.stats?.count(req.url ?? '/', out.status, (performance.now() - started) / 1000);
     if (!logRequests) return;
     if (sample > 1 && seen++ % sample !== 0 && out.status < 500) {
       skipped.set(out.status, (skipped.get(out.status) ?? 0) + 1);
@@ -179,7 +183,7 @@ export async function startResolverServer(
   const { app, log } = options;
   const { send, logRequests, close: closeLog } = responder(options);
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const started = logRequests ? performance.now() : 0;
+    const started = logRequests || options.stats ? performance.now() : 0;
     const out = app.respond({
       method: req.method ?? 'GET',
       target: req.url ?? '/',

@@ -43,6 +43,7 @@ import {
   PARSE_NOTIMP,
   type ParsedQuery,
 } from '../core/wire/query.ts';
+import { QueryStats } from './query-stats.ts';
 
 export interface EngineOptions {
   /** Our EDNS UDP payload size: the most we send over UDP, and what we advertise. */
@@ -147,6 +148,20 @@ export class Engine {
     badvers: 0,
     truncated: 0,
   };
+  /**
+   * What the last `respond` answered, for response-rate limiting
+   * (`rrl.ts`): the body (its rcode, AA and counts tell answer, NODATA,
+   * NXDOMAIN, referral or error), the question's lookup key, the zone that
+   * answered, whether a wildcard was used, and where the question ends.
+   */
+  lastBody: EncodedBody = REFUSED_BODY;
+  /** Queries by transport, type, rcode and zone, response sizes (`/metrics`). */
+  readonly stats = new QueryStats();
+  lastKey = '';
+  lastQtype = 0;
+  lastZone: IndexedZone | undefined = undefined;
+  lastWildcard = false;
+  lastQuestionEnd = 12;
   private state!: Compiled;
   private building: ZoneSet | undefined;
   private readonly q: ParsedQuery = newParsedQuery();
@@ -293,8 +308,10 @@ export class Engine {
   ): EncodedBody {
     const state = this.state;
     const entry = this.entryFor(state, key);
+    this.lastKey = key;
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
+      this.lastZone = entry.zone;
       if (qtype === TYPE_ANY) {
         const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype, signed));
@@ -320,6 +337,8 @@ export class Engine {
       return REFUSED_BODY;
     }
     const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
+    this.lastZone = r.zone;
+    this.lastWildcard = r.wildcard;
     // A signed negative answer proves the name's absence: its body depends on the name.
     if (dnssecOk && r.zone.dnssec !== undefined)
       return encodeBody(key, planResponse(r, qtype, true));
@@ -344,6 +363,9 @@ export class Engine {
   respond(msg: Buffer, transport: Transport): Buffer | undefined {
     const q = this.q;
     this.counters.queries++;
+    this.lastZone = undefined;
+    this.lastWildcard = false;
+    this.lastKey = '';
     const status = parseQuery(msg, msg.length, q);
     if (status === PARSE_DROP) {
       this.counters.dropped++;
@@ -394,6 +416,9 @@ export class Engine {
       const asked = q.udpSize < 512 ? 512 : q.udpSize;
       limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
     } else limit = 512;
+    this.lastBody = body;
+    this.lastQtype = q.qtype;
+    this.lastQuestionEnd = 12 + qlen;
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
     if (f.tc) {
       this.counters.truncated++;
@@ -408,6 +433,8 @@ export class Engine {
       }
     }
     const size = 12 + qlen + f.length + optLen;
+    const z = this.lastZone;
+    this.stats.count(transport, q.qtype, body.rcode, size, z?.originKey, z?.zone.origin);
     const out = Buffer.allocUnsafe(size);
     out[0] = msg[0]!;
     out[1] = msg[1]!;

@@ -18,6 +18,7 @@ import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import type { ZoneSourceSpec } from '../zonefile/sources.ts';
 import { ZoneReloader, type ReloadReport, type ZoneFileLoader } from './reload.ts';
+import { Rrl } from './rrl.ts';
 
 export type { ReloadReport, ZoneFileLoader, ZoneLoadResult } from './reload.ts';
 
@@ -45,9 +46,19 @@ export interface RunningServer {
   readonly doh: readonly DohListener[];
   /** Repeated events (refused connections, FORMERR sources, ...) summarised per interval. */
   readonly summary: LogSummary;
+  /** Response-rate limiting on UDP, when configured. */
+  readonly rrl: Rrl | undefined;
   /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
   reload(): Promise<ReloadReport>;
   close(): Promise<void>;
+}
+
+/** The rate limiter when any of its rates is set. */
+function rrlFor(config: ServerConfig): Rrl | undefined {
+  const r = config.rrl;
+  const on =
+    r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
+  return on ? new Rrl(r) : undefined;
 }
 
 export interface StartOptions {
@@ -154,8 +165,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const tcp: TcpListener[] = [];
   const doh: DohListener[] = [];
   const summary = createLogSummary(log, config.log.summaryIntervalMs);
+  const rrl = rrlFor(config);
+  const rrlSweep = rrl
+    ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
+    : undefined;
   const closeAll = async () => {
     await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
+    clearInterval(rrlSweep);
     summary.close();
   };
   try {
@@ -163,7 +179,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       // The TCP port is bound first so that port 0 gives one number for both transports.
       const t = await listenTcp(() => engine, host, port, config.tcp, log, summary);
       tcp.push(t);
-      const u = await listenUdp(() => engine, host, t.port, log, summary);
+      const u = await listenUdp(() => engine, host, t.port, log, summary, { rrl });
       udp.push(u);
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
@@ -196,6 +212,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     tcp,
     doh,
     summary,
+    rrl,
     reload,
     close: async () => {
       stopWatching();

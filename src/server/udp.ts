@@ -1,16 +1,23 @@
 /**
  * UDP listener: one datagram in, at most one datagram out (one `send` per
- * query). Errors on a socket never end the process.
+ * query). Errors on a socket never end the process. With response-rate
+ * limiting on (`rrl.ts`), a limited response is dropped or sent truncated.
  */
 import dgram from 'node:dgram';
 import { TRANSPORT_UDP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
+import { RRL_SEND, RRL_SLIP, slipResponse, type Rrl } from './rrl.ts';
 
 export interface UdpListener {
   readonly address: string;
   readonly port: number;
   close(): Promise<void>;
+}
+
+export interface UdpOptions {
+  /** Response-rate limiting, when on. */
+  readonly rrl?: Rrl | undefined;
 }
 
 export async function listenUdp(
@@ -19,9 +26,11 @@ export async function listenUdp(
   port: number,
   log: Logger,
   summary: LogSummary,
+  options: UdpOptions = {},
 ): Promise<UdpListener> {
   const type = host.includes(':') ? 'udp6' : 'udp4';
   const socket = dgram.createSocket({ type, reuseAddr: false });
+  const rrl = options.rrl;
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;
     const eng = engine();
@@ -35,7 +44,20 @@ export async function listenUdp(
       return;
     }
     if (eng.counters.formerr !== formerr) summary.note('formerr_sent', rinfo.address, 'udp');
-    if (out !== undefined) socket.send(out, rinfo.port, rinfo.address);
+    if (out === undefined) return;
+    if (rrl !== undefined) {
+      const would = rrl.counters.wouldLimit;
+      const action = rrl.check(rinfo.address, eng, (Date.now() / 1000) | 0);
+      if (rrl.counters.wouldLimit !== would) {
+        summary.note('rrl_would_limit', rrl.prefix(rinfo.address), undefined, 'info');
+      } else if (action !== RRL_SEND) {
+        const slip = action === RRL_SLIP;
+        summary.note('rrl_limited', rrl.prefix(rinfo.address), slip ? 'slip' : 'drop');
+        if (slip) socket.send(slipResponse(out, eng.lastQuestionEnd), rinfo.port, rinfo.address);
+        return;
+      }
+    }
+    socket.send(out, rinfo.port, rinfo.address);
   });
   socket.on('error', (e) => log.warn('udp_socket_error', { error: e.message }));
   await new Promise<void>((resolve, reject) => {

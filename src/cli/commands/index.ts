@@ -30,6 +30,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./serve.ts')).serveCommand,
   },
   {
+    name: 'ctl',
+    summary: 'control a running server (status | reload | zone-status | stats | stop)',
+    load: async () => (await import('./ctl.ts')).ctlCommand,
+  },
+  {
     name: 'resolve',
     summary: 'resolve a LEX URN through the DDDS chain to document URLs',
     load: async () => (await import('./resolve.ts')).resolveCommand,

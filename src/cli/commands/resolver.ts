@@ -23,6 +23,10 @@ import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
+import { catalogueFamilies, ResolverStats } from '../../resolver-http/stats.ts';
+import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
+import type { MetricFamily } from '../../metrics/prom.ts';
+import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
@@ -55,6 +59,10 @@ Options:
                       fresh catalogue in a temporary folder, removed on exit
   --workers N         N resolver processes sharing the port and the catalogue
                       (0: one per core; default 1, config "workers")
+  --metrics ADDR:PORT Prometheus metrics at http://ADDR:PORT/metrics: requests
+                      by service and status, latency histogram, answer-cache
+                      hits, catalogue size, when an import was last seen
+                      (summed over the workers)
   --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
                       tipoDocumento.csv): acronyms and alternative labels are
                       rewritten to their codes before matching where
@@ -99,6 +107,7 @@ export const resolverCommand: Command = {
       sample: { type: 'boolean' },
       workers: { type: 'string' },
       registry: { type: 'string' },
+      metrics: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -109,6 +118,12 @@ export const resolverCommand: Command = {
     if (values.listen !== undefined && !parseListen(values.listen)) {
       throw new UsageError(
         `--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${values.listen}'`,
+      );
+    }
+    const metrics = values.metrics === undefined ? undefined : parseListen(values.metrics);
+    if (values.metrics !== undefined && !metrics) {
+      throw new UsageError(
+        `--metrics must be ADDR:PORT (e.g. 127.0.0.1:9154), got '${values.metrics}'`,
       );
     }
     if (values.workers !== undefined && !/^\d{1,3}$/.test(values.workers)) {
@@ -141,8 +156,12 @@ export const resolverCommand: Command = {
       }
     }
     try {
-      if (workers > 1) return await runPrimary(io, argv, location, workers);
-      return await serve(io, config, location, Boolean(values.sample));
+      if (workers > 1) return await runPrimary(io, argv, location, workers, metrics ?? undefined);
+      const isWorker = io.env[WORKER_ENV] !== undefined;
+      return await serve(io, config, location, Boolean(values.sample), {
+        metrics: isWorker ? undefined : (metrics ?? undefined),
+        answerPrimary: isWorker && metrics !== undefined,
+      });
     } finally {
       if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
     }
@@ -239,12 +258,35 @@ async function openServed(io: CliIo, location: string, sample: boolean): Promise
   }
 }
 
+/** What this process reports at a scrape: its counters and the catalogue's size and last change. */
+function metricsCollector(
+  opened: OpenedCatalogue,
+  app: { cacheStats(): { entries: number; bytes: number; hits: number; misses: number } },
+  stats: ResolverStats,
+): () => MetricFamily[] {
+  const version = () =>
+    opened.kind === 'sqlite' ? opened.store.dataVersion() : opened.store.version();
+  const counts = () =>
+    opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  let seenVersion = version();
+  let changedAt = Date.now();
+  return () => {
+    const v = version();
+    if (v !== seenVersion) {
+      seenVersion = v;
+      changedAt = Date.now();
+    }
+    return [...stats.families(app.cacheStats()), ...catalogueFamilies(counts(), changedAt)];
+  };
+}
+
 /** One resolver process. */
 async function serve(
   io: CliIo,
   config: ResolverConfig,
   location: string,
   sample: boolean,
+  m: { metrics: { host: string; port: number } | undefined; answerPrimary: boolean },
 ): Promise<number> {
   const listen = parseListen(config.listen) as { host: string; port: number };
   const { log, flush } = batchedLog(io);
@@ -291,9 +333,15 @@ async function serve(
       cache: { ...config.cache, version: () => store.version() },
     });
   }
+  const stats = new ResolverStats();
+  const collect = metricsCollector(opened, app, stats);
+  let endpoint: MetricsEndpoint | undefined;
+  const stopAnswering = m.answerPrimary ? answerMetricsRequests(collect) : undefined;
   let running;
   try {
+    if (m.metrics) endpoint = await startMetricsEndpoint(m.metrics.host, m.metrics.port, collect);
     running = await startResolverServer({
+      stats,
       app,
       host: listen.host,
       port: listen.port,
@@ -303,11 +351,14 @@ async function serve(
       summaryMs: config.log.summaryMs,
     });
   } catch (e) {
+    await endpoint?.close();
+    stopAnswering?.();
     await closeCatalogue(opened);
     flush();
     io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
     return EXIT_FAIL;
   }
+  if (endpoint) log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
   const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
   log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
   if (!io.signal.aborted) {
@@ -316,6 +367,8 @@ async function serve(
     );
   }
   await running.close();
+  await endpoint?.close();
+  stopAnswering?.();
   await closeCatalogue(opened);
   log({ time: now(), level: 'info', msg: 'stopped' });
   flush();
@@ -332,6 +385,7 @@ async function runPrimary(
   argv: readonly string[],
   location: string,
   n: number,
+  metrics: { host: string; port: number } | undefined,
 ): Promise<number> {
   const bin = fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url));
   cluster.setupPrimary({ exec: bin, args: ['resolver', ...argv.filter((a) => a !== '--sample')] });
@@ -361,6 +415,18 @@ async function runPrimary(
   };
   let failed = false;
   for (let i = 0; i < n; i++) start();
+  let endpoint: MetricsEndpoint | undefined;
+  if (metrics) {
+    try {
+      endpoint = await startPrimaryMetrics(metrics.host, metrics.port, () => [...alive]);
+      io.err(
+        `${JSON.stringify({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url })}\n`,
+      );
+    } catch (e) {
+      io.err(`lexroute resolver: cannot listen for metrics: ${(e as Error).message}\n`);
+      failed = true;
+    }
+  }
   io.err(`${JSON.stringify({ time: now(), level: 'info', msg: 'workers', workers: n })}\n`);
   await new Promise<void>((res) => {
     const check = setInterval(() => {
@@ -371,6 +437,7 @@ async function runPrimary(
     }, 100);
   });
   stopping = true;
+  await endpoint?.close();
   await Promise.all(
     [...alive].map(
       (w) =>

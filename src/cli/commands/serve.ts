@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type Command } from '../io.ts';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import {
   DEFAULT_SERVER_CONFIG,
   LOG_LEVELS,
@@ -16,7 +16,15 @@ import {
 } from '../../config/server.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { createLogger } from '../../server/log.ts';
-import { startServer, ServerStartError, type ZoneFileLoader } from '../../server/server.ts';
+import {
+  startServer,
+  ServerStartError,
+  type RunningServer,
+  type ZoneFileLoader,
+} from '../../server/server.ts';
+import { startOps, type Ops } from '../../server/ops.ts';
+import { VERSION } from '../main.ts';
+import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { BackgroundZoneLoader } from '../../zonefile/background.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
@@ -42,6 +50,16 @@ Options:
                        --tls-key except on loopback addresses (plain HTTP)
   --tls-cert FILE      PEM certificate (chain) for --doh
   --tls-key FILE       PEM private key for --doh
+  --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics
+                       (queries by transport, type, rcode and zone, response
+                       sizes, TCP connections, RRL actions, zone serials and
+                       reloads)
+  --control PATH       control socket for lexroute ctl (Unix socket, mode 0600):
+                       status, reload [ZONE], zone-status ZONE, stats, stop
+  --rrl RATE           response-rate limiting on UDP: at most RATE identical
+                       responses per second per client /24 (IPv6 /56), slip 2,
+                       window 15 s (the config's rrl block sets the rest;
+                       off by default, as in BIND and Knot)
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
@@ -124,6 +142,123 @@ function dohOverride(
   };
 }
 
+/** The command-line values that need checking, checked (UsageError otherwise). */
+function checkedOptions(values: {
+  listen?: string[] | undefined;
+  metrics?: string | undefined;
+  rrl?: string | undefined;
+  'log-format'?: string | undefined;
+  'log-level'?: string | undefined;
+}) {
+  let listen: ListenAddress[] | undefined;
+  if (values.listen) {
+    listen = [];
+    for (const l of values.listen) {
+      const r = parseListen(l);
+      if (typeof r === 'string') throw new UsageError(`--listen: ${r}`);
+      listen.push(r);
+    }
+  }
+  let metrics: ListenAddress | undefined;
+  if (values.metrics !== undefined) {
+    const r = parseListen(values.metrics);
+    if (typeof r === 'string') throw new UsageError(`--metrics: ${r}`);
+    metrics = r;
+  }
+  let rrlRate: number | undefined;
+  if (values.rrl !== undefined) {
+    rrlRate = Number(values.rrl);
+    if (!/^\d{1,7}$/.test(values.rrl) || rrlRate > 1_000_000) {
+      throw new UsageError(
+        `--rrl must be a number of responses per second (0 to 1000000), not '${values.rrl}'`,
+      );
+    }
+  }
+  const format = values['log-format'];
+  if (format !== undefined && format !== 'json' && format !== 'pretty') {
+    throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
+  }
+  const level = values['log-level'];
+  if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return { listen, metrics, rrlRate, format: format as 'json' | 'pretty' | undefined, level };
+}
+
+/** Start the server with its metrics and control endpoints, run until SIGTERM or `ctl stop`. */
+async function serveUntilStopped(
+  config: ServerConfig,
+  base: string,
+  io: CliIo,
+  ops0: { metrics: ListenAddress | undefined; control: string | undefined },
+): Promise<number> {
+  const resolvedFormat =
+    config.log.format === 'auto' ? (io.errIsTTY ? 'pretty' : 'json') : config.log.format;
+  const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
+  const book = new ZoneStatusBook();
+  const startedAt = Date.now();
+  // Stopped by SIGTERM/SIGINT (io.signal) or by `lexroute ctl stop`.
+  let stopNow = () => undefined as void;
+  const stopped = new Promise<void>((resolve) => {
+    stopNow = resolve;
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+  const background = backgroundZoneLoaderFor(config, base);
+  let server: RunningServer;
+  let ops: Ops;
+  try {
+    server = await startServer({
+      config,
+      loader: background.loader,
+      log: tapLogger(log, book),
+      cwd: base,
+    });
+    const { metrics, control } = ops0;
+    const opsOptions = {
+      metrics,
+      control,
+      log,
+      book,
+      startedAt,
+      version: VERSION,
+      stop: stopNow,
+    };
+    ops = await startOps(server, opsOptions).catch(async (e: unknown) => {
+      await server.close();
+      throw new ServerStartError(
+        'SERVER_LISTEN_FAILED',
+        `cannot listen for metrics or control: ${(e as Error).message}`,
+        e,
+      );
+    });
+  } catch (e) {
+    await background.close();
+    if (e instanceof ServerStartError) {
+      log.error('start_failed', { code: e.code, error: e.message });
+      return EXIT_FAIL;
+    }
+    throw e;
+  }
+  log.info('ready', {
+    zones: server.engine.zones.map((z) => z.origin),
+    listen: server.udp.map((u) => `${u.address}:${u.port}`),
+    ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
+  });
+  const offReload = io.onReload(() => {
+    void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));
+  });
+  await stopped;
+  offReload();
+  log.info('shutting_down', { queries: server.engine.counters.queries });
+  await ops.close();
+  await server.close();
+  await background.close();
+  log.info('stopped');
+  return EXIT_OK;
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
@@ -137,6 +272,9 @@ export const serveCommand: Command = {
       doh: { type: 'string', multiple: true },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      rrl: { type: 'string' },
+      metrics: { type: 'string' },
+      control: { type: 'string' },
       'log-format': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -146,24 +284,8 @@ export const serveCommand: Command = {
       return EXIT_OK;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    let listen: ListenAddress[] | undefined;
-    if (values.listen) {
-      listen = [];
-      for (const l of values.listen) {
-        const r = parseListen(l);
-        if (typeof r === 'string') throw new UsageError(`--listen: ${r}`);
-        listen.push(r);
-      }
-    }
     const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
-    const format = values['log-format'];
-    if (format !== undefined && format !== 'json' && format !== 'pretty') {
-      throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
-    }
-    const level = values['log-level'];
-    if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
-      throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-    }
+    const { listen, metrics, rrlRate, format, level } = checkedOptions(values);
 
     let config: ServerConfig = DEFAULT_SERVER_CONFIG;
     let base = io.cwd;
@@ -195,45 +317,16 @@ export const serveCommand: Command = {
       ...(values.watch ? { watch: true } : {}),
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
+      ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,
         format: format ?? config.log.format,
       },
     };
-    const resolvedFormat =
-      config.log.format === 'auto' ? (io.errIsTTY ? 'pretty' : 'json') : config.log.format;
-    const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
-
-    const background = backgroundZoneLoaderFor(config, base);
-    let server;
-    try {
-      server = await startServer({ config, loader: background.loader, log, cwd: base });
-    } catch (e) {
-      await background.close();
-      if (e instanceof ServerStartError) {
-        log.error('start_failed', { code: e.code, error: e.message });
-        return EXIT_FAIL;
-      }
-      throw e;
-    }
-    log.info('ready', {
-      zones: server.engine.zones.map((z) => z.origin),
-      listen: server.udp.map((u) => `${u.address}:${u.port}`),
-      ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
+    return serveUntilStopped(config, base, io, {
+      metrics,
+      control: values.control ? path.resolve(io.cwd, values.control) : undefined,
     });
-    const offReload = io.onReload(() => {
-      void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));
-    });
-    await new Promise<void>((resolve) => {
-      if (io.signal.aborted) resolve();
-      else io.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    offReload();
-    log.info('shutting_down', { queries: server.engine.counters.queries });
-    await server.close();
-    await background.close();
-    log.info('stopped');
-    return EXIT_OK;
   },
 };

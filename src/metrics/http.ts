@@ -1,0 +1,63 @@
+/**
+ * The `/metrics` endpoint (`--metrics ADDR:PORT`): a small node:http server
+ * that answers `GET /metrics` with the Prometheus text format, computed at
+ * each scrape, and 404 for anything else.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONTENT_TYPE, renderFamilies, type MetricFamily } from './prom.ts';
+
+export interface MetricsEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startMetricsEndpoint(
+  host: string,
+  port: number,
+  collect: () => readonly MetricFamily[] | Promise<readonly MetricFamily[]>,
+): Promise<MetricsEndpoint> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try GET /metrics\n');
+      return;
+    }
+    Promise.resolve()
+      .then(collect)
+      .then(
+        (families) => {
+          const body = renderFamilies(families);
+          res.writeHead(200, {
+            'content-type': CONTENT_TYPE,
+            'content-length': Buffer.byteLength(body),
+          });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+        (e: unknown) => {
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`${String(e)}\n`);
+        },
+      );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const a = server.address() as AddressInfo;
+  const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return {
+    host: a.address,
+    port: a.port,
+    url: `http://${h}:${a.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

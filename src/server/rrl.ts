@@ -1,0 +1,218 @@
+/**
+ * Response-rate limiting (RRL) for UDP, with the semantics of BIND 9's
+ * `rate-limit` and Knot DNS's `mod-rrl` (there is no RFC): a spoofed source
+ * address must not draw more than a few identical responses per second,
+ * so the server is useless as a reflector, while real clients, whose
+ * dropped answers come back truncated now and then (`slip`), retry over TCP,
+ * which is never limited.
+ *
+ * Accounting, per (client prefix, response identity):
+ * - the client prefix is the source address masked to `ipv4PrefixLength`
+ *   (24) or `ipv6PrefixLength` (56) bits;
+ * - the identity is the question name and type for answers and NODATA, the
+ *   zone for NXDOMAIN and referrals, the wildcard's owner (`*.<closest
+ *   encloser>`) for wildcard answers, and the zone (or nothing, for REFUSED
+ *   outside our zones and FORMERR) for errors;
+ * - each entry holds a balance credited with the rate for every second
+ *   elapsed (never above the rate) and debited one per response; at or
+ *   above zero the response is sent; below it, the response is limited and
+ *   the balance may fall to `-window * rate`, so a source that kept
+ *   exceeding the rate stays limited for up to `window` seconds after it
+ *   slows down (BIND's `window`);
+ * - a limited response is dropped, except every `slip`-th one, sent with
+ *   TC=1 and no records (slip 0: drop all; 1: truncate all);
+ * - exempt prefixes are never limited; `logOnly` counts what would be
+ *   limited and sends everything.
+ *
+ * Cost on the hot path: one key string and one Map lookup per UDP response.
+ */
+import { addressBytes, inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
+import type { RrlConfig } from '../config/server.ts';
+import type { EncodedBody } from '../core/zone/answer.ts';
+import type { IndexedZone } from '../core/zone/lookup.ts';
+
+export const RRL_SEND = 0;
+export const RRL_DROP = 1;
+export const RRL_SLIP = 2;
+export type RrlAction = typeof RRL_SEND | typeof RRL_DROP | typeof RRL_SLIP;
+
+/** What the engine tells about the response it just built (see `Engine.last*`). */
+export interface ResponseFacts {
+  readonly lastBody: EncodedBody;
+  readonly lastKey: string;
+  readonly lastQtype: number;
+  readonly lastZone: IndexedZone | undefined;
+  readonly lastWildcard: boolean;
+}
+
+export interface RrlCounters {
+  /** Responses checked (UDP). */
+  checked: number;
+  /** Responses dropped. */
+  dropped: number;
+  /** Responses sent truncated instead (slip). */
+  slipped: number;
+  /** Responses that would have been limited, sent anyway (log-only mode or exempt prefix). */
+  wouldLimit: number;
+}
+
+interface Bucket {
+  balance: number;
+  second: number;
+  slip: number;
+}
+
+/**
+ * The client prefix as a short string: the masked octets of the prefix,
+ * IPv4 as `10.0.0` (for /24), IPv6 as `6:20.1.d.b8.0.0.0` (IPv4-mapped IPv6
+ * addresses count as IPv4).
+ */
+function prefixOf(address: string, v4Bits: number, v6Bits: number): string {
+  if (v4Bits === 24 && !address.includes(':')) {
+    // The common case without parsing: drop the last octet.
+    return address.slice(0, address.lastIndexOf('.'));
+  }
+  const b = addressBytes(address);
+  if (!b) return address;
+  const v4 = b.length === 4;
+  let bits = v4 ? v4Bits : v6Bits;
+  const parts: string[] = [];
+  for (let i = 0; i < b.length && bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    parts.push(v4 ? String(b[i]! & mask) : (b[i]! & mask).toString(16));
+  }
+  return v4 ? parts.join('.') : `6:${parts.join('.')}`;
+}
+
+/** `*.` + the closest encloser of `key` in `zone` (wire-form keys): the wildcard that answered. */
+function wildcardOwner(key: string, zone: IndexedZone): string {
+  let k = key;
+  while (k.length > 1) {
+    k = k.slice(k.charCodeAt(0) + 1);
+    if (zone.nodes.has(k)) return `\x01*${k}`;
+  }
+  return `\x01*${k}`;
+}
+
+export class Rrl {
+  readonly config: RrlConfig;
+  readonly counters: RrlCounters = { checked: 0, dropped: 0, slipped: 0, wouldLimit: 0 };
+  private readonly table = new Map<string, Bucket>();
+  private readonly exempt: readonly Cidr[];
+  private readonly rates: readonly [number, number, number];
+
+  constructor(config: RrlConfig) {
+    this.config = config;
+    const r = config.responsesPerSecond;
+    this.rates = [r, config.nxdomainsPerSecond ?? r, config.errorsPerSecond ?? r];
+    this.exempt = config.exempt.map((e) => {
+      const c = parseCidr(e);
+      if (typeof c === 'string') throw new Error(c);
+      return c;
+    });
+  }
+
+  /** Entries in the table now. */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /** The client prefix of an address, as used in the table and in logs. */
+  prefix(address: string): string {
+    return prefixOf(address, this.config.ipv4PrefixLength, this.config.ipv6PrefixLength);
+  }
+
+  /**
+   * Decide for one UDP response the engine just built for `address`.
+   * `second` is the current time in whole seconds.
+   */
+  check(address: string, facts: ResponseFacts, second: number): RrlAction {
+    this.counters.checked++;
+    const body = facts.lastBody;
+    const zone = facts.lastZone;
+    let cls: 0 | 1 | 2;
+    let id: string;
+    if (body.rcode === 3) {
+      cls = 1;
+      id = `N${zone?.originKey ?? ''}`;
+    } else if (body.rcode !== 0) {
+      cls = 2;
+      id = `E${zone?.originKey ?? ''}`;
+    } else if (body.ancount === 0 && !body.aa) {
+      cls = 0;
+      id = `R${zone?.originKey ?? ''}`;
+    } else if (facts.lastWildcard && zone !== undefined) {
+      cls = 0;
+      id = `W${facts.lastQtype}${wildcardOwner(facts.lastKey, zone)}`;
+    } else {
+      cls = 0;
+      id = `${facts.lastQtype}${facts.lastKey}`;
+    }
+    const rate = this.rates[cls];
+    if (rate <= 0) return RRL_SEND;
+    const key = `${this.prefix(address)}|${id}`;
+    let b = this.table.get(key);
+    if (b === undefined) {
+      if (this.table.size >= this.config.maxTableSize) this.evict();
+      b = { balance: rate, second, slip: 0 };
+      this.table.set(key, b);
+    } else if (second !== b.second) {
+      const elapsed = second - b.second;
+      b.balance = elapsed > 0 ? Math.min(rate, b.balance + elapsed * rate) : b.balance;
+      b.second = second;
+    }
+    b.balance--;
+    if (b.balance >= 0) return RRL_SEND;
+    const floor = -this.config.window * rate;
+    if (b.balance < floor) b.balance = floor;
+    if (this.config.logOnly || this.isExempt(address)) {
+      this.counters.wouldLimit++;
+      return RRL_SEND;
+    }
+    // As BIND: the first limited response slips, then every slip-th.
+    const slip = this.config.slip;
+    if (slip > 0) {
+      const n = b.slip;
+      b.slip = n + 1 >= slip ? 0 : n + 1;
+      if (n === 0) {
+        this.counters.slipped++;
+        return RRL_SLIP;
+      }
+    }
+    this.counters.dropped++;
+    return RRL_DROP;
+  }
+
+  /** Drop entries not touched for longer than the window (called now and then, off the hot path). */
+  sweep(second: number): void {
+    const stale = this.config.window + 1;
+    for (const [k, b] of this.table) if (second - b.second > stale) this.table.delete(k);
+  }
+
+  private evict(): void {
+    // Map order is insertion order: the oldest tenth goes.
+    let n = Math.max(1, Math.floor(this.config.maxTableSize / 10));
+    for (const k of this.table.keys()) {
+      this.table.delete(k);
+      if (--n === 0) break;
+    }
+  }
+
+  private isExempt(address: string): boolean {
+    if (this.exempt.length === 0) return false;
+    const b = addressBytes(address);
+    return b !== undefined && this.exempt.some((c) => inCidr(b, c));
+  }
+}
+
+/**
+ * The truncated response sent instead of a limited one: the response's
+ * header and question, TC=1, no records (RFC 2181 section 9: a client
+ * seeing TC retries over TCP).
+ */
+export function slipResponse(out: Buffer, questionEnd: number): Buffer {
+  const s = Buffer.from(out.subarray(0, questionEnd));
+  s[2] = s[2]! | 0x02;
+  s.fill(0, 6, 12);
+  return s;
+}
