@@ -30,11 +30,10 @@ import { rdataOf } from './wire.ts';
 export interface DriverHost {
   /** Undefined when the answer must not be memoised per result (no cache). */
   readonly cache: unknown;
-  lookupRaw(
-    name: string,
-    type: RecordType,
-    signal?: AbortSignal,
-  ): { result: LookupResult; cached: true } | Promise<LookupResult>;
+  /** A cached answer, synchronously (the warm path). */
+  peek(name: string, type: RecordType): LookupResult | undefined;
+  /** The answer from the resolver behind the cache (and into the cache). */
+  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult>;
   dispatcher(): Dispatcher;
   pinHost(host: string, address: string): void;
   readonly httpTimeoutMs: number | undefined;
@@ -49,76 +48,148 @@ export type WalkFailure = Extract<WalkNeed, { kind: 'failed' }>;
 
 type End = ResolveResult | WalkFailure;
 
+/** Default overall deadline of one resolution, ms (issue 21: ten slow steps took 19 s). */
+export const DEFAULT_DEADLINE_MS = 8000;
+
+/**
+ * One resolution's I/O context: the caller's signal and the overall
+ * deadline. The deadline's timer starts with the first lookup that goes out
+ * (a resolution answered from the cache never needs one).
+ */
+class Run {
+  readonly host: DriverHost;
+  readonly walk: DddsWalk;
+  private readonly caller: AbortSignal | undefined;
+  private readonly deadlineMs: number;
+  private deadline: AbortSignal | undefined;
+  private combined: AbortSignal | undefined;
+
+  constructor(
+    host: DriverHost,
+    walk: DddsWalk,
+    signal: AbortSignal | undefined,
+    deadlineMs: number,
+  ) {
+    this.host = host;
+    this.walk = walk;
+    this.caller = signal;
+    this.deadlineMs = deadlineMs;
+  }
+
+  /** The signal for I/O: the caller's, combined with the deadline. */
+  signal(): AbortSignal | undefined {
+    if (this.deadlineMs <= 0 || this.deadlineMs === Number.POSITIVE_INFINITY) return this.caller;
+    if (this.combined === undefined) {
+      this.deadline = AbortSignal.timeout(this.deadlineMs);
+      this.combined =
+        this.caller === undefined ? this.deadline : AbortSignal.any([this.caller, this.deadline]);
+    }
+    return this.combined;
+  }
+
+  /** A failure as fed to the walk: the deadline's own code when it is what stopped the I/O. */
+  error(e: unknown): { code: string; message: string; cause: unknown } {
+    if (this.deadline?.aborted === true && this.caller?.aborted !== true) {
+      return {
+        code: 'RESOLVE_DEADLINE',
+        message: `the resolution's deadline of ${this.deadlineMs} ms passed`,
+        cause: e,
+      };
+    }
+    return { ...describeError(e), cause: e };
+  }
+
+  /** A lookup that failed (timeout, SERVFAIL, lame delegation, ...): its error feed. */
+  errorFeed(e: unknown): Extract<DnsFeed<never>, { kind: 'error' }> {
+    const server = e instanceof DnsError ? (e.server ?? '') : '';
+    return { kind: 'error', ...this.error(e), server };
+  }
+}
+
 /**
  * Drive `walk` to its end: the result, or the failure (never thrown here).
  * Synchronous while every answer comes from the cache (the warm path makes
- * no promise); from the first lookup that goes out, asynchronous.
+ * no promise); from the first lookup that goes out, asynchronous. The whole
+ * resolution ends within `deadlineMs` (0: no deadline) with RESOLVE_DEADLINE.
  */
 export function drive(
   host: DriverHost,
   walk: DddsWalk,
   signal: AbortSignal | undefined,
+  deadlineMs: number = DEFAULT_DEADLINE_MS,
 ): End | Promise<End> {
   let need = walk.begin();
   while (need.kind !== 'done' && need.kind !== 'failed') {
-    const next = advance(host, walk, need, signal);
-    if (next instanceof Promise) return driveAsync(host, walk, next, signal);
-    need = next;
+    const hit = cachedFeed(host, walk, need);
+    if (hit !== undefined) {
+      need = hit;
+      continue;
+    }
+    const run = new Run(host, walk, signal, deadlineMs);
+    return driveAsync(run, advance(run, need));
   }
   return need.kind === 'done' ? need.result : need;
 }
 
-async function driveAsync(
-  host: DriverHost,
-  walk: DddsWalk,
-  pending: Promise<WalkNeed>,
-  signal: AbortSignal | undefined,
-): Promise<End> {
+async function driveAsync(run: Run, pending: Promise<WalkNeed>): Promise<End> {
   let need = await pending;
   while (need.kind !== 'done' && need.kind !== 'failed') {
-    const next = advance(host, walk, need, signal);
-    need = next instanceof Promise ? await next : next;
+    need = cachedFeed(run.host, run.walk, need) ?? (await advance(run, need));
   }
   return need.kind === 'done' ? need.result : need;
 }
 
-/** Get what `need` asks for and feed it to the walk: the next need (a promise when it went out). */
-function advance(
+/** The need answered from the cache, fed to the walk: the next need; undefined on a miss. */
+function cachedFeed(
   host: DriverHost,
   walk: DddsWalk,
   need: Exclude<WalkNeed, { kind: 'done' | 'failed' }>,
-  signal: AbortSignal | undefined,
-): WalkNeed | Promise<WalkNeed> {
+): WalkNeed | undefined {
   switch (need.kind) {
     case 'naptr': {
-      const l = host.lookupRaw(need.key, 'NAPTR', signal);
-      if (!('then' in l))
-        return walk.naptr(secured(host, l.result) ?? naptrFeed(l.result, true, host));
-      return l.then(
-        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false, host)),
-        (e: unknown) => failed(host, need.key, 'NAPTR', e, signal).then((f) => walk.naptr(f)),
-      );
+      const r = host.peek(need.key, 'NAPTR');
+      return r === undefined ? undefined : walk.naptr(secured(host, r) ?? naptrFeed(r, true, host));
     }
     case 'srv': {
-      const l = host.lookupRaw(need.name, 'SRV', signal);
-      if (!('then' in l)) return walk.srv(secured(host, l.result) ?? srvFeed(l.result, true));
-      return l.then(
-        (r) => walk.srv(secured(host, r) ?? srvFeed(r, false)),
-        (e: unknown) => failed(host, need.name, 'SRV', e, signal).then((f) => walk.srv(f)),
-      );
+      const r = host.peek(need.name, 'SRV');
+      return r === undefined ? undefined : walk.srv(secured(host, r) ?? srvFeed(r, true));
     }
     case 'address': {
-      const l = host.lookupRaw(need.name, need.qtype, signal);
-      const q = need.qtype;
-      if (!('then' in l))
-        return walk.address(secured(host, l.result) ?? addressFeed(l.result, true));
-      return l.then(
-        (r) => walk.address(secured(host, r) ?? addressFeed(r, false)),
-        (e: unknown) => failed(host, need.name, q, e, signal).then((f) => walk.address(f)),
-      );
+      const r = host.peek(need.name, need.qtype);
+      return r === undefined ? undefined : walk.address(secured(host, r) ?? addressFeed(r, true));
     }
     case 'http':
-      return httpStep(host, need, signal).then((f) => walk.http(f));
+      return undefined;
+  }
+}
+
+/** Get what `need` asks for over the network and feed it to the walk: the next need. */
+function advance(
+  run: Run,
+  need: Exclude<WalkNeed, { kind: 'done' | 'failed' }>,
+): Promise<WalkNeed> {
+  const { host, walk } = run;
+  const signal = run.signal();
+  const fail = (name: string, type: RecordType) => (e: unknown) =>
+    failed(run, name, type, e, signal);
+  switch (need.kind) {
+    case 'naptr':
+      return host.lookup(need.key, 'NAPTR', signal).then(
+        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false, host)),
+        (e: unknown) => fail(need.key, 'NAPTR')(e).then((f) => walk.naptr(f)),
+      );
+    case 'srv':
+      return host.lookup(need.name, 'SRV', signal).then(
+        (r) => walk.srv(secured(host, r) ?? srvFeed(r, false)),
+        (e: unknown) => fail(need.name, 'SRV')(e).then((f) => walk.srv(f)),
+      );
+    case 'address':
+      return host.lookup(need.name, need.qtype, signal).then(
+        (r) => walk.address(secured(host, r) ?? addressFeed(r, false)),
+        (e: unknown) => fail(need.name, need.qtype)(e).then((f) => walk.address(f)),
+      );
+    case 'http':
+      return httpStep(run, need, signal).then((f) => walk.http(f));
   }
 }
 
@@ -137,13 +208,12 @@ function secured(
   r: LookupResult,
 ): Extract<DnsFeed<never>, { kind: 'error' }> | undefined {
   if (!host.dnssec || r.dnssec === 'secure') return undefined;
-  return errorFeed(
-    new DnsError(
-      'DNSSEC_INSECURE',
-      `${r.qname} ${r.qtype}: ${r.server} answered without AD: the answer is not authenticated (an unsigned zone, or no chain of trust to it)`,
-      { qname: r.qname, qtype: r.qtype, server: r.server },
-    ),
+  const e = new DnsError(
+    'DNSSEC_INSECURE',
+    `${r.qname} ${r.qtype}: ${r.server} answered without AD: the answer is not authenticated (an unsigned zone, or no chain of trust to it)`,
+    { qname: r.qname, qtype: r.qtype, server: r.server },
   );
+  return { kind: 'error', code: e.code, message: e.message, server: r.server, cause: e };
 }
 
 /**
@@ -152,15 +222,16 @@ function secured(
  * 3.2.2): DNSSEC_BOGUS.
  */
 async function failed(
-  host: DriverHost,
+  run: Run,
   name: string,
   type: RecordType,
   e: unknown,
   signal: AbortSignal | undefined,
 ): Promise<Extract<DnsFeed<never>, { kind: 'error' }>> {
+  const host = run.host;
   if (host.dnssec && e instanceof DnsError && e.code === 'DNS_SERVFAIL' && host.answersWithCd) {
     if (await host.answersWithCd(name, type, signal)) {
-      return errorFeed(
+      return run.errorFeed(
         new DnsError(
           'DNSSEC_BOGUS',
           `${name} ${type}: validation failed (SERVFAIL, but the data comes with CD set): a bad or expired signature, or a broken chain of trust`,
@@ -170,14 +241,7 @@ async function failed(
       );
     }
   }
-  return errorFeed(e);
-}
-
-/** A lookup that failed (timeout, SERVFAIL, lame delegation, ...): its error feed. */
-function errorFeed(e: unknown): Extract<DnsFeed<never>, { kind: 'error' }> {
-  const d = describeError(e);
-  const server = e instanceof DnsError ? (e.server ?? '') : '';
-  return { kind: 'error', code: d.code, message: d.message, server, cause: e };
+  return run.errorFeed(e);
 }
 
 export function naptrFeed(
@@ -201,10 +265,11 @@ export function addressFeed(r: LookupResult, cached: boolean): AddressFeed {
 
 /** The THTTP exchange (RFC 2169) to a resolver URL, S/A hosts connected to the addresses found. */
 async function httpStep(
-  host: DriverHost,
+  run: Run,
   need: Extract<WalkNeed, { kind: 'http' }>,
   signal: AbortSignal | undefined,
 ): Promise<HttpFeed> {
+  const host = run.host;
   for (const pin of need.pins) host.pinHost(pin.host, pin.address);
   try {
     const res = await thttpRequest(need.url, need.service, {
@@ -218,6 +283,6 @@ async function httpStep(
     }
     return { kind: 'urls', exchanges: res.exchanges, urls: res.urls };
   } catch (e) {
-    return { kind: 'error', ...describeError(e), cause: e };
+    return { kind: 'error', ...run.error(e) };
   }
 }

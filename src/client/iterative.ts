@@ -21,9 +21,9 @@
 import type { RecordType } from 'dns-packet';
 import type { ReferralStep } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
-import { classify, type LookupResult, type Resolver } from './lookup.ts';
+import { classify, type Classified, type LookupResult, type Resolver } from './lookup.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
-import type { DnsTransportLike } from './transport.ts';
+import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, rdataOf, sameName } from './wire.ts';
 
 export interface IterativeOptions {
@@ -34,6 +34,8 @@ export interface IterativeOptions {
   readonly maxCnames?: number;
   /** Queries sent for one lookup, NS-name resolution included (default 64). */
   readonly maxQueries?: number;
+  /** Name server addresses tried per referral (default 4; a referral may name 100 dead ones). */
+  readonly maxServersPerReferral?: number;
   /** Clock for the delegation cache, in ms (default Date.now). */
   readonly now?: () => number;
 }
@@ -54,11 +56,36 @@ interface Budget {
   queries: number;
 }
 
+/** Where one name's resolution stands: the zone cut reached and the servers to ask there. */
+interface Position {
+  cut: string;
+  servers: readonly ServerAddress[];
+  /** Addresses of the cut's glueless name servers, being looked up meanwhile (RFC 1034 5.3.3). */
+  more: Promise<ServerAddress[] | { error: unknown }> | undefined;
+  /** The referral that led here (for the trace of a second attempt), when `more` is set. */
+  referral: ReferralStep | undefined;
+}
+
+/** One lookup's state: the name, the budget and what goes into the trace. */
+interface Walk {
+  readonly qname: string;
+  readonly qtype: RecordType;
+  readonly budget: Budget;
+  readonly depth: number;
+  readonly signal: AbortSignal | undefined;
+  readonly referrals: ReferralStep[];
+  readonly seenCuts: Set<string>;
+  ignored: number;
+}
+
 function isUnder(name: string, zone: string): boolean {
   const n = canonicalName(name);
   const z = canonicalName(zone);
   return z === '' || n === z || n.endsWith(`.${z}`);
 }
+
+/** Errors that say the servers of a cut do not serve it. */
+const LAME_CODES = new Set(['DNS_REFUSED', 'DNS_SERVFAIL', 'DNS_NOTIMP', 'DNS_RCODE']);
 
 export class IterativeResolver implements Resolver {
   private readonly transport: DnsTransportLike;
@@ -66,6 +93,7 @@ export class IterativeResolver implements Resolver {
   private readonly maxReferrals: number;
   private readonly maxCnames: number;
   private readonly maxQueries: number;
+  private readonly maxServers: number;
   private readonly now: () => number;
   private readonly delegations = new Map<string, Delegation>();
 
@@ -75,6 +103,7 @@ export class IterativeResolver implements Resolver {
     this.maxReferrals = options.maxReferrals ?? 16;
     this.maxCnames = options.maxCnames ?? 8;
     this.maxQueries = options.maxQueries ?? 64;
+    this.maxServers = Math.max(1, options.maxServersPerReferral ?? 4);
     this.now = options.now ?? Date.now;
   }
 
@@ -83,16 +112,17 @@ export class IterativeResolver implements Resolver {
   }
 
   /** The closest cut we hold a live delegation for, else the root. */
-  private start(qname: string): { cut: string; servers: readonly ServerAddress[] } {
+  private start(qname: string): Position {
     const labels = canonicalName(qname).split('.');
     const now = this.now();
     for (let i = 0; i < labels.length; i++) {
       const cut = labels.slice(i).join('.');
       const d = this.delegations.get(cut);
-      if (d && d.expires > now) return { cut, servers: d.servers };
+      if (d && d.expires > now)
+        return { cut, servers: d.servers, more: undefined, referral: undefined };
       if (d) this.delegations.delete(cut);
     }
-    return { cut: '', servers: [this.root] };
+    return { cut: '', servers: [this.root], more: undefined, referral: undefined };
   }
 
   private async resolve(
@@ -103,12 +133,19 @@ export class IterativeResolver implements Resolver {
     cnameChain: string[],
     signal: AbortSignal | undefined,
   ): Promise<IterativeResult> {
-    let { cut, servers } = this.start(qname);
-    const seenCuts = new Set([cut]);
-    const referrals: ReferralStep[] = [];
-    let ignored = 0;
+    const at = this.start(qname);
+    const w: Walk = {
+      qname,
+      qtype,
+      budget,
+      depth,
+      signal,
+      referrals: [],
+      seenCuts: new Set([at.cut]),
+      ignored: 0,
+    };
     for (let hop = 0; ; hop++) {
-      const ctx = { qname, qtype, server: servers.map(formatServer).join(' ') };
+      const ctx = { qname, qtype, server: at.servers.map(formatServer).join(' ') };
       if (hop > this.maxReferrals) {
         throw new DnsError(
           'DNS_DEPTH_EXCEEDED',
@@ -116,36 +153,8 @@ export class IterativeResolver implements Resolver {
           ctx,
         );
       }
-      if (++budget.queries > this.maxQueries) {
-        throw new DnsError(
-          'DNS_DEPTH_EXCEEDED',
-          `more than ${this.maxQueries} queries while resolving ${qname} ${qtype} (NS lookups included)`,
-          ctx,
-        );
-      }
-      let ex;
-      try {
-        ex = await this.transport.query(qname, qtype, {
-          servers,
-          recursionDesired: false,
-          signal,
-        });
-      } catch (e) {
-        if (
-          e instanceof DnsError &&
-          cut !== '' &&
-          ['DNS_REFUSED', 'DNS_SERVFAIL', 'DNS_NOTIMP', 'DNS_RCODE'].includes(e.code)
-        ) {
-          throw new DnsError(
-            'DNS_LAME',
-            `lame delegation: the servers for ${cut}. (${ctx.server}) do not serve it: ${e.message}`,
-            ctx,
-            e,
-          );
-        }
-        throw e;
-      }
-      ignored += ex.ignored;
+      const ex = await this.ask(w, at, ctx);
+      w.ignored += ex.ignored;
       const server = formatServer(ex.server);
       const c = classify(ex.message, qname, qtype);
       switch (c.kind) {
@@ -163,96 +172,190 @@ export class IterativeResolver implements Resolver {
             server,
             protocol: ex.protocol,
             rttMs: ex.rttMs,
-            ignored,
+            ignored: w.ignored,
             additionals: ex.message.additionals,
-            referrals,
+            referrals: w.referrals,
           };
-        case 'cname': {
-          const chain = [...cnameChain, ...c.cnames];
-          if (chain.length > this.maxCnames) {
-            throw new DnsError(
-              'DNS_CNAME_LOOP',
-              `CNAME chain from ${chain[0] ?? qname} is longer than ${this.maxCnames}`,
-              { ...ctx, server },
-            );
-          }
-          if (chain.slice(0, -1).some((n) => sameName(n, c.target)) || sameName(c.target, qname)) {
-            throw new DnsError(
-              'DNS_CNAME_LOOP',
-              `CNAME loop: ${[...chain, c.target].join(' -> ')}`,
-              {
-                ...ctx,
-                server,
-              },
-            );
-          }
-          const rest = await this.resolve(c.target, qtype, budget, depth + 1, chain, signal);
-          return { ...rest, qname, referrals: [...referrals, ...rest.referrals] };
-        }
+        case 'cname':
+          return this.restart(w, c, cnameChain, { ...ctx, server });
         case 'lame':
           throw new DnsError('DNS_LAME', `${server}: ${c.reason}`, { ...ctx, server });
-        case 'referral': {
-          const next = canonicalName(c.cut);
-          if (!isUnder(qname, next)) {
-            throw new DnsError(
-              'DNS_LAME',
-              `${server} referred ${qname} to ${next || '.'}, a zone that does not contain it`,
-              { ...ctx, server },
-            );
-          }
-          if (seenCuts.has(next)) {
-            throw new DnsError(
-              'DNS_REFERRAL_LOOP',
-              `referral loop: ${server} referred ${qname} back to ${next || '.'} (${[...seenCuts].map((s) => s || '.').join(' -> ')})`,
-              { ...ctx, server },
-            );
-          }
-          if (!isUnder(next, cut) || next === canonicalName(cut)) {
-            throw new DnsError(
-              'DNS_LAME',
-              `${server} gave an upward or sideways referral from ${cut || '.'} to ${next || '.'}`,
-              { ...ctx, server },
-            );
-          }
-          seenCuts.add(next);
-          let addresses = c.glue.map((g) => ({ host: String(rdataOf(g)), port: this.root.port }));
-          const fromGlue = addresses.length > 0;
-          if (!fromGlue) {
-            addresses = await this.addressesOf(c.ns, next, budget, depth, signal);
-          }
-          if (addresses.length === 0) {
-            throw new DnsError(
-              'DNS_LAME',
-              `no address for any name server of ${next}. (${c.ns.join(', ')}): no glue and no A record found`,
-              { ...ctx, server },
-            );
-          }
-          referrals.push({
-            server,
-            cut: next,
-            ns: c.ns,
-            addresses: addresses.map(formatServer),
-            fromGlue,
-          });
-          if (c.ttl > 0) {
-            this.delegations.set(next, { servers: addresses, expires: this.now() + c.ttl * 1000 });
-          }
-          cut = next;
-          servers = addresses;
+        case 'referral':
+          await this.follow(w, at, c, server, { ...ctx, server });
           continue;
-        }
       }
     }
   }
 
-  /** Addresses of NS names without glue, found iteratively from the root. */
+  /**
+   * One query at the current cut. When its servers fail and the addresses of
+   * the cut's glueless name servers are being looked up, those are asked
+   * next (RFC 1034 section 5.3.3: "start parallel resolver processes to look
+   * up the addresses of the servers" while going on with the ones known).
+   */
+  private async ask(
+    w: Walk,
+    at: Position,
+    ctx: { qname: string; qtype: RecordType; server: string },
+  ): Promise<Exchange> {
+    for (;;) {
+      if (++w.budget.queries > this.maxQueries) {
+        throw new DnsError(
+          'DNS_DEPTH_EXCEEDED',
+          `more than ${this.maxQueries} queries while resolving ${w.qname} ${w.qtype} (NS lookups included)`,
+          ctx,
+        );
+      }
+      try {
+        return await this.transport.query(w.qname, w.qtype, {
+          servers: at.servers,
+          recursionDesired: false,
+          signal: w.signal,
+        });
+      } catch (e) {
+        if (!(e instanceof DnsError) || e.code === 'DNS_ABORTED') throw e;
+        const next = await this.moreServers(w, at);
+        if (next !== undefined) {
+          at.servers = next;
+          continue;
+        }
+        if (at.cut !== '' && LAME_CODES.has(e.code)) {
+          throw new DnsError(
+            'DNS_LAME',
+            `lame delegation: the servers for ${at.cut}. (${ctx.server}) do not serve it: ${e.message}`,
+            ctx,
+            e,
+          );
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** The glueless name servers' addresses not asked yet, once found (undefined: none). */
+  private async moreServers(w: Walk, at: Position): Promise<ServerAddress[] | undefined> {
+    const pending = at.more;
+    if (pending === undefined) return undefined;
+    at.more = undefined;
+    const found = await pending;
+    if (!Array.isArray(found)) throw found.error;
+    const asked = new Set(at.servers.map(formatServer));
+    const fresh = found.filter((a) => !asked.has(formatServer(a))).slice(0, this.maxServers);
+    if (fresh.length === 0) return undefined;
+    const r = at.referral as ReferralStep;
+    w.referrals.push({ ...r, addresses: fresh.map(formatServer), fromGlue: false });
+    if (this.delegations.has(at.cut)) {
+      const d = this.delegations.get(at.cut) as Delegation;
+      this.delegations.set(at.cut, { servers: [...fresh, ...d.servers], expires: d.expires });
+    }
+    return fresh;
+  }
+
+  /** A CNAME: resolve its target from the root, the chain checked for length and loops. */
+  private async restart(
+    w: Walk,
+    c: Extract<Classified, { kind: 'cname' }>,
+    cnameChain: string[],
+    ctx: { qname: string; qtype: RecordType; server: string },
+  ): Promise<IterativeResult> {
+    const chain = [...cnameChain, ...c.cnames];
+    if (chain.length > this.maxCnames) {
+      throw new DnsError(
+        'DNS_CNAME_LOOP',
+        `CNAME chain from ${chain[0] ?? w.qname} is longer than ${this.maxCnames}`,
+        ctx,
+      );
+    }
+    if (chain.slice(0, -1).some((n) => sameName(n, c.target)) || sameName(c.target, w.qname)) {
+      throw new DnsError('DNS_CNAME_LOOP', `CNAME loop: ${[...chain, c.target].join(' -> ')}`, ctx);
+    }
+    const rest = await this.resolve(c.target, w.qtype, w.budget, w.depth + 1, chain, w.signal);
+    return { ...rest, qname: w.qname, referrals: [...w.referrals, ...rest.referrals] };
+  }
+
+  /** A referral: checked, then the servers of the new cut (glue, or NS names looked up). */
+  private async follow(
+    w: Walk,
+    at: Position,
+    c: Extract<Classified, { kind: 'referral' }>,
+    server: string,
+    ctx: { qname: string; qtype: RecordType; server: string },
+  ): Promise<void> {
+    const next = canonicalName(c.cut);
+    if (!isUnder(w.qname, next)) {
+      throw new DnsError(
+        'DNS_LAME',
+        `${server} referred ${w.qname} to ${next || '.'}, a zone that does not contain it`,
+        ctx,
+      );
+    }
+    if (w.seenCuts.has(next)) {
+      throw new DnsError(
+        'DNS_REFERRAL_LOOP',
+        `referral loop: ${server} referred ${w.qname} back to ${next || '.'} (${[...w.seenCuts].map((s) => s || '.').join(' -> ')})`,
+        ctx,
+      );
+    }
+    if (!isUnder(next, at.cut) || next === canonicalName(at.cut)) {
+      throw new DnsError(
+        'DNS_LAME',
+        `${server} gave an upward or sideways referral from ${at.cut || '.'} to ${next || '.'}`,
+        ctx,
+      );
+    }
+    w.seenCuts.add(next);
+    const port = this.root.port;
+    const glue = c.glue.map((g) => ({ host: String(rdataOf(g)), port })).slice(0, this.maxServers);
+    // Name servers without glue (outside the cut: inside it, only glue can reach them).
+    const glued = new Set(c.glue.map((g) => canonicalName(g.name)));
+    const glueless = c.ns.filter((ns) => !glued.has(canonicalName(ns)) && !isUnder(ns, next));
+    let more =
+      glueless.length > 0
+        ? this.addressesOf(glueless, next, w.budget, w.depth, w.signal)
+        : undefined;
+    let addresses = glue;
+    if (glue.length === 0 && more !== undefined) {
+      const found = await more;
+      more = undefined;
+      if (!Array.isArray(found)) throw found.error;
+      addresses = found.slice(0, this.maxServers);
+    }
+    if (addresses.length === 0) {
+      throw new DnsError(
+        'DNS_LAME',
+        `no address for any name server of ${next}. (${c.ns.join(', ')}): no glue and no A record found`,
+        ctx,
+      );
+    }
+    const referral: ReferralStep = {
+      server,
+      cut: next,
+      ns: c.ns,
+      addresses: addresses.map(formatServer),
+      fromGlue: glue.length > 0,
+    };
+    w.referrals.push(referral);
+    if (c.ttl > 0) {
+      this.delegations.set(next, { servers: addresses, expires: this.now() + c.ttl * 1000 });
+    }
+    at.cut = next;
+    at.servers = addresses;
+    at.more = more;
+    at.referral = referral;
+  }
+
+  /**
+   * Addresses of NS names without glue, found iteratively from the root: the
+   * first name that has any. Never rejects (it may run while nobody waits for
+   * it): an abort or the query budget comes back as `{ error }`.
+   */
   private async addressesOf(
     names: readonly string[],
     cut: string,
     budget: Budget,
     depth: number,
     signal: AbortSignal | undefined,
-  ): Promise<ServerAddress[]> {
+  ): Promise<ServerAddress[] | { error: unknown }> {
     if (depth >= this.maxCnames) return [];
     const out: ServerAddress[] = [];
     for (const ns of names) {
@@ -262,8 +365,8 @@ export class IterativeResolver implements Resolver {
         const r = await this.resolve(ns, 'A', budget, depth + 1, [], signal);
         for (const a of r.records) out.push({ host: String(rdataOf(a)), port: this.root.port });
       } catch (e) {
-        if (!(e instanceof DnsError) || e.code === 'DNS_ABORTED') throw e;
-        if (e.code === 'DNS_DEPTH_EXCEEDED') throw e;
+        if (!(e instanceof DnsError) || e.code === 'DNS_ABORTED') return { error: e };
+        if (e.code === 'DNS_DEPTH_EXCEEDED') return { error: e };
       }
       if (out.length > 0) break;
     }

@@ -117,6 +117,13 @@ export interface ResolveOptions extends ClientOptions {
    * the step function is pure and the memo dies with the cache entry).
    */
   readonly memoSteps?: boolean;
+  /**
+   * The whole resolution's deadline in ms, lookups and HTTP step included
+   * (default 8000; 0 for none): past it, RESOLVE_DEADLINE.
+   */
+  readonly deadlineMs?: number;
+  /** URL schemes accepted in a resolver's answer (default http, https); else DDDS_URL_SCHEME. */
+  readonly urlSchemes?: readonly string[];
   /** Reuse a client (its transport and cache); the other client options are then ignored. */
   readonly client?: LexClient;
 }
@@ -251,6 +258,19 @@ export class LexClient {
     return this.inner().then((r) => r.lookup(name, type, signal));
   }
 
+  /** A cached answer, synchronously (the warm path: no promise). @internal */
+  peek(name: string, type: RecordType): LookupResult | undefined {
+    return this.cached?.peek(name, type)?.result;
+  }
+
+  /** The answer from the resolver behind the cache (stored in the cache). @internal */
+  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult> {
+    if (this.cached) return this.cached.lookup(name, type, signal);
+    const resolver = this.resolver;
+    if (resolver) return resolver.lookup(name, type, signal);
+    return this.inner().then((r) => r.lookup(name, type, signal));
+  }
+
   /** The HTTP dispatcher: the injected one, or an agent that connects S/A hosts to the addresses found in the DNS. */
   dispatcher(): Dispatcher {
     if (this.options.dispatcher) return this.options.dispatcher;
@@ -369,11 +389,12 @@ async function resolveWith(
       mode: client.mode,
       servers: client.servers,
       random: client.random,
+      urlSchemes: options.urlSchemes?.map((u) => u.toLowerCase()),
       memo,
     },
     prepared.start,
   );
-  const end = drive(client, walk, options.signal);
+  const end = drive(client, walk, options.signal, options.deadlineMs);
   return end instanceof Promise ? end.then(settle) : settle(end);
 }
 

@@ -885,6 +885,15 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     }
     const mismatch = questionMismatch(message, qname, qtype);
     if (mismatch) throw new DnsError('DNS_BAD_RESPONSE', `${server} over TCP: ${mismatch}`, ctx);
+    if (message.tc) {
+      // RFC 7766 section 8: over TCP the whole answer fits (65,535 bytes); a
+      // truncated one is not an answer (its sections may be cut anywhere).
+      throw new DnsError(
+        'DNS_BAD_RESPONSE',
+        `${server} over TCP answered with TC=1 (truncated): not a usable answer`,
+        ctx,
+      );
+    }
     return message;
   }
 

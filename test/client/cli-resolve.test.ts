@@ -135,6 +135,8 @@ describe('lexroute resolve', () => {
       ['resolve', FEDERAL, '--service', 'N2R'],
       ['resolve', FEDERAL, '--server', 'dns.example'],
       ['resolve', FEDERAL, '--timeout', '0'],
+      ['resolve', FEDERAL, '--deadline', 'soon'],
+      ['resolve', FEDERAL, '--url-schemes', 'http,ht tp'],
       ['resolve', FEDERAL, '--root', dns, '--server', dns],
     ]) {
       const io = captureIo();

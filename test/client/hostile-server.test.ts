@@ -142,6 +142,16 @@ describe('hostile DNS servers', () => {
     expect(ms).toBeLessThan(5000);
   });
 
+  it('answers TC=1 over TCP too: DNS_BAD_RESPONSE, not DNS_NODATA (issue 21 item 10)', async () => {
+    // AA + TC, no records: over UDP the client retries over TCP, which must not be truncated.
+    mode = (ctx) =>
+      firstKeyOnly(ctx) ? { ...ctx.answer(), flags: 0x0600, answers: [] } : undefined;
+    const { error, ms } = await attempt();
+    expect(error.code).toBe('DNS_BAD_RESPONSE');
+    expect(error.message).toMatch(/over TCP answered with TC=1/);
+    expect(ms).toBeLessThan(5000);
+  });
+
   it('answers SERVFAIL: DNS_SERVFAIL, distinct from not found', async () => {
     mode = (ctx) => (firstKeyOnly(ctx) ? { ...ctx.answer(), flags: 2, answers: [] } : undefined);
     const { error } = await attempt();

@@ -44,6 +44,16 @@ const rootZones: FakeZone[] = [
       { name: 'ns.lame.test', type: 'A', data: '127.0.0.2' },
       { name: 'loop.test', type: 'NS', data: 'ns.loop.test' },
       { name: 'ns.loop.test', type: 'A', data: '127.0.0.2' },
+      // Partial glue (issue 20): the in-bailiwick server has glue but nothing
+      // listens there; the other is out of bailiwick, without glue, and works.
+      { name: 'partial.test', type: 'NS', data: 'ns.partial.test' },
+      { name: 'partial.test', type: 'NS', data: 'ns.example.net' },
+      { name: 'ns.partial.test', type: 'A', data: '127.0.0.3' },
+      // Six name servers, all dead (issue 21 item 7): at most four are tried.
+      ...[4, 5, 6, 7, 8, 9].flatMap((i) => [
+        { name: 'dead.test', type: 'NS' as const, data: `ns${i}.dead.test` },
+        { name: `ns${i}.dead.test`, type: 'A' as const, data: `127.0.0.${i}` },
+      ]),
     ],
   },
   {
@@ -63,6 +73,10 @@ const leafZones: FakeZone[] = [
     ],
   },
   { origin: 'gov.br', records: [soa('gov.br'), naptr('lex.senado.gov.br', 'next.example')] },
+  {
+    origin: 'partial.test',
+    records: [soa('partial.test'), naptr('lex.partial.test', 'x.example')],
+  },
   {
     origin: 'loop.test',
     records: [soa('loop.test'), { name: 'x.loop.test', type: 'NS', data: 'ns.loop.test' }],
@@ -170,6 +184,42 @@ describe('iterative mode (RFC 1034 5.3.3)', () => {
       .catch((x: unknown) => x);
     expect((e as DnsError).code).toBe('DNS_REFERRAL_LOOP');
     expect(performance.now() - t0).toBeLessThan(5000);
+  });
+
+  it('partial glue: the glued server is dead, the glueless one is looked up meanwhile and answers (RFC 1034 5.3.3)', async () => {
+    const r = await resolver().lookup('lex.partial.test', 'NAPTR');
+    expect(r.kind).toBe('answer');
+    expect(r.server).toBe(`127.0.0.2:${port}`);
+    const partial = r.referrals.filter((x) => x.cut === 'partial.test');
+    expect(partial.map((x) => [x.addresses, x.fromGlue])).toEqual([
+      [[`127.0.0.3:${port}`], true],
+      [[`127.0.0.2:${port}`], false],
+    ]);
+    expect(partial[0]?.ns).toEqual(['ns.partial.test', 'ns.example.net']);
+  });
+
+  it('partial glue: the next name in the zone goes to the server that answered', async () => {
+    const res = resolver();
+    await res.lookup('lex.partial.test', 'NAPTR');
+    const r = await res.lookup('other.partial.test', 'NAPTR');
+    expect(r.kind).toBe('nxdomain');
+    expect(r.server).toBe(`127.0.0.2:${port}`);
+  });
+
+  it('tries at most four name servers of a referral (maxServersPerReferral)', async () => {
+    const e = await resolver()
+      .lookup('x.dead.test', 'NAPTR')
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DnsError);
+    const tried = [...(e as DnsError).message.matchAll(/127\.0\.0\.(\d)/g)].map((m) => m[1]);
+    expect(new Set(tried)).toEqual(new Set(['4', '5', '6', '7']));
+    const two = new IterativeResolver(transport, {
+      root: { host: '127.0.0.1', port },
+      maxServersPerReferral: 2,
+    });
+    const e2 = await two.lookup('x.dead.test', 'NAPTR').catch((x: unknown) => x);
+    const tried2 = [...(e2 as DnsError).message.matchAll(/127\.0\.0\.(\d)/g)].map((m) => m[1]);
+    expect(new Set(tried2)).toEqual(new Set(['4', '5']));
   });
 
   it('a stub query to a server that only refers gives DNS_REFERRAL, pointing at --root', async () => {

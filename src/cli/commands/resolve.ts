@@ -42,6 +42,10 @@ Options:
                       and reason, rewrite, Punycode, SRV/A, HTTP exchange
   --json              print the result (and the trace with --trace) as JSON
   --timeout MS        DNS timeout per try and HTTP timeout (default 2000/10000)
+  --deadline MS       the whole resolution's deadline, lookups and HTTP step
+                      included (default 8000; 0: none): past it, RESOLVE_DEADLINE
+  --url-schemes LIST  URL schemes accepted in a resolver's answer, comma-
+                      separated (default http,https): else DDDS_URL_SCHEME
   --max-steps N       most DDDS steps (default 10)
   --fallback          after a failure below a delegation, try the referring
                       rule set's next rule (off: RFC 3403 section 8 reports)
@@ -66,7 +70,8 @@ Exit codes: 0 resolved (batch: all), 1 failed (batch: any), 2 usage error,
 3 handed off by a P rule (batch: none failed, at least one handed off).
 Error codes: DNS_NXDOMAIN/DNS_NODATA (not found, naming the key), DNS_TIMEOUT,
 DNS_SERVFAIL, DNS_REFUSED, DNS_BAD_RESPONSE, DNS_LAME, DDDS_NO_VALID_OUTPUT,
-DDDS_LOOP, DDDS_STEP_LIMIT, HTTP_NOT_FOUND, HTTP_SERVER_ERROR, HTTP_TIMEOUT, ...
+DDDS_LOOP, DDDS_STEP_LIMIT, DDDS_URL_SCHEME, RESOLVE_DEADLINE, HTTP_NOT_FOUND,
+HTTP_SERVER_ERROR, HTTP_TIMEOUT, ...
 `;
 
 const OPTIONS = {
@@ -79,6 +84,8 @@ const OPTIONS = {
   trace: { type: 'boolean' },
   json: { type: 'boolean' },
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
+  'url-schemes': { type: 'string' },
   'max-steps': { type: 'string' },
   fallback: { type: 'boolean' },
   dnssec: { type: 'boolean' },
@@ -103,6 +110,8 @@ interface Settings {
   readonly noHttp: boolean;
   readonly maxSteps: number | undefined;
   readonly fallback: boolean;
+  readonly deadlineMs: number | undefined;
+  readonly urlSchemes: readonly string[] | undefined;
 }
 
 function resultJson(urn: string, r: ResolveResult, withTrace: boolean): object {
@@ -153,6 +162,8 @@ async function resolveOne(client: LexClient, urn: string, s: Settings, io: CliIo
     service: s.service,
     noHttp: s.noHttp,
     ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
+    ...(s.deadlineMs !== undefined ? { deadlineMs: s.deadlineMs } : {}),
+    ...(s.urlSchemes !== undefined ? { urlSchemes: s.urlSchemes } : {}),
     fallback: s.fallback,
     signal: io.signal,
   });
@@ -263,6 +274,122 @@ async function runBatch(
   return tally.handedOff > 0 ? EXIT_HANDOFF : EXIT_OK;
 }
 
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
+/** The client and the per-resolution settings from the options (usage errors thrown). */
+function setup(
+  values: Values,
+  positionals: readonly string[],
+): { client: LexClient; settings: Settings; concurrency: number } {
+  const service = values.service ?? 'N2L';
+  if (service !== 'N2L' && service !== 'N2Ls' && service !== 'N2C') {
+    throw new UsageError(`--service must be N2L, N2Ls or N2C, not '${service}'`);
+  }
+  if (values.batch === undefined && positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0
+        ? 'missing <urn> (or --batch FILE)'
+        : 'give exactly one <urn> (or use --batch)',
+    );
+  }
+  if (values.batch !== undefined && positionals.length > 0) {
+    throw new UsageError('--batch reads the URNs from a file: no <urn> argument');
+  }
+  if (values.root !== undefined && values.server !== undefined) {
+    throw new UsageError('--root (iterative) and --server (stub) exclude each other');
+  }
+  if (values.doh !== undefined && (values.root !== undefined || values.server !== undefined)) {
+    throw new UsageError('--doh (DNS over HTTPS) excludes --server and --root');
+  }
+  const timeout = positiveInt('timeout', values.timeout, 600_000);
+  const deadline =
+    values.deadline === '0' ? 0 : positiveInt('deadline', values.deadline, 3_600_000);
+  const schemes = values['url-schemes']?.split(',').map((x) => x.trim().toLowerCase());
+  if (schemes?.some((x) => !/^[a-z][a-z0-9+.-]*$/.test(x))) {
+    throw new UsageError(
+      `--url-schemes must list URL schemes (e.g. http,https), not '${values['url-schemes']}'`,
+    );
+  }
+  let servers;
+  let root;
+  try {
+    servers = values.server?.map((x) => parseServerAddress(x));
+    root = values.root !== undefined ? parseServerAddress(values.root) : undefined;
+    if (values.doh) parseDohUrls(values.doh);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.dnssec && root) {
+    throw new UsageError(
+      '--dnssec needs a validating resolver (--server); --root does not validate signatures',
+    );
+  }
+  const settings: Settings = {
+    service,
+    noHttp: values['no-http'] ?? false,
+    maxSteps: positiveInt('max-steps', values['max-steps'], 100),
+    fallback: values.fallback ?? false,
+    deadlineMs: deadline,
+    urlSchemes: schemes,
+  };
+  const client = new LexClient({
+    ...(values.dnssec ? { dnssec: true } : {}),
+    ...(servers ? { servers } : {}),
+    ...(root ? { root } : {}),
+    ...(values.doh ? { doh: values.doh } : {}),
+    ...(values['doh-post'] ? { dohMethod: 'POST' as const } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout, httpTimeoutMs: timeout } : {}),
+  });
+  return {
+    client,
+    settings,
+    concurrency: positiveInt('concurrency', values.concurrency, 1000) ?? 8,
+  };
+}
+
+/** One URN: the result on stdout (text or JSON), a failure on stderr with its code. */
+async function runOne(
+  client: LexClient,
+  urn: string,
+  s: Settings,
+  values: Values,
+  io: CliIo,
+): Promise<number> {
+  const withTrace = values.trace ?? false;
+  try {
+    const r = await resolveOne(client, urn, s, io);
+    const code = r.kind === 'handoff' ? EXIT_HANDOFF : EXIT_OK;
+    if (values.json) {
+      io.out(`${JSON.stringify(resultJson(urn, r, withTrace), null, 2)}\n`);
+      return code;
+    }
+    if (withTrace) io.out(`${formatTrace(r.trace)}\n`);
+    if (r.kind === 'handoff') {
+      io.err(handoffNote(r.handoff));
+      io.out(`${printable(r.handoff.output)}\n`);
+    } else if (r.description) {
+      io.err(`content-type: ${r.description.contentType}\n`);
+      io.out(r.description.body.endsWith('\n') ? r.description.body : `${r.description.body}\n`);
+    } else if (s.noHttp) {
+      io.out(`${r.resolverUrl}\n`);
+    } else {
+      for (const u of r.urls) io.out(`${u}\n`);
+    }
+    return code;
+  } catch (e) {
+    if (values.json) {
+      io.out(`${JSON.stringify(errorJson(urn, e, withTrace), null, 2)}\n`);
+      return EXIT_FAIL;
+    }
+    if (withTrace && e instanceof ResolveError) io.out(`${formatTrace(e.trace)}\n`);
+    if (e instanceof ClientError) {
+      io.err(`lexroute resolve: ${e.code}: ${e.message}\n`);
+      return EXIT_FAIL;
+    }
+    throw e;
+  }
+}
+
 export const resolveCommand: Command = {
   name: 'resolve',
   summary: 'resolve a LEX URN through the DDDS chain to document URLs',
@@ -272,96 +399,19 @@ export const resolveCommand: Command = {
       io.out(HELP);
       return EXIT_OK;
     }
-    const service = values.service ?? 'N2L';
-    if (service !== 'N2L' && service !== 'N2Ls' && service !== 'N2C') {
-      throw new UsageError(`--service must be N2L, N2Ls or N2C, not '${service}'`);
-    }
-    if (values.batch === undefined && positionals.length !== 1) {
-      throw new UsageError(
-        positionals.length === 0
-          ? 'missing <urn> (or --batch FILE)'
-          : 'give exactly one <urn> (or use --batch)',
-      );
-    }
-    if (values.batch !== undefined && positionals.length > 0) {
-      throw new UsageError('--batch reads the URNs from a file: no <urn> argument');
-    }
-    if (values.root !== undefined && values.server !== undefined) {
-      throw new UsageError('--root (iterative) and --server (stub) exclude each other');
-    }
-    if (values.doh !== undefined && (values.root !== undefined || values.server !== undefined)) {
-      throw new UsageError('--doh (DNS over HTTPS) excludes --server and --root');
-    }
-    const timeout = positiveInt('timeout', values.timeout, 600_000);
-    const maxSteps = positiveInt('max-steps', values['max-steps'], 100);
-    const concurrency = positiveInt('concurrency', values.concurrency, 1000) ?? 8;
-    let servers;
-    let root;
-    try {
-      servers = values.server?.map((s) => parseServerAddress(s));
-      root = values.root !== undefined ? parseServerAddress(values.root) : undefined;
-      if (values.doh) parseDohUrls(values.doh);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    if (values.dnssec && root)
-      throw new UsageError(
-        '--dnssec needs a validating resolver (--server); --root does not validate signatures',
-      );
-    const client = new LexClient({
-      ...(values.dnssec ? { dnssec: true } : {}),
-      ...(servers ? { servers } : {}),
-      ...(root ? { root } : {}),
-      ...(values.doh ? { doh: values.doh } : {}),
-      ...(values['doh-post'] ? { dohMethod: 'POST' as const } : {}),
-      ...(timeout !== undefined ? { timeoutMs: timeout, httpTimeoutMs: timeout } : {}),
-    });
-    const settings: Settings = {
-      service,
-      noHttp: values['no-http'] ?? false,
-      maxSteps,
-      fallback: values.fallback ?? false,
-    };
-    const withTrace = values.trace ?? false;
+    const { client, settings, concurrency } = setup(values, positionals);
     try {
       if (values.batch !== undefined) {
-        return await runBatch(client, values.batch, settings, concurrency, withTrace, io);
+        return await runBatch(
+          client,
+          values.batch,
+          settings,
+          concurrency,
+          values.trace ?? false,
+          io,
+        );
       }
-      const urn = positionals[0] as string;
-      try {
-        const r = await resolveOne(client, urn, settings, io);
-        const code = r.kind === 'handoff' ? EXIT_HANDOFF : EXIT_OK;
-        if (values.json) {
-          io.out(`${JSON.stringify(resultJson(urn, r, withTrace), null, 2)}\n`);
-          return code;
-        }
-        if (withTrace) io.out(`${formatTrace(r.trace)}\n`);
-        if (r.kind === 'handoff') {
-          io.err(handoffNote(r.handoff));
-          io.out(`${printable(r.handoff.output)}\n`);
-        } else if (r.description) {
-          io.err(`content-type: ${r.description.contentType}\n`);
-          io.out(
-            r.description.body.endsWith('\n') ? r.description.body : `${r.description.body}\n`,
-          );
-        } else if (settings.noHttp) {
-          io.out(`${r.resolverUrl}\n`);
-        } else {
-          for (const u of r.urls) io.out(`${u}\n`);
-        }
-        return code;
-      } catch (e) {
-        if (values.json) {
-          io.out(`${JSON.stringify(errorJson(urn, e, withTrace), null, 2)}\n`);
-          return EXIT_FAIL;
-        }
-        if (withTrace && e instanceof ResolveError) io.out(`${formatTrace(e.trace)}\n`);
-        if (e instanceof ClientError) {
-          io.err(`lexroute resolve: ${e.code}: ${e.message}\n`);
-          return EXIT_FAIL;
-        }
-        throw e;
-      }
+      return await runOne(client, positionals[0] as string, settings, values, io);
     } finally {
       await client.close();
     }

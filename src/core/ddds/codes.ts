@@ -54,6 +54,9 @@ export const DDDS_CODES = {
   DDDS_NO_VALID_OUTPUT: 'outcome: no record gives a usable result (RFC 3402 section 3.3)',
   DDDS_LOOP: 'DddsLoopGuard: a key was visited twice',
   DDDS_STEP_LIMIT: 'DddsLoopGuard: more keys than the step limit (10 by default)',
+  // The walk (walk.ts).
+  DDDS_URL_SCHEME:
+    'a resolver answered a URL whose scheme is not accepted (http and https by default; option urlSchemes)',
 } as const;
 
 export type DddsCode = keyof typeof DDDS_CODES;

@@ -34,10 +34,10 @@ export interface CodedError {
   readonly message: string;
 }
 
-/** One NAPTR lookup and what the step function made of it. */
 /** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (`doh`, RFC 8484). */
 export type DnsProtocol = 'udp' | 'tcp' | 'doh';
 
+/** One NAPTR lookup and what the step function made of it. */
 export interface NaptrTraceStep {
   readonly kind: 'naptr';
   readonly step: number;

@@ -77,6 +77,12 @@ export interface WalkOptions {
   readonly servers: readonly string[];
   /** Randomness for SRV weights, in [0, 1). */
   readonly random: () => number;
+  /**
+   * URL schemes accepted in a resolver's answer (lowercase; default http and
+   * https): any other fails with DDDS_URL_SCHEME (a `javascript:` Location is
+   * not a document).
+   */
+  readonly urlSchemes?: readonly string[] | undefined;
   /** A step memo and this walk's key in it (service and AUS). */
   readonly memo?: { readonly store: StepMemoStore; readonly key: string } | undefined;
 }
@@ -585,6 +591,19 @@ export class DddsWalk {
     return this.askHttp();
   }
 
+  /** The message about the first URL whose scheme is not accepted, if any. */
+  private refusedUrl(urls: readonly string[]): string | undefined {
+    const accepted = this.options.urlSchemes ?? DEFAULT_URL_SCHEMES;
+    for (const url of urls) {
+      const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+      if (scheme === undefined || !accepted.includes(scheme)) {
+        const what = scheme === undefined ? 'no scheme' : `the scheme ${scheme}:`;
+        return `the resolver answered ${JSON.stringify(url.slice(0, 200))}, with ${what}; accepted: ${accepted.map((a) => `${a}:`).join(', ')}`;
+      }
+    }
+    return undefined;
+  }
+
   private askHttp(): WalkNeed {
     this.phase = 'http';
     const url = (this.candidates as string[])[this.candidate] as string;
@@ -619,6 +638,8 @@ export class DddsWalk {
         trace,
       });
     }
+    const refused = this.refusedUrl(feed.urls);
+    if (refused !== undefined) return this.fail('DDDS_URL_SCHEME', refused);
     const start = this.start as WalkStart;
     const urls = feed.urls.map((u) => {
       const p = applyPartitionDetailed(u, { fragment: start.fragment, partition: start.partition });
@@ -628,6 +649,9 @@ export class DddsWalk {
     return this.done({ kind: 'resolved', urls, resolverUrl: url, trace });
   }
 }
+
+/** URL schemes accepted from a resolver by default. */
+export const DEFAULT_URL_SCHEMES: readonly string[] = ['http', 'https'];
 
 function formatSrv(s: SrvRecord): string {
   return `${s.priority} ${s.weight} ${s.port} ${s.target}`;
