@@ -10,7 +10,8 @@ import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { ServerConfig } from '../config/server.ts';
-import { Engine } from './engine.ts';
+import { randomBytes } from 'node:crypto';
+import { Engine, type EngineOptions } from './engine.ts';
 import type { Logger } from './log.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
@@ -48,6 +49,25 @@ export interface RunningServer {
   /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
   reload(): Promise<ReloadReport>;
   close(): Promise<void>;
+}
+
+/**
+ * NSID, cookie secret and CH TXT texts for the engine. Without a configured
+ * secret, a random one is drawn at start (cookies then change on restart and
+ * differ between servers, as BIND's default).
+ */
+export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
+  const { nsid, cookies, chaos } = config;
+  return {
+    nsid: nsid === null ? undefined : Buffer.from(nsid, 'utf8'),
+    cookieSecret: !cookies.enabled
+      ? undefined
+      : cookies.secret === null
+        ? randomBytes(16)
+        : Buffer.from(cookies.secret, 'hex'),
+    chaosVersion: chaos.version ?? undefined,
+    chaosId: chaos.id ?? undefined,
+  };
 }
 
 export interface StartOptions {
@@ -114,6 +134,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     maxUdpPayload: config.udp.maxPayload,
     maxChain: config.limits.maxChain,
     cachePerName: config.limits.cachePerName,
+    ...identityOptions(config),
   });
   const reloader = new ZoneReloader({
     specs,

@@ -80,7 +80,7 @@ function answer(c: Conn, msg: Buffer, engine: Engine, summary: LogSummary): bool
   let out: Buffer | undefined;
   const formerr = engine.counters.formerr;
   try {
-    out = engine.respond(msg, TRANSPORT_TCP);
+    out = engine.respond(msg, TRANSPORT_TCP, c.source);
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
     summary.note('query_failed', c.source, 'tcp', 'error', error);

@@ -27,7 +27,7 @@ export async function listenUdp(
     const eng = engine();
     const formerr = eng.counters.formerr;
     try {
-      out = eng.respond(msg, TRANSPORT_UDP);
+      out = eng.respond(msg, TRANSPORT_UDP, rinfo.address);
     } catch (e) {
       // Nothing a client sends may crash the server: count (one summary line per interval) and drop.
       const error = e instanceof Error ? e.message : String(e);

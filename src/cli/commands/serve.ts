@@ -42,6 +42,14 @@ Options:
                        --tls-key except on loopback addresses (plain HTTP)
   --tls-cert FILE      PEM certificate (chain) for --doh
   --tls-key FILE       PEM private key for --doh
+  --nsid TEXT          answer NSID requests (RFC 5001) with TEXT (default: none)
+  --cookie-secret HEX  DNS cookie secret, 32 hex digits, the same on every
+                       server of an anycast set (RFC 9018; default: random
+                       at each start)
+  --no-cookies         ignore DNS cookies (RFC 7873; default: answered)
+  --chaos-version TEXT answer CH TXT version.bind and version.server
+  --chaos-id TEXT      answer CH TXT id.server and hostname.bind
+                       (without these two, CH queries are REFUSED)
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
@@ -124,6 +132,36 @@ function dohOverride(
   };
 }
 
+/** --nsid, --cookie-secret, --no-cookies, --chaos-version, --chaos-id over the configuration. */
+function identityFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  config: ServerConfig,
+): Pick<ServerConfig, 'nsid' | 'cookies' | 'chaos'> {
+  const text = (name: string): string | undefined => {
+    const v = values[name];
+    if (typeof v !== 'string') return undefined;
+    if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) {
+      throw new UsageError(`--${name} must be a non-empty text without control characters`);
+    }
+    return v;
+  };
+  const secret = values['cookie-secret'];
+  if (typeof secret === 'string' && !/^[0-9a-fA-F]{32}$/.test(secret)) {
+    throw new UsageError('--cookie-secret must be 32 hexadecimal digits (128 bits)');
+  }
+  return {
+    nsid: text('nsid') ?? config.nsid,
+    cookies: {
+      enabled: values['no-cookies'] === true ? false : config.cookies.enabled,
+      secret: typeof secret === 'string' ? secret : config.cookies.secret,
+    },
+    chaos: {
+      version: text('chaos-version') ?? config.chaos.version,
+      id: text('chaos-id') ?? config.chaos.id,
+    },
+  };
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
@@ -137,6 +175,11 @@ export const serveCommand: Command = {
       doh: { type: 'string', multiple: true },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      nsid: { type: 'string' },
+      'cookie-secret': { type: 'string' },
+      'no-cookies': { type: 'boolean' },
+      'chaos-version': { type: 'string' },
+      'chaos-id': { type: 'string' },
       'log-format': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -190,6 +233,7 @@ export const serveCommand: Command = {
     }
     config = {
       ...config,
+      ...identityFlags(values, config),
       ...(listen ? { listen } : {}),
       ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),
