@@ -177,7 +177,7 @@ export async function startResolverServer(
     log?.({
       time: new Date().toISOString(),
       level: 'warn',
-      msg: 'client error',
+      msg: 'client_error',
       error: err.code ?? err.message,
     });
   });

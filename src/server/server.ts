@@ -11,6 +11,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
+import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
 import type { Logger } from './log.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
@@ -30,7 +31,7 @@ export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
 }
 
 export class ServerStartError extends Error {
-  readonly code: 'SERVER_LISTEN_FAILED' | 'SERVER_NO_ZONES' | DohConfigError['code'];
+  readonly code: ListenErrorCode | 'SERVER_NO_ZONES' | DohConfigError['code'];
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'ServerStartError';
@@ -208,7 +209,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await closeAll();
     await reloader.idle();
     if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
-    throw new ServerStartError('SERVER_LISTEN_FAILED', `cannot listen: ${(e as Error).message}`, e);
+    throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
   }
 
   return {

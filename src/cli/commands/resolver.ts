@@ -23,6 +23,8 @@ import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
+import { formatLogLine } from '../../server/log.ts';
+import { listenErrorCode } from '../../server/listen-error.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
@@ -65,7 +67,10 @@ Options:
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
-CATALOGUE_SCHEMA, configuration errors, address in use), 2 usage error.
+CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE), 2 usage error.
+
+Logs are JSON lines {"time", "level", "event", ...} as for serve and dev
+(readable lines on a terminal).
 
 Routes:
   GET /uri-res/N2L?<urn>   303 (302 for HTTP/1.0) to the best URL
@@ -211,8 +216,15 @@ function batchedLog(io: CliIo) {
     if (pending !== '') io.err(pending);
     pending = '';
   };
+  // The shared log schema (src/server/log.ts): the adapter's entries are
+  // {time, level, msg, ...}; written as {time, level, event, ...}, or as a
+  // readable line when standard error is a terminal.
+  const pretty = io.errIsTTY;
   const log = (entry: Readonly<Record<string, unknown>>) => {
-    pending += `${JSON.stringify(entry)}\n`;
+    if (pretty) {
+      const { time, level, msg, ...fields } = entry;
+      pending += formatLogLine('pretty', String(time), String(level), String(msg), fields);
+    } else pending += `${JSON.stringify(entry).replace('"msg":', '"event":')}\n`;
     if (entry.msg !== 'request' || pending.length >= LOG_FLUSH_BYTES) flush();
     else timer ??= setTimeout(flush, LOG_FLUSH_MS);
   };
@@ -295,7 +307,9 @@ async function serve(
   } catch (e) {
     await closeCatalogue(opened);
     flush();
-    io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
+    io.err(
+      `lexroute resolver: ${listenErrorCode(e)}: cannot listen on ${config.listen}: ${(e as Error).message}\n`,
+    );
     return EXIT_FAIL;
   }
   const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
@@ -335,7 +349,11 @@ async function runPrimary(
       alive.delete(w);
       if (stopping) return;
       io.err(
-        `${JSON.stringify({ time: now(), level: 'error', msg: 'worker exited', pid: w.process.pid, code, signal })}\n`,
+        formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'error', 'worker_exited', {
+          pid: w.process.pid,
+          code,
+          signal,
+        }),
       );
       // A worker that cannot start (bad catalogue, port in use) stops the whole resolver.
       if (code === EXIT_FAIL) {
@@ -351,7 +369,7 @@ async function runPrimary(
   };
   let failed = false;
   for (let i = 0; i < n; i++) start();
-  io.err(`${JSON.stringify({ time: now(), level: 'info', msg: 'workers', workers: n })}\n`);
+  io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'workers', { workers: n }));
   await new Promise<void>((res) => {
     const check = setInterval(() => {
       if (io.signal.aborted || failed) {

@@ -51,6 +51,9 @@ Options:
   --chaos-id TEXT      answer CH TXT id.server and hostname.bind
                        (without these two, CH queries are REFUSED)
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
+  --json               the same as --log-format json: the start-up report
+                       (zone_loaded, listening, ready) and every later event
+                       as JSON lines on standard error
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
 
@@ -60,8 +63,9 @@ the current zones keep answering; a file whose size and mtime, or whose
 content hash, did not change is not parsed again. SIGTERM or SIGINT shuts
 down cleanly.
 
-Exit codes: 0 stopped by a signal, 1 cannot start (no zone loaded, bad
-configuration, address in use), 2 usage error.
+Exit codes: 0 stopped cleanly, 1 could not start (the start_failed line names
+a code: PORT_IN_USE, PORT_DENIED, ADDRESS_UNAVAILABLE, SERVER_NO_ZONES,
+CONFIG_...), 2 usage error.
 `;
 
 /** The zone loader of a server configuration (the one load path, with its limits). */
@@ -181,6 +185,7 @@ export const serveCommand: Command = {
       'chaos-version': { type: 'string' },
       'chaos-id': { type: 'string' },
       'log-format': { type: 'string' },
+      json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -199,7 +204,10 @@ export const serveCommand: Command = {
       }
     }
     const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
-    const format = values['log-format'];
+    if (values.json && values['log-format'] !== undefined && values['log-format'] !== 'json') {
+      throw new UsageError('--json and --log-format pretty contradict each other');
+    }
+    const format = values.json ? 'json' : values['log-format'];
     if (format !== undefined && format !== 'json' && format !== 'pretty') {
       throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
     }
