@@ -235,7 +235,7 @@ export async function listenTcp(
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host, port, exclusive: true }, () => {
+      server.listen({ host, port, exclusive: true, ipv6Only: host.includes(':') }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -21,7 +21,9 @@ export async function listenUdp(
   summary: LogSummary,
 ): Promise<UdpListener> {
   const type = host.includes(':') ? 'udp6' : 'udp4';
-  const socket = dgram.createSocket({ type, reuseAddr: false });
+  // An IPv6 socket takes IPv6 only, so [::]:53 and 0.0.0.0:53 can both be listed
+  // (one socket per address, as BIND and NSD) instead of colliding.
+  const socket = dgram.createSocket({ type, reuseAddr: false, ipv6Only: type === 'udp6' });
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;
     const eng = engine();
