@@ -17,8 +17,9 @@
 # file on a host without IPv6 at all. SIGHUP reloads the zones (docker kill -s
 # HUP <container>); SIGTERM (docker stop) shuts down cleanly.
 #
-# The resolver keeps its SQLite catalogue in the /data volume
-# (/data/catalogue.sqlite); fill it with
+# The resolver serves the SQLite catalogue in the /data volume
+# (/data/catalogue.sqlite), which must exist (append --sample to the command
+# to try the sample rows instead); fill it with
 #   docker run --rm -v lexroute-data:/data -v "$PWD:/in:ro" lexroute-resolver \
 #     catalogue import /in/rows.jsonl --catalogue /data/catalogue.sqlite
 # It listens on [::]:8080 (one dual-stack socket: IPv4 and IPv6).

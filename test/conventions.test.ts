@@ -40,6 +40,10 @@ const ENTRIES = [
   ['zone'],
   ['zone', 'check'],
   ['zone', 'print'],
+  ['zone', 'build'],
+  ['zone', 'explain'],
+  ['chain'],
+  ['chain', 'check'],
   ['serve'],
   ['resolve'],
   ['resolver'],
@@ -171,16 +175,7 @@ describe('a port in use: PORT_IN_USE from serve, resolver and dev', () => {
 
   it.each([
     ['serve', () => ['serve', '--zones', 'zones', '--listen', `127.0.0.1:${port}`, '--json']],
-    [
-      'resolver',
-      () => [
-        'resolver',
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--catalogue',
-        path.join(dir, 'c.sqlite'),
-      ],
-    ],
+    ['resolver', () => ['resolver', '--listen', `127.0.0.1:${port}`, '--sample']],
     ['dev', () => ['dev', '--dns-port', String(port), '--http-port', '0', '--quiet']],
   ] as const)(
     '%s',
@@ -201,7 +196,7 @@ describe('serve, resolver and dev log JSON lines with time, level and event', ()
     try {
       for (const argv of [
         ['serve', '--zones', 'zones', '--listen', '127.0.0.1:0', '--json'],
-        ['resolver', '--listen', '127.0.0.1:0', '--catalogue', path.join(dir, 'c.sqlite')],
+        ['resolver', '--listen', '127.0.0.1:0', '--sample'],
       ]) {
         const io = captureIo({ cwd: REPO });
         const done = run(argv, io);
