@@ -216,3 +216,42 @@ describe('serve, resolver and dev log JSON lines with time, level and event', ()
     }
   }, 30_000);
 });
+
+describe('the same config shape for the same thing: listen is a list in server.json and resolver.json', () => {
+  it('both validate a list; the resolver still reads the old string, with a deprecation warning', async () => {
+    const { validateServerConfig } = await import('../src/config/server.ts');
+    const { validateResolverConfig } = await import('../src/config/resolver.ts');
+    const list = ['127.0.0.1:8080', '[::1]:8080'];
+    expect(validateServerConfig({ listen: list }).errors).toEqual([]);
+    const r = validateResolverConfig({ listen: list });
+    expect(r.ok && r.config.listen).toEqual(list);
+    expect(r.ok && r.warnings).toBeUndefined();
+    const old = validateResolverConfig({ listen: '127.0.0.1:8080' });
+    expect(old.ok && old.config.listen).toEqual(['127.0.0.1:8080']);
+    expect(old.ok && old.warnings?.map((w) => `${w.code} ${w.path}`)).toEqual([
+      'CONFIG_DEPRECATED listen',
+    ]);
+    const bad = validateResolverConfig({ listen: [] });
+    expect(!bad.ok && bad.issues.map((i) => i.code)).toEqual(['CONFIG_BAD_LISTEN']);
+  });
+
+  it('lexroute resolver listens on every address of the list', async () => {
+    const io = captureIo({ cwd: REPO });
+    const done = run(
+      ['resolver', '--listen', '127.0.0.1:0', '--listen', '127.0.0.2:0', '--sample'],
+      io,
+    );
+    let urls: string[] = [];
+    for (let i = 0; i < 400 && urls.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      urls = [...io.stderr().matchAll(/"event":"listening","url":"([^"]+)"/g)].map((m) => m[1]!);
+    }
+    try {
+      expect(urls.map((u) => new URL(u).hostname).sort()).toEqual(['127.0.0.1', '127.0.0.2']);
+      for (const u of urls) expect((await fetch(`${u}/health`)).status).toBe(200);
+    } finally {
+      io.abort();
+      expect(await done).toBe(0);
+    }
+  }, 30_000);
+});

@@ -22,7 +22,7 @@ import type { Registry } from '../../core/catalogue/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
-import { startResolverServer } from '../../resolver-http/server.ts';
+import { startResolverServer, type RunningResolver } from '../../resolver-http/server.ts';
 import { formatLogLine } from '../../server/log.ts';
 import { listenErrorCode } from '../../server/listen-error.ts';
 
@@ -49,7 +49,8 @@ Run the jurisdiction resolver: an HTTP service (THTTP, RFC 2169) that resolves
 LEX URNs to document URLs from a catalogue (RFC 9676 section 10.3).
 
 Options:
-  --listen ADDR:PORT  address to listen on (default 127.0.0.1:8080; IPv6 as [::1]:8080)
+  --listen ADDR:PORT  address to listen on (repeatable; default 127.0.0.1:8080;
+                      IPv6 as [::1]:8080)
   --catalogue LOC     the catalogue: a SQLite file (default data/catalogue.sqlite)
                       or postgres://user@host:port/db; it must exist (lexroute
                       catalogue import creates it)
@@ -96,7 +97,7 @@ export const resolverCommand: Command = {
   summary: 'run the jurisdiction resolver (THTTP URN-to-URL service)',
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
-      listen: { type: 'string' },
+      listen: { type: 'string', multiple: true },
       catalogue: { type: 'string' },
       config: { type: 'string' },
       sample: { type: 'boolean' },
@@ -109,10 +110,10 @@ export const resolverCommand: Command = {
       return EXIT_OK;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    if (values.listen !== undefined && !parseListen(values.listen)) {
-      throw new UsageError(
-        `--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${values.listen}'`,
-      );
+    for (const l of values.listen ?? []) {
+      if (!parseListen(l)) {
+        throw new UsageError(`--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${l}'`);
+      }
     }
     if (values.workers !== undefined && !/^\d{1,3}$/.test(values.workers)) {
       throw new UsageError(`--workers must be a number (0: one per core), got '${values.workers}'`);
@@ -155,7 +156,7 @@ export const resolverCommand: Command = {
 async function loadConfig(
   io: CliIo,
   values: {
-    listen?: string;
+    listen?: string[];
     catalogue?: string;
     config?: string;
     workers?: string;
@@ -190,6 +191,11 @@ async function loadConfig(
       );
     }
     return null;
+  }
+  for (const w of checked.warnings ?? []) {
+    io.err(
+      `lexroute resolver: ${configFile ?? 'configuration'}: warning: ${w.code} ${w.path}: ${w.message}\n`,
+    );
   }
   return checked.config;
 }
@@ -256,7 +262,6 @@ async function serve(
   location: string,
   sample: boolean,
 ): Promise<number> {
-  const listen = parseListen(config.listen) as { host: string; port: number };
   const { log, flush } = batchedLog(io);
   let opened: OpenedCatalogue;
   let registry: Registry | undefined;
@@ -293,24 +298,31 @@ async function serve(
       cache: { ...config.cache, version: () => store.version() },
     });
   }
-  let running;
-  try {
-    running = await startResolverServer({
-      app,
-      host: listen.host,
-      port: listen.port,
-      log,
-      logRequests: config.log.requests,
-      logSample: config.log.sample,
-      summaryMs: config.log.summaryMs,
-    });
-  } catch (e) {
-    await closeCatalogue(opened);
-    flush();
-    io.err(
-      `lexroute resolver: ${listenErrorCode(e)}: cannot listen on ${config.listen}: ${(e as Error).message}\n`,
-    );
-    return EXIT_FAIL;
+  // One HTTP server per listen address, all answering from the same app.
+  const running: RunningResolver[] = [];
+  for (const address of config.listen) {
+    const at = parseListen(address) as { host: string; port: number };
+    try {
+      running.push(
+        await startResolverServer({
+          app,
+          host: at.host,
+          port: at.port,
+          log,
+          logRequests: config.log.requests,
+          logSample: config.log.sample,
+          summaryMs: config.log.summaryMs,
+        }),
+      );
+    } catch (e) {
+      await Promise.all(running.map((r) => r.close()));
+      await closeCatalogue(opened);
+      flush();
+      io.err(
+        `lexroute resolver: ${listenErrorCode(e)}: cannot listen on ${address}: ${(e as Error).message}\n`,
+      );
+      return EXIT_FAIL;
+    }
   }
   const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
   log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
@@ -319,7 +331,7 @@ async function serve(
       io.signal.addEventListener('abort', () => res(), { once: true }),
     );
   }
-  await running.close();
+  await Promise.all(running.map((r) => r.close()));
   await closeCatalogue(opened);
   log({ time: now(), level: 'info', msg: 'stopped' });
   flush();
