@@ -24,7 +24,8 @@ describe('lexroute CLI', () => {
   it('exits 2 with help when no command is given', async () => {
     const io = captureIo();
     expect(await run([], io)).toBe(2);
-    expect(io.stdout()).toContain('Usage: lexroute <command>');
+    expect(io.stderr()).toContain('Usage: lexroute <command>');
+    expect(io.stdout()).toBe('');
   });
 });
 

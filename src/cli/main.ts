@@ -33,9 +33,14 @@ export function mainHelp(): string {
 /** Run the CLI with the given arguments; returns the exit code. */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+  if (name === undefined) {
+    // A usage error like any other: the help goes to standard error, exit 2.
+    io.err(mainHelp());
+    return EXIT_USAGE;
+  }
+  if (name === '-h' || name === '--help' || name === 'help') {
     io.out(mainHelp());
-    return name === undefined ? EXIT_USAGE : 0;
+    return 0;
   }
   if (name === '-V' || name === '--version') {
     io.out(`lexroute ${VERSION}\n`);

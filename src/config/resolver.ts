@@ -7,8 +7,11 @@
  */
 
 export interface ResolverConfig {
-  /** `ADDR:PORT` to listen on (`[::1]:8080` for IPv6). */
-  readonly listen: string;
+  /**
+   * `ADDR:PORT` addresses to listen on (`[::1]:8080` for IPv6), a list as in
+   * server.json; a single string is still read (deprecated, a warning says so).
+   */
+  readonly listen: readonly string[];
   /** The SQLite catalogue file (relative to the working directory) or a `postgres://` URL. */
   readonly catalogue: string;
   /** The rows `--sample` serves (from a fresh catalogue in a temporary folder). */
@@ -67,7 +70,7 @@ export interface ResolverConfig {
 }
 
 export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
-  listen: '127.0.0.1:8080',
+  listen: ['127.0.0.1:8080'],
   catalogue: 'data/catalogue.sqlite',
   sampleCatalogue: 'data/sample-catalogue.jsonl',
   workers: 1,
@@ -91,14 +94,23 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
 
 /** A configuration problem: the JSON path of the value and what is wrong. */
 export interface ConfigIssue {
-  readonly code: 'CONFIG_UNKNOWN_KEY' | 'CONFIG_BAD_TYPE' | 'CONFIG_BAD_VALUE';
+  readonly code:
+    | 'CONFIG_UNKNOWN_KEY'
+    | 'CONFIG_BAD_TYPE'
+    | 'CONFIG_BAD_VALUE'
+    | 'CONFIG_BAD_LISTEN'
+    | 'CONFIG_DEPRECATED';
   /** `matching.minScore` */
   readonly path: string;
   readonly message: string;
 }
 
 export type ConfigResult =
-  | { readonly ok: true; readonly config: ResolverConfig }
+  | {
+      readonly ok: true;
+      readonly config: ResolverConfig;
+      readonly warnings?: readonly ConfigIssue[];
+    }
   | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
 
 type Check = (value: unknown, path: string) => ConfigIssue | null;
@@ -143,7 +155,7 @@ const bool: Check = (v, path) =>
     ? { code: 'CONFIG_BAD_TYPE', path, message: `${path} must be true or false` }
     : null;
 
-const listen: Check = (v, path) => {
+const oneListen: Check = (v, path) => {
   const s = str()(v, path);
   if (s) return s;
   return parseListen(v as string)
@@ -153,6 +165,23 @@ const listen: Check = (v, path) => {
         path,
         message: `${path} must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${String(v)}'`,
       };
+};
+
+/** A non-empty list of ADDR:PORT (as server.json), or one string (the old form). */
+const listen: Check = (v, path) => {
+  if (typeof v === 'string') return oneListen(v, path);
+  if (!Array.isArray(v) || v.length === 0) {
+    return {
+      code: 'CONFIG_BAD_LISTEN',
+      path,
+      message: `${path} must be a non-empty list of "ADDR:PORT" (e.g. ["127.0.0.1:8080", "[::1]:8080"])`,
+    };
+  }
+  for (let i = 0; i < v.length; i++) {
+    const issue = oneListen(v[i], `${path}[${i}]`);
+    if (issue) return issue;
+  }
+  return null;
 };
 
 const SCHEMA: Record<string, Check | Record<string, Check>> = {
@@ -185,9 +214,14 @@ export function parseListen(s: string): { host: string; port: number } | null {
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
 export function validateResolverConfig(
   input: unknown,
-  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers' | 'registry'>> = {},
+  overrides: Partial<
+    Pick<ResolverConfig, 'catalogue' | 'workers' | 'registry'> & {
+      listen: string | readonly string[];
+    }
+  > = {},
 ): ConfigResult {
   const issues: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
   const isObject = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(input)) {
@@ -217,7 +251,14 @@ export function validateResolverConfig(
     if (typeof schema === 'function') {
       const issue = schema(value, key);
       if (issue) issues.push(issue);
-      else out[key] = value;
+      else if (key === 'listen' && typeof value === 'string') {
+        out[key] = [value];
+        warnings.push({
+          code: 'CONFIG_DEPRECATED',
+          path: key,
+          message: `listen as a string is deprecated: write a list, ["${value}"] (as in server.json)`,
+        });
+      } else out[key] = value;
       continue;
     }
     if (!isObject(value)) {
@@ -247,11 +288,15 @@ export function validateResolverConfig(
     const check = SCHEMA[key] as Check;
     const issue = check(value, `--${key}`);
     if (issue) issues.push(issue);
-    else out[key] = value;
+    else out[key] = key === 'listen' && typeof value === 'string' ? [value] : value;
   }
   return issues.length > 0
     ? { ok: false, issues }
-    : { ok: true, config: out as unknown as ResolverConfig };
+    : {
+        ok: true,
+        config: out as unknown as ResolverConfig,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
 }
 
 function structuredCopy<T>(v: T): T {

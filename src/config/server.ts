@@ -96,6 +96,12 @@ export interface ServerConfig {
     readonly format: ServerLogFormat;
     readonly summaryIntervalMs: number;
   };
+  /** NSID text (RFC 5001) sent to queries that ask for it; null: none. */
+  readonly nsid: string | null;
+  /** DNS cookies (RFC 7873, RFC 9018); secret: 32 hex digits shared by an anycast set, null: random at start. */
+  readonly cookies: { readonly enabled: boolean; readonly secret: string | null };
+  /** CH TXT version.bind/version.server and id.server/hostname.bind; null: REFUSED. */
+  readonly chaos: { readonly version: string | null; readonly id: string | null };
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
@@ -116,6 +122,9 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   doh: { listen: [] },
   rrl: DEFAULT_RRL_CONFIG,
   log: { level: 'info', format: 'auto', summaryIntervalMs: 10_000 },
+  nsid: null,
+  cookies: { enabled: true, secret: null },
+  chaos: { version: null, id: null },
 };
 
 export interface ConfigError {
@@ -180,9 +189,14 @@ const KNOWN: Record<string, readonly string[]> = {
     'doh',
     'rrl',
     'log',
+    'nsid',
+    'cookies',
+    'chaos',
   ],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
   doh: ['listen', 'tlsCert', 'tlsKey'],
+  cookies: ['enabled', 'secret'],
+  chaos: ['version', 'id'],
   udp: ['maxPayload'],
   tcp: [
     'idleTimeoutMs',
@@ -267,6 +281,66 @@ function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig
       d.maxEntryChars,
     ),
     includeDirs,
+  };
+}
+
+/** A text of 1 to `max` UTF-8 octets without control characters, or null. */
+function textOrNull(
+  errors: ConfigError[],
+  path: string,
+  v: unknown,
+  max: number,
+  fallback: string | null,
+): string | null {
+  if (v === undefined) return fallback;
+  if (v === null) return null;
+  const bad = typeof v !== 'string' || v === '' || /[\u0000-\u001f\u007f]/.test(v);
+  if (bad || new TextEncoder().encode(v).length > max) {
+    errors.push({
+      code: 'CONFIG_BAD_TEXT',
+      path,
+      message: `${path} must be null or a text of 1 to ${max} octets without control characters`,
+    });
+    return fallback;
+  }
+  return v;
+}
+
+/** The `nsid`, `cookies` and `chaos` keys (RFC 5001, RFC 7873/9018, CH TXT). */
+function identityKeys(
+  errors: ConfigError[],
+  input: Record<string, unknown>,
+): Pick<ServerConfig, 'nsid' | 'cookies' | 'chaos'> {
+  const d = DEFAULT_SERVER_CONFIG;
+  const cookies = isObject(input.cookies) ? input.cookies : {};
+  const chaos = isObject(input.chaos) ? input.chaos : {};
+  let enabled = d.cookies.enabled;
+  if (cookies.enabled !== undefined) {
+    if (typeof cookies.enabled !== 'boolean') {
+      errors.push({
+        code: 'CONFIG_BAD_BOOLEAN',
+        path: 'cookies.enabled',
+        message: 'cookies.enabled must be true or false',
+      });
+    } else enabled = cookies.enabled;
+  }
+  let secret = d.cookies.secret;
+  if (cookies.secret !== undefined) {
+    if (cookies.secret !== null && !/^[0-9a-fA-F]{32}$/.test(String(cookies.secret))) {
+      errors.push({
+        code: 'CONFIG_BAD_COOKIE_SECRET',
+        path: 'cookies.secret',
+        message: 'cookies.secret must be null or 32 hexadecimal digits (128 bits, RFC 9018)',
+      });
+    } else secret = cookies.secret as string | null;
+  }
+  return {
+    nsid: textOrNull(errors, 'nsid', input.nsid, 512, d.nsid),
+    cookies: { enabled, secret },
+    chaos: {
+      version: textOrNull(errors, 'chaos.version', chaos.version, 255, d.chaos.version),
+      id: textOrNull(errors, 'chaos.id', chaos.id, 255, d.chaos.id),
+    },
   };
 }
 
@@ -449,6 +523,7 @@ export function validateServerConfig(input: unknown): {
         d.log.summaryIntervalMs,
       ),
     },
+    ...identityKeys(errors, input),
   };
   return { config, errors };
 }

@@ -33,9 +33,9 @@ import { freePortOnAll, probePort } from './ports.ts';
 /** A failure to start the chain: a stable code and a message naming the address. */
 export class DevStartError extends Error {
   readonly code:
-    | 'DEV_PORT_IN_USE'
-    | 'DEV_ADDRESS_UNAVAILABLE'
-    | 'DEV_PORT_DENIED'
+    | 'PORT_IN_USE'
+    | 'ADDRESS_UNAVAILABLE'
+    | 'PORT_DENIED'
     | 'DEV_ZONE_FAILED'
     | 'DEV_CATALOGUE_FAILED';
   constructor(code: DevStartError['code'], message: string, options?: { cause?: unknown }) {
@@ -143,18 +143,18 @@ function describeBindProblem(
   const at = formatListen(l);
   if (p.problem === 'in-use') {
     return new DevStartError(
-      'DEV_PORT_IN_USE',
+      'PORT_IN_USE',
       `${at} (${what}) is already in use (${p.message}); stop what holds it, or move the chain with --dns-port/--http-port`,
     );
   }
   if (p.problem === 'denied') {
     return new DevStartError(
-      'DEV_PORT_DENIED',
+      'PORT_DENIED',
       `${at} (${what}): permission denied (${p.message}); ports below 1024 need privileges`,
     );
   }
   return new DevStartError(
-    'DEV_ADDRESS_UNAVAILABLE',
+    'ADDRESS_UNAVAILABLE',
     `${at} (${what}): the address is not available (${p.message}); on macOS add it with 'sudo ifconfig lo0 alias ${l.host} up'`,
   );
 }

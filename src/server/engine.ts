@@ -41,9 +41,48 @@ import {
   PARSE_DROP,
   PARSE_FORMERR,
   PARSE_NOTIMP,
+  OPTION_COOKIE,
+  OPTION_NSID,
   type ParsedQuery,
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
+import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
+
+const CLASS_CH = 3;
+const TYPE_TXT = 16;
+/** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
+const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
+  ['\u0007version\u0004bind\u0000', 'version'],
+  ['\u0007version\u0006server\u0000', 'version'],
+  ['\u0002id\u0006server\u0000', 'id'],
+  ['\u0008hostname\u0004bind\u0000', 'id'],
+]);
+
+/** A CH TXT answer body (owner compressed to the question, TTL 0), AA set. */
+function chaosBody(text: string): EncodedBody {
+  const data = Buffer.from(text, 'utf8');
+  const strings: number[] = [];
+  for (let i = 0; i < data.length || i === 0; i += 255) {
+    const part = data.subarray(i, i + 255);
+    strings.push(part.length, ...part);
+  }
+  const rr = [0xc0, 0x0c, 0, TYPE_TXT, 0, CLASS_CH, 0, 0, 0, 0, strings.length >>> 8];
+  rr.push(strings.length & 0xff, ...strings);
+  const bytes = Uint8Array.from(rr);
+  return {
+    rcode: 0,
+    aa: true,
+    bytes,
+    ancount: 1,
+    nscount: 0,
+    arcount: 0,
+    ends: [bytes.length],
+    sections: [0],
+    counts: [1],
+    required: [true],
+    attached: [false],
+  };
+}
 
 export interface EngineOptions {
   /** Our EDNS UDP payload size: the most we send over UDP, and what we advertise. */
@@ -52,6 +91,16 @@ export interface EngineOptions {
   readonly maxChain: number;
   /** Types cached per name beyond those the name owns (bounds memory against type scans). */
   readonly cachePerName: number;
+  /** NSID (RFC 5001) returned to queries that ask for it; undefined: none is sent. */
+  readonly nsid?: Uint8Array | undefined;
+  /** Server secret (16 octets) for DNS cookies (RFC 7873, RFC 9018); undefined: cookies ignored. */
+  readonly cookieSecret?: Uint8Array | undefined;
+  /** CH TXT for version.bind and version.server; undefined: REFUSED. */
+  readonly chaosVersion?: string | undefined;
+  /** CH TXT for id.server and hostname.bind; undefined: REFUSED. */
+  readonly chaosId?: string | undefined;
+  /** Seconds since the epoch, for server cookie timestamps. */
+  readonly now?: () => number;
 }
 
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
@@ -123,6 +172,7 @@ function emptyBody(rcode: number): EncodedBody {
   };
 }
 
+const NODATA_AA_BODY: EncodedBody = { ...emptyBody(0), aa: true };
 const FORMERR_BODY = emptyBody(RCODE_FORMERR);
 const NOTIMP_BODY = emptyBody(RCODE_NOTIMP);
 const REFUSED_BODY = emptyBody(RCODE_REFUSED);
@@ -169,6 +219,8 @@ export class Engine {
   private readonly keyScratch = Buffer.alloc(256);
   private readonly lookupUdp: LookupOptions;
   private readonly lookupTcp: LookupOptions;
+  private readonly chaos = new Map<string, EncodedBody>();
+  private readonly now: () => number;
 
   constructor(zones: readonly Zone[] = [], options: Partial<EngineOptions> = {}) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
@@ -179,6 +231,11 @@ export class Engine {
     this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal', zoneFor };
     this.lookupTcp = { maxChain: this.options.maxChain, any: 'full', zoneFor };
     this.state = this.compile(zones);
+    this.now = this.options.now ?? (() => Math.floor(Date.now() / 1000));
+    for (const [key, which] of CHAOS_NAMES) {
+      const text = which === 'version' ? this.options.chaosVersion : this.options.chaosId;
+      if (text !== undefined) this.chaos.set(key, chaosBody(text));
+    }
   }
 
   /** The zones being served. */
@@ -360,7 +417,7 @@ export class Engine {
    * Answer one message. `msg` holds exactly the query octets. Returns the
    * response, or undefined when the message must be dropped.
    */
-  respond(msg: Buffer, transport: Transport): Buffer | undefined {
+  respond(msg: Buffer, transport: Transport, client = ''): Buffer | undefined {
     const q = this.q;
     this.counters.queries++;
     this.lastZone = undefined;
@@ -385,8 +442,8 @@ export class Engine {
       this.counters.badvers++;
       body = BADVERS_BODY;
     } else if (q.qclass !== 1) {
-      this.counters.refused++;
-      body = REFUSED_BODY;
+      body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : REFUSED_BODY;
+      if (body === REFUSED_BODY) this.counters.refused++;
     } else if (q.qtype === 41) {
       // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
       this.counters.formerr++;
@@ -403,12 +460,59 @@ export class Engine {
     } else {
       body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
     }
-    return this.write(msg, q, body, transport);
+    return this.write(msg, q, body, transport, client);
   }
 
-  private write(msg: Buffer, q: ParsedQuery, body: EncodedBody, transport: Transport): Buffer {
+  /**
+   * CH TXT for version.bind, version.server, id.server and hostname.bind when
+   * configured (other types: NOERROR without an answer); anything else in
+   * class CH is REFUSED, as for names outside the zones.
+   */
+  private chaosAnswer(msg: Buffer, q: ParsedQuery): EncodedBody {
+    const body = this.chaos.get(this.questionKey(msg, q.qnameEnd));
+    if (body === undefined) return REFUSED_BODY;
+    return q.qtype === TYPE_TXT || q.qtype === TYPE_ANY ? body : NODATA_AA_BODY;
+  }
+
+  /**
+   * The EDNS options of the response: NSID when asked and configured (RFC
+   * 5001 section 2.2), and the client cookie with a server cookie (RFC 7873
+   * section 5.2; RFC 9018: a valid server cookie younger than half an hour is
+   * returned as it came, anything else gets a fresh one, and the query is
+   * answered normally either way, as BIND and NSD do by default).
+   */
+  private ednsOptions(msg: Buffer, q: ParsedQuery, client: string): Uint8Array | undefined {
+    const nsid = q.nsid ? this.options.nsid : undefined;
+    const secret = q.cookieAt >= 0 ? this.options.cookieSecret : undefined;
+    if (nsid === undefined && secret === undefined) return undefined;
+    const parts: number[] = [];
+    if (nsid !== undefined)
+      parts.push(0, OPTION_NSID, nsid.length >>> 8, nsid.length & 0xff, ...nsid);
+    if (secret !== undefined) {
+      const cc = msg.subarray(q.cookieAt, q.cookieAt + 8);
+      const ip = ipBytes(client);
+      const now = this.now();
+      let sc: Uint8Array | undefined;
+      if (q.cookieLen === 24) {
+        const sent = msg.subarray(q.cookieAt + 8, q.cookieAt + 24);
+        if (checkServerCookie(secret, cc, sent, ip, now) === 'valid') sc = sent;
+      }
+      sc ??= makeServerCookie(secret, cc, ip, now);
+      parts.push(0, OPTION_COOKIE, 0, 8 + sc.length, ...cc, ...sc);
+    }
+    return Uint8Array.from(parts);
+  }
+
+  private write(
+    msg: Buffer,
+    q: ParsedQuery,
+    body: EncodedBody,
+    transport: Transport,
+    client: string,
+  ): Buffer {
     const qlen = q.hasQuestion ? q.questionEnd - 12 : 0;
-    const optLen = q.edns ? 11 : 0;
+    const options = q.edns ? this.ednsOptions(msg, q, client) : undefined;
+    const optLen = q.edns ? 11 + (options?.length ?? 0) : 0;
     let limit: number;
     if (transport === TCP) limit = 65535;
     else if (q.edns) {
@@ -470,8 +574,10 @@ export class Engine {
       out[o + 6] = 0;
       out[o + 7] = q.dnssecOk ? 0x80 : 0;
       out[o + 8] = 0;
-      out[o + 9] = 0;
-      out[o + 10] = 0;
+      const rdlen = options?.length ?? 0;
+      out[o + 9] = rdlen >>> 8;
+      out[o + 10] = rdlen & 0xff;
+      if (options !== undefined) out.set(options, o + 11);
     }
     return out;
   }

@@ -17,6 +17,25 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
+/**
+ * One log line in the shared schema: JSON `{"time","level","event",...fields}`,
+ * or `HH:MM:SS.mmm LEVEL event key=value ...` for a terminal. `serve`,
+ * `resolver` and `dev` all write through it.
+ */
+export function formatLogLine(
+  format: LogFormat,
+  time: string,
+  level: string,
+  event: string,
+  fields: LogFields,
+): string {
+  if (format === 'json') return `${JSON.stringify({ time, level, event, ...fields })}\n`;
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${time.slice(11, 23)} ${level.toUpperCase().padEnd(5)} ${event}${rest ? ` ${rest}` : ''}\n`;
+}
+
 export function createLogger(
   write: (line: string) => void,
   level: LogLevel,
@@ -25,17 +44,7 @@ export function createLogger(
 ): Logger {
   const emit = (lvl: Exclude<LogLevel, 'silent'>, event: string, fields: LogFields = {}) => {
     if (RANK[lvl] < RANK[level]) return;
-    const time = now().toISOString();
-    if (format === 'json') {
-      write(`${JSON.stringify({ time, level: lvl, event, ...fields })}\n`);
-      return;
-    }
-    const rest = Object.entries(fields)
-      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-      .join(' ');
-    write(
-      `${time.slice(11, 23)} ${lvl.toUpperCase().padEnd(5)} ${event}${rest ? ` ${rest}` : ''}\n`,
-    );
+    write(formatLogLine(format, now().toISOString(), lvl, event, fields));
   };
   return {
     debug: (e, f) => emit('debug', e, f),

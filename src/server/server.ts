@@ -10,7 +10,9 @@ import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { ServerConfig } from '../config/server.ts';
-import { Engine } from './engine.ts';
+import { randomBytes } from 'node:crypto';
+import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
+import { Engine, type EngineOptions } from './engine.ts';
 import type { Logger } from './log.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
@@ -30,7 +32,7 @@ export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
 }
 
 export class ServerStartError extends Error {
-  readonly code: 'SERVER_LISTEN_FAILED' | 'SERVER_NO_ZONES' | DohConfigError['code'];
+  readonly code: ListenErrorCode | 'SERVER_NO_ZONES' | DohConfigError['code'];
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'ServerStartError';
@@ -59,6 +61,25 @@ function rrlFor(config: ServerConfig): Rrl | undefined {
   const on =
     r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
   return on ? new Rrl(r) : undefined;
+}
+
+/**
+ * NSID, cookie secret and CH TXT texts for the engine. Without a configured
+ * secret, a random one is drawn at start (cookies then change on restart and
+ * differ between servers, as BIND's default).
+ */
+export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
+  const { nsid, cookies, chaos } = config;
+  return {
+    nsid: nsid === null ? undefined : Buffer.from(nsid, 'utf8'),
+    cookieSecret: !cookies.enabled
+      ? undefined
+      : cookies.secret === null
+        ? randomBytes(16)
+        : Buffer.from(cookies.secret, 'hex'),
+    chaosVersion: chaos.version ?? undefined,
+    chaosId: chaos.id ?? undefined,
+  };
 }
 
 export interface StartOptions {
@@ -125,6 +146,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     maxUdpPayload: config.udp.maxPayload,
     maxChain: config.limits.maxChain,
     cachePerName: config.limits.cachePerName,
+    ...identityOptions(config),
   });
   const reloader = new ZoneReloader({
     specs,
@@ -203,7 +225,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await closeAll();
     await reloader.idle();
     if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
-    throw new ServerStartError('SERVER_LISTEN_FAILED', `cannot listen: ${(e as Error).message}`, e);
+    throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
   }
 
   return {

@@ -80,7 +80,7 @@ function answer(c: Conn, msg: Buffer, engine: Engine, summary: LogSummary): bool
   let out: Buffer | undefined;
   const formerr = engine.counters.formerr;
   try {
-    out = engine.respond(msg, TRANSPORT_TCP);
+    out = engine.respond(msg, TRANSPORT_TCP, c.source);
   } catch (e) {
     const error = e instanceof Error ? e.message : String(e);
     summary.note('query_failed', c.source, 'tcp', 'error', error);
@@ -235,7 +235,7 @@ export async function listenTcp(
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host, port, exclusive: true }, () => {
+      server.listen({ host, port, exclusive: true, ipv6Only: host.includes(':') }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -29,14 +29,16 @@ export async function listenUdp(
   options: UdpOptions = {},
 ): Promise<UdpListener> {
   const type = host.includes(':') ? 'udp6' : 'udp4';
-  const socket = dgram.createSocket({ type, reuseAddr: false });
+  // An IPv6 socket takes IPv6 only, so [::]:53 and 0.0.0.0:53 can both be listed
+  // (one socket per address, as BIND and NSD) instead of colliding.
+  const socket = dgram.createSocket({ type, reuseAddr: false, ipv6Only: type === 'udp6' });
   const rrl = options.rrl;
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;
     const eng = engine();
     const formerr = eng.counters.formerr;
     try {
-      out = eng.respond(msg, TRANSPORT_UDP);
+      out = eng.respond(msg, TRANSPORT_UDP, rinfo.address);
     } catch (e) {
       // Nothing a client sends may crash the server: count (one summary line per interval) and drop.
       const error = e instanceof Error ? e.message : String(e);

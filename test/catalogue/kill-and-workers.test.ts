@@ -175,9 +175,10 @@ async function startResolver(
     const timer = setTimeout(() => reject(new Error(`resolver did not start: ${err}`)), 30_000);
     child.stderr?.on('data', (d: Buffer) => {
       err += d.toString();
-      for (const m of err.matchAll(/"msg":"listening","url":"([^"]+)"/g)) urls.add(m[1] as string);
+      for (const m of err.matchAll(/"event":"listening","url":"([^"]+)"/g))
+        urls.add(m[1] as string);
       // Both workers listen (on the same port: the primary shares it).
-      if (urls.size >= 1 && (err.match(/"msg":"listening"/g) ?? []).length >= 2) {
+      if (urls.size >= 1 && (err.match(/"event":"listening"/g) ?? []).length >= 2) {
         clearTimeout(timer);
         resolve([...urls][0] as string);
       }

@@ -92,7 +92,7 @@ describe('lexroute dev', () => {
       const code = await run(['dev', '--dns-port', '0', '--http-port', String(port)], io);
       expect(code).toBe(1);
       expect(io.stderr()).toContain(
-        `lexroute dev: DEV_PORT_IN_USE: 127.0.0.2:${port} (resolver "resolver-2") is already in use`,
+        `lexroute dev: PORT_IN_USE: 127.0.0.2:${port} (resolver "resolver-2") is already in use`,
       );
     } finally {
       blocker.close();

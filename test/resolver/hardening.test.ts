@@ -164,7 +164,7 @@ async function runResolver(args: string[]) {
   const deadline = Date.now() + 10_000;
   let url: string | undefined;
   while (url === undefined && Date.now() < deadline) {
-    url = /"msg":"listening","url":"([^"]+)"/.exec(io.stderr())?.[1];
+    url = /"event":"listening","url":"([^"]+)"/.exec(io.stderr())?.[1];
     if (url === undefined) {
       const early = await Promise.race([done, new Promise((r) => setTimeout(r, 20))]);
       if (typeof early === 'number')

@@ -150,12 +150,12 @@ describe('lexroute resolver (CLI)', () => {
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(io.stderr());
+      const m = /"event":"listening","url":"([^"]+)"/.exec(io.stderr());
       url = m?.[1];
     }
     expect(url, io.stderr()).toBeDefined();
     expect(existsSync(catalogue)).toBe(false);
-    expect(io.stderr()).toContain('"msg":"catalogue"');
+    expect(io.stderr()).toContain('"event":"catalogue"');
     const res = await fetch(
       `${url}/uri-res/N2L?urn:lex:un.org:united.nations;general.assembly:resolution:1948-12-10;a-res-217(iii)`,
       {
@@ -173,9 +173,9 @@ describe('lexroute resolver (CLI)', () => {
       .stderr()
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as LogEntry);
-    expect(lines.at(-1)?.msg).toBe('stopped');
-    expect(lines.some((l) => l.msg === 'request' && l.status === 303)).toBe(true);
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.at(-1)?.event).toBe('stopped');
+    expect(lines.some((l) => l.event === 'request' && l.status === 303)).toBe(true);
   });
 
   it('bad options and configuration are reported with codes', async () => {

@@ -38,6 +38,7 @@ const FILES = [
   path.join(TEST_ZONES, 'example.test.zone'),
   path.join(TEST_ZONES, 'inner.example.test.zone'),
   path.join(TEST_ZONES, 'svcb.test.zone'),
+  path.join(TEST_ZONES, 'dname.test.zone'),
 ];
 
 const EXTRA_TYPES = [
@@ -78,6 +79,12 @@ async function corpus(): Promise<Q[]> {
       if (!node.name.startsWith('*')) {
         add(`nx-1.${node.name}`, 'A');
         add(`nx-2.deeper.${node.name}`, 'NAPTR');
+        // QTYPE CNAME and ANY below a name (below a DNAME: RFC 1034 4.3.2 step 3a).
+        add(`nx-1.${node.name}`, 'CNAME');
+        add(`nx-1.${node.name}`, 'ANY', 'tcp');
+        add(`x.${node.name}`, 'CNAME');
+        add(`x.${node.name}`, 'A');
+        add(`x.${node.name}`, 'ANY', 'tcp');
       }
     }
     add(`NAPTR-Case.${zone.origin.toUpperCase()}`, 'NAPTR');

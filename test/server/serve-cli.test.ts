@@ -165,7 +165,7 @@ describe('lexroute serve', () => {
     expect(await run(['serve', '--listen', `127.0.0.1:${port}`, '--log-format', 'json'], io2)).toBe(
       1,
     );
-    expect(io2.stderr()).toContain('SERVER_LISTEN_FAILED');
+    expect(io2.stderr()).toContain('PORT_IN_USE');
     io.abort();
     await done;
   });

@@ -27,6 +27,9 @@ import { catalogueFamilies, ResolverStats } from '../../resolver-http/stats.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
 import type { MetricFamily } from '../../metrics/prom.ts';
 import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
+import type { RunningResolver } from '../../resolver-http/server.ts';
+import { formatLogLine } from '../../server/log.ts';
+import { listenErrorCode } from '../../server/listen-error.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
@@ -51,7 +54,8 @@ Run the jurisdiction resolver: an HTTP service (THTTP, RFC 2169) that resolves
 LEX URNs to document URLs from a catalogue (RFC 9676 section 10.3).
 
 Options:
-  --listen ADDR:PORT  address to listen on (default 127.0.0.1:8080; IPv6 as [::1]:8080)
+  --listen ADDR:PORT  address to listen on (repeatable; default 127.0.0.1:8080;
+                      IPv6 as [::1]:8080)
   --catalogue LOC     the catalogue: a SQLite file (default data/catalogue.sqlite)
                       or postgres://user@host:port/db; it must exist (lexroute
                       catalogue import creates it)
@@ -75,7 +79,10 @@ Options:
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
-CATALOGUE_SCHEMA, configuration errors, address in use), 2 usage error.
+CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE), 2 usage error.
+
+Logs are JSON lines {"time", "level", "event", ...} as for serve and dev
+(readable lines on a terminal).
 
 Routes:
   GET /uri-res/N2L?<urn>   303 (302 for HTTP/1.0) to the best URL
@@ -101,7 +108,7 @@ export const resolverCommand: Command = {
   summary: 'run the jurisdiction resolver (THTTP URN-to-URL service)',
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
-      listen: { type: 'string' },
+      listen: { type: 'string', multiple: true },
       catalogue: { type: 'string' },
       config: { type: 'string' },
       sample: { type: 'boolean' },
@@ -115,10 +122,10 @@ export const resolverCommand: Command = {
       return EXIT_OK;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    if (values.listen !== undefined && !parseListen(values.listen)) {
-      throw new UsageError(
-        `--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${values.listen}'`,
-      );
+    for (const l of values.listen ?? []) {
+      if (!parseListen(l)) {
+        throw new UsageError(`--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${l}'`);
+      }
     }
     const metrics = values.metrics === undefined ? undefined : parseListen(values.metrics);
     if (values.metrics !== undefined && !metrics) {
@@ -171,7 +178,7 @@ export const resolverCommand: Command = {
 async function loadConfig(
   io: CliIo,
   values: {
-    listen?: string;
+    listen?: string[];
     catalogue?: string;
     config?: string;
     workers?: string;
@@ -207,6 +214,11 @@ async function loadConfig(
     }
     return null;
   }
+  for (const w of checked.warnings ?? []) {
+    io.err(
+      `lexroute resolver: ${configFile ?? 'configuration'}: warning: ${w.code} ${w.path}: ${w.message}\n`,
+    );
+  }
   return checked.config;
 }
 
@@ -232,8 +244,15 @@ function batchedLog(io: CliIo) {
     if (pending !== '') io.err(pending);
     pending = '';
   };
+  // The shared log schema (src/server/log.ts): the adapter's entries are
+  // {time, level, msg, ...}; written as {time, level, event, ...}, or as a
+  // readable line when standard error is a terminal.
+  const pretty = io.errIsTTY;
   const log = (entry: Readonly<Record<string, unknown>>) => {
-    pending += `${JSON.stringify(entry)}\n`;
+    if (pretty) {
+      const { time, level, msg, ...fields } = entry;
+      pending += formatLogLine('pretty', String(time), String(level), String(msg), fields);
+    } else pending += `${JSON.stringify(entry).replace('"msg":', '"event":')}\n`;
     if (entry.msg !== 'request' || pending.length >= LOG_FLUSH_BYTES) flush();
     else timer ??= setTimeout(flush, LOG_FLUSH_MS);
   };
@@ -288,7 +307,6 @@ async function serve(
   sample: boolean,
   m: { metrics: { host: string; port: number } | undefined; answerPrimary: boolean },
 ): Promise<number> {
-  const listen = parseListen(config.listen) as { host: string; port: number };
   const { log, flush } = batchedLog(io);
   let opened: OpenedCatalogue;
   let registry: Registry | undefined;
@@ -337,25 +355,35 @@ async function serve(
   const collect = metricsCollector(opened, app, stats);
   let endpoint: MetricsEndpoint | undefined;
   const stopAnswering = m.answerPrimary ? answerMetricsRequests(collect) : undefined;
-  let running;
+  // One HTTP server per listen address, all answering from the same app.
+  const running: RunningResolver[] = [];
+  let address = '';
   try {
     if (m.metrics) endpoint = await startMetricsEndpoint(m.metrics.host, m.metrics.port, collect);
-    running = await startResolverServer({
-      stats,
-      app,
-      host: listen.host,
-      port: listen.port,
-      log,
-      logRequests: config.log.requests,
-      logSample: config.log.sample,
-      summaryMs: config.log.summaryMs,
-    });
+    for (address of config.listen) {
+      const at = parseListen(address) as { host: string; port: number };
+      running.push(
+        await startResolverServer({
+          stats,
+          app,
+          host: at.host,
+          port: at.port,
+          log,
+          logRequests: config.log.requests,
+          logSample: config.log.sample,
+          summaryMs: config.log.summaryMs,
+        }),
+      );
+    }
   } catch (e) {
+    await Promise.all(running.map((r) => r.close()));
     await endpoint?.close();
     stopAnswering?.();
     await closeCatalogue(opened);
     flush();
-    io.err(`lexroute resolver: cannot listen on ${config.listen}: ${(e as Error).message}\n`);
+    io.err(
+      `lexroute resolver: ${listenErrorCode(e)}: cannot listen on ${address}: ${(e as Error).message}\n`,
+    );
     return EXIT_FAIL;
   }
   if (endpoint) log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
@@ -366,7 +394,7 @@ async function serve(
       io.signal.addEventListener('abort', () => res(), { once: true }),
     );
   }
-  await running.close();
+  await Promise.all(running.map((r) => r.close()));
   await endpoint?.close();
   stopAnswering?.();
   await closeCatalogue(opened);
@@ -399,7 +427,11 @@ async function runPrimary(
       alive.delete(w);
       if (stopping) return;
       io.err(
-        `${JSON.stringify({ time: now(), level: 'error', msg: 'worker exited', pid: w.process.pid, code, signal })}\n`,
+        formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'error', 'worker_exited', {
+          pid: w.process.pid,
+          code,
+          signal,
+        }),
       );
       // A worker that cannot start (bad catalogue, port in use) stops the whole resolver.
       if (code === EXIT_FAIL) {
@@ -427,7 +459,7 @@ async function runPrimary(
       failed = true;
     }
   }
-  io.err(`${JSON.stringify({ time: now(), level: 'info', msg: 'workers', workers: n })}\n`);
+  io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'workers', { workers: n }));
   await new Promise<void>((res) => {
     const check = setInterval(() => {
       if (io.signal.aborted || failed) {

@@ -15,6 +15,7 @@ import {
   type ZoneSourceConfig,
 } from '../../config/server.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
+import { listenErrorCode } from '../../server/listen-error.ts';
 import { createLogger } from '../../server/log.ts';
 import {
   startServer,
@@ -60,7 +61,18 @@ Options:
                        responses per second per client /24 (IPv6 /56), slip 2,
                        window 15 s (the config's rrl block sets the rest;
                        off by default, as in BIND and Knot)
+  --nsid TEXT          answer NSID requests (RFC 5001) with TEXT (default: none)
+  --cookie-secret HEX  DNS cookie secret, 32 hex digits, the same on every
+                       server of an anycast set (RFC 9018; default: random
+                       at each start)
+  --no-cookies         ignore DNS cookies (RFC 7873; default: answered)
+  --chaos-version TEXT answer CH TXT version.bind and version.server
+  --chaos-id TEXT      answer CH TXT id.server and hostname.bind
+                       (without these two, CH queries are REFUSED)
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
+  --json               the same as --log-format json: the start-up report
+                       (zone_loaded, listening, ready) and every later event
+                       as JSON lines on standard error
   --log-level LEVEL    debug | info | warn | error | silent (default: info)
   -h, --help           show this help
 
@@ -70,8 +82,9 @@ the current zones keep answering; a file whose size and mtime, or whose
 content hash, did not change is not parsed again. SIGTERM or SIGINT shuts
 down cleanly.
 
-Exit codes: 0 stopped by a signal, 1 cannot start (no zone loaded, bad
-configuration, address in use), 2 usage error.
+Exit codes: 0 stopped cleanly, 1 could not start (the start_failed line names
+a code: PORT_IN_USE, PORT_DENIED, ADDRESS_UNAVAILABLE, SERVER_NO_ZONES,
+CONFIG_...), 2 usage error.
 `;
 
 /** The zone loader of a server configuration (the one load path, with its limits). */
@@ -228,7 +241,7 @@ async function serveUntilStopped(
     ops = await startOps(server, opsOptions).catch(async (e: unknown) => {
       await server.close();
       throw new ServerStartError(
-        'SERVER_LISTEN_FAILED',
+        listenErrorCode(e),
         `cannot listen for metrics or control: ${(e as Error).message}`,
         e,
       );
@@ -259,6 +272,36 @@ async function serveUntilStopped(
   return EXIT_OK;
 }
 
+/** --nsid, --cookie-secret, --no-cookies, --chaos-version, --chaos-id over the configuration. */
+function identityFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  config: ServerConfig,
+): Pick<ServerConfig, 'nsid' | 'cookies' | 'chaos'> {
+  const text = (name: string): string | undefined => {
+    const v = values[name];
+    if (typeof v !== 'string') return undefined;
+    if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) {
+      throw new UsageError(`--${name} must be a non-empty text without control characters`);
+    }
+    return v;
+  };
+  const secret = values['cookie-secret'];
+  if (typeof secret === 'string' && !/^[0-9a-fA-F]{32}$/.test(secret)) {
+    throw new UsageError('--cookie-secret must be 32 hexadecimal digits (128 bits)');
+  }
+  return {
+    nsid: text('nsid') ?? config.nsid,
+    cookies: {
+      enabled: values['no-cookies'] === true ? false : config.cookies.enabled,
+      secret: typeof secret === 'string' ? secret : config.cookies.secret,
+    },
+    chaos: {
+      version: text('chaos-version') ?? config.chaos.version,
+      id: text('chaos-id') ?? config.chaos.id,
+    },
+  };
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
@@ -275,7 +318,13 @@ export const serveCommand: Command = {
       rrl: { type: 'string' },
       metrics: { type: 'string' },
       control: { type: 'string' },
+      nsid: { type: 'string' },
+      'cookie-secret': { type: 'string' },
+      'no-cookies': { type: 'boolean' },
+      'chaos-version': { type: 'string' },
+      'chaos-id': { type: 'string' },
       'log-format': { type: 'string' },
+      json: { type: 'boolean' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -285,7 +334,11 @@ export const serveCommand: Command = {
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
-    const { listen, metrics, rrlRate, format, level } = checkedOptions(values);
+    const { listen, metrics, rrlRate, format: checkedFormat, level } = checkedOptions(values);
+    if (values.json && values['log-format'] !== undefined && values['log-format'] !== 'json') {
+      throw new UsageError('--json and --log-format pretty contradict each other');
+    }
+    const format = values.json ? 'json' : checkedFormat;
 
     let config: ServerConfig = DEFAULT_SERVER_CONFIG;
     let base = io.cwd;
@@ -312,6 +365,7 @@ export const serveCommand: Command = {
     }
     config = {
       ...config,
+      ...identityFlags(values, config),
       ...(listen ? { listen } : {}),
       ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),

@@ -35,6 +35,11 @@ Subcommands:
 Options:
   -h, --help        show this help (also: lexroute urn <subcommand> --help)
 
+With --json every subcommand prints { "ok": true, ... } or { "ok": false,
+"errors": [{ "code", "message", "severity", "span": { "start", "end" } }] };
+spans are zero-based offsets (UTF-16 code units, end exclusive). Messages on
+standard error give the one-based column ("24: CODE ...").
+
 Exit codes: 0 valid, 1 invalid, 2 usage error.
 `;
 
@@ -80,7 +85,7 @@ rejected), split on ".", lowercase, check IDNA2008 lookup rules, Punycode,
 63-octet labels and 253-character names. Prints the absolute name.
 
 Options:
-  --json      print { ok, value } or { ok, error } as JSON
+  --json      print { ok, value } or { ok, errors } as JSON
   -h, --help  show this help
 
 Exit codes: 0 converted, 1 rejected, 2 usage error.
@@ -258,7 +263,8 @@ function runKey(argv: readonly string[], io: CliIo): number {
   const text = oneArgument(positionals, 'text');
   const r = toDnsKey(text);
   if (values.json) {
-    io.out(json(r));
+    // The same error shape as parse and normalize: errors[].
+    io.out(json(r.ok ? { ok: true, value: r.value } : { ok: false, errors: [r.error] }));
     return r.ok ? EXIT_OK : EXIT_FAIL;
   }
   if (!r.ok) {

@@ -7,6 +7,7 @@ import { checkExpectations, lintNaptrRecords } from '../../core/zone/naptr-lint.
 import type { ZoneDiagnostic } from '../../core/zone/model.ts';
 import { printable } from '../../core/zone/parser.ts';
 import { writeZone } from '../../core/zone/writer.ts';
+import { isValidOrigin } from '../../core/zone/parser.ts';
 import {
   isDirectory,
   loadZoneFile,
@@ -151,14 +152,40 @@ async function checkFile(
     ...(progress ? { onProgress: progress.update } : {}),
   });
   progress?.done();
-  const all = [
+  const all = inLineOrder([
     ...r.diagnostics,
     ...lintNaptrRecords(r.records),
     ...checkExpectations(r.expects, r.records),
     // A signed zone: every authoritative RRset has a valid, current RRSIG (as dnssec-verify).
     ...(r.zone ? verifyZoneSignatures(r.zone, Math.floor(Date.now() / 1000)) : []),
-  ];
+  ]);
   return { ...r, all };
+}
+
+/**
+ * Diagnostics in the order of the text: by file (in order of first
+ * appearance, so an $INCLUDE's findings stay together), then line and column;
+ * those without a position (about the whole zone) come last. Stable.
+ */
+export function inLineOrder(ds: readonly ZoneDiagnostic[]): ZoneDiagnostic[] {
+  const files = new Map<string, number>();
+  for (const d of ds)
+    if (d.position && !files.has(d.position.file)) files.set(d.position.file, files.size);
+  const key = (d: ZoneDiagnostic): [number, number, number] =>
+    d.position
+      ? [files.get(d.position.file)!, d.position.line, d.position.column]
+      : [Number.MAX_SAFE_INTEGER, 0, 0];
+  return ds
+    .map((d, i) => ({ d, i, k: key(d) }))
+    .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2] || a.i - b.i)
+    .map((x) => x.d);
+}
+
+/** A malformed --origin is a usage error (exit 2), not a finding about the file. */
+function checkOriginOption(origin: string | undefined): void {
+  if (origin !== undefined && !isValidOrigin(origin)) {
+    throw new UsageError(`--origin ${JSON.stringify(origin)} is not a valid domain name`);
+  }
 }
 
 async function check(argv: readonly string[], io: CliIo): Promise<number> {
@@ -186,6 +213,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   };
   if (positionals.length === 0)
     throw new UsageError('zone check needs at least one file or directory');
+  checkOriginOption(values.origin);
   const files: string[] = [];
   for (const p of positionals) {
     if (isDirectory(p)) {
@@ -247,6 +275,7 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (positionals.length !== 1) throw new UsageError('zone print takes exactly one file');
+  checkOriginOption(values.origin);
   const file = positionals[0]!;
   const r = await loadZoneFile(file, values.origin !== undefined ? { origin: values.origin } : {});
   for (const d of r.diagnostics) io.err(formatDiagnostic(d, file) + '\n');

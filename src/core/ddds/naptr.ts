@@ -459,7 +459,7 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
         ok: false,
         kind: 'malformed',
         code: e.code,
-        message: `REGEXP ${JSON.stringify(record.regexp)} at ${e.span.start}: ${e.message}`,
+        message: `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
       },
     };
   }

@@ -167,7 +167,7 @@ export function prepareWalk(input: string): WalkStart | CodedError {
   const r = buildAus(input.trim());
   if (!r.ok) {
     const e = r.errors[0];
-    const at = e?.span ? ` at ${e.span.start}` : '';
+    const at = e?.span ? ` at column ${e.span.start + 1}` : '';
     return { code: e?.code ?? 'URN_INVALID', message: `${e?.message ?? 'invalid URN'}${at}` };
   }
   const v = r.value;

@@ -41,6 +41,8 @@ export const URN_CODES = {
   LEX_SLASH: '"/" is not allowed in a LEX name; RFC 9676 section 3.2 converts it to "-"',
   LEX_FUTURE_CHAR: '"*" and "!" are reserved by RFC 9676 section 3.2 for future expansion',
   LEX_BAD_CHAR: 'a character that no part of a LEX name allows ("&"; RFC 9676 section 8)',
+  LEX_CONTROL_CHAR:
+    'a percent-encoded control character (%00-%1F, %7F, %C2%80-%C2%9F) in a LEX name',
   LEX_UNEXPECTED: 'a separator (: @ $ + ; , ~) where the LEX grammar has no place for it',
 
   // LEX warnings (severity 'warning'; the name is still accepted)

@@ -17,7 +17,14 @@ export { formatLexUrn } from './format.ts';
 export { normalizeLexUrn, canonicalizeLexUrn, lexUrnEquivalent } from './normalize.ts';
 export { splitPartition } from './partition.ts';
 export { toDnsKey, toALabel, MAX_LABEL_OCTETS, MAX_NAME_CHARS } from './dns-key.ts';
-export { derivedProperty, punycodeDecode, punycodeEncode } from './idna.ts';
+export {
+  bidiClass,
+  derivedProperty,
+  IDNA_UNICODE_VERSION,
+  joiningType,
+  punycodeDecode,
+  punycodeEncode,
+} from './idna.ts';
 export type {
   LexAuthority,
   LexDate,

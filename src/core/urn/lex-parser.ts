@@ -29,7 +29,7 @@ import {
   failBadChar,
   parseUrn8141AllowingPipe,
   scanHead,
-  scanPercent,
+  scanPercent as scanRfc8141Percent,
   scanTail,
 } from './rfc8141.ts';
 import type {
@@ -91,6 +91,28 @@ const MONTHS = [
 
 function isLeap(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+/**
+ * A `%hh` triplet (with its whole UTF-8 sequence) inside the LEX name: as in
+ * RFC 8141, plus no encoded control character (C0 %00-%1F, DEL %7F, C1
+ * %C2%80-%C2%9F), which no element of a legal name can hold and which would
+ * reach logs, DNS keys and terminals decoded. Returns the index after it.
+ */
+function scanPercent(text: string, i: number): number {
+  const end = scanRfc8141Percent(text, i);
+  const b = pctOctet(text, i);
+  const c1 = b === 0xc2 ? pctOctet(text, i + 3) : -1;
+  if (b < 0x20 || b === 0x7f || (c1 >= 0x80 && c1 <= 0x9f)) {
+    const cp = b === 0xc2 ? c1 : b;
+    fail(
+      'LEX_CONTROL_CHAR',
+      `"${text.slice(i, end)}" encodes the control character U+${cp.toString(16).toUpperCase().padStart(4, '0')}, which a LEX name cannot contain`,
+      i,
+      end,
+    );
+  }
+  return end;
 }
 
 class Parser {

@@ -9,6 +9,9 @@
 
 export const OPCODE_QUERY = 0;
 export const TYPE_OPT = 41;
+/** EDNS option codes: NSID (RFC 5001), COOKIE (RFC 7873). */
+export const OPTION_NSID = 3;
+export const OPTION_COOKIE = 10;
 
 /** What the parser decided about a message. */
 export const PARSE_OK = 0;
@@ -42,6 +45,12 @@ export interface ParsedQuery {
   udpSize: number;
   /** The DO bit (RFC 3225), copied into the response's OPT. */
   dnssecOk: boolean;
+  /** An NSID option (RFC 5001 section 2.1) was in the OPT. */
+  nsid: boolean;
+  /** Offset of the first COOKIE option's data (RFC 7873 section 4), -1 when there is none. */
+  cookieAt: number;
+  /** Length of that option's data: 8 (client cookie only) or 16-40 (with a server cookie). */
+  cookieLen: number;
   /** Why a FORMERR was chosen (stable code, for logs and tests). */
   error: string;
 }
@@ -60,6 +69,9 @@ export function newParsedQuery(): ParsedQuery {
     ednsVersion: 0,
     udpSize: 0,
     dnssecOk: false,
+    nsid: false,
+    cookieAt: -1,
+    cookieLen: 0,
     error: '',
   };
 }
@@ -90,6 +102,9 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
   q.ednsVersion = 0;
   q.udpSize = 0;
   q.dnssecOk = false;
+  q.nsid = false;
+  q.cookieAt = -1;
+  q.cookieLen = 0;
   q.error = '';
   q.qnameEnd = 0;
   q.questionEnd = 0;
@@ -200,7 +215,14 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
           q.error = 'OPT_OPTION_TRUNCATED';
           return PARSE_FORMERR;
         }
-        o += 4 + ((buf[o + 2]! << 8) | buf[o + 3]!);
+        const code = (buf[o]! << 8) | buf[o + 1]!;
+        const olen = (buf[o + 2]! << 8) | buf[o + 3]!;
+        if (code === OPTION_NSID) q.nsid = true;
+        else if (code === OPTION_COOKIE && q.cookieAt < 0) {
+          q.cookieAt = o + 4;
+          q.cookieLen = olen;
+        }
+        o += 4 + olen;
       }
       if (o !== rdEnd) {
         q.error = 'OPT_OPTION_TRUNCATED';
@@ -210,6 +232,14 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
       q.udpSize = (buf[off + 2]! << 8) | buf[off + 3]!;
       q.ednsVersion = buf[off + 5]!;
       q.dnssecOk = (buf[off + 6]! & 0x80) !== 0;
+      // RFC 7873 section 5.2.2: a COOKIE option shorter than a client cookie, or
+      // with a server cookie outside 8-32 octets, is malformed: FORMERR.
+      const cl = q.cookieLen;
+      if (q.cookieAt >= 0 && (cl < 8 || (cl > 8 && cl < 16) || cl > 40)) {
+        q.cookieAt = -1;
+        q.error = 'BAD_COOKIE';
+        return PARSE_FORMERR;
+      }
     }
     off = rdEnd;
   }

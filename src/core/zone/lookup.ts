@@ -221,6 +221,11 @@ export function lookup(
           if (next === undefined)
             return { kind: 'yxdomain', answer, finalKey: key, wildcard: false, zone: z };
           answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
+          // RFC 1034 4.3.2 step 3a: the synthesized CNAME is the answer when
+          // QTYPE is CNAME (or ANY, which matches it): no following, as BIND,
+          // Knot and NSD (a self-referencing DNAME then answers, not loops).
+          if (qtype === TYPE_CNAME || qtype === TYPE_ANY)
+            return { kind: 'answer', answer, finalKey: key, wildcard: false, zone: z };
           key = next;
           lastRedirect = 'dname';
           redirected = true;

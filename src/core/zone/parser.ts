@@ -87,6 +87,11 @@ function originWire(origin: string): { wire: Uint8Array; text: string } | NameEr
   return { wire: buf.slice(0, r), text: nameToText(buf, 0, true) };
 }
 
+/** True when `origin` is a valid absolute or relative domain name (to check an --origin). */
+export function isValidOrigin(origin: string): boolean {
+  return typeof originWire(origin) === 'object';
+}
+
 export function parseZoneText(text: string, options: ParseOptions = {}): ParseResult {
   return parseZoneChunks([text], options);
 }
