@@ -49,6 +49,9 @@ const ENTRIES = [
   ['resolver'],
   ['catalogue'],
   ['dev'],
+  ['ctl'],
+  ['zone', 'sign'],
+  ['zone', 'keygen'],
 ];
 
 describe('the table covers every command', () => {
