@@ -198,7 +198,7 @@ describe.skipIf(!present)(`the LexML Brasil vocabularies ${skip}`, () => {
       let url: string | undefined;
       for (let i = 0; i < 400 && url === undefined; i++) {
         await new Promise((r) => setTimeout(r, 25));
-        url = /"msg":"listening","url":"([^"]+)"/.exec(rio.stderr())?.[1];
+        url = /"event":"listening","url":"([^"]+)"/.exec(rio.stderr())?.[1];
       }
       const res = await fetch(
         `${url as string}/uri-res/N2L?urn:lex:br;sp:estadual:lei:1998-12-30;10177`,

@@ -35,7 +35,7 @@ async function waitFor<T>(what: string, f: () => T | undefined, text: () => stri
 }
 
 const urlOf = (log: string, msg: string) =>
-  new RegExp(`"msg":"${msg}","url":"([^"]+)"`).exec(log)?.[1];
+  new RegExp(`"event":"${msg}","url":"([^"]+)"`).exec(log)?.[1];
 
 describe('resolver --metrics', () => {
   it('exact counts after a known request mix; promtool accepts the text', async () => {
@@ -105,7 +105,9 @@ describe('resolver --metrics', () => {
       const base = await waitFor(
         'two workers listening',
         () =>
-          (err.match(/"msg":"listening"/g) ?? []).length >= 2 ? urlOf(err, 'listening') : undefined,
+          (err.match(/"event":"listening"/g) ?? []).length >= 2
+            ? urlOf(err, 'listening')
+            : undefined,
         () => err,
       );
       const n = 20;

@@ -452,7 +452,9 @@ async function runPrimary(
     try {
       endpoint = await startPrimaryMetrics(metrics.host, metrics.port, () => [...alive]);
       io.err(
-        `${JSON.stringify({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url })}\n`,
+        formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'metrics', {
+          url: endpoint.url,
+        }),
       );
     } catch (e) {
       io.err(`lexroute resolver: cannot listen for metrics: ${(e as Error).message}\n`);
