@@ -21,6 +21,7 @@ import type { Answer, Question } from 'dns-packet';
 import { decodeResponse, knownQuestion, type KnownQuestion } from '../src/client/wire.ts';
 import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
 import { loadZoneText } from '../src/zonefile/load.ts';
+import { median } from './stats.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 9);
 const MS = Number(process.argv[3] ?? 300);
@@ -216,12 +217,6 @@ function measure(decoder: Decoder, set: readonly (typeof messages)[number][], ms
     elapsed = process.hrtime.bigint() - t0;
   } while (elapsed < budget);
   return Number(elapsed) / n;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 console.log(

@@ -34,6 +34,7 @@ import { DnsTransport } from '../src/client/transport.ts';
 import { dddsStep, type NaptrRecord } from '../src/core/ddds/step.ts';
 import { buildAus } from '../src/core/ddds/aus.ts';
 import { toDnsKey } from '../src/core/urn/index.ts';
+import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 11);
@@ -60,23 +61,6 @@ const ZONES: Record<string, string> = {
     `@ IN NAPTR 100 10 "" "" "!^urn:lex:br;sao\\\\.paulo;campinas[;:].*$!lex.campinas.sp.gov.br!i" .\n` +
     `@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.sao-paulo.example/uri-res/N2L?\\\\1!" .\n`,
 };
-
-let serial = 0;
-/** `count` URNs never used before in this run (distinct AUS, so no memo can answer). */
-function freshUrns(count: number): string[] {
-  return Array.from(
-    { length: count },
-    () => `urn:lex:br;sao.paulo:governo:decreto:2008-03-05;${100000 + serial++}`,
-  );
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 function cpuMs(since: NodeJS.CpuUsage): number {
   const c = process.cpuUsage(since);

@@ -25,6 +25,7 @@ import * as dnsPacket from 'dns-packet';
 import { LexClient } from '../src/client/resolve.ts';
 import { base64UrlEncode } from '../src/core/wire/doh.ts';
 import { freePortOnAll } from '../src/dev/ports.ts';
+import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 7);
@@ -53,21 +54,6 @@ const QUESTIONS = [
   'lex.senado.gov.br',
   'lex.sao-paulo.gov.br',
 ];
-
-let serial = 0;
-const freshUrns = (count: number) =>
-  Array.from(
-    { length: count },
-    () => `urn:lex:br;sao.paulo:governo:decreto:2008-03-05;${100000 + serial++}`,
-  );
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 async function startServer(dir: string): Promise<{ udp: number; doh: number; stop: () => void }> {
   for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);

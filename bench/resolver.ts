@@ -51,6 +51,7 @@ import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { postgresBin, startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
+import { median } from './stats.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -221,12 +222,6 @@ async function drive(
     total: r.requests.total,
     cpuUs: (treeCpuUs(pids) - cpu0) / Math.max(1, r.requests.total),
   };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 /** The median of each figure over the rounds (errors and requests summed). */
