@@ -252,6 +252,11 @@ describe.skipIf(skipReason !== undefined)(
             while (importing) await check(n++ % WORKS);
           };
           const loaders = [load(), load(), load()];
+          // The import starts once the workers have served the old data at least once
+          // (a fast import could otherwise commit before the first answer came back).
+          while (seen.old === 0 && problems.length === 0) {
+            await new Promise((r) => setTimeout(r, 5));
+          }
           const newFile = join(dir, `new-${kind}.jsonl`);
           writeFileSync(
             newFile,
