@@ -63,6 +63,32 @@ export const DEFAULT_RRL_CONFIG: RrlConfig = {
   maxTableSize: 100_000,
 };
 
+/**
+ * Inline DNSSEC signing (`serve --keys DIR`): zones whose keys are in `keys`
+ * are signed at load, at each reload and before their signatures expire.
+ * Names as `lexroute zone sign`'s options.
+ */
+export interface DnssecConfig {
+  /** Folder of BIND key files (`K<zone>+<alg>+<tag>.key/.private`); null: no inline signing. */
+  readonly keys: string | null;
+  /** NSEC3 (RFC 5155, RFC 9276 parameters) instead of NSEC. */
+  readonly nsec3: boolean;
+  /** NSEC3 opt-out (insecure delegations left out of the chain). */
+  readonly optOut: boolean;
+  /** Signature validity, seconds. */
+  readonly validity: number;
+  /** Re-sign this many seconds before the earliest expiration; null: a quarter of the validity. */
+  readonly refresh: number | null;
+}
+
+export const DEFAULT_DNSSEC_CONFIG: DnssecConfig = {
+  keys: null,
+  nsec3: false,
+  optOut: false,
+  validity: 30 * 86400,
+  refresh: null,
+};
+
 export interface ServerConfig {
   /** Addresses to serve on; each gets a UDP and a TCP socket. */
   readonly listen: readonly ListenAddress[];
@@ -102,6 +128,8 @@ export interface ServerConfig {
   readonly cookies: { readonly enabled: boolean; readonly secret: string | null };
   /** CH TXT version.bind/version.server and id.server/hostname.bind; null: REFUSED. */
   readonly chaos: { readonly version: string | null; readonly id: string | null };
+  /** Inline DNSSEC signing; off while `dnssec.keys` is null. */
+  readonly dnssec: DnssecConfig;
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
@@ -125,6 +153,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   nsid: null,
   cookies: { enabled: true, secret: null },
   chaos: { version: null, id: null },
+  dnssec: DEFAULT_DNSSEC_CONFIG,
 };
 
 export interface ConfigError {
@@ -192,7 +221,9 @@ const KNOWN: Record<string, readonly string[]> = {
     'nsid',
     'cookies',
     'chaos',
+    'dnssec',
   ],
+  dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
   doh: ['listen', 'tlsCert', 'tlsKey'],
   cookies: ['enabled', 'secret'],
@@ -524,6 +555,7 @@ export function validateServerConfig(input: unknown): {
       ),
     },
     ...identityKeys(errors, input),
+    dnssec: validateDnssec(errors, isObject(input.dnssec) ? input.dnssec : {}),
   };
   return { config, errors };
 }
@@ -631,4 +663,56 @@ function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConf
 /** An IPv4 or IPv6 address, optionally with `/BITS`. */
 function isPrefix(text: string): boolean {
   return typeof parseCidr(text) !== 'string';
+}
+
+/** The effective re-sign window of a `dnssec` block, seconds. */
+export function dnssecRefresh(d: DnssecConfig): number {
+  return d.refresh ?? Math.floor(d.validity / 4);
+}
+
+/** Validate the `dnssec` block (inline signing). */
+function validateDnssec(errors: ConfigError[], r: Record<string, unknown>): DnssecConfig {
+  const d = DEFAULT_DNSSEC_CONFIG;
+  let keys = d.keys;
+  if (r.keys !== undefined) {
+    if (r.keys !== null && (typeof r.keys !== 'string' || r.keys === '')) {
+      errors.push({
+        code: 'CONFIG_BAD_PATH',
+        path: 'dnssec.keys',
+        message: 'dnssec.keys must be null or the path of a folder of key files',
+      });
+    } else keys = r.keys as string | null;
+  }
+  const flag = (key: 'nsec3' | 'optOut'): boolean => {
+    const v = r[key];
+    if (v === undefined) return d[key];
+    if (typeof v === 'boolean') return v;
+    errors.push({
+      code: 'CONFIG_BAD_BOOLEAN',
+      path: `dnssec.${key}`,
+      message: `dnssec.${key} must be true or false`,
+    });
+    return d[key];
+  };
+  const nsec3 = flag('nsec3');
+  const optOut = flag('optOut');
+  if (optOut && !nsec3)
+    errors.push({
+      code: 'CONFIG_DNSSEC_OPT_OUT',
+      path: 'dnssec.optOut',
+      message: 'dnssec.optOut needs dnssec.nsec3',
+    });
+  // From 10 s (tests) to 10 years (3650 days, as zone sign --validity).
+  const validity = intIn(errors, 'dnssec.validity', r.validity, 10, 3650 * 86400, d.validity);
+  let refresh: number | null = d.refresh;
+  if (r.refresh !== undefined && r.refresh !== null)
+    refresh = intIn(errors, 'dnssec.refresh', r.refresh, 1, 3650 * 86400, 0) || null;
+  const window = refresh ?? Math.floor(validity / 4);
+  if (window >= validity - Math.floor(validity / 8))
+    errors.push({
+      code: 'CONFIG_DNSSEC_REFRESH',
+      path: 'dnssec.refresh',
+      message: `dnssec.refresh (${window} s) must be shorter than dnssec.validity (${validity} s) minus its jitter (an eighth)`,
+    });
+  return { keys, nsec3, optOut, validity, refresh };
 }

@@ -30,18 +30,27 @@ export interface ZoneLoadResult {
   readonly hash?: string;
   /** The content hash equals `previousHash`: the file was not parsed. */
   readonly unchanged?: boolean;
+  /** Inline signing (`serve --keys`): the zone was signed; sign again at `refreshAt` (epoch ms). */
+  readonly signed?: {
+    readonly keys: readonly string[];
+    readonly rrsets: number;
+    readonly refreshAt: number;
+    readonly ms: number;
+  };
 }
 
 /**
  * Loads one zone file (the zone-file module's `loadZoneFile`, in a worker or
  * not); `origin` is the one given explicitly for the file, else the file name
  * or content names it; `previousHash` is the content hash of the version
- * served (a loader may then answer `unchanged`).
+ * served (a loader may then answer `unchanged`); `previousSerial` is the
+ * served version's SOA serial (inline signing raises the serial past it).
  */
 export type ZoneFileLoader = (
   file: string,
   origin: string | undefined,
   previousHash?: string,
+  previousSerial?: number,
 ) => Promise<ZoneLoadResult>;
 
 export interface ReloadReport {
@@ -61,7 +70,12 @@ interface Loaded {
   readonly size: number;
   readonly serial: number | undefined;
   readonly hash: string | undefined;
+  /** Inline signing: when the signatures need refreshing (epoch ms). */
+  readonly refreshAt: number | undefined;
 }
+
+/** A refresh of signatures that failed is tried again after this long. */
+const REFRESH_RETRY_MS = 30_000;
 
 /** What one file's reload gave. */
 type FileOutcome = 'loaded' | 'unchanged' | 'failed' | 'incomplete';
@@ -137,6 +151,26 @@ function logDiagnostics(log: Logger, file: string, diagnostics: readonly ZoneDia
   }
 }
 
+/** The zone_loaded line (with what inline signing did, if it signed). */
+function logLoaded(
+  log: Logger,
+  file: string,
+  zone: Zone,
+  serial: number | undefined,
+  ms: number,
+  s: ZoneLoadResult['signed'],
+) {
+  const signed = s && { signed: { ...s, refreshAt: new Date(s.refreshAt).toISOString() } };
+  log.info('zone_loaded', {
+    file,
+    origin: zone.origin,
+    serial: serial ?? null,
+    records: zone.size,
+    ms,
+    ...signed,
+  });
+}
+
 export interface ReloaderOptions {
   readonly specs: readonly ZoneSourceSpec[];
   readonly cwd: string;
@@ -169,6 +203,14 @@ export class ZoneReloader {
     });
     this.running = tracked;
     return run;
+  }
+
+  /** The earliest time (epoch ms) a served zone's signatures need refreshing (inline signing). */
+  nextRefresh(): number | undefined {
+    let at: number | undefined;
+    for (const l of this.current.values())
+      if (l.refreshAt !== undefined && (at === undefined || l.refreshAt < at)) at = l.refreshAt;
+    return at;
   }
 
   /** Resolves once no reload is running. */
@@ -223,8 +265,11 @@ export class ZoneReloader {
   ): Promise<FileOutcome> {
     const log = this.o.log;
     const prev = this.current.get(file);
+    // Inline signing: signatures due for refresh make an unchanged file be signed again.
+    const due = prev?.refreshAt !== undefined && prev.refreshAt <= Date.now();
     const keep = () => {
-      if (prev) next.set(file, prev);
+      // A failed refresh is tried again shortly, not at once.
+      if (prev) next.set(file, due ? { ...prev, refreshAt: Date.now() + REFRESH_RETRY_MS } : prev);
     };
     let st;
     try {
@@ -238,7 +283,7 @@ export class ZoneReloader {
       keep();
       return 'failed';
     }
-    if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
+    if (prev && !due && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
       keep();
       return 'unchanged';
     }
@@ -251,7 +296,7 @@ export class ZoneReloader {
     const started = now();
     let result: ZoneLoadResult;
     try {
-      result = await this.o.loader(file, origin, prev?.hash);
+      result = await this.o.loader(file, origin, due ? undefined : prev?.hash, prev?.serial);
     } catch (e) {
       const message = (e as Error).message;
       result = { diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }] };
@@ -279,9 +324,10 @@ export class ZoneReloader {
     const zone = result.zone;
     const serial = soaSerial(zone);
     checkSerial(log, file, prev, zone, serial);
-    next.set(file, { zone, mtimeMs: st.mtimeMs, size: st.size, serial, hash: result.hash });
-    const records = zone.size;
-    log.info('zone_loaded', { file, origin: zone.origin, serial: serial ?? null, records, ms });
+    const { hash, signed } = result;
+    const { mtimeMs, size } = st;
+    next.set(file, { zone, mtimeMs, size, serial, hash, refreshAt: signed?.refreshAt });
+    logLoaded(log, file, zone, serial, ms, signed);
     return 'loaded';
   }
 }

@@ -138,6 +138,34 @@ async function watchSources(
   return { schedule, close };
 }
 
+/**
+ * Inline signing: a reload when the earliest signatures of a served zone are
+ * due for refresh (`arm` after each reload sets the timer again).
+ */
+function signatureRefresher(
+  reloader: ZoneReloader,
+  log: Logger,
+  reload: () => Promise<ReloadReport>,
+) {
+  const run = () =>
+    reload().then((r) => log.info('zones_reloaded', { trigger: 'dnssec_refresh', ...r }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  return {
+    arm: () => {
+      clearTimeout(timer);
+      const at = reloader.nextRefresh();
+      if (at === undefined || stopped) return;
+      const ms = Math.min(Math.max(at - Date.now(), 0), 2 ** 31 - 1);
+      timer = setTimeout(() => void run(), ms).unref();
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, loader, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
@@ -156,14 +184,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log,
     retrySoon: () => watcher.schedule(500),
   });
-  const reload = (watching = false) => reloader.reload(watching);
+  const refresher = signatureRefresher(reloader, log, () => reload());
+  const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
 
   // Watch before the first load: a change made while loading, or right after
   // the server reports it is listening, is never missed.
   const watcher = await watchSources(config.watch, sources, log, (watching) =>
     reload(watching).then((r) => log.info('zones_reloaded', { trigger: 'watch', ...r })),
   );
-  const stopWatching = () => watcher.close();
+  const stopWatching = () => {
+    watcher.close();
+    refresher.stop();
+  };
 
   let first: ReloadReport;
   try {

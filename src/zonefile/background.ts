@@ -7,9 +7,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import type { LoadOptions } from './load.ts';
 import { unpackZone } from './transfer.ts';
-import type { LoadReply, LoadRequest } from './worker.ts';
+import type { LoadReply, LoadRequest, WorkerLoadOptions } from './worker.ts';
 
 export interface BackgroundLoadResult {
   readonly zone?: Zone;
@@ -18,6 +17,8 @@ export interface BackgroundLoadResult {
   readonly hash?: string;
   /** The content equals the version whose hash was given: not parsed. */
   readonly unchanged?: boolean;
+  /** What inline signing did (when the zone was signed). */
+  readonly signed?: LoadReply['signed'];
   /** Time spent in the worker. */
   readonly workerMs: number;
 }
@@ -37,7 +38,7 @@ export class BackgroundZoneLoader {
   private readonly options: LoadRequest['options'];
   private closed = false;
 
-  constructor(options: Pick<LoadOptions, 'maxBytes' | 'maxEntryChars' | 'includeDirs'> = {}) {
+  constructor(options: WorkerLoadOptions = {}) {
     this.options = options;
   }
 
@@ -60,7 +61,12 @@ export class BackgroundZoneLoader {
   }
 
   /** Load one zone file in the worker; `previousHash` lets an unchanged file skip the parse. */
-  async load(file: string, origin?: string, previousHash?: string): Promise<BackgroundLoadResult> {
+  async load(
+    file: string,
+    origin?: string,
+    previousHash?: string,
+    previousSerial?: number,
+  ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
     const w = (this.worker ??= this.start());
     const id = this.nextId++;
@@ -70,6 +76,7 @@ export class BackgroundZoneLoader {
       options: this.options,
       ...(origin !== undefined ? { origin } : {}),
       ...(previousHash !== undefined ? { previousHash } : {}),
+      ...(previousSerial !== undefined ? { previousSerial } : {}),
     };
     const reply = await new Promise<LoadReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -83,6 +90,7 @@ export class BackgroundZoneLoader {
       diagnostics: reply.diagnostics,
       ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
       ...(reply.unchanged ? { unchanged: true } : {}),
+      ...(reply.signed ? { signed: reply.signed } : {}),
       workerMs: reply.ms,
     };
   }

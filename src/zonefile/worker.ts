@@ -11,16 +11,32 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
-import { loadZoneFile, type LoadOptions } from './load.ts';
+import type { LoadOptions } from './load.ts';
 import { packZone, type PackedZone } from './transfer.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
+import {
+  keysFingerprint,
+  loadAndSign,
+  type InlineSignResult,
+  type InlineSigning,
+} from '../dnssec/inline.ts';
 
 export interface LoadRequest {
   readonly id: number;
   readonly file: string;
   readonly origin?: string;
   readonly previousHash?: string;
-  readonly options: Pick<LoadOptions, 'maxBytes' | 'maxEntryChars' | 'includeDirs'>;
+  /** SOA serial of the version served (inline signing goes past it). */
+  readonly previousSerial?: number;
+  readonly options: WorkerLoadOptions;
+}
+
+export interface WorkerLoadOptions extends Pick<
+  LoadOptions,
+  'maxBytes' | 'maxEntryChars' | 'includeDirs'
+> {
+  /** Inline signing (`serve --keys`): zones with keys in the folder are signed after loading. */
+  readonly sign?: InlineSigning;
 }
 
 export interface LoadReply {
@@ -30,6 +46,7 @@ export interface LoadReply {
   readonly unchanged?: boolean;
   readonly diagnostics: readonly ZoneDiagnostic[];
   readonly zone?: PackedZone;
+  readonly signed?: InlineSignResult['signed'];
   /** Time spent in the worker (hash, read, parse, build, validate). */
   readonly ms: number;
 }
@@ -57,23 +74,23 @@ async function hashFile(file: string): Promise<string | undefined> {
 
 async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
   const t0 = performance.now();
-  const hash = await hashFile(req.file);
+  const sign = req.options.sign;
+  let hash = await hashFile(req.file);
+  if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
   if (hash !== undefined && hash === req.previousHash) {
     return {
       reply: { id: req.id, hash, unchanged: true, diagnostics: [], ms: performance.now() - t0 },
       transfer: [],
     };
   }
-  const r = await loadZoneFile(req.file, {
-    ...req.options,
-    ...(req.origin !== undefined ? { origin: req.origin } : {}),
-  });
+  const r = await loadAndSign(req.file, req.origin, req.options, req.previousSerial);
   const packed = r.zone ? packZone(r.zone) : undefined;
   const reply: LoadReply = {
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),
     diagnostics: r.diagnostics,
     ...(packed ? { zone: packed.packed } : {}),
+    ...(r.signed ? { signed: r.signed } : {}),
     ms: performance.now() - t0,
   };
   return { reply, transfer: packed?.transfer ?? [] };

@@ -1,11 +1,13 @@
 /**
  * `lexroute serve`: the authoritative DNS routing server.
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import {
   DEFAULT_SERVER_CONFIG,
+  dnssecRefresh,
   LOG_LEVELS,
   parseListen,
   validateServerConfig,
@@ -28,6 +30,7 @@ import { VERSION } from '../main.ts';
 import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { BackgroundZoneLoader } from '../../zonefile/background.ts';
+import { loadAndSign, type InlineSigning } from '../../dnssec/inline.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
@@ -69,6 +72,16 @@ Options:
   --chaos-version TEXT answer CH TXT version.bind and version.server
   --chaos-id TEXT      answer CH TXT id.server and hostname.bind
                        (without these two, CH queries are REFUSED)
+  --keys DIR           sign inline (DNSSEC): every zone with keys in DIR
+                       (K<zone>+<alg>+<tag>.private, from lexroute zone keygen
+                       or dnssec-keygen) is signed at load and at each reload,
+                       and signed again before its signatures expire; a zone
+                       without keys there is served as its file has it
+  --nsec3              with --keys: NSEC3 (RFC 9276: no salt, 0 iterations)
+                       instead of NSEC
+  --opt-out            with --nsec3: NSEC3 opt-out
+  --validity DAYS      with --keys: signature validity (default 30); signed
+                       again a quarter of it before the earliest expiration
   --log-format FORMAT  json | pretty (default: pretty on a terminal, else json)
   --json               the same as --log-format json: the start-up report
                        (zone_loaded, listening, ready) and every later event
@@ -79,26 +92,44 @@ Options:
 SIGHUP reloads the zones (a zone that fails to load keeps its previous
 version). Zone files are read, parsed and validated in a worker thread while
 the current zones keep answering; a file whose size and mtime, or whose
-content hash, did not change is not parsed again. SIGTERM or SIGINT shuts
-down cleanly.
+content hash, did not change is not parsed again. With --keys, signing
+happens in that worker too, and a zone whose signing fails keeps its
+previous version (zone_diagnostic with the code, then zone_load_failed).
+SIGTERM or SIGINT shuts down cleanly.
 
 Exit codes: 0 stopped cleanly, 1 could not start (the start_failed line names
 a code: PORT_IN_USE, PORT_DENIED, ADDRESS_UNAVAILABLE, SERVER_NO_ZONES,
-CONFIG_...), 2 usage error.
+DNSSEC_KEYS_DIR, CONFIG_...), 2 usage error.
 `;
 
-/** The zone loader of a server configuration (the one load path, with its limits). */
+/** The inline signing of a server configuration (undefined when `dnssec.keys` is null). */
+export function inlineSigningFor(config: ServerConfig, cwd: string): InlineSigning | undefined {
+  const d = config.dnssec;
+  if (d.keys === null) return undefined;
+  return {
+    keysDir: path.resolve(cwd, d.keys),
+    nsec3: d.nsec3,
+    optOut: d.optOut,
+    validity: d.validity,
+    refresh: dnssecRefresh(d),
+  };
+}
+
+/** The zone loader of a server configuration (the one load path, with its limits), in this thread. */
 export function zoneLoaderFor(config: ServerConfig, cwd: string): ZoneFileLoader {
   const z = config.zoneFiles;
   const includeDirs = z.includeDirs.map((d) => path.resolve(cwd, d));
-  return async (file, origin) => {
-    const r = await loadZoneFile(file, {
-      ...(origin !== undefined ? { origin } : {}),
-      maxBytes: z.maxBytes,
-      maxEntryChars: z.maxEntryChars,
-      includeDirs,
-    });
-    return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+  const sign = inlineSigningFor(config, cwd);
+  return async (file, origin, _previousHash, previousSerial) => {
+    const options = { maxBytes: z.maxBytes, maxEntryChars: z.maxEntryChars, includeDirs, sign };
+    const r = sign
+      ? await loadAndSign(file, origin, options, previousSerial)
+      : await loadZoneFile(file, { ...options, ...(origin !== undefined ? { origin } : {}) });
+    return {
+      ...(r.zone ? { zone: r.zone } : {}),
+      diagnostics: r.diagnostics,
+      ...('signed' in r && r.signed ? { signed: r.signed } : {}),
+    };
   };
 }
 
@@ -112,13 +143,16 @@ export function backgroundZoneLoaderFor(
   cwd: string,
 ): { loader: ZoneFileLoader; close(): Promise<void> } {
   const z = config.zoneFiles;
+  const sign = inlineSigningFor(config, cwd);
   const bg = new BackgroundZoneLoader({
     maxBytes: z.maxBytes,
     maxEntryChars: z.maxEntryChars,
     includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
+    ...(sign ? { sign } : {}),
   });
   return {
-    loader: (file, origin, previousHash) => bg.load(file, origin, previousHash),
+    loader: (file, origin, previousHash, previousSerial) =>
+      bg.load(file, origin, previousHash, previousSerial),
     close: () => bg.close(),
   };
 }
@@ -218,6 +252,14 @@ async function serveUntilStopped(
     else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
+  const keysDir = config.dnssec.keys === null ? null : path.resolve(base, config.dnssec.keys);
+  if (keysDir !== null && !isDirectory(keysDir)) {
+    log.error('start_failed', {
+      code: 'DNSSEC_KEYS_DIR',
+      error: `the key folder ${config.dnssec.keys} (--keys, dnssec.keys) is not a readable directory`,
+    });
+    return EXIT_FAIL;
+  }
   const background = backgroundZoneLoaderFor(config, base);
   let server: RunningServer;
   let ops: Ops;
@@ -272,6 +314,44 @@ async function serveUntilStopped(
   return EXIT_OK;
 }
 
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** --keys, --nsec3, --opt-out, --validity over the configuration's `dnssec` block. */
+function dnssecFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  config: ServerConfig,
+): ServerConfig['dnssec'] {
+  const keys = values.keys;
+  const on = typeof keys === 'string' || config.dnssec.keys !== null;
+  for (const f of ['nsec3', 'opt-out', 'validity'])
+    if (values[f] !== undefined && !on) throw new UsageError(`--${f} needs --keys DIR`);
+  const nsec3 = values.nsec3 === true || config.dnssec.nsec3;
+  const optOut = values['opt-out'] === true || config.dnssec.optOut;
+  if (optOut && !nsec3) throw new UsageError('--opt-out needs --nsec3');
+  let validity = config.dnssec.validity;
+  let refresh = config.dnssec.refresh;
+  if (typeof values.validity === 'string') {
+    const days = Number(values.validity);
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UsageError('--validity takes a number of days from 1 to 3650');
+    validity = days * 86400;
+    refresh = null;
+  }
+  return {
+    keys: typeof keys === 'string' ? keys : config.dnssec.keys,
+    nsec3,
+    optOut,
+    validity,
+    refresh,
+  };
+}
+
 /** --nsid, --cookie-secret, --no-cookies, --chaos-version, --chaos-id over the configuration. */
 function identityFlags(
   values: Record<string, string | boolean | (string | boolean)[] | undefined>,
@@ -302,32 +382,39 @@ function identityFlags(
   };
 }
 
+/** The options of `lexroute serve`. */
+const SERVE_OPTIONS = {
+  zones: { type: 'string', multiple: true },
+  listen: { type: 'string', multiple: true },
+  config: { type: 'string' },
+  watch: { type: 'boolean' },
+  'allow-empty': { type: 'boolean' },
+  doh: { type: 'string', multiple: true },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  rrl: { type: 'string' },
+  metrics: { type: 'string' },
+  control: { type: 'string' },
+  nsid: { type: 'string' },
+  'cookie-secret': { type: 'string' },
+  'no-cookies': { type: 'boolean' },
+  'chaos-version': { type: 'string' },
+  'chaos-id': { type: 'string' },
+  keys: { type: 'string' },
+  nsec3: { type: 'boolean' },
+  'opt-out': { type: 'boolean' },
+  validity: { type: 'string' },
+  'log-format': { type: 'string' },
+  json: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
-      zones: { type: 'string', multiple: true },
-      listen: { type: 'string', multiple: true },
-      config: { type: 'string' },
-      watch: { type: 'boolean' },
-      'allow-empty': { type: 'boolean' },
-      doh: { type: 'string', multiple: true },
-      'tls-cert': { type: 'string' },
-      'tls-key': { type: 'string' },
-      rrl: { type: 'string' },
-      metrics: { type: 'string' },
-      control: { type: 'string' },
-      nsid: { type: 'string' },
-      'cookie-secret': { type: 'string' },
-      'no-cookies': { type: 'boolean' },
-      'chaos-version': { type: 'string' },
-      'chaos-id': { type: 'string' },
-      'log-format': { type: 'string' },
-      json: { type: 'boolean' },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = parseCommandArgs(argv, SERVE_OPTIONS);
     if (values.help) {
       io.out(SERVE_HELP);
       return EXIT_OK;
@@ -366,6 +453,7 @@ export const serveCommand: Command = {
     config = {
       ...config,
       ...identityFlags(values, config),
+      dnssec: dnssecFlags(values, config),
       ...(listen ? { listen } : {}),
       ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),
