@@ -8,7 +8,6 @@
  * A cache hit is fed back synchronously (no promise on the warm path).
  */
 import type { RecordType } from 'dns-packet';
-import type { Dispatcher } from 'undici';
 import type { SrvRecord } from '../core/ddds/srv.ts';
 import type { NaptrRecord } from '../core/ddds/step.ts';
 import type { ResolveResult } from '../core/ddds/trace.ts';
@@ -21,7 +20,7 @@ import type {
   WalkNeed,
 } from '../core/ddds/walk.ts';
 import { ClientError, DnsError } from './errors.ts';
-import { thttpRequest } from './http-step.ts';
+import type { HttpStepResult } from './thttp.ts';
 import type { LookupResult } from './lookup.ts';
 import { naptrRecords } from './memo.ts';
 import { rdataOf } from './wire.ts';
@@ -34,9 +33,14 @@ export interface DriverHost {
   peek(name: string, type: RecordType): LookupResult | undefined;
   /** The answer from the resolver behind the cache (and into the cache). */
   lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult>;
-  dispatcher(): Dispatcher;
-  pinHost(host: string, address: string): void;
-  readonly httpTimeoutMs: number | undefined;
+  /**
+   * The THTTP exchange (`thttp.ts`) of `need`, its S/A hosts connected to the
+   * addresses found in the DNS where the platform allows it.
+   */
+  thttp(
+    need: Extract<WalkNeed, { kind: 'http' }>,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpStepResult>;
   /** Require AD on every lookup (`resolve --dnssec`). */
   readonly dnssec?: boolean;
   /** True when the servers answer (name, type) with CD set: a SERVFAIL was a validation failure. */
@@ -263,20 +267,14 @@ export function addressFeed(r: LookupResult, cached: boolean): AddressFeed {
   return { kind: r.kind, records, meta: r, cached };
 }
 
-/** The THTTP exchange (RFC 2169) to a resolver URL, S/A hosts connected to the addresses found. */
+/** The THTTP exchange (RFC 2169) to a resolver URL, as the walk's HTTP feed. */
 async function httpStep(
   run: Run,
   need: Extract<WalkNeed, { kind: 'http' }>,
   signal: AbortSignal | undefined,
 ): Promise<HttpFeed> {
-  const host = run.host;
-  for (const pin of need.pins) host.pinHost(pin.host, pin.address);
   try {
-    const res = await thttpRequest(need.url, need.service, {
-      dispatcher: host.dispatcher(),
-      ...(host.httpTimeoutMs !== undefined ? { timeoutMs: host.httpTimeoutMs } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    const res = await run.host.thttp(need, signal);
     if (res.service === 'N2C') {
       const { exchanges, contentType, body } = res;
       return { kind: 'description', exchanges, contentType, body };

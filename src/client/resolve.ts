@@ -26,6 +26,9 @@ import { StubResolver, type LookupResult, type Resolver } from './lookup.ts';
 import { memoFor, prepare } from './memo.ts';
 import { parseServerAddress, systemServers, type ServerAddress } from './servers.ts';
 import { DnsTransport, type TransportOptions } from './transport.ts';
+import { thttpRequest } from './http-step.ts';
+import type { HttpStepResult } from './thttp.ts';
+import type { WalkNeed } from '../core/ddds/walk.ts';
 
 export type {
   FallbackTraceStep,
@@ -324,6 +327,21 @@ export class LexClient {
 
   get httpTimeoutMs(): number | undefined {
     return this.options.httpTimeoutMs;
+  }
+
+  /** The THTTP step of a walk: its S/A hosts pinned, then the request through the dispatcher. @internal */
+  thttp(
+    need: Extract<WalkNeed, { kind: 'http' }>,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpStepResult> {
+    for (const pin of need.pins) this.pinHost(pin.host, pin.address);
+    return thttpRequest(need.url, need.service, {
+      dispatcher: this.dispatcher(),
+      ...(this.options.httpTimeoutMs !== undefined
+        ? { timeoutMs: this.options.httpTimeoutMs }
+        : {}),
+      ...(signal ? { signal } : {}),
+    });
   }
 
   get random(): () => number {

@@ -40,6 +40,7 @@ import type { DnsProtocol } from '../core/ddds/trace.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
+import { tcpRoundTrip } from './tcp.ts';
 import {
   RCODE_NAMES,
   WireError,
@@ -774,97 +775,22 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     signal: AbortSignal | undefined,
   ): Promise<{ message: Message; bytes: number }> {
     const id = this.ids.take();
-    const query = this.encodeQuery(id, qname, qtype, rd, edns);
     const serverText = formatServer(server);
-    const ctx = { qname, qtype, server: serverText };
-    const cap = this.opts.maxMessageBytes;
     this.stats.tcpSent++;
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let expected = -1;
-      const socket = net.connect({ host: server.host, port: server.port });
-      /** The exchange is over (answer, failure, abort or deadline): false if it already was. */
-      const finish = (): boolean => {
-        if (done) return false;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        socket.destroy();
-        return true;
-      };
-      const fail = (e: DnsError) => {
-        if (finish()) reject(e);
-      };
-      const onAbort = () => fail(abortError(qname, qtype));
-      const timer = setTimeout(() => {
-        this.stats.timeouts++;
-        fail(
-          new DnsError(
-            'DNS_TIMEOUT',
-            `no complete TCP answer from ${serverText} for ${qname} ${qtype} within ${this.opts.timeoutMs} ms (${received} bytes received)`,
-            ctx,
-          ),
-        );
-      }, this.opts.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      socket.on('connect', () => {
-        const len = Buffer.alloc(2);
-        len.writeUInt16BE(query.length);
-        socket.write(Buffer.concat([len, query]));
-      });
-      socket.on('data', (chunk: Buffer) => {
-        if (done) return;
-        chunks.push(chunk);
-        received += chunk.length;
-        if (expected < 0 && received >= 2) {
-          const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
-          expected = head.readUInt16BE(0);
-          if (expected > cap) {
-            fail(
-              new DnsError(
-                'DNS_MESSAGE_TOO_LARGE',
-                `${serverText} announced a ${expected}-byte TCP answer for ${qname} ${qtype}, over the ${cap}-byte limit`,
-                ctx,
-              ),
-            );
-            return;
-          }
-        }
-        if (expected >= 0 && received >= expected + 2) {
-          const all = Buffer.concat(chunks, received).subarray(2, expected + 2);
-          finish();
-          try {
-            resolve({
-              message: this.checkTcp(all, id, qname, qtype, serverText),
-              bytes: all.length,
-            });
-          } catch (e) {
-            reject(e);
-          }
-        }
-      });
-      socket.on('error', (err: NodeJS.ErrnoException) =>
-        fail(
-          new DnsError(
-            'DNS_NETWORK',
-            `TCP connection to ${serverText} failed: ${err.code ?? err.message}`,
-            ctx,
-            err,
-          ),
-        ),
-      );
-      socket.on('close', () =>
-        fail(
-          new DnsError(
-            'DNS_BAD_RESPONSE',
-            `${serverText} closed the TCP connection after ${received} bytes${expected >= 0 ? ` of a ${expected + 2}-byte answer` : ''} for ${qname} ${qtype}`,
-            ctx,
-          ),
-        ),
-      );
-    });
+    return tcpRoundTrip({
+      host: server.host,
+      port: server.port,
+      query: this.encodeQuery(id, qname, qtype, rd, edns),
+      timeoutMs: this.opts.timeoutMs,
+      maxMessageBytes: this.opts.maxMessageBytes,
+      signal,
+      ctx: { qname, qtype, server: serverText },
+      aborted: () => abortError(qname, qtype),
+      onTimeout: () => this.stats.timeouts++,
+    }).then((all) => ({
+      message: this.checkTcp(all, id, qname, qtype, serverText),
+      bytes: all.length,
+    }));
   }
 
   private checkTcp(buf: Buffer, id: number, qname: string, qtype: string, server: string): Message {
