@@ -114,6 +114,7 @@ function oldDecodeResponse(buf: Buffer, maxRecords: number, known?: KnownQuestio
       tc: (flags & 0x0200) !== 0,
       rd: (flags & 0x0100) !== 0,
       ra: (flags & 0x0080) !== 0,
+      ad: (flags & 0x0020) !== 0,
       rcode: RCODE_NAMES[flags & 0xf] ?? `RCODE${flags & 0xf}`,
       questions,
       answers: sections[0],

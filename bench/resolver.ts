@@ -290,11 +290,11 @@ async function startLexroute(
   );
   closeSync(logFd);
   children.push(child);
-  const url = await waitForLine(child, logFile, /"msg":"listening","url":"([^"]+)"/);
+  const url = await waitForLine(child, logFile, /"event":"listening","url":"([^"]+)"/);
   // With workers, wait until each has said it listens.
   const deadline = performance.now() + 60_000;
   while (
-    (readFileSync(logFile, 'utf8').match(/"msg":"listening"/g) ?? []).length < workers &&
+    (readFileSync(logFile, 'utf8').match(/"event":"listening"/g) ?? []).length < workers &&
     performance.now() < deadline
   ) {
     await new Promise((r) => setTimeout(r, 50));
@@ -358,7 +358,7 @@ try {
   );
   closeSync(logFd);
   children.push(lexroute);
-  const lexUrl = await waitForLine(lexroute, logFile, /"msg":"listening","url":"([^"]+)"/);
+  const lexUrl = await waitForLine(lexroute, logFile, /"event":"listening","url":"([^"]+)"/);
   const bare = spawn(
     NODE,
     [

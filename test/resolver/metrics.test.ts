@@ -4,16 +4,21 @@
  * with exact counts after a known mix; `promtool check metrics` accepts the
  * text; with `--workers 2` the primary sums what both workers counted.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CC = 'urn:lex:br:federal:lei:2002-01-10;10406';
+/** Children still running when a test times out (its finally never runs): killed here. */
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
 
 function parse(text: string): Map<string, number> {
   const m = new Map<string, number>();
@@ -94,6 +99,7 @@ describe('resolver --metrics', () => {
       ],
       { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    children.add(child);
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     try {

@@ -9,9 +9,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvFields } from '../../src/routes/coverage.ts';
-import { SHARED } from '../helpers/tools.ts';
+import { corpusOrSkip, titled } from '../helpers/tools.ts';
 
-export const LOCALIDADE = `${SHARED}data/anchors-ddds/okfn-brasil-lexml-vocabulary/localidade.csv`;
+/** LexML's localidade.csv in ../shared (skipped without it outside CI, a failure in CI). */
+export const LOCALIDADE_CORPUS = corpusOrSkip(
+  'data/anchors-ddds/okfn-brasil-lexml-vocabulary/localidade.csv',
+);
+export const LOCALIDADE = LOCALIDADE_CORPUS.path;
+/** A suite title that says when it is skipped for want of localidade.csv. */
+export const withLocalidade = (title: string): string => titled(title, LOCALIDADE_CORPUS);
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
 export interface Localidade {
