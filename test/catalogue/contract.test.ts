@@ -159,6 +159,25 @@ describe.skipIf(skipReason !== undefined)(`both stores ${skipReason ?? ''}`, () 
     expect(compared).toBeGreaterThan(400);
   });
 
+  it('postgres: concurrent lookups (batched into one statement per turn) answer as one at a time', async () => {
+    const urns: string[] = [];
+    for (const line of (await exportText(sample.sqlite as OpenedCatalogue)).trim().split('\n')) {
+      const work = (JSON.parse(line) as { urn: string }).urn.split(/[@$]/)[0] as string;
+      // The same work twice in one batch, and a miss beside it.
+      urns.push(work, work, `${work}9`, work.replace(/:(\d{4})-\d{2}-\d{2};/, ':$1;'));
+    }
+    const pgc = sample.postgres as OpenedCatalogue;
+    for (let i = 0; i < urns.length; i += 64) {
+      const chunk = urns.slice(i, i + 64);
+      const together = await Promise.all(chunk.map((u) => resolveIn(pgc, u)));
+      for (const [j, urn] of chunk.entries()) {
+        const alone = summary(await resolveIn(sample.sqlite as OpenedCatalogue, urn));
+        expect(summary(together[j] as Awaited<ReturnType<typeof resolveIn>>), urn).toEqual(alone);
+      }
+    }
+    expect(urns.length).toBeGreaterThan(200);
+  });
+
   it('the counts of both stores agree', async () => {
     for (const set of [sample, shapes]) {
       const a = (set.sqlite as OpenedCatalogue & { kind: 'sqlite' }).store.counts();
