@@ -4,12 +4,14 @@
  * answers dnsperf at a fixed rate while the zone file changes and SIGHUP
  * arrives, then is touched (same content) and SIGHUP arrives again. Prints
  * the queries lost, latency percentiles over the whole run (from dnsperf -v),
- * the reload times, and the reload time against the initial load time of the
- * same server in the same run (target: within 1.2x).
+ * the reload times, and the reload time against the plain load time of the
+ * same file by `loadZoneFile` in a process of its own (bench/zone-load.ts's
+ * child, best of two, measured in the same run; target: within 1.2x), and
+ * against the server's own initial load.
  *
  *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S]
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,6 +64,18 @@ try {
   const q: string[] = [];
   for (let i = 0; i < 10_000; i++) q.push(`j${(i * 7919) % RECORDS}.${ORIGIN} NAPTR`);
   writeFileSync(queries, q.join('\n') + '\n');
+
+  // The plain load (bench/zone-load.ts's measure): loadZoneFile in a process of its own.
+  const plainRuns: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = spawnSync(
+      process.execPath,
+      [resolve(import.meta.dirname, 'zone-load.ts'), '--child', file],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
+    plainRuns.push((JSON.parse(r.stdout) as { ms: number }).ms);
+  }
+  const plainMs = Math.min(...plainRuns);
 
   const t0 = performance.now();
   const server = spawn(
@@ -123,6 +137,7 @@ try {
   let changed: Record<string, unknown> = {};
   let changedLoad: Record<string, unknown> = {};
   let touched: Record<string, unknown> = {};
+  let swapMs = NaN;
   const busy = await dnsperf(SECONDS, async () => {
     await sleep(5000);
     let from = logs.length;
@@ -133,6 +148,7 @@ try {
     server.kill('SIGHUP');
     changed = await waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
     changedLoad = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, from);
+    swapMs = Number((await waitFor(/\{[^\n]*"event":"zones_compiled"[^\n]*\}/, from)).ms);
     await sleep(3000);
     from = logs.length;
     utimesSync(file, new Date(), new Date(Date.now() + 60_000));
@@ -148,8 +164,12 @@ try {
   console.log(
     `start: zone_loaded ${loaded.ms} ms (worker) + zones_compiled ${compiled.ms} ms = ${initial} ms; listening after ${startMs.toFixed(0)} ms`,
   );
+  console.log(`plain load (loadZoneFile, own process, best of 2): ${plainMs.toFixed(0)} ms`);
   console.log(
-    `reload (changed file): ${changed.ms} ms (zone_loaded ${changedLoad.ms} ms in the worker); ratio to the initial load: ${(Number(changed.ms) / initial).toFixed(2)}x`,
+    `reload (changed file): ${changed.ms} ms (zone_loaded ${changedLoad.ms} ms in the worker: hash, read, parse, validate, index); swap on the answering thread ${swapMs} ms`,
+  );
+  console.log(
+    `reload / plain load: ${(Number(changed.ms) / plainMs).toFixed(2)}x (target <= 1.2); reload / the server's initial load: ${(Number(changed.ms) / initial).toFixed(2)}x`,
   );
   console.log(`reload (touched, same content): ${touched.ms} ms (hash only)`);
   for (const [label, r] of [

@@ -71,7 +71,7 @@ export class ZoneChain implements ChainWalker {
   private readonly naptrs = new Map<string, NaptrRecord[] | { code: string; message: string }>();
 
   constructor(zones: readonly Zone[]) {
-    this.set = makeZoneSet(zones.map(indexZone));
+    this.set = makeZoneSet(zones.map((z) => indexZone(z)));
     this.options = { ...DEFAULT_LOOKUP_OPTIONS, zoneFor: (k, t) => findZoneFor(this.set, k, t) };
   }
 

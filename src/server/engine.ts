@@ -5,13 +5,14 @@
  * costs one parse, one Map lookup, and one copy into the response buffer.
  *
  * The zone set and its name index are replaced in one assignment on reload
- * (atomic: a query sees the old or the new zones, never a mix); the new index
- * can be built in slices while the old one answers (`setZonesGradually`).
+ * (atomic: a query sees the old or the new zones, never a mix); a reloaded
+ * zone arrives indexed by the thread that loaded it (`zonefile/worker.ts`).
  */
 import type { Zone, ZoneNode } from '../core/zone/model.ts';
 import {
   findZone,
   findZoneFor,
+  indexZone,
   lookup,
   makeZoneSet,
   TYPE_ANY,
@@ -21,8 +22,6 @@ import {
   type LookupOptions,
   type ZoneSet,
 } from '../core/zone/lookup.ts';
-import { nameKey } from '../core/wire/name.ts';
-import { indexDnssec } from '../core/zone/dnssec.ts';
 import {
   encodeBody,
   fitBody,
@@ -213,7 +212,6 @@ export class Engine {
   lastWildcard = false;
   lastQuestionEnd = 12;
   private state!: Compiled;
-  private building: ZoneSet | undefined;
   private readonly q: ParsedQuery = newParsedQuery();
   private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
   private readonly keyScratch = Buffer.alloc(256);
@@ -222,12 +220,10 @@ export class Engine {
   private readonly chaos = new Map<string, EncodedBody>();
   private readonly now: () => number;
 
-  constructor(zones: readonly Zone[] = [], options: Partial<EngineOptions> = {}) {
+  constructor(zones: readonly (Zone | IndexedZone)[] = [], options: Partial<EngineOptions> = {}) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
     // A chain continues into any zone served here (RFC 1034 section 4.3.2 step 1).
-    // During compile() the zone set being built is used, afterwards the live one.
-    const zoneFor = (key: string, qtype: number) =>
-      findZoneFor(this.building ?? this.state.set, key, qtype);
+    const zoneFor = (key: string, qtype: number) => findZoneFor(this.state.set, key, qtype);
     this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal', zoneFor };
     this.lookupTcp = { maxChain: this.options.maxChain, any: 'full', zoneFor };
     this.state = this.compile(zones);
@@ -243,85 +239,24 @@ export class Engine {
     return this.state.zones;
   }
 
-  /** Replace every served zone at once. */
-  setZones(zones: readonly Zone[]): void {
+  /**
+   * Replace every served zone at once (one assignment: a query sees the old
+   * or the new set). A zone given as an `IndexedZone` (prepared by the thread
+   * that loaded it: key columns and DNSSEC chain) costs nothing here; a plain
+   * `Zone` is indexed first, on this thread.
+   */
+  setZones(zones: readonly (Zone | IndexedZone)[]): void {
     this.state = this.compile(zones);
   }
 
-  /**
-   * Replace every served zone at once, compiling the new state in slices of
-   * about `sliceMs` between which `pause()` lets the event loop run (queries
-   * keep being answered from the current state); the swap is one assignment.
-   */
-  async setZonesGradually(
-    zones: readonly Zone[],
-    pause: () => Promise<void>,
-    now: () => number,
-    sliceMs = 4,
-  ): Promise<void> {
-    const steps = this.compileSteps(zones);
-    for (;;) {
-      const until = now() + sliceMs;
-      let r: IteratorResult<undefined, Compiled>;
-      do {
-        r = this.step(steps);
-      } while (!r.done && now() < until);
-      if (r.done) {
-        this.state = r.value;
-        return;
-      }
-      await pause();
-    }
-  }
-
-  private compile(zones: readonly Zone[]): Compiled {
-    const steps = this.compileSteps(zones);
-    for (;;) {
-      const r = this.step(steps);
-      if (r.done) return r.value;
-    }
-  }
-
-  /** One step of a compile; the zone set being built is used by chains only meanwhile. */
-  private step(
-    steps: Generator<undefined, Compiled, undefined> & { set?: ZoneSet },
-  ): IteratorResult<undefined, Compiled> {
-    this.building = steps.set;
-    try {
-      return steps.next();
-    } finally {
-      this.building = undefined;
-    }
-  }
-
-  /** The compile as steps of at most ~1024 names (a generator: the caller decides when to pause). */
-  private compileSteps(
-    zones: readonly Zone[],
-  ): Generator<undefined, Compiled, undefined> & { set?: ZoneSet } {
-    function* run(): Generator<undefined, Compiled, undefined> {
-      const indexed: IndexedZone[] = [];
-      for (const zone of zones) {
-        const nodes = new Map<string, ZoneNode>();
-        let k = 0;
-        for (const node of zone.nodes.values()) {
-          nodes.set(nameKey(node.name), node);
-          if ((++k & 1023) === 0) yield;
-        }
-        const originKey = nameKey(zone.origin);
-        // A signed zone's NSEC/NSEC3 chain, for the proofs of DO answers.
-        const dnssec = indexDnssec(originKey, nodes);
-        indexed.push(dnssec ? { zone, originKey, nodes, dnssec } : { zone, originKey, nodes });
-      }
-      const set = makeZoneSet(indexed);
-      gen.set = set;
-      const negatives = new Map<string, Map<number, EncodedBody>>();
-      for (const z of indexed) negatives.set(z.originKey, new Map());
-      // Answers are encoded on a name's first query and kept (see bodyFor):
-      // a reload allocates no answer, so the swap is cheap and GC pauses short.
-      return { set, names: new Map(), negatives, zones: [...zones] };
-    }
-    const gen = run() as Generator<undefined, Compiled, undefined> & { set?: ZoneSet };
-    return gen;
+  private compile(zones: readonly (Zone | IndexedZone)[]): Compiled {
+    const indexed = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
+    const set = makeZoneSet(indexed);
+    const negatives = new Map<string, Map<number, EncodedBody>>();
+    for (const z of indexed) negatives.set(z.originKey, new Map());
+    // Answers are encoded on a name's first query and kept (see bodyFor):
+    // a reload allocates no answer, so the swap is cheap and GC pauses short.
+    return { set, names: new Map(), negatives, zones: indexed.map((z) => z.zone) };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */

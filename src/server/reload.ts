@@ -3,8 +3,8 @@
  * the loader: in `serve`, a worker thread, so reading, parsing, building and
  * validating happen off the thread that answers), keeping the previous
  * version of a zone whose new file fails, warnings on the SOA serial, and the
- * compile of the new answer set in short slices while the current one keeps
- * answering; the swap is one assignment.
+ * swap of the new zone set, one assignment: the loader hands zones over
+ * already indexed, so the answering thread only assigns.
  *
  * A file is unchanged when its size and mtime are (no read at all), or when
  * the loader recognises its content hash (read off the query path, not
@@ -14,6 +14,7 @@
 import { open, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { IndexedZone } from '../core/zone/lookup.ts';
 import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import {
@@ -25,6 +26,8 @@ import {
 
 export interface ZoneLoadResult {
   readonly zone?: Zone;
+  /** The zone ready to serve (name index, DNSSEC chain), when the loader built it. */
+  readonly indexed?: IndexedZone;
   readonly diagnostics: readonly ZoneDiagnostic[];
   /** Content hash of the file read (lets the next reload skip an unchanged file). */
   readonly hash?: string;
@@ -66,6 +69,8 @@ export interface ReloadReport {
 /** One served zone and what identifies its file's version. */
 interface Loaded {
   readonly zone: Zone;
+  /** The zone as the loader indexed it (absent: the engine indexes it). */
+  readonly indexed: IndexedZone | undefined;
   readonly mtimeMs: number;
   readonly size: number;
   readonly serial: number | undefined;
@@ -181,8 +186,8 @@ export interface ReloaderOptions {
   readonly retrySoon: () => void;
 }
 
-const pause = () => new Promise<void>((r) => setImmediate(r));
 const now = () => performance.now();
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 export class ZoneReloader {
   private readonly o: ReloaderOptions;
@@ -230,7 +235,7 @@ export class ZoneReloader {
       this.o.retrySoon();
     } else this.incompleteTries = 0;
     const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
-    const byOrigin = new Map<string, Zone>();
+    const byOrigin = new Map<string, Zone | IndexedZone>();
     for (const [file, l] of next) {
       if (byOrigin.has(l.zone.origin)) {
         this.o.log.error('zone_duplicate_origin', {
@@ -240,7 +245,7 @@ export class ZoneReloader {
         });
         continue;
       }
-      byOrigin.set(l.zone.origin, l.zone);
+      byOrigin.set(l.zone.origin, l.indexed ?? l.zone);
     }
     const changed =
       counts.loaded > 0 ||
@@ -248,8 +253,8 @@ export class ZoneReloader {
       [...next].some(([f, l]) => this.current.get(f)?.zone !== l.zone);
     if (changed) {
       const c0 = now();
-      await this.o.engine.setZonesGradually([...byOrigin.values()], pause, now);
-      this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: Math.round(now() - c0) });
+      this.o.engine.setZones([...byOrigin.values()]);
+      this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: round1(now() - c0) });
     }
     this.current = next;
     const { loaded, unchanged, failed } = counts;
@@ -324,9 +329,9 @@ export class ZoneReloader {
     const zone = result.zone;
     const serial = soaSerial(zone);
     checkSerial(log, file, prev, zone, serial);
-    const { hash, signed } = result;
+    const { hash, signed, indexed } = result;
     const { mtimeMs, size } = st;
-    next.set(file, { zone, mtimeMs, size, serial, hash, refreshAt: signed?.refreshAt });
+    next.set(file, { zone, indexed, mtimeMs, size, serial, hash, refreshAt: signed?.refreshAt });
     logLoaded(log, file, zone, serial, ms, signed);
     return 'loaded';
   }

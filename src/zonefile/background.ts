@@ -7,11 +7,14 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import { unpackZone } from './transfer.ts';
+import { unpackIndexedZone } from './transfer.ts';
+import type { IndexedZone } from '../core/zone/lookup.ts';
 import type { LoadReply, LoadRequest, WorkerLoadOptions } from './worker.ts';
 
 export interface BackgroundLoadResult {
   readonly zone?: Zone;
+  /** The zone with its name index (and DNSSEC chain), as the worker built them. */
+  readonly indexed?: IndexedZone;
   readonly diagnostics: readonly ZoneDiagnostic[];
   /** SHA-256 of the file read (absent when it could not be read). */
   readonly hash?: string;
@@ -85,8 +88,9 @@ export class BackgroundZoneLoader {
     }).finally(() => {
       if (this.pending.size === 0) w.unref();
     });
+    const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
     return {
-      ...(reply.zone ? { zone: unpackZone(reply.zone) } : {}),
+      ...(indexed ? { zone: indexed.zone, indexed } : {}),
       diagnostics: reply.diagnostics,
       ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
       ...(reply.unchanged ? { unchanged: true } : {}),

@@ -13,6 +13,9 @@
 import { ZoneStore } from '../core/zone/store.ts';
 import { RRsetView, StoreZone } from '../core/zone/views.ts';
 import type { Zone } from '../core/zone/model.ts';
+import { indexZone, type IndexedZone } from '../core/zone/lookup.ts';
+import { keyIndexBuffers, KeyedNodes, type KeyIndexColumns } from '../core/zone/key-index.ts';
+import type { DnssecIndex } from '../core/zone/dnssec.ts';
 
 const TYPE_SOA = 6;
 
@@ -24,6 +27,10 @@ export interface PackedZone {
   readonly order: Int32Array;
   readonly cuts: readonly string[];
   readonly size: number;
+  /** The server's name index (`key-index.ts`), built by the sending thread. */
+  readonly keys?: KeyIndexColumns;
+  /** A signed zone's NSEC/NSEC3 chain (plain data, cloned), built by the sending thread. */
+  readonly dnssec?: DnssecIndex;
 }
 
 function collect(v: unknown, out: Set<ArrayBuffer>): void {
@@ -33,12 +40,17 @@ function collect(v: unknown, out: Set<ArrayBuffer>): void {
 }
 
 /** Pack a loaded zone for `postMessage(packed, transfer)`. Undefined for zones not backed by a store. */
-export function packZone(zone: Zone): { packed: PackedZone; transfer: ArrayBuffer[] } | undefined {
+export function packZone(
+  zone: Zone,
+  indexed?: IndexedZone,
+): { packed: PackedZone; transfer: ArrayBuffer[] } | undefined {
   if (!(zone instanceof StoreZone)) return undefined;
+  const keys = indexed?.nodes instanceof KeyedNodes ? indexed.nodes.columns : undefined;
   const fields: Record<string, unknown> = { ...(zone.store as unknown as Record<string, unknown>) };
   const buffers = new Set<ArrayBuffer>();
   for (const v of Object.values(fields)) collect(v, buffers);
   collect(zone.order, buffers);
+  if (keys) for (const b of keyIndexBuffers(keys)) buffers.add(b);
   return {
     packed: {
       store: fields,
@@ -46,9 +58,21 @@ export function packZone(zone: Zone): { packed: PackedZone; transfer: ArrayBuffe
       order: zone.order,
       cuts: zone.cuts,
       size: zone.size,
+      ...(keys ? { keys } : {}),
+      ...(indexed?.dnssec ? { dnssec: indexed.dnssec } : {}),
     },
     transfer: [...buffers],
   };
+}
+
+/**
+ * The zone again, ready to serve: with the name index and DNSSEC chain the
+ * sending thread built (nothing is computed here), or indexed now when the
+ * packed zone came without them.
+ */
+export function unpackIndexedZone(p: PackedZone): IndexedZone {
+  const zone = unpackZone(p);
+  return indexZone(zone, p.keys ? { columns: p.keys, dnssec: p.dnssec } : undefined);
 }
 
 /** The zone again, around the received columns (no record is decoded or copied). */

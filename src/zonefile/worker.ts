@@ -1,7 +1,7 @@
 /**
- * The zone-load worker thread: reads, parses, builds and validates zone
- * files away from the thread that answers queries, and hands each zone back
- * as its transferred columns (`transfer.ts`). Before parsing, the file's
+ * The zone-load worker thread: reads, parses, builds, validates and indexes
+ * zone files away from the thread that answers queries, and hands each zone
+ * back as its transferred columns and name index (`transfer.ts`). Before parsing, the file's
  * SHA-256 is compared with the hash of the version being served: a file that
  * was only touched is recognised without parsing it.
  *
@@ -13,6 +13,7 @@ import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
 import { packZone, type PackedZone } from './transfer.ts';
+import { indexZone } from '../core/zone/lookup.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
 import {
   keysFingerprint,
@@ -84,7 +85,9 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     };
   }
   const r = await loadAndSign(req.file, req.origin, req.options, req.previousSerial);
-  const packed = r.zone ? packZone(r.zone) : undefined;
+  // The server's name index and a signed zone's NSEC/NSEC3 chain are built
+  // here too: the answering thread receives the zone ready to serve.
+  const packed = r.zone ? packZone(r.zone, indexZone(r.zone)) : undefined;
   const reply: LoadReply = {
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),

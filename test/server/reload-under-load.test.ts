@@ -3,9 +3,9 @@
  * on a generated zone of NAPTR records while a probe sends a UDP query every
  * 10 ms. A changed file + SIGHUP, a touched but unchanged file + SIGHUP, and
  * a broken file + SIGHUP: no probe waits more than 100 ms (the zone is read,
- * parsed and validated in a worker thread, and the answers are compiled in
- * short slices while the old zone answers), and afterwards the new record is
- * served (changed), or the old zone still is (unchanged, broken).
+ * parsed, validated and indexed in a worker thread; the answering thread only
+ * swaps), and afterwards the new record is served (changed), or the old zone
+ * still is (unchanged, broken).
  *
  * CI size: 100,000 records (bench/reload.ts runs 1,000,000 under dnsperf).
  * The machine may be shared (CI runners, parallel test files): a second,

@@ -8,6 +8,8 @@
  */
 import type { RRset, Zone, ZoneNode } from './model.ts';
 import { indexDnssec, type DnssecIndex } from './dnssec.ts';
+import { buildKeyIndex, KeyedNodes, type KeyIndexColumns } from './key-index.ts';
+import { StoreZone } from './views.ts';
 import {
   keyIsSubdomain,
   keyLabelOffsets,
@@ -42,11 +44,25 @@ export interface IndexedZone {
   readonly dnssec?: DnssecIndex;
 }
 
-export function indexZone(zone: Zone): IndexedZone {
-  const nodes = new Map<string, ZoneNode>();
-  for (const node of zone.nodes.values()) nodes.set(nameKey(node.name), node);
+/**
+ * A zone prepared for lookups. A stored zone (`StoreZone`) is indexed by its
+ * key columns (`key-index.ts`; pass `columns` built elsewhere, e.g. by the
+ * thread that loaded it, and `dnssec` likewise), any other zone by a Map.
+ */
+export function indexZone(
+  zone: Zone,
+  prepared?: { readonly columns: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
+): IndexedZone {
   const originKey = nameKey(zone.origin);
-  const dnssec = indexDnssec(originKey, nodes);
+  let nodes: ReadonlyMap<string, ZoneNode>;
+  if (zone instanceof StoreZone) {
+    nodes = new KeyedNodes(zone.store, prepared?.columns ?? buildKeyIndex(zone.store));
+  } else {
+    const map = new Map<string, ZoneNode>();
+    for (const node of zone.nodes.values()) map.set(nameKey(node.name), node);
+    nodes = map;
+  }
+  const dnssec = prepared ? prepared.dnssec : indexDnssec(originKey, nodes);
   return dnssec ? { zone, originKey, nodes, dnssec } : { zone, originKey, nodes };
 }
 

@@ -1,0 +1,89 @@
+/**
+ * The server's name index as columns (`core/zone/key-index.ts`): the keys it
+ * computes from stored presentation names equal `nameKey` (escapes, case,
+ * the apex, empty non-terminals), every name is found and nothing else is;
+ * and the reload worker hands a zone over with the index already built
+ * (issue 20: the answering thread only swaps).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadZoneText } from '../../src/zonefile/load.ts';
+import { nameKey } from '../../src/core/wire/name.ts';
+import { indexZone } from '../../src/core/zone/lookup.ts';
+import { KeyedNodes } from '../../src/core/zone/key-index.ts';
+import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
+import dnsPacket from 'dns-packet';
+
+const ZONE = `$ORIGIN Key.Test.
+$TTL 300
+@ IN SOA ns host 1 3600 600 86400 300
+@ IN NS ns
+ns IN A 192.0.2.1
+MiXeD IN A 192.0.2.2
+\\065bc IN A 192.0.2.3
+a\\.b IN A 192.0.2.4
+\\000\\255x IN TXT "octets"
+deep.below.ent IN A 192.0.2.5
+*.wild IN A 192.0.2.6
+sub IN NS ns.elsewhere.example.
+glue.sub IN A 192.0.2.7
+out.of.zone.example. IN A 192.0.2.8
+`;
+
+function load() {
+  const r = loadZoneText(ZONE, 'key.test.zone', { origin: 'key.test.' });
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r.zone!;
+}
+
+describe('key index', () => {
+  it('has exactly the keys nameKey gives for the zone names, each found', () => {
+    const zone = load();
+    const indexed = indexZone(zone);
+    expect(indexed.nodes).toBeInstanceOf(KeyedNodes);
+    const expected = new Map<string, string>();
+    for (const node of zone.nodes.values()) expected.set(nameKey(node.name), node.name);
+    expect(new Set(indexed.nodes.keys())).toEqual(new Set(expected.keys()));
+    expect(indexed.nodes.size).toBe(expected.size);
+    for (const [key, name] of expected) expect(indexed.nodes.get(key)?.name).toBe(name);
+    // Names with escapes and case: found by the key of any spelling.
+    for (const spelled of [
+      'MIXED.key.test.',
+      'abc.KEY.test.',
+      'a\\.b.key.test.',
+      'below.ent.key.test.',
+    ])
+      expect(indexed.nodes.has(nameKey(spelled))).toBe(true);
+    for (const absent of ['nothere.key.test.', 'a.b.key.test.', 'out.of.zone.example.', 'test.'])
+      expect(indexed.nodes.get(nameKey(absent))).toBeUndefined();
+  });
+
+  it('arrives built from the reload worker, and the engine answers from it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lexroute-keyindex-'));
+    const bg = new BackgroundZoneLoader();
+    try {
+      const file = join(dir, 'key.test.zone');
+      writeFileSync(file, ZONE);
+      const r = await bg.load(file, 'key.test.');
+      expect(r.indexed?.nodes).toBeInstanceOf(KeyedNodes);
+      expect(r.indexed!.nodes.size).toBe(indexZone(load()).nodes.size);
+      const engine = new Engine([r.indexed!]);
+      const ask = (name: string, type: 'A' | 'TXT') => {
+        const q = dnsPacket.encode({ type: 'query', id: 1, questions: [{ name, type }] });
+        return dnsPacket.decode(engine.respond(q, TRANSPORT_UDP)!);
+      };
+      const mixed = ask('mixed.KEY.test', 'A');
+      expect(mixed.rcode).toBe('NOERROR');
+      expect(mixed.answers?.map((a) => a.data)).toEqual(['192.0.2.2']);
+      expect(ask('x.wild.key.test', 'A').answers?.map((a) => a.data)).toEqual(['192.0.2.6']);
+      expect(ask('nothere.key.test', 'A').rcode).toBe('NXDOMAIN');
+      expect(ask('ent.key.test', 'A').rcode).toBe('NOERROR');
+    } finally {
+      await bg.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
