@@ -73,14 +73,17 @@ describe('key index', () => {
       const engine = new Engine([r.indexed!]);
       const ask = (name: string, type: 'A' | 'TXT') => {
         const q = dnsPacket.encode({ type: 'query', id: 1, questions: [{ name, type }] });
-        return dnsPacket.decode(engine.respond(q, TRANSPORT_UDP)!);
+        const out = engine.respond(q, TRANSPORT_UDP)!;
+        return { rcode: out.readUInt16BE(2) & 0xf, answers: dnsPacket.decode(out).answers };
       };
       const mixed = ask('mixed.KEY.test', 'A');
-      expect(mixed.rcode).toBe('NOERROR');
-      expect(mixed.answers?.map((a) => a.data)).toEqual(['192.0.2.2']);
-      expect(ask('x.wild.key.test', 'A').answers?.map((a) => a.data)).toEqual(['192.0.2.6']);
-      expect(ask('nothere.key.test', 'A').rcode).toBe('NXDOMAIN');
-      expect(ask('ent.key.test', 'A').rcode).toBe('NOERROR');
+      expect(mixed.rcode).toBe(0);
+      expect(mixed.answers?.map((a) => (a as { data: unknown }).data)).toEqual(['192.0.2.2']);
+      expect(
+        ask('x.wild.key.test', 'A').answers?.map((a) => (a as { data: unknown }).data),
+      ).toEqual(['192.0.2.6']);
+      expect(ask('nothere.key.test', 'A').rcode).toBe(3);
+      expect(ask('ent.key.test', 'A').rcode).toBe(0);
     } finally {
       await bg.close();
       rmSync(dir, { recursive: true, force: true });
