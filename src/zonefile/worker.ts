@@ -8,7 +8,8 @@
  * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
@@ -98,6 +99,22 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
   };
   return { reply, transfer: packed?.transfer ?? [] };
 }
+
+/**
+ * Linux: this thread's scheduling priority lowered (nice 10; a thread is its
+ * own task, named by its TID in /proc/thread-self), so on a busy machine the
+ * threads that answer queries get the CPU before a reload does. Best effort:
+ * elsewhere, or when not permitted, the thread keeps its priority.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    if (tid > 0) setPriority(tid, 10);
+  } catch {
+    // not Linux, or not permitted
+  }
+}
+if (parentPort) lowerPriority();
 
 parentPort?.on('message', (req: LoadRequest) => {
   handle(req).then(
