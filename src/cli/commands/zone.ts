@@ -19,6 +19,7 @@ import {
 import { parseCommandArgs } from '../args.ts';
 import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
 import { signZoneFile } from '../../dnssec/sign.ts';
+import { checkDenialChains } from '../../core/dnssec/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 
@@ -56,7 +57,11 @@ targets that are aliases or have no address, TTL range, mixed TTLs,
 duplicates, out-of-zone data (a warning: ignored, as BIND does), wildcards
 that are not the leftmost label; in a signed zone (DNSKEY at the apex),
 the RRSIGs of every authoritative RRset (missing, expired, not yet valid, no
-such key, or not verifying: ZONE_RRSIG_*); NAPTR lint (REGEXP syntax on the client's own engine,
+such key, or not verifying: ZONE_RRSIG_*) and the NSEC or NSEC3 chain (a
+record for every name that needs one, each pointing to the next, the last
+to the first, type bitmaps that match, NSEC3 parameters as the NSEC3PARAM's:
+ZONE_NSEC_*, ZONE_NSEC3_*, ZONE_NSEC3PARAM_MISSING, ZONE_DENIAL_MISSING);
+NAPTR lint (REGEXP syntax on the client's own engine,
 REGEXP xor REPLACEMENT, flags, SERVICES syntax, U output, anchoring,
 jurisdiction boundaries [;:], unescaped dots, PREFERENCE used as ORDER);
 and "; expect <urn> -> <result>" comment directives, which apply the NAPTR
@@ -158,6 +163,8 @@ async function checkFile(
     ...checkExpectations(r.expects, r.records),
     // A signed zone: every authoritative RRset has a valid, current RRSIG (as dnssec-verify).
     ...(r.zone ? verifyZoneSignatures(r.zone, Math.floor(Date.now() / 1000)) : []),
+    // ... and a complete, closed NSEC or NSEC3 chain whose bitmaps match (as dnssec-verify).
+    ...(r.zone ? checkDenialChains(r.zone) : []),
   ]);
   return { ...r, all };
 }
