@@ -2,7 +2,9 @@
 # Signed-zone throughput: queries/s with DO set (dnsperf -D) against the same
 # LEX routing zone unsigned and signed (dnssec-signzone, ECDSAP256SHA256,
 # NSEC3 with the RFC 9276 parameters), served by lexroute, and BIND 9 serving
-# the signed zone; servers pinned to one core with taskset, dnsperf on
+# the signed zone, and lexroute signing the unsigned zone itself at load
+# (`serve --keys`, inline signing with the same keys, NSEC3); servers
+# pinned to one core with taskset, dnsperf on
 # another, measured in turn. Prints queries/s and the ratios
 # (signed / unsigned target >= 0.9). The zone and query mix are those of
 # bench/server-qps.sh (40% apex NAPTR, 40% jurisdiction NAPTR, 10% NXDOMAIN,
@@ -90,8 +92,9 @@ measure() {
   sleep 1
 }
 
-lexroute() {
-  taskset -c "$SERVER_CPU" "$NODE" bin/lexroute.js serve --zones "$1" --listen "127.0.0.1:$PORT" --log-level warn &
+lexroute() { # zone file, extra options...
+  local zone=$1; shift
+  taskset -c "$SERVER_CPU" "$NODE" bin/lexroute.js serve --zones "$zone" --listen "127.0.0.1:$PORT" --log-level warn "$@" &
   PID=$!
   wait_port
 }
@@ -100,6 +103,7 @@ echo "server-qps-dnssec: ${DURATION}s per server, $ROUNDS round(s), $NAMES juris
 for ROUND in $(seq 1 "$ROUNDS"); do
   lexroute "$ZONE"; measure lexroute-unsigned
   lexroute "$SIGNED"; measure lexroute-signed
+  lexroute "$ZONE" --keys "$TMP/keys" --nsec3; measure lexroute-inline
   cat >"$TMP/named.conf" <<CONF
 options {
   directory "$TMP";
@@ -129,7 +133,9 @@ echo
 printf '%-30s %14s\n' "server (DO set)" "queries/s"
 printf '%-30s %14s\n' "lexroute, unsigned zone" "${QPS[lexroute-unsigned]}"
 printf '%-30s %14s\n' "lexroute, signed zone" "${QPS[lexroute-signed]}"
+printf '%-30s %14s\n' "lexroute, signed inline" "${QPS[lexroute-inline]}"
 printf '%-30s %14s\n' "BIND 9 (named -n 1), signed" "${QPS[bind-signed]}"
 echo
 echo "lexroute signed / unsigned:  $(ratio "${QPS[lexroute-signed]}" "${QPS[lexroute-unsigned]}")   (target >= 0.9)"
+echo "lexroute inline / unsigned:  $(ratio "${QPS[lexroute-inline]}" "${QPS[lexroute-unsigned]}")"
 echo "lexroute signed / BIND:      $(ratio "${QPS[lexroute-signed]}" "${QPS[bind-signed]}")"

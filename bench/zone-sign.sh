@@ -5,7 +5,11 @@
 # dnssec-keygen) and the same NSEC3 parameters (RFC 9276: no salt, 0
 # iterations). Wall time, CPU time and peak RSS of each (GNU time), and the
 # ratios lexroute / dnssec-signzone (target <= 1.0 for time). dnssec-signzone
-# runs with its default worker threads (one per core).
+# runs with its default worker threads (one per core). ldns-signzone (one
+# thread) signs the same file with the same keys as a second baseline when it
+# is installed (ldnsutils). Then `lexroute serve --keys` on the unsigned file:
+# the time from start to the first signed answer (load and inline signing in
+# the zone-load worker) next to the same server on the unsigned file.
 #
 #   bench/zone-sign.sh                    # 1,000,000 records
 #   RECORDS=100000 bench/zone-sign.sh
@@ -43,4 +47,42 @@ echo "zone-sign: $RECORDS NAPTR records, ECDSAP256SHA256 KSK+ZSK, NSEC3 (no salt
 run bind dnssec-signzone -q -K "$TMP/keys" -d "$TMP" -o lex.bench -S -3 - -H 0 -f "$TMP/bind.signed" "$ZONE"
 run lexroute "$NODE" bin/lexroute.js zone sign "$ZONE" --keys "$TMP/keys" --nsec3 -o "$TMP/lexroute.signed"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+HAVE_LDNS=0
+if command -v ldns-signzone >/dev/null 2>&1; then
+  HAVE_LDNS=1
+  KEYS=$(ls "$TMP"/keys/*.private | sed 's/\.private$//')
+  # shellcheck disable=SC2086
+  run ldns ldns-signzone -n -s '' -t 0 -f "$TMP/ldns.signed" -o lex.bench. "$ZONE" $KEYS
+fi
 echo "lexroute / dnssec-signzone: wall $(ratio "$W_lexroute" "$W_bind")  cpu $(ratio "$C_lexroute" "$C_bind")  peak RSS $(ratio "$M_lexroute" "$M_bind")  (target <= 1.0 wall)"
+if [ "$HAVE_LDNS" = 1 ]; then
+  echo "lexroute / ldns-signzone:   wall $(ratio "$W_lexroute" "$W_ldns")  cpu $(ratio "$C_lexroute" "$C_ldns")  peak RSS $(ratio "$M_lexroute" "$M_ldns")"
+fi
+
+# Inline signing: start to the first signed answer, against the same server on the unsigned file.
+PORT=${PORT:-5397}
+first_answer() { # name, extra serve options...
+  local name=$1; shift
+  local t0 t1 pid
+  t0=$(date +%s.%N)
+  "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn "$@" &
+  pid=$!
+  until dig +time=1 +tries=1 +dnssec @127.0.0.1 -p "$PORT" j1.lex.bench NAPTR 2>/dev/null | grep -q 'status: NOERROR'; do
+    kill -0 "$pid" 2>/dev/null || { echo "serve stopped" >&2; exit 1; }
+    sleep 0.2
+  done
+  t1=$(date +%s.%N)
+  if [ "$name" = inline ]; then
+    dig +dnssec @127.0.0.1 -p "$PORT" j1.lex.bench NAPTR | grep -q 'RRSIG' || { echo "no RRSIG in the inline-signed answer" >&2; exit 1; }
+  fi
+  local rss
+  rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  printf '%-16s first answer after %8.1f s  peak RSS %8.0f MB\n' "serve-$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$(awk -v k="$rss" 'BEGIN{print k/1024}')"
+  eval "S_$name=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
+}
+if command -v dig >/dev/null 2>&1; then
+  first_answer unsigned
+  first_answer inline --keys "$TMP/keys" --nsec3
+  echo "serve --keys / serve (unsigned): time to the first answer $(ratio "$S_inline" "$S_unsigned")"
+fi
