@@ -2,7 +2,10 @@
  * The part of `lexroute/client` that opens no socket and uses no Node
  * built-in (what the `browser` export condition gives): error classes and
  * codes, trace formatting, the DNS cache, THTTP URLs and text/uri-list,
- * server addresses and resolv.conf text, and the result and trace types.
+ * server addresses and resolv.conf text, and the result and trace types;
+ * and the whole client over DNS over HTTPS and `fetch` (`client/browser.ts`):
+ * `resolveLexUrn(urn, { doh })` and `LexClient` are the browser client here
+ * (the Node entry point replaces them with the socket client).
  */
 export { ClientError, DnsError, HttpStepError, isNotFound } from './client/errors.ts';
 export { formatTrace } from './client/trace-format.ts';
@@ -28,3 +31,15 @@ export type {
   TraceStep,
 } from './client/resolve.ts';
 export type { LookupResult as DnsLookupResult, Resolver as DnsResolver } from './client/lookup.ts';
+export { ResolveError, type WalkOptions } from './client/resolution.ts';
+export {
+  BrowserLexClient,
+  BrowserLexClient as LexClient,
+  browserThttp,
+  fetchGet,
+  resolveLexUrnInBrowser,
+  resolveLexUrnInBrowser as resolveLexUrn,
+  type BrowserClientOptions,
+  type BrowserResolveOptions,
+} from './client/browser.ts';
+export { DohTransport, type DohTransportOptions } from './client/doh.ts';

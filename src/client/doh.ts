@@ -18,6 +18,8 @@
  * 0 in every DNS request."
  * @see RFC 8484 section 6: "The media type is 'application/dns-message'".
  */
+// The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
+import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { RecordType } from 'dns-packet';
 import { base64UrlEncode } from '../core/wire/doh.ts';

@@ -16,7 +16,7 @@
 import type { Answer, RecordType } from 'dns-packet';
 import type { DnsProtocol } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
-import { formatServer, type ServerAddress } from './servers.ts';
+import { formatServer, type ServerAddress } from './server-address.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, rdataOf, sameName, type Message } from './wire.ts';
 

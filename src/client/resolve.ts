@@ -15,21 +15,20 @@ import type { RecordType } from 'dns-packet';
 import { Agent, type Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
-import type { ResolveResult, Service, Trace } from '../core/ddds/trace.ts';
-import { DddsWalk } from '../core/ddds/walk.ts';
+import type { ResolveResult } from '../core/ddds/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
-import { describeError, drive, type WalkFailure } from './drive.ts';
+import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
 import { StubResolver, type LookupResult, type Resolver } from './lookup.ts';
-import { memoFor, prepare } from './memo.ts';
 import { parseServerAddress, systemServers, type ServerAddress } from './servers.ts';
 import { DnsTransport, type TransportOptions } from './transport.ts';
 import { thttpRequest } from './http-step.ts';
 import type { HttpStepResult } from './thttp.ts';
 import type { WalkNeed } from '../core/ddds/walk.ts';
 
+export { ResolveError, type WalkOptions } from './resolution.ts';
 export type {
   FallbackTraceStep,
   Handoff,
@@ -44,16 +43,6 @@ export type {
   Trace,
   TraceStep,
 } from '../core/ddds/trace.ts';
-
-/** A failed resolution: a stable `code`, and the trace up to the failure. */
-export class ResolveError extends ClientError {
-  readonly trace: Trace;
-  constructor(code: string, message: string, trace: Trace, cause?: unknown) {
-    super(code, message, cause === undefined ? undefined : { cause });
-    this.name = 'ResolveError';
-    this.trace = trace;
-  }
-}
 
 // ------------------------------------------------------------------ options
 
@@ -102,41 +91,13 @@ export interface ClientOptions {
   };
 }
 
-export interface ResolveOptions extends ClientOptions {
-  /** Wanted resolution service (default N2L). */
-  readonly service?: Service;
-  /** Stop at the resolver URL; no HTTP request. */
-  readonly noHttp?: boolean;
-  /** Most DDDS steps (default 10). */
-  readonly maxSteps?: number;
-  /**
-   * After a failure below a delegation, return to the referring rule set and
-   * try its next rule (opt-in; RFC 3403 section 8 says report; decisions.md 3).
-   */
-  readonly fallback?: boolean;
-  readonly signal?: AbortSignal;
-  /**
-   * Reuse step results for a cached RRset and the same AUS (default true;
-   * the step function is pure and the memo dies with the cache entry).
-   */
-  readonly memoSteps?: boolean;
-  /**
-   * The whole resolution's deadline in ms, lookups and HTTP step included
-   * (default 8000; 0 for none): past it, RESOLVE_DEADLINE.
-   */
-  readonly deadlineMs?: number;
-  /** URL schemes accepted in a resolver's answer (default http, https); else DDDS_URL_SCHEME. */
-  readonly urlSchemes?: readonly string[];
+export interface ResolveOptions extends ClientOptions, WalkOptions {
   /** Reuse a client (its transport and cache); the other client options are then ignored. */
   readonly client?: LexClient;
 }
 
 function uncached(result: LookupResult): { result: LookupResult; cached: boolean } {
   return { result, cached: false };
-}
-
-function serviceOf(s: string | undefined): Service {
-  return s === 'N2Ls' || s === 'N2C' ? s : 'N2L';
 }
 
 /**
@@ -373,51 +334,4 @@ export async function resolveLexUrn(
   } finally {
     await client.close();
   }
-}
-
-/** One resolution: the walk, started from the (memoised) input and driven over the client's lookups. */
-async function resolveWith(
-  client: LexClient,
-  urn: string,
-  options: Omit<ResolveOptions, keyof ClientOptions | 'client'>,
-): Promise<ResolveResult> {
-  const service = serviceOf(options.service);
-  const setup = client.ready();
-  if (setup) {
-    try {
-      await setup;
-    } catch (e) {
-      const d = describeError(e);
-      const trace: Trace = { input: urn, service, mode: client.mode, servers: [], steps: [] };
-      throw new ResolveError(d.code, d.message, trace, e);
-    }
-  }
-  const prepared = prepare(urn);
-  const memo =
-    options.memoSteps !== false && prepared.repeat && client.cache
-      ? memoFor(prepared, service)
-      : undefined;
-  const walk = new DddsWalk(
-    urn,
-    {
-      service,
-      maxSteps: options.maxSteps,
-      fallback: options.fallback,
-      noHttp: options.noHttp,
-      mode: client.mode,
-      servers: client.servers,
-      random: client.random,
-      urlSchemes: options.urlSchemes?.map((u) => u.toLowerCase()),
-      memo,
-    },
-    prepared.start,
-  );
-  const end = drive(client, walk, options.signal, options.deadlineMs);
-  return end instanceof Promise ? end.then(settle) : settle(end);
-}
-
-/** The walk's end as the API gives it: the result, or a thrown ResolveError. */
-function settle(end: ResolveResult | WalkFailure): ResolveResult {
-  if (end.kind === 'failed') throw new ResolveError(end.code, end.message, end.trace, end.cause);
-  return end;
 }

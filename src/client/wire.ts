@@ -18,6 +18,8 @@
  * @see RFC 3597 section 4 (NAPTR REPLACEMENT may be compressed in legacy
  *   data, so decompression is kept)
  */
+// The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
+import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
 import {

@@ -37,6 +37,13 @@ export interface ResolverConfig {
     /** Access-Control-Max-Age of preflight answers, seconds. */
     readonly maxAge: number;
   };
+  /** The resolution page at `/` (to browsers; `resolver-http/page.ts`). */
+  readonly page: {
+    /** Serve it (default true); off, `/` is the plain-text index for everyone. */
+    readonly enabled: boolean;
+    /** The DNS over HTTPS URL the page fills in ('' : the person types one). */
+    readonly doh: string;
+  };
   readonly matching: {
     /** Candidates scoring below this are not offered (0-100). */
     readonly minScore: number;
@@ -82,6 +89,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
     error: 'no-store',
   },
   cors: { allowOrigin: '*', maxAge: 86400 },
+  page: { enabled: true, doh: '' },
   matching: { minScore: 50, ambiguityMargin: 10, maxCandidates: 20 },
   log: { requests: true, sample: 1, summaryMs: 60_000 },
   cache: {
@@ -192,6 +200,7 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   registry: str(true),
   cacheControl: { found: str(true), ambiguous: str(true), notFound: str(true), error: str(true) },
   cors: { allowOrigin: str(true), maxAge: int(0, 31_536_000) },
+  page: { enabled: bool, doh: str(true) },
   matching: { minScore: int(0, 100), ambiguityMargin: int(0, 100), maxCandidates: int(1, 1000) },
   log: { requests: bool, sample: int(1, 1_000_000), summaryMs: int(100, 3_600_000) },
   cache: {

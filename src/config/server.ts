@@ -114,6 +114,12 @@ export interface ServerConfig {
     /** PEM certificate and key files (relative to the working directory); both or neither. */
     readonly tlsCert?: string;
     readonly tlsKey?: string;
+    /**
+     * Access-Control-Allow-Origin of the answers, so pages on other origins
+     * can query (`*` by default, as public DoH services; an origin to allow
+     * only that page; empty: no CORS headers).
+     */
+    readonly allowOrigin?: string;
   };
   /** Response-rate limiting on UDP; off while `rrl.responsesPerSecond` is 0. */
   readonly rrl: RrlConfig;
@@ -225,7 +231,7 @@ const KNOWN: Record<string, readonly string[]> = {
   ],
   dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
-  doh: ['listen', 'tlsCert', 'tlsKey'],
+  doh: ['listen', 'tlsCert', 'tlsKey', 'allowOrigin'],
   cookies: ['enabled', 'secret'],
   chaos: ['version', 'id'],
   udp: ['maxPayload'],
@@ -595,6 +601,16 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
       });
     } else files[k] = v;
   }
+  let allowOrigin: { allowOrigin?: string } = {};
+  if (input.allowOrigin !== undefined) {
+    if (typeof input.allowOrigin !== 'string' || /[\s,]/.test(input.allowOrigin)) {
+      errors.push({
+        code: 'CONFIG_BAD_TEXT',
+        path: 'doh.allowOrigin',
+        message: 'doh.allowOrigin must be "*", one origin (https://host[:port]) or ""',
+      });
+    } else allowOrigin = { allowOrigin: input.allowOrigin };
+  }
   if ((files.tlsCert === undefined) !== (files.tlsKey === undefined)) {
     errors.push({
       code: 'CONFIG_DOH_TLS_PAIR',
@@ -602,7 +618,7 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
       message: 'doh.tlsCert and doh.tlsKey go together: give both or neither',
     });
   }
-  return { listen, ...files };
+  return { listen, ...files, ...allowOrigin };
 }
 
 /** Validate the `rrl` block (keys as BIND's `rate-limit`, camel-cased). */

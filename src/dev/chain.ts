@@ -19,6 +19,7 @@ import { ensureCatalogue } from '../catalogue/open.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../config/resolver.ts';
 import { DEFAULT_SERVER_CONFIG, type ListenAddress } from '../config/server.ts';
 import { createResolverApp } from '../resolver-http/app.ts';
+import { pageScript } from '../resolver-http/page.ts';
 import {
   startResolverServer,
   type LogEntry,
@@ -256,6 +257,7 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     const counts = store.counts();
 
     // ---- resolvers
+    let dohUrl = '';
     const resolvers: RunningResolverInstance[] = [];
     for (const r of config.resolvers) {
       const l = httpAt(r.listen);
@@ -268,6 +270,8 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
           catalogue: path.basename(store.path),
           ...store.counts(),
         }),
+        // The resolution page, over the chain's DoH endpoint (started below).
+        page: { doh: () => dohUrl, script: pageScript },
       });
       let running: RunningResolver;
       try {
@@ -414,6 +418,7 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       config.dns[0] ? dnsAt(config.dns[0].listen).host : '127.0.0.1',
     );
     closers.push(() => doh.close());
+    dohUrl = doh.doh[0]?.url ?? '';
 
     const rootIndex = config.dns.findIndex(
       (d) => d.listen.host === config.root.host && d.listen.port === config.root.port,

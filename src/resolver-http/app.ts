@@ -18,6 +18,8 @@
  *   GET|HEAD /uri-res/N2Ns?<urn>  200 text/uri-list of the work's names
  *   GET|HEAD /<urn>               as N2L
  *   GET|HEAD /health              200 application/json
+ *   GET|HEAD /                    the resolution page (with `page`, to a browser), else a text index
+ *   GET|HEAD /lexroute-page.js    the page's script (with `page`)
  *   OPTIONS *                     204 CORS preflight
  * `I2L`, `I2Ls`, `I2C`, `I2Ns` are synonyms (docs/decisions.md item 5).
  *
@@ -32,6 +34,7 @@ import { matchRequest, type Matcher } from './match-request.ts';
 import { render } from './render.ts';
 import { Responder } from './respond.ts';
 import { route } from './route.ts';
+import { pageRoute, type PageOptions } from './page.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
 
 export type { AppRequest, AppResponse } from './types.ts';
@@ -64,6 +67,11 @@ export interface ResolverAppOptions {
    * import shows after at most that long. `now` is the clock (ms).
    */
   readonly cache?: AnswerCacheOptions;
+  /**
+   * Serve the resolution page at `/` (to requests preferring HTML) and its
+   * script (`resolver-http/page.ts`).
+   */
+  readonly page?: PageOptions;
 }
 
 export interface ResolverApp {
@@ -117,6 +125,8 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
 
   function respondTo(req: AppRequest): AppResponse | Promise<AppResponse> {
     try {
+      const paged = options.page ? pageRoute(req, out, options.page) : undefined;
+      if (paged !== undefined) return paged;
       const routed = route(req, out, routeOptions);
       if ('status' in routed) return routed;
       const { service, rawUrn } = routed;

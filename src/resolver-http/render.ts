@@ -108,6 +108,58 @@ const N2C_JSON: Renderer = {
   render: (ctx) => ok(ctx, 'application/json', `${JSON.stringify(describe(ctx.found), null, 2)}\n`),
 };
 
+/**
+ * N2C for people (a request that prefers text/html over JSON): the work's
+ * title, then each version (expression) with its language and dates, each
+ * format (manifestation) with its links; the selected expression marked.
+ */
+const N2C_HTML: Renderer = {
+  type: 'text/html',
+  render(ctx) {
+    const { found } = ctx;
+    const w = found.work;
+    const title = w.title ? w.title : w.urn;
+    const expressions = w.expressions
+      .map((e) => {
+        const selected = e.urn === found.expression.urn;
+        const facts = [
+          e.key.version ? `version ${e.key.version}` : 'original version',
+          e.key.language ? `language ${e.key.language}` : '',
+          effectiveDate(w, e) ? `in force from ${effectiveDate(w, e)}` : '',
+          selected ? 'selected' : '',
+        ].filter((f) => f !== '');
+        const formats = e.manifestations
+          .map((m) => {
+            const name = [m.key.format, m.key.editor, m.key.component, m.key.feature]
+              .filter((x) => x)
+              .join(', ');
+            const items = m.items
+              .map((i) => `<a href="${escapeHtml(i.url)}">${escapeHtml(i.url)}</a>`)
+              .join('<br>');
+            return `<li><span class="format">${escapeHtml(name || m.urn)}</span>: ${items}</li>\n`;
+          })
+          .join('');
+        return (
+          `<section${selected ? ' class="selected" aria-current="true"' : ''}>\n` +
+          `<h2><code>${escapeHtml(e.urn)}</code></h2>\n<p>${escapeHtml(facts.join(' · '))}</p>\n` +
+          `<ul>\n${formats}</ul>\n</section>\n`
+        );
+      })
+      .join('');
+    const body =
+      `<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n` +
+      `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+      `<title>${escapeHtml(title)}</title>\n` +
+      `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem}` +
+      `a,code{overflow-wrap:anywhere}.selected{border-left:4px solid #1a5fb4;padding-left:0.75rem}</style>\n` +
+      `<main>\n<h1>${escapeHtml(title)}</h1>\n<p>Work <code>${escapeHtml(w.urn)}</code>, ` +
+      `asked as <code>${escapeHtml(found.query.urn)}</code></p>\n` +
+      `<p>Best link: <a id="best" href="${escapeHtml(found.locations[0]?.url ?? '')}">` +
+      `${escapeHtml(found.locations[0]?.url ?? '')}</a></p>\n${expressions}</main>\n</html>\n`;
+    return ok(ctx, 'text/html; charset=utf-8', body);
+  },
+};
+
 const N2NS_URI_LIST: Renderer = {
   type: 'text/uri-list',
   render(ctx) {
@@ -121,7 +173,7 @@ const N2NS_URI_LIST: Renderer = {
 export const RENDERERS: Record<Service, readonly Renderer[]> = {
   N2L: [N2L_REDIRECT],
   N2Ls: [N2LS_URI_LIST, N2LS_JSON, N2LS_HTML, N2LS_TEXT],
-  N2C: [N2C_JSON],
+  N2C: [N2C_JSON, N2C_HTML],
   N2Ns: [N2NS_URI_LIST],
 };
 

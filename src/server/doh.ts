@@ -35,6 +35,8 @@ export interface DohOptions {
   /** PEM files; both or neither. Without them only a loopback address may be used. */
   readonly tlsCert?: string;
   readonly tlsKey?: string;
+  /** Access-Control-Allow-Origin (default `*`; empty: no CORS headers). */
+  readonly allowOrigin?: string;
 }
 
 export interface DohListener {
@@ -63,13 +65,22 @@ interface Res {
   end(data?: Uint8Array | string): unknown;
 }
 
-const CORS: Record<string, string> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, accept',
-  'access-control-expose-headers': 'cache-control, content-type',
-  'access-control-max-age': '86400',
-};
+/**
+ * The CORS headers of every answer, so a page on another origin can query
+ * (`allowOrigin`: `*`, one origin, or empty for none). A single origin also
+ * gets `Vary: Origin`.
+ */
+export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
+  if (allowOrigin === '') return {};
+  return {
+    'access-control-allow-origin': allowOrigin,
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': 'content-type, accept',
+    'access-control-expose-headers': 'cache-control, content-type',
+    'access-control-max-age': '86400',
+    ...(allowOrigin === '*' ? {} : { vary: 'Origin' }),
+  };
+}
 
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -85,7 +96,6 @@ function problem(res: Res, status: number, code: string, detail: string): void {
     detail,
   });
   res.writeHead(status, {
-    ...CORS,
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
@@ -171,14 +181,16 @@ export async function handleDohRequest(
   req: Req,
   res: Res,
   summary: LogSummary,
+  cors: Record<string, string> = dohCorsHeaders(),
 ): Promise<void> {
+  for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
   const url = new URL(req.url ?? '/', 'http://doh.invalid');
   if (url.pathname !== DOH_PATH) {
     problem(res, 404, 'DOH_NOT_FOUND', `DoH is served at ${DOH_PATH}`);
     return;
   }
   if (req.method === 'OPTIONS') {
-    res.writeHead(204, CORS);
+    res.writeHead(204, {});
     res.end();
     return;
   }
@@ -204,7 +216,6 @@ export async function handleDohRequest(
   }
   const ttl = dohFreshness(out);
   res.writeHead(200, {
-    ...CORS,
     'content-type': DNS_MESSAGE,
     'content-length': out.length,
     'cache-control': ttl === undefined ? 'no-store' : `max-age=${ttl}`,
@@ -314,8 +325,9 @@ export async function listenDoh(
       `DoH without TLS is allowed only on loopback addresses, not ${options.host}: give --tls-cert and --tls-key`,
     );
   }
+  const cors = dohCorsHeaders(options.allowOrigin);
   const handler = (req: Req, res: Res) => {
-    handleDohRequest(engine, req, res, summary).catch((e: unknown) => {
+    handleDohRequest(engine, req, res, summary, cors).catch((e: unknown) => {
       summary.note('query_failed', req.socket?.remoteAddress ?? '', 'doh', 'error', String(e));
       if (!res.headersSent) problem(res, 400, 'DOH_BAD_REQUEST', 'the request could not be read');
       else res.end();

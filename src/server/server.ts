@@ -238,10 +238,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
     for (const { host, port } of config.doh.listen) {
-      const { tlsCert, tlsKey } = config.doh;
+      const { tlsCert, tlsKey, allowOrigin } = config.doh;
       const files = {
         ...(tlsCert !== undefined ? { tlsCert: path.resolve(cwd, tlsCert) } : {}),
         ...(tlsKey !== undefined ? { tlsKey: path.resolve(cwd, tlsKey) } : {}),
+        ...(allowOrigin !== undefined ? { allowOrigin } : {}),
       };
       const d = await listenDoh(() => engine, { host, port, ...files }, log, summary);
       doh.push(d);

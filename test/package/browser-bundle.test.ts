@@ -13,7 +13,9 @@ import { builtinModules } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { runInNewContext } from 'node:vm';
 import { build, type Metafile } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningDevChain } from '../../src/dev/chain.ts';
+import { startSampleChain } from '../e2e/helpers.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
@@ -96,13 +98,15 @@ const CASES: { spec: string; probe: string; expected: unknown }[] = [
     probe: `(l) => {
       const s = l.parseServerAddress('[::1]:5353');
       return [l.formatServer(s), l.thttpUrl('http', 'resolver.example.', 8080, 'N2L', 'urn:lex:it:x'),
-        l.parseUriList('# c\\r\\nhttp://a.example/1\\r\\n').length, typeof l.resolveLexUrn];
+        l.parseUriList('# c\\r\\nhttp://a.example/1\\r\\n').length, typeof l.resolveLexUrn,
+        typeof l.LexClient];
     }`,
     expected: [
       '[::1]:5353',
       'http://resolver.example:8080/uri-res/N2L?urn:lex:it:x',
       1,
-      'undefined',
+      'function',
+      'function',
     ],
   },
   {
@@ -134,4 +138,65 @@ describe('browser bundles of the portable entry points (esbuild, platform browse
       if (sizes.length === CASES.length) console.log(`browser bundles:\n  ${sizes.join('\n  ')}`);
     });
   }
+});
+
+/**
+ * The whole chain in the browser build, in a context with a page's globals
+ * only (fetch, AbortSignal, timers, URL, TextEncoder/Decoder; no process,
+ * Buffer or require): DNS over the sample chain's DoH endpoint, THTTP
+ * through fetch, the same URLs as the Node client.
+ */
+describe('the browser build of lexroute/client resolves the sample chain over DoH', () => {
+  let chain: RunningDevChain;
+  beforeAll(async () => {
+    chain = await startSampleChain();
+  }, 30_000);
+  afterAll(() => chain?.close());
+
+  it('three URNs (partition, Punycode key, unregistered) with no Node in the context', async () => {
+    const { code } = await bundle('lexroute/client', true);
+    const context = {
+      URL,
+      URLSearchParams,
+      TextEncoder,
+      TextDecoder,
+      fetch,
+      Headers,
+      Response,
+      AbortSignal,
+      AbortController,
+      performance,
+      setTimeout,
+      clearTimeout,
+    } as Record<string, unknown>;
+    const probe = `(async (l) => {
+      if (typeof process !== 'undefined' || typeof Buffer !== 'undefined' || typeof require !== 'undefined')
+        return 'node globals leaked';
+      const client = new l.LexClient({ doh: ${JSON.stringify(chain.doh)} });
+      const out = [];
+      for (const urn of ['urn:lex:it:stato:legge:2000-04-03;56~art1',
+        'urn:lex:de;stadt.m%C3%BCnchen:stadtrat:satzung:1997-12-09;hauptsatzung',
+        'urn:lex:fr:etat:loi:2004-05-15;106']) {
+        try {
+          const r = await l.resolveLexUrn(urn, { client });
+          out.push([r.urls[0], r.trace.steps.filter((s) => s.kind === 'naptr').map((s) => s.key)]);
+        } catch (e) {
+          out.push([e.code, e.trace.steps.filter((s) => s.kind === 'naptr').map((s) => s.key)]);
+        }
+      }
+      return out;
+    })(lib)`;
+    const out = (await runInNewContext(`${code}\n;${probe}`, context, {
+      timeout: 10_000,
+    })) as [string, string[]][];
+    expect(out[0]![0]).toBe(
+      'https://www.normattiva.it/uri-res/N2Ls?urn:nir:stato:legge:2000-04-03;56#art1',
+    );
+    expect(out[1]![0]).toBe(
+      'https://stadt.muenchen.de/dam/Home/Stadtverwaltung/Direktorium/Stadtrecht/pdf_1_1_0.pdf',
+    );
+    expect(out[1]![1]).toContain('stadt.xn--mnchen-3ya.lex.example.de.');
+    expect(out[2]![0]).toBe('DNS_NXDOMAIN');
+    expect(out[2]![1]).toContain('fr.lex-routing.nic.it.');
+  }, 30_000);
 });

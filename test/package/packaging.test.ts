@@ -307,6 +307,8 @@ describe('the npm package (npm pack, installed offline into a fresh project)', (
     expect(files).toContain('data/sample-catalogue.jsonl');
     expect(files).toContain('zones/nic.it.zone');
     expect(files).toContain('config/server.json');
+    // The resolution page's script, built by scripts/build-page.ts.
+    expect(files).toContain('dist/browser/lexroute-page.js');
     expect(files.some((f) => /^(src|test|bench|examples|\.ci)\//.test(f))).toBe(false);
   });
 

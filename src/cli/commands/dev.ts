@@ -106,6 +106,7 @@ export function describeChain(
     lines.push(
       '',
       `DNS over HTTPS (RFC 8484), every zone of the chain behind one URL: ${chain.doh}`,
+      `  in a browser, the resolution page (the client runs in the page, over DoH): ${r ? `${r.url}/` : ''}`,
       `  npx lexroute resolve --doh ${chain.doh} ${sh(first.urn)}`,
       `  dig +http-plain @${new URL(chain.doh).hostname} -p ${new URL(chain.doh).port} lex.urn.arpa NAPTR`,
     );

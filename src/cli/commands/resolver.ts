@@ -22,6 +22,7 @@ import { Registry } from '../../core/catalogue/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp } from '../../resolver-http/app.ts';
+import { pageScript } from '../../resolver-http/page.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
 import { catalogueFamilies, ResolverStats } from '../../resolver-http/stats.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
@@ -328,7 +329,12 @@ async function serve(
   } catch (e) {
     return catalogueFailed(io, e);
   }
-  const shared = { analyse: analyseReference, config, ...(registry ? { registry } : {}) };
+  const shared = {
+    analyse: analyseReference,
+    config,
+    ...(registry ? { registry } : {}),
+    ...(config.page.enabled ? { page: { doh: () => config.page.doh, script: pageScript } } : {}),
+  };
   // /health names the catalogue without revealing where it lives.
   const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
   let app;

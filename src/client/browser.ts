@@ -1,0 +1,190 @@
+/**
+ * The DDDS client where there are no sockets (a web page, a worker): the
+ * whole chain over DNS over HTTPS (RFC 8484) and the platform's `fetch`.
+ * The same walk and driver as the Node client (`resolve.ts`); lookups go to
+ * DoH URLs through the DNS cache, the THTTP step through `fetch`. No Node
+ * built-ins (`lexroute/client` under the `browser` condition gives it).
+ *
+ * What a page cannot do, and what the client does instead:
+ * - A redirect's `Location` is hidden from a page (the Fetch standard's
+ *   "opaque-redirect filtered response"), so an N2L URL of the form
+ *   `/uri-res/N2L?<urn>` is asked as N2Ls (`/uri-res/N2Ls?<urn>`, a
+ *   text/uri-list a page can read, with CORS) and its first URL is the
+ *   answer; any other N2L URL that redirects fails with
+ *   HTTP_OPAQUE_REDIRECT.
+ * - The addresses of S/A hosts found over DoH cannot be pinned for the
+ *   HTTP request: the browser resolves the host name itself.
+ * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
+ */
+import type { RecordType } from 'dns-packet';
+import type { ResolveResult } from '../core/ddds/trace.ts';
+import type { WalkNeed } from '../core/ddds/walk.ts';
+import { CachingResolver, DnsCache } from './cache.ts';
+import { DohTransport } from './doh.ts';
+import { HttpStepError } from './errors.ts';
+import { StubResolver, type LookupResult } from './lookup.ts';
+import { resolveWith, type WalkHost, type WalkOptions } from './resolution.ts';
+import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
+
+export interface BrowserClientOptions {
+  /** DNS over HTTPS URLs (`https://host/dns-query`), tried in turn. */
+  readonly doh: string | readonly string[];
+  /** HTTP method for DoH queries (default GET: no CORS preflight, cacheable). */
+  readonly dohMethod?: 'GET' | 'POST';
+  /** DNS timeout per try, ms (default 2000). */
+  readonly timeoutMs?: number;
+  /** DNS tries per URL (default 2). */
+  readonly tries?: number;
+  /** HTTP step timeout, ms (default 10,000). */
+  readonly httpTimeoutMs?: number;
+  /** A cache to share, or false for none (default: a fresh cache per client). */
+  readonly cache?: DnsCache | false;
+  /** Randomness for SRV weights (default Math.random). */
+  readonly random?: () => number;
+  /** The fetch to use for DoH and THTTP (default: the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+export interface BrowserResolveOptions extends BrowserClientOptions, WalkOptions {
+  /** Reuse a client (its cache); the other client options are then ignored. */
+  readonly client?: BrowserLexClient;
+}
+
+/** One GET through `fetch`, redirects not followed. */
+export function fetchGet(fetchFn: typeof fetch): HttpGet {
+  return async (req) => {
+    const res = await fetchFn(`${req.origin}${req.path}`, {
+      method: 'GET',
+      redirect: 'manual',
+      // A page may not set user-agent; accept alone keeps the request "simple" (no preflight).
+      headers: { accept: req.headers.accept ?? '*/*' },
+      signal: req.signal,
+    });
+    if (res.type === 'opaqueredirect') {
+      throw new HttpStepError(
+        'HTTP_OPAQUE_REDIRECT',
+        `${req.url} redirects, and a browser does not show a page where to: ask the resolver's N2Ls`,
+        { url: req.url },
+      );
+    }
+    const declared = Number(res.headers.get('content-length') ?? 0);
+    const tooLarge = () =>
+      new HttpStepError(
+        'HTTP_BODY_TOO_LARGE',
+        `response from ${req.url} is over ${req.maxBodyBytes} bytes`,
+        { url: req.url },
+      );
+    if (declared > req.maxBodyBytes) {
+      await res.body?.cancel();
+      throw tooLarge();
+    }
+    const body = new Uint8Array(await res.arrayBuffer());
+    if (body.length > req.maxBodyBytes) throw tooLarge();
+    return {
+      status: res.status,
+      location: res.headers.get('location') ?? undefined,
+      contentType: res.headers.get('content-type') ?? undefined,
+      body,
+    };
+  };
+}
+
+const N2L_PATH = /^(https?:\/\/[^/?#]+\/uri-res\/)[NI]2L\?/i;
+
+/**
+ * The THTTP step in a page: N2L asked as N2Ls where the URL has the
+ * `/uri-res/` form (see the module comment), the rest as asked.
+ */
+export async function browserThttp(
+  get: HttpGet,
+  url: string,
+  service: 'N2L' | 'N2Ls' | 'N2C',
+  options: { timeoutMs?: number; signal?: AbortSignal },
+): Promise<HttpStepResult> {
+  const m = service === 'N2L' ? N2L_PATH.exec(url) : null;
+  if (m === null) return thttpWith(get, url, service, options);
+  const list = await thttpWith(
+    get,
+    `${m[1] as string}N2Ls?${url.slice(m[0].length)}`,
+    'N2Ls',
+    options,
+  );
+  return { service: 'N2L', urls: list.urls.slice(0, 1), exchanges: list.exchanges };
+}
+
+/** A client for pages: DoH lookups behind a DNS cache, THTTP through fetch. */
+export class BrowserLexClient implements WalkHost {
+  readonly cache: DnsCache | undefined;
+  readonly mode = 'stub' as const;
+  readonly servers: readonly string[];
+  private readonly resolver: StubResolver;
+  private readonly cached: CachingResolver | undefined;
+  private readonly options: BrowserClientOptions;
+  private readonly get: HttpGet;
+
+  constructor(options: BrowserClientOptions) {
+    this.options = options;
+    const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const doh = new DohTransport({
+      urls: typeof options.doh === 'string' ? [options.doh] : options.doh,
+      fetch: fetchFn,
+      ...(options.dohMethod !== undefined ? { method: options.dohMethod } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.tries !== undefined ? { tries: options.tries } : {}),
+    });
+    this.servers = doh.urls;
+    this.resolver = new StubResolver(doh, { servers: [] });
+    this.cache = options.cache === false ? undefined : (options.cache ?? new DnsCache());
+    this.cached = this.cache ? new CachingResolver(this.resolver, this.cache) : undefined;
+    this.get = fetchGet(fetchFn);
+  }
+
+  ready(): undefined {
+    return undefined;
+  }
+
+  get random(): () => number {
+    return this.options.random ?? Math.random;
+  }
+
+  /** @internal */
+  peek(name: string, type: RecordType): LookupResult | undefined {
+    return this.cached?.peek(name, type)?.result;
+  }
+
+  /** @internal */
+  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult> {
+    return (this.cached ?? this.resolver).lookup(name, type, signal);
+  }
+
+  /** @internal */
+  thttp(
+    need: Extract<WalkNeed, { kind: 'http' }>,
+    signal: AbortSignal | undefined,
+  ): Promise<HttpStepResult> {
+    return browserThttp(this.get, need.url, need.service, {
+      ...(this.options.httpTimeoutMs !== undefined
+        ? { timeoutMs: this.options.httpTimeoutMs }
+        : {}),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  resolve(urn: string, options: WalkOptions = {}): Promise<ResolveResult> {
+    return resolveWith(this, urn, options);
+  }
+
+  /** Nothing to close (no sockets); here for the Node client's shape. */
+  async close(): Promise<void> {}
+}
+
+/**
+ * Resolve a LEX URN in a page: `{ urls, resolverUrl, trace }`, or a
+ * ResolveError with a stable code and the trace so far.
+ */
+export function resolveLexUrnInBrowser(
+  urn: string,
+  options: BrowserResolveOptions,
+): Promise<ResolveResult> {
+  return resolveWith(options.client ?? new BrowserLexClient(options), urn, options);
+}
