@@ -13,6 +13,7 @@ const out = path.resolve(import.meta.dirname, '../dist/browser/lexroute-page.js'
 mkdirSync(path.dirname(out), { recursive: true });
 const js = await bundleFromSources(out);
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-console.log(
-  `${path.relative(process.cwd(), out)}: ${kib(js.length)} minified, ${kib(gzipSync(js).length)} gzipped`,
+// On standard error: `npm pack --json` runs the build and its standard output must stay JSON.
+process.stderr.write(
+  `${path.relative(process.cwd(), out)}: ${kib(js.length)} minified, ${kib(gzipSync(js).length)} gzipped\n`,
 );

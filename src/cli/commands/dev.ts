@@ -18,8 +18,9 @@ the second reached through NS delegations with glue) and the jurisdiction
 resolvers the zones' terminal rules point at (catalogue built from
 data/sample-catalogue.jsonl at each start). Prints what runs where and
 commands to try, and a DNS over HTTPS endpoint (RFC 8484) over every zone of
-the chain for stub clients and browsers; Ctrl-C (SIGINT) or SIGTERM stops
-everything.
+the chain for stub clients and browsers. The resolvers serve at / a page
+where a URN typed in a browser is resolved by the browser itself over that
+DoH endpoint (address printed). Ctrl-C (SIGINT) or SIGTERM stops everything.
 
 Options:
   --config FILE     deployment description (default: config/dev.json)
