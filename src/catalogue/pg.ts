@@ -457,6 +457,15 @@ function copyField(v: string): string {
  * batch's own writes; `endBatch` writes the batch with COPY (new works,
  * names) and one UPDATE (changed stored works).
  */
+/** One batch's rows, taken out of the import's state to be written. */
+interface PgBatch {
+  readonly works: string[];
+  readonly lookup: string[];
+  readonly names: string[];
+  readonly numbers: [string, string, number][];
+  readonly updates: [number, string][];
+}
+
 export class PgImport implements WriterBackend {
   readonly #client: pg.PoolClient;
   #maxId: number;
@@ -469,6 +478,8 @@ export class PgImport implements WriterBackend {
   readonly #numberRows: [string, string, number][] = [];
   readonly #counts: Counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
   #pending: CatalogueWriter | null = null;
+  /** The previous batch's writes, under way while the next batch is read. */
+  #inflight: Promise<void> = Promise.resolve();
   #done = false;
   readonly writer: CatalogueWriter;
 
@@ -480,6 +491,8 @@ export class PgImport implements WriterBackend {
 
   /** Fetch the stored works the batch's names refer to. */
   async prefetch(urns: readonly string[]): Promise<void> {
+    // The previous batch's rows must be in first (its statements go one after another).
+    await this.#inflight;
     const wanted = [...new Set(urns)].filter((u) => !this.#names.has(u));
     if (wanted.length === 0) return;
     const r = await this.#client.query<[string, number, string]>({
@@ -541,46 +554,67 @@ export class PgImport implements WriterBackend {
     await pipeline(Readable.from(chunks), this.#client.query(copyFrom(sql)));
   }
 
-  /** Write what the batch changed (inside the import's transaction). */
+  /**
+   * Write what the batch changed (inside the import's transaction). The
+   * writes go on while the importer reads and validates the next batch: at
+   * most one batch is being written, the next prefetch waits for it (so the
+   * next batch sees its rows), and a failed write surfaces there, at the
+   * next batch or at commit.
+   */
   async endBatch(): Promise<void> {
     this.#pending?.flush();
+    const batch = this.#takeBatch();
+    await this.#inflight;
+    this.#inflight = this.#write(batch);
+    // Observed by the next prefetch, endBatch or commit; never unhandled.
+    this.#inflight.catch(() => undefined);
+  }
+
+  #takeBatch(): PgBatch {
     const works: string[] = [];
     for (const [id, doc] of this.#newWorks) works.push(`${id}\t${copyField(doc)}\n`);
-    await this.#copy('COPY works (id, doc) FROM STDIN', works);
-    await this.#copy('COPY lookup (urn, work_id) FROM STDIN', this.#lookupRows);
-    await this.#copy(
-      'COPY names (work_id, jurisdiction, authority, measure, period, year, numbers) FROM STDIN',
-      this.#nameRows,
-    );
-    if (this.#numberRows.length > 0) {
-      await this.#client.query(
-        `INSERT INTO name_numbers (jurisdiction, number, work_id)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) ON CONFLICT DO NOTHING`,
-        [
-          this.#numberRows.map((r) => r[0]),
-          this.#numberRows.map((r) => r[1]),
-          this.#numberRows.map((r) => r[2]),
-        ],
-      );
-    }
-    if (this.#updates.size > 0) {
-      await this.#client.query(
-        'UPDATE works SET doc = u.doc FROM unnest($1::int[], $2::text[]) AS u(id, doc) WHERE works.id = u.id',
-        [[...this.#updates.keys()], [...this.#updates.values()]],
-      );
-    }
+    const batch: PgBatch = {
+      works,
+      lookup: this.#lookupRows,
+      names: this.#nameRows,
+      numbers: this.#numberRows.splice(0),
+      updates: [...this.#updates],
+    };
     this.#names.clear();
     this.#docs.clear();
     this.#newWorks.clear();
     this.#updates.clear();
     this.#lookupRows = [];
     this.#nameRows = [];
-    this.#numberRows.length = 0;
+    return batch;
+  }
+
+  async #write(b: PgBatch): Promise<void> {
+    await this.#copy('COPY works (id, doc) FROM STDIN', b.works);
+    await this.#copy('COPY lookup (urn, work_id) FROM STDIN', b.lookup);
+    await this.#copy(
+      'COPY names (work_id, jurisdiction, authority, measure, period, year, numbers) FROM STDIN',
+      b.names,
+    );
+    if (b.numbers.length > 0) {
+      await this.#client.query(
+        `INSERT INTO name_numbers (jurisdiction, number, work_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int[]) ON CONFLICT DO NOTHING`,
+        [b.numbers.map((r) => r[0]), b.numbers.map((r) => r[1]), b.numbers.map((r) => r[2])],
+      );
+    }
+    if (b.updates.length > 0) {
+      await this.#client.query(
+        'UPDATE works SET doc = u.doc FROM unnest($1::int[], $2::text[]) AS u(id, doc) WHERE works.id = u.id',
+        [b.updates.map((u) => u[0]), b.updates.map((u) => u[1])],
+      );
+    }
   }
 
   /** Make the whole import visible at once, and tell the resolvers. */
   async commit(): Promise<void> {
     await this.endBatch();
+    await this.#inflight;
     const c = this.#client;
     try {
       for (const k of COUNTS) {
@@ -600,6 +634,7 @@ export class PgImport implements WriterBackend {
 
   async rollback(): Promise<void> {
     if (this.#done) return;
+    await this.#inflight.catch(() => undefined);
     try {
       await this.#client.query('ROLLBACK');
     } finally {
