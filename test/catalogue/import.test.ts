@@ -390,6 +390,44 @@ describe('lexroute catalogue (CLI)', () => {
     expect(out.stdout().trim().split('\n').length).toBe(lines + 1);
   });
 
+  it('import --json: one JSON report with the rejected rows, and a JSON failure', async () => {
+    const file = join(dir, 'cli-json.jsonl');
+    const sample = readFileSync(SAMPLE, 'utf8');
+    writeFileSync(file, `${sample}{"urn":"urn:lex:br:federal:lei:2020-02-30;1"}\nnot json\n`);
+    const db = join(dir, 'cli-json', 'catalogue.sqlite');
+    const io = captureIo({ cwd: dir });
+    const args = ['import', 'cli-json.jsonl', '--catalogue', db, '--json'];
+    expect(await catalogueCommand.run(args, io)).toBe(1);
+    expect(io.stderr()).toBe('');
+    const lines = sample.trim().split('\n').length;
+    const r = JSON.parse(io.stdout()) as Record<string, unknown> & {
+      errors: { line: number; code: string }[];
+      counts: { works: number };
+    };
+    expect(r).toMatchObject({ ok: false, rows: lines + 2, imported: lines, rejected: 2 });
+    expect(r.aborted).toBe(false);
+    expect(r.errors.map((e) => [e.line, e.code])).toEqual([
+      [lines + 1, 'LEX_BAD_DATE'],
+      [lines + 2, expect.stringMatching(/^[A-Z_]+$/)],
+    ]);
+    expect(r.counts.works).toBeGreaterThan(10);
+    // Again: nothing new, nothing rejected.
+    writeFileSync(file, sample);
+    const again = captureIo({ cwd: dir });
+    expect(await catalogueCommand.run(args, again)).toBe(0);
+    expect(JSON.parse(again.stdout())).toMatchObject({ ok: true, newWorks: 0, errors: [] });
+    const missing = captureIo({ cwd: dir });
+    const argsMissing = ['import', 'nowhere.jsonl', '--catalogue', db, '--json'];
+    expect(await catalogueCommand.run(argsMissing, missing)).toBe(1);
+    expect(JSON.parse(missing.stdout())).toMatchObject({
+      ok: false,
+      errors: [{ code: 'IMPORT_UNREADABLE' }],
+    });
+    await expect(
+      catalogueCommand.run(['export', '--json', '--catalogue', db], captureIo()),
+    ).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
   it('usage errors exit 2', async () => {
     await expect(catalogueCommand.run(['frob'], captureIo())).rejects.toMatchObject({
       code: 'USAGE',

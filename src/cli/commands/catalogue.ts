@@ -6,7 +6,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { analyseLexUrn } from '../../core/catalogue/from-urn.ts';
-import { importFile, type ImportProgress, type RowFormat } from '../../catalogue/import.ts';
+import {
+  importFile,
+  type ImportProgress,
+  type ImportRowError,
+  type RowFormat,
+} from '../../catalogue/import.ts';
 import { exportCatalogue, exportWorks } from '../../catalogue/export.ts';
 import {
   catalogueCounts,
@@ -52,6 +57,13 @@ Options:
   --format FORMAT    jsonl | csv (import: default from the file extension;
                      export: default jsonl)
   --output FILE      export: write here instead of standard output
+  --json             import: print the report as one JSON object on standard
+                     output (ok, rows, imported, rejected, newWorks, newItems,
+                     unchangedItems, aborted, seconds, catalogue counts, and
+                     errors[]: line, code, field, column, message; at most
+                     10,000 listed, errorsNotListed counts the rest) instead
+                     of the text lines; a failure is {"ok": false, "errors":
+                     [{code, message}]}
   -h, --help         show this help
 
 Exit codes: 0 success, 1 failure (CATALOGUE_OPEN, CATALOGUE_MISSING,
@@ -116,15 +128,18 @@ async function runImport(
   file: string,
   shown: string,
   format: RowFormat | undefined,
+  json: boolean,
 ): Promise<number> {
   let opened: OpenedCatalogue;
   try {
     opened = await openCatalogue(location, io.cwd);
   } catch (e) {
-    return failed(io, e);
+    return failed(io, e, json);
   }
   const started = performance.now();
   const bar = io.errIsTTY ? progressBar(io) : undefined;
+  const listed: ImportRowError[] = [];
+  let notListed = 0;
   try {
     const s = await importFile(opened.store, file, {
       analyse: analyseLexUrn,
@@ -132,6 +147,11 @@ async function runImport(
       signal: io.signal,
       onError: (e) => {
         if (bar) io.err('\r\x1b[K');
+        if (json) {
+          if (listed.length < JSON_ERRORS_LISTED) listed.push(e);
+          else notListed++;
+          return;
+        }
         const where = e.field
           ? ` ${e.field}${e.column !== undefined ? ` column ${e.column}` : ''}:`
           : '';
@@ -142,6 +162,13 @@ async function runImport(
     if (bar) io.err('\r\x1b[K');
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const c = await catalogueCounts(opened);
+    const ok = s.rejected === 0 && !s.aborted;
+    if (json) {
+      const report = { ok, file: shown, catalogue: opened.label, ...s, seconds: Number(seconds) };
+      const errors = { errors: listed, ...(notListed > 0 ? { errorsNotListed: notListed } : {}) };
+      io.out(`${JSON.stringify({ ...report, counts: c, ...errors }, null, 2)}\n`);
+      return ok ? EXIT_OK : EXIT_FAIL;
+    }
     io.out(
       (s.aborted
         ? `interrupted after ${plural(s.rows, 'row', 'rows')}: nothing imported, the catalogue is as it was\n`
@@ -152,16 +179,25 @@ async function runImport(
         ` ${plural(c.expressions, 'expression', 'expressions')}, ${plural(c.manifestations, 'manifestation', 'manifestations')},` +
         ` ${plural(c.items, 'item', 'items')}\n`,
     );
-    return s.rejected > 0 || s.aborted ? EXIT_FAIL : EXIT_OK;
+    return ok ? EXIT_OK : EXIT_FAIL;
   } catch (e) {
     if (bar) io.err('\r\x1b[K');
-    return failed(io, e);
+    return failed(io, e, json);
   } finally {
     await closeCatalogue(opened);
   }
 }
 
-function failed(io: CliIo, e: unknown): number {
+/** With --json, the import's rejected rows listed in its report (the rest are counted). */
+const JSON_ERRORS_LISTED = 10_000;
+
+function failed(io: CliIo, e: unknown, json = false): number {
+  if (e instanceof CatalogueError && json) {
+    io.out(
+      `${JSON.stringify({ ok: false, errors: [{ code: e.code, message: e.message }] }, null, 2)}\n`,
+    );
+    return EXIT_FAIL;
+  }
   if (e instanceof CatalogueError) {
     io.err(`lexroute catalogue: ${e.code}: ${e.message}\n`);
     return EXIT_FAIL;
@@ -259,6 +295,7 @@ export const catalogueCommand: Command = {
       catalogue: { type: 'string' },
       format: { type: 'string' },
       output: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -274,12 +311,14 @@ export const catalogueCommand: Command = {
       if (rest.length !== 1) throw new UsageError('import takes exactly one file');
       if (values.output !== undefined) throw new UsageError('--output is for export');
       const file = path(rest[0] as string);
+      const json = values.json === true;
       if (!existsSync(file)) {
-        io.err(`lexroute catalogue: IMPORT_UNREADABLE: ${file}: no such file\n`);
-        return EXIT_FAIL;
+        const e = new CatalogueError('IMPORT_UNREADABLE', `${file}: no such file`);
+        return failed(io, e, json);
       }
-      return runImport(io, location, file, rest[0] as string, format);
+      return runImport(io, location, file, rest[0] as string, format, json);
     }
+    if (values.json === true) throw new UsageError('--json is for import');
     if (sub === 'export') {
       if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
       return runExport(
