@@ -130,7 +130,6 @@ describe.skipIf(PRLIMIT.skipReason !== undefined)(
       expect(r.status).toBe(1);
       expect(r.out).toContain('ZONE_UNKNOWN_DIRECTIVE');
       expect(r.out).toContain('\\027[2J\\007');
-      // eslint-disable-next-line no-control-regex
       expect(r.out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     });
   },
