@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Server throughput: lexroute vs BIND 9 (named -n 1) vs the Node ceiling (a
-# dgram responder sending one pre-built packet), each pinned to one core with
-# taskset, dnsperf on another core with the same query file, same loopback
-# port, fixed duration. Prints queries/s, lost queries and the ratios.
+# Server throughput: lexroute vs BIND 9 (named -n 1), NSD (server-count 1),
+# Knot DNS (udp-workers 1) and the Node ceiling (a dgram responder sending one
+# pre-built packet), each pinned to one core with taskset, dnsperf on another
+# core with the same query file, same loopback port, fixed duration. Also
+# lexroute with RRL on (at a rate no query reaches) and with --workers 2
+# (pinned to both cores, so it shares the client's core: this machine has
+# two). Prints queries/s, lost queries, server CPU per query and the ratios.
 #
 #   bench/server-qps.sh                 # 20 s per server
 #   DURATION=5 bench/server-qps.sh      # quicker
@@ -96,7 +99,14 @@ wait_ceiling() {
 }
 
 declare -A QPS LOST CPU
-cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# utime + stime of a process and its children (NSD answers from a child process).
+cputicks() {
+  local t=0 p
+  for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
 measure() {
   local name=$1
   local out qps lost
@@ -165,6 +175,69 @@ PID=$!
 wait_port
 measure lexroute-rrl
 
+# lexroute with two answering workers (SO_REUSEPORT), on both cores
+taskset -c "$SERVER_CPU,$CLIENT_CPU" "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn --workers 2 &
+PID=$!
+wait_port
+measure lexroute-w2
+
+# NSD, one server process
+if command -v nsd >/dev/null 2>&1; then
+cat >"$TMP/nsd.conf" <<CONF
+server:
+  ip-address: 127.0.0.1@$PORT
+  server-count: 1
+  username: ""
+  chroot: ""
+  zonesdir: "$TMP"
+  pidfile: "$TMP/nsd.pid"
+  database: ""
+  zonelistfile: "$TMP/nsd.zonelist"
+  xfrdfile: "$TMP/nsd.xfrd"
+  xfrdir: "$TMP"
+  verbosity: 0
+  hide-version: yes
+  # NSD limits responses by default (rrl-ratelimit 200): off, as the others here.
+  rrl-ratelimit: 0
+  rrl-whitelist-ratelimit: 0
+remote-control:
+  control-enable: no
+zone:
+  name: lex.bench
+  zonefile: "$ZONE"
+CONF
+taskset -c "$SERVER_CPU" nsd -d -c "$TMP/nsd.conf" 2>"$TMP/nsd.log" &
+PID=$!
+wait_port || { cat "$TMP/nsd.log" >&2; exit 1; }
+measure nsd
+fi
+
+# Knot DNS, one UDP worker
+if command -v knotd >/dev/null 2>&1; then
+mkdir -p "$TMP/knot"
+cat >"$TMP/knot.conf" <<CONF
+server:
+    rundir: "$TMP/knot"
+    listen: 127.0.0.1@$PORT
+    udp-workers: 1
+    tcp-workers: 1
+    background-workers: 1
+database:
+    storage: "$TMP/knot"
+log:
+  - target: stderr
+    any: error
+zone:
+  - domain: lex.bench
+    storage: "$TMP/knot"
+    file: "$ZONE"
+CONF
+taskset -c "$SERVER_CPU" knotd -c "$TMP/knot.conf" 2>"$TMP/knot.log" &
+PID=$!
+wait_port || { cat "$TMP/knot.log" >&2; exit 1; }
+measure knot
+fi
+
 # The Node ceiling
 taskset -c "$SERVER_CPU" "$NODE" bench/server-ceiling.ts "$PORT" 2>/dev/null &
 PID=$!
@@ -177,12 +250,19 @@ echo
 printf '%-22s %14s %8s %22s\n' "server" "queries/s" "lost" "CPU us/query @$RATE/s"
 printf '%-22s %14s %8s %22s\n' "lexroute" "${QPS[lexroute]}" "${LOST[lexroute]}" "${CPU[lexroute]}"
 printf '%-22s %14s %8s %22s\n' "lexroute --rrl" "${QPS[lexroute-rrl]}" "${LOST[lexroute-rrl]}" "${CPU[lexroute-rrl]}"
+printf '%-22s %14s %8s %22s\n' "lexroute --workers 2" "${QPS[lexroute-w2]}" "${LOST[lexroute-w2]}" "${CPU[lexroute-w2]}"
 printf '%-22s %14s %8s %22s\n' "BIND 9 (named -n 1)" "${QPS[bind]}" "${LOST[bind]}" "${CPU[bind]}"
+printf '%-22s %14s %8s %22s\n' "NSD (server-count 1)" "${QPS[nsd]:-n/a}" "${LOST[nsd]:-}" "${CPU[nsd]:-}"
+printf '%-22s %14s %8s %22s\n' "Knot (udp-workers 1)" "${QPS[knot]:-n/a}" "${LOST[knot]:-}" "${CPU[knot]:-}"
 printf '%-22s %14s %8s %22s\n' "Node ceiling" "${QPS[ceiling]}" "${LOST[ceiling]}" "${CPU[ceiling]}"
 echo
 echo "throughput  lexroute / BIND:         $(ratio "${QPS[lexroute]}" "${QPS[bind]}")   (target >= 1.0)"
 echo "throughput  lexroute / Node ceiling: $(ratio "${QPS[lexroute]}" "${QPS[ceiling]}")   (target >= 0.9)"
+echo "throughput  lexroute / NSD:          $(ratio "${QPS[lexroute]}" "${QPS[nsd]:-0}")"
+echo "throughput  lexroute / Knot:         $(ratio "${QPS[lexroute]}" "${QPS[knot]:-0}")"
 echo "throughput  RRL on / off:             $(ratio "${QPS[lexroute-rrl]}" "${QPS[lexroute]}")   (target >= 0.97)"
+echo "throughput  --workers 2 / 1:          $(ratio "${QPS[lexroute-w2]}" "${QPS[lexroute]}")   (2 cores, one shared with dnsperf)"
+echo "CPU cost    workers 1 / 2:            $(ratio "${CPU[lexroute]}" "${CPU[lexroute-w2]}")   (> 1: two workers cheaper per query)"
 echo "CPU cost    RRL off / on:             $(ratio "${CPU[lexroute]}" "${CPU[lexroute-rrl]}")"
 echo "CPU cost    BIND / lexroute:         $(ratio "${CPU[bind]}" "${CPU[lexroute]}")   (> 1: lexroute cheaper per query)"
 echo "CPU cost    ceiling / lexroute:      $(ratio "${CPU[ceiling]}" "${CPU[lexroute]}")"

@@ -99,6 +99,11 @@ export interface ServerConfig {
   readonly zoneFiles: ZoneFilesConfig;
   /** Reload changed zone files automatically. */
   readonly watch: boolean;
+  /**
+   * Answering workers (threads sharing the UDP and TCP ports through
+   * SO_REUSEPORT, one copy of the zones); 0: one per core.
+   */
+  readonly workers: number;
   readonly udp: { readonly maxPayload: number };
   readonly tcp: {
     readonly idleTimeoutMs: number;
@@ -144,6 +149,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   allowEmpty: false,
   zoneFiles: { maxBytes: 1 << 30, maxEntryChars: 1 << 20, includeDirs: [] },
   watch: false,
+  workers: 1,
   udp: { maxPayload: 1232 },
   tcp: {
     idleTimeoutMs: 10_000,
@@ -218,6 +224,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'allowEmpty',
     'zoneFiles',
     'watch',
+    'workers',
     'udp',
     'tcp',
     'limits',
@@ -562,6 +569,7 @@ export function validateServerConfig(input: unknown): {
     },
     ...identityKeys(errors, input),
     dnssec: validateDnssec(errors, isObject(input.dnssec) ? input.dnssec : {}),
+    workers: intIn(errors, 'workers', input.workers, 0, 256, d.workers),
   };
   return { config, errors };
 }

@@ -11,6 +11,7 @@ import { chmod, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type { Logger } from './log.ts';
 import type { ReloadReport, RunningServer } from './server.ts';
+import { plainStats } from './answer-threads.ts';
 import { soaSerialOf, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
 
 export const CONTROL_COMMANDS = ['status', 'reload', 'zone-status', 'stats', 'stop'] as const;
@@ -86,21 +87,34 @@ function originArg(text: string): string {
   return t.endsWith('.') ? t : `${t}.`;
 }
 
-function stats(ctx: ControlContext): Record<string, unknown> {
+/** Counters of every answering worker, summed (`workers` lists the queries of each). */
+async function stats(ctx: ControlContext): Promise<Record<string, unknown>> {
   const s = ctx.server;
+  const all = [plainStats(s), ...((await s.threads?.stats()) ?? [])];
   const tcp = { open: 0, accepted: 0, refused: 0, closedMessageTimeout: 0, closedIdle: 0 };
-  for (const l of s.tcp) {
-    tcp.open += l.stats.open;
-    tcp.accepted += l.stats.accepted;
-    tcp.refused += l.stats.refusedMax + l.stats.refusedPerClient;
-    tcp.closedMessageTimeout += l.stats.closedMessageTimeout;
-    tcp.closedIdle += l.stats.closedIdle;
+  const queries: Record<string, number> = {};
+  let rrl: Record<string, number> | null = null;
+  for (const w of all) {
+    for (const [k, v] of Object.entries(w.queries)) queries[k] = (queries[k] ?? 0) + v;
+    for (const l of w.tcp) {
+      tcp.open += l.open;
+      tcp.accepted += l.accepted;
+      tcp.refused += l.refusedMax + l.refusedPerClient;
+      tcp.closedMessageTimeout += l.closedMessageTimeout;
+      tcp.closedIdle += l.closedIdle;
+    }
+    if (w.rrl) {
+      rrl ??= { tableEntries: 0 };
+      for (const [k, v] of Object.entries(w.rrl.counters)) rrl[k] = (rrl[k] ?? 0) + v;
+      rrl.tableEntries! += w.rrl.size;
+    }
   }
   return {
     uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
-    queries: { ...s.engine.counters },
+    queries,
     tcp,
-    rrl: s.rrl ? { ...s.rrl.counters, tableEntries: s.rrl.size } : null,
+    rrl,
+    workers: all.map((w, i) => ({ worker: i, queries: w.queries.queries })),
   };
 }
 
@@ -177,7 +191,7 @@ export async function runControlCommand(
       return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
     }
     case 'stats':
-      return { ok: true, result: stats(ctx) };
+      return { ok: true, result: await stats(ctx) };
     case 'stop':
       setImmediate(ctx.stop);
       return { ok: true, result: { stopping: true } };

@@ -19,7 +19,7 @@ import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { base64UrlDecode, dohFreshness } from '../core/wire/doh.ts';
-import { TRANSPORT_TCP, type Engine } from './engine.ts';
+import { TRANSPORT_DOH, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
@@ -199,7 +199,7 @@ export async function handleDohRequest(
   const source = req.socket?.remoteAddress ?? '';
   let out: Buffer | undefined;
   try {
-    out = query.length >= 12 ? engine().respond(query, TRANSPORT_TCP) : undefined;
+    out = query.length >= 12 ? engine().respond(query, TRANSPORT_DOH) : undefined;
   } catch (e) {
     summary.note('query_failed', source, 'doh', 'error', (e as Error).message);
     problem(res, 400, 'DOH_BAD_MESSAGE', 'the DNS message could not be answered');

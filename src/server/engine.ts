@@ -143,6 +143,7 @@ interface Compiled {
   /** Negative bodies that depend only on the question length: zone origin key -> (qlen*4 + soa*2 + nx) -> body. */
   readonly negatives: Map<string, Map<number, EncodedBody>>;
   readonly zones: readonly Zone[];
+  readonly indexed: readonly IndexedZone[];
 }
 
 export interface EngineCounters {
@@ -182,9 +183,12 @@ type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string }
 
 const UDP = 0;
 const TCP = 1;
-export type Transport = typeof UDP | typeof TCP;
+/** DNS over HTTPS: answered as over TCP (no truncation, full ANY), counted apart. */
+const DOH = 2;
+export type Transport = typeof UDP | typeof TCP | typeof DOH;
 export const TRANSPORT_UDP: Transport = UDP;
 export const TRANSPORT_TCP: Transport = TCP;
+export const TRANSPORT_DOH: Transport = DOH;
 
 export class Engine {
   readonly options: EngineOptions;
@@ -239,6 +243,11 @@ export class Engine {
     return this.state.zones;
   }
 
+  /** The zones being served, indexed (what another answering thread can be given). */
+  get zoneEntries(): readonly IndexedZone[] {
+    return this.state.indexed;
+  }
+
   /**
    * Replace every served zone at once (one assignment: a query sees the old
    * or the new set). A zone given as an `IndexedZone` (prepared by the thread
@@ -256,7 +265,7 @@ export class Engine {
     for (const z of indexed) negatives.set(z.originKey, new Map());
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
-    return { set, names: new Map(), negatives, zones: indexed.map((z) => z.zone) };
+    return { set, names: new Map(), negatives, zones: indexed.map((z) => z.zone), indexed };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -305,7 +314,7 @@ export class Engine {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
       this.lastZone = entry.zone;
       if (qtype === TYPE_ANY) {
-        const opts = transport === TCP ? this.lookupTcp : this.lookupUdp;
+        const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype, signed));
       }
       const slot = signed ? qtype + DO_KEY : qtype;
@@ -328,7 +337,7 @@ export class Engine {
       this.counters.refused++;
       return REFUSED_BODY;
     }
-    const r = lookup(z, key, qtype, transport === TCP ? this.lookupTcp : this.lookupUdp);
+    const r = lookup(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
     this.lastZone = r.zone;
     this.lastWildcard = r.wildcard;
     // A signed negative answer proves the name's absence: its body depends on the name.
@@ -449,7 +458,7 @@ export class Engine {
     const options = q.edns ? this.ednsOptions(msg, q, client) : undefined;
     const optLen = q.edns ? 11 + (options?.length ?? 0) : 0;
     let limit: number;
-    if (transport === TCP) limit = 65535;
+    if (transport !== UDP) limit = 65535;
     else if (q.edns) {
       // RFC 6891 section 6.2.5: values below 512 are treated as 512.
       const asked = q.udpSize < 512 ? 512 : q.udpSize;

@@ -10,6 +10,7 @@ import { startControlServer, type ControlServer } from './control.ts';
 import type { Logger } from './log.ts';
 import { SHARED_GAUGES, workerFamilies, zoneFamilies } from './metrics.ts';
 import type { RunningServer } from './server.ts';
+import { workerQueriesFamily } from './answer-threads.ts';
 import type { ZoneStatusBook } from './zone-status.ts';
 
 export interface OpsOptions {
@@ -30,14 +31,16 @@ export interface Ops {
   close(): Promise<void>;
 }
 
-/** Every metric family of this server, summed over its workers. */
-export function collectServerMetrics(
+/** Every metric family of this server, summed over its workers (and queries per worker). */
+export async function collectServerMetrics(
   server: RunningServer,
   book: ZoneStatusBook,
   startedAt: number,
 ) {
+  const threads = (await server.threads?.metrics()) ?? [];
+  const own = [...workerFamilies(server), workerQueriesFamily(0, server.engine)];
   return mergeFamilies(
-    [workerFamilies(server), zoneFamilies(server.engine, book, startedAt)],
+    [own, ...threads, zoneFamilies(server.engine, book, startedAt)],
     SHARED_GAUGES,
   );
 }
@@ -60,7 +63,7 @@ export async function startOps(server: RunningServer, o: OpsOptions): Promise<Op
           book: o.book,
           startedAt: o.startedAt,
           version: o.version,
-          workers: 1,
+          workers: server.workers,
           stop: o.stop,
         },
         o.log,

@@ -32,8 +32,9 @@ export class QueryStats {
   readonly sizes = [
     new Float64Array(SIZE_BOUNDS.length + 1),
     new Float64Array(SIZE_BOUNDS.length + 1),
+    new Float64Array(SIZE_BOUNDS.length + 1),
   ];
-  readonly sizeSums = [0, 0];
+  readonly sizeSums = [0, 0, 0];
 
   count(
     transport: number,
@@ -60,7 +61,7 @@ export class QueryStats {
   }
 
   families(): MetricFamily[] {
-    const transports = ['udp', 'tcp'];
+    const transports = ['udp', 'tcp', 'doh'];
     const kinds: [Record<string, string>, number][] = [];
     for (const [k, v] of this.byKind) {
       const qtype = k % 65536;

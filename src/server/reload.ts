@@ -15,7 +15,6 @@ import { open, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import type { IndexedZone } from '../core/zone/lookup.ts';
-import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import {
   compareSerials,
@@ -180,7 +179,8 @@ export interface ReloaderOptions {
   readonly specs: readonly ZoneSourceSpec[];
   readonly cwd: string;
   readonly loader: ZoneFileLoader;
-  readonly engine: Engine;
+  /** Where each new zone set goes (the engine, and the other answering threads). */
+  readonly engine: { setZones(zones: readonly (Zone | IndexedZone)[]): void | Promise<void> };
   readonly log: Logger;
   /** Ask for another reload shortly (a file was still being written). */
   readonly retrySoon: () => void;
@@ -253,7 +253,7 @@ export class ZoneReloader {
       [...next].some(([f, l]) => this.current.get(f)?.zone !== l.zone);
     if (changed) {
       const c0 = now();
-      this.o.engine.setZones([...byOrigin.values()]);
+      await this.o.engine.setZones([...byOrigin.values()]);
       this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: round1(now() - c0) });
     }
     this.current = next;

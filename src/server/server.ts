@@ -13,7 +13,11 @@ import type { ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
-import type { Logger } from './log.ts';
+import type { Logger, LogFormat } from './log.ts';
+import { availableParallelism } from 'node:os';
+import type { Zone } from '../core/zone/model.ts';
+import type { IndexedZone } from '../core/zone/lookup.ts';
+import { AnswerThreads } from './answer-threads.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
@@ -50,13 +54,17 @@ export interface RunningServer {
   readonly summary: LogSummary;
   /** Response-rate limiting on UDP, when configured. */
   readonly rrl: Rrl | undefined;
+  /** Answering workers (`serve --workers`): this thread and `threads`. */
+  readonly workers: number;
+  /** The answering threads beyond this one (undefined with one worker). */
+  readonly threads: AnswerThreads | undefined;
   /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
   reload(): Promise<ReloadReport>;
   close(): Promise<void>;
 }
 
 /** The rate limiter when any of its rates is set. */
-function rrlFor(config: ServerConfig): Rrl | undefined {
+export function rrlFor(config: ServerConfig): Rrl | undefined {
   const r = config.rrl;
   const on =
     r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
@@ -88,6 +96,8 @@ export interface StartOptions {
   readonly log: Logger;
   /** Base directory for relative zone paths. */
   readonly cwd: string;
+  /** The log format of the answering threads (`--workers`); default json. */
+  readonly logFormat?: LogFormat;
 }
 
 /**
@@ -166,55 +176,56 @@ function signatureRefresher(
   };
 }
 
-export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const { config, loader, log, cwd } = options;
-  const specs = zoneSourceSpecs(config);
-  const sources = specs.map((z) => path.resolve(cwd, z.path));
-  const engine = new Engine([], {
+/** The engine's options from the configuration (one cookie secret for every worker). */
+function engineOptionsFor(config: ServerConfig): Partial<EngineOptions> {
+  return {
     maxUdpPayload: config.udp.maxPayload,
     maxChain: config.limits.maxChain,
     cachePerName: config.limits.cachePerName,
     ...identityOptions(config),
-  });
-  const reloader = new ZoneReloader({
-    specs,
-    cwd,
-    loader,
-    engine,
-    log,
-    retrySoon: () => watcher.schedule(500),
-  });
-  const refresher = signatureRefresher(reloader, log, () => reload());
-  const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
-
-  // Watch before the first load: a change made while loading, or right after
-  // the server reports it is listening, is never missed.
-  const watcher = await watchSources(config.watch, sources, log, (watching) =>
-    reload(watching).then((r) => log.info('zones_reloaded', { trigger: 'watch', ...r })),
-  );
-  const stopWatching = () => {
-    watcher.close();
-    refresher.stop();
   };
+}
 
-  let first: ReloadReport;
-  try {
-    first = await reload();
-  } catch (e) {
-    stopWatching();
-    throw e;
-  }
-  if (first.zones === 0) {
-    if (!config.allowEmpty) {
-      stopWatching();
-      throw new ServerStartError(
-        'SERVER_NO_ZONES',
-        `no zone loaded from ${sources.join(', ')} (zone files: *.zone, *.db, db.*; see the diagnostics above); start anyway with --allow-empty (allowEmpty in the configuration)`,
-      );
-    }
-    log.warn('no_zones', { sources: specs.map((z) => z.path), note: 'every query gets REFUSED' });
-  }
+/** Answering workers: `workers`, 0 meaning one per core. */
+export function workerCount(config: ServerConfig): number {
+  return config.workers === 0 ? availableParallelism() : config.workers;
+}
 
+/** The first load; with no zone, the start fails unless `allowEmpty`. */
+async function firstLoad(
+  reload: () => Promise<ReloadReport>,
+  config: ServerConfig,
+  sources: readonly string[],
+  log: Logger,
+): Promise<void> {
+  const first = await reload();
+  if (first.zones > 0) return;
+  if (!config.allowEmpty) {
+    throw new ServerStartError(
+      'SERVER_NO_ZONES',
+      `no zone loaded from ${sources.join(', ')} (zone files: *.zone, *.db, db.*; see the diagnostics above); start anyway with --allow-empty (allowEmpty in the configuration)`,
+    );
+  }
+  log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+}
+
+interface Listeners {
+  readonly udp: UdpListener[];
+  readonly tcp: TcpListener[];
+  readonly doh: DohListener[];
+  readonly summary: LogSummary;
+  readonly rrl: Rrl | undefined;
+  close(): Promise<void>;
+}
+
+/** This thread's UDP, TCP and DoH listeners; on failure, those opened are closed. */
+async function listenAll(
+  engine: Engine,
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+  reusePort: boolean,
+): Promise<Listeners> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
   const doh: DohListener[] = [];
@@ -223,7 +234,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const rrlSweep = rrl
     ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
     : undefined;
-  const closeAll = async () => {
+  const close = async () => {
     await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
     clearInterval(rrlSweep);
     summary.close();
@@ -231,10 +242,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     for (const { host, port } of config.listen) {
       // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(() => engine, host, port, config.tcp, log, summary);
+      const t = await listenTcp(() => engine, host, port, config.tcp, log, summary, reusePort);
       tcp.push(t);
-      const u = await listenUdp(() => engine, host, t.port, log, summary, { rrl });
-      udp.push(u);
+      udp.push(await listenUdp(() => engine, host, t.port, log, summary, { rrl, reusePort }));
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
     for (const { host, port } of config.doh.listen) {
@@ -246,33 +256,76 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       };
       const d = await listenDoh(() => engine, { host, port, ...files }, log, summary);
       doh.push(d);
-      log.info('listening', {
-        address: host,
-        port: d.port,
-        transports: d.tls ? 'https' : 'http',
-        url: d.url,
-      });
+      const transports = d.tls ? 'https' : 'http';
+      log.info('listening', { address: host, port: d.port, transports, url: d.url });
     }
   } catch (e) {
-    stopWatching();
-    await closeAll();
-    await reloader.idle();
+    await close();
     if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
     throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
   }
+  return { udp, tcp, doh, summary, rrl, close };
+}
 
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config, loader, log, cwd } = options;
+  const specs = zoneSourceSpecs(config);
+  const sources = specs.map((z) => path.resolve(cwd, z.path));
+  const engineOptions = engineOptionsFor(config);
+  const engine = new Engine([], engineOptions);
+  // Every reload's zone set goes to this thread's engine and to the other answering threads.
+  let threads: AnswerThreads | undefined;
+  const target = {
+    setZones: async (zones: readonly (Zone | IndexedZone)[]) => {
+      engine.setZones(zones);
+      await threads?.setZones(zones);
+    },
+  };
+  const retrySoon = () => watcher.schedule(500);
+  const reloader = new ZoneReloader({ specs, cwd, loader, engine: target, log, retrySoon });
+  const refresher = signatureRefresher(reloader, log, () => reload());
+  const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
+
+  // Watch before the first load: a change made while loading, or right after
+  // the server reports it is listening, is never missed.
+  const watcher = await watchSources(config.watch, sources, log, (watching) =>
+    reload(watching).then((r) => log.info('zones_reloaded', { trigger: 'watch', ...r })),
+  );
+  const stop = async () => {
+    watcher.close();
+    refresher.stop();
+    await reloader.idle();
+  };
+  const workers = workerCount(config);
+  let l: Listeners;
+  try {
+    await firstLoad(reload, config, sources, log);
+    l = await listenAll(engine, config, cwd, log, workers > 1);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  if (workers > 1) {
+    const ports = l.udp.map((u) => u.port);
+    const logFormat = options.logFormat ?? 'json';
+    threads = AnswerThreads.start({ count: workers - 1, config, ports, engineOptions, logFormat });
+    await threads.setZones(engine.zoneEntries);
+    try {
+      await threads.ready();
+    } catch (e) {
+      await Promise.all([stop(), l.close(), threads.close()]);
+      throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
+    }
+    log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
+  }
   return {
     engine,
-    udp,
-    tcp,
-    doh,
-    summary,
-    rrl,
+    ...l,
+    workers,
+    threads,
     reload,
     close: async () => {
-      stopWatching();
-      await closeAll();
-      await reloader.idle();
+      await Promise.all([stop(), l.close(), threads?.close()]);
     },
   };
 }

@@ -203,6 +203,8 @@ export async function listenTcp(
   options: TcpOptions,
   log: Logger,
   summary: LogSummary,
+  /** SO_REUSEPORT: several answering threads listen on the same port (`serve --workers`). */
+  reusePort = false,
 ): Promise<TcpListener> {
   const conns = new Set<Conn>();
   const perClient = new Map<string, number>();
@@ -235,7 +237,8 @@ export async function listenTcp(
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host, port, exclusive: true, ipv6Only: host.includes(':') }, () => {
+      const ipv6Only = host.includes(':');
+      server.listen({ host, port, exclusive: true, ipv6Only, reusePort }, () => {
         server.off('error', reject);
         resolve();
       });

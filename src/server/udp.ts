@@ -18,6 +18,8 @@ export interface UdpListener {
 export interface UdpOptions {
   /** Response-rate limiting, when on. */
   readonly rrl?: Rrl | undefined;
+  /** SO_REUSEPORT: several answering threads bind the same port (`serve --workers`). */
+  readonly reusePort?: boolean;
 }
 
 export async function listenUdp(
@@ -31,7 +33,12 @@ export async function listenUdp(
   const type = host.includes(':') ? 'udp6' : 'udp4';
   // An IPv6 socket takes IPv6 only, so [::]:53 and 0.0.0.0:53 can both be listed
   // (one socket per address, as BIND and NSD) instead of colliding.
-  const socket = dgram.createSocket({ type, reuseAddr: false, ipv6Only: type === 'udp6' });
+  const socket = dgram.createSocket({
+    type,
+    reuseAddr: false,
+    reusePort: options.reusePort === true,
+    ipv6Only: type === 'udp6',
+  });
   const rrl = options.rrl;
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;

@@ -86,7 +86,14 @@ export class BackgroundZoneLoader {
       w.ref(); // a load in progress keeps the process alive
       w.postMessage(req);
     }).finally(() => {
-      if (this.pending.size === 0) w.unref();
+      if (this.pending.size > 0) return;
+      w.unref();
+      // A shared load leaves the worker's own copy of the columns as garbage
+      // (a zone's size) until its next GC: end the worker, the next load starts one.
+      if (this.options.shared && this.worker === w) {
+        this.worker = undefined;
+        void w.terminate();
+      }
     });
     const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
     return {

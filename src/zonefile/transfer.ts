@@ -83,3 +83,33 @@ export function unpackZone(p: PackedZone): Zone {
   if (apex < 0 || soa < 0) throw new Error(`packed zone ${p.origin} has no SOA at its apex`);
   return new StoreZone(store, p.origin, new RRsetView(store, soa), p.order, p.cuts, p.size);
 }
+
+/**
+ * The packed zone with every typed array moved onto SharedArrayBuffers (one
+ * copy per buffer; views that shared a buffer share its copy): posted to
+ * several threads, the zone then exists once in memory (`serve --workers`).
+ */
+export function sharePacked(p: PackedZone): PackedZone {
+  const copies = new Map<ArrayBuffer, SharedArrayBuffer>();
+  const share = (v: unknown): unknown => {
+    if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer) {
+      let sab = copies.get(v.buffer);
+      if (sab === undefined) {
+        sab = new SharedArrayBuffer(v.buffer.byteLength);
+        new Uint8Array(sab).set(new Uint8Array(v.buffer));
+        copies.set(v.buffer, sab);
+      }
+      const View = v.constructor as new (b: SharedArrayBuffer, at: number, n: number) => unknown;
+      return new View(sab, v.byteOffset, v.byteLength / (v as Uint8Array).BYTES_PER_ELEMENT);
+    }
+    return Array.isArray(v) ? v.map(share) : v;
+  };
+  const store: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p.store)) store[k] = share(v);
+  const keys = p.keys
+    ? (Object.fromEntries(
+        Object.entries(p.keys).map(([k, v]) => [k, share(v)]),
+      ) as unknown as KeyIndexColumns)
+    : undefined;
+  return { ...p, store, order: share(p.order) as Int32Array, ...(keys ? { keys } : {}) };
+}

@@ -13,7 +13,7 @@ import { setPriority } from 'node:os';
 import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
-import { packZone, type PackedZone } from './transfer.ts';
+import { packZone, sharePacked, type PackedZone } from './transfer.ts';
 import { indexZone } from '../core/zone/lookup.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
 import {
@@ -39,6 +39,8 @@ export interface WorkerLoadOptions extends Pick<
 > {
   /** Inline signing (`serve --keys`): zones with keys in the folder are signed after loading. */
   readonly sign?: InlineSigning;
+  /** Columns on SharedArrayBuffers, for several answering threads (`serve --workers`). */
+  readonly shared?: boolean;
 }
 
 export interface LoadReply {
@@ -93,11 +95,11 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),
     diagnostics: r.diagnostics,
-    ...(packed ? { zone: packed.packed } : {}),
+    ...(packed ? { zone: req.options.shared ? sharePacked(packed.packed) : packed.packed } : {}),
     ...(r.signed ? { signed: r.signed } : {}),
     ms: performance.now() - t0,
   };
-  return { reply, transfer: packed?.transfer ?? [] };
+  return { reply, transfer: packed && !req.options.shared ? packed.transfer : [] };
 }
 
 /**

@@ -276,6 +276,24 @@ describe.skipIf(openssl.skipReason !== undefined)('lexroute serve --doh', () => 
     },
   );
 
+  it('DoH queries are counted under their own transport label, not as TCP', async () => {
+    const families = () => plain.server.engine.stats.families();
+    const count = (transport: string) =>
+      families()
+        .find((f) => f.name === 'lexroute_dns_queries_total')!
+        .samples.filter((x) => x.labels.transport === transport)
+        .reduce((a, x) => a + x.value, 0);
+    const [doh0, tcp0] = [count('doh'), count('tcp')];
+    const q = dnsPacket.encode({
+      type: 'query',
+      id: 0,
+      questions: [{ name: 'x.invalid', type: 'A' }],
+    });
+    for (let i = 0; i < 3; i++) await fetch(`${plainUrl}?dns=${base64UrlEncode(q)}`);
+    expect(count('doh') - doh0).toBe(3);
+    expect(count('tcp')).toBe(tcp0);
+  });
+
   it('plain HTTP is refused on a non-loopback address', async () => {
     await expect(
       startTestServer([SAMPLE_ZONES], { doh: { listen: [{ host: '0.0.0.0', port: 0 }] } }),

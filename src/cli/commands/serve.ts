@@ -18,14 +18,16 @@ import {
 } from '../../config/server.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { listenErrorCode } from '../../server/listen-error.ts';
-import { createLogger } from '../../server/log.ts';
+import { createLogger, type Logger } from '../../server/log.ts';
 import {
   startServer,
   ServerStartError,
+  workerCount,
   type RunningServer,
   type ZoneFileLoader,
 } from '../../server/server.ts';
 import { startOps, type Ops } from '../../server/ops.ts';
+import { sdNotify } from '../../server/sd-notify.ts';
 import { VERSION } from '../main.ts';
 import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
@@ -49,6 +51,10 @@ Options:
   --config FILE        JSON configuration (see config/server.json); options
                        given here override it
   --watch              reload zone files when they change
+  --workers N          answering threads on the same ports (SO_REUSEPORT,
+                       Linux), sharing one copy of the zones; a reload loads
+                       once and swaps in every one; 0: one per core
+                       (default: 1; config/production.json: 0)
   --doh ADDR:PORT      also serve DNS over HTTPS (RFC 8484) at /dns-query,
                        HTTP/1.1 and HTTP/2 (repeatable); needs --tls-cert and
                        --tls-key except on loopback addresses (plain HTTP)
@@ -149,6 +155,8 @@ export function backgroundZoneLoaderFor(
     maxEntryChars: z.maxEntryChars,
     includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
     ...(sign ? { sign } : {}),
+    // Several answering threads share each zone's columns (SharedArrayBuffers).
+    ...(workerCount(config) > 1 ? { shared: true } : {}),
   });
   return {
     loader: (file, origin, previousHash, previousSerial) =>
@@ -269,6 +277,7 @@ async function serveUntilStopped(
       loader: background.loader,
       log: tapLogger(log, book),
       cwd: base,
+      logFormat: resolvedFormat,
     });
     const { metrics, control } = ops0;
     const opsOptions = {
@@ -296,22 +305,38 @@ async function serveUntilStopped(
     }
     throw e;
   }
-  log.info('ready', {
-    zones: server.engine.zones.map((z) => z.origin),
-    listen: server.udp.map((u) => `${u.address}:${u.port}`),
-    ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
-  });
+  await announceReady(server, log, io);
   const offReload = io.onReload(() => {
     void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));
   });
   await stopped;
   offReload();
-  log.info('shutting_down', { queries: server.engine.counters.queries });
+  await sdNotify(io.env, log, ['STOPPING=1']);
+  log.info('shutting_down', { queries: server.engine.counters.queries, workers: server.workers });
   await ops.close();
   await server.close();
   await background.close();
   log.info('stopped');
   return EXIT_OK;
+}
+
+/** The `ready` log line, and READY=1 to systemd (zones loaded, every worker listening). */
+async function announceReady(server: RunningServer, log: Logger, io: CliIo): Promise<void> {
+  log.info('ready', {
+    zones: server.engine.zones.map((z) => z.origin),
+    listen: server.udp.map((u) => `${u.address}:${u.port}`),
+    ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
+  });
+  const status = `--status=serving ${server.engine.zones.length} zone(s)`;
+  await sdNotify(io.env, log, ['--ready', status]);
+}
+
+/** `--workers N`: 0 to 256. */
+function workersArg(text: string): number {
+  if (!/^\d{1,3}$/.test(text) || Number(text) > 256) {
+    throw new UsageError(`--workers must be a number from 0 (one per core) to 256, not '${text}'`);
+  }
+  return Number(text);
 }
 
 function isDirectory(p: string): boolean {
@@ -388,6 +413,7 @@ const SERVE_OPTIONS = {
   listen: { type: 'string', multiple: true },
   config: { type: 'string' },
   watch: { type: 'boolean' },
+  workers: { type: 'string' },
   'allow-empty': { type: 'boolean' },
   doh: { type: 'string', multiple: true },
   'tls-cert': { type: 'string' },
@@ -457,6 +483,7 @@ export const serveCommand: Command = {
       ...(listen ? { listen } : {}),
       ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
       ...(values.watch ? { watch: true } : {}),
+      ...(values.workers !== undefined ? { workers: workersArg(values.workers) } : {}),
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
       ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),

@@ -1,0 +1,93 @@
+/**
+ * An answering thread of `serve --workers N` (N > 1): its own `Engine`,
+ * UDP and TCP sockets on every configured address with `SO_REUSEPORT` (the
+ * kernel spreads queries over the threads' sockets), its own response-rate
+ * limiter and log summaries. It loads nothing: the main thread sends each
+ * zone set, whose columns are on SharedArrayBuffers (one copy in memory for
+ * every thread), and the thread swaps it in one assignment.
+ *
+ * Messages in: `ThreadCommand`; out: `ThreadReply` (see `answer-threads.ts`).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ServerConfig } from '../config/server.ts';
+import { Engine, type EngineOptions } from './engine.ts';
+import { createLogger, type LogFormat } from './log.ts';
+import { createLogSummary } from './log-summary.ts';
+import { workerFamilies } from './metrics.ts';
+import { listenTcp, type TcpListener } from './tcp.ts';
+import { listenUdp, type UdpListener } from './udp.ts';
+import { unpackIndexedZone, type PackedZone } from '../zonefile/transfer.ts';
+import { rrlFor } from './server.ts';
+import { plainStats, workerQueriesFamily } from './answer-threads.ts';
+
+export interface ThreadInit {
+  /** 1-based; the main thread is worker 0. */
+  readonly index: number;
+  readonly config: ServerConfig;
+  /** The port of each `config.listen` entry as the main thread bound it. */
+  readonly ports: readonly number[];
+  readonly engineOptions: Partial<EngineOptions>;
+  readonly logFormat: LogFormat;
+}
+
+export type ThreadCommand =
+  | { readonly type: 'zones'; readonly zones: readonly PackedZone[]; readonly id: number }
+  | { readonly type: 'metrics'; readonly id: number }
+  | { readonly type: 'stats'; readonly id: number }
+  | { readonly type: 'close'; readonly id: number };
+
+async function main(init: ThreadInit): Promise<void> {
+  const port = parentPort!;
+  const { config, index } = init;
+  const log = createLogger((line) => process.stderr.write(line), config.log.level, init.logFormat);
+  const engine = new Engine([], init.engineOptions);
+  // Zone sets arrive from the start (queued while the sockets open).
+  port.on('message', (cmd: ThreadCommand) => {
+    if (cmd.type !== 'zones') return;
+    engine.setZones(cmd.zones.map(unpackIndexedZone));
+    port.postMessage({ type: 'done', id: cmd.id });
+  });
+  const summary = createLogSummary(log, config.log.summaryIntervalMs);
+  const rrl = rrlFor(config);
+  const rrlSweep = rrl
+    ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
+    : undefined;
+  const udp: UdpListener[] = [];
+  const tcp: TcpListener[] = [];
+  const closeAll = async () => {
+    await Promise.all([...udp, ...tcp].map((l) => l.close()));
+    clearInterval(rrlSweep);
+    summary.close();
+  };
+  try {
+    for (const [i, { host }] of config.listen.entries()) {
+      const p = init.ports[i]!;
+      tcp.push(await listenTcp(() => engine, host, p, config.tcp, log, summary, true));
+      udp.push(await listenUdp(() => engine, host, p, log, summary, { rrl, reusePort: true }));
+    }
+  } catch (e) {
+    await closeAll();
+    port.postMessage({ type: 'failed', error: (e as Error).message });
+    return;
+  }
+  port.on('message', (cmd: ThreadCommand) => {
+    if (cmd.type === 'zones') return;
+    if (cmd.type === 'metrics') {
+      const families = [
+        ...workerFamilies({ engine, tcp, rrl }),
+        workerQueriesFamily(index, engine),
+      ];
+      port.postMessage({ type: 'done', id: cmd.id, value: families });
+    } else if (cmd.type === 'stats') {
+      port.postMessage({ type: 'done', id: cmd.id, value: plainStats({ engine, tcp, rrl }) });
+    } else {
+      void closeAll().then(() => {
+        port.postMessage({ type: 'done', id: cmd.id });
+        port.close();
+      });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+}
+
+if (parentPort) void main(workerData as ThreadInit);
