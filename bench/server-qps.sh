@@ -99,13 +99,14 @@ wait_ceiling() {
 }
 
 declare -A QPS LOST CPU
-# utime + stime of a process and its children (NSD answers from a child process).
-cputicks() {
-  local t=0 p
-  for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
-    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
-  done
-  echo "$t"
+# CPU time (ns, from the scheduler: /proc/PID/task/*/schedstat) of a process's
+# threads and all its descendants' (NSD answers from a grandchild). utime/stime
+# are sampled at clock ticks and miss servers that run in short bursts.
+cpuns() {
+  local t p
+  t=$(cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f", s}')
+  for p in $(pgrep -P "$1" 2>/dev/null); do t=$((t + $(cpuns "$p"))); done
+  echo "${t:-0}"
 }
 measure() {
   local name=$1
@@ -121,14 +122,13 @@ measure() {
     QPS[$name]=$qps
     LOST[$name]=$lost
   fi
-  # Fixed rate: CPU microseconds the server spends per query (utime+stime, all threads).
-  local c0 c1 done_q us hz
-  hz=$(getconf CLK_TCK)
-  c0=$(cputicks "$PID")
+  # Fixed rate: CPU microseconds the server spends per query (all threads and processes).
+  local c0 c1 done_q us
+  c0=$(cpuns "$PID")
   out=$(taskset -c "$CLIENT_CPU" dnsperf -s 127.0.0.1 -p "$PORT" -d "$QUERIES" -l "$RATE_SECONDS" -Q "$RATE" -c 4 -q 100 2>&1)
-  c1=$(cputicks "$PID")
+  c1=$(cpuns "$PID")
   done_q=$(echo "$out" | awk '/Queries completed:/ {print $3}')
-  us=$(awk -v a="$c0" -v b="$c1" -v n="$done_q" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.1f", (b - a) * 1e6 / hz / n; else print "n/a" }')
+  us=$(awk -v a="$c0" -v b="$c1" -v n="$done_q" 'BEGIN { if (n > 0) printf "%.1f", (b - a) / 1000 / n; else print "n/a" }')
   printf '  round %s %-10s %10s CPU us/query at %s qps\n' "$ROUND" "$name" "$us" "$RATE" >&2
   if [ -z "${CPU[$name]:-}" ] || awk -v a="$us" -v b="${CPU[$name]}" 'BEGIN { exit !(a < b) }'; then CPU[$name]=$us; fi
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
