@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     console.log(`  DoH/UDP      ${median(q.map((x) => x.doh / x.udp)).toFixed(2)}x\n`);
     console.log(`cold resolution of ${N} distinct URNs (4 NAPTR steps each, no cache, no HTTP):`);
     console.log(`  UDP          ${median(c.map((x) => x.udp)).toFixed(0)} ms`);
-    console.log(`  DoH (HTTP/1.1 via fetch) ${median(c.map((x) => x.doh)).toFixed(0)} ms`);
+    console.log(`  DoH (HTTP/1.1, undici) ${median(c.map((x) => x.doh)).toFixed(0)} ms`);
     console.log(
       `  DoH/UDP      ${median(c.map((x) => x.doh / x.udp)).toFixed(2)}x   (target <= 1.5x)`,
     );

@@ -31,6 +31,25 @@ import { decodeResponse, type Message } from './wire.ts';
 
 const DNS_MESSAGE = 'application/dns-message';
 
+/** What the transport needs of an HTTP response (a WHATWG `Response` has it). */
+export interface DohResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { cancel(): Promise<void> } | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** What the transport needs of `fetch` (the global `fetch` is one; `doh-undici.ts` another). */
+export type DohFetch = (
+  url: string,
+  init: {
+    method: 'GET' | 'POST';
+    headers: Record<string, string>;
+    signal: AbortSignal;
+    body?: Uint8Array<ArrayBuffer>;
+  },
+) => Promise<DohResponse>;
+
 export interface DohTransportOptions {
   /** DoH endpoint URLs (`https://host/dns-query`), tried in turn. */
   readonly urls: readonly string[];
@@ -45,7 +64,7 @@ export interface DohTransportOptions {
   /** Most records accepted in one response (default 1000). */
   readonly maxRecords?: number;
   /** The fetch to use (default: the global one). */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: DohFetch;
 }
 
 /** The DoH URLs as given: absolute http(s) URLs, or a ClientError-style DnsError. */
@@ -92,7 +111,7 @@ export class DohTransport implements DnsTransportLike {
   private readonly tries: number;
   private readonly maxBytes: number;
   private readonly maxRecords: number;
-  private readonly fetchFn: typeof fetch;
+  private readonly fetchFn: DohFetch;
 
   constructor(options: DohTransportOptions) {
     if (options.urls.length === 0) throw new DnsError('DNS_NO_SERVERS', 'no DoH URL given');
@@ -164,7 +183,7 @@ export class DohTransport implements DnsTransportLike {
   ): Promise<{ message: Message; bytes: number }> {
     const ctx = { qname, qtype, server: url };
     const timeout = AbortSignal.timeout(this.timeoutMs);
-    const init: RequestInit = {
+    const init: Parameters<DohFetch>[1] = {
       method: this.method,
       headers:
         this.method === 'POST'
@@ -177,7 +196,7 @@ export class DohTransport implements DnsTransportLike {
       this.method === 'GET'
         ? `${url}${url.includes('?') ? '&' : '?'}dns=${base64UrlEncode(query)}`
         : url;
-    let response: Response;
+    let response: DohResponse;
     let body: ArrayBuffer;
     try {
       response = await this.fetchFn(target, init);
@@ -199,7 +218,7 @@ export class DohTransport implements DnsTransportLike {
   }
 
   private async readBody(
-    response: Response,
+    response: DohResponse,
     ctx: { qname: string; qtype: string; server: string },
   ): Promise<ArrayBuffer> {
     if (response.status !== 200) {

@@ -12,12 +12,13 @@
  *   ("clients MUST perform any necessary punycode conversion")
  */
 import type { RecordType } from 'dns-packet';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, getGlobalDispatcher, type Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { ResolveResult } from '../core/ddds/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
+import { undiciDohFetch } from './doh-undici.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
@@ -146,6 +147,7 @@ export class LexClient {
       } else if (o.doh !== undefined) {
         const doh = new DohTransport({
           urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
+          fetch: undiciDohFetch(() => getGlobalDispatcher()),
           ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
           ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
           ...(o.tries !== undefined ? { tries: o.tries } : {}),
