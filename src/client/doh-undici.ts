@@ -27,9 +27,9 @@ export function undiciDohFetch(dispatcher: () => Dispatcher): DohFetch {
       status: res.statusCode,
       headers: { get },
       body: {
-        cancel: async () => {
-          res.body.destroy();
-        },
+        // dump(): discard the rest (the connection is kept when it is short);
+        // destroy() without a listener would throw the abort as uncaught.
+        cancel: () => res.body.dump().catch(() => undefined),
       },
       arrayBuffer: () => res.body.arrayBuffer(),
     };
