@@ -52,6 +52,7 @@ const ENTRIES = [
   ['ctl'],
   ['zone', 'sign'],
   ['zone', 'keygen'],
+  ['zone', 'diff'],
 ];
 
 describe('the table covers every command', () => {

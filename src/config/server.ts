@@ -89,6 +89,41 @@ export const DEFAULT_DNSSEC_CONFIG: DnssecConfig = {
   refresh: null,
 };
 
+/** Zone transfers out (AXFR, IXFR) and NOTIFY: limits, IXFR history, retries. */
+export interface TransferConfig {
+  /** Transfers served at once; more get REFUSED (BIND's transfers-out: 10). */
+  readonly maxConcurrent: number;
+  /** Most octets per transfer message (TCP; at most 65535). */
+  readonly messageSize: number;
+  /** Differences kept per zone for IXFR; 0: IXFR is answered with the whole zone. */
+  readonly historyCount: number;
+  /** Octets of differences kept per zone (the oldest are dropped first). */
+  readonly historyBytes: number;
+  /** Directory for the IXFR journals (one file per zone), so a restart keeps the history; null: memory only. */
+  readonly stateDir: string | null;
+  /** NOTIFY copies sent to a peer that does not answer. */
+  readonly notifyTries: number;
+  /** Wait for the first NOTIFY answer; doubled at each retry. */
+  readonly notifyTimeoutMs: number;
+}
+
+export const DEFAULT_TRANSFER_CONFIG: TransferConfig = {
+  maxConcurrent: 10,
+  messageSize: 65535,
+  historyCount: 20,
+  historyBytes: 64 << 20,
+  stateDir: null,
+  notifyTries: 5,
+  notifyTimeoutMs: 1000,
+};
+
+/** A TSIG key in the configuration: name, algorithm (hmac-sha256, hmac-sha512, hmac-md5, ...), base64 secret. */
+export interface TsigKeyConfig {
+  readonly name: string;
+  readonly algorithm: string;
+  readonly secret: string;
+}
+
 export interface ServerConfig {
   /** Addresses to serve on; each gets a UDP and a TCP socket. */
   readonly listen: readonly ListenAddress[];
@@ -141,6 +176,17 @@ export interface ServerConfig {
   readonly chaos: { readonly version: string | null; readonly id: string | null };
   /** Inline DNSSEC signing; off while `dnssec.keys` is null. */
   readonly dnssec: DnssecConfig;
+  /**
+   * Who may transfer every zone (AXFR, IXFR): address prefixes, and `key NAME`
+   * entries (a transfer must then be signed with one of these TSIG keys);
+   * empty: no transfers.
+   */
+  readonly allowTransfer: readonly string[];
+  /** TSIG keys (RFC 8945): a file of BIND key statements, or the keys themselves; null: none. */
+  readonly tsigKeys: string | readonly TsigKeyConfig[] | null;
+  /** Secondaries to NOTIFY (RFC 1996) after a reload raises a zone's serial, `ADDR:PORT`. */
+  readonly secondaries: readonly ListenAddress[];
+  readonly transfer: TransferConfig;
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
@@ -166,6 +212,10 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   cookies: { enabled: true, secret: null },
   chaos: { version: null, id: null },
   dnssec: DEFAULT_DNSSEC_CONFIG,
+  allowTransfer: [],
+  tsigKeys: null,
+  secondaries: [],
+  transfer: DEFAULT_TRANSFER_CONFIG,
 };
 
 export interface ConfigError {
@@ -235,6 +285,19 @@ const KNOWN: Record<string, readonly string[]> = {
     'cookies',
     'chaos',
     'dnssec',
+    'allowTransfer',
+    'tsigKeys',
+    'secondaries',
+    'transfer',
+  ],
+  transfer: [
+    'maxConcurrent',
+    'messageSize',
+    'historyCount',
+    'historyBytes',
+    'stateDir',
+    'notifyTries',
+    'notifyTimeoutMs',
   ],
   dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
@@ -570,6 +633,7 @@ export function validateServerConfig(input: unknown): {
     ...identityKeys(errors, input),
     dnssec: validateDnssec(errors, isObject(input.dnssec) ? input.dnssec : {}),
     workers: intIn(errors, 'workers', input.workers, 0, 256, d.workers),
+    ...transferKeys(errors, input),
   };
   return { config, errors };
 }
@@ -739,4 +803,120 @@ function validateDnssec(errors: ConfigError[], r: Record<string, unknown>): Dnss
       message: `dnssec.refresh (${window} s) must be shorter than dnssec.validity (${validity} s) minus its jitter (an eighth)`,
     });
   return { keys, nsec3, optOut, validity, refresh };
+}
+
+/** An array of ADDR:PORT texts, each checked; errors name the element. */
+function listenList(errors: ConfigError[], key: string, v: unknown): ListenAddress[] {
+  const out: ListenAddress[] = [];
+  if (v === undefined) return out;
+  if (!Array.isArray(v)) {
+    errors.push({
+      code: 'CONFIG_BAD_LISTEN',
+      path: key,
+      message: `${key} must be an array of "ADDR:PORT"`,
+    });
+    return out;
+  }
+  v.forEach((x: unknown, i: number) => {
+    const r = typeof x === 'string' ? parseListen(x) : 'not a string';
+    if (typeof r === 'string') {
+      errors.push({
+        code: 'CONFIG_BAD_LISTEN',
+        path: `${key}[${i}]`,
+        message: `${key}[${i}]: ${r}`,
+      });
+    } else out.push(r);
+  });
+  return out;
+}
+
+/** The `allowTransfer`, `secondaries` and `transfer` keys (zone transfers out, NOTIFY). */
+function transferKeys(
+  errors: ConfigError[],
+  input: Record<string, unknown>,
+): Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys'> {
+  const d = DEFAULT_TRANSFER_CONFIG;
+  let allowTransfer: string[] = [];
+  const a = input.allowTransfer;
+  if (a !== undefined) {
+    if (!Array.isArray(a) || a.some((e) => typeof e !== 'string')) {
+      errors.push({
+        code: 'CONFIG_BAD_PREFIX',
+        path: 'allowTransfer',
+        message: 'allowTransfer must be an array of addresses or prefixes ("192.0.2.0/24")',
+      });
+    } else {
+      allowTransfer = a as string[];
+      allowTransfer.forEach((e, i) => {
+        if (!isPrefix(e) && !/^key [A-Za-z0-9._-]+\.?$/.test(e)) {
+          errors.push({
+            code: 'CONFIG_BAD_PREFIX',
+            path: `allowTransfer[${i}]`,
+            message: `allowTransfer[${i}]: "${e}" is not an address, an ADDR/BITS prefix or "key NAME"`,
+          });
+        }
+      });
+    }
+  }
+  const t = isObject(input.transfer) ? input.transfer : {};
+  let stateDir = d.stateDir;
+  if (t.stateDir !== undefined) {
+    if (t.stateDir !== null && (typeof t.stateDir !== 'string' || t.stateDir === '')) {
+      errors.push({
+        code: 'CONFIG_BAD_PATH',
+        path: 'transfer.stateDir',
+        message: 'transfer.stateDir must be null or a directory path',
+      });
+    } else stateDir = t.stateDir as string | null;
+  }
+  const int = (k: keyof TransferConfig, min: number, max: number) =>
+    intIn(errors, `transfer.${k}`, t[k], min, max, d[k] as number);
+  return {
+    allowTransfer,
+    tsigKeys: tsigKeysKey(errors, input.tsigKeys),
+    secondaries: listenList(errors, 'secondaries', input.secondaries),
+    transfer: {
+      maxConcurrent: int('maxConcurrent', 1, 100_000),
+      messageSize: int('messageSize', 512, 65535),
+      historyCount: int('historyCount', 0, 100_000),
+      historyBytes: int('historyBytes', 0, 2 ** 40),
+      stateDir,
+      notifyTries: int('notifyTries', 1, 100),
+      notifyTimeoutMs: int('notifyTimeoutMs', 10, 600_000),
+    },
+  };
+}
+
+/** `tsigKeys`: null, a key file path, or an array of {name, algorithm, secret}. */
+function tsigKeysKey(errors: ConfigError[], v: unknown): ServerConfig['tsigKeys'] {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' && v !== '') return v;
+  const bad = (path: string, message: string) =>
+    errors.push({ code: 'CONFIG_BAD_TSIG_KEY', path, message });
+  if (!Array.isArray(v)) {
+    bad(
+      'tsigKeys',
+      'tsigKeys must be null, a key file path, or an array of {"name", "algorithm", "secret"}',
+    );
+    return null;
+  }
+  const out: TsigKeyConfig[] = [];
+  v.forEach((k: unknown, i: number) => {
+    if (
+      isObject(k) &&
+      typeof k.name === 'string' &&
+      /^[A-Za-z0-9._-]+$/.test(k.name) &&
+      typeof k.algorithm === 'string' &&
+      typeof k.secret === 'string' &&
+      /^[A-Za-z0-9+/]+={0,2}$/.test(k.secret) &&
+      Object.keys(k).every((x) => x === 'name' || x === 'algorithm' || x === 'secret')
+    )
+      out.push({ name: k.name, algorithm: k.algorithm, secret: k.secret });
+    else
+      bad(
+        `tsigKeys[${i}]`,
+        `tsigKeys[${i}] must be {"name": NAME, "algorithm": "hmac-sha256", "secret": BASE64} (nothing else)`,
+      );
+  });
+  return out;
 }

@@ -184,6 +184,11 @@ export interface ReloaderOptions {
   readonly log: Logger;
   /** Ask for another reload shortly (a file was still being written). */
   readonly retrySoon: () => void;
+  /** After each swap: the zones served before and after, by origin (IXFR history, NOTIFY). */
+  readonly onSwap?: (
+    before: ReadonlyMap<string, Zone>,
+    after: ReadonlyMap<string, Zone>,
+  ) => Promise<void>;
 }
 
 const now = () => performance.now();
@@ -192,6 +197,7 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 export class ZoneReloader {
   private readonly o: ReloaderOptions;
   private current = new Map<string, Loaded>();
+  private served: ReadonlyMap<string, Zone> = new Map();
   private running: Promise<ReloadReport> | undefined;
   private incompleteTries = 0;
 
@@ -236,6 +242,7 @@ export class ZoneReloader {
     } else this.incompleteTries = 0;
     const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
     const byOrigin = new Map<string, Zone | IndexedZone>();
+    const zones = new Map<string, Zone>();
     for (const [file, l] of next) {
       if (byOrigin.has(l.zone.origin)) {
         this.o.log.error('zone_duplicate_origin', {
@@ -246,6 +253,7 @@ export class ZoneReloader {
         continue;
       }
       byOrigin.set(l.zone.origin, l.indexed ?? l.zone);
+      zones.set(l.zone.origin, l.zone);
     }
     const changed =
       counts.loaded > 0 ||
@@ -257,6 +265,13 @@ export class ZoneReloader {
       this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: round1(now() - c0) });
     }
     this.current = next;
+    if (changed) {
+      const before = this.served;
+      this.served = zones;
+      await this.o.onSwap?.(before, zones).catch((e: unknown) => {
+        this.o.log.error('zones_swap_hook_failed', { error: (e as Error).message });
+      });
+    }
     const { loaded, unchanged, failed } = counts;
     return { loaded, unchanged, failed, removed, zones: byOrigin.size, ms: Math.round(now() - t0) };
   }

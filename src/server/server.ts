@@ -25,6 +25,13 @@ import { listenUdp, type UdpListener } from './udp.ts';
 import type { ZoneSourceSpec } from '../zonefile/sources.ts';
 import { ZoneReloader, type ReloadReport, type ZoneFileLoader } from './reload.ts';
 import { Rrl } from './rrl.ts';
+import { Transfers } from './xfr.ts';
+import { TransferHistory } from './xfr-history.ts';
+import { parseCidr, type Cidr } from '../config/cidr.ts';
+import { readFile } from 'node:fs/promises';
+import { nameWireKey, TsigSigner, type TsigKey } from '../core/xfr/tsig.ts';
+import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
+import { nodeHmac, nowSeconds } from './tsig.ts';
 
 export type { ReloadReport, ZoneFileLoader, ZoneLoadResult } from './reload.ts';
 
@@ -36,7 +43,7 @@ export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
 }
 
 export class ServerStartError extends Error {
-  readonly code: ListenErrorCode | 'SERVER_NO_ZONES' | DohConfigError['code'];
+  readonly code: ListenErrorCode | 'SERVER_NO_ZONES' | DohConfigError['code'] | `TSIG_${string}`;
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'ServerStartError';
@@ -54,6 +61,8 @@ export interface RunningServer {
   readonly summary: LogSummary;
   /** Response-rate limiting on UDP, when configured. */
   readonly rrl: Rrl | undefined;
+  /** Zone transfers out (AXFR, IXFR) and their IXFR history. */
+  readonly transfers: Transfers;
   /** Answering workers (`serve --workers`): this thread and `threads`. */
   readonly workers: number;
   /** The answering threads beyond this one (undefined with one worker). */
@@ -88,6 +97,96 @@ export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
     chaosVersion: chaos.version ?? undefined,
     chaosId: chaos.id ?? undefined,
   };
+}
+
+/** The TSIG keys of the configuration: from a BIND key file or the config's objects. */
+async function tsigKeysFor(config: ServerConfig, cwd: string): Promise<TsigKey[]> {
+  const k = config.tsigKeys;
+  if (k === null) return [];
+  if (typeof k === 'string') {
+    const file = path.resolve(cwd, k);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new ServerStartError(
+        'TSIG_KEY_FILE',
+        `cannot read ${file}: ${(e as Error).message}`,
+        e,
+      );
+    }
+    const r = parseTsigKeyFile(text);
+    const err = r.errors[0];
+    if (err) throw new ServerStartError(err.code, `${file}:${err.line}: ${err.message}`);
+    return r.keys;
+  }
+  return k.map((c, i) => {
+    const algorithm = tsigAlgorithm(c.algorithm);
+    const secret = base64Secret(c.secret);
+    if (!algorithm)
+      throw new ServerStartError(
+        'TSIG_KEY_ALGORITHM',
+        `tsigKeys[${i}]: unknown algorithm ${c.algorithm}`,
+      );
+    if (!secret)
+      throw new ServerStartError('TSIG_KEY_SECRET', `tsigKeys[${i}]: secret must be base64`);
+    return { name: keyName(c.name), algorithm, secret };
+  });
+}
+
+/** The transfer service and the reload hook that feeds its history and sends NOTIFY (signed with the first transfer key). */
+async function transfersFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+): Promise<{ transfers: Transfers; history: TransferHistory }> {
+  const t = config.transfer;
+  const keys = await tsigKeysFor(config, cwd);
+  const byKey = new Map(keys.map((k) => [nameWireKey(k.name), k]));
+  const prefixes = config.allowTransfer.filter((e) => !e.startsWith('key '));
+  const required = config.allowTransfer
+    .filter((e) => e.startsWith('key '))
+    .map((e) => keyName(e.slice(4).trim()));
+  for (const name of required) {
+    if (!byKey.has(nameWireKey(name)))
+      throw new ServerStartError(
+        'TSIG_KEY_UNKNOWN',
+        `allowTransfer names key ${name}, which tsigKeys does not define`,
+      );
+  }
+  // Keys alone: any address with a valid key; prefixes alone: those addresses; both: both.
+  const allowText = prefixes.length > 0 || required.length === 0 ? prefixes : ['0.0.0.0/0', '::/0'];
+  const allow = allowText.map((p) => parseCidr(p)).filter((c) => typeof c !== 'string');
+  const transfers = new Transfers(
+    {
+      allow: allow as Cidr[],
+      maxConcurrent: t.maxConcurrent,
+      messageSize: t.messageSize,
+      keys: byKey,
+      requireKeys: new Set(required.map(nameWireKey)),
+    },
+    log,
+  );
+  const notifyKey = required.length > 0 ? byKey.get(nameWireKey(required[0]!)) : undefined;
+  const history = new TransferHistory(
+    {
+      // No transfers allowed: no IXFR history to keep (the difference would cost the answering thread for nothing).
+      count: config.allowTransfer.length > 0 ? t.historyCount : 0,
+      bytes: t.historyBytes,
+      stateDir: t.stateDir === null ? undefined : path.resolve(cwd, t.stateDir),
+      notify: config.secondaries,
+      notifyOptions: { tries: t.notifyTries, timeoutMs: t.notifyTimeoutMs },
+      ...(notifyKey
+        ? {
+            sign: (m: Uint8Array) =>
+              new TsigSigner(notifyKey, nodeHmac, nowSeconds(), undefined).sign(m),
+          }
+        : {}),
+    },
+    transfers,
+    log,
+  );
+  return { transfers, history };
 }
 
 export interface StartOptions {
@@ -225,6 +324,7 @@ async function listenAll(
   cwd: string,
   log: Logger,
   reusePort: boolean,
+  transfers: Transfers,
 ): Promise<Listeners> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
@@ -242,9 +342,19 @@ async function listenAll(
   try {
     for (const { host, port } of config.listen) {
       // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(() => engine, host, port, config.tcp, log, summary, reusePort);
+      const t = await listenTcp(
+        () => engine,
+        host,
+        port,
+        config.tcp,
+        log,
+        summary,
+        reusePort,
+        transfers,
+      );
       tcp.push(t);
-      udp.push(await listenUdp(() => engine, host, t.port, log, summary, { rrl, reusePort }));
+      const udpOptions = { rrl, reusePort, transfers };
+      udp.push(await listenUdp(() => engine, host, t.port, log, summary, udpOptions));
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
     for (const { host, port } of config.doh.listen) {
@@ -282,7 +392,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
   };
   const retrySoon = () => watcher.schedule(500);
-  const reloader = new ZoneReloader({ specs, cwd, loader, engine: target, log, retrySoon });
+  const { transfers, history } = await transfersFor(config, cwd, log);
+  const onSwap = (before: ReadonlyMap<string, Zone>, after: ReadonlyMap<string, Zone>) =>
+    history.changed(before, after);
+  const reloader = new ZoneReloader({ specs, cwd, loader, engine: target, log, retrySoon, onSwap });
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
 
@@ -295,12 +408,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     watcher.close();
     refresher.stop();
     await reloader.idle();
+    await history.close();
   };
   const workers = workerCount(config);
   let l: Listeners;
   try {
     await firstLoad(reload, config, sources, log);
-    l = await listenAll(engine, config, cwd, log, workers > 1);
+    l = await listenAll(engine, config, cwd, log, workers > 1, transfers);
   } catch (e) {
     await stop();
     throw e;
@@ -317,10 +431,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
     }
     log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
+    if (config.allowTransfer.length > 0) {
+      log.warn('transfers_one_worker', {
+        note: 'zone transfers are served by the first worker only: with --workers > 1 a transfer that reaches another thread is REFUSED (run the hidden primary with one worker)',
+      });
+    }
   }
   return {
     engine,
     ...l,
+    transfers,
     workers,
     threads,
     reload,

@@ -26,6 +26,7 @@ import { TRANSPORT_TCP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 import { FrameReader } from './tcp-frames.ts';
+import type { Transfers } from './xfr.ts';
 
 /** Octets of unsent responses per connection above which reading pauses until the client reads. */
 const MAX_PENDING_WRITE = 256 * 1024;
@@ -73,10 +74,44 @@ interface Conn {
   /** Time the first octet of the message being received arrived; 0 when none is pending. */
   partialSince: number;
   readonly frames: FrameReader;
+  /** A zone transfer is being written: later queries wait in `queued` (its messages stay consecutive). */
+  busy: boolean;
+  queued: Buffer[];
 }
 
 /** Answer one whole message; false when the connection was closed. */
-function answer(c: Conn, msg: Buffer, engine: Engine, summary: LogSummary): boolean {
+function answer(
+  c: Conn,
+  msg: Buffer,
+  engine: Engine,
+  summary: LogSummary,
+  transfers: Transfers | undefined,
+): boolean {
+  if (c.busy) {
+    c.queued.push(Buffer.from(msg));
+    return true;
+  }
+  if (transfers !== undefined) {
+    const progress = () => (c.lastQuery = Date.now());
+    const t = transfers.serveTcp(c.socket, msg, engine, c.source, summary, progress);
+    if (t !== undefined) {
+      c.busy = true;
+      void t.then(() => {
+        c.busy = false;
+        c.lastQuery = Date.now();
+        const queued = c.queued.splice(0);
+        for (let i = 0; i < queued.length; i++) {
+          if (c.socket.destroyed) return;
+          if (!answer(c, queued[i]!, engine, summary, transfers)) return;
+          if (c.busy) {
+            c.queued.unshift(...queued.slice(i + 1));
+            return;
+          }
+        }
+      });
+      return true;
+    }
+  }
   let out: Buffer | undefined;
   const formerr = engine.counters.formerr;
   try {
@@ -85,6 +120,10 @@ function answer(c: Conn, msg: Buffer, engine: Engine, summary: LogSummary): bool
     const error = e instanceof Error ? e.message : String(e);
     summary.note('query_failed', c.source, 'tcp', 'error', error);
     out = undefined;
+  }
+  // A TSIG-signed query (a secondary's SOA check) gets a signed answer.
+  if (out !== undefined && transfers !== undefined) {
+    out = transfers.signAnswer(msg, out, engine.lastQuestionEnd);
   }
   if (out === undefined) {
     // A message that cannot even be answered with FORMERR: the stream is not DNS.
@@ -104,8 +143,14 @@ function answer(c: Conn, msg: Buffer, engine: Engine, summary: LogSummary): bool
   return true;
 }
 
-function onData(c: Conn, chunk: Buffer, engine: Engine, summary: LogSummary): void {
-  const done = c.frames.push(chunk, (msg) => answer(c, msg, engine, summary));
+function onData(
+  c: Conn,
+  chunk: Buffer,
+  engine: Engine,
+  summary: LogSummary,
+  transfers: Transfers | undefined,
+): void {
+  const done = c.frames.push(chunk, (msg) => answer(c, msg, engine, summary, transfers));
   if (done < 0) return;
   if (done > 0) {
     // The deadline is per message: the next one starts now if its first octets are here.
@@ -143,6 +188,7 @@ interface Table {
   readonly conns: Set<Conn>;
   readonly perClient: Map<string, number>;
   readonly stats: TcpStats;
+  readonly transfers: Transfers | undefined;
 }
 
 function refuse(
@@ -181,6 +227,8 @@ function accept(
     lastQuery: Date.now(),
     partialSince: 0,
     frames: new FrameReader(),
+    busy: false,
+    queued: [],
   };
   conns.add(c);
   stats.accepted++;
@@ -193,7 +241,7 @@ function accept(
     if (n <= 0) perClient.delete(source);
     else perClient.set(source, n);
   });
-  socket.on('data', (chunk: Buffer) => onData(c, chunk, engine(), summary));
+  socket.on('data', (chunk: Buffer) => onData(c, chunk, engine(), summary, t.transfers));
 }
 
 export async function listenTcp(
@@ -205,6 +253,7 @@ export async function listenTcp(
   summary: LogSummary,
   /** SO_REUSEPORT: several answering threads listen on the same port (`serve --workers`). */
   reusePort = false,
+  transfers?: Transfers,
 ): Promise<TcpListener> {
   const conns = new Set<Conn>();
   const perClient = new Map<string, number>();
@@ -216,7 +265,7 @@ export async function listenTcp(
     closedMessageTimeout: 0,
     closedIdle: 0,
   };
-  const table: Table = { conns, perClient, stats };
+  const table: Table = { conns, perClient, stats, transfers };
   const server = net.createServer({ noDelay: true }, (socket) =>
     accept(socket, table, options, summary, engine),
   );

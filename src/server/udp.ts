@@ -8,6 +8,7 @@ import { TRANSPORT_UDP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 import { RRL_SEND, RRL_SLIP, slipResponse, type Rrl } from './rrl.ts';
+import { QTYPE_IXFR, type Transfers } from './xfr.ts';
 
 export interface UdpListener {
   readonly address: string;
@@ -20,6 +21,8 @@ export interface UdpOptions {
   readonly rrl?: Rrl | undefined;
   /** SO_REUSEPORT: several answering threads bind the same port (`serve --workers`). */
   readonly reusePort?: boolean;
+  /** Zone transfers: IXFR over UDP (RFC 1995 section 2) for the peers they allow. */
+  readonly transfers?: Transfers | undefined;
 }
 
 export async function listenUdp(
@@ -40,6 +43,7 @@ export async function listenUdp(
     ipv6Only: type === 'udp6',
   });
   const rrl = options.rrl;
+  const transfers = options.transfers;
   socket.on('message', (msg, rinfo) => {
     let out: Buffer | undefined;
     const eng = engine();
@@ -54,6 +58,12 @@ export async function listenUdp(
     }
     if (eng.counters.formerr !== formerr) summary.note('formerr_sent', rinfo.address, 'udp');
     if (out === undefined) return;
+    // The engine refuses IXFR; the transfer service answers it for allowed peers (no cost on other queries).
+    if (transfers !== undefined) {
+      if (eng.lastQtype === QTYPE_IXFR) {
+        out = transfers.answerUdp(msg, eng, rinfo.address, summary, 512) ?? out;
+      } else out = transfers.signAnswer(msg, out, eng.lastQuestionEnd);
+    }
     if (rrl !== undefined) {
       const would = rrl.counters.wouldLimit;
       const action = rrl.check(rinfo.address, eng, (Date.now() / 1000) | 0);

@@ -27,7 +27,7 @@ export interface Daemon {
 const AS_ROOT = process.getuid?.() === 0;
 
 /** A temporary directory the unprivileged daemon can read and write. */
-function daemonDir(prefix: string): string {
+export function daemonDir(prefix: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), `lexroute-e2e-${prefix}-`));
   chmodSync(dir, 0o777);
   return dir;
@@ -43,12 +43,12 @@ function copyZones(dir: string, zones: readonly ServedZone[]): ServedZone[] {
   });
 }
 
-function writeConf(file: string, text: string): void {
+export function writeConf(file: string, text: string): void {
   writeFileSync(file, text);
   chmodSync(file, 0o644);
 }
 
-function launch(
+export function launch(
   name: string,
   program: string,
   args: readonly string[],
@@ -81,7 +81,7 @@ function launch(
 }
 
 /** Wait until `host:port` answers `qname qtype` with NOERROR (and an answer unless `referral`). */
-async function waitReady(
+export async function waitReady(
   d: Daemon,
   child: ChildProcess,
   qname: string,

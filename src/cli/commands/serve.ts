@@ -34,6 +34,7 @@ import { loadZoneFile } from '../../zonefile/load.ts';
 import { BackgroundZoneLoader } from '../../zonefile/background.ts';
 import { loadAndSign, type InlineSigning } from '../../dnssec/inline.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
+import { parseCidr } from '../../config/cidr.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
 
@@ -70,6 +71,22 @@ Options:
                        responses per second per client /24 (IPv6 /56), slip 2,
                        window 15 s (the config's rrl block sets the rest;
                        off by default, as in BIND and Knot)
+  --allow-transfer PREFIX
+                       let these addresses transfer every zone by AXFR and
+                       IXFR (RFC 5936, RFC 1995), e.g. 127.0.0.1/32 or
+                       192.0.2.0/24, or 'key NAME' to require a TSIG key
+                       (repeatable; default: no transfers, every AXFR/IXFR
+                       is REFUSED)
+  --notify ADDR:PORT   send NOTIFY (RFC 1996) to this secondary when a reload
+                       raises a zone's serial, and at start; retried with a
+                       doubling timeout, each answer logged (repeatable)
+  --state-dir DIR      keep each zone's IXFR history in DIR (one journal file
+                       per zone), so a restart does not force full transfers
+  --tsig-keys FILE     TSIG keys (RFC 8945) in BIND's format (key "name" {
+                       algorithm hmac-sha256; secret "..."; };); with
+                       --allow-transfer 'key NAME' a transfer must be signed
+                       with that key (and come from a listed prefix, if any);
+                       answers and NOTIFYs are signed with it
   --nsid TEXT          answer NSID requests (RFC 5001) with TEXT (default: none)
   --cookie-secret HEX  DNS cookie secret, 32 hex digits, the same on every
                        server of an anycast set (RFC 9018; default: random
@@ -96,7 +113,10 @@ Options:
   -h, --help           show this help
 
 SIGHUP reloads the zones (a zone that fails to load keeps its previous
-version). Zone files are read, parsed and validated in a worker thread while
+version). A reload that changes a zone whose serial went up (RFC 1982)
+records the difference for IXFR (the config's transfer block bounds the
+history by count and octets) and notifies the secondaries; a changed zone
+whose serial did not go up is reported (zone_serial_unchanged). Zone files are read, parsed and validated in a worker thread while
 the current zones keep answering; a file whose size and mtime, or whose
 content hash, did not change is not parsed again. With --keys, signing
 happens in that worker too, and a zone whose signing fails keeps its
@@ -202,6 +222,8 @@ function checkedOptions(values: {
   listen?: string[] | undefined;
   metrics?: string | undefined;
   rrl?: string | undefined;
+  'allow-transfer'?: string[] | undefined;
+  notify?: string[] | undefined;
   'log-format'?: string | undefined;
   'log-level'?: string | undefined;
 }) {
@@ -229,6 +251,21 @@ function checkedOptions(values: {
       );
     }
   }
+  for (const p of values['allow-transfer'] ?? []) {
+    const r = parseCidr(p);
+    if (typeof r === 'string' && !/^key [A-Za-z0-9._-]+\.?$/.test(p)) {
+      throw new UsageError(`--allow-transfer: ${r} (or "key NAME")`);
+    }
+  }
+  let notify: ListenAddress[] | undefined;
+  if (values.notify) {
+    notify = [];
+    for (const l of values.notify) {
+      const r = parseListen(l);
+      if (typeof r === 'string') throw new UsageError(`--notify: ${r}`);
+      notify.push(r);
+    }
+  }
   const format = values['log-format'];
   if (format !== undefined && format !== 'json' && format !== 'pretty') {
     throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
@@ -237,7 +274,16 @@ function checkedOptions(values: {
   if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   }
-  return { listen, metrics, rrlRate, format: format as 'json' | 'pretty' | undefined, level };
+  const allowTransfer = values['allow-transfer'];
+  return {
+    listen,
+    metrics,
+    rrlRate,
+    allowTransfer,
+    notify,
+    format: format as 'json' | 'pretty' | undefined,
+    level,
+  };
 }
 
 /** Start the server with its metrics and control endpoints, run until SIGTERM or `ctl stop`. */
@@ -407,6 +453,21 @@ function identityFlags(
   };
 }
 
+/** --allow-transfer, --notify, --state-dir over the configuration. */
+function transferFlags(
+  checked: { allowTransfer?: string[] | undefined; notify?: ListenAddress[] | undefined },
+  stateDir: string | undefined,
+  config: ServerConfig,
+  tsigKeys?: string,
+): Partial<Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys'>> {
+  return {
+    ...(tsigKeys !== undefined ? { tsigKeys } : {}),
+    ...(checked.allowTransfer ? { allowTransfer: checked.allowTransfer } : {}),
+    ...(checked.notify ? { secondaries: checked.notify } : {}),
+    ...(stateDir !== undefined ? { transfer: { ...config.transfer, stateDir } } : {}),
+  };
+}
+
 /** The options of `lexroute serve`. */
 const SERVE_OPTIONS = {
   zones: { type: 'string', multiple: true },
@@ -426,6 +487,10 @@ const SERVE_OPTIONS = {
   'no-cookies': { type: 'boolean' },
   'chaos-version': { type: 'string' },
   'chaos-id': { type: 'string' },
+  'allow-transfer': { type: 'string', multiple: true },
+  notify: { type: 'string', multiple: true },
+  'state-dir': { type: 'string' },
+  'tsig-keys': { type: 'string' },
   keys: { type: 'string' },
   nsec3: { type: 'boolean' },
   'opt-out': { type: 'boolean' },
@@ -447,7 +512,14 @@ export const serveCommand: Command = {
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
-    const { listen, metrics, rrlRate, format: checkedFormat, level } = checkedOptions(values);
+    const {
+      listen,
+      metrics,
+      rrlRate,
+      format: checkedFormat,
+      level,
+      ...xfr
+    } = checkedOptions(values);
     if (values.json && values['log-format'] !== undefined && values['log-format'] !== 'json') {
       throw new UsageError('--json and --log-format pretty contradict each other');
     }
@@ -487,6 +559,7 @@ export const serveCommand: Command = {
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),
       ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
       ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
+      ...transferFlags(xfr, values['state-dir'], config, values['tsig-keys']),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,

@@ -34,6 +34,7 @@ Subcommands:
   explain <files...>        print the routing table a zone's NAPTR rules implement
   sign <file> --keys DIR    sign a zone (DNSSEC) into a new file
   keygen <zone>             make DNSSEC keys (BIND's K*.key/.private files)
+  diff <old> <new>          the IXFR-style difference of two versions of a zone
 
 Options:
   -h, --help  show this help (also: lexroute zone <subcommand> --help)
@@ -407,7 +408,7 @@ async function keygen(argv: readonly string[], io: CliIo): Promise<number> {
 export const zoneCommand: Command = {
   name: 'zone',
   summary:
-    'check, print, build, explain and sign zone files (check | print | build | explain | sign | keygen)',
+    'check, print, build, explain, sign and diff zone files (check | print | build | explain | sign | keygen | diff)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === undefined) {
@@ -424,8 +425,9 @@ export const zoneCommand: Command = {
     if (sub === 'explain') return (await import('./zone-routes.ts')).zoneExplain(rest, io);
     if (sub === 'sign') return sign(rest, io);
     if (sub === 'keygen') return keygen(rest, io);
+    if (sub === 'diff') return (await import('./zone-diff.ts')).zoneDiff(rest, io);
     throw new UsageError(
-      `unknown subcommand '${sub}' (check | print | build | explain | sign | keygen)`,
+      `unknown subcommand '${sub}' (check | print | build | explain | sign | keygen | diff)`,
     );
   },
 };

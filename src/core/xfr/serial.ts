@@ -1,0 +1,39 @@
+/**
+ * SOA serial arithmetic (RFC 1982): serials live on a circle of 2^32, and
+ * one serial is "greater" than another when it lies less than half the
+ * circle ahead of it.
+ *
+ * @see RFC 1982 section 3.2: "s1 is said to be less than s2 if [...] (i1 <
+ * i2 and i2 - i1 < 2^(SERIAL_BITS - 1)) or (i1 > i2 and i1 - i2 >
+ * 2^(SERIAL_BITS - 1))"; a pair exactly half the circle apart is undefined.
+ * @see RFC 1995 section 3 and RFC 1996 section 3.7: secondaries compare
+ * serials this way to decide whether to transfer.
+ */
+
+/** -1 when a < b, 0 when equal, 1 when a > b, NaN when undefined (2^31 apart). */
+export function serialCompare(a: number, b: number): number {
+  a >>>= 0;
+  b >>>= 0;
+  if (a === b) return 0;
+  const d = (b - a) >>> 0;
+  if (d === 0x80000000) return Number.NaN;
+  return d < 0x80000000 ? -1 : 1;
+}
+
+/** `serial + n` on the circle (RFC 1982 section 3.1: n at most 2^31 - 1). */
+export function serialAdd(serial: number, n: number): number {
+  return (serial + n) >>> 0;
+}
+
+/**
+ * The next serial for `serial: "auto"`: with `date` (YYYYMMDD of today),
+ * the date-based form YYYYMMDDnn when it is ahead of the current serial,
+ * else the current serial plus one.
+ */
+export function nextSerial(current: number, date?: number): number {
+  if (date !== undefined) {
+    const dated = (date * 100) >>> 0;
+    if (date >= 19700101 && date <= 42949672 && serialCompare(dated, current) > 0) return dated;
+  }
+  return serialAdd(current, 1);
+}

@@ -1,0 +1,217 @@
+/**
+ * What a reload means for transfers: the difference of each changed zone
+ * from its previous version goes into the zone's IXFR history (bounded by
+ * count and octets, oldest dropped first), the history is written to the
+ * state directory (one journal file per zone, replaced atomically), and the
+ * secondaries are notified when the serial went up.
+ *
+ * At start the journal of each zone is read back and kept when its last
+ * difference ends at the serial (and SOA) now loaded: a restart does not
+ * force the secondaries into full transfers.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Zone } from '../core/zone/model.ts';
+import { diffBytes, diffToSerial, diffZonesStepwise, type ZoneDiff } from '../core/xfr/diff.ts';
+import { decodeJournal, encodeJournal } from '../core/xfr/journal.ts';
+import { soaRecord, soaSerialOf } from '../core/xfr/records.ts';
+import { serialCompare } from '../core/xfr/serial.ts';
+import type { ListenAddress } from '../config/server.ts';
+import type { Logger } from './log.ts';
+import { notifyAll, type NotifyOptions } from './notify.ts';
+import type { Transfers } from './xfr.ts';
+
+export interface HistoryOptions {
+  /** Differences kept per zone. 0: no IXFR history (IXFR answered in full). */
+  readonly count: number;
+  /** Octets of differences kept per zone. */
+  readonly bytes: number;
+  /** Directory of the journal files; undefined: history in memory only. */
+  readonly stateDir: string | undefined;
+  readonly notify: readonly ListenAddress[];
+  readonly notifyOptions: NotifyOptions;
+  /** Signs each NOTIFY (TSIG, RFC 8945) when the secondaries expect a key. */
+  readonly sign?: (msg: Uint8Array) => Uint8Array;
+}
+
+/** A file name for a zone's journal: the origin, with anything but [a-z0-9.-] as %XX. */
+export function journalFile(dir: string, origin: string): string {
+  const safe = origin.replace(
+    /[^a-z0-9.-]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+  return path.join(dir, `${safe === '.' ? 'root.' : safe}ixfr`);
+}
+
+function sameSoa(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Drop the oldest differences beyond the bounds. */
+export function boundHistory(diffs: ZoneDiff[], count: number, bytes: number): ZoneDiff[] {
+  const out = diffs.slice(Math.max(0, diffs.length - count));
+  let total = out.reduce((n, d) => n + diffBytes(d), 0);
+  while (out.length > 0 && total > bytes) total -= diffBytes(out.shift()!);
+  return out;
+}
+
+/** Run a stepwise computation in slices of about 4 ms, letting queries be answered in between. */
+async function sliced<T>(steps: Generator<undefined, T, undefined>): Promise<T> {
+  for (;;) {
+    const until = performance.now() + 4;
+    let r: IteratorResult<undefined, T>;
+    do r = steps.next();
+    while (!r.done && performance.now() < until);
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+export class TransferHistory {
+  private readonly o: HistoryOptions;
+  private readonly transfers: Transfers;
+  private readonly log: Logger;
+  private readonly abort = new AbortController();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(options: HistoryOptions, transfers: Transfers, log: Logger) {
+    this.o = options;
+    this.transfers = transfers;
+    this.log = log;
+  }
+
+  /** Called by the reloader after each swap with the zones served before and after, by origin. */
+  async changed(
+    before: ReadonlyMap<string, Zone>,
+    after: ReadonlyMap<string, Zone>,
+  ): Promise<void> {
+    for (const [origin, zone] of after) {
+      const old = before.get(origin);
+      if (old === zone) continue;
+      if (old === undefined) {
+        // First load (start, or a new zone): the journal on disk, and a NOTIFY as BIND sends at start.
+        await this.restore(zone);
+        const serial = soaSerialOf(soaRecord(zone).rdata);
+        this.track(
+          notifyAll(
+            zone,
+            serial,
+            this.o.notify,
+            this.o.notifyOptions,
+            this.log,
+            this.abort.signal,
+            this.o.sign,
+          ),
+        );
+        continue;
+      }
+      const from = soaSerialOf(soaRecord(old).rdata);
+      const to = soaSerialOf(soaRecord(zone).rdata);
+      if (serialCompare(to, from) > 0) {
+        await this.record(old, zone);
+        this.track(
+          notifyAll(
+            zone,
+            to,
+            this.o.notify,
+            this.o.notifyOptions,
+            this.log,
+            this.abort.signal,
+            this.o.sign,
+          ),
+        );
+      } else {
+        // The serial did not go up: the history cannot continue from it (checkSerial logs why).
+        this.transfers.setHistory(origin, []);
+        await this.persist(origin, []);
+      }
+    }
+    for (const origin of before.keys())
+      if (!after.has(origin)) this.transfers.setHistory(origin, []);
+  }
+
+  private track(p: Promise<void>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  private async record(old: Zone, zone: Zone): Promise<void> {
+    if (this.o.count === 0) return;
+    const t0 = performance.now();
+    const diff = await sliced(diffZonesStepwise(old, zone));
+    const ms = Math.round(performance.now() - t0);
+    const history = boundHistory(
+      [...this.transfers.history(zone.origin), diff],
+      this.o.count,
+      this.o.bytes,
+    );
+    this.transfers.setHistory(zone.origin, history);
+    this.log.info('ixfr_difference', {
+      zone: zone.origin,
+      from: soaSerialOf(diff.fromSoa.rdata),
+      to: diffToSerial(diff),
+      removed: diff.removed.length,
+      added: diff.added.length,
+      kept: history.length,
+      ms,
+    });
+    await this.persist(zone.origin, history);
+  }
+
+  private async persist(origin: string, history: readonly ZoneDiff[]): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined) return;
+    const file = journalFile(dir, origin);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(`${file}.tmp`, encodeJournal(history));
+      await rename(`${file}.tmp`, file);
+    } catch (e) {
+      this.log.warn('journal_write_failed', { zone: origin, file, error: (e as Error).message });
+    }
+  }
+
+  /** At a zone's first load: the journal on disk, when it ends at the version loaded. */
+  private async restore(zone: Zone): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined || this.o.count === 0) return;
+    const file = journalFile(dir, zone.origin);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch {
+      return;
+    }
+    try {
+      const diffs = decodeJournal(bytes);
+      const last = diffs.at(-1);
+      if (last === undefined) return;
+      if (!sameSoa(last.toSoa.rdata, soaRecord(zone).rdata)) {
+        this.log.info('journal_stale', {
+          zone: zone.origin,
+          file,
+          ends: diffToSerial(last),
+          note: 'the zone changed while the server was down: IXFR from older serials is answered in full',
+        });
+        return;
+      }
+      const kept = boundHistory(diffs, this.o.count, this.o.bytes);
+      this.transfers.setHistory(zone.origin, kept);
+      this.log.info('journal_loaded', { zone: zone.origin, file, differences: kept.length });
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      this.log.warn('journal_unreadable', {
+        zone: zone.origin,
+        file,
+        code: err.code,
+        error: err.message,
+      });
+    }
+  }
+
+  /** Stop retrying NOTIFYs and wait for the ones under way. */
+  async close(): Promise<void> {
+    this.abort.abort();
+    await Promise.all([...this.pending]);
+  }
+}

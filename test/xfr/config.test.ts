@@ -1,0 +1,92 @@
+/**
+ * The transfer settings as the configuration and the command line take
+ * them: prefixes and `key NAME` in allowTransfer, tsigKeys as a BIND key
+ * file or objects, NOTIFY targets; each mistake has its stable code (and a
+ * line for key files), and `serve` refuses bad flags with exit 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateServerConfig } from '../../src/config/server.ts';
+import { parseTsigKeyFile } from '../../src/config/tsig-keys.ts';
+import { run } from '../../src/cli/main.ts';
+import { captureIo } from '../helpers/io.ts';
+
+describe('transfer configuration', () => {
+  it('accepts prefixes, key entries, key objects and NOTIFY targets', () => {
+    const { config, errors } = validateServerConfig({
+      allowTransfer: ['192.0.2.0/24', '2001:db8::/32', 'key xfr-key'],
+      tsigKeys: [{ name: 'xfr-key', algorithm: 'hmac-sha256', secret: 'c2VjcmV0' }],
+      secondaries: ['192.0.2.10:53', '[2001:db8::10]:53'],
+      transfer: { maxConcurrent: 4, historyCount: 0, stateDir: '/var/lib/lexroute' },
+    });
+    expect(errors).toEqual([]);
+    expect(config.secondaries).toEqual([
+      { host: '192.0.2.10', port: 53 },
+      { host: '2001:db8::10', port: 53 },
+    ]);
+    expect(config.transfer.maxConcurrent).toBe(4);
+    expect(config.transfer.historyCount).toBe(0);
+  });
+
+  it('names each bad value with its code and path', () => {
+    const { errors } = validateServerConfig({
+      allowTransfer: ['not an address'],
+      tsigKeys: [{ name: 'k', algorithm: 'hmac-sha256' }],
+      secondaries: ['example.org:53'],
+      transfer: { maxConcurrent: 0, colour: 'red' },
+    });
+    expect(errors.map((e) => [e.code, e.path])).toEqual(
+      expect.arrayContaining([
+        ['CONFIG_BAD_PREFIX', 'allowTransfer[0]'],
+        ['CONFIG_BAD_TSIG_KEY', 'tsigKeys[0]'],
+        ['CONFIG_BAD_LISTEN', 'secondaries[0]'],
+        ['CONFIG_BAD_NUMBER', 'transfer.maxConcurrent'],
+        ['CONFIG_UNKNOWN_KEY', 'transfer.colour'],
+      ]),
+    );
+  });
+});
+
+describe('BIND key files', () => {
+  it('reads tsig-keygen output, comments and several keys', () => {
+    const r = parseTsigKeyFile(`# made by tsig-keygen
+key "xfr-key" {
+\talgorithm hmac-sha256;
+\tsecret "c2VjcmV0c2VjcmV0";
+};
+// an old peer
+key old.peer. { algorithm hmac-md5.sig-alg.reg.int; secret "b2xk"; }; /* done */
+`);
+    expect(r.errors).toEqual([]);
+    expect(r.keys.map((k) => [k.name, k.algorithm, Buffer.from(k.secret).toString()])).toEqual([
+      ['xfr-key.', 'hmac-sha256', 'secretsecret'],
+      ['old.peer.', 'hmac-md5', 'old'],
+    ]);
+  });
+
+  it.each([
+    ['key "a" { algorithm hmac-sha999; secret "c2VjcmV0"; };', 'TSIG_KEY_ALGORITHM', 1],
+    ['key "a" {\n algorithm hmac-sha256;\n secret "not base64!";\n};', 'TSIG_KEY_SECRET', 3],
+    ['key "a" { algorithm hmac-sha256; secret "c2VjcmV0"; }', 'TSIG_KEY_SYNTAX', 1],
+    ['options { };', 'TSIG_KEY_SYNTAX', 1],
+    [
+      'key "a" { algorithm hmac-sha256; secret "c2VjcmV0"; };\nkey "a" { algorithm hmac-sha256; secret "c2VjcmV0"; };',
+      'TSIG_KEY_DUPLICATE',
+      2,
+    ],
+  ])('%j: %s at line %i', (text, code, line) => {
+    const r = parseTsigKeyFile(text);
+    expect(r.errors[0]?.code).toBe(code);
+    expect(r.errors[0]?.line).toBe(line);
+  });
+});
+
+describe('lexroute serve transfer flags', () => {
+  it.each([
+    ['--allow-transfer', '300.0.0.1'],
+    ['--notify', 'example.org:53'],
+  ])('%s %s is a usage error (exit 2)', async (flag, value) => {
+    const io = captureIo();
+    expect(await run(['serve', flag, value], io)).toBe(2);
+    expect(io.stderr()).toContain(flag);
+  });
+});
