@@ -9,7 +9,10 @@
  * child, best of two, measured in the same run; target: within 1.2x), and
  * against the server's own initial load.
  *
- *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S]
+ *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S] [--workers N]
+ *
+ * --workers N serves with `serve --workers N` (dnsperf with 8 sockets, so
+ * SO_REUSEPORT spreads its queries over the workers).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -22,11 +25,13 @@ const { values } = parseArgs({
     records: { type: 'string', default: '1000000' },
     rate: { type: 'string', default: '20000' },
     seconds: { type: 'string', default: '60' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const RECORDS = Number(values.records);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
+const WORKERS = Number(values.workers);
 const ORIGIN = 'lex.reload.bench.';
 const BIN = resolve(import.meta.dirname, '../bin/lexroute.js');
 
@@ -80,7 +85,10 @@ try {
   const t0 = performance.now();
   const server = spawn(
     process.execPath,
-    [BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0', '--log-format', 'json'],
+    [
+      ...[BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0', '--log-format', 'json'],
+      ...['--workers', String(WORKERS)],
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   server.stderr.setEncoding('utf8');
@@ -88,6 +96,7 @@ try {
   const loaded = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, 0);
   const compiled = await waitFor(/\{[^\n]*"event":"zones_compiled"[^\n]*\}/, 0);
   const listening = await waitFor(/\{[^\n]*"event":"listening"[^\n]*\}/, 0);
+  await waitFor(/\{[^\n]*"event":"ready"[^\n]*\}/, 0);
   const startMs = performance.now() - t0;
   const port = Number(listening.port);
 
@@ -111,6 +120,8 @@ try {
         '-v',
         '-q',
         '1000',
+        '-c',
+        WORKERS > 1 ? '8' : '1',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -159,7 +170,7 @@ try {
 
   const initial = Number(loaded.ms) + Number(compiled.ms);
   console.log(
-    `lexroute serve, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared)`,
+    `lexroute serve --workers ${WORKERS}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared)`,
   );
   console.log(
     `start: zone_loaded ${loaded.ms} ms (worker) + zones_compiled ${compiled.ms} ms = ${initial} ms; listening after ${startMs.toFixed(0)} ms`,
