@@ -60,3 +60,17 @@ export const DDDS_CODES = {
 } as const;
 
 export type DddsCode = keyof typeof DDDS_CODES;
+
+/**
+ * Outcome codes of the walk (walk.ts, and the local chain check in
+ * routes/chain.ts) that are not DDDS_ codes; the walk also reports the
+ * client's DNS_NXDOMAIN, DNS_NODATA, HTTP_NETWORK and HTTP_TIMEOUT.
+ */
+export const WALK_CODES = {
+  URN_INVALID: 'the input is not a valid URN, so the walk does not start',
+  SRV_NONE: 'an S record led to a name without usable SRV records',
+  SRV_UNAVAILABLE: 'the SRV RRset says the service is not available (target ".", RFC 2782)',
+  ADDRESS_NONE: 'no SRV target (or A-record host) has an address',
+} as const;
+
+export type WalkCode = keyof typeof WALK_CODES;

@@ -1,0 +1,197 @@
+/**
+ * The list of every code table of lexroute, for docs/codes.md (written by
+ * `npm run codes`, i.e. scripts/gen-codes.ts) and for test/codes.test.ts,
+ * which checks that every code used in src is registered in exactly one
+ * table, that every registered code is used, and that docs/codes.md is up to
+ * date.
+ *
+ * A new family of codes gets its table (a `codes.ts` beside the module that
+ * reports them: pure ones under src/core, edge ones in their layer) and a
+ * line here.
+ */
+import { CATALOGUE_CODES } from '../src/catalogue/codes.ts';
+import { CLIENT_CODES } from '../src/client/codes.ts';
+import { CONFIG_CODES } from '../src/config/codes.ts';
+import { MATCH_CODES, ROW_CODES } from '../src/core/catalogue/codes.ts';
+import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
+import { ROUTE_CODES } from '../src/core/routes/codes.ts';
+import { URN_CODES } from '../src/core/urn/codes.ts';
+import { DOH_CODES, WIRE_CODES } from '../src/core/wire/codes.ts';
+import { NAPTR_LINT_CODES, ZONE_CODES } from '../src/core/zone/codes.ts';
+import { DEV_CODES } from '../src/dev/codes.ts';
+import { DNSSEC_KEY_CODES } from '../src/dnssec/codes.ts';
+import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
+import { SERVER_CODES } from '../src/server/codes.ts';
+
+export interface CodeTable {
+  /** Heading in docs/codes.md. */
+  readonly title: string;
+  /** The file that defines it, from the repository root. */
+  readonly file: string;
+  /** The exported constant. */
+  readonly name: string;
+  readonly codes: Readonly<Record<string, string>>;
+}
+
+export const CODE_TABLES: readonly CodeTable[] = [
+  {
+    title: 'URNs, LEX names and DNS keys',
+    file: 'src/core/urn/codes.ts',
+    name: 'URN_CODES',
+    codes: URN_CODES,
+  },
+  {
+    title: 'DDDS: substitution expressions, EREs, NAPTR records, the step',
+    file: 'src/core/ddds/codes.ts',
+    name: 'DDDS_CODES',
+    codes: DDDS_CODES,
+  },
+  { title: 'The DDDS walk', file: 'src/core/ddds/codes.ts', name: 'WALK_CODES', codes: WALK_CODES },
+  {
+    title: 'Zone files, zone checks and loading',
+    file: 'src/core/zone/codes.ts',
+    name: 'ZONE_CODES',
+    codes: ZONE_CODES,
+  },
+  {
+    title: 'The NAPTR lint of zones',
+    file: 'src/core/zone/codes.ts',
+    name: 'NAPTR_LINT_CODES',
+    codes: NAPTR_LINT_CODES,
+  },
+  {
+    title: 'DNS messages (server query parser, names)',
+    file: 'src/core/wire/codes.ts',
+    name: 'WIRE_CODES',
+    codes: WIRE_CODES,
+  },
+  {
+    title: 'DNS over HTTPS (RFC 8484)',
+    file: 'src/core/wire/codes.ts',
+    name: 'DOH_CODES',
+    codes: DOH_CODES,
+  },
+  {
+    title: 'Routing tables and routes',
+    file: 'src/core/routes/codes.ts',
+    name: 'ROUTE_CODES',
+    codes: ROUTE_CODES,
+  },
+  {
+    title: 'Catalogue rows',
+    file: 'src/core/catalogue/codes.ts',
+    name: 'ROW_CODES',
+    codes: ROW_CODES,
+  },
+  {
+    title: 'Catalogue match: outcomes and reasons',
+    file: 'src/core/catalogue/codes.ts',
+    name: 'MATCH_CODES',
+    codes: MATCH_CODES,
+  },
+  {
+    title: 'Catalogue store, import and registry',
+    file: 'src/catalogue/codes.ts',
+    name: 'CATALOGUE_CODES',
+    codes: CATALOGUE_CODES,
+  },
+  {
+    title: 'Client: DNS, THTTP and DNSSEC',
+    file: 'src/client/codes.ts',
+    name: 'CLIENT_CODES',
+    codes: CLIENT_CODES,
+  },
+  {
+    title: 'Resolver HTTP answers',
+    file: 'src/resolver-http/codes.ts',
+    name: 'RESOLVER_HTTP_CODES',
+    codes: RESOLVER_HTTP_CODES,
+  },
+  {
+    title: 'Server start-up and control socket',
+    file: 'src/server/codes.ts',
+    name: 'SERVER_CODES',
+    codes: SERVER_CODES,
+  },
+  {
+    title: 'Configuration files',
+    file: 'src/config/codes.ts',
+    name: 'CONFIG_CODES',
+    codes: CONFIG_CODES,
+  },
+  { title: 'lexroute dev', file: 'src/dev/codes.ts', name: 'DEV_CODES', codes: DEV_CODES },
+  {
+    title: 'DNSSEC keys and signing',
+    file: 'src/dnssec/codes.ts',
+    name: 'DNSSEC_KEY_CODES',
+    codes: DNSSEC_KEY_CODES,
+  },
+];
+
+/**
+ * Codes built at run time from a prefix and another code (a template literal
+ * in src): the prefix, where, and what follows it.
+ */
+export const DERIVED_PREFIXES: Readonly<Record<string, { file: string; meaning: string }>> = {
+  NAPTR_: {
+    file: 'src/core/zone/naptr-lint.ts',
+    meaning:
+      'NAPTR_ + a SUBST_* or ERE_* code (DDDS_CODES): the NAPTR lint found a bad REGEXP field',
+  },
+  TABLE_YAML_: {
+    file: 'src/routes/table.ts',
+    meaning:
+      'TABLE_YAML_ + a code of the yaml package (e.g. TABLE_YAML_BAD_INDENT): a YAML syntax error',
+  },
+};
+
+/**
+ * SCREAMING_SNAKE strings in src that are not lexroute codes: other
+ * libraries' error codes that lexroute reads, and environment variables.
+ */
+export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: "Node's http server error code",
+  UND_ERR_CONNECT_TIMEOUT: "undici's error code",
+  UND_ERR_HEADERS_TIMEOUT: "undici's error code",
+  UND_ERR_BODY_TIMEOUT: "undici's error code",
+  LEXROUTE_RESOLVER_CATALOGUE: 'an environment variable of the resolver workers',
+  LEXROUTE_RESOLVER_WORKER: 'an environment variable of the resolver workers',
+};
+
+/** Template-literal prefixes in src that build names, not codes. */
+export const FOREIGN_PREFIXES: Readonly<Record<string, string>> = {
+  UNKNOWN_:
+    "dns-packet's spelling of a type or class number without a mnemonic (core/wire/response.ts)",
+};
+
+const escape = (text: string) =>
+  text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/</g, '&lt;');
+
+/** The text of docs/codes.md. */
+export function renderCodesDoc(): string {
+  const out: string[] = [
+    '# Codes',
+    '',
+    '<!-- Generated from the code tables by `npm run codes` (scripts/gen-codes.ts); do not edit. -->',
+    '',
+    'Every diagnostic and error code lexroute reports, by family, with its meaning. Codes are',
+    'stable API: they are never renamed or reused. A finding that is only a warning says so.',
+    'Each table is defined in the file named under its heading; `test/codes.test.ts` checks that',
+    'every code used in `src` is in exactly one table and that this page is up to date.',
+    '',
+  ];
+  for (const t of CODE_TABLES) {
+    out.push(`## ${t.title}`, '', `\`${t.name}\` in \`${t.file}\`.`, '', '| Code | Meaning |');
+    out.push('| --- | --- |');
+    for (const [code, meaning] of Object.entries(t.codes)) {
+      out.push(`| \`${code}\` | ${escape(meaning)} |`);
+    }
+    out.push('');
+  }
+  out.push('## Derived codes', '', '| Prefix | Meaning |', '| --- | --- |');
+  for (const [prefix, d] of Object.entries(DERIVED_PREFIXES)) {
+    out.push(`| \`${prefix}*\` | ${escape(d.meaning)} (\`${d.file}\`) |`);
+  }
+  out.push('');
+  return out.join('\n');
+}

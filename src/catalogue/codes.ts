@@ -1,0 +1,28 @@
+/**
+ * Stable codes of the catalogue store and its import (`CatalogueError.code`;
+ * a refused row is reported with a ROW_ code of core/catalogue/codes.ts),
+ * and of the LexML registry that the resolver uses to rewrite queries.
+ *
+ * Codes are never renamed or reused. test/codes.test.ts checks that every code
+ * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ */
+export const CATALOGUE_CODES = {
+  CATALOGUE_MISSING: 'no catalogue at the location given (create one with catalogue import)',
+  CATALOGUE_NO_SAMPLE: 'the catalogue file does not exist and there is no sample to create it from',
+  CATALOGUE_OPEN: 'the catalogue (SQLite file or PostgreSQL database) cannot be opened',
+  CATALOGUE_SCHEMA: 'not a lexroute catalogue, or a schema version this release cannot use',
+  CATALOGUE_CORRUPT: 'the catalogue names a work it does not store',
+  CATALOGUE_UNAVAILABLE: 'the resolver cannot read the catalogue (503)',
+  ALIAS_CONFLICT: 'an alias already names another work of the catalogue',
+  IMPORT_UNREADABLE: 'the file to import cannot be read',
+  CSV_BAD_HEADER: 'the CSV header is missing, malformed, has an unknown column or no urn column',
+  CSV_COLUMN_COUNT: 'a CSV line with another number of fields than the header',
+  CSV_BAD_QUOTE: 'a misplaced quote in a CSV field',
+  CSV_UNTERMINATED: 'a quoted CSV field not closed before the end of the file',
+  REGISTRY_UNREADABLE: 'a LexML registry file cannot be read',
+  REGISTRY_BAD_FILE: 'a LexML registry file without its header line or a needed column',
+  REGISTRY_REWRITE:
+    'match reason: an acronym or alternative label of the query was rewritten to its code',
+} as const;
+
+export type CatalogueCode = keyof typeof CATALOGUE_CODES;

@@ -1,0 +1,30 @@
+/**
+ * Stable codes of the configuration files (server.json for `lexroute serve`,
+ * resolver.json for `lexroute resolver`): reading the file (load.ts) and
+ * checking its keys (server.ts, resolver.ts). Each finding also names the
+ * JSON path of the key.
+ *
+ * Codes are never renamed or reused. test/codes.test.ts checks that every code
+ * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ */
+export const CONFIG_CODES = {
+  CONFIG_UNREADABLE: 'the configuration file cannot be read',
+  CONFIG_BAD_JSON: 'the configuration file is not valid JSON',
+  CONFIG_NOT_OBJECT: 'the file, or a section of it, is not a JSON object',
+  CONFIG_UNKNOWN_KEY: 'a key the configuration does not have (the message lists the known ones)',
+  CONFIG_BAD_TYPE: 'a value of the wrong JSON type',
+  CONFIG_BAD_VALUE: 'a string value that is empty or holds line breaks',
+  CONFIG_BAD_BOOLEAN: 'a value that must be true or false',
+  CONFIG_BAD_NUMBER: 'an integer out of its range',
+  CONFIG_BAD_TEXT: 'a text that is too long or holds control characters',
+  CONFIG_BAD_ENUM: 'a value that is not one of the allowed words (log.level, log.format)',
+  CONFIG_BAD_PATH: 'a value that must be a file path',
+  CONFIG_BAD_LISTEN: 'listen is not a non-empty list of "ADDR:PORT"',
+  CONFIG_BAD_ZONES: 'zones (or zoneFiles.includeDirs) is not a list of paths or {file, origin}',
+  CONFIG_BAD_PREFIX: 'rrl.exempt is not a list of addresses or ADDR/BITS prefixes',
+  CONFIG_BAD_COOKIE_SECRET: 'cookies.secret is not null or 32 hexadecimal digits (RFC 9018)',
+  CONFIG_DOH_TLS_PAIR: 'only one of doh.tlsCert and doh.tlsKey is given',
+  CONFIG_DEPRECATED: 'warning: a deprecated spelling that is still accepted',
+} as const;
+
+export type ConfigCode = keyof typeof CONFIG_CODES;

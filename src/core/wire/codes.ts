@@ -1,0 +1,49 @@
+/**
+ * Stable codes of the DNS wire layer (core/wire): why the server's query
+ * parser answers FORMERR (query.ts, `ParsedQuery.error`), why a presentation
+ * name does not encode (name.ts, `NameError`), and the DNS-over-HTTPS codes
+ * (RFC 8484) of core/wire/doh.ts and server/doh.ts (the `code` of the
+ * problem+json answers).
+ *
+ * Codes are never renamed or reused. test/codes.test.ts checks that every code
+ * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ */
+export const WIRE_CODES = {
+  // Query parser (query.ts): the message is answered FORMERR.
+  QUESTION_TRUNCATED: 'the message ends inside the question',
+  QUESTION_BAD_LABEL: 'a question name label uses the reserved 0x40/0x80 bits (or a pointer)',
+  QUESTION_NAME_TOO_LONG: 'the question name is over 255 octets',
+  NO_QUESTION: 'QDCOUNT is 0',
+  MULTIPLE_QUESTIONS: 'QDCOUNT is above 1',
+  RECORD_TRUNCATED: 'the message ends inside a record after the question',
+  MULTIPLE_OPT: 'more than one OPT record (RFC 6891 section 6.1.1)',
+  OPT_OWNER_NOT_ROOT: 'the OPT record is not owned by the root (RFC 6891 section 6.1.2)',
+  OPT_OPTION_TRUNCATED: 'an EDNS option runs past the end of the OPT RDATA',
+  BAD_COOKIE: 'a COOKIE option of a length RFC 7873 section 5.2.2 calls malformed',
+  TRAILING_DATA: 'octets after the last record the header counts announce',
+  // Presentation names to wire form (name.ts).
+  EMPTY_LABEL: 'an empty label (two dots in a row, or a leading dot)',
+  LABEL_TOO_LONG: 'a label over 63 octets',
+  NAME_TOO_LONG: 'a name over 255 octets in wire form',
+  BAD_ESCAPE: 'a bad \\DDD escape, a trailing backslash, or a character above U+00FF',
+} as const;
+
+export type WireCode = keyof typeof WIRE_CODES;
+
+/** DNS over HTTPS (RFC 8484): the server's problem codes and the base64url decoder's. */
+export const DOH_CODES = {
+  DOH_BAD_BASE64URL: 'the dns parameter is not base64url (RFC 4648 section 5, no padding)',
+  DOH_BAD_METHOD: 'a method other than GET or POST (405)',
+  DOH_NOT_FOUND: 'a path other than the DoH path (404)',
+  DOH_NO_DNS_PARAMETER: 'GET without exactly one non-empty dns parameter (400)',
+  DOH_BAD_CONTENT_TYPE: 'POST whose content type is not application/dns-message (415)',
+  DOH_TOO_LARGE: 'a DNS message over 65535 octets (414 in the URL, 413 in the body)',
+  DOH_NOT_A_QUERY: 'the body is not a DNS query: shorter than a header, or a response (400)',
+  DOH_BAD_MESSAGE: 'the DNS message could not be answered (400)',
+  DOH_BAD_REQUEST: 'the HTTP request could not be read (400)',
+  DOH_PLAIN_NOT_LOOPBACK: 'DoH without TLS on an address that is not loopback (start-up error)',
+  DOH_TLS_FILES: 'only one of the TLS certificate and key files is given (start-up error)',
+  DOH_TLS_UNREADABLE: 'the TLS certificate or key file cannot be read (start-up error)',
+} as const;
+
+export type DohCode = keyof typeof DOH_CODES;

@@ -1,0 +1,138 @@
+/**
+ * Every stable code of the zone layer, with its one-line meaning: the zone
+ * file parser and RDATA codecs (core/zone), the zone checks (validate.ts,
+ * store.ts, build.ts), loading files from disk (zonefile/), reloads (server/)
+ * and the DNSSEC check of signed zones (dnssec/verify.ts). Then the codes of
+ * the NAPTR lint (naptr-lint.ts) that are not DDDS_CODES of the client.
+ *
+ * Codes are never renamed or reused (add new ones instead). test/codes.test.ts
+ * checks that every code used in src is in exactly one table; docs/codes.md
+ * is generated from the tables (npm run codes).
+ */
+export const ZONE_CODES = {
+  // Lexer and parser (lexer.ts, parser.ts)
+  ZONE_UNTERMINATED_QUOTE: 'a quoted string is not closed on its line',
+  ZONE_UNCLOSED_PAREN: 'an opening parenthesis is never closed',
+  ZONE_UNBALANCED_PAREN: 'a closing parenthesis without an opening one',
+  ZONE_ENTRY_TOO_LONG:
+    'an entry (or comment line) is longer than the parser accepts; the rest of the file is not read',
+  ZONE_BAD_DIRECTIVE: '$ORIGIN, $TTL or $INCLUDE with the wrong number or kind of arguments',
+  ZONE_UNKNOWN_DIRECTIVE: 'a "$" directive other than $ORIGIN, $INCLUDE and $TTL',
+  ZONE_UNSUPPORTED_DIRECTIVE: '$GENERATE (a BIND extension): write the records out',
+  ZONE_INCLUDE_DISABLED:
+    '$INCLUDE without a file source given to the parser (library parse functions)',
+  ZONE_INCLUDE_DEPTH: '$INCLUDE nested deeper than the parser allows',
+  ZONE_INCLUDE_NOT_FOUND: 'an $INCLUDE file cannot be read',
+  ZONE_INCLUDE_OUTSIDE:
+    "an $INCLUDE file is outside the zone file's directory (zoneFiles.includeDirs allows others)",
+  ZONE_NO_ORIGIN:
+    'a relative name or "@" but no origin is known ($ORIGIN, --origin, the file name)',
+  ZONE_BAD_ORIGIN: 'the origin given is not a valid domain name',
+  ZONE_NO_OWNER: 'the first record has a blank owner (a blank owner repeats the previous one)',
+  ZONE_INHERITED_OWNER:
+    'warning: a record with a blank owner right after $ORIGIN keeps the previous owner, not the new origin',
+  ZONE_BAD_NAME: 'a malformed owner or RDATA domain name (quoted, or not in the model spelling)',
+  ZONE_NO_TTL: 'a record with no TTL and no $TTL before it',
+  ZONE_TTL_FROM_SOA: 'warning: no TTL and no $TTL; the SOA MINIMUM is used as TTL',
+  ZONE_BAD_TTL: 'a TTL above 4294967295, malformed, or given twice on one record',
+  ZONE_MISSING_TYPE: 'a record has no type',
+  ZONE_UNKNOWN_TYPE: 'an unknown type mnemonic (write TYPEnnn with \\# RDATA, RFC 3597)',
+  ZONE_BAD_TYPE: 'a type number out of range, or a bad type in a type bitmap or type-covered field',
+  ZONE_META_TYPE: 'a query or meta type (ANY, AXFR, OPT ...) that cannot appear in a zone file',
+  ZONE_CLASS_MISMATCH: "a record's class differs from the first record of the zone",
+  // Domain names (names.ts)
+  ZONE_EMPTY_LABEL: 'an empty label in a domain name (only the root may be empty)',
+  ZONE_LABEL_TOO_LONG: 'a label over 63 octets (RFC 1035 section 2.3.4)',
+  ZONE_NAME_TOO_LONG: 'a domain name over 255 octets in wire form (RFC 1035 section 2.3.4)',
+  ZONE_BAD_ESCAPE: 'a backslash not followed by one character or by \\DDD up to 255',
+  ZONE_NON_ASCII_NAME: 'a raw non-ASCII character in a domain name (write the A-label)',
+  ZONE_BAD_NAME_CHAR: 'a character that a domain name in a zone file cannot hold unescaped',
+  // RDATA (rdata*.ts, packet.ts)
+  ZONE_MISSING_RDATA: 'the RDATA lacks a field its type requires',
+  ZONE_EXTRA_RDATA: 'data after the last RDATA field of the type',
+  ZONE_BAD_RDATA: 'an RDATA field that does not fit its type',
+  ZONE_RDATA_TOO_LONG: 'RDATA (or an SVCB parameter value) over 65535 octets',
+  ZONE_STRING_TOO_LONG: 'a <character-string> over 255 octets (RFC 1035 section 3.3)',
+  ZONE_BAD_NUMBER: 'a number field out of range or not a number',
+  ZONE_BAD_IPV4: 'not an IPv4 address where one is required',
+  ZONE_BAD_IPV6: 'not an IPv6 address where one is required',
+  ZONE_BAD_HEX: 'not hexadecimal octets where they are required',
+  ZONE_BAD_BASE32: 'not base32hex where it is required (NSEC3 next hashed owner)',
+  ZONE_BAD_BASE64: 'not base64 where it is required (RFC 4648 section 4)',
+  ZONE_BAD_TIME: 'an RRSIG time that is not YYYYMMDDHHmmSS nor seconds 0-4294967295',
+  ZONE_BAD_DIGEST: 'a ZONEMD digest of the wrong length for its hash algorithm',
+  ZONE_BAD_LOC: 'a LOC field out of range or malformed (RFC 1876 section 3)',
+  ZONE_BAD_EUI: 'an EUI48/EUI64 address that is not hyphen-separated hex octets (RFC 7043)',
+  ZONE_BAD_GENERIC_RDATA: 'malformed generic RDATA (\\# length hex, RFC 3597 section 5)',
+  ZONE_UNSUPPORTED_TYPE_SYNTAX: 'a type whose RDATA is only read in the generic \\# form',
+  ZONE_SVCB_BAD_PARAM: 'an SVCB/HTTPS SvcParam that is not key or key=value',
+  ZONE_SVCB_UNKNOWN_KEY: 'an unknown SvcParamKey (RFC 9460 section 14.3.2)',
+  ZONE_SVCB_DUPLICATE_KEY: 'a SvcParamKey given twice (RFC 9460 section 2.1)',
+  ZONE_SVCB_BAD_VALUE: 'a SvcParam value missing or malformed for its key (RFC 9460 section 7)',
+  ZONE_SVCB_MANDATORY: 'mandatory lists a key the record does not have (RFC 9460 section 8)',
+  ZONE_SVCB_INCONSISTENT: 'no-default-alpn without alpn (RFC 9460 section 7.1.1)',
+  // Zone content checks (store.ts, build.ts, validate.ts)
+  ZONE_DUPLICATE_RECORD: 'warning: the same record twice; the copy is ignored (RFC 2181 section 5)',
+  ZONE_MIXED_TTL:
+    'warning: an RRset with different TTLs; the smallest is used (RFC 2181 section 5.2)',
+  ZONE_OUT_OF_ZONE: 'warning: a record outside the zone origin; it is ignored',
+  ZONE_NO_SOA: 'no SOA record at the zone apex (RFC 1035 section 5.2)',
+  ZONE_MULTIPLE_SOA: 'more than one SOA record at the apex',
+  ZONE_SOA_NOT_AT_APEX: 'an SOA record below the zone apex',
+  ZONE_NO_APEX_NS: 'no NS records at the zone apex',
+  ZONE_DS_AT_APEX: 'a DS record at the apex: DS belongs in the parent zone (RFC 4035 section 2.4)',
+  ZONE_CNAME_AND_OTHER: 'a CNAME beside other data at one owner (RFC 2181 section 10.1)',
+  ZONE_MULTIPLE_CNAME: 'several CNAME records at one owner (RFC 2181 section 10.1)',
+  ZONE_MULTIPLE_DNAME: 'several DNAME records at one owner (RFC 6672 section 2.4)',
+  ZONE_NONTERMINAL_WILDCARD: 'warning: a "*" label that is not leftmost is not a wildcard',
+  ZONE_OCCLUDED: 'warning: data below a zone cut (or non-authoritative at it) that is not served',
+  ZONE_MISSING_GLUE: 'an NS target inside a delegated child zone without a glue address',
+  ZONE_NS_TARGET_CNAME: 'an NS target that is an alias (CNAME) (RFC 2181 section 10.3)',
+  ZONE_TARGET_CNAME: 'an MX/SRV/NAPTR target that is an alias (CNAME) (RFC 2181 section 10.3)',
+  ZONE_TARGET_NO_ADDRESS: 'a target inside the zone without an A or AAAA record',
+  ZONE_TTL_RANGE:
+    'warning: a TTL above 2147483647, which resolvers treat as 0 (RFC 2181 section 8)',
+  // Zone files on disk (zonefile/load.ts, zonefile/worker.ts)
+  ZONE_FILE_UNREADABLE: 'a zone file cannot be read',
+  ZONE_FILE_TOO_LARGE: 'a zone file (with its includes) is over zoneFiles.maxBytes',
+  ZONE_NOT_REGULAR_FILE: 'a zone source is not a regular file (a FIFO, device, folder ...)',
+  ZONE_LOAD_ABORTED: 'loading the zone file was stopped (abort signal)',
+  ZONE_LOAD_FAILED: 'loading a zone failed unexpectedly (worker or reload)',
+  ZONE_FILE_NAME_NOT_ORIGIN:
+    "warning: the file name does not spell a domain name; the origin comes from the file's content",
+  ZONE_ORIGIN_MISMATCH: "the origin the file name gives differs from the owner of the file's SOA",
+  // Serving (server/control.ts)
+  ZONE_RELOAD_FAILED: 'a reload failed; the previous version of the zone is still served',
+  // DNSSEC (dnssec/sign.ts, dnssec/verify.ts)
+  ZONE_INVALID: 'the zone to sign does not load',
+  ZONE_RRSIG_MISSING: 'a signed zone has an RRset without RRSIG (RFC 4035 section 2.2)',
+  ZONE_RRSIG_BAD: 'an RRSIG that does not verify, or whose Labels field is above the owner',
+  ZONE_RRSIG_EXPIRED: 'an RRSIG past its expiration time',
+  ZONE_RRSIG_NOT_YET_VALID: 'an RRSIG before its inception time',
+  ZONE_RRSIG_NO_KEY: 'an RRSIG naming a key that is not a usable DNSKEY at the apex',
+} as const;
+
+export type ZoneCode = keyof typeof ZONE_CODES;
+
+/**
+ * Codes of the NAPTR lint (naptr-lint.ts) of its own; the lint also reports
+ * DDDS_CODES (NAPTR_BOTH_FIELDS, NAPTR_FLAG_UNKNOWN, NAPTR_U_NOT_URI,
+ * NAPTR_U_WITHOUT_REGEXP), and NAPTR_ + a SUBST_* or ERE_* code for a bad REGEXP.
+ */
+export const NAPTR_LINT_CODES = {
+  NAPTR_MALFORMED: 'NAPTR RDATA that does not decode',
+  NAPTR_NO_REWRITE: 'REGEXP empty and REPLACEMENT ".": the record produces nothing',
+  NAPTR_TERMINAL_NO_PROTOCOL: 'warning: an S or A record names no protocol in SERVICES',
+  NAPTR_PREFERENCE_AS_ORDER:
+    'warning: rules of one ORDER told apart only by PREFERENCE (a client may pick either)',
+  NAPTR_UNANCHORED: 'warning: a REGEXP pattern not anchored with "^"',
+  NAPTR_UNESCAPED_DOT: 'warning: an unescaped "." in the jurisdiction code of a pattern',
+  NAPTR_JURISDICTION_UNBOUNDED:
+    'warning: the jurisdiction in a pattern is not followed by [;:] (br also matches brx)',
+  NAPTR_EXPECT_SYNTAX: 'a malformed "; expect" directive',
+  NAPTR_EXPECT_NO_OWNER: 'an "; expect" directive before any record',
+  NAPTR_EXPECT_NO_NAPTR: 'an "; expect" directive at an owner without NAPTR records',
+  NAPTR_EXPECT_MISMATCH: 'the NAPTR rules do not give the result an "; expect" directive states',
+} as const;
+
+export type NaptrLintCode = keyof typeof NAPTR_LINT_CODES;

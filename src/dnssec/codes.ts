@@ -1,0 +1,18 @@
+/**
+ * Stable codes of DNSSEC key files and signing (`KeyError.code`,
+ * `lexroute zone sign`). The checks of a signed zone (ZONE_RRSIG_*) are
+ * zone codes (core/zone/codes.ts).
+ *
+ * Codes are never renamed or reused. test/codes.test.ts checks that every code
+ * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ */
+export const DNSSEC_KEY_CODES = {
+  KEY_NONE: 'no K<zone>+*.private key files for the zone in the keys folder',
+  KEY_FILE: 'a .key file without a DNSKEY record',
+  KEY_FIELD_MISSING: 'a .private file lacks a field the algorithm needs',
+  KEY_ALGORITHM: 'a key algorithm other than 8, 13 or 15',
+  KEY_MISMATCH: 'the private key does not give the key tag in its file name',
+  SIGN_FAILED: 'lexroute zone sign failed for another reason',
+} as const;
+
+export type DnssecKeyCode = keyof typeof DNSSEC_KEY_CODES;

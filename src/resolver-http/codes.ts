@@ -1,0 +1,24 @@
+/**
+ * Stable codes of the jurisdiction resolver's HTTP answers (the `code` of
+ * its application/problem+json bodies, RFC 9457), with the status each goes
+ * with. The match outcomes (UNKNOWN_URN, NOT_IN_FORCE ...) are MATCH_CODES
+ * (core/catalogue/codes.ts); CATALOGUE_UNAVAILABLE is a catalogue code.
+ *
+ * Codes are never renamed or reused. test/codes.test.ts checks that every code
+ * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ */
+export const RESOLVER_HTTP_CODES = {
+  NO_SUCH_ROUTE: 'a path other than /uri-res/<service> (404)',
+  UNKNOWN_SERVICE: 'an unknown resolution service (404)',
+  SERVICE_NOT_IMPLEMENTED: 'an RFC 2483 service this resolver does not offer (501)',
+  METHOD_NOT_ALLOWED: 'a method other than GET or HEAD (405)',
+  MISSING_URN: 'nothing after "?" (400)',
+  INVALID_URN: 'the URN does not parse, or its percent-encoding is not UTF-8 (400)',
+  TARGET_TOO_LONG: 'the request-target is longer than the resolver accepts (400)',
+  AMBIGUOUS_URN: 'several works match the URN equally well (300, with the candidates)',
+  REQUEST_TIMEOUT: 'the request was not received in time (408)',
+  BAD_HTTP_REQUEST: 'a malformed HTTP request (400)',
+  INTERNAL_ERROR: 'an unexpected failure while answering (500)',
+} as const;
+
+export type ResolverHttpCode = keyof typeof RESOLVER_HTTP_CODES;
