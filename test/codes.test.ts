@@ -34,12 +34,26 @@ function sources(): { file: string; text: string }[] {
   return out;
 }
 
-/** Where a new code of this family is registered: the table holding its prefix, if any. */
-function tableFor(code: string): string {
+/**
+ * Where a new code is registered: among the tables holding its prefix, the
+ * one nearest to the file that uses it; the layer's own table otherwise.
+ */
+function tableFor(code: string, file: string): string {
   const prefix = code.slice(0, code.indexOf('_') + 1);
-  const t = CODE_TABLES.find((t) => Object.keys(t.codes).some((c) => c.startsWith(prefix)));
-  return t
-    ? t.file
+  const near = (t: string) => {
+    const a = t.split('/').slice(0, -1);
+    const b = file.split('/');
+    let n = 0;
+    while (n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  const candidates = CODE_TABLES.filter((t) =>
+    Object.keys(t.codes).some((c) => c.startsWith(prefix)),
+  ).sort((x, y) => near(y.file) - near(x.file));
+  const own = CODE_TABLES.filter((t) => near(t.file) === t.file.split('/').length - 1);
+  const best = candidates[0] ?? own[0];
+  return best
+    ? best.file
     : "the codes.ts of the module's layer (a new table also gets a line in scripts/code-tables.ts)";
 }
 
@@ -67,7 +81,7 @@ describe('code tables', () => {
         const code = m[1]!;
         if (where.has(code) || code in FOREIGN_NAMES) continue;
         missing.push(
-          `${code} (used in ${file}): register ${code} with its one-line meaning in ${tableFor(code)} and run npm run codes`,
+          `${code} (used in ${file}): register ${code} with its one-line meaning in ${tableFor(code, file)} and run npm run codes`,
         );
       }
       for (const m of text.matchAll(/`([A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*)\$\{/g)) {

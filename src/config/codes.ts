@@ -24,6 +24,8 @@ export const CONFIG_CODES = {
   CONFIG_BAD_PREFIX: 'rrl.exempt is not a list of addresses or ADDR/BITS prefixes',
   CONFIG_BAD_COOKIE_SECRET: 'cookies.secret is not null or 32 hexadecimal digits (RFC 9018)',
   CONFIG_DOH_TLS_PAIR: 'only one of doh.tlsCert and doh.tlsKey is given',
+  CONFIG_DNSSEC_OPT_OUT: 'dnssec.optOut without dnssec.nsec3',
+  CONFIG_DNSSEC_REFRESH: 'dnssec.refresh is not shorter than dnssec.validity minus its jitter',
   CONFIG_DEPRECATED: 'warning: a deprecated spelling that is still accepted',
 } as const;
 

@@ -1,6 +1,6 @@
 /**
  * Stable codes of DNSSEC key files and signing (`KeyError.code`,
- * `lexroute zone sign`). The checks of a signed zone (ZONE_RRSIG_*) are
+ * `lexroute zone sign`, the inline signing of `lexroute serve --keys`). The checks of a signed zone (ZONE_RRSIG_*) are
  * zone codes (core/zone/codes.ts).
  *
  * Codes are never renamed or reused. test/codes.test.ts checks that every code
@@ -13,6 +13,10 @@ export const DNSSEC_KEY_CODES = {
   KEY_ALGORITHM: 'a key algorithm other than 8, 13 or 15',
   KEY_MISMATCH: 'the private key does not give the key tag in its file name',
   SIGN_FAILED: 'lexroute zone sign failed for another reason',
+  DNSSEC_KEYS_DIR: 'serve --keys (dnssec.keys) names no readable directory',
+  DNSSEC_KEYS_UNREADABLE: "inline signing: the zone's key files cannot be read",
+  DNSSEC_NO_KEYS: 'warning: inline signing finds no key for the zone; it is served unsigned',
+  DNSSEC_SIGN_FAILED: 'inline signing of a zone failed (a reload keeps the version already served)',
 } as const;
 
 export type DnssecKeyCode = keyof typeof DNSSEC_KEY_CODES;
