@@ -13,6 +13,7 @@ import type { CodedError, Service } from '../core/ddds/trace.ts';
 import { prepareWalk, type StepMemoStore, type WalkStart } from '../core/ddds/walk.ts';
 import type { LookupResult } from './lookup.ts';
 import { rdataOf } from './wire.ts';
+import { BoundedMemo } from '../core/kit/memo.ts';
 
 // ------------------------------------------------------------------ NAPTR records
 
@@ -69,7 +70,7 @@ export function naptrRecords(r: LookupResult, memo: boolean): readonly NaptrReco
  * instead of running the regexp engine again.
  */
 const STEP_MEMO_PER_RRSET = 4096;
-const stepMemo = new WeakMap<object, Map<string, StepResult>>();
+const stepMemo = new WeakMap<object, BoundedMemo<string, StepResult>>();
 
 export const stepMemoStore: StepMemoStore = {
   get(rrset, key) {
@@ -77,8 +78,7 @@ export const stepMemoStore: StepMemoStore = {
   },
   set(rrset, key, step) {
     let memo = stepMemo.get(rrset);
-    if (memo === undefined) stepMemo.set(rrset, (memo = new Map()));
-    if (memo.size >= STEP_MEMO_PER_RRSET) memo.clear();
+    if (memo === undefined) stepMemo.set(rrset, (memo = new BoundedMemo(STEP_MEMO_PER_RRSET)));
     memo.set(key, step);
   },
 };
@@ -112,8 +112,8 @@ export function memoFor(
   return m;
 }
 
-const prepared = new Map<string, Prepared>();
 const PREPARED_MAX = 4096;
+const prepared = new BoundedMemo<string, Prepared>(PREPARED_MAX);
 
 /** Inputs seen once, in a direct-mapped table (a cheap hash of the text picks the slot). */
 const SEEN_SLOTS = 4096;
@@ -142,7 +142,6 @@ export function prepare(input: string): Prepared {
   const slot = seenSlot(input);
   if (seen[slot] === input) {
     p.repeat = true;
-    if (prepared.size >= PREPARED_MAX) prepared.clear();
     prepared.set(input, p);
   } else {
     seen[slot] = input;

@@ -39,6 +39,7 @@ import type { RecordType } from 'dns-packet';
 import type { DnsProtocol } from '../core/ddds/trace.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
+import { BoundedMemo } from '../core/kit/memo.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import { tcpRoundTrip } from './tcp.ts';
 import {
@@ -253,7 +254,7 @@ type Family = 'udp4' | 'udp6';
  * through `dns.lookup`.
  */
 /** `net.isIP` per destination text (a regular expression test per datagram otherwise). */
-const literalKinds = new Map<string, number>();
+const literalKinds = new BoundedMemo<string, number>(256);
 
 function literalLookup(
   address: string,
@@ -262,9 +263,7 @@ function literalLookup(
 ): void {
   let kind = literalKinds.get(address);
   if (kind === undefined) {
-    kind = net.isIP(address);
-    if (literalKinds.size >= 256) literalKinds.clear();
-    literalKinds.set(address, kind);
+    kind = literalKinds.set(address, net.isIP(address));
   }
   if (kind !== 0) {
     callback(null, address, kind);
@@ -455,12 +454,12 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private readonly opts: Required<TransportOptions>;
   private readonly ids = new IdSource();
   private readonly pools: Record<Family, UdpPool>;
-  private readonly templates = new Map<
+  private readonly templates = new BoundedMemo<
     string,
     { qtype: string; rd: number; edns: boolean; known: KnownQuestion }[]
-  >();
+  >(TEMPLATE_MAX);
   /** Per server host: the socket family and the address as a packet source shows it. */
-  private readonly hosts = new Map<string, { family: Family; source: string }>();
+  private readonly hosts = new BoundedMemo<string, { family: Family; source: string }>(256);
   /**
    * UDP tries in flight in deadline order (every try waits `timeoutMs`, so
    * insertion order is deadline order), and one timer for the earliest.
@@ -645,11 +644,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
         : [],
     });
     const known = knownQuestion(wire);
-    if (this.templates.size >= TEMPLATE_MAX) this.templates.clear();
-    if (list === undefined || !this.templates.has(qname)) {
-      list = [];
-      this.templates.set(qname, list);
-    }
+    list ??= this.templates.set(qname, []);
     list.push({ qtype, rd, edns, known });
     return known;
   }
@@ -661,7 +656,6 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
         family: net.isIPv6(host.split('%')[0] ?? '') ? 'udp6' : 'udp4',
         source: normalizeAddress(host),
       };
-      if (this.hosts.size >= 256) this.hosts.clear();
       this.hosts.set(host, info);
     }
     return info;

@@ -1,3 +1,5 @@
+import { fnv1aText } from '../core/kit/hash.ts';
+
 /**
  * A least-recently-used map of bounded size with O(1) `get`, `set` and
  * eviction: a `Map` from key to slot, and the recency order as a doubly
@@ -193,8 +195,7 @@ export class Doorkeeper {
   offer(key: string): boolean {
     // FNV-1a over UTF-16 code units, then a final mix so that the low bits
     // (the slot) depend on every character.
-    let h = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    let h = fnv1aText(key);
     h ^= h >>> 16;
     h = Math.imul(h, 0x7feb352d);
     h ^= h >>> 15;

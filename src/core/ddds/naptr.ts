@@ -12,6 +12,7 @@ import {
   type ParseSubstitutionResult,
   type SubstExpr,
 } from './subst.ts';
+import { BoundedMemo } from '../kit/memo.ts';
 
 /** The NAPTR record as the DDDS step sees it (wire values: single backslashes). */
 export interface NaptrRecord {
@@ -253,16 +254,11 @@ export type RewriteResult =
     };
 
 const SUBST_CACHE_LIMIT = 1024;
-const substCache = new Map<string, ParseSubstitutionResult>();
+const substCache = new BoundedMemo<string, ParseSubstitutionResult>(SUBST_CACHE_LIMIT);
 
 /** parseSubstitution with a small bounded memo (REGEXP fields repeat across lookups). */
 export function parseSubstitutionCached(field: string): ParseSubstitutionResult {
-  const hit = substCache.get(field);
-  if (hit !== undefined) return hit;
-  const parsed = parseSubstitution(field);
-  if (substCache.size >= SUBST_CACHE_LIMIT) substCache.clear();
-  substCache.set(field, parsed);
-  return parsed;
+  return substCache.getOrCompute(field, parseSubstitution);
 }
 
 function isEmptyReplacement(replacement: string): boolean {

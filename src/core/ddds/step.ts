@@ -20,6 +20,7 @@
  *    the IDNA key conversion, a REPLACEMENT is a domain name taken verbatim.
  */
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
+import { BoundedMemo } from '../kit/memo.ts';
 import {
   checkServicesCompiled,
   compileRecord,
@@ -131,30 +132,19 @@ function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
  * and what the client passes) their results are memoised, bounded.
  */
 const KEY_MEMO_MAX = 4096;
-const keyMemo = new Map<string, DnsKeyResult>();
-const nameMemo = new Map<string, DnsKeyResult>();
-
-function memoised(
-  memo: Map<string, DnsKeyResult>,
-  text: string,
-  compute: (text: string) => DnsKeyResult,
-): DnsKeyResult {
-  let r = memo.get(text);
-  if (r === undefined) {
-    r = compute(text);
-    if (memo.size >= KEY_MEMO_MAX) memo.clear();
-    memo.set(text, r);
-  }
-  return r;
-}
+const keyMemo = new BoundedMemo<string, DnsKeyResult>(KEY_MEMO_MAX);
+const nameMemo = new BoundedMemo<string, DnsKeyResult>(KEY_MEMO_MAX);
+const defaultVerbatim = (text: string) => verbatimName(text, defaultToDnsKey);
 
 function convertKey(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
-  return toDnsKey === defaultToDnsKey ? memoised(keyMemo, text, toDnsKey) : toDnsKey(text);
+  return toDnsKey === defaultToDnsKey
+    ? keyMemo.getOrCompute(text, defaultToDnsKey)
+    : toDnsKey(text);
 }
 
 function convertName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
   return toDnsKey === defaultToDnsKey
-    ? memoised(nameMemo, text, (t) => verbatimName(t, toDnsKey))
+    ? nameMemo.getOrCompute(text, defaultVerbatim)
     : verbatimName(text, toDnsKey);
 }
 

@@ -25,6 +25,8 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts'
 import { nameToText, wireNameLength } from './names.ts';
 import type { ExpectDirective } from './parser.ts';
 import { TYPE_NAPTR } from './types.ts';
+import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
+import { BoundedMemo } from '../kit/memo.ts';
 
 /** NAPTR RDATA as strings (wire values: single backslashes), or undefined when malformed. */
 export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
@@ -312,31 +314,19 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
  */
 class LintMemo {
   readonly checker = new SubstitutionChecker(LINT_TEMPLATES);
-  private readonly flags = new Map<string, FlagsResult>();
-  private readonly services = new Map<string, ServicesResult>();
+  private readonly flags = new BoundedMemo<string, FlagsResult>(LINT_SMALL_FIELDS);
+  private readonly services = new BoundedMemo<string, ServicesResult>(LINT_SMALL_FIELDS);
 
   regexp(field: string): RegexpFindings {
     return regexpFindings(field, this.checker);
   }
 
   flagsOf(field: string): FlagsResult {
-    let r = this.flags.get(field);
-    if (r === undefined) {
-      r = parseFlags(field);
-      if (this.flags.size >= LINT_SMALL_FIELDS) this.flags.clear();
-      this.flags.set(field, r);
-    }
-    return r;
+    return this.flags.getOrCompute(field, parseFlags);
   }
 
   servicesOf(field: string): ServicesResult {
-    let r = this.services.get(field);
-    if (r === undefined) {
-      r = parseServices(field);
-      if (this.services.size >= LINT_SMALL_FIELDS) this.services.clear();
-      this.services.set(field, r);
-    }
-    return r;
+    return this.services.getOrCompute(field, parseServices);
   }
 }
 
@@ -407,8 +397,7 @@ class FieldCache {
   /** The fields of `rdata` (at least 8 octets), or undefined when they are malformed. */
   get(rdata: Uint8Array): NaptrFields | undefined {
     const n = rdata.length;
-    let h = 0x811c9dc5;
-    for (let i = 4; i < n; i++) h = Math.imul(h ^ rdata[i]!, 0x01000193);
+    const h = fnv1aBytes(rdata, 4, n);
     const slot = h & this.mask;
     const at = this.keyAt[slot]!;
     if (at >= 0 && this.hashes[slot] === h && this.keyLength[slot] === n - 4) {
@@ -556,8 +545,7 @@ class OwnerTable {
 
   /** The owner's index, and whether it was there before. */
   index(name: string): { id: number; seen: boolean } {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+    const h = fnv1aText(name);
     const mask = this.ids.length - 1;
     let i = h & mask;
     for (;;) {

@@ -13,6 +13,7 @@
  * `ResourceRecord`, `RRset` and `ZoneNode` objects are views made on access
  * (`views.ts`): the model's interfaces stay as they are for their consumers.
  */
+import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
 import type { ZoneDiagnostic } from './model.ts';
 
 /** Where the parser delivers records. */
@@ -192,9 +193,7 @@ export class ZoneStore implements RecordSink {
 
   /** The row of a name, or -1. */
   findName(name: string): number {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-    h >>>= 0;
+    const h = fnv1aText(name) >>> 0;
     const slots = this.slots;
     const mask = slots.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -256,9 +255,7 @@ export class ZoneStore implements RecordSink {
     // `a.` -> `.` (the root is the one name whose text is a dot alone).
     const ps = dot + 1 === len ? o + dot : o + dot + 1;
     const pl = dot + 1 === len ? 1 : len - dot - 1;
-    let h = 0x811c9dc5;
-    for (let k = 0; k < pl; k++) h = Math.imul(h ^ b[ps + k]!, 0x01000193);
-    h >>>= 0;
+    const h = fnv1aBytes(b, ps, ps + pl) >>> 0;
     const found = this.findNameBytes(b, ps, pl, h);
     if (found >= 0) return found;
     const row = this.newRow(pl);
@@ -310,9 +307,7 @@ export class ZoneStore implements RecordSink {
     this.nodeNameOff[n] = (this.nameBlocks.length - 1) * BLOCK + start;
     this.nodeNameLen[n] = len;
     const b = this.nameBlock;
-    let h = 0x811c9dc5;
-    for (let k = 0; k < len; k++) h = Math.imul(h ^ b[start + k]!, 0x01000193);
-    h >>>= 0;
+    const h = fnv1aBytes(b, start, start + len) >>> 0;
     this.nodeHash[n] = h;
     if (this.nodeCount * 2 > this.slots.length) {
       const old = this.slots;
