@@ -53,6 +53,8 @@ export const CLIENT_CODES = {
   HTTP_BAD_CONTENT_TYPE: 'N2Ls answered something other than text/uri-list',
   HTTP_EMPTY_LIST: 'N2Ls answered an empty URL list',
   HTTP_BODY_TOO_LARGE: 'a response body over the size the client accepts',
+  HTTP_OPAQUE_REDIRECT:
+    'browser client: the resolver redirects and a page cannot read where to (ask N2Ls)',
   // The whole resolution.
   RESOLVE_DEADLINE: "the resolution's overall deadline passed",
 } as const;

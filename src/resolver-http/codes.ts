@@ -19,6 +19,7 @@ export const RESOLVER_HTTP_CODES = {
   REQUEST_TIMEOUT: 'the request was not received in time (408)',
   BAD_HTTP_REQUEST: 'a malformed HTTP request (400)',
   INTERNAL_ERROR: 'an unexpected failure while answering (500)',
+  PAGE_UNAVAILABLE: "the resolution page's script cannot be served (503)",
 } as const;
 
 export type ResolverHttpCode = keyof typeof RESOLVER_HTTP_CODES;

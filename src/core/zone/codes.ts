@@ -110,6 +110,23 @@ export const ZONE_CODES = {
   ZONE_RRSIG_EXPIRED: 'an RRSIG past its expiration time',
   ZONE_RRSIG_NOT_YET_VALID: 'an RRSIG before its inception time',
   ZONE_RRSIG_NO_KEY: 'an RRSIG naming a key that is not a usable DNSKEY at the apex',
+  // Denial-of-existence chains of a signed zone (core/dnssec/chain-check.ts).
+  ZONE_DENIAL_MISSING: 'a signed zone (DNSKEY at the apex) with neither an NSEC nor an NSEC3 chain',
+  ZONE_NSEC_MISSING:
+    'an authoritative name or delegation point without NSEC (RFC 4035 section 2.3)',
+  ZONE_NSEC_EXTRA: 'an NSEC below a zone cut (glue has none)',
+  ZONE_NSEC_MULTIPLE: 'more than one NSEC record at a name',
+  ZONE_NSEC_CHAIN_BROKEN: 'an NSEC whose next name is not the next name in canonical order',
+  ZONE_NSEC_BITMAP: 'an NSEC type bitmap that does not match the types at its name',
+  ZONE_NSEC3PARAM_MISSING: 'NSEC3 records without an NSEC3PARAM at the apex (RFC 5155 section 4)',
+  ZONE_NSEC3_HASH: 'an NSEC3 hash algorithm other than SHA-1 (1)',
+  ZONE_NSEC3_PARAMS: 'an NSEC3 whose hash, iterations or salt differ from the NSEC3PARAM',
+  ZONE_NSEC3_BAD_OWNER: 'an NSEC3 owner that is not one hash label directly under the apex',
+  ZONE_NSEC3_MISSING: 'a name that needs an NSEC3 without one (RFC 5155 section 7.1)',
+  ZONE_NSEC3_EXTRA: 'an NSEC3 that is the hash of no name that needs one',
+  ZONE_NSEC3_MULTIPLE: 'more than one NSEC3 record at a hashed owner',
+  ZONE_NSEC3_CHAIN_BROKEN: 'an NSEC3 whose next hashed owner is not the next hash of the chain',
+  ZONE_NSEC3_BITMAP: 'an NSEC3 type bitmap that does not match the types of its name',
 } as const;
 
 export type ZoneCode = keyof typeof ZONE_CODES;
