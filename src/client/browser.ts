@@ -17,7 +17,7 @@
  * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
  */
 import type { RecordType } from 'dns-packet';
-import type { ResolveResult } from '../core/ddds/trace.ts';
+import type { ResolveResult, Service } from '../core/ddds/trace.ts';
 import type { WalkNeed } from '../core/ddds/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
@@ -98,7 +98,7 @@ const N2L_PATH = /^(https?:\/\/[^/?#]+\/uri-res\/)[NI]2L\?/i;
 export async function browserThttp(
   get: HttpGet,
   url: string,
-  service: 'N2L' | 'N2Ls' | 'N2C',
+  service: Service,
   options: { timeoutMs?: number; signal?: AbortSignal },
 ): Promise<HttpStepResult> {
   const m = service === 'N2L' ? N2L_PATH.exec(url) : null;

@@ -3,9 +3,11 @@
  * request, and reading a text/uri-list body. No Node built-ins (the browser
  * build of the client uses it).
  */
+import type { Service } from '../core/ddds/trace.ts';
 import { HttpStepError } from './errors.ts';
 
-export type ThttpService = 'N2L' | 'N2Ls' | 'N2C';
+/** The services of a THTTP step: the one `Service` type of the DDDS core. */
+export type ThttpService = Service;
 
 /** Split an absolute http(s) URL into origin and the raw path+query (no fragment). */
 export function splitHttpUrl(raw: string): { origin: string; path: string } {

@@ -33,7 +33,7 @@ export interface HttpStepOptions {
 
 export type HttpStepResult =
   | {
-      readonly service: 'N2L' | 'N2Ls';
+      readonly service: Exclude<ThttpService, 'N2C'>;
       readonly urls: readonly string[];
       readonly exchanges: readonly HttpExchange[];
     }

@@ -13,8 +13,7 @@ import {
   type ResolveResult,
   type Trace,
 } from '../client-portable.ts';
-
-type Service = 'N2L' | 'N2Ls' | 'N2C';
+import type { Service } from '../core/ddds/trace.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 

@@ -3,6 +3,7 @@
  * Shared by the parts of the request path (`route.ts`, `answer-cache.ts`,
  * `match-request.ts`, `render.ts`) and the transports (`server.ts`, `fetch`).
  */
+import type { ResolverService } from '../core/ddds/trace.ts';
 
 export interface AppRequest {
   readonly method: string;
@@ -24,4 +25,4 @@ export interface AppResponse {
 }
 
 /** The THTTP services this resolver offers (`I2*` are synonyms, `route.ts`). */
-export type Service = 'N2L' | 'N2Ls' | 'N2C' | 'N2Ns';
+export type Service = ResolverService;

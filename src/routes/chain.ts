@@ -14,6 +14,7 @@
  * `U` rules, `S <srv name>` and `A <host>` for `S` and `A` rules, and
  * `P <protocol> <output>` for a hand-off.
  */
+import { absoluteLowerName } from '../core/kit/names.ts';
 import { DddsLoopGuard, buildAus, dddsStep } from '../core/ddds/index.ts';
 import type { NaptrRecord } from '../core/ddds/step.ts';
 import type { Zone } from '../core/zone/model.ts';
@@ -56,7 +57,7 @@ export interface ChainWalker {
 function resolverName(flag: string, output: string, aus: string, protocol?: string): string {
   if (flag === 'U') return output.split(aus).join('{urn}');
   if (flag === 'P') return `P ${protocol ?? ''} ${output}`;
-  return `${flag} ${output.toLowerCase().endsWith('.') ? output.toLowerCase() : `${output.toLowerCase()}.`}`;
+  return `${flag} ${absoluteLowerName(output)}`;
 }
 
 /** The loaded zones of a directory, walked in process. */

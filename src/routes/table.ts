@@ -24,6 +24,7 @@
  *   services: [N2L, N2Ls, N2C]
  * ```
  */
+import { absoluteLowerName } from '../core/kit/names.ts';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
 import {
   KNOWN_SERVICES,
@@ -168,7 +169,7 @@ class Reader {
         pair.value,
       );
     }
-    return s.toLowerCase().endsWith('.') ? s.toLowerCase() : `${s.toLowerCase()}.`;
+    return absoluteLowerName(s);
   }
 
   addresses(pair: Pair<Node, Node> | undefined): string[] {

@@ -7,6 +7,7 @@
  *
  * Commands: `status`, `reload [ZONE]`, `zone-status ZONE`, `stats`, `stop`.
  */
+import { absoluteLowerName } from '../core/kit/names.ts';
 import { chmod, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type { Logger } from './log.ts';
@@ -83,8 +84,7 @@ function allZones(ctx: ControlContext): ZoneReport[] {
 
 /** The canonical form of a zone argument: lowercased, trailing dot. */
 function originArg(text: string): string {
-  const t = text.toLowerCase();
-  return t.endsWith('.') ? t : `${t}.`;
+  return absoluteLowerName(text);
 }
 
 /** Counters of every answering worker, summed (`workers` lists the queries of each). */

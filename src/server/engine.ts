@@ -46,9 +46,9 @@ import {
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
+import { TYPE_TXT } from '../core/rr/types.ts';
 
 const CLASS_CH = 3;
-const TYPE_TXT = 16;
 /** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
 const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
   ['\u0007version\u0004bind\u0000', 'version'],

@@ -5,6 +5,7 @@
  * `zone_load_failed`, `zone_unreadable`, `zone_diagnostic`): `tapLogger`
  * passes every event on and keeps these, so the reload code stays as it is.
  */
+import { absoluteLowerName } from '../core/kit/names.ts';
 import type { Zone } from '../core/zone/model.ts';
 import type { LogFields, Logger } from './log.ts';
 
@@ -46,7 +47,7 @@ export class ZoneStatusBook {
 
   /** The status of the file serving `origin` (absolute, trailing dot), or of `file`. */
   find(originOrFile: string): ZoneStatus | undefined {
-    const o = originOrFile.toLowerCase().replace(/\.?$/, '.');
+    const o = absoluteLowerName(originOrFile);
     for (const s of this.files.values()) if (s.origin === o) return s;
     return this.files.get(originOrFile);
   }

@@ -16,8 +16,7 @@ import type { Zone } from '../core/zone/model.ts';
 import { indexZone, type IndexedZone } from '../core/zone/lookup.ts';
 import { keyIndexBuffers, KeyedNodes, type KeyIndexColumns } from '../core/zone/key-index.ts';
 import type { DnssecIndex } from '../core/zone/dnssec.ts';
-
-const TYPE_SOA = 6;
+import { TYPE_SOA } from '../core/rr/types.ts';
 
 /** A zone as it travels between threads: structured-clonable, with its buffers listed for transfer. */
 export interface PackedZone {

@@ -28,7 +28,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ResourceRecord } from '../../src/core/zone/model.ts';
 import { encodeRdata } from '../../src/core/zone/packet.ts';
 import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { rdataToText } from '../../src/core/zone/rdata.ts';
+import { rdataToText } from '../../src/core/zone/rdata-codecs.ts';
 import { rrToPresentation, writeZone } from '../../src/core/zone/writer.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 

@@ -3,6 +3,7 @@
  * (`loadZoneFile`), plus the NAPTR lint and `; expect` directives.
  * Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage.
  */
+import { absoluteLowerName } from '../../core/kit/names.ts';
 import { checkExpectations, lintNaptrRecords } from '../../core/zone/naptr-lint.ts';
 import type { ZoneDiagnostic } from '../../core/zone/model.ts';
 import { printable } from '../../core/zone/parser.ts';
@@ -397,7 +398,7 @@ async function keygen(argv: readonly string[], io: CliIo): Promise<number> {
       `--algorithm ${values.algorithm}: 13 (ECDSAP256SHA256), 15 (ED25519) or 8 (RSASHA256)`,
     );
   const raw = positionals[0]!;
-  const origin = raw.endsWith('.') ? raw.toLowerCase() : `${raw.toLowerCase()}.`;
+  const origin = absoluteLowerName(raw);
   const dir = values.dir ?? '.';
   const made = [await generateKey(dir, origin, alg, true)];
   if (!values.csk) made.push(await generateKey(dir, origin, alg, false));

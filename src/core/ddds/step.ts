@@ -19,6 +19,7 @@
  * 5. A non-terminal output becomes the next key; a regexp output goes through
  *    the IDNA key conversion, a REPLACEMENT is a domain name taken verbatim.
  */
+import { absoluteLowerName } from '../kit/names.ts';
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
 import { BoundedMemo } from '../kit/memo.ts';
 import {
@@ -30,9 +31,10 @@ import {
 } from './naptr.ts';
 
 export type { NaptrRecord } from './naptr.ts';
+import type { Service } from './trace.ts';
 
 /** Resolution service the client wants (RFC 2169 / RFC 2483 names; N2x and I2x are synonyms). */
-export type WantedService = 'N2L' | 'N2Ls' | 'N2C' | (string & {});
+export type WantedService = Service | (string & {});
 
 export interface StepInput {
   /** The Application Unique String: every rule applies to it, never to a previous output. */
@@ -381,8 +383,7 @@ export class DddsLoopGuard {
   }
 
   static normalise(key: string): string {
-    const lower = key.toLowerCase();
-    return lower.endsWith('.') ? lower : `${lower}.`;
+    return absoluteLowerName(key);
   }
 
   /** Record a visit to `key` before querying it. */

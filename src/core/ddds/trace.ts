@@ -6,7 +6,14 @@
 import type { RecordType } from 'dns-packet';
 import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
 
+/**
+ * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
+ * the one definition of the service names (issue 19).
+ */
 export type Service = 'N2L' | 'N2Ls' | 'N2C';
+
+/** The services the jurisdiction resolver answers: the client's, and N2Ns. */
+export type ResolverService = Service | 'N2Ns';
 
 /** One referral followed by an iterative resolver, for the trace. */
 export interface ReferralStep {

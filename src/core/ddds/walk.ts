@@ -20,6 +20,7 @@
  *   backing up"), RFC 3404 (URI/URN application), RFC 2782 (SRV: targets in
  *   order, an unreachable target is followed by the next), RFC 2169 (THTTP)
  */
+import { absoluteLowerName } from '../kit/names.ts';
 import { buildAus } from './aus.ts';
 import { defaultToDnsKey } from './key.ts';
 import { parseServices, protocolInfo } from './naptr.ts';
@@ -381,8 +382,7 @@ export class DddsWalk {
     const outcome = step.outcome;
     if (outcome.kind === 'next') {
       let punycode: { from: string; to: string } | undefined;
-      const lower = outcome.rewritten.toLowerCase();
-      const plain = lower.endsWith('.') ? lower : `${lower}.`;
+      const plain = absoluteLowerName(outcome.rewritten);
       if (plain !== outcome.key) punycode = { from: outcome.rewritten, to: outcome.key };
       // Remember which record was used, for a fallback.
       if (frame.excluded !== NOTHING_EXCLUDED) {

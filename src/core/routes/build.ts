@@ -21,6 +21,7 @@
  * - The same table gives the same bytes: no clock, no randomness, no
  *   ordering that depends on anything but the table.
  */
+import { absoluteLowerName } from '../kit/names.ts';
 import { formatSubstitution, type ReplPart } from '../ddds/subst.ts';
 import { quoteEre } from '../ddds/ere.ts';
 import {
@@ -51,10 +52,7 @@ export interface BuildResult {
 
 const DELIMITERS = ['!', '#', '@', ',', '=', '&', '_'];
 
-function absolute(name: string): string {
-  const n = name.toLowerCase();
-  return n.endsWith('.') ? n : `${n}.`;
-}
+const absolute = absoluteLowerName;
 
 function bare(name: string): string {
   const n = name.toLowerCase();

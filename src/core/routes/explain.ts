@@ -22,6 +22,7 @@
  *   take some of the same URNs: which one a client uses depends on
  *   PREFERENCE and on what it supports.
  */
+import { absoluteLowerName } from '../kit/names.ts';
 import { parseFlags, parseServices, type NaptrRecord } from '../ddds/naptr.ts';
 import { parseSubstitution, type ReplPart } from '../ddds/subst.ts';
 import type { EreNode } from '../ddds/ere.ts';
@@ -228,10 +229,7 @@ function templateOf(repl: readonly ReplPart[], whole: boolean): { text: string; 
   return { text, copies };
 }
 
-function absolute(name: string): string {
-  const n = name.toLowerCase();
-  return n.endsWith('.') ? n : `${n}.`;
-}
+const absolute = absoluteLowerName;
 
 function readTarget(
   r: NaptrRecord,

@@ -8,7 +8,9 @@
  */
 
 export const OPCODE_QUERY = 0;
-export const TYPE_OPT = 41;
+import { TYPE_OPT } from '../rr/types.ts';
+
+export { TYPE_OPT };
 /** EDNS option codes: NSID (RFC 5001), COOKIE (RFC 7873). */
 export const OPTION_NSID = 3;
 export const OPTION_COOKIE = 10;

@@ -31,6 +31,7 @@
  * @see RFC 6891 section 6.1.2 (OPT fields: UDP payload size in CLASS,
  *   extended RCODE, version and DO in TTL)
  */
+import { decodeUtf8 } from '../kit/utf8.ts';
 
 export const WIRE_BAD_RESPONSE = 'DNS_BAD_RESPONSE';
 export const WIRE_RRSET_TOO_LARGE = 'DNS_RRSET_TOO_LARGE';
@@ -75,7 +76,7 @@ const OPCODE_NAMES: readonly string[] = [
 ];
 
 /** dns-packet 5.6.1's `types.toString`: its names by code, `UNKNOWN_n` for the rest. */
-const TYPE_NAMES = new Map<number, string>([
+const PACKET_TYPE_NAMES = new Map<number, string>([
   [1, 'A'],
   [10, 'NULL'],
   [28, 'AAAA'],
@@ -124,7 +125,7 @@ const TYPE_NAMES = new Map<number, string>([
 
 /** The type's name as dns-packet writes it. */
 export function typeString(code: number): string {
-  return TYPE_NAMES.get(code) ?? `UNKNOWN_${code}`;
+  return PACKET_TYPE_NAMES.get(code) ?? `UNKNOWN_${code}`;
 }
 
 /** dns-packet 5.6.1's `classes.toString`. */
@@ -231,77 +232,8 @@ export type RecordFallback = (
  */
 export type Utf8Decoder = (bytes: Uint8Array, start: number, end: number) => string;
 
-/** Scratch UTF-16 units for the JavaScript decoder (a string is at most 512 octets here). */
-const UNITS = new Uint16Array(512);
-
-/** The JavaScript UTF-8 decoder (the Encoding Standard's algorithm). */
-export function utf8ToString(buf: Uint8Array, start: number, end: number): string {
-  // UTF-16 units never outnumber octets; a longer run than the scratch gets its own.
-  const units = end - start <= UNITS.length ? UNITS : new Uint16Array(end - start);
-  let n = 0;
-  let i = start;
-  while (i < end) {
-    const b = buf[i]!;
-    if (b < 0x80) {
-      units[n++] = b;
-      i++;
-      continue;
-    }
-    let need: number;
-    let cp: number;
-    let lower = 0x80;
-    let upper = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) {
-      need = 1;
-      cp = b & 0x1f;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      if (b === 0xe0) lower = 0xa0;
-      if (b === 0xed) upper = 0x9f;
-      need = 2;
-      cp = b & 0x0f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      if (b === 0xf0) lower = 0x90;
-      if (b === 0xf4) upper = 0x8f;
-      need = 3;
-      cp = b & 0x07;
-    } else {
-      units[n++] = 0xfffd;
-      i++;
-      continue;
-    }
-    i++;
-    let ok = true;
-    for (let k = 0; k < need; k++) {
-      if (i >= end) {
-        ok = false;
-        break;
-      }
-      const c = buf[i]!;
-      if (c < lower || c > upper) {
-        ok = false;
-        break;
-      }
-      lower = 0x80;
-      upper = 0xbf;
-      cp = (cp << 6) | (c & 0x3f);
-      i++;
-    }
-    if (!ok) {
-      // The maximal subpart read so far is one U+FFFD; the offending byte is read again.
-      units[n++] = 0xfffd;
-      continue;
-    }
-    if (cp > 0xffff) {
-      cp -= 0x10000;
-      units[n++] = 0xd800 | (cp >> 10);
-      units[n++] = 0xdc00 | (cp & 0x3ff);
-    } else {
-      units[n++] = cp;
-    }
-  }
-  if (n === 0) return '';
-  return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
-}
+/** The JavaScript UTF-8 decoder (the Encoding Standard's algorithm): the one of core/kit/utf8.ts. */
+export const utf8ToString: Utf8Decoder = decodeUtf8;
 
 /** The decoder of the message being decoded. */
 let utf8: Utf8Decoder = utf8ToString;

@@ -11,11 +11,9 @@ import type { ZoneNode } from './model.ts';
 import { keyLabelCount, keyToWire } from '../wire/name.ts';
 import { base32hexLower, nsec3Hash } from '../dnssec/sha1.ts';
 
-export const TYPE_DNSKEY = 48;
-export const TYPE_NSEC = 47;
-export const TYPE_NSEC3 = 50;
-export const TYPE_NSEC3PARAM = 51;
-const TYPE_RRSIG = 46;
+import { TYPE_DNSKEY, TYPE_NSEC, TYPE_NSEC3, TYPE_NSEC3PARAM, TYPE_RRSIG } from '../rr/types.ts';
+
+export { TYPE_DNSKEY, TYPE_NSEC, TYPE_NSEC3, TYPE_NSEC3PARAM } from '../rr/types.ts';
 
 export interface NsecChain {
   /** Owner keys of the NSEC records, in canonical order (RFC 4034 section 6.1). */

@@ -11,6 +11,7 @@
  * octet (`\X` and `\DDD` escapes decoded, ASCII lowercased), exactly as
  * `nameKey` would (a test compares the two over zones with escapes).
  */
+import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
 import type { ZoneNode } from './model.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from './store.ts';
 import { NodeView } from './views.ts';
@@ -30,9 +31,6 @@ export interface KeyIndexColumns {
   /** Names indexed. */
   readonly count: number;
 }
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 
 function lower(c: number): number {
   return c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
@@ -99,9 +97,7 @@ export function buildKeyIndex(store: ZoneStore): KeyIndexColumns {
       keys,
       used,
     );
-    let h = FNV_OFFSET;
-    for (let k = used; k < used + len; k++) h = Math.imul(h ^ keys[k]!, FNV_PRIME);
-    h >>>= 0;
+    const h = fnv1aBytes(keys, used, used + len) >>> 0;
     keyOff[n] = used;
     keyLen[n] = len;
     keyHash[n] = h;
@@ -139,9 +135,7 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
   /** The name row of a lookup key, or -1. */
   row(key: string): number {
     const { slots, keyOff, keyLen, keyHash, keys } = this.c;
-    let h = FNV_OFFSET;
-    for (let k = 0; k < key.length; k++) h = Math.imul(h ^ key.charCodeAt(k), FNV_PRIME);
-    h >>>= 0;
+    const h = fnv1aText(key) >>> 0;
     const mask = slots.length - 1;
     const len = key.length;
     for (let i = h & mask; ; i = (i + 1) & mask) {

@@ -19,21 +19,34 @@ import {
   wireToKey,
 } from '../wire/name.ts';
 
-export const TYPE_A = 1;
-export const TYPE_NS = 2;
-export const TYPE_CNAME = 5;
-export const TYPE_SOA = 6;
-export const TYPE_MX = 15;
-export const TYPE_AAAA = 28;
-export const TYPE_SRV = 33;
-export const TYPE_NAPTR = 35;
-export const TYPE_DNAME = 39;
-export const TYPE_DS = 43;
-export const TYPE_RRSIG = 46;
-export const TYPE_NSEC = 47;
-export const TYPE_SVCB = 64;
-export const TYPE_HTTPS = 65;
-export const TYPE_ANY = 255;
+import {
+  TYPE_ANY,
+  TYPE_CNAME,
+  TYPE_DNAME,
+  TYPE_DS,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_RRSIG,
+} from '../rr/types.ts';
+
+/** The type codes, defined once in core/rr/types.ts (re-exported here for existing importers). */
+export {
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_ANY,
+  TYPE_CNAME,
+  TYPE_DNAME,
+  TYPE_DS,
+  TYPE_HTTPS,
+  TYPE_MX,
+  TYPE_NAPTR,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_RRSIG,
+  TYPE_SOA,
+  TYPE_SRV,
+  TYPE_SVCB,
+} from '../rr/types.ts';
 
 /** A zone prepared for lookups: nodes keyed by lookup key. */
 export interface IndexedZone {

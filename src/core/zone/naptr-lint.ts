@@ -17,6 +17,7 @@
  * the result equal to a per-record reference; `bench/zone-load.ts --lint`
  * measures it.
  */
+import { absoluteLowerName } from '../kit/names.ts';
 import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../ddds/naptr.ts';
 import { dddsStep, type NaptrRecord } from '../ddds/step.ts';
 import { SubstitutionChecker, type ReplPart } from '../ddds/subst.ts';
@@ -26,6 +27,7 @@ import { nameToText, wireNameLength } from './names.ts';
 import type { ExpectDirective } from './parser.ts';
 import { TYPE_NAPTR } from './types.ts';
 import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
+import { decodeUtf8Strict } from '../kit/utf8.ts';
 import { BoundedMemo } from '../kit/memo.ts';
 
 /** NAPTR RDATA as strings (wire values: single backslashes), or undefined when malformed. */
@@ -39,7 +41,7 @@ export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
     if (p >= rdata.length) return undefined;
     const len = rdata[p]!;
     if (p + 1 + len > rdata.length) return undefined;
-    const s = utf8(rdata, p + 1, p + 1 + len);
+    const s = decodeUtf8Strict(rdata, p + 1, p + 1 + len);
     if (s === undefined) return undefined;
     strings.push(s);
     p += 1 + len;
@@ -54,58 +56,6 @@ export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
     regexp: strings[2]!,
     replacement: nameToText(rdata, p, true),
   };
-}
-
-/** Strict UTF-8 decoding (RFC 3629); undefined when the octets are not UTF-8. */
-function utf8(b: Uint8Array, start: number, end: number): string | undefined {
-  let ascii = true;
-  for (let i = start; i < end; i++) {
-    if (b[i]! >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii) {
-    const len = end - start;
-    if (len === 0) return '';
-    // One character: V8 keeps these strings, nothing is made.
-    if (len === 1) return String.fromCharCode(b[start]!);
-    // One flat string, made at once (no concatenation per character).
-    return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
-  }
-  let s = '';
-  for (let i = start; i < end;) {
-    const c = b[i]!;
-    let cp: number;
-    let n: number;
-    if (c < 0x80) {
-      cp = c;
-      n = 1;
-    } else if (c >= 0xc2 && c < 0xe0) {
-      cp = c & 0x1f;
-      n = 2;
-    } else if (c >= 0xe0 && c < 0xf0) {
-      cp = c & 0x0f;
-      n = 3;
-    } else if (c >= 0xf0 && c < 0xf5) {
-      cp = c & 0x07;
-      n = 4;
-    } else return undefined;
-    if (i + n > end) return undefined;
-    for (let k = 1; k < n; k++) {
-      const d = b[i + k]!;
-      if ((d & 0xc0) !== 0x80) return undefined;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    if (
-      (n === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-      (n === 4 && (cp < 0x10000 || cp > 0x10ffff))
-    )
-      return undefined;
-    s += String.fromCodePoint(cp);
-    i += n;
-  }
-  return s;
 }
 
 function diag(
@@ -790,10 +740,7 @@ export function parseExpect(
   return undefined;
 }
 
-function absolute(name: string): string {
-  const n = name.toLowerCase();
-  return n.endsWith('.') ? n : `${n}.`;
-}
+const absolute = absoluteLowerName;
 
 /**
  * Verify `; expect` directives: the NAPTR RRset of the directive's owner,

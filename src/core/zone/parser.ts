@@ -11,7 +11,8 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts'
 import { ZoneStore, type RecordSink } from './store.ts';
 import { recordViews } from './views.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
-import { ByteWriter, encodeRdataTokens, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from './rdata.ts';
+import { encodeRdataTokens } from './rdata-codecs.ts';
+import { ByteWriter, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from './rdata.ts';
 import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
 
 export { rrToPresentation } from './writer.ts';

@@ -29,6 +29,7 @@
  * dohpath keeps its mnemonic (BIND 9.18 prints key7) and ohttp is printed as
  * `key8` (BIND 9.18 does not know the mnemonic).
  */
+import { decodeUtf8Strict } from '../kit/utf8.ts';
 import type { Lexer } from './lexer.ts';
 import { TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
 import { nameToText, wireNameLength } from './names.ts';
@@ -117,37 +118,9 @@ function latin(bytes: Uint8Array): string {
   return s;
 }
 
-/** Strict UTF-8 decoding (no overlongs, surrogates or values over U+10FFFF); undefined when malformed. */
-function utf8Text(v: Uint8Array): string | undefined {
-  let s = '';
-  for (let i = 0; i < v.length;) {
-    const b = v[i]!;
-    let n: number;
-    let cp: number;
-    let min: number;
-    if (b < 0x80) {
-      s += String.fromCharCode(b);
-      i++;
-      continue;
-    } else if (b >= 0xc2 && b <= 0xdf) [n, cp, min] = [1, b & 0x1f, 0x80];
-    else if (b >= 0xe0 && b <= 0xef) [n, cp, min] = [2, b & 0x0f, 0x800];
-    else if (b >= 0xf0 && b <= 0xf4) [n, cp, min] = [3, b & 0x07, 0x10000];
-    else return undefined;
-    for (let k = 1; k <= n; k++) {
-      const c = v[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return undefined;
-    s += String.fromCodePoint(cp);
-    i += n + 1;
-  }
-  return s;
-}
-
 /** Why a dohpath value is not a relative URI template with a `dns` variable, or undefined. */
 function dohpathProblem(v: Uint8Array): string | undefined {
-  const text = utf8Text(v);
+  const text = decodeUtf8Strict(v);
   if (text === undefined) return 'dohpath is not UTF-8 (RFC 9461 section 5)';
   if (!text.startsWith('/'))
     return 'dohpath must be a relative URI template starting with / (RFC 9461 section 5)';

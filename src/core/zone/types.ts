@@ -200,18 +200,20 @@ export const SCHEMAS: ReadonlyMap<number, readonly FieldKind[]> = new Map<number
   [257, ['u8', 'tag', 'text']],
 ]);
 
-/** Types whose RDATA holds a domain name that DNSSEC canonical form lowercases (RFC 4034 section 6.2, RFC 3597 section 7). */
-export const TYPE_NS = 2;
-export const TYPE_CNAME = 5;
-export const TYPE_SOA = 6;
-export const TYPE_A = 1;
-export const TYPE_AAAA = 28;
-export const TYPE_DNAME = 39;
-export const TYPE_NAPTR = 35;
-export const TYPE_MX = 15;
-export const TYPE_SRV = 33;
-export const TYPE_NSEC = 47;
-export const TYPE_RRSIG = 46;
+/** The type codes named in code are defined once, in core/rr/types.ts. */
+export {
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_CNAME,
+  TYPE_DNAME,
+  TYPE_MX,
+  TYPE_NAPTR,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_RRSIG,
+  TYPE_SOA,
+  TYPE_SRV,
+} from '../rr/types.ts';
 
 /** DNSSEC algorithm mnemonics (RFC 4034 appendix A.1 and the IANA registry). */
 export const DNSSEC_ALGORITHMS: ReadonlyMap<string, number> = new Map([

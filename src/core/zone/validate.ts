@@ -25,10 +25,9 @@ import {
   TYPE_SRV,
   typeName,
 } from './types.ts';
+import { TYPE_DS } from '../rr/types.ts';
 
 const MAX_TTL = 0x7fffffff;
-/** DS (43) lives at the parent side of a cut. */
-const TYPE_DS = 43;
 
 /**
  * @param owners names [0, owners) of the store own records (the rest are

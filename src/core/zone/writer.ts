@@ -6,7 +6,7 @@
  */
 import type { ResourceRecord, Zone } from './model.ts';
 import { canonicalSortKey } from './names.ts';
-import { hasPresentationForm, rdataToText } from './rdata.ts';
+import { hasPresentationForm, rdataToText } from './rdata-codecs.ts';
 import { className, TYPE_SOA, typeName } from './types.ts';
 
 /** `owner ttl class type rdata` on one line (no newline); `ttl` overrides the record's (RRset TTL). */

@@ -1,0 +1,73 @@
+/**
+ * One definition per thing (issue 19), checked over the text of src: no
+ * TYPE_ constant defined twice (core/rr/types.ts holds them), one union of
+ * the RFC 2169 service names, one UTF-8 decoder, one FNV-1a, one bounded memo.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function sources(): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts'))
+        out.push({ file: relative(root, p).split('\\').join('/'), text: readFileSync(p, 'utf8') });
+    }
+  };
+  walk(join(root, 'src'));
+  return out;
+}
+
+/** Where each match of `re` is, as "file: match". */
+function sites(files: { file: string; text: string }[], re: RegExp): string[] {
+  const out: string[] = [];
+  for (const { file, text } of files)
+    for (const m of text.matchAll(re)) out.push(`${file}: ${m[0].replace(/\s+/g, ' ')}`);
+  return out;
+}
+
+describe('one definition per thing', () => {
+  const files = sources();
+
+  it('every TYPE_ constant is defined once (core/rr/types.ts); others import it', () => {
+    const defs = sites(files, /^(?:export )?const (TYPE_[A-Z0-9_]+)\b/gm);
+    const byName = new Map<string, string[]>();
+    for (const d of defs) {
+      const name = /const (TYPE_[A-Z0-9_]+)/.exec(d)![1]!;
+      byName.set(name, [...(byName.get(name) ?? []), d]);
+    }
+    expect(byName.get('TYPE_NAPTR')).toEqual(['src/core/rr/types.ts: export const TYPE_NAPTR']);
+    expect([...byName.values()].filter((v) => v.length > 1)).toEqual([]);
+    // The numeric codes live in core/rr/types.ts only.
+    const numeric = sites(files, /^(?:export )?const TYPE_[A-Z0-9_]+ = \d+;/gm);
+    expect(numeric.filter((d) => !d.startsWith('src/core/rr/types.ts:'))).toEqual([]);
+  });
+
+  it('the RFC 2169 service names are one union (core/ddds/trace.ts)', () => {
+    const unions = sites(files, /'N2L'\s*\|\s*'N2Ls'/g);
+    expect(unions).toEqual(["src/core/ddds/trace.ts: 'N2L' | 'N2Ls'"]);
+  });
+
+  it('one UTF-8 decoder, one FNV-1a, one bounded memo (core/kit)', () => {
+    // A UTF-8 decoder reads the lead octet ranges (core/urn/chars.ts validates
+    // %hh triplets of URN text, with positions: not a decoder of octets).
+    // FNV-1a multiplies by its prime.
+    expect(
+      sites(files, /0xf0 && \w+ <=? 0xf4|0xf0 && \w+ < 0xf5/g)
+        .map((s) => s.split(':')[0])
+        .filter((f) => f !== 'src/core/urn/chars.ts'),
+    ).toEqual(['src/core/kit/utf8.ts']);
+    expect(sites(files, /0x01000193/g).map((s) => s.split(':')[0])).toEqual([
+      'src/core/kit/hash.ts',
+    ]);
+    expect(
+      sites(files, /size >= [\w.]+\) [\w.#]+\.clear\(\)/g).map((s) => s.split(':')[0]),
+    ).toEqual(['src/core/kit/memo.ts']);
+  });
+});
