@@ -158,10 +158,12 @@ export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   LEXROUTE_RESOLVER_WORKER: 'an environment variable of the resolver workers',
 };
 
-/** Template-literal prefixes in src that build names, not codes. */
+/** Template-literal prefixes in src that are not codes built at run time (names, types). */
 export const FOREIGN_PREFIXES: Readonly<Record<string, string>> = {
   UNKNOWN_:
     "dns-packet's spelling of a type or class number without a mnemonic (core/wire/response.ts)",
+  TSIG_:
+    'a template literal type (`ServerStartError.code`, server/server.ts) for the TSIG_KEY_* codes of SERVER_CODES',
 };
 
 const escape = (text: string) =>

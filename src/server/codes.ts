@@ -14,6 +14,17 @@ export const SERVER_CODES = {
   ADDRESS_UNAVAILABLE: 'no interface has the address (EADDRNOTAVAIL)',
   LISTEN_FAILED: 'listening failed for another reason',
   SERVER_NO_ZONES: 'no zone loaded (start anyway with --allow-empty)',
+  // TSIG keys (transfers and NOTIFY).
+  TSIG_KEY_FILE: 'a TSIG key file cannot be read',
+  TSIG_KEY_SYNTAX:
+    'a TSIG key file is not in the key "name" { algorithm ...; secret "..."; }; form',
+  TSIG_KEY_ALGORITHM:
+    'a TSIG key with an unknown algorithm (hmac-sha256, hmac-sha512, hmac-md5 ...)',
+  TSIG_KEY_SECRET: 'a TSIG key secret that is not base64',
+  TSIG_KEY_DUPLICATE: 'a TSIG key name defined twice',
+  TSIG_KEY_UNKNOWN: 'allowTransfer names a key that tsigKeys does not define',
+  // Zone transfers.
+  JOURNAL_CORRUPT: 'an IXFR journal file that does not decode whole (rejected, never half used)',
   // Control socket.
   CONTROL_SOCKET_IN_USE: 'another process listens on the control socket',
   CTL_UNREACHABLE: 'lexroute ctl cannot connect to the control socket',

@@ -25,6 +25,7 @@ export const TYPE_NSEC3 = 50;
 export const TYPE_NSEC3PARAM = 51;
 export const TYPE_SVCB = 64;
 export const TYPE_HTTPS = 65;
+export const TYPE_TSIG = 250;
 export const TYPE_IXFR = 251;
 export const TYPE_AXFR = 252;
 export const TYPE_ANY = 255;

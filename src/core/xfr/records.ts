@@ -10,7 +10,9 @@ import { NODE_OUT_OF_ZONE, type ZoneStore } from '../zone/store.ts';
 import { StoreZone } from '../zone/views.ts';
 import { nameKey } from '../wire/name.ts';
 
-export const TYPE_SOA = 6;
+import { TYPE_SOA } from '../rr/types.ts';
+
+export { TYPE_SOA };
 
 /** One record for the wire: owner key (lowercased wire name), type, TTL, RDATA octets. */
 export interface XfrRecord {

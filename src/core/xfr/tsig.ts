@@ -15,7 +15,9 @@
  */
 import { keyToWire } from '../wire/name.ts';
 
-export const TYPE_TSIG = 250;
+import { TYPE_TSIG } from '../rr/types.ts';
+
+export { TYPE_TSIG };
 export const CLASS_ANY = 255;
 /** TSIG error codes (RFC 8945 section 3). */
 export const TSIG_BADSIG = 16;
