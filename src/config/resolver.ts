@@ -247,7 +247,8 @@ export function validateResolverConfig(
   }
   const out = structuredCopy(DEFAULT_RESOLVER_CONFIG) as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(input)) {
-    if (key.startsWith('//')) continue;
+    // Comments, and the JSON Schema an editor checks the file against (config/resolver.schema.json).
+    if (key.startsWith('//') || key === '$schema') continue;
     const schema = SCHEMA[key];
     if (!schema) {
       issues.push({

@@ -268,6 +268,7 @@ function intIn(
 
 const KNOWN: Record<string, readonly string[]> = {
   '': [
+    '$schema',
     '$comment',
     'listen',
     'zones',

@@ -1,0 +1,124 @@
+/**
+ * The JSON Schemas of the configuration files (`config/server.schema.json`,
+ * `config/resolver.schema.json`, for editors and other tools) and the
+ * loaders agree: every example configuration in `config/` is valid for
+ * both, and each invalid case below is refused by both (the loader with the
+ * code that names the key). The schemas are checked by Ajv, a validator not
+ * written here.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { validateServerConfig } from '../../src/config/server.ts';
+import { validateResolverConfig } from '../../src/config/resolver.ts';
+
+const CONFIG = path.resolve(import.meta.dirname, '../../config');
+const read = (f: string): unknown => JSON.parse(readFileSync(path.join(CONFIG, f), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+const serverSchema = ajv.compile(read('server.schema.json') as object);
+const resolverSchema = ajv.compile(read('resolver.schema.json') as object);
+
+const server = (v: unknown) => ({
+  schema: serverSchema(v),
+  loader: validateServerConfig(v).errors.map((e) => `${e.code} ${e.path}`),
+});
+const resolver = (v: unknown) => {
+  const r = validateResolverConfig(v);
+  return {
+    schema: resolverSchema(v),
+    loader: r.ok ? [] : r.issues.map((e) => `${e.code} ${e.path}`),
+  };
+};
+
+describe('the example configurations are valid for the schema and the loader', () => {
+  it.each(['server.json', 'server.docker.json'])('%s', (f) => {
+    const r = server(read(f));
+    expect(r.schema, JSON.stringify(serverSchema.errors)).toBe(true);
+    expect(r.loader).toEqual([]);
+  });
+  it.each(['resolver.json', 'resolver.docker.json'])('%s', (f) => {
+    const r = resolver(read(f));
+    expect(r.schema, JSON.stringify(resolverSchema.errors)).toBe(true);
+    expect(r.loader).toEqual([]);
+  });
+  it('each example names its schema, which the loaders accept', () => {
+    expect((read('server.json') as Record<string, unknown>)['$schema']).toBe(
+      './server.schema.json',
+    );
+    expect((read('resolver.json') as Record<string, unknown>)['$schema']).toBe(
+      './resolver.schema.json',
+    );
+  });
+});
+
+describe('server.schema.json and validateServerConfig refuse the same things', () => {
+  it.each([
+    [{ listen: [] }, 'CONFIG_BAD_LISTEN listen'],
+    [{ listen: ['localhost'] }, 'CONFIG_BAD_LISTEN listen[0]'],
+    [{ listen: ['127.0.0.1:70000'] }, 'CONFIG_BAD_LISTEN listen[0]'],
+    [{ listen: ['300.0.0.1:53'] }, 'CONFIG_BAD_LISTEN listen[0]'],
+    [{ listen: ['ns.example:53'] }, 'CONFIG_BAD_LISTEN listen[0]'],
+    [{ lisen: ['127.0.0.1:53'] }, 'CONFIG_UNKNOWN_KEY lisen'],
+    [{ tcp: { maxConections: 3 } }, 'CONFIG_UNKNOWN_KEY tcp.maxConections'],
+    [{ udp: { maxPayload: 100 } }, 'CONFIG_BAD_NUMBER udp.maxPayload'],
+    [{ tcp: { idleTimeoutMs: 1.5 } }, 'CONFIG_BAD_NUMBER tcp.idleTimeoutMs'],
+    [{ zones: [{ file: 'a.zone' }] }, 'CONFIG_BAD_ZONES zones[0]'],
+    [{ watch: 'yes' }, 'CONFIG_BAD_BOOLEAN watch'],
+    [{ log: { level: 'loud' } }, 'CONFIG_BAD_ENUM log.level'],
+    [{ cookies: { secret: 'abc' } }, 'CONFIG_BAD_COOKIE_SECRET cookies.secret'],
+    [{ nsid: 'a\nb' }, 'CONFIG_BAD_TEXT nsid'],
+    [{ doh: { tlsCert: 'cert.pem' } }, 'CONFIG_DOH_TLS_PAIR doh'],
+    [{ dnssec: { optOut: true } }, 'CONFIG_DNSSEC_OPT_OUT dnssec.optOut'],
+    [{ dnssec: { validity: 5 } }, 'CONFIG_BAD_NUMBER dnssec.validity'],
+    [{ rrl: { slip: 11 } }, 'CONFIG_BAD_NUMBER rrl.slip'],
+  ])('%j: %s', (input, code) => {
+    const r = server(input);
+    expect(r.loader).toContain(code);
+    expect(r.schema).toBe(false);
+  });
+  it('a valid non-default configuration passes both', () => {
+    const input = {
+      listen: ['[::1]:5353', '127.0.0.1:0'],
+      zones: ['zones', { file: 'x.txt', origin: 'example.' }],
+      doh: { listen: ['127.0.0.1:8443'], tlsCert: 'c.pem', tlsKey: 'k.pem' },
+      dnssec: { keys: 'keys', nsec3: true, optOut: true, validity: 864000, refresh: 86400 },
+      cookies: { enabled: false, secret: '0123456789abcdef0123456789ABCDEF' },
+      nsid: 'ns1',
+    };
+    const r = server(input);
+    expect(r.loader).toEqual([]);
+    expect(r.schema, JSON.stringify(serverSchema.errors)).toBe(true);
+  });
+});
+
+describe('resolver.schema.json and validateResolverConfig refuse the same things', () => {
+  it.each([
+    [{ listen: [] }, 'CONFIG_BAD_LISTEN listen'],
+    [{ listen: ['127.0.0.1:99999'] }, 'CONFIG_BAD_VALUE listen[0]'],
+    [{ workers: -1 }, 'CONFIG_BAD_VALUE workers'],
+    [{ workers: 'two' }, 'CONFIG_BAD_TYPE workers'],
+    [{ catalogue: '' }, 'CONFIG_BAD_VALUE catalogue'],
+    [{ catalog: 'x' }, 'CONFIG_UNKNOWN_KEY catalog'],
+    [{ cache: { admission: 'always' } }, 'CONFIG_BAD_VALUE cache.admission'],
+    [{ matching: { minScore: 101 } }, 'CONFIG_BAD_VALUE matching.minScore'],
+    [{ cors: { maxAge: '1' } }, 'CONFIG_BAD_TYPE cors.maxAge'],
+    [{ log: { requests: 1 } }, 'CONFIG_BAD_TYPE log.requests'],
+    [{ cacheControl: { found: 'a\nb' } }, 'CONFIG_BAD_VALUE cacheControl.found'],
+  ])('%j: %s', (input, code) => {
+    const r = resolver(input);
+    expect(r.loader).toContain(code);
+    expect(r.schema).toBe(false);
+  });
+  it('comments (// keys) and a non-default configuration pass both', () => {
+    const input = {
+      '//': 'a comment',
+      listen: ['[::]:8080'],
+      workers: 0,
+      cache: { '// entries': 'fewer', entries: 10, admission: 'first-request' },
+    };
+    const r = resolver(input);
+    expect(r.loader).toEqual([]);
+    expect(r.schema, JSON.stringify(resolverSchema.errors)).toBe(true);
+  });
+});
