@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { validateServerConfig } from '../../src/config/server.ts';
-import { validateResolverConfig } from '../../src/config/resolver.ts';
+import { DEFAULT_SERVER_CONFIG, validateServerConfig } from '../../src/config/server.ts';
+import { DEFAULT_RESOLVER_CONFIG, validateResolverConfig } from '../../src/config/resolver.ts';
 
 const CONFIG = path.resolve(import.meta.dirname, '../../config');
 const read = (f: string): unknown => JSON.parse(readFileSync(path.join(CONFIG, f), 'utf8'));
@@ -52,6 +52,33 @@ describe('the example configurations are valid for the schema and the loader', (
   });
 });
 
+/** Key paths of a configuration object, one level of nesting (`tcp.maxConnections`). */
+function keyPaths(o: object): string[] {
+  return Object.entries(o).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? [k, ...Object.keys(v as object).map((s) => `${k}.${s}`)]
+      : [k],
+  );
+}
+
+/** The same for a schema's properties. */
+function schemaPaths(schema: { properties: Record<string, { properties?: object }> }): string[] {
+  return Object.entries(schema.properties).flatMap(([k, v]) => [
+    k,
+    ...Object.keys(v.properties ?? {}).map((s) => `${k}.${s}`),
+  ]);
+}
+
+describe('every key the loaders know (their defaults) is in the schema', () => {
+  it.each([
+    ['server.schema.json', DEFAULT_SERVER_CONFIG],
+    ['resolver.schema.json', DEFAULT_RESOLVER_CONFIG],
+  ] as const)('%s', (file, defaults) => {
+    const known = new Set(schemaPaths(read(file) as Parameters<typeof schemaPaths>[0]));
+    expect(keyPaths(defaults).filter((k) => !known.has(k))).toEqual([]);
+  });
+});
+
 describe('server.schema.json and validateServerConfig refuse the same things', () => {
   it.each([
     [{ listen: [] }, 'CONFIG_BAD_LISTEN listen'],
@@ -69,6 +96,7 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ cookies: { secret: 'abc' } }, 'CONFIG_BAD_COOKIE_SECRET cookies.secret'],
     [{ nsid: 'a\nb' }, 'CONFIG_BAD_TEXT nsid'],
     [{ doh: { tlsCert: 'cert.pem' } }, 'CONFIG_DOH_TLS_PAIR doh'],
+    [{ doh: { allowOrigin: 'a, b' } }, 'CONFIG_BAD_TEXT doh.allowOrigin'],
     [{ dnssec: { optOut: true } }, 'CONFIG_DNSSEC_OPT_OUT dnssec.optOut'],
     [{ dnssec: { validity: 5 } }, 'CONFIG_BAD_NUMBER dnssec.validity'],
     [{ rrl: { slip: 11 } }, 'CONFIG_BAD_NUMBER rrl.slip'],
@@ -105,6 +133,7 @@ describe('resolver.schema.json and validateResolverConfig refuse the same things
     [{ cors: { maxAge: '1' } }, 'CONFIG_BAD_TYPE cors.maxAge'],
     [{ log: { requests: 1 } }, 'CONFIG_BAD_TYPE log.requests'],
     [{ cacheControl: { found: 'a\nb' } }, 'CONFIG_BAD_VALUE cacheControl.found'],
+    [{ page: { enabled: 'yes' } }, 'CONFIG_BAD_TYPE page.enabled'],
   ])('%j: %s', (input, code) => {
     const r = resolver(input);
     expect(r.loader).toContain(code);
