@@ -32,7 +32,7 @@ const resolver = (v: unknown) => {
 };
 
 describe('the example configurations are valid for the schema and the loader', () => {
-  it.each(['server.json', 'server.docker.json'])('%s', (f) => {
+  it.each(['server.json', 'server.docker.json', 'production.json'])('%s', (f) => {
     const r = server(read(f));
     expect(r.schema, JSON.stringify(serverSchema.errors)).toBe(true);
     expect(r.loader).toEqual([]);
@@ -100,6 +100,7 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ dnssec: { optOut: true } }, 'CONFIG_DNSSEC_OPT_OUT dnssec.optOut'],
     [{ dnssec: { validity: 5 } }, 'CONFIG_BAD_NUMBER dnssec.validity'],
     [{ rrl: { slip: 11 } }, 'CONFIG_BAD_NUMBER rrl.slip'],
+    [{ workers: 257 }, 'CONFIG_BAD_NUMBER workers'],
   ])('%j: %s', (input, code) => {
     const r = server(input);
     expect(r.loader).toContain(code);
