@@ -48,11 +48,37 @@ export interface LoadedKey extends ZoneSigningKey {
 
 const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
 
+/**
+ * An ECDSA signature from DER (SEQUENCE of two INTEGERs) to the fixed-size
+ * r | s of RFC 6605 section 4 (`size` octets each, left-padded).
+ */
+export function derToRawSignature(der: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(2 * size);
+  // SEQUENCE header: 0x30, then a short or long (0x81 n) length.
+  let p = der[1]! & 0x80 ? 2 + (der[1]! & 0x7f) : 2;
+  for (let part = 0; part < 2; part++) {
+    if (der[p] !== 0x02) throw new Error('not a DER ECDSA signature');
+    let len = der[p + 1]!;
+    p += 2;
+    // An INTEGER with its sign octet (0x00) is one longer than the value.
+    while (len > size && der[p] === 0) {
+      p++;
+      len--;
+    }
+    if (len > size) throw new Error('DER ECDSA signature value too long');
+    out.set(der.subarray(p, p + len), part * size + size - len);
+    p += len;
+  }
+  return out;
+}
+
 /** The signing function of a private key for an algorithm. */
 function signer(alg: number, key: KeyObject): (data: Uint8Array) => Uint8Array {
   if (alg === ALG_ECDSAP256SHA256)
-    // RFC 6605 section 4: the signature is r | s, 32 octets each.
-    return (d) => new Uint8Array(crypto.sign('sha256', d, { key, dsaEncoding: 'ieee-p1363' }));
+    // RFC 6605 section 4: the signature is r | s, 32 octets each. Signing to DER
+    // with the key object itself and converting is about twice as fast in
+    // Node 24 as asking for 'ieee-p1363' through an options object.
+    return (d) => derToRawSignature(crypto.sign('sha256', d, key), 32);
   if (alg === ALG_ED25519) return (d) => new Uint8Array(crypto.sign(null, d, key));
   return (d) => new Uint8Array(crypto.sign('sha256', d, key));
 }
