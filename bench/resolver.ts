@@ -313,30 +313,17 @@ try {
 
   // 1. Generate and import.
   const file = path.join(dir, 'catalogue.jsonl');
-  let t = performance.now();
+  const t = performance.now();
   const rows = await generate(file);
   console.log(
     `generated ${rows.toLocaleString('en')} rows in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
   const dbFile = path.join(dir, 'catalogue.sqlite');
-  t = performance.now();
-  const imported = spawn(
-    NODE,
-    [path.join(REPO, 'bin/lexroute.js'), 'catalogue', 'import', file, '--catalogue', dbFile],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let importOutput = '';
-  imported.stdout?.on('data', (d: Buffer) => (importOutput += d.toString()));
-  imported.stderr?.on('data', (d: Buffer) => (importOutput += d.toString()));
-  const [importCode] = (await once(imported, 'exit')) as [number | null];
-  const importSeconds = (performance.now() - t) / 1000;
-  if (importCode !== 0)
-    throw new Error(`import failed (${importCode}): ${importOutput.slice(-2000)}`);
+  const importSeconds = await importInto(file, dbFile, rows);
   console.log(
     `import (lexroute catalogue import, ${rows.toLocaleString('en')} rows): ${importSeconds.toFixed(1)} s` +
       ` = ${Math.round(rows / importSeconds).toLocaleString('en')} rows/s   target < 60 s: ${importSeconds < 60 ? 'met' : 'NOT met'}`,
   );
-  for (const line of importOutput.trim().split('\n')) console.log(`  ${line}`);
 
   // 2. Servers.
   // The request log goes to a file (as in a deployment), not to a pipe this process would have to read.
