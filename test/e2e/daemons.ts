@@ -140,18 +140,18 @@ ${local.map((z) => `zone "${z.origin}" { type primary; file "${z.file}"; };`).jo
 }
 
 /** NSD on host:port. */
-export async function startNsd(
-  nsd: string,
+/**
+ * NSD's `server:` and `remote-control:` sections for a test instance: one
+ * server process on host@port, every file in `dir`, no chroot, no database,
+ * plus the `extra` server lines (verbosity, transfer options).
+ */
+export function nsdServerConf(
+  dir: string,
   host: string,
   port: number,
-  zones: readonly ServedZone[],
-): Promise<Daemon> {
-  const dir = daemonDir('nsd');
-  const local = copyZones(dir, zones);
-  const conf = path.join(dir, 'nsd.conf');
-  writeConf(
-    conf,
-    `server:
+  extra: readonly string[],
+): string {
+  return `server:
   ip-address: ${host}@${port}
   port: ${port}
   username: ""
@@ -163,10 +163,23 @@ export async function startNsd(
   zonelistfile: "${dir}/zone.list"
   xfrdir: "${dir}"
   logfile: "${dir}/nsd.log"
-  verbosity: 1
-  server-count: 1
+${extra.map((l) => `  ${l}\n`).join('')}  server-count: 1
 remote-control:
-  control-enable: no
+  control-enable: no`;
+}
+
+export async function startNsd(
+  nsd: string,
+  host: string,
+  port: number,
+  zones: readonly ServedZone[],
+): Promise<Daemon> {
+  const dir = daemonDir('nsd');
+  const local = copyZones(dir, zones);
+  const conf = path.join(dir, 'nsd.conf');
+  writeConf(
+    conf,
+    `${nsdServerConf(dir, host, port, ['verbosity: 1'])}
 ${local.map((z) => `zone:\n  name: "${z.origin}"\n  zonefile: "${z.file}"\n`).join('')}`,
   );
   const { child, daemon } = launch('nsd', nsd, ['-d', '-c', conf], dir, host, port);

@@ -6,7 +6,14 @@
  */
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { daemonDir, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
+import {
+  daemonDir,
+  launch,
+  nsdServerConf,
+  waitReady,
+  writeConf,
+  type Daemon,
+} from '../e2e/daemons.ts';
 
 export interface Primary {
   readonly host: string;
@@ -28,23 +35,7 @@ export async function startNsdSecondary(
   const keyName = k ? k.name : 'NOKEY';
   writeConf(
     path.join(dir, 'nsd.conf'),
-    `server:
-  ip-address: ${host}@${port}
-  port: ${port}
-  username: ""
-  chroot: ""
-  zonesdir: "${dir}"
-  pidfile: "${dir}/nsd.pid"
-  database: ""
-  xfrdfile: "${dir}/xfrd.state"
-  zonelistfile: "${dir}/zone.list"
-  xfrdir: "${dir}"
-  logfile: "${dir}/nsd.log"
-  verbosity: 2
-  server-count: 1
-  xfrd-reload-timeout: 0
-remote-control:
-  control-enable: no
+    `${nsdServerConf(dir, host, port, ['verbosity: 2', 'xfrd-reload-timeout: 0'])}
 ${k ? `key:\n  name: "${k.name}"\n  algorithm: ${k.algorithm}\n  secret: "${k.secret}"\n` : ''}${origins
       .map(
         (o) =>
