@@ -6,7 +6,7 @@
  * resolve --dnssec --doh` through a DoH server that does not validate (an
  * authoritative server sets no AD) fails with DNSSEC_INSECURE.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { run } from '../../src/cli/main.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
 import { captureIo, type CapturedIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
+import { selfSignedLoopbackCert } from '../helpers/tls.ts';
 
 const openssl = toolOrSkip('openssl');
 const dig = toolOrSkip('dig');
@@ -90,29 +91,7 @@ ns IN A 127.0.0.1
 @ IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!https://doh.example/\\\\1!" .
 `,
   );
-  execFileSync(
-    openssl.path!,
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      path.join(tmp, 'key.pem'),
-      '-out',
-      path.join(tmp, 'cert.pem'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSignedLoopbackCert(openssl.path!, tmp);
   tls = await serve(['--tls-cert', 'cert.pem', '--tls-key', 'key.pem']);
   plain = await serve([]);
 }, 60_000);

@@ -6,7 +6,7 @@
  * loopback (h2c by prior knowledge too); malformed requests get a 4xx with a
  * problem+json body, never a 5xx.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlDecode, base64UrlEncode, dohFreshness } from '../../src/core/wire/doh.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
+import { selfSignedLoopbackCert } from '../helpers/tls.ts';
 
 const run = promisify(execFile);
 const openssl = toolOrSkip('openssl');
@@ -45,29 +46,7 @@ let ca: Buffer;
 beforeAll(async () => {
   if (openssl.skipReason) return;
   dir = mkdtempSync(path.join(tmpdir(), 'lexroute-doh-'));
-  execFileSync(
-    openssl.path!,
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSignedLoopbackCert(openssl.path!, dir);
   ca = readFileSync(path.join(dir, 'cert.pem'));
   h = await startTestServer([SAMPLE_ZONES], {
     doh: {
