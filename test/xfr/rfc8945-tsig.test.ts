@@ -25,7 +25,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startBindSecondary, startKnotSecondary, startNsdSecondary } from './secondaries.ts';
+import { startAllSecondaries } from './secondaries.ts';
 import { xfrQuery } from './client.ts';
 
 const run = promisify(execFile);
@@ -138,11 +138,12 @@ describe.skipIf(skip !== undefined)(
         key: { name: k.name.slice(0, -1), algorithm: k.algorithm, secret: b64(k) },
       };
       daemons.push(
-        ...(await Promise.all([
-          startNsdSecondary(nsd.path!, '127.0.0.1', ports[0]!, primary, [ORIGIN]),
-          startKnotSecondary(knotd.path!, '127.0.0.1', ports[1]!, primary, [ORIGIN]),
-          startBindSecondary(named.path!, '127.0.0.1', ports[2]!, primary, [ORIGIN]),
-        ])),
+        ...(await startAllSecondaries(
+          { nsd: nsd.path!, knotd: knotd.path!, named: named.path! },
+          ports,
+          primary,
+          [ORIGIN],
+        )),
       );
     }, 60_000);
 

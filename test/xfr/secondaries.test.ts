@@ -18,7 +18,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startBindSecondary, startKnotSecondary, startNsdSecondary } from './secondaries.ts';
+import { startAllSecondaries } from './secondaries.ts';
 
 const nsd = toolOrSkip('nsd');
 const knotd = toolOrSkip('knotd');
@@ -75,11 +75,12 @@ describe.skipIf(skip !== undefined)(
       });
       const primary = { host: '127.0.0.1', port: server.tcp[0]!.port };
       daemons.push(
-        ...(await Promise.all([
-          startNsdSecondary(nsd.path!, '127.0.0.1', ports[0]!, primary, [ORIGIN]),
-          startKnotSecondary(knotd.path!, '127.0.0.1', ports[1]!, primary, [ORIGIN]),
-          startBindSecondary(named.path!, '127.0.0.1', ports[2]!, primary, [ORIGIN]),
-        ])),
+        ...(await startAllSecondaries(
+          { nsd: nsd.path!, knotd: knotd.path!, named: named.path! },
+          ports,
+          primary,
+          [ORIGIN],
+        )),
       );
     }, 60_000);
 

@@ -159,3 +159,17 @@ function withLog(d: Daemon, file: string): Daemon {
     },
   };
 }
+
+/** NSD, Knot and BIND as secondaries of `primary` on 127.0.0.1 at `ports` (in that order). */
+export function startAllSecondaries(
+  bins: { nsd: string; knotd: string; named: string },
+  ports: readonly number[],
+  primary: Primary,
+  origins: readonly string[],
+): Promise<Daemon[]> {
+  return Promise.all([
+    startNsdSecondary(bins.nsd, '127.0.0.1', ports[0]!, primary, origins),
+    startKnotSecondary(bins.knotd, '127.0.0.1', ports[1]!, primary, origins),
+    startBindSecondary(bins.named, '127.0.0.1', ports[2]!, primary, origins),
+  ]);
+}
