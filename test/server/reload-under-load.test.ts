@@ -34,6 +34,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { udpRaw } from './harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/lexroute.js');
 const RECORDS = 100_000;
@@ -94,24 +95,11 @@ function probeLoop(port: number, name: string) {
 }
 
 /** One query; resolves with the answer count and rcode. */
-function ask(port: number, name: string): Promise<{ rcode: number; answers: number }> {
-  return new Promise((done, fail) => {
-    const s = dgram.createSocket('udp4');
-    const t = setTimeout(() => {
-      s.close();
-      fail(new Error('no answer'));
-    }, 2000);
-    s.on('message', (m) => {
-      clearTimeout(t);
-      s.close();
-      done({ rcode: m.readUInt16BE(2) & 0xf, answers: m.readUInt16BE(6) });
-    });
-    s.send(
-      dnsPacket.encode({ type: 'query', id: 7, questions: [{ type: 'NAPTR', name }] }),
-      port,
-      '127.0.0.1',
-    );
-  });
+async function ask(port: number, name: string): Promise<{ rcode: number; answers: number }> {
+  const q = dnsPacket.encode({ type: 'query', id: 7, questions: [{ type: 'NAPTR', name }] });
+  const m = await udpRaw(port, q, 2000);
+  if (!m) throw new Error('no answer');
+  return { rcode: m.readUInt16BE(2) & 0xf, answers: m.readUInt16BE(6) };
 }
 
 let dir: string;

@@ -7,7 +7,6 @@
  * stops both.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { join, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../helpers/tools.ts';
+import { udpRaw } from './harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/lexroute.js');
 const ORIGIN = 'workers.test.';
@@ -63,25 +63,12 @@ function delta(after: Map<string, number>, before: Map<string, number>): number[
 }
 
 /** The SOA serial answered to one query from a fresh UDP socket (a new source port). */
-function serialUdp(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = dgram.createSocket('udp4');
-    const t = setTimeout(() => {
-      s.close();
-      fail(new Error('no answer'));
-    }, 2000);
-    s.on('message', (m) => {
-      clearTimeout(t);
-      s.close();
-      const soa = dnsPacket.decode(m).answers?.[0] as { data: { serial: number } } | undefined;
-      done(soa?.data.serial ?? -1);
-    });
-    s.send(
-      dnsPacket.encode({ type: 'query', id: 9, questions: [{ type: 'SOA', name: ORIGIN }] }),
-      port,
-      '127.0.0.1',
-    );
-  });
+async function serialUdp(): Promise<number> {
+  const q = dnsPacket.encode({ type: 'query', id: 9, questions: [{ type: 'SOA', name: ORIGIN }] });
+  const m = await udpRaw(port, q, 2000);
+  if (!m) throw new Error('no answer');
+  const soa = dnsPacket.decode(m).answers?.[0] as { data: { serial: number } } | undefined;
+  return soa?.data.serial ?? -1;
 }
 
 /** The SOA serial over a fresh TCP connection. */
