@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type * as LoadModuleType from '../src/zonefile/load.ts';
-import type * as LintModuleType from '../src/core/zone/naptr-lint.ts';
+import type * as LintModuleType from '../src/core/ddds/lint/naptr-lint.ts';
 
 type LoadModule = typeof LoadModuleType;
 type LintModule = typeof LintModuleType;
@@ -41,7 +41,7 @@ if (process.argv[2] === '--child') {
   const { loadZoneFile } = (await import(loader)) as LoadModule;
   const lintModule = lint
     ? ((await import(
-        loader.replace(/zonefile\/load\.(ts|js)$/, 'core/zone/naptr-lint.$1')
+        loader.replace(/zonefile\/load\.(ts|js)$/, 'core/ddds/lint/naptr-lint.$1')
       )) as LintModule)
     : undefined;
   const cpu = () => {
@@ -125,7 +125,7 @@ async function transpileLoader(): Promise<string> {
       visit(join(dirname(rel), m[1]!));
   };
   visit('src/zonefile/load.ts');
-  visit('src/core/zone/naptr-lint.ts');
+  visit('src/core/ddds/lint/naptr-lint.ts');
   return new URL(`file://${join(out, 'src/zonefile/load.js')}`).href;
 }
 const TARGET = Number(values.records);

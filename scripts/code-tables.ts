@@ -17,7 +17,8 @@ import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
 import { ROUTE_CODES } from '../src/core/routes/codes.ts';
 import { URN_CODES } from '../src/core/urn/codes.ts';
 import { DOH_CODES, WIRE_CODES } from '../src/core/wire/codes.ts';
-import { NAPTR_LINT_CODES, ZONE_CODES } from '../src/core/zone/codes.ts';
+import { ZONE_CODES } from '../src/core/zone/codes.ts';
+import { NAPTR_LINT_CODES } from '../src/core/ddds/lint/codes.ts';
 import { DEV_CODES } from '../src/dev/codes.ts';
 import { DNSSEC_KEY_CODES } from '../src/dnssec/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
@@ -55,7 +56,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
   },
   {
     title: 'The NAPTR lint of zones',
-    file: 'src/core/zone/codes.ts',
+    file: 'src/core/ddds/lint/codes.ts',
     name: 'NAPTR_LINT_CODES',
     codes: NAPTR_LINT_CODES,
   },
@@ -134,7 +135,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
  */
 export const DERIVED_PREFIXES: Readonly<Record<string, { file: string; meaning: string }>> = {
   NAPTR_: {
-    file: 'src/core/zone/naptr-lint.ts',
+    file: 'src/core/ddds/lint/naptr-lint.ts',
     meaning:
       'NAPTR_ + a SUBST_* or ERE_* code (DDDS_CODES): the NAPTR lint found a bad REGEXP field',
   },

@@ -35,9 +35,9 @@ export {
   lintNaptrRecords,
   naptrFields,
   parseExpect,
-} from './core/zone/naptr-lint.ts';
+} from './core/ddds/lint/naptr-lint.ts';
 export { canonicalSortKey, compareNames, nameToText, nameToWire } from './core/zone/names.ts';
-export { typeName, TYPE_CODES } from './core/zone/types.ts';
+export { typeName, TYPE_CODES } from './core/rr/types.ts';
 export {
   findZone,
   findZoneFor,

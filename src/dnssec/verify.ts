@@ -15,7 +15,7 @@ import {
   signingInput,
 } from '../core/dnssec/records.ts';
 import { nameKey } from '../core/wire/name.ts';
-import { typeName } from '../core/zone/types.ts';
+import { typeName } from '../core/rr/types.ts';
 
 const T_NS = 2;
 const T_DS = 43;

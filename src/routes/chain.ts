@@ -31,7 +31,7 @@ import {
   type LookupOptions,
   type ZoneSet,
 } from '../core/zone/lookup.ts';
-import { naptrFields } from '../core/zone/naptr-lint.ts';
+import { naptrFields } from '../core/ddds/lint/naptr-lint.ts';
 import { nameKey } from '../core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';
 

@@ -46,9 +46,8 @@ import {
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
-import { TYPE_TXT } from '../core/rr/types.ts';
+import { CLASS_CH, CLASS_IN, TYPE_AXFR, TYPE_IXFR, TYPE_OPT, TYPE_TXT } from '../core/rr/types.ts';
 
-const CLASS_CH = 3;
 /** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
 const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
   ['\u0007version\u0004bind\u0000', 'version'],
@@ -385,14 +384,14 @@ export class Engine {
       // of the request, then it MUST respond with RCODE=BADVERS."
       this.counters.badvers++;
       body = BADVERS_BODY;
-    } else if (q.qclass !== 1) {
+    } else if (q.qclass !== CLASS_IN) {
       body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : REFUSED_BODY;
       if (body === REFUSED_BODY) this.counters.refused++;
-    } else if (q.qtype === 41) {
+    } else if (q.qtype === TYPE_OPT) {
       // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
       this.counters.formerr++;
       body = FORMERR_BODY;
-    } else if (q.qtype === 251 || q.qtype === 252) {
+    } else if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
       // IXFR, AXFR: zone transfers are not offered (RFC 5936 section 2.2.1 lets a
       // server refuse; secondaries get the zone files by other means).
       this.counters.refused++;

@@ -7,7 +7,7 @@
  */
 import type { MetricFamily } from '../metrics/prom.ts';
 import { family, histogram } from '../metrics/prom.ts';
-import { typeName } from '../core/zone/types.ts';
+import { typeName } from '../core/rr/types.ts';
 
 /** Upper bounds of the response-size histogram, octets. */
 export const SIZE_BOUNDS = [64, 128, 256, 512, 1232, 2048, 4096, 16384, 65535] as const;

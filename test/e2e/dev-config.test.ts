@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rewriteHttpPorts } from '../../src/dev/chain.ts';
 import { validateDevConfig } from '../../src/dev/config.ts';
-import { checkExpectations, lintNaptrRecords } from '../../src/core/zone/naptr-lint.ts';
+import { checkExpectations, lintNaptrRecords } from '../../src/core/ddds/lint/naptr-lint.ts';
 import { loadZoneText } from '../../src/zonefile/load.ts';
 import { devConfig, REPO } from './helpers.ts';
 

@@ -20,7 +20,7 @@ import {
   type RoutingTable,
 } from '../../src/core/routes/model.ts';
 import { normalizeLexUrn } from '../../src/core/urn/index.ts';
-import { checkExpectations, lintNaptrRecords } from '../../src/core/zone/naptr-lint.ts';
+import { checkExpectations, lintNaptrRecords } from '../../src/core/ddds/lint/naptr-lint.ts';
 import { naptrInputs } from '../../src/cli/commands/zone-routes.ts';
 import { readRoutingTable } from '../../src/routes/table.ts';
 import { loadZoneFile, loadZoneText } from '../../src/zonefile/load.ts';

@@ -10,7 +10,7 @@ import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/serve
 import { createLogger } from '../../src/server/log.ts';
 import { startServer, type RunningServer } from '../../src/server/server.ts';
 import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
-import { typeName } from '../../src/core/zone/types.ts';
+import { typeName } from '../../src/core/rr/types.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const SAMPLE_ZONES = path.join(REPO, 'zones');

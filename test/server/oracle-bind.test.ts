@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadZoneFile } from '../../src/zonefile/load.ts';
-import { typeName } from '../../src/core/zone/types.ts';
+import { typeName } from '../../src/core/rr/types.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import {
   decode,

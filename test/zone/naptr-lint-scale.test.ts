@@ -21,7 +21,7 @@ import {
   checkExpectations,
   lintNaptrRecords,
   naptrFields,
-} from '../../src/core/zone/naptr-lint.ts';
+} from '../../src/core/ddds/lint/naptr-lint.ts';
 import { loadZoneFile } from '../../src/zonefile/load.ts';
 
 const enc = new TextEncoder();

@@ -9,7 +9,7 @@ import {
   checkExpectations,
   lintNaptrRecords,
   naptrFields,
-} from '../../src/core/zone/naptr-lint.ts';
+} from '../../src/core/ddds/lint/naptr-lint.ts';
 import { loadZoneText } from '../../src/zonefile/load.ts';
 
 const FILE = new URL('../vectors/zonefile/rfc-naptr-examples.txt', import.meta.url).pathname;

@@ -15,8 +15,8 @@ import {
   type RuleTarget,
 } from '../../core/routes/explain.ts';
 import { normalizeLexUrn } from '../../core/urn/index.ts';
-import { naptrFields } from '../../core/zone/naptr-lint.ts';
-import { TYPE_NAPTR } from '../../core/zone/types.ts';
+import { naptrFields } from '../../core/ddds/lint/naptr-lint.ts';
+import { TYPE_NAPTR } from '../../core/rr/types.ts';
 import { formatTableDiagnostic, readRoutingTable } from '../../routes/table.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { parseCommandArgs } from '../args.ts';

@@ -4,7 +4,7 @@
  * Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage.
  */
 import { absoluteLowerName } from '../../core/kit/names.ts';
-import { checkExpectations, lintNaptrRecords } from '../../core/zone/naptr-lint.ts';
+import { checkExpectations, lintNaptrRecords } from '../../core/ddds/lint/naptr-lint.ts';
 import type { ZoneDiagnostic } from '../../core/zone/model.ts';
 import { printable } from '../../core/zone/parser.ts';
 import { writeZone } from '../../core/zone/writer.ts';

@@ -23,7 +23,7 @@ import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../zone/mod
 import { keyParent, keyToName, keyToWire, nameKey } from '../wire/name.ts';
 import { keySortKey } from '../zone/dnssec.ts';
 import { nameToText } from '../zone/names.ts';
-import { typeName } from '../zone/types.ts';
+import { typeName } from '../rr/types.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 
 const T_DS = 43;

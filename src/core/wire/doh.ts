@@ -12,6 +12,7 @@
  * Authority section, the response freshness lifetime MUST NOT be greater
  * than the MINIMUM field from that SOA record."
  */
+import { TYPE_OPT, TYPE_SOA } from '../rr/types.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const VALUES = new Int8Array(128).fill(-1);
@@ -136,9 +137,9 @@ export function dohFreshness(msg: Uint8Array): number | undefined {
     const rdlength = readU16(msg, p + 8);
     const rdata = p + 10;
     if (rdata + rdlength > msg.length) return min;
-    if (type !== 41) {
+    if (type !== TYPE_OPT) {
       min = min === undefined ? ttl : Math.min(min, ttl);
-      if (type === 6 && i >= an && an === 0) {
+      if (type === TYPE_SOA && i >= an && an === 0) {
         // SOA RDATA: MNAME, RNAME, then SERIAL REFRESH RETRY EXPIRE MINIMUM.
         let q = skipName(msg, rdata);
         q = q < 0 ? -1 : skipName(msg, q);

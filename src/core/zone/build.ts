@@ -13,7 +13,7 @@ import {
   REC_OUT_OF_ZONE,
   ZoneStore,
 } from './store.ts';
-import { TYPE_NS, TYPE_SOA } from './types.ts';
+import { TYPE_NS, TYPE_SOA } from '../rr/types.ts';
 import { validateStore } from './validate.ts';
 import { RRsetView, StoreZone } from './views.ts';
 

@@ -2,8 +2,8 @@
  * Every stable code of the zone layer, with its one-line meaning: the zone
  * file parser and RDATA codecs (core/zone), the zone checks (validate.ts,
  * store.ts, build.ts), loading files from disk (zonefile/), reloads (server/)
- * and the DNSSEC check of signed zones (dnssec/verify.ts). Then the codes of
- * the NAPTR lint (naptr-lint.ts) that are not DDDS_CODES of the client.
+ * and the DNSSEC check of signed zones (dnssec/verify.ts). The NAPTR lint's
+ * codes are in core/ddds/lint/codes.ts.
  *
  * Codes are never renamed or reused (add new ones instead). test/codes.test.ts
  * checks that every code used in src is in exactly one table; docs/codes.md
@@ -130,26 +130,3 @@ export const ZONE_CODES = {
 } as const;
 
 export type ZoneCode = keyof typeof ZONE_CODES;
-
-/**
- * Codes of the NAPTR lint (naptr-lint.ts) of its own; the lint also reports
- * DDDS_CODES (NAPTR_BOTH_FIELDS, NAPTR_FLAG_UNKNOWN, NAPTR_U_NOT_URI,
- * NAPTR_U_WITHOUT_REGEXP), and NAPTR_ + a SUBST_* or ERE_* code for a bad REGEXP.
- */
-export const NAPTR_LINT_CODES = {
-  NAPTR_MALFORMED: 'NAPTR RDATA that does not decode',
-  NAPTR_NO_REWRITE: 'REGEXP empty and REPLACEMENT ".": the record produces nothing',
-  NAPTR_TERMINAL_NO_PROTOCOL: 'warning: an S or A record names no protocol in SERVICES',
-  NAPTR_PREFERENCE_AS_ORDER:
-    'warning: rules of one ORDER told apart only by PREFERENCE (a client may pick either)',
-  NAPTR_UNANCHORED: 'warning: a REGEXP pattern not anchored with "^"',
-  NAPTR_UNESCAPED_DOT: 'warning: an unescaped "." in the jurisdiction code of a pattern',
-  NAPTR_JURISDICTION_UNBOUNDED:
-    'warning: the jurisdiction in a pattern is not followed by [;:] (br also matches brx)',
-  NAPTR_EXPECT_SYNTAX: 'a malformed "; expect" directive',
-  NAPTR_EXPECT_NO_OWNER: 'an "; expect" directive before any record',
-  NAPTR_EXPECT_NO_NAPTR: 'an "; expect" directive at an owner without NAPTR records',
-  NAPTR_EXPECT_MISMATCH: 'the NAPTR rules do not give the result an "; expect" directive states',
-} as const;
-
-export type NaptrLintCode = keyof typeof NAPTR_LINT_CODES;

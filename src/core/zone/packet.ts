@@ -5,7 +5,7 @@
  * prefix first; these helpers add and strip it.
  */
 import packet from 'dns-packet';
-import { typeName } from './types.ts';
+import { typeName } from '../rr/types.ts';
 
 type Codec = {
   encode(data: unknown, buf?: Uint8Array, offset?: number): Uint8Array;

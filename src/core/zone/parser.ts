@@ -11,9 +11,9 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts'
 import { ZoneStore, type RecordSink } from './store.ts';
 import { recordViews } from './views.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
-import { encodeRdataTokens } from './rdata-codecs.ts';
-import { ByteWriter, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from './rdata.ts';
-import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from './types.ts';
+import { encodeRdataTokens } from '../rr/rdata/registry.ts';
+import { ByteWriter, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from '../rr/rdata/layout.ts';
+import { CLASS_CODES, META_TYPES, TYPE_CODES, TYPE_SOA } from '../rr/types.ts';
 
 export { rrToPresentation } from './writer.ts';
 

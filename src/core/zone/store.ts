@@ -15,6 +15,7 @@
  */
 import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
 import type { ZoneDiagnostic } from './model.ts';
+import { TYPE_RRSIG } from '../rr/types.ts';
 
 /** Where the parser delivers records. */
 export interface RecordSink {
@@ -496,7 +497,7 @@ export class ZoneStore implements RecordSink {
     // RRSIGs at one owner cover different types: each covered type is its own
     // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
     // to the TTL of the RRset"), so differing TTLs among them are no fault.
-    if (ttl !== this.setTtl[s] && type === 46) {
+    if (ttl !== this.setTtl[s] && type === TYPE_RRSIG) {
       if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
     } else if (ttl !== this.setTtl[s]) {
       // RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same";

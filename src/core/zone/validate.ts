@@ -24,7 +24,7 @@ import {
   TYPE_SOA,
   TYPE_SRV,
   typeName,
-} from './types.ts';
+} from '../rr/types.ts';
 import { TYPE_DS } from '../rr/types.ts';
 
 const MAX_TTL = 0x7fffffff;

@@ -6,8 +6,8 @@
  */
 import type { ResourceRecord, Zone } from './model.ts';
 import { canonicalSortKey } from './names.ts';
-import { hasPresentationForm, rdataToText } from './rdata-codecs.ts';
-import { className, TYPE_SOA, typeName } from './types.ts';
+import { hasPresentationForm, rdataToText } from '../rr/rdata/registry.ts';
+import { className, TYPE_SOA, typeName } from '../rr/types.ts';
 
 /** `owner ttl class type rdata` on one line (no newline); `ttl` overrides the record's (RRset TTL). */
 export function rrToPresentation(rr: ResourceRecord, ttl = rr.ttl): string {

@@ -22,9 +22,9 @@
  * key" and "no key information ... is present" (BIND refuses a key there;
  * Knot reads `KEY 65535 255 255 AA==`).
  */
-import type { Lexer } from './lexer.ts';
-import { TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
-import { nameToText, wireNameLength } from './names.ts';
+import type { Lexer } from '../../zone/lexer.ts';
+import { TOKEN_ESCAPED, TOKEN_QUOTED } from '../../zone/lexer.ts';
+import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   algorithmNumber,
   algorithmText,
@@ -45,8 +45,8 @@ import {
   type ByteWriter,
   type RdataCodec,
   type RdataError,
-} from './rdata.ts';
-import { TYPE_CODES, typeName } from './types.ts';
+} from './layout.ts';
+import { TYPE_CODES, typeName } from '../types.ts';
 
 const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
 

@@ -18,8 +18,8 @@
  * E.164 number written with a leading "+" (dots allowed), stored as ASCII
  * digits.
  */
-import { TOKEN_QUOTED } from './lexer.ts';
-import { nameToText, wireNameLength } from './names.ts';
+import { TOKEN_QUOTED } from '../../zone/lexer.ts';
+import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   fail,
   hexValue,
@@ -30,8 +30,8 @@ import {
   toHex,
   writeNameToken,
   type RdataCodec,
-} from './rdata.ts';
-import { TYPE_CODES, typeName } from './types.ts';
+} from './layout.ts';
+import { TYPE_CODES, typeName } from '../types.ts';
 
 /**
  * IANA service names of common ports (the same numbers for tcp and udp), for

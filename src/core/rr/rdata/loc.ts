@@ -27,8 +27,8 @@
  * accepts `90 59 59.999 S`); sizes over 90000000.00m are refused (as Knot;
  * BIND ignores the centimetres of `90000000.01`). Printed as BIND prints it.
  */
-import type { Lexer } from './lexer.ts';
-import { fail, type ByteWriter, type RdataCodec, type RdataError } from './rdata.ts';
+import type { Lexer } from '../../zone/lexer.ts';
+import { fail, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
 
 const EQUATOR = 0x80000000;
 const ALT_BASE = 10000000; // 100,000 m in cm

@@ -10,8 +10,8 @@
  * `1-23-45-67-89-ab`); letters in either case; printed in lower case, as
  * BIND prints it.
  */
-import type { Lexer } from './lexer.ts';
-import { fail, hexValue, type ByteWriter, type RdataCodec, type RdataError } from './rdata.ts';
+import type { Lexer } from '../../zone/lexer.ts';
+import { fail, hexValue, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
 
 function parseEui(
   lex: Lexer,

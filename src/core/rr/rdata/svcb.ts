@@ -29,10 +29,10 @@
  * dohpath keeps its mnemonic (BIND 9.18 prints key7) and ohttp is printed as
  * `key8` (BIND 9.18 does not know the mnemonic).
  */
-import { decodeUtf8Strict } from '../kit/utf8.ts';
-import type { Lexer } from './lexer.ts';
-import { TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
-import { nameToText, wireNameLength } from './names.ts';
+import { decodeUtf8Strict } from '../../kit/utf8.ts';
+import type { Lexer } from '../../zone/lexer.ts';
+import { TOKEN_ESCAPED, TOKEN_QUOTED } from '../../zone/lexer.ts';
+import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   ByteWriter,
   RDATA_SCRATCH_SIZE,
@@ -48,7 +48,7 @@ import {
   writeStringBytes,
   type RdataCodec,
   type RdataError,
-} from './rdata.ts';
+} from './layout.ts';
 
 const KEY_NAMES = [
   'mandatory',

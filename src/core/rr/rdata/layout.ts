@@ -1,25 +1,50 @@
 /**
  * RDATA in presentation form <-> uncompressed wire bytes, driven by the field
- * layouts in `types.ts`.
+ * layouts of `SCHEMAS` (registry.ts).
  *
  * Why not dns-packet here: its name encoder splits on every `.` and writes
  * labels as UTF-8, and its character-string encoder writes UTF-8 text, so it
  * cannot carry `\.` inside a label or arbitrary octets (`\255`), both legal
  * master-file content (RFC 1035 section 5.1). dns-packet stays the reference:
- * `decodeRdata`/`encodeRdata` (module `packet.ts`) use it, and the tests check
+ * `decodeRdata`/`encodeRdata` (module `core/zone/packet.ts`) use it, and the tests check
  * byte equality with it for every type both support.
  */
-import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from './lexer.ts';
-import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from './names.ts';
-import { DNSSEC_ALGORITHMS, typeName, type FieldKind } from './types.ts';
-import { ByteWriter } from '../wire/bytes.ts';
+import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from '../../zone/lexer.ts';
+import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from '../../zone/names.ts';
+import { DNSSEC_ALGORITHMS, typeName } from '../types.ts';
+import { ByteWriter } from '../../wire/bytes.ts';
 
 export { ByteWriter };
 
+/** Field kinds of an RDATA layout (`SCHEMAS` in registry.ts). */
+export type FieldKind =
+  | 'u8'
+  | 'u16'
+  | 'u32'
+  /** 32-bit value that accepts TTL units (SOA timers). */
+  | 'period'
+  | 'name'
+  /** One <character-string>. */
+  | 'cstr'
+  /** One or more <character-string>s up to the end (TXT, SPF). */
+  | 'cstrs'
+  | 'ipv4'
+  | 'ipv6'
+  /** Hex octets up to the end, split over any number of tokens. */
+  | 'hex'
+  /** Base64 up to the end, split over any number of tokens. */
+  | 'b64'
+  /** DNSSEC algorithm: a number 0-255 or its mnemonic (RFC 4034 appendix A.1). */
+  | 'alg'
+  /** CAA tag: letters and digits, written as a <character-string>. */
+  | 'tag'
+  /** One string written without a length octet, to the end of RDATA (CAA value, URI target). */
+  | 'text';
+
 /**
  * A type whose presentation form is not a plain sequence of fields
- * (`SCHEMAS` in types.ts): its own reader, wire check and printer, in a
- * `rdata-*.ts` module.
+ * (`SCHEMAS` in registry.ts): its own reader, wire check and printer, in a
+ * module of this folder.
  */
 export interface RdataCodec {
   /** Encode the RDATA tokens `first..lex.count-1` (at least one) of the current entry into `w`. */
@@ -39,7 +64,7 @@ export interface RdataCodec {
 }
 
 /**
- * DNSSEC algorithm mnemonics: the IANA names (types.ts) and the spellings
+ * DNSSEC algorithm mnemonics: the IANA names (rr/types.ts) and the spellings
  * BIND prints (NSEC3DSA, NSEC3RSASHA1, ECCGOST), so that its output reads back.
  */
 const ALGORITHMS: ReadonlyMap<string, number> = new Map([

@@ -17,18 +17,18 @@
  * the result equal to a per-record reference; `bench/zone-load.ts --lint`
  * measures it.
  */
-import { absoluteLowerName } from '../kit/names.ts';
-import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../ddds/naptr.ts';
-import { dddsStep, type NaptrRecord } from '../ddds/step.ts';
-import { SubstitutionChecker, type ReplPart } from '../ddds/subst.ts';
-import { toDnsKey } from '../urn/dns-key.ts';
-import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
-import { nameToText, wireNameLength } from './names.ts';
-import type { ExpectDirective } from './parser.ts';
-import { TYPE_NAPTR } from './types.ts';
-import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
-import { decodeUtf8Strict } from '../kit/utf8.ts';
-import { BoundedMemo } from '../kit/memo.ts';
+import { absoluteLowerName } from '../../kit/names.ts';
+import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../naptr.ts';
+import { dddsStep, type NaptrRecord } from '../step.ts';
+import { SubstitutionChecker, type ReplPart } from '../subst.ts';
+import { toDnsKey } from '../../urn/dns-key.ts';
+import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from '../../zone/model.ts';
+import { nameToText, wireNameLength } from '../../zone/names.ts';
+import type { ExpectDirective } from '../../zone/parser.ts';
+import { TYPE_NAPTR } from '../../rr/types.ts';
+import { fnv1aBytes, fnv1aText } from '../../kit/hash.ts';
+import { decodeUtf8Strict } from '../../kit/utf8.ts';
+import { BoundedMemo } from '../../kit/memo.ts';
 
 /** NAPTR RDATA as strings (wire values: single backslashes), or undefined when malformed. */
 export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {

@@ -1,5 +1,5 @@
 /**
- * Types whose RDATA is a plain sequence of the field kinds of `types.ts`
+ * Types whose RDATA is a plain sequence of the field kinds of `layout.ts`
  * (read, checked and printed by the same field machinery as SOA, MX, DS ...),
  * and two small ones beside them: ISDN (one or two strings) and NSAP (hex
  * after `0x`).
@@ -15,7 +15,7 @@
  * SINK stays generic-only: BIND 9.18 reads `meaning coding subcoding data`,
  * NSD `coding subcoding data` (two drafts of draft-eastlake-kitchen-sink).
  */
-import type { Lexer } from './lexer.ts';
+import type { Lexer } from '../../zone/lexer.ts';
 import {
   checkWire,
   encodeFields,
@@ -23,9 +23,9 @@ import {
   fieldsText,
   hexValue,
   toHex,
+  type FieldKind,
   type RdataCodec,
-} from './rdata.ts';
-import type { FieldKind } from './types.ts';
+} from './layout.ts';
 
 function fieldsCodec(schema: readonly FieldKind[]): RdataCodec {
   return {

@@ -28,9 +28,9 @@
  * SHA512 (2) 64; "the Digest field MUST NOT be shorter than 12 octets", as
  * BIND checks (Knot accepts a 1-octet digest).
  */
-import type { Lexer } from './lexer.ts';
-import { TOKEN_QUOTED } from './lexer.ts';
-import { nameToText, wireNameLength } from './names.ts';
+import type { Lexer } from '../../zone/lexer.ts';
+import { TOKEN_QUOTED } from '../../zone/lexer.ts';
+import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   algorithmNumber,
   fail,
@@ -46,8 +46,8 @@ import {
   type ByteWriter,
   type RdataCodec,
   type RdataError,
-} from './rdata.ts';
-import { TYPE_CODES, typeName } from './types.ts';
+} from './layout.ts';
+import { TYPE_CODES, typeName } from '../types.ts';
 
 /** A type mnemonic or TYPEnnn (case-insensitive); -1 when unknown. */
 function typeNumber(text: string, s: number, e: number): number {
