@@ -24,13 +24,10 @@ import {
   indexZone,
   lookup,
   makeZoneSet,
-  TYPE_A,
-  TYPE_AAAA,
-  TYPE_NAPTR,
-  TYPE_SRV,
   type LookupOptions,
   type ZoneSet,
 } from '../core/zone/lookup.ts';
+import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../core/rr/types.ts';
 import { naptrFields } from '../core/ddds/lint/naptr-lint.ts';
 import { nameKey } from '../core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';

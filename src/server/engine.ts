@@ -15,9 +15,6 @@ import {
   indexZone,
   lookup,
   makeZoneSet,
-  TYPE_ANY,
-  TYPE_DS,
-  TYPE_SOA,
   type IndexedZone,
   type LookupOptions,
   type ZoneSet,
@@ -46,7 +43,17 @@ import {
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
-import { CLASS_CH, CLASS_IN, TYPE_AXFR, TYPE_IXFR, TYPE_OPT, TYPE_TXT } from '../core/rr/types.ts';
+import {
+  CLASS_CH,
+  CLASS_IN,
+  TYPE_ANY,
+  TYPE_AXFR,
+  TYPE_DS,
+  TYPE_IXFR,
+  TYPE_OPT,
+  TYPE_SOA,
+  TYPE_TXT,
+} from '../core/rr/types.ts';
 
 /** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
 const CHAOS_NAMES = new Map<string, 'version' | 'id'>([

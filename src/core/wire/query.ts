@@ -6,11 +6,10 @@
  * @see RFC 1035 section 4.1 (message format)
  * @see RFC 6891 section 6.1 (the OPT pseudo-RR)
  */
-
-export const OPCODE_QUERY = 0;
 import { TYPE_OPT } from '../rr/types.ts';
 
-export { TYPE_OPT };
+export const OPCODE_QUERY = 0;
+
 /** EDNS option codes: NSID (RFC 5001), COOKIE (RFC 7873). */
 export const OPTION_NSID = 3;
 export const OPTION_COOKIE = 10;

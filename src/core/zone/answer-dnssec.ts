@@ -11,10 +11,10 @@
 import type { RRset, ZoneNode } from './model.ts';
 import type { IndexedZone, LookupResult } from './lookup.ts';
 import { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';
-import { closestEncloser, proofOwners, TYPE_NSEC, TYPE_NSEC3, type ProofKind } from './dnssec.ts';
+import { closestEncloser, proofOwners, type ProofKind } from './dnssec.ts';
 import { nameKey } from '../wire/name.ts';
 
-import { TYPE_DS, TYPE_RRSIG } from '../rr/types.ts';
+import { TYPE_DS, TYPE_NSEC, TYPE_NSEC3, TYPE_RRSIG } from '../rr/types.ts';
 
 /**
  * The RRSIGs at `node` covering `type`, placed under `ownerKey` (a wildcard

@@ -7,6 +7,7 @@
  *
  * Pure: no I/O, no clock.
  */
+import type { IndexedZone, LookupResult } from './lookup.ts';
 import {
   TYPE_A,
   TYPE_AAAA,
@@ -19,9 +20,7 @@ import {
   TYPE_SRV,
   TYPE_SVCB,
   TYPE_HTTPS,
-  type IndexedZone,
-  type LookupResult,
-} from './lookup.ts';
+} from '../rr/types.ts';
 import { ByteWriter } from '../wire/bytes.ts';
 import { addDnssec } from './answer-dnssec.ts';
 import { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';

@@ -13,8 +13,6 @@ import { base32hexLower, nsec3Hash } from '../dnssec/sha1.ts';
 
 import { TYPE_DNSKEY, TYPE_NSEC, TYPE_NSEC3, TYPE_NSEC3PARAM, TYPE_RRSIG } from '../rr/types.ts';
 
-export { TYPE_DNSKEY, TYPE_NSEC, TYPE_NSEC3, TYPE_NSEC3PARAM } from '../rr/types.ts';
-
 export interface NsecChain {
   /** Owner keys of the NSEC records, in canonical order (RFC 4034 section 6.1). */
   readonly keys: readonly string[];

@@ -29,25 +29,6 @@ import {
   TYPE_RRSIG,
 } from '../rr/types.ts';
 
-/** The type codes, defined once in core/rr/types.ts (re-exported here for existing importers). */
-export {
-  TYPE_A,
-  TYPE_AAAA,
-  TYPE_ANY,
-  TYPE_CNAME,
-  TYPE_DNAME,
-  TYPE_DS,
-  TYPE_HTTPS,
-  TYPE_MX,
-  TYPE_NAPTR,
-  TYPE_NS,
-  TYPE_NSEC,
-  TYPE_RRSIG,
-  TYPE_SOA,
-  TYPE_SRV,
-  TYPE_SVCB,
-} from '../rr/types.ts';
-
 /** A zone prepared for lookups: nodes keyed by lookup key. */
 export interface IndexedZone {
   readonly zone: Zone;
