@@ -14,7 +14,7 @@
  * --workers N serves with `serve --workers N` (dnsperf with 8 sockets, so
  * SO_REUSEPORT spreads its queries over the workers).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,15 +49,21 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-reload-bench-'));
 const file = join(dir, `${ORIGIN}zone`);
 const queries = join(dir, 'queries.txt');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Children to kill when the bench ends, even on an error (so the bench never hangs). */
+const children: ChildProcess[] = [];
 
 let logs = '';
-async function waitFor(re: RegExp, from: number, ms = 600_000): Promise<Record<string, unknown>> {
-  for (let t = 0; t < ms; t += 50) {
+let serverExit: string | undefined;
+/** Wait for a log line (bounded: a reload must finish or fail in bounded time). */
+async function waitFor(re: RegExp, from: number, ms = 180_000): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) {
     const m = re.exec(logs.slice(from));
     if (m) return JSON.parse(m[0]) as Record<string, unknown>;
+    if (serverExit !== undefined) throw new Error(`the server exited (${serverExit}) before ${re}`);
     await sleep(50);
   }
-  throw new Error(`timed out waiting for ${re}`);
+  throw new Error(`timed out after ${ms} ms waiting for ${re}`);
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -91,6 +97,8 @@ try {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  children.push(server);
+  server.on('exit', (code, signal) => void (serverExit = `code ${code}, signal ${signal}`));
   server.stderr.setEncoding('utf8');
   server.stderr.on('data', (d: string) => void (logs += d));
   const loaded = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, 0);
@@ -125,6 +133,7 @@ try {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    children.push(perf);
     let out = '';
     perf.stdout.setEncoding('utf8');
     perf.stdout.on('data', (d: string) => void (out += d));
@@ -192,6 +201,12 @@ try {
       `${label.padEnd(22)} sent ${r.sent}, answered ${r.sorted.length}, lost ${r.lost}; latency ms p50 ${p(50)}, p99 ${p(99)}, p99.9 ${p(99.9)}, max ${p(100)}`,
     );
   }
+} catch (e) {
+  console.error(`bench/reload.ts FAILED: ${(e as Error).message}`);
+  console.error(`last server log lines:\n${logs.split('\n').slice(-30).join('\n')}`);
+  process.exitCode = 1;
 } finally {
+  if (process.env.RELOAD_BENCH_LOG) writeFileSync(process.env.RELOAD_BENCH_LOG, logs);
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 }

@@ -107,6 +107,14 @@ export class AnswerCache {
     return res instanceof Promise ? res.then(keep) : keep(res);
   }
 
+  /** Empty the cache now (`lexroute ctl flush-cache`); returns what it held. */
+  flush(): { entries: number; bytes: number } {
+    const held = { entries: this.cache.size, bytes: this.cache.bytes };
+    this.cache.clear();
+    this.doorkeeper?.clear();
+    return held;
+  }
+
   /** Empty the cache when the catalogue's version changed (read at most every `checkMs`). */
   private checkVersion(): void {
     const t = this.now();

@@ -81,6 +81,8 @@ export interface ResolverApp {
   respond(req: AppRequest): AppResponse | Promise<AppResponse>;
   /** The answer cache's size: entries and their bytes (as `cache.maxBytes` counts them). */
   cacheStats(): { entries: number; bytes: number; hits: number; misses: number };
+  /** Empty the answer cache; returns the entries and bytes it held. */
+  flushCache(): { entries: number; bytes: number };
   /** WHATWG-style handler; `info.httpVersion` defaults to 1.1. */
   fetch(request: Request, info?: { httpVersion?: string }): Promise<Response>;
 }
@@ -153,6 +155,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
       hits: cache?.hits ?? 0,
       misses: cache?.misses ?? 0,
     }),
+    flushCache: () => cache?.flush() ?? { entries: 0, bytes: 0 },
     async fetch(request, info) {
       const url = new URL(request.url);
       const res = await respondTo({

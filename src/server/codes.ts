@@ -35,6 +35,10 @@ export const SERVER_CODES = {
   CTL_UNKNOWN_COMMAND: 'an unknown control command',
   CTL_UNKNOWN_ZONE: 'a control command for a zone that is not configured or not served',
   CTL_RELOAD_FAILED: 'the reload command failed as a whole',
+  CTL_FAILED: 'a control command failed unexpectedly (the message says why)',
+  CTL_WORKER_TIMEOUT: 'a resolver worker did not answer a forwarded control command in time',
+  RESOLVER_RELOAD_FAILED:
+    'the resolver configuration or registries could not be reloaded (the previous ones are kept)',
 } as const;
 
 export type ServerCode = keyof typeof SERVER_CODES;

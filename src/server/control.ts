@@ -227,6 +227,22 @@ export async function startControlServer(
   ctx: ControlContext,
   log: Logger,
 ): Promise<ControlServer> {
+  return serveControlSocket(path, (req) => {
+    log.info('control_command', { command: req.command, args: req.args ?? [] });
+    return runControlCommand(ctx, req);
+  });
+}
+
+/**
+ * The control socket itself, for any command set (the server's here, the
+ * resolver's in `cli/commands/resolver-control.ts`): a Unix socket, mode
+ * 0600, one JSON request line in, one JSON answer line out, then closed.
+ * Refuses to take over a socket another process listens on.
+ */
+export async function serveControlSocket(
+  path: string,
+  run: (req: ControlRequest) => Promise<ControlAnswer>,
+): Promise<ControlServer> {
   if (await inUse(path)) {
     throw new ControlSocketError(`another process is listening on ${path}`);
   }
@@ -257,8 +273,15 @@ export async function startControlServer(
         );
         return;
       }
-      log.info('control_command', { command: req.command, args: req.args ?? [] });
-      void runControlCommand(ctx, req).then((a) => socket.end(`${JSON.stringify(a)}\n`));
+      // A command that takes long (a reload) must not be cut by the idle timeout.
+      socket.setTimeout(0);
+      void run(req)
+        .catch((e: unknown): ControlAnswer => ({
+          ok: false,
+          code: 'CTL_FAILED',
+          message: (e as Error).message,
+        }))
+        .then((a) => socket.end(`${JSON.stringify(a)}\n`));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -303,7 +326,7 @@ export function sendControlCommand(
       resolve({
         ok: false,
         code: 'CTL_UNREACHABLE',
-        message: `cannot connect to ${path}: ${e.code ?? e.message} (is lexroute serve running with --control ${path}?)`,
+        message: `cannot connect to ${path}: ${e.code ?? e.message} (is lexroute serve or lexroute resolver running with --control ${path}?)`,
       });
     });
     s.on('end', () => {

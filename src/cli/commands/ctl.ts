@@ -3,6 +3,7 @@
  */
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type Command } from '../io.ts';
+import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
 import {
   CONTROL_COMMANDS,
   sendControlCommand,
@@ -12,11 +13,12 @@ import {
 
 export const CTL_HELP = `Usage: lexroute ctl --control PATH [--json] COMMAND [ZONE]
 
-Ask a running server (started with lexroute serve --control PATH) what it
-serves, or tell it to reload or stop. The socket is mode 0600: run ctl as the
-server's user.
+Ask a running server (started with lexroute serve --control PATH) or
+jurisdiction resolver (lexroute resolver --control PATH) what it serves, or
+tell it to reload or stop. The socket is mode 0600: run ctl as the server's
+user.
 
-Commands:
+Server commands:
   status             version, uptime, workers, listen addresses, and per zone
                      the serial, records, when it was loaded and the last error
   reload [ZONE]      re-read changed zone files now (as SIGHUP); with ZONE,
@@ -26,6 +28,18 @@ Commands:
   zone-status ZONE   one zone's serial, records, load time and last error
   stats              query, TCP and RRL counters since the start
   stop               shut the server down cleanly (as SIGTERM)
+
+Resolver commands:
+  status             version, uptime, workers, listen addresses, catalogue
+                     size, answer cache (entries, bytes, hits, misses), when
+                     the configuration was loaded and the last reload error
+  reload             re-read the configuration file and the registries; keys
+                     that need a restart (listen, catalogue, workers, log) are
+                     reported, not applied; an invalid configuration is
+                     refused (RESOLVER_RELOAD_FAILED, exit 1) and the previous
+                     one keeps serving
+  flush-cache        empty the answer cache
+  stop               stop the resolver (and its workers) cleanly
 
 Options:
   --control PATH     the server's control socket
@@ -48,6 +62,49 @@ function zoneLine(z: ZoneReport): string {
   return `  ${name}  ${serial}${records}${loaded}${err}`;
 }
 
+const ALL_COMMANDS = [...new Set([...CONTROL_COMMANDS, ...RESOLVER_CONTROL_COMMANDS])];
+
+const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en') : '?');
+
+/** The human form of a resolver's answer. */
+function formatResolverAnswer(command: string, r: Record<string, unknown>): string {
+  switch (command) {
+    case 'status': {
+      const cat = (r.catalogue ?? {}) as Record<string, unknown>;
+      const cache = (r.cache ?? {}) as Record<string, unknown>;
+      const catalogue = Object.entries(cat)
+        .filter(([k]) => k !== 'name')
+        .map(([k, v]) => `${n(v)} ${k}`)
+        .join(', ');
+      return (
+        `lexroute resolver ${String(r.version)}, pid ${String(r.pid)}, up ${String(r.uptimeSeconds)} s, ` +
+        `${String(r.workers)} worker(s), listening on ${((r.listen ?? []) as string[]).join(' ')}\n` +
+        `catalogue ${String(cat.name)}: ${catalogue}\n` +
+        `answer cache: ${n(cache.entries)} entries, ${n(cache.bytes)} bytes, ${n(cache.hits)} hits, ${n(cache.misses)} misses\n` +
+        `configuration loaded ${String(r.configLoadedAt)}` +
+        `${r.lastReloadError ? `; last reload FAILED: ${String(r.lastReloadError)}` : ''}\n`
+      );
+    }
+    case 'reload': {
+      const restart = (r.needRestart ?? []) as string[];
+      const warnings = (r.warnings ?? []) as string[];
+      return (
+        `configuration reloaded; answer cache emptied (${n(r.cacheFlushed)} entries)` +
+        `${restart.length > 0 ? `; changed keys that need a restart (not applied): ${restart.join(', ')}` : ''}\n` +
+        warnings.map((w) => `${w}\n`).join('')
+      );
+    }
+    case 'flush-cache': {
+      const f = (r.flushed ?? {}) as Record<string, unknown>;
+      return `answer cache emptied: ${n(f.entries)} entries, ${n(f.bytes)} bytes\n`;
+    }
+    case 'stop':
+      return 'stopping\n';
+    default:
+      return `${JSON.stringify(r, null, 2)}\n`;
+  }
+}
+
 /** The human form of an answer. */
 export function formatAnswer(command: string, a: ControlAnswer): string {
   if (!a.ok) {
@@ -56,6 +113,7 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
     return `${a.code}: ${a.message}${extra}\n`;
   }
   const r = a.result;
+  if (r.kind === 'resolver') return formatResolverAnswer(command, r);
   switch (command) {
     case 'status': {
       const zones = r.zones as ZoneReport[];
@@ -83,7 +141,8 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
 
 export const ctlCommand: Command = {
   name: 'ctl',
-  summary: 'control a running server (status | reload | zone-status | stats | stop)',
+  summary:
+    'control a running server or resolver (status | reload | stats | flush-cache | stop ...)',
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       control: { type: 'string' },
@@ -97,9 +156,9 @@ export const ctlCommand: Command = {
     if (!values.control) throw new UsageError('--control PATH is required');
     const [command, ...args] = positionals;
     if (command === undefined)
-      throw new UsageError(`a command is required (${CONTROL_COMMANDS.join(', ')})`);
-    if (!(CONTROL_COMMANDS as readonly string[]).includes(command)) {
-      throw new UsageError(`unknown command '${command}' (${CONTROL_COMMANDS.join(', ')})`);
+      throw new UsageError(`a command is required (${ALL_COMMANDS.join(', ')})`);
+    if (!(ALL_COMMANDS as readonly string[]).includes(command)) {
+      throw new UsageError(`unknown command '${command}' (${ALL_COMMANDS.join(', ')})`);
     }
     const maxArgs = command === 'reload' || command === 'zone-status' ? 1 : 0;
     if (args.length > maxArgs || (command === 'zone-status' && args.length === 0)) {

@@ -21,15 +21,27 @@ import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
 import { Registry } from '../../core/catalogue/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
-import { createResolverApp } from '../../resolver-http/app.ts';
+import { createResolverApp, type ResolverApp } from '../../resolver-http/app.ts';
 import { pageScript } from '../../resolver-http/page.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
 import { catalogueFamilies, ResolverStats } from '../../resolver-http/stats.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
 import type { MetricFamily } from '../../metrics/prom.ts';
 import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
-import type { RunningResolver } from '../../resolver-http/server.ts';
 import { formatLogLine } from '../../server/log.ts';
+import {
+  ControlSocketError,
+  serveControlSocket,
+  type ControlAnswer,
+  type ControlServer,
+} from '../../server/control.ts';
+import {
+  answerControlRequests,
+  runPrimaryCommand,
+  runResolverCommand,
+  type ResolverControlTarget,
+} from './resolver-control.ts';
+import { VERSION } from '../main.ts';
 import { listenErrorCode } from '../../server/listen-error.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
@@ -68,6 +80,10 @@ Options:
                       by service and status, latency histogram, answer-cache
                       hits, catalogue size, when an import was last seen
                       (summed over the workers)
+  --control PATH      control socket for lexroute ctl (Unix socket, mode 0600):
+                      status, reload (the configuration file and registries),
+                      flush-cache, stop; with --workers, the primary forwards
+                      each command to every worker
   --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
                       tipoDocumento.csv): acronyms and alternative labels are
                       rewritten to their codes before matching where
@@ -80,7 +96,15 @@ Options:
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
-CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE), 2 usage error.
+CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE, CONTROL_SOCKET_IN_USE),
+2 usage error.
+
+lexroute ctl --control PATH reload re-reads the configuration file and the
+registries and applies what can change while running (cache, matching,
+cacheControl, cors, page, registry; the answer cache starts empty); listen,
+catalogue, workers and log need a restart and are reported as such. A
+configuration that does not validate is refused (RESOLVER_RELOAD_FAILED) and
+the previous one keeps serving.
 
 Logs are JSON lines {"time", "level", "event", ...} as for serve and dev
 (readable lines on a terminal).
@@ -116,6 +140,7 @@ export const resolverCommand: Command = {
       workers: { type: 'string' },
       registry: { type: 'string' },
       metrics: { type: 'string' },
+      control: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -142,6 +167,7 @@ export const resolverCommand: Command = {
     }
     const config = await loadConfig(io, values);
     if (config === null) return EXIT_FAIL;
+    const control = values.control === undefined ? undefined : resolve(io.cwd, values.control);
     const workers =
       io.env[WORKER_ENV] !== undefined
         ? 1
@@ -164,11 +190,16 @@ export const resolverCommand: Command = {
       }
     }
     try {
-      if (workers > 1) return await runPrimary(io, argv, location, workers, metrics ?? undefined);
+      if (workers > 1) {
+        return await runPrimary(io, argv, location, workers, metrics ?? undefined, control);
+      }
       const isWorker = io.env[WORKER_ENV] !== undefined;
       return await serve(io, config, location, Boolean(values.sample), {
         metrics: isWorker ? undefined : (metrics ?? undefined),
         answerPrimary: isWorker && metrics !== undefined,
+        control: isWorker ? undefined : control,
+        answerControl: isWorker && control !== undefined,
+        reloadConfig: () => loadConfigIssues(io, values),
       });
     } finally {
       if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
@@ -176,15 +207,28 @@ export const resolverCommand: Command = {
   },
 };
 
+interface ConfigValues {
+  listen?: string[];
+  catalogue?: string;
+  config?: string;
+  workers?: string;
+  registry?: string;
+}
+
+/** The configuration as at start (file and options), or the lines saying why not (`ctl reload`). */
+async function loadConfigIssues(
+  io: CliIo,
+  values: ConfigValues,
+): Promise<{ config: ResolverConfig | null; lines: string[] }> {
+  const lines: string[] = [];
+  const config = await loadConfig(io, values, (l) => lines.push(l.replace(/\n$/, '')));
+  return { config, lines };
+}
+
 async function loadConfig(
   io: CliIo,
-  values: {
-    listen?: string[];
-    catalogue?: string;
-    config?: string;
-    workers?: string;
-    registry?: string;
-  },
+  values: ConfigValues,
+  report: (line: string) => void = (l) => io.err(l),
 ): Promise<ResolverConfig | null> {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
   let raw: unknown = {};
@@ -195,7 +239,7 @@ async function loadConfig(
       raw = await readJsonConfig(abs(configFile));
     } catch (e) {
       if (e instanceof ConfigFileError) {
-        io.err(`lexroute resolver: ${e.code}: ${e.message}\n`);
+        report(`lexroute resolver: ${e.code}: ${e.message}\n`);
         return null;
       }
       throw e;
@@ -209,14 +253,14 @@ async function loadConfig(
   });
   if (!checked.ok) {
     for (const issue of checked.issues) {
-      io.err(
+      report(
         `lexroute resolver: ${configFile ?? 'configuration'}: ${issue.code} ${issue.path}: ${issue.message}\n`,
       );
     }
     return null;
   }
   for (const w of checked.warnings ?? []) {
-    io.err(
+    report(
       `lexroute resolver: ${configFile ?? 'configuration'}: warning: ${w.code} ${w.path}: ${w.message}\n`,
     );
   }
@@ -300,113 +344,298 @@ function metricsCollector(
   };
 }
 
-/** One resolver process. */
-async function serve(
+/** The registries: `--registry`/config "registry" when set, else those stored in the catalogue. */
+async function loadRegistry(
   io: CliIo,
   config: ResolverConfig,
-  location: string,
-  sample: boolean,
-  m: { metrics: { host: string; port: number } | undefined; answerPrimary: boolean },
-): Promise<number> {
-  const { log, flush } = batchedLog(io);
-  let opened: OpenedCatalogue;
-  let registry: Registry | undefined;
-  try {
-    if (config.registry !== '') {
-      registry = readLexmlRegistry(
-        isAbsolute(config.registry) ? config.registry : resolve(io.cwd, config.registry),
-      );
-    }
-    opened = await openServed(io, location, sample);
-    // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
-    if (registry === undefined) {
-      const stored =
-        opened.kind === 'sqlite'
-          ? opened.store.registryEntries()
-          : await opened.store.registryEntries();
-      if (stored.length > 0) registry = new Registry(stored);
-    }
-  } catch (e) {
-    return catalogueFailed(io, e);
+  opened: OpenedCatalogue,
+): Promise<Registry | undefined> {
+  if (config.registry !== '') {
+    return readLexmlRegistry(
+      isAbsolute(config.registry) ? config.registry : resolve(io.cwd, config.registry),
+    );
   }
+  // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
+  const stored =
+    opened.kind === 'sqlite'
+      ? opened.store.registryEntries()
+      : await opened.store.registryEntries();
+  return stored.length > 0 ? new Registry(stored) : undefined;
+}
+
+/** The resolver app over the opened catalogue, for this configuration and these registries. */
+function buildApp(
+  config: ResolverConfig,
+  opened: OpenedCatalogue,
+  registry: Registry | undefined,
+  name: string,
+): ResolverApp {
   const shared = {
     analyse: analyseReference,
     config,
     ...(registry ? { registry } : {}),
     ...(config.page.enabled ? { page: { doh: () => config.page.doh, script: pageScript } } : {}),
   };
-  // /health names the catalogue without revealing where it lives.
-  const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
-  let app;
   if (opened.kind === 'sqlite') {
     const store = opened.store;
-    store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
-    app = createResolverApp({
+    return createResolverApp({
       ...shared,
       reader: store,
       health: () => ({ catalogue: name, ...store.counts() }),
       cache: { ...config.cache, version: () => store.dataVersion() },
     });
-  } else {
-    const store = opened.store;
-    await store.watch(PG_POLL_MS);
-    app = createResolverApp({
-      ...shared,
-      source: store,
-      health: () => ({ catalogue: name, ...store.cachedCounts() }),
-      cache: { ...config.cache, version: () => store.version() },
-    });
   }
+  const store = opened.store;
+  return createResolverApp({
+    ...shared,
+    source: store,
+    health: () => ({ catalogue: name, ...store.cachedCounts() }),
+    cache: { ...config.cache, version: () => store.version() },
+  });
+}
+
+/** Configuration keys a running resolver cannot change (`ctl reload` reports them). */
+const RESTART_KEYS = ['listen', 'catalogue', 'sampleCatalogue', 'workers', 'log'] as const;
+
+/**
+ * The app the HTTP servers answer from, swapped whole by `ctl reload` (a new
+ * configuration or new registries); cache hits and misses of replaced apps
+ * are kept so the metrics counters never go backwards.
+ */
+class SwappableApp implements ResolverApp {
+  private current: ResolverApp;
+  private retired = { hits: 0, misses: 0 };
+  constructor(app: ResolverApp) {
+    this.current = app;
+  }
+  swap(app: ResolverApp): void {
+    const s = this.current.cacheStats();
+    this.retired = { hits: this.retired.hits + s.hits, misses: this.retired.misses + s.misses };
+    this.current = app;
+  }
+  handle: ResolverApp['handle'] = (req) => this.current.handle(req);
+  respond: ResolverApp['respond'] = (req) => this.current.respond(req);
+  fetch: ResolverApp['fetch'] = (req, info) => this.current.fetch(req, info);
+  flushCache: ResolverApp['flushCache'] = () => this.current.flushCache();
+  cacheStats: ResolverApp['cacheStats'] = () => {
+    const s = this.current.cacheStats();
+    return { ...s, hits: s.hits + this.retired.hits, misses: s.misses + this.retired.misses };
+  };
+}
+
+interface ServeOptions {
+  readonly metrics: { host: string; port: number } | undefined;
+  /** A worker of `--workers N` answering the primary's metrics requests. */
+  readonly answerPrimary: boolean;
+  /** The control socket (`--control PATH`) of a single-process resolver. */
+  readonly control: string | undefined;
+  /** A worker of `--workers N` answering the primary's control commands. */
+  readonly answerControl: boolean;
+  /** Read the configuration again, as at start (`ctl reload`). */
+  readonly reloadConfig: () => Promise<{ config: ResolverConfig | null; lines: string[] }>;
+}
+
+/** A running resolver process as its control channel sees it. */
+interface ControlState {
+  config: ResolverConfig;
+  readonly opened: OpenedCatalogue;
+  readonly app: SwappableApp;
+  readonly name: string;
+  readonly stop: () => void;
+  readonly startedAt: number;
+  loadedAt: number;
+  lastError: string | undefined;
+}
+
+type LogFn = (entry: Readonly<Record<string, unknown>>) => void;
+
+/** `ctl reload`: the configuration file and registries read again; what can change is applied. */
+async function reloadResolver(
+  io: CliIo,
+  state: ControlState,
+  options: ServeOptions,
+  log: LogFn,
+): Promise<ControlAnswer> {
+  const { config, lines } = await options.reloadConfig();
+  let registry: Registry | undefined;
+  try {
+    if (config === null) throw new Error(lines.join('; '));
+    registry = await loadRegistry(io, config, state.opened);
+  } catch (e) {
+    state.lastError = (e as Error).message;
+    log({ time: now(), level: 'error', msg: 'config_reload_failed', error: state.lastError });
+    const message = `${state.lastError} (kept the previous configuration)`;
+    return { ok: false, code: 'RESOLVER_RELOAD_FAILED', message };
+  }
+  const needRestart = RESTART_KEYS.filter(
+    (k) => JSON.stringify(config[k]) !== JSON.stringify(state.config[k]),
+  );
+  const cacheFlushed = state.app.cacheStats().entries;
+  state.config = { ...config, ...pick(state.config, RESTART_KEYS) };
+  state.app.swap(buildApp(state.config, state.opened, registry, state.name));
+  state.loadedAt = Date.now();
+  state.lastError = undefined;
+  log({ time: now(), level: 'info', msg: 'config_reloaded', needRestart, warnings: lines });
+  const registrySize = registry?.size ?? 0;
+  return {
+    ok: true,
+    result: {
+      kind: 'resolver',
+      reloaded: true,
+      needRestart,
+      warnings: lines,
+      cacheFlushed,
+      registry: registrySize,
+    },
+  };
+}
+
+/** What `ctl status`/`reload`/`flush-cache`/`stop` act on in one resolver process. */
+function controlTarget(
+  io: CliIo,
+  state: ControlState,
+  options: ServeOptions,
+  log: LogFn,
+): ResolverControlTarget {
+  const { opened } = state;
+  return {
+    status: () => ({
+      kind: 'resolver',
+      version: VERSION,
+      pid: process.pid,
+      startedAt: new Date(state.startedAt).toISOString(),
+      uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
+      workers: 1,
+      listen: state.config.listen,
+      catalogue: {
+        name: state.name,
+        ...(opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts()),
+      },
+      cache: state.app.cacheStats(),
+      configLoadedAt: new Date(state.loadedAt).toISOString(),
+      lastReloadError: state.lastError ?? null,
+    }),
+    reload: () => reloadResolver(io, state, options, log),
+    flushCache: () => {
+      const flushed = state.app.flushCache();
+      log({ time: now(), level: 'info', msg: 'cache_flushed', ...flushed });
+      return flushed;
+    },
+    stop: state.stop,
+  };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = o[k];
+  return out;
+}
+
+/** A single-process resolver's control socket; returns its close. */
+async function resolverControl(path: string, target: ResolverControlTarget, log: LogFn) {
+  const ctl = await serveControlSocket(path, (req) => {
+    log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
+    return runResolverCommand(target, req);
+  });
+  log({ time: now(), level: 'info', msg: 'control_listening', path });
+  return () => ctl.close();
+}
+
+/** One resolver process. */
+async function serve(
+  io: CliIo,
+  config: ResolverConfig,
+  location: string,
+  sample: boolean,
+  m: ServeOptions,
+): Promise<number> {
+  const { log, flush } = batchedLog(io);
+  let opened: OpenedCatalogue;
+  try {
+    opened = await openServed(io, location, sample);
+  } catch (e) {
+    return catalogueFailed(io, e);
+  }
+  const registry = await loadRegistry(io, config, opened).catch((e: unknown) => e as Error);
+  if (registry instanceof Error) return catalogueFailed(io, registry);
+  // /health names the catalogue without revealing where it lives.
+  const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
+  if (opened.kind === 'sqlite') opened.store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
+  else await opened.store.watch(PG_POLL_MS);
+  const app = new SwappableApp(buildApp(config, opened, registry, name));
   const stats = new ResolverStats();
   const collect = metricsCollector(opened, app, stats);
-  let endpoint: MetricsEndpoint | undefined;
-  const stopAnswering = m.answerPrimary ? answerMetricsRequests(collect) : undefined;
+  let stopNow = () => {};
+  const stopped = new Promise<void>((res) => {
+    stopNow = res;
+    if (io.signal.aborted) res();
+    io.signal.addEventListener('abort', () => res(), { once: true });
+  });
+  const t0 = Date.now();
+  const state = { config, opened, app, name, stop: () => stopNow(), startedAt: t0, loadedAt: t0 };
+  const target = controlTarget(io, { ...state, lastError: undefined }, m, log);
+  const ends: (() => Promise<void> | void)[] = [];
+  if (m.answerPrimary) ends.push(answerMetricsRequests(collect));
+  if (m.answerControl) ends.push(answerControlRequests(target));
   // One HTTP server per listen address, all answering from the same app.
-  const running: RunningResolver[] = [];
   let address = '';
   try {
-    if (m.metrics) endpoint = await startMetricsEndpoint(m.metrics.host, m.metrics.port, collect);
+    if (m.metrics) {
+      const endpoint = await startMetricsEndpoint(m.metrics.host, m.metrics.port, collect);
+      ends.push(() => endpoint.close());
+      log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
+    }
+    if (m.control) {
+      address = m.control;
+      ends.push(await resolverControl(m.control, target, log));
+    }
     for (address of config.listen) {
       const at = parseListen(address) as { host: string; port: number };
-      running.push(
-        await startResolverServer({
-          stats,
-          app,
-          host: at.host,
-          port: at.port,
-          log,
-          logRequests: config.log.requests,
-          logSample: config.log.sample,
-          summaryMs: config.log.summaryMs,
-        }),
-      );
+      const r = await startResolverServer({
+        stats,
+        app,
+        host: at.host,
+        port: at.port,
+        log,
+        logRequests: config.log.requests,
+        logSample: config.log.sample,
+        summaryMs: config.log.summaryMs,
+      });
+      ends.unshift(() => r.close());
     }
   } catch (e) {
-    await Promise.all(running.map((r) => r.close()));
-    await endpoint?.close();
-    stopAnswering?.();
+    for (const end of ends) await end();
     await closeCatalogue(opened);
     flush();
-    io.err(
-      `lexroute resolver: ${listenErrorCode(e)}: cannot listen on ${address}: ${(e as Error).message}\n`,
-    );
+    const code = e instanceof ControlSocketError ? e.code : listenErrorCode(e);
+    io.err(`lexroute resolver: ${code}: cannot listen on ${address}: ${(e as Error).message}\n`);
     return EXIT_FAIL;
   }
-  if (endpoint) log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
   const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
   log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
-  if (!io.signal.aborted) {
-    await new Promise<void>((res) =>
-      io.signal.addEventListener('abort', () => res(), { once: true }),
-    );
-  }
-  await Promise.all(running.map((r) => r.close()));
-  await endpoint?.close();
-  stopAnswering?.();
+  await stopped;
+  for (const end of ends) await end();
   await closeCatalogue(opened);
   log({ time: now(), level: 'info', msg: 'stopped' });
   flush();
   return EXIT_OK;
+}
+
+/** The primary's control socket (undefined: none asked; null: it cannot listen, reported). */
+async function primaryControl(
+  io: CliIo,
+  control: string | undefined,
+  workers: () => readonly Worker[],
+  info: Parameters<typeof runPrimaryCommand>[1],
+): Promise<ControlServer | undefined | null> {
+  if (control === undefined) return undefined;
+  try {
+    return await serveControlSocket(control, (req) => runPrimaryCommand(workers, info, req));
+  } catch (e) {
+    const code = e instanceof ControlSocketError ? e.code : 'LISTEN_FAILED';
+    io.err(`lexroute resolver: ${code}: cannot listen on ${control}: ${(e as Error).message}\n`);
+    return null;
+  }
 }
 
 /**
@@ -420,6 +649,7 @@ async function runPrimary(
   location: string,
   n: number,
   metrics: { host: string; port: number } | undefined,
+  control: string | undefined,
 ): Promise<number> {
   const bin = fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url));
   cluster.setupPrimary({ exec: bin, args: ['resolver', ...argv.filter((a) => a !== '--sample')] });
@@ -451,7 +681,7 @@ async function runPrimary(
       }, 500).unref();
     });
   };
-  let failed = false;
+  let [failed, stopAsked] = [false, false];
   for (let i = 0; i < n; i++) start();
   let endpoint: MetricsEndpoint | undefined;
   if (metrics) {
@@ -467,10 +697,13 @@ async function runPrimary(
       failed = true;
     }
   }
+  const info = { pid: process.pid, workers: n, stop: () => void (stopAsked = true) };
+  const ctl = failed ? undefined : await primaryControl(io, control, () => [...alive], info);
+  if (ctl === null) failed = true;
   io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'workers', { workers: n }));
   await new Promise<void>((res) => {
     const check = setInterval(() => {
-      if (io.signal.aborted || failed) {
+      if (io.signal.aborted || failed || stopAsked) {
         clearInterval(check);
         res();
       }
@@ -478,6 +711,7 @@ async function runPrimary(
   });
   stopping = true;
   await endpoint?.close();
+  await ctl?.close();
   await Promise.all(
     [...alive].map(
       (w) =>

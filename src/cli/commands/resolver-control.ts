@@ -1,0 +1,168 @@
+/**
+ * `lexroute resolver --control PATH`: the resolver's control channel, on the
+ * same socket as the server's (`server/control.ts`: a Unix socket, mode
+ * 0600, one JSON line each way), with the commands that fit a resolver:
+ *
+ * - `status`: version, pid, uptime, workers, listen addresses, the
+ *   catalogue (works, rows) and the answer cache (entries, bytes, hits),
+ *   when the configuration was loaded and the last reload error;
+ * - `reload`: read the configuration file and the registries again and
+ *   apply what can change while running (answer cache settings, matching,
+ *   Cache-Control, CORS, the page, the registries); the keys that need a
+ *   restart (listen, catalogue, workers, log) are reported, not applied. A
+ *   configuration that does not validate keeps the previous one running;
+ *   the answer cache starts empty after a reload;
+ * - `flush-cache`: empty the answer cache;
+ * - `stop`: stop as on SIGTERM.
+ *
+ * With `--workers N` the socket is the primary's: it forwards each command
+ * to every worker process over the cluster channel and sums their answers.
+ */
+import type { Worker } from 'node:cluster';
+import type { ControlAnswer, ControlRequest } from '../../server/control.ts';
+
+export const RESOLVER_CONTROL_COMMANDS = ['status', 'reload', 'flush-cache', 'stop'] as const;
+
+const ASK = 'lexroute-ctl?';
+const ANSWER = 'lexroute-ctl';
+/** A worker must answer a forwarded command within this time (a reload reads the registries). */
+const WORKER_TIMEOUT_MS = 20_000;
+
+/** What one resolver process offers its control channel. */
+export interface ResolverControlTarget {
+  status(): Record<string, unknown>;
+  /** Re-read the configuration; `ok: false` keeps the previous one. */
+  reload(): Promise<ControlAnswer>;
+  flushCache(): { entries: number; bytes: number };
+  stop(): void;
+}
+
+function unknownCommand(command: string): ControlAnswer {
+  return {
+    ok: false,
+    code: 'CTL_UNKNOWN_COMMAND',
+    message: `unknown resolver command '${command}' (${RESOLVER_CONTROL_COMMANDS.join(', ')})`,
+  };
+}
+
+/** Run one command in this process. */
+export async function runResolverCommand(
+  t: ResolverControlTarget,
+  req: ControlRequest,
+): Promise<ControlAnswer> {
+  switch (req.command) {
+    case 'status':
+      return { ok: true, result: t.status() };
+    case 'reload':
+      if ((req.args ?? []).length > 0) {
+        return { ok: false, code: 'CTL_USAGE', message: "the resolver's reload takes no ZONE" };
+      }
+      return t.reload();
+    case 'flush-cache':
+      return { ok: true, result: { kind: 'resolver', flushed: t.flushCache() } };
+    case 'stop':
+      setImmediate(() => t.stop());
+      return { ok: true, result: { kind: 'resolver', stopping: true } };
+    default:
+      return unknownCommand(req.command);
+  }
+}
+
+/** In a worker process: answer the commands the primary forwards. Returns a function that stops. */
+export function answerControlRequests(t: ResolverControlTarget): () => void {
+  const onMessage = (m: unknown) => {
+    const q = m as { type?: string; id?: number; request?: ControlRequest };
+    if (q?.type !== ASK || q.request === undefined) return;
+    void runResolverCommand(t, q.request).then((answer) =>
+      process.send?.({ type: ANSWER, id: q.id, answer }),
+    );
+  };
+  process.on('message', onMessage);
+  return () => process.off('message', onMessage);
+}
+
+let nextId = 0;
+
+/** In the primary: one worker's answer to a forwarded command (an error answer on timeout). */
+function askWorker(w: Worker, request: ControlRequest): Promise<ControlAnswer> {
+  const id = ++nextId;
+  return new Promise((resolve) => {
+    const done = (a: ControlAnswer) => {
+      clearTimeout(timer);
+      w.off('message', onMessage);
+      resolve(a);
+    };
+    const timer = setTimeout(
+      () =>
+        done({
+          ok: false,
+          code: 'CTL_WORKER_TIMEOUT',
+          message: `worker ${w.process.pid} did not answer '${request.command}' in ${WORKER_TIMEOUT_MS} ms`,
+        }),
+      WORKER_TIMEOUT_MS,
+    );
+    const onMessage = (m: unknown) => {
+      const a = m as { type?: string; id?: number; answer?: ControlAnswer };
+      if (a?.type === ANSWER && a.id === id && a.answer) done(a.answer);
+    };
+    w.on('message', onMessage);
+    try {
+      w.send({ type: ASK, id, request });
+    } catch (e) {
+      done({ ok: false, code: 'CTL_FAILED', message: (e as Error).message });
+    }
+  });
+}
+
+const sumKeys = (parts: readonly Record<string, unknown>[], key: string) => {
+  const out: Record<string, number> = {};
+  for (const p of parts) {
+    for (const [k, v] of Object.entries((p[key] ?? {}) as Record<string, unknown>)) {
+      if (typeof v === 'number') out[k] = (out[k] ?? 0) + v;
+    }
+  }
+  return out;
+};
+
+/**
+ * In the primary of `--workers N`: forward to every live worker. `status`
+ * and `flush-cache` sum the workers' caches; `reload` fails when one worker
+ * failed (each says why); `stop` stops the primary, which stops the workers.
+ */
+export async function runPrimaryCommand(
+  workers: () => readonly Worker[],
+  primary: { pid: number; workers: number; stop: () => void },
+  req: ControlRequest,
+): Promise<ControlAnswer> {
+  if (!(RESOLVER_CONTROL_COMMANDS as readonly string[]).includes(req.command)) {
+    return unknownCommand(req.command);
+  }
+  if (req.command === 'stop') {
+    setImmediate(primary.stop);
+    return { ok: true, result: { kind: 'resolver', stopping: true } };
+  }
+  const live = workers();
+  const answers = await Promise.all(live.map((w) => askWorker(w, req)));
+  const failed = answers.filter((a) => !a.ok);
+  const results = answers.map((a) => a.result ?? {});
+  const perWorker = results.map((r, i) => ({ pid: live[i]!.process.pid, ...r }));
+  if (failed.length > 0) {
+    const first = failed[0] as Extract<ControlAnswer, { ok: false }>;
+    return {
+      ok: false,
+      code: first.code,
+      message: failed.map((a) => (a.ok ? '' : a.message)).join('; '),
+      result: { kind: 'resolver', processes: perWorker },
+    };
+  }
+  const base = { ...(results[0] ?? {}), kind: 'resolver', processes: perWorker };
+  if (req.command === 'flush-cache') {
+    return { ok: true, result: { kind: 'resolver', flushed: sumKeys(results, 'flushed') } };
+  }
+  if (req.command === 'status') {
+    const pid = primary.pid;
+    const cache = sumKeys(results, 'cache');
+    return { ok: true, result: { ...base, pid, workers: primary.workers, cache } };
+  }
+  return { ok: true, result: base };
+}
