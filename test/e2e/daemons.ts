@@ -186,12 +186,16 @@ ${local.map((z) => `zone:\n  name: "${z.origin}"\n  zonefile: "${z.file}"\n`).jo
   return waitReady(daemon, child, local[0]!.origin, 'SOA');
 }
 
-/** Knot DNS on host:port. */
+/**
+ * Knot DNS on host:port; `rrl` loads its response-rate limiting module
+ * (mod-rrl: `rate-limit` responses per second, `slip`) for every zone.
+ */
 export async function startKnot(
   knotd: string,
   host: string,
   port: number,
   zones: readonly ServedZone[],
+  options: { rrl?: { rate: number; slip: number } } = {},
 ): Promise<Daemon> {
   const dir = daemonDir('knot');
   const local = copyZones(dir, zones);
@@ -206,12 +210,12 @@ database:
 log:
   - target: stderr
     any: warning
-template:
+${options.rrl ? `mod-rrl:\n  - id: limit\n    rate-limit: ${options.rrl.rate}\n    slip: ${options.rrl.slip}\n` : ''}template:
   - id: default
     storage: "${dir}"
     zonefile-sync: -1
     journal-content: none
-zone:
+${options.rrl ? '    global-module: mod-rrl/limit\n' : ''}zone:
 ${local.map((z) => `  - domain: "${z.origin}"\n    file: "${z.file}"\n`).join('')}`,
   );
   const { child, daemon } = launch('knotd', knotd, ['-c', conf], dir, host, port);
