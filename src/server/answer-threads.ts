@@ -60,6 +60,9 @@ function packAll(zones: readonly (Zone | IndexedZone)[]): PackedZone[] {
   return out;
 }
 
+/** How long a thread may take to answer a command (a zone swap is one assignment). */
+const ASK_TIMEOUT_MS = 30_000;
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 
@@ -100,10 +103,24 @@ class Thread {
     return this.listening;
   }
   private listening: Promise<void>;
-  ask<T>(cmd: DistributiveOmit<ThreadCommand, 'id'>): Promise<T> {
+  /** Send a command; rejects when the thread has not answered within `timeoutMs` (never waits forever). */
+  ask<T>(cmd: DistributiveOmit<ThreadCommand, 'id'>, timeoutMs = ASK_TIMEOUT_MS): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`answering thread did not answer '${cmd.type}' within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const settle =
+        <A extends unknown[]>(f: (...a: A) => void) =>
+        (...a: A) => {
+          clearTimeout(timer);
+          f(...a);
+        };
+      this.pending.set(id, {
+        resolve: settle(resolve as (v: unknown) => void),
+        reject: settle(reject),
+      });
       this.worker.postMessage({ ...cmd, id });
     });
   }

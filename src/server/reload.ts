@@ -32,6 +32,8 @@ export interface ZoneLoadResult {
   readonly hash?: string;
   /** The content hash equals `previousHash`: the file was not parsed. */
   readonly unchanged?: boolean;
+  /** The load was starved of CPU at its lowered priority and got its normal one back after this many ms. */
+  readonly unniced?: number;
   /** Inline signing (`serve --keys`): the zone was signed; sign again at `refreshAt` (epoch ms). */
   readonly signed?: {
     readonly keys: readonly string[];
@@ -162,8 +164,9 @@ function logLoaded(
   zone: Zone,
   serial: number | undefined,
   ms: number,
-  s: ZoneLoadResult['signed'],
+  r: ZoneLoadResult,
 ) {
+  const s = r.signed;
   const signed = s && { signed: { ...s, refreshAt: new Date(s.refreshAt).toISOString() } };
   log.info('zone_loaded', {
     file,
@@ -171,6 +174,7 @@ function logLoaded(
     serial: serial ?? null,
     records: zone.size,
     ms,
+    ...(r.unniced !== undefined ? { starvedUnnicedAfterMs: r.unniced } : {}),
     ...signed,
   });
 }
@@ -318,8 +322,10 @@ export class ZoneReloader {
     try {
       result = await this.o.loader(file, origin, due ? undefined : prev?.hash, prev?.serial);
     } catch (e) {
-      const message = (e as Error).message;
-      result = { diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }] };
+      // A loader error with its own code (ZONE_LOAD_TIMEOUT) keeps it.
+      const { message, code } = e as Error & { code?: unknown };
+      const c = typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_LOAD_FAILED';
+      result = { diagnostics: [{ code: c, message, severity: 'error' }] };
     }
     const ms = Math.round(now() - started);
     if (result.unchanged && prev) {
@@ -347,7 +353,7 @@ export class ZoneReloader {
     const { hash, signed, indexed } = result;
     const { mtimeMs, size } = st;
     next.set(file, { zone, indexed, mtimeMs, size, serial, hash, refreshAt: signed?.refreshAt });
-    logLoaded(log, file, zone, serial, ms, signed);
+    logLoaded(log, file, zone, serial, ms, result);
     return 'loaded';
   }
 }

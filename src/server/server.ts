@@ -388,7 +388,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const target = {
     setZones: async (zones: readonly (Zone | IndexedZone)[]) => {
       engine.setZones(zones);
-      await threads?.setZones(zones);
+      // A thread that does not confirm its swap is logged; the reload still ends.
+      await threads?.setZones(zones).catch((e: unknown) => {
+        log.error('workers_swap_failed', { error: (e as Error).message });
+      });
     },
   };
   const retrySoon = () => watcher.schedule(500);
@@ -402,7 +405,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Watch before the first load: a change made while loading, or right after
   // the server reports it is listening, is never missed.
   const watcher = await watchSources(config.watch, sources, log, (watching) =>
-    reload(watching).then((r) => log.info('zones_reloaded', { trigger: 'watch', ...r })),
+    reload(watching).then(
+      (r) => log.info('zones_reloaded', { trigger: 'watch', ...r }),
+      (e: unknown) =>
+        log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
+    ),
   );
   const stop = async () => {
     watcher.close();

@@ -5,11 +5,47 @@
  * server, one file at a time (a reload is serial anyway); it is started on
  * the first load and restarted after a crash.
  */
+import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { unpackIndexedZone } from './transfer.ts';
 import type { IndexedZone } from '../core/zone/lookup.ts';
-import type { LoadReply, LoadRequest, WorkerLoadOptions } from './worker.ts';
+import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
+
+/**
+ * A load is abandoned (the worker stopped, `ZONE_LOAD_TIMEOUT`, the previous
+ * version kept) after this long: a reload always ends, in bounded time.
+ */
+export const LOAD_TIMEOUT_MS = 300_000;
+/**
+ * The load thread runs at nice 10 so that, on a busy machine, the threads
+ * answering queries get the CPU first. Other work on the machine at nice 0
+ * can then starve it (on 2 shared cores, a 1,000,000-record reload under
+ * load took minutes): a load that has run this long and got less than
+ * STARVED_SHARE of a core over the last check is given nice 0 back (where
+ * permitted: root, CAP_SYS_NICE, or RLIMIT_NICE, which the systemd unit sets).
+ */
+const STARVED_AFTER_MS = 5000;
+const STARVED_SHARE = 0.5;
+const WATCH_MS = 1000;
+
+/** CPU time (ms) of one thread of this process (Linux; undefined elsewhere). */
+function threadCpuMs(tid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15, in clock ticks (USER_HZ: 100 on Linux).
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A load that exceeded LOAD_TIMEOUT_MS. */
+export class ZoneLoadTimeoutError extends Error {
+  readonly code = 'ZONE_LOAD_TIMEOUT';
+}
 
 export interface BackgroundLoadResult {
   readonly zone?: Zone;
@@ -24,6 +60,8 @@ export interface BackgroundLoadResult {
   readonly signed?: LoadReply['signed'];
   /** Time spent in the worker. */
   readonly workerMs: number;
+  /** The load was starved of CPU at nice 10 and given its normal priority back after this many ms. */
+  readonly unniced?: number;
 }
 
 const WORKER_URL = new URL(
@@ -39,22 +77,66 @@ export class BackgroundZoneLoader {
     { resolve: (r: LoadReply) => void; reject: (e: Error) => void }
   >();
   private readonly options: LoadRequest['options'];
+  private readonly timeoutMs: number;
   private closed = false;
+  /** The worker's kernel thread id (Linux), sent as its first message. */
+  private tid = 0;
 
-  constructor(options: WorkerLoadOptions = {}) {
+  constructor(options: WorkerLoadOptions = {}, limits: { timeoutMs?: number } = {}) {
     this.options = options;
+    this.timeoutMs = limits.timeoutMs ?? LOAD_TIMEOUT_MS;
+  }
+
+  /**
+   * While a load runs: after STARVED_AFTER_MS, a load thread that got less
+   * than STARVED_SHARE of a core since the last check gets nice 0 back.
+   * Returns a stop function, which tells when (ms into the load) that happened.
+   */
+  private watchStarvation(): () => number | undefined {
+    const t0 = performance.now();
+    let last = { at: t0, cpu: this.tid > 0 ? threadCpuMs(this.tid) : undefined };
+    let unniced: number | undefined;
+    const timer = setInterval(() => {
+      const at = performance.now();
+      const cpu = this.tid > 0 ? threadCpuMs(this.tid) : undefined;
+      if (cpu === undefined || last.cpu === undefined) {
+        last = { at, cpu }; // the thread id arrives with the worker's first message
+        return;
+      }
+      const share = (cpu - last.cpu) / (at - last.at);
+      last = { at, cpu };
+      if (unniced !== undefined || at - t0 < STARVED_AFTER_MS || share >= STARVED_SHARE) return;
+      try {
+        setPriority(this.tid, 0);
+        unniced = Math.round(at - t0);
+      } catch {
+        unniced = -1; // not permitted: the load goes on at nice 10 (bounded by the timeout)
+      }
+    }, WATCH_MS);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      return unniced !== undefined && unniced >= 0 ? unniced : undefined;
+    };
   }
 
   private start(): Worker {
     const w = new Worker(WORKER_URL);
     w.unref();
-    w.on('message', (reply: LoadReply) => {
+    this.tid = 0;
+    w.on('message', (reply: LoadReply | ThreadIdMessage) => {
+      if ('tid' in reply) {
+        if (this.worker === w) this.tid = reply.tid;
+        return;
+      }
       const p = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       p?.resolve(reply);
     });
     const fail = (e: Error) => {
-      if (this.worker === w) this.worker = undefined;
+      // Only this worker's loads fail (a worker ended after its load must not fail the next one's).
+      if (this.worker !== w) return;
+      this.worker = undefined;
       for (const p of this.pending.values()) p.reject(e);
       this.pending.clear();
     };
@@ -81,11 +163,32 @@ export class BackgroundZoneLoader {
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
     };
+    const stopWatch = this.watchStarvation();
+    let unniced: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const reply = await new Promise<LoadReply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       w.ref(); // a load in progress keeps the process alive
       w.postMessage(req);
+      timer = setTimeout(() => {
+        // Bounded: the worker is stopped, the load fails with its code, the next load starts a worker.
+        this.pending.delete(id);
+        reject(
+          new ZoneLoadTimeoutError(
+            `loading ${file} took longer than ${this.timeoutMs} ms: stopped (the previous version is kept)`,
+          ),
+        );
+        if (this.worker === w) {
+          this.worker = undefined;
+          for (const p of this.pending.values())
+            p.reject(new Error('the zone-load worker was stopped'));
+          this.pending.clear();
+          void w.terminate();
+        }
+      }, this.timeoutMs);
     }).finally(() => {
+      clearTimeout(timer);
+      unniced = stopWatch();
       if (this.pending.size > 0) return;
       w.unref();
       // A shared load leaves the worker's own copy of the columns as garbage
@@ -97,6 +200,7 @@ export class BackgroundZoneLoader {
     });
     const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
     return {
+      ...(unniced !== undefined ? { unniced } : {}),
       ...(indexed ? { zone: indexed.zone, indexed } : {}),
       diagnostics: reply.diagnostics,
       ...(reply.hash !== undefined ? { hash: reply.hash } : {}),

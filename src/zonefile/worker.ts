@@ -78,6 +78,8 @@ async function hashFile(file: string): Promise<string | undefined> {
 
 async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
   const t0 = performance.now();
+  // Each load starts at the lowered priority (a starved load may have been given its normal one back).
+  lowerPriority();
   const sign = req.options.sign;
   let hash = await hashFile(req.file);
   if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
@@ -110,13 +112,31 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
  */
 function lowerPriority(): void {
   try {
-    const tid = Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1]);
-    if (tid > 0) setPriority(tid, 10);
+    if (tid > 0) setPriority(tid, LOAD_NICE);
   } catch {
     // not Linux, or not permitted
   }
 }
-if (parentPort) lowerPriority();
+
+/** The nice value of a load (see `background.ts`: a load starved for long gets 0 back). */
+export const LOAD_NICE = 10;
+
+/** This thread's id as the kernel knows it (Linux; 0 elsewhere). */
+function ownTid(): number {
+  try {
+    return Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+const tid = parentPort ? ownTid() : 0;
+// The parent watches this thread's CPU time while it loads (a starved load is given its priority back).
+if (parentPort) parentPort.postMessage({ tid } satisfies ThreadIdMessage);
+
+/** The first message of the worker: its kernel thread id. */
+export interface ThreadIdMessage {
+  readonly tid: number;
+}
 
 parentPort?.on('message', (req: LoadRequest) => {
   handle(req).then(

@@ -353,7 +353,11 @@ async function serveUntilStopped(
   }
   await announceReady(server, log, io);
   const offReload = io.onReload(() => {
-    void server.reload().then((r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }));
+    void server.reload().then(
+      (r) => log.info('zones_reloaded', { trigger: 'SIGHUP', ...r }),
+      (e: unknown) =>
+        log.error('zones_reload_failed', { trigger: 'SIGHUP', error: (e as Error).message }),
+    );
   });
   await stopped;
   offReload();

@@ -98,6 +98,8 @@ export const ZONE_CODES = {
   ZONE_NOT_REGULAR_FILE: 'a zone source is not a regular file (a FIFO, device, folder ...)',
   ZONE_LOAD_ABORTED: 'loading the zone file was stopped (abort signal)',
   ZONE_LOAD_FAILED: 'loading a zone failed unexpectedly (worker or reload)',
+  ZONE_LOAD_TIMEOUT:
+    'loading the zone file took longer than the bound (zone-load worker stopped; the previous version is kept)',
   ZONE_FILE_NAME_NOT_ORIGIN:
     "warning: the file name does not spell a domain name; the origin comes from the file's content",
   ZONE_ORIGIN_MISMATCH: "the origin the file name gives differs from the owner of the file's SOA",
