@@ -12,7 +12,7 @@
 import { CATALOGUE_CODES } from '../src/catalogue/codes.ts';
 import { CLIENT_CODES } from '../src/client/codes.ts';
 import { CONFIG_CODES } from '../src/config/codes.ts';
-import { MATCH_CODES, ROW_CODES } from '../src/core/catalogue/codes.ts';
+import { MATCH_CODES, ROW_CODES } from '../src/core/match/codes.ts';
 import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
 import { ROUTE_CODES } from '../src/core/routes/codes.ts';
 import { URN_CODES } from '../src/core/urn/codes.ts';
@@ -80,13 +80,13 @@ export const CODE_TABLES: readonly CodeTable[] = [
   },
   {
     title: 'Catalogue rows',
-    file: 'src/core/catalogue/codes.ts',
+    file: 'src/core/match/codes.ts',
     name: 'ROW_CODES',
     codes: ROW_CODES,
   },
   {
     title: 'Catalogue match: outcomes and reasons',
-    file: 'src/core/catalogue/codes.ts',
+    file: 'src/core/match/codes.ts',
     name: 'MATCH_CODES',
     codes: MATCH_CODES,
   },

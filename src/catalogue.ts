@@ -4,7 +4,7 @@
  * catalogue, and the SQLite catalogue (`node:sqlite`) with import and export
  * (JSON Lines, CSV).
  */
-export * from './core/catalogue/index.ts';
+export * from './core/match/index.ts';
 export {
   SqliteCatalogue,
   CatalogueError,

@@ -30,7 +30,7 @@ export type {
   Trace,
   TraceStep,
 } from './client/resolve.ts';
-export type { LookupResult as DnsLookupResult, Resolver as DnsResolver } from './client/lookup.ts';
+export type { DnsLookupResult, DnsResolver } from './client/stub.ts';
 export { ResolveError, type WalkOptions } from './client/resolution.ts';
 export {
   BrowserLexClient,

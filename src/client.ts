@@ -8,7 +8,7 @@
 export * from './client-portable.ts';
 export { LexClient, ResolveError, resolveLexUrn } from './client/resolve.ts';
 export { DnsTransport, type Exchange, type TransportOptions } from './client/transport.ts';
-export { StubResolver, classify } from './client/lookup.ts';
+export { StubResolver, classify } from './client/stub.ts';
 export { IterativeResolver, type IterativeOptions } from './client/iterative.ts';
 export { thttpRequest, type HttpStepResult } from './client/http-step.ts';
 export { systemServers } from './client/servers.ts';

@@ -42,12 +42,26 @@ export {
   findZone,
   findZoneFor,
   indexZone,
-  lookup,
+  lookupInZone,
   makeZoneSet,
   type IndexedZone,
-  type LookupKind,
-  type LookupOptions,
-  type LookupResult,
   type PlacedRRset,
+  type ZoneLookupKind,
+  type ZoneLookupOptions,
+  type ZoneLookupResult,
   type ZoneSet,
-} from './core/zone/lookup.ts';
+} from './core/zone/zone-lookup.ts';
+import {
+  lookupInZone,
+  type ZoneLookupKind,
+  type ZoneLookupOptions,
+  type ZoneLookupResult,
+} from './core/zone/zone-lookup.ts';
+/** @deprecated Renamed `lookupInZone` (issue 19: "lookup" meant three things). */
+export const lookup = lookupInZone;
+/** @deprecated Renamed `ZoneLookupKind`. */
+export type LookupKind = ZoneLookupKind;
+/** @deprecated Renamed `ZoneLookupOptions`. */
+export type LookupOptions = ZoneLookupOptions;
+/** @deprecated Renamed `ZoneLookupResult`. */
+export type LookupResult = ZoneLookupResult;

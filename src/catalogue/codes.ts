@@ -1,6 +1,6 @@
 /**
  * Stable codes of the catalogue store and its import (`CatalogueError.code`;
- * a refused row is reported with a ROW_ code of core/catalogue/codes.ts),
+ * a refused row is reported with a ROW_ code of core/match/codes.ts),
  * and of the LexML registry that the resolver uses to rewrite queries.
  *
  * Codes are never renamed or reused. test/codes.test.ts checks that every code

@@ -27,8 +27,8 @@ import type {
   ExpressionKey,
   ManifestationKey,
   WorkKey,
-} from '../core/catalogue/model.ts';
-import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
+} from '../core/match/model.ts';
+import { expressionUrn, manifestationUrn } from '../core/match/compose.ts';
 
 type Str = string | null;
 type NameDoc = [string, 0 | 1, string, string, string, string[], Str, string[], string[]];

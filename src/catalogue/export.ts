@@ -8,7 +8,7 @@
  * expressions and manifestations without items get a row of their own.
  */
 import { formatCsvRecord } from './csv.ts';
-import type { CatalogueWork } from '../core/catalogue/model.ts';
+import type { CatalogueWork } from '../core/match/model.ts';
 import type { SqliteCatalogue } from './store.ts';
 import type { RowFormat } from './import.ts';
 

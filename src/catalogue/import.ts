@@ -4,12 +4,12 @@
  * row is reported (line, code, message) and skipped. Writes are idempotent,
  * so importing the same file twice loses nothing and duplicates nothing.
  *
- * Row fields: see `src/core/catalogue/row.ts`.
+ * Row fields: see `src/core/match/row.ts`.
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { UrnAnalyser } from '../core/catalogue/model.ts';
-import { validateRow, ROW_FIELDS, type CatalogueRow } from '../core/catalogue/row.ts';
+import type { UrnAnalyser } from '../core/match/model.ts';
+import { validateRow, ROW_FIELDS, type CatalogueRow } from '../core/match/row.ts';
 import { CsvRecordReader, type CsvEvent } from './csv.ts';
 import { PgCatalogue } from './pg.ts';
 import { CatalogueError, type CatalogueWriter, type SqliteCatalogue } from './store.ts';

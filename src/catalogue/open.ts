@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyseLexUrn } from '../core/catalogue/from-urn.ts';
+import { analyseLexUrn } from '../core/match/from-urn.ts';
 import { importFile, type ImportRowError, type ImportSummary } from './import.ts';
 import { CatalogueError, SqliteCatalogue, type Counts } from './store.ts';
 import { isPostgresUrl, PgCatalogue } from './pg.ts';

@@ -35,10 +35,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { CandidateName, CatalogueWork, WorkKey } from '../core/catalogue/model.ts';
+import type { CandidateName, CatalogueWork, WorkKey } from '../core/match/model.ts';
 import { decodeWork } from './doc.ts';
 import type { AsyncCatalogueSource, CatalogueNeed, ScratchReader } from './prefetch.ts';
-import type { RegistryEntry } from '../core/catalogue/registry.ts';
+import type { RegistryEntry } from '../core/match/registry.ts';
 import {
   CatalogueError,
   CatalogueWriter,

@@ -1,5 +1,5 @@
 /**
- * The matcher (`src/core/catalogue/match.ts`) reads the catalogue through a
+ * The matcher (`src/core/match/match.ts`) reads the catalogue through a
  * synchronous `CatalogueReader`; a store behind a network round trip
  * (PostgreSQL) cannot answer synchronously. A `ScratchReader` answers from
  * what one request has fetched so far and throws `CatalogueMiss` for the
@@ -19,7 +19,7 @@ import type {
   CandidateQuery,
   CatalogueReader,
   CatalogueWork,
-} from '../core/catalogue/model.ts';
+} from '../core/match/model.ts';
 
 export type CatalogueNeed =
   | { readonly kind: 'name'; readonly urn: string }

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Registry, type RegistryEntry, type RegistryKind } from '../core/catalogue/registry.ts';
+import { Registry, type RegistryEntry, type RegistryKind } from '../core/match/registry.ts';
 import { CsvRecordReader, type CsvEvent } from './csv.ts';
 import { CatalogueError } from './store.ts';
 

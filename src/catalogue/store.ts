@@ -34,10 +34,10 @@ import type {
   ExpressionKey,
   ManifestationKey,
   WorkKey,
-} from '../core/catalogue/model.ts';
-import type { CatalogueRow, RowError } from '../core/catalogue/row.ts';
-import type { RegistryEntry, RegistryKind } from '../core/catalogue/registry.ts';
-import { expressionUrn, manifestationUrn } from '../core/catalogue/compose.ts';
+} from '../core/match/model.ts';
+import type { CatalogueRow, RowError } from '../core/match/row.ts';
+import type { RegistryEntry, RegistryKind } from '../core/match/registry.ts';
+import { expressionUrn, manifestationUrn } from '../core/match/compose.ts';
 import {
   compareBinary,
   decodeWork,

@@ -22,7 +22,7 @@ import type { WalkNeed } from '../core/ddds/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
-import { StubResolver, type LookupResult } from './lookup.ts';
+import { StubResolver, type DnsLookupResult } from './stub.ts';
 import { resolveWith, type WalkHost, type WalkOptions } from './resolution.ts';
 import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
 
@@ -148,12 +148,16 @@ export class BrowserLexClient implements WalkHost {
   }
 
   /** @internal */
-  peek(name: string, type: RecordType): LookupResult | undefined {
+  peek(name: string, type: RecordType): DnsLookupResult | undefined {
     return this.cached?.peek(name, type)?.result;
   }
 
   /** @internal */
-  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult> {
+  lookup(
+    name: string,
+    type: RecordType,
+    signal: AbortSignal | undefined,
+  ): Promise<DnsLookupResult> {
     return (this.cached ?? this.resolver).lookup(name, type, signal);
   }
 

@@ -1,5 +1,5 @@
 /**
- * A DNS cache in front of a Resolver: positive and negative entries honour
+ * A DNS cache in front of a DnsResolver: positive and negative entries honour
  * their TTLs, the size is bounded (least recently used goes first), and
  * concurrent identical lookups share one query in flight.
  *
@@ -12,7 +12,7 @@
  * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
  */
 import type { RecordType } from 'dns-packet';
-import type { LookupResult, Resolver } from './lookup.ts';
+import type { DnsLookupResult, DnsResolver } from './stub.ts';
 import { canonicalName } from './names.ts';
 
 export interface CacheOptions {
@@ -38,7 +38,7 @@ export interface CacheStats {
 /** A cache entry, also a node of the recency list (least recent at the head). */
 interface Entry {
   readonly key: string;
-  readonly result: LookupResult;
+  readonly result: DnsLookupResult;
   readonly expires: number;
   prev: Entry | undefined;
   next: Entry | undefined;
@@ -46,7 +46,7 @@ interface Entry {
 
 /** A cached result and how long it has left. */
 export interface CacheHit {
-  readonly result: LookupResult;
+  readonly result: DnsLookupResult;
   /** Remaining seconds (rounded down). */
   readonly remaining: number;
 }
@@ -88,7 +88,7 @@ export class DnsCache {
   /** Recency list: `head` is the least recently used entry, `tail` the most recent. */
   private head: Entry | undefined;
   private tail: Entry | undefined;
-  private readonly inflight = new Map<string, Promise<LookupResult>>();
+  private readonly inflight = new Map<string, Promise<DnsLookupResult>>();
   private readonly maxEntries: number;
   private readonly maxTtl: number;
   private readonly maxNegativeTtl: number;
@@ -150,11 +150,11 @@ export class DnsCache {
   }
 
   /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
-  set(result: LookupResult): void {
+  set(result: DnsLookupResult): void {
     this.setByKey(memoCacheKey(result.qname, result.qtype), result);
   }
 
-  private setByKey(key: string, result: LookupResult): void {
+  private setByKey(key: string, result: DnsLookupResult): void {
     if (result.ttl <= 0) return;
     const cap = result.kind === 'answer' ? this.maxTtl : this.maxNegativeTtl;
     const ttl = Math.min(result.ttl, cap);
@@ -182,8 +182,8 @@ export class DnsCache {
   async through(
     qname: string,
     qtype: string,
-    fetch: () => Promise<LookupResult>,
-  ): Promise<{ result: LookupResult; cached: boolean; remaining?: number }> {
+    fetch: () => Promise<DnsLookupResult>,
+  ): Promise<{ result: DnsLookupResult; cached: boolean; remaining?: number }> {
     const key = memoCacheKey(qname, qtype);
     const hit = this.getByKey(key);
     if (hit) {
@@ -218,12 +218,12 @@ export class DnsCache {
   }
 }
 
-/** A Resolver with a cache in front. `peek` is the synchronous warm path. */
-export class CachingResolver implements Resolver {
+/** A DnsResolver with a cache in front. `peek` is the synchronous warm path. */
+export class CachingResolver implements DnsResolver {
   readonly cache: DnsCache;
-  private readonly inner: Resolver;
+  private readonly inner: DnsResolver;
 
-  constructor(inner: Resolver, cache: DnsCache) {
+  constructor(inner: DnsResolver, cache: DnsCache) {
     this.inner = inner;
     this.cache = cache;
   }
@@ -234,7 +234,7 @@ export class CachingResolver implements Resolver {
     return hit;
   }
 
-  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
+  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult> {
     const r = await this.cache.through(qname, qtype, () => this.inner.lookup(qname, qtype, signal));
     return r.result;
   }

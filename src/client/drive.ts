@@ -1,7 +1,7 @@
 /**
  * The DDDS driver: asks the pure walk (`core/ddds/walk.ts`) what it needs,
  * gets it from the lookups behind the client (cache, then the stub,
- * iterative or any other `Resolver`) or from the HTTP step, and feeds it
+ * iterative or any other `DnsResolver`) or from the HTTP step, and feeds it
  * back, until the walk is done. All I/O of a resolution happens here; every
  * decision is the walk's.
  *
@@ -21,7 +21,7 @@ import type {
 } from '../core/ddds/walk.ts';
 import { ClientError, DnsError } from './errors.ts';
 import type { HttpStepResult } from './thttp.ts';
-import type { LookupResult } from './lookup.ts';
+import type { DnsLookupResult } from './stub.ts';
 import { naptrRecords } from './memo.ts';
 import { rdataOf } from './wire.ts';
 
@@ -30,9 +30,9 @@ export interface DriverHost {
   /** Undefined when the answer must not be memoised per result (no cache). */
   readonly cache: unknown;
   /** A cached answer, synchronously (the warm path). */
-  peek(name: string, type: RecordType): LookupResult | undefined;
+  peek(name: string, type: RecordType): DnsLookupResult | undefined;
   /** The answer from the resolver behind the cache (and into the cache). */
-  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult>;
+  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<DnsLookupResult>;
   /**
    * The THTTP exchange (`thttp.ts`) of `need`, its S/A hosts connected to the
    * addresses found in the DNS where the platform allows it.
@@ -209,7 +209,7 @@ export function describeError(e: unknown): { code: string; message: string } {
  */
 function secured(
   host: DriverHost,
-  r: LookupResult,
+  r: DnsLookupResult,
 ): Extract<DnsFeed<never>, { kind: 'error' }> | undefined {
   if (!host.dnssec || r.dnssec === 'secure') return undefined;
   const e = new DnsError(
@@ -249,7 +249,7 @@ async function failed(
 }
 
 export function naptrFeed(
-  r: LookupResult,
+  r: DnsLookupResult,
   cached: boolean,
   host: { readonly cache: unknown },
 ): DnsFeed<NaptrRecord> {
@@ -257,12 +257,12 @@ export function naptrFeed(
   return { kind: r.kind, records, meta: r, cached, rrset: r };
 }
 
-export function srvFeed(r: LookupResult, cached: boolean): SrvFeed {
+export function srvFeed(r: DnsLookupResult, cached: boolean): SrvFeed {
   const records = r.records.map((a) => rdataOf(a) as SrvRecord);
   return { kind: r.kind, records, meta: r, cached };
 }
 
-export function addressFeed(r: LookupResult, cached: boolean): AddressFeed {
+export function addressFeed(r: DnsLookupResult, cached: boolean): AddressFeed {
   const records = r.records.map((a) => String(rdataOf(a)));
   return { kind: r.kind, records, meta: r, cached };
 }

@@ -21,7 +21,7 @@
 import type { RecordType } from 'dns-packet';
 import type { ReferralStep } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
-import { classify, type Classified, type LookupResult, type Resolver } from './lookup.ts';
+import { classify, type Classified, type DnsLookupResult, type DnsResolver } from './stub.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, rdataOf, sameName } from './wire.ts';
@@ -43,7 +43,7 @@ export interface IterativeOptions {
 /** One referral followed, for the trace. */
 export type { ReferralStep };
 
-export interface IterativeResult extends LookupResult {
+export interface IterativeResult extends DnsLookupResult {
   readonly referrals: readonly ReferralStep[];
 }
 
@@ -87,7 +87,7 @@ function isUnder(name: string, zone: string): boolean {
 /** Errors that say the servers of a cut do not serve it. */
 const LAME_CODES = new Set(['DNS_REFUSED', 'DNS_SERVFAIL', 'DNS_NOTIMP', 'DNS_RCODE']);
 
-export class IterativeResolver implements Resolver {
+export class IterativeResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;
   private readonly root: ServerAddress;
   private readonly maxReferrals: number;

@@ -11,14 +11,14 @@ import type { Answer } from 'dns-packet';
 import type { NaptrRecord, StepResult } from '../core/ddds/step.ts';
 import type { CodedError, Service } from '../core/ddds/trace.ts';
 import { prepareWalk, type StepMemoStore, type WalkStart } from '../core/ddds/walk.ts';
-import type { LookupResult } from './lookup.ts';
+import type { DnsLookupResult } from './stub.ts';
 import { rdataOf } from './wire.ts';
 import { BoundedMemo } from '../core/kit/memo.ts';
 
 // ------------------------------------------------------------------ NAPTR records
 
 /** The NAPTR records of a lookup result, in response order. */
-function toNaptrRecords(r: LookupResult): NaptrRecord[] {
+function toNaptrRecords(r: DnsLookupResult): NaptrRecord[] {
   const out: NaptrRecord[] = new Array<NaptrRecord>(r.records.length);
   for (let i = 0; i < r.records.length; i++) {
     const a = r.records[i] as Answer;
@@ -49,9 +49,9 @@ function toNaptrRecords(r: LookupResult): NaptrRecord[] {
  * results that live in the cache are memoised: a WeakMap entry per
  * short-lived result would cost more in garbage collection than it saves.
  */
-const naptrMemo = new WeakMap<LookupResult, readonly NaptrRecord[]>();
+const naptrMemo = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
 
-export function naptrRecords(r: LookupResult, memo: boolean): readonly NaptrRecord[] {
+export function naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
   if (!memo) return toNaptrRecords(r);
   let out = naptrMemo.get(r);
   if (out === undefined) {

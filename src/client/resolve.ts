@@ -4,7 +4,7 @@
  * `core/ddds/walk.ts` (the RFC 3402 loop, loop guard, fallback frames, trace,
  * SRV/A and THTTP steps, partition) driven by `drive.ts` over the lookups
  * behind the client: cache, then a stub or iterative resolver, or any other
- * `Resolver` passed in (another transport).
+ * `DnsResolver` passed in (another transport).
  *
  * @see RFC 3402 section 3.3 (the algorithm), RFC 3403 section 8 ("If a
  *   lookup ... fails ... the client SHOULD report the failure rather than
@@ -22,7 +22,7 @@ import { undiciDohFetch } from './doh-undici.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
-import { StubResolver, type LookupResult, type Resolver } from './lookup.ts';
+import { StubResolver, type DnsLookupResult, type DnsResolver } from './stub.ts';
 import { parseServerAddress, systemServers, type ServerAddress } from './servers.ts';
 import { DnsTransport, type TransportOptions } from './transport.ts';
 import { thttpRequest } from './http-step.ts';
@@ -86,7 +86,7 @@ export interface ClientOptions {
    * Another transport: a resolver to ask instead of the stub or iterative one
    * (the cache stays in front of it). The trace names it by `mode` and `servers`.
    */
-  readonly resolver?: Resolver & {
+  readonly resolver?: DnsResolver & {
     readonly mode?: 'stub' | 'iterative';
     readonly servers?: readonly string[];
   };
@@ -97,7 +97,7 @@ export interface ResolveOptions extends ClientOptions, WalkOptions {
   readonly client?: LexClient;
 }
 
-function uncached(result: LookupResult): { result: LookupResult; cached: boolean } {
+function uncached(result: DnsLookupResult): { result: DnsLookupResult; cached: boolean } {
   return { result, cached: false };
 }
 
@@ -109,7 +109,7 @@ export class LexClient {
   readonly cache: DnsCache | undefined;
   readonly mode: 'stub' | 'iterative';
   private readonly transport: DnsTransport;
-  private resolver: Resolver | undefined;
+  private resolver: DnsResolver | undefined;
   private readonly cached: CachingResolver | undefined;
   private readonly options: ClientOptions;
   private readonly hostMap = new Map<string, { address: string; family: 4 | 6 }>();
@@ -134,10 +134,10 @@ export class LexClient {
     }
   }
 
-  private innerPromise: Promise<Resolver> | undefined;
+  private innerPromise: Promise<DnsResolver> | undefined;
 
   /** The stub or iterative resolver (resolv.conf is read on first use). */
-  private inner(): Promise<Resolver> {
+  private inner(): Promise<DnsResolver> {
     if (this.resolver) return Promise.resolve(this.resolver);
     this.innerPromise ??= (async () => {
       const o = this.options;
@@ -199,38 +199,25 @@ export class LexClient {
     name: string,
     type: RecordType,
     signal?: AbortSignal,
-  ): { result: LookupResult; cached: true } | Promise<{ result: LookupResult; cached: boolean }> {
-    const l = this.lookupRaw(name, type, signal);
-    return 'then' in l ? l.then(uncached) : l;
-  }
-
-  /**
-   * `lookupCached` without wrapping a fresh result (one promise hop less on
-   * the cold path): a cache hit, or the promise of a result that was not cached.
-   * @internal
-   */
-  lookupRaw(
-    name: string,
-    type: RecordType,
-    signal?: AbortSignal,
-  ): { result: LookupResult; cached: true } | Promise<LookupResult> {
-    if (this.cached) {
-      const hit = this.cached.peek(name, type);
-      if (hit) return { result: hit.result, cached: true };
-      return this.cached.lookup(name, type, signal);
-    }
-    const resolver = this.resolver;
-    if (resolver) return resolver.lookup(name, type, signal);
-    return this.inner().then((r) => r.lookup(name, type, signal));
+  ):
+    | { result: DnsLookupResult; cached: true }
+    | Promise<{ result: DnsLookupResult; cached: boolean }> {
+    const hit = this.cached?.peek(name, type);
+    if (hit) return { result: hit.result, cached: true };
+    return this.lookup(name, type, signal).then(uncached);
   }
 
   /** A cached answer, synchronously (the warm path: no promise). @internal */
-  peek(name: string, type: RecordType): LookupResult | undefined {
+  peek(name: string, type: RecordType): DnsLookupResult | undefined {
     return this.cached?.peek(name, type)?.result;
   }
 
   /** The answer from the resolver behind the cache (stored in the cache). @internal */
-  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<LookupResult> {
+  lookup(
+    name: string,
+    type: RecordType,
+    signal: AbortSignal | undefined,
+  ): Promise<DnsLookupResult> {
     if (this.cached) return this.cached.lookup(name, type, signal);
     const resolver = this.resolver;
     if (resolver) return resolver.lookup(name, type, signal);

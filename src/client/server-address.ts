@@ -3,22 +3,9 @@
  * No Node built-ins (the browser build of the client uses it).
  */
 import { ClientError } from './errors.ts';
+import { ipVersion, parseHostPort } from '../core/kit/host-port.ts';
 
-const V4_PART = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
-const V4 = new RegExp(`^${V4_PART}(?:\\.${V4_PART}){3}$`);
-
-/**
- * 4 for an IPv4 dotted quad, 6 for an IPv6 literal (no brackets; a `%zone`
- * suffix allowed), 0 otherwise: the answers of `node:net`'s `isIP`, without
- * Node. IPv6 is checked by the WHATWG URL host parser, which browsers and
- * Node share.
- */
-export function ipVersion(text: string): 0 | 4 | 6 {
-  if (V4.test(text)) return 4;
-  const m = /^([0-9A-Fa-f:.]+)(?:%[0-9A-Za-z.:-]+)?$/.exec(text);
-  if (!m || !text.includes(':')) return 0;
-  return URL.canParse(`http://[${m[1] as string}]/`) ? 6 : 0;
-}
+export { ipVersion };
 
 /** A DNS server to ask: an IP literal and a port. */
 export interface ServerAddress {
@@ -32,48 +19,24 @@ export function formatServer(s: ServerAddress): string {
 }
 
 /**
- * Parse `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal.
- * Only IP literals: a server name would need a resolver to find the resolver.
- * Throws ClientError `BAD_SERVER_ADDRESS` with the offending text.
+ * Parse `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal, by
+ * the one `host:port` parser (`core/kit/host-port.ts`): IP literals and
+ * `localhost` only (a server name would need a resolver to find the
+ * resolver). A server to ask cannot be at port 0. Throws ClientError
+ * `BAD_SERVER_ADDRESS` with the offending text.
  */
 export function parseServerAddress(text: string, defaultPort = 53): ServerAddress {
-  const t = text.trim();
-  let host: string;
-  let portText: string | undefined;
-  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(t);
-  if (bracket) {
-    host = bracket[1] ?? '';
-    portText = bracket[2];
-  } else if (ipVersion(t) === 6) {
-    host = t;
-  } else {
-    const colon = t.lastIndexOf(':');
-    if (colon >= 0 && t.indexOf(':') === colon) {
-      host = t.slice(0, colon);
-      portText = t.slice(colon + 1);
-    } else {
-      host = t;
-    }
-  }
-  // A zone id (fe80::1%eth0) is kept for the socket layer.
-  const bare = host.split('%')[0] ?? host;
-  if (ipVersion(bare) === 0) {
+  const r = parseHostPort(text.trim(), defaultPort);
+  if (!r.ok) {
     throw new ClientError(
       'BAD_SERVER_ADDRESS',
-      `'${text}' is not a server address: expected an IP literal, optionally with :port (IPv6 as [addr]:port)`,
+      `'${text}' is not a server address: ${r.message}; expected an IP literal, optionally with :port (IPv6 as [addr]:port)`,
     );
   }
-  let port = defaultPort;
-  if (portText !== undefined) {
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-      throw new ClientError(
-        'BAD_SERVER_ADDRESS',
-        `'${text}': port must be a number from 1 to 65535`,
-      );
-    }
-    port = Number(portText);
+  if (r.value.port === 0) {
+    throw new ClientError('BAD_SERVER_ADDRESS', `'${text}': port must be a number from 1 to 65535`);
   }
-  return { host, port };
+  return r.value;
 }
 
 /**

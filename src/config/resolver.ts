@@ -5,6 +5,7 @@
  *
  * Keys starting with `//` are comments and ignored.
  */
+import { parseHostPort } from '../core/kit/host-port.ts';
 
 export interface ResolverConfig {
   /**
@@ -211,13 +212,13 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   },
 };
 
-/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */
+/**
+ * `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when
+ * malformed (the one `host:port` parser, `core/kit/host-port.ts`).
+ */
 export function parseListen(s: string): { host: string; port: number } | null {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(s);
-  if (!m) return null;
-  const port = Number(m[3]);
-  if (port > 65535) return null;
-  return { host: (m[1] ?? m[2]) as string, port };
+  const r = parseHostPort(s);
+  return r.ok ? { host: r.value.host, port: r.value.port } : null;
 }
 
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */

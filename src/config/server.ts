@@ -4,6 +4,7 @@
  * key is explained in `config/README.md`.
  */
 import { parseCidr } from './cidr.ts';
+import { parseHostPort } from '../core/kit/host-port.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type ServerLogLevel = (typeof LOG_LEVELS)[number];
@@ -226,20 +227,13 @@ export interface ConfigError {
 }
 
 /**
- * Parse `host:port`, `[v6]:port`. Returns an error message when invalid.
+ * Parse `host:port`, `[v6]:port` (the one `host:port` parser,
+ * `core/kit/host-port.ts`: an IP literal or `localhost`, port 0-65535).
+ * Returns an error message when invalid.
  */
 export function parseListen(text: string): ListenAddress | string {
-  const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(text) ?? /^([^:[\]]+):(\d{1,5})$/.exec(text);
-  if (!m) return `"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`;
-  const port = Number(m[2]);
-  if (port > 65535) return `port ${port} is over 65535`;
-  const host = m[1]!;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (v4 && v4.slice(1).some((o) => Number(o) > 255)) return `"${host}" is not an IPv4 address`;
-  if (!v4 && !host.includes(':') && host !== 'localhost') {
-    return `"${host}" is not an IP address (names are not resolved)`;
-  }
-  return { host, port };
+  const r = parseHostPort(text);
+  return r.ok ? r.value : r.message;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

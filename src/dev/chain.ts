@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { signChain, type SignedChain } from './sign-chain.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { analyseReference } from '../core/catalogue/from-urn.ts';
+import { analyseReference } from '../core/match/from-urn.ts';
 import { ensureCatalogue } from '../catalogue/open.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../config/resolver.ts';
 import { DEFAULT_SERVER_CONFIG, type ListenAddress } from '../config/server.ts';

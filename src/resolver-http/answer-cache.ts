@@ -3,7 +3,7 @@
  * version, the preferences as negotiation reads them and the raw URN; the
  * least recently used dropped first; emptied when the catalogue changes.
  */
-import { parsePreferences } from '../core/catalogue/negotiate.ts';
+import { parsePreferences } from '../core/match/negotiate.ts';
 import { Doorkeeper, LruCache } from './lru.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
 

@@ -25,8 +25,8 @@
  *
  * @see RFC 9457 for application/problem+json.
  */
-import type { CatalogueReader, UrnAnalyser } from '../core/catalogue/model.ts';
-import type { Registry } from '../core/catalogue/registry.ts';
+import type { CatalogueReader, UrnAnalyser } from '../core/match/model.ts';
+import type { Registry } from '../core/match/registry.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
 import { withScratch, type AsyncCatalogueSource } from '../catalogue/prefetch.ts';
 import { AnswerCache, type AnswerCacheOptions } from './answer-cache.ts';
@@ -57,7 +57,7 @@ export interface ResolverAppOptions {
    * answers are the same either way, as the tests check).
    */
   readonly exactFastPath?: boolean;
-  /** Registries that rewrite acronyms and alternative labels before matching (`core/catalogue/registry.ts`). */
+  /** Registries that rewrite acronyms and alternative labels before matching (`core/match/registry.ts`). */
   readonly registry?: Registry;
   /** Extra fields for /health (catalogue path, counts). */
   readonly health?: () => Record<string, unknown>;

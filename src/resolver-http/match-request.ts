@@ -5,15 +5,15 @@
  * rewrites when they help. Answers only the URN's own errors (400); what was
  * found is for the renderers (`render.ts`).
  */
-import type { CatalogueReader, MatchQuery, UrnAnalyser } from '../core/catalogue/model.ts';
+import type { CatalogueReader, MatchQuery, UrnAnalyser } from '../core/match/model.ts';
 import {
   resolveQuery,
   type MatchOptions,
   type MatchReason,
   type Resolution,
-} from '../core/catalogue/match.ts';
-import type { Registry, RegistryResult } from '../core/catalogue/registry.ts';
-import { exactLookup } from '../core/catalogue/exact.ts';
+} from '../core/match/match.ts';
+import type { Registry, RegistryResult } from '../core/match/registry.ts';
+import { exactLookup } from '../core/match/exact.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
 import type { Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
@@ -55,7 +55,7 @@ export function matchRequest(
       );
     }
   }
-  // A work named exactly as catalogued skips the URN parser (core/catalogue/exact.ts).
+  // A work named exactly as catalogued skips the URN parser (core/match/exact.ts).
   const exact = m.exactFastPath ? exactLookup(text, reader) : undefined;
   let query = exact?.query ?? null;
   if (query === null) {

@@ -6,7 +6,7 @@
  * `npm run build` wrote (`dist/browser/lexroute-page.js`).
  */
 import { readFile } from 'node:fs/promises';
-import { chooseMediaType } from '../core/catalogue/negotiate.ts';
+import { chooseMediaType } from '../core/match/negotiate.ts';
 import { escapeHtml } from './render.ts';
 import type { Responder } from './respond.ts';
 import type { AppRequest, AppResponse } from './types.ts';

@@ -9,14 +9,9 @@
  * @see RFC 2483 section 5 (text/uri-list): "the first line SHOULD be a
  *   comment giving the original URI".
  */
-import type { CatalogueWork } from '../core/catalogue/model.ts';
-import {
-  effectiveDate,
-  type Found,
-  type Location,
-  type Resolution,
-} from '../core/catalogue/match.ts';
-import { chooseMediaType } from '../core/catalogue/negotiate.ts';
+import type { CatalogueWork } from '../core/match/model.ts';
+import { effectiveDate, type Found, type Location, type Resolution } from '../core/match/match.ts';
+import { chooseMediaType } from '../core/match/negotiate.ts';
 import type { Matched } from './match-request.ts';
 import { REASONS, type Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';

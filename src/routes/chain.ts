@@ -19,14 +19,14 @@ import { DddsLoopGuard, buildAus, dddsStep } from '../core/ddds/index.ts';
 import type { NaptrRecord } from '../core/ddds/step.ts';
 import type { Zone } from '../core/zone/model.ts';
 import {
-  DEFAULT_LOOKUP_OPTIONS,
+  DEFAULT_ZONE_LOOKUP_OPTIONS,
   findZoneFor,
   indexZone,
-  lookup,
+  lookupInZone,
   makeZoneSet,
-  type LookupOptions,
+  type ZoneLookupOptions,
   type ZoneSet,
-} from '../core/zone/lookup.ts';
+} from '../core/zone/zone-lookup.ts';
 import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../core/rr/types.ts';
 import { naptrFields } from '../core/ddds/lint/naptr-lint.ts';
 import { nameKey } from '../core/wire/name.ts';
@@ -60,7 +60,7 @@ function resolverName(flag: string, output: string, aus: string, protocol?: stri
 /** The loaded zones of a directory, walked in process. */
 export class ZoneChain implements ChainWalker {
   private readonly set: ZoneSet;
-  private readonly options: LookupOptions;
+  private readonly options: ZoneLookupOptions;
   /**
    * The NAPTR records of each key asked, decoded once: the step compiles a
    * record's REGEXP once per record object, so the same objects are handed
@@ -70,7 +70,10 @@ export class ZoneChain implements ChainWalker {
 
   constructor(zones: readonly Zone[]) {
     this.set = makeZoneSet(zones.map((z) => indexZone(z)));
-    this.options = { ...DEFAULT_LOOKUP_OPTIONS, zoneFor: (k, t) => findZoneFor(this.set, k, t) };
+    this.options = {
+      ...DEFAULT_ZONE_LOOKUP_OPTIONS,
+      zoneFor: (k, t) => findZoneFor(this.set, k, t),
+    };
   }
 
   /** The records of one RRset, or a failure code. */
@@ -81,7 +84,7 @@ export class ZoneChain implements ChainWalker {
     const key = nameKey(name);
     const zone = findZoneFor(this.set, key, type);
     if (!zone) return { code: 'CHAIN_NO_ZONE', message: `no zone of the folder holds ${name}` };
-    const r = lookup(zone, key, type, this.options);
+    const r = lookupInZone(zone, key, type, this.options);
     if (r.kind === 'answer') {
       const last = r.answer[r.answer.length - 1]!;
       return { records: last.rrset.records.map((x) => x.rdata) };

@@ -9,9 +9,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone } from '../core/zone/model.ts';
-import type { IndexedZone } from '../core/zone/lookup.ts';
+import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import { family, type MetricFamily } from '../metrics/prom.ts';
-import { indexZone } from '../core/zone/lookup.ts';
+import { indexZone } from '../core/zone/zone-lookup.ts';
 import { packZone, type PackedZone } from '../zonefile/transfer.ts';
 import type { Engine, EngineCounters } from './engine.ts';
 import type { ServerMetricsSource } from './metrics.ts';

@@ -13,12 +13,12 @@ import {
   findZone,
   findZoneFor,
   indexZone,
-  lookup,
+  lookupInZone,
   makeZoneSet,
   type IndexedZone,
-  type LookupOptions,
+  type ZoneLookupOptions,
   type ZoneSet,
-} from '../core/zone/lookup.ts';
+} from '../core/zone/zone-lookup.ts';
 import {
   encodeBody,
   fitBody,
@@ -225,8 +225,8 @@ export class Engine {
   private readonly q: ParsedQuery = newParsedQuery();
   private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
   private readonly keyScratch = Buffer.alloc(256);
-  private readonly lookupUdp: LookupOptions;
-  private readonly lookupTcp: LookupOptions;
+  private readonly lookupUdp: ZoneLookupOptions;
+  private readonly lookupTcp: ZoneLookupOptions;
   private readonly chaos = new Map<string, EncodedBody>();
   private readonly now: () => number;
 
@@ -321,14 +321,17 @@ export class Engine {
       this.lastZone = entry.zone;
       if (qtype === TYPE_ANY) {
         const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
-        return encodeBody(key, planResponse(lookup(entry.zone, key, qtype, opts), qtype, signed));
+        return encodeBody(
+          key,
+          planResponse(lookupInZone(entry.zone, key, qtype, opts), qtype, signed),
+        );
       }
       const slot = signed ? qtype + DO_KEY : qtype;
       const cached = entryBody(entry, slot);
       if (cached !== undefined) return cached;
       const body = encodeBody(
         key,
-        planResponse(lookup(entry.zone, key, qtype, this.lookupUdp), qtype, signed),
+        planResponse(lookupInZone(entry.zone, key, qtype, this.lookupUdp), qtype, signed),
       );
       // The types a name owns are always kept; others up to cachePerName.
       if (entry.node.rrsets.has(qtype)) setEntryBody(entry, slot, body);
@@ -343,7 +346,7 @@ export class Engine {
       this.counters.refused++;
       return REFUSED_BODY;
     }
-    const r = lookup(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
+    const r = lookupInZone(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
     this.lastZone = r.zone;
     this.lastWildcard = r.wildcard;
     // A signed negative answer proves the name's absence: its body depends on the name.

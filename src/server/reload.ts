@@ -14,7 +14,7 @@
 import { open, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import type { IndexedZone } from '../core/zone/lookup.ts';
+import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { Logger } from './log.ts';
 import {
   compareSerials,

@@ -29,7 +29,7 @@
 import { addressBytes, inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
 import type { RrlConfig } from '../config/server.ts';
 import type { EncodedBody } from '../core/zone/answer.ts';
-import type { IndexedZone } from '../core/zone/lookup.ts';
+import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 
 export const RRL_SEND = 0;
 export const RRL_DROP = 1;

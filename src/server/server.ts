@@ -16,7 +16,7 @@ import { Engine, type EngineOptions } from './engine.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../core/zone/model.ts';
-import type { IndexedZone } from '../core/zone/lookup.ts';
+import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import { AnswerThreads } from './answer-threads.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
 import { DohConfigError, listenDoh, type DohListener } from './doh.ts';

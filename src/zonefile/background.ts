@@ -10,7 +10,7 @@ import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { unpackIndexedZone } from './transfer.ts';
-import type { IndexedZone } from '../core/zone/lookup.ts';
+import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
 
 /**

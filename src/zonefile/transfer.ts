@@ -13,7 +13,7 @@
 import { ZoneStore } from '../core/zone/store.ts';
 import { RRsetView, StoreZone } from '../core/zone/views.ts';
 import type { Zone } from '../core/zone/model.ts';
-import { indexZone, type IndexedZone } from '../core/zone/lookup.ts';
+import { indexZone, type IndexedZone } from '../core/zone/zone-lookup.ts';
 import { keyIndexBuffers, KeyedNodes, type KeyIndexColumns } from '../core/zone/key-index.ts';
 import type { DnssecIndex } from '../core/zone/dnssec.ts';
 import { TYPE_SOA } from '../core/rr/types.ts';

@@ -14,7 +14,7 @@ import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
 import { packZone, sharePacked, type PackedZone } from './transfer.ts';
-import { indexZone } from '../core/zone/lookup.ts';
+import { indexZone } from '../core/zone/zone-lookup.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
 import {
   keysFingerprint,

@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';
 import { closeCatalogue, openCatalogue, type OpenedCatalogue } from '../../src/catalogue/open.ts';
 import { PgCatalogue } from '../../src/catalogue/pg.ts';
-import { analyseLexUrn } from '../../src/core/catalogue/from-urn.ts';
+import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { captureIo } from '../helpers/io.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
-import type { RegistryEntry } from '../../src/core/catalogue/registry.ts';
+import type { RegistryEntry } from '../../src/core/match/registry.ts';
 import {
   appFor,
   exportText,

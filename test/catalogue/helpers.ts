@@ -4,12 +4,8 @@
  * starts, see ../helpers/postgres.ts), opened and read the same way.
  */
 import { join } from 'node:path';
-import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
-import {
-  resolveQuery,
-  type MatchOptions,
-  type Resolution,
-} from '../../src/core/catalogue/match.ts';
+import { analyseReference } from '../../src/core/match/from-urn.ts';
+import { resolveQuery, type MatchOptions, type Resolution } from '../../src/core/match/match.ts';
 import { exportCatalogue, exportWorks } from '../../src/catalogue/export.ts';
 import { openCatalogue, type OpenedCatalogue } from '../../src/catalogue/open.ts';
 import { withScratch } from '../../src/catalogue/prefetch.ts';

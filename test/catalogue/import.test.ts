@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analyseLexUrn } from '../../src/core/catalogue/from-urn.ts';
-import { validateRow } from '../../src/core/catalogue/row.ts';
+import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
+import { validateRow } from '../../src/core/match/row.ts';
 import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';
 import { exportCatalogue } from '../../src/catalogue/export.ts';
 import { SqliteCatalogue } from '../../src/catalogue/store.ts';

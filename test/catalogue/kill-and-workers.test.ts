@@ -16,7 +16,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile } from '../../src/catalogue/import.ts';
 import { closeCatalogue, openCatalogue } from '../../src/catalogue/open.ts';
-import { analyseLexUrn } from '../../src/core/catalogue/from-urn.ts';
+import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { exportText, freshCatalogue, type StoreKind } from './helpers.ts';
 

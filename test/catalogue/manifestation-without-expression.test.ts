@@ -18,7 +18,7 @@ import {
   worksFromRows,
   type CatalogueReader,
   type CatalogueRow,
-} from '../../src/core/catalogue/index.ts';
+} from '../../src/core/match/index.ts';
 
 const C88 = 'urn:lex:br:federal:constituicao:1988-10-05;1988';
 const BGB = 'urn:lex:de:bund:gesetz:1896-08-18;bgb';

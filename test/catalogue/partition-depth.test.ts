@@ -23,7 +23,7 @@ import {
   worksFromRows,
   type CatalogueReader,
   type CatalogueRow,
-} from '../../src/core/catalogue/index.ts';
+} from '../../src/core/match/index.ts';
 import { decodeWork, encodeWork } from '../../src/catalogue/doc.ts';
 import { exportCatalogue } from '../../src/catalogue/export.ts';
 import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';

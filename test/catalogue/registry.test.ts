@@ -17,8 +17,8 @@ import {
   parseLexmlVocabulary,
   readLexmlRegistry,
 } from '../../src/catalogue/registry-lexml.ts';
-import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
-import { labelKey, Registry, type RegistryKind } from '../../src/core/catalogue/registry.ts';
+import { analyseReference } from '../../src/core/match/from-urn.ts';
+import { labelKey, Registry, type RegistryKind } from '../../src/core/match/registry.ts';
 import { urnCommand } from '../../src/cli/commands/urn.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';

@@ -19,7 +19,7 @@ import {
   type CatalogueReader,
   type MatchOptions,
   type Resolution,
-} from '../../src/core/catalogue/index.ts';
+} from '../../src/core/match/index.ts';
 
 const CAD = 'urn:lex:it:stato:decreto.legislativo:2005-03-07;82';
 const DIR = 'urn:lex:eu:council:directive:2004-12-13;113';

@@ -18,7 +18,7 @@ import {
   worksFromRows,
   type CatalogueRow,
   type CatalogueWork,
-} from '../../src/core/catalogue/index.ts';
+} from '../../src/core/match/index.ts';
 import { compareBinary, decodeWork, encodeWork } from '../../src/catalogue/doc.ts';
 import { CatalogueError, SqliteCatalogue } from '../../src/catalogue/store.ts';
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DnsCache } from '../../src/client/cache.ts';
-import type { LookupResult } from '../../src/client/lookup.ts';
+import type { DnsLookupResult as LookupResult } from '../../src/client/stub.ts';
 
 function result(qname: string, ttl: number): LookupResult {
   return {

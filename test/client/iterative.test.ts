@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IterativeResolver } from '../../src/client/iterative.ts';
-import { StubResolver } from '../../src/client/lookup.ts';
+import { StubResolver } from '../../src/client/stub.ts';
 import { DnsTransport } from '../../src/client/transport.ts';
 import { DnsError } from '../../src/client/errors.ts';
 import { freePortOn, startFakeDns, type FakeDns, type FakeZone } from './helpers/fake-dns.ts';

@@ -8,7 +8,10 @@ import type { Answer, RecordType } from 'dns-packet';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsError } from '../../src/client/errors.ts';
-import type { LookupResult, Resolver } from '../../src/client/lookup.ts';
+import type {
+  DnsLookupResult as LookupResult,
+  DnsResolver as Resolver,
+} from '../../src/client/stub.ts';
 import { LexClient, ResolveError, resolveLexUrn } from '../../src/client/resolve.ts';
 
 const URN = 'urn:lex:br:federal:lei:2002-01-10;10406';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordType } from 'dns-packet';
 import { CachingResolver, DnsCache } from '../../src/client/cache.ts';
-import type { LookupResult, Resolver } from '../../src/client/lookup.ts';
+import type {
+  DnsLookupResult as LookupResult,
+  DnsResolver as Resolver,
+} from '../../src/client/stub.ts';
 
 function result(qname: string, kind: LookupResult['kind'], ttl: number): LookupResult {
   return {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { DddsWalk, type HttpFeed, type WalkNeed } from '../../src/core/ddds/walk.ts';
 import type { ResolveResult, Service, Trace } from '../../src/core/ddds/trace.ts';
 import { addressFeed, naptrFeed, srvFeed } from '../../src/client/drive.ts';
-import type { LookupResult } from '../../src/client/lookup.ts';
+import type { DnsLookupResult as LookupResult } from '../../src/client/stub.ts';
 
 interface Recorded {
   readonly id: string;

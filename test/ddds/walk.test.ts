@@ -19,7 +19,10 @@ import {
 } from '../../src/core/ddds/walk.ts';
 import type { LookupMeta } from '../../src/core/ddds/trace.ts';
 import { LexClient, ResolveError } from '../../src/client/resolve.ts';
-import type { LookupResult, Resolver } from '../../src/client/lookup.ts';
+import type {
+  DnsLookupResult as LookupResult,
+  DnsResolver as Resolver,
+} from '../../src/client/stub.ts';
 import { naptrFromPresentation } from './presentation.ts';
 
 type Zones = Record<string, readonly NaptrRecord[]>;

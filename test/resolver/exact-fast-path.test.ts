@@ -1,5 +1,5 @@
 /**
- * The resolver's fast path (src/core/catalogue/exact.ts): a request naming a
+ * The resolver's fast path (src/core/match/exact.ts): a request naming a
  * catalogued work exactly skips the URN parser. It must never change an
  * answer: every name of the sample catalogue (canonical and aliases), with
  * each service, HTTP version and Accept header, and near misses (not
@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
-import { exactLookup } from '../../src/core/catalogue/exact.ts';
-import type { CatalogueReader, CatalogueWork } from '../../src/core/catalogue/model.ts';
+import { analyseReference } from '../../src/core/match/from-urn.ts';
+import { exactLookup } from '../../src/core/match/exact.ts';
+import type { CatalogueReader, CatalogueWork } from '../../src/core/match/model.ts';
 import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import { importFile } from '../../src/catalogue/import.ts';
-import { analyseLexUrn, analyseReference } from '../../src/core/catalogue/from-urn.ts';
+import { analyseLexUrn, analyseReference } from '../../src/core/match/from-urn.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';

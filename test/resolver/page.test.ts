@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/catalogue/from-urn.ts';
+import { analyseReference } from '../../src/core/match/from-urn.ts';
 import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG, validateResolverConfig } from '../../src/config/resolver.ts';

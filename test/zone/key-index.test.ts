@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadZoneText } from '../../src/zonefile/load.ts';
 import { nameKey } from '../../src/core/wire/name.ts';
-import { indexZone } from '../../src/core/zone/lookup.ts';
+import { indexZone } from '../../src/core/zone/zone-lookup.ts';
 import { KeyedNodes } from '../../src/core/zone/key-index.ts';
 import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
 import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';

@@ -14,7 +14,7 @@ import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
 import { ZoneReloader } from '../../src/server/reload.ts';
 import { createLogger } from '../../src/server/log.ts';
 import type { Zone } from '../../src/core/zone/model.ts';
-import type { IndexedZone } from '../../src/core/zone/lookup.ts';
+import type { IndexedZone } from '../../src/core/zone/zone-lookup.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-load-bounded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

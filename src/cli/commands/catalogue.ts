@@ -5,7 +5,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
-import { analyseLexUrn } from '../../core/catalogue/from-urn.ts';
+import { analyseLexUrn } from '../../core/match/from-urn.ts';
 import {
   importFile,
   type ImportProgress,

@@ -10,7 +10,7 @@ export interface CommandEntry {
 export const commands: readonly CommandEntry[] = [
   {
     name: 'urn',
-    summary: 'parse, normalise and convert LEX URNs (parse | normalize | key)',
+    summary: 'parse, normalize and convert LEX URNs (parse | normalize | key)',
     load: async () => (await import('./urn.ts')).urnCommand,
   },
   {

@@ -9,7 +9,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
-import { analyseReference } from '../../core/catalogue/from-urn.ts';
+import { analyseReference } from '../../core/match/from-urn.ts';
 import {
   closeCatalogue,
   ensureCatalogue,
@@ -18,7 +18,7 @@ import {
 } from '../../catalogue/open.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
 import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
-import { Registry } from '../../core/catalogue/registry.ts';
+import { Registry } from '../../core/match/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { createResolverApp, type ResolverApp } from '../../resolver-http/app.ts';

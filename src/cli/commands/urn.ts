@@ -14,16 +14,16 @@ import {
 } from '../../core/urn/index.ts';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { analyseReference } from '../../core/catalogue/from-urn.ts';
-import type { MatchQuery } from '../../core/catalogue/model.ts';
-import type { RegistryResult } from '../../core/catalogue/registry.ts';
+import { analyseReference } from '../../core/match/from-urn.ts';
+import type { MatchQuery } from '../../core/match/model.ts';
+import type { RegistryResult } from '../../core/match/registry.ts';
 import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
 import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 
 const MAIN_HELP = `Usage: lexroute urn <subcommand> [options]
 
-Parse, normalise and convert LEX URNs (RFC 9676 on RFC 8141).
+Parse, normalize and convert LEX URNs (RFC 9676 on RFC 8141).
 
 Subcommands:
   parse <urn>       show the parts (jurisdiction, work, expression,
@@ -277,7 +277,7 @@ function runKey(argv: readonly string[], io: CliIo): number {
 
 export const urnCommand: Command = {
   name: 'urn',
-  summary: 'parse, normalise and convert LEX URNs (parse | normalize | key)',
+  summary: 'parse, normalize and convert LEX URNs (parse | normalize | key)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     switch (sub) {

@@ -382,13 +382,19 @@ export class DddsLoopGuard {
     this.limit = limit;
   }
 
+  /** The key as the guard compares it: lowercase, one trailing dot. */
+  static normalize(key: string): string {
+    return absoluteLowerName(key);
+  }
+
+  /** @deprecated Spelled `normalize` (one spelling in the API, issue 19). */
   static normalise(key: string): string {
     return absoluteLowerName(key);
   }
 
   /** Record a visit to `key` before querying it. */
   visit(key: string): LoopCheck {
-    const norm = DddsLoopGuard.normalise(key);
+    const norm = DddsLoopGuard.normalize(key);
     const previous = this.#path.indexOf(norm);
     if (previous >= 0) {
       return {

@@ -9,7 +9,7 @@
  * Pure: it selects records the signer made; nothing is signed here.
  */
 import type { RRset, ZoneNode } from './model.ts';
-import type { IndexedZone, LookupResult } from './lookup.ts';
+import type { IndexedZone, ZoneLookupResult } from './zone-lookup.ts';
 import { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';
 import { closestEncloser, proofOwners, type ProofKind } from './dnssec.ts';
 import { nameKey } from '../wire/name.ts';
@@ -79,7 +79,7 @@ function wildcardParent(node: ZoneNode): string {
 }
 
 /** Add RRSIGs and proofs to a plan built for `r` (see the module comment). */
-export function addDnssec(plan: ResponsePlan, r: LookupResult, qtype: number): ResponsePlan {
+export function addDnssec(plan: ResponsePlan, r: ZoneLookupResult, qtype: number): ResponsePlan {
   const z = r.zone;
   const answer: SectionRRset[] = [];
   const authority: SectionRRset[] = [];

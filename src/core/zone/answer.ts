@@ -1,5 +1,5 @@
 /**
- * The response builder: turns a LookupResult into the answer, authority and
+ * The response builder: turns a ZoneLookupResult into the answer, authority and
  * additional sections (RFC 1034 section 4.3.2, RFC 2308, RFC 3403 section
  * 4.2) and encodes them, with name compression, into the octets that follow
  * the question. The server copies the header and the question from the query
@@ -7,7 +7,7 @@
  *
  * Pure: no I/O, no clock.
  */
-import type { IndexedZone, LookupResult } from './lookup.ts';
+import type { IndexedZone, ZoneLookupResult } from './zone-lookup.ts';
 import {
   TYPE_A,
   TYPE_AAAA,
@@ -203,12 +203,12 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
  * (the query's DO bit) and a signed zone, the RRSIGs and NSEC/NSEC3 proofs
  * too (`answer-dnssec.ts`).
  */
-export function planResponse(r: LookupResult, qtype: number, dnssec = false): ResponsePlan {
+export function planResponse(r: ZoneLookupResult, qtype: number, dnssec = false): ResponsePlan {
   const plan = planPlain(r, qtype);
   return dnssec ? addDnssec(plan, r, qtype) : plan;
 }
 
-function planPlain(r: LookupResult, qtype: number): ResponsePlan {
+function planPlain(r: ZoneLookupResult, qtype: number): ResponsePlan {
   const z = r.zone;
   const answer = r.answer.flatMap((p) => placeSplit(p.ownerKey, p.rrset));
   switch (r.kind) {

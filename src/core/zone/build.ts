@@ -28,7 +28,7 @@ export interface BuildResult {
   readonly diagnostics: ZoneDiagnostic[];
 }
 
-function normaliseOrigin(origin: string): string | undefined {
+function normalizeOrigin(origin: string): string | undefined {
   try {
     const abs = origin.endsWith('.') ? origin : origin + '.';
     return nameToText(nameToWire(abs), 0, true);
@@ -79,7 +79,7 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
  */
 export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildResult {
   const diagnostics: ZoneDiagnostic[] = [];
-  const origin = normaliseOrigin(options.origin);
+  const origin = normalizeOrigin(options.origin);
   if (origin === undefined) {
     diagnostics.push({
       code: 'ZONE_BAD_ORIGIN',

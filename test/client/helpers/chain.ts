@@ -16,7 +16,7 @@ import { createLogger } from '../../../src/server/log.ts';
 import { startServer } from '../../../src/server/server.ts';
 import { loadZoneForServer } from '../../../src/cli/commands/serve.ts';
 import { ensureCatalogue } from '../../../src/catalogue/open.ts';
-import { analyseReference } from '../../../src/core/catalogue/from-urn.ts';
+import { analyseReference } from '../../../src/core/match/from-urn.ts';
 import { createResolverApp } from '../../../src/resolver-http/app.ts';
 import { startResolverServer } from '../../../src/resolver-http/server.ts';
 import { freePortOn } from './fake-dns.ts';

@@ -13,8 +13,9 @@ import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from '../../zone/lexer.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from '../../zone/names.ts';
 import { DNSSEC_ALGORITHMS, typeName } from '../types.ts';
 import { ByteWriter } from '../../wire/bytes.ts';
+import { hexValue, parseIpv4, parseIpv6 } from '../../kit/ip.ts';
 
-export { ByteWriter };
+export { ByteWriter, hexValue, parseIpv4, parseIpv6 };
 
 /** Field kinds of an RDATA layout (`SCHEMAS` in registry.ts). */
 export type FieldKind =
@@ -273,114 +274,6 @@ function utf8(text: string, i: number, c: number, buf: Uint8Array, o: number): n
   buf[o++] = 0x80 | ((c >> 6) & 0x3f);
   buf[o++] = 0x80 | (c & 0x3f);
   return o;
-}
-
-export function parseIpv4(
-  text: string,
-  start: number,
-  end: number,
-  out: Uint8Array,
-  o: number,
-): boolean {
-  let part = 0;
-  let v = 0;
-  let digits = 0;
-  for (let i = start; i <= end; i++) {
-    const c = i < end ? text.charCodeAt(i) : 0x2e;
-    if (c === 0x2e) {
-      if (digits === 0 || part > 3) return false;
-      out[o + part] = v;
-      part++;
-      v = 0;
-      digits = 0;
-      continue;
-    }
-    const d = c - 0x30;
-    if (d < 0 || d > 9) return false;
-    // No leading zeros (inet_pton): "01" is refused.
-    if (digits === 1 && v === 0) return false;
-    v = v * 10 + d;
-    if (v > 255) return false;
-    digits++;
-  }
-  return part === 4;
-}
-
-export function parseIpv6(
-  text: string,
-  start: number,
-  end: number,
-  out: Uint8Array,
-  o: number,
-): boolean {
-  const words: number[] = [];
-  let gap = -1;
-  let i = start;
-  if (end - start < 2) return false;
-  if (text.charCodeAt(i) === 0x3a) {
-    if (text.charCodeAt(i + 1) !== 0x3a) return false;
-    gap = 0;
-    i += 2;
-    if (i === end) {
-      out.fill(0, o, o + 16);
-      return true;
-    }
-  }
-  for (;;) {
-    // one group: hex up to 4, or a dotted IPv4 tail
-    let j = i;
-    let v = 0;
-    while (j < end && j - i < 5) {
-      const c = text.charCodeAt(j);
-      const h = hexValue(c);
-      if (h < 0) break;
-      v = (v << 4) | h;
-      j++;
-    }
-    if (j < end && text.charCodeAt(j) === 0x2e) {
-      // embedded IPv4
-      if (words.length > 6) return false;
-      const tmp = new Uint8Array(4);
-      if (!parseIpv4(text, i, end, tmp, 0)) return false;
-      words.push((tmp[0]! << 8) | tmp[1]!, (tmp[2]! << 8) | tmp[3]!);
-      break;
-    }
-    if (j === i || j - i > 4) return false;
-    words.push(v);
-    i = j;
-    if (i === end) break;
-    if (text.charCodeAt(i) !== 0x3a) return false;
-    i++;
-    if (i < end && text.charCodeAt(i) === 0x3a) {
-      if (gap >= 0) return false;
-      gap = words.length;
-      i++;
-      if (i === end) break;
-    } else if (i === end) return false;
-  }
-  if (gap < 0) {
-    if (words.length !== 8) return false;
-  } else if (words.length > 7) return false;
-  const full: number[] =
-    gap < 0
-      ? words
-      : [
-          ...words.slice(0, gap),
-          ...new Array<number>(8 - words.length).fill(0),
-          ...words.slice(gap),
-        ];
-  for (let k = 0; k < 8; k++) {
-    out[o + 2 * k] = full[k]! >>> 8;
-    out[o + 2 * k + 1] = full[k]! & 0xff;
-  }
-  return true;
-}
-
-export function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  const l = c | 0x20;
-  if (l >= 0x61 && l <= 0x66) return l - 0x61 + 10;
-  return -1;
 }
 
 const B64 = new Int8Array(128).fill(-1);

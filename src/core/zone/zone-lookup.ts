@@ -72,7 +72,7 @@ export interface PlacedRRset {
   readonly wildcard?: boolean;
 }
 
-export type LookupKind =
+export type ZoneLookupKind =
   /** The final name has the type: answer section ends with it. */
   | 'answer'
   /** The final name exists (or is an ENT, or matched a wildcard) without the type. */
@@ -90,8 +90,8 @@ export type LookupKind =
   /** A DNAME substitution made a name over 255 octets (RFC 6672 section 2.2: YXDOMAIN). */
   | 'yxdomain';
 
-export interface LookupResult {
-  readonly kind: LookupKind;
+export interface ZoneLookupResult {
+  readonly kind: ZoneLookupKind;
   /** The answer section: CNAME/DNAME chain, then the final RRset(s) when kind is 'answer'. */
   readonly answer: readonly PlacedRRset[];
   /** The name the chain ended at. */
@@ -104,7 +104,7 @@ export interface LookupResult {
   readonly zone: IndexedZone;
 }
 
-export interface LookupOptions {
+export interface ZoneLookupOptions {
   /** Longest CNAME/DNAME chain followed inside the zone. */
   readonly maxChain: number;
   /** ANY (RFC 8482): one RRset ('minimal') or every RRset ('full', e.g. over TCP). */
@@ -119,7 +119,7 @@ export interface LookupOptions {
   readonly zoneFor?: (key: string, qtype: number) => IndexedZone | undefined;
 }
 
-export const DEFAULT_LOOKUP_OPTIONS: LookupOptions = { maxChain: 8, any: 'minimal' };
+export const DEFAULT_ZONE_LOOKUP_OPTIONS: ZoneLookupOptions = { maxChain: 8, any: 'minimal' };
 
 /**
  * RFC 8482 section 4.1: "A DNS responder that receives an ANY query MAY decide
@@ -155,12 +155,12 @@ function synthesizedCname(ownerKey: string, ttl: number, targetKey: string): RRs
  * @see RFC 4592 section 3.3.1: the source of synthesis is `*.<closest encloser>`.
  * @see RFC 6672 section 3.2: DNAME substitution with a synthesized CNAME.
  */
-export function lookup(
+export function lookupInZone(
   start: IndexedZone,
   qkey: string,
   qtype: number,
-  options: LookupOptions = DEFAULT_LOOKUP_OPTIONS,
-): LookupResult {
+  options: ZoneLookupOptions = DEFAULT_ZONE_LOOKUP_OPTIONS,
+): ZoneLookupResult {
   const answer: PlacedRRset[] = [];
   const seen = new Set<string>();
   let key = qkey;

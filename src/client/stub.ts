@@ -20,7 +20,7 @@ import { formatServer, type ServerAddress } from './server-address.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, rdataOf, sameName, type Message } from './wire.ts';
 
-export interface LookupResult {
+export interface DnsLookupResult {
   readonly kind: 'answer' | 'nxdomain' | 'nodata';
   /** The name asked. */
   readonly qname: string;
@@ -49,9 +49,9 @@ export interface LookupResult {
   readonly dnssec?: 'secure' | 'insecure';
 }
 
-/** Anything that turns (name, type) into a LookupResult. */
-export interface Resolver {
-  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult>;
+/** Anything that turns (name, type) into a DnsLookupResult. */
+export interface DnsResolver {
+  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult>;
 }
 
 export type Classified =
@@ -191,7 +191,7 @@ export interface StubOptions {
  * A stub resolver: asks the configured servers (RD set), follows CNAME
  * chains across responses, refuses referrals with a pointer to `--root`.
  */
-export class StubResolver implements Resolver {
+export class StubResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;
@@ -204,7 +204,7 @@ export class StubResolver implements Resolver {
     this.dnssec = options.dnssec === true;
   }
 
-  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<LookupResult> {
+  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult> {
     const state: StubState = {
       chain: [],
       name: qname,
@@ -231,7 +231,7 @@ export class StubResolver implements Resolver {
     qname: string,
     qtype: RecordType,
     signal: AbortSignal | undefined,
-  ): Promise<LookupResult> {
+  ): Promise<DnsLookupResult> {
     for (;;) {
       state.restarts++;
       const ex = await this.transport.query(state.name, qtype, { servers: this.servers, signal });
@@ -246,7 +246,7 @@ export class StubResolver implements Resolver {
     qname: string,
     qtype: RecordType,
     ex: Exchange,
-  ): LookupResult | undefined {
+  ): DnsLookupResult | undefined {
     const { chain } = state;
     const name = state.name;
     state.ignored += ex.ignored;
@@ -273,7 +273,7 @@ export class StubResolver implements Resolver {
           ignored: state.ignored,
           additionals: ex.message.additionals,
           ...(this.dnssec ? { dnssec: state.secure ? 'secure' : 'insecure' } : {}),
-        } as LookupResult;
+        } as DnsLookupResult;
       }
       case 'cname': {
         const ctx = { qname: name, qtype, server };

@@ -1,0 +1,85 @@
+/**
+ * `host:port` text: the one parser of the listen addresses of `serve` and
+ * `resolver` (config and command line) and of the DNS servers the client
+ * asks (`--server`, `--root`, `servers`). One contract:
+ *
+ * - the host is an IP literal or `localhost` (names are not resolved here:
+ *   a listen address is bound, a DNS server cannot be found by name);
+ *   IPv4 as a dotted quad without leading zeros (inet_pton), IPv6 in
+ *   brackets (`[::1]:53`), with an optional `%zone`;
+ * - the port is 0-65535, decimal, 1-5 digits;
+ * - without a port the host takes `defaultPort`, when the caller has one
+ *   (the client: 53); a bare IPv6 literal (`::1`) is then a host; without a
+ *   default the port is required.
+ *
+ * Nothing is trimmed. Pure: no Node, no URL.
+ */
+import { parseIpv4, parseIpv6 } from './ip.ts';
+
+/** A host (IP literal or `localhost`) and a port. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+export type HostPortResult =
+  | { readonly ok: true; readonly value: HostPort }
+  | { readonly ok: false; readonly message: string };
+
+const SCRATCH = new Uint8Array(16);
+
+/**
+ * 4 for an IPv4 dotted quad, 6 for an IPv6 literal (no brackets; a `%zone`
+ * suffix allowed), 0 otherwise.
+ */
+export function ipVersion(text: string): 0 | 4 | 6 {
+  if (parseIpv4(text, 0, text.length, SCRATCH, 0)) return 4;
+  const pct = text.indexOf('%');
+  const end = pct < 0 ? text.length : pct;
+  if (pct >= 0 && !/^%[0-9A-Za-z.:-]+$/.test(text.slice(pct))) return 0;
+  return parseIpv6(text, 0, end, SCRATCH, 0) ? 6 : 0;
+}
+
+function hostOk(host: string): boolean {
+  return host === 'localhost' || ipVersion(host) !== 0;
+}
+
+/** Parse `host:port`, `[v6]:port`, and with a default port also `host`, `[v6]`, `v6`. */
+export function parseHostPort(text: string, defaultPort?: number): HostPortResult {
+  let host: string;
+  let portText: string | undefined;
+  const bracket = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
+  if (bracket) {
+    host = bracket[1]!;
+    portText = bracket[2];
+    if (ipVersion(host) !== 6) return fail(`"${text}": [${host}] is not an IPv6 address`);
+  } else if (defaultPort !== undefined && ipVersion(text) === 6) {
+    host = text;
+  } else {
+    const colon = text.lastIndexOf(':');
+    if (colon >= 0 && text.indexOf(':') === colon) {
+      host = text.slice(0, colon);
+      portText = text.slice(colon + 1);
+    } else if (colon >= 0) {
+      return fail(`"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
+    } else {
+      host = text;
+    }
+    if (!hostOk(host)) {
+      return fail(`"${host}" is not an IP address (names other than localhost are not resolved)`);
+    }
+  }
+  if (portText === undefined) {
+    if (defaultPort === undefined)
+      return fail(`"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
+    return { ok: true, value: { host, port: defaultPort } };
+  }
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+    return fail(`"${text}": port must be a number from 0 to 65535`);
+  }
+  return { ok: true, value: { host, port: Number(portText) } };
+}
+
+function fail(message: string): HostPortResult {
+  return { ok: false, message };
+}
