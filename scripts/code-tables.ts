@@ -23,6 +23,7 @@ import { DEV_CODES } from '../src/dev/codes.ts';
 import { DNSSEC_KEY_CODES } from '../src/dnssec/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
 import { SERVER_CODES } from '../src/server/codes.ts';
+import { XFR_IN_CODES } from '../src/core/xfr/codes.ts';
 
 export interface CodeTable {
   /** Heading in docs/codes.md. */
@@ -113,6 +114,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     file: 'src/server/codes.ts',
     name: 'SERVER_CODES',
     codes: SERVER_CODES,
+  },
+  {
+    title: 'Zone transfers in (secondary zones)',
+    file: 'src/core/xfr/codes.ts',
+    name: 'XFR_IN_CODES',
+    codes: XFR_IN_CODES,
   },
   {
     title: 'Configuration files',

@@ -20,7 +20,41 @@ export interface ListenAddress {
  * A zone source: a file or a directory of `*.zone`, `*.db`, `db.*` files
  * (relative to the working directory), or a file with an explicit origin.
  */
-export type ZoneSourceConfig = string | { readonly file: string; readonly origin: string };
+export type ZoneSourceConfig =
+  string | { readonly file: string; readonly origin: string } | SecondaryZoneConfig;
+
+/** A primary of a secondary zone: its address, and the TSIG key (name) transfers and NOTIFY use. */
+export interface PrimaryAddress extends ListenAddress {
+  readonly key?: string;
+}
+
+/**
+ * A secondary zone (RFC 1034 section 4.3.5, RFC 1996): no file, the zone is
+ * transferred from its primaries (tried in order) and kept under
+ * `transfer.stateDir`.
+ */
+export interface SecondaryZoneConfig {
+  readonly origin: string;
+  readonly primaries: readonly PrimaryAddress[];
+}
+
+/** The zone entry is a secondary zone. */
+export function isSecondaryZone(z: ZoneSourceConfig): z is SecondaryZoneConfig {
+  return typeof z === 'object' && 'primaries' in z;
+}
+
+/**
+ * A primary as written in the config and on the command line:
+ * `ADDR:PORT`, optionally followed by `key NAME` (after a space or a
+ * comma). Returns an error message when invalid.
+ */
+export function parsePrimary(text: string): PrimaryAddress | string {
+  const m = /^(\S+?)(?:[ ,]\s*key\s+([A-Za-z0-9._-]+\.?))?$/.exec(text.trim());
+  if (!m) return `"${text}" is not ADDR:PORT [key NAME]`;
+  const a = parseListen(m[1]!);
+  if (typeof a === 'string') return a;
+  return m[2] !== undefined ? { ...a, key: m[2] } : a;
+}
 
 export interface ZoneFilesConfig {
   /** Most octets read for one zone, `$INCLUDE`d files counted. */
@@ -338,7 +372,10 @@ function validateZones(
   }
   const out: ZoneSourceConfig[] = [];
   v.forEach((z: unknown, i: number) => {
-    if (typeof z === 'string' && z !== '') out.push(z);
+    if (isObject(z) && 'primaries' in z) {
+      const sz = secondaryZone(errors, `zones[${i}]`, z);
+      if (sz) out.push(sz);
+    } else if (typeof z === 'string' && z !== '') out.push(z);
     else if (
       isObject(z) &&
       typeof z.file === 'string' &&
@@ -351,10 +388,44 @@ function validateZones(
     else
       bad(
         `zones[${i}]`,
-        `zones[${i}] must be a path or {"file": PATH, "origin": NAME} (nothing else)`,
+        `zones[${i}] must be a path, {"file": PATH, "origin": NAME} or {"origin": NAME, "primaries": [...]} (nothing else)`,
       );
   });
   return out;
+}
+
+/** `{"origin": NAME, "primaries": ["ADDR:PORT", "ADDR:PORT key NAME", ...]}`. */
+function secondaryZone(
+  errors: ConfigError[],
+  path: string,
+  z: Record<string, unknown>,
+): SecondaryZoneConfig | undefined {
+  const bad = (p: string, message: string) => {
+    errors.push({ code: 'CONFIG_BAD_ZONES', path: p, message });
+    return undefined;
+  };
+  if (!Object.keys(z).every((k) => k === 'origin' || k === 'primaries'))
+    return bad(
+      path,
+      `${path}: a secondary zone is {"origin": NAME, "primaries": [...]} (nothing else)`,
+    );
+  if (typeof z.origin !== 'string' || !/^[A-Za-z0-9._-]+\.?$/.test(z.origin))
+    return bad(`${path}.origin`, `${path}.origin must be a domain name`);
+  const p = z.primaries;
+  if (!Array.isArray(p) || p.length === 0)
+    return bad(
+      `${path}.primaries`,
+      `${path}.primaries must be a non-empty array of "ADDR:PORT [key NAME]"`,
+    );
+  const primaries: PrimaryAddress[] = [];
+  for (let i = 0; i < p.length; i++) {
+    const r = typeof p[i] === 'string' ? parsePrimary(p[i] as string) : 'not a string';
+    if (typeof r === 'string')
+      return bad(`${path}.primaries[${i}]`, `${path}.primaries[${i}]: ${r}`);
+    primaries.push(r);
+  }
+  const origin = z.origin.endsWith('.') ? z.origin.toLowerCase() : `${z.origin.toLowerCase()}.`;
+  return { origin, primaries };
 }
 
 function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig): ZoneFilesConfig {

@@ -31,7 +31,12 @@ export interface ThreadInit {
 }
 
 export type ThreadCommand =
-  | { readonly type: 'zones'; readonly zones: readonly PackedZone[]; readonly id: number }
+  | {
+      readonly type: 'zones';
+      readonly zones: readonly PackedZone[];
+      readonly unavailable: readonly string[];
+      readonly id: number;
+    }
   | { readonly type: 'metrics'; readonly id: number }
   | { readonly type: 'stats'; readonly id: number }
   | { readonly type: 'close'; readonly id: number };
@@ -44,7 +49,7 @@ async function main(init: ThreadInit): Promise<void> {
   // Zone sets arrive from the start (queued while the sockets open).
   port.on('message', (cmd: ThreadCommand) => {
     if (cmd.type !== 'zones') return;
-    engine.setZones(cmd.zones.map(unpackIndexedZone));
+    engine.setZones(cmd.zones.map(unpackIndexedZone), cmd.unavailable);
     port.postMessage({ type: 'done', id: cmd.id });
   });
   const summary = createLogSummary(log, config.log.summaryIntervalMs);

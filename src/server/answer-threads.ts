@@ -157,9 +157,14 @@ export class AnswerThreads {
   }
 
   /** Every thread swaps in this zone set (the same shared columns for all). */
-  async setZones(zones: readonly (Zone | IndexedZone)[]): Promise<void> {
+  async setZones(
+    zones: readonly (Zone | IndexedZone)[],
+    unavailable: readonly string[] = [],
+  ): Promise<void> {
     const packed = packAll(zones);
-    await Promise.all(this.threads.map((t) => t.ask({ type: 'zones', zones: packed })));
+    await Promise.all(
+      this.threads.map((t) => t.ask({ type: 'zones', zones: packed, unavailable })),
+    );
   }
 
   /** Each thread's metric families. */

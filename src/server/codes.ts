@@ -22,7 +22,10 @@ export const SERVER_CODES = {
     'a TSIG key with an unknown algorithm (hmac-sha256, hmac-sha512, hmac-md5 ...)',
   TSIG_KEY_SECRET: 'a TSIG key secret that is not base64',
   TSIG_KEY_DUPLICATE: 'a TSIG key name defined twice',
-  TSIG_KEY_UNKNOWN: 'allowTransfer names a key that tsigKeys does not define',
+  TSIG_KEY_UNKNOWN:
+    'allowTransfer or a secondary zone primary names a key that tsigKeys does not define',
+  SECONDARY_STATE_DIR:
+    'secondary zones are configured without a state folder for their transferred zones (--state-dir)',
   // Zone transfers.
   JOURNAL_CORRUPT: 'an IXFR journal file that does not decode whole (rejected, never half used)',
   // Control socket.

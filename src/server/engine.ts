@@ -54,6 +54,7 @@ import {
   TYPE_SOA,
   TYPE_TXT,
 } from '../core/rr/types.ts';
+import { keyIsSubdomain } from '../core/wire/name.ts';
 
 /** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
 const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
@@ -150,6 +151,8 @@ interface Compiled {
   readonly negatives: Map<string, Map<number, EncodedBody>>;
   readonly zones: readonly Zone[];
   readonly indexed: readonly IndexedZone[];
+  /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
+  readonly unavailable: readonly string[];
 }
 
 export interface EngineCounters {
@@ -183,6 +186,7 @@ const FORMERR_BODY = emptyBody(RCODE_FORMERR);
 const NOTIMP_BODY = emptyBody(RCODE_NOTIMP);
 const REFUSED_BODY = emptyBody(RCODE_REFUSED);
 const BADVERS_BODY = emptyBody(RCODE_BADVERS);
+const SERVFAIL_BODY = emptyBody(2);
 
 /** Node's Buffer has an undocumented but stable latin1Slice (what toString('latin1') calls). */
 type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
@@ -260,18 +264,27 @@ export class Engine {
    * that loaded it: key columns and DNSSEC chain) costs nothing here; a plain
    * `Zone` is indexed first, on this thread.
    */
-  setZones(zones: readonly (Zone | IndexedZone)[]): void {
-    this.state = this.compile(zones);
+  setZones(zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[] = []): void {
+    this.state = this.compile(zones, unavailable);
   }
 
-  private compile(zones: readonly (Zone | IndexedZone)[]): Compiled {
+  /** Origins (keys) of the configured zones that are not served: their names get SERVFAIL. */
+  get unavailable(): readonly string[] {
+    return this.state.unavailable;
+  }
+
+  private compile(
+    zones: readonly (Zone | IndexedZone)[],
+    unavailable: readonly string[] = [],
+  ): Compiled {
     const indexed = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
     const set = makeZoneSet(indexed);
     const negatives = new Map<string, Map<number, EncodedBody>>();
     for (const z of indexed) negatives.set(z.originKey, new Map());
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
-    return { set, names: new Map(), negatives, zones: indexed.map((z) => z.zone), indexed };
+    const zs = indexed.map((z) => z.zone);
+    return { set, names: new Map(), negatives, zones: zs, indexed, unavailable };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -314,8 +327,10 @@ export class Engine {
     dnssecOk: boolean,
   ): EncodedBody {
     const state = this.state;
-    const entry = this.entryFor(state, key);
     this.lastKey = key;
+    // RFC 1034 section 4.3.5: a zone not refreshed within its expire time is no longer authoritative.
+    if (state.unavailable.length > 0 && this.inUnavailable(state, key)) return SERVFAIL_BODY;
+    const entry = this.entryFor(state, key);
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
       this.lastZone = entry.zone;
@@ -364,6 +379,16 @@ export class Engine {
       return body;
     }
     return encodeBody(key, planResponse(r, qtype));
+  }
+
+  /** The name lies in an unavailable zone more specific than any zone served for it. */
+  private inUnavailable(state: Compiled, key: string): boolean {
+    for (const u of state.unavailable) {
+      if (!keyIsSubdomain(key, u)) continue;
+      const z = findZone(state.set, key);
+      if (z === undefined || z.originKey.length < u.length) return true;
+    }
+    return false;
   }
 
   /**

@@ -6,6 +6,7 @@
  * and the last reload (time, result). Collected as plain data per worker
  * and summed by `mergeFamilies`.
  */
+import type { Secondaries } from './secondary.ts';
 import { family, type MetricFamily } from '../metrics/prom.ts';
 import type { Engine } from './engine.ts';
 import type { Rrl } from './rrl.ts';
@@ -154,5 +155,38 @@ export function zoneFamilies(
     family('lexroute_start_time_seconds', 'gauge', 'When the server started (Unix time).', [
       [{}, startedAt / 1000],
     ]),
+  ];
+}
+
+/** Secondary zones: transfers in by result, the serial held, expiry (`server/secondary.ts`). */
+export function secondaryFamilies(status: ReturnType<Secondaries['status']>): MetricFamily[] {
+  const results: [Record<string, string>, number][] = [];
+  const serial: [Record<string, string>, number][] = [];
+  const expired: [Record<string, string>, number][] = [];
+  for (const z of status) {
+    for (const [result, n] of Object.entries(z.results))
+      results.push([{ zone: z.origin, result }, n]);
+    if (z.serial !== undefined) serial.push([{ zone: z.origin }, z.serial]);
+    expired.push([{ zone: z.origin }, z.expired ? 1 : 0]);
+  }
+  return [
+    family(
+      'lexroute_dns_xfr_in_total',
+      'counter',
+      'Refreshes of secondary zones by result (axfr, ixfr, current, failed).',
+      results,
+    ),
+    family(
+      'lexroute_dns_secondary_serial',
+      'gauge',
+      'SOA serial held for each secondary zone.',
+      serial,
+    ),
+    family(
+      'lexroute_dns_secondary_expired',
+      'gauge',
+      '1 while a secondary zone is past its SOA expire (answered SERVFAIL).',
+      expired,
+    ),
   ];
 }

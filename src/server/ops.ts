@@ -8,7 +8,7 @@ import { startMetricsEndpoint, type MetricsEndpoint } from '../metrics/http.ts';
 import { mergeFamilies } from '../metrics/prom.ts';
 import { startControlServer, type ControlServer } from './control.ts';
 import type { Logger } from './log.ts';
-import { SHARED_GAUGES, workerFamilies, zoneFamilies } from './metrics.ts';
+import { secondaryFamilies, SHARED_GAUGES, workerFamilies, zoneFamilies } from './metrics.ts';
 import type { RunningServer } from './server.ts';
 import { workerQueriesFamily } from './answer-threads.ts';
 import type { ZoneStatusBook } from './zone-status.ts';
@@ -40,7 +40,12 @@ export async function collectServerMetrics(
   const threads = (await server.threads?.metrics()) ?? [];
   const own = [...workerFamilies(server), workerQueriesFamily(0, server.engine)];
   return mergeFamilies(
-    [own, ...threads, zoneFamilies(server.engine, book, startedAt)],
+    [
+      own,
+      ...threads,
+      zoneFamilies(server.engine, book, startedAt),
+      server.secondaries ? secondaryFamilies(server.secondaries.status()) : [],
+    ],
     SHARED_GAUGES,
   );
 }

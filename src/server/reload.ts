@@ -11,11 +11,12 @@
  * parsed). Per-zone state (`Loaded`: zone, serial, hash) is what IXFR
  * (differences between versions) and multi-worker serving can build on.
  */
-import { open, stat } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { Logger } from './log.ts';
+import { nameKey } from '../core/wire/name.ts';
 import {
   compareSerials,
   expandZoneSources,
@@ -183,8 +184,22 @@ export interface ReloaderOptions {
   readonly specs: readonly ZoneSourceSpec[];
   readonly cwd: string;
   readonly loader: ZoneFileLoader;
-  /** Where each new zone set goes (the engine, and the other answering threads). */
-  readonly engine: { setZones(zones: readonly (Zone | IndexedZone)[]): void | Promise<void> };
+  /**
+   * Where each new zone set goes (the engine, and the other answering
+   * threads), with the origin keys of configured zones not served
+   * (SERVFAIL: a secondary zone expired or not transferred yet).
+   */
+  readonly engine: {
+    setZones(
+      zones: readonly (Zone | IndexedZone)[],
+      unavailable: readonly string[],
+    ): void | Promise<void>;
+  };
+  /**
+   * Secondary zones (`server/secondary.ts`): the file each transferred zone
+   * is kept in (loaded like any zone file; absent until the first transfer).
+   */
+  readonly secondaryFiles?: readonly { readonly file: string; readonly origin: string }[];
   readonly log: Logger;
   /** Ask for another reload shortly (a file was still being written). */
   readonly retrySoon: () => void;
@@ -204,20 +219,49 @@ export class ZoneReloader {
   private served: ReadonlyMap<string, Zone> = new Map();
   private running: Promise<ReloadReport> | undefined;
   private incompleteTries = 0;
+  /** Secondary zones past their expire time (origins): left out of the set, SERVFAIL. */
+  private readonly expired = new Set<string>();
+  private unavailableKey = '';
+  /** What the last run did with each file. */
+  private outcomes = new Map<string, FileOutcome>();
 
   constructor(options: ReloaderOptions) {
     this.o = options;
   }
 
   /** Re-read the sources; reloads are serial (a second request waits for the first, then runs). */
-  reload(watching = false): Promise<ReloadReport> {
-    const go = () => this.run(watching);
+  reload(watching = false, overrides?: ReadonlyMap<string, string>): Promise<ReloadReport> {
+    const go = () => this.run(watching, overrides);
     const run = (this.running ?? Promise.resolve()).then(go, go);
     const tracked = run.finally(() => {
       if (this.running === tracked) this.running = undefined;
     });
     this.running = tracked;
     return run;
+  }
+
+  /**
+   * A secondary zone transferred into `tmp`: loaded as the zone of `file`
+   * (through the same reload and swap), renamed over `file` when it loads,
+   * removed when it does not (the version served stays). True when loaded.
+   */
+  async install(file: string, tmp: string): Promise<boolean> {
+    await this.reload(false, new Map([[file, tmp]]));
+    const o = this.outcomes.get(file);
+    return o === 'loaded' || o === 'unchanged';
+  }
+
+  /** Mark a secondary zone expired (left out of the zone set: SERVFAIL) or not, and swap. */
+  async setExpired(origin: string, expired: boolean): Promise<void> {
+    if (expired === this.expired.has(origin)) return;
+    if (expired) this.expired.add(origin);
+    else this.expired.delete(origin);
+    await this.reload();
+  }
+
+  /** The zone loaded from a file (served or expired), if any. */
+  zoneOfFile(file: string): Zone | undefined {
+    return this.current.get(file)?.zone;
   }
 
   /** The earliest time (epoch ms) a served zone's signatures need refreshing (inline signing). */
@@ -233,12 +277,38 @@ export class ZoneReloader {
     await this.running?.catch(() => undefined);
   }
 
-  private async run(watching: boolean): Promise<ReloadReport> {
+  /** The zone files and the secondary zones' files that exist (or are being installed). */
+  private async allFiles(overrides: ReadonlyMap<string, string> | undefined) {
+    const files: { file: string; origin?: string | undefined }[] = await expandZoneSources(
+      this.o.specs,
+      this.o.cwd,
+    );
+    for (const s of this.o.secondaryFiles ?? []) {
+      const there =
+        overrides?.has(s.file) ||
+        (await stat(s.file).then(
+          () => true,
+          () => false,
+        ));
+      if (there) files.push({ file: s.file, origin: s.origin });
+    }
+    return files;
+  }
+
+  private async run(
+    watching: boolean,
+    overrides?: ReadonlyMap<string, string>,
+  ): Promise<ReloadReport> {
     const t0 = now();
-    const files = await expandZoneSources(this.o.specs, this.o.cwd);
+    const files = await this.allFiles(overrides);
     const next = new Map<string, Loaded>();
     const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
-    for (const { file, origin } of files) counts[await this.file(file, origin, next, watching)]++;
+    this.outcomes = new Map();
+    for (const { file, origin } of files) {
+      const o = await this.file(file, origin, next, watching, overrides?.get(file));
+      this.outcomes.set(file, o);
+      counts[o]++;
+    }
     // Files still being written are tried again shortly (at most 20 times, then read as they are).
     if (counts.incomplete > 0) {
       this.incompleteTries++;
@@ -248,6 +318,7 @@ export class ZoneReloader {
     const byOrigin = new Map<string, Zone | IndexedZone>();
     const zones = new Map<string, Zone>();
     for (const [file, l] of next) {
+      if (this.expired.has(l.zone.origin)) continue;
       if (byOrigin.has(l.zone.origin)) {
         this.o.log.error('zone_duplicate_origin', {
           file,
@@ -259,13 +330,18 @@ export class ZoneReloader {
       byOrigin.set(l.zone.origin, l.indexed ?? l.zone);
       zones.set(l.zone.origin, l.zone);
     }
+    const unavailable = (this.o.secondaryFiles ?? [])
+      .filter((s) => !byOrigin.has(s.origin))
+      .map((s) => nameKey(s.origin));
     const changed =
       counts.loaded > 0 ||
       removed > 0 ||
+      unavailable.join() !== this.unavailableKey ||
       [...next].some(([f, l]) => this.current.get(f)?.zone !== l.zone);
+    this.unavailableKey = unavailable.join();
     if (changed) {
       const c0 = now();
-      await this.o.engine.setZones([...byOrigin.values()]);
+      await this.o.engine.setZones([...byOrigin.values()], unavailable);
       this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: round1(now() - c0) });
     }
     this.current = next;
@@ -286,6 +362,28 @@ export class ZoneReloader {
     origin: string | undefined,
     next: Map<string, Loaded>,
     watching: boolean,
+    source = file,
+  ): Promise<FileOutcome> {
+    const outcome = await this.fileFrom(file, origin, next, watching, source);
+    if (source === file) return outcome;
+    // A transferred zone: it replaces the file only when it loaded.
+    if (outcome === 'loaded' || outcome === 'unchanged') {
+      await rename(source, file);
+      const l = next.get(file);
+      if (l) {
+        const st = await stat(file);
+        next.set(file, { ...l, mtimeMs: st.mtimeMs, size: st.size });
+      }
+    } else await unlink(source).catch(() => undefined);
+    return outcome;
+  }
+
+  private async fileFrom(
+    file: string,
+    origin: string | undefined,
+    next: Map<string, Loaded>,
+    watching: boolean,
+    source: string,
   ): Promise<FileOutcome> {
     const log = this.o.log;
     const prev = this.current.get(file);
@@ -297,7 +395,7 @@ export class ZoneReloader {
     };
     let st;
     try {
-      st = await stat(file);
+      st = await stat(source);
     } catch (e) {
       log.error('zone_unreadable', {
         file,
@@ -307,12 +405,17 @@ export class ZoneReloader {
       keep();
       return 'failed';
     }
-    if (prev && !due && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
+    if (prev && !due && source === file && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
       keep();
       return 'unchanged';
     }
     // A change seen by --watch may be a file still being written: wait for a whole one.
-    if (watching && this.incompleteTries < 20 && (await looksIncomplete(file, st))) {
+    if (
+      watching &&
+      source === file &&
+      this.incompleteTries < 20 &&
+      (await looksIncomplete(file, st))
+    ) {
       log.info('zone_incomplete', { file, note: 'still being written? retrying shortly' });
       keep();
       return 'incomplete';
@@ -320,7 +423,7 @@ export class ZoneReloader {
     const started = now();
     let result: ZoneLoadResult;
     try {
-      result = await this.o.loader(file, origin, due ? undefined : prev?.hash, prev?.serial);
+      result = await this.o.loader(source, origin, due ? undefined : prev?.hash, prev?.serial);
     } catch (e) {
       // A loader error with its own code (ZONE_LOAD_TIMEOUT) keeps it.
       const { message, code } = e as Error & { code?: unknown };

@@ -9,7 +9,7 @@
 import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { ServerConfig } from '../config/server.ts';
+import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
@@ -23,12 +23,18 @@ import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import type { ZoneSourceSpec } from '../zonefile/sources.ts';
-import { ZoneReloader, type ReloadReport, type ZoneFileLoader } from './reload.ts';
+import {
+  ZoneReloader,
+  type ReloaderOptions,
+  type ReloadReport,
+  type ZoneFileLoader,
+} from './reload.ts';
 import { Rrl } from './rrl.ts';
 import { Transfers } from './xfr.ts';
 import { TransferHistory } from './xfr-history.ts';
 import { parseCidr, type Cidr } from '../config/cidr.ts';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { Secondaries, type SecondaryTarget } from './secondary.ts';
 import { nameWireKey, TsigSigner, type TsigKey } from '../core/xfr/tsig.ts';
 import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
 import { nodeHmac, nowSeconds } from './tsig.ts';
@@ -37,13 +43,21 @@ export type { ReloadReport, ZoneFileLoader, ZoneLoadResult } from './reload.ts';
 
 /** The configured sources as the zone-source module takes them. */
 export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
-  return config.zones.map((z) =>
-    typeof z === 'string' ? { path: z } : { path: z.file, origin: z.origin },
-  );
+  const out: ZoneSourceSpec[] = [];
+  for (const z of config.zones) {
+    if (typeof z === 'string') out.push({ path: z });
+    else if (!isSecondaryZone(z)) out.push({ path: z.file, origin: z.origin });
+  }
+  return out;
 }
 
 export class ServerStartError extends Error {
-  readonly code: ListenErrorCode | 'SERVER_NO_ZONES' | DohConfigError['code'] | `TSIG_${string}`;
+  readonly code:
+    | ListenErrorCode
+    | 'SERVER_NO_ZONES'
+    | 'SECONDARY_STATE_DIR'
+    | DohConfigError['code']
+    | `TSIG_${string}`;
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
     super(message, { cause });
     this.name = 'ServerStartError';
@@ -63,6 +77,8 @@ export interface RunningServer {
   readonly rrl: Rrl | undefined;
   /** Zone transfers out (AXFR, IXFR) and their IXFR history. */
   readonly transfers: Transfers;
+  /** Secondary zones (transfers in), when configured. */
+  readonly secondaries: Secondaries | undefined;
   /** Answering workers (`serve --workers`): this thread and `threads`. */
   readonly workers: number;
   /** The answering threads beyond this one (undefined with one worker). */
@@ -189,6 +205,34 @@ async function transfersFor(
   return { transfers, history };
 }
 
+/** The secondary zones' service (undefined without secondary zones); their files live under transfer.stateDir. */
+async function secondariesFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+  target: SecondaryTarget,
+): Promise<Secondaries | undefined> {
+  const zones = config.zones.filter(isSecondaryZone);
+  if (zones.length === 0) return undefined;
+  const dir = config.transfer.stateDir;
+  if (dir === null)
+    throw new ServerStartError(
+      'SECONDARY_STATE_DIR',
+      `secondary zones (${zones.map((z) => z.origin).join(', ')}) need a state folder for the transferred zones: --state-dir DIR (transfer.stateDir)`,
+    );
+  const keys = new Map((await tsigKeysFor(config, cwd)).map((k) => [nameWireKey(k.name), k]));
+  for (const z of zones)
+    for (const p of z.primaries)
+      if (p.key !== undefined && !keys.has(nameWireKey(p.key)))
+        throw new ServerStartError(
+          'TSIG_KEY_UNKNOWN',
+          `the primary ${p.host}:${p.port} of ${z.origin} names key ${p.key}, which tsigKeys does not define`,
+        );
+  const stateDir = path.resolve(cwd, dir);
+  await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
+  return new Secondaries({ zones, stateDir, keys }, target, log);
+}
+
 export interface StartOptions {
   readonly config: ServerConfig;
   readonly loader: ZoneFileLoader;
@@ -290,7 +334,7 @@ export function workerCount(config: ServerConfig): number {
   return config.workers === 0 ? availableParallelism() : config.workers;
 }
 
-/** The first load; with no zone, the start fails unless `allowEmpty`. */
+/** The first load; with no zone, the start fails unless `allowEmpty` or secondary zones wait for their transfer. */
 async function firstLoad(
   reload: () => Promise<ReloadReport>,
   config: ServerConfig,
@@ -298,7 +342,7 @@ async function firstLoad(
   log: Logger,
 ): Promise<void> {
   const first = await reload();
-  if (first.zones > 0) return;
+  if (first.zones > 0 || config.zones.some(isSecondaryZone)) return;
   if (!config.allowEmpty) {
     throw new ServerStartError(
       'SERVER_NO_ZONES',
@@ -325,6 +369,7 @@ async function listenAll(
   log: Logger,
   reusePort: boolean,
   transfers: Transfers,
+  notify?: (msg: Uint8Array, source: string) => Uint8Array | undefined,
 ): Promise<Listeners> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
@@ -351,9 +396,10 @@ async function listenAll(
         summary,
         reusePort,
         transfers,
+        notify,
       );
       tcp.push(t);
-      const udpOptions = { rrl, reusePort, transfers };
+      const udpOptions = { rrl, reusePort, transfers, notify };
       udp.push(await listenUdp(() => engine, host, t.port, log, summary, udpOptions));
       log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
     }
@@ -377,8 +423,45 @@ async function listenAll(
   return { udp, tcp, doh, summary, rrl, close };
 }
 
-export async function startServer(options: StartOptions): Promise<RunningServer> {
+const NOTIFY_ONE_WORKER =
+  'NOTIFY for secondary zones is answered by the first worker only: with --workers > 1 a NOTIFY that reaches another thread gets NOTIMP (the refresh timer still picks the change up)';
+
+/**
+ * The reloader and what hangs on it: the transfer history fed by each swap,
+ * and the secondary zones, whose transfers go through the reloader (load,
+ * swap) and whose files it reads.
+ */
+async function zoneServices(
+  options: StartOptions,
+  target: ReloaderOptions['engine'],
+  retrySoon: () => void,
+) {
   const { config, loader, log, cwd } = options;
+  const { transfers, history } = await transfersFor(config, cwd, log);
+  const onSwap = (before: ReadonlyMap<string, Zone>, after: ReadonlyMap<string, Zone>) =>
+    history.changed(before, after);
+  const ref: { reloader?: ZoneReloader } = {};
+  const secondaries = await secondariesFor(config, cwd, log, {
+    install: (file, tmp) => ref.reloader!.install(file, tmp),
+    setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
+    zoneOfFile: (file) => ref.reloader?.zoneOfFile(file),
+  });
+  const reloader = new ZoneReloader({
+    specs: zoneSourceSpecs(config),
+    cwd,
+    loader,
+    engine: target,
+    log,
+    retrySoon,
+    onSwap,
+    secondaryFiles: secondaries?.files() ?? [],
+  });
+  ref.reloader = reloader;
+  return { transfers, history, secondaries, reloader };
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
   const sources = specs.map((z) => path.resolve(cwd, z.path));
   const engineOptions = engineOptionsFor(config);
@@ -386,19 +469,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Every reload's zone set goes to this thread's engine and to the other answering threads.
   let threads: AnswerThreads | undefined;
   const target = {
-    setZones: async (zones: readonly (Zone | IndexedZone)[]) => {
-      engine.setZones(zones);
+    setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
+      engine.setZones(zones, unavailable);
       // A thread that does not confirm its swap is logged; the reload still ends.
-      await threads?.setZones(zones).catch((e: unknown) => {
+      await threads?.setZones(zones, unavailable).catch((e: unknown) => {
         log.error('workers_swap_failed', { error: (e as Error).message });
       });
     },
   };
   const retrySoon = () => watcher.schedule(500);
-  const { transfers, history } = await transfersFor(config, cwd, log);
-  const onSwap = (before: ReadonlyMap<string, Zone>, after: ReadonlyMap<string, Zone>) =>
-    history.changed(before, after);
-  const reloader = new ZoneReloader({ specs, cwd, loader, engine: target, log, retrySoon, onSwap });
+  const { transfers, history, secondaries, reloader } = await zoneServices(
+    options,
+    target,
+    retrySoon,
+  );
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
 
@@ -414,6 +498,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const stop = async () => {
     watcher.close();
     refresher.stop();
+    secondaries?.close();
+    await secondaries?.idle();
     await reloader.idle();
     await history.close();
   };
@@ -421,7 +507,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let l: Listeners;
   try {
     await firstLoad(reload, config, sources, log);
-    l = await listenAll(engine, config, cwd, log, workers > 1, transfers);
+    const notify = secondaries && ((m: Uint8Array, s: string) => secondaries.notify(m, s));
+    l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
   } catch (e) {
     await stop();
     throw e;
@@ -430,7 +517,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const ports = l.udp.map((u) => u.port);
     const logFormat = options.logFormat ?? 'json';
     threads = AnswerThreads.start({ count: workers - 1, config, ports, engineOptions, logFormat });
-    await threads.setZones(engine.zoneEntries);
+    await threads.setZones(engine.zoneEntries, engine.unavailable);
     try {
       await threads.ready();
     } catch (e) {
@@ -444,10 +531,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
     }
   }
+  await secondaries?.start();
+  if (secondaries && workers > 1) log.warn('notify_one_worker', { note: NOTIFY_ONE_WORKER });
   return {
     engine,
     ...l,
     transfers,
+    secondaries,
     workers,
     threads,
     reload,

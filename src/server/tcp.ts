@@ -86,10 +86,22 @@ function answer(
   engine: Engine,
   summary: LogSummary,
   transfers: Transfers | undefined,
+  notify?: NotifyHook,
 ): boolean {
   if (c.busy) {
     c.queued.push(Buffer.from(msg));
     return true;
+  }
+  // NOTIFY (opcode 4) for a secondary zone (Knot sends it over TCP).
+  if (notify !== undefined && msg.length >= 12 && (msg[2]! & 0x78) === 0x20) {
+    const out = notify(msg, c.source);
+    if (out !== undefined) {
+      const framed = Buffer.allocUnsafe(2 + out.length);
+      framed.writeUInt16BE(out.length, 0);
+      framed.set(out, 2);
+      c.socket.write(framed);
+      return true;
+    }
   }
   if (transfers !== undefined) {
     const progress = () => (c.lastQuery = Date.now());
@@ -102,7 +114,7 @@ function answer(
         const queued = c.queued.splice(0);
         for (let i = 0; i < queued.length; i++) {
           if (c.socket.destroyed) return;
-          if (!answer(c, queued[i]!, engine, summary, transfers)) return;
+          if (!answer(c, queued[i]!, engine, summary, transfers, notify)) return;
           if (c.busy) {
             c.queued.unshift(...queued.slice(i + 1));
             return;
@@ -149,8 +161,9 @@ function onData(
   engine: Engine,
   summary: LogSummary,
   transfers: Transfers | undefined,
+  notify: NotifyHook | undefined,
 ): void {
-  const done = c.frames.push(chunk, (msg) => answer(c, msg, engine, summary, transfers));
+  const done = c.frames.push(chunk, (msg) => answer(c, msg, engine, summary, transfers, notify));
   if (done < 0) return;
   if (done > 0) {
     // The deadline is per message: the next one starts now if its first octets are here.
@@ -189,7 +202,11 @@ interface Table {
   readonly perClient: Map<string, number>;
   readonly stats: TcpStats;
   readonly transfers: Transfers | undefined;
+  readonly notify: NotifyHook | undefined;
 }
+
+/** NOTIFY in for secondary zones: the answer, or undefined for a message that is not a NOTIFY. */
+export type NotifyHook = (msg: Uint8Array, source: string) => Uint8Array | undefined;
 
 function refuse(
   socket: net.Socket,
@@ -241,7 +258,7 @@ function accept(
     if (n <= 0) perClient.delete(source);
     else perClient.set(source, n);
   });
-  socket.on('data', (chunk: Buffer) => onData(c, chunk, engine(), summary, t.transfers));
+  socket.on('data', (chunk: Buffer) => onData(c, chunk, engine(), summary, t.transfers, t.notify));
 }
 
 export async function listenTcp(
@@ -254,6 +271,7 @@ export async function listenTcp(
   /** SO_REUSEPORT: several answering threads listen on the same port (`serve --workers`). */
   reusePort = false,
   transfers?: Transfers,
+  notify?: NotifyHook,
 ): Promise<TcpListener> {
   const conns = new Set<Conn>();
   const perClient = new Map<string, number>();
@@ -265,7 +283,7 @@ export async function listenTcp(
     closedMessageTimeout: 0,
     closedIdle: 0,
   };
-  const table: Table = { conns, perClient, stats, transfers };
+  const table: Table = { conns, perClient, stats, transfers, notify };
   const server = net.createServer({ noDelay: true }, (socket) =>
     accept(socket, table, options, summary, engine),
   );

@@ -23,6 +23,8 @@ export interface UdpOptions {
   readonly reusePort?: boolean;
   /** Zone transfers: IXFR over UDP (RFC 1995 section 2) for the peers they allow. */
   readonly transfers?: Transfers | undefined;
+  /** NOTIFY in for secondary zones (RFC 1996): the answer, or undefined for a message that is not a NOTIFY. */
+  readonly notify?: ((msg: Uint8Array, source: string) => Uint8Array | undefined) | undefined;
 }
 
 export async function listenUdp(
@@ -44,7 +46,16 @@ export async function listenUdp(
   });
   const rrl = options.rrl;
   const transfers = options.transfers;
+  const notify = options.notify;
   socket.on('message', (msg, rinfo) => {
+    // NOTIFY (opcode 4) for a secondary zone: answered by the secondary service, off the engine's path.
+    if (notify !== undefined && msg.length >= 12 && (msg[2]! & 0x78) === 0x20) {
+      const answer = notify(msg, rinfo.address);
+      if (answer !== undefined) {
+        socket.send(answer, rinfo.port, rinfo.address);
+        return;
+      }
+    }
     let out: Buffer | undefined;
     const eng = engine();
     const formerr = eng.counters.formerr;

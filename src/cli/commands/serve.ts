@@ -8,10 +8,13 @@ import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.
 import {
   DEFAULT_SERVER_CONFIG,
   dnssecRefresh,
+  isSecondaryZone,
   LOG_LEVELS,
+  parsePrimary,
   parseListen,
   validateServerConfig,
   type ListenAddress,
+  type PrimaryAddress,
   type ServerConfig,
   type ServerLogLevel,
   type ZoneSourceConfig,
@@ -81,7 +84,21 @@ Options:
                        raises a zone's serial, and at start; retried with a
                        doubling timeout, each answer logged (repeatable)
   --state-dir DIR      keep each zone's IXFR history in DIR (one journal file
-                       per zone), so a restart does not force full transfers
+                       per zone), so a restart does not force full transfers,
+                       and the secondary zones' transferred copies
+  --secondary ZONE=ADDR:PORT[,key NAME]
+                       serve ZONE as a secondary of the primary at ADDR:PORT
+                       (repeatable; several primaries of one zone are tried
+                       in order): AXFR at start, then an SOA check at the
+                       SOA refresh interval (retry after a failure) and on
+                       NOTIFY from that address, IXFR when the serial is
+                       newer (AXFR when IXFR fails); past the SOA expire the
+                       zone gets SERVFAIL. With key NAME (from --tsig-keys)
+                       requests are signed and every answer message checked,
+                       and a NOTIFY must carry that key. Needs --state-dir:
+                       the zone is kept in DIR/secondary/ZONE.zone, served
+                       at once on restart. Without --zones, only secondary
+                       zones are served
   --tsig-keys FILE     TSIG keys (RFC 8945) in BIND's format (key "name" {
                        algorithm hmac-sha256; secret "..."; };); with
                        --allow-transfer 'key NAME' a transfer must be signed
@@ -457,6 +474,44 @@ function identityFlags(
   };
 }
 
+/**
+ * --zones and --secondary: the zone entries. --secondary alone replaces the
+ * default zone folder (a pure secondary has no zone files); zones of the
+ * same origin given twice gather their primaries in order.
+ */
+function zonesFlags(
+  files: readonly string[] | undefined,
+  secondaries: readonly string[] | undefined,
+  config: ServerConfig,
+): Partial<Pick<ServerConfig, 'zones'>> {
+  if (files === undefined && secondaries === undefined) return {};
+  const base =
+    files !== undefined
+      ? files.map(zoneArg)
+      : config === DEFAULT_SERVER_CONFIG
+        ? []
+        : config.zones.filter((z) => !isSecondaryZone(z));
+  const byOrigin = new Map<string, PrimaryAddress[]>();
+  for (const text of secondaries ?? []) {
+    const eq = text.indexOf('=');
+    const origin = eq > 0 ? text.slice(0, eq).trim().toLowerCase() : '';
+    if (!/^[a-z0-9._-]+\.?$/.test(origin))
+      throw new UsageError(`--secondary takes ZONE=ADDR:PORT[,key NAME], not '${text}'`);
+    const p = parsePrimary(text.slice(eq + 1));
+    if (typeof p === 'string') throw new UsageError(`--secondary: ${p}`);
+    const o = origin.endsWith('.') ? origin : `${origin}.`;
+    byOrigin.set(o, [...(byOrigin.get(o) ?? []), p]);
+  }
+  const kept = secondaries === undefined ? config.zones.filter(isSecondaryZone) : [];
+  return {
+    zones: [
+      ...base,
+      ...kept,
+      ...[...byOrigin].map(([origin, primaries]) => ({ origin, primaries })),
+    ],
+  };
+}
+
 /** --allow-transfer, --notify, --state-dir over the configuration. */
 function transferFlags(
   checked: { allowTransfer?: string[] | undefined; notify?: ListenAddress[] | undefined },
@@ -494,6 +549,7 @@ const SERVE_OPTIONS = {
   'allow-transfer': { type: 'string', multiple: true },
   notify: { type: 'string', multiple: true },
   'state-dir': { type: 'string' },
+  secondary: { type: 'string', multiple: true },
   'tsig-keys': { type: 'string' },
   keys: { type: 'string' },
   nsec3: { type: 'boolean' },
@@ -557,7 +613,7 @@ export const serveCommand: Command = {
       ...identityFlags(values, config),
       dnssec: dnssecFlags(values, config),
       ...(listen ? { listen } : {}),
-      ...(values.zones ? { zones: values.zones.map(zoneArg) } : {}),
+      ...zonesFlags(values.zones, values.secondary, config),
       ...(values.watch ? { watch: true } : {}),
       ...(values.workers !== undefined ? { workers: workersArg(values.workers) } : {}),
       ...(values['allow-empty'] ? { allowEmpty: true } : {}),

@@ -442,3 +442,118 @@ export class TsigSigner {
     );
   }
 }
+
+/** What the stream verifier found wrong with a message. */
+export interface TsigStreamFault {
+  readonly code: 'XFR_TSIG_MISSING' | 'XFR_TSIG_BAD' | 'XFR_TSIG_ERROR';
+  readonly message: string;
+}
+
+/**
+ * Verifies the answer to a request we signed (RFC 8945 sections 5.3 and
+ * 5.3.1), message by message: the first message must be signed (over our
+ * request's MAC and the full variables); a later one may be unsigned, at
+ * most 99 in a row, and a signed one covers the prior MAC, every message
+ * since the last signed one, and the timers; the last message must be
+ * signed (`finish`). The key must be ours, the MAC right, the time within
+ * the fudge; a TSIG error from the primary (BADKEY, BADSIG, BADTIME) fails.
+ */
+export class TsigStreamVerifier {
+  private prior: Uint8Array;
+  private readonly key: TsigKey;
+  private readonly hmac: Hmac;
+  private readonly now: number;
+  private readonly keyKey: string;
+  private readonly algKey: string;
+  private pending: Uint8Array[] = [];
+  private signedOnce = false;
+  private lastSigned = false;
+
+  constructor(key: TsigKey, hmac: Hmac, requestMac: Uint8Array, now: number) {
+    this.key = key;
+    this.hmac = hmac;
+    this.prior = requestMac;
+    this.now = now;
+    this.keyKey = nameWireKey(key.name);
+    this.algKey = algorithmKeyOf(key);
+  }
+
+  /** Check one message of the answer; undefined when it is acceptable. */
+  check(msg: Uint8Array, index: number): TsigStreamFault | undefined {
+    const t = readTsig(msg);
+    if (t === 'FORMERR')
+      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: a malformed TSIG record` };
+    if (t === undefined) {
+      this.lastSigned = false;
+      if (!this.signedOnce)
+        return {
+          code: 'XFR_TSIG_MISSING',
+          message: 'the first message of the answer is not signed',
+        };
+      this.pending.push(msg);
+      if (this.pending.length > 99)
+        return {
+          code: 'XFR_TSIG_MISSING',
+          message: `message ${index + 1}: 100 unsigned messages in a row`,
+        };
+      return undefined;
+    }
+    if (t.error !== 0)
+      return { code: 'XFR_TSIG_ERROR', message: `the primary answered TSIG error ${t.error}` };
+    if (t.keyKey !== this.keyKey || t.algorithmKey !== this.algKey)
+      return {
+        code: 'XFR_TSIG_BAD',
+        message: `message ${index + 1}: signed with another key or algorithm`,
+      };
+    const stripped = stripTsig(msg, t);
+    let body = stripped;
+    if (this.pending.length > 0) {
+      const n = this.pending.reduce((s, m) => s + m.length, 0) + stripped.length;
+      body = new Uint8Array(n);
+      let o = 0;
+      for (const m of this.pending) {
+        body.set(m, o);
+        o += m.length;
+      }
+      body.set(stripped, o);
+    }
+    const later = this.signedOnce;
+    const input = signingInput(
+      body,
+      t.originalId,
+      t.keyKey,
+      t.algorithmKey,
+      t.timeSigned,
+      t.fudge,
+      t.error,
+      t.other,
+      this.prior,
+      later,
+    );
+    const full = this.hmac(this.key.algorithm, this.key.secret, input);
+    const minLen = Math.max(10, full.length / 2);
+    if (
+      t.mac.length > full.length ||
+      t.mac.length < minLen ||
+      !sameMac(full.subarray(0, t.mac.length), t.mac)
+    )
+      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: the MAC does not verify` };
+    if (Math.abs(this.now - t.timeSigned) > t.fudge)
+      return {
+        code: 'XFR_TSIG_BAD',
+        message: `message ${index + 1}: signed at ${t.timeSigned}, now ${this.now} (fudge ${t.fudge})`,
+      };
+    this.prior = t.mac;
+    this.pending = [];
+    this.signedOnce = true;
+    this.lastSigned = true;
+    return undefined;
+  }
+
+  /** At the end of the answer: its last message must have been signed. */
+  finish(): TsigStreamFault | undefined {
+    return this.lastSigned
+      ? undefined
+      : { code: 'XFR_TSIG_MISSING', message: 'the last message of the answer is not signed' };
+  }
+}
