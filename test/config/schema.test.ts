@@ -101,6 +101,15 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ dnssec: { validity: 5 } }, 'CONFIG_BAD_NUMBER dnssec.validity'],
     [{ rrl: { slip: 11 } }, 'CONFIG_BAD_NUMBER rrl.slip'],
     [{ workers: 257 }, 'CONFIG_BAD_NUMBER workers'],
+    [{ zones: [{ origin: 'example.', primaries: [] }] }, 'CONFIG_BAD_ZONES zones[0].primaries'],
+    [
+      { zones: [{ origin: 'example.', primaries: ['ns.example:53'] }] },
+      'CONFIG_BAD_ZONES zones[0].primaries[0]',
+    ],
+    [
+      { zones: [{ origin: 'example.', primaries: ['192.0.2.1:53'], file: 'x' }] },
+      'CONFIG_BAD_ZONES zones[0]',
+    ],
   ])('%j: %s', (input, code) => {
     const r = server(input);
     expect(r.loader).toContain(code);
@@ -109,7 +118,11 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
   it('a valid non-default configuration passes both', () => {
     const input = {
       listen: ['[::1]:5353', '127.0.0.1:0'],
-      zones: ['zones', { file: 'x.txt', origin: 'example.' }],
+      zones: [
+        'zones',
+        { file: 'x.txt', origin: 'example.' },
+        { origin: 'lex.example.', primaries: ['192.0.2.1:53', '[2001:db8::1]:53 key xfr-key'] },
+      ],
       doh: { listen: ['127.0.0.1:8443'], tlsCert: 'c.pem', tlsKey: 'k.pem' },
       dnssec: { keys: 'keys', nsec3: true, optOut: true, validity: 864000, refresh: 86400 },
       cookies: { enabled: false, secret: '0123456789abcdef0123456789ABCDEF' },

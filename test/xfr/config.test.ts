@@ -4,8 +4,11 @@
  * file or objects, NOTIFY targets; each mistake has its stable code (and a
  * line for key files), and `serve` refuses bad flags with exit 2.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateServerConfig } from '../../src/config/server.ts';
+import { parsePrimary, validateServerConfig } from '../../src/config/server.ts';
 import { parseTsigKeyFile } from '../../src/config/tsig-keys.ts';
 import { run } from '../../src/cli/main.ts';
 import { captureIo } from '../helpers/io.ts';
@@ -43,6 +46,27 @@ describe('transfer configuration', () => {
         ['CONFIG_UNKNOWN_KEY', 'transfer.colour'],
       ]),
     );
+  });
+});
+
+describe('secondary zones', () => {
+  it('reads {origin, primaries} with keys, and parses ADDR:PORT [key NAME]', () => {
+    const { config, errors } = validateServerConfig({
+      zones: [
+        'zones',
+        { origin: 'Lex.Example', primaries: ['192.0.2.1:53', '[2001:db8::1]:5300 key xfr-key'] },
+      ],
+    });
+    expect(errors).toEqual([]);
+    expect(config.zones[1]).toEqual({
+      origin: 'lex.example.',
+      primaries: [
+        { host: '192.0.2.1', port: 53 },
+        { host: '2001:db8::1', port: 5300, key: 'xfr-key' },
+      ],
+    });
+    expect(parsePrimary('127.0.0.1:53,key k')).toEqual({ host: '127.0.0.1', port: 53, key: 'k' });
+    expect(parsePrimary('127.0.0.1:53 kee k')).toMatch(/not ADDR:PORT/);
   });
 });
 
@@ -84,9 +108,55 @@ describe('lexroute serve transfer flags', () => {
   it.each([
     ['--allow-transfer', '300.0.0.1'],
     ['--notify', 'example.org:53'],
+    ['--secondary', 'example.'],
+    ['--secondary', 'example.=ns.example:53'],
+    ['--secondary', 'example.=127.0.0.1:53,key'],
   ])('%s %s is a usage error (exit 2)', async (flag, value) => {
     const io = captureIo();
     expect(await run(['serve', flag, value], io)).toBe(2);
     expect(io.stderr()).toContain(flag);
+  });
+});
+
+describe('lexroute serve --secondary', () => {
+  it('is documented in serve --help', async () => {
+    const io = captureIo();
+    expect(await run(['serve', '--help'], io)).toBe(0);
+    expect(io.stdout()).toContain('--secondary ZONE=ADDR:PORT[,key NAME]');
+  });
+
+  it('needs --state-dir (SECONDARY_STATE_DIR, exit 1)', async () => {
+    const io = captureIo();
+    const argv = [
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--secondary',
+      'example.=127.0.0.1:9',
+      '--json',
+    ];
+    expect(await run(argv, io)).toBe(1);
+    expect(io.stderr()).toContain('SECONDARY_STATE_DIR');
+  });
+
+  it('names an undefined key (TSIG_KEY_UNKNOWN, exit 1)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-secondary-cli-'));
+    try {
+      const io = captureIo();
+      const argv = [
+        'serve',
+        '--listen',
+        '127.0.0.1:0',
+        '--state-dir',
+        dir,
+        '--secondary',
+        'example.=127.0.0.1:9 key nokey',
+        '--json',
+      ];
+      expect(await run(argv, io)).toBe(1);
+      expect(io.stderr()).toContain('TSIG_KEY_UNKNOWN');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
