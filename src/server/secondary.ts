@@ -26,7 +26,7 @@ import type { PrimaryAddress, SecondaryZoneConfig } from '../config/server.ts';
 import type { Zone, ResourceRecord } from '../core/zone/model.ts';
 import { keyToName, nameKey } from '../core/wire/name.ts';
 import { writeZone } from '../core/zone/writer.ts';
-import { lintNaptrRecords } from '../core/zone/naptr-lint.ts';
+import { lintNaptrRecords } from '../core/ddds/lint/naptr-lint.ts';
 import { newXfrRecord, soaRecord, zoneBodyCursor } from '../core/xfr/records.ts';
 import { serialCompare } from '../core/xfr/serial.ts';
 import {
