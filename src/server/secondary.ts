@@ -29,11 +29,9 @@ import { writeZone } from '../core/zone/writer.ts';
 import { lintNaptrRecords } from '../core/ddds/lint/naptr-lint.ts';
 import { newXfrRecord, soaRecord, zoneBodyCursor } from '../core/xfr/records.ts';
 import { serialCompare } from '../core/xfr/serial.ts';
+import { TYPE_AXFR, TYPE_IXFR, TYPE_SOA } from '../core/rr/types.ts';
 import {
   applyIxfr,
-  QTYPE_AXFR,
-  QTYPE_IXFR,
-  QTYPE_SOA,
   readWireName,
   soaTimers,
   transferRequest,
@@ -204,7 +202,7 @@ export class Secondaries {
       this.log.warn('notify_refused', { zone: keyToName(q.key), from: source, code, why });
       return answerHeader(msg, q.end, RCODE_REFUSED);
     };
-    if (z === undefined || q.qtype !== QTYPE_SOA)
+    if (z === undefined || q.qtype !== TYPE_SOA)
       return refuse('not a secondary zone here', 'NOTIFY_REFUSED');
     if (from.length === 0) return refuse('not from a primary of the zone', 'NOTIFY_REFUSED');
     const keyed = from.filter((p) => p.key !== undefined);
@@ -269,7 +267,7 @@ export class Secondaries {
     const zone = this.target.zoneOfFile(z.file);
     if (zone === undefined) return undefined;
     const s = soaRecord(zone);
-    return { key: s.key, type: QTYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata };
+    return { key: s.key, type: TYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata };
   }
 
   /** One refresh: each primary in order until one answers; timers set from the outcome. */
@@ -345,7 +343,7 @@ export class Secondaries {
     const held = this.heldSoa(z);
     const key = this.keyOf(p);
     const started = performance.now();
-    const soaAnswer = await this.exchange(p, z.key, QTYPE_SOA, key);
+    const soaAnswer = await this.exchange(p, z.key, TYPE_SOA, key);
     const remote = soaAnswer.soa;
     const remoteSerial = soaTimers(remote.rdata).serial;
     if (held !== undefined) {
@@ -369,7 +367,7 @@ export class Secondaries {
     let records: XfrRr[] | undefined;
     if (held !== undefined) {
       try {
-        const r = await this.exchange(p, z.key, QTYPE_IXFR, key, held);
+        const r = await this.exchange(p, z.key, TYPE_IXFR, key, held);
         if (r.result === undefined) throw new XfrReadError('XFR_NO_SOA', 'no answer');
         if (r.result.kind === 'incremental') {
           records = applyIxfr(this.heldRecords(z), r.result.steps);
@@ -386,7 +384,7 @@ export class Secondaries {
       }
     }
     if (records === undefined) {
-      const r = await this.exchange(p, z.key, QTYPE_AXFR, key);
+      const r = await this.exchange(p, z.key, TYPE_AXFR, key);
       if (r.result?.kind !== 'full') throw new XfrReadError('XFR_NO_SOA', 'AXFR without records');
       records = [...r.result.records];
     }
@@ -483,7 +481,7 @@ export class Secondaries {
     const reader = new XfrReader(
       originKey,
       id,
-      qtype === QTYPE_SOA ? QTYPE_AXFR : qtype,
+      qtype === TYPE_SOA ? TYPE_AXFR : qtype,
       held && soaTimers(held.rdata).serial,
     );
     return tcpExchange(
@@ -494,7 +492,7 @@ export class Secondaries {
       (msg, index) => {
         const fault = verifier?.check(msg, index);
         if (fault) throw new XfrReadError(fault.code, fault.message);
-        if (qtype === QTYPE_SOA) return soaOnly(msg, reader);
+        if (qtype === TYPE_SOA) return soaOnly(msg, reader);
         return reader.push(msg);
       },
       () => {
@@ -502,7 +500,7 @@ export class Secondaries {
         if (fault) throw new XfrReadError(fault.code, fault.message);
       },
     ).then(() => {
-      if (qtype === QTYPE_SOA) return { soa: soaOf(reader), result: undefined };
+      if (qtype === TYPE_SOA) return { soa: soaOf(reader), result: undefined };
       const result = reader.result();
       return { soa: result.soa, result };
     });

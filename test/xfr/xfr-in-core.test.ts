@@ -7,14 +7,8 @@
  */
 import * as dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import {
-  applyIxfr,
-  QTYPE_AXFR,
-  QTYPE_IXFR,
-  transferRequest,
-  XfrReader,
-  type XfrRr,
-} from '../../src/core/xfr/read.ts';
+import { TYPE_AXFR, TYPE_IXFR } from '../../src/core/rr/types.ts';
+import { applyIxfr, transferRequest, XfrReader, type XfrRr } from '../../src/core/xfr/read.ts';
 import { readTsig, TsigSigner, TsigStreamVerifier, type TsigKey } from '../../src/core/xfr/tsig.ts';
 import { nameKey } from '../../src/core/wire/name.ts';
 import { nodeHmac } from '../../src/server/tsig.ts';
@@ -93,7 +87,7 @@ describe('XfrReader', () => {
       ...rdata,
     ]);
     const m3 = msg([mx('c'), soa(5)]);
-    const r = read(QTYPE_AXFR, [m1, m2, m3]);
+    const r = read(TYPE_AXFR, [m1, m2, m3]);
     expect(r.kind).toBe('full');
     if (r.kind !== 'full') return;
     expect(r.records.map((x) => x.type)).toEqual([6, 1, 15, 15]);
@@ -102,12 +96,12 @@ describe('XfrReader', () => {
   });
 
   it('reads IXFR steps and applies them', () => {
-    const whole = read(QTYPE_AXFR, [
+    const whole = read(TYPE_AXFR, [
       msg([soa(1), a('a', '192.0.2.1'), a('b', '192.0.2.2'), soa(1)]),
     ]);
     const held: XfrRr[] = whole.kind === 'full' ? [...whole.records] : [];
     const r = read(
-      QTYPE_IXFR,
+      TYPE_IXFR,
       [
         msg([soa(3), soa(1), a('a', '192.0.2.1'), soa(2), a('c', '192.0.2.3')]),
         msg([soa(2), soa(3), a('d', '192.0.2.4'), soa(3)]),
@@ -125,15 +119,15 @@ describe('XfrReader', () => {
       [1, 'd'],
     ]);
     // A deletion of a record the zone does not hold breaks the chain.
-    const bad = read(QTYPE_IXFR, [msg([soa(2), soa(1), a('zz', '192.0.2.9'), soa(2), soa(2)])], 1);
+    const bad = read(TYPE_IXFR, [msg([soa(2), soa(1), a('zz', '192.0.2.9'), soa(2), soa(2)])], 1);
     expect(bad.kind).toBe('incremental');
     const steps = bad.kind === 'incremental' ? bad.steps : [];
     expect(codeOf(() => applyIxfr(held, steps))).toBe('XFR_IXFR_SEQUENCE');
   });
 
   it('a single SOA at or below our serial is "current"; an AXFR-style IXFR answer is a whole zone', () => {
-    expect(read(QTYPE_IXFR, [msg([soa(4)])], 4).kind).toBe('current');
-    expect(read(QTYPE_IXFR, [msg([soa(5), a('a', '192.0.2.1'), soa(5)])], 4).kind).toBe('full');
+    expect(read(TYPE_IXFR, [msg([soa(4)])], 4).kind).toBe('current');
+    expect(read(TYPE_IXFR, [msg([soa(5), a('a', '192.0.2.1'), soa(5)])], 4).kind).toBe('full');
   });
 
   it.each([
@@ -158,13 +152,13 @@ describe('XfrReader', () => {
     ],
     ['a stream that ends early', [msg([soa(5), a('a', '192.0.2.1')])], 'XFR_CUT_SHORT'],
   ])('%s: %s', (_what, messages, code) => {
-    expect(codeOf(() => read(QTYPE_AXFR, messages))).toBe(code);
+    expect(codeOf(() => read(TYPE_AXFR, messages))).toBe(code);
   });
 
   it('an IXFR request carries our SOA in the authority section', () => {
-    const held = read(QTYPE_AXFR, [msg([soa(9), soa(9)])]) as { soa: XfrRr };
+    const held = read(TYPE_AXFR, [msg([soa(9), soa(9)])]) as { soa: XfrRr };
     const req = dnsPacket.decode(
-      Buffer.from(transferRequest(nameKey(ORIGIN), QTYPE_IXFR, 3, held.soa)),
+      Buffer.from(transferRequest(nameKey(ORIGIN), TYPE_IXFR, 3, held.soa)),
     );
     expect(req.questions![0]).toMatchObject({ name: 'x.test', type: 'IXFR' });
     const auth = req.authorities![0] as { data?: { serial: number } };
@@ -175,7 +169,7 @@ describe('XfrReader', () => {
 describe('TsigStreamVerifier (RFC 8945 section 5.3.1)', () => {
   const now = 1_800_000_000;
   const request = new TsigSigner(KEY, nodeHmac, now, undefined).sign(
-    transferRequest(nameKey(ORIGIN), QTYPE_AXFR, 7),
+    transferRequest(nameKey(ORIGIN), TYPE_AXFR, 7),
   );
   const requestMac = (readTsig(request) as { mac: Uint8Array }).mac;
 

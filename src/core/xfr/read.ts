@@ -19,10 +19,7 @@
 import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';
 import { soaSerialOf } from './records.ts';
-
-export const QTYPE_SOA = 6;
-export const QTYPE_IXFR = 251;
-export const QTYPE_AXFR = 252;
+import { TYPE_IXFR, TYPE_SOA } from '../rr/types.ts';
 
 /** One record of a transfer: owner key (lowercased wire name), type, class, TTL, uncompressed RDATA. */
 export interface XfrRr {
@@ -274,7 +271,7 @@ export class XfrReader {
   }
 
   private isSoa(r: XfrRr): boolean {
-    return r.type === QTYPE_SOA && r.key === this.originKey;
+    return r.type === TYPE_SOA && r.key === this.originKey;
   }
 
   private record(r: XfrRr, single: boolean): void {
@@ -283,12 +280,12 @@ export class XfrReader {
         if (!this.isSoa(r))
           throw new XfrReadError('XFR_NO_SOA', 'the first record is not the zone SOA');
         this.first = r;
-        if (this.qtype === QTYPE_IXFR && single) {
+        if (this.qtype === TYPE_IXFR && single) {
           // RFC 1995 section 2: a single SOA: the client is current.
           const c = this.clientSerial;
           if (c !== undefined && serialCompare(serialOf(r), c) <= 0) this.phase = 'done';
           else this.phase = 'second';
-        } else this.phase = this.qtype === QTYPE_IXFR ? 'second' : 'full';
+        } else this.phase = this.qtype === TYPE_IXFR ? 'second' : 'full';
         return;
       case 'second':
         if (this.isSoa(r) && !sameRr(r, this.first!)) {
@@ -299,7 +296,7 @@ export class XfrReader {
         this.phase = 'full';
         return this.record(r, false);
       case 'full':
-        if (r.type === QTYPE_SOA && r.key === this.originKey) {
+        if (r.type === TYPE_SOA && r.key === this.originKey) {
           if (!sameRr(r, this.first!))
             throw new XfrReadError(
               'XFR_SOA_MISMATCH',
@@ -363,7 +360,7 @@ export class XfrReader {
       }));
       return { kind: 'incremental', soa, steps };
     }
-    if (this.records.length === 0 && this.qtype === QTYPE_IXFR) return { kind: 'current', soa };
+    if (this.records.length === 0 && this.qtype === TYPE_IXFR) return { kind: 'current', soa };
     return { kind: 'full', soa, records: [soa, ...this.records] };
   }
 }
@@ -378,7 +375,7 @@ export function applyIxfr(records: readonly XfrRr[], steps: readonly XfrStep[]):
   const map = new Map<string, XfrRr>();
   let soa: XfrRr | undefined;
   for (const r of records) {
-    if (r.type === QTYPE_SOA) soa = r;
+    if (r.type === TYPE_SOA) soa = r;
     else map.set(id(r), r);
   }
   for (const s of steps) {
@@ -425,13 +422,13 @@ export function transferRequest(
   const out: number[] = [id >>> 8, id & 0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
   putKey(out, originKey);
   out.push(qtype >>> 8, qtype & 0xff, 0, 1);
-  if (qtype === QTYPE_IXFR && soa !== undefined) {
+  if (qtype === TYPE_IXFR && soa !== undefined) {
     out[9] = 1;
     out.push(
       0xc0,
       12,
       0,
-      QTYPE_SOA,
+      TYPE_SOA,
       0,
       1,
       0,
