@@ -405,17 +405,13 @@ export class ZoneReloader {
       keep();
       return 'failed';
     }
-    if (prev && !due && source === file && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
+    const direct = source === file;
+    if (prev && !due && direct && prev.mtimeMs === st.mtimeMs && prev.size === st.size) {
       keep();
       return 'unchanged';
     }
     // A change seen by --watch may be a file still being written: wait for a whole one.
-    if (
-      watching &&
-      source === file &&
-      this.incompleteTries < 20 &&
-      (await looksIncomplete(file, st))
-    ) {
+    if (watching && direct && this.incompleteTries < 20 && (await looksIncomplete(file, st))) {
       log.info('zone_incomplete', { file, note: 'still being written? retrying shortly' });
       keep();
       return 'incomplete';

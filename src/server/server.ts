@@ -460,6 +460,41 @@ async function zoneServices(
   return { transfers, history, secondaries, reloader };
 }
 
+/** The answering threads beyond this one (`--workers`), given the zone set served now; `fail` undoes the start. */
+async function startThreads(
+  options: StartOptions,
+  engine: Engine,
+  engineOptions: Partial<EngineOptions>,
+  l: Listeners,
+  workers: number,
+  fail: () => Promise<unknown>,
+): Promise<AnswerThreads> {
+  const { config, log } = options;
+  const ports = l.udp.map((u) => u.port);
+  const logFormat = options.logFormat ?? 'json';
+  const threads = AnswerThreads.start({
+    count: workers - 1,
+    config,
+    ports,
+    engineOptions,
+    logFormat,
+  });
+  await threads.setZones(engine.zoneEntries, engine.unavailable);
+  try {
+    await threads.ready();
+  } catch (e) {
+    await Promise.all([fail(), threads.close()]);
+    throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
+  }
+  log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
+  if (config.allowTransfer.length > 0) {
+    log.warn('transfers_one_worker', {
+      note: 'zone transfers are served by the first worker only: with --workers > 1 a transfer that reaches another thread is REFUSED (run the hidden primary with one worker)',
+    });
+  }
+  return threads;
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
@@ -514,22 +549,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw e;
   }
   if (workers > 1) {
-    const ports = l.udp.map((u) => u.port);
-    const logFormat = options.logFormat ?? 'json';
-    threads = AnswerThreads.start({ count: workers - 1, config, ports, engineOptions, logFormat });
-    await threads.setZones(engine.zoneEntries, engine.unavailable);
-    try {
-      await threads.ready();
-    } catch (e) {
-      await Promise.all([stop(), l.close(), threads.close()]);
-      throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
-    }
-    log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
-    if (config.allowTransfer.length > 0) {
-      log.warn('transfers_one_worker', {
-        note: 'zone transfers are served by the first worker only: with --workers > 1 a transfer that reaches another thread is REFUSED (run the hidden primary with one worker)',
-      });
-    }
+    threads = await startThreads(options, engine, engineOptions, l, workers, () =>
+      Promise.all([stop(), l.close()]),
+    );
   }
   await secondaries?.start();
   if (secondaries && workers > 1) log.warn('notify_one_worker', { note: NOTIFY_ONE_WORKER });
