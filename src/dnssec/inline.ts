@@ -15,11 +15,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { buildZone } from '../core/zone/build.ts';
-import { signZone, soaSerial } from '../core/dnssec/sign-zone.ts';
+import { signingPlan, soaSerial } from '../core/dnssec/sign-zone.ts';
 import { KeyError, readZoneKeys } from './keys.ts';
 import { zoneRecords } from './sign.ts';
+import { signChunks } from './parallel-sign.ts';
 import { loadZoneFile, type LoadOptions } from '../zonefile/load.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
@@ -116,7 +117,7 @@ export async function signLoadedZone(
     previousSerial === undefined ? fileSerial : laterSerial(fileSerial, (previousSerial + 1) >>> 0);
   let built;
   try {
-    const r = signZone(zoneRecords(zone), {
+    const plan = signingPlan(zoneRecords(zone), {
       origin: zone.origin,
       keys,
       denial: o.nsec3 ? 'nsec3' : 'nsec',
@@ -126,7 +127,11 @@ export async function signLoadedZone(
       random: Math.random,
       serial,
     });
-    built = { ...buildZone(r.records, { origin: zone.origin }), rrsets: r.signed };
+    const records: ResourceRecord[] = [];
+    const signed = await signChunks(plan, keys, (rrs) => {
+      for (const r of rrs) records.push(r);
+    });
+    built = { ...buildZone(records, { origin: zone.origin }), rrsets: signed };
   } catch (e) {
     return failure('DNSSEC_SIGN_FAILED', `signing ${zone.origin}: ${(e as Error).message}`);
   }

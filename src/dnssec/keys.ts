@@ -42,6 +42,8 @@ export function algorithmOf(text: string): number | undefined {
 
 export interface LoadedKey extends ZoneSigningKey {
   readonly tag: number;
+  /** For signing threads (`parallel-sign.ts`). */
+  readonly privateKey: KeyObject;
   /** `K<zone>+<alg>+<tag>` */
   readonly basename: string;
 }
@@ -73,7 +75,7 @@ export function derToRawSignature(der: Uint8Array, size: number): Uint8Array {
 }
 
 /** The signing function of a private key for an algorithm. */
-function signer(alg: number, key: KeyObject): (data: Uint8Array) => Uint8Array {
+export function signer(alg: number, key: KeyObject): (data: Uint8Array) => Uint8Array {
   if (alg === ALG_ECDSAP256SHA256)
     // RFC 6605 section 4: the signature is r | s, 32 octets each. Signing to DER
     // with the key object itself and converting is about twice as fast in
@@ -102,7 +104,15 @@ function makeKey(origin: string, flags: number, alg: number, key: KeyObject): Lo
   const publicKey = publicField(alg, key);
   const tag = keyTag(dnskeyRdata(flags, alg, publicKey));
   const basename = `K${origin}+${String(alg).padStart(3, '0')}+${String(tag).padStart(5, '0')}`;
-  return { flags, algorithm: alg, publicKey, sign: signer(alg, key), tag, basename };
+  return {
+    flags,
+    algorithm: alg,
+    publicKey,
+    sign: signer(alg, key),
+    privateKey: key,
+    tag,
+    basename,
+  };
 }
 
 /** The private key in a `.private` file's fields. */

@@ -4,12 +4,13 @@
  * each signing (above the input's and the previous output's).
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import type { ResourceRecord, Zone } from '../core/zone/model.ts';
-import { signZone, soaSerial } from '../core/dnssec/sign-zone.ts';
-import { writeZone } from '../core/zone/writer.ts';
+import { signingPlan, soaSerial, type SigningChunk } from '../core/dnssec/sign-zone.ts';
+import { rrToPresentation } from '../core/zone/writer.ts';
 import { loadZoneFile } from '../zonefile/load.ts';
-import { KeyError, readZoneKeys } from './keys.ts';
+import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
+import { signChunks } from './parallel-sign.ts';
 
 export interface SignFileOptions {
   readonly keysDir: string;
@@ -20,6 +21,10 @@ export interface SignFileOptions {
   /** Seconds since the epoch (default: now). */
   readonly now?: number;
   readonly validityDays?: number;
+  /** Signing threads (default: the cores available; 1 signs in this thread). */
+  readonly threads?: number;
+  /** [0, 1), for the expiration jitter (default Math.random). */
+  readonly random?: () => number;
 }
 
 export interface SignFileResult {
@@ -30,20 +35,56 @@ export interface SignFileResult {
   readonly records: number;
 }
 
-/** Every record of a loaded zone, as plain objects. */
-export function zoneRecords(zone: Zone): ResourceRecord[] {
-  const out: ResourceRecord[] = [];
+/** Every record of a loaded zone. */
+export function* zoneRecords(zone: Zone): Generator<ResourceRecord> {
   for (const node of zone.nodes.values())
-    for (const set of node.rrsets.values())
-      for (const r of set.records)
-        out.push({ owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata: r.rdata });
-  return out;
+    for (const set of node.rrsets.values()) yield* set.records;
 }
 
 /** RFC 1982 serial arithmetic: the later of two serials. */
 function laterSerial(a: number, b: number): number {
   const d = (b - a) >>> 0;
   return d !== 0 && d < 0x80000000 ? b : a;
+}
+
+/**
+ * Sign and write out owner by owner, as `writeZone` would print the whole
+ * signed zone, into a temporary file renamed over `out` at the end (a
+ * failed signing leaves the previous output in place).
+ */
+async function writeSigned(
+  out: string,
+  plan: Iterable<SigningChunk>,
+  keys: readonly LoadedKey[],
+  threads: number | undefined,
+): Promise<{ signed: number; records: number }> {
+  const tmp = `${out}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w');
+  let text = '';
+  let records = 0;
+  try {
+    const signed = await signChunks(
+      plan,
+      keys,
+      async (rrs) => {
+        for (const rr of rrs) text += rrToPresentation(rr) + '\n';
+        records += rrs.length;
+        if (text.length < 1 << 20) return;
+        const t = text;
+        text = '';
+        await fh.write(t);
+      },
+      threads !== undefined ? { threads } : {},
+    );
+    await fh.write(text);
+    await fh.close();
+    await rename(tmp, out);
+    return { signed, records };
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw e;
+  }
 }
 
 export async function signZoneFile(file: string, o: SignFileOptions): Promise<SignFileResult> {
@@ -65,22 +106,22 @@ export async function signZoneFile(file: string, o: SignFileOptions): Promise<Si
   }
   serial = (serial + 1) >>> 0;
   const now = o.now ?? Math.floor(Date.now() / 1000);
-  const r = signZone(zoneRecords(zone), {
+  const plan = signingPlan(zoneRecords(zone), {
     origin: zone.origin,
     keys,
     denial: o.nsec3 ? 'nsec3' : 'nsec',
     optOut: o.optOut,
     now,
     validity: (o.validityDays ?? 30) * 86400,
-    random: Math.random,
+    random: o.random ?? Math.random,
     serial,
   });
-  await writeFile(o.out, writeZone(r.records));
+  const written = await writeSigned(o.out, plan, keys, o.threads);
   return {
     origin: zone.origin,
     serial,
     keys: keys.map((k) => k.basename),
-    rrsets: r.signed,
-    records: r.records.length,
+    rrsets: written.signed,
+    records: written.records,
   };
 }

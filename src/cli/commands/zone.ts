@@ -294,7 +294,7 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 const SIGN_HELP = `Usage: lexroute zone sign <file> --keys DIR [--nsec3] [--opt-out] [-o OUT]
-                         [--origin NAME] [--validity DAYS]
+                         [--origin NAME] [--validity DAYS] [--threads N]
 
 Sign a zone with DNSSEC (RFC 4033-4035): the zone's keys are the
 K<zone>+<alg>+<id>.private files (and their .key files) in DIR, made by
@@ -308,7 +308,10 @@ Signatures start an hour ago and end after --validity days (default 30),
 less a random jitter of up to an eighth of it, so they do not all expire
 together. The SOA serial is raised by one above the input's and the
 previous output's. The output (default <file>.signed) loads in
-"lexroute serve", BIND, Knot and NSD, and passes dnssec-verify.
+"lexroute serve", BIND, Knot and NSD, and passes dnssec-verify. It is
+written as it is signed, into a temporary file renamed at the end. The
+signatures are made on --threads worker threads (default: one per core);
+any number gives the same records.
 
 Options:
   --keys DIR      folder of the zone's key files (required)
@@ -317,6 +320,8 @@ Options:
   -o, --out FILE  output file (default: <file>.signed)
   --origin NAME   zone apex (default: from the file, as zone check)
   --validity DAYS signature validity (default 30)
+  --threads N     signing threads (default: the cores available; 1 signs in
+                  the main thread)
   -h, --help      show this help
 
 Exit codes: 0 signed, 1 the zone or a key is invalid, 2 usage error.
@@ -347,6 +352,7 @@ async function sign(argv: readonly string[], io: CliIo): Promise<number> {
     out: { type: 'string', short: 'o' },
     origin: { type: 'string' },
     validity: { type: 'string' },
+    threads: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -359,6 +365,9 @@ async function sign(argv: readonly string[], io: CliIo): Promise<number> {
   const validity = values.validity === undefined ? 30 : Number(values.validity);
   if (!Number.isInteger(validity) || validity < 1 || validity > 3650)
     throw new UsageError('--validity takes a number of days from 1 to 3650');
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > 256))
+    throw new UsageError('--threads takes a number from 1 to 256');
   const file = positionals[0]!;
   try {
     const r = await signZoneFile(file, {
@@ -367,6 +376,7 @@ async function sign(argv: readonly string[], io: CliIo): Promise<number> {
       nsec3: values.nsec3 === true,
       optOut: values['opt-out'] === true,
       validityDays: validity,
+      ...(threads !== undefined ? { threads } : {}),
       ...(values.origin !== undefined ? { origin: values.origin } : {}),
     });
     io.out(

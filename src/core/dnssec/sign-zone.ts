@@ -11,6 +11,7 @@
  */
 import type { ResourceRecord } from '../zone/model.ts';
 import { keySortKey } from '../zone/dnssec.ts';
+import { canonicalSortKey } from '../zone/names.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../wire/name.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 import {
@@ -76,10 +77,44 @@ export interface SignZoneResult {
   readonly signed: number;
 }
 
-/** Sign a zone's records (earlier RRSIG/NSEC/NSEC3/NSEC3PARAM are dropped and remade). */
-export function signZone(input: readonly ResourceRecord[], o: SignZoneOptions): SignZoneResult {
+/** One signature to make, for one RRSIG of a chunk. */
+export interface SignatureJob {
+  /** Index of the signing key in the options' `keys`. */
+  readonly key: number;
+  /** Index of the RRSIG in the chunk's `records`. */
+  readonly at: number;
+  /** RRSIG RDATA before the signature (RFC 4034 section 3.1). */
+  readonly header: Uint8Array;
+  /** What the key signs (RFC 4034 section 3.1.8.1). */
+  readonly data: Uint8Array;
+}
+
+/**
+ * One owner name of the signed zone: its records in output order (at the
+ * apex the SOA first; then types ascending, records in file order), where
+ * each RRSIG named by a job holds only its header until the signature is
+ * appended (`completeSignature`).
+ */
+export interface SigningChunk {
+  readonly records: ResourceRecord[];
+  readonly jobs: readonly SignatureJob[];
+  /** RRsets of this owner that get signatures. */
+  readonly signed: number;
+}
+
+/**
+ * The signed zone as a sequence of owners in DNSSEC canonical order (the
+ * order `writeZone` prints), each with the signatures still to make. The
+ * random expiration jitter is drawn as the chunks are produced, so any way
+ * of making the signatures (here, in workers) gives the same records.
+ * Earlier RRSIG/NSEC/NSEC3/NSEC3PARAM records are dropped and remade.
+ */
+export function signingPlan(
+  input: Iterable<ResourceRecord>,
+  o: SignZoneOptions,
+): Iterable<SigningChunk> {
   const originKey = nameKey(o.origin);
-  const owners = groupOwners(input.filter((r) => !DNSSEC_TYPES.has(r.type)));
+  const owners = groupOwners(input);
   const apex = owners.get(originKey);
   const soa = apex?.sets.get(T_SOA)?.[0];
   if (!apex || !soa) throw new Error(`no SOA at ${o.origin}`);
@@ -97,12 +132,37 @@ export function signZone(input: readonly ResourceRecord[], o: SignZoneOptions): 
   const auth = [...owners.values()].filter((w) => !belowCut(w.key));
   if (o.denial === 'nsec') addNsecChain(owners, auth, cuts, negTtl);
   else addNsec3Chain(owners, auth, cuts, originKey, negTtl, o);
-  return signAll(owners, cuts, o, belowCut);
+  return chunks(owners, cuts, o, belowCut);
 }
 
-function groupOwners(records: readonly ResourceRecord[]): Map<string, Owner> {
+/** The RRSIG RDATA of a job with its signature. */
+export function completeSignature(job: SignatureJob, signature: Uint8Array): Uint8Array {
+  const rdata = new Uint8Array(job.header.length + signature.length);
+  rdata.set(job.header);
+  rdata.set(signature, job.header.length);
+  return rdata;
+}
+
+/** Sign a zone's records in this thread, with each key's `sign`. */
+export function signZone(input: Iterable<ResourceRecord>, o: SignZoneOptions): SignZoneResult {
+  const records: ResourceRecord[] = [];
+  let signed = 0;
+  for (const chunk of signingPlan(input, o)) {
+    for (const job of chunk.jobs) {
+      const r = chunk.records[job.at]!;
+      const rdata = completeSignature(job, o.keys[job.key]!.sign(job.data));
+      chunk.records[job.at] = { owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
+    }
+    for (const r of chunk.records) records.push(r);
+    signed += chunk.signed;
+  }
+  return { records, signed };
+}
+
+function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
   const owners = new Map<string, Owner>();
   for (const r of records) {
+    if (DNSSEC_TYPES.has(r.type)) continue;
     const key = nameKey(r.owner);
     let w = owners.get(key);
     if (!w) owners.set(key, (w = { key, name: keyToName(key), sets: new Map() }));
@@ -224,58 +284,95 @@ function compareHash(a: Uint8Array, b: Uint8Array): number {
   return 0;
 }
 
-function signAll(
+interface Signers {
+  readonly o: SignZoneOptions;
+  readonly forKeys: readonly { readonly index: number; readonly tag: number }[];
+  readonly forData: readonly { readonly index: number; readonly tag: number }[];
+  readonly validity: number;
+  readonly jitter: number;
+  readonly inception: number;
+}
+
+function signers(o: SignZoneOptions): Signers {
+  const tagged = (ksk: boolean) =>
+    o.keys
+      .map((k, index) => ({ k, index }))
+      .filter(({ k }) => (k.flags === FLAGS_KSK) === ksk)
+      .map(({ k, index }) => ({
+        index,
+        tag: keyTag(dnskeyRdata(k.flags, k.algorithm, k.publicKey)),
+      }));
+  const ksks = tagged(true);
+  const zsks = tagged(false);
+  const validity = o.validity ?? 30 * 86400;
+  return {
+    o,
+    forKeys: ksks.length ? ksks : zsks,
+    forData: zsks.length ? zsks : ksks,
+    validity,
+    jitter: o.jitter ?? Math.floor(validity / 8),
+    inception: o.now - (o.backdate ?? 3600),
+  };
+}
+
+/** The owners in canonical order, each as a chunk (glue and non-authoritative cut data unsigned). */
+function* chunks(
   owners: Map<string, Owner>,
   cuts: ReadonlySet<string>,
   o: SignZoneOptions,
   belowCut: (key: string) => boolean,
-): SignZoneResult {
-  const ksks = o.keys.filter((k) => k.flags === FLAGS_KSK);
-  const zsks = o.keys.filter((k) => k.flags !== FLAGS_KSK);
-  const tagged = (ks: readonly ZoneSigningKey[]) =>
-    ks.map((k) => ({ k, tag: keyTag(dnskeyRdata(k.flags, k.algorithm, k.publicKey)) }));
-  const forKeys = tagged(ksks.length ? ksks : zsks);
-  const forData = tagged(zsks.length ? zsks : ksks);
-  const validity = o.validity ?? 30 * 86400;
-  const jitter = o.jitter ?? Math.floor(validity / 8);
-  const inception = o.now - (o.backdate ?? 3600);
-  const out: ResourceRecord[] = [];
+): Generator<SigningChunk> {
+  const s = signers(o);
+  const order = [...owners.values()].map((w) => ({ w, s: canonicalSortKey(w.name) }));
+  order.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+  for (let i = 0; i < order.length; i++) {
+    const w = order[i]!.w;
+    order[i] = undefined as never;
+    owners.delete(w.key);
+    yield ownerChunk(w, belowCut(w.key), cuts.has(w.key), s);
+  }
+}
+
+interface Entry {
+  readonly rr: ResourceRecord;
+  readonly job?: Omit<SignatureJob, 'at'>;
+}
+
+function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningChunk {
+  const entries: Entry[] = [];
   let signed = 0;
-  for (const w of owners.values()) {
-    const glue = belowCut(w.key);
-    for (const [type, set] of w.sets) {
-      const ttl = Math.min(...set.map((r) => r.ttl));
-      for (const r of set)
-        out.push({ owner: r.owner, type: r.type, class: r.class, ttl, rdata: r.rdata });
-      if (glue || (cuts.has(w.key) && type !== T_DS && type !== T_NSEC)) continue;
-      signed++;
-      const expiration = o.now + validity - Math.floor(o.random() * jitter);
-      for (const { k, tag } of type === T_DNSKEY ? forKeys : forData) {
-        const header = rrsigHeaderBytes({
-          typeCovered: type,
-          algorithm: k.algorithm,
-          labels: rrsigLabels(w.key),
-          originalTtl: ttl,
-          expiration,
-          inception,
-          keyTag: tag,
-          signer: o.origin,
-        });
-        const data = signingInput(
-          header,
-          w.key,
-          type,
-          1,
-          ttl,
-          set.map((r) => r.rdata),
-        );
-        const sig = k.sign(data);
-        const rdata = new Uint8Array(header.length + sig.length);
-        rdata.set(header);
-        rdata.set(sig, header.length);
-        out.push({ owner: w.name, type: T_RRSIG, class: 1, ttl, rdata });
-      }
+  for (const [type, set] of w.sets) {
+    let ttl = set[0]!.ttl;
+    for (const r of set) if (r.ttl < ttl) ttl = r.ttl;
+    for (const r of set)
+      entries.push({ rr: { owner: r.owner, type: r.type, class: r.class, ttl, rdata: r.rdata } });
+    if (glue || (cut && type !== T_DS && type !== T_NSEC)) continue;
+    signed++;
+    const expiration = s.o.now + s.validity - Math.floor(s.o.random() * s.jitter);
+    const rdatas = set.map((r) => r.rdata);
+    for (const { index, tag } of type === T_DNSKEY ? s.forKeys : s.forData) {
+      const header = rrsigHeaderBytes({
+        typeCovered: type,
+        algorithm: s.o.keys[index]!.algorithm,
+        labels: rrsigLabels(w.key),
+        originalTtl: ttl,
+        expiration,
+        inception: s.inception,
+        keyTag: tag,
+        signer: s.o.origin,
+      });
+      const data = signingInput(header, w.key, type, 1, ttl, rdatas);
+      const rr = { owner: w.name, type: T_RRSIG, class: 1, ttl, rdata: header };
+      entries.push({ rr, job: { key: index, header, data } });
     }
   }
-  return { records: out, signed };
+  // As writeZone prints: the SOA first, then types ascending, file order within a type.
+  const rank = (r: ResourceRecord) => (r.type === T_SOA ? -1 : r.type);
+  entries.sort((a, b) => rank(a.rr) - rank(b.rr));
+  const jobs: SignatureJob[] = [];
+  const records = entries.map((e, at) => {
+    if (e.job) jobs.push({ ...e.job, at });
+    return e.rr;
+  });
+  return { records, jobs, signed };
 }

@@ -1,0 +1,182 @@
+/**
+ * Making a zone's signatures on several cores. The signing plan
+ * (`signingPlan` in the core) is walked in this thread: it groups, chains
+ * and hashes, draws the expiration jitter and builds each RRSIG's signing
+ * input, owner by owner in canonical order. The signing inputs go in
+ * batches to worker threads (`sign-worker.ts`) that hold the private keys,
+ * since the node:crypto sign calls are most of the time. Completed owners
+ * come back in plan order, so the result is the same records as signing in
+ * one thread (`signZone`), and a caller can write them out as they come
+ * instead of holding the signed zone.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { ResourceRecord } from '../core/zone/model.ts';
+import { completeSignature, type SigningChunk } from '../core/dnssec/sign-zone.ts';
+import type { LoadedKey } from './keys.ts';
+import type { SignBatch, SignedBatch, SignWorkerInit } from './sign-worker.ts';
+
+export interface ParallelSignOptions {
+  /** Signing threads; 0 or 1 signs in this thread. Default: the cores available. */
+  readonly threads?: number;
+  /** Signatures per batch handed to a thread (default 2048). */
+  readonly batch?: number;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './sign-worker.ts' : './sign-worker.js',
+  import.meta.url,
+);
+
+/** The default number of signing threads. */
+export function defaultSigningThreads(): number {
+  return availableParallelism();
+}
+
+class SignerPool {
+  private readonly workers: Worker[] = [];
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: SignedBatch) => void; reject: (e: Error) => void }
+  >();
+  private nextId = 1;
+  private turn = 0;
+
+  constructor(keys: readonly LoadedKey[], threads: number) {
+    const init: SignWorkerInit = {
+      keys: keys.map((k) => ({
+        algorithm: k.algorithm,
+        pkcs8: new Uint8Array(k.privateKey.export({ format: 'der', type: 'pkcs8' })),
+      })),
+    };
+    for (let i = 0; i < threads; i++) {
+      const w = new Worker(WORKER_URL, { workerData: init });
+      w.on('message', (r: SignedBatch) => {
+        const p = this.pending.get(r.id);
+        this.pending.delete(r.id);
+        if (r.error !== undefined) p?.reject(new Error(`signing thread: ${r.error}`));
+        else p?.resolve(r);
+      });
+      w.on('error', (e) => this.failAll(e));
+      w.on('exit', (code) =>
+        this.failAll(new Error(`a signing thread stopped (exit code ${code})`)),
+      );
+      this.workers.push(w);
+    }
+  }
+
+  private failAll(e: Error): void {
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+
+  sign(batch: Omit<SignBatch, 'id'>): Promise<SignedBatch> {
+    const id = this.nextId++;
+    const w = this.workers[this.turn++ % this.workers.length]!;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const buffers = [batch.keys.buffer, batch.offsets.buffer, batch.data.buffer] as ArrayBuffer[];
+      w.postMessage({ id, ...batch }, buffers);
+    });
+  }
+
+  async close(): Promise<void> {
+    const ws = this.workers.splice(0);
+    for (const w of ws) w.removeAllListeners('exit');
+    await Promise.all(ws.map((w) => w.terminate()));
+  }
+}
+
+/** The signing inputs of some chunks, laid out for a thread. */
+function packBatch(chunks: readonly SigningChunk[]): Omit<SignBatch, 'id'> {
+  let n = 0;
+  let size = 0;
+  for (const c of chunks)
+    for (const j of c.jobs) {
+      n++;
+      size += j.data.length;
+    }
+  const keys = new Uint8Array(n);
+  const offsets = new Uint32Array(n + 1);
+  const data = new Uint8Array(size);
+  let i = 0;
+  let at = 0;
+  for (const c of chunks)
+    for (const j of c.jobs) {
+      keys[i] = j.key;
+      offsets[i++] = at;
+      data.set(j.data, at);
+      at += j.data.length;
+    }
+  offsets[n] = at;
+  return { keys, offsets, data };
+}
+
+function fill(r: ResourceRecord, rdata: Uint8Array): ResourceRecord {
+  return { owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
+}
+
+async function signOnPool(pool: SignerPool, chunks: SigningChunk[]): Promise<SigningChunk[]> {
+  const r = await pool.sign(packBatch(chunks));
+  let i = 0;
+  for (const c of chunks)
+    for (const j of c.jobs) {
+      const sig = r.data!.subarray(r.offsets![i]!, r.offsets![i + 1]!);
+      c.records[j.at] = fill(c.records[j.at]!, completeSignature(j, sig));
+      i++;
+    }
+  return chunks;
+}
+
+/**
+ * Make the signatures of a plan's chunks and hand each owner's completed
+ * records to `emit`, in plan order. Returns the number of RRsets signed.
+ */
+export async function signChunks(
+  plan: Iterable<SigningChunk>,
+  keys: readonly LoadedKey[],
+  emit: (records: ResourceRecord[]) => void | Promise<void>,
+  o: ParallelSignOptions = {},
+): Promise<number> {
+  const threads = o.threads ?? defaultSigningThreads();
+  let signed = 0;
+  if (threads <= 1) {
+    for (const c of plan) {
+      for (const j of c.jobs)
+        c.records[j.at] = fill(c.records[j.at]!, completeSignature(j, keys[j.key]!.sign(j.data)));
+      signed += c.signed;
+      await emit(c.records);
+    }
+    return signed;
+  }
+  const size = o.batch ?? 2048;
+  const pool = new SignerPool(keys, threads);
+  const queue: Promise<SigningChunk[]>[] = [];
+  const drainOne = async () => {
+    for (const c of await queue.shift()!) await emit(c.records);
+  };
+  try {
+    let batch: SigningChunk[] = [];
+    let jobs = 0;
+    const send = () => {
+      const p = signOnPool(pool, batch);
+      p.catch(() => undefined); // awaited in order by drainOne
+      queue.push(p);
+      batch = [];
+      jobs = 0;
+    };
+    for (const c of plan) {
+      signed += c.signed;
+      batch.push(c);
+      jobs += c.jobs.length;
+      if (jobs < size) continue;
+      send();
+      if (queue.length >= 2 * threads) await drainOne();
+    }
+    if (batch.length) send();
+    while (queue.length) await drainOne();
+  } finally {
+    await pool.close();
+  }
+  return signed;
+}
