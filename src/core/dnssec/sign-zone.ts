@@ -247,7 +247,8 @@ function addNsec3Chain(
 ): void {
   const salt = o.salt ?? new Uint8Array(0);
   const iterations = o.iterations ?? 0;
-  const names = new Map<string, number[]>();
+  const names: { key: string; types: number[] }[] = [];
+  const ents = new Set<string>();
   for (const w of auth) {
     const cut = cuts.has(w.key);
     // Opt-out: an insecure delegation (no DS) is left out of the chain.
@@ -256,12 +257,15 @@ function addNsec3Chain(
     if (cut) types = w.sets.has(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
     else types = [...w.sets.keys(), T_RRSIG];
     if (w.key === originKey) types.push(T_NSEC3PARAM);
-    names.set(w.key, types);
+    names.push({ key: w.key, types });
     // Empty non-terminals between the name and the apex get an NSEC3 too.
     for (let k = keyParent(w.key); k !== undefined && k.length > originKey.length; k = keyParent(k))
-      if (!names.has(k) && !owners.has(k)) names.set(k, []);
+      if (!owners.has(k) && !ents.has(k)) {
+        ents.add(k);
+        names.push({ key: k, types: [] });
+      }
   }
-  const hashed = [...names].map(([key, types]) => ({
+  const hashed = names.map(({ key, types }) => ({
     hash: nsec3Hash(keyToWire(key), salt, iterations),
     types,
   }));
