@@ -4,7 +4,9 @@
  * signed Italian chain (urn.arpa, nic.it, lex.normattiva.it, each signed
  * with dnssec-signzone and anchored in Unbound) resolves with every step
  * secure; the Brazilian chain ends in an unsigned zone (DNSSEC_INSECURE);
- * the German zone's NAPTR signature is corrupted (DNSSEC_BOGUS).
+ * the German zone's NAPTR signature is corrupted (DNSSEC_BOGUS). Unbound's
+ * own answers are checked first: AD on each NAPTR of the signed chain, no
+ * AD on the unsigned zone, SERVFAIL for the corrupted RRset.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +16,7 @@ import { run } from '../../src/cli/main.ts';
 import { LexClient } from '../../src/client/resolve.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { SAMPLE_ZONES, startTestServer, type Harness } from '../server/harness.ts';
+import { query, SAMPLE_ZONES, startTestServer, type Harness } from '../server/harness.ts';
 import { freePort } from '../server/named.ts';
 import { startUnbound, type Daemon } from '../e2e/daemons.ts';
 import { bindSign, corrupt } from './bind-sign.ts';
@@ -62,6 +64,20 @@ async function resolve(urn: string, ...extra: string[]) {
 }
 
 describe.skipIf(skip !== undefined)('resolve --dnssec through a validating Unbound', () => {
+  it.each([
+    ['lex.urn.arpa.', 0, true],
+    ['lex-nameserver.nic.it.', 0, true],
+    ['it.lex-routing.nic.it.', 0, true],
+    ['lex.normattiva.it.', 0, true],
+    ['lex.example.de.', 0, true],
+    ['lex.senado.gov.br.', 0, false],
+    ['bund.authority.lex.example.de.', 2, false],
+  ] as const)('Unbound: %s NAPTR, rcode %i, AD %s', async (qname, rcode, ad) => {
+    const r = await query(u.port, 'udp', qname, 'NAPTR', { edns: { do: true } });
+    expect(r.rcode).toBe(rcode);
+    expect((r.raw.readUInt16BE(2) & 0x0020) !== 0).toBe(ad);
+  });
+
   it('the signed chain resolves, every step secure', async () => {
     const r = await resolve('urn:lex:it:stato:legge:2000-04-03;56', '--trace');
     expect(r.code, r.out + r.err).toBe(0);
