@@ -5,7 +5,9 @@
 # dnssec-keygen) and the same NSEC3 parameters (RFC 9276: no salt, 0
 # iterations). Wall time, CPU time and peak RSS of each (GNU time), and the
 # ratios lexroute / dnssec-signzone (target <= 1.0 for time). dnssec-signzone
-# runs with its default worker threads (one per core). ldns-signzone (one
+# runs with its default worker threads (one per core), and so does lexroute
+# (signing threads, `zone sign --threads`). With VERIFY=1 (default)
+# dnssec-verify and ldns-verify-zone then check lexroute's output. ldns-signzone (one
 # thread) signs the same file with the same keys as a second baseline when it
 # is installed (ldnsutils). Then `lexroute serve --keys` on the unsigned file:
 # the time from start to the first signed answer (load and inline signing in
@@ -13,6 +15,7 @@
 #
 #   bench/zone-sign.sh                    # 1,000,000 records
 #   RECORDS=100000 bench/zone-sign.sh
+#   VERIFY=0 bench/zone-sign.sh           # without the verification of the output
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${RECORDS:-1000000}
@@ -46,6 +49,18 @@ run() { # name, command...
 echo "zone-sign: $RECORDS NAPTR records, ECDSAP256SHA256 KSK+ZSK, NSEC3 (no salt, 0 iterations)"
 run bind dnssec-signzone -q -K "$TMP/keys" -d "$TMP" -o lex.bench -S -3 - -H 0 -f "$TMP/bind.signed" "$ZONE"
 run lexroute "$NODE" bin/lexroute.js zone sign "$ZONE" --keys "$TMP/keys" --nsec3 -o "$TMP/lexroute.signed"
+if [ "${VERIFY:-1}" = 1 ]; then
+  if command -v dnssec-verify >/dev/null 2>&1; then
+    dnssec-verify -q -o lex.bench. "$TMP/lexroute.signed" >"$TMP/verify.out" 2>&1 \
+      && echo "dnssec-verify accepts lexroute's output" \
+      || { echo "dnssec-verify REJECTS lexroute's output:" >&2; tail -5 "$TMP/verify.out" >&2; exit 1; }
+  fi
+  if command -v ldns-verify-zone >/dev/null 2>&1; then
+    ldns-verify-zone "$TMP/lexroute.signed" >"$TMP/ldns-verify.out" 2>&1 \
+      && echo "ldns-verify-zone accepts lexroute's output" \
+      || { echo "ldns-verify-zone REJECTS lexroute's output:" >&2; tail -5 "$TMP/ldns-verify.out" >&2; exit 1; }
+  fi
+fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 HAVE_LDNS=0
 if command -v ldns-signzone >/dev/null 2>&1; then
