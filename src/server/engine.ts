@@ -42,6 +42,8 @@ import {
   type ParsedQuery,
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
+import { DO_KEY, hotNames, readAnswers, type HotNames } from '../core/zone/answer-pack.ts';
+import { KeyedNodes } from '../core/zone/key-index.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
 import {
   CLASS_CH,
@@ -129,8 +131,8 @@ interface NameEntry {
   extra: number;
 }
 
-/** Added to the type of a DO body in a name's entry (types are 16-bit). */
-const DO_KEY = 0x10000;
+/** Names whose slots `hotNames()` reports (what a reload encodes ahead, in the load worker). */
+const HOT_LIMIT = 20_000;
 
 function entryBody(entry: NameEntry, type: number): EncodedBody | undefined {
   if (entry.type === type) return entry.body;
@@ -277,7 +279,16 @@ export class Engine {
     zones: readonly (Zone | IndexedZone)[],
     unavailable: readonly string[] = [],
   ): Compiled {
-    const indexed = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
+    const given = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
+    // Bodies encoded ahead hold only where the worker assumed the same other zones.
+    const origins = [...given.map((z) => z.originKey), ...unavailable];
+    const indexed = given.map((z) => {
+      if (z.answers === undefined) return z;
+      const others = origins.filter((o) => o !== z.originKey).sort();
+      if (others.join('\n') === z.answers.others.join('\n')) return z;
+      const { answers: _dropped, ...rest } = z;
+      return rest;
+    });
     const set = makeZoneSet(indexed);
     const negatives = new Map<string, Map<number, EncodedBody>>();
     for (const z of indexed) negatives.set(z.originKey, new Map());
@@ -316,8 +327,41 @@ export class Engine {
     const node = z?.nodes.get(key);
     if (z === undefined || node === undefined) return undefined;
     entry = { zone: z, node, type: -1, body: undefined, more: undefined, extra: 0 };
+    if (z.answers !== undefined && z.nodes instanceof KeyedNodes) {
+      // Encoded ahead by the load worker: views into its arena, nothing to build here.
+      const bodies = readAnswers(z.answers, z.nodes.row(key));
+      for (const { slot, body } of bodies ?? []) {
+        setEntryBody(entry, slot, body);
+        if (!node.rrsets.has(slot & 0xffff)) entry.extra++;
+      }
+      if (bodies) this.answersAhead++;
+    }
     state.names.set(key, entry);
     return entry;
+  }
+
+  /** Names whose answers came encoded ahead from the load worker (since the start). */
+  answersAhead = 0;
+
+  /**
+   * The names being asked (those with answers kept), with their slots, for
+   * the next load to encode ahead; bounded to HOT_LIMIT names.
+   */
+  hotNames(): HotNames {
+    const state = this.state;
+    const names = function* () {
+      let n = 0;
+      for (const [key, e] of state.names) {
+        if (e.body === undefined) continue;
+        if (n++ >= HOT_LIMIT) return;
+        yield [key, [e.type, ...(e.more?.keys() ?? [])]] as const;
+      }
+    };
+    return hotNames(
+      names(),
+      [...state.indexed.map((z) => z.originKey), ...state.unavailable],
+      this.options.maxChain,
+    );
   }
 
   private bodyFor(

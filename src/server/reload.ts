@@ -176,6 +176,8 @@ function logLoaded(
     records: zone.size,
     ms,
     ...(r.unniced !== undefined ? { starvedUnnicedAfterMs: r.unniced } : {}),
+    // Names whose answers the load worker encoded ahead (the hot set of the version replaced).
+    ...(r.indexed?.answers ? { answersAhead: r.indexed.answers.names } : {}),
     ...signed,
   });
 }

@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { unpackIndexedZone } from './transfer.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
+import type { HotNames } from '../core/zone/answer-pack.ts';
 import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
 
 /**
@@ -79,6 +80,11 @@ export class BackgroundZoneLoader {
   private readonly options: LoadRequest['options'];
   private readonly timeoutMs: number;
   private closed = false;
+  /**
+   * The names the server is being asked (its engine's hot set), read at each
+   * load: the worker encodes their answers in the new version too.
+   */
+  hot: (() => HotNames | undefined) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
   private tid = 0;
 
@@ -155,7 +161,7 @@ export class BackgroundZoneLoader {
     if (this.closed) throw new Error('the zone loader is closed');
     const w = (this.worker ??= this.start());
     const id = this.nextId++;
-    const req: LoadRequest = {
+    let req: LoadRequest = {
       id,
       file,
       options: this.options,
@@ -163,6 +169,8 @@ export class BackgroundZoneLoader {
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
     };
+    const hot = this.hot?.();
+    if (hot !== undefined && hot.count > 0) req = { ...req, hot };
     const stopWatch = this.watchStarvation();
     let unniced: number | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;

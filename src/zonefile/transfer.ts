@@ -16,6 +16,7 @@ import type { Zone } from '../core/zone/model.ts';
 import { indexZone, type IndexedZone } from '../core/zone/zone-lookup.ts';
 import { keyIndexBuffers, KeyedNodes, type KeyIndexColumns } from '../core/zone/key-index.ts';
 import type { DnssecIndex } from '../core/zone/dnssec.ts';
+import type { PackedAnswers } from '../core/zone/answer-pack.ts';
 import { TYPE_SOA } from '../core/rr/types.ts';
 
 /** A zone as it travels between threads: structured-clonable, with its buffers listed for transfer. */
@@ -30,6 +31,8 @@ export interface PackedZone {
   readonly keys?: KeyIndexColumns;
   /** A signed zone's NSEC/NSEC3 chain (plain data, cloned), built by the sending thread. */
   readonly dnssec?: DnssecIndex;
+  /** Bodies encoded ahead for the hot names (`core/zone/answer-pack.ts`). */
+  readonly answers?: PackedAnswers;
 }
 
 function collect(v: unknown, out: Set<ArrayBuffer>): void {
@@ -50,6 +53,8 @@ export function packZone(
   for (const v of Object.values(fields)) collect(v, buffers);
   collect(zone.order, buffers);
   if (keys) for (const b of keyIndexBuffers(keys)) buffers.add(b);
+  const answers = indexed?.answers;
+  if (answers) collect([answers.at, answers.data], buffers);
   return {
     packed: {
       store: fields,
@@ -59,6 +64,7 @@ export function packZone(
       size: zone.size,
       ...(keys ? { keys } : {}),
       ...(indexed?.dnssec ? { dnssec: indexed.dnssec } : {}),
+      ...(answers ? { answers } : {}),
     },
     transfer: [...buffers],
   };
@@ -71,7 +77,8 @@ export function packZone(
  */
 export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const zone = unpackZone(p);
-  return indexZone(zone, p.keys ? { columns: p.keys, dnssec: p.dnssec } : undefined);
+  const indexed = indexZone(zone, p.keys ? { columns: p.keys, dnssec: p.dnssec } : undefined);
+  return p.answers ? { ...indexed, answers: p.answers } : indexed;
 }
 
 /** The zone again, around the received columns (no record is decoded or copied). */
@@ -110,5 +117,13 @@ export function sharePacked(p: PackedZone): PackedZone {
         Object.entries(p.keys).map(([k, v]) => [k, share(v)]),
       ) as unknown as KeyIndexColumns)
     : undefined;
-  return { ...p, store, order: share(p.order) as Int32Array, ...(keys ? { keys } : {}) };
+  const a = p.answers;
+  const answers = a && { ...a, at: share(a.at) as Int32Array, data: share(a.data) as Uint8Array };
+  return {
+    ...p,
+    store,
+    order: share(p.order) as Int32Array,
+    ...(keys ? { keys } : {}),
+    ...(answers ? { answers } : {}),
+  };
 }

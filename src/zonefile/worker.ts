@@ -15,6 +15,7 @@ import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
 import { packZone, sharePacked, type PackedZone } from './transfer.ts';
 import { indexZone } from '../core/zone/zone-lookup.ts';
+import { precomputeAnswers, type HotNames } from '../core/zone/answer-pack.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
 import {
   keysFingerprint,
@@ -31,6 +32,8 @@ export interface LoadRequest {
   /** SOA serial of the version served (inline signing goes past it). */
   readonly previousSerial?: number;
   readonly options: WorkerLoadOptions;
+  /** The names the server is being asked: their answers are encoded here too. */
+  readonly hot?: HotNames;
 }
 
 export interface WorkerLoadOptions extends Pick<
@@ -92,7 +95,13 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
   const r = await loadAndSign(req.file, req.origin, req.options, req.previousSerial);
   // The server's name index and a signed zone's NSEC/NSEC3 chain are built
   // here too: the answering thread receives the zone ready to serve.
-  const packed = r.zone ? packZone(r.zone, indexZone(r.zone)) : undefined;
+  // So are the answers of the names the server is being asked (its hot set):
+  // after the swap their first queries find them encoded (answer-pack.ts).
+  let indexed = r.zone ? indexZone(r.zone) : undefined;
+  const ok = !r.diagnostics.some((d) => d.severity === 'error');
+  const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
+  if (indexed && answers) indexed = { ...indexed, answers };
+  const packed = indexed ? packZone(indexed.zone, indexed) : undefined;
   const reply: LoadReply = {
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),

@@ -32,6 +32,7 @@ import {
 import { startOps, type Ops } from '../../server/ops.ts';
 import { sdNotify } from '../../server/sd-notify.ts';
 import { VERSION } from '../main.ts';
+import type { HotNames } from '../../core/zone/answer-pack.ts';
 import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { BackgroundZoneLoader } from '../../zonefile/background.ts';
@@ -184,7 +185,12 @@ export function zoneLoaderFor(config: ServerConfig, cwd: string): ZoneFileLoader
 export function backgroundZoneLoaderFor(
   config: ServerConfig,
   cwd: string,
-): { loader: ZoneFileLoader; close(): Promise<void> } {
+): {
+  loader: ZoneFileLoader;
+  close(): Promise<void>;
+  /** Where the loads read the hot set from (the engine, once the server runs). */
+  setHot(hot: () => HotNames | undefined): void;
+} {
   const z = config.zoneFiles;
   const sign = inlineSigningFor(config, cwd);
   const bg = new BackgroundZoneLoader({
@@ -199,6 +205,7 @@ export function backgroundZoneLoaderFor(
     loader: (file, origin, previousHash, previousSerial) =>
       bg.load(file, origin, previousHash, previousSerial),
     close: () => bg.close(),
+    setHot: (hot) => void (bg.hot = hot),
   };
 }
 
@@ -342,6 +349,8 @@ async function serveUntilStopped(
       cwd: base,
       logFormat: resolvedFormat,
     });
+    const engine = server.engine;
+    background.setHot(() => engine.hotNames());
     const { metrics, control } = ops0;
     const opsOptions = {
       metrics,

@@ -9,6 +9,7 @@
 import type { RRset, Zone, ZoneNode } from './model.ts';
 import { indexDnssec, type DnssecIndex } from './dnssec.ts';
 import { buildKeyIndex, KeyedNodes, type KeyIndexColumns } from './key-index.ts';
+import type { PackedAnswers } from './answer-pack.ts';
 import { StoreZone } from './views.ts';
 import {
   keyIsSubdomain,
@@ -36,6 +37,8 @@ export interface IndexedZone {
   readonly nodes: ReadonlyMap<string, ZoneNode>;
   /** The NSEC or NSEC3 chain of a signed zone (apex DNSKEY and RRSIG); undefined when unsigned. */
   readonly dnssec?: DnssecIndex;
+  /** Bodies encoded ahead by the thread that loaded the zone, for its hot names (`answer-pack.ts`). */
+  readonly answers?: PackedAnswers;
 }
 
 /**

@@ -1,0 +1,211 @@
+/**
+ * Answers encoded before their first query (issue 20): for the names the
+ * server was being asked before a reload (its hot set), the zone-load worker
+ * encodes the response bodies the engine would otherwise encode on each
+ * name's first query after the swap, and hands them over as two typed arrays
+ * (transferred or shared like the zone's columns): per name row of the
+ * zone's store, where its bodies start in one byte arena. On a name's first
+ * query the engine reads them there (a few views, no lookup, no encoding)
+ * instead of building them on the answering thread.
+ *
+ * A body is kept only when the answer depends on this zone alone: a chain or
+ * additional-section name that another served zone owns (`others`, the
+ * origins served beside it when the worker encoded) leaves that body to the
+ * engine, which also drops all of a zone's bodies when it is served beside
+ * other zones than `others` named.
+ */
+import { encodeBody, planResponse, type EncodedBody } from './answer.ts';
+import { KeyedNodes } from './key-index.ts';
+import { lookupInZone, makeZoneSet, findZoneFor, type IndexedZone } from './zone-lookup.ts';
+import { TYPE_ANY, TYPE_DS } from '../rr/types.ts';
+import { keyIsSubdomain } from '../wire/name.ts';
+
+/** Added to the type of a DNSSEC (DO) body in a name's slots (types are 16-bit). */
+export const DO_KEY = 0x10000;
+/** At most this many bodies per name (its slots beyond are encoded on first query). */
+const MAX_PER_NAME = 255;
+
+export interface PackedAnswers {
+  /** Per node row of the zone's store: 1 + offset of its bodies in `data`; 0: none. */
+  readonly at: Int32Array;
+  readonly data: Uint8Array;
+  /** Names that have bodies. */
+  readonly names: number;
+  /** The lookup keys of the other zones served when the bodies were encoded, sorted. */
+  readonly others: readonly string[];
+}
+
+/**
+ * The names to encode ahead, flat so that posting them to the worker costs
+ * the answering thread little: `keys` is each lookup key preceded by one
+ * character giving its length; `slots` is, per name in the same order, the
+ * number of its slots then the slots (qtype, or qtype + DO_KEY).
+ */
+export interface HotNames {
+  readonly keys: string;
+  readonly slots: Int32Array;
+  readonly count: number;
+  /** The lookup keys of every zone served (this one's included). */
+  readonly origins: readonly string[];
+  /** The engine's CNAME/DNAME chain bound. */
+  readonly maxChain: number;
+}
+
+interface RowBodies {
+  readonly row: number;
+  readonly bodies: readonly { readonly slot: number; readonly body: EncodedBody }[];
+}
+
+const bodySize = (b: EncodedBody) => 4 + 1 + 1 + 6 + 2 + b.ends.length * 9 + 4 + b.bytes.length;
+
+function writeBody(v: DataView, out: Uint8Array, o: number, slot: number, b: EncodedBody): number {
+  v.setUint32(o, slot, true);
+  v.setUint8(o + 4, b.rcode);
+  v.setUint8(o + 5, b.aa ? 1 : 0);
+  v.setUint16(o + 6, b.ancount, true);
+  v.setUint16(o + 8, b.nscount, true);
+  v.setUint16(o + 10, b.arcount, true);
+  v.setUint16(o + 12, b.ends.length, true);
+  o += 14;
+  for (let i = 0; i < b.ends.length; i++) {
+    v.setUint32(o, b.ends[i]!, true);
+    v.setUint8(o + 4, b.sections[i]!);
+    v.setUint16(o + 5, b.counts[i]!, true);
+    v.setUint8(o + 7, b.required[i] ? 1 : 0);
+    v.setUint8(o + 8, b.attached[i] ? 1 : 0);
+    o += 9;
+  }
+  v.setUint32(o, b.bytes.length, true);
+  out.set(b.bytes, o + 4);
+  return o + 4 + b.bytes.length;
+}
+
+/** The hot set in its flat form (see `HotNames`). */
+export function hotNames(
+  names: Iterable<readonly [string, Iterable<number>]>,
+  origins: readonly string[],
+  maxChain: number,
+): HotNames {
+  let keys = '';
+  const slots: number[] = [];
+  let count = 0;
+  for (const [key, types] of names) {
+    keys += String.fromCharCode(key.length) + key;
+    const at = slots.length;
+    slots.push(0);
+    for (const t of types) slots.push(t);
+    slots[at] = slots.length - at - 1;
+    count++;
+  }
+  return { keys, slots: Int32Array.from(slots), count, origins, maxChain };
+}
+
+/** Pack the bodies of some rows of a store of `rows` rows. */
+export function packAnswers(
+  rows: number,
+  entries: readonly RowBodies[],
+  others: readonly string[],
+): PackedAnswers {
+  let size = 0;
+  for (const e of entries) for (const { body } of e.bodies) size += bodySize(body);
+  const data = new Uint8Array(size + entries.length);
+  const view = new DataView(data.buffer);
+  const at = new Int32Array(rows);
+  let o = 0;
+  for (const e of entries) {
+    at[e.row] = o + 1;
+    data[o++] = e.bodies.length;
+    for (const { slot, body } of e.bodies) o = writeBody(view, data, o, slot, body);
+  }
+  return { at, data, names: entries.length, others: [...others].sort() };
+}
+
+/** The bodies of one row (views into `data`, nothing copied), or undefined. */
+export function readAnswers(
+  p: PackedAnswers,
+  row: number,
+): { slot: number; body: EncodedBody }[] | undefined {
+  const start = row >= 0 && row < p.at.length ? p.at[row]! : 0;
+  if (start === 0) return undefined;
+  const d = p.data;
+  const v = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  let o = start - 1;
+  const n = d[o++]!;
+  const out: { slot: number; body: EncodedBody }[] = [];
+  for (let k = 0; k < n; k++) {
+    const slot = v.getUint32(o, true);
+    const sets = v.getUint16(o + 12, true);
+    const head = { rcode: d[o + 4]!, aa: d[o + 5] === 1 };
+    const counts3 = [v.getUint16(o + 6, true), v.getUint16(o + 8, true), v.getUint16(o + 10, true)];
+    o += 14;
+    const ends: number[] = [];
+    const sections: number[] = [];
+    const counts: number[] = [];
+    const required: boolean[] = [];
+    const attached: boolean[] = [];
+    for (let i = 0; i < sets; i++, o += 9) {
+      ends.push(v.getUint32(o, true));
+      sections.push(d[o + 4]!);
+      counts.push(v.getUint16(o + 5, true));
+      required.push(d[o + 7] === 1);
+      attached.push(d[o + 8] === 1);
+    }
+    const len = v.getUint32(o, true);
+    const bytes = d.subarray(o + 4, o + 4 + len);
+    o += 4 + len;
+    const [ancount, nscount, arcount] = counts3 as [number, number, number];
+    const body = { ...head, bytes, ancount, nscount, arcount, ends, sections, counts };
+    out.push({ slot, body: { ...body, required, attached } });
+  }
+  return out;
+}
+
+/**
+ * Encode the hot names' bodies in a freshly loaded zone, as the engine would
+ * on their first query (UDP lookup options; ANY and the apex DS, which the
+ * engine never keeps, are left out), keeping only those that depend on this
+ * zone alone. Undefined when the zone has no name index by rows.
+ */
+export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers | undefined {
+  if (!(z.nodes instanceof KeyedNodes)) return undefined;
+  const nodes = z.nodes;
+  const own = z.originKey;
+  const others = hot.origins.filter((o) => o !== own);
+  const deeper = others.filter((o) => o !== own && keyIsSubdomain(o, own));
+  const ours = (key: string) =>
+    keyIsSubdomain(key, own) && !deeper.some((o) => keyIsSubdomain(key, o));
+  const set = makeZoneSet([z]);
+  const dep = { foreign: false };
+  const zoneFor = (key: string, qtype: number) => {
+    if (!ours(key)) {
+      dep.foreign = true;
+      return undefined;
+    }
+    return findZoneFor(set, key, qtype);
+  };
+  const opts = { maxChain: hot.maxChain, any: 'minimal' as const, zoneFor };
+  const entries: RowBodies[] = [];
+  let k = 0;
+  let s = 0;
+  for (let i = 0; i < hot.count; i++) {
+    const len = hot.keys.charCodeAt(k);
+    const key = hot.keys.slice(k + 1, k + 1 + len);
+    k += 1 + len;
+    const slots = hot.slots.subarray(s + 1, s + 1 + hot.slots[s]!);
+    s += 1 + slots.length;
+    const row = ours(key) ? nodes.row(key) : -1;
+    if (row < 0) continue;
+    const bodies: { slot: number; body: EncodedBody }[] = [];
+    for (const slot of slots) {
+      const qtype = slot & 0xffff;
+      const signed = slot >= DO_KEY;
+      if (qtype === TYPE_ANY || (qtype === TYPE_DS && key === own)) continue;
+      if (signed && z.dnssec === undefined) continue;
+      dep.foreign = false;
+      const body = encodeBody(key, planResponse(lookupInZone(z, key, qtype, opts), qtype, signed));
+      if (!dep.foreign && bodies.length < MAX_PER_NAME) bodies.push({ slot, body });
+    }
+    if (bodies.length > 0) entries.push({ row, bodies });
+  }
+  return packAnswers(nodes.columns.keyLen.length, entries, others);
+}

@@ -1,0 +1,98 @@
+/**
+ * Answers encoded ahead in the zone-load worker (issue 20): the names the
+ * server was being asked before a reload (its hot set) come back from the
+ * worker with their response bodies encoded in the new version, so the
+ * answering thread only swaps; a first query after the swap reads them. The
+ * responses are byte for byte those the engine encodes itself, a chain into
+ * another served zone is left to the engine, and a body encoded beside other
+ * zones than those served is not used.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
+import type { IndexedZone } from '../../src/core/zone/zone-lookup.ts';
+import { buildQuery } from './harness.ts';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-ahead-'));
+const bg = new BackgroundZoneLoader();
+afterAll(async () => {
+  await bg.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const head = (serial: number) =>
+  `$TTL 300\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`;
+const A = (serial: number) =>
+  head(serial) +
+  `www IN A 192.0.2.${serial}\nwww IN AAAA 2001:db8::${serial}\n` +
+  `lex IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${serial}.example/N2L?\\\\1!" .\n` +
+  `alias IN CNAME www\nout IN CNAME www.b.test.\nsrv IN NAPTR 100 10 "s" "http+N2L" "" _http._tcp.srv\n` +
+  `_http._tcp.srv IN SRV 0 0 80 www\n`;
+const B = head(1) + 'www IN A 198.51.100.1\n';
+
+async function load(name: string, text: string): Promise<IndexedZone> {
+  const file = path.join(dir, `${name}.zone`);
+  writeFileSync(file, text);
+  const r = await bg.load(file, name);
+  expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  return r.indexed!;
+}
+
+const QUESTIONS: [string, string][] = [
+  ['www.a.test', 'A'],
+  ['www.a.test', 'AAAA'],
+  ['www.a.test', 'TXT'],
+  ['lex.a.test', 'NAPTR'],
+  ['alias.a.test', 'A'],
+  ['out.a.test', 'A'],
+  ['srv.a.test', 'NAPTR'],
+  ['a.test', 'SOA'],
+];
+
+const ask = (e: Engine) =>
+  QUESTIONS.map(([n, t], i) => e.respond(buildQuery(n, t, { id: i }), TRANSPORT_UDP)!);
+
+describe('answers encoded ahead by the load worker', () => {
+  it('the hot names of the old version come encoded in the new one; responses are identical', async () => {
+    const b = await load('b.test.', B);
+    const old = new Engine([await load('a.test.', A(1)), b]);
+    ask(old);
+    const hot = old.hotNames();
+    expect(hot.count).toBeGreaterThanOrEqual(6);
+    bg.hot = () => hot;
+    const ahead = await load('a.test.', A(2));
+    bg.hot = undefined;
+    expect(ahead.answers?.names).toBeGreaterThanOrEqual(5);
+    const plain = await load('a.test.', A(2));
+    expect(plain.answers).toBeUndefined();
+
+    const withAhead = new Engine([ahead, b]);
+    const without = new Engine([plain, b]);
+    const got = ask(withAhead);
+    expect(got.map((r) => r.toString('hex'))).toEqual(ask(without).map((r) => r.toString('hex')));
+    expect(withAhead.answersAhead).toBeGreaterThanOrEqual(5);
+    expect(without.answersAhead).toBe(0);
+    // The new version is served (serial 2's address), from the bodies encoded ahead.
+    expect(got[0]!.includes(Buffer.from([192, 0, 2, 2]))).toBe(true);
+  });
+
+  it('a chain into another served zone is left to the engine; other zones served: not used', async () => {
+    const b = await load('b.test.', B);
+    const old = new Engine([await load('a.test.', A(1)), b]);
+    ask(old);
+    bg.hot = () => old.hotNames();
+    const ahead = await load('a.test.', A(3));
+    bg.hot = undefined;
+    // out.a.test CNAME www.b.test.: its answer depends on b.test., so it is not encoded ahead.
+    const alone = new Engine([ahead, b]);
+    alone.respond(buildQuery('out.a.test', 'A'), TRANSPORT_UDP);
+    expect(alone.answersAhead).toBe(0);
+    // Served without b.test. (not the set the worker assumed): nothing encoded ahead is used.
+    const other = new Engine([ahead]);
+    ask(other);
+    expect(other.answersAhead).toBe(0);
+  });
+});
