@@ -5,6 +5,14 @@
  */
 import { parseCidr } from './cidr.ts';
 import { parseHostPort } from '../core/kit/host-port.ts';
+import {
+  allowTransferList,
+  serialSetting,
+  ZONE_TRANSFER_KEYS,
+  zoneTransferOptions,
+  type SerialSetting,
+  type ZoneTransferOptions,
+} from './zone-transfer.ts';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type ServerLogLevel = (typeof LOG_LEVELS)[number];
@@ -21,7 +29,9 @@ export interface ListenAddress {
  * (relative to the working directory), or a file with an explicit origin.
  */
 export type ZoneSourceConfig =
-  string | { readonly file: string; readonly origin: string } | SecondaryZoneConfig;
+  | string
+  | ({ readonly file: string; readonly origin: string } & ZoneTransferOptions)
+  | SecondaryZoneConfig;
 
 /** A primary of a secondary zone: its address, and the TSIG key (name) transfers and NOTIFY use. */
 export interface PrimaryAddress extends ListenAddress {
@@ -136,6 +146,10 @@ export interface TransferConfig {
   readonly historyBytes: number;
   /** Directory for the IXFR journals (one file per zone), so a restart keeps the history; null: memory only. */
   readonly stateDir: string | null;
+  /** Answer IXFR from an older serial with one condensed difference (RFC 1995 section 6), not the sequence. */
+  readonly ixfrCondense: boolean;
+  /** Port of the NS hosts notified by zones with `notify: "ns"`. */
+  readonly nsNotifyPort: number;
   /** NOTIFY copies sent to a peer that does not answer. */
   readonly notifyTries: number;
   /** Wait for the first NOTIFY answer; doubled at each retry. */
@@ -148,6 +162,8 @@ export const DEFAULT_TRANSFER_CONFIG: TransferConfig = {
   historyCount: 20,
   historyBytes: 64 << 20,
   stateDir: null,
+  ixfrCondense: true,
+  nsNotifyPort: 53,
   notifyTries: 5,
   notifyTimeoutMs: 1000,
 };
@@ -222,6 +238,12 @@ export interface ServerConfig {
   /** Secondaries to NOTIFY (RFC 1996) after a reload raises a zone's serial, `ADDR:PORT`. */
   readonly secondaries: readonly ListenAddress[];
   readonly transfer: TransferConfig;
+  /**
+   * How a reload's SOA serial is chosen (zones may set their own): `keep`
+   * as the file has it; `date` (or `auto`) and `increment` raise it when
+   * the content changed and the file's serial did not go up.
+   */
+  readonly serial: SerialSetting;
 }
 
 export const DEFAULT_SERVER_CONFIG: ServerConfig = {
@@ -251,6 +273,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   tsigKeys: null,
   secondaries: [],
   transfer: DEFAULT_TRANSFER_CONFIG,
+  serial: 'keep',
 };
 
 export interface ConfigError {
@@ -318,6 +341,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'tsigKeys',
     'secondaries',
     'transfer',
+    'serial',
   ],
   transfer: [
     'maxConcurrent',
@@ -325,6 +349,8 @@ const KNOWN: Record<string, readonly string[]> = {
     'historyCount',
     'historyBytes',
     'stateDir',
+    'ixfrCondense',
+    'nsNotifyPort',
     'notifyTries',
     'notifyTimeoutMs',
   ],
@@ -371,6 +397,7 @@ function validateZones(
     return fallback;
   }
   const out: ZoneSourceConfig[] = [];
+  const known = new Set<string>(['file', 'origin', ...ZONE_TRANSFER_KEYS]);
   v.forEach((z: unknown, i: number) => {
     if (isObject(z) && 'primaries' in z) {
       const sz = secondaryZone(errors, `zones[${i}]`, z);
@@ -382,13 +409,14 @@ function validateZones(
       z.file !== '' &&
       typeof z.origin === 'string' &&
       z.origin !== '' &&
-      Object.keys(z).every((k) => k === 'file' || k === 'origin')
-    )
-      out.push({ file: z.file, origin: z.origin });
-    else
+      Object.keys(z).every((k) => known.has(k))
+    ) {
+      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix, parseListen });
+      out.push({ file: z.file, origin: z.origin, ...t });
+    } else
       bad(
         `zones[${i}]`,
-        `zones[${i}] must be a path, {"file": PATH, "origin": NAME} or {"origin": NAME, "primaries": [...]} (nothing else)`,
+        `zones[${i}] must be a path, {"file": PATH, "origin": NAME} with optional ${ZONE_TRANSFER_KEYS.join(', ')}, or {"origin": NAME, "primaries": [...]} (nothing else)`,
       );
   });
   return out;
@@ -900,30 +928,12 @@ function listenList(errors: ConfigError[], key: string, v: unknown): ListenAddre
 function transferKeys(
   errors: ConfigError[],
   input: Record<string, unknown>,
-): Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys'> {
+): Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys' | 'serial'> {
   const d = DEFAULT_TRANSFER_CONFIG;
-  let allowTransfer: string[] = [];
-  const a = input.allowTransfer;
-  if (a !== undefined) {
-    if (!Array.isArray(a) || a.some((e) => typeof e !== 'string')) {
-      errors.push({
-        code: 'CONFIG_BAD_PREFIX',
-        path: 'allowTransfer',
-        message: 'allowTransfer must be an array of addresses or prefixes ("192.0.2.0/24")',
-      });
-    } else {
-      allowTransfer = a as string[];
-      allowTransfer.forEach((e, i) => {
-        if (!isPrefix(e) && !/^key [A-Za-z0-9._-]+\.?$/.test(e)) {
-          errors.push({
-            code: 'CONFIG_BAD_PREFIX',
-            path: `allowTransfer[${i}]`,
-            message: `allowTransfer[${i}]: "${e}" is not an address, an ADDR/BITS prefix or "key NAME"`,
-          });
-        }
-      });
-    }
-  }
+  const allowTransfer = allowTransferList(errors, 'allowTransfer', input.allowTransfer, {
+    isPrefix,
+    parseListen,
+  });
   const t = isObject(input.transfer) ? input.transfer : {};
   let stateDir = d.stateDir;
   if (t.stateDir !== undefined) {
@@ -937,6 +947,16 @@ function transferKeys(
   }
   const int = (k: keyof TransferConfig, min: number, max: number) =>
     intIn(errors, `transfer.${k}`, t[k], min, max, d[k] as number);
+  const bool = (k: 'ixfrCondense') => {
+    if (t[k] === undefined) return d[k];
+    if (typeof t[k] === 'boolean') return t[k];
+    errors.push({
+      code: 'CONFIG_BAD_BOOLEAN',
+      path: `transfer.${k}`,
+      message: `transfer.${k} must be true or false`,
+    });
+    return d[k];
+  };
   return {
     allowTransfer,
     tsigKeys: tsigKeysKey(errors, input.tsigKeys),
@@ -947,9 +967,12 @@ function transferKeys(
       historyCount: int('historyCount', 0, 100_000),
       historyBytes: int('historyBytes', 0, 2 ** 40),
       stateDir,
+      ixfrCondense: bool('ixfrCondense'),
+      nsNotifyPort: int('nsNotifyPort', 1, 65535),
       notifyTries: int('notifyTries', 1, 100),
       notifyTimeoutMs: int('notifyTimeoutMs', 10, 600_000),
     },
+    serial: serialSetting(errors, 'serial', input.serial) ?? DEFAULT_SERVER_CONFIG.serial,
   };
 }
 

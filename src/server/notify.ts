@@ -2,7 +2,9 @@
  * NOTIFY out (RFC 1996): after a reload that raised a zone's serial, tell
  * each configured secondary, over UDP, and retry with a doubling timeout
  * until it answers. Each peer's answer (its rcode) or the giving up is
- * logged.
+ * logged. A NOTIFY signed with TSIG must get a signed answer: one that
+ * is unsigned or signed wrongly is logged (`notify_reply_tsig`) and counts
+ * as no answer (the NOTIFY is sent again).
  *
  * @see RFC 1996 section 3.6: "the master [...] periodically sends a NOTIFY
  * request to the slave until either too many copies have been sent (a
@@ -18,6 +20,20 @@ import { XfrMessageWriter } from '../core/xfr/message.ts';
 import { keyToWire } from '../core/wire/name.ts';
 import type { ListenAddress } from '../config/server.ts';
 import type { Logger } from './log.ts';
+import { readTsig, TsigSigner, type TsigKey } from '../core/xfr/tsig.ts';
+import { verifyResponse } from '../core/xfr/tsig-response.ts';
+import { nodeHmac, nowSeconds } from './tsig.ts';
+
+/** A NOTIFY target, and the TSIG key its NOTIFYs are signed with. */
+export interface NotifyTarget extends ListenAddress {
+  readonly key?: TsigKey;
+}
+
+/** What one peer made of a NOTIFY: its rcode name, or nothing; and what was wrong with the last answer's TSIG. */
+export interface NotifyOutcome {
+  readonly answer: string | undefined;
+  readonly tsigProblem?: string;
+}
 
 const RCODES = [
   'NOERROR',
@@ -56,21 +72,25 @@ export function notifyMessage(zone: Zone, id: number): Uint8Array {
   return m;
 }
 
-/** Send one NOTIFY to one peer with retries; resolves with the peer's rcode name, or undefined after the last try. */
+/** Send one NOTIFY to one peer with retries; the peer's rcode name, or undefined after the last try. */
 export async function notifyPeer(
   zone: Zone,
-  peer: ListenAddress,
+  peer: NotifyTarget,
   options: NotifyOptions,
   signal?: AbortSignal,
-  sign?: (msg: Uint8Array) => Uint8Array,
-): Promise<string | undefined> {
+  onBadTsig?: (problem: string) => void,
+): Promise<NotifyOutcome> {
   const id = randomInt(0, 65536);
   const raw = notifyMessage(zone, id);
-  const msg = sign ? sign(raw) : raw;
+  const key = peer.key;
+  const msg = key ? new TsigSigner(key, nodeHmac, nowSeconds(), undefined).sign(raw) : raw;
+  const signed = key ? readTsig(msg) : undefined;
+  const requestMac = signed && signed !== 'FORMERR' ? signed.mac : new Uint8Array(0);
   const socket = dgram.createSocket(peer.host.includes(':') ? 'udp6' : 'udp4');
   socket.on('error', () => undefined);
+  let tsigProblem: string | undefined;
   try {
-    return await new Promise<string | undefined>((resolve) => {
+    const answer = await new Promise<string | undefined>((resolve) => {
       let tries = 0;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (v: string | undefined) => {
@@ -80,6 +100,16 @@ export async function notifyPeer(
       socket.on('message', (m) => {
         if (m.length < 12 || m.readUInt16BE(0) !== id || (m[2]! & 0x80) === 0) return;
         if (((m[2]! >> 3) & 0xf) !== OPCODE_NOTIFY) return;
+        if (key) {
+          const check = verifyResponse(m, key, requestMac, nodeHmac, nowSeconds());
+          // Not the answer of a peer that holds the key: wait for the next try's.
+          if (!check.ok) {
+            tsigProblem = check.problem;
+            onBadTsig?.(check.problem);
+            return;
+          }
+          tsigProblem = undefined;
+        }
         const rcode = m[3]! & 0xf;
         finish(RCODES[rcode] ?? `RCODE${rcode}`);
       });
@@ -93,30 +123,43 @@ export async function notifyPeer(
       signal?.addEventListener('abort', () => finish(undefined), { once: true });
       send();
     });
+    return { answer, ...(tsigProblem !== undefined ? { tsigProblem } : {}) };
   } finally {
     socket.close();
   }
 }
 
-/** NOTIFY every peer of a zone; logs each answer. */
+/** NOTIFY every peer of a zone; logs each answer (and each answer whose TSIG fails). */
 export async function notifyAll(
   zone: Zone,
   serial: number | undefined,
-  peers: readonly ListenAddress[],
+  peers: readonly NotifyTarget[],
   options: NotifyOptions,
   log: Logger,
   signal?: AbortSignal,
-  sign?: (msg: Uint8Array) => Uint8Array,
 ): Promise<void> {
   await Promise.all(
     peers.map(async (peer) => {
       const to = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
-      const answer = await notifyPeer(zone, peer, options, signal, sign);
-      if (answer === undefined) {
+      const onBadTsig = (problem: string) =>
+        log.warn('notify_reply_tsig', { zone: zone.origin, serial, peer: to, problem });
+      const r = await notifyPeer(zone, peer, options, signal, onBadTsig);
+      const key = peer.key ? { key: peer.key.name } : {};
+      if (r.answer === undefined) {
         if (!signal?.aborted) {
-          log.warn('notify_failed', { zone: zone.origin, serial, peer: to, tries: options.tries });
+          const tsig = r.tsigProblem !== undefined ? { tsig: r.tsigProblem } : {};
+          const tries = options.tries;
+          log.warn('notify_failed', {
+            zone: zone.origin,
+            serial,
+            peer: to,
+            tries,
+            ...key,
+            ...tsig,
+          });
         }
-      } else log.info('notify_sent', { zone: zone.origin, serial, peer: to, answer });
+      } else
+        log.info('notify_sent', { zone: zone.origin, serial, peer: to, answer: r.answer, ...key });
     }),
   );
 }

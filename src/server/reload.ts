@@ -17,6 +17,11 @@ import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { Logger } from './log.ts';
 import { nameKey } from '../core/wire/name.ts';
+import type { SerialPolicy } from '../core/xfr/serial.ts';
+import type { VersionRequest } from '../zonefile/background.ts';
+import type { VersionOutcome } from '../zonefile/version.ts';
+
+export type { VersionRequest, VersionOutcome };
 import {
   compareSerials,
   expandZoneSources,
@@ -42,6 +47,8 @@ export interface ZoneLoadResult {
     readonly refreshAt: number;
     readonly ms: number;
   };
+  /** The comparison with the served version (IXFR difference, serial policy), when asked. */
+  readonly version?: VersionOutcome;
 }
 
 /**
@@ -56,6 +63,7 @@ export type ZoneFileLoader = (
   origin: string | undefined,
   previousHash?: string,
   previousSerial?: number,
+  version?: VersionRequest,
 ) => Promise<ZoneLoadResult>;
 
 export interface ReloadReport {
@@ -79,6 +87,27 @@ interface Loaded {
   readonly hash: string | undefined;
   /** Inline signing: when the signatures need refreshing (epoch ms). */
   readonly refreshAt: number | undefined;
+  /** This version against the one served before it (difference, serial chosen). */
+  readonly version?: VersionOutcome;
+}
+
+/** What the swap hook learns of each zone loaded by this reload, by origin. */
+export interface SwapInfo {
+  readonly version?: VersionOutcome;
+  readonly hash?: string;
+  readonly file: string;
+}
+
+/** Comparing each load with the served version: serial policy, IXFR difference. */
+export interface Versioning {
+  /** The serial policy of a zone (by the origin configured for the file, or served from it). */
+  policyFor(origin: string | undefined): SerialPolicy;
+  /** Compute IXFR differences (transfers are served). */
+  readonly diff: boolean;
+  /** State kept before a restart, by origin. */
+  readonly restored?: ReadonlyMap<string, { readonly serial: number; readonly hash: string }>;
+  /** Today as YYYYMMDD. */
+  today(): number;
 }
 
 /** A refresh of signatures that failed is tried again after this long. */
@@ -118,7 +147,21 @@ function checkSerial(
   prev: Loaded | undefined,
   zone: Zone,
   serial: number | undefined,
+  version: VersionOutcome | undefined,
 ) {
+  if (version?.raised) {
+    log.info('zone_serial_raised', {
+      file,
+      origin: zone.origin,
+      serial: version.serial,
+      fileSerial: version.fileSerial,
+      previous: prev?.serial ?? null,
+      note: 'the content changed but the file serial did not go up: raised (serial policy); the file is not rewritten',
+    });
+    return;
+  }
+  // Only comments or layout changed: nothing for the secondaries to transfer.
+  if (version?.changed === false && serial === prev?.serial) return;
   if (
     !prev ||
     prev.zone.origin !== zone.origin ||
@@ -209,7 +252,10 @@ export interface ReloaderOptions {
   readonly onSwap?: (
     before: ReadonlyMap<string, Zone>,
     after: ReadonlyMap<string, Zone>,
+    loaded: ReadonlyMap<string, SwapInfo>,
   ) => Promise<void>;
+  /** Compare loads with the served versions (serial policy, IXFR differences). */
+  readonly versioning?: Versioning;
 }
 
 const now = () => performance.now();
@@ -319,6 +365,7 @@ export class ZoneReloader {
     const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
     const byOrigin = new Map<string, Zone | IndexedZone>();
     const zones = new Map<string, Zone>();
+    const swapped = new Map<string, SwapInfo>();
     for (const [file, l] of next) {
       if (this.expired.has(l.zone.origin)) continue;
       if (byOrigin.has(l.zone.origin)) {
@@ -331,6 +378,10 @@ export class ZoneReloader {
       }
       byOrigin.set(l.zone.origin, l.indexed ?? l.zone);
       zones.set(l.zone.origin, l.zone);
+      if (this.current.get(file)?.zone !== l.zone) {
+        const info = { file, ...(l.hash !== undefined ? { hash: l.hash } : {}) };
+        swapped.set(l.zone.origin, { ...info, ...(l.version ? { version: l.version } : {}) });
+      }
     }
     const unavailable = (this.o.secondaryFiles ?? [])
       .filter((s) => !byOrigin.has(s.origin))
@@ -350,12 +401,29 @@ export class ZoneReloader {
     if (changed) {
       const before = this.served;
       this.served = zones;
-      await this.o.onSwap?.(before, zones).catch((e: unknown) => {
+      await this.o.onSwap?.(before, zones, swapped).catch((e: unknown) => {
         this.o.log.error('zones_swap_hook_failed', { error: (e as Error).message });
       });
     }
     const { loaded, unchanged, failed } = counts;
     return { loaded, unchanged, failed, removed, zones: byOrigin.size, ms: Math.round(now() - t0) };
+  }
+
+  /** What the loader is asked to compare a file's new version with (undefined: nothing). */
+  private versionRequest(
+    origin: string | undefined,
+    prev: Loaded | undefined,
+  ): VersionRequest | undefined {
+    const v = this.o.versioning;
+    if (v === undefined) return undefined;
+    const policy = v.policyFor(origin ?? prev?.zone.origin);
+    if (policy === 'keep' && !v.diff) return undefined;
+    return {
+      policy,
+      diff: v.diff,
+      date: v.today(),
+      ...(prev ? { before: prev.zone } : v.restored ? { restored: v.restored } : {}),
+    };
   }
 
   /** Reload one file into `next`; the previous version stays when the new one fails. */
@@ -421,7 +489,9 @@ export class ZoneReloader {
     const started = now();
     let result: ZoneLoadResult;
     try {
-      result = await this.o.loader(source, origin, due ? undefined : prev?.hash, prev?.serial);
+      const version = this.versionRequest(origin, prev);
+      const prevHash = due ? undefined : prev?.hash;
+      result = await this.o.loader(source, origin, prevHash, prev?.serial, version);
     } catch (e) {
       // A loader error with its own code (ZONE_LOAD_TIMEOUT) keeps it.
       const { message, code } = e as Error & { code?: unknown };
@@ -450,10 +520,11 @@ export class ZoneReloader {
     }
     const zone = result.zone;
     const serial = soaSerial(zone);
-    checkSerial(log, file, prev, zone, serial);
-    const { hash, signed, indexed } = result;
+    const { hash, signed, indexed, version } = result;
+    checkSerial(log, file, prev, zone, serial, version);
     const { mtimeMs, size } = st;
-    next.set(file, { zone, indexed, mtimeMs, size, serial, hash, refreshAt: signed?.refreshAt });
+    const refreshAt = signed?.refreshAt;
+    next.set(file, { zone, indexed, mtimeMs, size, serial, hash, refreshAt, version });
     logLoaded(log, file, zone, serial, ms, result);
     return 'loaded';
   }

@@ -27,17 +27,24 @@ import {
   ZoneReloader,
   type ReloaderOptions,
   type ReloadReport,
+  type Versioning,
   type ZoneFileLoader,
 } from './reload.ts';
 import { Rrl } from './rrl.ts';
 import { Transfers } from './xfr.ts';
-import { TransferHistory } from './xfr-history.ts';
-import { parseCidr, type Cidr } from '../config/cidr.ts';
+import { readSerialState, TransferHistory } from './xfr-history.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import { Secondaries, type SecondaryTarget } from './secondary.ts';
-import { nameWireKey, TsigSigner, type TsigKey } from '../core/xfr/tsig.ts';
+import { nameWireKey, type TsigKey } from '../core/xfr/tsig.ts';
 import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
-import { nodeHmac, nowSeconds } from './tsig.ts';
+import {
+  aclFrom,
+  notifyTargets,
+  serialPolicies,
+  transfersConfigured,
+  zoneAcls,
+  type XfrConfigProblem,
+} from './xfr-config.ts';
 
 export type { ReloadReport, ZoneFileLoader, ZoneLoadResult } from './reload.ts';
 
@@ -150,7 +157,18 @@ async function tsigKeysFor(config: ServerConfig, cwd: string): Promise<TsigKey[]
   });
 }
 
-/** The transfer service and the reload hook that feeds its history and sends NOTIFY (signed with the first transfer key). */
+/** A problem of the transfer configuration as a start failure. */
+function orFail<T extends object>(v: T | XfrConfigProblem): T {
+  if ('code' in v) throw new ServerStartError(v.code, v.message);
+  return v as T;
+}
+
+/**
+ * The transfer service and the reload hook that feeds its history and sends
+ * NOTIFY: the serve-wide ACL and each zone's own; the serve-wide secondaries
+ * signed with the first key the serve-wide ACL requires, a zone's own with
+ * the key each names.
+ */
 async function transfersFor(
   config: ServerConfig,
   cwd: string,
@@ -159,45 +177,29 @@ async function transfersFor(
   const t = config.transfer;
   const keys = await tsigKeysFor(config, cwd);
   const byKey = new Map(keys.map((k) => [nameWireKey(k.name), k]));
-  const prefixes = config.allowTransfer.filter((e) => !e.startsWith('key '));
-  const required = config.allowTransfer
-    .filter((e) => e.startsWith('key '))
-    .map((e) => keyName(e.slice(4).trim()));
-  for (const name of required) {
-    if (!byKey.has(nameWireKey(name)))
-      throw new ServerStartError(
-        'TSIG_KEY_UNKNOWN',
-        `allowTransfer names key ${name}, which tsigKeys does not define`,
-      );
-  }
-  // Keys alone: any address with a valid key; prefixes alone: those addresses; both: both.
-  const allowText = prefixes.length > 0 || required.length === 0 ? prefixes : ['0.0.0.0/0', '::/0'];
-  const allow = allowText.map((p) => parseCidr(p)).filter((c) => typeof c !== 'string');
+  const global = orFail(aclFrom(config.allowTransfer, byKey, 'allowTransfer'));
   const transfers = new Transfers(
     {
-      allow: allow as Cidr[],
+      allow: global.allow,
+      requireKeys: global.requireKeys,
+      zoneAcls: orFail(zoneAcls(config, byKey)),
       maxConcurrent: t.maxConcurrent,
       messageSize: t.messageSize,
       keys: byKey,
-      requireKeys: new Set(required.map(nameWireKey)),
+      condense: t.ixfrCondense,
     },
     log,
   );
-  const notifyKey = required.length > 0 ? byKey.get(nameWireKey(required[0]!)) : undefined;
+  const firstRequired = [...global.requireKeys][0];
+  const notifyKey = firstRequired === undefined ? undefined : byKey.get(firstRequired);
   const history = new TransferHistory(
     {
-      // No transfers allowed: no IXFR history to keep (the difference would cost the answering thread for nothing).
-      count: config.allowTransfer.length > 0 ? t.historyCount : 0,
+      // No transfers allowed: no IXFR history to keep.
+      count: transfersConfigured(config) ? t.historyCount : 0,
       bytes: t.historyBytes,
       stateDir: t.stateDir === null ? undefined : path.resolve(cwd, t.stateDir),
-      notify: config.secondaries,
+      notify: orFail(notifyTargets(config, byKey, notifyKey)),
       notifyOptions: { tries: t.notifyTries, timeoutMs: t.notifyTimeoutMs },
-      ...(notifyKey
-        ? {
-            sign: (m: Uint8Array) =>
-              new TsigSigner(notifyKey, nodeHmac, nowSeconds(), undefined).sign(m),
-          }
-        : {}),
     },
     transfers,
     log,
@@ -231,6 +233,21 @@ async function secondariesFor(
   const stateDir = path.resolve(cwd, dir);
   await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
   return new Secondaries({ zones, stateDir, keys }, target, log);
+}
+
+/** Comparing each load with the served version: the zones' serial policies, IXFR differences when transfers are served. */
+async function versioningFor(config: ServerConfig, cwd: string, log: Logger): Promise<Versioning> {
+  const stateDir = config.transfer.stateDir;
+  const restored = await readSerialState(
+    stateDir === null ? undefined : path.resolve(cwd, stateDir),
+    log,
+  );
+  return {
+    policyFor: serialPolicies(config),
+    diff: transfersConfigured(config) && config.transfer.historyCount > 0,
+    restored,
+    today: () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', '')),
+  };
 }
 
 export interface StartOptions {
@@ -438,8 +455,7 @@ async function zoneServices(
 ) {
   const { config, loader, log, cwd } = options;
   const { transfers, history } = await transfersFor(config, cwd, log);
-  const onSwap = (before: ReadonlyMap<string, Zone>, after: ReadonlyMap<string, Zone>) =>
-    history.changed(before, after);
+  const onSwap = history.changed.bind(history);
   const ref: { reloader?: ZoneReloader } = {};
   const secondaries = await secondariesFor(config, cwd, log, {
     install: (file, tmp) => ref.reloader!.install(file, tmp),
@@ -455,6 +471,7 @@ async function zoneServices(
     retrySoon,
     onSwap,
     secondaryFiles: secondaries?.files() ?? [],
+    versioning: await versioningFor(config, cwd, log),
   });
   ref.reloader = reloader;
   return { transfers, history, secondaries, reloader };

@@ -9,17 +9,17 @@
  * difference ends at the serial (and SOA) now loaded: a restart does not
  * force the secondaries into full transfers.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Zone } from '../core/zone/model.ts';
-import { diffBytes, diffToSerial, diffZonesStepwise, type ZoneDiff } from '../core/xfr/diff.ts';
+import { diffBytes, diffToSerial, diffZones, type ZoneDiff } from '../core/xfr/diff.ts';
 import { decodeJournal, encodeJournal } from '../core/xfr/journal.ts';
 import { soaRecord, soaSerialOf } from '../core/xfr/records.ts';
 import { serialCompare } from '../core/xfr/serial.ts';
-import type { ListenAddress } from '../config/server.ts';
 import type { Logger } from './log.ts';
-import { notifyAll, type NotifyOptions } from './notify.ts';
+import { notifyAll, type NotifyOptions, type NotifyTarget } from './notify.ts';
 import type { Transfers } from './xfr.ts';
+import type { SwapInfo } from './reload.ts';
 
 export interface HistoryOptions {
   /** Differences kept per zone. 0: no IXFR history (IXFR answered in full). */
@@ -28,19 +28,56 @@ export interface HistoryOptions {
   readonly bytes: number;
   /** Directory of the journal files; undefined: history in memory only. */
   readonly stateDir: string | undefined;
-  readonly notify: readonly ListenAddress[];
+  /** Whom to NOTIFY of a zone's new version (and the TSIG key of each). */
+  readonly notify: (zone: Zone) => readonly NotifyTarget[];
   readonly notifyOptions: NotifyOptions;
-  /** Signs each NOTIFY (TSIG, RFC 8945) when the secondaries expect a key. */
-  readonly sign?: (msg: Uint8Array) => Uint8Array;
 }
 
-/** A file name for a zone's journal: the origin, with anything but [a-z0-9.-] as %XX. */
-export function journalFile(dir: string, origin: string): string {
+/** A zone's file in the state directory: the origin, with anything but [a-z0-9.-] as %XX, then `suffix`. */
+function stateFile(dir: string, origin: string, suffix: string): string {
   const safe = origin.replace(
     /[^a-z0-9.-]/g,
     (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
   );
-  return path.join(dir, `${safe === '.' ? 'root.' : safe}ixfr`);
+  return path.join(dir, `${safe === '.' ? 'root.' : safe}${suffix}`);
+}
+
+/** A zone's IXFR journal file. */
+export function journalFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'ixfr');
+}
+
+/** A zone's served-serial file (`{origin, serial, hash}`: the serial served for that file content). */
+export function serialFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'serial');
+}
+
+/** The serials served before a restart, by origin (from the state directory; empty when there is none). */
+export async function readSerialState(
+  dir: string | undefined,
+  log: Logger,
+): Promise<Map<string, { serial: number; hash: string }>> {
+  const out = new Map<string, { serial: number; hash: string }>();
+  if (dir === undefined) return out;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names.filter((n) => n.endsWith('.serial'))) {
+    const file = path.join(dir, name);
+    try {
+      const v = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+      const { origin, serial, hash } = v;
+      if (typeof origin !== 'string' || typeof hash !== 'string' || typeof serial !== 'number')
+        throw new Error('expected {"origin", "serial", "hash"}');
+      out.set(origin, { serial: serial >>> 0, hash });
+    } catch (e) {
+      log.warn('serial_state_unreadable', { file, error: (e as Error).message });
+    }
+  }
+  return out;
 }
 
 function sameSoa(a: Uint8Array, b: Uint8Array): boolean {
@@ -53,18 +90,6 @@ export function boundHistory(diffs: ZoneDiff[], count: number, bytes: number): Z
   let total = out.reduce((n, d) => n + diffBytes(d), 0);
   while (out.length > 0 && total > bytes) total -= diffBytes(out.shift()!);
   return out;
-}
-
-/** Run a stepwise computation in slices of about 4 ms, letting queries be answered in between. */
-async function sliced<T>(steps: Generator<undefined, T, undefined>): Promise<T> {
-  for (;;) {
-    const until = performance.now() + 4;
-    let r: IteratorResult<undefined, T>;
-    do r = steps.next();
-    while (!r.done && performance.now() < until);
-    if (r.done) return r.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }
 
 export class TransferHistory {
@@ -84,10 +109,13 @@ export class TransferHistory {
   async changed(
     before: ReadonlyMap<string, Zone>,
     after: ReadonlyMap<string, Zone>,
+    loaded: ReadonlyMap<string, SwapInfo> = new Map(),
   ): Promise<void> {
     for (const [origin, zone] of after) {
       const old = before.get(origin);
       if (old === zone) continue;
+      const info = loaded.get(origin);
+      await this.persistSerial(zone, info);
       if (old === undefined) {
         // First load (start, or a new zone): the journal on disk, and a NOTIFY as BIND sends at start.
         await this.restore(zone);
@@ -96,11 +124,10 @@ export class TransferHistory {
           notifyAll(
             zone,
             serial,
-            this.o.notify,
+            this.o.notify(zone),
             this.o.notifyOptions,
             this.log,
             this.abort.signal,
-            this.o.sign,
           ),
         );
         continue;
@@ -108,16 +135,15 @@ export class TransferHistory {
       const from = soaSerialOf(soaRecord(old).rdata);
       const to = soaSerialOf(soaRecord(zone).rdata);
       if (serialCompare(to, from) > 0) {
-        await this.record(old, zone);
+        await this.record(old, zone, info?.version?.diff, info?.version?.ms);
         this.track(
           notifyAll(
             zone,
             to,
-            this.o.notify,
+            this.o.notify(zone),
             this.o.notifyOptions,
             this.log,
             this.abort.signal,
-            this.o.sign,
           ),
         );
       } else {
@@ -135,11 +161,21 @@ export class TransferHistory {
     void p.finally(() => this.pending.delete(p));
   }
 
-  private async record(old: Zone, zone: Zone): Promise<void> {
+  /**
+   * A new version into the history: its difference as the loader computed
+   * it (the reload worker, in `serve`), else computed here (loaders that do
+   * not compare versions).
+   */
+  private async record(
+    old: Zone,
+    zone: Zone,
+    computed: ZoneDiff | undefined,
+    computedMs: number | undefined,
+  ): Promise<void> {
     if (this.o.count === 0) return;
     const t0 = performance.now();
-    const diff = await sliced(diffZonesStepwise(old, zone));
-    const ms = Math.round(performance.now() - t0);
+    const diff = computed ?? diffZones(old, zone);
+    const ms = Math.round(computed ? (computedMs ?? 0) : performance.now() - t0);
     const history = boundHistory(
       [...this.transfers.history(zone.origin), diff],
       this.o.count,
@@ -154,6 +190,7 @@ export class TransferHistory {
       added: diff.added.length,
       kept: history.length,
       ms,
+      where: computed ? 'load worker' : 'answering thread',
     });
     await this.persist(zone.origin, history);
   }
@@ -168,6 +205,26 @@ export class TransferHistory {
       await rename(`${file}.tmp`, file);
     } catch (e) {
       this.log.warn('journal_write_failed', { zone: origin, file, error: (e as Error).message });
+    }
+  }
+
+  /** The serial served for this file content, so that a restart serves it again (`serial` policies). */
+  private async persistSerial(zone: Zone, info: SwapInfo | undefined): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined || info?.hash === undefined || info.version === undefined) return;
+    const file = serialFile(dir, zone.origin);
+    const serial = soaSerialOf(soaRecord(zone).rdata);
+    try {
+      await mkdir(dir, { recursive: true });
+      const text = `${JSON.stringify({ origin: zone.origin, serial, hash: info.hash })}\n`;
+      await writeFile(`${file}.tmp`, text);
+      await rename(`${file}.tmp`, file);
+    } catch (e) {
+      this.log.warn('serial_state_write_failed', {
+        zone: zone.origin,
+        file,
+        error: (e as Error).message,
+      });
     }
   }
 

@@ -23,6 +23,7 @@ import { axfrCursor, type RecordCursor } from '../core/xfr/records.ts';
 import { messagePump } from '../core/xfr/message.ts';
 import { ixfrCursor, ixfrQuerySerial, planIxfr, type IxfrPlan } from '../core/xfr/ixfr.ts';
 import type { ZoneDiff } from '../core/xfr/diff.ts';
+import { condenseWhenSmaller } from '../core/xfr/condense.ts';
 import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
@@ -41,6 +42,14 @@ const SLICE_MS = 2;
 export const QTYPE_IXFR = 251;
 export const QTYPE_AXFR = 252;
 
+/** Who may transfer: a request must come from `allow` and, when `requireKeys` is not empty, be signed with one of them. */
+export interface TransferAcl {
+  /** Address prefixes; empty: nobody. */
+  readonly allow: readonly Cidr[];
+  /** Wire keys of TSIG key names; empty: no key needed. */
+  readonly requireKeys: ReadonlySet<string>;
+}
+
 export interface TransferOptions {
   /** Address prefixes allowed to transfer every zone; empty: nobody. */
   readonly allow: readonly Cidr[];
@@ -52,6 +61,16 @@ export interface TransferOptions {
   readonly keys?: ReadonlyMap<string, TsigKey>;
   /** When not empty: a transfer must be signed with one of these keys (wire keys of names), besides coming from `allow`. */
   readonly requireKeys?: ReadonlySet<string>;
+  /** A zone's own ACL (by origin), which admits besides the serve-wide one. */
+  readonly zoneAcls?: ReadonlyMap<string, TransferAcl>;
+  /** Answer IXFR from an older serial with one condensed difference (RFC 1995 section 6). */
+  readonly condense?: boolean;
+}
+
+/** Whether an ACL admits a request from `bytes` signed with `keyKey` (undefined: unsigned). */
+function admits(acl: TransferAcl, bytes: Uint8Array, keyKey: string | undefined): boolean {
+  if (!acl.allow.some((c) => inCidr(bytes, c))) return false;
+  return acl.requireKeys.size === 0 || (keyKey !== undefined && acl.requireKeys.has(keyKey));
 }
 
 /** What the TSIG of a transfer request decided. */
@@ -60,6 +79,8 @@ type Auth =
       readonly kind: 'ok';
       readonly signer: TsigSigner | undefined;
       readonly key: string | undefined;
+      /** The wire key of the key's name (undefined: unsigned). */
+      readonly keyKey: string | undefined;
     }
   | { readonly kind: 'error'; readonly response: Uint8Array }
   | { readonly kind: 'refuse' };
@@ -125,6 +146,8 @@ export class Transfers {
     tsigFailed: 0,
   };
   private readonly histories = new Map<string, ZoneDiff[]>();
+  /** Condensed differences already computed, by origin then asked serial (reset with the history). */
+  private readonly condensed = new Map<string, Map<number, readonly ZoneDiff[]>>();
   private zonesSeen: readonly Zone[] = [];
   private byKey = new Map<string, Zone>();
   private readonly log: Logger;
@@ -140,14 +163,31 @@ export class Transfers {
   }
 
   setHistory(origin: string, diffs: ZoneDiff[]): void {
+    this.condensed.delete(origin);
     if (diffs.length === 0) this.histories.delete(origin);
     else this.histories.set(origin, diffs);
   }
 
-  allowed(address: string): boolean {
+  /** Whether `address` (signed with the key `keyKey`, or not) may transfer the zone `origin`. */
+  allowed(address: string, origin: string, keyKey?: string): boolean {
     const bytes = addressBytes(address);
     if (bytes === undefined) return false;
-    return this.options.allow.some((c) => inCidr(bytes, c));
+    const global: TransferAcl = {
+      allow: this.options.allow,
+      requireKeys: this.options.requireKeys ?? new Set(),
+    };
+    const own = this.options.zoneAcls?.get(origin);
+    return admits(global, bytes, keyKey) || (own !== undefined && admits(own, bytes, keyKey));
+  }
+
+  /** The differences an incremental answer sends: condensed into one when that is smaller (and enabled). */
+  private toSend(origin: string, serial: number, diffs: readonly ZoneDiff[]): readonly ZoneDiff[] {
+    if (!this.options.condense || diffs.length < 2) return diffs;
+    let memo = this.condensed.get(origin);
+    if (memo === undefined) this.condensed.set(origin, (memo = new Map()));
+    let out = memo.get(serial);
+    if (out === undefined) memo.set(serial, (out = condenseWhenSmaller(diffs)));
+    return out;
   }
 
   private zoneFor(engine: Engine, key: string): Zone | undefined {
@@ -159,9 +199,9 @@ export class Transfers {
   }
 
   /**
-   * The TSIG of a transfer request (RFC 8945 section 5.2): none (allowed
-   * unless keys are required), valid (its key must be one required, if any;
-   * the answer is signed with it), or failed (NOTAUTH with BADKEY, BADSIG or
+   * The TSIG of a transfer request (RFC 8945 section 5.2): none, valid (the
+   * answer is signed with its key; whether the key admits the request is
+   * the zone's ACL's to say), or failed (NOTAUTH with BADKEY, BADSIG or
    * BADTIME, answered at once).
    */
   private authenticate(
@@ -170,14 +210,10 @@ export class Transfers {
     source: string,
     summary: LogSummary,
   ): Auth {
-    const required = this.options.requireKeys ?? new Set<string>();
     const t = readTsig(msg);
     if (t === 'FORMERR') return { kind: 'refuse' };
-    if (t === undefined) {
-      if (required.size === 0) return { kind: 'ok', signer: undefined, key: undefined };
-      summary.note('xfr_refused', source, 'unsigned');
-      return { kind: 'refuse' };
-    }
+    if (t === undefined)
+      return { kind: 'ok', signer: undefined, key: undefined, keyKey: undefined };
     const now = nowSeconds();
     const check = verifyRequest(msg, t, this.options.keys ?? new Map(), nodeHmac, now);
     if (!check.ok) {
@@ -186,12 +222,8 @@ export class Transfers {
       summary.note('xfr_tsig_failed', source, code);
       return { kind: 'error', response: tsigErrorResponse(msg, questionEnd, check) };
     }
-    if (required.size > 0 && !required.has(t.keyKey)) {
-      summary.note('xfr_refused', source, 'key not allowed');
-      return { kind: 'refuse' };
-    }
     const signer = new TsigSigner(check.key, nodeHmac, now, t.mac, { fudge: t.fudge });
-    return { kind: 'ok', signer, key: check.key.name };
+    return { kind: 'ok', signer, key: check.key.name, keyKey: t.keyKey };
   }
 
   /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
@@ -201,11 +233,14 @@ export class Transfers {
     q: { key: string; qtype: number; questionEnd: number },
     source: string,
     summary: LogSummary,
+    keyKey: string | undefined,
   ): { zone: Zone; cursor: RecordCursor; kind: string } | undefined {
-    const zone = this.allowed(source) ? this.zoneFor(engine, q.key) : undefined;
+    const found = this.zoneFor(engine, q.key);
+    const zone = found && this.allowed(source, found.origin, keyKey) ? found : undefined;
     if (zone === undefined) {
       this.stats.refused++;
-      summary.note('xfr_refused', source, q.qtype === QTYPE_AXFR ? 'AXFR' : 'IXFR');
+      const why = found === undefined ? 'not served' : keyKey === undefined ? 'ACL' : 'ACL or key';
+      summary.note('xfr_refused', source, `${q.qtype === QTYPE_AXFR ? 'AXFR' : 'IXFR'} (${why})`);
       return undefined;
     }
     if (q.qtype === QTYPE_AXFR) {
@@ -214,12 +249,18 @@ export class Transfers {
     }
     const serial = ixfrQuerySerial(msg, q.questionEnd);
     // RFC 1995 section 3: an IXFR without the client's SOA cannot be incremental: send it all.
-    const p: IxfrPlan =
+    let p: IxfrPlan =
       serial === undefined ? { kind: 'full' } : planIxfr(this.history(zone.origin), serial, zone);
+    let kind: string = p.kind;
+    if (p.kind === 'incremental' && serial !== undefined) {
+      const diffs = this.toSend(zone.origin, serial >>> 0, p.diffs);
+      if (diffs !== p.diffs) kind = 'condensed';
+      p = { kind: 'incremental', diffs };
+    }
     this.stats.ixfr++;
     if (p.kind === 'current') this.stats.ixfrCurrent++;
     if (p.kind === 'full') this.stats.ixfrFull++;
-    return { zone, cursor: ixfrCursor(p, zone), kind: `IXFR:${p.kind}` };
+    return { zone, cursor: ixfrCursor(p, zone), kind: `IXFR:${kind}` };
   }
 
   /**
@@ -248,7 +289,7 @@ export class Transfers {
       return Promise.resolve();
     }
     if (auth.kind === 'refuse') return undefined;
-    const p = this.plan(engine, msg, q, source, summary);
+    const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;
     const raw = messagePump(p.cursor, {
@@ -360,7 +401,7 @@ export class Transfers {
     const auth = this.authenticate(msg, q.questionEnd, source, summary);
     if (auth.kind === 'error') return Buffer.from(auth.response);
     if (auth.kind === 'refuse') return undefined;
-    const p = this.plan(engine, msg, q, source, summary);
+    const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;
     const base = {

@@ -9,10 +9,11 @@ import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import { unpackIndexedZone } from './transfer.ts';
+import { packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { HotNames } from '../core/zone/answer-pack.ts';
 import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
+import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
 
 /**
  * A load is abandoned (the worker stopped, `ZONE_LOAD_TIMEOUT`, the previous
@@ -48,6 +49,22 @@ export class ZoneLoadTimeoutError extends Error {
   readonly code = 'ZONE_LOAD_TIMEOUT';
 }
 
+/** The version served and the serial policy, as the reloader gives them (the zone itself, not packed). */
+export interface VersionRequest extends Omit<WorkerVersionRequest, 'before'> {
+  readonly before?: Zone;
+}
+
+/**
+ * The served zone's columns for the worker: its store and name order only
+ * (on SharedArrayBuffers in a shared loader, so posting shares them).
+ */
+export function packBefore(zone: Zone | undefined): PackedZone | undefined {
+  const p = zone ? packZone(zone)?.packed : undefined;
+  if (p === undefined) return undefined;
+  const { store, origin, order, cuts, size } = p;
+  return { store, origin, order, cuts, size };
+}
+
 export interface BackgroundLoadResult {
   readonly zone?: Zone;
   /** The zone with its name index (and DNSSEC chain), as the worker built them. */
@@ -59,6 +76,8 @@ export interface BackgroundLoadResult {
   readonly unchanged?: boolean;
   /** What inline signing did (when the zone was signed). */
   readonly signed?: LoadReply['signed'];
+  /** The comparison with the served version (difference, serial), when asked. */
+  readonly version?: VersionOutcome;
   /** Time spent in the worker. */
   readonly workerMs: number;
   /** The load was starved of CPU at nice 10 and given its normal priority back after this many ms. */
@@ -157,6 +176,7 @@ export class BackgroundZoneLoader {
     origin?: string,
     previousHash?: string,
     previousSerial?: number,
+    version?: VersionRequest,
   ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
     const w = (this.worker ??= this.start());
@@ -168,6 +188,7 @@ export class BackgroundZoneLoader {
       ...(origin !== undefined ? { origin } : {}),
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
+      ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
     };
     const hot = this.hot?.();
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
@@ -214,6 +235,7 @@ export class BackgroundZoneLoader {
       ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
       ...(reply.unchanged ? { unchanged: true } : {}),
       ...(reply.signed ? { signed: reply.signed } : {}),
+      ...(reply.version ? { version: reply.version } : {}),
       workerMs: reply.ms,
     };
   }

@@ -7,13 +7,19 @@
  *
  * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
  */
-import { createHash } from 'node:crypto';
-import { constants, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { open } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
 import { packZone, sharePacked, type PackedZone } from './transfer.ts';
+import {
+  compareVersion,
+  hashFile,
+  type VersionOutcome,
+  type WorkerVersionRequest,
+} from './version.ts';
+
+export type { VersionOutcome, WorkerVersionRequest };
 import { indexZone } from '../core/zone/zone-lookup.ts';
 import { precomputeAnswers, type HotNames } from '../core/zone/answer-pack.ts';
 import type { ZoneDiagnostic } from '../core/zone/model.ts';
@@ -34,6 +40,8 @@ export interface LoadRequest {
   readonly options: WorkerLoadOptions;
   /** The names the server is being asked: their answers are encoded here too. */
   readonly hot?: HotNames;
+  /** Compare with the version served and choose the serial (IXFR, `serial` policy). */
+  readonly version?: WorkerVersionRequest;
 }
 
 export interface WorkerLoadOptions extends Pick<
@@ -54,29 +62,9 @@ export interface LoadReply {
   readonly diagnostics: readonly ZoneDiagnostic[];
   readonly zone?: PackedZone;
   readonly signed?: InlineSignResult['signed'];
+  readonly version?: VersionOutcome;
   /** Time spent in the worker (hash, read, parse, build, validate). */
   readonly ms: number;
-}
-
-/** SHA-256 of a regular file (undefined when it is not one or cannot be read: the load reports why). */
-async function hashFile(file: string): Promise<string | undefined> {
-  let fh;
-  try {
-    fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!(await fh.stat()).isFile()) return undefined;
-    const h = createHash('sha256');
-    const buf = Buffer.allocUnsafe(1 << 20);
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      h.update(buf.subarray(0, bytesRead));
-    }
-    return h.digest('hex');
-  } catch {
-    return undefined;
-  } finally {
-    await fh?.close();
-  }
 }
 
 async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
@@ -93,6 +81,8 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     };
   }
   const r = await loadAndSign(req.file, req.origin, req.options, req.previousSerial);
+  const version =
+    r.zone && req.version ? compareVersion(r.zone, req.version, hash, !!r.signed) : undefined;
   // The server's name index and a signed zone's NSEC/NSEC3 chain are built
   // here too: the answering thread receives the zone ready to serve.
   // So are the answers of the names the server is being asked (its hot set):
@@ -108,6 +98,7 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     diagnostics: r.diagnostics,
     ...(packed ? { zone: req.options.shared ? sharePacked(packed.packed) : packed.packed } : {}),
     ...(r.signed ? { signed: r.signed } : {}),
+    ...(version ? { version } : {}),
     ms: performance.now() - t0,
   };
   return { reply, transfer: packed && !req.options.shared ? packed.transfer : [] };

@@ -35,7 +35,10 @@ import { VERSION } from '../main.ts';
 import type { HotNames } from '../../core/zone/answer-pack.ts';
 import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
-import { BackgroundZoneLoader } from '../../zonefile/background.ts';
+import { BackgroundZoneLoader, packBefore } from '../../zonefile/background.ts';
+import { compareVersion, hashFile as fileHash } from '../../zonefile/version.ts';
+import { serialPoliciesUsed, transfersConfigured } from '../../server/xfr-config.ts';
+import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
 import { loadAndSign, type InlineSigning } from '../../dnssec/inline.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
 import { parseCidr } from '../../config/cidr.ts';
@@ -85,8 +88,10 @@ Options:
                        raises a zone's serial, and at start; retried with a
                        doubling timeout, each answer logged (repeatable)
   --state-dir DIR      keep each zone's IXFR history in DIR (one journal file
-                       per zone), so a restart does not force full transfers,
-                       and the secondary zones' transferred copies
+                       per zone), with --serial the serial served for each
+                       file content (a restart forces no full transfer and
+                       does not step the serial back), and the secondary
+                       zones' transferred copies
   --secondary ZONE=ADDR:PORT[,key NAME]
                        serve ZONE as a secondary of the primary at ADDR:PORT
                        (repeatable; several primaries of one zone are tried
@@ -100,6 +105,13 @@ Options:
                        the zone is kept in DIR/secondary/ZONE.zone, served
                        at once on restart. Without --zones, only secondary
                        zones are served
+  --serial POLICY      keep | auto | date | increment: when a reload's content
+                       changed but its SOA serial did not go up, keep reports
+                       it (zone_serial_unchanged, the default); auto or date
+                       raises it to YYYYMMDDnn (or +1 when that is not ahead),
+                       increment by one (zone_serial_raised). The raised
+                       serial is what SOA, AXFR, IXFR and NOTIFY carry; the
+                       file is not rewritten (zones entries may set their own)
   --tsig-keys FILE     TSIG keys (RFC 8945) in BIND's format (key "name" {
                        algorithm hmac-sha256; secret "..."; };); with
                        --allow-transfer 'key NAME' a transfer must be signed
@@ -134,7 +146,9 @@ SIGHUP reloads the zones (a zone that fails to load keeps its previous
 version). A reload that changes a zone whose serial went up (RFC 1982)
 records the difference for IXFR (the config's transfer block bounds the
 history by count and octets) and notifies the secondaries; a changed zone
-whose serial did not go up is reported (zone_serial_unchanged). Zone files are read, parsed and validated in a worker thread while
+whose serial did not go up is reported (zone_serial_unchanged), or raised
+with --serial. Zone files are read, parsed, validated and compared with the
+version served (the IXFR difference) in a worker thread while
 the current zones keep answering; a file whose size and mtime, or whose
 content hash, did not change is not parsed again. With --keys, signing
 happens in that worker too, and a zone whose signing fails keeps its
@@ -164,15 +178,24 @@ export function zoneLoaderFor(config: ServerConfig, cwd: string): ZoneFileLoader
   const z = config.zoneFiles;
   const includeDirs = z.includeDirs.map((d) => path.resolve(cwd, d));
   const sign = inlineSigningFor(config, cwd);
-  return async (file, origin, _previousHash, previousSerial) => {
+  return async (file, origin, _previousHash, previousSerial, version) => {
     const options = { maxBytes: z.maxBytes, maxEntryChars: z.maxEntryChars, includeDirs, sign };
     const r = sign
       ? await loadAndSign(file, origin, options, previousSerial)
       : await loadZoneFile(file, { ...options, ...(origin !== undefined ? { origin } : {}) });
+    const signed = 'signed' in r && r.signed ? r.signed : undefined;
+    const hash = version ? await fileHash(file) : undefined;
+    // The same comparison as the reload worker makes, in this thread.
+    const v =
+      r.zone && version
+        ? compareVersion(r.zone, { ...version, before: packBefore(version.before) }, hash, !!signed)
+        : undefined;
     return {
       ...(r.zone ? { zone: r.zone } : {}),
       diagnostics: r.diagnostics,
-      ...('signed' in r && r.signed ? { signed: r.signed } : {}),
+      ...(signed ? { signed } : {}),
+      ...(v ? { version: v } : {}),
+      ...(hash !== undefined ? { hash } : {}),
     };
   };
 }
@@ -198,12 +221,15 @@ export function backgroundZoneLoaderFor(
     maxEntryChars: z.maxEntryChars,
     includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
     ...(sign ? { sign } : {}),
-    // Several answering threads share each zone's columns (SharedArrayBuffers).
-    ...(workerCount(config) > 1 ? { shared: true } : {}),
+    // Several answering threads share each zone's columns (SharedArrayBuffers);
+    // so does the reload worker, which compares each load with the version served.
+    ...(workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config)
+      ? { shared: true }
+      : {}),
   });
   return {
-    loader: (file, origin, previousHash, previousSerial) =>
-      bg.load(file, origin, previousHash, previousSerial),
+    loader: (file, origin, previousHash, previousSerial, version) =>
+      bg.load(file, origin, previousHash, previousSerial, version),
     close: () => bg.close(),
     setHot: (hot) => void (bg.hot = hot),
   };
@@ -521,6 +547,13 @@ function zonesFlags(
   };
 }
 
+/** `--serial POLICY`. */
+function serialArg(text: string): SerialSetting {
+  if (!(SERIAL_POLICIES as readonly string[]).includes(text))
+    throw new UsageError(`--serial must be one of ${SERIAL_POLICIES.join(', ')}, not '${text}'`);
+  return text as SerialSetting;
+}
+
 /** --allow-transfer, --notify, --state-dir over the configuration. */
 function transferFlags(
   checked: { allowTransfer?: string[] | undefined; notify?: ListenAddress[] | undefined },
@@ -559,6 +592,7 @@ const SERVE_OPTIONS = {
   notify: { type: 'string', multiple: true },
   'state-dir': { type: 'string' },
   secondary: { type: 'string', multiple: true },
+  serial: { type: 'string' },
   'tsig-keys': { type: 'string' },
   keys: { type: 'string' },
   nsec3: { type: 'boolean' },
@@ -629,6 +663,7 @@ export const serveCommand: Command = {
       ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
       ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
       ...transferFlags(xfr, values['state-dir'], config, values['tsig-keys']),
+      ...(values.serial !== undefined ? { serial: serialArg(values.serial) } : {}),
       log: {
         ...config.log,
         level: (level as ServerLogLevel | undefined) ?? config.log.level,

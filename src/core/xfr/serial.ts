@@ -37,3 +37,43 @@ export function nextSerial(current: number, date?: number): number {
   }
   return serialAdd(current, 1);
 }
+
+/**
+ * `serial`: how a reload's SOA serial is chosen. `keep`: as the file has it
+ * (a change without a raised serial is only reported); `date`: raised for
+ * the user to YYYYMMDDnn, or by one when that form is not ahead; `increment`:
+ * raised by one.
+ */
+export type SerialPolicy = 'keep' | 'date' | 'increment';
+
+export interface SerialChoice {
+  /** The serial to serve. */
+  readonly serial: number;
+  /** It differs from the file's serial (raised now, or kept from an earlier raise). */
+  readonly rewritten: boolean;
+  /** It was raised by this reload (a new version for the secondaries). */
+  readonly raised: boolean;
+}
+
+/**
+ * The serial a reloaded zone is served with. `served` is the serial of the
+ * version served so far (undefined at a first load with nothing recorded),
+ * `changed` whether the records differ from it; `date` is today as
+ * YYYYMMDD (for `date`). A serial the user raised in the file is always
+ * taken; an unchanged zone keeps the serial it was served with.
+ */
+export function chooseSerial(
+  policy: SerialPolicy,
+  fileSerial: number,
+  served: number | undefined,
+  changed: boolean,
+  date?: number,
+): SerialChoice {
+  fileSerial >>>= 0;
+  if (policy === 'keep' || served === undefined || serialCompare(fileSerial, served) > 0)
+    return { serial: fileSerial, rewritten: false, raised: false };
+  if (!changed)
+    return { serial: served >>> 0, rewritten: served >>> 0 !== fileSerial, raised: false };
+  const serial = nextSerial(served, policy === 'date' ? date : undefined);
+  return { serial, rewritten: serial !== fileSerial, raised: true };
+}

@@ -1,0 +1,149 @@
+/**
+ * The per-zone transfer keys of a `zones` entry (`{"file", "origin", ...}`)
+ * and the serve-wide `serial` key: who may transfer the zone, whom to
+ * NOTIFY, and how its SOA serial is chosen at reload. The serve-wide
+ * `allowTransfer` and `secondaries` (and the CLI's `--allow-transfer`,
+ * `--notify`) keep applying to every zone; a zone's own lists add to them.
+ */
+import type { SerialPolicy } from '../core/xfr/serial.ts';
+import type { ListenAddress } from './server.ts';
+
+export const SERIAL_POLICIES = ['keep', 'date', 'increment', 'auto'] as const;
+/** As written in the config: `auto` is `date`. */
+export type SerialSetting = (typeof SERIAL_POLICIES)[number];
+
+export function serialPolicy(s: SerialSetting): SerialPolicy {
+  return s === 'auto' ? 'date' : s;
+}
+
+/** A NOTIFY target, with the TSIG key to sign with (a key of `tsigKeys`). */
+export interface NotifyTarget extends ListenAddress {
+  readonly key?: string;
+}
+
+/** What a `zones` entry may say about transfers, besides its file and origin. */
+export interface ZoneTransferOptions {
+  /** SOA serial policy of this zone (default: the serve-wide `serial`). */
+  readonly serial?: SerialSetting;
+  /** Who may transfer this zone, besides the serve-wide `allowTransfer`. */
+  readonly allowTransfer?: readonly string[];
+  /** NOTIFY targets of this zone, besides the serve-wide `secondaries`. */
+  readonly secondaries?: readonly NotifyTarget[];
+  /** `ns`: NOTIFY the zone's NS hosts too (addresses from in-zone glue), but the SOA MNAME. */
+  readonly notify?: 'listed' | 'ns';
+}
+
+export const ZONE_TRANSFER_KEYS = ['serial', 'allowTransfer', 'secondaries', 'notify'] as const;
+
+interface Problem {
+  readonly code: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+type Check = {
+  isPrefix(text: string): boolean;
+  parseListen(text: string): ListenAddress | string;
+};
+
+/** A `serial` value (serve-wide or per zone); undefined when absent, a problem pushed when invalid. */
+export function serialSetting(
+  errors: Problem[],
+  path: string,
+  v: unknown,
+): SerialSetting | undefined {
+  if (v === undefined) return undefined;
+  if (SERIAL_POLICIES.includes(v as SerialSetting)) return v as SerialSetting;
+  errors.push({
+    code: 'CONFIG_BAD_ENUM',
+    path,
+    message: `${path} must be one of ${SERIAL_POLICIES.join(', ')}`,
+  });
+  return undefined;
+}
+
+/** An `allowTransfer` list (serve-wide or per zone). */
+export function allowTransferList(
+  errors: Problem[],
+  path: string,
+  v: unknown,
+  check: Check,
+): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.some((e) => typeof e !== 'string')) {
+    errors.push({
+      code: 'CONFIG_BAD_PREFIX',
+      path,
+      message: `${path} must be an array of addresses, prefixes ("192.0.2.0/24") or "key NAME"`,
+    });
+    return [];
+  }
+  const list = v as string[];
+  list.forEach((e, i) => {
+    if (!check.isPrefix(e) && !/^key [A-Za-z0-9._-]+\.?$/.test(e)) {
+      errors.push({
+        code: 'CONFIG_BAD_PREFIX',
+        path: `${path}[${i}]`,
+        message: `${path}[${i}]: "${e}" is not an address, an ADDR/BITS prefix or "key NAME"`,
+      });
+    }
+  });
+  return list;
+}
+
+/** A zone's `secondaries`: "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}. */
+function notifyTargets(errors: Problem[], path: string, v: unknown, check: Check): NotifyTarget[] {
+  const bad = (p: string, message: string) =>
+    errors.push({ code: 'CONFIG_BAD_LISTEN', path: p, message });
+  if (!Array.isArray(v)) {
+    bad(path, `${path} must be an array of "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}`);
+    return [];
+  }
+  const out: NotifyTarget[] = [];
+  v.forEach((e: unknown, i: number) => {
+    const o = typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : undefined;
+    const text = typeof e === 'string' ? e : o?.address;
+    const key = o?.key;
+    const extra = o ? Object.keys(o).filter((k) => k !== 'address' && k !== 'key') : [];
+    const r = typeof text === 'string' ? check.parseListen(text) : 'not "ADDR:PORT"';
+    if (typeof r === 'string' || extra.length > 0 || (key !== undefined && typeof key !== 'string'))
+      bad(
+        `${path}[${i}]`,
+        `${path}[${i}] must be "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}${typeof r === 'string' ? `: ${r}` : ''}`,
+      );
+    else out.push({ ...r, ...(typeof key === 'string' ? { key } : {}) });
+  });
+  return out;
+}
+
+/** The transfer keys of the `zones[i]` object `z` (the other keys are checked by the caller). */
+export function zoneTransferOptions(
+  errors: Problem[],
+  path: string,
+  z: Record<string, unknown>,
+  check: Check,
+): ZoneTransferOptions {
+  const serial = serialSetting(errors, `${path}.serial`, z.serial);
+  let notify: ZoneTransferOptions['notify'];
+  if (z.notify !== undefined) {
+    if (z.notify === 'ns' || z.notify === 'listed') notify = z.notify;
+    else
+      errors.push({
+        code: 'CONFIG_BAD_ENUM',
+        path: `${path}.notify`,
+        message: `${path}.notify must be "listed" (the secondaries only) or "ns" (also the zone's NS hosts)`,
+      });
+  }
+  return {
+    ...(serial !== undefined ? { serial } : {}),
+    ...(z.allowTransfer !== undefined
+      ? {
+          allowTransfer: allowTransferList(errors, `${path}.allowTransfer`, z.allowTransfer, check),
+        }
+      : {}),
+    ...(z.secondaries !== undefined
+      ? { secondaries: notifyTargets(errors, `${path}.secondaries`, z.secondaries, check) }
+      : {}),
+    ...(notify !== undefined ? { notify } : {}),
+  };
+}

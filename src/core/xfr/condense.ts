@@ -1,0 +1,78 @@
+/**
+ * Condensed IXFR (RFC 1995 section 6): consecutive differences merged into
+ * one, from the oldest version to the newest. A record added by one
+ * difference and deleted by a later one does not appear at all, nor does a
+ * record deleted and added back with the same TTL; what is left is what
+ * tells the version asked for from the current one.
+ *
+ * @see RFC 1995 section 6 (Optional Condensation of Multiple Versions): "An
+ * IXFR server may optionally condense multiple difference sequences into a
+ * single difference sequence, thus, dropping information on intermediate
+ * versions."
+ */
+import type { ZoneDiff } from './diff.ts';
+import type { PlainRecord } from './records.ts';
+
+/** A record's identity for condensing: owner, type and RDATA (the TTL aside). */
+function identity(r: PlainRecord): string {
+  let s = `${r.key}\u0001${r.type}\u0001`;
+  const d = r.rdata;
+  for (let i = 0; i < d.length; i += 4096) {
+    s += String.fromCharCode.apply(null, d.subarray(i, i + 4096) as unknown as number[]);
+  }
+  return s;
+}
+
+/** Records of a sequence of differences: SOAs and the records each deletes and adds. */
+export function sequenceRecords(diffs: readonly ZoneDiff[]): number {
+  let n = 0;
+  for (const d of diffs) n += 2 + d.removed.length + d.added.length;
+  return n;
+}
+
+/**
+ * One difference with the net effect of `diffs` (consecutive, oldest first):
+ * from the first one's old SOA to the last one's new SOA. Records keep the
+ * order in which the sequence first names them.
+ */
+export function condenseDiffs(diffs: readonly ZoneDiff[]): ZoneDiff {
+  const first = diffs[0];
+  const last = diffs.at(-1);
+  if (first === undefined || last === undefined) throw new Error('no difference to condense');
+  if (diffs.length === 1) return first;
+  // A record deleted from the oldest version, and one added that the newest still has.
+  const removed = new Map<string, PlainRecord>();
+  const added = new Map<string, PlainRecord>();
+  for (const d of diffs) {
+    for (const r of d.removed) {
+      const id = identity(r);
+      // Added within the sequence, then deleted: the oldest version did not have it.
+      if (added.has(id)) added.delete(id);
+      else removed.set(id, r);
+    }
+    for (const r of d.added) {
+      const id = identity(r);
+      const was = removed.get(id);
+      // Deleted and put back as it was: no change at all.
+      if (was !== undefined && was.ttl === r.ttl) removed.delete(id);
+      else added.set(id, r);
+    }
+  }
+  return {
+    fromSoa: first.fromSoa,
+    toSoa: last.toSoa,
+    removed: [...removed.values()],
+    added: [...added.values()],
+  };
+}
+
+/**
+ * The differences to send: the condensed one when it has fewer records than
+ * the sequence (two SOAs instead of two per difference, and no record that
+ * a later difference undid), else the sequence as it is.
+ */
+export function condenseWhenSmaller(diffs: readonly ZoneDiff[]): readonly ZoneDiff[] {
+  if (diffs.length < 2) return diffs;
+  const c = condenseDiffs(diffs);
+  return sequenceRecords([c]) < sequenceRecords(diffs) ? [c] : diffs;
+}
