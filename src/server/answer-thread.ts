@@ -17,7 +17,9 @@ import { workerFamilies } from './metrics.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import { unpackIndexedZone, type PackedZone } from '../zonefile/transfer.ts';
-import { rrlFor } from './server.ts';
+import { rrlFor, transferServiceFor } from './server.ts';
+import type { ZoneDiff } from '../core/xfr/diff.ts';
+import type { Transfers } from './xfr.ts';
 import { plainStats, workerQueriesFamily } from './answer-threads.ts';
 
 export interface ThreadInit {
@@ -28,6 +30,8 @@ export interface ThreadInit {
   readonly ports: readonly number[];
   readonly engineOptions: Partial<EngineOptions>;
   readonly logFormat: LogFormat;
+  /** Base directory of relative paths in the configuration (the TSIG key file). */
+  readonly cwd: string;
 }
 
 export type ThreadCommand =
@@ -39,6 +43,12 @@ export type ThreadCommand =
     }
   | { readonly type: 'metrics'; readonly id: number }
   | { readonly type: 'stats'; readonly id: number }
+  | {
+      readonly type: 'history';
+      readonly origin: string;
+      readonly diffs: readonly ZoneDiff[];
+      readonly id: number;
+    }
   | { readonly type: 'close'; readonly id: number };
 
 async function main(init: ThreadInit): Promise<void> {
@@ -59,16 +69,19 @@ async function main(init: ThreadInit): Promise<void> {
     : undefined;
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
+  let transfers: Transfers;
   const closeAll = async () => {
     await Promise.all([...udp, ...tcp].map((l) => l.close()));
     clearInterval(rrlSweep);
     summary.close();
   };
   try {
+    transfers = (await transferServiceFor(config, init.cwd, log)).transfers;
     for (const [i, { host }] of config.listen.entries()) {
       const p = init.ports[i]!;
-      tcp.push(await listenTcp(() => engine, host, p, config.tcp, log, summary, true));
-      udp.push(await listenUdp(() => engine, host, p, log, summary, { rrl, reusePort: true }));
+      tcp.push(await listenTcp(() => engine, host, p, config.tcp, log, summary, true, transfers));
+      const udpOptions = { rrl, reusePort: true, transfers };
+      udp.push(await listenUdp(() => engine, host, p, log, summary, udpOptions));
     }
   } catch (e) {
     await closeAll();
@@ -83,6 +96,9 @@ async function main(init: ThreadInit): Promise<void> {
         workerQueriesFamily(index, engine),
       ];
       port.postMessage({ type: 'done', id: cmd.id, value: families });
+    } else if (cmd.type === 'history') {
+      transfers.setHistory(cmd.origin, [...cmd.diffs]);
+      port.postMessage({ type: 'done', id: cmd.id });
     } else if (cmd.type === 'stats') {
       port.postMessage({ type: 'done', id: cmd.id, value: plainStats({ engine, tcp, rrl }) });
     } else {

@@ -5,7 +5,9 @@
  * their columns on SharedArrayBuffers) and every reload's zone set is sent
  * to each thread, which swaps it in one assignment: N threads, one copy of
  * the zones in memory, one load per reload. Metrics and `ctl stats` are
- * collected from every thread and summed (plus queries per worker).
+ * collected from every thread and summed (plus queries per worker). Each
+ * thread serves zone transfers; the IXFR history, kept by the main thread's
+ * reloads, is sent to every thread on each change.
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone } from '../core/zone/model.ts';
@@ -18,6 +20,7 @@ import type { ServerMetricsSource } from './metrics.ts';
 import type { RrlCounters } from './rrl.ts';
 import type { TcpStats } from './tcp.ts';
 import type { ThreadCommand, ThreadInit } from './answer-thread.ts';
+import type { ZoneDiff } from '../core/xfr/diff.ts';
 
 const THREAD_URL = new URL(
   import.meta.url.endsWith('.ts') ? './answer-thread.ts' : './answer-thread.js',
@@ -165,6 +168,11 @@ export class AnswerThreads {
     await Promise.all(
       this.threads.map((t) => t.ask({ type: 'zones', zones: packed, unavailable })),
     );
+  }
+
+  /** Every thread's copy of a zone's IXFR history (each serves transfers). */
+  async setHistory(origin: string, diffs: readonly ZoneDiff[]): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.ask({ type: 'history', origin, diffs })));
   }
 
   /** Each thread's metric families. */

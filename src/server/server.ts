@@ -16,6 +16,7 @@ import { Engine, type EngineOptions } from './engine.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../core/zone/model.ts';
+import type { ZoneDiff } from '../core/xfr/diff.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import { AnswerThreads } from './answer-threads.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
@@ -164,16 +165,11 @@ function orFail<T extends object>(v: T | XfrConfigProblem): T {
 }
 
 /**
- * The transfer service and the reload hook that feeds its history and sends
- * NOTIFY: the serve-wide ACL and each zone's own; the serve-wide secondaries
- * signed with the first key the serve-wide ACL requires, a zone's own with
- * the key each names.
+ * The transfer service of a configuration (every answering thread builds
+ * one; the IXFR history comes from the main thread's reloads): the
+ * serve-wide ACL and each zone's own, the TSIG keys, the limits.
  */
-async function transfersFor(
-  config: ServerConfig,
-  cwd: string,
-  log: Logger,
-): Promise<{ transfers: Transfers; history: TransferHistory }> {
+export async function transferServiceFor(config: ServerConfig, cwd: string, log: Logger) {
   const t = config.transfer;
   const keys = await tsigKeysFor(config, cwd);
   const byKey = new Map(keys.map((k) => [nameWireKey(k.name), k]));
@@ -190,6 +186,22 @@ async function transfersFor(
     },
     log,
   );
+  return { transfers, byKey, global };
+}
+
+/**
+ * The transfer service and the reload hook that feeds its history and sends
+ * NOTIFY: the serve-wide ACL and each zone's own; the serve-wide secondaries
+ * signed with the first key the serve-wide ACL requires, a zone's own with
+ * the key each names.
+ */
+async function transfersFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+): Promise<{ transfers: Transfers; history: TransferHistory }> {
+  const t = config.transfer;
+  const { transfers, byKey, global } = await transferServiceFor(config, cwd, log);
   const firstRequired = [...global.requireKeys][0];
   const notifyKey = firstRequired === undefined ? undefined : byKey.get(firstRequired);
   const history = new TransferHistory(
@@ -248,6 +260,16 @@ async function versioningFor(config: ServerConfig, cwd: string, log: Logger): Pr
     restored,
     today: () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', '')),
   };
+}
+
+/** Every answering thread serves transfers: each gets the IXFR histories now and every change after. */
+function shareHistories(transfers: Transfers, threads: AnswerThreads, log: Logger): void {
+  const send = (origin: string, diffs: readonly ZoneDiff[]) =>
+    threads.setHistory(origin, diffs).catch((e: unknown) => {
+      log.error('history_to_workers_failed', { zone: origin, error: (e as Error).message });
+    });
+  transfers.onHistory = send;
+  for (const [origin, diffs] of transfers.allHistories()) void send(origin, diffs);
 }
 
 export interface StartOptions {
@@ -495,6 +517,7 @@ async function startThreads(
     ports,
     engineOptions,
     logFormat,
+    cwd: options.cwd,
   });
   await threads.setZones(engine.zoneEntries, engine.unavailable);
   try {
@@ -504,11 +527,6 @@ async function startThreads(
     throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
   }
   log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
-  if (config.allowTransfer.length > 0) {
-    log.warn('transfers_one_worker', {
-      note: 'zone transfers are served by the first worker only: with --workers > 1 a transfer that reaches another thread is REFUSED (run the hidden primary with one worker)',
-    });
-  }
   return threads;
 }
 
@@ -569,6 +587,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     threads = await startThreads(options, engine, engineOptions, l, workers, () =>
       Promise.all([stop(), l.close()]),
     );
+    shareHistories(transfers, threads, log);
   }
   await secondaries?.start();
   if (secondaries && workers > 1) log.warn('notify_one_worker', { note: NOTIFY_ONE_WORKER });

@@ -136,6 +136,8 @@ export class TransferHistory {
       const to = soaSerialOf(soaRecord(zone).rdata);
       if (serialCompare(to, from) > 0) {
         await this.record(old, zone, info?.version?.diff, info?.version?.ms);
+        // Every answering thread has the new history before a secondary is told to ask.
+        await this.transfers.synced();
         this.track(
           notifyAll(
             zone,
@@ -190,7 +192,7 @@ export class TransferHistory {
       added: diff.added.length,
       kept: history.length,
       ms,
-      where: computed ? 'load worker' : 'answering thread',
+      where: computed ? 'at load' : 'after the swap',
     });
     await this.persist(zone.origin, history);
   }

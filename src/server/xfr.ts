@@ -166,6 +166,27 @@ export class Transfers {
     this.condensed.delete(origin);
     if (diffs.length === 0) this.histories.delete(origin);
     else this.histories.set(origin, diffs);
+    const sent = this.onHistory?.(origin, diffs);
+    if (sent) this.sync = Promise.all([this.sync, sent]).then(() => undefined);
+  }
+
+  private sync: Promise<void> = Promise.resolve();
+
+  /** Resolves when every history change so far has reached the other answering threads. */
+  synced(): Promise<void> {
+    return this.sync;
+  }
+
+  /**
+   * Told of every history change (`serve --workers`: the main thread keeps
+   * the history and sends it to the other answering threads, which serve
+   * transfers too).
+   */
+  onHistory: ((origin: string, diffs: readonly ZoneDiff[]) => Promise<void> | void) | undefined;
+
+  /** Every zone's history, by origin. */
+  allHistories(): ReadonlyMap<string, readonly ZoneDiff[]> {
+    return this.histories;
   }
 
   /** Whether `address` (signed with the key `keyKey`, or not) may transfer the zone `origin`. */
