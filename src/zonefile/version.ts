@@ -70,7 +70,8 @@ export function compareVersion(
   signed: boolean,
 ): VersionOutcome {
   const t0 = performance.now();
-  const before = v.before ? unpackZone(v.before) : undefined;
+  // A file that now holds another zone: nothing to compare with.
+  const before = v.before && v.before.origin === zone.origin ? unpackZone(v.before) : undefined;
   const rest = before === undefined ? v.restored?.get(zone.origin) : undefined;
   const p = prepareVersion(zone, {
     policy: signed ? 'keep' : v.policy,
