@@ -58,8 +58,32 @@ const coreRestrictions = {
       selector: "NewExpression[callee.name='Date'][arguments.length=0]",
       message: 'src/core has no clock: take now as a parameter.',
     },
+    ...moduleState('src/core'),
   ],
 };
+
+/**
+ * Module-level mutable state (a `let`, or a Map, Set, WeakMap or BoundedMemo
+ * not typed Readonly): in src/core it is state the purity rules above do not
+ * see, in src/client a cache shared by every client of the process (issue
+ * 19). Own it in an object passed in; where a module keeps it on purpose
+ * (a scratch buffer or a memo of a pure function, used synchronously), say
+ * why in an eslint-disable comment, which keeps it visible.
+ */
+function moduleState(where) {
+  const message = `module-level mutable state in ${where}: own it in an object passed in, or say why it is safe in an eslint-disable comment (issue 19)`;
+  const decl = [
+    'Program > VariableDeclaration',
+    'Program > ExportNamedDeclaration > VariableDeclaration',
+  ];
+  return [
+    ...decl.map((d) => ({ selector: `${d}[kind='let']`, message })),
+    ...decl.map((d) => ({
+      selector: `${d} > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly/]) > NewExpression.init[callee.name=/^(Map|Set|WeakMap|BoundedMemo)$/]`,
+      message,
+    })),
+  ];
+}
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'data/'] },
@@ -99,4 +123,8 @@ export default tseslint.config(
     },
   },
   { files: ['src/core/**/*.ts'], rules: coreRestrictions },
+  {
+    files: ['src/client/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...moduleState('src/client')] },
+  },
 );

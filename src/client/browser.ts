@@ -23,6 +23,7 @@ import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
 import { StubResolver, type DnsLookupResult } from './stub.ts';
+import { ClientMemos } from './memo.ts';
 import { resolveWith, type WalkHost, type WalkOptions } from './resolution.ts';
 import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
 
@@ -116,6 +117,8 @@ export async function browserThttp(
 export class BrowserLexClient implements WalkHost {
   readonly cache: DnsCache | undefined;
   readonly mode = 'stub' as const;
+  /** This client's memos of the warm path. @internal */
+  readonly memos = new ClientMemos();
   readonly servers: readonly string[];
   private readonly resolver: StubResolver;
   private readonly cached: CachingResolver | undefined;

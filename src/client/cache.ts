@@ -58,33 +58,38 @@ export function cacheKey(qname: string, qtype: string): string {
 /**
  * `cacheKey` memoised per (qtype, qname): the warm path asks for the same
  * names, and a memoised key is the same string object, whose hash V8 keeps.
+ * Each cache has its own (issue 19: no module-level caches in the client).
  */
 const KEY_MEMO_MAX = 4096;
-const keyMemo = new Map<string, Map<string, string>>();
-let keyMemoSize = 0;
 
-function memoCacheKey(qname: string, qtype: string): string {
-  let byName = keyMemo.get(qtype);
-  if (byName === undefined) {
-    byName = new Map();
-    keyMemo.set(qtype, byName);
-  }
-  let k = byName.get(qname);
-  if (k === undefined) {
-    k = cacheKey(qname, qtype);
-    if (keyMemoSize >= KEY_MEMO_MAX) {
-      for (const m of keyMemo.values()) m.clear();
-      keyMemoSize = 0;
+class KeyMemo {
+  private readonly byType = new Map<string, Map<string, string>>();
+  private size = 0;
+
+  key(qname: string, qtype: string): string {
+    let byName = this.byType.get(qtype);
+    if (byName === undefined) {
+      byName = new Map();
+      this.byType.set(qtype, byName);
     }
-    byName.set(qname, k);
-    keyMemoSize++;
+    let k = byName.get(qname);
+    if (k === undefined) {
+      k = cacheKey(qname, qtype);
+      if (this.size >= KEY_MEMO_MAX) {
+        for (const m of this.byType.values()) m.clear();
+        this.size = 0;
+      }
+      byName.set(qname, k);
+      this.size++;
+    }
+    return k;
   }
-  return k;
 }
 
 export class DnsCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, shared: 0, evictions: 0, expirations: 0 };
   private readonly entries = new Map<string, Entry>();
+  private readonly keys = new KeyMemo();
   /** Recency list: `head` is the least recently used entry, `tail` the most recent. */
   private head: Entry | undefined;
   private tail: Entry | undefined;
@@ -107,7 +112,7 @@ export class DnsCache {
 
   /** The live entry for (qname, qtype), or undefined. Touches it for LRU. */
   get(qname: string, qtype: string): CacheHit | undefined {
-    return this.getByKey(memoCacheKey(qname, qtype));
+    return this.getByKey(this.keys.key(qname, qtype));
   }
 
   getByKey(key: string): CacheHit | undefined {
@@ -151,7 +156,7 @@ export class DnsCache {
 
   /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
   set(result: DnsLookupResult): void {
-    this.setByKey(memoCacheKey(result.qname, result.qtype), result);
+    this.setByKey(this.keys.key(result.qname, result.qtype), result);
   }
 
   private setByKey(key: string, result: DnsLookupResult): void {
@@ -184,7 +189,7 @@ export class DnsCache {
     qtype: string,
     fetch: () => Promise<DnsLookupResult>,
   ): Promise<{ result: DnsLookupResult; cached: boolean; remaining?: number }> {
-    const key = memoCacheKey(qname, qtype);
+    const key = this.keys.key(qname, qtype);
     const hit = this.getByKey(key);
     if (hit) {
       this.stats.hits++;

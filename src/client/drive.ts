@@ -22,13 +22,15 @@ import type {
 import { ClientError, DnsError } from './errors.ts';
 import type { HttpStepResult } from './thttp.ts';
 import type { DnsLookupResult } from './stub.ts';
-import { naptrRecords } from './memo.ts';
+import { toNaptrRecords, type ClientMemos } from './memo.ts';
 import { rdataOf } from './wire.ts';
 
 /** What the driver needs of the client. */
 export interface DriverHost {
   /** Undefined when the answer must not be memoised per result (no cache). */
   readonly cache: unknown;
+  /** The client's own memos (none: nothing is memoised). */
+  readonly memos?: ClientMemos;
   /** A cached answer, synchronously (the warm path). */
   peek(name: string, type: RecordType): DnsLookupResult | undefined;
   /** The answer from the resolver behind the cache (and into the cache). */
@@ -251,9 +253,13 @@ async function failed(
 export function naptrFeed(
   r: DnsLookupResult,
   cached: boolean,
-  host: { readonly cache: unknown },
+  host: { readonly cache: unknown; readonly memos?: ClientMemos },
 ): DnsFeed<NaptrRecord> {
-  const records = naptrRecords(r, cached || host.cache !== undefined);
+  const memos = host.memos;
+  const records =
+    memos === undefined
+      ? toNaptrRecords(r)
+      : memos.naptrRecords(r, cached || host.cache !== undefined);
   return { kind: r.kind, records, meta: r, cached, rrset: r };
 }
 

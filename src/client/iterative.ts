@@ -85,7 +85,12 @@ function isUnder(name: string, zone: string): boolean {
 }
 
 /** Errors that say the servers of a cut do not serve it. */
-const LAME_CODES = new Set(['DNS_REFUSED', 'DNS_SERVFAIL', 'DNS_NOTIMP', 'DNS_RCODE']);
+const LAME_CODES: ReadonlySet<string> = new Set([
+  'DNS_REFUSED',
+  'DNS_SERVFAIL',
+  'DNS_NOTIMP',
+  'DNS_RCODE',
+]);
 
 export class IterativeResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;

@@ -6,6 +6,7 @@
  * - NAPTR records converted once per cached lookup result;
  * - step results memoised per cached RRset and AUS (the memo dies with the
  *   cache entry: a WeakMap keyed by the cached result).
+ * All three are kept by a `ClientMemos` that each client owns.
  */
 import type { Answer } from 'dns-packet';
 import type { NaptrRecord, StepResult } from '../core/ddds/step.ts';
@@ -18,7 +19,7 @@ import { BoundedMemo } from '../core/kit/memo.ts';
 // ------------------------------------------------------------------ NAPTR records
 
 /** The NAPTR records of a lookup result, in response order. */
-function toNaptrRecords(r: DnsLookupResult): NaptrRecord[] {
+export function toNaptrRecords(r: DnsLookupResult): NaptrRecord[] {
   const out: NaptrRecord[] = new Array<NaptrRecord>(r.records.length);
   for (let i = 0; i < r.records.length; i++) {
     const a = r.records[i] as Answer;
@@ -44,46 +45,12 @@ function toNaptrRecords(r: DnsLookupResult): NaptrRecord[] {
   return out;
 }
 
-/**
- * NAPTR records of a lookup result, converted once per cached result. Only
- * results that live in the cache are memoised: a WeakMap entry per
- * short-lived result would cost more in garbage collection than it saves.
- */
-const naptrMemo = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
+// ------------------------------------------------------------------ the memos of one client
 
-export function naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
-  if (!memo) return toNaptrRecords(r);
-  let out = naptrMemo.get(r);
-  if (out === undefined) {
-    out = toNaptrRecords(r);
-    naptrMemo.set(r, out);
-  }
-  return out;
-}
-
-// ------------------------------------------------------------------ step memo
-
-/**
- * Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
- * result for the same RRset object (one cache entry, dropped when its TTL
- * expires) and the same AUS and service is the same: the warm path reuses it
- * instead of running the regexp engine again.
- */
 const STEP_MEMO_PER_RRSET = 4096;
-const stepMemo = new WeakMap<object, BoundedMemo<string, StepResult>>();
-
-export const stepMemoStore: StepMemoStore = {
-  get(rrset, key) {
-    return stepMemo.get(rrset)?.get(key);
-  },
-  set(rrset, key, step) {
-    let memo = stepMemo.get(rrset);
-    if (memo === undefined) stepMemo.set(rrset, (memo = new BoundedMemo(STEP_MEMO_PER_RRSET)));
-    memo.set(key, step);
-  },
-};
-
-// ------------------------------------------------------------------ prepared inputs
+const PREPARED_MAX = 4096;
+/** Inputs seen once, in a direct-mapped table (a cheap hash of the text picks the slot). */
+const SEEN_SLOTS = 4096;
 
 export interface Prepared {
   readonly start: WalkStart | CodedError;
@@ -97,28 +64,6 @@ export interface Prepared {
   readonly memo: Partial<Record<Service, { readonly store: StepMemoStore; readonly key: string }>>;
 }
 
-/** The step memo and its key for this input and service. */
-export function memoFor(
-  p: Prepared,
-  service: Service,
-): { readonly store: StepMemoStore; readonly key: string } | undefined {
-  const start = p.start;
-  if ('code' in start) return undefined;
-  let m = p.memo[service];
-  if (m === undefined) {
-    m = { store: stepMemoStore, key: `${service}\n${start.aus}` };
-    p.memo[service] = m;
-  }
-  return m;
-}
-
-const PREPARED_MAX = 4096;
-const prepared = new BoundedMemo<string, Prepared>(PREPARED_MAX);
-
-/** Inputs seen once, in a direct-mapped table (a cheap hash of the text picks the slot). */
-const SEEN_SLOTS = 4096;
-const seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
-
 function seenSlot(text: string): number {
   const n = text.length;
   let h = n;
@@ -129,22 +74,82 @@ function seenSlot(text: string): number {
   return (h ^ (h >>> 13)) & (SEEN_SLOTS - 1);
 }
 
-/** `prepareWalk` memoised on the input text (it is pure), from its second sighting. */
-export function prepare(input: string): Prepared {
-  let p = prepared.get(input);
-  if (p !== undefined) {
-    p.repeat = true;
+/**
+ * The memos of one client (`LexClient`, `BrowserLexClient`): owned by it, so
+ * two clients in one process share nothing (issue 19: no module-level caches
+ * in the client).
+ * - NAPTR records of a lookup result, converted once per cached result. Only
+ *   results that live in the cache are memoised: a WeakMap entry per
+ *   short-lived result would cost more in garbage collection than it saves.
+ * - Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
+ *   result for the same RRset object (one cache entry, dropped when its TTL
+ *   expires) and the same AUS and service is the same: the warm path reuses
+ *   it instead of running the regexp engine again.
+ * - `prepareWalk` per input text, from its second sighting.
+ */
+export class ClientMemos {
+  readonly #naptr = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
+  readonly #steps = new WeakMap<object, BoundedMemo<string, StepResult>>();
+  readonly #prepared = new BoundedMemo<string, Prepared>(PREPARED_MAX);
+  readonly #seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
+
+  readonly stepStore: StepMemoStore = {
+    get: (rrset, key) => this.#steps.get(rrset)?.get(key),
+    set: (rrset, key, step) => {
+      let memo = this.#steps.get(rrset);
+      if (memo === undefined) this.#steps.set(rrset, (memo = new BoundedMemo(STEP_MEMO_PER_RRSET)));
+      memo.set(key, step);
+    },
+  };
+
+  /** NAPTR records of a lookup result; memoised per result when `memo` (the result is cached). */
+  naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
+    if (!memo) return toNaptrRecords(r);
+    let out = this.#naptr.get(r);
+    if (out === undefined) {
+      out = toNaptrRecords(r);
+      this.#naptr.set(r, out);
+    }
+    return out;
+  }
+
+  /** The step memo and its key for this input and service. */
+  memoFor(
+    p: Prepared,
+    service: Service,
+  ): { readonly store: StepMemoStore; readonly key: string } | undefined {
+    const start = p.start;
+    if ('code' in start) return undefined;
+    let m = p.memo[service];
+    if (m === undefined) {
+      m = { store: this.stepStore, key: `${service}\n${start.aus}` };
+      p.memo[service] = m;
+    }
+    return m;
+  }
+
+  /** `prepareWalk` memoised on the input text (it is pure), from its second sighting. */
+  prepare(input: string): Prepared {
+    let p = this.#prepared.get(input);
+    if (p !== undefined) {
+      p.repeat = true;
+      return p;
+    }
+    p = { start: prepareWalk(input), repeat: false, memo: {} };
+    // Memoise from the second sighting on: a stream of distinct URNs then costs
+    // one slot write each, not a Map entry (a slot collision only delays it).
+    const slot = seenSlot(input);
+    if (this.#seen[slot] === input) {
+      p.repeat = true;
+      this.#prepared.set(input, p);
+    } else {
+      this.#seen[slot] = input;
+    }
     return p;
   }
-  p = { start: prepareWalk(input), repeat: false, memo: {} };
-  // Memoise from the second sighting on: a stream of distinct URNs then costs
-  // one slot write each, not a Map entry (a slot collision only delays it).
-  const slot = seenSlot(input);
-  if (seen[slot] === input) {
-    p.repeat = true;
-    prepared.set(input, p);
-  } else {
-    seen[slot] = input;
-  }
-  return p;
+}
+
+/** Without a client's memos (a host that has none): nothing is kept. */
+export function prepareOnce(input: string): Prepared {
+  return { start: prepareWalk(input), repeat: false, memo: {} };
 }

@@ -9,7 +9,7 @@ import { DddsWalk } from '../core/ddds/walk.ts';
 import type { DnsCache } from './cache.ts';
 import { describeError, drive, type DriverHost, type WalkFailure } from './drive.ts';
 import { ClientError } from './errors.ts';
-import { memoFor, prepare } from './memo.ts';
+import { prepareOnce } from './memo.ts';
 
 /** A failed resolution: a stable `code`, and the trace up to the failure. */
 export class ResolveError extends ClientError {
@@ -81,10 +81,11 @@ export async function resolveWith(
       throw new ResolveError(d.code, d.message, trace, e);
     }
   }
-  const prepared = prepare(urn);
+  const memos = host.memos;
+  const prepared = memos === undefined ? prepareOnce(urn) : memos.prepare(urn);
   const memo =
-    options.memoSteps !== false && prepared.repeat && host.cache
-      ? memoFor(prepared, service)
+    memos !== undefined && options.memoSteps !== false && prepared.repeat && host.cache
+      ? memos.memoFor(prepared, service)
       : undefined;
   const walk = new DddsWalk(
     urn,

@@ -19,6 +19,7 @@ import type { ResolveResult } from '../core/ddds/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { undiciDohFetch } from './doh-undici.ts';
+import { ClientMemos } from './memo.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
@@ -108,6 +109,8 @@ function uncached(result: DnsLookupResult): { result: DnsLookupResult; cached: b
 export class LexClient {
   readonly cache: DnsCache | undefined;
   readonly mode: 'stub' | 'iterative';
+  /** This client's memos of the warm path (walk starts, NAPTR records, step results). @internal */
+  readonly memos = new ClientMemos();
   private readonly transport: DnsTransport;
   private resolver: DnsResolver | undefined;
   private readonly cached: CachingResolver | undefined;

@@ -156,18 +156,6 @@ export function classify(m: Message, qname: string, qtype: RecordType): Classifi
   };
 }
 
-/** `formatServer` per server object (servers are long-lived: kept in the client's list). */
-const serverTexts = new WeakMap<ServerAddress, string>();
-
-function serverText(s: ServerAddress): string {
-  let t = serverTexts.get(s);
-  if (t === undefined) {
-    t = formatServer(s);
-    serverTexts.set(s, t);
-  }
-  return t;
-}
-
 /** A stub lookup in progress (CNAME restarts carry it along). */
 interface StubState {
   readonly chain: string[];
@@ -196,12 +184,22 @@ export class StubResolver implements DnsResolver {
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;
   private readonly dnssec: boolean;
+  /** `formatServer` per server object (servers are long-lived: kept in the client's list). */
+  private readonly serverTexts = new WeakMap<ServerAddress, string>();
 
   constructor(transport: DnsTransportLike, options: StubOptions) {
     this.transport = transport;
     this.servers = options.servers;
     this.maxCnames = options.maxCnames ?? 8;
     this.dnssec = options.dnssec === true;
+  }
+  private serverText(s: ServerAddress): string {
+    let t = this.serverTexts.get(s);
+    if (t === undefined) {
+      t = formatServer(s);
+      this.serverTexts.set(s, t);
+    }
+    return t;
   }
 
   lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult> {
@@ -251,7 +249,7 @@ export class StubResolver implements DnsResolver {
     const name = state.name;
     state.ignored += ex.ignored;
     state.secure &&= ex.message.ad;
-    const server = ex.via ?? serverText(ex.server);
+    const server = ex.via ?? this.serverText(ex.server);
     const c = classify(ex.message, name, qtype);
     switch (c.kind) {
       case 'answer':

@@ -70,7 +70,7 @@ export interface HttpGetRequest {
  */
 export type HttpGet = (req: HttpGetRequest) => Promise<HttpGetResponse>;
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * GET `url` (the resolver URL from a `U` rule, or built by `thttpUrl`)

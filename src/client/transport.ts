@@ -253,10 +253,8 @@ type Family = 'udp4' | 'udp6';
  * whatever the caller does next overlaps the round trip). Names still go
  * through `dns.lookup`.
  */
-/** `net.isIP` per destination text (a regular expression test per datagram otherwise). */
-const literalKinds = new BoundedMemo<string, number>(256);
-
 function literalLookup(
+  literalKinds: BoundedMemo<string, number>,
   address: string,
   family: unknown,
   callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
@@ -293,6 +291,13 @@ class UdpPool {
   private readonly size: number;
   private readonly reuse: number;
   private readonly stats: TransportStats;
+  /** `net.isIP` per destination text (a regular expression test per datagram otherwise). */
+  private readonly literalKinds = new BoundedMemo<string, number>(256);
+  private readonly lookup = (
+    address: string,
+    family: unknown,
+    callback: (err: NodeJS.ErrnoException | null, address: string, family: number) => void,
+  ): void => literalLookup(this.literalKinds, address, family, callback);
 
   constructor(family: Family, size: number, reuse: number, stats: TransportStats) {
     this.family = family;
@@ -336,7 +341,7 @@ class UdpPool {
   }
 
   private open(): Slot {
-    const socket = dgram.createSocket({ type: this.family, lookup: literalLookup });
+    const socket = dgram.createSocket({ type: this.family, lookup: this.lookup });
     const slot: Slot = { socket, pending: new Map(), uses: 0, retired: false, closed: false };
     socket.on('message', (msg, rinfo) => this.receive(slot, msg, rinfo));
     // Unconnected UDP sockets report few errors; keep the socket and let the

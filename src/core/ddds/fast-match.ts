@@ -285,6 +285,7 @@ export function isAscii(text: string): boolean {
 }
 
 /** Item boundaries of the last match (scratch, grown on demand; the core is synchronous). */
+// eslint-disable-next-line no-restricted-syntax -- module state: a scratch buffer, used within one synchronous call.
 let scratch = new Int32Array(64);
 
 /**

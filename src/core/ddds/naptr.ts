@@ -254,6 +254,7 @@ export type RewriteResult =
     };
 
 const SUBST_CACHE_LIMIT = 1024;
+// eslint-disable-next-line no-restricted-syntax -- module state: a bounded memo of a pure parse (same input, same result).
 const substCache = new BoundedMemo<string, ParseSubstitutionResult>(SUBST_CACHE_LIMIT);
 
 /** parseSubstitution with a small bounded memo (REGEXP fields repeat across lookups). */
@@ -355,8 +356,11 @@ export interface CompiledRecord {
  * response (no cache) reuse the work without a WeakMap entry per object.
  */
 const COMPILED_MAX = 2048;
+/* eslint-disable no-restricted-syntax -- module state: a memo of a pure compilation keyed by the
+   record's content, emptied at COMPILED_MAX entries. */
 const compiledByRegexp = new Map<string, CompiledRecord[]>();
 let compiledCount = 0;
+/* eslint-enable no-restricted-syntax */
 
 /** The compiled form of a record (memoised on its field values, bounded). */
 export function compileRecord(record: NaptrRecord): CompiledRecord {

@@ -134,8 +134,11 @@ function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
  * and what the client passes) their results are memoised, bounded.
  */
 const KEY_MEMO_MAX = 4096;
+/* eslint-disable no-restricted-syntax -- module state: bounded memos of pure conversions, only
+   with the default conversion (a caller's own conversion is never memoised). */
 const keyMemo = new BoundedMemo<string, DnsKeyResult>(KEY_MEMO_MAX);
 const nameMemo = new BoundedMemo<string, DnsKeyResult>(KEY_MEMO_MAX);
+/* eslint-enable no-restricted-syntax */
 const defaultVerbatim = (text: string) => verbatimName(text, defaultToDnsKey);
 
 function convertKey(text: string, toDnsKey: ToDnsKey): DnsKeyResult {

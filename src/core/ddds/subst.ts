@@ -588,9 +588,12 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
 }
 
 const NO_MATCH: ApplySubstitutionResult = Object.freeze({ matched: false });
+/* eslint-disable no-restricted-syntax -- module state: the last input's ASCII test (a memo of a
+   pure function of the input) and a scratch buffer, used within one synchronous call. */
 let lastInput: string | undefined;
 let lastAscii = false;
 let groupScratch = new Int32Array(20);
+/* eslint-enable no-restricted-syntax */
 
 /**
  * Build a REGEXP field from its parts. `ere` is ERE text (use `quoteEre` for a

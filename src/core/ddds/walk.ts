@@ -205,6 +205,7 @@ export function thttpUrl(
 }
 
 /** The excluded set of every frame when fallback is off: never added to. */
+// eslint-disable-next-line no-restricted-syntax -- module state: an empty set never added to (fallback off; compared by identity).
 const NOTHING_EXCLUDED: Set<number> = new Set();
 
 /** A rule set visited: its key, its step number, and the records used from it (for a fallback). */

@@ -32,7 +32,7 @@ const T_NSEC = 47;
 const T_DNSKEY = 48;
 const T_NSEC3 = 50;
 const T_NSEC3PARAM = 51;
-const DNSSEC_TYPES = new Set([T_RRSIG, T_NSEC, T_NSEC3, T_NSEC3PARAM]);
+const DNSSEC_TYPES: ReadonlySet<number> = new Set([T_RRSIG, T_NSEC, T_NSEC3, T_NSEC3PARAM]);
 
 export interface ZoneSigningKey {
   /** 256 (ZSK) or 257 (KSK, or CSK when it is the only kind given). */

@@ -179,7 +179,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const YEAR = /^\d{4}$/;
 
 /** The words RFC 9676 section 7.1.2 uses for "original" "expressed in the language of the act". */
-const ORIGINAL_LABELS = new Set(['original', 'originale', 'originel', 'originaal', 'originario']);
+const ORIGINAL_LABELS: ReadonlySet<string> = new Set([
+  'original',
+  'originale',
+  'originel',
+  'originaal',
+  'originario',
+]);
 
 /** True for a version label meaning the original text (or no version at all). */
 export function isOriginalVersion(version: string | null): boolean {

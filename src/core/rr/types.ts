@@ -193,8 +193,9 @@ export const TYPE_CODES: ReadonlyMap<string, number> = new Map([
   ['DLV', TYPE_DLV],
 ]);
 
-const TYPE_NAMES = new Map<number, string>();
-for (const [name, code] of TYPE_CODES) TYPE_NAMES.set(code, name);
+const TYPE_NAMES: ReadonlyMap<number, string> = new Map(
+  [...TYPE_CODES].map(([name, code]) => [code, name]),
+);
 
 /** Types that may not appear in a zone file (meta types and pseudo-records). */
 export const META_TYPES: ReadonlySet<number> = new Set([

@@ -37,7 +37,7 @@ const RE_GREEK = /^\p{Script=Greek}$/u;
 const RE_HEBREW = /^\p{Script=Hebrew}$/u;
 const RE_KANA_HAN = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 
-const VIRAMA_SET = new Set(VIRAMA);
+const VIRAMA_SET: ReadonlySet<number> = new Set(VIRAMA);
 
 /** Binary search of a flat [start, end, value, ...] table; 0 when not listed. */
 function lookup(ranges: readonly number[], cp: number): number {

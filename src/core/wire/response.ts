@@ -76,7 +76,7 @@ const OPCODE_NAMES: readonly string[] = [
 ];
 
 /** dns-packet 5.6.1's `types.toString`: its names by code, `UNKNOWN_n` for the rest. */
-const PACKET_TYPE_NAMES = new Map<number, string>([
+const PACKET_TYPE_NAMES: ReadonlyMap<number, string> = new Map<number, string>([
   [1, 'A'],
   [10, 'NULL'],
   [28, 'AAAA'],
@@ -236,6 +236,7 @@ export type Utf8Decoder = (bytes: Uint8Array, start: number, end: number) => str
 export const utf8ToString: Utf8Decoder = decodeUtf8;
 
 /** The decoder of the message being decoded. */
+// eslint-disable-next-line no-restricted-syntax -- module state: the decoder of the message being decoded (set per call).
 let utf8: Utf8Decoder = utf8ToString;
 
 /**
@@ -265,6 +266,7 @@ const MEMO_MAX = 32;
 const memoOffset = new Int32Array(MEMO_MAX);
 const memoLabelBytes = new Int32Array(MEMO_MAX);
 const memoName: string[] = new Array<string>(MEMO_MAX).fill('');
+// eslint-disable-next-line no-restricted-syntax -- module state: the per-message name memo (reset per message).
 let memoCount = 0;
 
 function memoPut(offset: number, name: string, labelBytes: number): void {
@@ -301,7 +303,9 @@ const NAME_OCTETS = new Uint8Array(512);
  * fields, otherwise the RDATA of a record of that type; `ctxAt` is the
  * question's or record's first byte.
  */
+// eslint-disable-next-line no-restricted-syntax -- module state: error context of the decode in progress.
 let ctxType = -1;
+// eslint-disable-next-line no-restricted-syntax -- module state: error context of the decode in progress.
 let ctxAt = 0;
 
 function where(): string {
@@ -311,6 +315,7 @@ function where(): string {
 }
 
 /** Octets the last decodeName consumed at the name's own position. */
+// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeName, read right after the call.
 let nameBytes = 0;
 
 /**
@@ -432,6 +437,7 @@ function decodeName(buf: Uint8Array, start: number, limit: number, mail: boolean
 }
 
 /** A character-string at `o` inside RDATA ending at `end`; sets `stringBytes`. */
+// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeString, read right after the call.
 let stringBytes = 0;
 function decodeString(buf: Uint8Array, o: number, end: number): string {
   if (o >= end) throw bad(`${where()}: character-string at byte ${o} runs past RDLENGTH`, o);
@@ -565,6 +571,7 @@ function decodeQuestion(buf: Uint8Array, o: number): WireQuestion {
 }
 
 /** Offset just past the last record decodeRecord read. */
+// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeRecord, read right after the call.
 let recordEnd = 0;
 
 function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback): WireRecord {

@@ -464,6 +464,7 @@ const BODIES = new BodySlab();
  * distinct values across a zone: equal ones are shared (frozen), so a body
  * compiled per name does not carry arrays of its own.
  */
+// eslint-disable-next-line no-restricted-syntax -- module state: interned frozen arrays, shared by all zones
 const SHARED_ARRAYS = new Map<string, readonly (number | boolean)[]>();
 function shared<T extends number | boolean>(a: T[]): readonly T[] {
   const key = a.join(',');

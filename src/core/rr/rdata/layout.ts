@@ -249,6 +249,7 @@ export function writeStringBytes(
  * A flag rather than a callback: a closure over the caller's loop index
  * would move that index into a heap context on the per-character path.
  */
+// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of utf8(), read right after the call.
 let utf8Pair = false;
 
 function utf8(text: string, i: number, c: number, buf: Uint8Array, o: number): number {

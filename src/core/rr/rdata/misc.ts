@@ -192,6 +192,7 @@ function reverse(m: ReadonlyMap<string, number>): Map<number, string> {
   return new Map([...m].map(([k, v]) => [v, k]));
 }
 
+// eslint-disable-next-line no-restricted-syntax -- module state: a constant table built on first use.
 let certNames: Map<number, string> | undefined;
 
 export const CERT_CODEC: RdataCodec = {

@@ -247,6 +247,7 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
 }
 
 /** Made on first use: a module-level `new ByteWriter()` would run before rdata.ts when this module is loaded first. */
+// eslint-disable-next-line no-restricted-syntax -- module state: a scratch buffer, used within one synchronous call.
 let scratchWriter: ByteWriter | undefined;
 
 function parseSvcb(
