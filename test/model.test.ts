@@ -1,7 +1,8 @@
 /**
  * One definition per thing (issue 19), checked over the text of src: no
  * TYPE_ constant defined twice (core/rr/types.ts holds them), one union of
- * the RFC 2169 service names, one UTF-8 decoder, one FNV-1a, one bounded memo.
+ * the RFC 2169 service names, one UTF-8 decoder, one FNV-1a, one bounded memo,
+ * one decoder of NAPTR RDATA's layout.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -69,5 +70,25 @@ describe('one definition per thing', () => {
     expect(
       sites(files, /size >= [\w.]+\) [\w.#]+\.clear\(\)/g).map((s) => s.split(':')[0]),
     ).toEqual(['src/core/kit/memo.ts']);
+  });
+  it('NAPTR RDATA is decoded in one place (core/rr/naptr.ts); its readers import it', () => {
+    expect(sites(files, /export function naptrLayout\b/g).map((s) => s.split(':')[0])).toEqual([
+      'src/core/rr/naptr.ts',
+    ]);
+    // The walk over ORDER and PREFERENCE, then FLAGS, SERVICES and REGEXP.
+    expect(
+      sites(files, /(?:=|\+) 4;(?:\n[^\n]*){0,2}?\n\s*for \(let \w+ = 0; \w+ < 3; \w+\+\+\)/g).map(
+        (s) => s.split(':')[0],
+      ),
+    ).toEqual(['src/core/rr/naptr.ts']);
+    const readers = [
+      'src/core/ddds/lint/naptr-lint.ts',
+      'src/core/zone/answer.ts',
+      'src/core/wire/response.ts',
+    ];
+    for (const file of readers) {
+      const text = files.find((f) => f.file === file)?.text ?? '';
+      expect([file, /naptrLayout\(/.test(text)]).toEqual([file, true]);
+    }
   });
 });

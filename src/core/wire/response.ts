@@ -32,6 +32,15 @@
  *   extended RCODE, version and DO in TTL)
  */
 import { decodeUtf8 } from '../kit/utf8.ts';
+import {
+  NAPTR_FLAGS,
+  NAPTR_REGEXP,
+  NAPTR_REPLACEMENT,
+  NAPTR_SERVICES,
+  naptrLayout,
+  naptrOrder,
+  naptrPreference,
+} from '../rr/naptr.ts';
 
 export const WIRE_BAD_RESPONSE = 'DNS_BAD_RESPONSE';
 export const WIRE_RRSET_TOO_LARGE = 'DNS_RRSET_TOO_LARGE';
@@ -436,16 +445,16 @@ function decodeName(buf: Uint8Array, start: number, limit: number, mail: boolean
   return name;
 }
 
-/** A character-string at `o` inside RDATA ending at `end`; sets `stringBytes`. */
-// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeString, read right after the call.
-let stringBytes = 0;
+/** Where the fields of the NAPTR being decoded are (scratch of `naptrLayout`). */
+const NAPTR_AT = new Int32Array(4);
+
+/** A character-string at `o` inside RDATA ending at `end`. */
 function decodeString(buf: Uint8Array, o: number, end: number): string {
   if (o >= end) throw bad(`${where()}: character-string at byte ${o} runs past RDLENGTH`, o);
   const n = buf[o]!;
   if (o + 1 + n > end) {
     throw bad(`${where()}: character-string at byte ${o} (${n} octets) runs past RDLENGTH`, o);
   }
-  stringBytes = n + 1;
   return n === 0 ? '' : text(buf, o + 1, o + 1 + n);
 }
 
@@ -524,19 +533,23 @@ function decodeRdata(
     case 35: {
       // RFC 3403 section 4.1: ORDER, PREFERENCE, FLAGS, SERVICES, REGEXP, REPLACEMENT.
       if (rdlength < 4) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
-      const order = u16(buf, rd);
-      const preference = u16(buf, rd + 2);
-      let o = rd + 4;
-      const flags = decodeString(buf, o, end);
-      o += stringBytes;
-      const services = decodeString(buf, o, end);
-      o += stringBytes;
-      const regexp = decodeString(buf, o, end);
-      o += stringBytes;
-      const replacement = decodeName(buf, o, end, false);
-      o += nameBytes;
-      if (o !== end) throw lengthMismatch('NAPTR', start, o - rd, rdlength);
-      return { order, preference, flags, services, regexp, replacement };
+      const short = naptrLayout(buf, rd, end, NAPTR_AT);
+      if (short >= 0) decodeString(buf, short, end); // throws: the string runs past RDLENGTH
+      const flags = decodeString(buf, NAPTR_AT[NAPTR_FLAGS]!, end);
+      const services = decodeString(buf, NAPTR_AT[NAPTR_SERVICES]!, end);
+      const regexp = decodeString(buf, NAPTR_AT[NAPTR_REGEXP]!, end);
+      const at = NAPTR_AT[NAPTR_REPLACEMENT]!;
+      const replacement = decodeName(buf, at, end, false);
+      if (at + nameBytes !== end)
+        throw lengthMismatch('NAPTR', start, at + nameBytes - rd, rdlength);
+      return {
+        order: naptrOrder(buf, rd),
+        preference: naptrPreference(buf, rd),
+        flags,
+        services,
+        regexp,
+        replacement,
+      };
     }
     case 6: {
       let o = rd;

@@ -22,6 +22,7 @@ import {
   TYPE_HTTPS,
 } from '../rr/types.ts';
 import { ByteWriter } from '../wire/bytes.ts';
+import { NAPTR_FLAGS, NAPTR_REPLACEMENT, naptrLayout } from '../rr/naptr.ts';
 import { addDnssec } from './answer-dnssec.ts';
 import { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';
 import { keyIsSubdomain, keyLabelOffsets, ROOT_KEY, wireToKey } from '../wire/name.ts';
@@ -93,19 +94,12 @@ function targetKey(type: number, rd: Uint8Array): string | undefined {
 export function naptrFlagsAndReplacement(
   rd: Uint8Array,
 ): { flags: string; replacement: string } | undefined {
-  let o = 4;
+  const at = new Int32Array(4);
+  if (naptrLayout(rd, 0, rd.length, at) >= 0) return undefined;
   let flags = '';
-  for (let field = 0; field < 3; field++) {
-    if (o >= rd.length) return undefined;
-    const len = rd[o]!;
-    if (field === 0) {
-      for (let i = o + 1; i <= o + len && i < rd.length; i++) {
-        flags += String.fromCharCode(rd[i]!).toLowerCase();
-      }
-    }
-    o += 1 + len;
-  }
-  const replacement = nameKeyAt(rd, o);
+  const f = at[NAPTR_FLAGS]!;
+  for (let i = f + 1; i <= f + rd[f]!; i++) flags += String.fromCharCode(rd[i]!).toLowerCase();
+  const replacement = nameKeyAt(rd, at[NAPTR_REPLACEMENT]!);
   return replacement === undefined ? undefined : { flags, replacement };
 }
 

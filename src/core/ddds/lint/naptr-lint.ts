@@ -26,31 +26,35 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from '../../zone/
 import { nameToText, wireNameLength } from '../../zone/names.ts';
 import type { ExpectDirective } from '../../zone/parser.ts';
 import { TYPE_NAPTR } from '../../rr/types.ts';
+import {
+  NAPTR_FLAGS,
+  NAPTR_REGEXP,
+  NAPTR_REPLACEMENT,
+  naptrLayout,
+  naptrOrder,
+  naptrPreference,
+} from '../../rr/naptr.ts';
 import { fnv1aBytes, fnv1aText } from '../../kit/hash.ts';
 import { decodeUtf8Strict } from '../../kit/utf8.ts';
 import { BoundedMemo } from '../../kit/memo.ts';
 
 /** NAPTR RDATA as strings (wire values: single backslashes), or undefined when malformed. */
 export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
-  if (rdata.length < 8) return undefined;
-  const order = (rdata[0]! << 8) | rdata[1]!;
-  const preference = (rdata[2]! << 8) | rdata[3]!;
-  let p = 4;
+  const at = new Int32Array(4);
+  if (naptrLayout(rdata, 0, rdata.length, at) >= 0) return undefined;
   const strings: string[] = [];
-  for (let k = 0; k < 3; k++) {
-    if (p >= rdata.length) return undefined;
-    const len = rdata[p]!;
-    if (p + 1 + len > rdata.length) return undefined;
-    const s = decodeUtf8Strict(rdata, p + 1, p + 1 + len);
+  for (let k = NAPTR_FLAGS; k <= NAPTR_REGEXP; k++) {
+    const o = at[k]!;
+    const s = decodeUtf8Strict(rdata, o + 1, o + 1 + rdata[o]!);
     if (s === undefined) return undefined;
     strings.push(s);
-    p += 1 + len;
   }
+  const p = at[NAPTR_REPLACEMENT]!;
   const nlen = wireNameLength(rdata, p);
   if (nlen < 0 || p + nlen !== rdata.length) return undefined;
   return {
-    order,
-    preference,
+    order: naptrOrder(rdata, 0),
+    preference: naptrPreference(rdata, 0),
     flags: strings[0]!,
     services: strings[1]!,
     regexp: strings[2]!,
