@@ -24,6 +24,7 @@ import { keyParent, keyToName, keyToWire, nameKey } from '../wire/name.ts';
 import { keySortKey } from '../zone/dnssec.ts';
 import { nameToText } from '../zone/names.ts';
 import { typeName } from '../rr/types.ts';
+import type { ZoneCode } from '../zone/codes.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 
 const T_DS = 43;
@@ -34,7 +35,7 @@ const T_NSEC3 = 50;
 const T_NSEC3PARAM = 51;
 
 function finding(
-  code: string,
+  code: ZoneCode,
   message: string,
   rr: ResourceRecord | undefined,
   severity: 'error' | 'warning' = 'error',

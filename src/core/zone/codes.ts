@@ -132,3 +132,8 @@ export const ZONE_CODES = {
 } as const;
 
 export type ZoneCode = keyof typeof ZONE_CODES;
+
+/** True when `code` is a registered zone code (a code carried by a thrown error, for example). */
+export function isZoneCode(code: unknown): code is ZoneCode {
+  return typeof code === 'string' && Object.hasOwn(ZONE_CODES, code);
+}

@@ -10,11 +10,13 @@
  * spaces; `\X` quotes X and `\DDD` is the octet with that decimal value.
  */
 
+import type { ZoneCode } from './codes.ts';
+
 export const TOKEN_QUOTED = 1;
 export const TOKEN_ESCAPED = 2;
 
 export interface LexDiagnostic {
-  readonly code: string;
+  readonly code: ZoneCode;
   readonly message: string;
   readonly line: number;
   readonly column: number;
@@ -107,7 +109,7 @@ export class Lexer {
     return this.flags[i]! & TOKEN_QUOTED ? `"${t}"` : t;
   }
 
-  private error(code: string, message: string, line: number, column: number, token: string) {
+  private error(code: ZoneCode, message: string, line: number, column: number, token: string) {
     this.diagnostics.push({ code, message, line, column, token });
   }
 

@@ -10,6 +10,7 @@ import { Lexer, TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
 import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
 import { ZoneStore, type RecordSink } from './store.ts';
 import { recordViews } from './views.ts';
+import { isZoneCode, type ZoneCode } from './codes.ts';
 import { encodeName, NAME_ERROR_MESSAGES, nameToText, type NameError } from './names.ts';
 import { encodeRdataTokens } from '../rr/rdata/registry.ts';
 import { ByteWriter, parseTtl, parseUint, RDATA_SCRATCH_SIZE } from '../rr/rdata/layout.ts';
@@ -232,7 +233,7 @@ class Parser {
 
   private diag(
     state: State,
-    code: string,
+    code: ZoneCode,
     message: string,
     line: number,
     column: number,
@@ -252,7 +253,7 @@ class Parser {
     state: State,
     lex: Lexer,
     i: number,
-    code: string,
+    code: ZoneCode,
     message: string,
     severity: 'error' | 'warning' = 'error',
   ) {
@@ -805,7 +806,7 @@ class Parser {
         state,
         lex,
         1,
-        typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_INCLUDE_NOT_FOUND',
+        isZoneCode(code) ? code : 'ZONE_INCLUDE_NOT_FOUND',
         `cannot read ${printable(fileName)}: ${e instanceof Error ? e.message : String(e)}`,
       );
       return;

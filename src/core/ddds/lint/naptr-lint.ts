@@ -26,6 +26,11 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from '../../zone/
 import { nameToText, wireNameLength } from '../../zone/names.ts';
 import type { ExpectDirective } from '../../zone/parser.ts';
 import { TYPE_NAPTR } from '../../rr/types.ts';
+import type { DddsCode } from '../codes.ts';
+import type { NaptrLintCode } from './codes.ts';
+
+/** The codes the NAPTR lint reports: its own, the DDDS core's, NAPTR_ + a DDDS code (a bad REGEXP). */
+export type LintCode = NaptrLintCode | DddsCode | `NAPTR_${DddsCode}`;
 import {
   NAPTR_FLAGS,
   NAPTR_REGEXP,
@@ -63,7 +68,7 @@ export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
 }
 
 function diag(
-  code: string,
+  code: LintCode,
   severity: 'error' | 'warning',
   message: string,
   rr: { source?: SourcePosition | undefined },
@@ -85,8 +90,8 @@ function diag(
  * - NAPTR_UNESCAPED_DOT: a `.` in the code is the ERE "any character"
  *   (`un.org` also matches `unxorg`); write `\.`.
  */
-export function lintJurisdictionPattern(ere: string): { code: string; message: string }[] {
-  const out: { code: string; message: string }[] = [];
+export function lintJurisdictionPattern(ere: string): { code: LintCode; message: string }[] {
+  const out: { code: LintCode; message: string }[] = [];
   // /^\^?urn:lex:/i (a JavaScript /i without /u folds ASCII letters only).
   let i = ere.charCodeAt(0) === 0x5e ? 1 : 0;
   if (!startsWithUrnLex(ere, i)) return out;
@@ -140,7 +145,7 @@ function isAlnum(c: number): boolean {
 function jurisdictionAtom(
   ere: string,
   i: number,
-  out: { code: string; message: string }[],
+  out: { code: LintCode; message: string }[],
 ): number {
   const n = ere.length;
   const c = ere.charCodeAt(i);
@@ -216,14 +221,14 @@ function staticPrefix(repl: readonly ReplPart[]): { text: string; complete: bool
 /** What the lint says about one REGEXP field, whatever record carries it. */
 interface RegexpFindings {
   /** The expression's error (code and full message), when it is invalid. */
-  readonly error: { readonly code: string; readonly message: string } | undefined;
+  readonly error: { readonly code: LintCode; readonly message: string } | undefined;
   /** Warnings on a valid expression (anchoring, jurisdiction code). */
-  readonly warnings: readonly { readonly code: string; readonly message: string }[];
+  readonly warnings: readonly { readonly code: LintCode; readonly message: string }[];
   /** For a "U" record: the NAPTR_U_NOT_URI message, when the output has no scheme. */
   readonly notUri: string | undefined;
 }
 
-const NO_WARNINGS: readonly { code: string; message: string }[] = Object.freeze([]);
+const NO_WARNINGS: readonly { code: LintCode; message: string }[] = Object.freeze([]);
 
 function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFindings {
   const r = checker.check(field);
@@ -238,7 +243,7 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
     };
   }
   const ere = r.ere;
-  let warnings: { code: string; message: string }[] | undefined;
+  let warnings: { code: LintCode; message: string }[] | undefined;
   if (!ere.startsWith('^'))
     warnings = [
       {
@@ -291,7 +296,7 @@ const LINT_SMALL_FIELDS = 1024;
 
 /** A finding of a record that depends only on its FLAGS, SERVICES, REGEXP and REPLACEMENT. */
 interface Finding {
-  readonly code: string;
+  readonly code: LintCode;
   readonly severity: 'error' | 'warning';
   readonly message: string;
   readonly token: string | undefined;
@@ -617,8 +622,8 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
       continue;
     }
     runRRs.push(rr);
-    runOrders.push((rdata[0]! << 8) | rdata[1]!);
-    runPrefs.push((rdata[2]! << 8) | rdata[3]!);
+    runOrders.push(naptrOrder(rdata, 0));
+    runPrefs.push(naptrPreference(rdata, 0));
     runFields.push(f);
     const findings = f.findings;
     for (let i = 0; i < findings.length; i++) {
@@ -660,7 +665,7 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
 function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
   let out: Finding[] | undefined;
   const add = (
-    code: string,
+    code: LintCode,
     severity: 'error' | 'warning',
     message: string,
     token?: string,

@@ -10,8 +10,15 @@
  * byte equality with it for every type both support.
  */
 import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from '../../zone/lexer.ts';
-import { encodeName, NAME_ERROR_MESSAGES, nameToText, wireNameLength } from '../../zone/names.ts';
+import {
+  encodeName,
+  NAME_ERROR_MESSAGES,
+  nameToText,
+  wireNameLength,
+  type NameError,
+} from '../../zone/names.ts';
 import { DNSSEC_ALGORITHMS, typeName } from '../types.ts';
+import type { ZoneCode } from '../../zone/codes.ts';
 import { ByteWriter } from '../../wire/bytes.ts';
 import { hexValue, parseIpv4, parseIpv6 } from '../../kit/ip.ts';
 
@@ -87,13 +94,13 @@ export function algorithmText(v: number): string {
 }
 
 export interface RdataError {
-  readonly code: string;
+  readonly code: ZoneCode;
   readonly message: string;
   /** Token index in the entry the error is about (-1: the end of the entry). */
   readonly tokenIndex: number;
 }
 
-export function fail(code: string, message: string, tokenIndex: number): RdataError {
+export function fail(code: ZoneCode, message: string, tokenIndex: number): RdataError {
   return { code, message, tokenIndex };
 }
 
@@ -535,7 +542,7 @@ export function writeNameToken(
         'relative name but no origin is known ($ORIGIN or --origin)',
         t,
       );
-    return fail(r, NAME_ERROR_MESSAGES[r as keyof typeof NAME_ERROR_MESSAGES], t);
+    return fail(r as NameError, NAME_ERROR_MESSAGES[r as NameError], t);
   }
   w.len = r;
   return undefined;

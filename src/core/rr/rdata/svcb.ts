@@ -30,6 +30,7 @@
  * `key8` (BIND 9.18 does not know the mnemonic).
  */
 import { decodeUtf8Strict } from '../../kit/utf8.ts';
+import type { ZoneCode } from '../../zone/codes.ts';
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_ESCAPED, TOKEN_QUOTED } from '../../zone/lexer.ts';
 import { nameToText, wireNameLength } from '../../zone/names.ts';
@@ -372,7 +373,7 @@ function parseSvcb(
 function crossProblem(
   keys: readonly number[],
   mandatory: Uint8Array | undefined,
-): { code: string; message: string; key?: number } | undefined {
+): { code: ZoneCode; message: string; key?: number } | undefined {
   if (mandatory)
     for (let p = 0; p < mandatory.length; p += 2) {
       const k = (mandatory[p]! << 8) | mandatory[p + 1]!;
