@@ -21,8 +21,6 @@ export const CATALOGUE_CODES = {
   CSV_UNTERMINATED: 'a quoted CSV field not closed before the end of the file',
   REGISTRY_UNREADABLE: 'a LexML registry file cannot be read',
   REGISTRY_BAD_FILE: 'a LexML registry file without its header line or a needed column',
-  REGISTRY_REWRITE:
-    'match reason: an acronym or alternative label of the query was rewritten to its code',
 } as const;
 
 export type CatalogueCode = keyof typeof CATALOGUE_CODES;

@@ -59,8 +59,26 @@ export const MATCH_CODES = {
     'no expression is tagged with the language; the one with no recorded language was chosen',
   PARTITION_TRIMMED:
     "the partition was cut to the levels the manifestation's markup has anchors for",
+  REGISTRY_REWRITE: 'an acronym or alternative label of the query was rewritten to its code',
   PARTITION_OMITTED:
     "the manifestation's markup has no partition anchors: the URL points at the document",
 } as const;
 
 export type MatchCode = keyof typeof MATCH_CODES;
+
+/** The outcomes that leave a URN unresolved (404 at the HTTP edge). */
+export type NotFoundCode = Extract<
+  MatchCode,
+  | 'UNKNOWN_URN'
+  | 'NO_LOCATION'
+  | 'VERSION_NOT_FOUND'
+  | 'NOT_IN_FORCE'
+  | 'LANGUAGE_NOT_AVAILABLE'
+  | 'MANIFESTATION_NOT_FOUND'
+>;
+
+/** A request the matcher refuses (400 at the HTTP edge). */
+export type InvalidRequestCode = Extract<MatchCode, 'INVALID_AT_DATE'>;
+
+/** How a candidate was found, or why it scored less than 100. */
+export type ReasonCode = Exclude<MatchCode, NotFoundCode | InvalidRequestCode>;

@@ -19,6 +19,7 @@
  *    ID to URLs" (`locate`), trimmed to the levels the manifestation's markup
  *    has anchors for when the catalogue records that (`partitionForDepth`).
  */
+import type { InvalidRequestCode, NotFoundCode, ReasonCode } from './codes.ts';
 import type {
   CatalogueExpression,
   CatalogueName,
@@ -39,7 +40,7 @@ import {
 /** Why a candidate scored less than 100 (or how it was found). */
 export interface MatchReason {
   /** Stable code, documented in PENALTIES. */
-  readonly code: string;
+  readonly code: ReasonCode;
   readonly message: string;
   /** Points taken from 100 for this reason. */
   readonly penalty: number;
@@ -159,7 +160,7 @@ export interface NotFound {
   readonly kind: 'not-found';
   readonly query: MatchQuery;
   /** UNKNOWN_URN, NO_LOCATION, VERSION_NOT_FOUND, NOT_IN_FORCE, LANGUAGE_NOT_AVAILABLE, MANIFESTATION_NOT_FOUND */
-  readonly code: string;
+  readonly code: NotFoundCode;
   readonly message: string;
   /** The work, when the URN matched one but the expression/manifestation parts did not. */
   readonly work: CatalogueWork | null;
@@ -169,7 +170,7 @@ export interface InvalidRequest {
   readonly kind: 'invalid';
   readonly query: MatchQuery;
   /** INVALID_AT_DATE */
-  readonly code: string;
+  readonly code: InvalidRequestCode;
   readonly message: string;
 }
 
@@ -323,7 +324,7 @@ export function rankCandidates(
   for (const [workId, b] of kept) {
     const work = reader.work(workId);
     if (!work) continue;
-    const reasons = b.name.alias
+    const reasons: readonly MatchReason[] = b.name.alias
       ? [
           ...b.reasons,
           { code: 'ALIAS', message: `matched the alias ${b.name.urn} of ${work.urn}`, penalty: 0 },
@@ -457,7 +458,7 @@ type Selection =
       locations: Location[];
       reasons: MatchReason[];
     }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: NotFoundCode; message: string };
 
 interface SelectOptions {
   readonly at: string | null;
@@ -612,7 +613,7 @@ export function selectExpression(
   opts: SelectOptions,
 ):
   | { ok: true; expression: CatalogueExpression; reasons: MatchReason[] }
-  | { ok: false; code: string; message: string } {
+  | { ok: false; code: NotFoundCode; message: string } {
   const reasons: MatchReason[] = [];
   const withItems = work.expressions.filter(hasItems);
   let pool: readonly CatalogueExpression[] = withItems.length > 0 ? withItems : work.expressions;
@@ -786,7 +787,7 @@ export function selectManifestations(
   accept: string | null,
 ):
   | { ok: true; manifestations: { manifestation: CatalogueManifestation; weight: number }[] }
-  | { ok: false; code: string; message: string } {
+  | { ok: false; code: NotFoundCode; message: string } {
   let mans = expression.manifestations.filter((m) => m.items.length > 0);
   if (wanted) {
     mans = mans.filter((m) => manifestationMatches(wanted, m.key));

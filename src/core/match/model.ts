@@ -10,6 +10,7 @@
  *   various versions and languages of the same source of law, and the related
  *   manifestations."
  */
+import type { UrnCode } from '../urn/codes.ts';
 
 /** The work-level parts of one name (canonical URN or alias) of a work. */
 export interface WorkKey {
@@ -158,7 +159,7 @@ export type UrnAnalysis =
   | {
       readonly ok: false;
       /** The URN library's stable code (`LEX_BAD_DATE`, ...). */
-      readonly code: string;
+      readonly code: UrnCode;
       readonly message: string;
       /** Where in the text, 0-based [start, end). */
       readonly span?: { readonly start: number; readonly end: number };
