@@ -73,6 +73,12 @@ export interface ZoneFilesConfig {
   readonly maxEntryChars: number;
   /** Directories `$INCLUDE` may read from besides the zone file's own. */
   readonly includeDirs: readonly string[];
+  /**
+   * Seconds a background zone load (inline signing included) may take before
+   * it is stopped with `ZONE_LOAD_TIMEOUT` and the previous version kept;
+   * 0 means the default: 300 s, or 1,800 s when zones are signed inline.
+   */
+  readonly loadTimeout: number;
 }
 
 /** Response-rate limiting (`src/server/rrl.ts`; keys as BIND's `rate-limit`). */
@@ -250,7 +256,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   listen: [{ host: '127.0.0.1', port: 5353 }],
   zones: ['zones'],
   allowEmpty: false,
-  zoneFiles: { maxBytes: 1 << 30, maxEntryChars: 1 << 20, includeDirs: [] },
+  zoneFiles: { maxBytes: 1 << 30, maxEntryChars: 1 << 20, includeDirs: [], loadTimeout: 0 },
   watch: false,
   workers: 1,
   udp: { maxPayload: 1232 },
@@ -355,7 +361,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'notifyTimeoutMs',
   ],
   dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
-  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs'],
+  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs', 'loadTimeout'],
   doh: ['listen', 'tlsCert', 'tlsKey', 'allowOrigin'],
   cookies: ['enabled', 'secret'],
   chaos: ['version', 'id'],
@@ -482,6 +488,7 @@ function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig
       d.maxEntryChars,
     ),
     includeDirs,
+    loadTimeout: intIn(errors, 'zoneFiles.loadTimeout', o.loadTimeout, 0, 86_400, d.loadTimeout),
   };
 }
 

@@ -21,6 +21,12 @@ import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
  */
 export const LOAD_TIMEOUT_MS = 300_000;
 /**
+ * The same for a load that signs the zone (`serve --keys`): signing a
+ * 1,000,000-record zone takes 40-120 s on two free cores, and several minutes
+ * on a busy machine.
+ */
+export const SIGNED_LOAD_TIMEOUT_MS = 1_800_000;
+/**
  * The load thread runs at nice 10 so that, on a busy machine, the threads
  * answering queries get the CPU first. Other work on the machine at nice 0
  * can then starve it (on 2 shared cores, a 1,000,000-record reload under

@@ -35,7 +35,12 @@ import { VERSION } from '../main.ts';
 import type { HotNames } from '../../core/zone/answer-pack.ts';
 import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
-import { BackgroundZoneLoader, packBefore } from '../../zonefile/background.ts';
+import {
+  BackgroundZoneLoader,
+  LOAD_TIMEOUT_MS,
+  packBefore,
+  SIGNED_LOAD_TIMEOUT_MS,
+} from '../../zonefile/background.ts';
 import { compareVersion, hashFile as fileHash } from '../../zonefile/version.ts';
 import { serialPoliciesUsed, transfersConfigured } from '../../server/xfr-config.ts';
 import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
@@ -216,23 +221,32 @@ export function backgroundZoneLoaderFor(
 } {
   const z = config.zoneFiles;
   const sign = inlineSigningFor(config, cwd);
-  const bg = new BackgroundZoneLoader({
-    maxBytes: z.maxBytes,
-    maxEntryChars: z.maxEntryChars,
-    includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
-    ...(sign ? { sign } : {}),
-    // Several answering threads share each zone's columns (SharedArrayBuffers);
-    // so does the reload worker, which compares each load with the version served.
-    ...(workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config)
-      ? { shared: true }
-      : {}),
-  });
+  const bg = new BackgroundZoneLoader(
+    {
+      maxBytes: z.maxBytes,
+      maxEntryChars: z.maxEntryChars,
+      includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
+      ...(sign ? { sign } : {}),
+      // Several answering threads share each zone's columns (SharedArrayBuffers);
+      // so does the reload worker, which compares each load with the version served.
+      ...(workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config)
+        ? { shared: true }
+        : {}),
+    },
+    { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined) },
+  );
   return {
     loader: (file, origin, previousHash, previousSerial, version) =>
       bg.load(file, origin, previousHash, previousSerial, version),
     close: () => bg.close(),
     setHot: (hot) => void (bg.hot = hot),
   };
+}
+
+/** `zoneFiles.loadTimeout` in ms; 0 picks the default for plain or signed loads. */
+export function loadTimeoutMs(seconds: number, signing: boolean): number {
+  if (seconds > 0) return seconds * 1000;
+  return signing ? SIGNED_LOAD_TIMEOUT_MS : LOAD_TIMEOUT_MS;
 }
 
 /** The loader of the default configuration. */
