@@ -21,6 +21,8 @@ import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { readTsig, TsigSigner, type TsigKey } from '../../src/core/xfr/tsig.ts';
 import { nodeHmac, nowSeconds } from '../../src/server/tsig.ts';
 import { query } from '../server/harness.ts';
+import { collectServerMetrics } from '../../src/server/ops.ts';
+import { ZoneStatusBook } from '../../src/server/zone-status.ts';
 
 const ORIGIN = 'hostile.test.';
 const KEYED = 'keyed.hostile.test.';
@@ -31,7 +33,7 @@ const KEY: TsigKey = {
   secret: new Uint8Array(Buffer.from(SECRET, 'base64')),
 };
 
-type Mode = 'good' | 'cut' | 'soa-mismatch' | 'bad-tsig-3' | 'not-dns' | 'ixfr-refused';
+type Mode = 'good' | 'cut' | 'soa-mismatch' | 'bad-tsig-3' | 'not-dns' | 'ixfr-refused' | 'lint';
 
 /** The primary's state: the serial it serves and how it answers transfers. */
 const state = { serial: 1, mode: 'good' as Mode, transfers: [] as string[] };
@@ -102,7 +104,31 @@ function answerTo(req: Buffer): Buffer[] | 'close' {
   }
   if (mode === 'not-dns') return [Buffer.from('this is not DNS')];
   const last = mode === 'soa-mismatch' ? state.serial + 1 : state.serial;
-  const records = [soa(origin, state.serial), ...body(origin, state.serial), soa(origin, last)];
+  // 'lint': a record the NAPTR lint finds fault with (REGEXP and REPLACEMENT both set).
+  const extra: dnsPacket.Answer[] =
+    mode === 'lint'
+      ? [
+          {
+            type: 'NAPTR',
+            name: `both.${origin}`,
+            ttl: 60,
+            data: {
+              order: 100,
+              preference: 10,
+              flags: 'u',
+              services: 'http+N2L',
+              regexp: '!^(.*)$!http://127.0.0.1/?\\1!',
+              replacement: `target.${origin}`,
+            },
+          } as dnsPacket.Answer,
+        ]
+      : [];
+  const records = [
+    soa(origin, state.serial),
+    ...body(origin, state.serial),
+    ...extra,
+    soa(origin, last),
+  ];
   const out: Buffer[] = [];
   for (let i = 0; i < records.length; i += 2)
     out.push(message(id, records.slice(i, i + 2), i === 0 ? q : undefined));
@@ -262,6 +288,29 @@ describe('lexroute as a secondary of hostile primaries', () => {
     expect(await servedSerial(ORIGIN)).toBe(state.serial);
     expect(events.some((e) => e.event === 'xfr_in_ixfr_fallback' && e.code === 'XFR_RCODE')).toBe(
       true,
+    );
+  });
+
+  it('reports what the NAPTR lint finds in a transferred zone, and serves it', async () => {
+    expect(await attempt(ORIGIN, 'lint')).toBeUndefined();
+    expect(await servedSerial(ORIGIN)).toBe(state.serial);
+    expect((await query(port, 'udp', `both.${ORIGIN}`, 'NAPTR')).answer).toHaveLength(1);
+    expect(events.filter((e) => e.event === 'xfr_in_lint').map((e) => e.code)).toContain(
+      'NAPTR_BOTH_FIELDS',
+    );
+  });
+
+  it('counts transfers in by result and zone in the metrics', async () => {
+    const families = await collectServerMetrics(server, new ZoneStatusBook(), Date.now());
+    const xfr = families.find((f) => f.name === 'lexroute_dns_xfr_in_total')!;
+    const count = (zone: string, result: string) =>
+      xfr.samples.find((s) => s.labels.zone === zone && s.labels.result === result)?.value;
+    expect(count(ORIGIN, 'axfr')).toBeGreaterThanOrEqual(2);
+    expect(count(ORIGIN, 'failed')).toBeGreaterThanOrEqual(3);
+    expect(count(KEYED, 'failed')).toBeGreaterThanOrEqual(1);
+    const serials = families.find((f) => f.name === 'lexroute_dns_secondary_serial')!;
+    expect(serials.samples.find((s) => s.labels.zone === ORIGIN)?.value).toBe(
+      await servedSerial(ORIGIN),
     );
   });
 
