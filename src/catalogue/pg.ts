@@ -14,9 +14,12 @@
  * the B-tree lookups do not depend on the database's locale.
  *
  * Reads go through `fill` (see `./prefetch.ts`): an exact match is one
- * statement (lookup joined to works by primary keys); a partial match one
- * more, which returns the candidates' whole documents, found through the
+ * statement (lookup joined to works by primary keys), shared by the
+ * concurrent requests' names (`./batcher.ts`); a partial match one more,
+ * which returns the candidates' whole documents, found through the
  * `names_number`/`names_year` indexes or the `name_numbers` primary key.
+ * The resolver's statements are named (parsed once per connection) and,
+ * with `plan_cache_mode = force_generic_plan`, planned once.
  *
  * Imports run in one transaction (`PgImport`): readers see the catalogue
  * before or after it, never half of it, and a killed import (its connection
@@ -35,7 +38,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { CandidateName, CatalogueWork, WorkKey } from '../core/match/model.ts';
+import type { CandidateName, CandidateQuery, CatalogueWork, WorkKey } from '../core/match/model.ts';
+import { Batcher } from './batcher.ts';
 import { decodeWork } from './doc.ts';
 import type { AsyncCatalogueSource, CatalogueNeed, ScratchReader } from './prefetch.ts';
 import type { RegistryEntry } from '../core/match/registry.ts';
@@ -184,13 +188,16 @@ export class PgCatalogue implements AsyncCatalogueSource {
   #poll: NodeJS.Timeout | null = null;
   #closed = false;
   readonly #url: string;
-  /** Exact-name lookups waiting for this turn's statement. */
-  #names: {
-    into: ScratchReader;
-    urn: string;
-    resolve: () => void;
-    reject: (e: unknown) => void;
-  }[] = [];
+  /**
+   * Exact-name lookups, gathered into statements over an array of names
+   * (see `./batcher.ts`). One statement out at a time: the names asked for
+   * meanwhile make the next one bigger, which costs both sides less CPU
+   * per name than two smaller statements (measured with bench/resolver.ts;
+   * a round trip still answers every request waiting for it).
+   */
+  readonly #byNames = new Batcher<string, CatalogueWork>((urns) => this.#fetchNames(urns), {
+    maxInFlight: 1,
+  });
 
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url;
@@ -207,6 +214,17 @@ export class PgCatalogue implements AsyncCatalogueSource {
     });
     // An idle client's connection lost (server restart): the pool replaces it.
     pool.on('error', () => undefined);
+    // A resolver's lookups are named statements run with new values every
+    // time: plan them once. In the default mode the server keeps planning
+    // each run (the plan for an array of unknown length looks dearer than
+    // one made for the values at hand), which costs more than the lookup
+    // itself. Imports keep the default: their statements run once a batch.
+    // (PostgreSQL 12 and later; an older server plans each run, as before.)
+    if (options.readOnly === true) {
+      pool.on('connect', (client) => {
+        client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
+      });
+    }
     const store = new PgCatalogue(url, pool);
     try {
       const client = await pool.connect();
@@ -226,6 +244,11 @@ export class PgCatalogue implements AsyncCatalogueSource {
       );
     }
     return store;
+  }
+
+  /** Exact-name lookups so far, and the statements that answered them (fewer under load). */
+  nameLookups(): { names: number; statements: number } {
+    return { names: this.#byNames.keys, statements: this.#byNames.batches };
   }
 
   /** Changes with every committed import (the answer cache's version). */
@@ -284,40 +307,50 @@ export class PgCatalogue implements AsyncCatalogueSource {
 
   /**
    * Fetch what a scratch reader is missing (one statement). Exact-name
-   * lookups made in the same turn of the event loop (concurrent requests)
-   * share one statement (`urn = ANY($1)`): one round trip and one plan
-   * execution instead of one each.
+   * lookups of concurrent requests share statements (`./batcher.ts`): the
+   * names asked for while a statement is out go together in the next one.
    */
   async fill(into: ScratchReader, need: CatalogueNeed): Promise<void> {
     if (need.kind === 'name') return this.#byName(into, need.urn);
-    if (need.kind === 'work') {
-      const r = await this.pool.query<[string]>({
-        name: 'lexroute_by_id',
-        text: 'SELECT doc FROM works WHERE id = $1',
-        values: [need.id],
-        rowMode: 'array',
-      });
-      const row = r.rows[0];
-      // A work deleted meanwhile: the matcher skips a work it cannot load.
-      if (row !== undefined) into.addWork(decodeWork(need.id, row[0]));
-      else into.works.set(need.id, null);
-      return;
-    }
-    const q = need.query;
+    if (need.kind === 'work') return this.#byId(into, need.id);
+    return this.#candidates(into, need.key, need.query);
+  }
+
+  async #byId(into: ScratchReader, id: number): Promise<void> {
+    const r = await this.pool.query<[string]>({
+      name: 'lexroute_by_id',
+      text: 'SELECT doc FROM works WHERE id = $1',
+      values: [id],
+      rowMode: 'array',
+    });
+    const row = r.rows[0];
+    // A work deleted meanwhile: the matcher skips a work it cannot load.
+    if (row !== undefined) into.addWork(decodeWork(id, row[0]));
+    else into.works.set(id, null);
+  }
+
+  /** The works with names sharing the query's number, year or period (through the indexes). */
+  async #candidates(into: ScratchReader, key: string, q: CandidateQuery): Promise<void> {
+    let shape: 'numbers' | 'year' | 'period';
     let ids: string;
     let values: unknown[];
     if (q.numbers.length > 0) {
+      shape = 'numbers';
       ids = `SELECT work_id FROM names WHERE jurisdiction = $1 AND numbers = ANY($2::text[])
              UNION SELECT work_id FROM name_numbers WHERE jurisdiction = $1 AND number = ANY($2::text[])`;
       values = [q.jurisdiction, q.numbers];
     } else if (q.year !== null) {
+      shape = 'year';
       ids = `SELECT work_id FROM names WHERE jurisdiction = $1 AND year = $2 AND (measure = $3 OR authority = $4)`;
       values = [q.jurisdiction, q.year, q.measure, q.authority];
     } else {
+      shape = 'period';
       ids = `SELECT work_id FROM names WHERE jurisdiction = $1 AND year = '' AND period = $2`;
       values = [q.jurisdiction, q.period ?? ''];
     }
+    // One named (prepared, planned once per connection) statement per shape.
     const r = await this.pool.query<Row>({
+      name: `lexroute_candidates_${shape}`,
       text: `SELECT w.id, w.doc FROM works w WHERE w.id IN (
                SELECT DISTINCT work_id FROM (${ids}) c ORDER BY work_id LIMIT $${values.length + 1})
              ORDER BY w.id`,
@@ -330,37 +363,26 @@ export class PgCatalogue implements AsyncCatalogueSource {
       for (const name of decodeWork(id, doc, true).names) out.push({ workId: id, name });
       into.addWork(decodeWork(id, doc));
     }
-    into.candidateLists.set(need.key, out);
+    into.candidateLists.set(key, out);
   }
 
-  #byName(into: ScratchReader, urn: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#names.push({ into, urn, resolve, reject });
-      if (this.#names.length === 1) setImmediate(() => void this.#flushNames());
+  async #byName(into: ScratchReader, urn: string): Promise<void> {
+    const w = (await this.#byNames.get(urn)) ?? null;
+    if (w !== null) into.addWork(w);
+    into.names.set(urn, w);
+  }
+
+  async #fetchNames(urns: readonly string[]): Promise<Map<string, CatalogueWork>> {
+    // unnest: a nested loop of primary-key lookups, one per name (`urn = ANY($1)` plans a bitmap scan).
+    const r = await this.pool.query<[string, ...Row]>({
+      name: 'lexroute_by_names',
+      text: 'SELECT k.urn, w.id, w.doc FROM unnest($1::text[]) u(urn) JOIN lookup k ON k.urn = u.urn JOIN works w ON w.id = k.work_id',
+      values: [urns],
+      rowMode: 'array',
     });
-  }
-
-  async #flushNames(): Promise<void> {
-    const batch = this.#names;
-    this.#names = [];
-    try {
-      const r = await this.pool.query<[string, ...Row]>({
-        name: 'lexroute_by_names',
-        text: 'SELECT k.urn, w.id, w.doc FROM lookup k JOIN works w ON w.id = k.work_id WHERE k.urn = ANY($1::text[])',
-        values: [[...new Set(batch.map((b) => b.urn))]],
-        rowMode: 'array',
-      });
-      const found = new Map<string, CatalogueWork>();
-      for (const [urn, id, doc] of r.rows) found.set(urn, decodeWork(id, doc));
-      for (const b of batch) {
-        const w = found.get(b.urn) ?? null;
-        if (w !== null) b.into.addWork(w);
-        b.into.names.set(b.urn, w);
-        b.resolve();
-      }
-    } catch (e) {
-      for (const b of batch) b.reject(e);
-    }
+    const found = new Map<string, CatalogueWork>();
+    for (const [urn, id, doc] of r.rows) found.set(urn, decodeWork(id, doc));
+    return found;
   }
 
   /** The registry entries stored in the catalogue. */

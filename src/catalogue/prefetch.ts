@@ -26,11 +26,19 @@ export type CatalogueNeed =
   | { readonly kind: 'candidates'; readonly key: string; readonly query: CandidateQuery }
   | { readonly kind: 'work'; readonly id: number };
 
-/** Thrown by a `ScratchReader` for data it has not fetched yet. */
+/**
+ * Thrown by a `ScratchReader` for data it has not fetched yet. Every
+ * cache-missing request throws one or two, so no stack trace is captured
+ * (capturing one costs more than the matching it interrupts); `withScratch`
+ * catches them all.
+ */
 export class CatalogueMiss extends Error {
   readonly need: CatalogueNeed;
   constructor(need: CatalogueNeed) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`catalogue data not fetched yet: ${need.kind}`);
+    Error.stackTraceLimit = limit;
     this.name = 'CatalogueMiss';
     this.need = need;
   }

@@ -167,6 +167,8 @@ describe.skipIf(skipReason !== undefined)(`both stores ${skipReason ?? ''}`, () 
       urns.push(work, work, `${work}9`, work.replace(/:(\d{4})-\d{2}-\d{2};/, ':$1;'));
     }
     const pgc = sample.postgres as OpenedCatalogue;
+    const store = (pgc as OpenedCatalogue & { kind: 'postgres' }).store;
+    const before = store.nameLookups();
     for (let i = 0; i < urns.length; i += 64) {
       const chunk = urns.slice(i, i + 64);
       const together = await Promise.all(chunk.map((u) => resolveIn(pgc, u)));
@@ -176,6 +178,12 @@ describe.skipIf(skipReason !== undefined)(`both stores ${skipReason ?? ''}`, () 
       }
     }
     expect(urns.length).toBeGreaterThan(200);
+    // The lookups of one turn went out together: far fewer statements than names.
+    const after = store.nameLookups();
+    const names = after.names - before.names;
+    const statements = after.statements - before.statements;
+    expect(names).toBeGreaterThanOrEqual(urns.length);
+    expect(statements * 4).toBeLessThan(names);
   });
 
   it('the counts of both stores agree', async () => {

@@ -54,8 +54,15 @@ export function pgUrl(socketDir: string, db: string): string {
   return `postgres://${PG_USER}@/${db}?host=${encodeURIComponent(socketDir)}`;
 }
 
-/** initdb and start a server; resolves when it accepts connections. */
-export async function startPostgres(bin: string): Promise<TestPostgres> {
+/**
+ * initdb and start a server; resolves when it accepts connections.
+ * `settings` adds or overrides server settings (`-c name=value`), e.g. a
+ * bench's `shared_buffers`.
+ */
+export async function startPostgres(
+  bin: string,
+  settings: Readonly<Record<string, string>> = {},
+): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'lexroute-pg-'));
   const asRoot = process.getuid?.() === 0;
   const ids = asRoot ? { uid: NOBODY, gid: NOBODY } : {};
@@ -85,6 +92,7 @@ export async function startPostgres(bin: string): Promise<TestPostgres> {
       'max_connections=60',
       '-c',
       'shared_buffers=32MB',
+      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
     ],
     { ...ids, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
   );
