@@ -26,7 +26,9 @@
  *    the same catalogue imported with `lexroute catalogue import --catalogue
  *    postgres://...` (target < 60 s), then N2L at full load and at half load
  *    against the bare server in the same interleaved rounds. Target: >= 0.5x
- *    the bare server, p99 < 10 ms at half load.
+ *    the bare server, p99 < 10 ms at half load. The PostgreSQL rows add the
+ *    database server's CPU per request (all its processes: it shares the
+ *    two cores).
  * 6. `--workers 1` and `--workers 2` on each store: requests/s and CPU per
  *    request (the primary and its workers together). The load generator
  *    (this process) shares the two cores with them: on 2 cores two workers
@@ -158,6 +160,8 @@ interface Pass {
   readonly total: number;
   /** Server CPU time (user + system) per request, microseconds; NaN when /proc is not there. */
   readonly cpuUs: number;
+  /** The database server's CPU time per request (PostgreSQL: all its processes); NaN for none. */
+  readonly dbCpuUs: number;
 }
 
 /** CPU time (user + system) of a process so far, in microseconds; NaN without /proc. */
@@ -188,7 +192,7 @@ function treeCpuUs(pids: readonly number[]): number {
 }
 
 async function drive(
-  server: { url: string; pid: number | undefined },
+  server: { url: string; pid: number | undefined; db?: number | undefined },
   paths: readonly string[],
   overallRate?: number,
   seconds = SECONDS,
@@ -196,6 +200,9 @@ async function drive(
   const url = server.url;
   const pids = treePids(server.pid);
   const cpu0 = treeCpuUs(pids);
+  // The database's sessions may start during the pass: its processes are listed at each end.
+  const dbCpu = () => (server.db === undefined ? Number.NaN : treeCpuUs(treePids(server.db)));
+  const db0 = dbCpu();
   let next = 0;
   const r = await autocannon({
     url,
@@ -222,6 +229,7 @@ async function drive(
     errors: r.errors + r.timeouts,
     total: r.requests.total,
     cpuUs: (treeCpuUs(pids) - cpu0) / Math.max(1, r.requests.total),
+    dbCpuUs: (dbCpu() - db0) / Math.max(1, r.requests.total),
   };
 }
 
@@ -235,11 +243,13 @@ function medianPass(ps: readonly Pass[]): Pass {
     errors: ps.reduce((s, p) => s + p.errors, 0),
     total: ps.reduce((s, p) => s + p.total, 0),
     cpuUs: median(ps.map((p) => p.cpuUs)),
+    dbCpuUs: median(ps.map((p) => p.dbCpuUs)),
   };
 }
 
 function row(name: string, p: Pass): string {
-  const cpu = Number.isNaN(p.cpuUs) ? '' : `   CPU ${p.cpuUs.toFixed(1).padStart(5)} us/req`;
+  let cpu = Number.isNaN(p.cpuUs) ? '' : `   CPU ${p.cpuUs.toFixed(1).padStart(5)} us/req`;
+  if (!Number.isNaN(p.dbCpuUs)) cpu += ` + PostgreSQL ${p.dbCpuUs.toFixed(1)} us/req`;
   return `${name.padEnd(44)} ${Math.round(p.rps).toLocaleString('en').padStart(9)} req/s   p50 ${p.p50.toFixed(2).padStart(6)} ms   p99 ${p.p99.toFixed(2).padStart(6)} ms${cpu}   (${p.total.toLocaleString('en')} requests, ${p.errors} errors)`;
 }
 
@@ -461,7 +471,7 @@ try {
       `\nPostgreSQL import (${rows.toLocaleString('en')} rows, COPY): ${pgImport.toFixed(1)} s` +
         ` = ${Math.round(rows / pgImport).toLocaleString('en')} rows/s   target < 60 s: ${pgImport < 60 ? 'met' : 'NOT met'}`,
     );
-    const pgServer = await startLexroute(pgUrl, 1, 'pg');
+    const pgServer = { ...(await startLexroute(pgUrl, 1, 'pg')), db: pg.pid };
     await autocannon({ url: pgServer.url, connections: CONNECTIONS, duration: 2 });
     const rounds: { bare: Pass; cold: Pass }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
@@ -496,7 +506,10 @@ try {
   ] as const) {
     if (location === undefined) continue;
     for (const n of [1, 2]) {
-      const srv = await startLexroute(location, n, `${name}-${n}`);
+      const srv = {
+        ...(await startLexroute(location, n, `${name}-${n}`)),
+        db: name === 'PostgreSQL' ? pg?.pid : undefined,
+      };
       await autocannon({ url: srv.url, connections: CONNECTIONS, duration: 2 });
       const passes: Pass[] = [];
       for (let i = 0; i < ROUNDS; i++) passes.push(await drive(srv, cold));

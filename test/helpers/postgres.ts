@@ -19,6 +19,8 @@ import pg from 'pg';
 export interface TestPostgres {
   /** Folder of the Unix socket (the `host` of the URLs). */
   readonly socketDir: string;
+  /** The postmaster's process id (its children are the sessions). */
+  readonly pid: number | undefined;
   /** A URL for a new, empty database. */
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
@@ -121,6 +123,7 @@ export async function startPostgres(
   let stopped = false;
   return {
     socketDir: dir,
+    pid: server.pid,
     async createDatabase(name) {
       const c = new pg.Client({ connectionString: pgUrl(dir, 'postgres') });
       await c.connect();
