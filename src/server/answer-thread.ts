@@ -11,13 +11,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from '../config/server.ts';
 import { Engine, type EngineOptions } from './engine.ts';
-import { createLogger, type LogFormat } from './log.ts';
+import { createLogger, type LogFormat, type Logger } from './log.ts';
 import { createLogSummary } from './log-summary.ts';
 import { workerFamilies } from './metrics.ts';
-import { listenTcp, type TcpListener } from './tcp.ts';
+import { listenTcp, type NotifyHook, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import { unpackIndexedZone, type PackedZone } from '../zonefile/transfer.ts';
-import { rrlFor, transferServiceFor } from './server.ts';
+import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
 import type { ZoneDiff } from '../core/xfr/diff.ts';
 import type { Transfers } from './xfr.ts';
 import { plainStats, workerQueriesFamily } from './answer-threads.ts';
@@ -51,6 +51,25 @@ export type ThreadCommand =
     }
   | { readonly type: 'close'; readonly id: number };
 
+/**
+ * NOTIFY for the secondary zones, answered in this thread as in the main one
+ * (same primaries, same keys); an accepted one is passed to the main thread,
+ * whose Secondaries runs the check and the transfer.
+ */
+async function notifyHook(
+  init: ThreadInit,
+  log: Logger,
+  accepted: (origin: string) => void,
+): Promise<NotifyHook | undefined> {
+  const noTarget = {
+    install: () => Promise.resolve(false),
+    setExpired: () => Promise.resolve(),
+    zoneOfFile: () => undefined,
+  };
+  const s = await secondariesFor(init.config, init.cwd, log, noTarget, accepted);
+  return s && ((msg, source) => s.notify(msg, source));
+}
+
 async function main(init: ThreadInit): Promise<void> {
   const port = parentPort!;
   const { config, index } = init;
@@ -77,10 +96,14 @@ async function main(init: ThreadInit): Promise<void> {
   };
   try {
     transfers = (await transferServiceFor(config, init.cwd, log)).transfers;
+    const notify = await notifyHook(init, log, (origin) =>
+      port.postMessage({ type: 'notify', origin }),
+    );
     for (const [i, { host }] of config.listen.entries()) {
       const p = init.ports[i]!;
-      tcp.push(await listenTcp(() => engine, host, p, config.tcp, log, summary, true, transfers));
-      const udpOptions = { rrl, reusePort: true, transfers };
+      const t = config.tcp;
+      tcp.push(await listenTcp(() => engine, host, p, t, log, summary, true, transfers, notify));
+      const udpOptions = { rrl, reusePort: true, transfers, notify };
       udp.push(await listenUdp(() => engine, host, p, log, summary, udpOptions));
     }
   } catch (e) {

@@ -73,13 +73,17 @@ class Thread {
   readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  constructor(init: ThreadInit) {
+  constructor(init: ThreadInit, onNotify?: (origin: string) => void) {
     this.worker = new Worker(THREAD_URL, { workerData: init });
-    this.worker.on('message', (m: { type: string; id?: number; value?: unknown }) => {
-      if (m.type !== 'done' || m.id === undefined) return;
-      this.pending.get(m.id)?.resolve(m.value);
-      this.pending.delete(m.id);
-    });
+    this.worker.on(
+      'message',
+      (m: { type: string; id?: number; value?: unknown; origin?: string }) => {
+        if (m.type === 'notify' && m.origin !== undefined) onNotify?.(m.origin);
+        if (m.type !== 'done' || m.id === undefined) return;
+        this.pending.get(m.id)?.resolve(m.value);
+        this.pending.delete(m.id);
+      },
+    );
     const fail = (e: Error) => {
       for (const p of this.pending.values()) p.reject(e);
       this.pending.clear();
@@ -131,6 +135,8 @@ class Thread {
 
 export interface AnswerThreadsInit extends Omit<ThreadInit, 'index'> {
   readonly count: number;
+  /** A thread accepted a NOTIFY for this secondary zone: check it (main thread). */
+  readonly onNotify?: (origin: string) => void;
 }
 
 export class AnswerThreads {
@@ -144,9 +150,9 @@ export class AnswerThreads {
    * they listen are queued and served from their first query.
    */
   static start(init: AnswerThreadsInit): AnswerThreads {
-    const { count, ...rest } = init;
+    const { count, onNotify, ...rest } = init;
     const threads: Thread[] = [];
-    for (let i = 1; i <= count; i++) threads.push(new Thread({ ...rest, index: i }));
+    for (let i = 1; i <= count; i++) threads.push(new Thread({ ...rest, index: i }, onNotify));
     return new AnswerThreads(threads);
   }
 

@@ -69,6 +69,12 @@ export interface SecondaryOptions {
   readonly timeoutMs?: number;
   /** First retry while no version is held (no SOA to take it from), seconds. */
   readonly initialRetry?: number;
+  /**
+   * An accepted NOTIFY starts this instead of a check here: an answering
+   * thread (`serve --workers`) answers the NOTIFY itself and tells the main
+   * thread, whose Secondaries runs the check.
+   */
+  readonly onNotify?: (origin: string) => void;
 }
 
 /** Transfer results counted per zone (`lexroute_dns_xfr_in_total`). */
@@ -229,7 +235,8 @@ export class Secondaries {
       signer = new TsigSigner(check.key, nodeHmac, nowSeconds(), t.mac);
     }
     this.log.info('notify_received', { zone: z.origin, from: source });
-    void this.check(z.origin, 'notify');
+    if (this.o.onNotify) this.o.onNotify(z.origin);
+    else void this.check(z.origin, 'notify');
     const out = answerHeader(stripped(msg), q.end, 0);
     return signer ? signer.sign(out) : out;
   }

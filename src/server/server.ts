@@ -220,11 +220,12 @@ async function transfersFor(
 }
 
 /** The secondary zones' service (undefined without secondary zones); their files live under transfer.stateDir. */
-async function secondariesFor(
+export async function secondariesFor(
   config: ServerConfig,
   cwd: string,
   log: Logger,
   target: SecondaryTarget,
+  onNotify?: (origin: string) => void,
 ): Promise<Secondaries | undefined> {
   const zones = config.zones.filter(isSecondaryZone);
   if (zones.length === 0) return undefined;
@@ -244,7 +245,7 @@ async function secondariesFor(
         );
   const stateDir = path.resolve(cwd, dir);
   await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
-  return new Secondaries({ zones, stateDir, keys }, target, log);
+  return new Secondaries({ zones, stateDir, keys, ...(onNotify ? { onNotify } : {}) }, target, log);
 }
 
 /** Comparing each load with the served version: the zones' serial policies, IXFR differences when transfers are served. */
@@ -462,9 +463,6 @@ async function listenAll(
   return { udp, tcp, doh, summary, rrl, close };
 }
 
-const NOTIFY_ONE_WORKER =
-  'NOTIFY for secondary zones is answered by the first worker only: with --workers > 1 a NOTIFY that reaches another thread gets NOTIMP (the refresh timer still picks the change up)';
-
 /**
  * The reloader and what hangs on it: the transfer history fed by each swap,
  * and the secondary zones, whose transfers go through the reloader (load,
@@ -507,6 +505,8 @@ async function startThreads(
   l: Listeners,
   workers: number,
   fail: () => Promise<unknown>,
+  /** A NOTIFY accepted by another answering thread: the check runs here. */
+  onNotify: (origin: string) => void,
 ): Promise<AnswerThreads> {
   const { config, log } = options;
   const ports = l.udp.map((u) => u.port);
@@ -518,6 +518,7 @@ async function startThreads(
     engineOptions,
     logFormat,
     cwd: options.cwd,
+    onNotify,
   });
   await threads.setZones(engine.zoneEntries, engine.unavailable);
   try {
@@ -584,13 +585,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw e;
   }
   if (workers > 1) {
-    threads = await startThreads(options, engine, engineOptions, l, workers, () =>
-      Promise.all([stop(), l.close()]),
+    threads = await startThreads(
+      options,
+      engine,
+      engineOptions,
+      l,
+      workers,
+      () => Promise.all([stop(), l.close()]),
+      (origin) => void secondaries?.check(origin, 'notify'),
     );
     shareHistories(transfers, threads, log);
   }
   await secondaries?.start();
-  if (secondaries && workers > 1) log.warn('notify_one_worker', { note: NOTIFY_ONE_WORKER });
   return {
     engine,
     ...l,
