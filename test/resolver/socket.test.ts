@@ -200,4 +200,34 @@ describe('lexroute resolver (CLI)', () => {
     );
     expect(io.stderr()).toContain('CONFIG_UNKNOWN_KEY colour');
   });
+
+  it('--page-doh fills in the page\'s DoH URL (over config "page.doh"); a non-http(s) URL is a usage error', async () => {
+    const io = captureIo({ cwd: dir });
+    const cfg = join(dir, 'page.json');
+    (await import('node:fs')).writeFileSync(
+      cfg,
+      JSON.stringify({ page: { doh: 'https://from-config.example/dns-query' } }),
+    );
+    const doh = 'https://dns.example/dns-query';
+    const done = resolverCommand.run(
+      ['--listen', '127.0.0.1:0', '--sample', '--config', cfg, '--page-doh', doh],
+      io,
+    );
+    let url: string | undefined;
+    for (let i = 0; i < 200 && !url; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      url = /"event":"listening","url":"([^"]+)"/.exec(io.stderr())?.[1];
+    }
+    expect(url, io.stderr()).toBeDefined();
+    const page = await (await fetch(`${url}/`, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain(`value="${doh}"`);
+    expect(page).not.toContain('from-config.example');
+    io.abort();
+    expect(await done).toBe(0);
+    for (const bad of ['dns.example/dns-query', 'ftp://dns.example/dns-query']) {
+      await expect(
+        resolverCommand.run(['--sample', '--page-doh', bad], captureIo()),
+      ).rejects.toMatchObject({ code: 'USAGE', message: expect.stringContaining('--page-doh') });
+    }
+  });
 });

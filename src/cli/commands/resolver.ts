@@ -90,9 +90,12 @@ Options:
                       unambiguous, each rewrite reported (REGISTRY_REWRITE).
                       Default: the registries stored in the catalogue
                       (lexroute catalogue registry DIR), read at start
+  --page-doh URL      the DNS over HTTPS URL the resolution page at / fills in
+                      (http:// or https://, e.g. https://dns.example/dns-query;
+                      config "page.doh"; default: empty, the person types one)
   --config FILE       JSON configuration (default: config/resolver.json when
-                      present); --listen, --catalogue, --workers and --registry
-                      override it
+                      present); --listen, --catalogue, --workers, --registry
+                      and --page-doh override it
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
@@ -141,6 +144,7 @@ export const resolverCommand: Command = {
       registry: { type: 'string' },
       metrics: { type: 'string' },
       control: { type: 'string' },
+      'page-doh': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -165,6 +169,7 @@ export const resolverCommand: Command = {
     if (values.sample && values.catalogue !== undefined) {
       throw new UsageError('--sample and --catalogue name two catalogues: give one');
     }
+    if (values['page-doh'] !== undefined) checkPageDoh(values['page-doh']);
     const config = await loadConfig(io, values);
     if (config === null) return EXIT_FAIL;
     const control = values.control === undefined ? undefined : resolve(io.cwd, values.control);
@@ -213,6 +218,7 @@ interface ConfigValues {
   config?: string;
   workers?: string;
   registry?: string;
+  'page-doh'?: string;
 }
 
 /** The configuration as at start (file and options), or the lines saying why not (`ctl reload`). */
@@ -223,6 +229,21 @@ async function loadConfigIssues(
   const lines: string[] = [];
   const config = await loadConfig(io, values, (l) => lines.push(l.replace(/\n$/, '')));
   return { config, lines };
+}
+
+/** `--page-doh`: an absolute http(s) URL (the page's DoH endpoint), or a usage error. */
+function checkPageDoh(value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(
+      `--page-doh must be an absolute http(s) URL (e.g. https://dns.example/dns-query), got '${value}'`,
+    );
+  }
 }
 
 async function loadConfig(
@@ -264,7 +285,11 @@ async function loadConfig(
       `lexroute resolver: ${configFile ?? 'configuration'}: warning: ${w.code} ${w.path}: ${w.message}\n`,
     );
   }
-  return checked.config;
+  // --page-doh (checked by the caller) over the file's page.doh, at start and at each reload.
+  const pageDoh = values['page-doh'];
+  return pageDoh === undefined
+    ? checked.config
+    : { ...checked.config, page: { ...checked.config.page, doh: pageDoh } };
 }
 
 function catalogueFailed(io: CliIo, e: unknown): number {
