@@ -22,12 +22,13 @@
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { RecordType } from 'dns-packet';
+import { BoundedMemo } from '../core/kit/memo.ts';
 import { base64UrlEncode } from '../core/wire/doh.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import type { DnsTransportLike, Exchange, QueryOptions, TryNote } from './transport.ts';
 import type { WireError } from './wire.ts';
-import { decodeResponse, type Message } from './wire.ts';
+import { decodeResponse, knownQuestion, type KnownQuestion, type Message } from './wire.ts';
 
 const DNS_MESSAGE = 'application/dns-message';
 
@@ -79,11 +80,23 @@ export function parseDohUrls(urls: readonly string[]): string[] {
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
       throw new DnsError('DNS_BAD_DOH_URL', `DoH URL ${JSON.stringify(u)} is not http(s)`);
     }
+    // A fragment is not sent in a request.
+    parsed.hash = '';
     return parsed.href;
   });
 }
 
-function encodeQuery(qname: string, qtype: RecordType, rd: boolean): Uint8Array {
+/** A query as sent (ID 0, so the same bytes every time): its wire form, base64url and question. */
+interface QueryTemplate {
+  readonly wire: Buffer;
+  readonly base64url: string;
+  readonly known: KnownQuestion;
+}
+
+/** Encoded queries kept per question (as the UDP transport keeps its templates); bounded. */
+const TEMPLATE_MAX = 1024;
+
+function encodeQuery(qname: string, qtype: RecordType, rd: boolean): Buffer {
   return dnsPacket.encode({
     type: 'query',
     id: 0,
@@ -112,6 +125,12 @@ export class DohTransport implements DnsTransportLike {
   private readonly maxBytes: number;
   private readonly maxRecords: number;
   private readonly fetchFn: DohFetch;
+  private readonly templates = new BoundedMemo<string, QueryTemplate>(TEMPLATE_MAX);
+  /** The URL-derived strings of each endpoint, made once. */
+  private readonly endpoints = new Map<
+    string,
+    { readonly getPrefix: string; readonly server: { host: string; port: number } }
+  >();
 
   constructor(options: DohTransportOptions) {
     if (options.urls.length === 0) throw new DnsError('DNS_NO_SERVERS', 'no DoH URL given');
@@ -122,10 +141,31 @@ export class DohTransport implements DnsTransportLike {
     this.maxBytes = options.maxMessageBytes ?? 65535;
     this.maxRecords = options.maxRecords ?? 1000;
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    for (const url of this.urls) {
+      this.endpoints.set(url, {
+        getPrefix: `${url}${url.includes('?') ? '&' : '?'}dns=`,
+        server: serverOf(url),
+      });
+    }
+  }
+
+  /** The query for (qname, qtype, rd), encoded once. */
+  private template(qname: string, qtype: RecordType, rd: boolean): QueryTemplate {
+    const key = `${qtype} ${rd ? 1 : 0} ${qname}`;
+    let t = this.templates.get(key);
+    if (t === undefined) {
+      const wire = encodeQuery(qname, qtype, rd);
+      t = this.templates.set(key, {
+        wire,
+        base64url: base64UrlEncode(wire),
+        known: knownQuestion(wire),
+      });
+    }
+    return t;
   }
 
   async query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
-    const query = encodeQuery(qname, qtype, options.recursionDesired ?? true);
+    const query = this.template(qname, qtype, options.recursionDesired ?? true);
     const failures: TryNote[] = [];
     let worst: DnsError | undefined;
     for (const url of this.urls) {
@@ -141,7 +181,7 @@ export class DohTransport implements DnsTransportLike {
           const { message, bytes } = await this.exchange(url, query, qname, qtype, options.signal);
           return {
             message,
-            server: serverOf(url),
+            server: (this.endpoints.get(url) as { server: { host: string; port: number } }).server,
             via: url,
             protocol: 'doh',
             bytes,
@@ -176,36 +216,41 @@ export class DohTransport implements DnsTransportLike {
   /** One HTTP exchange: the checked DNS response, or a DnsError. */
   private async exchange(
     url: string,
-    query: Uint8Array,
+    query: QueryTemplate,
     qname: string,
     qtype: RecordType,
     signal: AbortSignal | undefined,
   ): Promise<{ message: Message; bytes: number }> {
     const ctx = { qname, qtype, server: url };
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    // One controller and one timer per try (cheaper than AbortSignal.timeout and .any).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const onAbort = () => controller.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const post = this.method === 'POST';
     const init: Parameters<DohFetch>[1] = {
       method: this.method,
-      headers:
-        this.method === 'POST'
-          ? { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE }
-          : { accept: DNS_MESSAGE },
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      ...(this.method === 'POST' ? { body: query as Uint8Array<ArrayBuffer> } : {}),
+      headers: post
+        ? { accept: DNS_MESSAGE, 'content-type': DNS_MESSAGE }
+        : { accept: DNS_MESSAGE },
+      signal: controller.signal,
+      ...(post ? { body: query.wire as Uint8Array<ArrayBuffer> } : {}),
     };
-    const target =
-      this.method === 'GET'
-        ? `${url}${url.includes('?') ? '&' : '?'}dns=${base64UrlEncode(query)}`
-        : url;
-    let response: DohResponse;
+    const target = post
+      ? url
+      : `${(this.endpoints.get(url) as { getPrefix: string }).getPrefix}${query.base64url}`;
     let body: ArrayBuffer;
     try {
-      response = await this.fetchFn(target, init);
-      body = await this.readBody(response, ctx);
+      body = await this.readBody(await this.fetchFn(target, init), ctx);
     } catch (e) {
       if (e instanceof DnsError) throw e;
       if (signal?.aborted)
         throw new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, ctx);
-      if (timeout.aborted) {
+      if (timedOut) {
         throw new DnsError(
           'DNS_TIMEOUT',
           `no answer from ${url} for ${qname} ${qtype} within ${this.timeoutMs} ms`,
@@ -213,8 +258,11 @@ export class DohTransport implements DnsTransportLike {
         );
       }
       throw new DnsError('DNS_NETWORK', `${url}: ${(e as Error).message}`, ctx, e);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
-    return { message: this.check(new Uint8Array(body), ctx), bytes: body.byteLength };
+    return { message: this.check(new Uint8Array(body), query.known, ctx), bytes: body.byteLength };
   }
 
   private async readBody(
@@ -259,12 +307,17 @@ export class DohTransport implements DnsTransportLike {
   }
 
   /** The response decoded and matched to our question (ID 0, QR, QUERY), or a DnsError. */
-  private check(bytes: Uint8Array, ctx: { qname: string; qtype: string; server: string }): Message {
+  private check(
+    bytes: Uint8Array,
+    known: KnownQuestion,
+    ctx: { qname: string; qtype: string; server: string },
+  ): Message {
     let message: Message;
     try {
       message = decodeResponse(
         Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
         this.maxRecords,
+        known,
       );
     } catch (e) {
       const w = e as WireError;

@@ -12,14 +12,14 @@
  *   ("clients MUST perform any necessary punycode conversion")
  */
 import type { RecordType } from 'dns-packet';
-import { Agent, getGlobalDispatcher, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { ResolveResult } from '../core/ddds/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
-import { undiciDohFetch } from './doh-undici.ts';
 import { ClientMemos } from './memo.ts';
+import { Http1Pool, http1DohFetch } from './doh-h1.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
@@ -117,6 +117,7 @@ export class LexClient {
   private readonly options: ClientOptions;
   private readonly hostMap = new Map<string, { address: string; family: 4 | 6 }>();
   private agent: Agent | undefined;
+  private dohPool: Http1Pool | undefined;
   private serverList: readonly string[] = [];
 
   constructor(options: ClientOptions = {}) {
@@ -150,7 +151,7 @@ export class LexClient {
       } else if (o.doh !== undefined) {
         const doh = new DohTransport({
           urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
-          fetch: undiciDohFetch(() => getGlobalDispatcher()),
+          fetch: http1DohFetch((this.dohPool = new Http1Pool())),
           ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
           ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
           ...(o.tries !== undefined ? { tries: o.tries } : {}),
@@ -307,6 +308,7 @@ export class LexClient {
 
   async close(): Promise<void> {
     this.transport.close();
+    this.dohPool?.close();
     if (this.agent) await this.agent.close();
   }
 }

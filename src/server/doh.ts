@@ -16,15 +16,15 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { Duplex } from 'node:stream';
 import { readFile } from 'node:fs/promises';
-import { base64UrlDecode, dohFreshness } from '../core/wire/doh.ts';
-import { TRANSPORT_DOH, type Engine } from './engine.ts';
+import { base64UrlDecode } from '../core/wire/doh.ts';
+import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
+import { serveFast, type FastDoh } from './doh-fast.ts';
+import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
-export const DOH_PATH = '/dns-query';
-export const DNS_MESSAGE = 'application/dns-message';
+export { DNS_MESSAGE, DOH_PATH };
 /** A DNS message carried over DoH is at most 65535 octets, as over TCP (RFC 8484 section 6). */
 const MAX_MESSAGE = 65535;
 const HTTP_TIMEOUT_MS = 10_000;
@@ -82,19 +82,20 @@ export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
   };
 }
 
+/** Headers as HTTP/1.1 header lines, each ending in CRLF. */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+}
+
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === '::1' || h === 'localhost' || (net.isIPv4(h) && h.startsWith('127.'));
 }
 
 function problem(res: Res, status: number, code: string, detail: string): void {
-  const body = JSON.stringify({
-    type: `https://lexroute.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
-    title: http.STATUS_CODES[status] ?? 'Error',
-    status,
-    code,
-    detail,
-  });
+  const body = problemBody(status, code, detail);
   res.writeHead(status, {
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
@@ -196,32 +197,18 @@ export async function handleDohRequest(
   }
   const query = await queryOf(req, res, url);
   if (query === undefined) return;
-  const source = req.socket?.remoteAddress ?? '';
-  let out: Buffer | undefined;
-  try {
-    out = query.length >= 12 ? engine().respond(query, TRANSPORT_DOH) : undefined;
-  } catch (e) {
-    summary.note('query_failed', source, 'doh', 'error', (e as Error).message);
-    problem(res, 400, 'DOH_BAD_MESSAGE', 'the DNS message could not be answered');
+  const answer = answerQuery(engine, query, summary, req.socket?.remoteAddress ?? '');
+  if (!answer.ok) {
+    problem(res, 400, answer.code, answer.detail);
     return;
   }
-  if (out === undefined) {
-    problem(
-      res,
-      400,
-      'DOH_NOT_A_QUERY',
-      'the body is not a DNS query (shorter than a header, or a response)',
-    );
-    return;
-  }
-  const ttl = dohFreshness(out);
   res.writeHead(200, {
     'content-type': DNS_MESSAGE,
-    'content-length': out.length,
-    'cache-control': ttl === undefined ? 'no-store' : `max-age=${ttl}`,
+    'content-length': answer.out.length,
+    'cache-control': answer.cacheControl,
   });
   if (req.method === 'HEAD') res.end();
-  else res.end(out);
+  else res.end(answer.out);
 }
 
 async function tlsFiles(o: DohOptions): Promise<{ cert: Buffer; key: Buffer } | undefined> {
@@ -242,70 +229,53 @@ async function tlsFiles(o: DohOptions): Promise<{ cert: Buffer; key: Buffer } | 
   }
 }
 
-/**
- * A socket whose first octets were already read: they are given back first.
- * node:http2 reads a net.Socket's handle directly (bytes put back with
- * `unshift` would be lost), so an h2c connection goes through this duplex.
- */
-class Replayed extends Duplex {
-  private readonly socket: net.Socket;
-  constructor(socket: net.Socket, head: Buffer) {
-    super();
-    this.socket = socket;
-    this.push(head);
-    socket.on('data', (c: Buffer) => {
-      if (!this.push(c)) socket.pause();
-    });
-    socket.on('end', () => this.push(null));
-    socket.on('error', (e) => this.destroy(e));
-    socket.on('close', () => this.destroy());
-  }
-  get remoteAddress(): string | undefined {
-    return this.socket.remoteAddress;
-  }
-  override _read(): void {
-    this.socket.resume();
-  }
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
-    this.socket.write(chunk, cb);
-  }
-  override _final(cb: () => void): void {
-    this.socket.end(cb);
-  }
-  override _destroy(e: Error | null, cb: (e: Error | null) => void): void {
-    this.socket.destroy();
-    cb(e);
-  }
-}
-
 const H2_PREFACE = Buffer.from('PRI ');
 
-/** HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts with "PRI ". */
-function plainServer(handler: (req: Req, res: Res) => void): net.Server {
+/**
+ * HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts
+ * with "PRI ". HTTP/1.1 connections start on the fast path (doh-fast.ts),
+ * which hands them to node:http at the first request outside its shape.
+ * The octets already read are put back on the socket before node:http or
+ * node:http2 takes it (node:http2 reads a socket's buffered octets first).
+ */
+function plainServer(
+  handler: (req: Req, res: Res) => void,
+  fast: Omit<FastDoh, 'handOver' | 'requestTimeoutMs'>,
+): net.Server {
   const h1 = http.createServer(
     { requestTimeout: HTTP_TIMEOUT_MS, headersTimeout: HTTP_TIMEOUT_MS },
     handler,
   );
   const h2 = http2.createServer(handler);
   h2.setTimeout(HTTP_TIMEOUT_MS);
+  const toH1: FastDoh = {
+    ...fast,
+    requestTimeoutMs: HTTP_TIMEOUT_MS,
+    handOver: (socket, pending) => {
+      socket.pause();
+      if (pending.length > 0) socket.unshift(pending);
+      h1.emit('connection', socket);
+      socket.resume();
+    },
+  };
+  // node:http2 reads what is buffered on the socket first (it must stay paused until then).
+  const toH2 = (socket: net.Socket, pending: Buffer) => {
+    socket.pause();
+    socket.unshift(pending);
+    h2.emit('connection', socket);
+  };
   // Small answers must leave at once (Nagle plus delayed ACKs cost ~40 ms a request).
   return net.createServer({ noDelay: true }, (socket) => {
     socket.setTimeout(HTTP_TIMEOUT_MS, () => socket.destroy());
-    let seen = Buffer.alloc(0);
+    let seen: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
-      seen = Buffer.concat([seen, chunk]);
+      seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
       const n = Math.min(seen.length, 4);
       if (n < 4 && seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) return;
       socket.off('data', onData);
       socket.setTimeout(0);
-      if (seen.subarray(0, 4).equals(H2_PREFACE)) {
-        h2.emit('connection', new Replayed(socket, seen));
-      } else {
-        socket.pause();
-        socket.unshift(seen);
-        h1.emit('connection', socket);
-        socket.resume();
-      }
+      if (seen.subarray(0, 4).equals(H2_PREFACE)) toH2(socket, seen);
+      else serveFast(socket, seen, toH1);
     };
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
@@ -335,7 +305,7 @@ export async function listenDoh(
   };
   const server: net.Server = tls
     ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
-    : plainServer(handler);
+    : plainServer(handler, { engine, summary, corsLines: headerLines(cors) });
   server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
   const sockets = new Set<net.Socket>();
   server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {
