@@ -2,9 +2,10 @@
  * The resolution page's script (bundled for browsers with the client by
  * `resolver-http/page.ts`): a person types or pastes a `urn:lex:` URN (or
  * follows `/?urn=...`), the browser resolves it through DNS over HTTPS with
- * `lexroute/client`'s browser build, and the page shows the trace (as
- * `lexroute resolve --trace` prints it) and the links, or the error with its
- * code. Plain DOM; no framework.
+ * `lexroute/client`'s browser build, and the page shows each DDDS step
+ * (`trace-view.ts`, from the structured trace), the links, or the error with
+ * its code; the trace as `lexroute resolve --trace` prints it stays in a
+ * <details> below. Plain DOM; no framework.
  */
 import {
   BrowserLexClient,
@@ -14,6 +15,7 @@ import {
   type Trace,
 } from '../client-portable.ts';
 import type { Service } from '../core/ddds/trace.ts';
+import { traceView } from './trace-view.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -24,6 +26,7 @@ const serviceInput = $<HTMLSelectElement>('service');
 const status = $<HTMLElement>('status');
 const links = $<HTMLUListElement>('links');
 const traceOut = $<HTMLPreElement>('trace');
+const stepsOut = $<HTMLElement>('steps');
 const errorOut = $<HTMLElement>('error');
 
 let client: BrowserLexClient | undefined;
@@ -69,11 +72,13 @@ function showResult(r: ResolveResult): void {
 }
 
 function showTrace(t: Trace): void {
+  stepsOut.replaceChildren(...traceView(t));
   traceOut.textContent = formatTrace(t);
 }
 
 async function run(urn: string, doh: string, service: Service): Promise<void> {
   links.replaceChildren();
+  stepsOut.replaceChildren();
   traceOut.textContent = '';
   errorOut.textContent = '';
   errorOut.removeAttribute('data-code');

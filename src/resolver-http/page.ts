@@ -39,6 +39,24 @@ export function pageHtml(doh: string): string {
   #links li { overflow-wrap: anywhere; margin: 0.25rem 0; }
   #error { color: #a51d2d; font-weight: 600; }
   #status { color: #555; }
+  code { font-size: 0.9em; overflow-wrap: anywhere; }
+  dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.1rem 0.75rem; margin: 0.5rem 0; }
+  dl.facts dt { font-weight: 600; }
+  dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+  ol.steps { list-style: none; padding: 0; }
+  li.step { border: 1px solid #ccc; border-left: 4px solid #1a5fb4; border-radius: 4px; padding: 0.5rem 0.75rem; margin: 0.75rem 0; }
+  li.step h3 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }
+  li.step h4 { font-size: 0.95rem; margin: 0.5rem 0 0.25rem; }
+  ol.records { padding-left: 1.25rem; }
+  ol.records li { margin: 0.35rem 0; overflow-wrap: anywhere; }
+  ol.records li[data-fate=skipped] { color: #555; }
+  .fate { font-weight: 600; margin-right: 0.25rem; }
+  li[data-fate=used] .fate { color: #26a269; }
+  .reason { display: block; font-size: 0.9rem; }
+  .outcome, .punycode { margin: 0.4rem 0; overflow-wrap: anywhere; }
+  .step-error { color: #a51d2d; }
+  summary { cursor: pointer; margin-top: 1rem; }
+  @media (max-width: 30rem) { dl.facts { grid-template-columns: 1fr; } dl.facts dd { margin-left: 0.75rem; } }
 </style>
 </head>
 <body>
@@ -65,8 +83,12 @@ export function pageHtml(doh: string): string {
 <p id="error" role="alert" hidden></p>
 <h2>Links</h2>
 <ul id="links"></ul>
-<h2>Trace</h2>
-<pre id="trace" tabindex="0" aria-label="DDDS trace"></pre>
+<h2>Steps</h2>
+<section id="steps" aria-label="DDDS steps"></section>
+<details id="trace-text">
+<summary>The trace as text (as <code>lexroute resolve --trace</code> prints it)</summary>
+<pre id="trace" tabindex="0" aria-label="DDDS trace as text"></pre>
+</details>
 </main>
 <script src="${PAGE_SCRIPT_PATH}" defer></script>
 </body>

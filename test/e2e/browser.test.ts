@@ -70,7 +70,45 @@ describe.skipIf(chromium.path === undefined)('the resolution page in headless Ch
         .evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
       trace: (await page.textContent('#trace')) ?? '',
       code: await page.getAttribute('#error', 'data-code'),
+      steps: await structuredSteps(),
     };
+  }
+
+  /** The step blocks the page built from the structured trace (#steps), read back from the DOM. */
+  function structuredSteps() {
+    return page.locator('#steps li.step').evaluateAll((lis) =>
+      lis.map((li) => {
+        const q = (sel: string) => li.querySelector(sel);
+        const all = (sel: string) => [...li.querySelectorAll(sel)];
+        return {
+          kind: li.getAttribute('data-kind'),
+          key: li.getAttribute('data-key'),
+          name: li.getAttribute('data-name'),
+          heading: q('h3')?.textContent ?? '',
+          server: q('.server')?.textContent ?? null,
+          records: all('ol.records > li').map((r) => ({
+            fate: r.getAttribute('data-fate'),
+            code: r.getAttribute('data-code'),
+            reason: r.querySelector('.reason')?.textContent ?? '',
+            rr: r.querySelector('.rr')?.textContent ?? '',
+          })),
+          outcome: q('.outcome')?.getAttribute('data-outcome') ?? null,
+          nextKey: q('.outcome .key')?.textContent ?? null,
+          punycode: q('.punycode')
+            ? {
+                from: q('.punycode')!.getAttribute('data-from'),
+                to: q('.punycode')!.getAttribute('data-to'),
+              }
+            : null,
+          error: q('.step-error')?.getAttribute('data-code') ?? null,
+          exchanges: all('.exchange').map((x) => ({
+            status: x.getAttribute('data-status'),
+            url: x.querySelector('.url')?.textContent ?? '',
+          })),
+          applied: li.getAttribute('data-applied'),
+        };
+      }),
+    );
   }
 
   it('the page is served at / with the chain DoH URL filled in', async () => {
@@ -88,6 +126,43 @@ describe.skipIf(chromium.path === undefined)('the resolution page in headless Ch
       expect(r.trace).toContain(key);
     }
     expect(r.trace).toContain(chain.doh);
+    // The structured steps: each NAPTR query through the DoH URL, one record used, the next key.
+    const naptr = r.steps.filter((x) => x.kind === 'naptr');
+    expect(naptr.map((x) => x.key)).toEqual([
+      'lex.urn.arpa.',
+      'lex-nameserver.nic.it.',
+      'it.lex-routing.nic.it.',
+      'lex.normattiva.it.',
+    ]);
+    for (const x of naptr) {
+      expect(x.heading).toContain(`NAPTR ${x.key}`);
+      expect(x.server).toBe(chain.doh);
+      expect(x.records.filter((rec) => rec.fate === 'used')).toHaveLength(1);
+    }
+    expect(naptr.slice(0, 3).map((x) => x.nextKey)).toEqual([
+      'lex-nameserver.nic.it.',
+      'it.lex-routing.nic.it.',
+      'lex.normattiva.it.',
+    ]);
+    // The N2L rule used; the N2Ls and N2C rules skipped, each with its reason.
+    const last = naptr[3]!;
+    expect(last.outcome).toBe('terminal');
+    expect(last.records.find((rec) => rec.fate === 'used')!.rr).toContain('"http+N2L"');
+    const skipped = last.records.filter((rec) => rec.fate === 'skipped');
+    expect(skipped).toHaveLength(2);
+    for (const rec of skipped) {
+      expect(rec.code).toMatch(/^[A-Z][A-Z0-9_]+$/);
+      expect(rec.reason.length).toBeGreaterThan(rec.code!.length + 5);
+    }
+    const http = r.steps.find((x) => x.kind === 'http')!;
+    expect(http.exchanges[0]!.url).toMatch(
+      /\/uri-res\/N2Ls?\?urn:lex:it:stato:legge:2000-04-03;56/,
+    );
+    expect(http.exchanges[0]!.status).toBe('200');
+    // The resolver's URL already carries #art1 (the partition rule keeps it).
+    expect(r.steps.find((x) => x.kind === 'partition')?.applied).toBe('kept');
+    // The text trace is still there, folded away.
+    expect(await page.locator('details#trace-text pre#trace').count()).toBe(1);
     // The DNS went over DoH (GET ?dns=), the THTTP step to the resolver, from the page.
     expect(requests.some((q) => q.startsWith(`GET ${chain.doh}?dns=`))).toBe(true);
     expect(
@@ -105,6 +180,13 @@ describe.skipIf(chromium.path === undefined)('the resolution page in headless Ch
     );
     expect(r.state).toBe('resolved');
     expect(r.trace).toContain('stadt.xn--mnchen-3ya.lex.example.de.');
+    const puny = r.steps.find((x) => x.punycode !== null)!;
+    expect(puny.punycode!.to).toBe('stadt.xn--mnchen-3ya.lex.example.de.');
+    expect(decodeURIComponent(puny.punycode!.from!)).toBe('stadt.münchen.lex.example.de');
+    expect(puny.nextKey).toBe('stadt.xn--mnchen-3ya.lex.example.de.');
+    expect(
+      r.steps.some((x) => x.kind === 'naptr' && x.key === 'stadt.xn--mnchen-3ya.lex.example.de.'),
+    ).toBe(true);
     expect(r.links[0]).toBe(
       'https://stadt.muenchen.de/dam/Home/Stadtverwaltung/Direktorium/Stadtrecht/pdf_1_1_0.pdf',
     );
@@ -126,6 +208,12 @@ describe.skipIf(chromium.path === undefined)('the resolution page in headless Ch
     expect(r.code).toBe('DNS_NXDOMAIN');
     expect(r.links).toEqual([]);
     expect(r.trace).toContain('fr.lex-routing.nic.it.');
+    const last = r.steps.at(-1)!;
+    expect(last.kind).toBe('naptr');
+    expect(last.key).toBe('fr.lex-routing.nic.it.');
+    expect(last.server).toBe(chain.doh);
+    expect(last.error).toBe('DNS_NXDOMAIN');
+    expect(r.steps.some((x) => x.kind === 'http')).toBe(false);
   });
 
   it('the N2C description as HTML for people', async () => {
