@@ -47,15 +47,69 @@ export class Http1Error extends Error {
   }
 }
 
+/**
+ * A response head: its header fields are found when asked for (a DoH
+ * exchange reads four of a dozen), by name in the lowercased text.
+ */
+export class ResponseHead {
+  readonly status: number;
+  readonly version: '1.0' | '1.1';
+  private readonly text: string;
+  private readonly lower: string;
+
+  constructor(text: string) {
+    const m = /^HTTP\/1\.([01]) (\d{3})(?: |\r|$)/.exec(text);
+    if (!m) {
+      const line = text.split('\r\n', 1)[0];
+      throw new Http1Error(`not an HTTP/1.x status line: ${JSON.stringify(line)}`);
+    }
+    this.version = m[1] === '1' ? '1.1' : '1.0';
+    this.status = Number(m[2]);
+    this.text = text;
+    this.lower = text.toLowerCase();
+  }
+
+  /** Every value of the field `name` (lowercase), in order. */
+  all(name: string): string[] {
+    const values: string[] = [];
+    const needle = `\r\n${name}:`;
+    for (let at = this.lower.indexOf(needle); at >= 0; at = this.lower.indexOf(needle, at + 2)) {
+      const start = at + needle.length;
+      const end = this.lower.indexOf('\r\n', start);
+      values.push(this.text.slice(start, end < 0 ? undefined : end).trim());
+    }
+    return values;
+  }
+
+  /** Every field as [lowercase name, value], in order. */
+  fields(): [string, string][] {
+    return this.text
+      .split('\r\n')
+      .slice(1)
+      .map((line) => {
+        const colon = line.indexOf(':');
+        return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+      });
+  }
+
+  /** The field's values joined by ", ", or null when absent. */
+  get(name: string): string | null {
+    const values = this.all(name.toLowerCase());
+    return values.length === 0 ? null : values.join(', ');
+  }
+}
+
 interface Parsed {
   readonly status: number;
-  readonly headers: Map<string, string>;
+  readonly headers: ResponseHead;
   /** The body, in an ArrayBuffer of its own. */
   readonly body: Uint8Array<ArrayBuffer>;
   readonly keepAlive: boolean;
 }
 
 type Step = { done: false } | { done: true; parsed: Parsed; rest: number };
+
+const HEAD_END = Buffer.from('\r\n\r\n');
 
 /**
  * Parse one response from `buf` (all bytes received so far), or say that
@@ -65,50 +119,32 @@ type Step = { done: false } | { done: true; parsed: Parsed; rest: number };
 export function parseResponse(buf: Buffer, closed: boolean): Step {
   let start = 0;
   for (;;) {
-    const end = buf.indexOf('\r\n\r\n', start);
+    const end = buf.indexOf(HEAD_END, start);
     if (end < 0) {
       if (buf.length - start > MAX_HEAD) throw new Http1Error('response head over 16 KiB');
       if (closed) throw new Http1Error('connection closed in the response head', buf.length === 0);
       return { done: false };
     }
     if (end - start > MAX_HEAD) throw new Http1Error('response head over 16 KiB');
-    const lines = buf.toString('latin1', start, end).split('\r\n');
-    const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0] as string);
-    if (!m) throw new Http1Error(`not an HTTP/1.x status line: ${JSON.stringify(lines[0])}`);
-    const status = Number(m[2]);
-    const headers = new Map<string, string>();
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const colon = line.indexOf(':');
-      if (colon <= 0) throw new Http1Error(`bad header line: ${JSON.stringify(line)}`);
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      const seen = headers.get(name);
-      if (name === 'content-length' && seen !== undefined && seen !== value) {
-        throw new Http1Error('two different Content-Length headers');
-      }
-      headers.set(
-        name,
-        seen === undefined || name === 'content-length' ? value : `${seen}, ${value}`,
-      );
-    }
+    const head = new ResponseHead(buf.toString('latin1', start, end));
+    const status = head.status;
     // 1xx answers (103 Early Hints, ...) come before the real one.
     if (status >= 100 && status < 200) {
       start = end + 4;
       continue;
     }
-    const connection = (headers.get('connection') ?? '').toLowerCase();
+    const connection = (head.get('connection') ?? '').toLowerCase();
     const keepAlive =
-      m[1] === '1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+      head.version === '1.1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
     const bodyStart = end + 4;
     if (status === 204 || status === 304) {
       return {
         done: true,
-        parsed: { status, headers, body: new Uint8Array(0), keepAlive },
+        parsed: { status, headers: head, body: new Uint8Array(0), keepAlive },
         rest: bodyStart,
       };
     }
-    return parseBody(buf, bodyStart, closed, { status, headers, keepAlive });
+    return parseBody(buf, bodyStart, closed, { status, headers: head, keepAlive });
   }
 }
 
@@ -123,7 +159,7 @@ function parseBody(
   buf: Buffer,
   at: number,
   closed: boolean,
-  r: { status: number; headers: Map<string, string>; keepAlive: boolean },
+  r: { status: number; headers: ResponseHead; keepAlive: boolean },
 ): Step {
   const te = (r.headers.get('transfer-encoding') ?? '').toLowerCase();
   if (te !== '') {
@@ -131,7 +167,11 @@ function parseBody(
       throw new Http1Error(`transfer-encoding ${te} is not read`);
     return parseChunked(buf, at, closed, r);
   }
-  const declared = r.headers.get('content-length');
+  const lengths = r.headers.all('content-length');
+  if (lengths.some((l) => l !== lengths[0])) {
+    throw new Http1Error('two different Content-Length headers');
+  }
+  const declared = lengths[0];
   if (declared !== undefined) {
     if (!/^\d{1,9}$/.test(declared)) throw new Http1Error(`bad Content-Length ${declared}`);
     const length = Number(declared);
@@ -157,7 +197,7 @@ function parseChunked(
   buf: Buffer,
   at: number,
   closed: boolean,
-  r: { status: number; headers: Map<string, string>; keepAlive: boolean },
+  r: { status: number; headers: ResponseHead; keepAlive: boolean },
 ): Step {
   const parts: Buffer[] = [];
   let size = 0;
@@ -233,10 +273,11 @@ class Connection {
     return !this.closed && !this.socket.destroyed;
   }
 
-  send(request: Buffer): Promise<Parsed> {
+  send(request: Buffer | string): Promise<Parsed> {
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };
-      this.socket.write(request);
+      if (typeof request === 'string') this.socket.write(request, 'latin1');
+      else this.socket.write(request);
     });
   }
 
@@ -304,16 +345,16 @@ export class Http1Pool {
       this.origins.set(prefix, origin);
     }
     const path = slash < 0 ? '/' : url.slice(slash);
-    const head =
-      `${init.method} ${path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n` +
-      Object.entries(init.headers)
-        .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join('') +
-      (init.body !== undefined ? `content-length: ${init.body.length}\r\n\r\n` : '\r\n');
+    let head = `${init.method} ${path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`;
+    for (const name in init.headers) head += `${name}: ${init.headers[name]}\r\n`;
+    // A GET goes out as the string itself (no buffer to allocate); a POST in one buffer with its body.
     const request =
-      init.body !== undefined
-        ? Buffer.concat([Buffer.from(head, 'latin1'), init.body])
-        : Buffer.from(head, 'latin1');
+      init.body === undefined
+        ? `${head}\r\n`
+        : Buffer.concat([
+            Buffer.from(`${head}content-length: ${init.body.length}\r\n\r\n`, 'latin1'),
+            init.body,
+          ]);
     for (let attempt = 0; ; attempt++) {
       init.signal.throwIfAborted();
       const conn = this.take(origin) ?? new Connection(origin);
@@ -376,7 +417,7 @@ export function http1DohFetch(pool: Http1Pool): DohFetch {
     const r = await pool.request(url, init);
     const response: DohResponse = {
       status: r.status,
-      headers: { get: (name) => r.headers.get(name.toLowerCase()) ?? null },
+      headers: r.headers,
       body: { cancel: () => Promise.resolve() },
       arrayBuffer: () => Promise.resolve(r.body.buffer),
     };

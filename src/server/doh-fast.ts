@@ -164,12 +164,14 @@ function responseTo(fast: FastDoh, taken: Taken, source: string): Buffer {
         `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\n${tail}${body}`,
     );
   }
-  const head = Buffer.from(
+  const head =
     `HTTP/1.1 200 OK\r\ncontent-type: ${DNS_MESSAGE}\r\ncontent-length: ${answer.out.length}\r\n` +
-      `cache-control: ${answer.cacheControl}\r\n${tail}`,
-    'latin1',
-  );
-  return Buffer.concat([head, answer.out], head.length + answer.out.length);
+    `cache-control: ${answer.cacheControl}\r\n${tail}`;
+  // Head and body in one buffer, for one write.
+  const bytes = Buffer.allocUnsafe(head.length + answer.out.length);
+  bytes.write(head, 0, 'latin1');
+  answer.out.copy(bytes, head.length);
+  return bytes;
 }
 
 /**
@@ -181,9 +183,11 @@ export function serveFast(socket: net.Socket, first: Buffer, fast: FastDoh): voi
   let buf = first;
   let partial: ReturnType<typeof setTimeout> | undefined;
   const source = socket.remoteAddress ?? '';
+  const onIdle = () => socket.destroy();
   const stop = () => {
     socket.off('data', onData);
     socket.setTimeout(0);
+    socket.off('timeout', onIdle);
     if (partial !== undefined) clearTimeout(partial);
     partial = undefined;
   };
@@ -221,6 +225,7 @@ export function serveFast(socket: net.Socket, first: Buffer, fast: FastDoh): voi
     drain();
   }
   socket.on('data', onData);
-  socket.setTimeout(KEEP_ALIVE_MS, () => socket.destroy());
+  socket.on('timeout', onIdle);
+  socket.setTimeout(KEEP_ALIVE_MS);
   drain();
 }

@@ -266,13 +266,18 @@ function plainServer(
   };
   // Small answers must leave at once (Nagle plus delayed ACKs cost ~40 ms a request).
   return net.createServer({ noDelay: true }, (socket) => {
-    socket.setTimeout(HTTP_TIMEOUT_MS, () => socket.destroy());
+    // Until the first octets come (the listener is removed with the timer, so
+    // node:http's or node:http2's own timeouts are the only ones after that).
+    const onIdle = () => socket.destroy();
+    socket.on('timeout', onIdle);
+    socket.setTimeout(HTTP_TIMEOUT_MS);
     let seen: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
       const n = Math.min(seen.length, 4);
       if (n < 4 && seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) return;
       socket.off('data', onData);
+      socket.off('timeout', onIdle);
       socket.setTimeout(0);
       if (seen.subarray(0, 4).equals(H2_PREFACE)) toH2(socket, seen);
       else serveFast(socket, seen, toH1);

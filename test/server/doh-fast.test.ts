@@ -10,7 +10,7 @@
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResponse } from '../../src/client/doh-h1.ts';
+import { parseResponse, type ResponseHead } from '../../src/client/doh-h1.ts';
 import { base64UrlEncode } from '../../src/core/wire/doh.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 
@@ -39,7 +39,7 @@ const post = (q: Buffer, extra = '') =>
 
 interface Answer {
   status: number;
-  headers: Map<string, string>;
+  headers: ResponseHead;
   body: Buffer;
   keepAlive: boolean;
 }
@@ -89,8 +89,8 @@ async function exchange(parts: (string | Buffer)[], count: number, gapMs = 0): P
 }
 
 const question = (a: Answer) => dnsPacket.decode(a.body).questions?.[0]?.name;
-const without = (m: Map<string, string>, ...names: string[]) =>
-  Object.fromEntries([...m].filter(([k]) => !names.includes(k)));
+const without = (h: ResponseHead, ...names: string[]) =>
+  Object.fromEntries(h.fields().filter(([k]) => !names.includes(k)));
 
 describe('the DoH fast path (plain HTTP/1.1)', () => {
   it('answers GET and POST as node:http does: same status, body and headers (but Date)', async () => {
