@@ -20,6 +20,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { BoundedMemo } from '../core/kit/memo.ts';
 import type { DohFetch, DohResponse } from './doh.ts';
 
 const MAX_HEAD = 16 * 1024;
@@ -332,18 +333,13 @@ class Connection {
 /** Kept-alive connections per origin; `close()` ends them. */
 export class Http1Pool {
   private readonly idle = new Map<string, Connection[]>();
-  private readonly origins = new Map<string, Origin>();
+  private readonly origins = new BoundedMemo<string, Origin>(64);
 
   async request(url: string, init: Parameters<DohFetch>[1]): Promise<Parsed> {
     // The origin of each URL prefix is parsed once (the transport's URLs are normalized hrefs).
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const prefix = slash < 0 ? url : url.slice(0, slash);
-    let origin = this.origins.get(prefix);
-    if (origin === undefined) {
-      origin = originOf(new URL(url));
-      if (this.origins.size >= 64) this.origins.clear();
-      this.origins.set(prefix, origin);
-    }
+    const origin = this.origins.getOrCompute(prefix, () => originOf(new URL(url)));
     const path = slash < 0 ? '/' : url.slice(slash);
     let head = `${init.method} ${path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`;
     for (const name in init.headers) head += `${name}: ${init.headers[name]}\r\n`;
