@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +25,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startAllSecondaries } from './secondaries.ts';
+import { startAllSecondaries, stopAll } from './secondaries.ts';
 import { xfrQuery } from './client.ts';
 
 const run = promisify(execFile);
@@ -147,11 +147,7 @@ describe.skipIf(skip !== undefined)(
       );
     }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(daemons.map((d) => d.close()));
-      await server?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopAll(daemons, server, dir));
 
     it('NSD, Knot and BIND with the key transfer the zone, then an IXFR after a signed NOTIFY', async () => {
       const signedOut = events.filter((e) => e.event === 'xfr_out' && e.key === 'xfr-key.');

@@ -6,7 +6,7 @@
  * by IXFR (lexroute's xfr_out events say IXFR:incremental, one per peer) and
  * answers the new record.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startAllSecondaries } from './secondaries.ts';
+import { startAllSecondaries, stopAll } from './secondaries.ts';
 
 const nsd = toolOrSkip('nsd');
 const knotd = toolOrSkip('knotd');
@@ -84,11 +84,7 @@ describe.skipIf(skip !== undefined)(
       );
     }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(daemons.map((d) => d.close()));
-      await server?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopAll(daemons, server, dir));
 
     it('each secondary pulled the zone by AXFR and answers from it', async () => {
       const axfrs = events.filter((e) => e.event === 'xfr_out' && e.kind === 'AXFR');

@@ -4,7 +4,7 @@
  * address and then transfers by IXFR. These configurations are the ones the
  * README's production layout shows.
  */
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   daemonDir,
@@ -172,4 +172,15 @@ export function startAllSecondaries(
     startKnotSecondary(bins.knotd, '127.0.0.1', ports[1]!, primary, origins),
     startBindSecondary(bins.named, '127.0.0.1', ports[2]!, primary, origins),
   ]);
+}
+
+/** Tear-down of a transfer test: the secondaries, then the server, then its folder. */
+export async function stopAll(
+  daemons: readonly Daemon[],
+  server: { close(): Promise<unknown> } | undefined,
+  dir: string | undefined,
+): Promise<void> {
+  await Promise.all(daemons.map((d) => d.close()));
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }

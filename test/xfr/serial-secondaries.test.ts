@@ -11,7 +11,7 @@
  * changes each secondary transfers the incremental sequence. Every
  * secondary must end on lexroute's serial and answer the last record.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startAllSecondaries } from './secondaries.ts';
+import { startAllSecondaries, stopAll } from './secondaries.ts';
 
 const nsd = toolOrSkip('nsd');
 const knotd = toolOrSkip('knotd');
@@ -137,11 +137,7 @@ describe.skipIf(skip !== undefined)(
       );
     }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(daemons.map((d) => d.close()));
-      await server?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopAll(daemons, server, dir));
 
     it('two changes without a raised serial: lexroute raises it (YYYYMMDDnn); the file is not rewritten', async () => {
       expect(await servedSerial()).toBe(FILE_SERIAL);

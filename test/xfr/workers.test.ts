@@ -8,7 +8,7 @@
  * condensed difference (not the whole zone), and both threads took
  * connections.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
-import { startAllSecondaries } from './secondaries.ts';
+import { startAllSecondaries, stopAll } from './secondaries.ts';
 import { xfr, xfrQuery } from './client.ts';
 
 const nsd = toolOrSkip('nsd');
@@ -87,11 +87,7 @@ describe.skipIf(skip !== undefined)(
       );
     }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(daemons.map((d) => d.close()));
-      await server?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopAll(daemons, server, dir));
 
     it('four changes in a row: each secondary follows every one', async () => {
       for (let v = 1; v <= 4; v++) {
