@@ -196,7 +196,14 @@ export interface ServerConfig {
    * SO_REUSEPORT, one copy of the zones); 0: one per core.
    */
   readonly workers: number;
-  readonly udp: { readonly maxPayload: number };
+  readonly udp: {
+    readonly maxPayload: number;
+    /**
+     * SO_RCVBUF of each UDP socket, in octets (0: the system's default). The
+     * kernel caps it at net.core.rmem_max (a capped request is logged).
+     */
+    readonly receiveBuffer: number;
+  };
   readonly tcp: {
     readonly idleTimeoutMs: number;
     readonly maxConnections: number;
@@ -259,7 +266,8 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   zoneFiles: { maxBytes: 1 << 30, maxEntryChars: 1 << 20, includeDirs: [], loadTimeout: 0 },
   watch: false,
   workers: 1,
-  udp: { maxPayload: 1232 },
+  // 1 MiB as NSD: about 100 ms of queries at 20,000 q/s held through a GC pause or a busy core.
+  udp: { maxPayload: 1232, receiveBuffer: 1 << 20 },
   tcp: {
     idleTimeoutMs: 10_000,
     maxConnections: 256,
@@ -323,6 +331,19 @@ function intIn(
   return v;
 }
 
+/** `udp.receiveBuffer`: 0 (the system's default), or 4096 octets to 1 GiB. */
+function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (v === 0 || (Number.isInteger(v) && (v as number) >= 4096 && (v as number) <= 1 << 30))
+    return v as number;
+  errors.push({
+    code: 'CONFIG_BAD_NUMBER',
+    path: 'udp.receiveBuffer',
+    message: `udp.receiveBuffer must be 0 (the system's default) or an integer from 4096 to ${1 << 30} octets, got ${JSON.stringify(v)}`,
+  });
+  return fallback;
+}
+
 const KNOWN: Record<string, readonly string[]> = {
   '': [
     '$schema',
@@ -365,7 +386,7 @@ const KNOWN: Record<string, readonly string[]> = {
   doh: ['listen', 'tlsCert', 'tlsKey', 'allowOrigin'],
   cookies: ['enabled', 'secret'],
   chaos: ['version', 'id'],
-  udp: ['maxPayload'],
+  udp: ['maxPayload', 'receiveBuffer'],
   tcp: [
     'idleTimeoutMs',
     'maxConnections',
@@ -664,6 +685,7 @@ export function validateServerConfig(input: unknown): {
     // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
     udp: {
       maxPayload: intIn(errors, 'udp.maxPayload', udp.maxPayload, 512, 65535, d.udp.maxPayload),
+      receiveBuffer: receiveBufferIn(errors, udp.receiveBuffer, d.udp.receiveBuffer),
     },
     tcp: {
       idleTimeoutMs: intIn(

@@ -103,7 +103,8 @@ async function main(init: ThreadInit): Promise<void> {
       const p = init.ports[i]!;
       const t = config.tcp;
       tcp.push(await listenTcp(() => engine, host, p, t, log, summary, true, transfers, notify));
-      const udpOptions = { rrl, reusePort: true, transfers, notify };
+      const receiveBuffer = config.udp.receiveBuffer;
+      const udpOptions = { rrl, reusePort: true, transfers, notify, receiveBuffer };
       udp.push(await listenUdp(() => engine, host, p, log, summary, udpOptions));
     }
   } catch (e) {

@@ -439,9 +439,17 @@ async function listenAll(
         notify,
       );
       tcp.push(t);
-      const udpOptions = { rrl, reusePort, transfers, notify };
-      udp.push(await listenUdp(() => engine, host, t.port, log, summary, udpOptions));
-      log.info('listening', { address: host, port: t.port, transports: 'udp+tcp' });
+      const receiveBuffer = config.udp.receiveBuffer;
+      const udpOptions = { rrl, reusePort, transfers, notify, receiveBuffer };
+      const u = await listenUdp(() => engine, host, t.port, log, summary, udpOptions);
+      udp.push(u);
+      const udpReceiveBuffer = u.receiveBuffer;
+      log.info('listening', {
+        address: host,
+        port: t.port,
+        transports: 'udp+tcp',
+        udpReceiveBuffer,
+      });
     }
     for (const { host, port } of config.doh.listen) {
       const { tlsCert, tlsKey, allowOrigin } = config.doh;

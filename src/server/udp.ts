@@ -4,6 +4,7 @@
  * limiting on (`rrl.ts`), a limited response is dropped or sent truncated.
  */
 import dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { TRANSPORT_UDP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
@@ -13,6 +14,8 @@ import { QTYPE_IXFR, type Transfers } from './xfr.ts';
 export interface UdpListener {
   readonly address: string;
   readonly port: number;
+  /** The socket's receive buffer as the kernel granted it, octets (what the system reports, halved on Linux). */
+  readonly receiveBuffer: number;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,63 @@ export interface UdpOptions {
   readonly transfers?: Transfers | undefined;
   /** NOTIFY in for secondary zones (RFC 1996): the answer, or undefined for a message that is not a NOTIFY. */
   readonly notify?: ((msg: Uint8Array, source: string) => Uint8Array | undefined) | undefined;
+  /** SO_RCVBUF in octets (`udp.receiveBuffer`); 0 or absent: the system's default. */
+  readonly receiveBuffer?: number;
+}
+
+/** net.core.rmem_max (Linux), the most SO_RCVBUF an unprivileged process is given. */
+function rmemMax(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The receive buffer granted to a request: Linux doubles the value asked for
+ * (its bookkeeping) and reports the double; the system default is reported as is.
+ */
+function grantedOf(socket: dgram.Socket): number {
+  const got = socket.getRecvBufferSize();
+  return process.platform === 'linux' ? Math.floor(got / 2) : got;
+}
+
+/**
+ * Ask for the socket's receive buffer: it holds the queries that arrive while
+ * the thread is busy (a GC pause, a reload's swap, another process on the
+ * core); when it is full the kernel drops them (RcvbufErrors). The kernel caps
+ * the request at net.core.rmem_max: a capped request is logged, with the cap.
+ */
+function setReceiveBuffer(socket: dgram.Socket, want: number, log: Logger): number {
+  try {
+    socket.setRecvBufferSize(want);
+  } catch (e) {
+    log.warn('udp_receive_buffer_failed', { requested: want, error: (e as Error).message });
+    return socket.getRecvBufferSize();
+  }
+  const granted = grantedOf(socket);
+  if (granted >= want) return granted;
+  const cap = rmemMax();
+  log.warn('udp_receive_buffer_capped', {
+    requested: want,
+    granted,
+    ...(cap !== undefined ? { rmemMax: cap } : {}),
+    note: `the kernel capped the UDP receive buffer (udp.receiveBuffer): queries arriving during a pause of the answering thread may be dropped; raise the cap with sysctl -w net.core.rmem_max=${want}`,
+  });
+  return granted;
+}
+
+/** Bind, rejecting with the socket's error (a port in use). */
+function bind(socket: dgram.Socket, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    socket.once('error', onError);
+    socket.bind(port, host, () => {
+      socket.off('error', onError);
+      resolve();
+    });
+  });
 }
 
 export async function listenUdp(
@@ -90,18 +150,14 @@ export async function listenUdp(
     socket.send(out, rinfo.port, rinfo.address);
   });
   socket.on('error', (e) => log.warn('udp_socket_error', { error: e.message }));
-  await new Promise<void>((resolve, reject) => {
-    const onError = (e: Error) => reject(e);
-    socket.once('error', onError);
-    socket.bind(port, host, () => {
-      socket.off('error', onError);
-      resolve();
-    });
-  });
+  await bind(socket, port, host);
+  const want = options.receiveBuffer ?? 0;
+  const receiveBuffer = want > 0 ? setReceiveBuffer(socket, want, log) : socket.getRecvBufferSize();
   const addr = socket.address();
   return {
     address: addr.address,
     port: addr.port,
+    receiveBuffer,
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }

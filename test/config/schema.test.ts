@@ -89,6 +89,8 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ lisen: ['127.0.0.1:53'] }, 'CONFIG_UNKNOWN_KEY lisen'],
     [{ tcp: { maxConections: 3 } }, 'CONFIG_UNKNOWN_KEY tcp.maxConections'],
     [{ udp: { maxPayload: 100 } }, 'CONFIG_BAD_NUMBER udp.maxPayload'],
+    [{ udp: { receiveBuffer: 1000 } }, 'CONFIG_BAD_NUMBER udp.receiveBuffer'],
+    [{ udp: { receiveBuffer: 2 ** 31 } }, 'CONFIG_BAD_NUMBER udp.receiveBuffer'],
     [{ tcp: { idleTimeoutMs: 1.5 } }, 'CONFIG_BAD_NUMBER tcp.idleTimeoutMs'],
     [{ zones: [{ file: 'a.zone' }] }, 'CONFIG_BAD_ZONES zones[0]'],
     [{ watch: 'yes' }, 'CONFIG_BAD_BOOLEAN watch'],
@@ -114,6 +116,12 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     const r = server(input);
     expect(r.loader).toContain(code);
     expect(r.schema).toBe(false);
+  });
+  it.each([0, 4096, 4 << 20])('udp.receiveBuffer %d (0: the system default) passes both', (n) => {
+    const r = server({ udp: { receiveBuffer: n } });
+    expect(r.loader).toEqual([]);
+    expect(r.schema, JSON.stringify(serverSchema.errors)).toBe(true);
+    expect(validateServerConfig({ udp: { receiveBuffer: n } }).config.udp.receiveBuffer).toBe(n);
   });
   it('a valid non-default configuration passes both', () => {
     const input = {
