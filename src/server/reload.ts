@@ -49,6 +49,10 @@ export interface ZoneLoadResult {
   };
   /** The comparison with the served version (IXFR difference, serial policy), when asked. */
   readonly version?: VersionOutcome;
+  /** Wall time of each step of the load (hash, load, version, index, answers, pack), ms. */
+  readonly phases?: Readonly<Record<string, number>>;
+  /** CPU time of the load thread, ms. */
+  readonly cpuMs?: number;
 }
 
 /**
@@ -218,6 +222,8 @@ function logLoaded(
     serial: serial ?? null,
     records: zone.size,
     ms,
+    ...(r.phases ? { phases: r.phases } : {}),
+    ...(r.cpuMs !== undefined ? { cpuMs: r.cpuMs } : {}),
     ...(r.unniced !== undefined ? { starvedUnnicedAfterMs: r.unniced } : {}),
     // Names whose answers the load worker encoded ahead (the hot set of the version replaced).
     ...(r.indexed?.answers ? { answersAhead: r.indexed.answers.names } : {}),
@@ -448,6 +454,23 @@ export class ZoneReloader {
     return outcome;
   }
 
+  /** The loader's result, or its failure as a diagnostic (a code of its own, ZONE_LOAD_TIMEOUT, kept). */
+  private async load(
+    source: string,
+    origin: string | undefined,
+    prev: Loaded | undefined,
+    hash: string | undefined,
+  ): Promise<ZoneLoadResult> {
+    try {
+      const version = this.versionRequest(origin, prev);
+      return await this.o.loader(source, origin, hash, prev?.serial, version);
+    } catch (e) {
+      const { message, code } = e as Error & { code?: unknown };
+      const c = typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_LOAD_FAILED';
+      return { diagnostics: [{ code: c, message, severity: 'error' }] };
+    }
+  }
+
   private async fileFrom(
     file: string,
     origin: string | undefined,
@@ -487,17 +510,9 @@ export class ZoneReloader {
       return 'incomplete';
     }
     const started = now();
-    let result: ZoneLoadResult;
-    try {
-      const version = this.versionRequest(origin, prev);
-      const prevHash = due ? undefined : prev?.hash;
-      result = await this.o.loader(source, origin, prevHash, prev?.serial, version);
-    } catch (e) {
-      // A loader error with its own code (ZONE_LOAD_TIMEOUT) keeps it.
-      const { message, code } = e as Error & { code?: unknown };
-      const c = typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_LOAD_FAILED';
-      result = { diagnostics: [{ code: c, message, severity: 'error' }] };
-    }
+    // Another size is another content: the hash is then taken in the parse's own read.
+    const sameSize = !due && prev?.size === st.size;
+    const result = await this.load(source, origin, prev, sameSize ? prev.hash : undefined);
     const ms = Math.round(now() - started);
     if (result.unchanged && prev) {
       // Same content (touched, or rewritten identically): remember the new size and mtime.

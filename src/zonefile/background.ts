@@ -86,6 +86,10 @@ export interface BackgroundLoadResult {
   readonly version?: VersionOutcome;
   /** Time spent in the worker. */
   readonly workerMs: number;
+  /** Wall time of each step in the worker, ms. */
+  readonly phases?: LoadReply['phases'];
+  /** CPU time of the load thread, ms. */
+  readonly cpuMs?: number;
   /** The load was starved of CPU at nice 10 and given its normal priority back after this many ms. */
   readonly unniced?: number;
 }
@@ -243,6 +247,8 @@ export class BackgroundZoneLoader {
       ...(reply.signed ? { signed: reply.signed } : {}),
       ...(reply.version ? { version: reply.version } : {}),
       workerMs: reply.ms,
+      ...(reply.phases ? { phases: reply.phases } : {}),
+      ...(reply.cpuMs !== undefined ? { cpuMs: reply.cpuMs } : {}),
     };
   }
 

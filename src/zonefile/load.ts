@@ -70,6 +70,11 @@ export interface LoadOptions {
   readonly signal?: AbortSignal;
   /** Called after each block read: octets read so far and the file size. */
   readonly onProgress?: (read: number, size: number) => void;
+  /**
+   * Each block of the zone file as it is read (not its `$INCLUDE`s): the
+   * reload hashes the content in the same pass as the parse.
+   */
+  readonly onBlock?: (block: Uint8Array) => void;
 }
 
 export interface LoadResult {
@@ -349,6 +354,7 @@ async function readInto(
     total += n;
     if (total > limit) return 'ZONE_FILE_TOO_LARGE';
     const block = buf.subarray(0, n);
+    options.onBlock?.(block);
     if (!pendingUtf8 && isAscii(block)) session.push(block.toString('latin1'));
     else {
       // A multi-byte character cut by the block end stays in the decoder.

@@ -7,6 +7,7 @@
  *
  * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
  */
+import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
@@ -65,41 +66,101 @@ export interface LoadReply {
   readonly version?: VersionOutcome;
   /** Time spent in the worker (hash, read, parse, build, validate). */
   readonly ms: number;
+  /** Wall time of each step (hash, load, version, index, answers, pack), ms. */
+  readonly phases?: Readonly<Record<string, number>>;
+  /** CPU time of the load thread (where the runtime tells it). */
+  readonly cpuMs?: number;
+}
+
+/** This thread's CPU time in ms (Node 23.9+; undefined before). */
+function threadCpuMs(): number | undefined {
+  const u = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.();
+  return u && (u.user + u.system) / 1000;
+}
+
+/** Wall time of each step of a load, in ms (one decimal), as `zone_loaded` reports it. */
+function phaseClock(): { lap(name: string): void; phases: Record<string, number> } {
+  const phases: Record<string, number> = {};
+  let t = performance.now();
+  return {
+    phases,
+    lap(name) {
+      const now = performance.now();
+      phases[name] = Math.round((now - t) * 10) / 10;
+      t = now;
+    },
+  };
+}
+
+/**
+ * The content hash first, only when the reloader gave the served version's
+ * hash (same size: maybe the same content): equal, nothing is parsed.
+ * Otherwise the hash is computed in the parse's own read of the file.
+ */
+async function sameContent(
+  req: LoadRequest,
+): Promise<{ hash: string | undefined; unchanged: boolean }> {
+  if (req.previousHash === undefined) return { hash: undefined, unchanged: false };
+  let hash = await hashFile(req.file);
+  const sign = req.options.sign;
+  if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
+  return { hash, unchanged: hash !== undefined && hash === req.previousHash };
 }
 
 async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
   const t0 = performance.now();
+  const cpu0 = threadCpuMs();
+  const clock = phaseClock();
   // Each load starts at the lowered priority (a starved load may have been given its normal one back).
   lowerPriority();
   const sign = req.options.sign;
-  let hash = await hashFile(req.file);
-  if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
-  if (hash !== undefined && hash === req.previousHash) {
+  const first = await sameContent(req);
+  if (req.previousHash !== undefined) clock.lap('hash');
+  if (first.unchanged) {
+    const ms = performance.now() - t0;
     return {
-      reply: { id: req.id, hash, unchanged: true, diagnostics: [], ms: performance.now() - t0 },
+      reply: { id: req.id, hash: first.hash!, unchanged: true, diagnostics: [], ms },
       transfer: [],
     };
   }
-  const r = await loadAndSign(req.file, req.origin, req.options, req.previousSerial);
+  const digest = first.hash === undefined ? createHash('sha256') : undefined;
+  const options = digest
+    ? { ...req.options, onBlock: (b: Uint8Array) => digest.update(b) }
+    : req.options;
+  const r = await loadAndSign(req.file, req.origin, options, req.previousSerial);
+  let hash = first.hash;
+  if (digest && r.zone) {
+    hash = digest.digest('hex');
+    if (sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
+  }
+  clock.lap(sign ? 'loadAndSign' : 'load');
   const version =
     r.zone && req.version ? compareVersion(r.zone, req.version, hash, !!r.signed) : undefined;
+  if (version) clock.lap('version');
   // The server's name index and a signed zone's NSEC/NSEC3 chain are built
   // here too: the answering thread receives the zone ready to serve.
   // So are the answers of the names the server is being asked (its hot set):
   // after the swap their first queries find them encoded (answer-pack.ts).
   let indexed = r.zone ? indexZone(r.zone) : undefined;
+  clock.lap('index');
   const ok = !r.diagnostics.some((d) => d.severity === 'error');
   const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
   if (indexed && answers) indexed = { ...indexed, answers };
+  if (answers) clock.lap('answers');
   const packed = indexed ? packZone(indexed.zone, indexed) : undefined;
+  const zone = packed && (req.options.shared ? sharePacked(packed.packed) : packed.packed);
+  clock.lap('pack');
+  const cpu1 = threadCpuMs();
   const reply: LoadReply = {
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),
     diagnostics: r.diagnostics,
-    ...(packed ? { zone: req.options.shared ? sharePacked(packed.packed) : packed.packed } : {}),
+    ...(zone ? { zone } : {}),
     ...(r.signed ? { signed: r.signed } : {}),
     ...(version ? { version } : {}),
     ms: performance.now() - t0,
+    phases: clock.phases,
+    ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: Math.round(cpu1 - cpu0) } : {}),
   };
   return { reply, transfer: packed && !req.options.shared ? packed.transfer : [] };
 }
