@@ -13,10 +13,26 @@
  *
  * --workers N serves with `serve --workers N` (dnsperf with 8 sockets, so
  * SO_REUSEPORT spreads its queries over the workers).
+ *
+ * Where lost queries were lost (Linux): the drop counters of the server's
+ * UDP sockets (its receive buffer, `udp.receiveBuffer`, was full) and of
+ * dnsperf's own sockets (dnsperf, starved of CPU, did not read the answers in
+ * time; it runs with -b 2048, a 2 MiB buffer), from /proc/net/udp, and the
+ * machine's RcvbufErrors (/proc/net/snmp; every process on it counts). The
+ * load average is printed at the start and the end: on a shared machine the
+ * figures only mean something beside it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -66,6 +82,56 @@ async function waitFor(re: RegExp, from: number, ms = 180_000): Promise<Record<s
   throw new Error(`timed out after ${ms} ms waiting for ${re}`);
 }
 
+/** The socket inodes a process holds (Linux; empty elsewhere or when it has ended). */
+function socketInodes(pid: number | undefined): Set<string> {
+  const out = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) out.add(m[1]!);
+    }
+  } catch {
+    // gone, or not Linux
+  }
+  return out;
+}
+
+/** Datagrams the kernel dropped on these sockets (their receive buffer was full), from /proc/net/udp{,6}. */
+function socketDrops(inodes: Set<string>): number {
+  let drops = 0;
+  for (const table of ['/proc/net/udp', '/proc/net/udp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length >= 13 && inodes.has(f[9]!)) drops += Number(f[12]);
+    }
+  }
+  return drops;
+}
+
+/** The machine's UDP RcvbufErrors (/proc/net/snmp), NaN where unknown. */
+function rcvbufErrors(): number {
+  try {
+    const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n');
+    const head = lines.find((l) => l.startsWith('Udp: ') && !/\d/.test(l))?.split(' ');
+    const vals = lines.find((l) => /^Udp: \d/.test(l))?.split(' ');
+    const i = head?.indexOf('RcvbufErrors') ?? -1;
+    return i > 0 && vals ? Number(vals[i]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 1000;
 }
@@ -77,16 +143,17 @@ try {
   writeFileSync(queries, q.join('\n') + '\n');
 
   // The plain load (bench/zone-load.ts's measure): loadZoneFile in a process of its own.
-  const plainRuns: number[] = [];
+  const plainRuns: { ms: number; loadCpuMs: number }[] = [];
   for (let i = 0; i < 2; i++) {
     const r = spawnSync(
       process.execPath,
       [resolve(import.meta.dirname, 'zone-load.ts'), '--child', file],
       { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
-    plainRuns.push((JSON.parse(r.stdout) as { ms: number }).ms);
+    plainRuns.push(JSON.parse(r.stdout) as { ms: number; loadCpuMs: number });
   }
-  const plainMs = Math.min(...plainRuns);
+  const plain = plainRuns.reduce((a, b) => (b.ms < a.ms ? b : a));
+  const plainMs = plain.ms;
 
   const t0 = performance.now();
   const server = spawn(
@@ -108,49 +175,83 @@ try {
   const startMs = performance.now() - t0;
   const port = Number(listening.port);
 
-  /** dnsperf for `seconds` at RATE while `during` runs; answered latencies, sent and lost. */
-  const dnsperf = async (seconds: number, during: () => Promise<void>) => {
+  const serverSockets = socketInodes(server.pid);
+  /** A reload: from the SIGHUP to a second after zones_reloaded (the first queries after the swap). */
+  interface Window {
+    from: number;
+    to: number;
+    serverDrops: number;
+  }
+
+  /** dnsperf for `seconds` at RATE while `during` runs; answered latencies (with when they arrived), sent and lost. */
+  const dnsperf = async (seconds: number, during: (windows: Window[]) => Promise<void>) => {
     const perf = spawn(
       'dnsperf',
       [
-        '-s',
-        '127.0.0.1',
-        '-p',
-        String(port),
-        '-d',
-        queries,
-        '-l',
-        String(seconds),
-        '-Q',
-        String(RATE),
-        '-t',
-        '1',
-        '-v',
-        '-q',
-        '1000',
-        '-c',
-        WORKERS > 1 ? '8' : '1',
+        ...['-s', '127.0.0.1', '-p', String(port), '-d', queries],
+        ...['-l', String(seconds), '-Q', String(RATE), '-t', '1', '-v', '-q', '1000'],
+        ...['-c', WORKERS > 1 ? '8' : '1', '-b', '2048'],
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(perf);
-    let out = '';
+    const serverDrops0 = socketDrops(serverSockets);
+    const snmp0 = rcvbufErrors();
+    // dnsperf's own sockets: sampled while it runs (they are gone once it exits).
+    let perfDrops = 0;
+    const sampler = setInterval(() => {
+      const inodes = socketInodes(perf.pid);
+      if (inodes.size > 0) perfDrops = Math.max(perfDrops, socketDrops(inodes));
+    }, 100);
+    // Each answer line is dated by the arrival of the chunk that carried it (dnsperf writes a few ms apart).
+    const chunks: { t: number; text: string }[] = [];
     perf.stdout.setEncoding('utf8');
-    perf.stdout.on('data', (d: string) => void (out += d));
+    perf.stdout.on('data', (d: string) => void chunks.push({ t: performance.now(), text: d }));
     const done = new Promise((r) => perf.on('exit', r));
-    await during();
+    const windows: Window[] = [];
+    await during(windows);
     await done;
-    const lat: number[] = [];
-    for (const line of out.split('\n')) {
-      const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
-      if (m) lat.push(Number(m[1]));
+    clearInterval(sampler);
+    const drops = {
+      server: socketDrops(serverSockets) - serverDrops0,
+      dnsperf: perfDrops,
+      machine: rcvbufErrors() - snmp0,
+    };
+    const all: number[] = [];
+    const inWindows: number[] = [];
+    let rest = '';
+    for (const c of chunks) {
+      const lines = (rest + c.text).split('\n');
+      rest = lines.pop()!;
+      const inside = windows.some((w) => c.t >= w.from && c.t <= w.to);
+      for (const line of lines) {
+        const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
+        if (!m) continue;
+        all.push(Number(m[1]));
+        if (inside) inWindows.push(Number(m[1]));
+      }
     }
+    const out = chunks.map((c) => c.text).join('');
     return {
-      sorted: Float64Array.from(lat).sort(),
+      sorted: Float64Array.from(all).sort(),
+      during: Float64Array.from(inWindows).sort(),
+      windows,
       sent: Number(/Queries sent:\s+(\d+)/.exec(out)?.[1] ?? NaN),
       lost: /Queries lost:\s+(\d+)/.exec(out)?.[1] ?? '?',
+      drops,
     };
   };
+  /** Mark a reload window: starts now, ends a second after `reloaded` resolves. */
+  const reloadWindow = async <T>(windows: Window[], reloaded: () => Promise<T>): Promise<T> => {
+    const w = { from: performance.now(), to: Infinity, serverDrops: socketDrops(serverSockets) };
+    windows.push(w);
+    const r = await reloaded();
+    await sleep(1000);
+    w.to = performance.now();
+    w.serverDrops = socketDrops(serverSockets) - w.serverDrops;
+    return r;
+  };
+  const loadStart = load();
   // Phase 1, the baseline: the same load without any reload.
   const quiet = await dnsperf(Math.round(SECONDS / 2), async () => {});
   // Phase 2: a changed file + SIGHUP, then a touched file + SIGHUP.
@@ -158,49 +259,69 @@ try {
   let changedLoad: Record<string, unknown> = {};
   let touched: Record<string, unknown> = {};
   let swapMs = NaN;
-  const busy = await dnsperf(SECONDS, async () => {
+  const busy = await dnsperf(SECONDS, async (windows) => {
     await sleep(5000);
     let from = logs.length;
     writeFileSync(
       file,
       zoneText(2, `new IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://new/\\\\1!" .\n`),
     );
-    server.kill('SIGHUP');
-    changed = await waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+    changed = await reloadWindow(windows, async () => {
+      server.kill('SIGHUP');
+      return waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+    });
     changedLoad = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, from);
     swapMs = Number((await waitFor(/\{[^\n]*"event":"zones_compiled"[^\n]*\}/, from)).ms);
-    await sleep(3000);
+    await sleep(2000);
     from = logs.length;
     utimesSync(file, new Date(), new Date(Date.now() + 60_000));
-    server.kill('SIGHUP');
-    touched = await waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+    touched = await reloadWindow(windows, async () => {
+      server.kill('SIGHUP');
+      return waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
+    });
   });
   server.kill('SIGTERM');
 
   const initial = Number(loaded.ms) + Number(compiled.ms);
   console.log(
-    `lexroute serve --workers ${WORKERS}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared)`,
+    `lexroute serve --workers ${WORKERS}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared); load average ${loadStart} at the start, ${load()} at the end`,
   );
   console.log(
     `start: zone_loaded ${loaded.ms} ms (worker) + zones_compiled ${compiled.ms} ms = ${initial} ms; listening after ${startMs.toFixed(0)} ms`,
   );
-  console.log(`plain load (loadZoneFile, own process, best of 2): ${plainMs.toFixed(0)} ms`);
   console.log(
-    `reload (changed file): ${changed.ms} ms (zone_loaded ${changedLoad.ms} ms in the worker: hash, read, parse, validate, index); swap on the answering thread ${swapMs} ms`,
+    `plain load (loadZoneFile, own process, best of 2): ${plainMs.toFixed(0)} ms, ${plain.loadCpuMs.toFixed(0)} ms of CPU (all its threads: GC helpers included)`,
+  );
+  console.log(
+    `reload (changed file): ${changed.ms} ms (zone_loaded ${changedLoad.ms} ms in the load thread, ${changedLoad.cpuMs ?? '?'} ms of its CPU; steps ${JSON.stringify(changedLoad.phases ?? {})}); swap on the answering thread ${swapMs} ms`,
   );
   console.log(
     `reload / plain load: ${(Number(changed.ms) / plainMs).toFixed(2)}x (target <= 1.2); reload / the server's initial load: ${(Number(changed.ms) / initial).toFixed(2)}x`,
   );
   console.log(`reload (touched, same content): ${touched.ms} ms (hash only)`);
+  const line = (label: string, sorted: Float64Array, tail: string) => {
+    const p = (x: number) => percentile(sorted, x).toFixed(2);
+    console.log(
+      `${label.padEnd(24)} answered ${sorted.length}${tail}; latency ms p50 ${p(50)}, p99 ${p(99)}, p99.9 ${p(99.9)}, max ${p(100)}`,
+    );
+  };
   for (const [label, r] of [
     ['no reload (baseline)', quiet],
-    ['with the two reloads', busy],
+    ['the run with 2 reloads', busy],
   ] as const) {
-    const p = (x: number) => percentile(r.sorted, x).toFixed(2);
+    const d = r.drops;
+    line(label, r.sorted, `, sent ${r.sent}, lost ${r.lost}`);
     console.log(
-      `${label.padEnd(22)} sent ${r.sent}, answered ${r.sorted.length}, lost ${r.lost}; latency ms p50 ${p(50)}, p99 ${p(99)}, p99.9 ${p(99.9)}, max ${p(100)}`,
+      `${''.padEnd(24)} dropped by the kernel: ${d.server} at the server's sockets (receive buffer full), ${d.dnsperf} at dnsperf's; machine RcvbufErrors +${d.machine}`,
     );
   }
+  const ws = busy.windows.map((w) => `${(w.to - w.from).toFixed(0)} ms`).join(' + ');
+  const wDrops = busy.windows.reduce((n, w) => n + w.serverDrops, 0);
+  line(
+    'during the reloads',
+    busy.during,
+    ` (SIGHUP to 1 s after zones_reloaded: ${ws}), dropped at the server's sockets ${wDrops}`,
+  );
 } catch (e) {
   console.error(`bench/reload.ts FAILED: ${(e as Error).message}`);
   console.error(`last server log lines:\n${logs.split('\n').slice(-30).join('\n')}`);
