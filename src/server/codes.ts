@@ -39,6 +39,14 @@ export const SERVER_CODES = {
   CTL_UNKNOWN_ZONE: 'a control command for a zone that is not configured or not served',
   CTL_RELOAD_FAILED: 'the reload command failed as a whole',
   CTL_FAILED: 'a control command failed unexpectedly (the message says why)',
+  CTL_AUTH_FAILED:
+    'a request on a TCP control port not signed with the control key (wrong key, none, or replayed)',
+  CONTROL_NOT_LOOPBACK: 'a TCP control port on an address that is not loopback',
+  CONTROL_KEY_REQUIRED: 'a TCP control port without --control-key',
+  CONTROL_KEY_INVALID:
+    'a control key file that cannot be read, is readable by others, or holds under 16 octets of base64',
+  CONTROL_KEY_WRITE:
+    'ctl keygen cannot write the key file (it exists, or the folder is not writable)',
   CTL_WORKER_TIMEOUT: 'a resolver worker did not answer a forwarded control command in time',
   RESOLVER_RELOAD_FAILED:
     'the resolver configuration or registries could not be reloaded (the previous ones are kept)',

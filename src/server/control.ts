@@ -1,6 +1,8 @@
 /**
  * The control channel (`lexroute serve --control PATH`, `lexroute ctl`): a
- * Unix socket, mode 0600 (only the server's user may connect), one JSON
+ * Unix socket, mode 0600 (only the server's user may connect), or a
+ * loopback TCP port whose requests are signed with a key
+ * (`control-endpoint.ts`), one JSON
  * request per line (`{"command":"status","args":[]}`) and one JSON answer
  * per line (`{"ok":true,"result":{...}}` or `{"ok":false,"code":"...",
  * "message":"..."}`), then the server closes the connection.
@@ -10,6 +12,13 @@
 import { absoluteLowerName } from '../core/kit/names.ts';
 import { chmod, unlink } from 'node:fs/promises';
 import net from 'node:net';
+import {
+  endpointText,
+  macValid,
+  newChallenge,
+  requestMac,
+  type ControlEndpoint,
+} from './control-endpoint.ts';
 import type { Logger } from './log.ts';
 import type { ReloadReport, RunningServer } from './server.ts';
 import { plainStats } from './answer-threads.ts';
@@ -223,77 +232,117 @@ export class ControlSocketError extends Error {
 }
 
 export async function startControlServer(
-  path: string,
+  endpoint: string | ControlEndpoint,
   ctx: ControlContext,
   log: Logger,
 ): Promise<ControlServer> {
-  return serveControlSocket(path, (req) => {
-    log.info('control_command', { command: req.command, args: req.args ?? [] });
-    return runControlCommand(ctx, req);
+  return serveControlSocket(
+    endpoint,
+    (req) => {
+      log.info('control_command', { command: req.command, args: req.args ?? [] });
+      return runControlCommand(ctx, req);
+    },
+    () => log.warn('control_auth_failed', {}),
+  );
+}
+
+const answerLine = (a: ControlAnswer) => `${JSON.stringify(a)}\n`;
+const refuse = (code: string, message: string) => answerLine({ ok: false, code, message });
+
+/**
+ * One connection: read one request line, check its MAC when the channel
+ * has a key (TCP), run it, answer, close.
+ */
+function onConnection(
+  socket: net.Socket,
+  run: (req: ControlRequest) => Promise<ControlAnswer>,
+  key: Uint8Array | undefined,
+  onAuthFailed: () => void,
+): void {
+  let buf = '';
+  const challenge = key === undefined ? undefined : newChallenge();
+  socket.setEncoding('utf8');
+  socket.setTimeout(10_000, () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  if (challenge !== undefined) socket.write(`${JSON.stringify({ challenge })}\n`);
+  socket.on('data', (chunk: string) => {
+    buf += chunk;
+    if (buf.length > MAX_REQUEST) {
+      socket.end(refuse('CTL_BAD_REQUEST', 'request too long'));
+      return;
+    }
+    const nl = buf.indexOf('\n');
+    if (nl < 0) return;
+    socket.removeAllListeners('data');
+    let req: ControlRequest & { mac?: unknown };
+    try {
+      req = JSON.parse(buf.slice(0, nl)) as ControlRequest;
+      if (typeof req.command !== 'string') throw new Error('no command');
+      if (
+        req.args !== undefined &&
+        !(Array.isArray(req.args) && req.args.every((a) => typeof a === 'string'))
+      ) {
+        throw new Error('args');
+      }
+    } catch {
+      socket.end(refuse('CTL_BAD_REQUEST', 'not a JSON request line'));
+      return;
+    }
+    if (key !== undefined && !macValid(key, challenge!, req, req.mac)) {
+      onAuthFailed();
+      socket.end(refuse('CTL_AUTH_FAILED', 'the request is not signed with the control key'));
+      return;
+    }
+    // A command that takes long (a reload) must not be cut by the idle timeout.
+    socket.setTimeout(0);
+    void run({ command: req.command, args: req.args ?? [] })
+      .catch((e: unknown): ControlAnswer => ({
+        ok: false,
+        code: 'CTL_FAILED',
+        message: (e as Error).message,
+      }))
+      .then((a) => socket.end(answerLine(a)));
   });
 }
 
 /**
- * The control socket itself, for any command set (the server's here, the
+ * The control channel itself, for any command set (the server's here, the
  * resolver's in `cli/commands/resolver-control.ts`): a Unix socket, mode
- * 0600, one JSON request line in, one JSON answer line out, then closed.
- * Refuses to take over a socket another process listens on.
+ * 0600, or a loopback TCP port with a key (`control-endpoint.ts`); one
+ * JSON request line in, one JSON answer line out, then closed. Refuses to
+ * take over a socket another process listens on.
  */
 export async function serveControlSocket(
-  path: string,
+  where: string | ControlEndpoint,
   run: (req: ControlRequest) => Promise<ControlAnswer>,
+  onAuthFailed: () => void = () => undefined,
 ): Promise<ControlServer> {
-  if (await inUse(path)) {
-    throw new ControlSocketError(`another process is listening on ${path}`);
+  const ep: ControlEndpoint = typeof where === 'string' ? { kind: 'unix', path: where } : where;
+  if (ep.kind === 'unix') {
+    if (await inUse(ep.path)) {
+      throw new ControlSocketError(`another process is listening on ${ep.path}`);
+    }
+    await unlink(ep.path).catch(() => undefined); // a stale socket from a process that died
   }
-  await unlink(path).catch(() => undefined); // a stale socket from a process that died
-  const server = net.createServer((socket) => {
-    let buf = '';
-    socket.setEncoding('utf8');
-    socket.setTimeout(10_000, () => socket.destroy());
-    socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) => {
-      buf += chunk;
-      if (buf.length > MAX_REQUEST) {
-        socket.end(
-          `${JSON.stringify({ ok: false, code: 'CTL_BAD_REQUEST', message: 'request too long' })}\n`,
-        );
-        return;
-      }
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      socket.removeAllListeners('data');
-      let req: ControlRequest;
-      try {
-        req = JSON.parse(buf.slice(0, nl)) as ControlRequest;
-        if (typeof req.command !== 'string') throw new Error('no command');
-      } catch {
-        socket.end(
-          `${JSON.stringify({ ok: false, code: 'CTL_BAD_REQUEST', message: 'not a JSON request line' })}\n`,
-        );
-        return;
-      }
-      // A command that takes long (a reload) must not be cut by the idle timeout.
-      socket.setTimeout(0);
-      void run(req)
-        .catch((e: unknown): ControlAnswer => ({
-          ok: false,
-          code: 'CTL_FAILED',
-          message: (e as Error).message,
-        }))
-        .then((a) => socket.end(`${JSON.stringify(a)}\n`));
-    });
-  });
+  const key = ep.kind === 'tcp' ? ep.key : undefined;
+  const server = net.createServer((socket) => onConnection(socket, run, key, onAuthFailed));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => {
+    const ready = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if (ep.kind === 'unix') server.listen(ep.path, ready);
+    else server.listen(ep.port, ep.host, ready);
   });
-  await chmod(path, 0o600);
+  if (ep.kind === 'unix') await chmod(ep.path, 0o600);
+  const address = server.address();
+  const bound: ControlEndpoint =
+    ep.kind === 'tcp' && address !== null && typeof address === 'object'
+      ? { ...ep, port: address.port }
+      : ep;
   return {
-    path,
+    path: endpointText(bound),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -303,30 +352,52 @@ export async function serveControlSocket(
 
 /** Client side: send one command, get the answer (or a CTL_UNREACHABLE error). */
 export function sendControlCommand(
-  path: string,
+  where: string | ControlEndpoint,
   req: ControlRequest,
   timeoutMs = 30_000,
 ): Promise<ControlAnswer> {
+  const ep: ControlEndpoint = typeof where === 'string' ? { kind: 'unix', path: where } : where;
+  const name = endpointText(ep);
   return new Promise((resolve) => {
-    const s = net.connect(path);
+    const s = ep.kind === 'unix' ? net.connect(ep.path) : net.connect(ep.port, ep.host);
     let buf = '';
+    let sent = false;
     const timer = setTimeout(() => {
       s.destroy();
       resolve({
         ok: false,
         code: 'CTL_TIMEOUT',
-        message: `no answer from ${path} in ${timeoutMs} ms`,
+        message: `no answer from ${name} in ${timeoutMs} ms`,
       });
     }, timeoutMs);
+    const send = (mac?: string) => {
+      sent = true;
+      s.write(`${JSON.stringify(mac === undefined ? req : { ...req, mac })}\n`);
+    };
     s.setEncoding('utf8');
-    s.on('connect', () => s.write(`${JSON.stringify(req)}\n`));
-    s.on('data', (d: string) => (buf += d));
+    s.on('connect', () => {
+      if (ep.kind === 'unix') send();
+    });
+    s.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (sent || ep.kind !== 'tcp' || nl < 0) return;
+      // The first line of a TCP channel is the server's challenge.
+      let challenge: unknown;
+      try {
+        challenge = (JSON.parse(buf.slice(0, nl)) as { challenge?: unknown }).challenge;
+      } catch {
+        challenge = undefined; // not a lexroute control port: the answer says so
+      }
+      buf = buf.slice(nl + 1);
+      send(typeof challenge === 'string' ? requestMac(ep.key, challenge, req) : '');
+    });
     s.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({
         ok: false,
         code: 'CTL_UNREACHABLE',
-        message: `cannot connect to ${path}: ${e.code ?? e.message} (is lexroute serve or lexroute resolver running with --control ${path}?)`,
+        message: `cannot connect to ${name}: ${e.code ?? e.message} (is lexroute serve or lexroute resolver running with --control ${name}?)`,
       });
     });
     s.on('end', () => {

@@ -1,12 +1,13 @@
 /**
  * The operator's side of a running server: the `/metrics` endpoint
- * (`--metrics ADDR:PORT`) and the control socket (`--control PATH`), started
+ * (`--metrics ADDR:PORT`) and the control channel (`--control PATH` or a loopback `ADDR:PORT` with a key), started
  * next to the listeners and closed with them.
  */
 import type { ListenAddress } from '../config/server.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../metrics/http.ts';
 import { mergeFamilies } from '../metrics/prom.ts';
 import { startControlServer, type ControlServer } from './control.ts';
+import type { ControlEndpoint } from './control-endpoint.ts';
 import type { Logger } from './log.ts';
 import { secondaryFamilies, SHARED_GAUGES, workerFamilies, zoneFamilies } from './metrics.ts';
 import type { RunningServer } from './server.ts';
@@ -15,8 +16,8 @@ import type { ZoneStatusBook } from './zone-status.ts';
 
 export interface OpsOptions {
   readonly metrics?: ListenAddress | undefined;
-  /** Unix socket path of the control channel. */
-  readonly control?: string | undefined;
+  /** The control channel: a Unix socket path, or a loopback TCP port with its key. */
+  readonly control?: string | ControlEndpoint | undefined;
   readonly version: string;
   /** Called by the control channel's `stop`. */
   readonly stop: () => void;

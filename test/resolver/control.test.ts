@@ -162,6 +162,15 @@ describe('resolver --control', () => {
     expect(human.out).toMatch(/, 2 worker\(s\), /);
     const flushed = await ctlJson(sock, 'flush-cache');
     expect(flushed.a.result.flushed).toEqual({ entries: 0, bytes: 0 });
+    // stats: every worker's counters, summed (the requests go to either worker).
+    const url = /"event":"listening","url":"([^"]+)"/.exec(err)![1]!;
+    for (let i = 0; i < 4; i++) await n2l(url);
+    const stats = await ctlJson(sock, 'stats');
+    expect(stats.a.ok).toBe(true);
+    expect(stats.a.result.processes).toHaveLength(2);
+    expect(stats.a.result.requests).toEqual({ 'N2L 303': 4 });
+    expect(stats.a.result.cache.hits + stats.a.result.cache.misses).toBe(4);
+    expect(stats.a.result.latency.counts.reduce((x: number, y: number) => x + y, 0)).toBe(4);
     expect((await ctlJson(sock, 'reload')).a.ok).toBe(true);
     expect((await ctl(sock, 'stop')).code).toBe(0);
     expect(await exited).toBe(0);

@@ -2,7 +2,10 @@
  * `lexroute ctl`: talk to a running `lexroute serve --control PATH`.
  */
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type Command } from '../io.ts';
+import path from 'node:path';
+import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { controlArg } from '../control-arg.ts';
+import { writeNewControlKey } from '../../server/control-endpoint.ts';
 import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
 import {
   CONTROL_COMMANDS,
@@ -12,11 +15,16 @@ import {
 } from '../../server/control.ts';
 
 export const CTL_HELP = `Usage: lexroute ctl --control PATH [--json] COMMAND [ZONE]
+       lexroute ctl --control ADDR:PORT --control-key FILE [--json] COMMAND [ZONE]
+       lexroute ctl keygen FILE
 
 Ask a running server (started with lexroute serve --control PATH) or
 jurisdiction resolver (lexroute resolver --control PATH) what it serves, or
 tell it to reload or stop. The socket is mode 0600: run ctl as the server's
-user.
+user. A control channel on a loopback TCP port (--control 127.0.0.1:PORT)
+needs the same key file on both sides: each request is signed with it
+(HMAC-SHA256 over a challenge the server sends), so a local user without the
+key cannot command the server.
 
 Server commands:
   status             version, uptime, workers, listen addresses, and per zone
@@ -38,16 +46,26 @@ Resolver commands:
                      reported, not applied; an invalid configuration is
                      refused (RESOLVER_RELOAD_FAILED, exit 1) and the previous
                      one keeps serving
+  stats              requests by service and status, latency percentiles
+                     from the histogram, answer-cache hits and misses
+                     (summed over the workers)
   flush-cache        empty the answer cache
   stop               stop the resolver (and its workers) cleanly
 
+Key:
+  keygen FILE        write a new control key (32 random octets, base64) to
+                     FILE, mode 0600; an existing FILE is never overwritten
+
 Options:
-  --control PATH     the server's control socket
+  --control PATH     the control socket, or ADDR:PORT of a loopback TCP port
+  --control-key FILE the key of a TCP control port
   --json             print the answer as JSON (one object)
   -h, --help         show this help
 
-Exit codes: 0 done, 1 the server reported an error or cannot be reached
-(CTL_UNREACHABLE), 2 usage error.
+Exit codes: 0 done, 1 the server reported an error, cannot be reached
+(CTL_UNREACHABLE), refused the key (CTL_AUTH_FAILED), or the key file cannot
+be used (CONTROL_KEY_INVALID, CONTROL_KEY_WRITE), 2 usage error
+(CONTROL_NOT_LOOPBACK, CONTROL_KEY_REQUIRED).
 `;
 
 function zoneLine(z: ZoneReport): string {
@@ -65,6 +83,23 @@ function zoneLine(z: ZoneReport): string {
 const ALL_COMMANDS = [...new Set([...CONTROL_COMMANDS, ...RESOLVER_CONTROL_COMMANDS])];
 
 const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en') : '?');
+
+const ms = (s: unknown) =>
+  s === null ? '-' : s === Infinity || typeof s !== 'number' ? '>2.5 s' : `<=${s * 1000} ms`;
+
+/** `ctl stats` of a resolver: requests by service and status, latency bounds, cache. */
+function formatResolverStats(r: Record<string, unknown>): string {
+  const requests = Object.entries((r.requests ?? {}) as Record<string, number>).sort();
+  const total = requests.reduce((a, [, v]) => a + v, 0);
+  const p = (r.latencyUpperBoundSeconds ?? {}) as Record<string, unknown>;
+  const cache = (r.cache ?? {}) as Record<string, unknown>;
+  return (
+    `requests: ${n(total)} in ${String(r.uptimeSeconds)} s\n` +
+    requests.map(([k, v]) => `  ${k.padEnd(12)} ${n(v)}\n`).join('') +
+    `latency: p50 ${ms(p.p50)}, p90 ${ms(p.p90)}, p99 ${ms(p.p99)}\n` +
+    `answer cache: hits ${n(cache.hits)}, misses ${n(cache.misses)}\n`
+  );
+}
 
 /** The human form of a resolver's answer. */
 function formatResolverAnswer(command: string, r: Record<string, unknown>): string {
@@ -94,6 +129,8 @@ function formatResolverAnswer(command: string, r: Record<string, unknown>): stri
         warnings.map((w) => `${w}\n`).join('')
       );
     }
+    case 'stats':
+      return formatResolverStats(r);
     case 'flush-cache': {
       const f = (r.flushed ?? {}) as Record<string, unknown>;
       return `answer cache emptied: ${n(f.entries)} entries, ${n(f.bytes)} bytes\n`;
@@ -139,6 +176,22 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
   }
 }
 
+/** `ctl keygen FILE`: a new key file, never over an existing one. */
+async function keygen(io: CliIo, args: readonly string[]): Promise<number> {
+  if (args.length !== 1) throw new UsageError('keygen takes one FILE');
+  const file = path.resolve(io.cwd, args[0]!);
+  try {
+    await writeNewControlKey(file);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (e as Error).message;
+    const code = 'CONTROL_KEY_WRITE';
+    io.err(`lexroute ctl: ${code}: cannot write ${file}: ${why}\n`);
+    return EXIT_FAIL;
+  }
+  io.out(`wrote a new control key to ${file} (mode 0600)\n`);
+  return EXIT_OK;
+}
+
 export const ctlCommand: Command = {
   name: 'ctl',
   summary:
@@ -146,6 +199,7 @@ export const ctlCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       control: { type: 'string' },
+      'control-key': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -153,7 +207,10 @@ export const ctlCommand: Command = {
       io.out(CTL_HELP);
       return EXIT_OK;
     }
+    if (positionals[0] === 'keygen') return keygen(io, positionals.slice(1));
     if (!values.control) throw new UsageError('--control PATH is required');
+    const endpoint = await controlArg(io, 'ctl', values.control, values['control-key']);
+    if (endpoint === null) return EXIT_FAIL;
     const [command, ...args] = positionals;
     if (command === undefined)
       throw new UsageError(`a command is required (${ALL_COMMANDS.join(', ')})`);
@@ -168,7 +225,7 @@ export const ctlCommand: Command = {
           : `${command} takes ${maxArgs ? 'at most one ZONE' : 'no argument'}`,
       );
     }
-    const answer = await sendControlCommand(values.control, { command, args });
+    const answer = await sendControlCommand(endpoint!, { command, args });
     if (values.json) io.out(`${JSON.stringify(answer)}\n`);
     else if (answer.ok) io.out(formatAnswer(command, answer));
     else io.err(`lexroute ctl: ${formatAnswer(command, answer)}`);

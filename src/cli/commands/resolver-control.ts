@@ -12,6 +12,8 @@
  *   restart (listen, catalogue, workers, log) are reported, not applied. A
  *   configuration that does not validate keeps the previous one running;
  *   the answer cache starts empty after a reload;
+ * - `stats`: requests by service and status, the latency histogram with
+ *   its p50/p90/p99 upper bounds, answer-cache hits and misses;
  * - `flush-cache`: empty the answer cache;
  * - `stop`: stop as on SIGTERM.
  *
@@ -21,7 +23,13 @@
 import type { Worker } from 'node:cluster';
 import type { ControlAnswer, ControlRequest } from '../../server/control.ts';
 
-export const RESOLVER_CONTROL_COMMANDS = ['status', 'reload', 'flush-cache', 'stop'] as const;
+export const RESOLVER_CONTROL_COMMANDS = [
+  'status',
+  'stats',
+  'reload',
+  'flush-cache',
+  'stop',
+] as const;
 
 const ASK = 'lexroute-ctl?';
 const ANSWER = 'lexroute-ctl';
@@ -34,7 +42,61 @@ export interface ResolverControlTarget {
   /** Re-read the configuration; `ok: false` keeps the previous one. */
   reload(): Promise<ControlAnswer>;
   flushCache(): { entries: number; bytes: number };
+  /** Counters since the start (`ResolverStats` and the answer cache). */
+  stats(): ResolverStatsReport;
   stop(): void;
+}
+
+/** What `ctl stats` reports of one resolver process (or the sum of the workers). */
+export interface ResolverStatsReport {
+  readonly kind: 'resolver';
+  readonly uptimeSeconds: number;
+  /** `"N2L 301"` -> requests. */
+  readonly requests: Record<string, number>;
+  /** Histogram of request durations: `counts[i]` requests took at most `bounds[i]` seconds (the last: more). */
+  readonly latency: { readonly bounds: readonly number[]; readonly counts: readonly number[] };
+  readonly cache: { readonly hits: number; readonly misses: number };
+}
+
+/**
+ * The upper bound, seconds, of the bucket holding the `q` quantile
+ * (null: no request yet; Infinity: beyond the last bound).
+ */
+export function histogramQuantile(
+  bounds: readonly number[],
+  counts: readonly number[],
+  q: number,
+): number | null {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  let seen = 0;
+  for (let i = 0; i < counts.length; i++) {
+    seen += counts[i]!;
+    if (seen >= q * total) return bounds[i] ?? Infinity;
+  }
+  return Infinity;
+}
+
+/** The workers' reports summed into one. */
+export function sumStats(parts: readonly ResolverStatsReport[]): ResolverStatsReport {
+  const requests: Record<string, number> = {};
+  const counts: number[] = [];
+  const cache = { hits: 0, misses: 0 };
+  for (const p of parts) {
+    for (const [k, v] of Object.entries(p.requests)) requests[k] = (requests[k] ?? 0) + v;
+    p.latency.counts.forEach((c, i) => (counts[i] = (counts[i] ?? 0) + c));
+    cache.hits += p.cache.hits;
+    cache.misses += p.cache.misses;
+  }
+  const uptimeSeconds = Math.max(0, ...parts.map((p) => p.uptimeSeconds));
+  const bounds = parts[0]?.latency.bounds ?? [];
+  return { kind: 'resolver', uptimeSeconds, requests, latency: { bounds, counts }, cache };
+}
+
+/** A stats report with its percentiles, as `ctl stats` answers it. */
+function withPercentiles(r: ResolverStatsReport): Record<string, unknown> {
+  const q = (x: number) => histogramQuantile(r.latency.bounds, r.latency.counts, x);
+  return { ...r, latencyUpperBoundSeconds: { p50: q(0.5), p90: q(0.9), p99: q(0.99) } };
 }
 
 function unknownCommand(command: string): ControlAnswer {
@@ -60,6 +122,8 @@ export async function runResolverCommand(
       return t.reload();
     case 'flush-cache':
       return { ok: true, result: { kind: 'resolver', flushed: t.flushCache() } };
+    case 'stats':
+      return { ok: true, result: withPercentiles(t.stats()) };
     case 'stop':
       setImmediate(() => t.stop());
       return { ok: true, result: { kind: 'resolver', stopping: true } };
@@ -156,6 +220,10 @@ export async function runPrimaryCommand(
     };
   }
   const base = { ...(results[0] ?? {}), kind: 'resolver', processes: perWorker };
+  if (req.command === 'stats') {
+    const summed = sumStats(results as unknown as ResolverStatsReport[]);
+    return { ok: true, result: { ...withPercentiles(summed), processes: perWorker } };
+  }
   if (req.command === 'flush-cache') {
     return { ok: true, result: { kind: 'resolver', flushed: sumKeys(results, 'flushed') } };
   }

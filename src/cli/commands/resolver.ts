@@ -24,7 +24,7 @@ import { parseListen, validateResolverConfig, type ResolverConfig } from '../../
 import { createResolverApp, type ResolverApp } from '../../resolver-http/app.ts';
 import { pageScript } from '../../resolver-http/page.ts';
 import { startResolverServer } from '../../resolver-http/server.ts';
-import { catalogueFamilies, ResolverStats } from '../../resolver-http/stats.ts';
+import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from '../../resolver-http/stats.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
 import type { MetricFamily } from '../../metrics/prom.ts';
 import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
@@ -41,6 +41,8 @@ import {
   runResolverCommand,
   type ResolverControlTarget,
 } from './resolver-control.ts';
+import { controlArg } from '../control-arg.ts';
+import { endpointText, type ControlEndpoint } from '../../server/control-endpoint.ts';
 import { VERSION } from '../main.ts';
 import { listenErrorCode } from '../../server/listen-error.ts';
 
@@ -80,10 +82,13 @@ Options:
                       by service and status, latency histogram, answer-cache
                       hits, catalogue size, when an import was last seen
                       (summed over the workers)
-  --control PATH      control socket for lexroute ctl (Unix socket, mode 0600):
-                      status, reload (the configuration file and registries),
-                      flush-cache, stop; with --workers, the primary forwards
-                      each command to every worker
+  --control PATH      control channel for lexroute ctl (Unix socket, mode 0600):
+                      status, stats, reload (the configuration file and
+                      registries), flush-cache, stop; with --workers, the
+                      primary forwards each command to every worker. Or
+                      ADDR:PORT on a loopback address (TCP) with --control-key
+  --control-key FILE  the key a TCP control port checks every request against
+                      (make it with lexroute ctl keygen FILE)
   --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
                       tipoDocumento.csv): acronyms and alternative labels are
                       rewritten to their codes before matching where
@@ -99,8 +104,9 @@ Options:
   -h, --help          show this help
 
 Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
-CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE, CONTROL_SOCKET_IN_USE),
-2 usage error.
+CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE, CONTROL_SOCKET_IN_USE,
+CONTROL_KEY_INVALID), 2 usage error (CONTROL_NOT_LOOPBACK,
+CONTROL_KEY_REQUIRED).
 
 lexroute ctl --control PATH reload re-reads the configuration file and the
 registries and applies what can change while running (cache, matching,
@@ -144,6 +150,7 @@ export const resolverCommand: Command = {
       registry: { type: 'string' },
       metrics: { type: 'string' },
       control: { type: 'string' },
+      'control-key': { type: 'string' },
       'page-doh': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -172,7 +179,8 @@ export const resolverCommand: Command = {
     if (values['page-doh'] !== undefined) checkPageDoh(values['page-doh']);
     const config = await loadConfig(io, values);
     if (config === null) return EXIT_FAIL;
-    const control = values.control === undefined ? undefined : resolve(io.cwd, values.control);
+    const control = await controlArg(io, 'resolver', values.control, values['control-key']);
+    if (control === null) return EXIT_FAIL;
     const workers =
       io.env[WORKER_ENV] !== undefined
         ? 1
@@ -452,8 +460,8 @@ interface ServeOptions {
   readonly metrics: { host: string; port: number } | undefined;
   /** A worker of `--workers N` answering the primary's metrics requests. */
   readonly answerPrimary: boolean;
-  /** The control socket (`--control PATH`) of a single-process resolver. */
-  readonly control: string | undefined;
+  /** The control channel (`--control`) of a single-process resolver. */
+  readonly control: ControlEndpoint | undefined;
   /** A worker of `--workers N` answering the primary's control commands. */
   readonly answerControl: boolean;
   /** Read the configuration again, as at start (`ctl reload`). */
@@ -466,6 +474,7 @@ interface ControlState {
   readonly opened: OpenedCatalogue;
   readonly app: SwappableApp;
   readonly name: string;
+  readonly stats: ResolverStats;
   readonly stop: () => void;
   readonly startedAt: number;
   loadedAt: number;
@@ -546,6 +555,16 @@ function controlTarget(
       log({ time: now(), level: 'info', msg: 'cache_flushed', ...flushed });
       return flushed;
     },
+    stats: () => {
+      const cache = state.app.cacheStats();
+      return {
+        kind: 'resolver',
+        uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
+        requests: Object.fromEntries(state.stats.requests),
+        latency: { bounds: [...LATENCY_BOUNDS], counts: [...state.stats.latency] },
+        cache: { hits: cache.hits, misses: cache.misses },
+      };
+    },
     stop: state.stop,
   };
 }
@@ -557,12 +576,20 @@ function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pi
 }
 
 /** A single-process resolver's control socket; returns its close. */
-async function resolverControl(path: string, target: ResolverControlTarget, log: LogFn) {
-  const ctl = await serveControlSocket(path, (req) => {
-    log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
-    return runResolverCommand(target, req);
-  });
-  log({ time: now(), level: 'info', msg: 'control_listening', path });
+async function resolverControl(
+  endpoint: ControlEndpoint,
+  target: ResolverControlTarget,
+  log: LogFn,
+) {
+  const ctl = await serveControlSocket(
+    endpoint,
+    (req) => {
+      log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
+      return runResolverCommand(target, req);
+    },
+    () => log({ time: now(), level: 'warn', msg: 'control_auth_failed' }),
+  );
+  log({ time: now(), level: 'info', msg: 'control_listening', path: ctl.path });
   return () => ctl.close();
 }
 
@@ -597,7 +624,8 @@ async function serve(
     io.signal.addEventListener('abort', () => res(), { once: true });
   });
   const t0 = Date.now();
-  const state = { config, opened, app, name, stop: () => stopNow(), startedAt: t0, loadedAt: t0 };
+  const stop = () => stopNow();
+  const state = { config, opened, app, name, stats, stop, startedAt: t0, loadedAt: t0 };
   const target = controlTarget(io, { ...state, lastError: undefined }, m, log);
   const ends: (() => Promise<void> | void)[] = [];
   if (m.answerPrimary) ends.push(answerMetricsRequests(collect));
@@ -611,7 +639,7 @@ async function serve(
       log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
     }
     if (m.control) {
-      address = m.control;
+      address = endpointText(m.control);
       ends.push(await resolverControl(m.control, target, log));
     }
     for (address of config.listen) {
@@ -649,7 +677,7 @@ async function serve(
 /** The primary's control socket (undefined: none asked; null: it cannot listen, reported). */
 async function primaryControl(
   io: CliIo,
-  control: string | undefined,
+  control: ControlEndpoint | undefined,
   workers: () => readonly Worker[],
   info: Parameters<typeof runPrimaryCommand>[1],
 ): Promise<ControlServer | undefined | null> {
@@ -658,7 +686,8 @@ async function primaryControl(
     return await serveControlSocket(control, (req) => runPrimaryCommand(workers, info, req));
   } catch (e) {
     const code = e instanceof ControlSocketError ? e.code : 'LISTEN_FAILED';
-    io.err(`lexroute resolver: ${code}: cannot listen on ${control}: ${(e as Error).message}\n`);
+    const where = endpointText(control);
+    io.err(`lexroute resolver: ${code}: cannot listen on ${where}: ${(e as Error).message}\n`);
     return null;
   }
 }
@@ -674,7 +703,7 @@ async function runPrimary(
   location: string,
   n: number,
   metrics: { host: string; port: number } | undefined,
-  control: string | undefined,
+  control: ControlEndpoint | undefined,
 ): Promise<number> {
   const bin = fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url));
   cluster.setupPrimary({ exec: bin, args: ['resolver', ...argv.filter((a) => a !== '--sample')] });

@@ -47,6 +47,8 @@ import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.
 import { loadAndSign, type InlineSigning } from '../../dnssec/inline.ts';
 import { parseZoneSourceArg } from '../../zonefile/sources.ts';
 import { parseCidr } from '../../config/cidr.ts';
+import { controlArg } from '../control-arg.ts';
+import type { ControlEndpoint } from '../../server/control-endpoint.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
 
@@ -77,8 +79,12 @@ Options:
                        (queries by transport, type, rcode and zone, response
                        sizes, TCP connections, RRL actions, zone serials and
                        reloads)
-  --control PATH       control socket for lexroute ctl (Unix socket, mode 0600):
-                       status, reload [ZONE], zone-status ZONE, stats, stop
+  --control PATH       control channel for lexroute ctl (Unix socket, mode 0600):
+                       status, reload [ZONE], zone-status ZONE, stats, stop;
+                       or ADDR:PORT on a loopback address (TCP), with
+                       --control-key
+  --control-key FILE   the key a TCP control port checks every request
+                       against (make it with lexroute ctl keygen FILE)
   --rrl RATE           response-rate limiting on UDP: at most RATE identical
                        responses per second per client /24 (IPv6 /56), slip 2,
                        window 15 s (the config's rrl block sets the rest;
@@ -162,7 +168,8 @@ SIGTERM or SIGINT shuts down cleanly.
 
 Exit codes: 0 stopped cleanly, 1 could not start (the start_failed line names
 a code: PORT_IN_USE, PORT_DENIED, ADDRESS_UNAVAILABLE, SERVER_NO_ZONES,
-DNSSEC_KEYS_DIR, CONFIG_...), 2 usage error.
+DNSSEC_KEYS_DIR, CONFIG_..., or CONTROL_KEY_INVALID), 2 usage error
+(CONTROL_NOT_LOOPBACK, CONTROL_KEY_REQUIRED among them).
 `;
 
 /** The inline signing of a server configuration (undefined when `dnssec.keys` is null). */
@@ -355,7 +362,7 @@ async function serveUntilStopped(
   config: ServerConfig,
   base: string,
   io: CliIo,
-  ops0: { metrics: ListenAddress | undefined; control: string | undefined },
+  ops0: { metrics: ListenAddress | undefined; control: string | ControlEndpoint | undefined },
 ): Promise<number> {
   const resolvedFormat =
     config.log.format === 'auto' ? (io.errIsTTY ? 'pretty' : 'json') : config.log.format;
@@ -597,6 +604,7 @@ const SERVE_OPTIONS = {
   rrl: { type: 'string' },
   metrics: { type: 'string' },
   control: { type: 'string' },
+  'control-key': { type: 'string' },
   nsid: { type: 'string' },
   'cookie-secret': { type: 'string' },
   'no-cookies': { type: 'boolean' },
@@ -684,9 +692,8 @@ export const serveCommand: Command = {
         format: format ?? config.log.format,
       },
     };
-    return serveUntilStopped(config, base, io, {
-      metrics,
-      control: values.control ? path.resolve(io.cwd, values.control) : undefined,
-    });
+    const control = await controlArg(io, 'serve', values.control, values['control-key']);
+    if (control === null) return EXIT_FAIL;
+    return serveUntilStopped(config, base, io, { metrics, control });
   },
 };

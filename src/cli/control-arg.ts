@@ -1,0 +1,44 @@
+/**
+ * `--control` and `--control-key` as `serve`, `resolver` and `ctl` read
+ * them: a Unix socket path, or a loopback `ADDR:PORT` with its key file
+ * (`server/control-endpoint.ts`).
+ */
+import {
+  controlEndpointOf,
+  ControlEndpointError,
+  tcpAddressOf,
+  type ControlEndpoint,
+} from '../server/control-endpoint.ts';
+import { UsageError, type CliIo } from './io.ts';
+
+/**
+ * The endpoint, undefined when `--control` is absent, or null when the key
+ * file cannot be used (reported on standard error as `CONTROL_KEY_INVALID`).
+ * Usage mistakes (a non-loopback address, a TCP port without a key, a key
+ * for a socket path) throw `UsageError`.
+ */
+export async function controlArg(
+  io: CliIo,
+  command: string,
+  text: string | undefined,
+  keyFile: string | undefined,
+  keyOption = '--control-key',
+): Promise<ControlEndpoint | undefined | null> {
+  if (text === undefined) {
+    if (keyFile !== undefined) throw new UsageError(`${keyOption} needs --control ADDR:PORT`);
+    return undefined;
+  }
+  if (keyFile !== undefined && tcpAddressOf(text) === null) {
+    throw new UsageError(`${keyOption} is for a TCP control port; ${text} is a socket path`);
+  }
+  try {
+    return await controlEndpointOf(text, io.cwd, keyFile);
+  } catch (e) {
+    if (!(e instanceof ControlEndpointError)) throw e;
+    if (e.code !== 'CONTROL_KEY_INVALID') {
+      throw new UsageError(`${e.code}: ${e.message.replace('--control-key', keyOption)}`);
+    }
+    io.err(`lexroute ${command}: ${e.code}: ${e.message}\n`);
+    return null;
+  }
+}
