@@ -3,10 +3,18 @@
  * as bench/server-qps.sh, next to a baseline loop that only allocates and
  * copies one pre-built response (what the Node ceiling does per query).
  *
+ * Also the cost of response-rate limiting on that path: Engine.respond
+ * followed by Rrl.check (at a rate no query reaches, as server-qps.sh's
+ * `--rrl` run), alternated with Engine.respond alone, best of 3 each. The
+ * RRL's clock is read once per event-loop turn; this loop never yields, so
+ * here it is read once (the server reads it once per 32 datagrams at most).
+ *
  * Usage: node bench/server-engine.ts [ZONE_FILE]
  */
 import dnsPacket from 'dns-packet';
+import { DEFAULT_RRL_CONFIG } from '../src/config/server.ts';
 import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
+import { Rrl } from '../src/server/rrl.ts';
 import { loadZoneFile, loadZoneText } from '../src/zonefile/load.ts';
 
 const N = 300;
@@ -61,6 +69,25 @@ const base = time('baseline: alloc + copy one packet', (q) => {
 });
 const ours = time('Engine.respond (mix)', (q) => engine.respond(q, TRANSPORT_UDP));
 console.log(`ratio Engine.respond / baseline: ${(ours / base).toFixed(2)}`);
+
+// RRL on the same path: a source per 16 queries, as a few clients would be.
+const rrl = new Rrl({ ...DEFAULT_RRL_CONFIG, responsesPerSecond: 1e9 });
+const sources = Array.from({ length: 64 }, (_, i) => `10.0.${i}.${i + 1}`);
+let n = 0;
+const withRrl = (q: Buffer) => {
+  const out = engine.respond(q, TRANSPORT_UDP);
+  rrl.check(sources[(n++ >> 4) & 63]!, engine, rrl.nowSecond());
+  return out;
+};
+let [off, on] = [0, 0];
+for (let r = 0; r < 3; r++) {
+  off = Math.max(
+    off,
+    time('Engine.respond (mix), RRL off', (q) => engine.respond(q, TRANSPORT_UDP)),
+  );
+  on = Math.max(on, time('Engine.respond + Rrl.check (mix)', withRrl));
+}
+console.log(`ratio RRL on / off (in process, best of 3): ${(on / off).toFixed(3)}`);
 
 // Per kind of query.
 const kinds: [string, Buffer][] = [

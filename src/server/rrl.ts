@@ -24,12 +24,17 @@
  * - exempt prefixes are never limited; `logOnly` counts what would be
  *   limited and sends everything.
  *
- * Cost on the hot path: one key string and one Map lookup per UDP response.
+ * Cost on the hot path: one Map lookup of the question's key (whose hash
+ * the engine's own lookup cached) and one probe of a typed-array table per
+ * UDP response, nothing allocated (`rrl-table.ts`).
  */
 import { addressBytes, inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
 import type { RrlConfig } from '../config/server.ts';
 import type { EncodedBody } from '../core/zone/answer.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
+import { fnv1aText } from '../core/kit/hash.ts';
+import { BoundedMemo } from '../core/kit/memo.ts';
+import { RrlTable, v4PrefixInt } from './rrl-table.ts';
 
 export const RRL_SEND = 0;
 export const RRL_DROP = 1;
@@ -56,11 +61,13 @@ export interface RrlCounters {
   wouldLimit: number;
 }
 
-interface Bucket {
-  balance: number;
-  second: number;
-  slip: number;
-}
+/** Identity tags: an answer's is its qtype (0-65535); the others sit above. */
+const TAG_NXDOMAIN = 0x10000;
+const TAG_ERROR = 0x20000;
+const TAG_REFERRAL = 0x30000;
+const TAG_WILDCARD = 0x40000;
+/** Set on the tag of an IPv6 client's entries (its prefix is a hash, not an address). */
+const TAG_V6 = 0x100000;
 
 /**
  * The client prefix as a short string: the masked octets of the prefix,
@@ -97,12 +104,18 @@ function wildcardOwner(key: string, zone: IndexedZone): string {
 export class Rrl {
   readonly config: RrlConfig;
   readonly counters: RrlCounters = { checked: 0, dropped: 0, slipped: 0, wouldLimit: 0 };
-  private readonly table = new Map<string, Bucket>();
+  private readonly table = new RrlTable();
+  private readonly ids: BoundedMemo<string, number>;
+  private nextId = 0;
+  private lastAddress = '';
+  private lastPrefix = 0;
+  private lastV6 = 0;
   private readonly exempt: readonly Cidr[];
   private readonly rates: readonly [number, number, number];
 
   constructor(config: RrlConfig) {
     this.config = config;
+    this.ids = new BoundedMemo(config.maxTableSize);
     const r = config.responsesPerSecond;
     this.rates = [r, config.nxdomainsPerSecond ?? r, config.errorsPerSecond ?? r];
     this.exempt = config.exempt.map((e) => {
@@ -111,6 +124,27 @@ export class Rrl {
       return c;
     });
   }
+
+  /**
+   * The current whole second, read from the clock once per event-loop turn:
+   * libuv hands up to 32 datagrams to JavaScript per turn, and a
+   * `Date.now()` per datagram cost as much as the rest of the check
+   * (30-300 ns here; BIND reads a coarse clock for the same reason). The
+   * value is never older than the turn that uses it.
+   */
+  nowSecond(): number {
+    if (!this.fresh) {
+      this.second = (Date.now() / 1000) | 0;
+      this.fresh = true;
+      setImmediate(this.expire);
+    }
+    return this.second;
+  }
+  private second = 0;
+  private fresh = false;
+  private readonly expire = () => {
+    this.fresh = false;
+  };
 
   /** Entries in the table now. */
   get size(): number {
@@ -130,41 +164,50 @@ export class Rrl {
     this.counters.checked++;
     const body = facts.lastBody;
     const zone = facts.lastZone;
-    let cls: 0 | 1 | 2;
-    let id: string;
+    // The identity: a class tag (with the type where it counts) and a text.
+    let cls: 0 | 1 | 2 = 0;
+    let tag: number = facts.lastQtype;
+    let text = zone?.originKey ?? '';
     if (body.rcode === 3) {
       cls = 1;
-      id = `N${zone?.originKey ?? ''}`;
+      tag = TAG_NXDOMAIN;
     } else if (body.rcode !== 0) {
       cls = 2;
-      id = `E${zone?.originKey ?? ''}`;
+      tag = TAG_ERROR;
     } else if (body.ancount === 0 && !body.aa) {
-      cls = 0;
-      id = `R${zone?.originKey ?? ''}`;
+      tag = TAG_REFERRAL;
     } else if (facts.lastWildcard && zone !== undefined) {
-      cls = 0;
-      id = `W${facts.lastQtype}${wildcardOwner(facts.lastKey, zone)}`;
+      tag = TAG_WILDCARD + facts.lastQtype;
+      text = wildcardOwner(facts.lastKey, zone);
     } else {
-      cls = 0;
-      id = `${facts.lastQtype}${facts.lastKey}`;
+      text = facts.lastKey;
     }
     const rate = this.rates[cls];
     if (rate <= 0) return RRL_SEND;
-    const key = `${this.prefix(address)}|${id}`;
-    let b = this.table.get(key);
-    if (b === undefined) {
-      if (this.table.size >= this.config.maxTableSize) this.evict();
-      b = { balance: rate, second, slip: 0 };
-      this.table.set(key, b);
-    } else if (second !== b.second) {
-      const elapsed = second - b.second;
-      b.balance = elapsed > 0 ? Math.min(rate, b.balance + elapsed * rate) : b.balance;
-      b.second = second;
+    const t = this.table;
+    const prefix = this.prefixKey(address);
+    t.key(prefix, this.idOf(text), tag | this.lastV6);
+    let i = t.find();
+    let balance: number;
+    if (i < 0) {
+      if (t.size >= this.config.maxTableSize) {
+        t.dropOldest(Math.max(1, Math.floor(this.config.maxTableSize / 10)));
+        i = t.find();
+      }
+      i = t.insert(-1 - i, rate, second);
+      balance = rate;
+    } else {
+      balance = t.balance(i);
+      const elapsed = second - t.second(i);
+      if (elapsed > 0) balance = Math.min(rate, balance + elapsed * rate);
     }
-    b.balance--;
-    if (b.balance >= 0) return RRL_SEND;
+    balance--;
+    if (balance >= 0) {
+      t.set(i, balance, second);
+      return RRL_SEND;
+    }
     const floor = -this.config.window * rate;
-    if (b.balance < floor) b.balance = floor;
+    t.set(i, balance < floor ? floor : balance, second);
     if (this.config.logOnly || this.isExempt(address)) {
       this.counters.wouldLimit++;
       return RRL_SEND;
@@ -172,8 +215,8 @@ export class Rrl {
     // As BIND: the first limited response slips, then every slip-th.
     const slip = this.config.slip;
     if (slip > 0) {
-      const n = b.slip;
-      b.slip = n + 1 >= slip ? 0 : n + 1;
+      const n = t.slip(i);
+      t.setSlip(i, n + 1 >= slip ? 0 : n + 1);
       if (n === 0) {
         this.counters.slipped++;
         return RRL_SLIP;
@@ -183,19 +226,34 @@ export class Rrl {
     return RRL_DROP;
   }
 
-  /** Drop entries not touched for longer than the window (called now and then, off the hot path). */
-  sweep(second: number): void {
-    const stale = this.config.window + 1;
-    for (const [k, b] of this.table) if (second - b.second > stale) this.table.delete(k);
+  /**
+   * The client prefix as the table's integer: IPv4 masked (the last
+   * address's kept: a burst comes from one source), IPv6 as a hash of its
+   * prefix text, marked apart from IPv4 by the tag.
+   */
+  private prefixKey(address: string): number {
+    if (address === this.lastAddress) return this.lastPrefix;
+    const v4 = v4PrefixInt(address, this.config.ipv4PrefixLength);
+    this.lastAddress = address;
+    this.lastPrefix = v4 >= 0 ? v4 : fnv1aText(this.prefix(address));
+    this.lastV6 = v4 < 0 ? TAG_V6 : 0;
+    return this.lastPrefix;
   }
 
-  private evict(): void {
-    // Map order is insertion order: the oldest tenth goes.
-    let n = Math.max(1, Math.floor(this.config.maxTableSize / 10));
-    for (const k of this.table.keys()) {
-      this.table.delete(k);
-      if (--n === 0) break;
-    }
+  /**
+   * The identity text's number. The engine looked the question's key up in
+   * a Map just before, so its hash is cached and this lookup is cheap. The
+   * map is emptied when it holds as many texts as the table may hold
+   * entries (entries of forgotten numbers age out like any other).
+   */
+  private idOf(text: string): number {
+    const id = this.ids.get(text);
+    return id ?? this.ids.set(text, this.nextId++ & 0x3fffffff);
+  }
+
+  /** Drop entries not touched for longer than the window (called now and then, off the hot path). */
+  sweep(second: number): void {
+    this.table.dropStale(second, this.config.window + 1);
   }
 
   private isExempt(address: string): boolean {

@@ -137,7 +137,7 @@ export async function listenUdp(
     }
     if (rrl !== undefined) {
       const would = rrl.counters.wouldLimit;
-      const action = rrl.check(rinfo.address, eng, (Date.now() / 1000) | 0);
+      const action = rrl.check(rinfo.address, eng, rrl.nowSecond());
       if (rrl.counters.wouldLimit !== would) {
         summary.note('rrl_would_limit', rrl.prefix(rinfo.address), undefined, 'info');
       } else if (action !== RRL_SEND) {
