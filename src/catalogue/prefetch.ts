@@ -99,14 +99,17 @@ export const MAX_FILLS = 6;
 
 /**
  * Run `attempt` over a scratch reader until it needs nothing more (at most
- * `MAX_FILLS` fills).
+ * `MAX_FILLS` fills). `first`: what the attempt is known to ask for first,
+ * fetched before it runs (an exact name: the attempt then runs once).
  */
 export async function withScratch<T>(
   source: AsyncCatalogueSource,
   attempt: (reader: ScratchReader) => T,
+  first?: CatalogueNeed,
 ): Promise<T> {
   const scratch = new ScratchReader();
-  for (let i = 0; ; i++) {
+  if (first !== undefined) await source.fill(scratch, first);
+  for (let i = first === undefined ? 0 : 1; ; i++) {
     try {
       return attempt(scratch);
     } catch (e) {

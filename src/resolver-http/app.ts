@@ -28,7 +28,12 @@
 import type { CatalogueReader, UrnAnalyser } from '../core/match/model.ts';
 import type { Registry } from '../core/match/registry.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
-import { withScratch, type AsyncCatalogueSource } from '../catalogue/prefetch.ts';
+import {
+  withScratch,
+  type AsyncCatalogueSource,
+  type CatalogueNeed,
+} from '../catalogue/prefetch.ts';
+import { isPlainWorkName } from '../core/match/exact.ts';
 import { AnswerCache, type AnswerCacheOptions } from './answer-cache.ts';
 import { matchRequest, type Matcher } from './match-request.ts';
 import { render } from './render.ts';
@@ -87,6 +92,34 @@ export interface ResolverApp {
   fetch(request: Request, info?: { httpVersion?: string }): Promise<Response>;
 }
 
+/** A WHATWG-style handler over `respond`. */
+async function fetchThrough(
+  respond: ResolverApp['respond'],
+  request: Request,
+  info?: { httpVersion?: string },
+): Promise<Response> {
+  const url = new URL(request.url);
+  const res = await respond({
+    method: request.method,
+    target: url.pathname + url.search,
+    header: (name) => request.headers.get(name) ?? undefined,
+    httpVersion: info?.httpVersion ?? '1.1',
+  });
+  const body = request.method.toUpperCase() === 'HEAD' || res.status === 204 ? null : res.body;
+  return new Response(body, { status: res.status, headers: res.headers });
+}
+
+/**
+ * What matching `rawUrn` reads first from a source: a plain work name, which
+ * the exact lookup reads as it stands (`match-request.ts`). It is fetched
+ * before the first attempt, which then runs once.
+ */
+function firstNeed(matcher: Matcher, rawUrn: string): CatalogueNeed | undefined {
+  return matcher.exactFastPath && isPlainWorkName(rawUrn)
+    ? { kind: 'name', urn: rawUrn }
+    : undefined;
+}
+
 /**
  * The resolver application: each request routed (`route.ts`), then for a
  * service request answered from the cache or matched against the catalogue
@@ -123,7 +156,11 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   const fromCatalogue = (req: AppRequest, service: Service, rawUrn: string) =>
     reader !== undefined
       ? answer(req, service, rawUrn, reader)
-      : withScratch(source as AsyncCatalogueSource, (r) => answer(req, service, rawUrn, r));
+      : withScratch(
+          source as AsyncCatalogueSource,
+          (r) => answer(req, service, rawUrn, r),
+          firstNeed(matcher, rawUrn),
+        );
 
   function respondTo(req: AppRequest): AppResponse | Promise<AppResponse> {
     try {
@@ -156,16 +193,6 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
       misses: cache?.misses ?? 0,
     }),
     flushCache: () => cache?.flush() ?? { entries: 0, bytes: 0 },
-    async fetch(request, info) {
-      const url = new URL(request.url);
-      const res = await respondTo({
-        method: request.method,
-        target: url.pathname + url.search,
-        header: (name) => request.headers.get(name) ?? undefined,
-        httpVersion: info?.httpVersion ?? '1.1',
-      });
-      const body = request.method.toUpperCase() === 'HEAD' || res.status === 204 ? null : res.body;
-      return new Response(body, { status: res.status, headers: res.headers });
-    },
+    fetch: (request, info) => fetchThrough(respondTo, request, info),
   };
 }

@@ -1,11 +1,16 @@
 /**
  * node:http adapter of the resolver app: no WHATWG Request/Response objects
- * on the hot path, one structured JSON log line per request, clean close.
+ * on the hot path, plain GET and HEAD requests answered from the socket's
+ * bytes (`fast.ts`), one structured JSON log line per request, clean close.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { AppResponse, ResolverApp } from './app.ts';
 import type { ResolverStats } from './stats.ts';
+import { FastSockets, serveFast, type FastHttp } from './fast.ts';
+
+/** node:http's keepAliveTimeout, and the fast path's idle limit on a kept-alive connection. */
+const KEEP_ALIVE_MS = 5_000;
 
 export interface LogEntry {
   readonly time: string;
@@ -33,6 +38,12 @@ export interface ResolverServerOptions {
   readonly logSample?: number;
   /** Interval of the summary lines (default 60,000 ms). */
   readonly summaryMs?: number;
+  /**
+   * Answer plain HTTP/1.1 GET and HEAD requests from the socket's bytes
+   * (`fast.ts`), node:http the rest (default true; the answers are the same
+   * bytes either way, as the tests check).
+   */
+  readonly fastPath?: boolean;
   /** HTTP timeouts, ms (defaults: headers 10,000, request 30,000, checked every 1,000). */
   readonly timeouts?: {
     readonly headersMs?: number;
@@ -102,6 +113,35 @@ function responder(options: ResolverServerOptions) {
     summary.unref();
   }
 
+  /** Count and log one answered request (both paths). */
+  const record = (
+    method: string,
+    target: string,
+    remote: string | undefined,
+    out: AppResponse,
+    started: number,
+  ): void => {
+    options.stats?.count(target, out.status, (performance.now() - started) / 1000);
+    if (!logRequests) return;
+    if (sample > 1 && seen++ % sample !== 0 && out.status < 500) {
+      skipped.set(out.status, (skipped.get(out.status) ?? 0) + 1);
+      return;
+    }
+    const entry: Record<string, unknown> = {
+      time: isoNow(),
+      level: out.status >= 500 ? 'error' : 'info',
+      msg: 'request',
+      method,
+      target: target.slice(0, 2000),
+      status: out.status,
+    };
+    if (out.code) entry.code = out.code;
+    if (out.headers.location) entry.location = out.headers.location;
+    entry.ms = Math.round((performance.now() - started) * 1000) / 1000;
+    entry.remote = remote;
+    log?.(entry as unknown as LogEntry);
+  };
+
   const send = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -114,29 +154,12 @@ function responder(options: ResolverServerOptions) {
     res.end(head ? undefined : out.body);
     // A request body is never read: node:http discards what is left of it
     // when the response finishes, so the connection stays usable.
-    options.stats?.count(req.url ?? '/', out.status, (performance.now() - started) / 1000);
-    if (!logRequests) return;
-    if (sample > 1 && seen++ % sample !== 0 && out.status < 500) {
-      skipped.set(out.status, (skipped.get(out.status) ?? 0) + 1);
-      return;
-    }
-    const entry: Record<string, unknown> = {
-      time: isoNow(),
-      level: out.status >= 500 ? 'error' : 'info',
-      msg: 'request',
-      method: req.method,
-      target: (req.url ?? '').slice(0, 2000),
-      status: out.status,
-    };
-    if (out.code) entry.code = out.code;
-    if (out.headers.location) entry.location = out.headers.location;
-    entry.ms = Math.round((performance.now() - started) * 1000) / 1000;
-    entry.remote = req.socket.remoteAddress;
-    log?.(entry as unknown as LogEntry);
+    record(req.method ?? 'GET', req.url ?? '', req.socket.remoteAddress, out, started);
   };
 
   return {
     send,
+    record,
     logRequests,
     close() {
       if (summary !== undefined) clearInterval(summary);
@@ -177,13 +200,47 @@ export function clientErrorHandler(log: ResolverServerOptions['log']) {
   };
 }
 
+/**
+ * Take the server's connections first (`fast.ts`); node:http's own
+ * connection listener serves what the fast path hands over.
+ */
+function fastPath(
+  server: Server,
+  options: ResolverServerOptions,
+  recording: Pick<FastHttp, 'record' | 'timed'>,
+  onClientError: ReturnType<typeof clientErrorHandler>,
+  sockets: FastSockets,
+): void {
+  const toNode = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  const fast: FastHttp = {
+    ...recording,
+    respond: (req) => options.app.respond(req),
+    headersMs: options.timeouts?.headersMs ?? 10_000,
+    keepAliveMs: KEEP_ALIVE_MS,
+    onHeadersTimeout: (socket) =>
+      onClientError(
+        Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        socket,
+      ),
+    handOver: (socket, pending) => {
+      socket.pause();
+      if (pending.length > 0) socket.unshift(pending);
+      for (const listener of toNode) listener.call(server, socket);
+      socket.resume();
+    },
+  };
+  server.on('connection', (socket: Socket) => serveFast(socket, fast, sockets));
+}
+
 export async function startResolverServer(
   options: ResolverServerOptions,
 ): Promise<RunningResolver> {
   const { app, log } = options;
-  const { send, logRequests, close: closeLog } = responder(options);
+  const { send, record, logRequests, close: closeLog } = responder(options);
+  const timed = logRequests || options.stats !== undefined;
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const started = logRequests || options.stats ? performance.now() : 0;
+    const started = timed ? performance.now() : 0;
     const out = app.respond({
       method: req.method ?? 'GET',
       target: req.url ?? '/',
@@ -199,7 +256,7 @@ export async function startResolverServer(
 
   const server = createServer(
     {
-      keepAliveTimeout: 5_000,
+      keepAliveTimeout: KEEP_ALIVE_MS,
       headersTimeout: options.timeouts?.headersMs ?? 10_000,
       requestTimeout: options.timeouts?.requestMs ?? 30_000,
       connectionsCheckingInterval: options.timeouts?.checkMs ?? 1_000,
@@ -207,7 +264,12 @@ export async function startResolverServer(
     },
     onRequest,
   );
-  server.on('clientError', clientErrorHandler(log));
+  const onClientError = clientErrorHandler(log);
+  server.on('clientError', onClientError);
+  const fastSockets = new FastSockets();
+  if (options.fastPath ?? true) {
+    fastPath(server, options, { record, timed }, onClientError, fastSockets);
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -236,8 +298,12 @@ export async function startResolverServer(
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        fastSockets.closeIdle();
         // Connections still busy after a grace period are cut.
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+        setTimeout(() => {
+          server.closeAllConnections();
+          fastSockets.destroyAll();
+        }, 2_000).unref();
       });
       return closing;
     },

@@ -27,6 +27,11 @@ import type {
  */
 const PLAIN = /^urn:lex:[a-z0-9.;:,+_-]+$/;
 
+/** Whether `text` can only be a plain work-level name (`exactLookup` looks it up as it stands). */
+export function isPlainWorkName(text: string): boolean {
+  return PLAIN.test(text);
+}
+
 export interface ExactLookup {
   /** The analysis of the text (the stored name's key); null when it is not a stored name. */
   readonly query: MatchQuery | null;
