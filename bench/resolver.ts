@@ -518,6 +518,11 @@ try {
       await once(srv.child, 'exit');
     }
   }
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
