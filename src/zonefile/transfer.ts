@@ -1,7 +1,8 @@
 /**
  * Handing a loaded zone from one thread to another without encoding it
  * again: a `StoreZone` is its `ZoneStore` columns (typed arrays and 1 MiB
- * byte arenas) plus a few scalars, so the columns' ArrayBuffers are
+ * byte arenas, handed out as plain data by `ZoneStore.toTransfer()` and taken
+ * back by `ZoneStore.fromTransfer()`) plus a few scalars, so the columns' ArrayBuffers are
  * transferred (moved, not copied) in a `postMessage` and the zone is put
  * together again around them on the receiving side in O(1) per column.
  *
@@ -10,7 +11,7 @@
  * multi-worker serving can move zones between threads the same way (or put
  * the arenas on a SharedArrayBuffer, which the same fields allow).
  */
-import { ZoneStore } from '../core/zone/store.ts';
+import { ZoneStore, type StoreTransfer } from '../core/zone/store.ts';
 import { RRsetView, StoreZone } from '../core/zone/views.ts';
 import type { Zone } from '../core/zone/model.ts';
 import { indexZone, type IndexedZone } from '../core/zone/zone-lookup.ts';
@@ -21,8 +22,8 @@ import { TYPE_SOA } from '../core/rr/types.ts';
 
 /** A zone as it travels between threads: structured-clonable, with its buffers listed for transfer. */
 export interface PackedZone {
-  /** The store's own fields (columns, arenas, counters, tables). */
-  readonly store: Record<string, unknown>;
+  /** The store as plain data (`ZoneStore.toTransfer`). */
+  readonly store: StoreTransfer;
   readonly origin: string;
   readonly order: Int32Array;
   readonly cuts: readonly string[];
@@ -48,16 +49,15 @@ export function packZone(
 ): { packed: PackedZone; transfer: ArrayBuffer[] } | undefined {
   if (!(zone instanceof StoreZone)) return undefined;
   const keys = indexed?.nodes instanceof KeyedNodes ? indexed.nodes.columns : undefined;
-  const fields: Record<string, unknown> = { ...(zone.store as unknown as Record<string, unknown>) };
-  const buffers = new Set<ArrayBuffer>();
-  for (const v of Object.values(fields)) collect(v, buffers);
+  const store = zone.store.toTransfer();
+  const buffers = new Set<ArrayBuffer>(store.buffers);
   collect(zone.order, buffers);
   if (keys) for (const b of keyIndexBuffers(keys)) buffers.add(b);
   const answers = indexed?.answers;
   if (answers) collect([answers.at, answers.data], buffers);
   return {
     packed: {
-      store: fields,
+      store: store.data,
       origin: zone.origin,
       order: zone.order,
       cuts: zone.cuts,
@@ -83,7 +83,7 @@ export function unpackIndexedZone(p: PackedZone): IndexedZone {
 
 /** The zone again, around the received columns (no record is decoded or copied). */
 export function unpackZone(p: PackedZone): Zone {
-  const store = Object.assign(Object.create(ZoneStore.prototype) as ZoneStore, p.store);
+  const store = ZoneStore.fromTransfer(p.store);
   const apex = store.findName(p.origin);
   const soa = store.findSet(apex, TYPE_SOA);
   if (apex < 0 || soa < 0) throw new Error(`packed zone ${p.origin} has no SOA at its apex`);
@@ -110,8 +110,9 @@ export function sharePacked(p: PackedZone): PackedZone {
     }
     return Array.isArray(v) ? v.map(share) : v;
   };
-  const store: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(p.store)) store[k] = share(v);
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p.store)) fields[k] = share(v);
+  const store = fields as unknown as StoreTransfer;
   const keys = p.keys
     ? (Object.fromEntries(
         Object.entries(p.keys).map(([k, v]) => [k, share(v)]),

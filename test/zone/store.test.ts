@@ -11,6 +11,7 @@ import type { ResourceRecord } from '../../src/core/zone/model.ts';
 import { compareNames, nameToText } from '../../src/core/zone/names.ts';
 import { parseZoneText } from '../../src/core/zone/parser.ts';
 import { loadZoneText } from '../../src/zonefile/load.ts';
+import { packZone, sharePacked, unpackZone } from '../../src/zonefile/transfer.ts';
 
 const SOA = Uint8Array.from([0, 0, ...new Array<number>(20).fill(0)]);
 const NS = Uint8Array.from([3, 110, 115, 49, 7, ...Buffer.from('example'), 0]);
@@ -190,5 +191,96 @@ y 30 A 192.0.2.8
     expect(p.records.map((q) => Buffer.from(q.rdata).toString('hex'))).toEqual(
       r.records.map((q) => Buffer.from(q.rdata).toString('hex')),
     );
+  });
+});
+
+describe('the store behind methods (issue 19)', () => {
+  const TEXT = `$ORIGIN example.
+$TTL 300
+@ SOA ns1 h 1 2 3 4 5
+@ NS ns1
+ns1 A 192.0.2.1
+www   A 192.0.2.7
+      A 192.0.2.7
+\tA 192.0.2.8
+ttl 60 TXT "a"
+    120 TXT "b"
+`;
+
+  it('record views are plain objects: spread, keys and JSON give the record and nothing else', () => {
+    const r = loadZoneText(TEXT, 'example.zone');
+    const rec = r.zone!.nodes.get('www.example.')!.rrsets.get(1)!.records[1]!;
+    const plain = { ...rec };
+    expect(Object.keys(plain).sort()).toEqual(['class', 'owner', 'rdata', 'source', 'ttl', 'type']);
+    expect(plain).toEqual({
+      owner: 'www.example.',
+      type: 1,
+      class: 1,
+      ttl: 300,
+      rdata: Uint8Array.from([192, 0, 2, 8]),
+      source: { file: 'example.zone', line: 8, column: 2 },
+    });
+    expect(JSON.parse(JSON.stringify(rec))).toEqual(JSON.parse(JSON.stringify(plain)));
+    expect(JSON.stringify(rec)).not.toMatch(/store/);
+    // A record made by hand has no source, and its view has no `source` key.
+    const { zone } = buildZone(apexRecords(), { origin: 'example.' });
+    const a = { ...zone!.nodes.get('ns1.example.')!.rrsets.get(1)!.records[0]! };
+    expect(a).toEqual(rr('ns1.example.', 1, A));
+    expect('source' in a).toBe(false);
+    // RRsets serialise with their records; names and RRsets hold no store of their own.
+    const set = r.zone!.nodes.get('ttl.example.')!.rrsets.get(16)!;
+    expect(JSON.parse(JSON.stringify(set))).toMatchObject({
+      owner: 'ttl.example.',
+      type: 16,
+      ttl: 60,
+      records: [{ ttl: 60 }, { ttl: 120 }],
+    });
+    expect(Object.keys(r.zone!.nodes.get('www.example.')!)).toEqual([]);
+  });
+
+  it('stored-record findings carry the line and the column of the record', () => {
+    const r = loadZoneText(TEXT, 'example.zone');
+    expect(r.diagnostics.map((d) => [d.code, d.position?.line, d.position?.column])).toEqual([
+      ['ZONE_DUPLICATE_RECORD', 7, 7],
+      ['ZONE_MIXED_TTL', 10, 5],
+    ]);
+    const sources = r.records.map((q) => `${q.source?.line}:${q.source?.column}`);
+    expect(sources).toEqual(['3:1', '4:1', '5:1', '6:1', '7:7', '8:2', '9:1', '10:5']);
+    // Out-of-zone data and structural findings read the same column.
+    const more = 'other.test. A 192.0.2.1\n   TXT "x"\nmx MX 10 nowhere\n  MX 20 nowhere2\n';
+    const o = loadZoneText(TEXT + more, 'example.zone');
+    expect(
+      o.diagnostics
+        .filter((d) => d.code !== 'ZONE_DUPLICATE_RECORD' && d.code !== 'ZONE_MIXED_TTL')
+        .map((d) => [d.code, d.position?.line, d.position?.column]),
+    ).toEqual([
+      ['ZONE_OUT_OF_ZONE', 11, 1],
+      ['ZONE_OUT_OF_ZONE', 12, 4],
+      ['ZONE_TARGET_NO_ADDRESS', 13, 1],
+      ['ZONE_TARGET_NO_ADDRESS', 14, 3],
+    ]);
+  });
+
+  it('the store travels between threads through toTransfer/fromTransfer, columns intact', () => {
+    const r = loadZoneText(TEXT, 'example.zone');
+    const before = r
+      .zone!.nodes.get('www.example.')!
+      .rrsets.get(1)!
+      .records.map((q) => ({ ...q, rdata: q.rdata.slice() }));
+    const packed = packZone(r.zone!)!;
+    // A real structured clone with the buffers moved, as postMessage does.
+    const moved = structuredClone(packed.packed, { transfer: packed.transfer });
+    for (const p of [moved, sharePacked(moved)]) {
+      const zone = unpackZone(p);
+      const after = zone.nodes
+        .get('www.example.')!
+        .rrsets.get(1)!
+        .records.map((q) => ({ ...q }));
+      expect(after).toEqual(before);
+      expect([...zone.nodes.keys()]).toEqual([...r.zone!.nodes.keys()]);
+    }
+    // The sending store's buffers were moved: its columns are gone, as documented.
+    expect(r.zone!.store.recordCount).toBe(8);
+    expect(() => r.zone!.store.rdata(0)).toThrow();
   });
 });

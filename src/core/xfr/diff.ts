@@ -81,48 +81,29 @@ function diffSet(
   for (const rdata of minus(b, a)) added.push({ key, type, ttl: after!.ttl, rdata });
 }
 
-/** RDATA of records a and b (in their stores) equal. */
-function sameRdata(sa: ZoneStore, a: number, sb: ZoneStore, b: number): boolean {
-  const len = sa.recLen[a]!;
-  if (len !== sb.recLen[b]) return false;
-  const ba = sa.rdataBlock(a);
-  const oa = sa.rdataStart(a);
-  const bb = sb.rdataBlock(b);
-  const ob = sb.rdataStart(b);
-  for (let i = 0; i < len; i++) if (ba[oa + i] !== bb[ob + i]) return false;
-  return true;
-}
-
-/** Row n of `a` and row m of `b` carry the same name (hash, length, octets). */
-function sameName(a: ZoneStore, n: number, b: ZoneStore, m: number): boolean {
-  const len = a.nodeNameLen[n]!;
-  if (a.nodeHash[n] !== b.nodeHash[m] || len !== b.nodeNameLen[m]) return false;
-  const x = a.nameBlockOf(n);
-  const ox = a.nameStart(n);
-  const y = b.nameBlockOf(m);
-  const oy = b.nameStart(m);
-  for (let k = 0; k < len; k++) if (x[ox + k] !== y[oy + k]) return false;
-  return true;
-}
-
 /** Name row n of `after` and row m of `before` have the same RRsets (types, TTLs, records in order). */
 function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): boolean {
-  if ((after.nodeFlags[n]! | before.nodeFlags[m]!) & NODE_OUT_OF_ZONE) return false;
+  if (after.hasNameFlag(n, NODE_OUT_OF_ZONE) || before.hasNameFlag(m, NODE_OUT_OF_ZONE))
+    return false;
   let count = 0;
-  for (let s = after.nodeFirstSet[n]!; s >= 0; s = after.setNext[s]!) {
+  for (let s = after.firstRRset(n); s >= 0; s = after.nextRRset(s)) {
     count++;
-    const o = before.findSet(m, after.setType[s]!);
-    if (o < 0 || before.setTtl[o] !== after.setTtl[s] || before.setSize[o] !== after.setSize[s])
+    const o = before.findSet(m, after.rrsetType(s));
+    if (
+      o < 0 ||
+      before.rrsetTtl(o) !== after.rrsetTtl(s) ||
+      before.rrsetSize(o) !== after.rrsetSize(s)
+    )
       return false;
     for (
-      let r = after.setFirst[s]!, q = before.setFirst[o]!;
+      let r = after.firstRecord(s), q = before.firstRecord(o);
       r >= 0;
-      r = after.recNext[r]!, q = before.recNext[q]!
+      r = after.nextRecord(r), q = before.nextRecord(q)
     ) {
-      if (q < 0 || !sameRdata(after, r, before, q)) return false;
+      if (q < 0 || !after.sameRdata(r, before, q)) return false;
     }
   }
-  for (let s = before.nodeFirstSet[m]!; s >= 0; s = before.setNext[s]!) count--;
+  for (let s = before.firstRRset(m); s >= 0; s = before.nextRRset(s)) count--;
   return count === 0;
 }
 
@@ -133,22 +114,22 @@ function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): bo
  * looked for at the row the previous match suggests, then in the hash table.
  */
 function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[]; gone: string[] } {
-  const seen = new Uint8Array(before.nodeCount);
+  const seen = new Uint8Array(before.nameCount);
   const changed: string[] = [];
   let delta = 0;
-  for (let n = 0; n < after.nodeCount; n++) {
+  for (let n = 0; n < after.nameCount; n++) {
     let m = n + delta;
-    if (m < 0 || m >= before.nodeCount || !sameName(after, n, before, m)) {
+    if (m < 0 || m >= before.nameCount || !after.sameName(n, before, m)) {
       m = before.findName(after.name(n));
       if (m >= 0) delta = m - n;
     }
     if (m >= 0) seen[m] = 1;
-    if (after.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    if (after.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
     if (m < 0 || !sameSets(before, m, after, n)) changed.push(after.name(n));
   }
   const gone: string[] = [];
-  for (let m = 0; m < before.nodeCount; m++)
-    if (!seen[m] && !(before.nodeFlags[m]! & NODE_OUT_OF_ZONE)) gone.push(before.name(m));
+  for (let m = 0; m < before.nameCount; m++)
+    if (!seen[m] && !before.hasNameFlag(m, NODE_OUT_OF_ZONE)) gone.push(before.name(m));
   return { changed, gone };
 }
 

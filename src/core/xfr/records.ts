@@ -108,23 +108,23 @@ function storeCursor(zone: StoreZone): RecordCursor {
       for (;;) {
         if (r >= 0) {
           out.key = key;
-          out.type = st.setType[s]!;
-          out.ttl = st.setTtl[s]!;
+          out.type = st.rrsetType(s);
+          out.ttl = st.rrsetTtl(s);
           out.block = st.rdataBlock(r);
           out.start = st.rdataStart(r);
-          out.len = st.recLen[r]!;
-          r = st.recNext[r]!;
+          out.len = st.rdataLength(r);
+          r = st.nextRecord(r);
           return true;
         }
-        s = s >= 0 ? st.setNext[s]! : -1;
+        s = s >= 0 ? st.nextRRset(s) : -1;
         while (s < 0) {
-          if (++n >= st.nodeCount) return false;
-          if (st.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
-          s = st.nodeFirstSet[n]!;
+          if (++n >= st.nameCount) return false;
+          if (st.nameFlags(n) & NODE_OUT_OF_ZONE) continue;
+          s = st.firstRRset(n);
           if (s >= 0) key = canonicalNameKey(st.name(n));
         }
-        if (n === apex && st.setType[s] === TYPE_SOA) continue;
-        r = st.setFirst[s]!;
+        if (n === apex && st.rrsetType(s) === TYPE_SOA) continue;
+        r = st.firstRecord(s);
       }
     },
   };

@@ -47,8 +47,8 @@ export function setSoaSerial(zone: Zone, serial: number): boolean {
   const apex = st.findName(zone.origin);
   const set = apex < 0 ? -1 : st.findSet(apex, TYPE_SOA);
   if (set < 0) return false;
-  const r = st.setFirst[set]!;
-  const len = st.recLen[r]!;
+  const r = st.firstRecord(set);
+  const len = st.rdataLength(r);
   if (len < 22) return false;
   const block = st.rdataBlock(r);
   const o = st.rdataStart(r) + len - 20;

@@ -66,7 +66,17 @@ export function buildZone(records: readonly ResourceRecord[], options: BuildOpti
       });
       continue;
     }
-    store.add(rr.owner, rr.type, rr.class, rr.ttl, rd, rd.length, src?.line ?? 0, src?.file ?? '');
+    store.add(
+      rr.owner,
+      rr.type,
+      rr.class,
+      rr.ttl,
+      rd,
+      rd.length,
+      src?.line ?? 0,
+      src?.file ?? '',
+      src?.column ?? 1,
+    );
   }
   const built = buildStoreZone(store, options);
   if (refused.length === 0) return built;
@@ -89,22 +99,22 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     });
     return { diagnostics };
   }
-  const owners = store.nodeCount;
+  const owners = store.nameCount;
   // As BIND ("ignoring out-of-zone data"): a record outside the zone is never
   // served, so it is reported and left out, and the zone loads. `zone check
   // --strict` fails on it (warnings fail there).
   let outside = 0;
   for (let n = 0; n < owners; n++)
     if (!store.isUnder(n, origin)) {
-      store.nodeFlags[n] = store.nodeFlags[n]! | NODE_OUT_OF_ZONE;
+      store.markName(n, NODE_OUT_OF_ZONE);
       outside++;
     }
   const ignored: { rec: number; diagnostic: ZoneDiagnostic }[] = [];
   if (outside > 0)
-    for (let r = 0; r < store.recCount; r++) {
-      if (!(store.nodeFlags[store.recNode[r]!]! & NODE_OUT_OF_ZONE)) continue;
-      store.recFlags[r] = store.recFlags[r]! | REC_OUT_OF_ZONE;
-      const owner = store.name(store.recNode[r]!);
+    for (let r = 0, count = store.recordCount; r < count; r++) {
+      if (!store.hasNameFlag(store.recordNode(r), NODE_OUT_OF_ZONE)) continue;
+      store.markRecord(r, REC_OUT_OF_ZONE);
+      const owner = store.name(store.recordNode(r));
       ignored.push({
         rec: r,
         diagnostic: {
@@ -120,18 +130,18 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
   // and a spread of that size overflows the call stack.
   for (const d of store.takePending(ignored)) diagnostics.push(d);
   let size = 0;
-  for (let r = 0; r < store.recCount; r++)
-    if (!(store.recFlags[r]! & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
+  for (let r = 0, count = store.recordCount; r < count; r++)
+    if (!(store.recordFlags(r) & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
 
   // Every name's parent, with the empty non-terminals between each owner and
   // the apex made on the way (a name made here is visited by the same loop).
   const apex = store.node(origin);
-  let parent = new Int32Array(store.nodeCount + 64);
-  for (let n = 0; n < store.nodeCount; n++) {
-    if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+  let parent = new Int32Array(store.nameCount + 64);
+  for (let n = 0; n < store.nameCount; n++) {
+    if (n === apex || store.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
     const p = store.parentOf(n);
-    if (store.nodeCount > parent.length) {
-      const grown = new Int32Array(store.nodeCount * 2);
+    if (store.nameCount > parent.length) {
+      const grown = new Int32Array(store.nameCount * 2);
       grown.set(parent);
       parent = grown;
     }
@@ -139,23 +149,23 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
   }
   parent[apex] = -1;
   // Names made by the build own no data: empty non-terminals (the apex, too, when it has none).
-  for (let n = owners; n < store.nodeCount; n++) store.nodeFlags[n] = NODE_ENT;
+  for (let n = owners, count = store.nameCount; n < count; n++) store.markName(n, NODE_ENT);
 
   // Zone cuts: NS below the apex. Names under a cut are glue or occluded.
   let anyCut = false;
   for (let n = 0; n < owners; n++) {
-    if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE || n === apex) continue;
+    if (store.hasNameFlag(n, NODE_OUT_OF_ZONE) || n === apex) continue;
     if (store.findSet(n, TYPE_NS) >= 0) {
-      store.nodeFlags[n] = store.nodeFlags[n]! | NODE_DELEGATION;
+      store.markName(n, NODE_DELEGATION);
       anyCut = true;
     }
   }
   if (anyCut) {
-    for (let n = 0; n < store.nodeCount; n++) {
-      if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    for (let n = 0, count = store.nameCount; n < count; n++) {
+      if (store.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
       for (let p = parent[n]!; p >= 0 && p !== apex; p = parent[p]!)
-        if (store.nodeFlags[p]! & NODE_DELEGATION) {
-          store.nodeFlags[n] = store.nodeFlags[n]! | NODE_BELOW_CUT;
+        if (store.hasNameFlag(p, NODE_DELEGATION)) {
+          store.markName(n, NODE_BELOW_CUT);
           break;
         }
     }
@@ -166,7 +176,7 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
   const cuts: string[] = [];
   if (anyCut)
     for (let i = 0; i < order.length; i++)
-      if (store.nodeFlags[order[i]!]! & NODE_DELEGATION) cuts.push(store.name(order[i]!));
+      if (store.hasNameFlag(order[i]!, NODE_DELEGATION)) cuts.push(store.name(order[i]!));
 
   for (const d of validateStore(store, origin, owners)) diagnostics.push(d);
   const soaSet = store.findSet(apex, TYPE_SOA);
@@ -185,11 +195,11 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
  * key per name.
  */
 function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int32Array {
-  const count = store.nodeCount;
+  const count = store.nameCount;
   const first = new Int32Array(count + 1);
   let inZone = 0;
   for (let n = 0; n < count; n++) {
-    if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    if (store.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
     inZone++;
     if (n !== apex) first[parent[n]! + 1]!++;
   }
@@ -197,7 +207,7 @@ function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int
   const kids = new Int32Array(first[count]!);
   const fill = first.slice(0, count);
   for (let n = 0; n < count; n++) {
-    if (n === apex || store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
+    if (n === apex || store.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
     kids[fill[parent[n]!]!++] = n;
   }
   const cmp = (a: number, b: number) => compareFirstLabels(store, a, b);

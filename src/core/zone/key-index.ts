@@ -74,29 +74,23 @@ function writeKey(src: Uint8Array, o: number, len: number, dst: Uint8Array, d: n
 
 /** Build the index of a store's in-zone names (O(names), no allocation per name). */
 export function buildKeyIndex(store: ZoneStore): KeyIndexColumns {
-  const rows = store.nodeCount;
+  const rows = store.nameCount;
   let bound = 0;
-  for (let n = 0; n < rows; n++) bound += store.nodeNameLen[n]! + 2;
+  for (let n = 0; n < rows; n++) bound += store.nameLength(n) + 2;
   const keys = new Uint8Array(Math.max(1, bound));
   const keyOff = new Uint32Array(rows);
   const keyLen = new Uint8Array(rows);
   const keyHash = new Uint32Array(rows);
   let count = 0;
-  for (let n = 0; n < rows; n++) if (!(store.nodeFlags[n]! & NODE_OUT_OF_ZONE)) count++;
+  for (let n = 0; n < rows; n++) if (!(store.nameFlags(n) & NODE_OUT_OF_ZONE)) count++;
   let size = 16;
   while (size < count * 2) size *= 2;
   const slots = new Int32Array(size);
   const mask = size - 1;
   let used = 0;
   for (let n = 0; n < rows; n++) {
-    if (store.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
-    const len = writeKey(
-      store.nameBlockOf(n),
-      store.nameStart(n),
-      store.nodeNameLen[n]!,
-      keys,
-      used,
-    );
+    if (store.nameFlags(n) & NODE_OUT_OF_ZONE) continue;
+    const len = writeKey(store.nameBlockOf(n), store.nameStart(n), store.nameLength(n), keys, used);
     const h = fnv1aBytes(keys, used, used + len) >>> 0;
     keyOff[n] = used;
     keyLen[n] = len;

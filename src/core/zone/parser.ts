@@ -477,7 +477,18 @@ class Parser {
       if (this.firstOrigin === undefined) this.firstOrigin = owner;
       if (this.soaOwner === undefined) this.soaOwner = owner;
     }
-    this.sink.add(owner, type, cls, ttl, this.w.buf, this.w.len, lex.entryLine, state.file);
+    // The record's position: its entry's line, and the column of its first token.
+    this.sink.add(
+      owner,
+      type,
+      cls,
+      ttl,
+      this.w.buf,
+      this.w.len,
+      lex.entryLine,
+      state.file,
+      lex.cols[0]!,
+    );
   }
 
   private ownerName(lex: Lexer, state: State, i: number): string | undefined {

@@ -38,12 +38,12 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
   const apex = st.findName(origin);
   const soa = apex < 0 ? -1 : st.findSet(apex, TYPE_SOA);
   let firstRec = -1;
-  for (let r = 0; r < st.recCount; r++)
-    if (!(st.recFlags[r]! & REC_OUT_OF_ZONE)) {
+  for (let r = 0; r < st.recordCount; r++)
+    if (!(st.recordFlags(r) & REC_OUT_OF_ZONE)) {
       firstRec = r;
       break;
     }
-  if (firstRec < 0 && st.recCount > 0) firstRec = 0;
+  if (firstRec < 0 && st.recordCount > 0) firstRec = 0;
 
   // RFC 1035 section 5.2: "Exactly one SOA RR should be present at the top of the zone."
   if (soa < 0) {
@@ -54,12 +54,12 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       ...st.at(firstRec),
       token: origin,
     });
-  } else if (st.setSize[soa]! > 1) {
+  } else if (st.rrsetSize(soa) > 1) {
     out.push({
       code: 'ZONE_MULTIPLE_SOA',
-      message: `${st.setSize[soa]} SOA records at the apex; exactly one is allowed (RFC 1035 section 5.2)`,
+      message: `${st.rrsetSize(soa)} SOA records at the apex; exactly one is allowed (RFC 1035 section 5.2)`,
       severity: 'error',
-      ...st.at(st.recNext[st.setFirst[soa]!]!),
+      ...st.at(st.nextRecord(st.firstRecord(soa))),
       token: origin,
     });
   }
@@ -69,15 +69,15 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       code: 'ZONE_NO_APEX_NS',
       message: `no NS records at the zone apex ${origin}`,
       severity: 'error',
-      ...st.at(soa >= 0 ? st.setFirst[soa]! : firstRec),
+      ...st.at(soa >= 0 ? st.firstRecord(soa) : firstRec),
       token: origin,
     });
   }
 
   const dnames: string[] = [];
   for (let n = 0; n < owners; n++) {
-    if (st.nodeFlags[n]! & NODE_OUT_OF_ZONE) continue;
-    const first = st.nodeFirstSet[n]!;
+    if (st.nameFlags(n) & NODE_OUT_OF_ZONE) continue;
+    const first = st.firstRRset(n);
     // Most names need no message: their string is made only when one does.
     const owner = (): string => st.name(n);
     // RFC 4592 section 2.1.1: only a leftmost `*` label makes a wildcard; a `*`
@@ -88,21 +88,21 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         code: 'ZONE_NONTERMINAL_WILDCARD',
         message: `${owner()} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
         severity: 'warning',
-        ...st.at(first >= 0 ? st.setFirst[first]! : -1),
+        ...st.at(first >= 0 ? st.firstRecord(first) : -1),
         token: owner(),
       });
     }
     let cname = -1;
     let dname = -1;
     let other = -1;
-    for (let s = first; s >= 0; s = st.setNext[s]!) {
-      const type = st.setType[s]!;
+    for (let s = first; s >= 0; s = st.nextRRset(s)) {
+      const type = st.rrsetType(s);
       if (type === TYPE_SOA && n !== apex) {
         out.push({
           code: 'ZONE_SOA_NOT_AT_APEX',
           message: `SOA record at ${owner()}, which is not the zone apex ${origin}`,
           severity: 'error',
-          ...st.at(st.setFirst[s]!),
+          ...st.at(st.firstRecord(s)),
           token: owner(),
         });
       }
@@ -114,7 +114,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
           code: 'ZONE_DS_AT_APEX',
           message: `DS record at the zone apex ${origin}: DS belongs in the parent zone (RFC 4035 section 2.4)`,
           severity: 'error',
-          ...st.at(st.setFirst[s]!),
+          ...st.at(st.firstRecord(s)),
           token: owner(),
         });
       }
@@ -124,8 +124,8 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         // RFC 6672 section 2.4: a DNAME and a CNAME cannot share an owner either.
         if (type !== TYPE_RRSIG && type !== TYPE_NSEC && other < 0) other = s;
       }
-      for (let r = st.setFirst[s]!; r >= 0; r = st.recNext[r]!) {
-        const ttl = st.recTtl[r]!;
+      for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r)) {
+        const ttl = st.recordTtl(r);
         if (ttl > MAX_TTL) {
           out.push({
             code: 'ZONE_TTL_RANGE',
@@ -143,30 +143,30 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       if (other >= 0) {
         out.push({
           code: 'ZONE_CNAME_AND_OTHER',
-          message: `${owner()} has a CNAME and other data (${typeName(st.setType[other]!)}); a CNAME must be alone (RFC 2181 section 10.1)`,
+          message: `${owner()} has a CNAME and other data (${typeName(st.rrsetType(other))}); a CNAME must be alone (RFC 2181 section 10.1)`,
           severity: 'error',
-          ...st.at(st.setFirst[cname]!),
+          ...st.at(st.firstRecord(cname)),
           token: owner(),
         });
       }
-      if (st.setSize[cname]! > 1) {
+      if (st.rrsetSize(cname) > 1) {
         out.push({
           code: 'ZONE_MULTIPLE_CNAME',
-          message: `${owner()} has ${st.setSize[cname]} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
+          message: `${owner()} has ${st.rrsetSize(cname)} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
           severity: 'error',
-          ...st.at(st.recNext[st.setFirst[cname]!]!),
+          ...st.at(st.nextRecord(st.firstRecord(cname))),
           token: owner(),
         });
       }
     }
     if (dname >= 0) {
       dnames.push(owner());
-      if (st.setSize[dname]! > 1) {
+      if (st.rrsetSize(dname) > 1) {
         out.push({
           code: 'ZONE_MULTIPLE_DNAME',
-          message: `${owner()} has ${st.setSize[dname]} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
+          message: `${owner()} has ${st.rrsetSize(dname)} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
           severity: 'error',
-          ...st.at(st.recNext[st.setFirst[dname]!]!),
+          ...st.at(st.nextRecord(st.firstRecord(dname))),
           token: owner(),
         });
       }
@@ -176,32 +176,32 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
   // Data below a zone cut or a DNAME is not authoritative (occluded), except glue.
   const underDname = (owner: string) => dnames.some((d) => owner !== d && isSubdomain(owner, d));
   for (let n = 0; n < owners; n++) {
-    const flags = st.nodeFlags[n]!;
+    const flags = st.nameFlags(n);
     if (flags & NODE_OUT_OF_ZONE) continue;
     const owner = (): string => st.name(n);
-    const first = st.nodeFirstSet[n]!;
+    const first = st.firstRRset(n);
     if (flags & NODE_BELOW_CUT) {
-      for (let s = first; s >= 0; s = st.setNext[s]!) {
-        const type = st.setType[s]!;
+      for (let s = first; s >= 0; s = st.nextRRset(s)) {
+        const type = st.rrsetType(s);
         if (type === TYPE_A || type === TYPE_AAAA) continue;
         out.push({
           code: 'ZONE_OCCLUDED',
           message: `${typeName(type)} at ${owner()} is below a zone cut and will not be served`,
           severity: 'warning',
-          ...st.at(st.setFirst[s]!),
+          ...st.at(st.firstRecord(s)),
           token: owner(),
         });
       }
     } else if (flags & NODE_DELEGATION) {
-      for (let s = first; s >= 0; s = st.setNext[s]!) {
-        const type = st.setType[s]!;
+      for (let s = first; s >= 0; s = st.nextRRset(s)) {
+        const type = st.rrsetType(s);
         if (type === TYPE_NS || type === TYPE_DS || type === TYPE_A || type === TYPE_AAAA) continue;
         if (type === TYPE_RRSIG || type === TYPE_NSEC) continue;
         out.push({
           code: 'ZONE_OCCLUDED',
           message: `${typeName(type)} at the delegation point ${owner()} is not authoritative and will not be served`,
           severity: 'warning',
-          ...st.at(st.setFirst[s]!),
+          ...st.at(st.firstRecord(s)),
           token: owner(),
         });
       }
@@ -213,7 +213,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
             code: 'ZONE_OCCLUDED',
             message: `${owner()} is below the DNAME at ${d} and will not be served (RFC 6672 section 2.3)`,
             severity: 'warning',
-            ...st.at(first >= 0 ? st.setFirst[first]! : -1),
+            ...st.at(first >= 0 ? st.firstRecord(first) : -1),
             token: owner(),
           });
         }
@@ -222,14 +222,14 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
 
   // Glue: a name server inside the zone needs an address record in it.
   for (let n = 0; n < owners; n++) {
-    const flags = st.nodeFlags[n]!;
+    const flags = st.nameFlags(n);
     if (flags & NODE_OUT_OF_ZONE) continue;
     const ns = st.findSet(n, TYPE_NS);
     if (ns < 0) continue;
     const owner = st.name(n);
     // NS below a cut or a DNAME is occluded: never served, so it needs no glue.
     if (flags & NODE_BELOW_CUT || (dnames.length > 0 && underDname(owner))) continue;
-    for (let r = st.setFirst[ns]!; r >= 0; r = st.recNext[r]!) {
+    for (let r = st.firstRecord(ns); r >= 0; r = st.nextRecord(r)) {
       const rd = st.rdata(r);
       if (wireNameLength(rd, 0) !== rd.length) continue;
       const target = nameToText(rd, 0, true);
@@ -251,7 +251,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       const hasAddress = t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0);
       if (hasAddress) continue;
       const inChild =
-        (t >= 0 && (st.nodeFlags[t]! & NODE_BELOW_CUT) !== 0) || isBelowAnyCut(st, target, origin);
+        (t >= 0 && (st.nameFlags(t) & NODE_BELOW_CUT) !== 0) || isBelowAnyCut(st, target, origin);
       // As BIND: an apex name server without an address makes the zone unusable
       // (error); a delegation without its glue is reported but loads (warning).
       out.push({
@@ -280,13 +280,13 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
  */
 function checkTargets(st: ZoneStore, origin: string, owners: number, out: ZoneDiagnostic[]): void {
   for (let n = 0; n < owners; n++) {
-    const flags = st.nodeFlags[n]!;
+    const flags = st.nameFlags(n);
     if (flags & (NODE_OUT_OF_ZONE | NODE_BELOW_CUT)) continue;
-    for (let s = st.nodeFirstSet[n]!; s >= 0; s = st.setNext[s]!) {
-      const type = st.setType[s]!;
+    for (let s = st.firstRRset(n); s >= 0; s = st.nextRRset(s)) {
+      const type = st.rrsetType(s);
       const at = type === TYPE_MX ? 2 : type === TYPE_SRV ? 6 : -1;
       if (at < 0) continue;
-      for (let r = st.setFirst[s]!; r >= 0; r = st.recNext[r]!) {
+      for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r)) {
         const rd = st.rdata(r);
         if (rd.length <= at + 1 || wireNameLength(rd, at) !== rd.length - at) continue;
         const target = nameToText(rd, at, true);
@@ -334,7 +334,7 @@ function isBelowAnyCut(st: ZoneStore, name: string, origin: string): boolean {
   let n = name;
   while (n !== origin && n !== '.') {
     const i = st.findName(n);
-    if (i >= 0 && st.nodeFlags[i]! & NODE_DELEGATION) return true;
+    if (i >= 0 && st.nameFlags(i) & NODE_DELEGATION) return true;
     n = parentName(n);
   }
   return false;
@@ -344,7 +344,7 @@ function isBelowAnyCut(st: ZoneStore, name: string, origin: string): boolean {
 function innerStar(st: ZoneStore, n: number): boolean {
   const b = st.nameBlockOf(n);
   const o = st.nameStart(n);
-  const len = st.nodeNameLen[n]!;
+  const len = st.nameLength(n);
   // A label `*` is `.*.` in the text (a literal `*` inside a longer label is not a wildcard).
   for (let k = 1; k + 1 < len; k++)
     if (b[o + k] === 0x2a && b[o + k - 1] === 0x2e && b[o + k + 1] === 0x2e) return true;

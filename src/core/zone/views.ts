@@ -15,95 +15,101 @@ import {
   type ZoneStore,
 } from './store.ts';
 
-/** A record of the store. `rdata` and `source` are made on access: copy field by field. */
+/**
+ * A record of the store as a plain object: its fields are own data
+ * properties (RDATA is a view into the store's arena, made once), so
+ * `{...rr}`, `Object.keys(rr)` and `JSON.stringify(rr)` see the record's fields
+ * and nothing else. `source` is present only for records read from a file.
+ */
 export class RecordView implements ResourceRecord {
   readonly owner: string;
   readonly type: number;
   readonly class: number;
   readonly ttl: number;
-  private readonly store: ZoneStore;
-  private readonly r: number;
+  readonly rdata: Uint8Array;
+  declare readonly source?: SourcePosition;
   constructor(store: ZoneStore, r: number) {
-    this.store = store;
-    this.r = r;
-    this.owner = store.name(store.recNode[r]!);
-    this.type = store.recType[r]!;
+    this.owner = store.name(store.recordNode(r));
+    this.type = store.recordType(r);
     this.class = store.classOf(r);
-    this.ttl = store.recTtl[r]!;
-  }
-  get rdata(): Uint8Array {
-    return this.store.rdata(this.r);
-  }
-  get source(): SourcePosition | undefined {
-    const line = this.store.recLine[this.r]!;
-    if (line === 0) return undefined;
-    return { file: this.store.fileOf(this.r), line, column: 1 };
+    this.ttl = store.recordTtl(r);
+    this.rdata = store.rdata(r);
+    const source = store.source(r);
+    if (source !== undefined) (this as { source?: SourcePosition }).source = source;
   }
 }
 
+/**
+ * An RRset of the store. Its records are made on first access (`records` is
+ * a getter): spread or serialise `records` itself, or use `toJSON()`.
+ */
 export class RRsetView implements RRset {
   readonly owner: string;
   readonly type: number;
   readonly ttl: number;
-  private readonly store: ZoneStore;
-  private readonly s: number;
-  private list: ResourceRecord[] | undefined;
+  readonly #store: ZoneStore;
+  readonly #s: number;
+  #list: ResourceRecord[] | undefined;
   constructor(store: ZoneStore, s: number) {
-    this.store = store;
-    this.s = s;
-    this.owner = store.name(store.setNode[s]!);
-    this.type = store.setType[s]!;
-    this.ttl = store.setTtl[s]!;
+    this.#store = store;
+    this.#s = s;
+    this.owner = store.name(store.rrsetNode(s));
+    this.type = store.rrsetType(s);
+    this.ttl = store.rrsetTtl(s);
   }
   /** In file order, duplicates removed (made on first access). */
   get records(): readonly ResourceRecord[] {
-    if (this.list === undefined) {
-      const st = this.store;
-      const out = new Array<ResourceRecord>(st.setSize[this.s]!);
+    if (this.#list === undefined) {
+      const st = this.#store;
+      const out = new Array<ResourceRecord>(st.rrsetSize(this.#s));
       let i = 0;
-      for (let r = st.setFirst[this.s]!; r >= 0; r = st.recNext[r]!)
+      for (let r = st.firstRecord(this.#s); r >= 0; r = st.nextRecord(r))
         out[i++] = new RecordView(st, r);
-      this.list = out;
+      this.#list = out;
     }
-    return this.list;
+    return this.#list;
+  }
+  toJSON(): { owner: string; type: number; ttl: number; records: readonly ResourceRecord[] } {
+    return { owner: this.owner, type: this.type, ttl: this.ttl, records: this.records };
   }
 }
 
 /** A name of the zone; it is its own RRset map, keyed by type. */
 export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
-  private readonly store: ZoneStore;
-  private readonly n: number;
+  readonly #store: ZoneStore;
+  readonly #n: number;
   constructor(store: ZoneStore, n: number) {
-    this.store = store;
-    this.n = n;
+    this.#store = store;
+    this.#n = n;
   }
   /** Made on access: a server keeps a view per name, and needs the name only once. */
   get name(): string {
-    return this.store.name(this.n);
+    return this.#store.name(this.#n);
   }
   get rrsets(): ReadonlyMap<number, RRset> {
     return this;
   }
   get emptyNonTerminal(): boolean {
-    return (this.store.nodeFlags[this.n]! & NODE_ENT) !== 0;
+    return this.#store.hasNameFlag(this.#n, NODE_ENT);
   }
   get isDelegation(): boolean {
-    return (this.store.nodeFlags[this.n]! & NODE_DELEGATION) !== 0;
+    return this.#store.hasNameFlag(this.#n, NODE_DELEGATION);
   }
   get belowCut(): boolean {
-    return (this.store.nodeFlags[this.n]! & NODE_BELOW_CUT) !== 0;
+    return this.#store.hasNameFlag(this.#n, NODE_BELOW_CUT);
   }
   get size(): number {
+    const st = this.#store;
     let k = 0;
-    for (let s = this.store.nodeFirstSet[this.n]!; s >= 0; s = this.store.setNext[s]!) k++;
+    for (let s = st.firstRRset(this.#n); s >= 0; s = st.nextRRset(s)) k++;
     return k;
   }
   get(type: number): RRset | undefined {
-    const s = this.store.findSet(this.n, type);
-    return s < 0 ? undefined : new RRsetView(this.store, s);
+    const s = this.#store.findSet(this.#n, type);
+    return s < 0 ? undefined : new RRsetView(this.#store, s);
   }
   has(type: number): boolean {
-    return this.store.findSet(this.n, type) >= 0;
+    return this.#store.findSet(this.#n, type) >= 0;
   }
   forEach(
     cb: (value: RRset, key: number, map: ReadonlyMap<number, RRset>) => void,
@@ -115,12 +121,12 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
     for (const s of this.values()) yield [s.type, s];
   }
   *keys(): MapIterator<number> {
-    const st = this.store;
-    for (let s = st.nodeFirstSet[this.n]!; s >= 0; s = st.setNext[s]!) yield st.setType[s]!;
+    const st = this.#store;
+    for (let s = st.firstRRset(this.#n); s >= 0; s = st.nextRRset(s)) yield st.rrsetType(s);
   }
   *values(): MapIterator<RRset> {
-    const st = this.store;
-    for (let s = st.nodeFirstSet[this.n]!; s >= 0; s = st.setNext[s]!) yield new RRsetView(st, s);
+    const st = this.#store;
+    for (let s = st.firstRRset(this.#n); s >= 0; s = st.nextRRset(s)) yield new RRsetView(st, s);
   }
   [Symbol.iterator](): MapIterator<[number, RRset]> {
     return this.entries();
@@ -129,19 +135,19 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
 
 /** The zone's names (out-of-zone owners excluded), keyed by name. */
 export class NodeMap implements ReadonlyMap<string, ZoneNode> {
-  private readonly store: ZoneStore;
+  readonly #store: ZoneStore;
   readonly size: number;
   constructor(store: ZoneStore, size: number) {
-    this.store = store;
+    this.#store = store;
     this.size = size;
   }
   private index(name: string): number {
-    const n = this.store.findName(name);
-    return n < 0 || this.store.nodeFlags[n]! & NODE_OUT_OF_ZONE ? -1 : n;
+    const n = this.#store.findName(name);
+    return n < 0 || this.#store.hasNameFlag(n, NODE_OUT_OF_ZONE) ? -1 : n;
   }
   get(name: string): ZoneNode | undefined {
     const n = this.index(name);
-    return n < 0 ? undefined : new NodeView(this.store, n);
+    return n < 0 ? undefined : new NodeView(this.#store, n);
   }
   has(name: string): boolean {
     return this.index(name) >= 0;
@@ -156,14 +162,14 @@ export class NodeMap implements ReadonlyMap<string, ZoneNode> {
     for (const v of this.values()) yield [v.name, v];
   }
   *keys(): MapIterator<string> {
-    const st = this.store;
-    for (let n = 0; n < st.nodeCount; n++)
-      if (!(st.nodeFlags[n]! & NODE_OUT_OF_ZONE)) yield st.name(n);
+    const st = this.#store;
+    for (let n = 0, count = st.nameCount; n < count; n++)
+      if (!st.hasNameFlag(n, NODE_OUT_OF_ZONE)) yield st.name(n);
   }
   *values(): MapIterator<ZoneNode> {
-    const st = this.store;
-    for (let n = 0; n < st.nodeCount; n++)
-      if (!(st.nodeFlags[n]! & NODE_OUT_OF_ZONE)) yield new NodeView(st, n);
+    const st = this.#store;
+    for (let n = 0, count = st.nameCount; n < count; n++)
+      if (!st.hasNameFlag(n, NODE_OUT_OF_ZONE)) yield new NodeView(st, n);
   }
   [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
     return this.entries();
@@ -215,7 +221,7 @@ export class StoreZone implements Zone {
 /** Every record of the store in file order (out-of-zone ones left out unless asked), as views. */
 export function recordViews(store: ZoneStore, outOfZone = false): ResourceRecord[] {
   const out: ResourceRecord[] = [];
-  for (let r = 0; r < store.recCount; r++)
-    if (outOfZone || !(store.recFlags[r]! & REC_OUT_OF_ZONE)) out.push(new RecordView(store, r));
+  for (let r = 0, count = store.recordCount; r < count; r++)
+    if (outOfZone || !(store.recordFlags(r) & REC_OUT_OF_ZONE)) out.push(new RecordView(store, r));
   return out;
 }
