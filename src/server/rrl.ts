@@ -28,7 +28,8 @@
  * the engine's own lookup cached) and one probe of a typed-array table per
  * UDP response, nothing allocated (`rrl-table.ts`).
  */
-import { addressBytes, inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
+import { inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
+import { addressOctets } from '../core/kit/ip.ts';
 import type { RrlConfig } from '../config/server.ts';
 import type { EncodedBody } from '../core/zone/answer.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
@@ -79,7 +80,7 @@ function prefixOf(address: string, v4Bits: number, v6Bits: number): string {
     // The common case without parsing: drop the last octet.
     return address.slice(0, address.lastIndexOf('.'));
   }
-  const b = addressBytes(address);
+  const b = addressOctets(address);
   if (!b) return address;
   const v4 = b.length === 4;
   let bits = v4 ? v4Bits : v6Bits;
@@ -258,7 +259,7 @@ export class Rrl {
 
   private isExempt(address: string): boolean {
     if (this.exempt.length === 0) return false;
-    const b = addressBytes(address);
+    const b = addressOctets(address);
     return b !== undefined && this.exempt.some((c) => inCidr(b, c));
   }
 }

@@ -16,7 +16,8 @@
  * access to zone transfers".
  */
 import type net from 'node:net';
-import { inCidr, addressBytes, type Cidr } from '../config/cidr.ts';
+import { inCidr, type Cidr } from '../config/cidr.ts';
+import { addressOctets } from '../core/kit/ip.ts';
 import type { Zone } from '../core/zone/model.ts';
 import { nameKey } from '../core/wire/name.ts';
 import { axfrCursor, type RecordCursor } from '../core/xfr/records.ts';
@@ -191,7 +192,7 @@ export class Transfers {
 
   /** Whether `address` (signed with the key `keyKey`, or not) may transfer the zone `origin`. */
   allowed(address: string, origin: string, keyKey?: string): boolean {
-    const bytes = addressBytes(address);
+    const bytes = addressOctets(address);
     if (bytes === undefined) return false;
     const global: TransferAcl = {
       allow: this.options.allow,

@@ -115,3 +115,21 @@ export function hexValue(c: number): number {
   if (l >= 0x61 && l <= 0x66) return l - 0x61 + 10;
   return -1;
 }
+
+/**
+ * The octets of an address as sockets and configuration write it: 4 for IPv4
+ * and for IPv4-mapped IPv6 (`::ffff:192.0.2.1`), 16 for other IPv6 (a `%zone`
+ * suffix is ignored); undefined when the text is neither.
+ */
+export function addressOctets(text: string): Uint8Array | undefined {
+  if (!text.includes(':')) {
+    const v4 = new Uint8Array(4);
+    return parseIpv4(text, 0, text.length, v4, 0) ? v4 : undefined;
+  }
+  const zone = text.indexOf('%');
+  const end = zone < 0 ? text.length : zone;
+  const v6 = new Uint8Array(16);
+  if (!parseIpv6(text, 0, end, v6, 0)) return undefined;
+  for (let i = 0; i < 10; i++) if (v6[i] !== 0) return v6;
+  return v6[10] === 0xff && v6[11] === 0xff ? v6.slice(12) : v6;
+}

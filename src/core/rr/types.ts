@@ -219,6 +219,8 @@ export const CLASS_IN = 1;
 export const CLASS_CS = 2;
 export const CLASS_CH = 3;
 export const CLASS_HS = 4;
+/** The query class ANY (RFC 1035 section 3.2.5); TSIG records carry it (RFC 8945 section 4.2). */
+export const CLASS_ANY = 255;
 
 /** Class mnemonic -> code (RFC 1035 section 3.2.4). */
 export const CLASS_CODES: ReadonlyMap<string, number> = new Map([

@@ -5,6 +5,7 @@
  *
  * Pure: the time and the secret are parameters.
  */
+import { addressOctets } from '../kit/ip.ts';
 
 /** 64-bit words as [lo, hi] pairs in one scratch array (SipHash state v0..v3). */
 const V = new Uint32Array(8);
@@ -169,23 +170,5 @@ export function checkServerCookie(
  * ignored); empty when it is neither.
  */
 export function ipBytes(text: string): Uint8Array {
-  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i.exec(text);
-  if (v4) return Uint8Array.from(v4.slice(1, 5), Number);
-  const addr = text.replace(/%.*$/, '');
-  const halves = addr.split('::');
-  if (halves.length > 2 || !/^[0-9a-f:]+$/i.test(addr)) return new Uint8Array(0);
-  const head = halves[0] ? halves[0].split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const fill = 8 - head.length - tail.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return new Uint8Array(0);
-  const groups = [...head, ...Array<string>(fill).fill('0'), ...tail];
-  const out = new Uint8Array(16);
-  for (let i = 0; i < 8; i++) {
-    const g = groups[i]!;
-    if (g.length === 0 || g.length > 4) return new Uint8Array(0);
-    const v = parseInt(g, 16);
-    out[2 * i] = v >>> 8;
-    out[2 * i + 1] = v & 0xff;
-  }
-  return out;
+  return addressOctets(text) ?? new Uint8Array(0);
 }

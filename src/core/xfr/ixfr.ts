@@ -21,6 +21,7 @@ import {
   type RecordCursor,
 } from './records.ts';
 import { serialCompare } from './serial.ts';
+import { TYPE_SOA } from '../rr/types.ts';
 
 export type IxfrPlan =
   | { readonly kind: 'current' }
@@ -85,7 +86,8 @@ export function ixfrQuerySerial(msg: Uint8Array, questionEnd: number): number | 
     const rdlen = (msg[off + 8]! << 8) | msg[off + 9]!;
     const end = off + 10 + rdlen;
     if (end > msg.length) return undefined;
-    if (i >= ancount && type === 6 && rdlen >= 22) return soaSerialOf(msg.subarray(off + 10, end));
+    if (i >= ancount && type === TYPE_SOA && rdlen >= 22)
+      return soaSerialOf(msg.subarray(off + 10, end));
     off = end;
   }
   return undefined;

@@ -11,17 +11,18 @@
  */
 import type { RecordCursor, XfrRecord } from './records.ts';
 import { newXfrRecord } from './records.ts';
+import { TYPE_CNAME, TYPE_MX, TYPE_NS, TYPE_PTR, TYPE_SOA } from '../rr/types.ts';
 
 /** Types whose RDATA names may be compressed (RFC 3597 section 4): where the names are. */
 function rdataNameKind(type: number): 0 | 1 | 2 | 3 {
   switch (type) {
-    case 2: // NS
-    case 5: // CNAME
-    case 12: // PTR
+    case TYPE_NS:
+    case TYPE_CNAME:
+    case TYPE_PTR:
       return 1;
-    case 15: // MX
+    case TYPE_MX:
       return 2;
-    case 6: // SOA
+    case TYPE_SOA:
       return 3;
     default:
       return 0;

@@ -154,7 +154,7 @@ function readRdata(msg: Uint8Array, type: number, start: number, end: number): U
   }
   if (p !== end)
     throw bad(`RDATA of type ${type} does not end at RDLENGTH (byte ${p}, not ${end})`);
-  if (type === 6 && out.length < 22) throw bad('SOA RDATA too short');
+  if (type === TYPE_SOA && out.length < 22) throw bad('SOA RDATA too short');
   return Uint8Array.from(out);
 }
 

@@ -11,10 +11,11 @@
  */
 import {
   algorithmKeyOf,
+  macLengthAllowed,
   nameWireKey,
   readTsig,
+  receivedInput,
   sameMac,
-  signingInput,
   stripTsig,
   TSIG_BADKEY,
   TSIG_BADSIG,
@@ -50,20 +51,8 @@ export function verifyResponse(
       ok: false,
       problem: `the peer reports ${TSIG_ERRORS[t.error] ?? `TSIG error ${t.error}`} on our request`,
     };
-  const input = signingInput(
-    stripTsig(msg, t),
-    t.originalId,
-    t.keyKey,
-    t.algorithmKey,
-    t.timeSigned,
-    t.fudge,
-    t.error,
-    t.other,
-    requestMac,
-  );
-  const full = hmac(key.algorithm, key.secret, input);
-  if (t.mac.length < 10 || t.mac.length < full.length / 2 || t.mac.length > full.length)
-    return { ok: false, problem: 'MAC too short' };
+  const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, requestMac));
+  if (!macLengthAllowed(t.mac.length, full.length)) return { ok: false, problem: 'MAC too short' };
   if (!sameMac(full.subarray(0, t.mac.length), t.mac)) return { ok: false, problem: 'wrong MAC' };
   if (Math.abs(now - t.timeSigned) > t.fudge)
     return { ok: false, problem: 'signed outside the time fudge' };

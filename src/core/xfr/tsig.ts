@@ -14,11 +14,8 @@
  * prior MAC, the message, and the timers only.
  */
 import { keyToWire } from '../wire/name.ts';
+import { CLASS_ANY, TYPE_TSIG } from '../rr/types.ts';
 
-import { TYPE_TSIG } from '../rr/types.ts';
-
-export { TYPE_TSIG };
-export const CLASS_ANY = 255;
 /** TSIG error codes (RFC 8945 section 3). */
 export const TSIG_BADSIG = 16;
 export const TSIG_BADKEY = 17;
@@ -235,6 +232,40 @@ export function signingInput(
   return out;
 }
 
+/**
+ * What the MAC of a received TSIG record covers: [`prior` MAC], `body` (the
+ * message, or the messages since the last signed one, without the TSIG
+ * record), and the record's own variables (`timersOnly` for a later message
+ * of a stream). One reading of the record's layout for every verifier.
+ */
+export function receivedInput(
+  body: Uint8Array,
+  t: TsigRecord,
+  prior: Uint8Array | undefined,
+  timersOnly = false,
+): Uint8Array {
+  return signingInput(
+    body,
+    t.originalId,
+    t.keyKey,
+    t.algorithmKey,
+    t.timeSigned,
+    t.fudge,
+    t.error,
+    t.other,
+    prior,
+    timersOnly,
+  );
+}
+
+/**
+ * Whether a received MAC of `macLength` octets may be a truncation of a
+ * `fullLength` one (RFC 8945 section 5.2.2.1: at least half, and 10 octets).
+ */
+export function macLengthAllowed(macLength: number, fullLength: number): boolean {
+  return macLength <= fullLength && macLength >= 10 && macLength >= fullLength / 2;
+}
+
 /** The message without its TSIG record (ARCOUNT less one). */
 export function stripTsig(msg: Uint8Array, t: TsigRecord): Uint8Array {
   const out = copy(msg, 0, t.start);
@@ -326,18 +357,7 @@ export function verifyRequest(
   const key = keys.get(t.keyKey);
   if (key === undefined || algorithmKeyOf(key) !== t.algorithmKey)
     return { ok: false, error: TSIG_BADKEY, tsig: t };
-  const input = signingInput(
-    stripTsig(msg, t),
-    t.originalId,
-    t.keyKey,
-    t.algorithmKey,
-    t.timeSigned,
-    t.fudge,
-    t.error,
-    t.other,
-    undefined,
-  );
-  const full = hmac(key.algorithm, key.secret, input);
+  const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, undefined));
   // RFC 8945 section 5.2.2.1: a truncated MAC must keep at least half and 10 octets.
   if (t.mac.length < full.length && (t.mac.length < 10 || t.mac.length < full.length / 2)) {
     return { ok: false, error: t.mac.length === 0 ? TSIG_BADSIG : TSIG_BADTRUNC, tsig: t, key };
@@ -518,23 +538,10 @@ export class TsigStreamVerifier {
       body.set(stripped, o);
     }
     const later = this.signedOnce;
-    const input = signingInput(
-      body,
-      t.originalId,
-      t.keyKey,
-      t.algorithmKey,
-      t.timeSigned,
-      t.fudge,
-      t.error,
-      t.other,
-      this.prior,
-      later,
-    );
+    const input = receivedInput(body, t, this.prior, later);
     const full = this.hmac(this.key.algorithm, this.key.secret, input);
-    const minLen = Math.max(10, full.length / 2);
     if (
-      t.mac.length > full.length ||
-      t.mac.length < minLen ||
+      !macLengthAllowed(t.mac.length, full.length) ||
       !sameMac(full.subarray(0, t.mac.length), t.mac)
     )
       return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: the MAC does not verify` };
