@@ -16,28 +16,53 @@ import {
 } from './store.ts';
 
 /**
- * A record of the store as a plain object: its fields are own data
- * properties (RDATA is a view into the store's arena, made once), so
- * `{...rr}`, `Object.keys(rr)` and `JSON.stringify(rr)` see the record's fields
- * and nothing else. `source` is present only for records read from a file.
+ * A record of the store that behaves as a plain object: `owner`, `type`,
+ * `class`, `ttl`, `rdata` and `source` are its own enumerable properties, so
+ * `{...rr}`, `Object.keys(rr)` and `JSON.stringify(rr)` give the record's
+ * fields and nothing else (the store and row are private). `rdata` (a view
+ * into the store's arena) and `source` are getters made on access: a list of
+ * a million views holds no RDATA view and no position object.
  */
 export class RecordView implements ResourceRecord {
   readonly owner: string;
   readonly type: number;
   readonly class: number;
   readonly ttl: number;
-  readonly rdata: Uint8Array;
+  declare readonly rdata: Uint8Array;
   declare readonly source?: SourcePosition;
+  readonly #store: ZoneStore;
+  readonly #r: number;
   constructor(store: ZoneStore, r: number) {
     this.owner = store.name(store.recordNode(r));
     this.type = store.recordType(r);
     this.class = store.classOf(r);
     this.ttl = store.recordTtl(r);
-    this.rdata = store.rdata(r);
-    const source = store.source(r);
-    if (source !== undefined) (this as { source?: SourcePosition }).source = source;
+    this.#store = store;
+    this.#r = r;
+    // Own accessors (one shared descriptor each): a spread calls them.
+    Object.defineProperty(this, 'rdata', RDATA);
+    if (store.recordLine(r) !== 0) Object.defineProperty(this, 'source', SOURCE);
+  }
+  static rdataOf(v: RecordView): Uint8Array {
+    return v.#store.rdata(v.#r);
+  }
+  static sourceOf(v: RecordView): SourcePosition | undefined {
+    return v.#store.source(v.#r);
   }
 }
+
+const RDATA: PropertyDescriptor = {
+  get(this: RecordView): Uint8Array {
+    return RecordView.rdataOf(this);
+  },
+  enumerable: true,
+};
+const SOURCE: PropertyDescriptor = {
+  get(this: RecordView): SourcePosition | undefined {
+    return RecordView.sourceOf(this);
+  },
+  enumerable: true,
+};
 
 /**
  * An RRset of the store. Its records are made on first access (`records` is
