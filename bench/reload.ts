@@ -21,10 +21,20 @@
  * machine's RcvbufErrors (/proc/net/snmp; every process on it counts). The
  * load average is printed at the start and the end: on a shared machine the
  * figures only mean something beside it.
+ *
+ * Latency during the reloads: the answers dnsperf reported from the SIGHUP to
+ * a second after `zones_reloaded` (the first queries after the swap). dnsperf
+ * writes to a file, not to a pipe into this process, so that nothing here (a
+ * GC of the bench, which holds the generated zone text) can block it; the
+ * changed zone file is written before the run and renamed over the served one.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
+  closeSync,
+  fstatSync,
   mkdtempSync,
+  openSync,
+  renameSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -143,14 +153,14 @@ try {
   writeFileSync(queries, q.join('\n') + '\n');
 
   // The plain load (bench/zone-load.ts's measure): loadZoneFile in a process of its own.
-  const plainRuns: { ms: number; loadCpuMs: number }[] = [];
+  const plainRuns: { ms: number; loadCpuMs: number; loadThreadCpuMs: number }[] = [];
   for (let i = 0; i < 2; i++) {
     const r = spawnSync(
       process.execPath,
       [resolve(import.meta.dirname, 'zone-load.ts'), '--child', file],
       { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
-    plainRuns.push(JSON.parse(r.stdout) as { ms: number; loadCpuMs: number });
+    plainRuns.push(JSON.parse(r.stdout) as (typeof plainRuns)[number]);
   }
   const plain = plainRuns.reduce((a, b) => (b.ms < a.ms ? b : a));
   const plainMs = plain.ms;
@@ -180,11 +190,24 @@ try {
   interface Window {
     from: number;
     to: number;
+    /** dnsperf's output file offsets at its start and end: the answers it wrote meanwhile. */
+    fromOffset: number;
+    toOffset: number;
     serverDrops: number;
   }
 
-  /** dnsperf for `seconds` at RATE while `during` runs; answered latencies (with when they arrived), sent and lost. */
-  const dnsperf = async (seconds: number, during: (windows: Window[]) => Promise<void>) => {
+  /**
+   * dnsperf for `seconds` at RATE while `during` runs; answered latencies, sent and lost.
+   * Its output goes to a file, not to this process: a pause here (a GC of the bench) must
+   * not block dnsperf's writes, which would delay its reading of the answers.
+   */
+  let runs = 0;
+  const dnsperf = async (
+    seconds: number,
+    during: (windows: Window[], offset: () => number) => Promise<void>,
+  ) => {
+    const outFile = join(dir, `dnsperf-${runs++}.out`);
+    const fd = openSync(outFile, 'w');
     const perf = spawn(
       'dnsperf',
       [
@@ -192,7 +215,7 @@ try {
         ...['-l', String(seconds), '-Q', String(RATE), '-t', '1', '-v', '-q', '1000'],
         ...['-c', WORKERS > 1 ? '8' : '1', '-b', '2048'],
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', fd, 'ignore'] },
     );
     children.push(perf);
     const serverDrops0 = socketDrops(serverSockets);
@@ -203,35 +226,32 @@ try {
       const inodes = socketInodes(perf.pid);
       if (inodes.size > 0) perfDrops = Math.max(perfDrops, socketDrops(inodes));
     }, 100);
-    // Each answer line is dated by the arrival of the chunk that carried it (dnsperf writes a few ms apart).
-    const chunks: { t: number; text: string }[] = [];
-    perf.stdout.setEncoding('utf8');
-    perf.stdout.on('data', (d: string) => void chunks.push({ t: performance.now(), text: d }));
     const done = new Promise((r) => perf.on('exit', r));
     const windows: Window[] = [];
-    await during(windows);
+    await during(windows, () => fstatSync(fd).size);
     await done;
+    closeSync(fd);
     clearInterval(sampler);
     const drops = {
       server: socketDrops(serverSockets) - serverDrops0,
       dnsperf: perfDrops,
       machine: rcvbufErrors() - snmp0,
     };
+    const out = readFileSync(outFile, 'latin1');
+    rmSync(outFile);
     const all: number[] = [];
     const inWindows: number[] = [];
-    let rest = '';
-    for (const c of chunks) {
-      const lines = (rest + c.text).split('\n');
-      rest = lines.pop()!;
-      const inside = windows.some((w) => c.t >= w.from && c.t <= w.to);
-      for (const line of lines) {
-        const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
-        if (!m) continue;
+    for (let at = 0; at < out.length;) {
+      const end = out.indexOf('\n', at);
+      const line = out.slice(at, end < 0 ? out.length : end);
+      const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
+      if (m) {
         all.push(Number(m[1]));
-        if (inside) inWindows.push(Number(m[1]));
+        if (windows.some((w) => at >= w.fromOffset && at < w.toOffset))
+          inWindows.push(Number(m[1]));
       }
+      at = end < 0 ? out.length : end + 1;
     }
-    const out = chunks.map((c) => c.text).join('');
     return {
       sorted: Float64Array.from(all).sort(),
       during: Float64Array.from(inWindows).sort(),
@@ -242,12 +262,23 @@ try {
     };
   };
   /** Mark a reload window: starts now, ends a second after `reloaded` resolves. */
-  const reloadWindow = async <T>(windows: Window[], reloaded: () => Promise<T>): Promise<T> => {
-    const w = { from: performance.now(), to: Infinity, serverDrops: socketDrops(serverSockets) };
+  const reloadWindow = async <T>(
+    windows: Window[],
+    offset: () => number,
+    reloaded: () => Promise<T>,
+  ): Promise<T> => {
+    const w = {
+      from: performance.now(),
+      to: Infinity,
+      fromOffset: offset(),
+      toOffset: Infinity,
+      serverDrops: socketDrops(serverSockets),
+    };
     windows.push(w);
     const r = await reloaded();
     await sleep(1000);
     w.to = performance.now();
+    w.toOffset = offset();
     w.serverDrops = socketDrops(serverSockets) - w.serverDrops;
     return r;
   };
@@ -259,14 +290,18 @@ try {
   let changedLoad: Record<string, unknown> = {};
   let touched: Record<string, unknown> = {};
   let swapMs = NaN;
-  const busy = await dnsperf(SECONDS, async (windows) => {
+  // The changed file is written before the run (generating 80 MB here during it would load
+  // this process and the machine), and renamed over the served one at the reload.
+  const nextFile = join(dir, 'next.zone.tmp');
+  writeFileSync(
+    nextFile,
+    zoneText(2, `new IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://new/\\\\1!" .\n`),
+  );
+  const busy = await dnsperf(SECONDS, async (windows, offset) => {
     await sleep(5000);
     let from = logs.length;
-    writeFileSync(
-      file,
-      zoneText(2, `new IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://new/\\\\1!" .\n`),
-    );
-    changed = await reloadWindow(windows, async () => {
+    changed = await reloadWindow(windows, offset, async () => {
+      renameSync(nextFile, file);
       server.kill('SIGHUP');
       return waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
     });
@@ -275,7 +310,7 @@ try {
     await sleep(2000);
     from = logs.length;
     utimesSync(file, new Date(), new Date(Date.now() + 60_000));
-    touched = await reloadWindow(windows, async () => {
+    touched = await reloadWindow(windows, offset, async () => {
       server.kill('SIGHUP');
       return waitFor(/\{[^\n]*"event":"zones_reloaded"[^\n]*\}/, from);
     });
@@ -297,6 +332,14 @@ try {
   );
   console.log(
     `reload / plain load: ${(Number(changed.ms) / plainMs).toFixed(2)}x (target <= 1.2); reload / the server's initial load: ${(Number(changed.ms) / initial).toFixed(2)}x`,
+  );
+  // The reload's work against the plain load's (CPU of the loading thread in each), and the
+  // share of a core the load thread got: the wall-time ratio is their quotient.
+  const work = Number(changedLoad.cpuMs) / plain.loadThreadCpuMs;
+  const share = Number(changedLoad.cpuMs) / Number(changedLoad.ms);
+  const plainShare = plain.loadThreadCpuMs / plainMs;
+  console.log(
+    `  work: the load thread's CPU ${changedLoad.cpuMs} ms vs the plain load's ${plain.loadThreadCpuMs.toFixed(0)} ms = ${work.toFixed(2)}x; share of a core: reload ${share.toFixed(2)}, plain load ${plainShare.toFixed(2)}`,
   );
   console.log(`reload (touched, same content): ${touched.ms} ms (hash only)`);
   const line = (label: string, sorted: Float64Array, tail: string) => {
