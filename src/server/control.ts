@@ -242,7 +242,8 @@ export async function startControlServer(
       log.info('control_command', { command: req.command, args: req.args ?? [] });
       return runControlCommand(ctx, req);
     },
-    () => log.warn('control_auth_failed', {}),
+    // Counted into one summary line per interval: a local flood of bad requests cannot flood the log.
+    (source) => ctx.server.summary.note('control_auth_failed', source, 'CTL_AUTH_FAILED', 'warn'),
   );
 }
 
@@ -257,7 +258,7 @@ function onConnection(
   socket: net.Socket,
   run: (req: ControlRequest) => Promise<ControlAnswer>,
   key: Uint8Array | undefined,
-  onAuthFailed: () => void,
+  onAuthFailed: (source: string) => void,
 ): void {
   let buf = '';
   const challenge = key === undefined ? undefined : newChallenge();
@@ -289,7 +290,7 @@ function onConnection(
       return;
     }
     if (key !== undefined && !macValid(key, challenge!, req, req.mac)) {
-      onAuthFailed();
+      onAuthFailed(socket.remoteAddress ?? '');
       socket.end(refuse('CTL_AUTH_FAILED', 'the request is not signed with the control key'));
       return;
     }
@@ -315,7 +316,7 @@ function onConnection(
 export async function serveControlSocket(
   where: string | ControlEndpoint,
   run: (req: ControlRequest) => Promise<ControlAnswer>,
-  onAuthFailed: () => void = () => undefined,
+  onAuthFailed: (source: string) => void = () => undefined,
 ): Promise<ControlServer> {
   const ep: ControlEndpoint = typeof where === 'string' ? { kind: 'unix', path: where } : where;
   if (ep.kind === 'unix') {

@@ -148,11 +148,20 @@ describe('serve --control 127.0.0.1:PORT --control-key FILE', () => {
       JSON.stringify({ command: 'stop', args: [], mac: requestMac(k, c, { command: 'stats' }) }),
     );
     expect(altered).toMatchObject({ ok: false, code: 'CTL_AUTH_FAILED' });
-    expect(events(io).filter((e) => e.event === 'control_auth_failed')).toHaveLength(4);
+    // Counted, not one line each: the summary line comes at the end of the interval.
+    expect(events(io).filter((e) => e.event === 'control_auth_failed')).toHaveLength(0);
     // Still running: the refused `stop`s did nothing.
     expect((await cli('ctl', '--control', where, '--control-key', 'ctl.key', 'status')).code).toBe(
       0,
     );
+  });
+
+  it('the refusals are summed into one log line (written at the interval, here at stop)', async () => {
+    io.abort();
+    expect(await done).toBe(0);
+    const lines = events(io).filter((e) => e.event === 'control_auth_failed');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ count: 4, level: 'warn' });
   });
 });
 

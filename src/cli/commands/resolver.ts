@@ -587,7 +587,7 @@ async function resolverControl(
       log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
       return runResolverCommand(target, req);
     },
-    () => log({ time: now(), level: 'warn', msg: 'control_auth_failed' }),
+    (source) => log({ time: now(), level: 'warn', msg: 'control_auth_failed', source }),
   );
   log({ time: now(), level: 'info', msg: 'control_listening', path: ctl.path });
   return () => ctl.close();
