@@ -12,6 +12,10 @@
  * `Keep-Alive` as node:http adds them, and the body unless the method is
  * HEAD (test/resolver/fast-path.test.ts compares both paths byte for byte).
  *
+ * A client that pipelines requests without reading the answers is read no
+ * further until its socket drains, and no more than 64 KiB of requests wait
+ * behind an answer that is pending (node:http applies the same back-pressure).
+ *
  * Any other request (another method, HTTP/1.0, a body, Transfer-Encoding,
  * Expect, Upgrade, a repeated header, a byte outside printable ASCII, a head
  * over 8 KiB, or a request not complete in what has arrived) hands the
@@ -26,6 +30,8 @@ import type { AppRequest, AppResponse } from './types.ts';
 
 /** A head longer than this goes to node:http (which answers 431 past its own limit). */
 const MAX_FAST_HEAD = 8 * 1024;
+/** Bytes of pipelined requests kept while an answer is pending; past it, reading pauses. */
+const MAX_PENDING = 64 * 1024;
 /** A request line `GET|HEAD <origin-form target of printable ASCII> HTTP/1.1`. */
 const REQUEST_LINE = /^(GET|HEAD) (\/[\x21-\x7e]*) HTTP\/1\.1$/;
 /** Header lines of printable ASCII (and tab), `name: value`, the name a token. */
@@ -135,10 +141,16 @@ export function responseBytes(
     if (BAD_VALUE.test(v)) return undefined;
     text += `${k}: ${v}\r\n`;
   }
+  // The app's answers carry their length (respond.ts); one that does not
+  // would end where the next answer starts on a kept-alive connection.
+  const bodyless = out.status === 204 || out.status === 304;
+  if (!bodyless && headers['content-length'] === undefined) {
+    text += `content-length: ${Buffer.byteLength(out.body)}\r\n`;
+  }
   text += close
     ? `Date: ${httpDate()}\r\nConnection: close\r\n\r\n`
     : `Date: ${httpDate()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n\r\n`;
-  const noBody = head || out.status === 204 || out.status === 304 || out.body === '';
+  const noBody = head || bodyless || out.body === '';
   if (noBody) return Buffer.from(text, 'latin1');
   const headLength = text.length;
   const bytes = Buffer.allocUnsafe(headLength + Buffer.byteLength(out.body));
@@ -245,6 +257,13 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
   };
   const drain = () => {
     for (;;) {
+      // A client that sends requests without reading the answers: read no
+      // more until its socket has taken what was written (as node:http).
+      if (socket.writableNeedDrain) {
+        socket.pause();
+        socket.once('drain', resume);
+        return;
+      }
       if (buf.length === 0) {
         socket.setTimeout(served ? fast.keepAliveMs : fast.headersMs);
         return;
@@ -262,16 +281,25 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
         state.busy = true;
         socket.setTimeout(0);
         void out.then((o) => {
-          if (answer(taken, o, started)) drain();
+          if (!answer(taken, o, started)) return;
+          if (socket.isPaused() && !socket.writableNeedDrain) socket.resume();
+          drain();
         });
         return;
       }
       if (!answer(taken, out, started)) return;
     }
   };
+  function resume(): void {
+    if (done || socket.destroyed) return;
+    socket.resume();
+    if (!state.busy) drain();
+  }
   function onData(d: Buffer): void {
     if (done) return;
     buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
+    // Pipelined requests held behind a pending answer: bounded, as the head size is.
+    if (state.busy && buf.length > MAX_PENDING) socket.pause();
     if (!state.busy) drain();
   }
   sockets.add(socket, state);
