@@ -10,17 +10,18 @@
  * line here.
  */
 import { CATALOGUE_CODES } from '../src/catalogue/codes.ts';
-import { CLIENT_CODES } from '../src/client/codes.ts';
+import { CLI_CODES } from '../src/cli/codes.ts';
+import { CLIENT_CODES } from '../src/core/ddds/client-codes.ts';
 import { CONFIG_CODES } from '../src/config/codes.ts';
 import { MATCH_CODES, ROW_CODES } from '../src/core/match/codes.ts';
 import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
 import { ROUTE_CODES } from '../src/core/routes/codes.ts';
 import { URN_CODES } from '../src/core/urn/codes.ts';
-import { DOH_CODES, WIRE_CODES } from '../src/core/wire/codes.ts';
+import { DOH_CODES, QUERY_REFUSAL_CODES, WIRE_CODES } from '../src/core/wire/codes.ts';
 import { ZONE_CODES } from '../src/core/zone/codes.ts';
 import { NAPTR_LINT_CODES } from '../src/core/ddds/lint/codes.ts';
 import { DEV_CODES } from '../src/dev/codes.ts';
-import { DNSSEC_KEY_CODES } from '../src/dnssec/codes.ts';
+import { DNSSEC_KEY_CODES } from '../src/core/dnssec/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
 import { SERVER_CODES } from '../src/server/codes.ts';
 import { XFR_IN_CODES } from '../src/core/xfr/codes.ts';
@@ -68,6 +69,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     codes: WIRE_CODES,
   },
   {
+    title: 'DNS queries the server refuses (the rcode is in server/rcodes.ts)',
+    file: 'src/core/wire/codes.ts',
+    name: 'QUERY_REFUSAL_CODES',
+    codes: QUERY_REFUSAL_CODES,
+  },
+  {
     title: 'DNS over HTTPS (RFC 8484)',
     file: 'src/core/wire/codes.ts',
     name: 'DOH_CODES',
@@ -99,7 +106,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
   },
   {
     title: 'Client: DNS, THTTP and DNSSEC',
-    file: 'src/client/codes.ts',
+    file: 'src/core/ddds/client-codes.ts',
     name: 'CLIENT_CODES',
     codes: CLIENT_CODES,
   },
@@ -128,9 +135,10 @@ export const CODE_TABLES: readonly CodeTable[] = [
     codes: CONFIG_CODES,
   },
   { title: 'lexroute dev', file: 'src/dev/codes.ts', name: 'DEV_CODES', codes: DEV_CODES },
+  { title: 'The command line', file: 'src/cli/codes.ts', name: 'CLI_CODES', codes: CLI_CODES },
   {
     title: 'DNSSEC keys and signing',
-    file: 'src/dnssec/codes.ts',
+    file: 'src/core/dnssec/codes.ts',
     name: 'DNSSEC_KEY_CODES',
     codes: DNSSEC_KEY_CODES,
   },

@@ -3,6 +3,7 @@
  * when they hold a comma, quote or line break, `""` for a quote inside a
  * quoted field. Records may span lines inside quotes; CRLF or LF.
  */
+import type { CatalogueCode } from './codes.ts';
 
 export type CsvParse =
   | { readonly kind: 'record'; readonly fields: string[] }
@@ -10,7 +11,7 @@ export type CsvParse =
   | { readonly kind: 'incomplete' }
   | {
       readonly kind: 'error';
-      readonly code: string;
+      readonly code: CatalogueCode;
       readonly message: string;
       readonly column: number;
     };
@@ -81,7 +82,7 @@ export type CsvEvent =
   | { readonly kind: 'record'; readonly fields: string[]; readonly line: number }
   | {
       readonly kind: 'error';
-      readonly code: string;
+      readonly code: CatalogueCode;
       readonly message: string;
       readonly column?: number;
       readonly line: number;

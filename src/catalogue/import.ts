@@ -13,13 +13,16 @@ import { validateRow, ROW_FIELDS, type CatalogueRow } from '../core/match/row.ts
 import { CsvRecordReader, type CsvEvent } from './csv.ts';
 import { PgCatalogue } from './pg.ts';
 import { CatalogueError, type CatalogueWriter, type SqliteCatalogue } from './store.ts';
+import type { CatalogueCode } from './codes.ts';
+import type { RowErrorCode } from '../core/match/codes.ts';
 
 export type RowFormat = 'jsonl' | 'csv';
 
 export interface ImportRowError {
   /** 1-based line where the row starts. */
   readonly line: number;
-  readonly code: string;
+  /** A row code (or the URN code of a bad URN), or a catalogue code (CSV_*, ALIAS_CONFLICT). */
+  readonly code: RowErrorCode | CatalogueCode;
   readonly message: string;
   readonly field?: string;
   /** 1-based column inside the field's value, when known. */

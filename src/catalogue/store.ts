@@ -36,6 +36,8 @@ import type {
   WorkKey,
 } from '../core/match/model.ts';
 import type { CatalogueRow, RowError } from '../core/match/row.ts';
+import type { CatalogueCode } from './codes.ts';
+import type { RowErrorCode } from '../core/match/codes.ts';
 import type { RegistryEntry, RegistryKind } from '../core/match/registry.ts';
 import { expressionUrn, manifestationUrn } from '../core/match/compose.ts';
 import {
@@ -157,8 +159,8 @@ export function mergeRegistryEntries(entries: readonly RegistryEntry[]): Registr
 
 /** A catalogue problem at the storage edge (bad file, wrong schema). */
 export class CatalogueError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: CatalogueCode;
+  constructor(code: CatalogueCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CatalogueError';
     this.code = code;
@@ -739,7 +741,11 @@ export class CatalogueWriter {
    * Apply one validated row. Conflicts are found before anything changes, so
    * a rejected row leaves the catalogue untouched.
    */
-  write(row: CatalogueRow): { ok: true; outcome: WriteOutcome } | { ok: false; error: RowError } {
+  write(
+    row: CatalogueRow,
+  ):
+    | { ok: true; outcome: WriteOutcome }
+    | { ok: false; error: RowError<RowErrorCode | CatalogueCode> } {
     // The row's work: known by its name (canonical or alias), or new.
     const found = this.#find(row.work.urn);
     // Aliases: each must be new or already name this same work.

@@ -2,6 +2,8 @@
  * What a CLI command may touch. Commands never reach for process.* directly,
  * so tests run them in-process with captured output.
  */
+import type { CliCode } from './codes.ts';
+import { EXIT_STATUS } from './exit.ts';
 export interface CliIo {
   /** Write to standard output (no newline added). */
   out(text: string): void;
@@ -24,11 +26,12 @@ export interface CliIo {
   onReload(listener: () => void): () => void;
 }
 
-export const EXIT_OK = 0;
+/** Exit codes: names for `EXIT_STATUS` (exit.ts, the CLI's one table). */
+export const EXIT_OK = EXIT_STATUS.ok;
 /** The command ran and found something invalid or failed. */
-export const EXIT_FAIL = 1;
+export const EXIT_FAIL = EXIT_STATUS.failed;
 /** Bad command line. */
-export const EXIT_USAGE = 2;
+export const EXIT_USAGE = EXIT_STATUS.usage;
 
 export interface Command {
   readonly name: string;
@@ -38,7 +41,7 @@ export interface Command {
 
 /** A usage error: printed with the command's help hint, exit code 2. */
 export class UsageError extends Error {
-  readonly code = 'USAGE';
+  readonly code: CliCode = 'USAGE';
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';

@@ -1,11 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { commands } from './commands/index.ts';
-import { EXIT_USAGE, UsageError, type CliIo } from './io.ts';
+import { EXIT_STATUS, exitCodeOf } from './exit.ts';
+import { EXIT_OK, UsageError, type CliIo } from './io.ts';
 
 export const VERSION = '0.1.0';
 
 /** Exit status when standard output's reader went away: 128 + SIGPIPE (13). */
-export const EXIT_BROKEN_PIPE = 141;
+export const EXIT_BROKEN_PIPE = EXIT_STATUS.brokenPipe;
 
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -36,20 +37,20 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (name === undefined) {
     // A usage error like any other: the help goes to standard error, exit 2.
     io.err(mainHelp());
-    return EXIT_USAGE;
+    return EXIT_STATUS.usage;
   }
   if (name === '-h' || name === '--help' || name === 'help') {
     io.out(mainHelp());
-    return 0;
+    return EXIT_OK;
   }
   if (name === '-V' || name === '--version') {
     io.out(`lexroute ${VERSION}\n`);
-    return 0;
+    return EXIT_OK;
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
     io.err(`lexroute: unknown command '${name}'\n\n${mainHelp()}`);
-    return EXIT_USAGE;
+    return EXIT_STATUS.usage;
   }
   const command = await entry.load();
   try {
@@ -57,7 +58,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`lexroute ${name}: ${e.message}\nTry 'lexroute ${name} --help'.\n`);
-      return EXIT_USAGE;
+      return exitCodeOf(e.code);
     }
     throw e;
   }

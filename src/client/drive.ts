@@ -9,6 +9,7 @@
  */
 import type { RecordType } from 'dns-packet';
 import type { SrvRecord } from '../core/ddds/srv.ts';
+import type { ResolutionCode } from '../core/ddds/codes.ts';
 import type { NaptrRecord } from '../core/ddds/step.ts';
 import type { ResolveResult } from '../core/ddds/trace.ts';
 import type {
@@ -94,7 +95,7 @@ class Run {
   }
 
   /** A failure as fed to the walk: the deadline's own code when it is what stopped the I/O. */
-  error(e: unknown): { code: string; message: string; cause: unknown } {
+  error(e: unknown): { code: ResolutionCode; message: string; cause: unknown } {
     if (this.deadline?.aborted === true && this.caller?.aborted !== true) {
       return {
         code: 'RESOLVE_DEADLINE',
@@ -199,7 +200,7 @@ function advance(
   }
 }
 
-export function describeError(e: unknown): { code: string; message: string } {
+export function describeError(e: unknown): { code: ResolutionCode; message: string } {
   if (e instanceof ClientError) return { code: e.code, message: e.message };
   return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
 }

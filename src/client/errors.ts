@@ -29,9 +29,11 @@
  * - `DNSSEC_NEEDS_RESOLVER`: DNSSEC was asked for in iterative mode, where
  *   nothing validates (use a validating resolver with `--server`).
  */
+import type { ResolutionCode } from '../core/ddds/codes.ts';
+
 export class ClientError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ResolutionCode;
+  constructor(code: ResolutionCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = 'ClientError';
@@ -49,7 +51,12 @@ export class DnsError extends ClientError {
   readonly qname: string | undefined;
   readonly qtype: string | undefined;
   readonly server: string | undefined;
-  constructor(code: string, message: string, context: DnsErrorContext = {}, cause?: unknown) {
+  constructor(
+    code: ResolutionCode,
+    message: string,
+    context: DnsErrorContext = {},
+    cause?: unknown,
+  ) {
     super(code, message, cause === undefined ? undefined : { cause });
     this.name = 'DnsError';
     this.qname = context.qname;
@@ -74,7 +81,7 @@ export class HttpStepError extends ClientError {
   readonly url: string | undefined;
   readonly status: number | undefined;
   constructor(
-    code: string,
+    code: ResolutionCode,
     message: string,
     context: { url?: string; status?: number } = {},
     cause?: unknown,

@@ -5,6 +5,7 @@
  * client (`browser.ts`) are such hosts. No Node built-ins here.
  */
 import type { ResolveResult, Service, Trace } from '../core/ddds/trace.ts';
+import type { ResolutionCode } from '../core/ddds/codes.ts';
 import { DddsWalk } from '../core/ddds/walk.ts';
 import type { DnsCache } from './cache.ts';
 import { describeError, drive, type DriverHost, type WalkFailure } from './drive.ts';
@@ -14,7 +15,7 @@ import { prepareOnce } from './memo.ts';
 /** A failed resolution: a stable `code`, and the trace up to the failure. */
 export class ResolveError extends ClientError {
   readonly trace: Trace;
-  constructor(code: string, message: string, trace: Trace, cause?: unknown) {
+  constructor(code: ResolutionCode, message: string, trace: Trace, cause?: unknown) {
     super(code, message, cause === undefined ? undefined : { cause });
     this.name = 'ResolveError';
     this.trace = trace;

@@ -42,6 +42,7 @@ import { DnsError } from './errors.ts';
 import { BoundedMemo } from '../core/kit/memo.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import { tcpRoundTrip } from './tcp.ts';
+import type { ResolutionCode } from '../core/ddds/codes.ts';
 import {
   RCODE_NAMES,
   WireError,
@@ -88,7 +89,7 @@ function queryFlags(o: QueryOptions): number {
 /** One failed try, kept for the trace. */
 export interface TryNote {
   readonly server: string;
-  readonly code: string;
+  readonly code: ResolutionCode;
   readonly message: string;
 }
 
@@ -228,7 +229,7 @@ class UdpTry {
     this.reject(error);
   }
 
-  fail(code: string, message: string, cause?: unknown): void {
+  fail(code: ResolutionCode, message: string, cause?: unknown): void {
     const ctx = this.ctx();
     this.end(
       new DnsError(code, `${ctx.server} for ${this.qname} ${this.qtype}: ${message}`, ctx, cause),

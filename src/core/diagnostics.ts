@@ -21,13 +21,14 @@ export interface Diagnostic {
   readonly span?: Span;
 }
 
-export type Result<T, E = Diagnostic> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+/**
+ * The one result shape of the core: `core/kit/result.ts` (re-exported here
+ * for the public `lexroute/urn` and `lexroute/zone` entry points).
+ */
+import type { Result as KitResult } from './kit/result.ts';
 
-export function ok<T>(value: T): { readonly ok: true; readonly value: T } {
-  return { ok: true, value };
-}
+export type { Err, Failure, Ok } from './kit/result.ts';
+export { err, ok } from './kit/result.ts';
 
-export function err<E>(error: E): { readonly ok: false; readonly error: E } {
-  return { ok: false, error };
-}
+/** `core/kit/result.ts`'s `Result`, whose failure defaults to a `Diagnostic` here (as before). */
+export type Result<T, E extends { readonly code: string } = Diagnostic> = KitResult<T, E>;

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { ZoneDiagnosticCode } from '../core/zone/codes.ts';
 import { buildZone } from '../core/zone/build.ts';
 import { signingPlan, soaSerial } from '../core/dnssec/sign-zone.ts';
 import { KeyError, readZoneKeys } from './keys.ts';
@@ -85,7 +86,7 @@ function laterSerial(a: number, b: number): number {
   return d !== 0 && d < 0x80000000 ? a : b;
 }
 
-function failure(code: string, message: string): InlineSignResult {
+function failure(code: ZoneDiagnosticCode, message: string): InlineSignResult {
   return { diagnostics: [{ code, message, severity: 'error' }] };
 }
 

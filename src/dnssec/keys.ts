@@ -17,10 +17,13 @@ import {
   keyTag,
 } from '../core/dnssec/records.ts';
 import type { ZoneSigningKey } from '../core/dnssec/sign-zone.ts';
+import type { DnssecKeyCode } from '../core/dnssec/codes.ts';
+import type { ZoneCode } from '../core/zone/codes.ts';
 
 export class KeyError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  /** A key or signing code; ZONE_INVALID when the zone to sign has errors. */
+  readonly code: DnssecKeyCode | ZoneCode;
+  constructor(code: DnssecKeyCode | ZoneCode, message: string) {
     super(message);
     this.code = code;
   }

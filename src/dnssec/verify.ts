@@ -6,6 +6,7 @@
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { ZoneCode } from '../core/zone/codes.ts';
 import {
   ALG_ECDSAP256SHA256,
   ALG_ED25519,
@@ -88,7 +89,7 @@ function before(a: number, b: number): boolean {
 }
 
 function finding(
-  code: string,
+  code: ZoneCode,
   message: string,
   rr: ResourceRecord,
   severity: 'error' | 'warning' = 'error',

@@ -27,6 +27,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AppRequest, AppResponse } from './types.ts';
+import { HTTP_STATUS } from './codes.ts';
+import { REASONS } from './respond.ts';
 
 /** A head longer than this goes to node:http (which answers 431 past its own limit). */
 const MAX_FAST_HEAD = 8 * 1024;
@@ -182,15 +184,16 @@ export class FastSockets {
 
 /** The answer node:http cannot give (it throws ERR_INVALID_CHAR for such a header value). */
 function unsendable(): AppResponse {
+  const status = HTTP_STATUS.INTERNAL_ERROR;
   const body = `${JSON.stringify({
     type: 'about:blank',
-    title: 'Internal Server Error',
-    status: 500,
+    title: REASONS[status],
+    status,
     code: 'INTERNAL_ERROR',
     detail: 'internal error: a header value of the answer cannot be sent',
   })}\n`;
   return {
-    status: 500,
+    status,
     headers: {
       'content-type': 'application/problem+json',
       'cache-control': 'no-store',

@@ -47,12 +47,9 @@ export function matchRequest(
     try {
       text = decodeURIComponent(text);
     } catch {
-      return out.problem(
-        400,
-        'INVALID_URN',
-        'the URN is percent-encoded but does not decode as UTF-8',
-        { urn: rawUrn },
-      );
+      return out.problem('INVALID_URN', 'the URN is percent-encoded but does not decode as UTF-8', {
+        urn: rawUrn,
+      });
     }
   }
   // A work named exactly as catalogued skips the URN parser (core/match/exact.ts).
@@ -61,7 +58,7 @@ export function matchRequest(
   if (query === null) {
     const a = m.analyse(text);
     if (!a.ok) {
-      return out.problem(400, 'INVALID_URN', a.message, {
+      return out.problem('INVALID_URN', a.message, {
         urn: text,
         urnCode: a.code,
         ...(a.span ? { position: { start: a.span.start, end: a.span.end } } : {}),

@@ -162,7 +162,6 @@ export function pageRoute(
     (js) => out.send(200, { 'content-type': 'text/javascript; charset=utf-8' }, js, 'no-cache'),
     (e: unknown) =>
       out.problem(
-        503,
         'PAGE_UNAVAILABLE',
         `the page's script is not available: ${e instanceof Error ? e.message : String(e)}`,
       ),

@@ -15,6 +15,7 @@ import { chooseMediaType } from '../core/match/negotiate.ts';
 import type { Matched } from './match-request.ts';
 import { REASONS, type Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
+import { HTTP_STATUS } from './codes.ts';
 
 /** What a renderer gets: the found work, the request and the response builder. */
 export interface RenderContext {
@@ -195,14 +196,13 @@ export function render(
   const accept = req.header('accept') ?? null;
   switch (r.kind) {
     case 'invalid':
-      return out.problem(400, r.code, r.message, { urn: r.query.urn });
+      return out.problem(r.code, r.message, { urn: r.query.urn });
     case 'not-found': {
       const registry =
         notes && (notes.rewrites.length > 0 || notes.ambiguous.length > 0)
           ? { registry: { rewrites: notes.rewrites, ambiguous: notes.ambiguous } }
           : {};
       return out.problem(
-        404,
         r.code,
         r.message,
         { urn: r.query.urn, ...(r.work ? { work: r.work.urn } : {}), ...registry },
@@ -236,7 +236,7 @@ function ambiguous(
       if (c.best) lines.push(c.best.url);
     }
     return out.send(
-      300,
+      HTTP_STATUS.AMBIGUOUS_URN,
       { 'content-type': 'text/uri-list', ...out.vary },
       `${lines.join('\r\n')}\r\n`,
       out.config.cacheControl.ambiguous,
@@ -244,7 +244,6 @@ function ambiguous(
     );
   }
   return out.problem(
-    300,
     'AMBIGUOUS_URN',
     `${r.query.urn} matches ${r.candidates.length} catalogued works equally well; choose one`,
     {

@@ -4,6 +4,7 @@
  */
 import type { ResolverConfig } from '../config/resolver.ts';
 import type { AppResponse } from './types.ts';
+import { HTTP_STATUS, type ResolverProblemCode } from './codes.ts';
 
 export const REASONS: Record<number, string> = {
   200: 'OK',
@@ -14,6 +15,7 @@ export const REASONS: Record<number, string> = {
   400: 'Bad Request',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',
@@ -45,7 +47,7 @@ export class Responder {
     headers: Record<string, string>,
     body: string,
     cacheControl: string,
-    code?: string,
+    code?: ResolverProblemCode,
   ): AppResponse {
     const h: Record<string, string> = { ...this.cors, ...headers };
     if (cacheControl !== '') h['cache-control'] = cacheControl;
@@ -71,14 +73,14 @@ export class Responder {
     );
   }
 
-  /** An RFC 9457 problem+json answer with a stable code. */
+  /** An RFC 9457 problem+json answer with a stable code; its status is `HTTP_STATUS[code]`. */
   problem(
-    status: number,
-    code: string,
+    code: ResolverProblemCode,
     detail: string,
     extra: Record<string, unknown> = {},
     headers: Record<string, string> = {},
   ): AppResponse {
+    const status = HTTP_STATUS[code];
     const cc = this.config.cacheControl;
     const cache = status === 404 ? cc.notFound : status === 300 ? cc.ambiguous : cc.error;
     const body = JSON.stringify({
@@ -101,7 +103,6 @@ export class Responder {
   /** A bug, never bad input: every input path returns a 4xx. */
   internalError(e: unknown): AppResponse {
     return this.problem(
-      500,
       'INTERNAL_ERROR',
       `internal error: ${e instanceof Error ? e.message : String(e)}`,
     );
@@ -110,7 +111,6 @@ export class Responder {
   /** The catalogue server could not be read (PostgreSQL down): retry later. */
   unavailable(e: unknown): AppResponse {
     return this.problem(
-      503,
       'CATALOGUE_UNAVAILABLE',
       `the catalogue cannot be read: ${e instanceof Error ? e.message : String(e)}`,
     );

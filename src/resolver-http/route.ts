@@ -69,7 +69,6 @@ export function route(
   if (method === 'OPTIONS') return out.preflight();
   if (method !== 'GET' && method !== 'HEAD') {
     return out.problem(
-      405,
       'METHOD_NOT_ALLOWED',
       `${method} is not supported; use GET or HEAD`,
       {},
@@ -79,7 +78,6 @@ export function route(
   const target = req.target;
   if (target.length > MAX_TARGET) {
     return out.problem(
-      400,
       'TARGET_TOO_LONG',
       `the request-target is longer than ${MAX_TARGET} characters`,
     );
@@ -104,11 +102,7 @@ export function route(
       out.config.cacheControl.found,
     );
   }
-  return out.problem(
-    404,
-    'NO_SUCH_ROUTE',
-    `nothing at ${path.slice(0, 200)}; use /uri-res/N2L?<urn>`,
-  );
+  return out.problem('NO_SUCH_ROUTE', `nothing at ${path.slice(0, 200)}; use /uri-res/N2L?<urn>`);
 }
 
 /** `/uri-res/<service>?<urn>`. */
@@ -123,23 +117,17 @@ function serviceRoute(
   if (!service) {
     if (NOT_IMPLEMENTED.has(name)) {
       return out.problem(
-        501,
         'SERVICE_NOT_IMPLEMENTED',
         `this resolver does not offer ${path.slice(9)}; it offers N2L, N2Ls, N2C and N2Ns`,
       );
     }
     return out.problem(
-      404,
       'UNKNOWN_SERVICE',
       `no resolution service '${path.slice(9)}' (services: N2L, N2Ls, N2C, N2Ns)`,
     );
   }
   if (q < 0 || q === target.length - 1) {
-    return out.problem(
-      400,
-      'MISSING_URN',
-      `put the URN after '?': /uri-res/${service}?urn:lex:...`,
-    );
+    return out.problem('MISSING_URN', `put the URN after '?': /uri-res/${service}?urn:lex:...`);
   }
   return { service, rawUrn: target.slice(q + 1) };
 }

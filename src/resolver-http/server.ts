@@ -7,6 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { AppResponse, ResolverApp } from './app.ts';
 import type { ResolverStats } from './stats.ts';
+import { HTTP_STATUS } from './codes.ts';
+import { REASONS } from './respond.ts';
 import { FastSockets, serveFast, type FastHttp } from './fast.ts';
 
 /** node:http's keepAliveTimeout, and the fast path's idle limit on a kept-alive connection. */
@@ -63,8 +65,9 @@ export interface RunningResolver {
 }
 
 /** A problem answer written by the adapter itself (malformed HTTP never reaches the app). */
-function rawProblem(status: number, code: string, detail: string): string {
-  const title = status === 408 ? 'Request Timeout' : 'Bad Request';
+function rawProblem(code: 'REQUEST_TIMEOUT' | 'BAD_HTTP_REQUEST', detail: string): string {
+  const status = HTTP_STATUS[code];
+  const title = REASONS[status] ?? 'Error';
   const body = `${JSON.stringify({ type: 'about:blank', title, status, code, detail })}\n`;
   return (
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
@@ -178,12 +181,8 @@ export function clientErrorHandler(log: ResolverServerOptions['log']) {
     if (socket.writable && err.code !== 'ECONNRESET') {
       socket.write(
         err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawProblem(408, 'REQUEST_TIMEOUT', 'the request was not received in time')
-          : rawProblem(
-              400,
-              'BAD_HTTP_REQUEST',
-              `malformed HTTP request (${err.code ?? err.message})`,
-            ),
+          ? rawProblem('REQUEST_TIMEOUT', 'the request was not received in time')
+          : rawProblem('BAD_HTTP_REQUEST', `malformed HTTP request (${err.code ?? err.message})`),
       );
       socket.destroySoon();
       // A client that reads nothing cannot keep it open either.

@@ -4,6 +4,7 @@
  * `match-request.ts`, `render.ts`) and the transports (`server.ts`, `fetch`).
  */
 import type { ResolverService } from '../core/ddds/trace.ts';
+import type { ResolverProblemCode } from './codes.ts';
 
 export interface AppRequest {
   readonly method: string;
@@ -21,7 +22,7 @@ export interface AppResponse {
   /** Sent unless the method is HEAD. */
   readonly body: string;
   /** The stable code of a problem answer, for the request log. */
-  readonly code?: string;
+  readonly code?: ResolverProblemCode;
 }
 
 /** The THTTP services this resolver offers (`I2*` are synonyms, `route.ts`). */

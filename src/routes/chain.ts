@@ -31,6 +31,11 @@ import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../core/rr/types.ts';
 import { naptrFields } from '../core/ddds/lint/naptr-lint.ts';
 import { nameKey } from '../core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';
+import type { ResolutionCode } from '../core/ddds/codes.ts';
+import type { RouteCode } from '../core/routes/codes.ts';
+
+/** A chain check's failure: a resolution's code, or CHAIN_NO_ZONE (a route code). */
+export type ChainCode = ResolutionCode | RouteCode;
 
 export interface ChainOutcome {
   /** The line of the list as given (a URN or a jurisdiction code). */
@@ -41,7 +46,7 @@ export interface ChainOutcome {
   readonly resolver?: string;
   /** The NAPTR keys asked, in order. */
   readonly path: readonly string[];
-  readonly code?: string;
+  readonly code?: ChainCode;
   readonly message?: string;
 }
 
@@ -66,7 +71,7 @@ export class ZoneChain implements ChainWalker {
    * record's REGEXP once per record object, so the same objects are handed
    * to it for every URN.
    */
-  private readonly naptrs = new Map<string, NaptrRecord[] | { code: string; message: string }>();
+  private readonly naptrs = new Map<string, NaptrRecord[] | { code: ChainCode; message: string }>();
 
   constructor(zones: readonly Zone[]) {
     this.set = makeZoneSet(zones.map((z) => indexZone(z)));
@@ -80,7 +85,7 @@ export class ZoneChain implements ChainWalker {
   private rrset(
     name: string,
     type: number,
-  ): { records: Uint8Array[] } | { code: string; message: string } {
+  ): { records: Uint8Array[] } | { code: ChainCode; message: string } {
     const key = nameKey(name);
     const zone = findZoneFor(this.set, key, type);
     if (!zone) return { code: 'CHAIN_NO_ZONE', message: `no zone of the folder holds ${name}` };
@@ -100,7 +105,7 @@ export class ZoneChain implements ChainWalker {
     return { code: 'DNS_SERVFAIL', message: `${name}: ${r.kind}` };
   }
 
-  private naptrRecords(key: string): NaptrRecord[] | { code: string; message: string } {
+  private naptrRecords(key: string): NaptrRecord[] | { code: ChainCode; message: string } {
     let got = this.naptrs.get(key);
     if (got === undefined) {
       const rr = this.rrset(key, TYPE_NAPTR);
@@ -119,7 +124,7 @@ export class ZoneChain implements ChainWalker {
 
   resolve(input: string, urn: string): ChainOutcome {
     const path: string[] = [];
-    const fail = (code: string, message: string): ChainOutcome => ({
+    const fail = (code: ChainCode, message: string): ChainOutcome => ({
       input,
       urn,
       kind: 'failed',

@@ -7,7 +7,7 @@
  * becomes a URN by a fixed tail (`:authority:act:2000-01-01;1` unless told
  * otherwise): routing by jurisdiction does not look past it.
  */
-import type { ChainOutcome, ChainWalker } from './chain.ts';
+import type { ChainCode, ChainOutcome, ChainWalker } from './chain.ts';
 
 export interface ListItem {
   readonly input: string;
@@ -99,7 +99,7 @@ export interface CoverageReport {
   readonly failed: number;
   readonly byResolver: readonly { readonly resolver: string; readonly count: number }[];
   readonly byFailure: readonly {
-    readonly code: string;
+    readonly code: ChainCode;
     readonly count: number;
     readonly examples: readonly string[];
   }[];
@@ -168,7 +168,11 @@ export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
       (o) => o.code!,
     ),
   ]
-    .map(([code, l]) => ({ code, count: l.length, examples: l.slice(0, 5).map((o) => o.input) }))
+    .map(([code, l]) => ({
+      code: code as ChainCode,
+      count: l.length,
+      examples: l.slice(0, 5).map((o) => o.input),
+    }))
     .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
   // One group per outcome and path length; keys that differ inside a group
   // (a rule that copies a unit into the key: sao.carlos.municipios...,

@@ -43,15 +43,16 @@ import { validateRoutes } from '../core/routes/validate.ts';
 import { unroutedExample } from '../core/routes/build.ts';
 import { isAbsoluteUri } from '../core/ddds/naptr.ts';
 import { normalizeLexUrn } from '../core/urn/index.ts';
+import type { TableCode } from '../core/routes/codes.ts';
 
 export type ReadTableResult =
   | { readonly ok: true; readonly table: RoutingTable; readonly warnings: TableDiagnostic[] }
   | { readonly ok: false; readonly diagnostics: TableDiagnostic[] };
 
 class TableError extends Error {
-  readonly code: string;
+  readonly code: TableCode;
   readonly position: TablePosition;
-  constructor(code: string, message: string, position: TablePosition) {
+  constructor(code: TableCode, message: string, position: TablePosition) {
     super(message);
     this.code = code;
     this.position = position;
@@ -103,7 +104,7 @@ class Reader {
     return { line: p.line, column: p.col };
   }
 
-  fail(code: string, message: string, node: Node | Pair | null | undefined): never {
+  fail(code: TableCode, message: string, node: Node | Pair | null | undefined): never {
     throw new TableError(code, message, this.pos(node));
   }
 

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import { dohFreshness } from '../core/wire/doh.ts';
+import type { DohHttpCode } from '../core/wire/codes.ts';
 import { TRANSPORT_DOH, type Engine } from './engine.ts';
 import type { LogSummary } from './log-summary.ts';
 
@@ -13,7 +14,7 @@ export const DOH_PATH = '/dns-query';
 export const DNS_MESSAGE = 'application/dns-message';
 
 /** The problem+json body of a DoH error (RFC 9457). */
-export function problemBody(status: number, code: string, detail: string): string {
+export function problemBody(status: number, code: DohHttpCode, detail: string): string {
   return JSON.stringify({
     type: `https://lexroute.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
     title: http.STATUS_CODES[status] ?? 'Error',
@@ -26,7 +27,11 @@ export function problemBody(status: number, code: string, detail: string): strin
 /** What the engine makes of a decoded query: the answer, or a 400 problem. */
 export type DohAnswer =
   | { readonly ok: true; readonly out: Buffer; readonly cacheControl: string }
-  | { readonly ok: false; readonly code: string; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly code: Extract<DohHttpCode, 'DOH_BAD_MESSAGE' | 'DOH_NOT_A_QUERY'>;
+      readonly detail: string;
+    };
 
 /** Answer a query from the engine (the one DNS code path of UDP, TCP and DoH). Never throws. */
 export function answerQuery(

@@ -17,7 +17,9 @@
  * answer itself is `answerQuery`, the same engine call as on every path.
  */
 import type net from 'node:net';
+import http from 'node:http';
 import { base64UrlDecode } from '../core/wire/doh.ts';
+import { dohStatus } from '../core/wire/codes.ts';
 import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
 import type { Engine } from './engine.ts';
 import type { LogSummary } from './log-summary.ts';
@@ -158,9 +160,10 @@ function responseTo(fast: FastDoh, taken: Taken, source: string): Buffer {
     : `connection: keep-alive\r\nkeep-alive: timeout=${KEEP_ALIVE_MS / 1000}\r\n`;
   const tail = `${fast.corsLines}date: ${httpDate()}\r\n${connection}\r\n`;
   if (!answer.ok) {
-    const body = problemBody(400, answer.code, answer.detail);
+    const status = dohStatus(answer.code);
+    const body = problemBody(status, answer.code, answer.detail);
     return Buffer.from(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/problem+json\r\n` +
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/problem+json\r\n` +
         `content-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\n${tail}${body}`,
     );
   }

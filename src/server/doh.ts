@@ -18,6 +18,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { base64UrlDecode } from '../core/wire/doh.ts';
+import { dohStatus, type DohHttpCode } from '../core/wire/codes.ts';
 import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
 import { serveFast, type FastDoh } from './doh-fast.ts';
 import type { Engine } from './engine.ts';
@@ -94,7 +95,9 @@ export function isLoopback(host: string): boolean {
   return h === '::1' || h === 'localhost' || (net.isIPv4(h) && h.startsWith('127.'));
 }
 
-function problem(res: Res, status: number, code: string, detail: string): void {
+/** A problem answer; its status is the code's (`dohStatus`, core/wire/codes.ts). */
+function problem(res: Res, code: DohHttpCode, detail: string, inUrl = false): void {
+  const status = dohStatus(code, inUrl);
   const body = problemBody(status, code, detail);
   res.writeHead(status, {
     'content-type': 'application/problem+json',
@@ -132,22 +135,22 @@ async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined
   if (req.method === 'GET' || req.method === 'HEAD') {
     const dns = url.searchParams.getAll('dns');
     if (dns.length !== 1 || dns[0] === '') {
-      problem(res, 400, 'DOH_NO_DNS_PARAMETER', 'GET needs exactly one non-empty dns parameter');
+      problem(res, 'DOH_NO_DNS_PARAMETER', 'GET needs exactly one non-empty dns parameter');
       return undefined;
     }
     const text = dns[0] as string;
     if (text.length > Math.ceil((MAX_MESSAGE * 4) / 3) + 2) {
       problem(
         res,
-        414,
         'DOH_TOO_LARGE',
         `the dns parameter encodes more than ${MAX_MESSAGE} octets`,
+        true,
       );
       return undefined;
     }
     const bytes = base64UrlDecode(text);
     if (!(bytes instanceof Uint8Array)) {
-      problem(res, 400, bytes.code, `${bytes.message} (at offset ${bytes.offset})`);
+      problem(res, bytes.code, `${bytes.message} (at offset ${bytes.offset})`);
       return undefined;
     }
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
@@ -157,7 +160,6 @@ async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined
     if (type !== DNS_MESSAGE) {
       problem(
         res,
-        415,
         'DOH_BAD_CONTENT_TYPE',
         `POST needs content-type ${DNS_MESSAGE}, got ${JSON.stringify(type ?? '')}`,
       );
@@ -166,13 +168,13 @@ async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined
     const declared = Number(req.headers['content-length'] ?? 0);
     const body = declared > MAX_MESSAGE ? undefined : await readBody(req);
     if (body === undefined) {
-      problem(res, 413, 'DOH_TOO_LARGE', `the body is larger than ${MAX_MESSAGE} octets`);
+      problem(res, 'DOH_TOO_LARGE', `the body is larger than ${MAX_MESSAGE} octets`);
       return undefined;
     }
     return body;
   }
   res.setHeader('allow', 'GET, HEAD, POST, OPTIONS');
-  problem(res, 405, 'DOH_BAD_METHOD', `method ${req.method ?? ''} is not used by DoH`);
+  problem(res, 'DOH_BAD_METHOD', `method ${req.method ?? ''} is not used by DoH`);
   return undefined;
 }
 
@@ -187,7 +189,7 @@ export async function handleDohRequest(
   for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
   const url = new URL(req.url ?? '/', 'http://doh.invalid');
   if (url.pathname !== DOH_PATH) {
-    problem(res, 404, 'DOH_NOT_FOUND', `DoH is served at ${DOH_PATH}`);
+    problem(res, 'DOH_NOT_FOUND', `DoH is served at ${DOH_PATH}`);
     return;
   }
   if (req.method === 'OPTIONS') {
@@ -199,7 +201,7 @@ export async function handleDohRequest(
   if (query === undefined) return;
   const answer = answerQuery(engine, query, summary, req.socket?.remoteAddress ?? '');
   if (!answer.ok) {
-    problem(res, 400, answer.code, answer.detail);
+    problem(res, answer.code, answer.detail);
     return;
   }
   res.writeHead(200, {
@@ -304,7 +306,7 @@ export async function listenDoh(
   const handler = (req: Req, res: Res) => {
     handleDohRequest(engine, req, res, summary, cors).catch((e: unknown) => {
       summary.note('query_failed', req.socket?.remoteAddress ?? '', 'doh', 'error', String(e));
-      if (!res.headersSent) problem(res, 400, 'DOH_BAD_REQUEST', 'the request could not be read');
+      if (!res.headersSent) problem(res, 'DOH_BAD_REQUEST', 'the request could not be read');
       else res.end();
     });
   };

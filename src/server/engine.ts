@@ -23,10 +23,6 @@ import {
   encodeBody,
   fitBody,
   planResponse,
-  RCODE_BADVERS,
-  RCODE_FORMERR,
-  RCODE_NOTIMP,
-  RCODE_REFUSED,
   responseFlags,
   type EncodedBody,
   type Fitted,
@@ -42,6 +38,7 @@ import {
   type ParsedQuery,
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
+import { RCODE_OF, type DnsFailureCode } from './rcodes.ts';
 import { DO_KEY, hotNames, readAnswers, type HotNames } from '../core/zone/answer-pack.ts';
 import { KeyedNodes } from '../core/zone/key-index.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
@@ -184,11 +181,23 @@ function emptyBody(rcode: number): EncodedBody {
 }
 
 const NODATA_AA_BODY: EncodedBody = { ...emptyBody(0), aa: true };
-const FORMERR_BODY = emptyBody(RCODE_FORMERR);
-const NOTIMP_BODY = emptyBody(RCODE_NOTIMP);
-const REFUSED_BODY = emptyBody(RCODE_REFUSED);
-const BADVERS_BODY = emptyBody(RCODE_BADVERS);
-const SERVFAIL_BODY = emptyBody(2);
+
+/**
+ * The empty answer of each failure, its rcode from `RCODE_OF` (rcodes.ts,
+ * the server's one failure-to-rcode table); failures with the same rcode
+ * share one body.
+ */
+function failureBodies(): Readonly<Record<DnsFailureCode, EncodedBody>> {
+  const byRcode = new Map<number, EncodedBody>();
+  const out: Partial<Record<DnsFailureCode, EncodedBody>> = {};
+  for (const [code, rcode] of Object.entries(RCODE_OF) as [DnsFailureCode, number][]) {
+    let body = byRcode.get(rcode);
+    if (body === undefined) byRcode.set(rcode, (body = emptyBody(rcode)));
+    out[code] = body;
+  }
+  return out as Record<DnsFailureCode, EncodedBody>;
+}
+const FAILURE: Readonly<Record<DnsFailureCode, EncodedBody>> = failureBodies();
 
 /** Node's Buffer has an undocumented but stable latin1Slice (what toString('latin1') calls). */
 type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
@@ -219,7 +228,7 @@ export class Engine {
    * NXDOMAIN, referral or error), the question's lookup key, the zone that
    * answered, whether a wildcard was used, and where the question ends.
    */
-  lastBody: EncodedBody = REFUSED_BODY;
+  lastBody: EncodedBody = FAILURE.QUERY_NOT_AUTHORITATIVE;
   /** Queries by transport, type, rcode and zone, response sizes (`/metrics`). */
   readonly stats = new QueryStats();
   lastKey = '';
@@ -373,7 +382,8 @@ export class Engine {
     const state = this.state;
     this.lastKey = key;
     // RFC 1034 section 4.3.5: a zone not refreshed within its expire time is no longer authoritative.
-    if (state.unavailable.length > 0 && this.inUnavailable(state, key)) return SERVFAIL_BODY;
+    if (state.unavailable.length > 0 && this.inUnavailable(state, key))
+      return FAILURE.QUERY_ZONE_EXPIRED;
     const entry = this.entryFor(state, key);
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
@@ -403,7 +413,7 @@ export class Engine {
     const z = findZoneFor(state.set, key, qtype);
     if (z === undefined) {
       this.counters.refused++;
-      return REFUSED_BODY;
+      return FAILURE.QUERY_NOT_AUTHORITATIVE;
     }
     const r = lookupInZone(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
     this.lastZone = r.zone;
@@ -453,32 +463,32 @@ export class Engine {
     let body: EncodedBody;
     if (status === PARSE_FORMERR) {
       this.counters.formerr++;
-      body = FORMERR_BODY;
+      body = FAILURE[q.error === '' ? 'QUESTION_TRUNCATED' : q.error];
     } else if (status === PARSE_NOTIMP) {
       // RFC 8906 section 3.1.5: "a server that does not implement an opcode [...] NOTIMP".
       this.counters.notimp++;
-      body = NOTIMP_BODY;
+      body = FAILURE.QUERY_OPCODE_NOT_IMPLEMENTED;
     } else if (q.edns && q.ednsVersion > 0) {
       // RFC 6891 section 6.1.3: "If a responder does not implement the VERSION level
       // of the request, then it MUST respond with RCODE=BADVERS."
       this.counters.badvers++;
-      body = BADVERS_BODY;
+      body = FAILURE.QUERY_EDNS_VERSION;
     } else if (q.qclass !== CLASS_IN) {
-      body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : REFUSED_BODY;
-      if (body === REFUSED_BODY) this.counters.refused++;
+      body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : FAILURE.QUERY_CLASS_REFUSED;
+      if (body === FAILURE.QUERY_CLASS_REFUSED) this.counters.refused++;
     } else if (q.qtype === TYPE_OPT) {
       // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
       this.counters.formerr++;
-      body = FORMERR_BODY;
+      body = FAILURE.QUERY_TYPE_OPT;
     } else if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
       // IXFR, AXFR: zone transfers are not offered (RFC 5936 section 2.2.1 lets a
       // server refuse; secondaries get the zone files by other means).
       this.counters.refused++;
-      body = REFUSED_BODY;
+      body = FAILURE.QUERY_TRANSFER_REFUSED;
     } else if (q.qtype >= 249 && q.qtype <= 254) {
       // TKEY, TSIG, MAILB, MAILA: not offered by this server.
       this.counters.notimp++;
-      body = NOTIMP_BODY;
+      body = FAILURE.QUERY_TYPE_NOT_IMPLEMENTED;
     } else {
       body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
     }
@@ -492,7 +502,7 @@ export class Engine {
    */
   private chaosAnswer(msg: Buffer, q: ParsedQuery): EncodedBody {
     const body = this.chaos.get(this.questionKey(msg, q.qnameEnd));
-    if (body === undefined) return REFUSED_BODY;
+    if (body === undefined) return FAILURE.QUERY_CLASS_REFUSED;
     return q.qtype === TYPE_TXT || q.qtype === TYPE_ANY ? body : NODATA_AA_BODY;
   }
 

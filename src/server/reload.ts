@@ -14,6 +14,7 @@
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import { isZoneCode } from '../core/zone/codes.ts';
 import type { IndexedZone } from '../core/zone/zone-lookup.ts';
 import type { Logger } from './log.ts';
 import { nameKey } from '../core/wire/name.ts';
@@ -466,7 +467,7 @@ export class ZoneReloader {
       return await this.o.loader(source, origin, hash, prev?.serial, version);
     } catch (e) {
       const { message, code } = e as Error & { code?: unknown };
-      const c = typeof code === 'string' && code.startsWith('ZONE_') ? code : 'ZONE_LOAD_FAILED';
+      const c = isZoneCode(code) ? code : 'ZONE_LOAD_FAILED';
       return { diagnostics: [{ code: c, message, severity: 'error' }] };
     }
   }

@@ -25,6 +25,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { buildStoreZone } from '../core/zone/build.ts';
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
+import type { ZoneCode } from '../core/zone/codes.ts';
 import {
   ZoneParseSession,
   type ExpectDirective,
@@ -94,8 +95,8 @@ export interface LoadResult {
 
 /** A refusal to read a file, with the code the parser reports. */
 class ZoneReadError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ZoneCode;
+  constructor(code: ZoneCode, message: string) {
     super(message);
     this.code = code;
   }
@@ -368,7 +369,7 @@ async function readInto(
   return undefined;
 }
 
-function unreadable(path: string, code: string, message: string): LoadResult {
+function unreadable(path: string, code: ZoneCode, message: string): LoadResult {
   return {
     diagnostics: [
       { code, message, severity: 'error', position: { file: path, line: 0, column: 0 } },

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DddsWalk, type HttpFeed, type WalkNeed } from '../../src/core/ddds/walk.ts';
 import type { ResolveResult, Service, Trace } from '../../src/core/ddds/trace.ts';
+import type { ResolutionCode } from '../../src/core/ddds/codes.ts';
 import { addressFeed, naptrFeed, srvFeed } from '../../src/client/drive.ts';
 import type { DnsLookupResult as LookupResult } from '../../src/client/stub.ts';
 
@@ -18,7 +19,7 @@ interface Recorded {
   readonly urn: string;
   readonly options: { service?: Service; noHttp?: boolean };
   readonly lookups: readonly ({ name: string; type: string } & (
-    { result: LookupResult } | { error: { code: string; message: string; server: string } }
+    { result: LookupResult } | { error: { code: ResolutionCode; message: string; server: string } }
   ))[];
   readonly http: readonly HttpFeed[];
   readonly expect:

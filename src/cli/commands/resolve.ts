@@ -20,6 +20,7 @@ import { parseServerAddress } from '../../client/servers.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_STATUS } from '../exit.ts';
 
 const HELP = `Usage: lexroute resolve <urn> [options]
        lexroute resolve --batch <file|-> [--concurrency N] [options]
@@ -95,7 +96,7 @@ const OPTIONS = {
 } as const;
 
 /** A `P` rule handed the rest of the resolution to another protocol. */
-export const EXIT_HANDOFF = 3;
+export const EXIT_HANDOFF = EXIT_STATUS.handoff;
 
 function positiveInt(name: string, text: string | undefined, max: number): number | undefined {
   if (text === undefined) return undefined;

@@ -22,7 +22,7 @@ import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
 import { signZoneFile } from '../../dnssec/sign.ts';
 import { checkDenialChains } from '../../core/dnssec/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 
 const MAIN_HELP = `Usage: lexroute zone <subcommand> [options]
 
@@ -424,7 +424,7 @@ export const zoneCommand: Command = {
     const [sub, ...rest] = argv;
     if (sub === undefined) {
       io.err(MAIN_HELP);
-      return 2;
+      return EXIT_USAGE;
     }
     if (sub === '-h' || sub === '--help' || sub === 'help') {
       io.out(MAIN_HELP);

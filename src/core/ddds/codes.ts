@@ -3,6 +3,9 @@
  * Codes are never renamed. `test/ddds/codes.test.ts` checks that every code
  * used in src/core/ddds appears here.
  */
+import type { UrnCode } from '../urn/codes.ts';
+import type { ClientCode } from './client-codes.ts';
+
 export const DDDS_CODES = {
   // Substitution expression (RFC 3402 section 3.2): parseSubstitution / applySubstitution.
   SUBST_EMPTY: 'the REGEXP field is empty where an expression is required',
@@ -74,3 +77,10 @@ export const WALK_CODES = {
 } as const;
 
 export type WalkCode = keyof typeof WALK_CODES;
+
+/**
+ * Every code a resolution can fail or record a fate with: the DDDS core's,
+ * the walk's, the client's (DNS_, HTTP_, DNSSEC_; core/ddds/client-codes.ts)
+ * and the URN library's (a key that does not convert).
+ */
+export type ResolutionCode = DddsCode | WalkCode | ClientCode | UrnCode;

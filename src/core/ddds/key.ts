@@ -6,10 +6,14 @@
  * contract a caller may replace (`StepInput.toDnsKey`).
  */
 import { toDnsKey } from '../urn/index.ts';
+import type { ResolutionCode } from './codes.ts';
 
 export type DnsKeyResult =
   | { readonly ok: true; readonly value: string }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+  | {
+      readonly ok: false;
+      readonly error: { readonly code: ResolutionCode; readonly message: string };
+    };
 
 /** The contract of the URN library's `toDnsKey`: an absolute name with a trailing dot. */
 export type ToDnsKey = (text: string) => DnsKeyResult;

@@ -13,6 +13,7 @@ import {
   type SubstExpr,
 } from './subst.ts';
 import { BoundedMemo } from '../kit/memo.ts';
+import type { ResolutionCode } from './codes.ts';
 
 /** The NAPTR record as the DDDS step sees it (wire values: single backslashes). */
 export interface NaptrRecord {
@@ -171,7 +172,7 @@ export function protocolInfo(protocol: string | undefined): ProtocolInfo | undef
 
 export type ServiceCheck =
   | { readonly usable: true; readonly reason: string }
-  | { readonly usable: false; readonly code: string; readonly reason: string };
+  | { readonly usable: false; readonly code: ResolutionCode; readonly reason: string };
 
 /**
  * Does a record with these flags and services serve the wanted service?
@@ -249,7 +250,7 @@ export type RewriteResult =
       readonly ok: false;
       /** malformed: the record is in error; no-match: it simply does not apply. */
       readonly kind: 'malformed' | 'no-match';
-      readonly code: string;
+      readonly code: ResolutionCode;
       readonly message: string;
     };
 

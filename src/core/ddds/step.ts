@@ -32,6 +32,7 @@ import {
 
 export type { NaptrRecord } from './naptr.ts';
 import type { Service } from './trace.ts';
+import type { ResolutionCode } from './codes.ts';
 
 /** Resolution service the client wants (RFC 2169 / RFC 2483 names; N2x and I2x are synonyms). */
 export type WantedService = Service | (string & {});
@@ -57,7 +58,7 @@ export type RecordFate = {
   index: number;
   fate: 'used' | 'skipped';
   reason: string;
-  code: string;
+  code: ResolutionCode;
 };
 
 export type StepOutcome =
@@ -87,7 +88,7 @@ export type StepOutcome =
       record: NaptrRecord;
       protocol: string | undefined;
     }
-  | { kind: 'failure'; code: string; message: string };
+  | { kind: 'failure'; code: ResolutionCode; message: string };
 
 export interface StepResult {
   outcome: StepOutcome;
@@ -177,7 +178,12 @@ export function dddsStep(input: StepInput): StepResult {
   const n = records.length;
   const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(n);
   let fated = 0;
-  const setFate = (index: number, fate: 'used' | 'skipped', code: string, reason: string) => {
+  const setFate = (
+    index: number,
+    fate: 'used' | 'skipped',
+    code: ResolutionCode,
+    reason: string,
+  ) => {
     const record = records[index];
     if (record !== undefined) {
       if (fates[index] === undefined) fated++;

@@ -5,6 +5,7 @@
  */
 import type { RecordType } from 'dns-packet';
 import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
+import type { ResolutionCode } from './codes.ts';
 
 /**
  * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
@@ -37,7 +38,7 @@ export interface HttpExchange {
 
 /** A failure as the trace and the results carry it: a stable code and a message. */
 export interface CodedError {
-  readonly code: string;
+  readonly code: ResolutionCode;
   readonly message: string;
 }
 

@@ -45,6 +45,7 @@ import {
   type Service,
   type Trace,
 } from './trace.ts';
+import type { ResolutionCode } from './codes.ts';
 
 /** The AUS and what the final URL keeps, from the input (`prepareWalk`). */
 export interface WalkStart {
@@ -108,7 +109,7 @@ export type WalkNeed =
   | { readonly kind: 'done'; readonly result: ResolveResult }
   | {
       readonly kind: 'failed';
-      readonly code: string;
+      readonly code: ResolutionCode;
       readonly message: string;
       readonly trace: Trace;
       readonly cause?: unknown;
@@ -127,7 +128,7 @@ export type DnsFeed<R> =
     }
   | {
       readonly kind: 'error';
-      readonly code: string;
+      readonly code: ResolutionCode;
       readonly message: string;
       readonly server: string;
       readonly cause?: unknown;
@@ -153,7 +154,7 @@ export type HttpFeed =
     }
   | {
       readonly kind: 'error';
-      readonly code: string;
+      readonly code: ResolutionCode;
       readonly message: string;
       readonly cause?: unknown;
     };
@@ -285,7 +286,7 @@ export class DddsWalk {
     }
   }
 
-  private fail(code: string, message: string, cause?: unknown): WalkNeed {
+  private fail(code: ResolutionCode, message: string, cause?: unknown): WalkNeed {
     this.phase = 'end';
     return cause === undefined
       ? { kind: 'failed', code, message, trace: this.trace }
@@ -425,7 +426,7 @@ export class DddsWalk {
   }
 
   /** On a failure: fall back to the referring rule set when asked to, else report. */
-  private failOrFallBack(code: string, message: string): WalkNeed {
+  private failOrFallBack(code: ResolutionCode, message: string): WalkNeed {
     const frames = this.frames;
     if (!this.options.fallback || frames.length < 2) return this.fail(code, message);
     // The last frame is the key that failed; go back to its referrer.
@@ -545,7 +546,7 @@ export class DddsWalk {
   }
 
   /** A target without an address: the next SRV target when there are several, else the failure. */
-  private noAddress(code: string, message: string, cause?: unknown): WalkNeed {
+  private noAddress(code: ResolutionCode, message: string, cause?: unknown): WalkNeed {
     if (this.flag === 'S' && this.targets.length > 1) return this.nextTarget();
     return this.fail(code, message, cause);
   }

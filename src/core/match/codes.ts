@@ -7,6 +7,8 @@
  * Codes are never renamed or reused. test/codes.test.ts checks that every code
  * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
  */
+import type { UrnCode } from '../urn/codes.ts';
+
 export const ROW_CODES = {
   ROW_NOT_OBJECT: 'a JSON Lines row is not a JSON object',
   ROW_BAD_JSON: 'a JSON Lines row is not valid JSON',
@@ -30,6 +32,9 @@ export const ROW_CODES = {
 } as const;
 
 export type RowCode = keyof typeof ROW_CODES;
+
+/** What `RowError.code` carries: a row code, or the URN library's code for a bad URN. */
+export type RowErrorCode = RowCode | UrnCode;
 
 /** Outcomes (not found, invalid) and reasons (penalties, notes) of the catalogue match. */
 export const MATCH_CODES = {

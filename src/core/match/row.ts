@@ -23,6 +23,7 @@
  */
 import type { ExpressionKey, ManifestationKey, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
+import type { RowErrorCode } from './codes.ts';
 
 export interface RowWork {
   readonly urn: string;
@@ -43,9 +44,13 @@ export interface CatalogueRow {
   readonly aliases: readonly RowWork[];
 }
 
-export interface RowError {
+/**
+ * A refused row. `C` is wider at the catalogue edge, whose writer adds its
+ * own codes (ALIAS_CONFLICT).
+ */
+export interface RowError<C extends string = RowErrorCode> {
   /** Stable code: `ROW_*`, or the URN library's code for a bad URN. */
-  readonly code: string;
+  readonly code: C;
   readonly message: string;
   /** The field (JSONL key / CSV column) at fault. */
   readonly field?: string;
@@ -89,7 +94,7 @@ export type RowResult =
   | { readonly ok: true; readonly row: CatalogueRow }
   | { readonly ok: false; readonly error: RowError };
 
-function fail(code: string, message: string, field?: string, offset?: number): RowResult {
+function fail(code: RowErrorCode, message: string, field?: string, offset?: number): RowResult {
   return { ok: false, error: { code, message, field, offset } };
 }
 

@@ -62,3 +62,6 @@ export const ROUTE_CODES = {
 } as const;
 
 export type RouteCode = keyof typeof ROUTE_CODES;
+
+/** What a table diagnostic carries: a route code, or TABLE_YAML_ + a code of the yaml package. */
+export type TableCode = RouteCode | `TABLE_YAML_${string}`;

@@ -6,6 +6,7 @@
  * NAPTR records (`explain.ts`).
  */
 import type { LexPrefix } from './prefix.ts';
+import type { TableCode } from './codes.ts';
 
 /** 1-based line and column in the table file. */
 export interface TablePosition {
@@ -104,7 +105,7 @@ export interface RoutingTable {
 
 /** A table problem, with the table's line and column. */
 export interface TableDiagnostic {
-  readonly code: string;
+  readonly code: TableCode;
   readonly message: string;
   readonly severity: 'error' | 'warning';
   readonly position: TablePosition;

@@ -18,6 +18,7 @@
  * `br;sao.paulo;campinas` but not `br;sao.paulo2` nor `br;saoxpaulo`.
  */
 import { normalizeLexUrn } from '../urn/index.ts';
+import type { RouteCode } from './codes.ts';
 
 export type PrefixLevel = 'jurisdiction' | 'authority' | 'measure';
 
@@ -35,7 +36,7 @@ export type PrefixResult =
   | { readonly ok: true; readonly value: LexPrefix }
   | {
       readonly ok: false;
-      readonly code: string;
+      readonly code: RouteCode;
       readonly message: string;
       /** Offset in the text as given. */
       readonly offset: number;

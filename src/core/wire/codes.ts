@@ -30,6 +30,31 @@ export const WIRE_CODES = {
 
 export type WireCode = keyof typeof WIRE_CODES;
 
+/**
+ * Why the server answers a well-formed query with an error rcode (the
+ * engine, server/engine.ts); `server/rcodes.ts` maps each, and each query
+ * parser code, to its rcode.
+ */
+export const QUERY_REFUSAL_CODES = {
+  QUERY_OPCODE_NOT_IMPLEMENTED: 'an opcode other than QUERY (NOTIMP, RFC 8906 section 3.1.5)',
+  QUERY_EDNS_VERSION: 'an EDNS version above 0 (BADVERS, RFC 6891 section 6.1.3)',
+  QUERY_CLASS_REFUSED: 'a class other than IN, or a CH name the server does not answer (REFUSED)',
+  QUERY_TYPE_OPT: 'a question for the OPT pseudo-type (FORMERR, RFC 6891 section 6.1.1)',
+  QUERY_TRANSFER_REFUSED: 'AXFR or IXFR over UDP or where transfers are not served (REFUSED)',
+  QUERY_TYPE_NOT_IMPLEMENTED: 'a question for TKEY, TSIG, MAILB or MAILA (NOTIMP)',
+  QUERY_NOT_AUTHORITATIVE: 'a name in no zone the server serves (REFUSED)',
+  QUERY_ZONE_EXPIRED:
+    'a name in a secondary zone past its SOA expire time, or not transferred yet (SERVFAIL)',
+} as const;
+
+export type QueryRefusalCode = keyof typeof QUERY_REFUSAL_CODES;
+
+/** The query parser's codes (query.ts): the message is answered FORMERR. */
+export type QueryParseCode = Exclude<
+  WireCode,
+  'EMPTY_LABEL' | 'LABEL_TOO_LONG' | 'NAME_TOO_LONG' | 'BAD_ESCAPE'
+>;
+
 /** DNS over HTTPS (RFC 8484): the server's problem codes and the base64url decoder's. */
 export const DOH_CODES = {
   DOH_BAD_BASE64URL: 'the dns parameter is not base64url (RFC 4648 section 5, no padding)',
@@ -47,3 +72,34 @@ export const DOH_CODES = {
 } as const;
 
 export type DohCode = keyof typeof DOH_CODES;
+
+/** The DoH codes answered as an HTTP problem (the others stop the server at start-up). */
+export type DohHttpCode = Exclude<
+  DohCode,
+  'DOH_PLAIN_NOT_LOOPBACK' | 'DOH_TLS_FILES' | 'DOH_TLS_UNREADABLE'
+>;
+
+/**
+ * The one mapping from a DoH failure to its HTTP status (server/doh.ts and
+ * doh-fast.ts take it from `dohStatus`). A `Record` over the closed union: a
+ * new code does not compile without its status.
+ */
+export const DOH_HTTP_STATUS: Readonly<Record<DohHttpCode, number>> = {
+  DOH_BAD_BASE64URL: 400,
+  DOH_BAD_METHOD: 405,
+  DOH_NOT_FOUND: 404,
+  DOH_NO_DNS_PARAMETER: 400,
+  DOH_BAD_CONTENT_TYPE: 415,
+  DOH_TOO_LARGE: 413,
+  DOH_NOT_A_QUERY: 400,
+  DOH_BAD_MESSAGE: 400,
+  DOH_BAD_REQUEST: 400,
+};
+
+/**
+ * The status of a DoH problem. DOH_TOO_LARGE is 413 for a body and 414 (URI
+ * Too Long) for a GET's dns parameter (`inUrl`).
+ */
+export function dohStatus(code: DohHttpCode, inUrl = false): number {
+  return inUrl && code === 'DOH_TOO_LARGE' ? 414 : DOH_HTTP_STATUS[code];
+}

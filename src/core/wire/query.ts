@@ -7,6 +7,7 @@
  * @see RFC 6891 section 6.1 (the OPT pseudo-RR)
  */
 import { TYPE_OPT } from '../rr/types.ts';
+import type { QueryParseCode } from './codes.ts';
 
 export const OPCODE_QUERY = 0;
 
@@ -52,8 +53,8 @@ export interface ParsedQuery {
   cookieAt: number;
   /** Length of that option's data: 8 (client cookie only) or 16-40 (with a server cookie). */
   cookieLen: number;
-  /** Why a FORMERR was chosen (stable code, for logs and tests). */
-  error: string;
+  /** Why a FORMERR was chosen (stable code, for logs and tests); '' when none. */
+  error: QueryParseCode | '';
 }
 
 export function newParsedQuery(): ParsedQuery {

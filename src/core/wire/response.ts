@@ -41,15 +41,19 @@ import {
   naptrOrder,
   naptrPreference,
 } from '../rr/naptr.ts';
+import type { ClientCode } from '../ddds/client-codes.ts';
 
 export const WIRE_BAD_RESPONSE = 'DNS_BAD_RESPONSE';
 export const WIRE_RRSET_TOO_LARGE = 'DNS_RRSET_TOO_LARGE';
 
+/** The codes of the response decoder: client codes (core/ddds/client-codes.ts). */
+export type WireErrorCode = Extract<ClientCode, 'DNS_BAD_RESPONSE' | 'DNS_RRSET_TOO_LARGE'>;
+
 /** A malformed or over-large response. `offset` is the byte the problem is at. */
 export class WireError extends Error {
-  readonly code: string;
+  readonly code: WireErrorCode;
   readonly offset: number;
-  constructor(code: string, message: string, offset = 0) {
+  constructor(code: WireErrorCode, message: string, offset = 0) {
     super(message);
     this.code = code;
     this.offset = offset;

@@ -9,6 +9,9 @@
  * checks that every code used in src is in exactly one table; docs/codes.md
  * is generated from the tables (npm run codes).
  */
+import type { LintCode } from '../ddds/lint/codes.ts';
+import type { DnssecKeyCode } from '../dnssec/codes.ts';
+
 export const ZONE_CODES = {
   // Lexer and parser (lexer.ts, parser.ts)
   ZONE_UNTERMINATED_QUOTE: 'a quoted string is not closed on its line',
@@ -132,6 +135,14 @@ export const ZONE_CODES = {
 } as const;
 
 export type ZoneCode = keyof typeof ZONE_CODES;
+
+/**
+ * Every code a zone diagnostic (`ZoneDiagnostic.code`) can carry: the zone
+ * layer's; the NAPTR lint's (core/ddds/lint/codes.ts), reported with the
+ * zone's diagnostics by `zone check` and the server's load; and inline
+ * signing's (core/dnssec/codes.ts), reported by a load or reload.
+ */
+export type ZoneDiagnosticCode = ZoneCode | LintCode | DnssecKeyCode;
 
 /** True when `code` is a registered zone code (a code carried by a thrown error, for example). */
 export function isZoneCode(code: unknown): code is ZoneCode {

@@ -15,6 +15,7 @@
  *   Structured views of known types come from `decodeRdata` in the parser module.
  */
 import type { Diagnostic } from '../diagnostics.ts';
+import type { ZoneDiagnosticCode } from './codes.ts';
 
 /** DNS CLASS IN. Other classes are parsed but only IN zones are served. */
 export const CLASS_IN = 1;
@@ -69,6 +70,8 @@ export interface ZoneNode {
 
 /** A zone diagnostic: a core Diagnostic with its source position. */
 export interface ZoneDiagnostic extends Diagnostic {
+  /** A zone code (ZONE_CODES) or, for the NAPTR lint's findings, a lint code. */
+  readonly code: ZoneDiagnosticCode;
   readonly position?: SourcePosition;
   /** The offending token, as written. */
   readonly token?: string;

@@ -3,6 +3,8 @@
  * DDDS_CODES (NAPTR_BOTH_FIELDS, NAPTR_FLAG_UNKNOWN, NAPTR_U_NOT_URI,
  * NAPTR_U_WITHOUT_REGEXP), and NAPTR_ + a SUBST_* or ERE_* code for a bad REGEXP.
  */
+import type { DddsCode } from '../codes.ts';
+
 export const NAPTR_LINT_CODES = {
   NAPTR_MALFORMED: 'NAPTR RDATA that does not decode',
   NAPTR_NO_REWRITE: 'REGEXP empty and REPLACEMENT ".": the record produces nothing',
@@ -20,3 +22,6 @@ export const NAPTR_LINT_CODES = {
 } as const;
 
 export type NaptrLintCode = keyof typeof NAPTR_LINT_CODES;
+
+/** The codes the NAPTR lint reports: its own, the DDDS core's, NAPTR_ + a DDDS code (a bad REGEXP). */
+export type LintCode = NaptrLintCode | DddsCode | `NAPTR_${DddsCode}`;

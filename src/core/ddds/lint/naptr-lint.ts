@@ -26,11 +26,9 @@ import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from '../../zone/
 import { nameToText, wireNameLength } from '../../zone/names.ts';
 import type { ExpectDirective } from '../../zone/parser.ts';
 import { TYPE_NAPTR } from '../../rr/types.ts';
-import type { DddsCode } from '../codes.ts';
-import type { NaptrLintCode } from './codes.ts';
+import type { LintCode } from './codes.ts';
 
-/** The codes the NAPTR lint reports: its own, the DDDS core's, NAPTR_ + a DDDS code (a bad REGEXP). */
-export type LintCode = NaptrLintCode | DddsCode | `NAPTR_${DddsCode}`;
+export type { LintCode } from './codes.ts';
 import {
   NAPTR_FLAGS,
   NAPTR_REGEXP,

@@ -1,5 +1,6 @@
 /**
- * Stable codes of DNSSEC key files and signing (`KeyError.code`,
+ * Stable codes of DNSSEC key files and signing (here in the core because
+ * they flow into `ZoneDiagnostic.code`) (`KeyError.code`,
  * `lexroute zone sign`, the inline signing of `lexroute serve --keys`). The checks of a signed zone (ZONE_RRSIG_*) are
  * zone codes (core/zone/codes.ts).
  *

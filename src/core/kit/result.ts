@@ -1,0 +1,52 @@
+/**
+ * The one failure shape of the core (issue 19): a function that can fail on
+ * its input returns a `Result<T, E>`, never throws for bad input. The failure
+ * `E` carries a stable SCREAMING_SNAKE `code` from a closed union derived from
+ * its area's code table (`core/<area>/codes.ts`), so the edges (the server's
+ * rcode, the resolver's HTTP status, the CLI's exit code) can map every code
+ * through one table typed `Record<Code, ...>` (see ARCHITECTURE.md, "Failure
+ * model").
+ *
+ * A few public results keep older fields beside `value` / `error` (parseUrn's
+ * `urn` and `errors`, for example) so that code reading them keeps working;
+ * those fields are deprecated in the CHANGELOG.
+ */
+
+/** What every failure carries: its stable code and a sentence for a person. */
+export interface Failure<C extends string = string> {
+  readonly code: C;
+  readonly message: string;
+}
+
+export interface Ok<T> {
+  readonly ok: true;
+  readonly value: T;
+}
+
+export interface Err<E extends { readonly code: string }> {
+  readonly ok: false;
+  readonly error: E;
+}
+
+/** Success with a value, or failure with a coded error. */
+export type Result<T, E extends { readonly code: string } = Failure> = Ok<T> | Err<E>;
+
+export function ok<T>(value: T): Ok<T> {
+  return { ok: true, value };
+}
+
+export function err<E extends { readonly code: string }>(error: E): Err<E> {
+  return { ok: false, error };
+}
+
+/** A failure with just a code and a message. */
+export function fail<C extends string>(code: C, message: string): Err<Failure<C>> {
+  return { ok: false, error: { code, message } };
+}
+
+/** The code of a failed result, or undefined. */
+export function codeOf<E extends { readonly code: string }>(
+  r: Result<unknown, E>,
+): E['code'] | undefined {
+  return r.ok ? undefined : r.error.code;
+}
