@@ -35,6 +35,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Span } from '../diagnostics.ts';
+import type { Result } from '../kit/result.ts';
 import { buildFastPath, type EreFastPath } from './fast-match.ts';
 
 /** POSIX RE_DUP_MAX lower bound, and the bound BIND enforces. */
@@ -144,7 +145,7 @@ export interface CompiledEre extends ParsedEre {
   readonly fast?: EreFastPath;
 }
 
-type ParseResult<T> = { ok: true; value: T } | { ok: false; error: EreError };
+type ParseResult<T> = Result<T, EreError>;
 
 /** Characters that are special in a POSIX ERE outside a bracket expression. */
 export const ERE_METACHARACTERS = '.[\\()*+?{|^$';
@@ -718,7 +719,7 @@ export function parseEre(
   source: string,
   offsets?: readonly number[],
   shift = 0,
-): { ok: true; value: ParsedEre } | { ok: false; error: EreError } {
+): Result<ParsedEre, EreError> {
   const parser = new EreParser(source, offsets, shift);
   const parsed = parser.parse();
   if (!parsed.ok) return parsed;
@@ -833,7 +834,7 @@ function nodeSize(node: EreNode, inInterval: boolean): number {
 export function compileEre(
   source: string,
   options: { caseInsensitive?: boolean; offsets?: readonly number[]; shift?: number } = {},
-): { ok: true; value: CompiledEre } | { ok: false; error: EreError } {
+): Result<CompiledEre, EreError> {
   const shift = options.offsets === undefined ? (options.shift ?? 0) : 0;
   const parsed = parseEre(source, options.offsets, shift);
   if (!parsed.ok) return parsed;

@@ -7,13 +7,10 @@
  */
 import { toDnsKey } from '../urn/index.ts';
 import type { ResolutionCode } from './codes.ts';
+import type { Failure, Result } from '../kit/result.ts';
 
-export type DnsKeyResult =
-  | { readonly ok: true; readonly value: string }
-  | {
-      readonly ok: false;
-      readonly error: { readonly code: ResolutionCode; readonly message: string };
-    };
+/** The key, or why the text does not convert (a KEY_* code of the URN library). */
+export type DnsKeyResult = Result<string, Failure<ResolutionCode>>;
 
 /** The contract of the URN library's `toDnsKey`: an absolute name with a trailing dot. */
 export type ToDnsKey = (text: string) => DnsKeyResult;

@@ -34,6 +34,7 @@
  * - Code points, not bytes: the engine works on Unicode scalar values.
  */
 import type { Span } from '../diagnostics.ts';
+import type { Result } from '../kit/result.ts';
 import {
   compileEre,
   parseEre,
@@ -607,7 +608,7 @@ export function formatSubstitution(parts: {
   ere: string;
   repl: readonly ReplPart[];
   caseInsensitive?: boolean;
-}): { ok: true; value: string } | { ok: false; error: SubstError } {
+}): Result<string, SubstError> {
   const d = parts.delimiter;
   let ere = '';
   for (let i = 0; i < parts.ere.length; i++) {
