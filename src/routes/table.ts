@@ -465,9 +465,9 @@ function readRoute(r: Reader, node: Node, isDefault: boolean): Route {
     if (!p.ok) {
       const at = r.pos(pp.value);
       const quoted = isScalar(pp.value) && pp.value.type !== 'PLAIN' ? 1 : 0;
-      throw new TableError(p.code, p.message, {
+      throw new TableError(p.error.code, p.error.message, {
         line: at.line,
-        column: at.column + quoted + p.offset,
+        column: at.column + quoted + p.error.offset,
       });
     }
     prefix = p.value;

@@ -20,6 +20,7 @@
  *    has anchors for when the catalogue records that (`partitionForDepth`).
  */
 import type { InvalidRequestCode, NotFoundCode, ReasonCode } from './codes.ts';
+import { fail, ok, type Failure, type Result } from '../kit/result.ts';
 import type {
   CatalogueExpression,
   CatalogueName,
@@ -257,7 +258,7 @@ export function resolveQuery(
         query,
         candidates: ranked.map((c) => {
           const sel = locate(c.work, query, opts);
-          return { ...c, best: sel.ok ? (sel.locations[0] ?? null) : null };
+          return { ...c, best: sel.ok ? (sel.value.locations[0] ?? null) : null };
         }),
       };
     }
@@ -266,18 +267,24 @@ export function resolveQuery(
 
   const sel = locate(chosen.work, query, opts);
   if (!sel.ok) {
-    return { kind: 'not-found', query, code: sel.code, message: sel.message, work: chosen.work };
+    return {
+      kind: 'not-found',
+      query,
+      code: sel.error.code,
+      message: sel.error.message,
+      work: chosen.work,
+    };
   }
   return {
     kind: 'found',
     query,
     work: chosen.work,
-    expression: sel.expression,
-    score: Math.max(0, chosen.score - sumPenalties(sel.reasons)),
+    expression: sel.value.expression,
+    score: Math.max(0, chosen.score - sumPenalties(sel.value.reasons)),
     exact: isExact,
     matchedName: chosen.matchedName,
-    reasons: [...chosen.reasons, ...sel.reasons],
-    locations: sel.locations,
+    reasons: [...chosen.reasons, ...sel.value.reasons],
+    locations: sel.value.locations,
   };
 }
 
@@ -451,14 +458,11 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x) => b.includes(x));
 }
 
-type Selection =
-  | {
-      ok: true;
-      expression: CatalogueExpression;
-      locations: Location[];
-      reasons: MatchReason[];
-    }
-  | { ok: false; code: NotFoundCode; message: string };
+/** The expression and locations chosen for a work, or why there are none. */
+type Selection = Result<
+  { expression: CatalogueExpression; locations: Location[]; reasons: MatchReason[] },
+  Failure<NotFoundCode>
+>;
 
 interface SelectOptions {
   readonly at: string | null;
@@ -482,11 +486,11 @@ interface SelectOptions {
 export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptions): Selection {
   const ex = selectExpressionFor(work, query, opts);
   if (!ex.ok) return ex;
-  const mans = selectManifestations(ex.expression, query.manifestation, opts.accept);
+  const mans = selectManifestations(ex.value.expression, query.manifestation, opts.accept);
   if (!mans.ok) return mans;
   const forward = splitQComponent(query.qComponent).rest;
   const ranked: { location: Location; weight: number }[] = [];
-  for (const { manifestation: m, weight } of mans.manifestations) {
+  for (const { manifestation: m, weight } of mans.value.manifestations) {
     const p = partitionForDepth(query.partition, m.partitionDepth);
     for (const item of m.items) {
       const url = decorateUrl(item.url, p.partition, forward);
@@ -506,7 +510,7 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
           mediaType: m.key.format === null ? null : lexFormatToMediaType(m.key.format),
           component: m.key.component,
           feature: m.key.feature,
-          language: ex.expression.key.language,
+          language: ex.value.expression.key.language,
         },
       });
     }
@@ -515,21 +519,16 @@ export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptio
   ranked.sort((a, b) => b.weight - a.weight || a.location.priority - b.location.priority);
   const locations = ranked.map((r) => r.location);
   if (locations.length === 0) {
-    return {
-      ok: false,
-      code: 'NO_LOCATION',
-      message: `${ex.expression.urn} is catalogued but has no location`,
-    };
+    return fail('NO_LOCATION', `${ex.value.expression.urn} is catalogued but has no location`);
   }
-  return {
-    ok: true,
-    expression: ex.expression,
+  return ok({
+    expression: ex.value.expression,
     locations,
     reasons:
       query.partition === null
-        ? ex.reasons
-        : [...ex.reasons, ...partitionReasons(query, locations)],
-  };
+        ? ex.value.reasons
+        : [...ex.value.reasons, ...partitionReasons(query, locations)],
+  });
 }
 
 function selectExpressionFor(
@@ -611,18 +610,12 @@ export function selectExpression(
   work: CatalogueWork,
   query: MatchQuery,
   opts: SelectOptions,
-):
-  | { ok: true; expression: CatalogueExpression; reasons: MatchReason[] }
-  | { ok: false; code: NotFoundCode; message: string } {
+): Result<{ expression: CatalogueExpression; reasons: MatchReason[] }, Failure<NotFoundCode>> {
   const reasons: MatchReason[] = [];
   const withItems = work.expressions.filter(hasItems);
   let pool: readonly CatalogueExpression[] = withItems.length > 0 ? withItems : work.expressions;
   if (pool.length === 0) {
-    return {
-      ok: false,
-      code: 'NO_LOCATION',
-      message: `${work.urn} is catalogued but has no location`,
-    };
+    return fail('NO_LOCATION', `${work.urn} is catalogued but has no location`);
   }
   const qx = query.expression;
 
@@ -639,11 +632,10 @@ export function selectExpression(
       const unrecorded = pool.filter((e) => e.key.language === null);
       if (unrecorded.length === 0) {
         const available = [...new Set(pool.map((e) => e.key.language ?? ''))].join(', ');
-        return {
-          ok: false,
-          code: 'LANGUAGE_NOT_AVAILABLE',
-          message: `${work.urn} has no expression in language '${lang}' (available: ${available})`,
-        };
+        return fail(
+          'LANGUAGE_NOT_AVAILABLE',
+          `${work.urn} has no expression in language '${lang}' (available: ${available})`,
+        );
       }
       pool = unrecorded;
       reasons.push({
@@ -663,11 +655,7 @@ export function selectExpression(
     } else if (isOriginalVersion(version)) {
       const originals = pool.filter((e) => isOriginalVersion(e.key.version));
       if (originals.length === 0) {
-        return {
-          ok: false,
-          code: 'VERSION_NOT_FOUND',
-          message: `${work.urn} has no original version catalogued`,
-        };
+        return fail('VERSION_NOT_FOUND', `${work.urn} has no original version catalogued`);
       }
       pool = originals;
     } else if (qx.versionDate !== null) {
@@ -682,11 +670,10 @@ export function selectExpression(
       } else {
         chosen = inForceAt(work, pool, qx.versionDate);
         if (!chosen) {
-          return {
-            ok: false,
-            code: 'VERSION_NOT_FOUND',
-            message: `${work.urn} has no version '${version}' nor one in force on ${qx.versionDate}`,
-          };
+          return fail(
+            'VERSION_NOT_FOUND',
+            `${work.urn} has no version '${version}' nor one in force on ${qx.versionDate}`,
+          );
         }
         reasons.push({
           code: 'VERSION_IN_FORCE_AT',
@@ -695,31 +682,23 @@ export function selectExpression(
         });
       }
     } else {
-      return {
-        ok: false,
-        code: 'VERSION_NOT_FOUND',
-        message: `${work.urn} has no version '${version}'`,
-      };
+      return fail('VERSION_NOT_FOUND', `${work.urn} has no version '${version}'`);
     }
   } else if (opts.at !== null) {
     chosen = inForceAt(work, pool, opts.at);
     if (!chosen) {
-      return {
-        ok: false,
-        code: 'NOT_IN_FORCE',
-        message: `no version of ${work.urn} is in force on ${opts.at}`,
-      };
+      return fail('NOT_IN_FORCE', `no version of ${work.urn} is in force on ${opts.at}`);
     }
   }
   chosen ??= mostRecent(work, pool);
   if (!chosen) {
-    return { ok: false, code: 'NO_LOCATION', message: `${work.urn} has no expression` };
+    return fail('NO_LOCATION', `${work.urn} has no expression`);
   }
 
   // Among the expressions of the chosen version, pick the language.
   const version = chosen.key.version;
   const group = pool.filter((e) => e.key.version === version);
-  if (qx?.language || group.length < 2) return { ok: true, expression: chosen, reasons };
+  if (qx?.language || group.length < 2) return ok({ expression: chosen, reasons });
   const prefs = parsePreferences(opts.acceptLanguage);
   let best = group[0] as CatalogueExpression;
   let bestW = -1;
@@ -736,7 +715,7 @@ export function selectExpression(
       bestW = w;
     }
   }
-  return { ok: true, expression: best, reasons };
+  return ok({ expression: best, reasons });
 }
 
 function mostRecent(
@@ -785,19 +764,19 @@ export function selectManifestations(
   expression: CatalogueExpression,
   wanted: ManifestationKey | null,
   accept: string | null,
-):
-  | { ok: true; manifestations: { manifestation: CatalogueManifestation; weight: number }[] }
-  | { ok: false; code: NotFoundCode; message: string } {
+): Result<
+  { manifestations: { manifestation: CatalogueManifestation; weight: number }[] },
+  Failure<NotFoundCode>
+> {
   let mans = expression.manifestations.filter((m) => m.items.length > 0);
   if (wanted) {
     mans = mans.filter((m) => manifestationMatches(wanted, m.key));
     if (mans.length === 0) {
       const available = expression.manifestations.map((m) => m.urn).join(', ') || 'none';
-      return {
-        ok: false,
-        code: 'MANIFESTATION_NOT_FOUND',
-        message: `${expression.urn} has no such manifestation (available: ${available})`,
-      };
+      return fail(
+        'MANIFESTATION_NOT_FOUND',
+        `${expression.urn} has no such manifestation (available: ${available})`,
+      );
     }
   }
   const prefs = parsePreferences(accept);
@@ -808,7 +787,7 @@ export function selectManifestations(
       ? mediaTypeWeight(prefs, 'application/octet-stream') / 2
       : mediaTypeWeight(prefs, type);
   };
-  return { ok: true, manifestations: mans.map((m) => ({ manifestation: m, weight: weight(m) })) };
+  return ok({ manifestations: mans.map((m) => ({ manifestation: m, weight: weight(m) })) });
 }
 
 /** Every part the URN gives matches the catalogued manifestation's (see `partMatches`). */

@@ -33,6 +33,7 @@ import {
   type TableDiagnostic,
 } from './model.ts';
 import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
+import { fail, ok, type Failure, type Result } from '../kit/result.ts';
 
 /** One NAPTR record as fields (wire values, single backslashes). */
 export interface BuiltNaptr {
@@ -82,15 +83,18 @@ function substitution(
   ere: string,
   repl: readonly ReplPart[],
   caseInsensitive: boolean,
-): { ok: true; value: string } | { ok: false; message: string } {
+): Result<string, Failure<'TABLE_UNREPRESENTABLE'>> {
   const text = repl.map((p) => (p.kind === 'text' ? p.text : '')).join('');
   for (const d of DELIMITERS) {
     if (ere.includes(d) || text.includes(d)) continue;
     const f = formatSubstitution({ delimiter: d, ere, repl, caseInsensitive });
-    if (f.ok) return { ok: true, value: f.value };
-    return { ok: false, message: `${f.error.code} ${f.error.message}` };
+    if (f.ok) return f;
+    return fail('TABLE_UNREPRESENTABLE', `${f.error.code} ${f.error.message}`);
   }
-  return { ok: false, message: `every delimiter (${DELIMITERS.join(' ')}) occurs in the output` };
+  return fail(
+    'TABLE_UNREPRESENTABLE',
+    `every delimiter (${DELIMITERS.join(' ')}) occurs in the output`,
+  );
 }
 
 function servicesField(protocol: string, services: readonly string[]): string {
@@ -105,7 +109,7 @@ function servicesField(protocol: string, services: readonly string[]): string {
 export function routeRecords(
   route: Route,
   order: number,
-): { ok: true; records: BuiltNaptr[] } | { ok: false; message: string } {
+): Result<BuiltNaptr[], Failure<'TABLE_UNREPRESENTABLE'>> {
   const t = route.target;
   const records: BuiltNaptr[] = [];
   const add = (
@@ -121,7 +125,7 @@ export function routeRecords(
     const repl: ReplPart[] = typeof out === 'string' ? [{ kind: 'text', text: out }] : out;
     const grouped = repl.some((p) => p.kind === 'backref');
     const s = substitution(routeEre(route.prefix, grouped), repl, route.prefix !== undefined);
-    if (!s.ok) return s.message;
+    if (!s.ok) return s.error.message;
     records.push({ order, preference, flags, services, regexp: s.value, replacement: '.' });
     return undefined;
   };
@@ -148,7 +152,7 @@ export function routeRecords(
       problem = add(10, 'p', servicesField(t.protocol, t.services), templateParts(t.output, ''));
       break;
   }
-  return problem === undefined ? { ok: true, records } : { ok: false, message: problem };
+  return problem === undefined ? ok(records) : fail('TABLE_UNREPRESENTABLE', problem);
 }
 
 /** A URN under the routes' common jurisdiction code that no route takes. */
@@ -295,8 +299,8 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
     const built = routeRecords(route, order);
     if (!built.ok) {
       diagnostics.push({
-        code: 'TABLE_UNREPRESENTABLE',
-        message: `${label}: the rule cannot be written: ${built.message}`,
+        code: built.error.code,
+        message: `${label}: the rule cannot be written: ${built.error.message}`,
         severity: 'error',
         position: route.position ?? { line: 1, column: 1 },
       });
@@ -304,7 +308,7 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
     }
     lines.push(`; ${label} -> ${describeTarget(route.target)}`);
     for (const c of commentLines(route.comment)) lines.push(c);
-    for (const r of built.records) {
+    for (const r of built.value) {
       for (const f of [r.flags, r.services, r.regexp]) {
         if (new TextEncoder().encode(f).length > 255) {
           diagnostics.push({

@@ -19,6 +19,7 @@
  */
 import { normalizeLexUrn } from '../urn/index.ts';
 import type { RouteCode } from './codes.ts';
+import { err, ok, type Failure, type Result } from '../kit/result.ts';
 
 export type PrefixLevel = 'jurisdiction' | 'authority' | 'measure';
 
@@ -32,15 +33,13 @@ export interface LexPrefix {
   readonly measure?: string;
 }
 
-export type PrefixResult =
-  | { readonly ok: true; readonly value: LexPrefix }
-  | {
-      readonly ok: false;
-      readonly code: RouteCode;
-      readonly message: string;
-      /** Offset in the text as given. */
-      readonly offset: number;
-    };
+/** Why a prefix is refused, and where. */
+export interface PrefixError extends Failure<RouteCode> {
+  /** Offset in the text as given. */
+  readonly offset: number;
+}
+
+export type PrefixResult = Result<LexPrefix, PrefixError>;
 
 /** The characters that may follow a prefix of each level (a bracket expression body). */
 export const BOUNDARY: Readonly<Record<PrefixLevel, string>> = {
@@ -91,26 +90,24 @@ export function parsePrefix(input: string): PrefixResult {
     base = HEAD.length;
   }
   if (text === '') {
-    return { ok: false, code: 'ROUTE_PREFIX_EMPTY', message: 'the prefix is empty', offset: 0 };
+    return err({ code: 'ROUTE_PREFIX_EMPTY', message: 'the prefix is empty', offset: 0 });
   }
   const parts = text.split(':');
   if (parts.length > 3 || parts.some((p) => p === '')) {
-    return {
-      ok: false,
+    return err({
       code: 'ROUTE_PREFIX_PART',
       message:
         'a prefix is <jurisdiction>[:<authority>[:<measure>]] with no empty part (e.g. br;sao.paulo or br:federal:lei)',
       offset: base,
-    };
+    });
   }
   const units = parts[0]!.split(';');
   if (units.some((u) => u === '')) {
-    return {
-      ok: false,
+    return err({
       code: 'ROUTE_PREFIX_PART',
       message: 'the jurisdiction has an empty unit (write code;unit;unit)',
       offset: base,
-    };
+    });
   }
   const jurisdiction = units.map(canonicalPart);
   const authority = parts[1] !== undefined ? canonicalPart(parts[1]) : undefined;
@@ -130,22 +127,20 @@ export function parsePrefix(input: string): PrefixResult {
   if (!n.ok) {
     const e = n.errors[0]!;
     const at = Math.max(0, e.span.start - HEAD.length);
-    return {
-      ok: false,
+    return err({
       code: 'ROUTE_PREFIX_SYNTAX',
       message: `not a LEX prefix: ${e.code} ${e.message}`,
       offset: base + Math.min(at, text.length),
-    };
+    });
   }
   if (!n.canonical.startsWith(`${HEAD}${value.text}`)) {
-    return {
-      ok: false,
+    return err({
       code: 'ROUTE_PREFIX_SYNTAX',
       message: `not a LEX prefix in canonical form (the URN reads ${n.canonical})`,
       offset: base,
-    };
+    });
   }
-  return { ok: true, value };
+  return ok(value);
 }
 
 /** `urn:lex:<text>` */

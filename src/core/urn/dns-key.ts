@@ -15,7 +15,7 @@
  * rejected (RFC 5890 section 2.3.1); 63-octet labels, 253-character names.
  * Lowercasing is per code point (no Final_Sigma context, see lowerCodePoints).
  */
-import type { Result } from '../diagnostics.ts';
+import { err, type Result } from '../kit/result.ts';
 import { lowerCodePoints, pctDecodeUtf8, pctOctet, scanPctUtf8 } from './chars.ts';
 import type { UrnCode } from './codes.ts';
 import { diag } from './fail.ts';
@@ -38,10 +38,10 @@ interface Converted {
   readonly uLabel: string;
 }
 
-type LabelResult = { ok: true; value: Converted } | { ok: false; problem: LabelProblem };
+type LabelResult = Result<Converted, LabelProblem>;
 
 function problem(code: UrnCode, message: string, start: number, end: number): LabelResult {
-  return { ok: false, problem: { code, message, start, end } };
+  return err({ code, message, start, end });
 }
 
 function isLdh(c: number): boolean {
@@ -120,9 +120,7 @@ function convertLabel(label: string): LabelResult {
   const bad = checkULabel(mapped);
   if (bad) {
     // Offsets in `mapped` equal offsets in `label` when mapping kept the length.
-    return mapped.length === n
-      ? { ok: false, problem: bad }
-      : { ok: false, problem: { ...bad, start: 0, end: n } };
+    return mapped.length === n ? err(bad) : err({ ...bad, start: 0, end: n });
   }
   const encoded = punycodeEncode(mapped);
   if (encoded === undefined)
@@ -175,7 +173,7 @@ export function toALabel(label: string): Result<string, UrnDiagnostic> {
   if (!r.ok)
     return {
       ok: false,
-      error: diag(r.problem.code, r.problem.message, r.problem.start, r.problem.end),
+      error: diag(r.error.code, r.error.message, r.error.start, r.error.end),
     };
   const bidi = isRtlLabel(r.value.uLabel) ? bidiRuleFailure(r.value.uLabel) : 0;
   if (bidi) {
@@ -293,7 +291,7 @@ export function toDnsKey(text: string): Result<string, UrnDiagnostic> {
     }
     const r = convertLabel(l.text);
     if (!r.ok) {
-      const p = r.problem;
+      const p = r.error;
       const s = p.start < l.offsets.length ? l.offsets[p.start]! : l.end;
       const e =
         p.end > 0 && p.end - 1 < l.offsets.length ? endOffset(text, l.offsets[p.end - 1]!) : l.end;
