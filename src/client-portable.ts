@@ -30,7 +30,37 @@ export type {
   Trace,
   TraceStep,
 } from './client/resolve.ts';
-export type { DnsLookupResult, DnsResolver } from './client/stub.ts';
+export type {
+  DnsLookupResult,
+  DnsPacketLookupResult,
+  DnsPacketRecord,
+  DnsResolver,
+} from './client/stub.ts';
+export type {
+  AaaaRecord,
+  ARecord,
+  DnsQuestion,
+  DnsRecord,
+  EdnsOption,
+  MxRecord,
+  NameRecord,
+  NaptrData,
+  NaptrRr,
+  OpaqueRecord,
+  OptRecord,
+  RecordHead,
+  SoaData,
+  SoaRecord,
+  SrvData,
+  SrvRr,
+  TxtRecord,
+} from './core/rr/record.ts';
+export { recordsOfType, recordTypeName } from './core/rr/record.ts';
+export {
+  fromDnsPacketAnswer,
+  toDnsPacketAnswer,
+  toDnsPacketQuestion,
+} from './client/compat.ts';
 export { ResolveError, type WalkOptions } from './client/resolution.ts';
 export {
   BrowserLexClient,

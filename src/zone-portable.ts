@@ -1,8 +1,9 @@
 /**
  * The part of `lexroute/zone` that uses no Node built-in (what the `browser`
  * export condition gives): parse zone text, build and validate a zone, write
- * it back, lint NAPTR records, look names up. `lexroute/zone` adds reading
- * files and directories, and dns-packet's structured RDATA views.
+ * it back, lint NAPTR records, look names up, a record as the typed record
+ * model (`recordOf`). `lexroute/zone` adds reading files and directories,
+ * and dns-packet's structured RDATA views.
  */
 export type { Diagnostic, Result, Severity, Span } from './core/diagnostics.ts';
 export type {
@@ -28,6 +29,8 @@ export {
   type BuildResult,
 } from './core/zone/build.ts';
 export { ZoneStore, type RecordSink } from './core/zone/store.ts';
+export { recordOf } from './core/zone/record.ts';
+export type { DnsRecord } from './core/rr/record.ts';
 export { rrToPresentation, writeZone } from './core/zone/writer.ts';
 export {
   checkExpectations,

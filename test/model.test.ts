@@ -2,7 +2,8 @@
  * One definition per thing (issue 19), checked over the text of src: no
  * TYPE_ constant defined twice (core/rr/types.ts holds them), one union of
  * the RFC 2169 service names, one UTF-8 decoder, one FNV-1a, one bounded memo,
- * one decoder of NAPTR RDATA's layout.
+ * one decoder of NAPTR RDATA's layout, one record model (the client reads
+ * the records of core/rr/record.ts, not dns-packet's shapes).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -112,5 +113,38 @@ describe('one definition per thing', () => {
     expect(sites(others, new RegExp(`\\.(?:${named})\\s*\\[`, 'g'))).toEqual([]);
     // Nor through TypeScript's escape hatch for private fields (`store['recType']`).
     expect(sites(others, new RegExp(`\\[['"](?:${named})['"]\\]`, 'g'))).toEqual([]);
+  });
+
+  it('one record model: the client reads core/rr/record.ts records, not dns-packet shapes', () => {
+    const client = files.filter(
+      (f) => f.file.startsWith('src/client/') && f.file !== 'src/client/compat.ts',
+    );
+    // dns-packet's RDATA sits under `.data`; its objects were read through casts.
+    expect(sites(client, /\brdataOf\b|\.data\.\w+|\.data\)|\bdata: \{/g)).toEqual([]);
+    expect(sites(client, /as \{\s*(?:order|priority|data|mname)\b|as Answer\b/g)).toEqual([]);
+    // Only the deprecated adapter imports dns-packet's record types; the rest use RecordType
+    // (a type name) and the encoder for queries.
+    expect(
+      sites(client, /import type \{[^}]*\b(?:Answer|Question)\b[^}]*\} from 'dns-packet'/g),
+    ).toEqual([]);
+    // The decoder uses no fallback decoder of another library.
+    const decoder = files.find((f) => f.file === 'src/core/wire/response.ts')?.text ?? '';
+    expect(/fallback|dns-packet's `answer/.test(decoder)).toBe(false);
+    // The DDDS's records are the model's: NaptrRecord and SrvRecord built on its fields.
+    expect(sites(files, /^export (?:interface|type) NaptrRecord\b[^\n]*/gm)).toEqual([
+      'src/core/ddds/naptr.ts: export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };',
+    ]);
+    expect(sites(files, /^export (?:interface|type) SrvRecord\b[^\n]*/gm)).toEqual([
+      'src/core/ddds/srv.ts: export type SrvRecord = { -readonly [K in keyof SrvData]: SrvData[K] } & { ttl?: number };',
+    ]);
+  });
+
+  it('one table of type names (core/rr/types.ts): no other code -> mnemonic map', () => {
+    // A name table pairs a code with its mnemonic: `[35, 'NAPTR']` or `case 35: return 'NAPTR'`.
+    const tables = sites(files, /\[35, 'NAPTR'\]|case 35:\s*return 'NAPTR'|\['NAPTR', 35\]/g);
+    expect(tables).toEqual([]);
+    expect(sites(files, /\['NAPTR', TYPE_NAPTR\]/g).map((s) => s.split(':')[0])).toEqual([
+      'src/core/rr/types.ts',
+    ]);
   });
 });

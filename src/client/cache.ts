@@ -12,7 +12,8 @@
  * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
  */
 import type { RecordType } from 'dns-packet';
-import type { DnsLookupResult, DnsResolver } from './stub.ts';
+import { RECORD_MODEL, recordResolver } from './compat.ts';
+import type { DnsLookupResult, DnsResolver, RecordResolver } from './stub.ts';
 import { canonicalName } from './names.ts';
 
 export interface CacheOptions {
@@ -223,13 +224,18 @@ export class DnsCache {
   }
 }
 
-/** A DnsResolver with a cache in front. `peek` is the synchronous warm path. */
-export class CachingResolver implements DnsResolver {
+/**
+ * A DnsResolver with a cache in front. `peek` is the synchronous warm path.
+ * A resolver answering in dns-packet's shapes is converted (deprecated, see
+ * `client/compat.ts`).
+ */
+export class CachingResolver implements RecordResolver {
+  readonly [RECORD_MODEL] = true;
   readonly cache: DnsCache;
-  private readonly inner: DnsResolver;
+  private readonly inner: RecordResolver;
 
   constructor(inner: DnsResolver, cache: DnsCache) {
-    this.inner = inner;
+    this.inner = recordResolver(inner);
     this.cache = cache;
   }
 

@@ -23,8 +23,8 @@ import type {
 import { ClientError, DnsError } from './errors.ts';
 import type { HttpStepResult } from './thttp.ts';
 import type { DnsLookupResult } from './stub.ts';
+import { recordsOfType } from '../core/rr/record.ts';
 import { toNaptrRecords, type ClientMemos } from './memo.ts';
-import { rdataOf } from './wire.ts';
 
 /** What the driver needs of the client. */
 export interface DriverHost {
@@ -155,7 +155,7 @@ function cachedFeed(
   switch (need.kind) {
     case 'naptr': {
       const r = host.peek(need.key, 'NAPTR');
-      return r === undefined ? undefined : walk.naptr(secured(host, r) ?? naptrFeed(r, true, host));
+      return r === undefined ? undefined : walk.naptr(secured(host, r) ?? naptrFeed(r, true));
     }
     case 'srv': {
       const r = host.peek(need.name, 'SRV');
@@ -182,7 +182,7 @@ function advance(
   switch (need.kind) {
     case 'naptr':
       return host.lookup(need.key, 'NAPTR', signal).then(
-        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false, host)),
+        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false)),
         (e: unknown) => fail(need.key, 'NAPTR')(e).then((f) => walk.naptr(f)),
       );
     case 'srv':
@@ -251,26 +251,18 @@ async function failed(
   return run.errorFeed(e);
 }
 
-export function naptrFeed(
-  r: DnsLookupResult,
-  cached: boolean,
-  host: { readonly cache: unknown; readonly memos?: ClientMemos },
-): DnsFeed<NaptrRecord> {
-  const memos = host.memos;
-  const records =
-    memos === undefined
-      ? toNaptrRecords(r)
-      : memos.naptrRecords(r, cached || host.cache !== undefined);
-  return { kind: r.kind, records, meta: r, cached, rrset: r };
+export function naptrFeed(r: DnsLookupResult, cached: boolean): DnsFeed<NaptrRecord> {
+  return { kind: r.kind, records: toNaptrRecords(r), meta: r, cached, rrset: r };
 }
 
 export function srvFeed(r: DnsLookupResult, cached: boolean): SrvFeed {
-  const records = r.records.map((a) => rdataOf(a) as SrvRecord);
+  const records: readonly SrvRecord[] = recordsOfType(r.records, 'SRV');
   return { kind: r.kind, records, meta: r, cached };
 }
 
 export function addressFeed(r: DnsLookupResult, cached: boolean): AddressFeed {
-  const records = r.records.map((a) => String(rdataOf(a)));
+  const records: string[] = [];
+  for (const a of r.records) if (a.type === 'A' || a.type === 'AAAA') records.push(a.address);
   return { kind: r.kind, records, meta: r, cached };
 }
 

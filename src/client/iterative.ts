@@ -21,10 +21,19 @@
 import type { RecordType } from 'dns-packet';
 import type { ReferralStep } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
-import { classify, type Classified, type DnsLookupResult, type DnsResolver } from './stub.ts';
+import type { DnsRecord } from '../core/rr/record.ts';
+import { classify, type Classified, type DnsLookupResult, type RecordResolver } from './stub.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
-import { canonicalName, rdataOf, sameName } from './wire.ts';
+import { canonicalName, sameName } from './wire.ts';
+import { RECORD_MODEL } from './compat.ts';
+
+/** The addresses of the A and AAAA records among `records`. */
+function addressesOf(records: readonly DnsRecord[]): string[] {
+  const out: string[] = [];
+  for (const a of records) if (a.type === 'A' || a.type === 'AAAA') out.push(a.address);
+  return out;
+}
 
 export interface IterativeOptions {
   readonly root: ServerAddress;
@@ -92,7 +101,8 @@ const LAME_CODES: ReadonlySet<string> = new Set([
   'DNS_RCODE',
 ]);
 
-export class IterativeResolver implements DnsResolver {
+export class IterativeResolver implements RecordResolver {
+  readonly [RECORD_MODEL] = true;
   private readonly transport: DnsTransportLike;
   private readonly root: ServerAddress;
   private readonly maxReferrals: number;
@@ -310,7 +320,9 @@ export class IterativeResolver implements DnsResolver {
     }
     w.seenCuts.add(next);
     const port = this.root.port;
-    const glue = c.glue.map((g) => ({ host: String(rdataOf(g)), port })).slice(0, this.maxServers);
+    const glue = addressesOf(c.glue)
+      .map((host) => ({ host, port }))
+      .slice(0, this.maxServers);
     // Name servers without glue (outside the cut: inside it, only glue can reach them).
     const glued = new Set(c.glue.map((g) => canonicalName(g.name)));
     const glueless = c.ns.filter((ns) => !glued.has(canonicalName(ns)) && !isUnder(ns, next));
@@ -368,7 +380,7 @@ export class IterativeResolver implements DnsResolver {
       if (isUnder(ns, cut)) continue;
       try {
         const r = await this.resolve(ns, 'A', budget, depth + 1, [], signal);
-        for (const a of r.records) out.push({ host: String(rdataOf(a)), port: this.root.port });
+        for (const host of addressesOf(r.records)) out.push({ host, port: this.root.port });
       } catch (e) {
         if (!(e instanceof DnsError) || e.code === 'DNS_ABORTED') return { error: e };
         if (e.code === 'DNS_DEPTH_EXCEEDED') return { error: e };

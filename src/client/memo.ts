@@ -3,46 +3,26 @@
  * each kept because `bench/client.ts` shows it on the warm path:
  * - the walk's start (AUS, f-component, partition, first key) memoised per
  *   input text from its second sighting;
- * - NAPTR records converted once per cached lookup result;
  * - step results memoised per cached RRset and AUS (the memo dies with the
  *   cache entry: a WeakMap keyed by the cached result).
- * All three are kept by a `ClientMemos` that each client owns.
+ * Both are kept by a `ClientMemos` that each client owns. (NAPTR records
+ * need no memo: the decoder's records are the walk's, issue 19.)
  */
-import type { Answer } from 'dns-packet';
 import type { NaptrRecord, StepResult } from '../core/ddds/step.ts';
 import type { CodedError, Service } from '../core/ddds/trace.ts';
 import { prepareWalk, type StepMemoStore, type WalkStart } from '../core/ddds/walk.ts';
 import type { DnsLookupResult } from './stub.ts';
-import { rdataOf } from './wire.ts';
+import { recordsOfType } from '../core/rr/record.ts';
 import { BoundedMemo } from '../core/kit/memo.ts';
 
 // ------------------------------------------------------------------ NAPTR records
 
-/** The NAPTR records of a lookup result, in response order. */
-export function toNaptrRecords(r: DnsLookupResult): NaptrRecord[] {
-  const out: NaptrRecord[] = new Array<NaptrRecord>(r.records.length);
-  for (let i = 0; i < r.records.length; i++) {
-    const a = r.records[i] as Answer;
-    const d = rdataOf(a) as {
-      order: number;
-      preference: number;
-      flags: string;
-      services: string;
-      regexp: string;
-      replacement: string;
-    };
-    out[i] = {
-      order: d.order,
-      preference: d.preference,
-      flags: d.flags,
-      services: d.services,
-      regexp: d.regexp,
-      // dns-packet drops the final dot; REPLACEMENT is always fully qualified.
-      replacement: d.replacement === '' || d.replacement === '.' ? '.' : `${d.replacement}.`,
-      ttl: (a as { ttl?: number }).ttl,
-    };
-  }
-  return out;
+/**
+ * The NAPTR records of a lookup result, in response order: the records of
+ * the model are the DDDS step's NaptrRecords as they are (no conversion).
+ */
+export function toNaptrRecords(r: DnsLookupResult): readonly NaptrRecord[] {
+  return recordsOfType(r.records, 'NAPTR');
 }
 
 // ------------------------------------------------------------------ the memos of one client
@@ -78,9 +58,6 @@ function seenSlot(text: string): number {
  * The memos of one client (`LexClient`, `BrowserLexClient`): owned by it, so
  * two clients in one process share nothing (issue 19: no module-level caches
  * in the client).
- * - NAPTR records of a lookup result, converted once per cached result. Only
- *   results that live in the cache are memoised: a WeakMap entry per
- *   short-lived result would cost more in garbage collection than it saves.
  * - Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
  *   result for the same RRset object (one cache entry, dropped when its TTL
  *   expires) and the same AUS and service is the same: the warm path reuses
@@ -88,7 +65,6 @@ function seenSlot(text: string): number {
  * - `prepareWalk` per input text, from its second sighting.
  */
 export class ClientMemos {
-  readonly #naptr = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
   readonly #steps = new WeakMap<object, BoundedMemo<string, StepResult>>();
   readonly #prepared = new BoundedMemo<string, Prepared>(PREPARED_MAX);
   readonly #seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
@@ -101,17 +77,6 @@ export class ClientMemos {
       memo.set(key, step);
     },
   };
-
-  /** NAPTR records of a lookup result; memoised per result when `memo` (the result is cached). */
-  naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
-    if (!memo) return toNaptrRecords(r);
-    let out = this.#naptr.get(r);
-    if (out === undefined) {
-      out = toNaptrRecords(r);
-      this.#naptr.set(r, out);
-    }
-    return out;
-  }
 
   /** The step memo and its key for this input and service. */
   memoFor(

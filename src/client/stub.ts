@@ -13,12 +13,14 @@
  *   the SOA record and the TTL of the SOA itself")
  * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
  */
-import type { Answer, RecordType } from 'dns-packet';
+import type { RecordType } from 'dns-packet';
 import type { DnsProtocol } from '../core/ddds/trace.ts';
+import type { DnsRecord, NameRecord } from '../core/rr/record.ts';
+import { RECORD_MODEL } from './compat.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './server-address.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
-import { canonicalName, rdataOf, sameName, type Message } from './wire.ts';
+import { canonicalName, sameName, type Message } from './wire.ts';
 
 export interface DnsLookupResult {
   readonly kind: 'answer' | 'nxdomain' | 'nodata';
@@ -27,8 +29,12 @@ export interface DnsLookupResult {
   readonly qtype: RecordType;
   /** Where the CNAME chain (if any) ended. */
   readonly name: string;
-  /** Records of qtype at `name` (empty for nxdomain/nodata). */
-  readonly records: readonly Answer[];
+  /**
+   * Records of qtype at `name` (empty for nxdomain/nodata), in the record
+   * model of `core/rr/record.ts` (dns-packet's shapes before 0.x: see
+   * `toDnsPacketAnswer`).
+   */
+  readonly records: readonly DnsRecord[];
   /** CNAME owners followed, in order. */
   readonly cnames: readonly string[];
   /** Seconds this result may be cached; -1 = must not be cached (RFC 2308 section 5). */
@@ -40,7 +46,7 @@ export interface DnsLookupResult {
   /** Responses ignored on the way (mismatching ID/question, malformed). */
   readonly ignored: number;
   /** The additional section of the final response (hints only, RFC 3403 section 4.2). */
-  readonly additionals: readonly Answer[];
+  readonly additionals: readonly DnsRecord[];
   /**
    * With DNSSEC asked for (`StubOptions.dnssec`): 'secure' when every response
    * of the lookup came with AD from the validating resolver (RFC 4035 section
@@ -49,16 +55,48 @@ export interface DnsLookupResult {
   readonly dnssec?: 'secure' | 'insecure';
 }
 
-/** Anything that turns (name, type) into a DnsLookupResult. */
+/**
+ * Anything that turns (name, type) into a DnsLookupResult: what a user
+ * passes as `ClientOptions.resolver`. A result whose records are still in
+ * dns-packet's shapes (`{name, type, ttl, data}`) is accepted, converted, with
+ * a one-time deprecation warning (`DnsPacketLookupResult`, `client/compat.ts`).
+ */
 export interface DnsResolver {
+  lookup(
+    qname: string,
+    qtype: RecordType,
+    signal?: AbortSignal,
+  ): Promise<DnsLookupResult | DnsPacketLookupResult>;
+}
+
+/** A DnsResolver whose results are in the record model (the client's own resolvers). */
+export interface RecordResolver extends DnsResolver {
   lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult>;
+}
+
+/** An answer in dns-packet's shape (`{name, type, ttl, class, data}`). */
+export interface DnsPacketRecord {
+  readonly name: string;
+  readonly type: string;
+  readonly ttl?: number;
+  readonly class?: string;
+  readonly data?: unknown;
+}
+
+/**
+ * @deprecated A lookup result with dns-packet's record shapes, what
+ * DnsLookupResult held before the record model: return DnsLookupResult.
+ */
+export interface DnsPacketLookupResult extends Omit<DnsLookupResult, 'records' | 'additionals'> {
+  readonly records: readonly DnsPacketRecord[];
+  readonly additionals: readonly DnsPacketRecord[];
 }
 
 export type Classified =
   | {
       readonly kind: 'answer' | 'nxdomain' | 'nodata';
       readonly name: string;
-      readonly records: readonly Answer[];
+      readonly records: readonly DnsRecord[];
       readonly cnames: readonly string[];
       readonly ttl: number;
     }
@@ -72,22 +110,25 @@ export type Classified =
       readonly kind: 'referral';
       readonly cut: string;
       readonly ns: readonly string[];
-      readonly glue: readonly Answer[];
+      readonly glue: readonly DnsRecord[];
       readonly ttl: number;
       readonly cnames: readonly string[];
     }
   | { readonly kind: 'lame'; readonly reason: string };
 
-function ttlOf(a: Answer): number {
-  return (a as { ttl?: number }).ttl ?? 0;
+function ttlOf(a: DnsRecord): number {
+  return a.ttl;
+}
+
+/** The record is of the type named `qtype` (an opaque record by its `typeName`). */
+function isType(a: DnsRecord, qtype: string): boolean {
+  return a.type === qtype || (a.type === 'unknown' && a.typeName === qtype);
 }
 
 /** RFC 2308 section 5: negative TTL = min(SOA TTL, SOA MINIMUM); -1 without an SOA. */
-export function negativeTtl(authorities: readonly Answer[]): number {
-  const soa = authorities.find((a) => a.type === 'SOA') as
-    (Answer & { data: { minimum: number } }) | undefined;
-  if (!soa) return -1;
-  return Math.min(ttlOf(soa), soa.data.minimum);
+export function negativeTtl(authorities: readonly DnsRecord[]): number {
+  for (const a of authorities) if (a.type === 'SOA') return Math.min(a.ttl, a.minimum);
+  return -1;
 }
 
 const MAX_CNAMES_IN_MESSAGE = 16;
@@ -99,14 +140,14 @@ export function classify(m: Message, qname: string, qtype: RecordType): Classifi
   let ttl = Number.POSITIVE_INFINITY;
   for (let hops = 0; hops <= MAX_CNAMES_IN_MESSAGE; hops++) {
     const here = m.answers.filter((a) => sameName(a.name, current));
-    const records = here.filter((a) => a.type === qtype);
+    const records = here.filter((a) => isType(a, qtype));
     if (records.length > 0) {
       for (const r of records) ttl = Math.min(ttl, ttlOf(r));
       return { kind: 'answer', name: current, records, cnames, ttl };
     }
     const cname = qtype === 'CNAME' ? undefined : here.find((a) => a.type === 'CNAME');
-    if (!cname) break;
-    const target = String(rdataOf(cname));
+    if (cname?.type !== 'CNAME') break;
+    const target = cname.target;
     if (cnames.some((c) => sameName(c, current))) {
       return { kind: 'lame', reason: `CNAME loop in the answer at ${current}` };
     }
@@ -127,11 +168,11 @@ export function classify(m: Message, qname: string, qtype: RecordType): Classifi
       ttl: negative < 0 ? -1 : Math.min(negative, ttl),
     };
   }
-  const ns = m.authorities.filter((a) => a.type === 'NS');
+  const ns = m.authorities.filter((a): a is NameRecord => a.type === 'NS');
   const hasSoa = m.authorities.some((a) => a.type === 'SOA');
   if (!m.aa && ns.length > 0 && !hasSoa) {
-    const cut = (ns[0] as Answer).name;
-    const names = ns.filter((a) => sameName(a.name, cut)).map((a) => String(rdataOf(a)));
+    const cut = ns[0]!.name;
+    const names = ns.filter((a) => sameName(a.name, cut)).map((a) => a.target);
     const glue = m.additionals.filter(
       (a) => (a.type === 'A' || a.type === 'AAAA') && names.some((n) => sameName(n, a.name)),
     );
@@ -179,7 +220,8 @@ export interface StubOptions {
  * A stub resolver: asks the configured servers (RD set), follows CNAME
  * chains across responses, refuses referrals with a pointer to `--root`.
  */
-export class StubResolver implements DnsResolver {
+export class StubResolver implements RecordResolver {
+  readonly [RECORD_MODEL] = true;
   private readonly transport: DnsTransportLike;
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;

@@ -1,17 +1,13 @@
 /**
- * Strict decoding of DNS responses for the client.
+ * Strict decoding of DNS responses for the client, into the project's record
+ * model (`core/rr/record.ts`), by the decoder of `src/core/wire/response.ts`.
+ * dns-packet's per-record decoding cost 9-11 us of every response on the
+ * client's measured hot path (issue 5) and shaped records as its own objects;
+ * the client now reads typed records (issue 19) and uses dns-packet only to
+ * encode its queries.
  *
- * The message is decoded by the hand-written decoder of
- * `src/core/wire/response.ts` into the objects dns-packet's `decode` yields
- * (tested equal on generated messages): dns-packet's per-record decoding cost
- * 9-11 us of every response on the client's measured hot path (issue 5).
- * Types the hand decoder does not know go through dns-packet's
- * `answer.decode`, one record at a time, here.
- *
- * dns-packet alone would not do: it decodes each record by walking its RDATA
- * and trusts the result; it never checks that the walk ended exactly at
- * RDLENGTH. A NAPTR whose strings run past RDLENGTH would silently swallow
- * the next record. Every record's consumed length is compared with RDLENGTH.
+ * Every record's consumed length is compared with RDLENGTH: a NAPTR whose
+ * strings run past RDLENGTH would otherwise swallow the next record.
  *
  * @see RFC 1035 section 4.1.3 (RDLENGTH "specifies the length in octets of
  *   the RDATA field")
@@ -20,32 +16,17 @@
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
-import * as dnsPacket from 'dns-packet';
-import type { Answer, Question } from 'dns-packet';
+import type { DnsQuestion } from '../core/rr/record.ts';
 import {
   decodeResponseMessage,
+  readQuestion,
   type DecodedResponse,
   type KnownQuestion as CoreKnownQuestion,
-  type RecordFallback,
   type Utf8Decoder,
-  type WireRecord,
 } from '../core/wire/response.ts';
 
 export { RCODE_NAMES, WireError } from '../core/wire/response.ts';
 export { canonicalName, sameName } from './names.ts';
-
-interface RecordCodec {
-  decode: ((buf: Buffer, offset: number) => Answer) & { bytes: number };
-}
-interface QuestionCodec {
-  decode: ((buf: Buffer, offset: number) => Question) & { bytes: number };
-}
-
-// dns-packet exports its per-part codecs at runtime; @types does not declare them.
-const lib = dnsPacket as unknown as {
-  answer: RecordCodec;
-  question: QuestionCodec;
-};
 
 export interface Header {
   readonly id: number;
@@ -78,20 +59,19 @@ export function readHeader(buf: Buffer): Header | undefined {
   };
 }
 
-/** A decoded response, with every section present, typed by dns-packet. */
-export type Message = DecodedResponse<Question, Answer>;
+/** A decoded response, with every section present, in the record model. */
+export type Message = DecodedResponse;
 
 /**
  * The question we asked, as sent: a response whose question section is the
- * same bytes has this question, decoded once (by dns-packet) when the query
- * was built.
+ * same bytes has this question, decoded once when the query was built.
  */
-export type KnownQuestion = CoreKnownQuestion<Buffer, Question>;
+export type KnownQuestion = CoreKnownQuestion<Buffer, DnsQuestion>;
 
 /** The KnownQuestion of an encoded one-question query. */
 export function knownQuestion(wire: Buffer): KnownQuestion {
-  const question = lib.question.decode(wire, 12);
-  return { wire, length: lib.question.decode.bytes, question };
+  const { question, length } = readQuestion(wire);
+  return { wire, length, question };
 }
 
 /**
@@ -109,12 +89,6 @@ const utf8Slice = (
 const nativeUtf8: Utf8Decoder | undefined =
   typeof utf8Slice === 'function' ? (b, start, end) => utf8Slice.call(b, start, end) : undefined;
 
-/** dns-packet's own decoding of one record, for the types the hand decoder leaves to it. */
-export const dnsPacketFallback: RecordFallback = (buf, start) => {
-  const record = lib.answer.decode(buf as Buffer, start) as unknown as WireRecord;
-  return { record, length: lib.answer.decode.bytes };
-};
-
 /**
  * Decode a whole response. Throws WireError `DNS_BAD_RESPONSE` (with the
  * byte `offset` of the problem) when the message is malformed (short, a
@@ -124,16 +98,5 @@ export const dnsPacketFallback: RecordFallback = (buf, start) => {
  * (checked from the header counts before any record is decoded).
  */
 export function decodeResponse(buf: Buffer, maxRecords: number, known?: KnownQuestion): Message {
-  return decodeResponseMessage(
-    buf,
-    maxRecords,
-    dnsPacketFallback,
-    known as CoreKnownQuestion | undefined,
-    nativeUtf8,
-  ) as unknown as Message;
-}
-
-/** The RDATA of a record (OPT has none in dns-packet's shape). */
-export function rdataOf(a: Answer): unknown {
-  return (a as { data?: unknown }).data;
+  return decodeResponseMessage(buf, maxRecords, known, nativeUtf8);
 }

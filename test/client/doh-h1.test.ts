@@ -12,6 +12,7 @@ import dnsPacket from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DohTransport } from '../../src/client/doh.ts';
 import { Http1Error, Http1Pool, http1DohFetch, parseResponse } from '../../src/client/doh-h1.ts';
+import { toDnsPacketAnswer } from '../../src/client/compat.ts';
 
 interface Script {
   /** What the server sends for the n-th request on a connection (n from 0), after reading its head. */
@@ -198,7 +199,9 @@ describe('the DoH HTTP/1.1 client', () => {
     });
     const t = new DohTransport({ urls: [s.url], fetch: http1DohFetch(pool()), tries: 1 });
     const ex = await t.query('a.example', 'A', { servers: [] });
-    expect(ex.message.answers.map((a) => (a as { data?: unknown }).data)).toEqual(['192.0.2.1']);
+    expect(
+      ex.message.answers.map((a) => (toDnsPacketAnswer(a) as { data?: unknown }).data),
+    ).toEqual(['192.0.2.1']);
     expect(ex.via).toBe(s.url);
     await expect(t.query('a.example', 'A', { servers: [] })).rejects.toMatchObject({
       code: 'DNS_NETWORK',

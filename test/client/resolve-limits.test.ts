@@ -8,10 +8,7 @@ import type { Answer, RecordType } from 'dns-packet';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsError } from '../../src/client/errors.ts';
-import type {
-  DnsLookupResult as LookupResult,
-  DnsResolver as Resolver,
-} from '../../src/client/stub.ts';
+import type { DnsPacketLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
 import { LexClient, ResolveError, resolveLexUrn } from '../../src/client/resolve.ts';
 
 const URN = 'urn:lex:br:federal:lei:2002-01-10;10406';
@@ -29,7 +26,8 @@ function naptrAt(qname: string, flags: string, regexp: string, replacement: stri
   return { name: qname, type: 'NAPTR', ttl: 60, data } as unknown as Answer;
 }
 
-function result(qname: string, qtype: RecordType, records: Answer[]): LookupResult {
+// dns-packet's record shapes: the deprecated form a user's resolver may still return.
+function result(qname: string, qtype: RecordType, records: Answer[]): DnsPacketLookupResult {
   return {
     kind: records.length > 0 ? 'answer' : 'nxdomain',
     qname,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { DnsTransport } from '../../src/client/transport.ts';
+import { toDnsPacketAnswer } from '../../src/client/compat.ts';
 import { DnsError } from '../../src/client/errors.ts';
 import { parseResolvConf, parseServerAddress, formatServer } from '../../src/client/servers.ts';
 import { startFakeDns, type FakeDns, type FakeZone, type HookContext } from './helpers/fake-dns.ts';
@@ -90,7 +91,8 @@ describe('stub transport over UDP (RFC 1035 4.2.1, RFC 5452)', () => {
     expect(ex.message.rcode).toBe('NOERROR');
     expect(ex.message.answers).toHaveLength(1);
     expect(
-      (ex.message.answers[0] as Answer & { data: { preference: number } }).data.preference,
+      (toDnsPacketAnswer(ex.message.answers[0]!) as Answer & { data: { preference: number } }).data
+        .preference,
     ).toBe(1);
     expect(sawOpt).toMatchObject({ udpPayloadSize: 1232 });
   });

@@ -20,10 +20,18 @@ import {
   WireError,
   type DecodedResponse,
 } from '../../src/core/wire/response.ts';
-import { decodeResponse, dnsPacketFallback, knownQuestion } from '../../src/client/wire.ts';
+import { decodeResponse as decodeModel, knownQuestion } from '../../src/client/wire.ts';
+import { asDnsPacket } from './helpers/as-dns-packet.ts';
 import { buildMessage, type RawMessage, type RawName, type RawRR } from './helpers/wire-build.ts';
 
-const fallback = dnsPacketFallback;
+/** The client's decoder, its record model in dns-packet's shapes (the deprecated adapter). */
+function decodeResponse(
+  buf: Buffer,
+  maxRecords: number,
+  known?: ReturnType<typeof knownQuestion>,
+): DecodedResponse {
+  return asDnsPacket(decodeModel(buf, maxRecords, known)) as unknown as DecodedResponse;
+}
 
 interface PacketDecoded {
   id: number;
@@ -49,7 +57,7 @@ function reference(buf: Buffer): PacketDecoded | Error {
 
 function ours(buf: Buffer): DecodedResponse | WireError {
   try {
-    return decodeResponseMessage(buf, 100_000, fallback);
+    return asDnsPacket(decodeResponseMessage(buf, 100_000)) as unknown as DecodedResponse;
   } catch (e) {
     if (e instanceof WireError) return e;
     throw new Error(`not a WireError: ${String(e)}`, { cause: e });
@@ -163,7 +171,9 @@ const rawRecord = fc.oneof(
   }),
   fc.record({
     kind: fc.constant('RAW' as const),
-    type: fc.constantFrom(99, 64, 65, 257, 65280),
+    // Types the record model keeps opaque and dns-packet reads as octets too (CAA, which
+    // dns-packet takes apart and the model does not, left out: issue 19).
+    type: fc.constantFrom(99, 64, 65, 65280),
     data: fc.uint8Array({ maxLength: 10 }),
   }),
 );
@@ -448,7 +458,7 @@ describe('UTF-8 of labels and strings', () => {
           expect(utf8ToString(Uint8Array.from(octets), 0, octets.length)).toBe(expected);
           for (const mine of [ours(buf), viaClient(buf)]) {
             if (mine instanceof WireError) throw mine;
-            const rr = mine.answers[0] as { name: string; data: { regexp: string } };
+            const rr = mine.answers[0] as unknown as { name: string; data: { regexp: string } };
             expect(rr.data.regexp).toBe(expected);
             expect(rr.name).toBe(Buffer.from(octets.slice(0, 63)).toString('utf-8'));
           }

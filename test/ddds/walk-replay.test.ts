@@ -12,7 +12,9 @@ import { DddsWalk, type HttpFeed, type WalkNeed } from '../../src/core/ddds/walk
 import type { ResolveResult, Service, Trace } from '../../src/core/ddds/trace.ts';
 import type { ResolutionCode } from '../../src/core/ddds/codes.ts';
 import { addressFeed, naptrFeed, srvFeed } from '../../src/client/drive.ts';
-import type { DnsLookupResult as LookupResult } from '../../src/client/stub.ts';
+// Recorded before the record model: dns-packet's shapes, converted as a user's resolver's are.
+import { toRecordModel } from '../../src/client/compat.ts';
+import type { DnsPacketLookupResult as LookupResult } from '../../src/client/stub.ts';
 
 interface Recorded {
   readonly id: string;
@@ -69,10 +71,9 @@ function replay(c: Recorded): Extract<WalkNeed, { kind: 'done' | 'failed' }> {
       else need = walk.address(feed);
       continue;
     }
-    if (need.kind === 'naptr')
-      need = walk.naptr(naptrFeed(rec.result, false, { cache: undefined }));
-    else if (need.kind === 'srv') need = walk.srv(srvFeed(rec.result, false));
-    else need = walk.address(addressFeed(rec.result, false));
+    if (need.kind === 'naptr') need = walk.naptr(naptrFeed(toRecordModel(rec.result), false));
+    else if (need.kind === 'srv') need = walk.srv(srvFeed(toRecordModel(rec.result), false));
+    else need = walk.address(addressFeed(toRecordModel(rec.result), false));
   }
 }
 

@@ -19,10 +19,7 @@ import {
 } from '../../src/core/ddds/walk.ts';
 import type { LookupMeta } from '../../src/core/ddds/trace.ts';
 import { LexClient, ResolveError } from '../../src/client/resolve.ts';
-import type {
-  DnsLookupResult as LookupResult,
-  DnsResolver as Resolver,
-} from '../../src/client/stub.ts';
+import type { DnsPacketLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
 import { naptrFromPresentation } from './presentation.ts';
 
 type Zones = Record<string, readonly NaptrRecord[]>;
@@ -267,7 +264,8 @@ function memoryResolver(zones: Zones): Resolver {
             data: { ...r, replacement: r.replacement === '.' ? '' : r.replacement.slice(0, -1) },
           }) as unknown as Answer,
       );
-      const result: LookupResult = {
+      // dns-packet's record shapes: the deprecated form a user's resolver may still return.
+      const result: DnsPacketLookupResult = {
         kind,
         qname,
         qtype,

@@ -14,17 +14,38 @@ import {
 } from './subst.ts';
 import { BoundedMemo } from '../kit/memo.ts';
 import type { ResolutionCode } from './codes.ts';
+import type { NaptrData } from '../rr/record.ts';
 
-/** The NAPTR record as the DDDS step sees it (wire values: single backslashes). */
-export interface NaptrRecord {
-  order: number;
-  preference: number;
-  flags: string;
-  services: string;
-  regexp: string;
-  /** A domain name; `.` (or the empty string) means "no replacement". */
-  replacement: string;
-  ttl?: number;
+/**
+ * The NAPTR record as the DDDS step sees it (wire values: single
+ * backslashes): the NAPTR fields of the record model (`core/rr/record.ts`),
+ * so a decoded NAPTR record is one as it is; the TTL when known.
+ */
+export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };
+
+/**
+ * The record as the step reports it (in record fates, outcomes and the
+ * trace): its NAPTR fields and TTL only. A record of the model (which also
+ * has its owner, type and class) is copied; any other is returned as it is.
+ */
+export function stepRecord(r: NaptrRecord): NaptrRecord {
+  if ((r as { code?: unknown }).code === undefined) return r;
+  const { order, preference, flags, services, regexp, replacement, ttl } = r;
+  const out: NaptrRecord = { order, preference, flags, services, regexp, replacement };
+  if (ttl !== undefined) out.ttl = ttl;
+  return out;
+}
+
+/** The same NAPTR fields (an RRset holds no two such records). */
+export function sameNaptr(a: NaptrRecord, b: NaptrRecord): boolean {
+  return (
+    a.order === b.order &&
+    a.preference === b.preference &&
+    a.flags === b.flags &&
+    a.services === b.services &&
+    a.regexp === b.regexp &&
+    a.replacement === b.replacement
+  );
 }
 
 // ---------------------------------------------------------------- flags

@@ -7,14 +7,10 @@
  * ordered by weighted random selection; "A Target of "." means that the
  * service is decidedly not available at this domain."
  */
+import type { SrvData } from '../rr/record.ts';
 
-export interface SrvRecord {
-  priority: number;
-  weight: number;
-  port: number;
-  target: string;
-  ttl?: number;
-}
+/** The SRV fields of the record model (`core/rr/record.ts`), with the TTL when known. */
+export type SrvRecord = { -readonly [K in keyof SrvData]: SrvData[K] } & { ttl?: number };
 
 export type SrvSelection =
   | { readonly kind: 'targets'; readonly targets: readonly SrvRecord[] }

@@ -26,6 +26,7 @@ import {
   checkServicesCompiled,
   compileRecord,
   rewriteCompiled,
+  stepRecord,
   type CompiledRecord,
   type NaptrRecord,
 } from './naptr.ts';
@@ -178,13 +179,15 @@ export function dddsStep(input: StepInput): StepResult {
   const n = records.length;
   const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(n);
   let fated = 0;
+  // Records as the step reports them (NAPTR fields and TTL; `stepRecord`).
+  const plainAt = (index: number): NaptrRecord => stepRecord(records[index] as NaptrRecord);
   const setFate = (
     index: number,
     fate: 'used' | 'skipped',
     code: ResolutionCode,
     reason: string,
   ) => {
-    const record = records[index];
+    const record = index < n ? plainAt(index) : undefined;
     if (record !== undefined) {
       if (fates[index] === undefined) fated++;
       fates[index] = { record, index, fate, code, reason };
@@ -283,7 +286,7 @@ export function dddsStep(input: StepInput): StepResult {
         kind: 'next',
         key: key.value,
         rewritten: rewritten.output,
-        record,
+        record: plainAt(index),
         via: rewritten.via,
       };
       continue;
@@ -296,7 +299,8 @@ export function dddsStep(input: StepInput): StepResult {
         'DDDS_HANDOFF',
         `hand-off with ${JSON.stringify(rewritten.output)} (${check.reason})`,
       );
-      chosen = { kind: 'handoff', flag: 'P', output: rewritten.output, record, protocol };
+      const handoff = plainAt(index);
+      chosen = { kind: 'handoff', flag: 'P', output: rewritten.output, record: handoff, protocol };
       continue;
     }
     let output = rewritten.output;
@@ -323,7 +327,7 @@ export function dddsStep(input: StepInput): StepResult {
       kind: 'terminal',
       flag: flags.flag,
       output,
-      record,
+      record: plainAt(index),
       protocol,
       services: serviceList,
       via: rewritten.via,

@@ -23,7 +23,7 @@
 import { absoluteLowerName } from '../kit/names.ts';
 import { buildAus } from './aus.ts';
 import { defaultToDnsKey } from './key.ts';
-import { parseServices, protocolInfo } from './naptr.ts';
+import { parseServices, protocolInfo, sameNaptr } from './naptr.ts';
 import { applyPartitionDetailed } from './partition.ts';
 import { selectSrv, type SrvRecord } from './srv.ts';
 import {
@@ -388,7 +388,7 @@ export class DddsWalk {
       if (plain !== outcome.key) punycode = { from: outcome.rewritten, to: outcome.key };
       // Remember which record was used, for a fallback.
       if (frame.excluded !== NOTHING_EXCLUDED) {
-        const used = feed.records.indexOf(outcome.record);
+        const used = feed.records.findIndex((r) => sameNaptr(r, outcome.record));
         if (used >= 0) frame.excluded.add(used);
       }
       const visit = this.guard.visit(outcome.key);

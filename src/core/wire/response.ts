@@ -1,14 +1,13 @@
 /**
- * The client's hand-written DNS response decoder: a whole message into the
- * object shapes dns-packet 5.6.1's `decode` yields (same field names, same
- * strings), for the record types the client reads (A, AAAA, NS, CNAME, PTR,
- * DNAME, MX, SOA, SRV, NAPTR and OPT without options). Every other record is
- * handed to a fallback (the client passes dns-packet's `answer.decode`), one
- * record at a time, so the output is always what dns-packet would give.
+ * The client's DNS response decoder: a whole message into the project's
+ * record model (`core/rr/record.ts`): A, AAAA, NS, CNAME, DNAME, PTR, MX,
+ * SOA, SRV, NAPTR (through `core/rr/naptr.ts`), TXT and OPT taken apart,
+ * every other type kept as its RDATA's octets (names expanded, RFC 3597).
+ * Type and class names come from `core/rr/types.ts`.
  *
- * Stricter than dns-packet, on purpose: every record's RDATA must end exactly
- * at RDLENGTH (dns-packet trusts its own walk and, for NS and SRV, skips to
- * RDLENGTH without looking), character-strings and names may not run past
+ * Strict: every record's RDATA must end exactly at RDLENGTH (dns-packet, the
+ * decoder this one replaced, trusts its own walk and, for NS and SRV, skips
+ * to RDLENGTH without looking), character-strings and names may not run past
  * RDLENGTH, and header counts are checked against a limit before anything is
  * decoded. Every error is a WireError with a stable code and the byte offset
  * it is about; nothing else is ever thrown and every loop is bounded
@@ -32,6 +31,24 @@
  *   extended RCODE, version and DO in TTL)
  */
 import { decodeUtf8 } from '../kit/utf8.ts';
+import type { DnsQuestion, DnsRecord, EdnsOption } from '../rr/record.ts';
+import {
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_CNAME,
+  TYPE_DNAME,
+  TYPE_MX,
+  TYPE_NAPTR,
+  TYPE_NS,
+  TYPE_OPT,
+  TYPE_PTR,
+  TYPE_SOA,
+  TYPE_SRV,
+  TYPE_TXT,
+  className,
+  typeName,
+} from '../rr/types.ts';
+import { expandRdata } from '../xfr/read.ts';
 import {
   NAPTR_FLAGS,
   NAPTR_REGEXP,
@@ -88,113 +105,14 @@ const OPCODE_NAMES: readonly string[] = [
   'UPDATE',
 ];
 
-/** dns-packet 5.6.1's `types.toString`: its names by code, `UNKNOWN_n` for the rest. */
-const PACKET_TYPE_NAMES: ReadonlyMap<number, string> = new Map<number, string>([
-  [1, 'A'],
-  [10, 'NULL'],
-  [28, 'AAAA'],
-  [18, 'AFSDB'],
-  [42, 'APL'],
-  [257, 'CAA'],
-  [60, 'CDNSKEY'],
-  [59, 'CDS'],
-  [37, 'CERT'],
-  [5, 'CNAME'],
-  [49, 'DHCID'],
-  [32769, 'DLV'],
-  [39, 'DNAME'],
-  [48, 'DNSKEY'],
-  [43, 'DS'],
-  [55, 'HIP'],
-  [13, 'HINFO'],
-  [45, 'IPSECKEY'],
-  [25, 'KEY'],
-  [36, 'KX'],
-  [29, 'LOC'],
-  [15, 'MX'],
-  [35, 'NAPTR'],
-  [2, 'NS'],
-  [47, 'NSEC'],
-  [50, 'NSEC3'],
-  [51, 'NSEC3PARAM'],
-  [12, 'PTR'],
-  [46, 'RRSIG'],
-  [17, 'RP'],
-  [24, 'SIG'],
-  [6, 'SOA'],
-  [99, 'SPF'],
-  [33, 'SRV'],
-  [44, 'SSHFP'],
-  [32768, 'TA'],
-  [249, 'TKEY'],
-  [52, 'TLSA'],
-  [250, 'TSIG'],
-  [16, 'TXT'],
-  [252, 'AXFR'],
-  [251, 'IXFR'],
-  [41, 'OPT'],
-  [255, 'ANY'],
-]);
+/** A question, as the model writes it. */
+export type WireQuestion = DnsQuestion;
 
-/** The type's name as dns-packet writes it. */
-export function typeString(code: number): string {
-  return PACKET_TYPE_NAMES.get(code) ?? `UNKNOWN_${code}`;
-}
+/** A record, as the model writes it. */
+export type WireRecord = DnsRecord;
 
-/** dns-packet 5.6.1's `classes.toString`. */
-export function classString(code: number): string {
-  switch (code) {
-    case 1:
-      return 'IN';
-    case 2:
-      return 'CS';
-    case 3:
-      return 'CH';
-    case 4:
-      return 'HS';
-    case 255:
-      return 'ANY';
-  }
-  return `UNKNOWN_${code}`;
-}
-
-export interface WireQuestion {
-  readonly name: string;
-  readonly type: string;
-  readonly class: string;
-}
-
-/** A record as dns-packet's `answer.decode` shapes it. */
-export interface WireAnswer {
-  readonly name: string;
-  readonly type: string;
-  readonly ttl: number;
-  readonly class: string;
-  /** The top bit of CLASS (mDNS cache flush), as dns-packet reports it. */
-  readonly flush: boolean;
-  readonly data: unknown;
-}
-
-/** An OPT pseudo-record as dns-packet's `answer.decode` shapes it (no `data`, no `ttl`). */
-export interface WireOpt {
-  readonly name: string;
-  readonly type: string;
-  readonly udpPayloadSize: number;
-  readonly extendedRcode: number;
-  readonly ednsVersion: number;
-  readonly flags: number;
-  readonly flag_do: boolean;
-  readonly options: readonly unknown[];
-}
-
-export type WireRecord = WireAnswer | WireOpt;
-
-/**
- * A decoded response. `Q` and `R` are the question and record types: the
- * core's own (`WireQuestion`, `WireRecord`), or dns-packet's `Question` and
- * `Answer` in the client, which are the same objects typed by dns-packet.
- */
-export interface DecodedResponse<Q = WireQuestion, R = WireRecord> {
+/** A decoded response. */
+export interface DecodedResponse<Q = DnsQuestion, R = DnsRecord> {
   readonly id: number;
   readonly qr: boolean;
   readonly opcode: string;
@@ -223,16 +141,6 @@ export interface KnownQuestion<B extends Uint8Array = Uint8Array, Q = WireQuesti
   /** `wire`'s question, decoded. */
   readonly question: Q;
 }
-
-/**
- * Decodes one record the hand decoder does not know, starting at its owner
- * name (`start`); returns the record and the octets it consumed. May throw
- * anything: the decoder turns a non-WireError into DNS_BAD_RESPONSE.
- */
-export type RecordFallback = (
-  buf: Uint8Array,
-  start: number,
-) => { readonly record: WireRecord; readonly length: number };
 
 // ---------------------------------------------------------------------------
 // Strings: UTF-8 as Node's Buffer#toString('utf-8') decodes it (the WHATWG
@@ -324,7 +232,7 @@ let ctxAt = 0;
 function where(): string {
   if (ctxType === -2) return `question at byte ${ctxAt}`;
   if (ctxType === -1) return `record at byte ${ctxAt}`;
-  return `${typeString(ctxType)} record at byte ${ctxAt}`;
+  return `${typeName(ctxType)} record at byte ${ctxAt}`;
 }
 
 /** Octets the last decodeName consumed at the name's own position. */
@@ -487,111 +395,254 @@ function lengthMismatch(type: string, start: number, used: number, rdlength: num
   );
 }
 
+/** The record fields every variant starts with (kept in one order: one object shape per type). */
+interface Head {
+  name: string;
+  code: number;
+  class: number;
+  ttl: number;
+}
+
+/** A plain Uint8Array copy of `buf[start, end)` (not a Buffer when `buf` is one). */
+function copy(buf: Uint8Array, start: number, end: number): Uint8Array {
+  return new Uint8Array(buf.subarray(start, end));
+}
+
+/** The record scratch head (filled per record, its fields copied into the record). */
+const HEAD: Head = { name: '', code: 0, class: 0, ttl: 0 };
+
+/** The names of RDATA holding one domain name. */
+function nameRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
+  const target = decodeName(buf, rd, end, false);
+  const t = h.code;
+  if (nameBytes !== end - rd) throw lengthMismatch(typeName(t), start, nameBytes, end - rd);
+  const type =
+    t === TYPE_NS ? 'NS' : t === TYPE_CNAME ? 'CNAME' : t === TYPE_DNAME ? 'DNAME' : 'PTR';
+  return { name: h.name, code: t, class: h.class, ttl: h.ttl, type, target };
+}
+
+function srvRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
+  const rdlength = end - rd;
+  if (rdlength < 6) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
+  const priority = u16(buf, rd);
+  const weight = u16(buf, rd + 2);
+  const port = u16(buf, rd + 4);
+  const target = decodeName(buf, rd + 6, end, false);
+  if (6 + nameBytes !== rdlength) throw lengthMismatch('SRV', start, 6 + nameBytes, rdlength);
+  const { name, code, ttl } = h;
+  return { name, code, class: h.class, ttl, type: 'SRV', priority, weight, port, target };
+}
+
+/** RFC 3403 section 4.1: ORDER, PREFERENCE, FLAGS, SERVICES, REGEXP, REPLACEMENT. */
+function naptrRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
+  const rdlength = end - rd;
+  if (rdlength < 4) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
+  const short = naptrLayout(buf, rd, end, NAPTR_AT);
+  if (short >= 0) decodeString(buf, short, end); // throws: the string runs past RDLENGTH
+  const flags = decodeString(buf, NAPTR_AT[NAPTR_FLAGS]!, end);
+  const services = decodeString(buf, NAPTR_AT[NAPTR_SERVICES]!, end);
+  const regexp = decodeString(buf, NAPTR_AT[NAPTR_REGEXP]!, end);
+  const at = NAPTR_AT[NAPTR_REPLACEMENT]!;
+  const next = decodeName(buf, at, end, false);
+  if (at + nameBytes !== end) throw lengthMismatch('NAPTR', start, at + nameBytes - rd, rdlength);
+  return {
+    name: h.name,
+    code: h.code,
+    class: h.class,
+    ttl: h.ttl,
+    type: 'NAPTR',
+    order: naptrOrder(buf, rd),
+    preference: naptrPreference(buf, rd),
+    flags,
+    services,
+    regexp,
+    // Fully qualified, as the DDDS reads it (core/rr/record.ts).
+    replacement: next === '.' ? '.' : `${next}.`,
+  };
+}
+
+function soaRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
+  let o = rd;
+  const mname = decodeName(buf, o, end, false);
+  o += nameBytes;
+  const rname = decodeName(buf, o, end, true);
+  o += nameBytes;
+  if (o + 20 > end) throw bad(`${where()}: RDATA of ${end - rd} bytes is cut short`, o);
+  if (o + 20 !== end) throw lengthMismatch('SOA', start, o + 20 - rd, end - rd);
+  return {
+    name: h.name,
+    code: h.code,
+    class: h.class,
+    ttl: h.ttl,
+    type: 'SOA',
+    mname,
+    rname,
+    serial: u32(buf, o),
+    refresh: u32(buf, o + 4),
+    retry: u32(buf, o + 8),
+    expire: u32(buf, o + 12),
+    minimum: u32(buf, o + 16),
+  };
+}
+
+/** TXT (RFC 1035 section 3.3.14): character-strings filling RDATA exactly. */
+function txtRecord(buf: Uint8Array, h: Head, rd: number, end: number): DnsRecord {
+  const strings: Uint8Array[] = [];
+  for (let o = rd; o < end;) {
+    const n = buf[o]!;
+    if (o + 1 + n > end) {
+      throw bad(`${where()}: character-string at byte ${o} (${n} octets) runs past RDLENGTH`, o);
+    }
+    strings.push(copy(buf, o + 1, o + 1 + n));
+    o += 1 + n;
+  }
+  return { name: h.name, code: h.code, class: h.class, ttl: h.ttl, type: 'TXT', strings };
+}
+
 /**
- * The RDATA of a hand-decoded type, or `undefined` for a type left to the
- * fallback. `rd` is the RDATA's first byte, `end` its end (RDLENGTH).
+ * OPT (RFC 6891 section 6.1.2-6.1.3): the payload size in CLASS, extended
+ * RCODE, version, DO and Z in TTL; options (code, length, value) fill RDATA.
  */
-function decodeRdata(
+function optRecord(
   buf: Uint8Array,
-  type: number,
-  start: number,
+  name: string,
+  fixed: number,
   rd: number,
   end: number,
-): unknown {
+): DnsRecord {
+  const options: EdnsOption[] = [];
+  for (let o = rd; o < end;) {
+    if (o + 4 > end) throw bad(`${where()}: EDNS option at byte ${o} is cut short`, o);
+    const n = u16(buf, o + 2);
+    if (o + 4 + n > end) {
+      throw bad(`${where()}: EDNS option at byte ${o} (${n} octets) runs past RDLENGTH`, o);
+    }
+    options.push({ code: u16(buf, o), value: copy(buf, o + 4, o + 4 + n) });
+    o += 4 + n;
+  }
+  const flags = u16(buf, fixed + 6);
+  return {
+    name,
+    code: TYPE_OPT,
+    class: u16(buf, fixed + 2),
+    ttl: u32(buf, fixed + 4),
+    type: 'OPT',
+    udpPayloadSize: u16(buf, fixed + 2),
+    extendedRcode: buf[fixed + 4]!,
+    ednsVersion: buf[fixed + 5]!,
+    flags,
+    dnssecOk: (flags & 0x8000) !== 0,
+    options,
+  };
+}
+
+/** Any other type: its RDATA's octets, names expanded where RFC 3597 lets them be compressed. */
+function opaqueRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
+  let rdata: Uint8Array;
+  try {
+    rdata = new Uint8Array(expandRdata(buf, h.code, rd, end));
+  } catch (e) {
+    throw bad(`${where()}: ${e instanceof Error ? e.message : String(e)}`, start);
+  }
+  const { name, code, ttl } = h;
+  return { name, code, class: h.class, ttl, type: 'unknown', typeName: typeName(code), rdata };
+}
+
+/** The record whose RDATA is `buf[rd, end)`; `start` is its first byte. */
+function decodeRdata(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
   const rdlength = end - rd;
+  const type = h.code;
   ctxType = type;
   switch (type) {
-    case 1: {
+    case TYPE_A: {
       if (rdlength !== 4) throw lengthMismatch('A', start, 4, rdlength);
-      return `${buf[rd]}.${buf[rd + 1]}.${buf[rd + 2]}.${buf[rd + 3]}`;
+      const address = `${buf[rd]}.${buf[rd + 1]}.${buf[rd + 2]}.${buf[rd + 3]}`;
+      return { name: h.name, code: type, class: h.class, ttl: h.ttl, type: 'A', address };
     }
-    case 28: {
+    case TYPE_AAAA: {
       if (rdlength !== 16) throw lengthMismatch('AAAA', start, 16, rdlength);
-      return ipv6Text(buf, rd);
+      const address = ipv6Text(buf, rd);
+      return { name: h.name, code: type, class: h.class, ttl: h.ttl, type: 'AAAA', address };
     }
-    case 2:
-    case 5:
-    case 12:
-    case 39: {
-      const target = decodeName(buf, rd, end, false);
-      if (nameBytes !== rdlength)
-        throw lengthMismatch(typeString(type), start, nameBytes, rdlength);
-      return target;
-    }
-    case 15: {
+    case TYPE_NS:
+    case TYPE_CNAME:
+    case TYPE_PTR:
+    case TYPE_DNAME:
+      return nameRecord(buf, h, start, rd, end);
+    case TYPE_MX: {
       if (rdlength < 2) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
       const preference = u16(buf, rd);
       const exchange = decodeName(buf, rd + 2, end, false);
       if (2 + nameBytes !== rdlength) throw lengthMismatch('MX', start, 2 + nameBytes, rdlength);
-      return { preference, exchange };
+      const { name, ttl } = h;
+      return { name, code: type, class: h.class, ttl, type: 'MX', preference, exchange };
     }
-    case 33: {
-      if (rdlength < 6) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
-      const priority = u16(buf, rd);
-      const weight = u16(buf, rd + 2);
-      const port = u16(buf, rd + 4);
-      const target = decodeName(buf, rd + 6, end, false);
-      if (6 + nameBytes !== rdlength) throw lengthMismatch('SRV', start, 6 + nameBytes, rdlength);
-      return { priority, weight, port, target };
-    }
-    case 35: {
-      // RFC 3403 section 4.1: ORDER, PREFERENCE, FLAGS, SERVICES, REGEXP, REPLACEMENT.
-      if (rdlength < 4) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
-      const short = naptrLayout(buf, rd, end, NAPTR_AT);
-      if (short >= 0) decodeString(buf, short, end); // throws: the string runs past RDLENGTH
-      const flags = decodeString(buf, NAPTR_AT[NAPTR_FLAGS]!, end);
-      const services = decodeString(buf, NAPTR_AT[NAPTR_SERVICES]!, end);
-      const regexp = decodeString(buf, NAPTR_AT[NAPTR_REGEXP]!, end);
-      const at = NAPTR_AT[NAPTR_REPLACEMENT]!;
-      const replacement = decodeName(buf, at, end, false);
-      if (at + nameBytes !== end)
-        throw lengthMismatch('NAPTR', start, at + nameBytes - rd, rdlength);
-      return {
-        order: naptrOrder(buf, rd),
-        preference: naptrPreference(buf, rd),
-        flags,
-        services,
-        regexp,
-        replacement,
-      };
-    }
-    case 6: {
-      let o = rd;
-      const mname = decodeName(buf, o, end, false);
-      o += nameBytes;
-      const rname = decodeName(buf, o, end, true);
-      o += nameBytes;
-      if (o + 20 > end) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, o);
-      const data = {
-        mname,
-        rname,
-        serial: u32(buf, o),
-        refresh: u32(buf, o + 4),
-        retry: u32(buf, o + 8),
-        expire: u32(buf, o + 12),
-        minimum: u32(buf, o + 16),
-      };
-      if (o + 20 !== end) throw lengthMismatch('SOA', start, o + 20 - rd, rdlength);
-      return data;
-    }
+    case TYPE_SRV:
+      return srvRecord(buf, h, start, rd, end);
+    case TYPE_NAPTR:
+      return naptrRecord(buf, h, start, rd, end);
+    case TYPE_SOA:
+      return soaRecord(buf, h, start, rd, end);
+    case TYPE_TXT:
+      return txtRecord(buf, h, rd, end);
   }
-  return undefined;
+  return opaqueRecord(buf, h, start, rd, end);
 }
 
-function decodeQuestion(buf: Uint8Array, o: number): WireQuestion {
+function decodeQuestion(buf: Uint8Array, o: number): DnsQuestion {
   ctxType = -2;
   ctxAt = o;
   const name = decodeName(buf, o, -1, false);
   const f = o + nameBytes;
   if (f + 4 > buf.length) throw bad(`question at byte ${o} is cut short`, o);
-  return { name, type: typeString(u16(buf, f)), class: classString(u16(buf, f + 2)) };
+  return { name, type: typeName(u16(buf, f)), class: className(u16(buf, f + 2)) };
+}
+
+/**
+ * The question at byte 12 of `buf` (a one-question message, such as a query
+ * we built) and the octets it takes: a `KnownQuestion`'s parts.
+ */
+export function readQuestion(buf: Uint8Array): { question: DnsQuestion; length: number } {
+  memoCount = 0;
+  const question = decodeQuestion(buf, 12);
+  return { question, length: nameBytes + 4 };
+}
+
+/**
+ * A record of the model from its parts and uncompressed RDATA (a zone's
+ * record): the same readers as a response's records, on the RDATA alone
+ * (a compression pointer in it is an error). `name` is written as the
+ * model writes names (no final dot). Throws WireError DNS_BAD_RESPONSE when
+ * the RDATA does not read as its type.
+ */
+export function decodeRecordData(
+  name: string,
+  code: number,
+  klass: number,
+  ttl: number,
+  rdata: Uint8Array,
+): DnsRecord {
+  utf8 = utf8ToString;
+  memoCount = 0;
+  ctxAt = 0;
+  ctxType = code;
+  if (code === TYPE_OPT) {
+    const head = { name, code, class: klass, ttl, type: 'unknown' as const };
+    return { ...head, typeName: typeName(code), rdata: copy(rdata, 0, rdata.length) };
+  }
+  HEAD.name = name;
+  HEAD.code = code;
+  HEAD.class = klass;
+  HEAD.ttl = ttl;
+  return decodeRdata(rdata, HEAD, 0, 0, rdata.length);
 }
 
 /** Offset just past the last record decodeRecord read. */
 // eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeRecord, read right after the call.
 let recordEnd = 0;
 
-function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback): WireRecord {
+
+function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
   const len = buf.length;
   ctxType = -1;
   ctxAt = start;
@@ -609,48 +660,15 @@ function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback):
     );
   }
   recordEnd = end;
-  if (type === 41) {
-    if (rdlength === 0) {
-      // RFC 6891 section 6.1.3: EXTENDED-RCODE, VERSION, then DO and Z in the TTL field.
-      const flags = u16(buf, fixed + 6);
-      return {
-        name,
-        type: 'OPT',
-        udpPayloadSize: u16(buf, fixed + 2),
-        extendedRcode: buf[fixed + 4]!,
-        ednsVersion: buf[fixed + 5]!,
-        flags,
-        flag_do: (flags & 0x8000) !== 0,
-        options: [],
-      };
-    }
-  } else {
-    const data = decodeRdata(buf, type, start, rd, end);
-    if (data !== undefined) {
-      const klass = u16(buf, fixed + 2);
-      return {
-        name,
-        type: typeString(type),
-        ttl: u32(buf, fixed + 4),
-        class: classString(klass & 0x7fff),
-        flush: (klass & 0x8000) !== 0,
-        data,
-      };
-    }
+  if (type === TYPE_OPT) {
+    ctxType = type;
+    return optRecord(buf, name, fixed, rd, end);
   }
-  let out: { readonly record: WireRecord; readonly length: number };
-  try {
-    out = fallback(buf, start);
-  } catch (e) {
-    throw bad(
-      `${typeString(type)} record at byte ${start}: ${e instanceof Error ? e.message : String(e)}`,
-      start,
-    );
-  }
-  if (start + out.length !== end) {
-    throw lengthMismatch(typeString(type), start, out.length - (rd - start), rdlength);
-  }
-  return out.record;
+  HEAD.name = name;
+  HEAD.code = type;
+  HEAD.class = u16(buf, fixed + 2);
+  HEAD.ttl = u32(buf, fixed + 4);
+  return decodeRdata(buf, HEAD, start, rd, end);
 }
 
 /**
@@ -668,7 +686,6 @@ function decodeRecord(buf: Uint8Array, start: number, fallback: RecordFallback):
 export function decodeResponseMessage(
   buf: Uint8Array,
   maxRecords: number,
-  fallback: RecordFallback,
   known?: KnownQuestion,
   utf8Decoder?: Utf8Decoder,
 ): DecodedResponse {
@@ -690,7 +707,7 @@ export function decodeResponseMessage(
   const qdcount = u16(buf, 4);
   memoCount = 0;
   let offset = 12;
-  const questions: WireQuestion[] = [];
+  const questions: DnsQuestion[] = [];
   if (known !== undefined && qdcount === 1 && sameQuestion(buf, known)) {
     // Our own question, byte for byte: it decodes to the question we built.
     questions.push(known.question);
@@ -703,19 +720,19 @@ export function decodeResponseMessage(
       offset += nameBytes + 4;
     }
   }
-  const answers: WireRecord[] = [];
-  const authorities: WireRecord[] = [];
-  const additionals: WireRecord[] = [];
+  const answers: DnsRecord[] = [];
+  const authorities: DnsRecord[] = [];
+  const additionals: DnsRecord[] = [];
   for (let i = 0; i < ancount; i++) {
-    answers.push(decodeRecord(buf, offset, fallback));
+    answers.push(decodeRecord(buf, offset));
     offset = recordEnd;
   }
   for (let i = 0; i < nscount; i++) {
-    authorities.push(decodeRecord(buf, offset, fallback));
+    authorities.push(decodeRecord(buf, offset));
     offset = recordEnd;
   }
   for (let i = 0; i < arcount; i++) {
-    additionals.push(decodeRecord(buf, offset, fallback));
+    additionals.push(decodeRecord(buf, offset));
     offset = recordEnd;
   }
   const opcode = (flags >> 11) & 0xf;

@@ -125,8 +125,11 @@ const LAYOUTS: Record<number, string> = {
   39: 'N', // DNAME
 };
 
-/** RDATA of one record, names expanded; must end exactly at RDLENGTH. */
-function readRdata(msg: Uint8Array, type: number, start: number, end: number): Uint8Array {
+/**
+ * RDATA of one record, names expanded; must end exactly at RDLENGTH. Also
+ * the client decoder's RDATA of the types its record model keeps opaque.
+ */
+export function expandRdata(msg: Uint8Array, type: number, start: number, end: number): Uint8Array {
   const layout = LAYOUTS[type];
   if (layout === undefined) return msg.slice(start, end);
   const out: number[] = [];
@@ -189,7 +192,13 @@ export function parseXfrMessage(msg: Uint8Array): XfrMessage {
     const rdlen = count(p + 8);
     p += 10;
     if (p + rdlen > msg.length) throw bad(`RDATA runs past the message at byte ${p}`);
-    answers.push({ key: keyOf(owner), type, cls, ttl, rdata: readRdata(msg, type, p, p + rdlen) });
+    answers.push({
+      key: keyOf(owner),
+      type,
+      cls,
+      ttl,
+      rdata: expandRdata(msg, type, p, p + rdlen),
+    });
     p += rdlen;
   }
   return { id: count(0), flags: count(2), rcode: msg[3]! & 0x0f, answers };
