@@ -155,7 +155,7 @@ function cachedFeed(
   switch (need.kind) {
     case 'naptr': {
       const r = host.peek(need.key, 'NAPTR');
-      return r === undefined ? undefined : walk.naptr(secured(host, r) ?? naptrFeed(r, true));
+      return r === undefined ? undefined : walk.naptr(secured(host, r) ?? naptrFeed(r, true, host));
     }
     case 'srv': {
       const r = host.peek(need.name, 'SRV');
@@ -182,7 +182,7 @@ function advance(
   switch (need.kind) {
     case 'naptr':
       return host.lookup(need.key, 'NAPTR', signal).then(
-        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false)),
+        (r) => walk.naptr(secured(host, r) ?? naptrFeed(r, false, host)),
         (e: unknown) => fail(need.key, 'NAPTR')(e).then((f) => walk.naptr(f)),
       );
     case 'srv':
@@ -251,8 +251,17 @@ async function failed(
   return run.errorFeed(e);
 }
 
-export function naptrFeed(r: DnsLookupResult, cached: boolean): DnsFeed<NaptrRecord> {
-  return { kind: r.kind, records: toNaptrRecords(r), meta: r, cached, rrset: r };
+export function naptrFeed(
+  r: DnsLookupResult,
+  cached: boolean,
+  host: { readonly cache: unknown; readonly memos?: ClientMemos },
+): DnsFeed<NaptrRecord> {
+  const memos = host.memos;
+  const records =
+    memos === undefined
+      ? toNaptrRecords(r)
+      : memos.naptrRecords(r, cached || host.cache !== undefined);
+  return { kind: r.kind, records, meta: r, cached, rrset: r };
 }
 
 export function srvFeed(r: DnsLookupResult, cached: boolean): SrvFeed {

@@ -4,11 +4,13 @@
  * - the walk's start (AUS, f-component, partition, first key) memoised per
  *   input text from its second sighting;
  * - step results memoised per cached RRset and AUS (the memo dies with the
- *   cache entry: a WeakMap keyed by the cached result).
- * Both are kept by a `ClientMemos` that each client owns. (NAPTR records
- * need no memo: the decoder's records are the walk's, issue 19.)
+ *   cache entry: a WeakMap keyed by the cached result);
+ * - the step's view of a cached result's NAPTR records (their NAPTR fields,
+ *   what the step reports in the trace), made once per cached result.
+ * All three are kept by a `ClientMemos` that each client owns.
  */
 import type { NaptrRecord, StepResult } from '../core/ddds/step.ts';
+import { stepRecord } from '../core/ddds/naptr.ts';
 import type { CodedError, Service } from '../core/ddds/trace.ts';
 import { prepareWalk, type StepMemoStore, type WalkStart } from '../core/ddds/walk.ts';
 import type { DnsLookupResult } from './stub.ts';
@@ -58,6 +60,7 @@ function seenSlot(text: string): number {
  * The memos of one client (`LexClient`, `BrowserLexClient`): owned by it, so
  * two clients in one process share nothing (issue 19: no module-level caches
  * in the client).
+ * - The step's view of the NAPTR records of a cached result (`naptrRecords`).
  * - Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
  *   result for the same RRset object (one cache entry, dropped when its TTL
  *   expires) and the same AUS and service is the same: the warm path reuses
@@ -65,6 +68,7 @@ function seenSlot(text: string): number {
  * - `prepareWalk` per input text, from its second sighting.
  */
 export class ClientMemos {
+  readonly #naptr = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
   readonly #steps = new WeakMap<object, BoundedMemo<string, StepResult>>();
   readonly #prepared = new BoundedMemo<string, Prepared>(PREPARED_MAX);
   readonly #seen: (string | undefined)[] = new Array<string | undefined>(SEEN_SLOTS);
@@ -77,6 +81,24 @@ export class ClientMemos {
       memo.set(key, step);
     },
   };
+
+  /**
+   * The NAPTR records of a lookup result. The decoder's records are the
+   * step's NaptrRecords as they are; a cached result's (when `memo`) are
+   * given as the step reports them (`stepRecord`: NAPTR fields and TTL),
+   * made once per result, so a step run on them (distinct URNs, or
+   * `memoSteps: false`) copies none.
+   */
+  naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
+    const records = toNaptrRecords(r);
+    if (!memo) return records;
+    let out = this.#naptr.get(r);
+    if (out === undefined) {
+      out = records.map(stepRecord);
+      this.#naptr.set(r, out);
+    }
+    return out;
+  }
 
   /** The step memo and its key for this input and service. */
   memoFor(

@@ -90,6 +90,33 @@ function expectSame(mine: DecodedResponse, ref: PacketDecoded): void {
   if (!ref.rcode.startsWith('RCODE_')) expect(mine.rcode).toBe(ref.rcode);
 }
 
+/** Types dns-packet takes apart and the record model keeps as RDATA octets (RFC 3597). */
+const PARSED_BY_DNS_PACKET = new Set([
+  'HINFO',
+  'CAA',
+  'DNSKEY',
+  'RRSIG',
+  'RP',
+  'NSEC',
+  'NSEC3',
+  'SSHFP',
+  'DS',
+  'TLSA',
+  'NULL',
+]);
+
+/**
+ * A mutated type code may turn a record into one of those: the model keeps
+ * its octets (issue 19) where dns-packet may fail on them. Only then may the
+ * two disagree.
+ */
+function keepsOctetsDnsPacketParses(buf: Buffer): boolean {
+  const m = decodeResponseMessage(buf, 100_000);
+  return [...m.answers, ...m.authorities, ...m.additionals].some(
+    (r) => r.type === 'unknown' && PARSED_BY_DNS_PACKET.has(r.typeName),
+  );
+}
+
 function expectWireError(e: WireError, length: number): void {
   expect(['DNS_BAD_RESPONSE', 'DNS_RRSET_TOO_LARGE']).toContain(e.code);
   expect(e.offset).toBeGreaterThanOrEqual(0);
@@ -251,6 +278,7 @@ describe('hand decoder = dns-packet decode, on raw messages (odd octets, compres
             expect((client as WireError).message).toBe(mine.message);
           } else {
             const ref = reference(buf);
+            if (ref instanceof Error && keepsOctetsDnsPacketParses(buf)) return;
             expect(ref).not.toBeInstanceOf(Error);
             expectSame(mine, ref as PacketDecoded);
             expectSame(client as DecodedResponse, ref as PacketDecoded);

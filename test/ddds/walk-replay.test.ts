@@ -71,7 +71,8 @@ function replay(c: Recorded): Extract<WalkNeed, { kind: 'done' | 'failed' }> {
       else need = walk.address(feed);
       continue;
     }
-    if (need.kind === 'naptr') need = walk.naptr(naptrFeed(toRecordModel(rec.result), false));
+    if (need.kind === 'naptr')
+      need = walk.naptr(naptrFeed(toRecordModel(rec.result), false, { cache: undefined }));
     else if (need.kind === 'srv') need = walk.srv(srvFeed(toRecordModel(rec.result), false));
     else need = walk.address(addressFeed(toRecordModel(rec.result), false));
   }

@@ -641,7 +641,6 @@ export function decodeRecordData(
 // eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of decodeRecord, read right after the call.
 let recordEnd = 0;
 
-
 function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
   const len = buf.length;
   ctxType = -1;
