@@ -19,8 +19,6 @@
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Question, RecordType } from 'dns-packet';
-import packetClasses from 'dns-packet/classes.js';
-import packetTypes from 'dns-packet/types.js';
 import type { DnsQuestion, DnsRecord, NaptrData, SoaData, SrvData } from '../core/rr/record.ts';
 import { CLASS_CODES, TYPE_CODES } from '../core/rr/types.ts';
 import type {
@@ -37,7 +35,18 @@ interface RdataCodec {
 }
 
 // dns-packet exports its per-type codecs at runtime; @types does not declare them.
-const lib = dnsPacket as unknown as { record(type: string): RdataCodec; opt: RdataCodec };
+const lib = dnsPacket as unknown as {
+  record(type: string): RdataCodec;
+  question: { decode(buf: Buffer, offset: number): Question };
+};
+
+/** dns-packet's names of a type and a class code (its own tables, through a question it decodes). */
+function packetNames(type: number, klass: number): Question {
+  const buf = Buffer.alloc(5);
+  buf.writeUInt16BE(type, 1);
+  buf.writeUInt16BE(klass, 3);
+  return lib.question.decode(buf, 0);
+}
 
 /** dns-packet's `decode` of RDATA `rdata` as type `name`; the octets where it cannot read them. */
 function packetRdata(name: string, rdata: Uint8Array): unknown {
@@ -89,7 +98,8 @@ function dataOf(r: Exclude<DnsRecord, { type: 'OPT' }>, typeName: string): unkno
  * record's own fields instead (`record.order`, `record.target`, ...).
  */
 export function toDnsPacketAnswer(r: DnsRecord): Answer {
-  const type = packetTypes.toString(r.code);
+  const names = packetNames(r.code, r.class & 0x7fff);
+  const type = names.type;
   if (r.type === 'OPT') {
     const parts: number[] = [];
     for (const o of r.options)
@@ -115,7 +125,7 @@ export function toDnsPacketAnswer(r: DnsRecord): Answer {
     name: r.name,
     type,
     ttl: r.ttl,
-    class: packetClasses.toString(r.class & 0x7fff),
+    class: names.class,
     flush: (r.class & 0x8000) !== 0,
     data: dataOf(r, type),
   } as unknown as Answer;
@@ -133,11 +143,8 @@ function codeOf(table: ReadonlyMap<string, number>, name: string, prefix: string
 export function toDnsPacketQuestion(q: DnsQuestion): Question {
   const type = codeOf(TYPE_CODES, q.type, 'TYPE');
   const klass = q.class === 'ANY' ? 255 : codeOf(CLASS_CODES, q.class, 'CLASS');
-  return {
-    name: q.name,
-    type: packetTypes.toString(type) as RecordType,
-    class: packetClasses.toString(klass) as Question['class'],
-  };
+  const names = packetNames(type, klass);
+  return { name: q.name, type: names.type, class: names.class };
 }
 
 const CLASS_BY_NAME: Readonly<Record<string, number>> = { IN: 1, CS: 2, CH: 3, HS: 4, ANY: 255 };
