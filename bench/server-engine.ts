@@ -5,7 +5,7 @@
  *
  * Also the cost of response-rate limiting on that path: Engine.respond
  * followed by Rrl.check (at a rate no query reaches, as server-qps.sh's
- * `--rrl` run), alternated with Engine.respond alone, best of 3 each. The
+ * `--rrl` run), alternated with Engine.respond alone, best of 5 each. The
  * RRL's clock is read once per event-loop turn; this loop never yields, so
  * here it is read once (the server reads it once per 32 datagrams at most).
  *
@@ -80,14 +80,14 @@ const withRrl = (q: Buffer) => {
   return out;
 };
 let [off, on] = [0, 0];
-for (let r = 0; r < 3; r++) {
+for (let r = 0; r < 5; r++) {
   off = Math.max(
     off,
     time('Engine.respond (mix), RRL off', (q) => engine.respond(q, TRANSPORT_UDP)),
   );
   on = Math.max(on, time('Engine.respond + Rrl.check (mix)', withRrl));
 }
-console.log(`ratio RRL on / off (in process, best of 3): ${(on / off).toFixed(3)}`);
+console.log(`ratio RRL on / off (in process, best of 5): ${(on / off).toFixed(3)}`);
 
 // Per kind of query.
 const kinds: [string, Buffer][] = [
