@@ -29,6 +29,7 @@ import type { Socket } from 'node:net';
 import type { AppRequest, AppResponse } from './types.ts';
 import { HTTP_STATUS } from './codes.ts';
 import { REASONS } from './respond.ts';
+import { HttpDate } from '../core/kit/http-date.ts';
 
 /** A head longer than this goes to node:http (which answers 431 past its own limit). */
 const MAX_FAST_HEAD = 8 * 1024;
@@ -116,18 +117,9 @@ export function takeRequest(buf: Buffer): Taken | 'more' | 'other' {
   return { method: m[1] as string, target: m[2] as string, headers, length: end + 4, close };
 }
 
-let dateSecond = -1;
-let dateText = '';
-/** The Date header's value (as node:http writes it), made once a second. */
-function httpDate(): string {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  if (second !== dateSecond) {
-    dateSecond = second;
-    dateText = new Date(now).toUTCString();
-  }
-  return dateText;
-}
+/** One formatter per process: the Date text is the same for every connection. */
+const DATE = new HttpDate();
+const httpDate = () => DATE.at(Date.now());
 
 /** The bytes node:http writes for `out`: head (latin1) and, unless HEAD, the body (UTF-8). */
 export function responseBytes(

@@ -23,6 +23,7 @@ import { dohStatus } from '../core/wire/codes.ts';
 import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
 import type { Engine } from './engine.ts';
 import type { LogSummary } from './log-summary.ts';
+import { HttpDate } from '../core/kit/http-date.ts';
 
 /** A request head longer than this goes to node:http (which answers 431 past its own limit). */
 const MAX_FAST_HEAD = 8 * 1024;
@@ -139,18 +140,9 @@ function dnsParameter(search: string): Buffer | undefined {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
-let dateSecond = -1;
-let dateText = '';
-/** The Date header's value, made once a second. */
-function httpDate(): string {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  if (second !== dateSecond) {
-    dateSecond = second;
-    dateText = new Date(now).toUTCString();
-  }
-  return dateText;
-}
+/** One formatter per process: the Date text is the same for every connection. */
+const DATE = new HttpDate();
+const httpDate = () => DATE.at(Date.now());
 
 /** The whole HTTP response to one taken request, head and body in one buffer. */
 function responseTo(fast: FastDoh, taken: Taken, source: string): Buffer {
