@@ -34,17 +34,14 @@ import {
 } from './model.ts';
 import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
 import { fail, ok, type Failure, type Result } from '../kit/result.ts';
+import type { NaptrData } from '../rr/record.ts';
 
-/** One NAPTR record as fields (wire values, single backslashes). */
-export interface BuiltNaptr {
-  readonly order: number;
-  readonly preference: number;
-  readonly flags: string;
-  readonly services: string;
-  readonly regexp: string;
-  /** Absolute name, or `.` when the REGEXP gives the output. */
-  readonly replacement: string;
-}
+/**
+ * One NAPTR record as fields (wire values, single backslashes): the record
+ * model's NAPTR (`core/rr/record.ts`); `replacement` is an absolute name, or
+ * `.` when the REGEXP gives the output.
+ */
+export type BuiltNaptr = NaptrData;
 
 export interface BuildResult {
   readonly text: string;

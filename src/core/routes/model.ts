@@ -7,6 +7,7 @@
  */
 import type { LexPrefix } from './prefix.ts';
 import type { TableCode } from './codes.ts';
+import type { SoaData } from '../rr/record.ts';
 
 /** 1-based line and column in the table file. */
 export interface TablePosition {
@@ -73,15 +74,8 @@ export interface Route {
   readonly position?: TablePosition;
 }
 
-export interface Soa {
-  readonly mname: string;
-  readonly rname: string;
-  readonly serial: number;
-  readonly refresh: number;
-  readonly retry: number;
-  readonly expire: number;
-  readonly minimum: number;
-}
+/** The SOA of a routing table's zone: the record model's (`core/rr/record.ts`). */
+export type Soa = SoaData;
 
 export interface NameServer {
   readonly name: string;
