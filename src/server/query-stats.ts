@@ -8,19 +8,10 @@
 import type { MetricFamily } from '../metrics/prom.ts';
 import { family, histogram } from '../metrics/prom.ts';
 import { typeName } from '../core/rr/types.ts';
+import { RCODE_NAMES } from './rcodes.ts';
 
 /** Upper bounds of the response-size histogram, octets. */
 export const SIZE_BOUNDS = [64, 128, 256, 512, 1232, 2048, 4096, 16384, 65535] as const;
-
-const RCODES: Record<number, string> = {
-  0: 'NOERROR',
-  1: 'FORMERR',
-  2: 'SERVFAIL',
-  3: 'NXDOMAIN',
-  4: 'NOTIMP',
-  5: 'REFUSED',
-  16: 'BADVERS',
-};
 
 export class QueryStats {
   /** ((transport * 4096 + rcode) * 65536 + qtype) -> responses. */
@@ -71,7 +62,7 @@ export class QueryStats {
         {
           transport: transports[Math.floor(rest / 4096)]!,
           qtype: typeName(qtype),
-          rcode: RCODES[rcode] ?? `RCODE${rcode}`,
+          rcode: RCODE_NAMES[rcode] ?? `RCODE${rcode}`,
         },
         v,
       ]);

@@ -9,10 +9,23 @@ import type { QueryParseCode, QueryRefusalCode } from '../core/wire/codes.ts';
 import {
   RCODE_BADVERS,
   RCODE_FORMERR,
+  RCODE_NOERROR,
   RCODE_NOTIMP,
+  RCODE_NXDOMAIN,
   RCODE_REFUSED,
   RCODE_SERVFAIL,
 } from '../core/zone/answer.ts';
+
+/** The mnemonics (RFC 6895 section 2.3) of the rcodes the server sends: metric labels and tests. */
+export const RCODE_NAMES: Readonly<Record<number, string>> = {
+  [RCODE_NOERROR]: 'NOERROR',
+  [RCODE_FORMERR]: 'FORMERR',
+  [RCODE_SERVFAIL]: 'SERVFAIL',
+  [RCODE_NXDOMAIN]: 'NXDOMAIN',
+  [RCODE_NOTIMP]: 'NOTIMP',
+  [RCODE_REFUSED]: 'REFUSED',
+  [RCODE_BADVERS]: 'BADVERS',
+};
 
 /** Every failure the engine answers with an error rcode. */
 export type DnsFailureCode = QueryParseCode | QueryRefusalCode;

@@ -6,18 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUERY_REFUSAL_CODES, WIRE_CODES } from '../../src/core/wire/codes.ts';
 import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
-import { RCODE_OF, type DnsFailureCode } from '../../src/server/rcodes.ts';
-
-/** Rcode mnemonics (RFC 6895 section 2.3). */
-const RCODE_NAMES: Record<number, string> = {
-  0: 'NOERROR',
-  1: 'FORMERR',
-  2: 'SERVFAIL',
-  3: 'NXDOMAIN',
-  4: 'NOTIMP',
-  5: 'REFUSED',
-  16: 'BADVERS',
-};
+import { RCODE_NAMES, RCODE_OF, type DnsFailureCode } from '../../src/server/rcodes.ts';
 
 /** The codes of the presentation-name encoder (name.ts), which no query answer carries. */
 const NAME_CODES = ['EMPTY_LABEL', 'LABEL_TOO_LONG', 'NAME_TOO_LONG', 'BAD_ESCAPE'];
