@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
-import { captureIo, type CapturedIo } from '../helpers/io.ts';
+import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { selfSignedLoopbackCert } from '../helpers/tls.ts';
 
@@ -33,14 +33,6 @@ interface Served {
 }
 let tls: Served;
 let plain: Served;
-
-function events(io: CapturedIo): Record<string, unknown>[] {
-  return io
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 async function serve(extra: string[]): Promise<Served> {
   const io = captureIo({ cwd: tmp });

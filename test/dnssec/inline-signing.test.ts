@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { dnssecRefresh, validateServerConfig } from '../../src/config/server.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
-import { captureIo, type CapturedIo } from '../helpers/io.ts';
+import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { query } from '../server/harness.ts';
 
@@ -46,14 +46,6 @@ interface Served {
 }
 let s: Served;
 let anchor: string;
-
-function events(io: CapturedIo): Record<string, unknown>[] {
-  return io
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 async function waitFor<T>(what: string, f: () => T | undefined, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;

@@ -36,3 +36,12 @@ export function captureIo(
     reload: () => reloads.emit('reload'),
   };
 }
+
+/** The JSON log lines a captured command wrote on standard error, parsed. */
+export function events(io: CapturedIo): Record<string, unknown>[] {
+  return io
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

@@ -15,21 +15,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { requestMac } from '../../src/server/control-endpoint.ts';
-import { captureIo, type CapturedIo } from '../helpers/io.ts';
+import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { REPO } from './harness.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-ctl-tcp-'));
 const key = path.join(dir, 'ctl.key');
 const otherKey = path.join(dir, 'other.key');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function events(io: CapturedIo): Record<string, unknown>[] {
-  return io
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 async function waitEvent(io: CapturedIo, name: string): Promise<Record<string, unknown>> {
   for (let i = 0; i < 400; i++) {

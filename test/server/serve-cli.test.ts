@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { captureIo, type CapturedIo } from '../helpers/io.ts';
+import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { query, SAMPLE_ZONES } from './harness.ts';
 
 const dirs: string[] = [];
@@ -21,14 +21,6 @@ function tempZones(): string {
   dirs.push(dir);
   cpSync(SAMPLE_ZONES, dir, { recursive: true });
   return dir;
-}
-
-function events(io: CapturedIo): Record<string, unknown>[] {
-  return io
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 async function waitFor<T>(
