@@ -22,21 +22,20 @@ export async function controlArg(
   command: string,
   text: string | undefined,
   keyFile: string | undefined,
-  keyOption = '--control-key',
 ): Promise<ControlEndpoint | undefined | null> {
   if (text === undefined) {
-    if (keyFile !== undefined) throw new UsageError(`${keyOption} needs --control ADDR:PORT`);
+    if (keyFile !== undefined) throw new UsageError('--control-key needs --control ADDR:PORT');
     return undefined;
   }
   if (keyFile !== undefined && tcpAddressOf(text) === null) {
-    throw new UsageError(`${keyOption} is for a TCP control port; ${text} is a socket path`);
+    throw new UsageError(`--control-key is for a TCP control port; ${text} is a socket path`);
   }
   try {
     return await controlEndpointOf(text, io.cwd, keyFile);
   } catch (e) {
     if (!(e instanceof ControlEndpointError)) throw e;
     if (e.code !== 'CONTROL_KEY_INVALID') {
-      throw new UsageError(`${e.code}: ${e.message.replace('--control-key', keyOption)}`);
+      throw new UsageError(`${e.code}: ${e.message}`);
     }
     io.err(`lexroute ${command}: ${e.code}: ${e.message}\n`);
     return null;

@@ -27,7 +27,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ipVersion, parseHostPort } from '../core/kit/host-port.ts';
+import { parseHostPort } from '../core/kit/host-port.ts';
+import { addressOctets } from '../core/kit/ip.ts';
 
 export type ControlEndpoint =
   | { readonly kind: 'unix'; readonly path: string }
@@ -35,7 +36,7 @@ export type ControlEndpoint =
       readonly kind: 'tcp';
       readonly host: string;
       readonly port: number;
-      /** The shared key (absent on the client side until read). */
+      /** The shared key, read from `--control-key`. */
       readonly key: Uint8Array;
     };
 
@@ -51,13 +52,13 @@ export class ControlEndpointError extends Error {
 /** The smallest key accepted, octets (HMAC-SHA256 keys shorter than this are weak). */
 export const MIN_KEY_OCTETS = 16;
 
-/** Is this host a loopback address? */
+/** Is this host a loopback address (127.0.0.0/8 as a dotted quad, ::1, localhost)? */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
-  const v = ipVersion(host);
-  if (v === 4) return host.startsWith('127.');
-  if (v === 6) return /^(0{0,4}:){2,7}0{0,3}1$|^::1$/i.test(host.split('%')[0]!);
-  return false;
+  const o = addressOctets(host);
+  if (o === undefined) return false;
+  if (o.length === 4) return o[0] === 127 && !host.includes(':');
+  return o.every((x, i) => x === (i === 15 ? 1 : 0));
 }
 
 /** `ADDRESS:PORT` text as a TCP address, or null for a path. */
