@@ -194,246 +194,55 @@ async function signServed(
   return signed;
 }
 
+/** What the start-up steps share: resolved paths and the stack of things to stop. */
+interface Setup {
+  readonly options: DevChainOptions;
+  readonly abs: (p: string) => string;
+  readonly closers: (() => Promise<void>)[];
+  readonly dnsAt: (l: ListenAddress) => ListenAddress;
+  readonly httpAt: (l: ListenAddress) => ListenAddress;
+}
+
 /** Start the resolvers, then the DNS servers; on any failure stop what started and throw DevStartError. */
 export async function startDevChain(options: DevChainOptions): Promise<RunningDevChain> {
   const { config, cwd } = options;
-  const abs = (p: string) => (path.isAbsolute(p) ? p : path.resolve(cwd, p));
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
   try {
-    // ---- ports
-    const dnsPort =
-      options.dnsPort === 0
-        ? await freePortOnAll([...new Set(config.dns.map((d) => d.listen.host))])
-        : options.dnsPort;
-    const httpPort =
-      options.httpPort === 0
-        ? await freePortOnAll([...new Set(config.resolvers.map((r) => r.listen.host))])
-        : options.httpPort;
-    const dnsAt = (l: ListenAddress): ListenAddress =>
-      dnsPort === undefined ? l : { host: l.host, port: dnsPort };
-    const httpAt = (l: ListenAddress): ListenAddress =>
-      httpPort === undefined ? l : { host: l.host, port: httpPort };
-    for (const d of config.dns) {
-      const p = await probePort(d.listen.host, dnsAt(d.listen).port);
-      if (p) throw describeBindProblem(`DNS server "${d.name}"`, dnsAt(d.listen), p);
-    }
-    for (const r of config.resolvers) {
-      const p = await probePort(r.listen.host, httpAt(r.listen).port, ['tcp']);
-      if (p) throw describeBindProblem(`resolver "${r.name}"`, httpAt(r.listen), p);
-    }
-
-    // ---- catalogue: a fresh copy of the sample rows, unless one is given
-    let catalogueFile: string;
-    let tmp: string | undefined;
-    if (options.catalogue !== undefined) catalogueFile = abs(options.catalogue);
-    else {
-      tmp = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-'));
-      const dir = tmp;
-      closers.push(() => rm(dir, { recursive: true, force: true }));
-      catalogueFile = path.join(tmp, 'catalogue.sqlite');
-    }
-    let opened;
-    try {
-      opened = await ensureCatalogue(catalogueFile, abs(config.sampleCatalogue), cwd);
-    } catch (e) {
-      throw new DevStartError(
-        'DEV_CATALOGUE_FAILED',
-        `cannot open the catalogue ${catalogueFile}: ${(e as Error).message}`,
-        { cause: e },
-      );
-    }
-    const store = opened.store;
-    closers.push(async () => store.close());
-    if (opened.seeded && opened.seeded.errors.length > 0) {
-      const first = opened.seeded.errors[0];
-      throw new DevStartError(
-        'DEV_CATALOGUE_FAILED',
-        `${opened.seeded.errors.length} rows of ${opened.seeded.from} were rejected (first: ${JSON.stringify(first)})`,
-      );
-    }
-    const counts = store.counts();
-
-    // ---- resolvers
-    let dohUrl = '';
-    const resolvers: RunningResolverInstance[] = [];
-    for (const r of config.resolvers) {
-      const l = httpAt(r.listen);
-      const app = createResolverApp({
-        reader: store,
-        analyse: analyseReference,
-        config: DEFAULT_RESOLVER_CONFIG,
-        health: () => ({
-          resolver: r.name,
-          catalogue: path.basename(store.path),
-          ...store.counts(),
-        }),
-        // The resolution page, over the chain's DoH endpoint (started below).
-        page: { doh: () => dohUrl, script: pageScript },
-      });
-      let running: RunningResolver;
-      try {
-        running = await startResolverServer({
-          app,
-          host: l.host,
-          port: l.port,
-          ...(options.onRequest
-            ? { log: (e: LogEntry) => options.onRequest?.(r.name, e), logRequests: true }
-            : {}),
-        });
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        throw describeBindProblem(`resolver "${r.name}"`, l, {
-          problem: code === 'EADDRINUSE' ? 'in-use' : code === 'EACCES' ? 'denied' : 'no-address',
-          message: (e as Error).message,
-        });
-      }
-      closers.push(() => running.close());
-      resolvers.push({
-        name: r.name,
-        host: l.host,
-        port: running.port,
-        url: running.url,
-        server: running,
-      });
-    }
-
-    // ---- zones: the files as they are, or rewritten copies when resolvers moved
-    const moves = new Map<string, number>();
-    config.resolvers.forEach((r, i) => {
-      const now = resolvers[i]!.port;
-      if (now !== r.listen.port) moves.set(`${r.listen.host}:${r.listen.port}`, now);
-    });
-    let zoneDir: string | undefined;
-    if (moves.size > 0) {
-      zoneDir = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-zones-'));
-      const dir = zoneDir;
-      closers.push(() => rm(dir, { recursive: true, force: true }));
-    }
-    const explicitOrigins = new Map<string, string>();
-    const originals = new Map<string, string>();
-    const zoneFiles = new Map<string, string>();
-    const served: { files: string[]; origins: string[] }[] = [];
-    for (const [i, d] of config.dns.entries()) {
-      const files: string[] = [];
-      const list: string[] = [];
-      for (const [j, z] of d.zones.entries()) {
-        const src = abs(z.file);
-        const origin = z.origin ?? inferOriginFromFileName(src);
-        if (origin === undefined) {
-          throw new DevStartError(
-            'DEV_ZONE_FAILED',
-            `${z.file}: the file name does not give the zone's origin; add "origin" to it in the configuration`,
-          );
-        }
-        const norm = origin === '.' ? '.' : `${origin.replace(/\.$/, '')}.`;
-        let file = src;
-        if (zoneDir !== undefined) {
-          file = path.join(zoneDir, `${i}-${j}-${path.basename(src)}`);
-          let text: string;
-          try {
-            text = await readFile(src, 'utf8');
-          } catch (e) {
-            throw new DevStartError(
-              'DEV_ZONE_FAILED',
-              `cannot read ${src}: ${(e as Error).message}`,
-            );
-          }
-          await writeFile(file, rewriteHttpPorts(text, moves));
-        }
-        if (z.origin !== undefined) explicitOrigins.set(file, z.origin);
-        originals.set(file, src);
-        zoneFiles.set(norm, file);
-        files.push(file);
-        list.push(norm);
-      }
-      served.push({ files, origins: list });
-    }
-    const dnssec = options.dnssec
-      ? await signServed(zoneFiles, served, explicitOrigins, tmp, closers)
-      : undefined;
-    // The one origin rule: the configured origin, else the (original) file name's.
-    const loader: ZoneFileLoader = async (file) => {
-      const explicit = explicitOrigins.get(file);
-      const r = await loadZoneFile(file, {
-        ...(explicit !== undefined ? { origin: explicit } : {}),
-        nameAs: originals.get(file) ?? file,
-      });
-      return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+    const setup: Setup = {
+      options,
+      abs: (p) => (path.isAbsolute(p) ? p : path.resolve(cwd, p)),
+      closers,
+      ...(await placePorts(options)),
     };
-
-    // ---- DNS servers
-    const dns: RunningDnsInstance[] = [];
-    for (const [i, d] of config.dns.entries()) {
-      const l = dnsAt(d.listen);
-      const problems: string[] = [];
-      const base = options.log;
-      const log: Logger = {
-        debug: (e, f) => base?.debug(e, { server: d.name, ...f }),
-        info: (e, f) => base?.info(e, { server: d.name, ...f }),
-        warn: (e, f) => base?.warn(e, { server: d.name, ...f }),
-        error: (e, f) => {
-          problems.push(`${e} ${JSON.stringify(f ?? {})}`);
-          base?.error(e, { server: d.name, ...f });
-        },
-      };
-      let server: RunningServer;
-      try {
-        server = await startServer({
-          config: { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: served[i]!.files },
-          loader,
-          log,
-          cwd,
-        });
-      } catch (e) {
-        const msg = (e as Error).message;
-        throw describeBindProblem(`DNS server "${d.name}"`, l, {
-          problem: /EADDRINUSE/.test(msg) ? 'in-use' : /EACCES/.test(msg) ? 'denied' : 'no-address',
-          message: msg,
-        });
-      }
-      closers.push(() => server.close());
-      if (problems.length > 0) {
-        throw new DevStartError(
-          'DEV_ZONE_FAILED',
-          `DNS server "${d.name}" could not load its zones: ${problems.join('; ')}`,
-        );
-      }
-      dns.push({
-        name: d.name,
-        host: l.host,
-        port: server.udp[0]?.port ?? l.port,
-        origins: served[i]!.origins,
-        server,
-      });
-    }
-
+    const { store, tmp } = await openDevCatalogue(setup);
+    const counts = store.counts();
+    let dohUrl = '';
+    const resolvers = await startResolvers(setup, store, () => dohUrl);
+    const zones = await prepareZones(setup, resolvers);
+    const dnssec = options.dnssec
+      ? await signServed(zones.zoneFiles, zones.served, zones.explicitOrigins, tmp, closers)
+      : undefined;
+    const loader = zoneLoader(zones.explicitOrigins, zones.originals);
+    const dns = await startDnsServers(setup, zones.served, loader);
     const doh = await startDohView(
-      served.flatMap((s) => s.files),
+      zones.served.flatMap((s) => s.files),
       loader,
       options.log,
       cwd,
-      config.dns[0] ? dnsAt(config.dns[0].listen).host : '127.0.0.1',
+      config.dns[0] ? setup.dnsAt(config.dns[0].listen).host : '127.0.0.1',
     );
     closers.push(() => doh.close());
     dohUrl = doh.doh[0]?.url ?? '';
-
-    const rootIndex = config.dns.findIndex(
-      (d) => d.listen.host === config.root.host && d.listen.port === config.root.port,
-    );
-    const root =
-      rootIndex >= 0
-        ? `${dns[rootIndex]!.host}:${dns[rootIndex]!.port}`
-        : formatListen(dnsAt(config.root));
     return {
       dns,
       resolvers,
-      root,
-      zoneFiles,
+      root: rootAddress(setup, dns),
+      zoneFiles: zones.zoneFiles,
       catalogue: { path: store.path, works: counts.works, items: counts.items },
-      doh: doh.doh[0]?.url ?? '',
+      doh: dohUrl,
       ...(dnssec
         ? {
             dnssec: {
@@ -449,6 +258,273 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     await closeAll();
     throw e;
   }
+}
+
+/** The ports to serve on (free ones when asked for 0), each checked before anything starts. */
+async function placePorts(options: DevChainOptions): Promise<Pick<Setup, 'dnsAt' | 'httpAt'>> {
+  const { config } = options;
+  const dnsPort =
+    options.dnsPort === 0
+      ? await freePortOnAll([...new Set(config.dns.map((d) => d.listen.host))])
+      : options.dnsPort;
+  const httpPort =
+    options.httpPort === 0
+      ? await freePortOnAll([...new Set(config.resolvers.map((r) => r.listen.host))])
+      : options.httpPort;
+  const dnsAt = (l: ListenAddress): ListenAddress =>
+    dnsPort === undefined ? l : { host: l.host, port: dnsPort };
+  const httpAt = (l: ListenAddress): ListenAddress =>
+    httpPort === undefined ? l : { host: l.host, port: httpPort };
+  for (const d of config.dns) {
+    const p = await probePort(d.listen.host, dnsAt(d.listen).port);
+    if (p) throw describeBindProblem(`DNS server "${d.name}"`, dnsAt(d.listen), p);
+  }
+  for (const r of config.resolvers) {
+    const p = await probePort(r.listen.host, httpAt(r.listen).port, ['tcp']);
+    if (p) throw describeBindProblem(`resolver "${r.name}"`, httpAt(r.listen), p);
+  }
+  return { dnsAt, httpAt };
+}
+
+type DevStore = Awaited<ReturnType<typeof ensureCatalogue>>['store'];
+
+/** The catalogue: the one given, or a fresh copy of the sample rows in a temporary folder. */
+async function openDevCatalogue(setup: Setup): Promise<{ store: DevStore; tmp?: string }> {
+  const { options, abs, closers } = setup;
+  let catalogueFile: string;
+  let tmp: string | undefined;
+  if (options.catalogue !== undefined) catalogueFile = abs(options.catalogue);
+  else {
+    tmp = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-'));
+    const dir = tmp;
+    closers.push(() => rm(dir, { recursive: true, force: true }));
+    catalogueFile = path.join(tmp, 'catalogue.sqlite');
+  }
+  let opened;
+  try {
+    opened = await ensureCatalogue(catalogueFile, abs(options.config.sampleCatalogue), options.cwd);
+  } catch (e) {
+    throw new DevStartError(
+      'DEV_CATALOGUE_FAILED',
+      `cannot open the catalogue ${catalogueFile}: ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
+  const store = opened.store;
+  closers.push(async () => store.close());
+  if (opened.seeded && opened.seeded.errors.length > 0) {
+    const first = opened.seeded.errors[0];
+    throw new DevStartError(
+      'DEV_CATALOGUE_FAILED',
+      `${opened.seeded.errors.length} rows of ${opened.seeded.from} were rejected (first: ${JSON.stringify(first)})`,
+    );
+  }
+  return tmp === undefined ? { store } : { store, tmp };
+}
+
+/** One resolver app and HTTP server per configured resolver, over the one catalogue. */
+async function startResolvers(
+  setup: Setup,
+  store: DevStore,
+  dohUrl: () => string,
+): Promise<RunningResolverInstance[]> {
+  const { options, closers } = setup;
+  const resolvers: RunningResolverInstance[] = [];
+  for (const r of options.config.resolvers) {
+    const l = setup.httpAt(r.listen);
+    const app = createResolverApp({
+      reader: store,
+      analyse: analyseReference,
+      config: DEFAULT_RESOLVER_CONFIG,
+      health: () => ({
+        resolver: r.name,
+        catalogue: path.basename(store.path),
+        ...store.counts(),
+      }),
+      // The resolution page, over the chain's DoH endpoint (started last).
+      page: { doh: dohUrl, script: pageScript },
+    });
+    let running: RunningResolver;
+    try {
+      running = await startResolverServer({
+        app,
+        host: l.host,
+        port: l.port,
+        ...(options.onRequest
+          ? { log: (e: LogEntry) => options.onRequest?.(r.name, e), logRequests: true }
+          : {}),
+      });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw describeBindProblem(`resolver "${r.name}"`, l, {
+        problem: code === 'EADDRINUSE' ? 'in-use' : code === 'EACCES' ? 'denied' : 'no-address',
+        message: (e as Error).message,
+      });
+    }
+    closers.push(() => running.close());
+    resolvers.push({
+      name: r.name,
+      host: l.host,
+      port: running.port,
+      url: running.url,
+      server: running,
+    });
+  }
+  return resolvers;
+}
+
+interface DevZones {
+  /** Zone file served, per origin. */
+  readonly zoneFiles: Map<string, string>;
+  /** Per DNS server, its files and their origins (in configuration order). */
+  readonly served: { files: string[]; origins: string[] }[];
+  /** Files whose origin the configuration gives. */
+  readonly explicitOrigins: Map<string, string>;
+  /** A served (rewritten) file to the file it was copied from. */
+  readonly originals: Map<string, string>;
+}
+
+/** The zone files as they are, or rewritten copies when resolvers moved to other ports. */
+async function prepareZones(
+  setup: Setup,
+  resolvers: readonly RunningResolverInstance[],
+): Promise<DevZones> {
+  const { config } = setup.options;
+  const moves = new Map<string, number>();
+  config.resolvers.forEach((r, i) => {
+    const now = resolvers[i]!.port;
+    if (now !== r.listen.port) moves.set(`${r.listen.host}:${r.listen.port}`, now);
+  });
+  let zoneDir: string | undefined;
+  if (moves.size > 0) {
+    zoneDir = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-zones-'));
+    const dir = zoneDir;
+    setup.closers.push(() => rm(dir, { recursive: true, force: true }));
+  }
+  const zones: DevZones = {
+    zoneFiles: new Map(),
+    served: [],
+    explicitOrigins: new Map(),
+    originals: new Map(),
+  };
+  for (const [i, d] of config.dns.entries()) {
+    const files: string[] = [];
+    const origins: string[] = [];
+    for (const [j, z] of d.zones.entries()) {
+      const src = setup.abs(z.file);
+      const origin = z.origin ?? inferOriginFromFileName(src);
+      if (origin === undefined) {
+        throw new DevStartError(
+          'DEV_ZONE_FAILED',
+          `${z.file}: the file name does not give the zone's origin; add "origin" to it in the configuration`,
+        );
+      }
+      const norm = origin === '.' ? '.' : `${origin.replace(/\.$/, '')}.`;
+      const file =
+        zoneDir === undefined
+          ? src
+          : await copyRewritten(src, path.join(zoneDir, `${i}-${j}-${path.basename(src)}`), moves);
+      if (z.origin !== undefined) zones.explicitOrigins.set(file, z.origin);
+      zones.originals.set(file, src);
+      zones.zoneFiles.set(norm, file);
+      files.push(file);
+      origins.push(norm);
+    }
+    zones.served.push({ files, origins });
+  }
+  return zones;
+}
+
+/** Copy a zone file with its resolver ports moved (`rewriteHttpPorts`); the copy's path. */
+async function copyRewritten(
+  src: string,
+  file: string,
+  moves: ReadonlyMap<string, number>,
+): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(src, 'utf8');
+  } catch (e) {
+    throw new DevStartError('DEV_ZONE_FAILED', `cannot read ${src}: ${(e as Error).message}`);
+  }
+  await writeFile(file, rewriteHttpPorts(text, moves));
+  return file;
+}
+
+/** The one origin rule: the configured origin, else the (original) file name's. */
+function zoneLoader(
+  explicitOrigins: ReadonlyMap<string, string>,
+  originals: ReadonlyMap<string, string>,
+): ZoneFileLoader {
+  return async (file) => {
+    const explicit = explicitOrigins.get(file);
+    const r = await loadZoneFile(file, {
+      ...(explicit !== undefined ? { origin: explicit } : {}),
+      nameAs: originals.get(file) ?? file,
+    });
+    return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
+  };
+}
+
+/** One `lexroute serve` engine per configured DNS server; a zone that fails to load fails the start. */
+async function startDnsServers(
+  setup: Setup,
+  served: DevZones['served'],
+  loader: ZoneFileLoader,
+): Promise<RunningDnsInstance[]> {
+  const { options, closers } = setup;
+  const dns: RunningDnsInstance[] = [];
+  for (const [i, d] of options.config.dns.entries()) {
+    const l = setup.dnsAt(d.listen);
+    const problems: string[] = [];
+    let server: RunningServer;
+    try {
+      server = await startServer({
+        config: { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: served[i]!.files },
+        loader,
+        log: serverLog(d.name, options.log, problems),
+        cwd: options.cwd,
+      });
+    } catch (e) {
+      const msg = (e as Error).message;
+      throw describeBindProblem(`DNS server "${d.name}"`, l, {
+        problem: /EADDRINUSE/.test(msg) ? 'in-use' : /EACCES/.test(msg) ? 'denied' : 'no-address',
+        message: msg,
+      });
+    }
+    closers.push(() => server.close());
+    if (problems.length > 0) {
+      throw new DevStartError(
+        'DEV_ZONE_FAILED',
+        `DNS server "${d.name}" could not load its zones: ${problems.join('; ')}`,
+      );
+    }
+    const port = server.udp[0]?.port ?? l.port;
+    dns.push({ name: d.name, host: l.host, port, origins: served[i]!.origins, server });
+  }
+  return dns;
+}
+
+/** A DNS server's log: its name on every line, and its errors kept in `problems`. */
+function serverLog(name: string, base: Logger | undefined, problems: string[]): Logger {
+  return {
+    debug: (e, f) => base?.debug(e, { server: name, ...f }),
+    info: (e, f) => base?.info(e, { server: name, ...f }),
+    warn: (e, f) => base?.warn(e, { server: name, ...f }),
+    error: (e, f) => {
+      problems.push(`${e} ${JSON.stringify(f ?? {})}`);
+      base?.error(e, { server: name, ...f });
+    },
+  };
+}
+
+/** `host:port` of the configured root server, where it really listens when it is one of the chain's. */
+function rootAddress(setup: Setup, dns: readonly RunningDnsInstance[]): string {
+  const { config } = setup.options;
+  const i = config.dns.findIndex(
+    (d) => d.listen.host === config.root.host && d.listen.port === config.root.port,
+  );
+  return i >= 0 ? `${dns[i]!.host}:${dns[i]!.port}` : formatListen(setup.dnsAt(config.root));
 }
 
 /** One more server with every zone file of the chain, answering only what DoH asks (free ports). */
