@@ -60,13 +60,82 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The checks of one validation run, gathering its issues. */
+class DevChecker {
+  readonly issues: DevConfigIssue[] = [];
+  readonly #names = new Set<string>();
+  readonly #endpoints = new Set<string>();
+
+  issue(code: DevConfigIssue['code'], path: string, message: string): void {
+    this.issues.push({ code, path, message });
+  }
+
+  /** Unknown keys are errors (`$comment` and `//…` keys excepted). */
+  known(obj: Record<string, unknown>, path: string, keys: readonly string[]): void {
+    for (const k of Object.keys(obj)) {
+      if (k === '$comment' || k.startsWith('//')) continue;
+      if (!keys.includes(k)) {
+        this.issue('DEV_CONFIG_UNKNOWN_KEY', path ? `${path}.${k}` : k, `unknown key "${k}"`);
+      }
+    }
+  }
+
+  str(v: unknown, path: string): string | undefined {
+    if (v === undefined) {
+      this.issue('DEV_CONFIG_MISSING', path, `${path} is required`);
+      return undefined;
+    }
+    if (typeof v !== 'string' || v === '') {
+      this.issue('DEV_CONFIG_BAD_TYPE', path, `${path} must be a non-empty string`);
+      return undefined;
+    }
+    return v;
+  }
+
+  listen(v: unknown, path: string): ListenAddress | undefined {
+    const s = this.str(v, path);
+    if (s === undefined) return undefined;
+    const r = parseListen(s);
+    if (typeof r === 'string') {
+      this.issue('DEV_CONFIG_BAD_LISTEN', path, `${path}: ${r}`);
+      return undefined;
+    }
+    return r;
+  }
+
+  list(v: unknown, path: string): unknown[] {
+    if (!Array.isArray(v) || v.length === 0) {
+      this.issue(
+        v === undefined ? 'DEV_CONFIG_MISSING' : 'DEV_CONFIG_BAD_TYPE',
+        path,
+        `${path} must be a non-empty array`,
+      );
+      return [];
+    }
+    return v;
+  }
+
+  /** Names are unique across servers and resolvers, and so are fixed endpoints. */
+  unique(name: string | undefined, l: ListenAddress | undefined, path: string): void {
+    if (name !== undefined) {
+      if (this.#names.has(name))
+        this.issue('DEV_CONFIG_DUPLICATE', `${path}.name`, `name "${name}" is used twice`);
+      this.#names.add(name);
+    }
+    if (l !== undefined) {
+      const key = `${l.host}:${l.port}`;
+      if (l.port !== 0 && this.#endpoints.has(key)) {
+        this.issue('DEV_CONFIG_DUPLICATE', `${path}.listen`, `${key} is used twice`);
+      }
+      this.#endpoints.add(key);
+    }
+  }
+}
+
 /** Validate the parsed `config/dev.json`. */
 export function validateDevConfig(
   input: unknown,
 ): { ok: true; config: DevConfig } | { ok: false; issues: DevConfigIssue[] } {
-  const issues: DevConfigIssue[] = [];
-  const issue = (code: DevConfigIssue['code'], path: string, message: string) =>
-    void issues.push({ code, path, message });
   if (!isObject(input)) {
     return {
       ok: false,
@@ -75,121 +144,78 @@ export function validateDevConfig(
       ],
     };
   }
-  const known = (obj: Record<string, unknown>, path: string, keys: readonly string[]) => {
-    for (const k of Object.keys(obj)) {
-      if (k === '$comment' || k.startsWith('//')) continue;
-      if (!keys.includes(k)) {
-        issue('DEV_CONFIG_UNKNOWN_KEY', path ? `${path}.${k}` : k, `unknown key "${k}"`);
-      }
-    }
-  };
-  known(input, '', ['dns', 'resolvers', 'sampleCatalogue', 'root', 'samples']);
-
-  const str = (v: unknown, path: string): string | undefined => {
-    if (v === undefined) {
-      issue('DEV_CONFIG_MISSING', path, `${path} is required`);
-      return undefined;
-    }
-    if (typeof v !== 'string' || v === '') {
-      issue('DEV_CONFIG_BAD_TYPE', path, `${path} must be a non-empty string`);
-      return undefined;
-    }
-    return v;
-  };
-  const listen = (v: unknown, path: string): ListenAddress | undefined => {
-    const s = str(v, path);
-    if (s === undefined) return undefined;
-    const r = parseListen(s);
-    if (typeof r === 'string') {
-      issue('DEV_CONFIG_BAD_LISTEN', path, `${path}: ${r}`);
-      return undefined;
-    }
-    return r;
-  };
-  const list = (v: unknown, path: string): unknown[] => {
-    if (!Array.isArray(v) || v.length === 0) {
-      issue(
-        v === undefined ? 'DEV_CONFIG_MISSING' : 'DEV_CONFIG_BAD_TYPE',
-        path,
-        `${path} must be a non-empty array`,
-      );
-      return [];
-    }
-    return v;
-  };
-
-  const names = new Set<string>();
-  const endpoints = new Set<string>();
-  const unique = (name: string | undefined, l: ListenAddress | undefined, path: string) => {
-    if (name !== undefined) {
-      if (names.has(name))
-        issue('DEV_CONFIG_DUPLICATE', `${path}.name`, `name "${name}" is used twice`);
-      names.add(name);
-    }
-    if (l !== undefined) {
-      const key = `${l.host}:${l.port}`;
-      if (l.port !== 0 && endpoints.has(key)) {
-        issue('DEV_CONFIG_DUPLICATE', `${path}.listen`, `${key} is used twice`);
-      }
-      endpoints.add(key);
-    }
-  };
-
-  const dns: DevDnsServer[] = [];
-  list(input.dns, 'dns').forEach((d, i) => {
-    const p = `dns[${i}]`;
-    if (!isObject(d)) return issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
-    known(d, p, ['name', 'listen', 'zones']);
-    const name = str(d.name, `${p}.name`);
-    const l = listen(d.listen, `${p}.listen`);
-    unique(name, l, p);
-    const zones: DevZone[] = [];
-    list(d.zones, `${p}.zones`).forEach((z, j) => {
-      const zp = `${p}.zones[${j}]`;
-      if (typeof z === 'string' && z !== '') zones.push({ file: z });
-      else if (isObject(z)) {
-        known(z, zp, ['file', 'origin']);
-        const file = str(z.file, `${zp}.file`);
-        const origin = z.origin === undefined ? undefined : str(z.origin, `${zp}.origin`);
-        if (file !== undefined) zones.push(origin !== undefined ? { file, origin } : { file });
-      } else issue('DEV_CONFIG_BAD_TYPE', zp, `${zp} must be a file name or {"file", "origin"}`);
-    });
-    if (name !== undefined && l !== undefined) dns.push({ name, listen: l, zones });
-  });
-
-  const resolvers: DevResolver[] = [];
-  list(input.resolvers, 'resolvers').forEach((r, i) => {
-    const p = `resolvers[${i}]`;
-    if (!isObject(r)) return issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
-    known(r, p, ['name', 'listen']);
-    const name = str(r.name, `${p}.name`);
-    const l = listen(r.listen, `${p}.listen`);
-    unique(name, l, p);
-    if (name !== undefined && l !== undefined) resolvers.push({ name, listen: l });
-  });
-
-  const sampleCatalogue = str(input.sampleCatalogue, 'sampleCatalogue');
-  const root = input.root === undefined ? dns[0]?.listen : listen(input.root, 'root');
-
-  const samples: DevSample[] = [];
-  if (input.samples !== undefined) {
-    list(input.samples, 'samples').forEach((s, i) => {
-      const p = `samples[${i}]`;
-      if (!isObject(s)) return issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
-      known(s, p, ['urn', 'note', 'trace']);
-      const urn = str(s.urn, `${p}.urn`);
-      const note = s.note === undefined ? '' : (str(s.note, `${p}.note`) ?? '');
-      if (s.trace !== undefined && typeof s.trace !== 'boolean') {
-        issue('DEV_CONFIG_BAD_TYPE', `${p}.trace`, `${p}.trace must be true or false`);
-      }
-      if (urn !== undefined) samples.push({ urn, note, trace: s.trace === true });
-    });
-  }
-
-  if (issues.length > 0 || sampleCatalogue === undefined || root === undefined) {
-    return { ok: false, issues };
+  const c = new DevChecker();
+  c.known(input, '', ['dns', 'resolvers', 'sampleCatalogue', 'root', 'samples']);
+  const dns = devDnsServers(c, input.dns);
+  const resolvers = devResolvers(c, input.resolvers);
+  const sampleCatalogue = c.str(input.sampleCatalogue, 'sampleCatalogue');
+  const root = input.root === undefined ? dns[0]?.listen : c.listen(input.root, 'root');
+  const samples = input.samples === undefined ? [] : devSamples(c, input.samples);
+  if (c.issues.length > 0 || sampleCatalogue === undefined || root === undefined) {
+    return { ok: false, issues: c.issues };
   }
   return { ok: true, config: { dns, resolvers, sampleCatalogue, root, samples } };
+}
+
+function devDnsServers(c: DevChecker, value: unknown): DevDnsServer[] {
+  const dns: DevDnsServer[] = [];
+  c.list(value, 'dns').forEach((d, i) => {
+    const p = `dns[${i}]`;
+    if (!isObject(d)) return c.issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
+    c.known(d, p, ['name', 'listen', 'zones']);
+    const name = c.str(d.name, `${p}.name`);
+    const l = c.listen(d.listen, `${p}.listen`);
+    c.unique(name, l, p);
+    const zones = devZones(c, d.zones, `${p}.zones`);
+    if (name !== undefined && l !== undefined) dns.push({ name, listen: l, zones });
+  });
+  return dns;
+}
+
+/** A server's zones: file names, or `{"file", "origin"}`. */
+function devZones(c: DevChecker, value: unknown, path: string): DevZone[] {
+  const zones: DevZone[] = [];
+  c.list(value, path).forEach((z, j) => {
+    const zp = `${path}[${j}]`;
+    if (typeof z === 'string' && z !== '') zones.push({ file: z });
+    else if (isObject(z)) {
+      c.known(z, zp, ['file', 'origin']);
+      const file = c.str(z.file, `${zp}.file`);
+      const origin = z.origin === undefined ? undefined : c.str(z.origin, `${zp}.origin`);
+      if (file !== undefined) zones.push(origin !== undefined ? { file, origin } : { file });
+    } else c.issue('DEV_CONFIG_BAD_TYPE', zp, `${zp} must be a file name or {"file", "origin"}`);
+  });
+  return zones;
+}
+
+function devResolvers(c: DevChecker, value: unknown): DevResolver[] {
+  const resolvers: DevResolver[] = [];
+  c.list(value, 'resolvers').forEach((r, i) => {
+    const p = `resolvers[${i}]`;
+    if (!isObject(r)) return c.issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
+    c.known(r, p, ['name', 'listen']);
+    const name = c.str(r.name, `${p}.name`);
+    const l = c.listen(r.listen, `${p}.listen`);
+    c.unique(name, l, p);
+    if (name !== undefined && l !== undefined) resolvers.push({ name, listen: l });
+  });
+  return resolvers;
+}
+
+function devSamples(c: DevChecker, value: unknown): DevSample[] {
+  const samples: DevSample[] = [];
+  c.list(value, 'samples').forEach((s, i) => {
+    const p = `samples[${i}]`;
+    if (!isObject(s)) return c.issue('DEV_CONFIG_BAD_TYPE', p, `${p} must be an object`);
+    c.known(s, p, ['urn', 'note', 'trace']);
+    const urn = c.str(s.urn, `${p}.urn`);
+    const note = s.note === undefined ? '' : (c.str(s.note, `${p}.note`) ?? '');
+    if (s.trace !== undefined && typeof s.trace !== 'boolean') {
+      c.issue('DEV_CONFIG_BAD_TYPE', `${p}.trace`, `${p}.trace must be true or false`);
+    }
+    if (urn !== undefined) samples.push({ urn, note, trace: s.trace === true });
+  });
+  return samples;
 }
 
 /** `host:port`, with brackets for IPv6. */
