@@ -779,23 +779,8 @@ export class CatalogueWriter {
     newAliases: readonly { readonly urn: string; readonly key: WorkKey }[],
   ): { ok: true; outcome: WriteOutcome } {
     this.#backend.markPending(this);
-    let pending: Pending;
-    let newWork = false;
-    if (found === undefined) {
-      const canonical: CatalogueNameWrite = { urn: row.work.urn, key: row.work.key, alias: false };
-      pending = {
-        work: { id: 0, urn: row.work.urn, title: row.title, names: [canonical], expressions: [] },
-        isNew: true,
-      };
-      this.#byName.set(row.work.urn, pending);
-      this.#order.push(pending);
-      this.#names.push({ pending, name: canonical });
-      this.#counts.works++;
-      newWork = true;
-    } else {
-      pending = typeof found === 'number' ? this.#open(found) : found;
-      if (row.title !== null) pending.work.title = row.title;
-    }
+    const newWork = found === undefined;
+    const pending = this.#pendingWork(row, found);
     const work = pending.work;
     for (const a of newAliases) {
       const name: CatalogueNameWrite = { urn: a.urn, key: a.key, alias: true };
@@ -804,41 +789,66 @@ export class CatalogueWriter {
       this.#names.push({ pending, name });
       this.#counts.aliases++;
     }
+    const unchanged = { ok: true, outcome: { newWork, newItem: false } } as const;
+    if (row.expression === null && row.manifestation === null && row.item === null)
+      return unchanged;
+    const ex = this.#expressionOf(work, row);
+    if (row.manifestation === null && row.item === null) return unchanged;
+    const man = this.#manifestationOf(ex, row);
+    if (row.item === null) return unchanged;
+    const added = this.#putItem(man.items, row.item);
+    if (added === undefined) return unchanged;
+    return { ok: true, outcome: { newWork, newItem: added } };
+  }
 
-    if (row.expression === null && row.manifestation === null && row.item === null) {
-      return { ok: true, outcome: { newWork, newItem: false } };
+  /** The row's work, opened for writing: the one found, or a new one named by the row. */
+  #pendingWork(row: CatalogueRow, found: Pending | number | undefined): Pending {
+    if (found !== undefined) {
+      const pending = typeof found === 'number' ? this.#open(found) : found;
+      if (row.title !== null) pending.work.title = row.title;
+      return pending;
     }
+    const canonical: CatalogueNameWrite = { urn: row.work.urn, key: row.work.key, alias: false };
+    const pending: Pending = {
+      work: { id: 0, urn: row.work.urn, title: row.title, names: [canonical], expressions: [] },
+      isNew: true,
+    };
+    this.#byName.set(row.work.urn, pending);
+    this.#order.push(pending);
+    this.#names.push({ pending, name: canonical });
+    this.#counts.works++;
+    return pending;
+  }
+
+  /** The row's expression of `work` (version and language; both null for none), added if new. */
+  #expressionOf(work: Pending['work'], row: CatalogueRow): MutableExpression {
     const version = row.expression?.version ?? null;
     const language = row.expression?.language ?? null;
-    let ex: MutableExpression | undefined;
     for (const e of work.expressions) {
       if (e.key.version === version && e.key.language === language) {
-        ex = e;
-        break;
+        if (row.inForce !== null) e.inForce = row.inForce;
+        return e;
       }
     }
-    if (!ex) {
-      const key: ExpressionKey = {
-        version,
-        versionDate: row.expression?.versionDate ?? null,
-        language,
-      };
-      ex = { urn: expressionUrn(work.urn, key), key, inForce: row.inForce, manifestations: [] };
-      work.expressions.push(ex);
-      this.#counts.expressions++;
-    } else if (row.inForce !== null) {
-      ex.inForce = row.inForce;
-    }
-    if (row.manifestation === null && row.item === null) {
-      return { ok: true, outcome: { newWork, newItem: false } };
-    }
+    const key: ExpressionKey = {
+      version,
+      versionDate: row.expression?.versionDate ?? null,
+      language,
+    };
+    const ex = { urn: expressionUrn(work.urn, key), key, inForce: row.inForce, manifestations: [] };
+    work.expressions.push(ex);
+    this.#counts.expressions++;
+    return ex;
+  }
+
+  /** The row's manifestation of `ex` (all fields null for none), added if new. */
+  #manifestationOf(ex: MutableExpression, row: CatalogueRow): MutableManifestation {
     const mk: ManifestationKey = row.manifestation ?? {
       editor: null,
       format: null,
       component: null,
       feature: null,
     };
-    let man: MutableManifestation | undefined;
     for (const m of ex.manifestations) {
       if (
         m.key.editor === mk.editor &&
@@ -846,36 +856,39 @@ export class CatalogueWriter {
         m.key.component === mk.component &&
         m.key.feature === mk.feature
       ) {
-        man = m;
-        break;
+        // As inForce on an expression: a row that gives a depth replaces the earlier one.
+        if (row.partitionDepth !== null) m.partitionDepth = row.partitionDepth;
+        return m;
       }
     }
-    if (!man) {
-      man = {
-        urn: manifestationUrn(ex.urn, mk),
-        key: mk,
-        items: [],
-        partitionDepth: row.partitionDepth,
-      };
-      ex.manifestations.push(man);
-      this.#counts.manifestations++;
-    } else if (row.partitionDepth !== null) {
-      // As inForce on an expression: a row that gives a depth replaces the earlier one.
-      man.partitionDepth = row.partitionDepth;
-    }
-    if (row.item === null) return { ok: true, outcome: { newWork, newItem: false } };
-    const { url, priority } = row.item;
-    const items = man.items;
+    const man: MutableManifestation = {
+      urn: manifestationUrn(ex.urn, mk),
+      key: mk,
+      items: [],
+      partitionDepth: row.partitionDepth,
+    };
+    ex.manifestations.push(man);
+    this.#counts.manifestations++;
+    return man;
+  }
+
+  /**
+   * Put an item in its place (by priority, then URL): true when its URL is
+   * new, false when it moved to another priority, undefined when it was
+   * already there with this priority.
+   */
+  #putItem(
+    items: MutableManifestation['items'],
+    item: { readonly url: string; readonly priority: number },
+  ): boolean | undefined {
+    const { url, priority } = item;
     const old = items.findIndex((i) => i.url === url);
     if (old >= 0) {
-      if ((items[old] as { priority: number }).priority === priority) {
-        return { ok: true, outcome: { newWork, newItem: false } };
-      }
+      if ((items[old] as { priority: number }).priority === priority) return undefined;
       items.splice(old, 1);
     } else {
       this.#counts.items++;
     }
-    // Items by priority, then URL.
     let at = items.length;
     while (at > 0) {
       const prev = items[at - 1] as { url: string; priority: number };
@@ -888,7 +901,7 @@ export class CatalogueWriter {
       at--;
     }
     items.splice(at, 0, { url, priority });
-    return { ok: true, outcome: { newWork, newItem: old < 0 } };
+    return old < 0;
   }
 
   /** Write the changed works (new ones get their ids here, in the order they appeared). Inside a transaction. */
