@@ -15,7 +15,7 @@
  * rejected (RFC 5890 section 2.3.1); 63-octet labels, 253-character names.
  * Lowercasing is per code point (no Final_Sigma context, see lowerCodePoints).
  */
-import { err, type Result } from '../kit/result.ts';
+import { err, type Err, type Result } from '../kit/result.ts';
 import { lowerCodePoints, pctDecodeUtf8, pctOctet, scanPctUtf8 } from './chars.ts';
 import type { UrnCode } from './codes.ts';
 import { diag } from './fail.ts';
@@ -196,20 +196,66 @@ export function toALabel(label: string): Result<string, UrnDiagnostic> {
  * Error spans are offsets in `text`.
  */
 export function toDnsKey(text: string): Result<string, UrnDiagnostic> {
-  const failWith = (
-    code: UrnCode,
-    message: string,
-    start: number,
-    end: number,
-  ): Result<string, UrnDiagnostic> => ({
-    ok: false,
-    error: diag(code, message, start, end),
-  });
   const n = text.length;
   if (n === 0) return failWith('KEY_EMPTY', 'the key is empty', 0, 0);
   if (text === '.') return failWith('KEY_EMPTY', 'the key is the root name "." only', 0, 1);
-  // 1-3: decode %80-%FF, split on ".", keeping the original offset of each code unit.
-  const labels: { text: string; offsets: number[]; start: number; end: number }[] = [];
+  const split = splitKeyLabels(text);
+  if (!split.ok) return split;
+  const labels = split.value;
+  const out: string[] = [];
+  const uLabels: string[] = [];
+  for (const l of labels) {
+    const r = keyLabel(text, l);
+    if (!r.ok) return r;
+    out.push(r.value.aLabel);
+    uLabels.push(r.value.uLabel);
+  }
+  // RFC 5893 section 2: in a Bidi domain name (one with an RTL label) every label meets the rule.
+  if (uLabels.some(isRtlLabel)) {
+    for (let k = 0; k < uLabels.length; k++) {
+      const f = bidiRuleFailure(uLabels[k]!);
+      if (f) {
+        return failWith(
+          'KEY_BIDI',
+          `label "${out[k]}" breaks condition ${f} of the Bidi rule (RFC 5893 section 2) in a name with right-to-left labels`,
+          labels[k]!.start,
+          labels[k]!.end,
+        );
+      }
+    }
+  }
+  const name = out.join('.');
+  if (name.length > MAX_NAME_CHARS) {
+    return failWith(
+      'KEY_NAME_TOO_LONG',
+      `the name has ${name.length} characters (at most ${MAX_NAME_CHARS})`,
+      0,
+      n,
+    );
+  }
+  return { ok: true, value: name + '.' };
+}
+
+function failWith(code: UrnCode, message: string, start: number, end: number): Err<UrnDiagnostic> {
+  return { ok: false, error: diag(code, message, start, end) };
+}
+
+/** One label of a key: its decoded text, the key offset of each code unit, and its span in the key. */
+interface KeyLabel {
+  readonly text: string;
+  readonly offsets: readonly number[];
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Steps 1-3 of the conversion: decode %80-%FF, split on ".", keeping the
+ * original offset of each code unit. One trailing dot is fine (the key is
+ * always absolute). A scanner: one pass over the key.
+ */
+function splitKeyLabels(text: string): Result<KeyLabel[], UrnDiagnostic> {
+  const n = text.length;
+  const labels: KeyLabel[] = [];
   let cur = '';
   let offsets: number[] = [];
   let labelStart = 0;
@@ -273,57 +319,34 @@ export function toDnsKey(text: string): Result<string, UrnDiagnostic> {
     offsets.push(i);
     i++;
   }
-  // One trailing dot is fine (the key is always absolute).
   if (!(cur === '' && labels.length > 0 && labelStart === n)) {
     labels.push({ text: cur, offsets, start: labelStart, end: n });
   }
-  const out: string[] = [];
-  const uLabels: string[] = [];
-  for (const l of labels) {
-    if (l.text.length === 0) {
-      const where = l.start === 0 ? 'a leading dot' : 'two dots in a row';
-      return failWith(
-        'KEY_EMPTY_LABEL',
-        `empty label (${where})`,
-        Math.max(0, l.start - 1),
-        Math.min(n, l.start + 1),
-      );
-    }
-    const r = convertLabel(l.text);
-    if (!r.ok) {
-      const p = r.error;
-      const s = p.start < l.offsets.length ? l.offsets[p.start]! : l.end;
-      const e =
-        p.end > 0 && p.end - 1 < l.offsets.length ? endOffset(text, l.offsets[p.end - 1]!) : l.end;
-      return failWith(p.code, p.message, s, Math.max(s, e));
-    }
-    out.push(r.value.aLabel);
-    uLabels.push(r.value.uLabel);
-  }
-  // RFC 5893 section 2: in a Bidi domain name (one with an RTL label) every label meets the rule.
-  if (uLabels.some(isRtlLabel)) {
-    for (let k = 0; k < uLabels.length; k++) {
-      const f = bidiRuleFailure(uLabels[k]!);
-      if (f) {
-        return failWith(
-          'KEY_BIDI',
-          `label "${out[k]}" breaks condition ${f} of the Bidi rule (RFC 5893 section 2) in a name with right-to-left labels`,
-          labels[k]!.start,
-          labels[k]!.end,
-        );
-      }
-    }
-  }
-  const name = out.join('.');
-  if (name.length > MAX_NAME_CHARS) {
+  return { ok: true, value: labels };
+}
+
+/** One label converted (`convertLabel`), its failure's span moved back into the key. */
+function keyLabel(
+  text: string,
+  l: KeyLabel,
+): Result<{ aLabel: string; uLabel: string }, UrnDiagnostic> {
+  const n = text.length;
+  if (l.text.length === 0) {
+    const where = l.start === 0 ? 'a leading dot' : 'two dots in a row';
     return failWith(
-      'KEY_NAME_TOO_LONG',
-      `the name has ${name.length} characters (at most ${MAX_NAME_CHARS})`,
-      0,
-      n,
+      'KEY_EMPTY_LABEL',
+      `empty label (${where})`,
+      Math.max(0, l.start - 1),
+      Math.min(n, l.start + 1),
     );
   }
-  return { ok: true, value: name + '.' };
+  const r = convertLabel(l.text);
+  if (r.ok) return r;
+  const p = r.error;
+  const s = p.start < l.offsets.length ? l.offsets[p.start]! : l.end;
+  const e =
+    p.end > 0 && p.end - 1 < l.offsets.length ? endOffset(text, l.offsets[p.end - 1]!) : l.end;
+  return failWith(p.code, p.message, s, Math.max(s, e));
 }
 
 /** End offset (exclusive) in `text` of the character or %-sequence starting at `i`. */
