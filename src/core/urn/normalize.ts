@@ -48,38 +48,60 @@ function nameEnd(urn: LexUrn): number {
 /** Canonicalise a parsed tree (see the module comment for the rules). */
 export function canonicalizeLexUrn(urn: LexUrn): Canonical {
   const t = urn.input;
+  const end = nameEnd(urn);
+  const docEnd = urn.partition ? urn.partition.span.end : end;
   // Fast path: nothing to fold (the common case for names written canonically).
-  const end0 = nameEnd(urn);
-  const docEnd = urn.partition ? urn.partition.span.end : end0;
-  if (
-    t.charCodeAt(0) === 0x75 &&
-    t.charCodeAt(1) === 0x72 &&
-    t.charCodeAt(2) === 0x6e &&
-    t.charCodeAt(4) === 0x6c
-  ) {
-    if (t.charCodeAt(5) === 0x65 && t.charCodeAt(6) === 0x78) {
-      let clean = true;
-      for (let k = 8; k < docEnd; k++) {
-        const c = t.charCodeAt(k);
-        if ((c >= 0x41 && c <= 0x5a && k < end0) || c === 0x25 || c === 0x7c) {
-          clean = false;
-          break;
-        }
-      }
-      if (clean) return { canonical: t, changes: NO_CHANGES, assignedEnd: docEnd };
-    }
-  }
+  if (isCanonical(t, end, docEnd))
+    return { canonical: t, changes: NO_CHANGES, assignedEnd: docEnd };
   const changes: NormalizationChange[] = [];
   const seen = new Set<NormalizationRule>();
-  const note = (rule: NormalizationRule, start: number, end: number): void => {
+  const note: Note = (rule, start, end) => {
     if (seen.has(rule)) return;
     seen.add(rule);
     changes.push({ rule, span: { start, end }, message: MESSAGES[rule] });
   };
   if (urn.scheme.text !== 'urn') note('scheme-lowercase', 0, 3);
   if (urn.nid.text !== 'lex') note('nid-lowercase', 4, 7);
-  let out = 'urn:lex:';
-  const end = nameEnd(urn);
+  let out = 'urn:lex:' + foldName(t, end, note);
+  let assignedEnd = out.length;
+  let rest = end;
+  if (urn.partition) {
+    const p = urn.partition.span;
+    out += '~' + upperPercentHex(t, p.start, p.end, note);
+    assignedEnd = out.length;
+    rest = p.end;
+  }
+  out += t.slice(rest);
+  return { canonical: out, changes, assignedEnd };
+}
+
+type Note = (rule: NormalizationRule, start: number, end: number) => void;
+
+/**
+ * True when `t` starts `urn:lex:` in lowercase and holds no upper-case
+ * letter in the name (before `end`), no `%` and no `|` before `docEnd`.
+ */
+function isCanonical(t: string, end: number, docEnd: number): boolean {
+  if (
+    t.charCodeAt(0) !== 0x75 ||
+    t.charCodeAt(1) !== 0x72 ||
+    t.charCodeAt(2) !== 0x6e ||
+    t.charCodeAt(4) !== 0x6c ||
+    t.charCodeAt(5) !== 0x65 ||
+    t.charCodeAt(6) !== 0x78
+  ) {
+    return false;
+  }
+  for (let k = 8; k < docEnd; k++) {
+    const c = t.charCodeAt(k);
+    if ((c >= 0x41 && c <= 0x5a && k < end) || c === 0x25 || c === 0x7c) return false;
+  }
+  return true;
+}
+
+/** The LEX name after `urn:lex:` (offsets 8 to `end` of `t`), folded: a scanner. */
+function foldName(t: string, end: number, note: Note): string {
+  let out = '';
   let last = 8;
   let i = 8;
   while (i < end) {
@@ -131,28 +153,22 @@ export function canonicalizeLexUrn(urn: LexUrn): Canonical {
       i++;
     }
   }
-  out += t.slice(last, end);
-  let assignedEnd = out.length;
-  let rest = end;
-  if (urn.partition) {
-    const p = urn.partition.span;
-    let part = '';
-    let from = p.start;
-    for (let k = t.indexOf('%', p.start); k >= 0 && k < p.end; k = t.indexOf('%', k + 3)) {
-      const hex = upperHex(pctOctet(t, k));
-      if (t.slice(k + 1, k + 3) !== hex) {
-        part += t.slice(from, k) + '%' + hex;
-        from = k + 3;
-        note('percent-hex-uppercase', k, k + 3);
-      }
+  return out + t.slice(last, end);
+}
+
+/** `t` from `start` to `end` (the partition) with its percent-encodings' hex in upper case. */
+function upperPercentHex(t: string, start: number, end: number, note: Note): string {
+  let part = '';
+  let from = start;
+  for (let k = t.indexOf('%', start); k >= 0 && k < end; k = t.indexOf('%', k + 3)) {
+    const hex = upperHex(pctOctet(t, k));
+    if (t.slice(k + 1, k + 3) !== hex) {
+      part += t.slice(from, k) + '%' + hex;
+      from = k + 3;
+      note('percent-hex-uppercase', k, k + 3);
     }
-    part += t.slice(from, p.end);
-    out += '~' + part;
-    assignedEnd = out.length;
-    rest = p.end;
   }
-  out += t.slice(rest);
-  return { canonical: out, changes, assignedEnd };
+  return part + t.slice(from, end);
 }
 
 /** Parse and canonicalise a LEX URN. Never throws. */
