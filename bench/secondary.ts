@@ -11,14 +11,13 @@
  *
  *   node_modules/.bin/node bench/secondary.ts [--records N] [--runs R]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as dnsPacket from 'dns-packet';
+import { AS_NOBODY, freePort, scratch, spawnServe, until } from './harness.ts';
 import { median } from './stats.ts';
 
 const { values } = parseArgs({
@@ -30,8 +29,6 @@ const { values } = parseArgs({
 const RECORDS = Number(values.records);
 const RUNS = Number(values.runs);
 const ORIGIN = 'lex.example.';
-const ROOT = new URL('../', import.meta.url).pathname;
-const AS_ROOT = process.getuid?.() === 0;
 
 function zoneText(serial: number): string {
   const lines = [
@@ -47,15 +44,6 @@ function zoneText(serial: number): string {
       `unit-${n} IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://r${n % 97}.example/N2L?\\\\1!" .`,
     );
   return `${lines.join('\n')}\n`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 /** NOERROR with an answer for `name` NAPTR at port (one UDP query, 50 ms wait). */
@@ -74,22 +62,7 @@ function answers(port: number, name: string): Promise<boolean> {
   });
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) {
-  const t0 = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'lexroute-bench-secondary-'));
-chmodSync(dir, 0o777);
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const asNobody = AS_ROOT ? { uid: 65534, gid: 65534 } : {};
+const { dir, children } = scratch('lexroute-bench-secondary-');
 
 const [pPort, qPort, sPort, lPort] = [
   await freePort(),
@@ -112,7 +85,7 @@ const named = (conf: string, text: string) => {
   const c = spawn('named', ['-g', '-n', '1', '-c', join(dir, conf)], {
     stdio: 'ignore',
     cwd: dir,
-    ...asNobody,
+    ...AS_NOBODY,
   });
   children.push(c);
   return c;
@@ -140,6 +113,8 @@ const primaries = [
 await until(
   'the primaries',
   async () => (await answers(pPort, `v1.${ORIGIN}`)) && (await answers(qPort, `v1.${ORIGIN}`)),
+  60_000,
+  2,
 );
 named(
   'secondary.conf',
@@ -148,27 +123,22 @@ zone "${ORIGIN}" { type secondary; primaries { 127.0.0.1 port ${pPort}; };
   file "${dir}/secondary.db"; allow-notify { 127.0.0.1; }; };
 `,
 );
-let lexLog = '';
-const lex = spawn(
-  join(ROOT, 'node_modules/.bin/node'),
+const lex = spawnServe(
   [
-    join(ROOT, 'bin/lexroute.js'),
-    'serve',
     '--listen',
     `127.0.0.1:${lPort}`,
     '--state-dir',
     join(dir, 'lexroute'),
     '--secondary',
     `${ORIGIN}=127.0.0.1:${qPort}`,
-    '--json',
   ],
-  { stdio: ['ignore', 'ignore', 'pipe'] },
+  children,
 );
-children.push(lex);
-lex.stderr!.on('data', (d: Buffer) => (lexLog += d.toString()));
 await until(
   'both secondaries',
   async () => (await answers(sPort, `v1.${ORIGIN}`)) && (await answers(lPort, `v1.${ORIGIN}`)),
+  60_000,
+  2,
 );
 
 const bindMs: number[] = [];
@@ -178,24 +148,30 @@ for (let run = 0; run < RUNS; run++) {
   serial++;
   const name = `v${serial}.${ORIGIN}`;
   writeZones();
-  const logFrom = lexLog.length;
+  const logFrom = lex.log().length;
   const t0 = performance.now();
   const wall0 = Date.now();
   for (const p of primaries) p.kill('SIGHUP');
   let bind = 0;
   let lexroute = 0;
-  await until(`serial ${serial}`, async () => {
-    const [b, l] = await Promise.all([
-      bind ? true : answers(sPort, name),
-      lexroute ? true : answers(lPort, name),
-    ]);
-    if (b && !bind) bind = performance.now() - t0;
-    if (l && !lexroute) lexroute = performance.now() - t0;
-    return bind > 0 && lexroute > 0;
-  });
+  await until(
+    `serial ${serial}`,
+    async () => {
+      const [b, l] = await Promise.all([
+        bind ? true : answers(sPort, name),
+        lexroute ? true : answers(lPort, name),
+      ]);
+      if (b && !bind) bind = performance.now() - t0;
+      if (l && !lexroute) lexroute = performance.now() - t0;
+      return bind > 0 && lexroute > 0;
+    },
+    60_000,
+    2,
+  );
   bindMs.push(bind);
   lexMs.push(lexroute);
-  const lines = lexLog
+  const lines = lex
+    .log()
     .slice(logFrom)
     .split('\n')
     .filter((l) => l.startsWith('{'))

@@ -13,12 +13,11 @@
  *
  *   node_modules/.bin/node bench/xfr.ts [--records N] [--runs R]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AS_NOBODY, freePort, scratch, spawnServe, until } from './harness.ts';
 import { median } from './stats.ts';
 
 const { values } = parseArgs({
@@ -30,8 +29,6 @@ const { values } = parseArgs({
 const TARGET = Number(values.records);
 const RUNS = Number(values.runs);
 const ORIGIN = 'lex.example.';
-const ROOT = new URL('../', import.meta.url).pathname;
-const AS_ROOT = process.getuid?.() === 0;
 
 function zoneText(serial: number, changed: string): string {
   const lines = [
@@ -55,26 +52,9 @@ function zoneText(serial: number, changed: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 function vmHwmKiB(pid: number): number {
   const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0);
-}
-
-async function until(what: string, ok: () => boolean, ms = 600_000): Promise<void> {
-  const t0 = Date.now();
-  while (!ok()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function soaAnswers(port: number, name = ORIGIN, type = 'SOA'): string {
@@ -98,28 +78,18 @@ function axfrMs(port: number): { ms: number; records: number } {
   return { ms, records: Number(m?.[2] ?? 0) };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lexroute-bench-xfr-'));
-chmodSync(dir, 0o777);
+const { dir, children } = scratch('lexroute-bench-xfr-');
 const zoneFile = join(dir, `${ORIGIN}zone`);
 writeFileSync(zoneFile, zoneText(2024010101, 'old.example'));
 chmodSync(zoneFile, 0o644);
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
 
 // lexroute, with a Knot secondary to notify.
 const lexPort = await freePort();
 const knotPort = await freePort();
-let lexLog = '';
 /** When each log event arrived (ms, performance.now()), by event name, in order. */
 const arrivals: { event: string; at: number }[] = [];
-const lex = spawn(
-  join(ROOT, 'node_modules/.bin/node'),
+const lexServe = spawnServe(
   [
-    join(ROOT, 'bin/lexroute.js'),
-    'serve',
     '--zones',
     zoneFile,
     '--listen',
@@ -128,19 +98,16 @@ const lex = spawn(
     '127.0.0.1/32',
     '--notify',
     `127.0.0.1:${knotPort}`,
-    '--json',
   ],
-  { stdio: ['ignore', 'ignore', 'pipe'] },
+  children,
+  (text) => {
+    const at = performance.now();
+    for (const m of text.matchAll(/"event":"([a-z_]+)"/g)) arrivals.push({ event: m[1]!, at });
+  },
 );
-children.push(lex);
-lex.stderr!.on('data', (d: Buffer) => {
-  const text = d.toString();
-  lexLog += text;
-  const at = performance.now();
-  for (const m of text.matchAll(/"event":"([a-z_]+)"/g)) arrivals.push({ event: m[1]!, at });
-});
-await until('lexroute ready', () => lexLog.includes('"event":"ready"'));
-const loadMs = Number(/"event":"zone_loaded".*?"ms":(\d+)/.exec(lexLog)?.[1] ?? NaN);
+const lex = lexServe.child;
+await until('lexroute ready', () => lexServe.log().includes('"event":"ready"'), 600_000);
+const loadMs = Number(/"event":"zone_loaded".*?"ms":(\d+)/.exec(lexServe.log())?.[1] ?? NaN);
 
 // BIND as primary of the same file.
 const bindPort = await freePort();
@@ -155,10 +122,10 @@ zone "${ORIGIN}" { type primary; file "${zoneFile}"; check-names ignore; };
 );
 const bind = spawn('named', ['-g', '-n', '1', '-c', join(dir, 'named.conf')], {
   stdio: 'ignore',
-  ...(AS_ROOT ? { uid: 65534, gid: 65534 } : {}),
+  ...AS_NOBODY,
 });
 children.push(bind);
-await until('named ready', () => soaAnswers(bindPort).includes('hostmaster'));
+await until('named ready', () => soaAnswers(bindPort).includes('hostmaster'), 600_000);
 
 const lexRuns: number[] = [];
 const bindRuns: number[] = [];
@@ -186,12 +153,16 @@ writeFileSync(
 const knot = spawn('knotd', ['-c', join(dir, 'knot/knot.conf')], {
   stdio: 'ignore',
   cwd: join(dir, 'knot'),
-  ...(AS_ROOT ? { uid: 65534, gid: 65534 } : {}),
+  ...AS_NOBODY,
 });
 children.push(knot);
-await until('Knot transferred the zone', () => soaAnswers(knotPort).includes('2024010101'));
+await until(
+  'Knot transferred the zone',
+  () => soaAnswers(knotPort).includes('2024010101'),
+  600_000,
+);
 writeFileSync(zoneFile, zoneText(2024010102, 'new.example'));
-const before = lexLog.length;
+const before = lexServe.log().length;
 const t0 = performance.now();
 const arrivedBefore = arrivals.length;
 lex.kill('SIGHUP');
@@ -204,7 +175,7 @@ const answeredAt = performance.now();
 const ixfrToAnswer = answeredAt - t0;
 // The swap: the answering thread logs zones_compiled right after it (then NOTIFY goes out).
 const swapAt = arrivals.slice(arrivedBefore).find((a) => a.event === 'zones_compiled')?.at ?? NaN;
-const later = lexLog.slice(before);
+const later = lexServe.log().slice(before);
 const diffMs = Number(/"event":"ixfr_difference".*?"ms":(\d+)/.exec(later)?.[1] ?? NaN);
 const reloadMs = Number(/"event":"zone_loaded".*?"ms":(\d+)/.exec(later)?.[1] ?? NaN);
 const kind = /"event":"xfr_out"[^\n]*"kind":"([^"]+)"/.exec(later)?.[1];

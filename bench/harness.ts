@@ -1,0 +1,79 @@
+/**
+ * What the daemon benches share: free loopback ports, polling until a
+ * condition holds, a scratch folder that daemons running as `nobody` can
+ * write, and the child processes killed and the folder removed at exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The repository's root (bin/lexroute.js, node_modules/.bin/node). */
+export const ROOT = new URL('../', import.meta.url).pathname;
+
+/** Spawn options that run a reference daemon as `nobody` when the bench runs as root. */
+export const AS_NOBODY = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** A TCP port free on 127.0.0.1 now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Poll `ok` every `stepMs` until it holds; throw after `ms`. */
+export async function until(
+  what: string,
+  ok: () => boolean | Promise<boolean>,
+  ms = 60_000,
+  stepMs = 50,
+): Promise<void> {
+  const t0 = Date.now();
+  while (!(await ok())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/**
+ * A scratch folder (mode 0777, for daemons running as `nobody`) and the list
+ * of children to kill: both cleaned up when the process exits.
+ */
+export function scratch(prefix: string): { dir: string; children: ChildProcess[] } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o777);
+  const children: ChildProcess[] = [];
+  process.on('exit', () => {
+    for (const c of children) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, children };
+}
+
+/**
+ * `lexroute serve ARGS --json` from this checkout; its log (standard error)
+ * accumulates in `log()`, and `onText` sees each chunk as it arrives.
+ */
+export function spawnServe(
+  args: readonly string[],
+  children: ChildProcess[],
+  onText?: (text: string) => void,
+): { child: ChildProcess; log: () => string } {
+  let log = '';
+  const child = spawn(
+    join(ROOT, 'node_modules/.bin/node'),
+    [join(ROOT, 'bin/lexroute.js'), 'serve', ...args, '--json'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  children.push(child);
+  child.stderr!.on('data', (d: Buffer) => {
+    const text = d.toString();
+    log += text;
+    onText?.(text);
+  });
+  return { child, log: () => log };
+}
