@@ -24,7 +24,7 @@ import { DEV_CODES } from '../src/dev/codes.ts';
 import { DNSSEC_KEY_CODES } from '../src/core/dnssec/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
 import { SERVER_CODES } from '../src/server/codes.ts';
-import { XFR_IN_CODES } from '../src/core/xfr/codes.ts';
+import { TSIG_CODES, XFR_IN_CODES } from '../src/core/xfr/codes.ts';
 
 export interface CodeTable {
   /** Heading in docs/codes.md. */
@@ -127,6 +127,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     file: 'src/core/xfr/codes.ts',
     name: 'XFR_IN_CODES',
     codes: XFR_IN_CODES,
+  },
+  {
+    title: 'TSIG (RFC 8945): signed requests and answers (the rcode is in server/rcodes.ts)',
+    file: 'src/core/xfr/codes.ts',
+    name: 'TSIG_CODES',
+    codes: TSIG_CODES,
   },
   {
     title: 'Configuration files',

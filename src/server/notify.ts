@@ -22,7 +22,10 @@ import type { ListenAddress } from '../config/server.ts';
 import type { Logger } from './log.ts';
 import { readTsig, TsigSigner, type TsigKey } from '../core/xfr/tsig.ts';
 import { verifyResponse } from '../core/xfr/tsig-response.ts';
+import type { TsigResponseCode } from '../core/xfr/codes.ts';
+import type { Failure } from '../core/kit/result.ts';
 import { nodeHmac, nowSeconds } from './tsig.ts';
+import { RCODE_NAMES } from './rcodes.ts';
 
 /** A NOTIFY target, and the TSIG key its NOTIFYs are signed with. */
 export interface NotifyTarget extends ListenAddress {
@@ -32,21 +35,13 @@ export interface NotifyTarget extends ListenAddress {
 /** What one peer made of a NOTIFY: its rcode name, or nothing; and what was wrong with the last answer's TSIG. */
 export interface NotifyOutcome {
   readonly answer: string | undefined;
+  /** The last TSIG failure's sentence, and its code. */
   readonly tsigProblem?: string;
+  readonly tsigCode?: TsigResponseCode;
 }
 
-const RCODES = [
-  'NOERROR',
-  'FORMERR',
-  'SERVFAIL',
-  'NXDOMAIN',
-  'NOTIMP',
-  'REFUSED',
-  'YXDOMAIN',
-  'YXRRSET',
-  'NXRRSET',
-  'NOTAUTH',
-];
+/** A failed check of an answer's TSIG (`verifyResponse`). */
+type TsigProblem = Failure<TsigResponseCode>;
 const OPCODE_NOTIFY = 4;
 
 export interface NotifyOptions {
@@ -78,7 +73,7 @@ export async function notifyPeer(
   peer: NotifyTarget,
   options: NotifyOptions,
   signal?: AbortSignal,
-  onBadTsig?: (problem: string) => void,
+  onBadTsig?: (problem: TsigProblem) => void,
 ): Promise<NotifyOutcome> {
   const id = randomInt(0, 65536);
   const raw = notifyMessage(zone, id);
@@ -88,7 +83,7 @@ export async function notifyPeer(
   const requestMac = signed && signed !== 'FORMERR' ? signed.mac : new Uint8Array(0);
   const socket = dgram.createSocket(peer.host.includes(':') ? 'udp6' : 'udp4');
   socket.on('error', () => undefined);
-  let tsigProblem: string | undefined;
+  let tsigProblem: TsigProblem | undefined;
   try {
     const answer = await new Promise<string | undefined>((resolve) => {
       let tries = 0;
@@ -104,14 +99,14 @@ export async function notifyPeer(
           const check = verifyResponse(m, key, requestMac, nodeHmac, nowSeconds());
           // Not the answer of a peer that holds the key: wait for the next try's.
           if (!check.ok) {
-            tsigProblem = check.problem;
-            onBadTsig?.(check.problem);
+            tsigProblem = check.error;
+            onBadTsig?.(check.error);
             return;
           }
           tsigProblem = undefined;
         }
         const rcode = m[3]! & 0xf;
-        finish(RCODES[rcode] ?? `RCODE${rcode}`);
+        finish(RCODE_NAMES[rcode] ?? `RCODE${rcode}`);
       });
       const send = () => {
         if (signal?.aborted || tries >= options.tries) return finish(undefined);
@@ -123,7 +118,8 @@ export async function notifyPeer(
       signal?.addEventListener('abort', () => finish(undefined), { once: true });
       send();
     });
-    return { answer, ...(tsigProblem !== undefined ? { tsigProblem } : {}) };
+    const tsig = tsigProblem && { tsigProblem: tsigProblem.message, tsigCode: tsigProblem.code };
+    return { answer, ...tsig };
   } finally {
     socket.close();
   }
@@ -141,13 +137,20 @@ export async function notifyAll(
   await Promise.all(
     peers.map(async (peer) => {
       const to = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
-      const onBadTsig = (problem: string) =>
-        log.warn('notify_reply_tsig', { zone: zone.origin, serial, peer: to, problem });
+      const onBadTsig = (p: TsigProblem) =>
+        log.warn('notify_reply_tsig', {
+          zone: zone.origin,
+          serial,
+          peer: to,
+          problem: p.message,
+          code: p.code,
+        });
       const r = await notifyPeer(zone, peer, options, signal, onBadTsig);
       const key = peer.key ? { key: peer.key.name } : {};
       if (r.answer === undefined) {
         if (!signal?.aborted) {
-          const tsig = r.tsigProblem !== undefined ? { tsig: r.tsigProblem } : {};
+          const tsig =
+            r.tsigProblem !== undefined ? { tsig: r.tsigProblem, tsigCode: r.tsigCode } : {};
           const tries = options.tries;
           log.warn('notify_failed', {
             zone: zone.origin,

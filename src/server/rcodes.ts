@@ -1,34 +1,37 @@
 /**
  * The one mapping from a failure to its DNS rcode at the server's edge
- * (issue 19): the query parser's codes (core/wire/query.ts) and the
- * engine's refusals (QUERY_REFUSAL_CODES, core/wire/codes.ts). A `Record`
+ * (issue 19): the query parser's codes (core/wire/query.ts), the engine's
+ * refusals (QUERY_REFUSAL_CODES, core/wire/codes.ts), the NOTIFYs a
+ * secondary refuses (server/secondary.ts) and the TSIG failures of a signed
+ * request (core/xfr/tsig.ts `verifyRequest`; server/tsig.ts). A `Record`
  * over the closed union: a new code does not compile without its rcode, and
  * test/server/rcodes.test.ts checks each against the server's answers.
  */
 import type { QueryParseCode, QueryRefusalCode } from '../core/wire/codes.ts';
+import type { NotifyRefusalCode, TsigRequestCode } from '../core/xfr/codes.ts';
+import { RCODE_NOTAUTH } from '../core/xfr/tsig.ts';
+import { RCODE_NAMES as WIRE_RCODE_NAMES } from '../core/wire/response.ts';
 import {
   RCODE_BADVERS,
   RCODE_FORMERR,
-  RCODE_NOERROR,
   RCODE_NOTIMP,
-  RCODE_NXDOMAIN,
   RCODE_REFUSED,
   RCODE_SERVFAIL,
 } from '../core/zone/answer.ts';
 
-/** The mnemonics (RFC 6895 section 2.3) of the rcodes the server sends: metric labels and tests. */
+/**
+ * The mnemonics (RFC 6895 section 2.3) of the rcodes: the wire decoder's
+ * table (core/wire/response.ts) and BADVERS, an extended rcode. Metric
+ * labels, the NOTIFY answers' log, tests.
+ */
 export const RCODE_NAMES: Readonly<Record<number, string>> = {
-  [RCODE_NOERROR]: 'NOERROR',
-  [RCODE_FORMERR]: 'FORMERR',
-  [RCODE_SERVFAIL]: 'SERVFAIL',
-  [RCODE_NXDOMAIN]: 'NXDOMAIN',
-  [RCODE_NOTIMP]: 'NOTIMP',
-  [RCODE_REFUSED]: 'REFUSED',
+  ...WIRE_RCODE_NAMES,
   [RCODE_BADVERS]: 'BADVERS',
 };
 
 /** Every failure the engine answers with an error rcode. */
-export type DnsFailureCode = QueryParseCode | QueryRefusalCode;
+export type DnsFailureCode =
+  QueryParseCode | QueryRefusalCode | NotifyRefusalCode | TsigRequestCode;
 
 export const RCODE_OF: Readonly<Record<DnsFailureCode, number>> = {
   // The query parser: a malformed message (RFC 1035 section 4.1.1).
@@ -52,6 +55,17 @@ export const RCODE_OF: Readonly<Record<DnsFailureCode, number>> = {
   QUERY_TYPE_NOT_IMPLEMENTED: RCODE_NOTIMP,
   QUERY_NOT_AUTHORITATIVE: RCODE_REFUSED,
   QUERY_ZONE_EXPIRED: RCODE_SERVFAIL,
+  // NOTIFY to a secondary (RFC 1996 section 3.10: not from a known primary;
+  // BIND, Knot and NSD answer REFUSED, and a malformed one FORMERR).
+  NOTIFY_REFUSED: RCODE_REFUSED,
+  NOTIFY_TSIG: RCODE_REFUSED,
+  NOTIFY_MALFORMED: RCODE_FORMERR,
+  // A signed request whose TSIG fails (RFC 8945 section 5.2): NOTAUTH, the
+  // TSIG error in the answer's TSIG record.
+  TSIG_BAD_KEY: RCODE_NOTAUTH,
+  TSIG_BAD_SIG: RCODE_NOTAUTH,
+  TSIG_BAD_TRUNC: RCODE_NOTAUTH,
+  TSIG_BAD_TIME: RCODE_NOTAUTH,
 };
 
 /** The rcode a failure is answered with. */

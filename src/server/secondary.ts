@@ -39,7 +39,8 @@ import {
   XfrReader,
   type XfrRr,
 } from '../core/xfr/read.ts';
-import type { XfrInCode } from '../core/xfr/codes.ts';
+import type { NotifyRefusalCode } from '../core/xfr/codes.ts';
+import { RCODE_NOERROR } from '../core/zone/answer.ts';
 import {
   nameWireKey,
   readTsig,
@@ -50,6 +51,7 @@ import {
   type TsigKey,
 } from '../core/xfr/tsig.ts';
 import { nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
+import { RCODE_OF } from './rcodes.ts';
 import type { Logger } from './log.ts';
 
 /** Where a transferred zone goes: the reloader's install and expiry. */
@@ -200,13 +202,13 @@ export class Secondaries {
     try {
       q = notifyQuestion(msg);
     } catch {
-      return answerHeader(msg, 12, RCODE_FORMERR);
+      return answerHeader(msg, 12, RCODE_OF.NOTIFY_MALFORMED);
     }
     const z = this.zones.get(q.key);
     const from = z?.primaries.filter((p) => sameAddress(p.host, source)) ?? [];
-    const refuse = (why: string, code: XfrInCode) => {
+    const refuse = (why: string, code: NotifyRefusalCode) => {
       this.log.warn('notify_refused', { zone: keyToName(q.key), from: source, code, why });
-      return answerHeader(msg, q.end, RCODE_REFUSED);
+      return answerHeader(msg, q.end, RCODE_OF[code]);
     };
     if (z === undefined || q.qtype !== TYPE_SOA)
       return refuse('not a secondary zone here', 'NOTIFY_REFUSED');
@@ -228,16 +230,17 @@ export class Secondaries {
           zone: z.origin,
           from: source,
           code: 'NOTIFY_TSIG',
-          tsigError: check.error,
+          tsigCode: check.error.code,
+          tsigError: check.error.tsigError,
         });
-        return tsigErrorResponse(msg, q.end, check);
+        return tsigErrorResponse(msg, q.end, check.error);
       }
-      signer = new TsigSigner(check.key, nodeHmac, nowSeconds(), t.mac);
+      signer = new TsigSigner(check.value.key, nodeHmac, nowSeconds(), t.mac);
     }
     this.log.info('notify_received', { zone: z.origin, from: source });
     if (this.o.onNotify) this.o.onNotify(z.origin);
     else void this.check(z.origin, 'notify');
-    const out = answerHeader(stripped(msg), q.end, 0);
+    const out = answerHeader(stripped(msg), q.end, RCODE_NOERROR);
     return signer ? signer.sign(out) : out;
   }
 
@@ -548,8 +551,6 @@ function soaOf(reader: XfrReader): XfrRr {
 }
 
 const OPCODE_NOTIFY = 4;
-const RCODE_FORMERR = 1;
-const RCODE_REFUSED = 5;
 
 /** The question of a NOTIFY: name key, type, and where it ends. */
 function notifyQuestion(msg: Uint8Array): { key: string; end: number; qtype: number } {

@@ -7,12 +7,12 @@
 import { createHmac } from 'node:crypto';
 import {
   appendTsig,
-  RCODE_NOTAUTH,
   TSIG_BADTIME,
   TsigSigner,
   type Hmac,
-  type TsigCheck,
+  type TsigFailure,
 } from '../core/xfr/tsig.ts';
+import { rcodeOf } from './rcodes.ts';
 
 const HASH: Record<string, string> = {
   'hmac-md5': 'md5',
@@ -30,22 +30,23 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * The answer to a request whose TSIG failed: header and question of the
- * request, rcode NOTAUTH, and a TSIG record with the error.
+ * request, the failure's rcode (`RCODE_OF`: NOTAUTH), and a TSIG record with
+ * its TSIG error.
  */
 export function tsigErrorResponse(
   msg: Uint8Array,
   questionEnd: number,
-  check: Exclude<TsigCheck, { ok: true }>,
+  check: TsigFailure,
 ): Uint8Array {
   const head = new Uint8Array(questionEnd);
   head.set(msg.subarray(0, questionEnd));
   head[2] = 0x80 | (msg[2]! & 0x79);
-  head[3] = RCODE_NOTAUTH;
+  head[3] = rcodeOf(check.code);
   head.fill(0, 6, 12);
   head[5] = questionEnd > 12 ? 1 : 0;
   head[4] = 0;
   const t = check.tsig;
-  if (check.error === TSIG_BADTIME && check.key) {
+  if (check.tsigError === TSIG_BADTIME && check.key) {
     // RFC 8945 section 5.2.3: signed, with our time in Other Data.
     const now = nowSeconds();
     const other = Uint8Array.of(
@@ -72,7 +73,7 @@ export function tsigErrorResponse(
     t.fudge,
     new Uint8Array(0),
     t.originalId,
-    check.error,
+    check.tsigError,
     new Uint8Array(0),
   );
 }

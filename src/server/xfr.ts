@@ -31,6 +31,7 @@ import type { LogSummary } from './log-summary.ts';
 import {
   RCODE_NOTAUTH,
   readTsig,
+  TSIG_ERROR_NAMES,
   TsigSigner,
   verifyRequest,
   type TsigKey,
@@ -240,12 +241,12 @@ export class Transfers {
     const check = verifyRequest(msg, t, this.options.keys ?? new Map(), nodeHmac, now);
     if (!check.ok) {
       this.stats.tsigFailed++;
-      const code = check.error === 17 ? 'BADKEY' : check.error === 18 ? 'BADTIME' : 'BADSIG';
-      summary.note('xfr_tsig_failed', source, code);
-      return { kind: 'error', response: tsigErrorResponse(msg, questionEnd, check) };
+      summary.note('xfr_tsig_failed', source, TSIG_ERROR_NAMES[check.error.tsigError]!);
+      return { kind: 'error', response: tsigErrorResponse(msg, questionEnd, check.error) };
     }
-    const signer = new TsigSigner(check.key, nodeHmac, now, t.mac, { fudge: t.fudge });
-    return { kind: 'ok', signer, key: check.key.name, keyKey: t.keyKey };
+    const key = check.value.key;
+    const signer = new TsigSigner(key, nodeHmac, now, t.mac, { fudge: t.fudge });
+    return { kind: 'ok', signer, key: key.name, keyKey: t.keyKey };
   }
 
   /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
@@ -406,9 +407,9 @@ export class Transfers {
     const check = verifyRequest(msg, t, keys, nodeHmac, now);
     if (!check.ok) {
       this.stats.tsigFailed++;
-      return Buffer.from(tsigErrorResponse(msg, questionEnd, check));
+      return Buffer.from(tsigErrorResponse(msg, questionEnd, check.error));
     }
-    const signer = new TsigSigner(check.key, nodeHmac, now, t.mac, { fudge: t.fudge });
+    const signer = new TsigSigner(check.value.key, nodeHmac, now, t.mac, { fudge: t.fudge });
     return Buffer.from(signer.sign(out));
   }
 

@@ -3,10 +3,25 @@
  * every code of the query parser and every refusal of the engine has its
  * rcode, the code tables say the same rcode, and the engine answers with it.
  */
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { QUERY_REFUSAL_CODES, WIRE_CODES } from '../../src/core/wire/codes.ts';
+import { TSIG_CODES, XFR_IN_CODES, type TsigRequestCode } from '../../src/core/xfr/codes.ts';
+import {
+  appendTsig,
+  nameWireKey,
+  readTsig,
+  stripTsig,
+  TSIG_ERROR_OF,
+  TsigSigner,
+  type TsigKey,
+  type TsigRecord,
+} from '../../src/core/xfr/tsig.ts';
 import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
+import { createLogger } from '../../src/server/log.ts';
 import { RCODE_NAMES, RCODE_OF, type DnsFailureCode } from '../../src/server/rcodes.ts';
+import { Secondaries } from '../../src/server/secondary.ts';
+import { nodeHmac, nowSeconds } from '../../src/server/tsig.ts';
 
 /** The codes of the presentation-name encoder (name.ts), which no query answer carries. */
 const NAME_CODES = ['EMPTY_LABEL', 'LABEL_TOO_LONG', 'NAME_TOO_LONG', 'BAD_ESCAPE'];
@@ -57,7 +72,10 @@ function rcodeOf(res: Buffer | undefined): string {
 describe('failure to rcode (server/rcodes.ts)', () => {
   it('every query parser code and every refusal code has an rcode, and only those', () => {
     const parser = Object.keys(WIRE_CODES).filter((c) => !NAME_CODES.includes(c));
-    const expected = [...parser, ...Object.keys(QUERY_REFUSAL_CODES)].sort();
+    // And the NOTIFY refusals and the TSIG failures of a signed request.
+    const notify = ['NOTIFY_REFUSED', 'NOTIFY_TSIG', 'NOTIFY_MALFORMED'];
+    const tsig = ['TSIG_BAD_KEY', 'TSIG_BAD_SIG', 'TSIG_BAD_TRUNC', 'TSIG_BAD_TIME'];
+    const expected = [...parser, ...Object.keys(QUERY_REFUSAL_CODES), ...notify, ...tsig].sort();
     expect(Object.keys(RCODE_OF).sort()).toEqual(expected);
   });
 
@@ -87,5 +105,117 @@ describe('failure to rcode (server/rcodes.ts)', () => {
     expect(ask(query({ qdcount: 0 }).subarray(0, 12))).toBe(name('NO_QUESTION'));
     expect(ask(query({}).subarray(0, 20))).toBe(name('QUESTION_TRUNCATED'));
     expect(ask(Buffer.concat([query({}), Buffer.from([1, 2, 3])]))).toBe(name('TRAILING_DATA'));
+  });
+});
+
+describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => {
+  const KEY: TsigKey = {
+    name: 'k.test.',
+    algorithm: 'hmac-sha256',
+    secret: new Uint8Array(32).fill(3),
+  };
+  const PRIMARY = '127.0.0.1';
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger(
+    (l) => lines.push(JSON.parse(l) as Record<string, unknown>),
+    'info',
+    'json',
+  );
+  const secondaries = new Secondaries(
+    {
+      zones: [
+        { origin: 'plain.test.', primaries: [{ host: PRIMARY, port: 53 }] },
+        { origin: 'keyed.test.', primaries: [{ host: PRIMARY, port: 53, key: KEY.name }] },
+      ],
+      stateDir: '/nonexistent',
+      keys: new Map([[nameWireKey(KEY.name), KEY]]),
+      onNotify: () => undefined,
+    },
+    {
+      install: () => Promise.resolve(false),
+      setExpired: () => Promise.resolve(),
+      zoneOfFile: () => undefined,
+    },
+    log,
+  );
+  afterAll(() => secondaries.close());
+
+  /** A NOTIFY for `zone` (SOA question, AA), with `qdcount` questions announced. */
+  const notify = (zone: string, qdcount = 1): Uint8Array => {
+    const q = query({ name: zone, qtype: 6, opcode: 4, qdcount });
+    q[2] = (4 << 3) | 0x04;
+    return new Uint8Array(q);
+  };
+  const now = nowSeconds();
+  const answer = (msg: Uint8Array, from = PRIMARY) => {
+    const out = secondaries.notify(msg, from);
+    expect(out).toBeDefined();
+    return { rcode: RCODE_NAMES[out![3]! & 0x0f], tsig: readTsig(out!) };
+  };
+  const tsigError = (t: ReturnType<typeof readTsig>) =>
+    t === undefined || t === 'FORMERR' ? undefined : t.error;
+  const name = (code: DnsFailureCode) => RCODE_NAMES[RCODE_OF[code]];
+
+  it('every NOTIFY refusal and TSIG failure code documents the table’s rcode', () => {
+    const docs = readFileSync(new URL('../../docs/codes.md', import.meta.url), 'utf8');
+    const codes: [DnsFailureCode, string][] = [
+      ...(['NOTIFY_REFUSED', 'NOTIFY_TSIG', 'NOTIFY_MALFORMED'] as const).map(
+        (c): [DnsFailureCode, string] => [c, XFR_IN_CODES[c]],
+      ),
+      ...(['TSIG_BAD_KEY', 'TSIG_BAD_SIG', 'TSIG_BAD_TRUNC', 'TSIG_BAD_TIME'] as const).map(
+        (c): [DnsFailureCode, string] => [c, TSIG_CODES[c]],
+      ),
+    ];
+    for (const [code, meaning] of codes) {
+      const named = /\b(FORMERR|SERVFAIL|NOTIMP|REFUSED|NOTAUTH)\b/.exec(meaning);
+      expect(named, `${code}: its meaning names its rcode`).not.toBeNull();
+      expect(name(code), code).toBe(named![1]);
+      expect(docs, code).toContain(`\`${code}\``);
+    }
+  });
+
+  it('a secondary answers each NOTIFY refusal with the table’s rcode', () => {
+    expect(answer(notify('plain.test', 2)).rcode).toBe(name('NOTIFY_MALFORMED'));
+    expect(answer(notify('plain.test'), '127.0.0.2').rcode).toBe(name('NOTIFY_REFUSED'));
+    expect(answer(notify('other.test')).rcode).toBe(name('NOTIFY_REFUSED'));
+    expect(answer(notify('keyed.test')).rcode).toBe(name('NOTIFY_TSIG'));
+    expect(answer(notify('plain.test')).rcode).toBe('NOERROR');
+  });
+
+  it('a signed NOTIFY whose TSIG fails gets the table’s rcode and the code’s TSIG error', () => {
+    const sign = (key: TsigKey, at = now) =>
+      new TsigSigner(key, nodeHmac, at, undefined).sign(notify('keyed.test'));
+    const truncated = (() => {
+      const m = sign(KEY);
+      const t = readTsig(m) as TsigRecord;
+      const keyKey = nameWireKey(KEY.name);
+      return appendTsig(
+        stripTsig(m, t),
+        keyKey,
+        t.algorithmKey,
+        t.timeSigned,
+        t.fudge,
+        t.mac.subarray(0, 8),
+        t.originalId,
+        0,
+        t.other,
+      );
+    })();
+    const cases: [Uint8Array, TsigRequestCode][] = [
+      [sign({ ...KEY, name: 'unknown.test.' }), 'TSIG_BAD_KEY'],
+      [sign({ ...KEY, secret: new Uint8Array(32).fill(4) }), 'TSIG_BAD_SIG'],
+      [truncated, 'TSIG_BAD_TRUNC'],
+      [sign(KEY, now - 1000), 'TSIG_BAD_TIME'],
+    ];
+    lines.length = 0;
+    for (const [msg, code] of cases) {
+      const a = answer(msg);
+      expect(a.rcode, code).toBe(name(code));
+      expect(tsigError(a.tsig), code).toBe(TSIG_ERROR_OF[code]);
+    }
+    expect(lines.map((l) => [l.code, l.tsigCode])).toEqual(
+      cases.map(([, code]) => ['NOTIFY_TSIG', code]),
+    );
+    expect(answer(sign(KEY)).rcode).toBe('NOERROR');
   });
 });

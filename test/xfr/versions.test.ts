@@ -196,25 +196,25 @@ describe('TSIG of an answer to a signed NOTIFY', () => {
   it('unsigned, another key, a wrong MAC, a stale time: each fails with its reason', () => {
     expect(verifyResponse(answer, key, requestMac, nodeHmac, now)).toEqual({
       ok: false,
-      problem: 'unsigned answer',
+      error: { code: 'TSIG_UNSIGNED', message: 'unsigned answer' },
     });
     const other = { ...key, name: 'other-key.' };
     const byOther = new TsigSigner(other, nodeHmac, now, requestMac).sign(answer);
     expect(verifyResponse(byOther, key, requestMac, nodeHmac, now)).toMatchObject({
-      problem: 'signed with another key',
+      error: { code: 'TSIG_BAD_KEY', message: 'signed with another key' },
     });
     const wrongSecret = { ...key, secret: new Uint8Array(32).fill(8) };
     const bad = new TsigSigner(wrongSecret, nodeHmac, now, requestMac).sign(answer);
     expect(verifyResponse(bad, key, requestMac, nodeHmac, now)).toMatchObject({
-      problem: 'wrong MAC',
+      error: { code: 'TSIG_BAD_SIG', message: 'wrong MAC' },
     });
     const notOverRequest = new TsigSigner(key, nodeHmac, now, undefined).sign(answer);
     expect(verifyResponse(notOverRequest, key, requestMac, nodeHmac, now)).toMatchObject({
-      problem: 'wrong MAC',
+      error: { code: 'TSIG_BAD_SIG', message: 'wrong MAC' },
     });
     const stale = new TsigSigner(key, nodeHmac, now - 1000, requestMac).sign(answer);
     expect(verifyResponse(stale, key, requestMac, nodeHmac, now)).toMatchObject({
-      problem: 'signed outside the time fudge',
+      error: { code: 'TSIG_BAD_TIME', message: 'signed outside the time fudge' },
     });
   });
 });

@@ -26,9 +26,43 @@ export const XFR_IN_CODES = {
   XFR_ZONE_REJECTED: 'the transferred zone did not load (zone diagnostics name the errors)',
   XFR_SERIAL_OLDER: 'the primary serves an older serial than ours (RFC 1982); nothing transferred',
   NOTIFY_REFUSED:
-    'a NOTIFY from an address that is not a primary of the zone, or for no secondary zone',
-  NOTIFY_TSIG: 'a NOTIFY without the TSIG key the zone requires, or signed wrongly',
+    'a NOTIFY from an address that is not a primary of the zone, or for no secondary zone (REFUSED)',
+  NOTIFY_TSIG:
+    'a NOTIFY without the TSIG key the zone requires (REFUSED), or signed wrongly (NOTAUTH, logged with its TSIG_ code)',
+  NOTIFY_MALFORMED: 'a NOTIFY whose question cannot be read, or that has more than one (FORMERR)',
   SECONDARY_EXPIRED: 'a secondary zone was not refreshed within its SOA expire time: SERVFAIL',
 } as const;
 
 export type XfrInCode = keyof typeof XFR_IN_CODES;
+
+/**
+ * Stable codes of the TSIG checks (RFC 8945): `verifyRequest` (core/xfr/tsig.ts)
+ * of a signed request (a transfer, a NOTIFY, an SOA query), answered NOTAUTH
+ * with the TSIG error each names (server/rcodes.ts), and `verifyResponse`
+ * (core/xfr/tsig-response.ts) of the answer to a request we signed.
+ */
+export const TSIG_CODES = {
+  TSIG_BAD_KEY:
+    'a key that is not known, or not of the algorithm named (TSIG error BADKEY; a request is answered NOTAUTH)',
+  TSIG_BAD_SIG:
+    'a MAC that does not verify, or is empty (TSIG error BADSIG; a request is answered NOTAUTH)',
+  TSIG_BAD_TRUNC:
+    'a MAC truncated below half its length or 10 octets (TSIG error BADTRUNC; a request is answered NOTAUTH)',
+  TSIG_BAD_TIME:
+    'signed outside the time fudge (TSIG error BADTIME; a request is answered NOTAUTH, signed, with our time)',
+  TSIG_MALFORMED: 'a TSIG record that cannot be read, or that is not the last record',
+  TSIG_UNSIGNED: 'the answer to a request we signed is not signed',
+  TSIG_PEER_ERROR:
+    'the peer answers our signed request with a TSIG error (BADKEY, BADSIG, BADTIME)',
+} as const;
+
+export type TsigCode = keyof typeof TSIG_CODES;
+
+/** The failures of a signed request's TSIG (`verifyRequest`): each answered NOTAUTH with its TSIG error. */
+export type TsigRequestCode = 'TSIG_BAD_KEY' | 'TSIG_BAD_SIG' | 'TSIG_BAD_TRUNC' | 'TSIG_BAD_TIME';
+
+/** The failures of the answer to a request we signed (`verifyResponse`): any TSIG code. */
+export type TsigResponseCode = TsigCode;
+
+/** NOTIFY requests a secondary refuses (server/secondary.ts); server/rcodes.ts gives their rcodes. */
+export type NotifyRefusalCode = 'NOTIFY_REFUSED' | 'NOTIFY_TSIG' | 'NOTIFY_MALFORMED';

@@ -9,6 +9,8 @@
  * RR is absent [...] or if the MAC is not valid [...] the client MUST
  * discard the response".
  */
+import { fail, ok, type Failure, type Result } from '../kit/result.ts';
+import type { TsigResponseCode } from './codes.ts';
 import {
   algorithmKeyOf,
   macLengthAllowed,
@@ -17,21 +19,13 @@ import {
   receivedInput,
   sameMac,
   stripTsig,
-  TSIG_BADKEY,
-  TSIG_BADSIG,
-  TSIG_BADTIME,
+  TSIG_ERROR_NAMES,
   type Hmac,
   type TsigKey,
 } from './tsig.ts';
 
-export type ResponseCheck =
-  { readonly ok: true } | { readonly ok: false; readonly problem: string };
-
-const TSIG_ERRORS: Record<number, string> = {
-  [TSIG_BADSIG]: 'BADSIG',
-  [TSIG_BADKEY]: 'BADKEY',
-  [TSIG_BADTIME]: 'BADTIME',
-};
+/** Whether the answer is signed rightly; the failure's message is the sentence the log gives. */
+export type ResponseCheck = Result<undefined, Failure<TsigResponseCode>>;
 
 /** Whether `msg`, the answer to a request signed with `key` whose MAC was `requestMac`, is signed rightly. */
 export function verifyResponse(
@@ -42,19 +36,19 @@ export function verifyResponse(
   now: number,
 ): ResponseCheck {
   const t = readTsig(msg);
-  if (t === undefined) return { ok: false, problem: 'unsigned answer' };
-  if (t === 'FORMERR') return { ok: false, problem: 'malformed TSIG record' };
+  if (t === undefined) return fail('TSIG_UNSIGNED', 'unsigned answer');
+  if (t === 'FORMERR') return fail('TSIG_MALFORMED', 'malformed TSIG record');
   if (t.keyKey !== nameWireKey(key.name) || t.algorithmKey !== algorithmKeyOf(key))
-    return { ok: false, problem: 'signed with another key' };
+    return fail('TSIG_BAD_KEY', 'signed with another key');
   if (t.error !== 0)
-    return {
-      ok: false,
-      problem: `the peer reports ${TSIG_ERRORS[t.error] ?? `TSIG error ${t.error}`} on our request`,
-    };
+    return fail(
+      'TSIG_PEER_ERROR',
+      `the peer reports ${TSIG_ERROR_NAMES[t.error] ?? `TSIG error ${t.error}`} on our request`,
+    );
   const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, requestMac));
-  if (!macLengthAllowed(t.mac.length, full.length)) return { ok: false, problem: 'MAC too short' };
-  if (!sameMac(full.subarray(0, t.mac.length), t.mac)) return { ok: false, problem: 'wrong MAC' };
+  if (!macLengthAllowed(t.mac.length, full.length)) return fail('TSIG_BAD_TRUNC', 'MAC too short');
+  if (!sameMac(full.subarray(0, t.mac.length), t.mac)) return fail('TSIG_BAD_SIG', 'wrong MAC');
   if (Math.abs(now - t.timeSigned) > t.fudge)
-    return { ok: false, problem: 'signed outside the time fudge' };
-  return { ok: true };
+    return fail('TSIG_BAD_TIME', 'signed outside the time fudge');
+  return ok(undefined);
 }

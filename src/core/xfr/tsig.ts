@@ -15,12 +15,30 @@
  */
 import { keyToWire } from '../wire/name.ts';
 import { CLASS_ANY, TYPE_TSIG } from '../rr/types.ts';
+import { err, ok, type Failure, type Result } from '../kit/result.ts';
+import type { TsigRequestCode } from './codes.ts';
 
 /** TSIG error codes (RFC 8945 section 3). */
 export const TSIG_BADSIG = 16;
 export const TSIG_BADKEY = 17;
 export const TSIG_BADTIME = 18;
 export const TSIG_BADTRUNC = 22;
+
+/** The mnemonics of the TSIG errors (RFC 8945 section 3), for logs. */
+export const TSIG_ERROR_NAMES: Readonly<Record<number, string>> = {
+  [TSIG_BADSIG]: 'BADSIG',
+  [TSIG_BADKEY]: 'BADKEY',
+  [TSIG_BADTIME]: 'BADTIME',
+  [TSIG_BADTRUNC]: 'BADTRUNC',
+};
+
+/** The TSIG error an answer to a request failing with each code carries (RFC 8945 section 5.2). */
+export const TSIG_ERROR_OF: Readonly<Record<TsigRequestCode, number>> = {
+  TSIG_BAD_KEY: TSIG_BADKEY,
+  TSIG_BAD_SIG: TSIG_BADSIG,
+  TSIG_BAD_TRUNC: TSIG_BADTRUNC,
+  TSIG_BAD_TIME: TSIG_BADTIME,
+};
 /** NOTAUTH: the rcode of a response to a request whose TSIG failed (RFC 8945 section 5.2). */
 export const RCODE_NOTAUTH = 9;
 
@@ -332,20 +350,39 @@ export function sameMac(a: Uint8Array, b: Uint8Array): boolean {
   return d === 0;
 }
 
-export type TsigCheck =
-  | { readonly ok: true; readonly key: TsigKey; readonly tsig: TsigRecord }
-  | {
-      readonly ok: false;
-      readonly error: number;
-      readonly tsig: TsigRecord;
-      readonly key?: TsigKey;
-    };
+/**
+ * Why a signed request's TSIG failed: the code, a sentence, the TSIG error
+ * the answer carries (`TSIG_ERROR_OF[code]`), the record read, and the key
+ * when it is known (a BADTIME answer is signed with it).
+ */
+export interface TsigFailure extends Failure<TsigRequestCode> {
+  readonly tsigError: number;
+  readonly tsig: TsigRecord;
+  readonly key?: TsigKey;
+}
+
+/** A verified request: its key and TSIG record. */
+export interface TsigVerified {
+  readonly key: TsigKey;
+  readonly tsig: TsigRecord;
+}
+
+export type TsigCheck = Result<TsigVerified, TsigFailure>;
+
+function tsigFailure(
+  code: TsigRequestCode,
+  message: string,
+  tsig: TsigRecord,
+  key?: TsigKey,
+): TsigCheck {
+  return err({ code, message, tsigError: TSIG_ERROR_OF[code], tsig, ...(key ? { key } : {}) });
+}
 
 /**
  * Verify a signed request (RFC 8945 section 5.2): the key must be known and
- * of the algorithm named (else BADKEY), the MAC must match (BADSIG; a MAC
- * shorter than allowed is BADTRUNC), and the time within the fudge (BADTIME),
- * checked in that order.
+ * of the algorithm named (else TSIG_BAD_KEY), the MAC must match
+ * (TSIG_BAD_SIG; a MAC shorter than allowed is TSIG_BAD_TRUNC), and the time
+ * within the fudge (TSIG_BAD_TIME), checked in that order.
  */
 export function verifyRequest(
   msg: Uint8Array,
@@ -356,17 +393,24 @@ export function verifyRequest(
 ): TsigCheck {
   const key = keys.get(t.keyKey);
   if (key === undefined || algorithmKeyOf(key) !== t.algorithmKey)
-    return { ok: false, error: TSIG_BADKEY, tsig: t };
+    return tsigFailure('TSIG_BAD_KEY', 'the key is not known, or not of the algorithm named', t);
   const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, undefined));
   // RFC 8945 section 5.2.2.1: a truncated MAC must keep at least half and 10 octets.
   if (t.mac.length < full.length && (t.mac.length < 10 || t.mac.length < full.length / 2)) {
-    return { ok: false, error: t.mac.length === 0 ? TSIG_BADSIG : TSIG_BADTRUNC, tsig: t, key };
+    return t.mac.length === 0
+      ? tsigFailure('TSIG_BAD_SIG', 'an empty MAC', t, key)
+      : tsigFailure('TSIG_BAD_TRUNC', `a MAC truncated to ${t.mac.length} octets`, t, key);
   }
   if (!sameMac(full.subarray(0, t.mac.length), t.mac))
-    return { ok: false, error: TSIG_BADSIG, tsig: t, key };
+    return tsigFailure('TSIG_BAD_SIG', 'the MAC does not verify', t, key);
   if (Math.abs(now - t.timeSigned) > t.fudge)
-    return { ok: false, error: TSIG_BADTIME, tsig: t, key };
-  return { ok: true, key, tsig: t };
+    return tsigFailure(
+      'TSIG_BAD_TIME',
+      `signed at ${t.timeSigned}, now ${now} (fudge ${t.fudge})`,
+      t,
+      key,
+    );
+  return ok({ key, tsig: t });
 }
 
 /** The wire key of a key's algorithm name. */
