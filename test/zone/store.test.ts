@@ -236,7 +236,45 @@ ttl 60 TXT "a"
       ttl: 60,
       records: [{ ttl: 60 }, { ttl: 120 }],
     });
-    expect(Object.keys(r.zone!.nodes.get('www.example.')!)).toEqual([]);
+    expect(Object.keys(r.zone!.nodes.get('www.example.')!)).toEqual([
+      'name',
+      'rrsets',
+      'emptyNonTerminal',
+      'isDelegation',
+      'belowCut',
+    ]);
+  });
+
+  it('RRset and name views are plain objects: spread, keys and JSON agree', () => {
+    const r = loadZoneText(TEXT, 'example.zone');
+    const set = r.zone!.nodes.get('ttl.example.')!.rrsets.get(16)!;
+    const plain = { ...set };
+    expect(Object.keys(plain)).toEqual(['owner', 'type', 'ttl', 'records']);
+    expect(Object.keys(set)).toEqual(Object.keys(plain));
+    expect(plain.records.map((q) => q.ttl)).toEqual([60, 120]);
+    expect(plain.records).toEqual(set.records);
+    expect(Object.keys(JSON.parse(JSON.stringify(set)))).toEqual(Object.keys(plain));
+    expect(JSON.parse(JSON.stringify(set))).toEqual(JSON.parse(JSON.stringify(plain)));
+    expect(JSON.stringify(set)).not.toMatch(/store/);
+    // A name: its fields, its RRsets (JSON gives them as a list: a Map has no JSON form).
+    const node = r.zone!.nodes.get('www.example.')!;
+    const n = { ...node };
+    expect(n).toMatchObject({
+      name: 'www.example.',
+      emptyNonTerminal: false,
+      isDelegation: false,
+      belowCut: false,
+    });
+    expect(n.rrsets.get(1)!.records).toHaveLength(2);
+    expect(Object.keys(node)).toEqual(Object.keys(n));
+    const json = JSON.parse(JSON.stringify(node)) as Record<string, unknown>;
+    expect(Object.keys(json)).toEqual(Object.keys(n));
+    expect(json.rrsets).toEqual([JSON.parse(JSON.stringify(node.rrsets.get(1)))]);
+    expect(JSON.stringify(node)).not.toMatch(/store/);
+    expect(structuredClone({ ...set, records: set.records.map((q) => ({ ...q })) })).toEqual({
+      ...plain,
+      records: plain.records.map((q) => ({ ...q })),
+    });
   });
 
   it('stored-record findings carry the line and the column of the record', () => {

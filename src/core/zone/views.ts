@@ -65,13 +65,17 @@ const SOURCE: PropertyDescriptor = {
 };
 
 /**
- * An RRset of the store. Its records are made on first access (`records` is
- * a getter): spread or serialise `records` itself, or use `toJSON()`.
+ * An RRset of the store that behaves as a plain object: `owner`, `type`,
+ * `ttl` and `records` are its own enumerable properties, so `{...rrset}`,
+ * `Object.keys(rrset)` and `JSON.stringify(rrset)` give the RRset with its
+ * records. `records` is an own getter that makes the record views on first
+ * access and keeps them.
  */
 export class RRsetView implements RRset {
   readonly owner: string;
   readonly type: number;
   readonly ttl: number;
+  declare readonly records: readonly ResourceRecord[];
   readonly #store: ZoneStore;
   readonly #s: number;
   #list: ResourceRecord[] | undefined;
@@ -81,47 +85,67 @@ export class RRsetView implements RRset {
     this.owner = store.name(store.rrsetNode(s));
     this.type = store.rrsetType(s);
     this.ttl = store.rrsetTtl(s);
+    Object.defineProperty(this, 'records', RECORDS);
   }
   /** In file order, duplicates removed (made on first access). */
-  get records(): readonly ResourceRecord[] {
-    if (this.#list === undefined) {
-      const st = this.#store;
-      const out = new Array<ResourceRecord>(st.rrsetSize(this.#s));
+  static recordsOf(v: RRsetView): readonly ResourceRecord[] {
+    if (v.#list === undefined) {
+      const st = v.#store;
+      const out = new Array<ResourceRecord>(st.rrsetSize(v.#s));
       let i = 0;
-      for (let r = st.firstRecord(this.#s); r >= 0; r = st.nextRecord(r))
+      for (let r = st.firstRecord(v.#s); r >= 0; r = st.nextRecord(r))
         out[i++] = new RecordView(st, r);
-      this.#list = out;
+      v.#list = out;
     }
-    return this.#list;
-  }
-  toJSON(): { owner: string; type: number; ttl: number; records: readonly ResourceRecord[] } {
-    return { owner: this.owner, type: this.type, ttl: this.ttl, records: this.records };
+    return v.#list;
   }
 }
 
-/** A name of the zone; it is its own RRset map, keyed by type. */
+const RECORDS: PropertyDescriptor = {
+  get(this: RRsetView): readonly ResourceRecord[] {
+    return RRsetView.recordsOf(this);
+  },
+  enumerable: true,
+};
+
+/**
+ * A name of the zone; it is its own RRset map, keyed by type. It behaves as
+ * a plain `ZoneNode` too: `name`, `rrsets`, `emptyNonTerminal`,
+ * `isDelegation` and `belowCut` are its own enumerable properties (`name` an
+ * own getter: a server keeps a view per name and needs the string only
+ * once), so `{...node}` and `Object.keys(node)` give them; `JSON.stringify`
+ * gives the same keys, `rrsets` as the list of its RRsets (a Map has no JSON
+ * form).
+ */
 export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
+  // Assigned in the constructor after `name`, so the keys come in ZoneNode's order.
+  declare readonly name: string;
+  declare readonly rrsets: ReadonlyMap<number, RRset>;
+  declare readonly emptyNonTerminal: boolean;
+  declare readonly isDelegation: boolean;
+  declare readonly belowCut: boolean;
   readonly #store: ZoneStore;
   readonly #n: number;
   constructor(store: ZoneStore, n: number) {
     this.#store = store;
     this.#n = n;
+    Object.defineProperty(this, 'name', NAME);
+    (this as { rrsets: ReadonlyMap<number, RRset> }).rrsets = this;
+    this.emptyNonTerminal = store.hasNameFlag(n, NODE_ENT);
+    this.isDelegation = store.hasNameFlag(n, NODE_DELEGATION);
+    this.belowCut = store.hasNameFlag(n, NODE_BELOW_CUT);
   }
-  /** Made on access: a server keeps a view per name, and needs the name only once. */
-  get name(): string {
-    return this.#store.name(this.#n);
+  static nameOf(v: NodeView): string {
+    return v.#store.name(v.#n);
   }
-  get rrsets(): ReadonlyMap<number, RRset> {
-    return this;
-  }
-  get emptyNonTerminal(): boolean {
-    return this.#store.hasNameFlag(this.#n, NODE_ENT);
-  }
-  get isDelegation(): boolean {
-    return this.#store.hasNameFlag(this.#n, NODE_DELEGATION);
-  }
-  get belowCut(): boolean {
-    return this.#store.hasNameFlag(this.#n, NODE_BELOW_CUT);
+  toJSON(): Omit<ZoneNode, 'rrsets'> & { rrsets: RRset[] } {
+    return {
+      name: this.name,
+      rrsets: [...this.values()],
+      emptyNonTerminal: this.emptyNonTerminal,
+      isDelegation: this.isDelegation,
+      belowCut: this.belowCut,
+    };
   }
   get size(): number {
     const st = this.#store;
@@ -157,6 +181,13 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
     return this.entries();
   }
 }
+
+const NAME: PropertyDescriptor = {
+  get(this: NodeView): string {
+    return NodeView.nameOf(this);
+  },
+  enumerable: true,
+};
 
 /** The zone's names (out-of-zone owners excluded), keyed by name. */
 export class NodeMap implements ReadonlyMap<string, ZoneNode> {
