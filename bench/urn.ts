@@ -95,7 +95,7 @@ const variants: Variant[] = [
     'parseLexUrn, then canonicalizeLexUrn',
     (s: string) => {
       const p = parseLexUrn(s);
-      return p.ok ? canonicalizeLexUrn(p.urn).canonical.length : 0;
+      return p.ok ? canonicalizeLexUrn(p.value).canonical.length : 0;
     },
   ],
 ].map(([name, fn]) => ({ name, fn, cpu: [], wall: [] }) as Variant);

@@ -13,6 +13,7 @@ import { CATALOGUE_CODES } from '../src/catalogue/codes.ts';
 import { CLI_CODES } from '../src/cli/codes.ts';
 import { CLIENT_CODES } from '../src/core/ddds/client-codes.ts';
 import { CONFIG_CODES } from '../src/config/codes.ts';
+import { HOST_PORT_CODES } from '../src/core/kit/codes.ts';
 import { MATCH_CODES, ROW_CODES } from '../src/core/match/codes.ts';
 import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
 import { ROUTE_CODES } from '../src/core/routes/codes.ts';
@@ -139,6 +140,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     file: 'src/config/codes.ts',
     name: 'CONFIG_CODES',
     codes: CONFIG_CODES,
+  },
+  {
+    title: 'Addresses (`host:port`: listen addresses, DNS servers, control ports)',
+    file: 'src/core/kit/codes.ts',
+    name: 'HOST_PORT_CODES',
+    codes: HOST_PORT_CODES,
   },
   { title: 'lexroute dev', file: 'src/dev/codes.ts', name: 'DEV_CODES', codes: DEV_CODES },
   { title: 'The command line', file: 'src/cli/codes.ts', name: 'CLI_CODES', codes: CLI_CODES },

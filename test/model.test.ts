@@ -148,3 +148,68 @@ describe('one definition per thing', () => {
     ]);
   });
 });
+
+/**
+ * The results that became `Result`s (issue 19) keep their older fields for
+ * outside users only: code in src reads `value` / `error`. A result is
+ * followed from the variable it is stored in (`const r = parseLexUrn(...)`)
+ * to the fields read on that variable.
+ */
+const RESULT_FUNCTIONS =
+  'parseUrn8141|parseUrn8141AllowingPipe|parseLexUrn|parseSubstitution|parseSubstitutionCached|rewrite|rewriteCompiled|parseServices|analyseLexUrn|analyseReference|toUrnAnalysis|validateRow|parseHostPort';
+/** The deprecated fields: `urn`, `expr`, `output`, `via`, `step`, `query`, `row`, and the failures' own `kind`, `code`, `message`, `span`. */
+const DEPRECATED_FIELDS = /^(urn|expr|output|via|kind|step|query|row|code|message|span)$/;
+
+function deprecatedReads(files: { file: string; text: string }[]): string[] {
+  const out: string[] = [];
+  // A bare call (not `registry.rewrite(`), an analyser (`analyse(`, `m.analyse(`), or a loop guard's `.visit(`.
+  const bound = new RegExp(
+    `(?:const|let)\\s+(\\w+)\\s*=\\s*(?:(?<![\\w.])(?:${RESULT_FUNCTIONS})|(?:\\w+\\.)?analyse|[\\w.]+\\.visit)\\(`,
+    'g',
+  );
+  for (const { file, text } of files) {
+    for (const b of text.matchAll(bound)) {
+      const name = b[1]!;
+      // From the binding to the next binding of the same name (another function's `r`).
+      const start = b.index + b[0].length;
+      const next = new RegExp(`(?:const|let)\\s+${name}\\s*=`, 'g');
+      next.lastIndex = start;
+      const end = next.exec(text)?.index ?? text.length;
+      const scope = text.slice(start, end);
+      for (const m of scope.matchAll(new RegExp(`(?<![\\w.])${name}\\.(\\w+)\\b`, 'g'))) {
+        if (DEPRECATED_FIELDS.test(m[1]!)) out.push(`${file}: ${m[0]}`);
+      }
+    }
+    // The compiled record's parsed services (`c.services`), read in the step.
+    for (const m of text.matchAll(/\b\w+\.services\.(code|message)\b/g))
+      out.push(`${file}: ${m[0]}`);
+  }
+  return out;
+}
+
+describe('one failure shape: src reads value / error, not the deprecated fields', () => {
+  it('no module in src reads a deprecated field of these results', () => {
+    expect(deprecatedReads(sources())).toEqual([]);
+  });
+
+  it('the check finds such reads (it is not vacuous)', () => {
+    const sample = [
+      'const p = parseLexUrn(s); use(p.urn);',
+      'const r = rewriteCompiled(c, aus); if (!r.ok) fail(r.code, r.message);',
+      'const v = this.guard.visit(key); if (!v.ok) stop(v.code);',
+      'const a = m.analyse(text); q = a.query;',
+      'const h = parseHostPort(t); say(h.message);',
+      'const n = registry.rewrite(query); use(n.query);',
+      'const h = other(); use(h.message);',
+      'const ok = parseLexUrn(s); use(ok.value, ok.error, ok.warnings, ok.errors);',
+    ].join('\n');
+    expect(deprecatedReads([{ file: 'sample.ts', text: sample }]).map((s) => s.slice(11))).toEqual([
+      'p.urn',
+      'r.code',
+      'r.message',
+      'v.code',
+      'a.query',
+      'h.message',
+    ]);
+  });
+});

@@ -288,7 +288,7 @@ async function writeBatch(
       });
       continue;
     }
-    valid.push({ line: r.line, row: v.row });
+    valid.push({ line: r.line, row: v.value });
   }
   const urns: string[] = [];
   for (const { row } of valid) {

@@ -23,14 +23,16 @@ export function formatServer(s: ServerAddress): string {
  * the one `host:port` parser (`core/kit/host-port.ts`): IP literals and
  * `localhost` only (a server name would need a resolver to find the
  * resolver). A server to ask cannot be at port 0. Throws ClientError
- * `BAD_SERVER_ADDRESS` with the offending text.
+ * `BAD_SERVER_ADDRESS` with the offending text, and the address parser's
+ * failure (`HOST_PORT_*`) as its `cause`.
  */
 export function parseServerAddress(text: string, defaultPort = 53): ServerAddress {
   const r = parseHostPort(text.trim(), defaultPort);
   if (!r.ok) {
     throw new ClientError(
       'BAD_SERVER_ADDRESS',
-      `'${text}' is not a server address: ${r.message}; expected an IP literal, optionally with :port (IPv6 as [addr]:port)`,
+      `'${text}' is not a server address: ${r.error.message}; expected an IP literal, optionally with :port (IPv6 as [addr]:port)`,
+      { cause: r.error },
     );
   }
   if (r.value.port === 0) {

@@ -5,7 +5,7 @@
  *
  * Keys starting with `//` are comments and ignored.
  */
-import { parseHostPort } from '../core/kit/host-port.ts';
+import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 
 export interface ResolverConfig {
   /**
@@ -112,6 +112,8 @@ export interface ConfigIssue {
   /** `matching.minScore` */
   readonly path: string;
   readonly message: string;
+  /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
+  readonly cause?: HostPortError;
 }
 
 export type ConfigResult =
@@ -167,12 +169,14 @@ const bool: Check = (v, path) =>
 const oneListen: Check = (v, path) => {
   const s = str()(v, path);
   if (s) return s;
-  return parseListen(v as string)
+  const r = parseHostPort(v as string);
+  return r.ok
     ? null
     : {
         code: 'CONFIG_BAD_VALUE',
         path,
         message: `${path} must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${String(v)}'`,
+        cause: r.error,
       };
 };
 

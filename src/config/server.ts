@@ -4,7 +4,7 @@
  * key is explained in `config/README.md`.
  */
 import { parseCidr } from './cidr.ts';
-import { parseHostPort } from '../core/kit/host-port.ts';
+import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 import {
   allowTransferList,
   serialSetting,
@@ -295,6 +295,8 @@ export interface ConfigError {
   /** JSON path of the offending key, e.g. `tcp.maxConnections`. */
   readonly path: string;
   readonly message: string;
+  /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
+  readonly cause?: HostPortError;
 }
 
 /**
@@ -304,7 +306,27 @@ export interface ConfigError {
  */
 export function parseListen(text: string): ListenAddress | string {
   const r = parseHostPort(text);
-  return r.ok ? r.value : r.message;
+  return r.ok ? r.value : r.error.message;
+}
+
+/**
+ * One `ADDR:PORT` of a listen list, or its `CONFIG_BAD_LISTEN` error (with the
+ * address parser's failure as its `cause`) pushed to `errors`.
+ */
+function listenAt(errors: ConfigError[], path: string, v: unknown): ListenAddress | undefined {
+  if (typeof v !== 'string') {
+    errors.push({ code: 'CONFIG_BAD_LISTEN', path, message: `${path}: not a string` });
+    return undefined;
+  }
+  const r = parseHostPort(v);
+  if (r.ok) return r.value;
+  errors.push({
+    code: 'CONFIG_BAD_LISTEN',
+    path,
+    message: `${path}: ${r.error.message}`,
+    cause: r.error,
+  });
+  return undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -617,14 +639,8 @@ export function validateServerConfig(input: unknown): {
     } else {
       const out: ListenAddress[] = [];
       input.listen.forEach((v: unknown, i: number) => {
-        const r = typeof v === 'string' ? parseListen(v) : 'not a string';
-        if (typeof r === 'string') {
-          errors.push({
-            code: 'CONFIG_BAD_LISTEN',
-            path: `listen[${i}]`,
-            message: `listen[${i}]: ${r}`,
-          });
-        } else out.push(r);
+        const r = listenAt(errors, `listen[${i}]`, v);
+        if (r !== undefined) out.push(r);
       });
       listen = out;
     }
@@ -773,14 +789,8 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
       });
     } else {
       input.listen.forEach((v: unknown, i: number) => {
-        const r = typeof v === 'string' ? parseListen(v) : 'not a string';
-        if (typeof r === 'string') {
-          errors.push({
-            code: 'CONFIG_BAD_LISTEN',
-            path: `doh.listen[${i}]`,
-            message: `doh.listen[${i}]: ${r}`,
-          });
-        } else listen.push(r);
+        const r = listenAt(errors, `doh.listen[${i}]`, v);
+        if (r !== undefined) listen.push(r);
       });
     }
   }
@@ -941,14 +951,8 @@ function listenList(errors: ConfigError[], key: string, v: unknown): ListenAddre
     return out;
   }
   v.forEach((x: unknown, i: number) => {
-    const r = typeof x === 'string' ? parseListen(x) : 'not a string';
-    if (typeof r === 'string') {
-      errors.push({
-        code: 'CONFIG_BAD_LISTEN',
-        path: `${key}[${i}]`,
-        message: `${key}[${i}]: ${r}`,
-      });
-    } else out.push(r);
+    const r = listenAt(errors, `${key}[${i}]`, x);
+    if (r !== undefined) out.push(r);
   });
   return out;
 }

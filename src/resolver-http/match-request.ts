@@ -14,6 +14,7 @@ import {
 } from '../core/match/match.ts';
 import type { Registry, RegistryResult } from '../core/match/registry.ts';
 import { exactLookup } from '../core/match/exact.ts';
+import { toUrnAnalysis } from '../core/match/from-urn.ts';
 import type { ResolverConfig } from '../config/resolver.ts';
 import type { Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
@@ -56,15 +57,16 @@ export function matchRequest(
   const exact = m.exactFastPath ? exactLookup(text, reader) : undefined;
   let query = exact?.query ?? null;
   if (query === null) {
-    const a = m.analyse(text);
+    const a = toUrnAnalysis(m.analyse(text));
     if (!a.ok) {
-      return out.problem('INVALID_URN', a.message, {
+      const e = a.error;
+      return out.problem('INVALID_URN', e.message, {
         urn: text,
-        urnCode: a.code,
-        ...(a.span ? { position: { start: a.span.start, end: a.span.end } } : {}),
+        urnCode: e.code,
+        ...(e.span ? { position: { start: e.span.start, end: e.span.end } } : {}),
       });
     }
-    query = a.query;
+    query = a.value;
   }
   return match(m.registry, query, exact?.reader ?? reader, {
     accept: service === 'N2L' ? (req.header('accept') ?? null) : null,

@@ -139,7 +139,7 @@ export class ZoneChain implements ChainWalker {
     const guard = new DddsLoopGuard();
     for (;;) {
       const visit = guard.visit(key);
-      if (!visit.ok) return fail(visit.code, visit.message);
+      if (!visit.ok) return fail(visit.error.code, visit.error.message);
       path.push(key);
       const records = this.naptrRecords(key);
       if ('code' in records) return fail(records.code, records.message);

@@ -480,7 +480,7 @@ function readRoute(r: Reader, node: Node, isDefault: boolean): Route {
     if (!n.ok)
       r.fail(
         'TABLE_BAD_EXAMPLE',
-        `example is not a LEX URN: ${n.errors[0]!.code} ${n.errors[0]!.message}`,
+        `example is not a LEX URN: ${n.error.code} ${n.error.message}`,
         ep.value,
       );
     example = n.canonical;

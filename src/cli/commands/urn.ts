@@ -113,10 +113,10 @@ function registryRewrites(io: CliIo, canonical: string, dir: string): RegistryRe
   const a = analyseReference(canonical);
   /* c8 ignore next: a canonical URN that parsed analyses */
   if (!a.ok) return { query: null as never, urn: canonical, rewrites: [], ambiguous: [] };
-  const r = registry.rewrite(a.query);
+  const r = registry.rewrite(a.value);
   // The whole URN (partition and q-component included) with the rewritten elements.
   const head = (w: MatchQuery['work']) => `urn:lex:${w.jurisdiction}:${w.authority}:${w.measure}:`;
-  const from = head(a.query.work);
+  const from = head(a.value.work);
   const urn = canonical.startsWith(from)
     ? head(r.query.work) + canonical.slice(from.length)
     : canonical;
@@ -210,14 +210,14 @@ function runParse(argv: readonly string[], io: CliIo): number {
   const text = oneArgument(positionals, 'URN');
   const r = parseLexUrn(text);
   if (values.json) {
-    io.out(json(r.ok ? { ok: true, urn: r.urn, warnings: r.warnings } : r));
+    io.out(json(r.ok ? { ok: true, urn: r.value, warnings: r.warnings } : r));
     return r.ok ? EXIT_OK : EXIT_FAIL;
   }
   if (!r.ok) {
     for (const e of r.errors) io.err(formatDiagnostic(text, e));
     return EXIT_FAIL;
   }
-  io.out(text + '\n' + renderTree(r.urn));
+  io.out(text + '\n' + renderTree(r.value));
   for (const w of r.warnings) io.err(formatDiagnostic(text, w));
   return EXIT_OK;
 }

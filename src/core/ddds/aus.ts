@@ -91,7 +91,7 @@ export function buildAus(urnText: string): BuildAusResult {
   }
   const parsed = parseUrn8141(canonical);
   if (!parsed.ok) return { ok: false, errors: parsed.errors, text };
-  const u = parsed.urn;
+  const u = parsed.value;
   const nid = u.nid.text.toLowerCase();
   const assignedName = isLex ? u.assignedName.text : `urn:${nid}:${upperPercent(u.nss.text)}`;
   let aus = assignedName;

@@ -13,6 +13,7 @@ import {
   type SubstExpr,
 } from './subst.ts';
 import { BoundedMemo } from '../kit/memo.ts';
+import type { Err, Failure, Ok } from '../kit/result.ts';
 import type { ResolutionCode } from './codes.ts';
 import type { NaptrData } from '../rr/record.ts';
 
@@ -115,9 +116,32 @@ export interface ParsedServices {
   readonly services: readonly string[];
 }
 
-export type ServicesResult =
-  | { readonly ok: true; readonly value: ParsedServices }
-  | { readonly ok: false; readonly code: 'NAPTR_SERVICES_SYNTAX'; readonly message: string };
+/** `parseServices` failed: `error` holds the code and message (also kept as own fields). */
+export interface ServicesSyntaxError extends Err<Failure<'NAPTR_SERVICES_SYNTAX'>> {
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: 'NAPTR_SERVICES_SYNTAX';
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<ParsedServices, Failure<'NAPTR_SERVICES_SYNTAX'>>`. */
+export type ServicesResult = Ok<ParsedServices> | ServicesSyntaxError;
+
+/** `error` is a getter, built once on first read: `{...r}` and JSON show the fields as before. */
+class ServicesRefused implements ServicesSyntaxError {
+  readonly ok = false as const;
+  /** @deprecated use `error.code`. */
+  readonly code = 'NAPTR_SERVICES_SYNTAX' as const;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  #error: Failure<'NAPTR_SERVICES_SYNTAX'> | undefined;
+  constructor(message: string) {
+    this.message = message;
+  }
+  get error(): Failure<'NAPTR_SERVICES_SYNTAX'> {
+    return (this.#error ??= { code: this.code, message: this.message });
+  }
+}
 
 const TOKEN = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
 
@@ -136,11 +160,10 @@ export function parseServices(field: string): ServicesResult {
   if (field === '') return { ok: true, value: { protocol: undefined, services: [] } };
   const parts = field.split('+');
   const head = parts[0] ?? '';
-  const bad = (message: string): ServicesResult => ({
-    ok: false,
-    code: 'NAPTR_SERVICES_SYNTAX',
-    message: `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
-  });
+  const bad = (message: string): ServicesResult =>
+    new ServicesRefused(
+      `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
+    );
   if (head !== '' && !TOKEN.test(head)) {
     return bad(
       `protocol ${JSON.stringify(head)} must be a letter then at most 31 letters or digits`,
@@ -214,7 +237,7 @@ export function checkServices(
   wanted: string,
 ): ServiceCheck {
   if (!services.ok) {
-    return { usable: false, code: 'NAPTR_SERVICES_SYNTAX', reason: services.message };
+    return { usable: false, code: services.error.code, reason: services.error.message };
   }
   const { protocol, services: list } = services.value;
   const want = canonicalService(wanted);
@@ -265,15 +288,86 @@ export function checkServices(
 
 // ---------------------------------------------------------------- rewrite
 
-export type RewriteResult =
-  | { readonly ok: true; readonly output: string; readonly via: 'regexp' | 'replacement' }
-  | {
-      readonly ok: false;
-      /** malformed: the record is in error; no-match: it simply does not apply. */
-      readonly kind: 'malformed' | 'no-match';
-      readonly code: ResolutionCode;
-      readonly message: string;
-    };
+/** What a record's rewrite produced: the new key or URI, and which field gave it. */
+export interface RewriteOutput {
+  readonly output: string;
+  readonly via: 'regexp' | 'replacement';
+}
+
+/** Why a record's rewrite produced nothing. */
+export interface RewriteFailure extends Failure<ResolutionCode> {
+  /** malformed: the record is in error; no-match: it simply does not apply. */
+  readonly kind: 'malformed' | 'no-match';
+}
+
+/** `rewrite` succeeded: `value` is the output (the older `output` and `via` stay). */
+export interface RewriteOk extends Ok<RewriteOutput> {
+  /** @deprecated use `value.output`; to be removed in the next major. */
+  readonly output: string;
+  /** @deprecated use `value.via`; to be removed in the next major. */
+  readonly via: 'regexp' | 'replacement';
+}
+
+/** `rewrite` failed: `error` is the failure (the older `kind`, `code` and `message` stay). */
+export interface RewriteErr extends Err<RewriteFailure> {
+  /** @deprecated use `error.kind`; to be removed in the next major. */
+  readonly kind: 'malformed' | 'no-match';
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: ResolutionCode;
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<RewriteOutput, RewriteFailure>`. */
+export type RewriteResult = RewriteOk | RewriteErr;
+
+/**
+ * The result objects of a rewrite. `value` / `error` are getters built on
+ * first read (a rewrite allocates one object, as before), so `{...r}`,
+ * JSON and deep-equality checks see the older fields exactly as before.
+ */
+class Rewritten implements RewriteOk {
+  readonly ok = true as const;
+  /** @deprecated use `value.output`. */
+  readonly output: string;
+  /** @deprecated use `value.via`. */
+  readonly via: 'regexp' | 'replacement';
+  #value: RewriteOutput | undefined;
+  constructor(output: string, via: 'regexp' | 'replacement') {
+    this.output = output;
+    this.via = via;
+  }
+  get value(): RewriteOutput {
+    return (this.#value ??= { output: this.output, via: this.via });
+  }
+}
+
+class RewriteRefused implements RewriteErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.kind`. */
+  readonly kind: 'malformed' | 'no-match';
+  /** @deprecated use `error.code`. */
+  readonly code: ResolutionCode;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  #error: RewriteFailure | undefined;
+  constructor(kind: 'malformed' | 'no-match', code: ResolutionCode, message: string) {
+    this.kind = kind;
+    this.code = code;
+    this.message = message;
+  }
+  get error(): RewriteFailure {
+    return (this.#error ??= { code: this.code, message: this.message, kind: this.kind });
+  }
+}
+
+function malformed(code: ResolutionCode, message: string): RewriteErr {
+  return new RewriteRefused('malformed', code, message);
+}
+
+function noMatch(code: ResolutionCode, message: string): RewriteErr {
+  return new RewriteRefused('no-match', code, message);
+}
 
 const SUBST_CACHE_LIMIT = 1024;
 // eslint-disable-next-line no-restricted-syntax -- module state: a bounded memo of a pure parse (same input, same result).
@@ -432,24 +526,20 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
     return {
       ...base,
       expr: undefined,
-      fixed: {
-        ok: false,
-        kind: 'malformed',
-        code: 'NAPTR_BOTH_FIELDS',
-        message: `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
-      },
+      fixed: malformed(
+        'NAPTR_BOTH_FIELDS',
+        `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+      ),
     };
   }
   if (!hasRegexp && !hasReplacement) {
     return {
       ...base,
       expr: undefined,
-      fixed: {
-        ok: false,
-        kind: 'malformed',
-        code: 'NAPTR_NO_FIELDS',
-        message: 'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
-      },
+      fixed: malformed(
+        'NAPTR_NO_FIELDS',
+        'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+      ),
     };
   }
   if (!hasRegexp) {
@@ -457,18 +547,16 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
       return {
         ...base,
         expr: undefined,
-        fixed: {
-          ok: false,
-          kind: 'malformed',
-          code: 'NAPTR_U_WITHOUT_REGEXP',
-          message: "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
-        },
+        fixed: malformed(
+          'NAPTR_U_WITHOUT_REGEXP',
+          "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+        ),
       };
     }
     return {
       ...base,
       expr: undefined,
-      fixed: { ok: true, output: record.replacement, via: 'replacement' },
+      fixed: new Rewritten(record.replacement, 'replacement'),
     };
   }
   const parsed = parseSubstitutionCached(record.regexp);
@@ -477,15 +565,13 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
     return {
       ...base,
       expr: undefined,
-      fixed: {
-        ok: false,
-        kind: 'malformed',
-        code: e.code,
-        message: `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
-      },
+      fixed: malformed(
+        e.code,
+        `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
+      ),
     };
   }
-  return { ...base, expr: parsed.expr, fixed: undefined };
+  return { ...base, expr: parsed.value, fixed: undefined };
 }
 
 /** checkServices for a compiled record, memoised per wanted service. */
@@ -504,36 +590,25 @@ export function rewriteCompiled(c: CompiledRecord, aus: string): RewriteResult {
   const expr = c.expr as SubstExpr;
   const applied = applySubstitution(expr, aus);
   if (applied.error !== undefined) {
-    return {
-      ok: false,
-      kind: 'malformed',
-      code: applied.error.code,
-      message: applied.error.message,
-    };
+    return malformed(applied.error.code, applied.error.message);
   }
   if (!applied.matched) {
-    return (c.noMatch ??= {
-      ok: false,
-      kind: 'no-match',
-      code: 'NAPTR_NO_MATCH',
-      message: `REGEXP ${JSON.stringify(c.regexpField)} does not match the AUS`,
-    });
+    return (c.noMatch ??= noMatch(
+      'NAPTR_NO_MATCH',
+      `REGEXP ${JSON.stringify(c.regexpField)} does not match the AUS`,
+    ));
   }
   if (applied.output === '') {
-    return (c.emptyOutput ??= {
-      ok: false,
-      kind: 'no-match',
-      code: 'NAPTR_EMPTY_OUTPUT',
-      message: `REGEXP ${JSON.stringify(c.regexpField)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
-    });
+    return (c.emptyOutput ??= noMatch(
+      'NAPTR_EMPTY_OUTPUT',
+      `REGEXP ${JSON.stringify(c.regexpField)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
+    ));
   }
   if (c.isU && !isAbsoluteUri(applied.output)) {
-    return {
-      ok: false,
-      kind: 'malformed',
-      code: 'NAPTR_U_NOT_URI',
-      message: `'U' output ${JSON.stringify(applied.output)} is not an absolute URI (RFC 3404 section 4.3)`,
-    };
+    return malformed(
+      'NAPTR_U_NOT_URI',
+      `'U' output ${JSON.stringify(applied.output)} is not an absolute URI (RFC 3404 section 4.3)`,
+    );
   }
-  return { ok: true, output: applied.output, via: 'regexp' };
+  return new Rewritten(applied.output, 'regexp');
 }

@@ -22,6 +22,7 @@
 import { absoluteLowerName } from '../kit/names.ts';
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
 import { BoundedMemo } from '../kit/memo.ts';
+import type { Err, Failure, Ok } from '../kit/result.ts';
 import {
   checkServicesCompiled,
   compileRecord,
@@ -243,11 +244,12 @@ export function dddsStep(input: StepInput): StepResult {
       setFate(index, 'skipped', 'DDDS_NOT_REACHED', 'an earlier record was used');
       continue;
     }
-    const rewritten = rewriteCompiled(c, input.aus);
-    if (!rewritten.ok) {
-      setFate(index, 'skipped', rewritten.code, rewritten.message);
+    const rewrite = rewriteCompiled(c, input.aus);
+    if (!rewrite.ok) {
+      setFate(index, 'skipped', rewrite.error.code, rewrite.error.message);
       continue;
     }
+    const rewritten = rewrite.value;
     if (locked === undefined) locked = { order: record.order, index };
     const services = c.services;
     const check = checkServicesCompiled(c, input.service);
@@ -372,13 +374,53 @@ export function firstKey(nid: string): string {
 /** Default limit on DDDS steps (decisions.md item 4). */
 export const DEFAULT_STEP_LIMIT = 10;
 
-export type LoopCheck =
-  | { readonly ok: true; readonly step: number }
-  | {
-      readonly ok: false;
-      readonly code: 'DDDS_LOOP' | 'DDDS_STEP_LIMIT';
-      readonly message: string;
-    };
+export type LoopCode = 'DDDS_LOOP' | 'DDDS_STEP_LIMIT';
+
+/** `visit` allowed the key: `value` is its step number, from 1 (also kept as `step`). */
+export interface LoopOk extends Ok<number> {
+  /** @deprecated use `value`; to be removed in the next major. */
+  readonly step: number;
+}
+
+/** `visit` refused the key: `error` is the failure (its code and message also kept as own fields). */
+export interface LoopErr extends Err<Failure<LoopCode>> {
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: LoopCode;
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<number, Failure<LoopCode>>`. */
+export type LoopCheck = LoopOk | LoopErr;
+
+/** `value` / `error` are getters: `{...r}`, JSON and deep equality see the older fields as before. */
+class LoopVisited implements LoopOk {
+  readonly ok = true as const;
+  /** @deprecated use `value`. */
+  readonly step: number;
+  constructor(step: number) {
+    this.step = step;
+  }
+  get value(): number {
+    return this.step;
+  }
+}
+
+class LoopRefused implements LoopErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.code`. */
+  readonly code: LoopCode;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  #error: Failure<LoopCode> | undefined;
+  constructor(code: LoopCode, message: string) {
+    this.code = code;
+    this.message = message;
+  }
+  get error(): Failure<LoopCode> {
+    return (this.#error ??= { code: this.code, message: this.message });
+  }
+}
 
 /**
  * Loop and step-limit bookkeeping for the driver. Keys are compared
@@ -410,21 +452,19 @@ export class DddsLoopGuard {
     const norm = DddsLoopGuard.normalize(key);
     const previous = this.#path.indexOf(norm);
     if (previous >= 0) {
-      return {
-        ok: false,
-        code: 'DDDS_LOOP',
-        message: `loop: key ${norm} was already visited at step ${previous + 1} (path ${[...this.#path, norm].join(' -> ')})`,
-      };
+      return new LoopRefused(
+        'DDDS_LOOP',
+        `loop: key ${norm} was already visited at step ${previous + 1} (path ${[...this.#path, norm].join(' -> ')})`,
+      );
     }
     if (this.#path.length >= this.limit) {
-      return {
-        ok: false,
-        code: 'DDDS_STEP_LIMIT',
-        message: `more than ${this.limit} DDDS steps (path ${[...this.#path, norm].join(' -> ')})`,
-      };
+      return new LoopRefused(
+        'DDDS_STEP_LIMIT',
+        `more than ${this.limit} DDDS steps (path ${[...this.#path, norm].join(' -> ')})`,
+      );
     }
     this.#path.push(norm);
-    return { ok: true, step: this.#path.length };
+    return new LoopVisited(this.#path.length);
   }
 
   get steps(): number {

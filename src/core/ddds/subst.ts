@@ -34,7 +34,7 @@
  * - Code points, not bytes: the engine works on Unicode scalar values.
  */
 import type { Span } from '../diagnostics.ts';
-import type { Result } from '../kit/result.ts';
+import type { Err, Ok, Result } from '../kit/result.ts';
 import {
   compileEre,
   parseEre,
@@ -88,9 +88,27 @@ export interface SubstExpr {
   readonly maxBackref: number;
 }
 
-export type ParseSubstitutionResult =
-  | { readonly ok: true; readonly expr: SubstExpr }
-  | { readonly ok: false; readonly error: SubstError };
+/** `parseSubstitution` succeeded: `value` is the expression. */
+export interface ParsedSubstitution extends Ok<SubstExpr> {
+  /** @deprecated use `value` (the same object); to be removed in the next major. */
+  readonly expr: SubstExpr;
+}
+
+/** A `Result<SubstExpr, SubstError>`; the success also keeps its older `expr` field. */
+export type ParseSubstitutionResult = ParsedSubstitution | Err<SubstError>;
+
+/** `value` is a getter: the result is one object, and `{...r}` / JSON show `ok` and `expr` as before. */
+class SubstParsed implements ParsedSubstitution {
+  readonly ok = true as const;
+  /** @deprecated use `value`. */
+  readonly expr: SubstExpr;
+  constructor(expr: SubstExpr) {
+    this.expr = expr;
+  }
+  get value(): SubstExpr {
+    return this.expr;
+  }
+}
 
 export type ApplySubstitutionResult =
   | { readonly matched: false; readonly error?: undefined }
@@ -360,19 +378,16 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
   }
   const r = parseReplacement(field, split, compiled.value.groupCount);
   if ('code' in r) return { ok: false, error: r };
-  return {
-    ok: true,
-    expr: {
-      source: field,
-      delimiter: split.delim,
-      ere: compiled.value,
-      ereSpan: { start: 1, end: split.d2 },
-      repl: r.repl,
-      replSpan: { start: split.d2 + 1, end: split.d3 },
-      caseInsensitive: split.caseInsensitive,
-      maxBackref: r.maxBackref,
-    },
-  };
+  return new SubstParsed({
+    source: field,
+    delimiter: split.delim,
+    ere: compiled.value,
+    ereSpan: { start: 1, end: split.d2 },
+    repl: r.repl,
+    replSpan: { start: split.d2 + 1, end: split.d3 },
+    caseInsensitive: split.caseInsensitive,
+    maxBackref: r.maxBackref,
+  });
 }
 
 /** Characters a template may stand for (plain literals in the ERE outside brackets and in the replacement). */
@@ -495,9 +510,9 @@ export class SubstitutionChecker {
       if (this.templates.size >= this.limit) {
         this.templates.delete(this.templates.keys().next().value as string);
       }
-      this.templates.set(template, parsed.expr.ere.groupCount);
+      this.templates.set(template, parsed.value.ere.groupCount);
     }
-    const e = parsed.expr;
+    const e = parsed.value;
     return { ok: true, ere: e.ere.source, repl: e.repl, caseInsensitive: e.caseInsensitive };
   }
 }
@@ -630,24 +645,24 @@ export function formatSubstitution(parts: {
   const back = parseSubstitution(field);
   if (!back.ok) return { ok: false, error: back.error };
   const intended = parseEre(parts.ere);
-  if (intended.ok && intended.value.translated !== back.expr.ere.translated) {
+  if (intended.ok && intended.value.translated !== back.value.ere.translated) {
     return {
       ok: false,
       error: {
         code: 'SUBST_UNREPRESENTABLE',
         message: `the regular expression uses the delimiter ${describe(d)} as an operator; choose another delimiter`,
-        span: back.expr.ereSpan,
+        span: back.value.ereSpan,
       },
     };
   }
-  if (replKey(back.expr.repl) !== replKey(parts.repl)) {
+  if (replKey(back.value.repl) !== replKey(parts.repl)) {
     return {
       ok: false,
       error: {
         code: 'SUBST_UNREPRESENTABLE',
         message:
           'the replacement cannot be written: a literal backslash before a digit, the delimiter or a back-reference has no RFC 3402 spelling',
-        span: back.expr.replSpan,
+        span: back.value.replSpan,
       },
     };
   }

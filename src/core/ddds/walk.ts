@@ -271,7 +271,7 @@ export class DddsWalk {
     if (p.fragment !== undefined) this.trace.fragment = p.fragment;
     if (p.partition !== undefined) this.trace.partition = p.partition;
     const visit = this.guard.visit(p.firstKey);
-    if (!visit.ok) return this.fail(visit.code, visit.message);
+    if (!visit.ok) return this.fail(visit.error.code, visit.error.message);
     this.key = p.firstKey;
     return this.askNaptr();
   }
@@ -404,7 +404,7 @@ export class DddsWalk {
           punycode,
         ),
       );
-      if (!visit.ok) return this.fail(visit.code, visit.message);
+      if (!visit.ok) return this.fail(visit.error.code, visit.error.message);
       this.key = outcome.key;
       return this.askNaptr();
     }

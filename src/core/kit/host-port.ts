@@ -13,8 +13,19 @@
  *   default the port is required.
  *
  * Nothing is trimmed. Pure: no Node, no URL.
+ *
+ * A refusal is a `Result` failure with a stable code (`HOST_PORT_CODES`);
+ * each caller reports it under its own code (`CONFIG_BAD_LISTEN`,
+ * `BAD_SERVER_ADDRESS`, ...) with this failure as its `cause`.
  */
 import { parseIpv4, parseIpv6 } from './ip.ts';
+import type { HostPortCode } from './codes.ts';
+import type { Err, Failure, Ok } from './result.ts';
+
+export { HOST_PORT_CODES, type HostPortCode } from './codes.ts';
+
+/** A refused `host:port` text: its code and a sentence naming the text. */
+export type HostPortError = Failure<HostPortCode>;
 
 /** A host (IP literal or `localhost`) and a port. */
 export interface HostPort {
@@ -22,9 +33,29 @@ export interface HostPort {
   readonly port: number;
 }
 
-export type HostPortResult =
-  | { readonly ok: true; readonly value: HostPort }
-  | { readonly ok: false; readonly message: string };
+/** A refused text: `error` holds the code and message (the older `message` field stays). */
+export interface HostPortErr extends Err<HostPortError> {
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<HostPort, HostPortError>`. */
+export type HostPortResult = Ok<HostPort> | HostPortErr;
+
+/** `error` is a getter: `{...r}` and JSON show `ok` and `message` as before. */
+class HostPortRefused implements HostPortErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  readonly #error: HostPortError;
+  constructor(code: HostPortCode, message: string) {
+    this.message = message;
+    this.#error = { code, message };
+  }
+  get error(): HostPortError {
+    return this.#error;
+  }
+}
 
 const SCRATCH = new Uint8Array(16);
 
@@ -52,7 +83,9 @@ export function parseHostPort(text: string, defaultPort?: number): HostPortResul
   if (bracket) {
     host = bracket[1]!;
     portText = bracket[2];
-    if (ipVersion(host) !== 6) return fail(`"${text}": [${host}] is not an IPv6 address`);
+    if (ipVersion(host) !== 6) {
+      return fail('HOST_PORT_BAD_IPV6', `"${text}": [${host}] is not an IPv6 address`);
+    }
   } else if (defaultPort !== undefined && ipVersion(text) === 6) {
     host = text;
   } else {
@@ -61,25 +94,29 @@ export function parseHostPort(text: string, defaultPort?: number): HostPortResul
       host = text.slice(0, colon);
       portText = text.slice(colon + 1);
     } else if (colon >= 0) {
-      return fail(`"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
+      return fail('HOST_PORT_SYNTAX', `"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
     } else {
       host = text;
     }
     if (!hostOk(host)) {
-      return fail(`"${host}" is not an IP address (names other than localhost are not resolved)`);
+      return fail(
+        'HOST_PORT_BAD_HOST',
+        `"${host}" is not an IP address (names other than localhost are not resolved)`,
+      );
     }
   }
   if (portText === undefined) {
-    if (defaultPort === undefined)
-      return fail(`"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
+    if (defaultPort === undefined) {
+      return fail('HOST_PORT_MISSING_PORT', `"${text}" is not ADDR:PORT (for IPv6: [ADDR]:PORT)`);
+    }
     return { ok: true, value: { host, port: defaultPort } };
   }
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
-    return fail(`"${text}": port must be a number from 0 to 65535`);
+    return fail('HOST_PORT_BAD_PORT', `"${text}": port must be a number from 0 to 65535`);
   }
   return { ok: true, value: { host, port: Number(portText) } };
 }
 
-function fail(message: string): HostPortResult {
-  return { ok: false, message };
+function fail(code: HostPortCode, message: string): HostPortResult {
+  return new HostPortRefused(code, message);
 }

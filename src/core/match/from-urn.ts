@@ -6,7 +6,16 @@
  * a slice of the canonical URN at the spans the URN library reports.
  */
 import { canonicalizeLexUrn, parseLexUrn, type LexUrn } from '../urn/index.ts';
-import type { MatchQuery, UrnAnalysis, WorkKey } from './model.ts';
+import type { UrnCode } from '../urn/codes.ts';
+import type {
+  LegacyUrnAnalysis,
+  MatchQuery,
+  UrnAnalysis,
+  UrnAnalysisErr,
+  UrnAnalysisError,
+  UrnAnalysisOk,
+  WorkKey,
+} from './model.ts';
 
 export interface AnalyseOptions {
   /**
@@ -26,8 +35,8 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
   let first = parseLexUrn(text);
   let missingNumber = false;
   if (!first.ok) {
-    const e = first.errors[0];
-    if (options.incomplete && e?.code === 'LEX_MISSING_NUMBER' && e.span.start === e.span.end) {
+    const e = first.error;
+    if (options.incomplete && e.code === 'LEX_MISSING_NUMBER' && e.span.start === e.span.end) {
       const patched = parseLexUrn(
         `${text.slice(0, e.span.start)};${PLACEHOLDER}${text.slice(e.span.start)}`,
       );
@@ -38,27 +47,78 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
     }
   }
   if (!first.ok) {
-    const e = first.errors[0];
-    return e
-      ? { ok: false, code: e.code, message: e.message, span: e.span }
-      : { ok: false, code: 'LEX_UNEXPECTED', message: 'not a LEX URN' };
+    const e = first.error;
+    return new AnalysisRefused(e.code, e.message, e.span);
   }
-  const canonical = canonicalizeLexUrn(first.urn).canonical;
-  let tree: LexUrn = first.urn;
-  if (canonical !== first.urn.input) {
+  const canonical = canonicalizeLexUrn(first.value).canonical;
+  let tree: LexUrn = first.value;
+  if (canonical !== first.value.input) {
     const again = parseLexUrn(canonical);
-    /* c8 ignore next 3: the canonical form of a valid URN is valid */
+    /* c8 ignore next 8: the canonical form of a valid URN is valid */
     if (!again.ok) {
-      const e = again.errors[0];
-      return {
-        ok: false,
-        code: e?.code ?? 'LEX_UNEXPECTED',
-        message: `canonical form does not parse: ${e?.message ?? ''}`,
-      };
+      return new AnalysisRefused(
+        again.error.code,
+        `canonical form does not parse: ${again.error.message}`,
+        undefined,
+      );
     }
-    tree = again.urn;
+    tree = again.value;
   }
-  return { ok: true, query: queryFromTree(tree, missingNumber) };
+  return new Analysed(queryFromTree(tree, missingNumber));
+}
+
+/**
+ * The results of `analyseLexUrn`. `value` / `error` are getters (`error`
+ * built on first read), so `{...r}`, JSON and deep equality see the older
+ * fields (`query`; `code`, `message`, `span`) exactly as before.
+ */
+class Analysed implements UrnAnalysisOk {
+  readonly ok = true as const;
+  /** @deprecated use `value`. */
+  readonly query: MatchQuery;
+  constructor(query: MatchQuery) {
+    this.query = query;
+  }
+  get value(): MatchQuery {
+    return this.query;
+  }
+}
+
+class AnalysisRefused implements UrnAnalysisErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.code`. */
+  readonly code: UrnCode;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  /** @deprecated use `error.span`. */
+  readonly span?: { readonly start: number; readonly end: number };
+  #error: UrnAnalysisError | undefined;
+  constructor(
+    code: UrnCode,
+    message: string,
+    span: { readonly start: number; readonly end: number } | undefined,
+  ) {
+    this.code = code;
+    this.message = message;
+    if (span !== undefined) this.span = span;
+  }
+  get error(): UrnAnalysisError {
+    return (this.#error ??=
+      this.span === undefined
+        ? { code: this.code, message: this.message }
+        : { code: this.code, message: this.message, span: this.span });
+  }
+}
+
+/**
+ * What an analyser returned, as a `UrnAnalysis`: the object itself when it
+ * has `value` / `error` (every analyser of this library), or the same answer
+ * rebuilt from the older fields a caller's own analyser may still return
+ * (the one reader of those deprecated fields in src).
+ */
+export function toUrnAnalysis(a: UrnAnalysis | LegacyUrnAnalysis): UrnAnalysis {
+  if (a.ok) return 'value' in a ? a : new Analysed(a.query);
+  return 'error' in a ? a : new AnalysisRefused(a.code, a.message, a.span);
 }
 
 /** `analyseLexUrn` with incomplete references accepted (the resolver's request path). */

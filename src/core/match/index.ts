@@ -14,8 +14,12 @@ export type {
   ExpressionKey,
   ManifestationKey,
   MatchQuery,
+  LegacyUrnAnalysis,
   UrnAnalyser,
   UrnAnalysis,
+  UrnAnalysisErr,
+  UrnAnalysisError,
+  UrnAnalysisOk,
   WorkKey,
 } from './model.ts';
 export {
@@ -38,7 +42,7 @@ export {
   type PartitionApplied,
   type Resolution,
 } from './match.ts';
-export { analyseLexUrn, analyseReference, type AnalyseOptions } from './from-urn.ts';
+export { analyseLexUrn, analyseReference, toUrnAnalysis, type AnalyseOptions } from './from-urn.ts';
 export { exactLookup, type ExactLookup } from './exact.ts';
 export { MemoryCatalogue, worksFromRows } from './memory.ts';
 export {
@@ -48,6 +52,7 @@ export {
   ROW_FIELDS,
   type CatalogueRow,
   type RowError,
+  type RowOk,
   type RowResult,
 } from './row.ts';
 export { expressionUrn, manifestationUrn } from './compose.ts';

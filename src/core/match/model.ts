@@ -11,6 +11,7 @@
  *   manifestations."
  */
 import type { UrnCode } from '../urn/codes.ts';
+import type { Err, Failure, Ok } from '../kit/result.ts';
 
 /** The work-level parts of one name (canonical URN or alias) of a work. */
 export interface WorkKey {
@@ -153,17 +154,48 @@ export interface CatalogueReader {
   work(id: number): CatalogueWork | undefined;
 }
 
-/** A URN parsed and normalised for the catalogue, or why it cannot be. */
-export type UrnAnalysis =
+/** Why a URN cannot be analysed: the URN library's code and message, and where. */
+export interface UrnAnalysisError extends Failure<UrnCode> {
+  /** Where in the text, 0-based [start, end). */
+  readonly span?: { readonly start: number; readonly end: number };
+}
+
+/** `analyseLexUrn` succeeded: `value` is the query (also kept as `query`). */
+export interface UrnAnalysisOk extends Ok<MatchQuery> {
+  /** @deprecated use `value`; to be removed in the next major. */
+  readonly query: MatchQuery;
+}
+
+/** `analyseLexUrn` failed: `error` is the failure (its fields also kept as own fields). */
+export interface UrnAnalysisErr extends Err<UrnAnalysisError> {
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: UrnCode;
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+  /** @deprecated use `error.span`; to be removed in the next major. */
+  readonly span?: { readonly start: number; readonly end: number };
+}
+
+/** A URN parsed and normalised for the catalogue, or why it cannot be: a `Result<MatchQuery, UrnAnalysisError>`. */
+export type UrnAnalysis = UrnAnalysisOk | UrnAnalysisErr;
+
+/**
+ * @deprecated The shape an analyser returned before `UrnAnalysis` became a
+ * `Result` (no `value` / `error`). A caller's own analyser may still return
+ * it; `toUrnAnalysis` reads it. To be removed in the next major.
+ */
+export type LegacyUrnAnalysis =
   | { readonly ok: true; readonly query: MatchQuery }
   | {
       readonly ok: false;
-      /** The URN library's stable code (`LEX_BAD_DATE`, ...). */
       readonly code: UrnCode;
       readonly message: string;
-      /** Where in the text, 0-based [start, end). */
       readonly span?: { readonly start: number; readonly end: number };
     };
 
-/** Parse and normalise a LEX URN into the matcher's shape (see `analyseLexUrn`). */
-export type UrnAnalyser = (text: string) => UrnAnalysis;
+/**
+ * Parse and normalise a LEX URN into the matcher's shape (see `analyseLexUrn`).
+ * A caller's own analyser should return a `UrnAnalysis`; the older shape is
+ * still accepted (deprecated).
+ */
+export type UrnAnalyser = (text: string) => UrnAnalysis | LegacyUrnAnalysis;

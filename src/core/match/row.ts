@@ -24,6 +24,8 @@
 import type { ExpressionKey, ManifestationKey, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
 import type { RowErrorCode } from './codes.ts';
+import { toUrnAnalysis } from './from-urn.ts';
+import type { Err, Ok } from '../kit/result.ts';
 
 export interface RowWork {
   readonly urn: string;
@@ -90,9 +92,27 @@ export const MAX_URN_LENGTH = 8191;
 /** `http(s)://` + a non-empty authority; no whitespace, controls, `<>"` or backslash anywhere. */
 const HTTP_URL = /^https?:\/\/[^/?#\s<>"\\]+[^\s<>"\\]*$/i;
 
-export type RowResult =
-  | { readonly ok: true; readonly row: CatalogueRow }
-  | { readonly ok: false; readonly error: RowError };
+/** `validateRow` accepted the row: `value` is the row (also kept as `row`). */
+export interface RowOk extends Ok<CatalogueRow> {
+  /** @deprecated use `value`; to be removed in the next major. */
+  readonly row: CatalogueRow;
+}
+
+/** A `Result<CatalogueRow, RowError>`; the success also keeps its older `row` field. */
+export type RowResult = RowOk | Err<RowError>;
+
+/** `value` is a getter: `{...r}`, JSON and deep equality see `ok` and `row` as before. */
+class RowAccepted implements RowOk {
+  readonly ok = true as const;
+  /** @deprecated use `value`. */
+  readonly row: CatalogueRow;
+  constructor(row: CatalogueRow) {
+    this.row = row;
+  }
+  get value(): CatalogueRow {
+    return this.row;
+  }
+}
 
 function fail(code: RowErrorCode, message: string, field?: string, offset?: number): RowResult {
   return { ok: false, error: { code, message, field, offset } };
@@ -134,9 +154,9 @@ export function validateRow(
       MAX_URN_LENGTH,
     );
   }
-  const a = analyse(urnText);
-  if (!a.ok) return fail(a.code, a.message, 'urn', a.span?.start);
-  const q = a.query;
+  const a = toUrnAnalysis(analyse(urnText));
+  if (!a.ok) return fail(a.error.code, a.error.message, 'urn', a.error.span?.start);
+  const q = a.value;
   if (q.partition !== null) {
     return fail(
       'ROW_PARTITION',
@@ -256,9 +276,12 @@ export function validateRow(
           'aliases',
         );
       }
-      const al = analyse(entry);
-      if (!al.ok) return fail(al.code, `alias ${entry}: ${al.message}`, 'aliases', al.span?.start);
-      const aq = al.query;
+      const al = toUrnAnalysis(analyse(entry));
+      if (!al.ok) {
+        const e = al.error;
+        return fail(e.code, `alias ${entry}: ${e.message}`, 'aliases', e.span?.start);
+      }
+      const aq = al.value;
       if (aq.urn !== aq.workUrn || aq.partition !== null || aq.qComponent !== null) {
         return fail(
           'ROW_ALIAS_NOT_WORK',
@@ -272,17 +295,14 @@ export function validateRow(
     }
   }
 
-  return {
-    ok: true,
-    row: {
-      work: { urn: q.workUrn, key: q.work },
-      expression: q.expression,
-      manifestation: q.manifestation,
-      item,
-      inForce,
-      partitionDepth,
-      title,
-      aliases,
-    },
-  };
+  return new RowAccepted({
+    work: { urn: q.workUrn, key: q.work },
+    expression: q.expression,
+    manifestation: q.manifestation,
+    item,
+    inForce,
+    partitionDepth,
+    title,
+    aliases,
+  });
 }

@@ -181,18 +181,18 @@ function readMatch(r: NaptrRecord): {
       repl: undefined,
       whole: false,
     };
-  const ast = p.expr.ere.ast;
+  const ast = p.value.ere.ast;
   if (ast.branches.length !== 1)
     return {
       match: { kind: 'pattern', literal: '', regexp: r.regexp },
-      repl: p.expr.repl,
+      repl: p.value.repl,
       whole: false,
     };
   let nodes = ast.branches[0]!;
   if (nodes[0]?.type !== 'anchor' || nodes[0].kind !== 'start') {
     return {
       match: { kind: 'pattern', literal: '', regexp: r.regexp },
-      repl: p.expr.repl,
+      repl: p.value.repl,
       whole: false,
     };
   }
@@ -202,7 +202,7 @@ function readMatch(r: NaptrRecord): {
   else if (!isDotStar(last))
     return {
       match: { kind: 'pattern', literal: literalRun(nodes, 0).text, regexp: r.regexp },
-      repl: p.expr.repl,
+      repl: p.value.repl,
       whole: false,
     };
   let whole = false;
@@ -211,7 +211,7 @@ function readMatch(r: NaptrRecord): {
     nodes = g.body.branches[0]!;
     whole = true;
   }
-  return { match: readShape(nodes, p.expr.caseInsensitive, r.regexp), repl: p.expr.repl, whole };
+  return { match: readShape(nodes, p.value.caseInsensitive, r.regexp), repl: p.value.repl, whole };
 }
 
 /** Replacement parts as a template: `\1` is `{urn}` when group 1 is the whole AUS, else `{1}`. */

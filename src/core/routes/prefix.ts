@@ -125,7 +125,7 @@ export function parsePrefix(input: string): PrefixResult {
   const example = exampleUrn(value);
   const n = normalizeLexUrn(example);
   if (!n.ok) {
-    const e = n.errors[0]!;
+    const e = n.error;
     const at = Math.max(0, e.span.start - HEAD.length);
     return err({
       code: 'ROUTE_PREFIX_SYNTAX',

@@ -18,6 +18,7 @@
  */
 import { lowerCodePoints, pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
 import { parseLexUrn } from './lex-parser.ts';
+import { Normalized } from './results.ts';
 import type { LexUrn, NormalizationChange, NormalizationRule, NormalizeResult } from './types.ts';
 
 const MESSAGES: Record<NormalizationRule, string> = {
@@ -175,8 +176,8 @@ function upperPercentHex(t: string, start: number, end: number, note: Note): str
 export function normalizeLexUrn(text: string): NormalizeResult {
   const r = parseLexUrn(text);
   if (!r.ok) return r;
-  const c = canonicalizeLexUrn(r.urn);
-  return { ok: true, canonical: c.canonical, changes: c.changes };
+  const c = canonicalizeLexUrn(r.value);
+  return new Normalized(c.canonical, c.changes);
 }
 
 /**
@@ -189,7 +190,7 @@ export function lexUrnEquivalent(a: string, b: string): boolean {
   if (!pa.ok) return false;
   const pb = parseLexUrn(b);
   if (!pb.ok) return false;
-  const ca = canonicalizeLexUrn(pa.urn);
-  const cb = canonicalizeLexUrn(pb.urn);
+  const ca = canonicalizeLexUrn(pa.value);
+  const cb = canonicalizeLexUrn(pb.value);
   return ca.canonical.slice(0, ca.assignedEnd) === cb.canonical.slice(0, cb.assignedEnd);
 }

@@ -20,6 +20,7 @@ import {
   upperHex,
 } from './chars.ts';
 import { fail, UrnFailure } from './fail.ts';
+import { UrnRejected, Urn8141Parsed } from './results.ts';
 import type { Segment, Urn8141, Urn8141Result } from './types.ts';
 
 /** Allow `/` in a scanned run. */
@@ -269,9 +270,9 @@ function parse8141(text: string, extra: number): Urn8141Result {
       span: { start: 0, end: n },
       assignedName: seg(text, 0, nssEnd),
     };
-    return { ok: true, urn };
+    return new Urn8141Parsed(urn);
   } catch (e) {
-    if (e instanceof UrnFailure) return { ok: false, errors: [e.diagnostic] };
+    if (e instanceof UrnFailure) return new UrnRejected(e.diagnostic);
     throw e;
   }
 }
@@ -301,5 +302,5 @@ export function urn8141Equivalent(a: string, b: string): boolean {
   const pa = parseUrn8141(a);
   const pb = parseUrn8141(b);
   if (!pa.ok || !pb.ok) return false;
-  return urn8141Key(pa.urn) === urn8141Key(pb.urn);
+  return urn8141Key(pa.value) === urn8141Key(pb.value);
 }

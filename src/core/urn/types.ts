@@ -13,6 +13,7 @@
  * @see RFC 8141 section 2 (URN syntax), RFC 9676 section 8 (LEX syntax)
  */
 import type { Diagnostic, Span } from '../diagnostics.ts';
+import type { Err, Ok } from '../kit/result.ts';
 import type { UrnCode } from './codes.ts';
 
 export type { Span } from '../diagnostics.ts';
@@ -51,9 +52,23 @@ export interface Urn8141 {
   readonly assignedName: Segment;
 }
 
-export type Urn8141Result =
-  | { readonly ok: true; readonly urn: Urn8141 }
-  | { readonly ok: false; readonly errors: readonly UrnDiagnostic[] };
+/**
+ * A URN parse that failed: the `Result` failure (`error`, the diagnostic with
+ * its code and span) and `errors`, the list of every error found. The parsers
+ * stop at the first error, so today `errors` is always `[error]`; code that
+ * wants one failure reads `error`, code that reports a list reads `errors`.
+ */
+export interface UrnRejection extends Err<UrnDiagnostic> {
+  readonly errors: readonly UrnDiagnostic[];
+}
+
+/** `parseUrn8141`: a `Result<Urn8141, UrnDiagnostic>`. */
+export interface Urn8141Ok extends Ok<Urn8141> {
+  /** @deprecated use `value` (the same object); to be removed in the next major. */
+  readonly urn: Urn8141;
+}
+
+export type Urn8141Result = Urn8141Ok | UrnRejection;
 
 // ---------------------------------------------------------------------------
 // LEX layer (RFC 9676 section 8)
@@ -193,13 +208,14 @@ export interface LexUrn {
   readonly fComponent?: Segment;
 }
 
-export type LexParseResult =
-  | {
-      readonly ok: true;
-      readonly urn: LexUrn;
-      readonly warnings: readonly UrnDiagnostic[];
-    }
-  | { readonly ok: false; readonly errors: readonly UrnDiagnostic[] };
+/** `parseLexUrn`: a `Result<LexUrn, UrnDiagnostic>`, with the warnings of a success. */
+export interface LexParseOk extends Ok<LexUrn> {
+  /** @deprecated use `value` (the same object); to be removed in the next major. */
+  readonly urn: LexUrn;
+  readonly warnings: readonly UrnDiagnostic[];
+}
+
+export type LexParseResult = LexParseOk | UrnRejection;
 
 // ---------------------------------------------------------------------------
 // Normalisation
@@ -226,13 +242,14 @@ export interface NormalizationChange {
   readonly message: string;
 }
 
-export type NormalizeResult =
-  | {
-      readonly ok: true;
-      readonly canonical: string;
-      readonly changes: readonly NormalizationChange[];
-    }
-  | { readonly ok: false; readonly errors: readonly UrnDiagnostic[] };
+/** `normalizeLexUrn`: a `Result<string, UrnDiagnostic>` (the canonical text), with the changes. */
+export interface NormalizeOk extends Ok<string> {
+  /** The canonical text (also `value`). */
+  readonly canonical: string;
+  readonly changes: readonly NormalizationChange[];
+}
+
+export type NormalizeResult = NormalizeOk | UrnRejection;
 
 /** `splitPartition`: only a literal `~` separates (never `%7E`). */
 export interface PartitionSplit {

@@ -698,7 +698,7 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
       f.flags,
     );
   const services = memo.servicesOf(f.services);
-  if (!services.ok) add(services.code, 'error', services.message, f.services);
+  if (!services.ok) add(services.error.code, 'error', services.error.message, f.services);
   const flag = flags.kind === 'flag' ? flags.flag : undefined;
   if ((flag === 'S' || flag === 'A') && services.ok && services.value.protocol === undefined)
     add(
