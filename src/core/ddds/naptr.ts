@@ -237,7 +237,7 @@ export function checkServices(
   wanted: string,
 ): ServiceCheck {
   if (!services.ok) {
-    return { usable: false, code: services.error.code, reason: services.error.message };
+    return { usable: false, code: 'NAPTR_SERVICES_SYNTAX', reason: services.error.message };
   }
   const { protocol, services: list } = services.value;
   const want = canonicalService(wanted);

@@ -7,9 +7,12 @@
  * through one table typed `Record<Code, ...>` (see ARCHITECTURE.md, "Failure
  * model").
  *
- * A few public results keep older fields beside `value` / `error` (parseUrn's
- * `urn` and `errors`, for example) so that code reading them keeps working;
- * those fields are deprecated in the CHANGELOG.
+ * Some public results keep older fields beside `value` / `error` (parseLexUrn's
+ * `urn`, rewrite's `output` and `via`, ...) so that code reading them keeps
+ * working; those fields are deprecated (CHANGELOG) and src reads only `value`
+ * and `error`. Such a result is an instance of a small class whose `value` /
+ * `error` are prototype getters: one object per call as before, and JSON or
+ * a spread shows the older fields unchanged.
  */
 
 /** What every failure carries: its stable code and a sentence for a person. */
