@@ -156,7 +156,7 @@ describe('one definition per thing', () => {
  * to the fields read on that variable.
  */
 const RESULT_FUNCTIONS =
-  'parseUrn8141|parseUrn8141AllowingPipe|parseLexUrn|parseSubstitution|parseSubstitutionCached|rewrite|rewriteCompiled|parseServices|analyseLexUrn|analyseReference|toUrnAnalysis|validateRow|parseHostPort';
+  'buildAus|parseUrn8141|parseUrn8141AllowingPipe|parseLexUrn|parseSubstitution|parseSubstitutionCached|rewrite|rewriteCompiled|parseServices|analyseLexUrn|analyseReference|toUrnAnalysis|validateRow|parseHostPort';
 /** The deprecated fields: `urn`, `expr`, `output`, `via`, `step`, `query`, `row`, and the failures' own `kind`, `code`, `message`, `span`. */
 const DEPRECATED_FIELDS = /^(urn|expr|output|via|kind|step|query|row|code|message|span)$/;
 

@@ -23,10 +23,12 @@ import {
   type UrnDiagnostic,
 } from '../src/core/urn/index.ts';
 import {
+  buildAus,
   DddsLoopGuard,
   parseServices,
   parseSubstitution,
   rewrite,
+  type Aus,
   type LoopCode,
   type NaptrRecord,
   type ParsedServices,
@@ -100,7 +102,10 @@ export function typeLevel(text: string, record: NaptrRecord): void {
   const hp: HostPort | HostPortCode = ((r) => (r.ok ? r.value : r.error.code))(
     asResult<HostPort, HostPortError>(parseHostPort(text)),
   );
-  void [urn, lex, norm, subst, rw, sv, step, q, row, hp];
+  const aus: Aus | UrnCode = ((r) => (r.ok ? r.value : r.error.code))(
+    asResult<Aus, UrnDiagnostic>(buildAus(text)),
+  );
+  void [urn, lex, norm, subst, rw, sv, step, q, row, hp, aus];
 }
 
 // ------------------------------------------------------------ run time
@@ -185,6 +190,17 @@ describe('DDDS results', () => {
     const both = rewrite(naptr({ regexp: '!a!b!', replacement: 'x.' }), URN);
     expect(!both.ok && both.error.code).toBe('NAPTR_BOTH_FIELDS');
     expect(!both.ok && both.error.kind).toBe('malformed');
+  });
+
+  it('buildAus: error is errors[0], with the text its span refers to', () => {
+    const ok = buildAus(URN);
+    expect(ok.ok && ok.value.aus).toBe(URN);
+    const bad = buildAus('urn:lex:it:stato:legge:2006-13-14;22');
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.error).toBe(bad.errors[0]);
+    expect(bad.error.code).toBe('LEX_BAD_DATE');
+    expect(Object.keys(bad)).toEqual(['ok', 'errors', 'text']);
   });
 
   it('parseServices: error is {code, message}', () => {

@@ -133,7 +133,7 @@ export class ZoneChain implements ChainWalker {
       message,
     });
     const a = buildAus(urn);
-    if (!a.ok) return fail('URN_INVALID', a.errors[0]?.message ?? 'not a URN');
+    if (!a.ok) return fail('URN_INVALID', a.error.message);
     const aus = a.value.aus;
     let key = a.value.firstKey;
     const guard = new DddsLoopGuard();

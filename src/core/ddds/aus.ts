@@ -25,6 +25,7 @@ import {
   type UrnDiagnostic,
 } from '../urn/index.ts';
 import { firstKey } from './step.ts';
+import type { Err, Ok } from '../kit/result.ts';
 
 export interface Aus {
   /** The Application Unique String every rule applies to. */
@@ -47,14 +48,29 @@ export interface Aus {
   readonly iriEncoded: boolean;
 }
 
-export type BuildAusResult =
-  | { readonly ok: true; readonly value: Aus }
-  | {
-      readonly ok: false;
-      readonly errors: readonly UrnDiagnostic[];
-      /** The text the error spans refer to (differs from the input only after IRI encoding). */
-      readonly text: string;
-    };
+/** `buildAus` failed: `error` is the URN parser's diagnostic (`errors[0]`; `errors` the list). */
+export interface AusErr extends Err<UrnDiagnostic> {
+  readonly errors: readonly UrnDiagnostic[];
+  /** The text the error spans refer to (differs from the input only after IRI encoding). */
+  readonly text: string;
+}
+
+/** A `Result<Aus, UrnDiagnostic>`. */
+export type BuildAusResult = Ok<Aus> | AusErr;
+
+/** `error` is a getter: `{...r}` and JSON show `ok`, `errors` and `text` as before. */
+class AusRefused implements AusErr {
+  readonly ok = false as const;
+  readonly errors: readonly UrnDiagnostic[];
+  readonly text: string;
+  constructor(errors: readonly UrnDiagnostic[], text: string) {
+    this.errors = errors;
+    this.text = text;
+  }
+  get error(): UrnDiagnostic {
+    return this.errors[0]!;
+  }
+}
 
 function encodeNonAscii(text: string): string {
   let out = '';
@@ -85,12 +101,12 @@ export function buildAus(urnText: string): BuildAusResult {
   let changes: readonly NormalizationChange[] = [];
   if (isLex) {
     const n = normalizeLexUrn(text);
-    if (!n.ok) return { ok: false, errors: n.errors, text };
+    if (!n.ok) return new AusRefused(n.errors, text);
     canonical = n.canonical;
     changes = n.changes;
   }
   const parsed = parseUrn8141(canonical);
-  if (!parsed.ok) return { ok: false, errors: parsed.errors, text };
+  if (!parsed.ok) return new AusRefused(parsed.errors, text);
   const u = parsed.value;
   const nid = u.nid.text.toLowerCase();
   const assignedName = isLex ? u.assignedName.text : `urn:${nid}:${upperPercent(u.nss.text)}`;

@@ -88,7 +88,7 @@ export {
   type WantedService,
 } from './step.ts';
 export { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
-export { buildAus, type Aus, type BuildAusResult } from './aus.ts';
+export { buildAus, type Aus, type AusErr, type BuildAusResult } from './aus.ts';
 export { selectSrv, type SrvRecord, type SrvSelection } from './srv.ts';
 export {
   applyPartition,

@@ -168,9 +168,8 @@ export type HttpFeed =
 export function prepareWalk(input: string): WalkStart | CodedError {
   const r = buildAus(input.trim());
   if (!r.ok) {
-    const e = r.errors[0];
-    const at = e?.span ? ` at column ${e.span.start + 1}` : '';
-    return { code: e?.code ?? 'URN_INVALID', message: `${e?.message ?? 'invalid URN'}${at}` };
+    const e = r.error;
+    return { code: e.code, message: `${e.message} at column ${e.span.start + 1}` };
   }
   const v = r.value;
   return { aus: v.aus, fragment: v.fragment, partition: v.partition, firstKey: v.firstKey };
