@@ -58,6 +58,7 @@ import {
   type HostPortError,
 } from '../src/core/kit/host-port.ts';
 import { validateServerConfig } from '../src/config/server.ts';
+import { validateDevConfig } from '../src/dev/config.ts';
 import { validateResolverConfig } from '../src/config/resolver.ts';
 import { parseServerAddress } from '../src/client/server-address.ts';
 import { ClientError } from '../src/client/errors.ts';
@@ -309,6 +310,23 @@ describe('parseHostPort: a stable code per refusal, reported by its callers', ()
     const r = validateResolverConfig({ listen: ['127.0.0.1'] });
     expect(!r.ok && r.issues.map((i) => [i.code, i.path, i.cause?.code])).toEqual([
       ['CONFIG_BAD_VALUE', 'listen[0]', 'HOST_PORT_MISSING_PORT'],
+    ]);
+  });
+
+  it("a zone's NOTIFY targets and dev.json: the address code as the cause", () => {
+    const { errors } = validateServerConfig({
+      zones: [{ file: 'a.zone', origin: 'a.', secondaries: ['127.0.0.1:53', '192.0.2.1'] }],
+    });
+    expect(errors.map((e) => [e.code, e.path, e.cause?.code])).toEqual([
+      ['CONFIG_BAD_LISTEN', 'zones[0].secondaries[1]', 'HOST_PORT_MISSING_PORT'],
+    ]);
+    const dev = validateDevConfig({
+      dns: [{ name: 'root', listen: '127.0.0.1:70000', zones: ['root.zone'] }],
+      resolvers: [{ name: 'br', listen: '127.0.0.1:8300' }],
+      sampleCatalogue: 'rows.jsonl',
+    });
+    expect(!dev.ok && dev.issues.map((i) => [i.code, i.path, i.cause?.code])).toEqual([
+      ['DEV_CONFIG_BAD_LISTEN', 'dns[0].listen', 'HOST_PORT_BAD_PORT'],
     ]);
   });
 

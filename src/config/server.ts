@@ -460,7 +460,7 @@ function validateZones(
       z.origin !== '' &&
       Object.keys(z).every((k) => known.has(k))
     ) {
-      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix, parseListen });
+      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix });
       out.push({ file: z.file, origin: z.origin, ...t });
     } else
       bad(
@@ -965,7 +965,6 @@ function transferKeys(
   const d = DEFAULT_TRANSFER_CONFIG;
   const allowTransfer = allowTransferList(errors, 'allowTransfer', input.allowTransfer, {
     isPrefix,
-    parseListen,
   });
   const t = isObject(input.transfer) ? input.transfer : {};
   let stateDir = d.stateDir;

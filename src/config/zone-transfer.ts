@@ -5,6 +5,7 @@
  * `allowTransfer` and `secondaries` (and the CLI's `--allow-transfer`,
  * `--notify`) keep applying to every zone; a zone's own lists add to them.
  */
+import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 import type { SerialPolicy } from '../core/xfr/serial.ts';
 import type { ListenAddress } from './server.ts';
 
@@ -39,11 +40,12 @@ interface Problem {
   readonly code: string;
   readonly path: string;
   readonly message: string;
+  /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
+  readonly cause?: HostPortError;
 }
 
 type Check = {
   isPrefix(text: string): boolean;
-  parseListen(text: string): ListenAddress | string;
 };
 
 /** A `serial` value (serve-wide or per zone); undefined when absent, a problem pushed when invalid. */
@@ -92,26 +94,43 @@ export function allowTransferList(
 }
 
 /** A zone's `secondaries`: "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}. */
-function notifyTargets(errors: Problem[], path: string, v: unknown, check: Check): NotifyTarget[] {
-  const bad = (p: string, message: string) =>
-    errors.push({ code: 'CONFIG_BAD_LISTEN', path: p, message });
+function notifyTargets(errors: Problem[], path: string, v: unknown): NotifyTarget[] {
+  const shape = 'must be "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}';
   if (!Array.isArray(v)) {
-    bad(path, `${path} must be an array of "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}`);
+    errors.push({
+      code: 'CONFIG_BAD_LISTEN',
+      path,
+      message: `${path} must be an array of "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}`,
+    });
     return [];
   }
   const out: NotifyTarget[] = [];
   v.forEach((e: unknown, i: number) => {
+    const p = `${path}[${i}]`;
     const o = typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : undefined;
     const text = typeof e === 'string' ? e : o?.address;
     const key = o?.key;
     const extra = o ? Object.keys(o).filter((k) => k !== 'address' && k !== 'key') : [];
-    const r = typeof text === 'string' ? check.parseListen(text) : 'not "ADDR:PORT"';
-    if (typeof r === 'string' || extra.length > 0 || (key !== undefined && typeof key !== 'string'))
-      bad(
-        `${path}[${i}]`,
-        `${path}[${i}] must be "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}${typeof r === 'string' ? `: ${r}` : ''}`,
-      );
-    else out.push({ ...r, ...(typeof key === 'string' ? { key } : {}) });
+    const r = typeof text === 'string' ? parseHostPort(text) : undefined;
+    if (r !== undefined && !r.ok) {
+      const cause = r.error;
+      errors.push({
+        code: 'CONFIG_BAD_LISTEN',
+        path: p,
+        message: `${p} ${shape}: ${cause.message}`,
+        cause,
+      });
+    } else if (
+      r === undefined ||
+      extra.length > 0 ||
+      (key !== undefined && typeof key !== 'string')
+    ) {
+      const why = r === undefined ? ': not "ADDR:PORT"' : '';
+      errors.push({ code: 'CONFIG_BAD_LISTEN', path: p, message: `${p} ${shape}${why}` });
+    } else {
+      const at: ListenAddress = { host: r.value.host, port: r.value.port };
+      out.push({ ...at, ...(typeof key === 'string' ? { key } : {}) });
+    }
   });
   return out;
 }
@@ -142,7 +161,7 @@ export function zoneTransferOptions(
         }
       : {}),
     ...(z.secondaries !== undefined
-      ? { secondaries: notifyTargets(errors, `${path}.secondaries`, z.secondaries, check) }
+      ? { secondaries: notifyTargets(errors, `${path}.secondaries`, z.secondaries) }
       : {}),
     ...(notify !== undefined ? { notify } : {}),
   };

@@ -5,7 +5,8 @@
  * suggest. Validation with stable codes and the JSON path of the problem;
  * unknown keys are errors (a typo must not pass silently).
  */
-import { parseListen, type ListenAddress } from '../config/server.ts';
+import type { ListenAddress } from '../config/server.ts';
+import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 
 export interface DevZone {
   /** Zone file, relative to the working directory. */
@@ -54,6 +55,8 @@ export interface DevConfigIssue {
   /** JSON path, e.g. `dns[1].zones[0].origin`. */
   readonly path: string;
   readonly message: string;
+  /** What the address parser found, for `DEV_CONFIG_BAD_LISTEN` (`HOST_PORT_*`). */
+  readonly cause?: HostPortError;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -66,8 +69,8 @@ class DevChecker {
   readonly #names = new Set<string>();
   readonly #endpoints = new Set<string>();
 
-  issue(code: DevConfigIssue['code'], path: string, message: string): void {
-    this.issues.push({ code, path, message });
+  issue(code: DevConfigIssue['code'], path: string, message: string, cause?: HostPortError): void {
+    this.issues.push(cause ? { code, path, message, cause } : { code, path, message });
   }
 
   /** Unknown keys are errors (`$comment` and `//…` keys excepted). */
@@ -95,12 +98,12 @@ class DevChecker {
   listen(v: unknown, path: string): ListenAddress | undefined {
     const s = this.str(v, path);
     if (s === undefined) return undefined;
-    const r = parseListen(s);
-    if (typeof r === 'string') {
-      this.issue('DEV_CONFIG_BAD_LISTEN', path, `${path}: ${r}`);
+    const r = parseHostPort(s);
+    if (!r.ok) {
+      this.issue('DEV_CONFIG_BAD_LISTEN', path, `${path}: ${r.error.message}`, r.error);
       return undefined;
     }
-    return r;
+    return { host: r.value.host, port: r.value.port };
   }
 
   list(v: unknown, path: string): unknown[] {
