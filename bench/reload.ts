@@ -10,6 +10,14 @@
  * against the server's own initial load.
  *
  *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S] [--workers N]
+ *     [--timeline] [--server-flags="--trace-gc ..."]
+ *
+ * --timeline prints, for each reload window, its answers in 100 ms steps from
+ * the SIGHUP (answers, those over 10 ms, the slowest), beside the server's
+ * log events (zone_loaded, zones_compiled): where in the reload the slow
+ * answers fall. --server-flags gives the server process Node flags; with
+ * --trace-gc its collections of 5 ms or more during the windows are printed
+ * on the same time line.
  *
  * --workers N serves with `serve --workers N` (dnsperf with 8 sockets, so
  * SO_REUSEPORT spreads its queries over the workers).
@@ -52,8 +60,11 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '20000' },
     seconds: { type: 'string', default: '60' },
     workers: { type: 'string', default: '1' },
+    timeline: { type: 'boolean', default: false },
+    'server-flags': { type: 'string', default: '' },
   },
 });
+const SERVER_FLAGS = values['server-flags'].split(/\s+/).filter((f) => f !== '');
 const RECORDS = Number(values.records);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
@@ -146,6 +157,57 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 1000;
 }
 
+/**
+ * One reload window in 100 ms steps from the SIGHUP: answers, those over
+ * 10 ms and the slowest (an answer's time is read from dnsperf's output size
+ * sampled every 10 ms), with the server's log events and its GC pauses of
+ * 5 ms or more (--trace-gc in --server-flags: times since the process
+ * started, so within a few ms).
+ */
+function printTimeline(
+  w: { at: number; samples: [number, number][] },
+  answers: [number, number][],
+  serverStart: number,
+  gcOut: string,
+) {
+  const timeOf = (offset: number) => w.samples.find(([, size]) => size > offset)?.[0] ?? NaN;
+  const steps = new Map<number, { n: number; slow: number; max: number; notes: string[] }>();
+  const step = (t: number) => {
+    const k = Math.floor((t - w.at) / 100);
+    let s = steps.get(k);
+    if (!s) steps.set(k, (s = { n: 0, slow: 0, max: 0, notes: [] }));
+    return s;
+  };
+  for (const [offset, latency] of answers) {
+    const s = step(timeOf(offset));
+    s.n++;
+    if (latency > 0.01) s.slow++;
+    s.max = Math.max(s.max, latency * 1000);
+  }
+  const end = w.samples.at(-1)?.[0] ?? w.at;
+  for (const line of logs.split('\n')) {
+    const m = /^\{"time":"([^"]+)","level":"\w+","event":"(\w+)"(?:.*"ms":([0-9.]+))?/.exec(line);
+    const t = m ? Date.parse(m[1]!) : NaN;
+    if (m && t >= w.at && t <= end) step(t).notes.push(`${m[2]}${m[3] ? ` ${m[3]} ms` : ''}`);
+  }
+  for (const m of gcOut.matchAll(
+    /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: (\S+)[^,]*, [^,]*, ([0-9.]+) \//g,
+  )) {
+    const t = serverStart + Number(m[2]);
+    if (Number(m[4]) >= 5 && t >= w.at && t <= end)
+      step(t).notes.push(`GC ${m[3]} ${m[4]} ms (isolate ${m[1]})`);
+  }
+  console.log(
+    `timeline of the reload at ${new Date(w.at).toISOString()} (100 ms steps from the SIGHUP):`,
+  );
+  for (const k of [...steps.keys()].sort((a, b) => a - b)) {
+    const s = steps.get(k)!;
+    console.log(
+      `  ${String(k * 100).padStart(6)} ms  answers ${String(s.n).padStart(5)}  >10 ms ${String(s.slow).padStart(4)}  max ${s.max.toFixed(1).padStart(6)} ms  ${s.notes.join('; ')}`,
+    );
+  }
+}
+
 try {
   writeFileSync(file, zoneText(1, ''));
   const q: string[] = [];
@@ -166,18 +228,21 @@ try {
   const plainMs = plain.ms;
 
   const t0 = performance.now();
+  const serverStart = Date.now();
+  const serverOut = join(dir, 'server.out');
+  const serverOutFd = openSync(serverOut, 'w');
   const server = spawn(
     process.execPath,
     [
-      ...[BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0', '--log-format', 'json'],
-      ...['--workers', String(WORKERS)],
+      ...[...SERVER_FLAGS, BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0'],
+      ...['--log-format', 'json', '--workers', String(WORKERS)],
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', serverOutFd, 'pipe'] },
   );
   children.push(server);
   server.on('exit', (code, signal) => void (serverExit = `code ${code}, signal ${signal}`));
-  server.stderr.setEncoding('utf8');
-  server.stderr.on('data', (d: string) => void (logs += d));
+  server.stderr!.setEncoding('utf8');
+  server.stderr!.on('data', (d: string) => void (logs += d));
   const loaded = await waitFor(/\{[^\n]*"event":"zone_loaded"[^\n]*\}/, 0);
   const compiled = await waitFor(/\{[^\n]*"event":"zones_compiled"[^\n]*\}/, 0);
   const listening = await waitFor(/\{[^\n]*"event":"listening"[^\n]*\}/, 0);
@@ -194,6 +259,10 @@ try {
     fromOffset: number;
     toOffset: number;
     serverDrops: number;
+    /** [Date.now(), dnsperf's output size] every 10 ms through the window (--timeline). */
+    samples: [number, number][];
+    /** Date.now() at the SIGHUP. */
+    at: number;
   }
 
   /**
@@ -241,14 +310,19 @@ try {
     rmSync(outFile);
     const all: number[] = [];
     const inWindows: number[] = [];
+    /** Per window: [offset, latency] of its answers (--timeline). */
+    const answers: [number, number][][] = windows.map(() => []);
     for (let at = 0; at < out.length;) {
       const end = out.indexOf('\n', at);
       const line = out.slice(at, end < 0 ? out.length : end);
       const m = /^> \S+ \S+ \S+ ([0-9.]+)$/.exec(line);
       if (m) {
         all.push(Number(m[1]));
-        if (windows.some((w) => at >= w.fromOffset && at < w.toOffset))
+        const w = windows.findIndex((w) => at >= w.fromOffset && at < w.toOffset);
+        if (w >= 0) {
           inWindows.push(Number(m[1]));
+          answers[w]!.push([at, Number(m[1])]);
+        }
       }
       at = end < 0 ? out.length : end + 1;
     }
@@ -256,6 +330,7 @@ try {
       sorted: Float64Array.from(all).sort(),
       during: Float64Array.from(inWindows).sort(),
       windows,
+      answers,
       sent: Number(/Queries sent:\s+(\d+)/.exec(out)?.[1] ?? NaN),
       lost: /Queries lost:\s+(\d+)/.exec(out)?.[1] ?? '?',
       drops,
@@ -267,16 +342,22 @@ try {
     offset: () => number,
     reloaded: () => Promise<T>,
   ): Promise<T> => {
-    const w = {
+    const w: Window = {
       from: performance.now(),
       to: Infinity,
       fromOffset: offset(),
       toOffset: Infinity,
       serverDrops: socketDrops(serverSockets),
+      samples: [],
+      at: Date.now(),
     };
     windows.push(w);
+    const sampler = values.timeline
+      ? setInterval(() => w.samples.push([Date.now(), offset()]), 10)
+      : undefined;
     const r = await reloaded();
     await sleep(1000);
+    clearInterval(sampler);
     w.to = performance.now();
     w.toOffset = offset();
     w.serverDrops = socketDrops(serverSockets) - w.serverDrops;
@@ -365,6 +446,10 @@ try {
     busy.during,
     ` (SIGHUP to 1 s after zones_reloaded: ${ws}), dropped at the server's sockets ${wDrops}`,
   );
+  if (values.timeline)
+    busy.windows.forEach((w, i) =>
+      printTimeline(w, busy.answers[i]!, serverStart, readFileSync(serverOut, 'utf8')),
+    );
 } catch (e) {
   console.error(`bench/reload.ts FAILED: ${(e as Error).message}`);
   console.error(`last server log lines:\n${logs.split('\n').slice(-30).join('\n')}`);

@@ -141,6 +141,7 @@ export class BackgroundZoneLoader {
       const share = (cpu - last.cpu) / (at - last.at);
       last = { at, cpu };
       if (unniced !== undefined || at - t0 < STARVED_AFTER_MS || share >= STARVED_SHARE) return;
+      if (this.options.nice === 0) return; // already at the normal priority
       try {
         setPriority(this.tid, 0);
         unniced = Math.round(at - t0);

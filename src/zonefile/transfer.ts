@@ -28,7 +28,9 @@ export interface PackedZone {
   readonly order: Int32Array;
   readonly cuts: readonly string[];
   readonly size: number;
-  /** The server's name index (`key-index.ts`), built by the sending thread. */
+  /** The zone was indexed by the sending thread (its DNSSEC chain is `dnssec`): nothing to compute here. */
+  readonly indexed?: true;
+  /** Key columns (`key-index.ts`), for a store whose names are not all canonical, built by the sending thread. */
   readonly keys?: KeyIndexColumns;
   /** A signed zone's NSEC/NSEC3 chain (plain data, cloned), built by the sending thread. */
   readonly dnssec?: DnssecIndex;
@@ -62,6 +64,7 @@ export function packZone(
       order: zone.order,
       cuts: zone.cuts,
       size: zone.size,
+      ...(indexed ? { indexed: true as const } : {}),
       ...(keys ? { keys } : {}),
       ...(indexed?.dnssec ? { dnssec: indexed.dnssec } : {}),
       ...(answers ? { answers } : {}),
@@ -77,7 +80,10 @@ export function packZone(
  */
 export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const zone = unpackZone(p);
-  const indexed = indexZone(zone, p.keys ? { columns: p.keys, dnssec: p.dnssec } : undefined);
+  const indexed = indexZone(
+    zone,
+    p.indexed ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec } : undefined,
+  );
   return p.answers ? { ...indexed, answers: p.answers } : indexed;
 }
 

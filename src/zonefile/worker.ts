@@ -53,6 +53,8 @@ export interface WorkerLoadOptions extends Pick<
   readonly sign?: InlineSigning;
   /** Columns on SharedArrayBuffers, for several answering threads (`serve --workers`). */
   readonly shared?: boolean;
+  /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
+  readonly nice?: number;
 }
 
 export interface LoadReply {
@@ -112,7 +114,7 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
   const cpu0 = threadCpuMs();
   const clock = phaseClock();
   // Each load starts at the lowered priority (a starved load may have been given its normal one back).
-  lowerPriority();
+  lowerPriority(req.options.nice ?? LOAD_NICE);
   const sign = req.options.sign;
   const first = await sameContent(req);
   if (req.previousHash !== undefined) clock.lap('hash');
@@ -166,20 +168,21 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
 }
 
 /**
- * Linux: this thread's scheduling priority lowered (nice 10; a thread is its
- * own task, named by its TID in /proc/thread-self), so on a busy machine the
- * threads that answer queries get the CPU before a reload does. Best effort:
- * elsewhere, or when not permitted, the thread keeps its priority.
+ * Linux: this thread's scheduling priority set to `nice` (10 by default; a
+ * thread is its own task, named by its TID in /proc/thread-self), so on a
+ * busy machine the threads that answer queries get the CPU before a reload
+ * does. Best effort: elsewhere, or when not permitted, the thread keeps its
+ * priority.
  */
-function lowerPriority(): void {
+function lowerPriority(nice: number): void {
   try {
-    if (tid > 0) setPriority(tid, LOAD_NICE);
+    if (tid > 0) setPriority(tid, nice);
   } catch {
     // not Linux, or not permitted
   }
 }
 
-/** The nice value of a load (see `background.ts`: a load starved for long gets 0 back). */
+/** The default nice value of a load (see `background.ts`: a load starved for long gets 0 back). */
 export const LOAD_NICE = 10;
 
 /** This thread's id as the kernel knows it (Linux; 0 elsewhere). */

@@ -13,6 +13,8 @@ import { loadZoneText } from '../../src/zonefile/load.ts';
 import { nameKey } from '../../src/core/wire/name.ts';
 import { indexZone } from '../../src/core/zone/zone-lookup.ts';
 import { KeyedNodes } from '../../src/core/zone/key-index.ts';
+import { buildZone } from '../../src/core/zone/build.ts';
+import type { StoreZone } from '../../src/core/zone/views.ts';
 import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
 import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
 import dnsPacket from 'dns-packet';
@@ -59,6 +61,49 @@ describe('key index', () => {
       expect(indexed.nodes.has(nameKey(spelled))).toBe(true);
     for (const absent of ['nothere.key.test.', 'a.b.key.test.', 'out.of.zone.example.', 'test.'])
       expect(indexed.nodes.get(nameKey(absent))).toBeUndefined();
+  });
+
+  it("searches a parsed zone through the store's own name table (no key columns built)", () => {
+    const zone = load();
+    expect((zone as StoreZone).store.canonicalNames).toBe(true);
+    const nodes = indexZone(zone).nodes as KeyedNodes;
+    expect(nodes.columns).toBeUndefined();
+    // Every octet value in a label, escaped or not, is found by its key and nothing else is.
+    const text = [
+      `$ORIGIN oct.test.\n$TTL 300\n@ IN SOA ns host 1 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
+    ];
+    for (let c = 0; c < 256; c++) text.push(`x\\${String(c).padStart(3, '0')}y IN A 192.0.2.1\n`);
+    const r = loadZoneText(text.join(''), 'oct.test.zone', { origin: 'oct.test.' });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const all = indexZone(r.zone!).nodes as KeyedNodes;
+    expect(all.columns).toBeUndefined();
+    for (let c = 0; c < 256; c++) {
+      const lower = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+      const key = `\u0003x${String.fromCharCode(lower)}y\u0003oct\u0004test\u0000`;
+      const node = all.get(key);
+      expect(node && nameKey(node.name), `octet ${c}`).toBe(key);
+      expect(all.keyOf(all.row(key))).toBe(key);
+    }
+    expect(all.get('\u0003xzz\u0003oct\u0004test\u0000')).toBeUndefined();
+    expect(all.size).toBe(r.zone!.nodes.size);
+  });
+
+  it('builds key columns for names made by hand in another spelling, with the same answers', () => {
+    const parsed = load();
+    const records = loadZoneText(ZONE, 'key.test.zone', { origin: 'key.test.' }).records;
+    const respelled = records.map((rr) => ({
+      ...rr,
+      owner: rr.owner.replace(/^mixed\./, 'MiXeD.').replace(/^abc\./, '\\065bc.'),
+    }));
+    const built = buildZone(respelled, { origin: 'key.test.' });
+    expect(built.zone?.store.canonicalNames).toBe(false);
+    const nodes = indexZone(built.zone!).nodes as KeyedNodes;
+    expect(nodes.columns).toBeDefined();
+    const expected = indexZone(parsed).nodes;
+    expect(new Set(nodes.keys())).toEqual(new Set(expected.keys()));
+    for (const key of expected.keys()) expect(nodes.has(key)).toBe(true);
+    expect(nodes.get(nameKey('mixed.key.test.'))?.name).toBe('MiXeD.key.test.');
+    expect(nodes.get(nameKey('abc.key.test.'))?.name).toBe('\\065bc.key.test.');
   });
 
   it('arrives built from the reload worker, and the engine answers from it', async () => {

@@ -233,6 +233,7 @@ export function backgroundZoneLoaderFor(
       maxBytes: z.maxBytes,
       maxEntryChars: z.maxEntryChars,
       includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
+      nice: z.loadNice,
       ...(sign ? { sign } : {}),
       // Several answering threads share each zone's columns (SharedArrayBuffers);
       // so does the reload worker, which compares each load with the version served.

@@ -207,5 +207,5 @@ export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers 
     }
     if (bodies.length > 0) entries.push({ row, bodies });
   }
-  return packAnswers(nodes.columns.keyLen.length, entries, others);
+  return packAnswers(nodes.rows, entries, others);
 }

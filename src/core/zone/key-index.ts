@@ -1,15 +1,19 @@
 /**
- * The server's name index of a stored zone, as columns: each name's lookup
- * key (lowercased wire form, `../wire/name.ts`) in one byte arena, found
- * through an open-addressing table in an Int32Array. It replaces a
- * `Map<string, ZoneNode>` of a million entries: no string and no object per
- * name, so it can be built by the thread that loads the zone and handed to
- * the thread that answers by transferring (or sharing) five ArrayBuffers,
- * after which serving the zone costs that thread nothing to prepare.
+ * The server's name index of a stored zone: a name found by its lookup key
+ * (lowercased wire form, `../wire/name.ts`), as a query gives it, with no
+ * `Map<string, ZoneNode>` of a million entries (no string and no object per
+ * name), so a zone loaded by one thread is served by another with nothing to
+ * prepare.
  *
- * Keys are computed from the store's canonical presentation names, octet by
- * octet (`\X` and `\DDD` escapes decoded, ASCII lowercased), exactly as
- * `nameKey` would (a test compares the two over zones with escapes).
+ * A store the parser filled holds every name in the canonical spelling, and
+ * is searched through its own name table (`ZoneStore.findKey`, issue 20:
+ * the reload no longer builds a second table). A store with names made by
+ * hand in another spelling (`buildZone` of records with upper case or `\X`
+ * escapes) gets key columns: each name's key in one byte arena, found
+ * through an open-addressing table in an Int32Array, built from the stored
+ * names octet by octet (`\X` and `\DDD` escapes decoded, ASCII lowercased),
+ * exactly as `nameKey` would (a test compares the two over zones with
+ * escapes).
  */
 import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
 import type { ZoneNode } from './model.ts';
@@ -72,7 +76,10 @@ function writeKey(src: Uint8Array, o: number, len: number, dst: Uint8Array, d: n
   return p - d;
 }
 
-/** Build the index of a store's in-zone names (O(names), no allocation per name). */
+/**
+ * Build the index of a store's in-zone names (O(names), no allocation per
+ * name): only for a store whose names are not all canonical (`KeyedNodes`).
+ */
 export function buildKeyIndex(store: ZoneStore): KeyIndexColumns {
   const rows = store.nameCount;
   let bound = 0;
@@ -112,23 +119,54 @@ export function keyIndexBuffers(c: KeyIndexColumns): ArrayBuffer[] {
   return out;
 }
 
-/** The zone's names by lookup key, over the store and its key index. */
+/**
+ * The zone's names by lookup key. A store whose names are all in the
+ * canonical spelling (every store the parser filled) is searched through its
+ * own name table (`ZoneStore.findKey`): nothing is built, nothing is handed
+ * between threads. A store with names made by hand in another spelling gets
+ * the key columns above (`columns`).
+ */
 export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
-  /** The columns (to hand the index to another thread). */
-  readonly columns: KeyIndexColumns;
+  /** The key columns, for a store whose names are not all canonical (to hand them to another thread). */
+  readonly columns: KeyIndexColumns | undefined;
   private readonly store: ZoneStore;
-  private readonly c: KeyIndexColumns;
-  readonly size: number;
-  constructor(store: ZoneStore, columns: KeyIndexColumns) {
+  private count = -1;
+  /** Scratch for `keyOf` (a key is at most 255 octets; a presentation name at most 4 x 255). */
+  private scratch: Uint8Array | undefined;
+  constructor(store: ZoneStore, columns?: KeyIndexColumns) {
     this.store = store;
-    this.c = columns;
-    this.columns = columns;
-    this.size = columns.count;
+    this.columns = store.canonicalNames ? undefined : (columns ?? buildKeyIndex(store));
+  }
+
+  /** Name rows of the store (indexed or not). */
+  get rows(): number {
+    return this.store.nameCount;
+  }
+
+  /** Names indexed (the store's names but those out of zone). */
+  get size(): number {
+    if (this.columns) return this.columns.count;
+    if (this.count < 0) {
+      let count = 0;
+      for (let n = 0; n < this.store.nameCount; n++) if (this.indexed(n)) count++;
+      this.count = count;
+    }
+    return this.count;
+  }
+
+  private indexed(n: number): boolean {
+    return this.columns
+      ? this.columns.keyLen[n]! > 0
+      : !this.store.hasNameFlag(n, NODE_OUT_OF_ZONE);
   }
 
   /** The name row of a lookup key, or -1. */
   row(key: string): number {
-    const { slots, keyOff, keyLen, keyHash, keys } = this.c;
+    if (this.columns === undefined) {
+      const n = this.store.findKey(key);
+      return n >= 0 && !this.store.hasNameFlag(n, NODE_OUT_OF_ZONE) ? n : -1;
+    }
+    const { slots, keyOff, keyLen, keyHash, keys } = this.columns;
     const h = fnv1aText(key) >>> 0;
     const mask = slots.length - 1;
     const len = key.length;
@@ -146,11 +184,17 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
 
   /** The lookup key of name row n. */
   keyOf(n: number): string {
-    const o = this.c.keyOff[n]!;
-    return String.fromCharCode.apply(
-      null,
-      this.c.keys.subarray(o, o + this.c.keyLen[n]!) as unknown as number[],
-    );
+    let bytes: Uint8Array;
+    if (this.columns) {
+      const o = this.columns.keyOff[n]!;
+      bytes = this.columns.keys.subarray(o, o + this.columns.keyLen[n]!);
+    } else {
+      const st = this.store;
+      this.scratch ??= new Uint8Array(1024);
+      const len = writeKey(st.nameBlockOf(n), st.nameStart(n), st.nameLength(n), this.scratch, 0);
+      bytes = this.scratch.subarray(0, len);
+    }
+    return String.fromCharCode.apply(null, bytes as unknown as number[]);
   }
 
   get(key: string): ZoneNode | undefined {
@@ -167,17 +211,14 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
     for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
   }
   *entries(): MapIterator<[string, ZoneNode]> {
-    const len = this.c.keyLen;
-    for (let n = 0; n < len.length; n++)
-      if (len[n]! > 0) yield [this.keyOf(n), new NodeView(this.store, n)];
+    for (let n = 0; n < this.rows; n++)
+      if (this.indexed(n)) yield [this.keyOf(n), new NodeView(this.store, n)];
   }
   *keys(): MapIterator<string> {
-    const len = this.c.keyLen;
-    for (let n = 0; n < len.length; n++) if (len[n]! > 0) yield this.keyOf(n);
+    for (let n = 0; n < this.rows; n++) if (this.indexed(n)) yield this.keyOf(n);
   }
   *values(): MapIterator<ZoneNode> {
-    const len = this.c.keyLen;
-    for (let n = 0; n < len.length; n++) if (len[n]! > 0) yield new NodeView(this.store, n);
+    for (let n = 0; n < this.rows; n++) if (this.indexed(n)) yield new NodeView(this.store, n);
   }
   [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
     return this.entries();

@@ -21,7 +21,7 @@
  * 200,000 records, `#` fields and a default parameter on `add` each made the
  * load (parse, build, validate) 10-35% slower.
  */
-import { fnv1aBytes, fnv1aText } from '../kit/hash.ts';
+import { fnv1aBytes, fnv1aText, FNV_OFFSET_BASIS, FNV_PRIME } from '../kit/hash.ts';
 import type { SourcePosition, ZoneDiagnostic } from './model.ts';
 import { TYPE_RRSIG } from '../rr/types.ts';
 
@@ -64,6 +64,37 @@ export const NODE_OUT_OF_ZONE = 8;
 
 /** Set flags. */
 const SET_MIXED_REPORTED = 1;
+
+/**
+ * Octets a canonical name (`names.ts`: lowercased, `\DDD` for the rest)
+ * writes as themselves inside a label: `a-z`, `0-9`, `-`, `_`, `*`.
+ */
+const CANON = new Uint8Array(256);
+for (let c = 0x30; c <= 0x39; c++) CANON[c] = 1;
+for (let c = 0x61; c <= 0x7a; c++) CANON[c] = 1;
+CANON[0x2d] = 1;
+CANON[0x5f] = 1;
+CANON[0x2a] = 1;
+const fnvStep = (h: number, c: number) => Math.imul(h ^ c, FNV_PRIME);
+
+/** Whether `text` is a name in the canonical spelling (see CANON; `\DDD` only for the other octets). */
+function isCanonicalName(text: string): boolean {
+  const len = text.length;
+  if (len === 0 || text.charCodeAt(len - 1) !== 0x2e) return false;
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e || (c < 256 && CANON[c])) continue;
+    if (c !== 0x5c || i + 3 >= len) return false;
+    const d1 = text.charCodeAt(i + 1) - 0x30;
+    const d2 = text.charCodeAt(i + 2) - 0x30;
+    const d3 = text.charCodeAt(i + 3) - 0x30;
+    if (d1 >>> 0 > 9 || d2 >>> 0 > 9 || d3 >>> 0 > 9) return false;
+    const v = d1 * 100 + d2 * 10 + d3;
+    if (v > 255 || CANON[v] || (v >= 0x41 && v <= 0x5a)) return false;
+    i += 3;
+  }
+  return true;
+}
 
 function growI32(a: Int32Array, n: number): Int32Array {
   const b = new Int32Array(n);
@@ -123,6 +154,7 @@ export interface StoreTransfer {
   readonly nameBlocks: readonly Uint8Array[];
   readonly nameUsed: number;
   readonly slots: Int32Array;
+  readonly nonCanonical: boolean;
   readonly setCount: number;
   readonly setNode: Int32Array;
   readonly setType: Uint16Array;
@@ -186,6 +218,8 @@ export class ZoneStore implements RecordSink {
   private nameUsed = 0;
   /** Name table: row + 1 per slot, 0 = free; at most half full. */
   private slots: Int32Array = new Int32Array(2048);
+  /** Some name is not in the canonical spelling (a record made by hand): `findKey` cannot be used. */
+  private nonCanonical = false;
   private cachedNode = -1;
   private cachedName = '';
 
@@ -241,6 +275,7 @@ export class ZoneStore implements RecordSink {
       nameBlocks: this.nameBlocks,
       nameUsed: this.nameUsed,
       slots: this.slots,
+      nonCanonical: this.nonCanonical,
       setCount: this.setCount,
       setNode: this.setNode,
       setType: this.setType,
@@ -290,6 +325,7 @@ export class ZoneStore implements RecordSink {
     st.nameBlock = st.nameBlocks.at(-1) ?? new Uint8Array(0);
     st.nameUsed = d.nameUsed;
     st.slots = d.slots;
+    st.nonCanonical = d.nonCanonical;
     st.setCount = d.setCount;
     st.setNode = d.setNode;
     st.setType = d.setType;
@@ -529,10 +565,96 @@ export class ZoneStore implements RecordSink {
     }
   }
 
+  /**
+   * Whether every name is in the canonical spelling (as the parser writes
+   * them): then `findKey` finds any name by its lookup key.
+   */
+  get canonicalNames(): boolean {
+    return !this.nonCanonical;
+  }
+
+  /**
+   * The row of the name whose lookup key (wire form, ASCII lowercased, as
+   * `wire/name.ts` makes it from a query) is `key`, or -1. The name table is
+   * searched with the hash of the key's canonical spelling, computed from the
+   * key and compared octet by octet, so no string is made and no second index
+   * is needed. Only for a store whose `canonicalNames` holds.
+   */
+  findKey(key: string): number {
+    const klen = key.length;
+    let h = FNV_OFFSET_BASIS;
+    let tlen = 0;
+    if (klen === 1) {
+      h = fnvStep(h, 0x2e);
+      tlen = 1;
+    } else {
+      for (let p = 0; p < klen;) {
+        const l = key.charCodeAt(p);
+        if (l === 0) break;
+        const end = p + 1 + l;
+        for (let k = p + 1; k < end; k++) {
+          const c = key.charCodeAt(k);
+          if (c > 255) return -1;
+          if (CANON[c]) {
+            h = fnvStep(h, c);
+            tlen++;
+          } else {
+            h = fnvStep(h, 0x5c);
+            h = fnvStep(h, 0x30 + ((c / 100) | 0));
+            h = fnvStep(h, 0x30 + (((c / 10) | 0) % 10));
+            h = fnvStep(h, 0x30 + (c % 10));
+            tlen += 4;
+          }
+        }
+        h = fnvStep(h, 0x2e);
+        tlen++;
+        p = end;
+      }
+    }
+    h >>>= 0;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] === h && this.nodeNameLen[n] === tlen && this.textIsKey(n, key))
+        return n;
+    }
+  }
+
+  /** Row n's canonical text spells the lookup key `key`. */
+  private textIsKey(n: number, key: string): boolean {
+    const b = this.nameBlockOf(n);
+    let t = this.nameStart(n);
+    const klen = key.length;
+    if (klen === 1) return b[t] === 0x2e;
+    for (let p = 0; p < klen;) {
+      const l = key.charCodeAt(p);
+      if (l === 0) return true;
+      const end = p + 1 + l;
+      for (let k = p + 1; k < end; k++) {
+        const c = key.charCodeAt(k);
+        if (CANON[c]) {
+          if (b[t++] !== c) return false;
+        } else {
+          if (b[t] !== 0x5c) return false;
+          const v = (b[t + 1]! - 0x30) * 100 + (b[t + 2]! - 0x30) * 10 + (b[t + 3]! - 0x30);
+          if (v !== c) return false;
+          t += 4;
+        }
+      }
+      if (b[t++] !== 0x2e) return false;
+      p = end;
+    }
+    return true;
+  }
+
   /** Index of the name, created when new. Names are ASCII (canonical presentation). */
   node(name: string): number {
     const found = this.findName(name);
     if (found >= 0) return found;
+    if (!this.nonCanonical && !isCanonicalName(name)) this.nonCanonical = true;
     const len = name.length;
     const n = this.newRow(len);
     const b = this.nameBlock;

@@ -8,7 +8,7 @@
  */
 import type { RRset, Zone, ZoneNode } from './model.ts';
 import { indexDnssec, type DnssecIndex } from './dnssec.ts';
-import { buildKeyIndex, KeyedNodes, type KeyIndexColumns } from './key-index.ts';
+import { KeyedNodes, type KeyIndexColumns } from './key-index.ts';
 import type { PackedAnswers } from './answer-pack.ts';
 import { StoreZone } from './views.ts';
 import {
@@ -42,18 +42,20 @@ export interface IndexedZone {
 }
 
 /**
- * A zone prepared for lookups. A stored zone (`StoreZone`) is indexed by its
- * key columns (`key-index.ts`; pass `columns` built elsewhere, e.g. by the
- * thread that loaded it, and `dnssec` likewise), any other zone by a Map.
+ * A zone prepared for lookups. A stored zone (`StoreZone`) is searched
+ * through its store's name table (`key-index.ts`: nothing to build), or key
+ * columns for a store with names in another spelling (pass `columns` built
+ * elsewhere, e.g. by the thread that loaded it, and its `dnssec` chain
+ * likewise); any other zone through a Map.
  */
 export function indexZone(
   zone: Zone,
-  prepared?: { readonly columns: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
+  prepared?: { readonly columns?: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
 ): IndexedZone {
   const originKey = nameKey(zone.origin);
   let nodes: ReadonlyMap<string, ZoneNode>;
   if (zone instanceof StoreZone) {
-    nodes = new KeyedNodes(zone.store, prepared?.columns ?? buildKeyIndex(zone.store));
+    nodes = new KeyedNodes(zone.store, prepared?.columns);
   } else {
     const map = new Map<string, ZoneNode>();
     for (const node of zone.nodes.values()) map.set(nameKey(node.name), node);
