@@ -39,7 +39,16 @@ import {
 } from '../core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
 import { RCODE_OF, type DnsFailureCode } from './rcodes.ts';
-import { DO_KEY, hotNames, readAnswers, type HotNames } from '../core/zone/answer-pack.ts';
+import {
+  DO_KEY,
+  findPacked,
+  hotNames,
+  packedIndex,
+  packedSlots,
+  PackedBody,
+  readAnswers,
+  type HotNames,
+} from '../core/zone/answer-pack.ts';
 import { KeyedNodes } from '../core/zone/key-index.ts';
 import { checkServerCookie, ipBytes, makeServerCookie } from '../core/wire/cookie.ts';
 import {
@@ -152,7 +161,18 @@ interface Compiled {
   readonly indexed: readonly IndexedZone[];
   /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
   readonly unavailable: readonly string[];
+  /** The zones with answers encoded ahead (at most AHEAD_ZONES are read in place). */
+  readonly aheadZones: readonly IndexedZone[];
+  /**
+   * The names answered from bodies encoded ahead: lookup key -> the name's
+   * index in its zone's `answers.rows` times AHEAD_ZONES plus the zone's index
+   * in `aheadZones` (a small integer: no object per name).
+   */
+  readonly ahead: Map<string, number>;
 }
+
+/** Zones whose answers encoded ahead are read in place (the rest make entries). */
+const AHEAD_ZONES = 1024;
 
 export interface EngineCounters {
   queries: number;
@@ -304,7 +324,11 @@ export class Engine {
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
     const zs = indexed.map((z) => z.zone);
-    return { set, names: new Map(), negatives, zones: zs, indexed, unavailable };
+    const aheadZones = (indexed as readonly IndexedZone[])
+      .filter((z) => z.answers !== undefined && z.nodes instanceof KeyedNodes)
+      .slice(0, AHEAD_ZONES);
+    const ahead = new Map<string, number>();
+    return { set, names: new Map(), negatives, zones: zs, indexed, unavailable, aheadZones, ahead };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -343,18 +367,58 @@ export class Engine {
         setEntryBody(entry, slot, body);
         if (!node.rrsets.has(slot & 0xffff)) entry.extra++;
       }
-      if (bodies) this.answersAhead++;
+      if (bodies && !state.ahead.has(key)) this.answersAhead++;
     }
     state.names.set(key, entry);
     return entry;
   }
 
+  /**
+   * A body the load worker encoded ahead, for a name that has no entry here,
+   * read in place (`PackedBody`): no entry, view or body is made for the
+   * name (only a number in `ahead`), so after a swap the hot names' first
+   * queries leave next to nothing on the heap, and the answers of the
+   * version replaced are a few typed arrays. Undefined when the name has no
+   * such body for this type (the engine then makes its entry).
+   */
+  private aheadBody(
+    state: Compiled,
+    key: string,
+    qtype: number,
+    dnssecOk: boolean,
+  ): EncodedBody | undefined {
+    let v = state.ahead.get(key);
+    if (v === undefined) {
+      if (state.aheadZones.length === 0) return undefined;
+      const found = findZone(state.set, key);
+      const at = found ? state.aheadZones.indexOf(found) : -1;
+      if (at < 0) return undefined;
+      const p = found!.answers!;
+      const i = packedIndex(p, (found!.nodes as KeyedNodes).row(key));
+      if (i < 0) return undefined;
+      v = i * AHEAD_ZONES + at;
+      state.ahead.set(key, v);
+      this.answersAhead++;
+    }
+    const z = state.aheadZones[v % AHEAD_ZONES]!;
+    if (qtype === TYPE_ANY || (qtype === TYPE_DS && z.originKey === key)) return undefined;
+    const p = z.answers!;
+    const signed = dnssecOk && z.dnssec !== undefined;
+    const at = findPacked(p, p.rows[(v / AHEAD_ZONES) | 0]!, signed ? qtype + DO_KEY : qtype);
+    if (at < 0) return undefined;
+    this.lastZone = z;
+    return this.packedBody.read(p, at);
+  }
+
+  private readonly packedBody = new PackedBody();
+
   /** Names whose answers came encoded ahead from the load worker (since the start). */
   answersAhead = 0;
 
   /**
-   * The names being asked (those with answers kept), with their slots, for
-   * the next load to encode ahead; bounded to HOT_LIMIT names.
+   * The names being asked (those with answers kept, and those answered from
+   * bodies encoded ahead), with their slots, for the next load to encode
+   * ahead; bounded to HOT_LIMIT names.
    */
   hotNames(): HotNames {
     const state = this.state;
@@ -364,6 +428,12 @@ export class Engine {
         if (e.body === undefined) continue;
         if (n++ >= HOT_LIMIT) return;
         yield [key, [e.type, ...(e.more?.keys() ?? [])]] as const;
+      }
+      for (const [key, v] of state.ahead) {
+        if (state.names.has(key)) continue; // listed above, with its entry's slots
+        if (n++ >= HOT_LIMIT) return;
+        const p = state.aheadZones[v % AHEAD_ZONES]!.answers!;
+        yield [key, packedSlots(p, p.rows[(v / AHEAD_ZONES) | 0]!)] as const;
       }
     };
     return hotNames(
@@ -384,7 +454,12 @@ export class Engine {
     // RFC 1034 section 4.3.5: a zone not refreshed within its expire time is no longer authoritative.
     if (state.unavailable.length > 0 && this.inUnavailable(state, key))
       return FAILURE.QUERY_ZONE_EXPIRED;
-    const entry = this.entryFor(state, key);
+    let entry = state.names.get(key);
+    if (entry === undefined) {
+      const ahead = this.aheadBody(state, key, qtype, dnssecOk);
+      if (ahead !== undefined) return ahead;
+      entry = this.entryFor(state, key);
+    }
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
       this.lastZone = entry.zone;

@@ -56,7 +56,7 @@ export function packZone(
   collect(zone.order, buffers);
   if (keys) for (const b of keyIndexBuffers(keys)) buffers.add(b);
   const answers = indexed?.answers;
-  if (answers) collect([answers.at, answers.data], buffers);
+  if (answers) collect([answers.at, answers.rows, answers.data], buffers);
   return {
     packed: {
       store: store.data,
@@ -125,7 +125,12 @@ export function sharePacked(p: PackedZone): PackedZone {
       ) as unknown as KeyIndexColumns)
     : undefined;
   const a = p.answers;
-  const answers = a && { ...a, at: share(a.at) as Int32Array, data: share(a.data) as Uint8Array };
+  const answers = a && {
+    ...a,
+    at: share(a.at) as Int32Array,
+    rows: share(a.rows) as Int32Array,
+    data: share(a.data) as Uint8Array,
+  };
   return {
     ...p,
     store,

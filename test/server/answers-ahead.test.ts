@@ -79,6 +79,42 @@ describe('answers encoded ahead by the load worker', () => {
     expect(got[0]!.includes(Buffer.from([192, 0, 2, 2]))).toBe(true);
   });
 
+  it('bodies are read in place: the next hot set keeps their names, truncation is the same', async () => {
+    // A TXT RRset of about 1,600 octets: truncated over UDP without EDNS (512) and with it (1232).
+    const big = (serial: number) =>
+      A(serial) +
+      Array.from({ length: 8 }, (_, i) => `big IN TXT "${String(i).repeat(200)}"\n`).join('');
+    const b = await load('b.test.', B);
+    const QS = [
+      buildQuery('big.a.test', 'TXT'),
+      buildQuery('big.a.test', 'TXT', { edns: true }),
+      buildQuery('www.a.test', 'A'),
+      buildQuery('lex.a.test', 'NAPTR', { edns: true }),
+    ];
+    const askAll = (e: Engine) => QS.map((q) => e.respond(q, TRANSPORT_UDP)!.toString('hex'));
+    const old = new Engine([await load('a.test.', big(1)), b]);
+    askAll(old);
+    bg.hot = () => old.hotNames();
+    const first = await load('a.test.', big(2));
+    const plain = await (async () => {
+      bg.hot = undefined;
+      return load('a.test.', big(2));
+    })();
+    const ahead = new Engine([first, b]);
+    const got = askAll(ahead);
+    expect(got).toEqual(askAll(new Engine([plain, b])));
+    expect(ahead.answersAhead).toBe(3); // big, www, lex: counted once per name
+    expect(Buffer.from(got[0]!, 'hex')[2]! & 0x02).toBe(0x02); // TC
+    // Answered in place, the names still make the next hot set, with their types.
+    const hot = ahead.hotNames();
+    const keys = hot.keys;
+    for (const name of ['big', 'www', 'lex']) expect(keys).toContain(`${name}\u0001a\u0004test`);
+    bg.hot = () => hot;
+    const again = await load('a.test.', big(3));
+    bg.hot = undefined;
+    expect(again.answers?.names).toBe(3);
+  });
+
   it('a chain into another served zone is left to the engine; other zones served: not used', async () => {
     const b = await load('b.test.', B);
     const old = new Engine([await load('a.test.', A(1)), b]);

@@ -28,6 +28,12 @@ const MAX_PER_NAME = 255;
 export interface PackedAnswers {
   /** Per node row of the zone's store: 1 + offset of its bodies in `data`; 0: none. */
   readonly at: Int32Array;
+  /**
+   * Per name that has bodies (in the order packed), its row. At a row's
+   * offset: the number of its bodies (one octet), its index here (four),
+   * then the bodies.
+   */
+  readonly rows: Int32Array;
   readonly data: Uint8Array;
   /** Names that have bodies. */
   readonly names: number;
@@ -108,16 +114,131 @@ export function packAnswers(
 ): PackedAnswers {
   let size = 0;
   for (const e of entries) for (const { body } of e.bodies) size += bodySize(body);
-  const data = new Uint8Array(size + entries.length);
+  const data = new Uint8Array(size + entries.length * ENTRY_HEAD);
   const view = new DataView(data.buffer);
   const at = new Int32Array(rows);
+  const rowOf = new Int32Array(entries.length);
   let o = 0;
-  for (const e of entries) {
+  entries.forEach((e, i) => {
     at[e.row] = o + 1;
-    data[o++] = e.bodies.length;
+    rowOf[i] = e.row;
+    data[o] = e.bodies.length;
+    view.setUint32(o + 1, i, true);
+    o += ENTRY_HEAD;
     for (const { slot, body } of e.bodies) o = writeBody(view, data, o, slot, body);
+  });
+  return { at, rows: rowOf, data, names: entries.length, others: [...others].sort() };
+}
+
+/** A name's head in `data`: the number of its bodies, its index in `rows`. */
+const ENTRY_HEAD = 5;
+
+/** Where row's bodies start in `p.data` (after the head), or -1 when it has none. */
+function entryAt(p: PackedAnswers, row: number): number {
+  const start = row >= 0 && row < p.at.length ? p.at[row]! : 0;
+  return start === 0 ? -1 : start - 1;
+}
+
+/** The body after the one at `o` (bodies are laid out back to back). */
+function nextBody(d: Uint8Array, o: number): number {
+  const sets = d[o + 12]! | (d[o + 13]! << 8);
+  const at = o + 14 + sets * 9;
+  return at + 4 + (d[at]! | (d[at + 1]! << 8) | (d[at + 2]! << 16) | (d[at + 3]! << 24));
+}
+
+/**
+ * Where row's body for `slot` (qtype, or qtype + DO_KEY) starts in `p.data`,
+ * or -1; read in place with `PackedBody`.
+ */
+export function findPacked(p: PackedAnswers, row: number, slot: number): number {
+  const e = entryAt(p, row);
+  if (e < 0) return -1;
+  const d = p.data;
+  let o = e + ENTRY_HEAD;
+  for (let k = d[e]!; k > 0; k--, o = nextBody(d, o))
+    if ((d[o]! | (d[o + 1]! << 8) | (d[o + 2]! << 16) | (d[o + 3]! << 24)) >>> 0 === slot) return o;
+  return -1;
+}
+
+/** Row's index in `p.rows` (0 to names - 1), or -1 when it has no bodies. */
+export function packedIndex(p: PackedAnswers, row: number): number {
+  const e = entryAt(p, row);
+  if (e < 0) return -1;
+  const d = p.data;
+  return (d[e + 1]! | (d[e + 2]! << 8) | (d[e + 3]! << 16) | (d[e + 4]! << 24)) >>> 0;
+}
+
+/** The slots row has bodies for. */
+export function packedSlots(p: PackedAnswers, row: number): number[] {
+  const e = entryAt(p, row);
+  const out: number[] = [];
+  if (e < 0) return out;
+  const d = p.data;
+  let o = e + ENTRY_HEAD;
+  for (let k = d[e]!; k > 0; k--, o = nextBody(d, o))
+    out.push((d[o]! | (d[o + 1]! << 8) | (d[o + 2]! << 16) | (d[o + 3]! << 24)) >>> 0);
+  return out;
+}
+
+/**
+ * A body of packed answers read in place: one object, pointed at a body by
+ * `read` and used until the next `read` (the engine answers from it at
+ * once), so answering a name from its packed body makes no object that
+ * outlives the query. The per-RRset columns (needed only to truncate) are
+ * decoded when asked for.
+ */
+export class PackedBody implements EncodedBody {
+  rcode = 0;
+  aa = false;
+  ancount = 0;
+  nscount = 0;
+  arcount = 0;
+  bytes: Uint8Array = new Uint8Array(0);
+  private data: Uint8Array = new Uint8Array(0);
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private sets = 0;
+  private setsAt = 0;
+
+  /** Point at the body at `o` of `p.data` (`findPacked`). */
+  read(p: PackedAnswers, o: number): this {
+    const d = p.data;
+    if (this.data !== d) {
+      this.data = d;
+      this.view = new DataView(d.buffer, d.byteOffset, d.byteLength);
+    }
+    const v = this.view;
+    this.rcode = d[o + 4]!;
+    this.aa = d[o + 5] === 1;
+    this.ancount = v.getUint16(o + 6, true);
+    this.nscount = v.getUint16(o + 8, true);
+    this.arcount = v.getUint16(o + 10, true);
+    this.sets = v.getUint16(o + 12, true);
+    this.setsAt = o + 14;
+    const lenAt = this.setsAt + this.sets * 9;
+    this.bytes = d.subarray(lenAt + 4, lenAt + 4 + v.getUint32(lenAt, true));
+    return this;
   }
-  return { at, data, names: entries.length, others: [...others].sort() };
+
+  private column<T>(get: (o: number) => T): T[] {
+    const out: T[] = [];
+    for (let i = 0; i < this.sets; i++) out.push(get(this.setsAt + i * 9));
+    return out;
+  }
+  get ends(): readonly number[] {
+    return this.column((o) => this.view.getUint32(o, true));
+  }
+  get sections(): readonly number[] {
+    return this.column((o) => this.data[o + 4]!);
+  }
+  get counts(): readonly number[] {
+    return this.column((o) => this.view.getUint16(o + 5, true));
+  }
+  get required(): readonly boolean[] {
+    return this.column((o) => this.data[o + 7] === 1);
+  }
+  get attached(): readonly boolean[] {
+    return this.column((o) => this.data[o + 8] === 1);
+  }
 }
 
 /** The bodies of one row (views into `data`, nothing copied), or undefined. */
@@ -125,12 +246,12 @@ export function readAnswers(
   p: PackedAnswers,
   row: number,
 ): { slot: number; body: EncodedBody }[] | undefined {
-  const start = row >= 0 && row < p.at.length ? p.at[row]! : 0;
-  if (start === 0) return undefined;
+  const e = entryAt(p, row);
+  if (e < 0) return undefined;
   const d = p.data;
   const v = new DataView(d.buffer, d.byteOffset, d.byteLength);
-  let o = start - 1;
-  const n = d[o++]!;
+  let o = e + ENTRY_HEAD;
+  const n = d[e]!;
   const out: { slot: number; body: EncodedBody }[] = [];
   for (let k = 0; k < n; k++) {
     const slot = v.getUint32(o, true);
