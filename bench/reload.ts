@@ -10,7 +10,10 @@
  * against the server's own initial load.
  *
  *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S] [--workers N]
- *     [--timeline] [--server-flags="--trace-gc ..."]
+ *     [--timeline] [--server-flags="--trace-gc ..."] [--load-nice N]
+ *
+ * --load-nice N serves with `zoneFiles.loadNice` N (the load thread's nice
+ * value; 10 by default): the reload time against the answers' latency.
  *
  * --timeline prints, for each reload window, its answers in 100 ms steps from
  * the SIGHUP (answers, those over 10 ms, the slowest), beside the server's
@@ -62,6 +65,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1' },
     timeline: { type: 'boolean', default: false },
     'server-flags': { type: 'string', default: '' },
+    'load-nice': { type: 'string' },
   },
 });
 const SERVER_FLAGS = values['server-flags'].split(/\s+/).filter((f) => f !== '');
@@ -208,6 +212,13 @@ function printTimeline(
   }
 }
 
+/** A server configuration file that sets `zoneFiles.loadNice` (the zones and addresses come from the command line). */
+function niceConfig(nice: string): string {
+  const config = join(dir, 'server.json');
+  writeFileSync(config, JSON.stringify({ zoneFiles: { loadNice: Number(nice) } }));
+  return config;
+}
+
 try {
   writeFileSync(file, zoneText(1, ''));
   const q: string[] = [];
@@ -236,6 +247,7 @@ try {
     [
       ...[...SERVER_FLAGS, BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0'],
       ...['--log-format', 'json', '--workers', String(WORKERS)],
+      ...(values['load-nice'] === undefined ? [] : ['--config', niceConfig(values['load-nice'])]),
     ],
     { stdio: ['ignore', serverOutFd, 'pipe'] },
   );
@@ -399,8 +411,10 @@ try {
   server.kill('SIGTERM');
 
   const initial = Number(loaded.ms) + Number(compiled.ms);
+  const nice =
+    values['load-nice'] === undefined ? '' : `, zoneFiles.loadNice ${values['load-nice']}`;
   console.log(
-    `lexroute serve --workers ${WORKERS}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared); load average ${loadStart} at the start, ${load()} at the end`,
+    `lexroute serve --workers ${WORKERS}${nice}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared); load average ${loadStart} at the start, ${load()} at the end`,
   );
   console.log(
     `start: zone_loaded ${loaded.ms} ms (worker) + zones_compiled ${compiled.ms} ms = ${initial} ms; listening after ${startMs.toFixed(0)} ms`,
