@@ -9,11 +9,11 @@ import {
   tcpAddressOf,
   type ControlEndpoint,
 } from '../server/control-endpoint.ts';
-import { UsageError, type CliIo } from './io.ts';
+import { Reported, UsageError, type CliIo } from './io.ts';
 
 /**
- * The endpoint, undefined when `--control` is absent, or null when the key
- * file cannot be used (reported on standard error as `CONTROL_KEY_INVALID`).
+ * The endpoint, undefined when `--control` is absent, or `Reported` when the
+ * key file cannot be used (reported on standard error as `CONTROL_KEY_INVALID`).
  * Usage mistakes (a non-loopback address, a TCP port without a key, a key
  * for a socket path) throw `UsageError`.
  */
@@ -22,7 +22,7 @@ export async function controlArg(
   command: string,
   text: string | undefined,
   keyFile: string | undefined,
-): Promise<ControlEndpoint | undefined | null> {
+): Promise<ControlEndpoint | undefined | Reported> {
   if (text === undefined) {
     if (keyFile !== undefined) throw new UsageError('--control-key needs --control ADDR:PORT');
     return undefined;
@@ -38,6 +38,6 @@ export async function controlArg(
       throw new UsageError(`${e.code}: ${e.message}`);
     }
     io.err(`lexroute ${command}: ${e.code}: ${e.message}\n`);
-    return null;
+    return new Reported([e.code]);
   }
 }

@@ -39,6 +39,17 @@ export interface Command {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
+/**
+ * A failure a helper has already reported on standard error, with its
+ * codes: the command returns `exitCodeOfFailure(r.codes)` (exit.ts).
+ */
+export class Reported {
+  readonly codes: readonly string[];
+  constructor(codes: readonly string[]) {
+    this.codes = codes;
+  }
+}
+
 /** A usage error: printed with the command's help hint, exit code 2. */
 export class UsageError extends Error {
   readonly code: CliCode = 'USAGE';

@@ -4,7 +4,8 @@
 import { createWriteStream, existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { analyseLexUrn } from '../../core/match/from-urn.ts';
 import {
   importFile,
@@ -167,7 +168,7 @@ async function runImport(
       const report = { ok, file: shown, catalogue: opened.label, ...s, seconds: Number(seconds) };
       const errors = { errors: listed, ...(notListed > 0 ? { errorsNotListed: notListed } : {}) };
       io.out(`${JSON.stringify({ ...report, counts: c, ...errors }, null, 2)}\n`);
-      return ok ? EXIT_OK : EXIT_FAIL;
+      return ok ? EXIT_OK : exitCodeOfFailure(listed);
     }
     io.out(
       (s.aborted
@@ -179,7 +180,7 @@ async function runImport(
         ` ${plural(c.expressions, 'expression', 'expressions')}, ${plural(c.manifestations, 'manifestation', 'manifestations')},` +
         ` ${plural(c.items, 'item', 'items')}\n`,
     );
-    return ok ? EXIT_OK : EXIT_FAIL;
+    return ok ? EXIT_OK : exitCodeOfFailure(listed);
   } catch (e) {
     if (bar) io.err('\r\x1b[K');
     return failed(io, e, json);
@@ -196,11 +197,11 @@ function failed(io: CliIo, e: unknown, json = false): number {
     io.out(
       `${JSON.stringify({ ok: false, errors: [{ code: e.code, message: e.message }] }, null, 2)}\n`,
     );
-    return EXIT_FAIL;
+    return exitCodeOf(e.code);
   }
   if (e instanceof CatalogueError) {
     io.err(`lexroute catalogue: ${e.code}: ${e.message}\n`);
-    return EXIT_FAIL;
+    return exitCodeOf(e.code);
   }
   throw e;
 }

@@ -16,7 +16,8 @@ import { reportHtml } from '../../routes/html.ts';
 import { isDirectory, loadZoneDirectory } from '../../zonefile/load.ts';
 import type { Zone } from '../../core/zone/model.ts';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 const HELP = `Usage: lexroute chain check (--zones DIR | --server HOST:PORT | --root HOST:PORT)
                             [--json] [--html FILE] [--tail TEXT] [--concurrency N] LIST
@@ -51,21 +52,21 @@ Exit codes: 0 every item reaches a resolver (or a hand-off), 1 some fail or
 the zones do not load, 2 usage error.
 `;
 
-async function loadZones(dir: string, io: CliIo): Promise<Zone[] | undefined> {
+async function loadZones(dir: string, io: CliIo): Promise<Zone[] | Reported> {
   const results = await loadZoneDirectory(dir);
   const zones: Zone[] = [];
-  let bad = false;
+  const bad: string[] = [];
   for (const r of results) {
     for (const d of r.diagnostics.filter((x) => x.severity === 'error')) {
       io.err(
         `${d.position?.file ?? r.file}:${d.position?.line ?? 0}:${d.position?.column ?? 0}: ${d.code} ${d.message}\n`,
       );
-      bad = true;
+      bad.push(d.code);
     }
     if (r.zone) zones.push(r.zone);
   }
   if (results.length === 0) throw new UsageError(`no zone files (*.zone, *.db, db.*) in ${dir}`);
-  return bad ? undefined : zones;
+  return bad.length > 0 ? new Reported(bad) : zones;
 }
 
 function progress(io: CliIo): ((done: number, total: number) => void) | undefined {
@@ -116,8 +117,9 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     text = await readListText(positionals[0]!, io);
   } catch (e) {
-    io.err(`lexroute chain check: LIST_UNREADABLE ${(e as Error).message}\n`);
-    return EXIT_FAIL;
+    const code = 'LIST_UNREADABLE';
+    io.err(`lexroute chain check: ${code} ${(e as Error).message}\n`);
+    return exitCodeOf(code);
   }
   const items = readList(text, values.tail ?? DEFAULT_TAIL);
   let walker: ChainWalker;
@@ -125,7 +127,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
     const dir = resolvePath(io.cwd, values.zones);
     if (!isDirectory(dir)) throw new UsageError(`--zones ${values.zones} is not a directory`);
     const zones = await loadZones(dir, io);
-    if (!zones) return EXIT_FAIL;
+    if (zones instanceof Reported) return exitCodeOfFailure(zones.codes);
     walker = new ZoneChain(zones);
   } else {
     walker = new ClientChain(
@@ -166,7 +168,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
       `\n${items.length} in ${seconds.toFixed(2)} s (${Math.round(items.length / Math.max(seconds, 1e-6))}/s)\n`,
     );
   }
-  return report.failed === 0 ? EXIT_OK : EXIT_FAIL;
+  return report.failed === 0 ? EXIT_OK : exitCodeOfFailure(report.byFailure);
 }
 
 export const chainCommand: Command = {

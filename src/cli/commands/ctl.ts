@@ -3,7 +3,8 @@
  */
 import { parseCommandArgs } from '../args.ts';
 import path from 'node:path';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { controlArg } from '../control-arg.ts';
 import { writeNewControlKey } from '../../server/control-endpoint.ts';
 import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
@@ -186,7 +187,7 @@ async function keygen(io: CliIo, args: readonly string[]): Promise<number> {
     const why = (e as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (e as Error).message;
     const code = 'CONTROL_KEY_WRITE';
     io.err(`lexroute ctl: ${code}: cannot write ${file}: ${why}\n`);
-    return EXIT_FAIL;
+    return exitCodeOf(code);
   }
   io.out(`wrote a new control key to ${file} (mode 0600)\n`);
   return EXIT_OK;
@@ -210,7 +211,7 @@ export const ctlCommand: Command = {
     if (positionals[0] === 'keygen') return keygen(io, positionals.slice(1));
     if (!values.control) throw new UsageError('--control PATH is required');
     const endpoint = await controlArg(io, 'ctl', values.control, values['control-key']);
-    if (endpoint === null) return EXIT_FAIL;
+    if (endpoint instanceof Reported) return exitCodeOfFailure(endpoint.codes);
     const [command, ...args] = positionals;
     if (command === undefined)
       throw new UsageError(`a command is required (${ALL_COMMANDS.join(', ')})`);
@@ -229,6 +230,6 @@ export const ctlCommand: Command = {
     if (values.json) io.out(`${JSON.stringify(answer)}\n`);
     else if (answer.ok) io.out(formatAnswer(command, answer));
     else io.err(`lexroute ctl: ${formatAnswer(command, answer)}`);
-    return answer.ok ? EXIT_OK : EXIT_FAIL;
+    return answer.ok ? EXIT_OK : exitCodeOf(answer.code);
   },
 };

@@ -8,7 +8,8 @@ import { validateDevConfig, type DevConfig } from '../../dev/config.ts';
 import { DevStartError, startDevChain, type RunningDevChain } from '../../dev/chain.ts';
 import { createLogger } from '../../server/log.ts';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 export const DEV_HELP = `Usage: lexroute dev [options]
 
@@ -152,7 +153,7 @@ export const devCommand: Command = {
     } catch (e) {
       if (e instanceof ConfigFileError) {
         io.err(`lexroute dev: ${e.code}: ${e.message}\n`);
-        return EXIT_FAIL;
+        return exitCodeOf(e.code);
       }
       throw e;
     }
@@ -160,7 +161,7 @@ export const devCommand: Command = {
     if (!checked.ok) {
       for (const i of checked.issues)
         io.err(`lexroute dev: ${configFile}: ${i.code} ${i.path}: ${i.message}\n`);
-      return EXIT_FAIL;
+      return exitCodeOfFailure(checked.issues);
     }
     const config = checked.config;
     const log = createLogger((l) => io.err(l), 'warn', io.errIsTTY ? 'pretty' : 'json');
@@ -190,7 +191,7 @@ export const devCommand: Command = {
     } catch (e) {
       if (e instanceof DevStartError) {
         io.err(`lexroute dev: ${e.code}: ${e.message}\n`);
-        return EXIT_FAIL;
+        return exitCodeOf(e.code);
       }
       throw e;
     }

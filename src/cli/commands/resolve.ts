@@ -20,7 +20,7 @@ import { parseServerAddress } from '../../client/servers.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
-import { EXIT_STATUS } from '../exit.ts';
+import { EXIT_STATUS, exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 const HELP = `Usage: lexroute resolve <urn> [options]
        lexroute resolve --batch <file|-> [--concurrency N] [options]
@@ -233,6 +233,7 @@ async function runBatch(
   let next = 0;
   let flushed = 0;
   const tally: Tally = { done: 0, failed: 0, handedOff: 0 };
+  const codes = new Set<string>();
   let lastDraw = 0;
   const flush = () => {
     while (flushed < out.length && out[flushed] !== undefined) {
@@ -253,6 +254,7 @@ async function runBatch(
         out[i] = JSON.stringify(resultJson(urn, r, withTrace));
       } catch (e) {
         tally.failed++;
+        if (e instanceof ClientError) codes.add(e.code);
         out[i] = JSON.stringify(errorJson(urn, e, withTrace));
       }
       tally.done++;
@@ -271,7 +273,7 @@ async function runBatch(
   );
   flush();
   if (io.errIsTTY) progress(io, tally, urns.length, true);
-  if (tally.failed > 0 || tally.done < urns.length) return EXIT_FAIL;
+  if (tally.failed > 0 || tally.done < urns.length) return exitCodeOfFailure(codes);
   return tally.handedOff > 0 ? EXIT_HANDOFF : EXIT_OK;
 }
 
@@ -380,12 +382,12 @@ async function runOne(
   } catch (e) {
     if (values.json) {
       io.out(`${JSON.stringify(errorJson(urn, e, withTrace), null, 2)}\n`);
-      return EXIT_FAIL;
+      return e instanceof ClientError ? exitCodeOf(e.code) : EXIT_FAIL;
     }
     if (withTrace && e instanceof ResolveError) io.out(`${formatTrace(e.trace)}\n`);
     if (e instanceof ClientError) {
       io.err(`lexroute resolve: ${e.code}: ${e.message}\n`);
-      return EXIT_FAIL;
+      return exitCodeOf(e.code);
     }
     throw e;
   }

@@ -8,7 +8,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_FAIL, EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { analyseReference } from '../../core/match/from-urn.ts';
 import {
   closeCatalogue,
@@ -178,9 +179,9 @@ export const resolverCommand: Command = {
     }
     if (values['page-doh'] !== undefined) checkPageDoh(values['page-doh']);
     const config = await loadConfig(io, values);
-    if (config === null) return EXIT_FAIL;
+    if (config instanceof Reported) return exitCodeOfFailure(config.codes);
     const control = await controlArg(io, 'resolver', values.control, values['control-key']);
-    if (control === null) return EXIT_FAIL;
+    if (control instanceof Reported) return exitCodeOfFailure(control.codes);
     const workers =
       io.env[WORKER_ENV] !== undefined
         ? 1
@@ -236,7 +237,7 @@ async function loadConfigIssues(
 ): Promise<{ config: ResolverConfig | null; lines: string[] }> {
   const lines: string[] = [];
   const config = await loadConfig(io, values, (l) => lines.push(l.replace(/\n$/, '')));
-  return { config, lines };
+  return { config: config instanceof Reported ? null : config, lines };
 }
 
 /** `--page-doh`: an absolute http(s) URL (the page's DoH endpoint), or a usage error. */
@@ -258,7 +259,7 @@ async function loadConfig(
   io: CliIo,
   values: ConfigValues,
   report: (line: string) => void = (l) => io.err(l),
-): Promise<ResolverConfig | null> {
+): Promise<ResolverConfig | Reported> {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
   let raw: unknown = {};
   const configFile =
@@ -269,7 +270,7 @@ async function loadConfig(
     } catch (e) {
       if (e instanceof ConfigFileError) {
         report(`lexroute resolver: ${e.code}: ${e.message}\n`);
-        return null;
+        return new Reported([e.code]);
       }
       throw e;
     }
@@ -286,7 +287,7 @@ async function loadConfig(
         `lexroute resolver: ${configFile ?? 'configuration'}: ${issue.code} ${issue.path}: ${issue.message}\n`,
       );
     }
-    return null;
+    return new Reported(checked.issues.map((i) => i.code));
   }
   for (const w of checked.warnings ?? []) {
     report(
@@ -303,7 +304,7 @@ async function loadConfig(
 function catalogueFailed(io: CliIo, e: unknown): number {
   if (e instanceof CatalogueError) {
     io.err(`lexroute resolver: ${e.code}: ${e.message}\n`);
-    return EXIT_FAIL;
+    return exitCodeOf(e.code);
   }
   throw e;
 }
@@ -662,7 +663,7 @@ async function serve(
     flush();
     const code = e instanceof ControlSocketError ? e.code : listenErrorCode(e);
     io.err(`lexroute resolver: ${code}: cannot listen on ${address}: ${(e as Error).message}\n`);
-    return EXIT_FAIL;
+    return exitCodeOf(code);
   }
   const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
   log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });

@@ -4,7 +4,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import {
   DEFAULT_SERVER_CONFIG,
   dnssecRefresh,
@@ -384,7 +385,7 @@ async function serveUntilStopped(
       code: 'DNSSEC_KEYS_DIR',
       error: `the key folder ${config.dnssec.keys} (--keys, dnssec.keys) is not a readable directory`,
     });
-    return EXIT_FAIL;
+    return exitCodeOf('DNSSEC_KEYS_DIR');
   }
   const background = backgroundZoneLoaderFor(config, base);
   let server: RunningServer;
@@ -421,7 +422,7 @@ async function serveUntilStopped(
     await background.close();
     if (e instanceof ServerStartError) {
       log.error('start_failed', { code: e.code, error: e.message });
-      return EXIT_FAIL;
+      return exitCodeOf(e.code);
     }
     throw e;
   }
@@ -661,14 +662,14 @@ export const serveCommand: Command = {
       } catch (e) {
         if (e instanceof ConfigFileError) {
           io.err(`lexroute serve: ${e.code}: ${e.message}\n`);
-          return EXIT_FAIL;
+          return exitCodeOf(e.code);
         }
         throw e;
       }
       const v = validateServerConfig(raw);
       if (v.errors.length > 0) {
         for (const e of v.errors) io.err(`lexroute serve: ${file}: ${e.code}: ${e.message}\n`);
-        return EXIT_FAIL;
+        return exitCodeOfFailure(v.errors);
       }
       config = v.config;
       // Zone paths in a config file are relative to the working directory, as on the command line.
@@ -694,7 +695,7 @@ export const serveCommand: Command = {
       },
     };
     const control = await controlArg(io, 'serve', values.control, values['control-key']);
-    if (control === null) return EXIT_FAIL;
+    if (control instanceof Reported) return exitCodeOfFailure(control.codes);
     return serveUntilStopped(config, base, io, { metrics, control });
   },
 };

@@ -19,7 +19,8 @@ import type { MatchQuery } from '../../core/match/model.ts';
 import type { RegistryResult } from '../../core/match/registry.ts';
 import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
 import { CatalogueError } from '../../catalogue/store.ts';
-import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 const MAIN_HELP = `Usage: lexroute urn <subcommand> [options]
 
@@ -106,7 +107,7 @@ function registryRewrites(io: CliIo, canonical: string, dir: string): RegistryRe
   } catch (e) {
     if (e instanceof CatalogueError) {
       io.err(`lexroute urn: ${e.code}: ${e.message}\n`);
-      return EXIT_FAIL;
+      return exitCodeOf(e.code);
     }
     throw e;
   }
@@ -211,11 +212,11 @@ function runParse(argv: readonly string[], io: CliIo): number {
   const r = parseLexUrn(text);
   if (values.json) {
     io.out(json(r.ok ? { ok: true, urn: r.value, warnings: r.warnings } : r));
-    return r.ok ? EXIT_OK : EXIT_FAIL;
+    return r.ok ? EXIT_OK : exitCodeOfFailure(r.errors);
   }
   if (!r.ok) {
     for (const e of r.errors) io.err(formatDiagnostic(text, e));
-    return EXIT_FAIL;
+    return exitCodeOfFailure(r.errors);
   }
   io.out(text + '\n' + renderTree(r.value));
   for (const w of r.warnings) io.err(formatDiagnostic(text, w));
@@ -241,11 +242,11 @@ function runNormalize(argv: readonly string[], io: CliIo): number {
       ? { registry: { urn: reg.urn, rewrites: reg.rewrites, ambiguous: reg.ambiguous } }
       : {};
     io.out(json(r.ok ? { ...r, ...registry } : r));
-    return r.ok ? EXIT_OK : EXIT_FAIL;
+    return r.ok ? EXIT_OK : exitCodeOfFailure(r.errors);
   }
   if (!r.ok) {
     for (const e of r.errors) io.err(formatDiagnostic(text, e));
-    return EXIT_FAIL;
+    return exitCodeOfFailure(r.errors);
   }
   io.out((reg?.urn ?? r.canonical) + '\n');
   for (const c of r.changes) io.err(`changed at ${c.span.start + 1}: ${c.rule}: ${c.message}\n`);
@@ -265,11 +266,11 @@ function runKey(argv: readonly string[], io: CliIo): number {
   if (values.json) {
     // The same error shape as parse and normalize: errors[].
     io.out(json(r.ok ? { ok: true, value: r.value } : { ok: false, errors: [r.error] }));
-    return r.ok ? EXIT_OK : EXIT_FAIL;
+    return r.ok ? EXIT_OK : exitCodeOf(r.error.code);
   }
   if (!r.ok) {
     io.err(formatDiagnostic(text, r.error));
-    return EXIT_FAIL;
+    return exitCodeOf(r.error.code);
   }
   io.out(r.value + '\n');
   return EXIT_OK;

@@ -5,7 +5,8 @@
  * not go up (RFC 1982), since secondaries would then not transfer the change.
  */
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo } from '../io.ts';
+import { EXIT_OK, UsageError, type CliIo } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { diffZones } from '../../core/xfr/diff.ts';
 import { soaSerialOf, type PlainRecord } from '../../core/xfr/records.ts';
@@ -61,15 +62,16 @@ export async function zoneDiff(argv: readonly string[], io: CliIo): Promise<numb
         : `${file}: `;
       io.err(`${at}${d.code}: ${d.message}\n`);
     }
-    if (!r.zone || errors.length > 0) return EXIT_FAIL;
+    if (!r.zone || errors.length > 0) return exitCodeOfFailure(errors);
     zones.push(r.zone);
   }
   const [before, after] = zones as [(typeof zones)[0], (typeof zones)[0]];
   if (before.origin !== after.origin) {
+    const code = 'ZONE_DIFF_ORIGINS';
     io.err(
-      `lexroute zone diff: ZONE_DIFF_ORIGINS: ${before.origin} and ${after.origin} are different zones\n`,
+      `lexroute zone diff: ${code}: ${before.origin} and ${after.origin} are different zones\n`,
     );
-    return EXIT_FAIL;
+    return exitCodeOf(code);
   }
   const d = diffZones(before, after);
   const from = soaSerialOf(d.fromSoa.rdata);

@@ -20,7 +20,8 @@ import { TYPE_NAPTR } from '../../core/rr/types.ts';
 import { formatTableDiagnostic, readRoutingTable } from '../../routes/table.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo } from '../io.ts';
+import { EXIT_OK, UsageError, type CliIo } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 export const BUILD_HELP = `Usage: lexroute zone build TABLE [-o FILE]
 
@@ -92,19 +93,20 @@ export async function zoneBuild(argv: readonly string[], io: CliIo): Promise<num
   try {
     text = readFileSync(resolvePath(io.cwd, file), 'utf8');
   } catch (e) {
-    io.err(`lexroute zone build: TABLE_UNREADABLE cannot read ${file}: ${(e as Error).message}\n`);
-    return EXIT_FAIL;
+    const code = 'TABLE_UNREADABLE';
+    io.err(`lexroute zone build: ${code} cannot read ${file}: ${(e as Error).message}\n`);
+    return exitCodeOf(code);
   }
   const r = readRoutingTable(text);
   if (!r.ok) {
     for (const d of r.diagnostics) io.err(formatTableDiagnostic(file, d) + '\n');
-    return EXIT_FAIL;
+    return exitCodeOfFailure(r.diagnostics);
   }
   for (const d of r.warnings) io.err(formatTableDiagnostic(file, d) + '\n');
   const built = buildZone(r.table, canonical);
   if (built.diagnostics.length > 0) {
     for (const d of built.diagnostics) io.err(formatTableDiagnostic(file, d) + '\n');
-    return EXIT_FAIL;
+    return exitCodeOfFailure(built.diagnostics);
   }
   if (values.output !== undefined) writeFileSync(resolvePath(io.cwd, values.output), built.text);
   else io.out(built.text);
@@ -267,15 +269,16 @@ export async function zoneExplain(argv: readonly string[], io: CliIo): Promise<n
         io.err(
           `${file}:${d.position?.line ?? 0}:${d.position?.column ?? 0}: ${d.code} ${d.message}\n`,
         );
-      status = EXIT_FAIL;
+      status = Math.max(status, exitCodeOfFailure(errors));
       continue;
     }
     const ex = explainRules(naptrInputs(r.records));
     if (values.table) {
       const t = tableOf(r.origin, ex.routes);
       if (!t.ok) {
-        io.err(`lexroute zone explain: ROUTE_NO_TABLE_FORM ${file}: ${t.message}\n`);
-        return EXIT_FAIL;
+        const code = 'ROUTE_NO_TABLE_FORM';
+        io.err(`lexroute zone explain: ${code} ${file}: ${t.message}\n`);
+        return exitCodeOf(code);
       }
       io.out(t.text);
     } else if (values.json)

@@ -22,7 +22,8 @@ import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
 import { signZoneFile } from '../../dnssec/sign.ts';
 import { checkDenialChains } from '../../core/dnssec/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
-import { EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
+import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 const MAIN_HELP = `Usage: lexroute zone <subcommand> [options]
 
@@ -269,8 +270,9 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
       `${files.length} file${files.length === 1 ? '' : 's'}, ${records} record${records === 1 ? '' : 's'}, ${loaded} zone${loaded === 1 ? '' : 's'} loaded: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
     );
   }
-  if (errors > 0) return EXIT_FAIL;
-  if (values.strict && warnings > 0) return EXIT_FAIL;
+  const found = results.flatMap((r) => r.all);
+  if (errors > 0) return exitCodeOfFailure(found.filter((d) => d.severity === 'error'));
+  if (values.strict && warnings > 0) return exitCodeOfFailure(found);
   return EXIT_OK;
 }
 
@@ -288,7 +290,7 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
   const file = positionals[0]!;
   const r = await loadZoneFile(file, values.origin !== undefined ? { origin: values.origin } : {});
   for (const d of r.diagnostics) io.err(formatDiagnostic(d, file) + '\n');
-  if (!r.zone) return EXIT_FAIL;
+  if (!r.zone) return exitCodeOfFailure(r.diagnostics.filter((d) => d.severity === 'error'));
   io.out(writeZone(r.zone));
   return EXIT_OK;
 }
@@ -386,7 +388,7 @@ async function sign(argv: readonly string[], io: CliIo): Promise<number> {
   } catch (e) {
     const code = (e as { code?: string }).code ?? 'SIGN_FAILED';
     io.err(`lexroute zone sign: ${code}: ${(e as Error).message}\n`);
-    return EXIT_FAIL;
+    return exitCodeOf(code);
   }
 }
 

@@ -48,6 +48,7 @@ export const ROUTE_CODES = {
   // NAPTR rules (core/routes/build.ts).
   TABLE_FIELD_TOO_LONG: 'a NAPTR field of the rule is over 255 octets',
   TABLE_UNREPRESENTABLE: 'the rule has no RFC 3402 substitution spelling',
+  TABLE_UNREADABLE: 'lexroute zone build: the routing table file cannot be read',
   // Prefixes (core/routes/prefix.ts).
   ROUTE_PREFIX_EMPTY: 'the prefix is empty',
   ROUTE_PREFIX_PART: 'a prefix part (jurisdiction unit, authority, measure) is empty',
@@ -57,8 +58,11 @@ export const ROUTE_CODES = {
   ROUTE_SHADOWED: 'warning: a rule never used: an earlier ORDER takes every URN it takes',
   ROUTE_DOUBLY_CLAIMED:
     'warning: two rules of the same ORDER with different targets take some of the same URNs',
+  ROUTE_NO_TABLE_FORM:
+    'lexroute zone explain --table: the rules have no routing-table form (not rules the table writes)',
   // The local chain check (routes/chain.ts).
   CHAIN_NO_ZONE: 'a name the chain reaches is in no zone of the folder',
+  LIST_UNREADABLE: 'lexroute chain check: the list of URNs cannot be read',
 } as const;
 
 export type RouteCode = keyof typeof ROUTE_CODES;

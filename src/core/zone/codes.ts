@@ -132,6 +132,8 @@ export const ZONE_CODES = {
   ZONE_NSEC3_MULTIPLE: 'more than one NSEC3 record at a hashed owner',
   ZONE_NSEC3_CHAIN_BROKEN: 'an NSEC3 whose next hashed owner is not the next hash of the chain',
   ZONE_NSEC3_BITMAP: 'an NSEC3 type bitmap that does not match the types of its name',
+  // lexroute zone diff.
+  ZONE_DIFF_ORIGINS: 'lexroute zone diff: the two files hold zones of different origins',
 } as const;
 
 export type ZoneCode = keyof typeof ZONE_CODES;
