@@ -56,6 +56,7 @@ export type {
   TxtRecord,
 } from './core/rr/record.ts';
 export { recordsOfType, recordTypeName } from './core/rr/record.ts';
+export type { QueryType, TypeMnemonic } from './core/rr/types.ts';
 export { fromDnsPacketAnswer, toDnsPacketAnswer, toDnsPacketQuestion } from './client/compat.ts';
 export { ResolveError, type WalkOptions } from './client/resolution.ts';
 export {

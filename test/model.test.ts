@@ -122,11 +122,13 @@ describe('one definition per thing', () => {
     // dns-packet's RDATA sits under `.data`; its objects were read through casts.
     expect(sites(client, /\brdataOf\b|\.data\.\w+|\.data\)|\bdata: \{/g)).toEqual([]);
     expect(sites(client, /as \{\s*(?:order|priority|data|mname)\b|as Answer\b/g)).toEqual([]);
-    // Only the deprecated adapter imports dns-packet's record types; the rest use RecordType
-    // (a type name) and the encoder for queries.
+    // Only the deprecated adapter imports dns-packet's record types; the rest use the
+    // encoder for queries. Query types are the project's (core/rr/types.ts QueryType).
     expect(
       sites(client, /import type \{[^}]*\b(?:Answer|Question)\b[^}]*\} from 'dns-packet'/g),
     ).toEqual([]);
+    const clientAll = files.filter((f) => f.file.startsWith('src/client/'));
+    expect(sites(clientAll, /\bRecordType\b/g)).toEqual([]);
     // The decoder uses no fallback decoder of another library.
     const decoder = files.find((f) => f.file === 'src/core/wire/response.ts')?.text ?? '';
     expect(/fallback|dns-packet's `answer/.test(decoder)).toBe(false);

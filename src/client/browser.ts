@@ -16,7 +16,7 @@
  *   HTTP request: the browser resolves the host name itself.
  * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import type { ResolveResult, Service } from '../core/ddds/trace.ts';
 import type { WalkNeed } from '../core/ddds/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
@@ -151,16 +151,12 @@ export class BrowserLexClient implements WalkHost {
   }
 
   /** @internal */
-  peek(name: string, type: RecordType): DnsLookupResult | undefined {
+  peek(name: string, type: QueryType): DnsLookupResult | undefined {
     return this.cached?.peek(name, type)?.result;
   }
 
   /** @internal */
-  lookup(
-    name: string,
-    type: RecordType,
-    signal: AbortSignal | undefined,
-  ): Promise<DnsLookupResult> {
+  lookup(name: string, type: QueryType, signal: AbortSignal | undefined): Promise<DnsLookupResult> {
     return (this.cached ?? this.resolver).lookup(name, type, signal);
   }
 

@@ -11,7 +11,7 @@
  *   maximum of one to three hours is suggested" for negative caching
  * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import { RECORD_MODEL, recordResolver } from './compat.ts';
 import type { DnsLookupResult, DnsResolver, RecordResolver } from './stub.ts';
 import { canonicalName } from './names.ts';
@@ -239,13 +239,13 @@ export class CachingResolver implements RecordResolver {
     this.cache = cache;
   }
 
-  peek(qname: string, qtype: RecordType): CacheHit | undefined {
+  peek(qname: string, qtype: QueryType): CacheHit | undefined {
     const hit = this.cache.get(qname, qtype);
     if (hit) this.cache.stats.hits++;
     return hit;
   }
 
-  async lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult> {
+  async lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<DnsLookupResult> {
     const r = await this.cache.through(qname, qtype, () => this.inner.lookup(qname, qtype, signal));
     return r.result;
   }

@@ -18,9 +18,9 @@
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
-import type { Answer, Question, RecordType } from 'dns-packet';
+import type { Answer, Question } from 'dns-packet';
 import type { DnsQuestion, DnsRecord, NaptrData, SoaData, SrvData } from '../core/rr/record.ts';
-import { CLASS_CODES, TYPE_CODES } from '../core/rr/types.ts';
+import { CLASS_CODES, TYPE_CODES, type QueryType } from '../core/rr/types.ts';
 import type {
   DnsLookupResult,
   DnsPacketLookupResult,
@@ -267,7 +267,7 @@ export function recordResolver(resolver: DnsResolver): RecordResolver {
     return resolver as RecordResolver;
   const r: RecordResolver & { [RECORD_MODEL]: boolean } = {
     [RECORD_MODEL]: true,
-    lookup: (qname: string, qtype: RecordType, signal?: AbortSignal) =>
+    lookup: (qname: string, qtype: QueryType, signal?: AbortSignal) =>
       resolver.lookup(qname, qtype, signal).then(toRecordModel),
   };
   return Object.assign(Object.create(resolver) as object, r);

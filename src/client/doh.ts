@@ -21,7 +21,7 @@
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import { BoundedMemo } from '../core/kit/memo.ts';
 import { base64UrlEncode } from '../core/wire/doh.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
@@ -96,7 +96,7 @@ interface QueryTemplate {
 /** Encoded queries kept per question (as the UDP transport keeps its templates); bounded. */
 const TEMPLATE_MAX = 1024;
 
-function encodeQuery(qname: string, qtype: RecordType, rd: boolean): Buffer {
+function encodeQuery(qname: string, qtype: QueryType, rd: boolean): Buffer {
   return dnsPacket.encode({
     type: 'query',
     id: 0,
@@ -150,7 +150,7 @@ export class DohTransport implements DnsTransportLike {
   }
 
   /** The query for (qname, qtype, rd), encoded once. */
-  private template(qname: string, qtype: RecordType, rd: boolean): QueryTemplate {
+  private template(qname: string, qtype: QueryType, rd: boolean): QueryTemplate {
     const key = `${qtype} ${rd ? 1 : 0} ${qname}`;
     let t = this.templates.get(key);
     if (t === undefined) {
@@ -164,7 +164,7 @@ export class DohTransport implements DnsTransportLike {
     return t;
   }
 
-  async query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+  async query(qname: string, qtype: QueryType, options: QueryOptions): Promise<Exchange> {
     const query = this.template(qname, qtype, options.recursionDesired ?? true);
     const failures: TryNote[] = [];
     let worst: DnsError | undefined;
@@ -218,7 +218,7 @@ export class DohTransport implements DnsTransportLike {
     url: string,
     query: QueryTemplate,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     signal: AbortSignal | undefined,
   ): Promise<{ message: Message; bytes: number }> {
     const ctx = { qname, qtype, server: url };

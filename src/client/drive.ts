@@ -7,7 +7,7 @@
  *
  * A cache hit is fed back synchronously (no promise on the warm path).
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import type { SrvRecord } from '../core/ddds/srv.ts';
 import type { ResolutionCode } from '../core/ddds/codes.ts';
 import type { NaptrRecord } from '../core/ddds/step.ts';
@@ -33,9 +33,9 @@ export interface DriverHost {
   /** The client's own memos (none: nothing is memoised). */
   readonly memos?: ClientMemos;
   /** A cached answer, synchronously (the warm path). */
-  peek(name: string, type: RecordType): DnsLookupResult | undefined;
+  peek(name: string, type: QueryType): DnsLookupResult | undefined;
   /** The answer from the resolver behind the cache (and into the cache). */
-  lookup(name: string, type: RecordType, signal: AbortSignal | undefined): Promise<DnsLookupResult>;
+  lookup(name: string, type: QueryType, signal: AbortSignal | undefined): Promise<DnsLookupResult>;
   /**
    * The THTTP exchange (`thttp.ts`) of `need`, its S/A hosts connected to the
    * addresses found in the DNS where the platform allows it.
@@ -47,7 +47,7 @@ export interface DriverHost {
   /** Require AD on every lookup (`resolve --dnssec`). */
   readonly dnssec?: boolean;
   /** True when the servers answer (name, type) with CD set: a SERVFAIL was a validation failure. */
-  answersWithCd?(name: string, type: RecordType, signal?: AbortSignal): Promise<boolean>;
+  answersWithCd?(name: string, type: QueryType, signal?: AbortSignal): Promise<boolean>;
 }
 
 /** A failed walk: its code, message, trace and cause. */
@@ -177,7 +177,7 @@ function advance(
 ): Promise<WalkNeed> {
   const { host, walk } = run;
   const signal = run.signal();
-  const fail = (name: string, type: RecordType) => (e: unknown) =>
+  const fail = (name: string, type: QueryType) => (e: unknown) =>
     failed(run, name, type, e, signal);
   switch (need.kind) {
     case 'naptr':
@@ -231,7 +231,7 @@ function secured(
 async function failed(
   run: Run,
   name: string,
-  type: RecordType,
+  type: QueryType,
   e: unknown,
   signal: AbortSignal | undefined,
 ): Promise<Extract<DnsFeed<never>, { kind: 'error' }>> {

@@ -18,7 +18,7 @@
  * @see RFC 2181 section 5.4.1 (glue is the least trusted data: only used to
  *   reach the servers it names)
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import type { ReferralStep } from '../core/ddds/trace.ts';
 import { DnsError } from './errors.ts';
 import type { DnsRecord } from '../core/rr/record.ts';
@@ -78,7 +78,7 @@ interface Position {
 /** One lookup's state: the name, the budget and what goes into the trace. */
 interface Walk {
   readonly qname: string;
-  readonly qtype: RecordType;
+  readonly qtype: QueryType;
   readonly budget: Budget;
   readonly depth: number;
   readonly signal: AbortSignal | undefined;
@@ -122,7 +122,7 @@ export class IterativeResolver implements RecordResolver {
     this.now = options.now ?? Date.now;
   }
 
-  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<IterativeResult> {
+  lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<IterativeResult> {
     return this.resolve(qname, qtype, { queries: 0 }, 0, [], signal);
   }
 
@@ -142,7 +142,7 @@ export class IterativeResolver implements RecordResolver {
 
   private async resolve(
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     budget: Budget,
     depth: number,
     cnameChain: string[],
@@ -211,7 +211,7 @@ export class IterativeResolver implements RecordResolver {
   private async ask(
     w: Walk,
     at: Position,
-    ctx: { qname: string; qtype: RecordType; server: string },
+    ctx: { qname: string; qtype: QueryType; server: string },
   ): Promise<Exchange> {
     for (;;) {
       if (++w.budget.queries > this.maxQueries) {
@@ -271,7 +271,7 @@ export class IterativeResolver implements RecordResolver {
     w: Walk,
     c: Extract<Classified, { kind: 'cname' }>,
     cnameChain: string[],
-    ctx: { qname: string; qtype: RecordType; server: string },
+    ctx: { qname: string; qtype: QueryType; server: string },
   ): Promise<IterativeResult> {
     const chain = [...cnameChain, ...c.cnames];
     if (chain.length > this.maxCnames) {
@@ -294,7 +294,7 @@ export class IterativeResolver implements RecordResolver {
     at: Position,
     c: Extract<Classified, { kind: 'referral' }>,
     server: string,
-    ctx: { qname: string; qtype: RecordType; server: string },
+    ctx: { qname: string; qtype: QueryType; server: string },
   ): Promise<void> {
     const next = canonicalName(c.cut);
     if (!isUnder(w.qname, next)) {

@@ -11,7 +11,7 @@
  *   backing up"), RFC 3404 (URI/URN application), RFC 9676 section 10.1
  *   ("clients MUST perform any necessary punycode conversion")
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import { Agent, type Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
@@ -208,7 +208,7 @@ export class LexClient {
    */
   lookupCached(
     name: string,
-    type: RecordType,
+    type: QueryType,
     signal?: AbortSignal,
   ):
     | { result: DnsLookupResult; cached: true }
@@ -219,16 +219,12 @@ export class LexClient {
   }
 
   /** A cached answer, synchronously (the warm path: no promise). @internal */
-  peek(name: string, type: RecordType): DnsLookupResult | undefined {
+  peek(name: string, type: QueryType): DnsLookupResult | undefined {
     return this.cached?.peek(name, type)?.result;
   }
 
   /** The answer from the resolver behind the cache (stored in the cache). @internal */
-  lookup(
-    name: string,
-    type: RecordType,
-    signal: AbortSignal | undefined,
-  ): Promise<DnsLookupResult> {
+  lookup(name: string, type: QueryType, signal: AbortSignal | undefined): Promise<DnsLookupResult> {
     if (this.cached) return this.cached.lookup(name, type, signal);
     const resolver = this.resolver;
     if (resolver) return resolver.lookup(name, type, signal);
@@ -269,7 +265,7 @@ export class LexClient {
   }
 
   /** Whether the stub servers answer (name, type) with CD set (a SERVFAIL was then bogus data). */
-  async answersWithCd(name: string, type: RecordType, signal?: AbortSignal): Promise<boolean> {
+  async answersWithCd(name: string, type: QueryType, signal?: AbortSignal): Promise<boolean> {
     const servers = (this.options.servers ?? []).map((s) =>
       typeof s === 'string' ? parseServerAddress(s) : s,
     );

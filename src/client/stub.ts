@@ -13,7 +13,7 @@
  *   the SOA record and the TTL of the SOA itself")
  * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import type { DnsProtocol } from '../core/ddds/trace.ts';
 import type { DnsRecord, NameRecord } from '../core/rr/record.ts';
 import { RECORD_MODEL } from './compat.ts';
@@ -26,7 +26,7 @@ export interface DnsLookupResult {
   readonly kind: 'answer' | 'nxdomain' | 'nodata';
   /** The name asked. */
   readonly qname: string;
-  readonly qtype: RecordType;
+  readonly qtype: QueryType;
   /** Where the CNAME chain (if any) ended. */
   readonly name: string;
   /**
@@ -64,14 +64,14 @@ export interface DnsLookupResult {
 export interface DnsResolver {
   lookup(
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     signal?: AbortSignal,
   ): Promise<DnsLookupResult | DnsPacketLookupResult>;
 }
 
 /** A DnsResolver whose results are in the record model (the client's own resolvers). */
 export interface RecordResolver extends DnsResolver {
-  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult>;
+  lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<DnsLookupResult>;
 }
 
 /** An answer in dns-packet's shape (`{name, type, ttl, class, data}`). */
@@ -134,7 +134,7 @@ export function negativeTtl(authorities: readonly DnsRecord[]): number {
 const MAX_CNAMES_IN_MESSAGE = 16;
 
 /** Classify a response to (qname, qtype). */
-export function classify(m: Message, qname: string, qtype: RecordType): Classified {
+export function classify(m: Message, qname: string, qtype: QueryType): Classified {
   let current = qname;
   const cnames: string[] = [];
   let ttl = Number.POSITIVE_INFINITY;
@@ -244,7 +244,7 @@ export class StubResolver implements RecordResolver {
     return t;
   }
 
-  lookup(qname: string, qtype: RecordType, signal?: AbortSignal): Promise<DnsLookupResult> {
+  lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<DnsLookupResult> {
     const state: StubState = {
       chain: [],
       name: qname,
@@ -269,7 +269,7 @@ export class StubResolver implements RecordResolver {
   private async restart(
     state: StubState,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     signal: AbortSignal | undefined,
   ): Promise<DnsLookupResult> {
     for (;;) {
@@ -284,7 +284,7 @@ export class StubResolver implements RecordResolver {
   private settle(
     state: StubState,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     ex: Exchange,
   ): DnsLookupResult | undefined {
     const { chain } = state;

@@ -35,7 +35,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import net from 'node:net';
 import { getRandomValues } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../core/rr/types.ts';
 import type { DnsProtocol } from '../core/ddds/trace.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
@@ -117,7 +117,7 @@ export interface TransportStats {
 
 /** Anything that can answer a question: the real transport or a test double. */
 export interface DnsTransportLike {
-  query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange>;
+  query(qname: string, qtype: QueryType, options: QueryOptions): Promise<Exchange>;
 }
 
 const DEFAULTS = {
@@ -492,7 +492,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
    * that answered with one, else `DNS_BAD_RESPONSE` if only malformed or
    * mismatching packets came, else `DNS_TIMEOUT`.
    */
-  query(qname: string, qtype: RecordType, options: QueryOptions): Promise<Exchange> {
+  query(qname: string, qtype: QueryType, options: QueryOptions): Promise<Exchange> {
     const server = options.servers[0];
     this.stats.queries++;
     if (server === undefined || this.opts.tries < 1 || options.signal?.aborted === true) {
@@ -528,7 +528,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
    */
   private async queryLoop(
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     options: QueryOptions,
     first: { udp: UdpOutcome; started: number } | { error: unknown } | undefined,
   ): Promise<Exchange> {
@@ -611,7 +611,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private encodeQuery(
     id: number,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     rd: number,
     edns: boolean,
   ): Buffer {
@@ -621,7 +621,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   }
 
   /** The encoded query with ID 0, and its question decoded (kept per question, bounded). */
-  private template(qname: string, qtype: RecordType, rd: number, edns: boolean): KnownQuestion {
+  private template(qname: string, qtype: QueryType, rd: number, edns: boolean): KnownQuestion {
     let list = this.templates.get(qname);
     if (list !== undefined) {
       for (const t of list) {
@@ -670,7 +670,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private udpExchange(
     server: ServerAddress,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     rd: number,
     edns: boolean,
     signal: AbortSignal | undefined,
@@ -769,7 +769,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
   private tcpExchange(
     server: ServerAddress,
     qname: string,
-    qtype: RecordType,
+    qtype: QueryType,
     rd: number,
     edns: boolean,
     signal: AbortSignal | undefined,

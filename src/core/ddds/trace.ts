@@ -3,7 +3,7 @@
  * (`walk.ts`) writes and the client returns. Plain data, printed as JSON by
  * `lexroute resolve --json --trace` in the key order the builders below use.
  */
-import type { RecordType } from 'dns-packet';
+import type { QueryType } from '../rr/types.ts';
 import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
 import type { ResolutionCode } from './codes.ts';
 
@@ -70,7 +70,7 @@ export interface NaptrTraceStep {
 export interface LookupTraceStep {
   readonly kind: 'srv' | 'address';
   readonly name: string;
-  readonly qtype: RecordType;
+  readonly qtype: QueryType;
   readonly server: string;
   readonly cached: boolean;
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';

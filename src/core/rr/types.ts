@@ -100,7 +100,7 @@ export const TYPE_TA = 32768;
 export const TYPE_DLV = 32769;
 
 /** Mnemonic -> type code, for every type with a mnemonic (IANA registry). */
-export const TYPE_CODES: ReadonlyMap<string, number> = new Map([
+const TYPE_MNEMONICS = [
   ['A', TYPE_A],
   ['NS', TYPE_NS],
   ['MD', TYPE_MD],
@@ -191,7 +191,72 @@ export const TYPE_CODES: ReadonlyMap<string, number> = new Map([
   ['WALLET', TYPE_WALLET],
   ['TA', TYPE_TA],
   ['DLV', TYPE_DLV],
-]);
+] as const;
+
+/**
+ * A type mnemonic of the table (IANA registry): the client's query types
+ * (`DnsResolver.lookup(qname, qtype)`) and the `type` of its records. It
+ * holds every name dns-packet's `RecordType` has, and more.
+ */
+export type TypeMnemonic = (typeof TYPE_MNEMONICS)[number][0];
+
+/** Mnemonics of the table (a name not in it does not compile). */
+type Mnemonics<T extends TypeMnemonic> = T;
+
+/**
+ * The types a client asks by name (`DnsResolver.lookup(qname, qtype)` and the
+ * rest of src/client): the mnemonics the client has always taken, the same
+ * set as dns-packet's `RecordType`, so a resolver written against either
+ * type compiles with the other (test/client/query-type.test.ts).
+ */
+export type QueryType = Mnemonics<
+  | 'A'
+  | 'AAAA'
+  | 'AFSDB'
+  | 'APL'
+  | 'AXFR'
+  | 'CAA'
+  | 'CDNSKEY'
+  | 'CDS'
+  | 'CERT'
+  | 'CNAME'
+  | 'DNAME'
+  | 'DHCID'
+  | 'DLV'
+  | 'DNSKEY'
+  | 'DS'
+  | 'HINFO'
+  | 'HIP'
+  | 'IXFR'
+  | 'IPSECKEY'
+  | 'KEY'
+  | 'KX'
+  | 'LOC'
+  | 'MX'
+  | 'NAPTR'
+  | 'NS'
+  | 'NSEC'
+  | 'NSEC3'
+  | 'NSEC3PARAM'
+  | 'NULL'
+  | 'OPT'
+  | 'PTR'
+  | 'RRSIG'
+  | 'RP'
+  | 'SIG'
+  | 'SOA'
+  | 'SRV'
+  | 'SSHFP'
+  | 'TA'
+  | 'TKEY'
+  | 'TLSA'
+  | 'TSIG'
+  | 'TXT'
+  | 'URI'
+>;
+
+/** Mnemonic -> type code. */
+export const TYPE_CODES: ReadonlyMap<string, number> = new Map<string, number>(TYPE_MNEMONICS);
 
 const TYPE_NAMES: ReadonlyMap<number, string> = new Map(
   [...TYPE_CODES].map(([name, code]) => [code, name]),
