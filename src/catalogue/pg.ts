@@ -41,6 +41,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { CandidateName, CandidateQuery, CatalogueWork, WorkKey } from '../core/match/model.ts';
 import { Batcher } from './batcher.ts';
 import { decodeWork } from './doc.ts';
+import { NameLookups } from './pg-names.ts';
 import type { AsyncCatalogueSource, CatalogueNeed, ScratchReader } from './prefetch.ts';
 import type { RegistryEntry } from '../core/match/registry.ts';
 import {
@@ -195,6 +196,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
    * per name than two smaller statements (measured with bench/resolver.ts;
    * a round trip still answers every request waiting for it).
    */
+  readonly #names: NameLookups;
   readonly #byNames = new Batcher<string, CatalogueWork>((urns) => this.#fetchNames(urns), {
     maxInFlight: 1,
   });
@@ -202,6 +204,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url;
     this.pool = pool;
+    this.#names = new NameLookups(pool);
     this.label = redactUrl(url);
   }
 
@@ -373,15 +376,10 @@ export class PgCatalogue implements AsyncCatalogueSource {
   }
 
   async #fetchNames(urns: readonly string[]): Promise<Map<string, CatalogueWork>> {
-    // unnest: a nested loop of primary-key lookups, one per name (`urn = ANY($1)` plans a bitmap scan).
-    const r = await this.pool.query<[string, ...Row]>({
-      name: 'lexroute_by_names',
-      text: 'SELECT k.urn, w.id, w.doc FROM unnest($1::text[]) u(urn) JOIN lookup k ON k.urn = u.urn JOIN works w ON w.id = k.work_id',
-      values: [urns],
-      rowMode: 'array',
-    });
+    const rows = await this.#names.run(urns);
     const found = new Map<string, CatalogueWork>();
-    for (const [urn, id, doc] of r.rows) found.set(urn, decodeWork(id, doc));
+    for (const [urn, id, doc] of rows)
+      found.set(urn as string, decodeWork(Number(id), doc as string));
     return found;
   }
 
@@ -460,6 +458,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
     this.#closed = true;
     if (this.#poll) clearInterval(this.#poll);
     await this.#listener?.end().catch(() => undefined);
+    await this.#names.close();
     await this.pool.end();
   }
 }
