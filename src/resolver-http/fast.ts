@@ -216,8 +216,20 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
   let served = false;
   let done = false;
   const remote = socket.remoteAddress;
+  // The socket's timeout as last set: set again only when it changes (each
+  // setTimeout makes a new timer; reads and writes refresh the one there).
+  let armed = -1;
+  const arm = (ms: number) => {
+    if (ms === armed) return;
+    armed = ms;
+    socket.setTimeout(ms);
+  };
   const onTimeout = () => {
-    if (state.busy) return;
+    // Waiting for an answer is not idleness; the timer is set again after it.
+    if (state.busy) {
+      armed = -1;
+      return;
+    }
     if (served) socket.destroy();
     else fast.onHeadersTimeout(socket);
   };
@@ -260,7 +272,7 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
         return;
       }
       if (buf.length === 0) {
-        socket.setTimeout(served ? fast.keepAliveMs : fast.headersMs);
+        arm(served ? fast.keepAliveMs : fast.headersMs);
         return;
       }
       const taken = takeRequest(buf);
@@ -274,7 +286,6 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
       const out = fast.respond(appRequest(taken));
       if (out instanceof Promise) {
         state.busy = true;
-        socket.setTimeout(0);
         void out.then((o) => {
           if (!answer(taken, o, started)) return;
           if (socket.isPaused() && !socket.writableNeedDrain) socket.resume();
@@ -301,5 +312,5 @@ export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets):
   socket.on('data', onData);
   socket.on('timeout', onTimeout);
   socket.on('error', onError);
-  socket.setTimeout(fast.headersMs);
+  arm(fast.headersMs);
 }
