@@ -13,6 +13,12 @@
  * server's executor start-up) by the batch size, on both sides of the
  * socket. Every key is still looked up in the database: nothing is kept
  * once its batch has answered.
+ *
+ * When a batch comes back while keys wait, the next batch is sent first
+ * (at the end of that event-loop turn, with the keys read meanwhile), and
+ * only then are the returned batch's callers answered: the database works
+ * on the next batch while this process renders the answers of the last one,
+ * instead of the two waiting for each other in turn.
  */
 export interface BatcherOptions {
   /** Batches out at once (default 2). */
@@ -34,6 +40,8 @@ export class Batcher<K, V> {
   #queue: Waiting<K, V>[] = [];
   #inFlight = 0;
   #scheduled = false;
+  /** Batches come back whose callers are answered once the next batch is out. */
+  #settle: (() => void)[] = [];
   /** Batches sent so far, and the keys they carried (keys / batches: the mean batch size). */
   batches = 0;
   keys = 0;
@@ -56,29 +64,41 @@ export class Batcher<K, V> {
     });
   }
 
-  #schedule(): void {
-    if (this.#scheduled || this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) return;
+  /** Whether a batch will go out at the end of this turn (scheduled now if it can). */
+  #schedule(): boolean {
+    if (this.#scheduled) return true;
+    if (this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) return false;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
       while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
         void this.#send(this.#queue.splice(0, this.#maxBatch));
       }
+      const settle = this.#settle;
+      this.#settle = [];
+      for (const s of settle) s();
     });
+    return true;
   }
 
   async #send(batch: readonly Waiting<K, V>[]): Promise<void> {
     this.#inFlight++;
     this.batches++;
     this.keys += batch.length;
+    let settle: () => void;
     try {
       const found = await this.#run([...new Set(batch.map((b) => b.key))]);
-      for (const b of batch) b.resolve(found.get(b.key));
+      settle = () => {
+        for (const b of batch) b.resolve(found.get(b.key));
+      };
     } catch (e) {
-      for (const b of batch) b.reject(e);
-    } finally {
-      this.#inFlight--;
-      this.#schedule();
+      settle = () => {
+        for (const b of batch) b.reject(e);
+      };
     }
+    this.#inFlight--;
+    // The next batch first, then this one's answers (see above).
+    if (this.#schedule()) this.#settle.push(settle);
+    else settle();
   }
 }

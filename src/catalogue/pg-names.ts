@@ -130,12 +130,11 @@ class NamesQuery {
 }
 
 /**
- * Exact-name lookups over one connection held from the pool (no checkout
- * per statement). A connection that fails (its statement fails, or it is
- * lost) is given back to the pool to be destroyed, and the next lookup
- * takes a new one; the failed lookup's callers get the error.
+ * One connection held from the pool (no checkout per statement). A
+ * connection that fails (its statement fails, or it is lost) is given back
+ * to the pool to be destroyed, and the next lookup takes a new one.
  */
-export class NameLookups {
+class HeldConnection {
   readonly #pool: pg.Pool;
   #held: Promise<pg.PoolClient> | null = null;
   #heldClient: pg.PoolClient | null = null;
@@ -146,29 +145,16 @@ export class NameLookups {
     this.#pool = pool;
   }
 
-  /** The rows `[urn, id, doc]` of the names found. */
-  async run(urns: readonly string[]): Promise<TextRow[]> {
-    const client = await this.#client();
-    return new Promise((resolve, reject) => {
-      const q = new NamesQuery(urns, (err, rows) => {
-        if (err === undefined) return resolve(rows);
-        this.#drop(client, err);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      });
-      client.query(q as unknown as pg.QueryConfig);
-    });
-  }
-
-  #client(): Promise<pg.PoolClient> {
+  get(): Promise<pg.PoolClient> {
     if (this.#closed) return Promise.reject(new Error('the catalogue is closed'));
     if (this.#held !== null) return this.#held;
     const held = this.#pool.connect().then(
       (client) => {
         // A held client has no pool listener: a lost connection must not go unhandled.
-        client.on('error', (err) => this.#drop(client, err));
-        client.on('end', () => this.#drop(client, new Error('the connection ended')));
+        client.on('error', (err) => this.drop(client, err));
+        client.on('end', () => this.drop(client, new Error('the connection ended')));
         if (this.#held === held) this.#heldClient = client;
-        if (this.#closed) this.#drop(client, undefined);
+        if (this.#closed) this.drop(client, undefined);
         return client;
       },
       (e: unknown) => {
@@ -181,7 +167,7 @@ export class NameLookups {
   }
 
   /** Stop holding `client`: back to the pool, destroyed when `err` is given (once). */
-  #drop(client: pg.PoolClient, err: unknown): void {
+  drop(client: pg.PoolClient, err: unknown): void {
     if (this.#dropped.has(client)) return;
     this.#dropped.add(client);
     if (this.#heldClient === client) {
@@ -196,6 +182,38 @@ export class NameLookups {
     this.#closed = true;
     const client = await this.#held?.catch(() => undefined);
     this.#held = null;
-    if (client !== undefined) this.#drop(client, undefined);
+    if (client !== undefined) this.drop(client, undefined);
+  }
+}
+
+/**
+ * Exact-name lookups over one held connection, one statement at a time
+ * (the caller, `Batcher`, keeps one out). A failed lookup's callers get the
+ * error; its connection is replaced.
+ */
+export class NameLookups {
+  readonly #held: HeldConnection;
+
+  constructor(pool: pg.Pool) {
+    this.#held = new HeldConnection(pool);
+  }
+
+  /** The rows `[urn, id, doc]` of the names found. */
+  async run(urns: readonly string[]): Promise<TextRow[]> {
+    const held = this.#held;
+    const client = await held.get();
+    return new Promise<TextRow[]>((resolve, reject) => {
+      const q = new NamesQuery(urns, (err, rows) => {
+        if (err === undefined) return resolve(rows);
+        held.drop(client, err);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      });
+      client.query(q as unknown as pg.QueryConfig);
+    });
+  }
+
+  /** Give the held connection back (before the pool ends). */
+  async close(): Promise<void> {
+    await this.#held.close();
   }
 }

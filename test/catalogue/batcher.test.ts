@@ -57,6 +57,31 @@ describe('Batcher', () => {
     expect(s.maxOut()).toBe(2);
   });
 
+  it('a batch back while keys wait: the next batch is sent before its callers are answered', async () => {
+    const events: string[] = [];
+    const b = new Batcher<string, string>(
+      async (keys) => {
+        events.push(`send ${keys.join(',')}`);
+        await new Promise((r) => setTimeout(r, 10));
+        return new Map(keys.map((k) => [k, k.toUpperCase()]));
+      },
+      { maxInFlight: 1 },
+    );
+    const answered = (p: Promise<string | undefined>) =>
+      p.then((v) => {
+        events.push(`answer ${v}`);
+      });
+    const first = answered(b.get('a'));
+    await new Promise((r) => setImmediate(r));
+    const second = [answered(b.get('b')), answered(b.get('c'))];
+    await Promise.all([first, ...second]);
+    expect(events).toEqual(['send a', 'send b,c', 'answer A', 'answer B', 'answer C']);
+    // Alone (nothing waiting), a batch's callers are answered at once.
+    events.length = 0;
+    await answered(b.get('d'));
+    expect(events).toEqual(['send d', 'answer D']);
+  });
+
   it('a failed batch rejects each of its keys, and the next batch is sent', async () => {
     let calls = 0;
     const b = new Batcher<string, number>(async (keys) => {
