@@ -206,111 +206,152 @@ function appRequest(taken: Taken): AppRequest {
   };
 }
 
-/**
- * Serve a new connection: requests in the fast shape here, the connection
- * handed to node:http at the first one that is not.
- */
-export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets): void {
-  let buf: Buffer = Buffer.alloc(0);
-  const state = { busy: false };
-  let served = false;
-  let done = false;
-  const remote = socket.remoteAddress;
-  // The socket's timeout as last set: set again only when it changes (each
-  // setTimeout makes a new timer; reads and writes refresh the one there).
-  let armed = -1;
-  const arm = (ms: number) => {
-    if (ms === armed) return;
-    armed = ms;
-    socket.setTimeout(ms);
-  };
-  const onTimeout = () => {
+/** The bytes for `res`, or for the 500 answer when node:http could not send it either. */
+function answerBytes(
+  res: AppResponse,
+  head: boolean,
+  close: boolean,
+  keepAliveMs: number,
+): { out: AppResponse; bytes: Buffer } {
+  const bytes = responseBytes(res, head, close, keepAliveMs);
+  if (bytes !== undefined) return { out: res, bytes };
+  const out = unsendable();
+  return { out, bytes: responseBytes(out, head, close, keepAliveMs) as Buffer };
+}
+
+/** One connection on the fast path (see the file's comment). */
+class FastConnection {
+  readonly #socket: Socket;
+  readonly #fast: FastHttp;
+  readonly #sockets: FastSockets;
+  readonly #remote: string | undefined;
+  #buf: Buffer = Buffer.alloc(0);
+  /** An answer is pending (the next request waits for it). */
+  readonly state = { busy: false };
+  #served = false;
+  #done = false;
+  /**
+   * The socket's timeout as last set: set again only when it changes (each
+   * setTimeout makes a new timer; reads and writes refresh the one there).
+   */
+  #armed = -1;
+
+  constructor(socket: Socket, fast: FastHttp, sockets: FastSockets) {
+    this.#socket = socket;
+    this.#fast = fast;
+    this.#sockets = sockets;
+    this.#remote = socket.remoteAddress;
+    sockets.add(socket, this.state);
+    socket.on('data', this.#onData);
+    socket.on('timeout', this.#onTimeout);
+    socket.on('error', this.#onError);
+    this.#arm(fast.headersMs);
+  }
+
+  #arm(ms: number): void {
+    if (ms === this.#armed) return;
+    this.#armed = ms;
+    this.#socket.setTimeout(ms);
+  }
+
+  readonly #onTimeout = (): void => {
     // Waiting for an answer is not idleness; the timer is set again after it.
-    if (state.busy) {
-      armed = -1;
+    if (this.state.busy) {
+      this.#armed = -1;
       return;
     }
-    if (served) socket.destroy();
-    else fast.onHeadersTimeout(socket);
+    if (this.#served) this.#socket.destroy();
+    else this.#fast.onHeadersTimeout(this.#socket);
   };
-  const onError = () => socket.destroy();
-  const stop = () => {
-    done = true;
-    socket.off('data', onData);
-    socket.off('timeout', onTimeout);
-    socket.off('error', onError);
+
+  readonly #onError = (): void => {
+    this.#socket.destroy();
+  };
+
+  #stop(): void {
+    this.#done = true;
+    const socket = this.#socket;
+    socket.off('data', this.#onData);
+    socket.off('timeout', this.#onTimeout);
+    socket.off('error', this.#onError);
     socket.setTimeout(0);
-    sockets.delete(socket);
-  };
+    this.#sockets.delete(socket);
+  }
+
   /** Write one answer; false when the connection is done with. */
-  const answer = (taken: Taken, res: AppResponse, started: number): boolean => {
-    state.busy = false;
+  #answer(taken: Taken, res: AppResponse, started: number): boolean {
+    this.state.busy = false;
+    const socket = this.#socket;
     if (socket.destroyed) return false;
-    const close = taken.close || sockets.closing;
-    let out = res;
-    let bytes = responseBytes(out, taken.method === 'HEAD', close, fast.keepAliveMs);
-    if (bytes === undefined) {
-      out = unsendable();
-      bytes = responseBytes(out, taken.method === 'HEAD', close, fast.keepAliveMs) as Buffer;
-    }
+    const close = taken.close || this.#sockets.closing;
+    const head = taken.method === 'HEAD';
+    const { out, bytes } = answerBytes(res, head, close, this.#fast.keepAliveMs);
     socket.write(bytes);
-    fast.record(taken.method, taken.target, remote, out, started);
-    served = true;
-    buf = buf.subarray(taken.length);
+    this.#fast.record(taken.method, taken.target, this.#remote, out, started);
+    this.#served = true;
+    this.#buf = this.#buf.subarray(taken.length);
     if (!close) return true;
-    stop();
+    this.#stop();
     socket.end();
     return false;
-  };
-  const drain = () => {
+  }
+
+  #drain(): void {
+    const socket = this.#socket;
+    const fast = this.#fast;
     for (;;) {
       // A client that sends requests without reading the answers: read no
       // more until its socket has taken what was written (as node:http).
       if (socket.writableNeedDrain) {
         socket.pause();
-        socket.once('drain', resume);
+        socket.once('drain', this.#resume);
         return;
       }
-      if (buf.length === 0) {
-        arm(served ? fast.keepAliveMs : fast.headersMs);
+      if (this.#buf.length === 0) {
+        this.#arm(this.#served ? fast.keepAliveMs : fast.headersMs);
         return;
       }
-      const taken = takeRequest(buf);
+      const taken = takeRequest(this.#buf);
       if (taken === 'other' || taken === 'more') {
         // A request that is not complete yet goes to node:http too, with its timeouts.
-        stop();
-        fast.handOver(socket, buf);
+        this.#stop();
+        fast.handOver(socket, this.#buf);
         return;
       }
       const started = fast.timed ? performance.now() : 0;
       const out = fast.respond(appRequest(taken));
       if (out instanceof Promise) {
-        state.busy = true;
+        this.state.busy = true;
         void out.then((o) => {
-          if (!answer(taken, o, started)) return;
+          if (!this.#answer(taken, o, started)) return;
           if (socket.isPaused() && !socket.writableNeedDrain) socket.resume();
-          drain();
+          this.#drain();
         });
         return;
       }
-      if (!answer(taken, out, started)) return;
+      if (!this.#answer(taken, out, started)) return;
     }
+  }
+
+  readonly #resume = (): void => {
+    if (this.#done || this.#socket.destroyed) return;
+    this.#socket.resume();
+    if (!this.state.busy) this.#drain();
   };
-  function resume(): void {
-    if (done || socket.destroyed) return;
-    socket.resume();
-    if (!state.busy) drain();
-  }
-  function onData(d: Buffer): void {
-    if (done) return;
-    buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
+
+  readonly #onData = (d: Buffer): void => {
+    if (this.#done) return;
+    this.#buf = this.#buf.length === 0 ? d : Buffer.concat([this.#buf, d]);
     // Pipelined requests held behind a pending answer: bounded, as the head size is.
-    if (state.busy && buf.length > MAX_PENDING) socket.pause();
-    if (!state.busy) drain();
-  }
-  sockets.add(socket, state);
-  socket.on('data', onData);
-  socket.on('timeout', onTimeout);
-  socket.on('error', onError);
-  arm(fast.headersMs);
+    if (this.state.busy && this.#buf.length > MAX_PENDING) this.#socket.pause();
+    if (!this.state.busy) this.#drain();
+  };
+}
+
+/**
+ * Serve a new connection: requests in the fast shape here, the connection
+ * handed to node:http at the first one that is not.
+ */
+export function serveFast(socket: Socket, fast: FastHttp, sockets: FastSockets): void {
+  new FastConnection(socket, fast, sockets);
 }
