@@ -15,7 +15,9 @@
  *
  * Reads go through `fill` (see `./prefetch.ts`): an exact match is one
  * statement (lookup joined to works by primary keys), shared by the
- * concurrent requests' names (`./batcher.ts`); a partial match one more,
+ * concurrent requests' names (`./batcher.ts`) and sent on one held
+ * connection without pg's general query path (`./pg-names.ts`); a partial
+ * match one more,
  * which returns the candidates' whole documents, found through the
  * `names_number`/`names_year` indexes or the `name_numbers` primary key.
  * The resolver's statements are named (parsed once per connection) and,
