@@ -13,7 +13,7 @@
  *     [--timeline] [--server-flags="--trace-gc ..."] [--load-nice N]
  *
  * --load-nice N serves with `zoneFiles.loadNice` N (the load thread's nice
- * value; 10 by default): the reload time against the answers' latency.
+ * value; 0 by default): the reload time against the answers' latency.
  *
  * --timeline prints, for each reload window, its answers in 100 ms steps from
  * the SIGHUP (answers, those over 10 ms, the slowest), beside the server's
@@ -174,7 +174,9 @@ function printTimeline(
   serverStart: number,
   gcOut: string,
 ) {
-  const timeOf = (offset: number) => w.samples.find(([, size]) => size > offset)?.[0] ?? NaN;
+  // Answers written after the last sample count in the last step.
+  const timeOf = (offset: number) =>
+    (w.samples.find(([, size]) => size > offset) ?? w.samples.at(-1))?.[0] ?? w.at;
   const steps = new Map<number, { n: number; slow: number; max: number; notes: string[] }>();
   const step = (t: number) => {
     const k = Math.floor((t - w.at) / 100);

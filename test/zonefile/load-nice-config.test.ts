@@ -1,8 +1,8 @@
 /**
  * `zoneFiles.loadNice`: the nice value of the thread that loads zones
- * (issue 20: a reload at nice 10 leaves the answering threads the CPU, at
- * the cost of a longer reload on a busy machine; 0 loads at their
- * priority). The default is 10; the value reaches the load thread (read
+ * (issue 20: 0 loads at the answering threads' priority; 10 leaves them the
+ * CPU first, at the cost of a longer reload on a busy machine). The default
+ * is 0; the value reaches the load thread (read
  * back from /proc on Linux); out-of-range values are refused with their path.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,8 +28,8 @@ function threadNices(): number[] {
 const ZONE = '$TTL 300\n@ IN SOA ns host 1 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n';
 
 describe('zoneFiles.loadNice', () => {
-  it('defaults to 10 and takes 0 to 19', () => {
-    expect(validateServerConfig({}).config.zoneFiles.loadNice).toBe(10);
+  it('defaults to 0 and takes 0 to 19', () => {
+    expect(validateServerConfig({}).config.zoneFiles.loadNice).toBe(0);
     for (const nice of [0, 19]) {
       const { config, errors } = validateServerConfig({ zoneFiles: { loadNice: nice } });
       expect(errors).toEqual([]);
