@@ -62,13 +62,16 @@ async function burst(port: number, names: (i: number) => string, n = BURST): Pro
  * Limited to the rate with slip 2. The burst starts just after a second
  * boundary and normally ends within that second (then exactly RATE are sent,
  * and of the rest the first and every second one is truncated); on a loaded
- * machine the server may reach the next second and credit RATE more.
+ * machine the server may reach the next second and credit RATE more, and a
+ * datagram or two of the burst may be lost on the loopback (counted as
+ * dropped, so the truncated half of the rest can be off by up to 2: seen in
+ * a full CI run at load 8, 46 truncated of 95 limited).
  */
 function expectLimited(c: Counts, n: number): void {
   expect(c.sent + c.truncated + c.dropped).toBe(n);
   expect(c.sent).toBeGreaterThanOrEqual(RATE);
   expect(c.sent).toBeLessThanOrEqual(2 * RATE);
-  expect(Math.abs(c.truncated - (n - c.sent) / SLIP)).toBeLessThanOrEqual(1);
+  expect(Math.abs(c.truncated - (n - c.sent) / SLIP)).toBeLessThanOrEqual(2);
 }
 
 /** The same counts as BIND's, up to one second's credit if one of the bursts crossed a second. */
