@@ -124,7 +124,7 @@ export function redactUrl(url: string): string {
 export interface PgOpenOptions {
   /** The resolver: never migrate (refuse an older schema instead). */
   readonly readOnly?: boolean;
-  /** Pool size (default 8). */
+  /** Pool size (default 8; at least 2: a reader holds one connection for its exact-name lookups). */
   readonly poolSize?: number;
 }
 
@@ -214,7 +214,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
   static async open(url: string, options: PgOpenOptions = {}): Promise<PgCatalogue> {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.poolSize ?? 8,
+      max: Math.max(2, options.poolSize ?? 8),
       application_name: 'lexroute',
     });
     // An idle client's connection lost (server restart): the pool replaces it.
