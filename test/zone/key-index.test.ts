@@ -63,6 +63,28 @@ describe('key index', () => {
       expect(indexed.nodes.get(nameKey(absent))).toBeUndefined();
   });
 
+  it('keeps the views of the names it found: the same view again, right after others push it out', () => {
+    // Zone of many names, so the 64 kept views are pushed out and made again.
+    let text = '$ORIGIN many.test.\n$TTL 300\n@ SOA ns host 1 2 3 4 5\n@ NS ns\nns A 192.0.2.1\n';
+    for (let i = 0; i < 300; i++) text += `n${i} A 192.0.2.${i % 250}\nn${i} TXT "t${i}"\n`;
+    const zone = loadZoneText(text, 'many.test.zone').zone!;
+    const { nodes } = indexZone(zone);
+    const key = (n: string) => nameKey(`${n}.many.test.`);
+    const plain = (n: string) => JSON.parse(JSON.stringify(zone.nodes.get(`${n}.many.test.`)));
+    const first = nodes.get(key('n7'))!;
+    expect(nodes.get(key('n7'))).toBe(first);
+    // A name's last RRset is kept too; another type gives its own RRset.
+    expect(first.rrsets.get(1)).toBe(first.rrsets.get(1));
+    expect(first.rrsets.get(16)!.records[0]!.rdata).toEqual(Uint8Array.of(2, 116, 55));
+    expect(first.rrsets.get(1)!.records[0]!.rdata).toEqual(Uint8Array.of(192, 0, 2, 7));
+    for (let i = 0; i < 300; i++) {
+      const v = nodes.get(key(`n${i}`))!;
+      expect(JSON.parse(JSON.stringify(v)), `n${i}`).toEqual(plain(`n${i}`));
+    }
+    expect(JSON.parse(JSON.stringify(nodes.get(key('n7'))))).toEqual(plain('n7'));
+    expect(nodes.get(key('nothing'))).toBeUndefined();
+  });
+
   it("searches a parsed zone through the store's own name table (no key columns built)", () => {
     const zone = load();
     expect((zone as StoreZone).store.canonicalNames).toBe(true);

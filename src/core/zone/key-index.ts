@@ -20,6 +20,9 @@ import type { ZoneNode } from './model.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from './store.ts';
 import { NodeView } from './views.ts';
 
+/** Node views kept per lookup index (a power of two). */
+const VIEW_CACHE = 64;
+
 /** The index's columns: structured-clonable, every field a typed array or a number. */
 export interface KeyIndexColumns {
   /** Name row + 1 per slot, 0 = free; a power of two at least twice the names. */
@@ -199,8 +202,19 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
 
   get(key: string): ZoneNode | undefined {
     const n = this.row(key);
-    return n < 0 ? undefined : new NodeView(this.store, n);
+    if (n < 0) return undefined;
+    // A small direct-mapped cache of views by row: every lookup gets the apex
+    // and its way down, and making a view (own getters, views.ts) costs more
+    // than the search. Views are immutable over an immutable store.
+    const slot = n & (VIEW_CACHE - 1);
+    if (this.viewRows[slot] === n + 1) return this.views[slot]!;
+    const v = new NodeView(this.store, n);
+    this.viewRows[slot] = n + 1;
+    this.views[slot] = v;
+    return v;
   }
+  private readonly viewRows = new Int32Array(VIEW_CACHE);
+  private readonly views = new Array<NodeView | undefined>(VIEW_CACHE);
   has(key: string): boolean {
     return this.row(key) >= 0;
   }

@@ -126,6 +126,8 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
   declare readonly belowCut: boolean;
   readonly #store: ZoneStore;
   readonly #n: number;
+  #lastSet = -1;
+  #lastView: RRsetView | undefined;
   constructor(store: ZoneStore, n: number) {
     this.#store = store;
     this.#n = n;
@@ -155,7 +157,14 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
   }
   get(type: number): RRset | undefined {
     const s = this.#store.findSet(this.#n, type);
-    return s < 0 ? undefined : new RRsetView(this.#store, s);
+    if (s < 0) return undefined;
+    // The last RRset asked is kept: a lookup index keeps its hot node views
+    // (key-index.ts), and a wildcard answers the same RRset query after query.
+    if (s === this.#lastSet) return this.#lastView;
+    const v = new RRsetView(this.#store, s);
+    this.#lastSet = s;
+    this.#lastView = v;
+    return v;
   }
   has(type: number): boolean {
     return this.#store.findSet(this.#n, type) >= 0;
