@@ -8,7 +8,7 @@
  * test/server/rcodes.test.ts checks each against the server's answers.
  */
 import type { QueryParseCode, QueryRefusalCode } from '../core/wire/codes.ts';
-import type { NotifyRefusalCode, TsigRequestCode } from '../core/xfr/codes.ts';
+import type { NotifyRefusalCode, TsigMalformedCode, TsigRequestCode } from '../core/xfr/codes.ts';
 import { RCODE_NOTAUTH } from '../core/xfr/tsig.ts';
 import { RCODE_NAMES as WIRE_RCODE_NAMES } from '../core/wire/response.ts';
 import {
@@ -31,7 +31,7 @@ export const RCODE_NAMES: Readonly<Record<number, string>> = {
 
 /** Every failure the engine answers with an error rcode. */
 export type DnsFailureCode =
-  QueryParseCode | QueryRefusalCode | NotifyRefusalCode | TsigRequestCode;
+  QueryParseCode | QueryRefusalCode | NotifyRefusalCode | TsigRequestCode | TsigMalformedCode;
 
 export const RCODE_OF: Readonly<Record<DnsFailureCode, number>> = {
   // The query parser: a malformed message (RFC 1035 section 4.1.1).
@@ -66,6 +66,10 @@ export const RCODE_OF: Readonly<Record<DnsFailureCode, number>> = {
   TSIG_BAD_SIG: RCODE_NOTAUTH,
   TSIG_BAD_TRUNC: RCODE_NOTAUTH,
   TSIG_BAD_TIME: RCODE_NOTAUTH,
+  // A TSIG record that cannot be read, or is not the last record (RFC 8945
+  // sections 5.1 and 5.2: "the server MUST regard the message as corrupt
+  // and return a FORMERR"), answered unsigned. BIND and Knot do the same.
+  TSIG_MALFORMED: RCODE_FORMERR,
 };
 
 /** The rcode a failure is answered with. */

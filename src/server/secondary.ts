@@ -217,8 +217,16 @@ export class Secondaries {
     let signer: TsigSigner | undefined;
     if (keyed.length > 0 && keyed.length === from.length) {
       const t = readTsig(msg);
-      if (t === undefined || t === 'FORMERR')
-        return refuse('not signed with the primary key', 'NOTIFY_TSIG');
+      if (t === 'FORMERR') {
+        this.log.warn('notify_refused', {
+          zone: z.origin,
+          from: source,
+          code: 'TSIG_MALFORMED',
+          why: 'a TSIG record that cannot be read',
+        });
+        return answerHeader(msg, q.end, RCODE_OF.TSIG_MALFORMED);
+      }
+      if (t === undefined) return refuse('not signed with the primary key', 'NOTIFY_TSIG');
       const keys = new Map<string, TsigKey>();
       for (const p of keyed) {
         const k = this.o.keys.get(nameWireKey(p.key!));

@@ -29,6 +29,22 @@ export const nodeHmac: Hmac = (algorithm, secret, data) =>
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
+ * The answer to a request whose TSIG record cannot be read, or is not the
+ * last record (RFC 8945 sections 5.1 and 5.2): header and question of the
+ * request, FORMERR (`RCODE_OF.TSIG_MALFORMED`), no TSIG record (there is no
+ * key to sign with).
+ */
+export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uint8Array {
+  const head = new Uint8Array(questionEnd);
+  head.set(msg.subarray(0, questionEnd));
+  head[2] = 0x80 | (msg[2]! & 0x79);
+  head[3] = rcodeOf('TSIG_MALFORMED');
+  head.fill(0, 4, 12);
+  head[5] = questionEnd > 12 ? 1 : 0;
+  return head;
+}
+
+/**
  * The answer to a request whose TSIG failed: header and question of the
  * request, the failure's rcode (`RCODE_OF`: NOTAUTH), and a TSIG record with
  * its TSIG error.

@@ -36,7 +36,7 @@ import {
   verifyRequest,
   type TsigKey,
 } from '../core/xfr/tsig.ts';
-import { nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
+import { malformedTsigResponse, nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
 
 /** Packing time after which a transfer lets the event loop run (UDP and other TCP clients). */
 const SLICE_MS = 2;
@@ -84,8 +84,7 @@ type Auth =
       /** The wire key of the key's name (undefined: unsigned). */
       readonly keyKey: string | undefined;
     }
-  | { readonly kind: 'error'; readonly response: Uint8Array }
-  | { readonly kind: 'refuse' };
+  | { readonly kind: 'error'; readonly response: Uint8Array };
 
 /** The question of a transfer query: name key, type, and where the question ends; undefined for other messages. */
 export function transferQuestion(
@@ -225,7 +224,7 @@ export class Transfers {
    * The TSIG of a transfer request (RFC 8945 section 5.2): none, valid (the
    * answer is signed with its key; whether the key admits the request is
    * the zone's ACL's to say), or failed (NOTAUTH with BADKEY, BADSIG or
-   * BADTIME, answered at once).
+   * BADTIME, answered at once; FORMERR when the TSIG record cannot be read).
    */
   private authenticate(
     msg: Uint8Array,
@@ -234,7 +233,11 @@ export class Transfers {
     summary: LogSummary,
   ): Auth {
     const t = readTsig(msg);
-    if (t === 'FORMERR') return { kind: 'refuse' };
+    if (t === 'FORMERR') {
+      this.stats.tsigFailed++;
+      summary.note('xfr_tsig_failed', source, 'TSIG_MALFORMED');
+      return { kind: 'error', response: malformedTsigResponse(msg, questionEnd) };
+    }
     if (t === undefined)
       return { kind: 'ok', signer: undefined, key: undefined, keyKey: undefined };
     const now = nowSeconds();
@@ -311,7 +314,6 @@ export class Transfers {
       socket.write(frame(auth.response));
       return Promise.resolve();
     }
-    if (auth.kind === 'refuse') return undefined;
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;
@@ -402,7 +404,11 @@ export class Transfers {
     if (msg[10] === 0 && msg[11] === 0) return out;
     if ((out[3]! & 0x0f) === RCODE_NOTAUTH) return out;
     const t = readTsig(msg);
-    if (t === undefined || t === 'FORMERR') return out;
+    if (t === undefined) return out;
+    if (t === 'FORMERR') {
+      this.stats.tsigFailed++;
+      return Buffer.from(malformedTsigResponse(msg, questionEnd));
+    }
     const now = nowSeconds();
     const check = verifyRequest(msg, t, keys, nodeHmac, now);
     if (!check.ok) {
@@ -423,7 +429,6 @@ export class Transfers {
     if (q === undefined || q.qtype !== QTYPE_IXFR) return undefined;
     const auth = this.authenticate(msg, q.questionEnd, source, summary);
     if (auth.kind === 'error') return Buffer.from(auth.response);
-    if (auth.kind === 'refuse') return undefined;
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;

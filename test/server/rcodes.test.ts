@@ -74,7 +74,13 @@ describe('failure to rcode (server/rcodes.ts)', () => {
     const parser = Object.keys(WIRE_CODES).filter((c) => !NAME_CODES.includes(c));
     // And the NOTIFY refusals and the TSIG failures of a signed request.
     const notify = ['NOTIFY_REFUSED', 'NOTIFY_TSIG', 'NOTIFY_MALFORMED'];
-    const tsig = ['TSIG_BAD_KEY', 'TSIG_BAD_SIG', 'TSIG_BAD_TRUNC', 'TSIG_BAD_TIME'];
+    const tsig = [
+      'TSIG_BAD_KEY',
+      'TSIG_BAD_SIG',
+      'TSIG_BAD_TRUNC',
+      'TSIG_BAD_TIME',
+      'TSIG_MALFORMED',
+    ];
     const expected = [...parser, ...Object.keys(QUERY_REFUSAL_CODES), ...notify, ...tsig].sort();
     expect(Object.keys(RCODE_OF).sort()).toEqual(expected);
   });
@@ -162,9 +168,15 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
       ...(['NOTIFY_REFUSED', 'NOTIFY_TSIG', 'NOTIFY_MALFORMED'] as const).map(
         (c): [DnsFailureCode, string] => [c, XFR_IN_CODES[c]],
       ),
-      ...(['TSIG_BAD_KEY', 'TSIG_BAD_SIG', 'TSIG_BAD_TRUNC', 'TSIG_BAD_TIME'] as const).map(
-        (c): [DnsFailureCode, string] => [c, TSIG_CODES[c]],
-      ),
+      ...(
+        [
+          'TSIG_BAD_KEY',
+          'TSIG_BAD_SIG',
+          'TSIG_BAD_TRUNC',
+          'TSIG_BAD_TIME',
+          'TSIG_MALFORMED',
+        ] as const
+      ).map((c): [DnsFailureCode, string] => [c, TSIG_CODES[c]]),
     ];
     for (const [code, meaning] of codes) {
       const named = /\b(FORMERR|SERVFAIL|NOTIMP|REFUSED|NOTAUTH)\b/.exec(meaning);
@@ -217,5 +229,20 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
       cases.map(([, code]) => ['NOTIFY_TSIG', code]),
     );
     expect(answer(sign(KEY)).rcode).toBe('NOERROR');
+  });
+
+  it('a NOTIFY whose TSIG record is not the last record gets the table’s rcode, unsigned', () => {
+    const m = new TsigSigner(KEY, nodeHmac, now, undefined).sign(notify('keyed.test'));
+    const extra = Uint8Array.of(0, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1);
+    const bad = new Uint8Array(m.length + extra.length);
+    bad.set(m);
+    bad.set(extra, m.length);
+    bad[11] = bad[11]! + 1;
+    lines.length = 0;
+    const a = answer(bad);
+    expect(a.rcode).toBe(name('TSIG_MALFORMED'));
+    expect(a.rcode).toBe('FORMERR');
+    expect(a.tsig).toBeUndefined();
+    expect(lines.map((l) => [l.event, l.code])).toEqual([['notify_refused', 'TSIG_MALFORMED']]);
   });
 });

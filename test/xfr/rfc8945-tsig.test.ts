@@ -223,6 +223,25 @@ describe.skipIf(skip !== undefined)(
       expect(server.transfers.stats.tsigFailed).toBeGreaterThanOrEqual(3);
     });
 
+    it('a TSIG record that is not the last record: FORMERR, unsigned, as NSD, Knot and BIND answer', async () => {
+      // RFC 8945 section 5.1: a TSIG anywhere but last makes the message corrupt (FORMERR).
+      const good = signed(keys.sha256);
+      const extra = Uint8Array.of(0, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1); // ". A 192.0.2.1"
+      const bad = new Uint8Array(good.length + extra.length);
+      bad.set(good);
+      bad.set(extra, good.length);
+      bad[11] = bad[11]! + 1; // ARCOUNT
+      const failedBefore = server.transfers.stats.tsigFailed;
+      const ours = await firstAnswer(port, bad);
+      expect(ours[3]! & 0xf).toBe(1);
+      expect(readTsig(ours)).toBeUndefined();
+      expect(server.transfers.stats.tsigFailed).toBe(failedBefore + 1);
+      const theirs = await Promise.all(
+        daemons.map(async (d, i) => [d.name, (await firstAnswer(ports[i]!, bad))[3]! & 0xf]),
+      );
+      expect(theirs).toEqual(daemons.map((d) => [d.name, 1]));
+    });
+
     it('unsigned, or signed but from outside the address ACL: REFUSED', async () => {
       const unsigned = await firstAnswer(port, xfrQuery(ORIGIN, 'AXFR').subarray(2));
       expect(unsigned[3]! & 0xf).toBe(5);

@@ -50,7 +50,8 @@ export const TSIG_CODES = {
     'a MAC truncated below half its length or 10 octets (TSIG error BADTRUNC; a request is answered NOTAUTH)',
   TSIG_BAD_TIME:
     'signed outside the time fudge (TSIG error BADTIME; a request is answered NOTAUTH, signed, with our time)',
-  TSIG_MALFORMED: 'a TSIG record that cannot be read, or that is not the last record',
+  TSIG_MALFORMED:
+    'a TSIG record that cannot be read, or that is not the last record (a request is answered FORMERR, RFC 8945 sections 5.1 and 5.2)',
   TSIG_UNSIGNED: 'the answer to a request we signed is not signed',
   TSIG_PEER_ERROR:
     'the peer answers our signed request with a TSIG error (BADKEY, BADSIG, BADTIME)',
@@ -60,6 +61,9 @@ export type TsigCode = keyof typeof TSIG_CODES;
 
 /** The failures of a signed request's TSIG (`verifyRequest`): each answered NOTAUTH with its TSIG error. */
 export type TsigRequestCode = 'TSIG_BAD_KEY' | 'TSIG_BAD_SIG' | 'TSIG_BAD_TRUNC' | 'TSIG_BAD_TIME';
+
+/** A request whose TSIG record cannot be read: answered FORMERR, unsigned (RFC 8945 section 5.2). */
+export type TsigMalformedCode = 'TSIG_MALFORMED';
 
 /** The failures of the answer to a request we signed (`verifyResponse`): any TSIG code. */
 export type TsigResponseCode = TsigCode;
