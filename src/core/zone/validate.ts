@@ -36,6 +36,20 @@ const MAX_TTL = 0x7fffffff;
 export function validateStore(st: ZoneStore, origin: string, owners: number): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   const apex = st.findName(origin);
+  checkApex(st, origin, apex, out);
+  const dnames: string[] = [];
+  for (let n = 0; n < owners; n++) {
+    if (st.nameFlags(n) & NODE_OUT_OF_ZONE) continue;
+    checkNode(st, origin, apex, n, dnames, out);
+  }
+  checkOccluded(st, owners, dnames, out);
+  checkGlue(st, origin, apex, owners, dnames, out);
+  checkTargets(st, origin, owners, out);
+  return out;
+}
+
+/** SOA and NS at the apex. */
+function checkApex(st: ZoneStore, origin: string, apex: number, out: ZoneDiagnostic[]): void {
   const soa = apex < 0 ? -1 : st.findSet(apex, TYPE_SOA);
   let firstRec = -1;
   for (let r = 0; r < st.recordCount; r++)
@@ -73,108 +87,124 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       token: origin,
     });
   }
+}
 
-  const dnames: string[] = [];
-  for (let n = 0; n < owners; n++) {
-    if (st.nameFlags(n) & NODE_OUT_OF_ZONE) continue;
-    const first = st.firstRRset(n);
-    // Most names need no message: their string is made only when one does.
-    const owner = (): string => st.name(n);
-    // RFC 4592 section 2.1.1: only a leftmost `*` label makes a wildcard; a `*`
-    // further right is an ordinary label, which is almost always a mistake
-    // (BIND warns: "contains a non-terminal wildcard").
-    if (innerStar(st, n)) {
+/**
+ * One owner's own checks: a non-terminal wildcard, SOA off the apex, DS at
+ * the apex, TTL range, CNAME and DNAME exclusivity. A DNAME owner is added
+ * to `dnames`.
+ */
+function checkNode(
+  st: ZoneStore,
+  origin: string,
+  apex: number,
+  n: number,
+  dnames: string[],
+  out: ZoneDiagnostic[],
+): void {
+  const first = st.firstRRset(n);
+  // Most names need no message: their string is made only when one does.
+  const owner = (): string => st.name(n);
+  // RFC 4592 section 2.1.1: only a leftmost `*` label makes a wildcard; a `*`
+  // further right is an ordinary label, which is almost always a mistake
+  // (BIND warns: "contains a non-terminal wildcard").
+  if (innerStar(st, n)) {
+    out.push({
+      code: 'ZONE_NONTERMINAL_WILDCARD',
+      message: `${owner()} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
+      severity: 'warning',
+      ...st.at(first >= 0 ? st.firstRecord(first) : -1),
+      token: owner(),
+    });
+  }
+  let cname = -1;
+  let dname = -1;
+  let other = -1;
+  for (let s = first; s >= 0; s = st.nextRRset(s)) {
+    const type = st.rrsetType(s);
+    if (type === TYPE_SOA && n !== apex) {
       out.push({
-        code: 'ZONE_NONTERMINAL_WILDCARD',
-        message: `${owner()} has a '*' label that is not the leftmost one: it is not a wildcard (RFC 4592 section 2.1.1)`,
-        severity: 'warning',
-        ...st.at(first >= 0 ? st.firstRecord(first) : -1),
+        code: 'ZONE_SOA_NOT_AT_APEX',
+        message: `SOA record at ${owner()}, which is not the zone apex ${origin}`,
+        severity: 'error',
+        ...st.at(st.firstRecord(s)),
         token: owner(),
       });
     }
-    let cname = -1;
-    let dname = -1;
-    let other = -1;
-    for (let s = first; s >= 0; s = st.nextRRset(s)) {
-      const type = st.rrsetType(s);
-      if (type === TYPE_SOA && n !== apex) {
-        out.push({
-          code: 'ZONE_SOA_NOT_AT_APEX',
-          message: `SOA record at ${owner()}, which is not the zone apex ${origin}`,
-          severity: 'error',
-          ...st.at(st.firstRecord(s)),
-          token: owner(),
-        });
-      }
-      // RFC 4035 section 2.4: DS "appear only on the upper (parental) side of
-      // a delegation"; BIND refuses a zone with DS at its apex ("DS record at
-      // top of zone"), and so do we.
-      if (type === TYPE_DS && n === apex) {
-        out.push({
-          code: 'ZONE_DS_AT_APEX',
-          message: `DS record at the zone apex ${origin}: DS belongs in the parent zone (RFC 4035 section 2.4)`,
-          severity: 'error',
-          ...st.at(st.firstRecord(s)),
-          token: owner(),
-        });
-      }
-      if (type === TYPE_CNAME) cname = s;
-      else {
-        if (type === TYPE_DNAME) dname = s;
-        // RFC 6672 section 2.4: a DNAME and a CNAME cannot share an owner either.
-        if (type !== TYPE_RRSIG && type !== TYPE_NSEC && other < 0) other = s;
-      }
-      for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r)) {
-        const ttl = st.recordTtl(r);
-        if (ttl > MAX_TTL) {
-          out.push({
-            code: 'ZONE_TTL_RANGE',
-            message: `TTL ${ttl} is above 2147483647; resolvers treat it as 0 (RFC 2181 section 8)`,
-            severity: 'warning',
-            ...st.at(r),
-            token: String(ttl),
-          });
-        }
-      }
+    // RFC 4035 section 2.4: DS "appear only on the upper (parental) side of
+    // a delegation"; BIND refuses a zone with DS at its apex ("DS record at
+    // top of zone"), and so do we.
+    if (type === TYPE_DS && n === apex) {
+      out.push({
+        code: 'ZONE_DS_AT_APEX',
+        message: `DS record at the zone apex ${origin}: DS belongs in the parent zone (RFC 4035 section 2.4)`,
+        severity: 'error',
+        ...st.at(st.firstRecord(s)),
+        token: owner(),
+      });
     }
-    // RFC 1034 section 3.6.2 / RFC 2181 section 10.1: "If a CNAME RR is present at a
-    // node, no other data should be present"; only DNSSEC records may coexist.
-    if (cname >= 0) {
-      if (other >= 0) {
-        out.push({
-          code: 'ZONE_CNAME_AND_OTHER',
-          message: `${owner()} has a CNAME and other data (${typeName(st.rrsetType(other))}); a CNAME must be alone (RFC 2181 section 10.1)`,
-          severity: 'error',
-          ...st.at(st.firstRecord(cname)),
-          token: owner(),
-        });
-      }
-      if (st.rrsetSize(cname) > 1) {
-        out.push({
-          code: 'ZONE_MULTIPLE_CNAME',
-          message: `${owner()} has ${st.rrsetSize(cname)} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
-          severity: 'error',
-          ...st.at(st.nextRecord(st.firstRecord(cname))),
-          token: owner(),
-        });
-      }
+    if (type === TYPE_CNAME) cname = s;
+    else {
+      if (type === TYPE_DNAME) dname = s;
+      // RFC 6672 section 2.4: a DNAME and a CNAME cannot share an owner either.
+      if (type !== TYPE_RRSIG && type !== TYPE_NSEC && other < 0) other = s;
     }
-    if (dname >= 0) {
-      dnames.push(owner());
-      if (st.rrsetSize(dname) > 1) {
+    for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r)) {
+      const ttl = st.recordTtl(r);
+      if (ttl > MAX_TTL) {
         out.push({
-          code: 'ZONE_MULTIPLE_DNAME',
-          message: `${owner()} has ${st.rrsetSize(dname)} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
-          severity: 'error',
-          ...st.at(st.nextRecord(st.firstRecord(dname))),
-          token: owner(),
+          code: 'ZONE_TTL_RANGE',
+          message: `TTL ${ttl} is above 2147483647; resolvers treat it as 0 (RFC 2181 section 8)`,
+          severity: 'warning',
+          ...st.at(r),
+          token: String(ttl),
         });
       }
     }
   }
+  // RFC 1034 section 3.6.2 / RFC 2181 section 10.1: "If a CNAME RR is present at a
+  // node, no other data should be present"; only DNSSEC records may coexist.
+  if (cname >= 0) {
+    if (other >= 0) {
+      out.push({
+        code: 'ZONE_CNAME_AND_OTHER',
+        message: `${owner()} has a CNAME and other data (${typeName(st.rrsetType(other))}); a CNAME must be alone (RFC 2181 section 10.1)`,
+        severity: 'error',
+        ...st.at(st.firstRecord(cname)),
+        token: owner(),
+      });
+    }
+    if (st.rrsetSize(cname) > 1) {
+      out.push({
+        code: 'ZONE_MULTIPLE_CNAME',
+        message: `${owner()} has ${st.rrsetSize(cname)} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
+        severity: 'error',
+        ...st.at(st.nextRecord(st.firstRecord(cname))),
+        token: owner(),
+      });
+    }
+  }
+  if (dname >= 0) {
+    dnames.push(owner());
+    if (st.rrsetSize(dname) > 1) {
+      out.push({
+        code: 'ZONE_MULTIPLE_DNAME',
+        message: `${owner()} has ${st.rrsetSize(dname)} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
+        severity: 'error',
+        ...st.at(st.nextRecord(st.firstRecord(dname))),
+        token: owner(),
+      });
+    }
+  }
+}
 
-  // Data below a zone cut or a DNAME is not authoritative (occluded), except glue.
-  const underDname = (owner: string) => dnames.some((d) => owner !== d && isSubdomain(owner, d));
+/** Data below a zone cut or a DNAME is not authoritative (occluded), except glue. */
+function checkOccluded(
+  st: ZoneStore,
+  owners: number,
+  dnames: readonly string[],
+  out: ZoneDiagnostic[],
+): void {
   for (let n = 0; n < owners; n++) {
     const flags = st.nameFlags(n);
     if (flags & NODE_OUT_OF_ZONE) continue;
@@ -219,8 +249,22 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
         }
       }
   }
+}
 
-  // Glue: a name server inside the zone needs an address record in it.
+/** `owner` is below (not at) one of the DNAME owners. */
+function underDname(owner: string, dnames: readonly string[]): boolean {
+  return dnames.some((d) => owner !== d && isSubdomain(owner, d));
+}
+
+/** Glue: a name server inside the zone needs an address record in it. */
+function checkGlue(
+  st: ZoneStore,
+  origin: string,
+  apex: number,
+  owners: number,
+  dnames: readonly string[],
+  out: ZoneDiagnostic[],
+): void {
   for (let n = 0; n < owners; n++) {
     const flags = st.nameFlags(n);
     if (flags & NODE_OUT_OF_ZONE) continue;
@@ -228,7 +272,7 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
     if (ns < 0) continue;
     const owner = st.name(n);
     // NS below a cut or a DNAME is occluded: never served, so it needs no glue.
-    if (flags & NODE_BELOW_CUT || (dnames.length > 0 && underDname(owner))) continue;
+    if (flags & NODE_BELOW_CUT || (dnames.length > 0 && underDname(owner, dnames))) continue;
     for (let r = st.firstRecord(ns); r >= 0; r = st.nextRecord(r)) {
       const rd = st.rdata(r);
       if (wireNameLength(rd, 0) !== rd.length) continue;
@@ -265,8 +309,6 @@ export function validateStore(st: ZoneStore, origin: string, owners: number): Zo
       });
     }
   }
-  checkTargets(st, origin, owners, out);
-  return out;
 }
 
 /**
