@@ -29,6 +29,11 @@
  *    the bare server, p99 < 10 ms at half load. The PostgreSQL rows add the
  *    database server's CPU per request (all its processes: it shares the
  *    two cores).
+ *    Connections: at the default 10, the PostgreSQL path is bound by its
+ *    round trips, not by CPU (a batch holds at most 10 names, and the
+ *    database and the resolver mostly take turns on it), so it is not at full
+ *    load; with 32 connections both servers are: the issue 17 figures give
+ *    both (`node bench/resolver.ts 1000000 3 32 3`).
  * 6. `--workers 1` and `--workers 2` on each store: requests/s and CPU per
  *    request (the primary and its workers together). The load generator
  *    (this process) shares the two cores with them: on 2 cores two workers
