@@ -1,7 +1,8 @@
 /**
  * Structural checks of a zone (run by buildStoreZone): SOA and NS at the
  * apex, CNAME exclusivity, DS at the apex, glue, occluded data, TTL range,
- * non-terminal wildcards. Reads the store's columns directly.
+ * non-terminal wildcards, MX and SRV targets. Reads the store through its
+ * named accessors (`ZoneStore`), never its columns.
  */
 import type { ZoneDiagnostic } from './model.ts';
 import { isSubdomain, nameToText, parentName, wireNameLength } from './names.ts';
