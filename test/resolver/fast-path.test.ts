@@ -11,11 +11,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver-http/app.ts';
+import type { ResolverApp } from '../../src/resolver-http/app.ts';
 import { takeRequest } from '../../src/resolver-http/fast.ts';
 import {
   startResolverServer,
@@ -23,6 +20,7 @@ import {
   type RunningResolver,
 } from '../../src/resolver-http/server.ts';
 import { ResolverStats } from '../../src/resolver-http/stats.ts';
+import { sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-fast-'));
 let store: SqliteCatalogue;
@@ -50,19 +48,9 @@ async function serve(app: ResolverApp, fastPath: boolean): Promise<Served> {
 }
 
 beforeAll(async () => {
-  store = (
-    await ensureCatalogue(
-      join(dir, 'catalogue.sqlite'),
-      'data/sample-catalogue.jsonl',
-      process.cwd(),
-    )
-  ).store;
+  store = await sampleCatalogue(dir);
   // An async app as well as a sync one: a PostgreSQL catalogue answers through promises.
-  const app = createResolverApp({
-    reader: store,
-    analyse: analyseReference,
-    config: DEFAULT_RESOLVER_CONFIG,
-  });
+  const app = sampleApp(store);
   const asyncApp: ResolverApp = { ...app, respond: async (req) => app.respond(req) };
   fast = await serve(asyncApp, true);
   plain = await serve(app, false);

@@ -11,15 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE_CODES } from '../../src/catalogue/codes.ts';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
 import { MATCH_CODES } from '../../src/core/match/codes.ts';
 import { DOH_CODES, DOH_HTTP_STATUS, dohStatus } from '../../src/core/wire/codes.ts';
-import { createResolverApp } from '../../src/resolver-http/app.ts';
 import { HTTP_STATUS, RESOLVER_HTTP_CODES } from '../../src/resolver-http/codes.ts';
+import { sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-http-status-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -65,17 +61,9 @@ describe('failure to HTTP status', () => {
   });
 
   it('the resolver answers each kind of failure with the table’s status and the code', async () => {
-    const { store } = await ensureCatalogue(
-      join(dir, 'c.sqlite'),
-      join(ROOT, 'data/sample-catalogue.jsonl'),
-      ROOT,
-    );
+    const store = await sampleCatalogue(dir, 'c.sqlite');
     try {
-      const app = createResolverApp({
-        reader: store,
-        analyse: analyseReference,
-        config: DEFAULT_RESOLVER_CONFIG,
-      });
+      const app = sampleApp(store);
       const ask = (target: string, method = 'GET') => {
         const res = app.handle({ method, target, header: () => undefined, httpVersion: '1.1' });
         const json = (res.headers['content-type'] ?? '').includes('json');

@@ -9,11 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp } from '../../src/resolver-http/app.ts';
 import {
   startResolverServer,
   type LogEntry,
@@ -22,6 +18,7 @@ import {
 import { thttpRequest } from '../../src/client/http-step.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { captureIo } from '../helpers/io.ts';
+import { sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-socket-'));
 let store: SqliteCatalogue;
@@ -29,20 +26,9 @@ let running: RunningResolver;
 const logs: LogEntry[] = [];
 
 beforeAll(async () => {
-  store = (
-    await ensureCatalogue(
-      join(dir, 'catalogue.sqlite'),
-      'data/sample-catalogue.jsonl',
-      process.cwd(),
-    )
-  ).store;
-  const app = createResolverApp({
-    reader: store,
-    analyse: analyseReference,
-    config: DEFAULT_RESOLVER_CONFIG,
-  });
+  store = await sampleCatalogue(dir);
   running = await startResolverServer({
-    app,
+    app: sampleApp(store),
     host: '127.0.0.1',
     port: 0,
     log: (e) => logs.push(e),
