@@ -13,7 +13,7 @@ import {
   type SubstExpr,
 } from './subst.ts';
 import { BoundedMemo } from '../kit/memo.ts';
-import type { Err, Failure, Ok } from '../kit/result.ts';
+import { CodedRefusal, type Err, type Failure, type Ok } from '../kit/result.ts';
 import type { ResolutionCode } from './codes.ts';
 import type { NaptrData } from '../rr/record.ts';
 
@@ -127,22 +127,6 @@ export interface ServicesSyntaxError extends Err<Failure<'NAPTR_SERVICES_SYNTAX'
 /** A `Result<ParsedServices, Failure<'NAPTR_SERVICES_SYNTAX'>>`. */
 export type ServicesResult = Ok<ParsedServices> | ServicesSyntaxError;
 
-/** `error` is a getter, built once on first read: `{...r}` and JSON show the fields as before. */
-class ServicesRefused implements ServicesSyntaxError {
-  readonly ok = false as const;
-  /** @deprecated use `error.code`. */
-  readonly code = 'NAPTR_SERVICES_SYNTAX' as const;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  #error: Failure<'NAPTR_SERVICES_SYNTAX'> | undefined;
-  constructor(message: string) {
-    this.message = message;
-  }
-  get error(): Failure<'NAPTR_SERVICES_SYNTAX'> {
-    return (this.#error ??= { code: this.code, message: this.message });
-  }
-}
-
 const TOKEN = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
 
 /**
@@ -161,7 +145,8 @@ export function parseServices(field: string): ServicesResult {
   const parts = field.split('+');
   const head = parts[0] ?? '';
   const bad = (message: string): ServicesResult =>
-    new ServicesRefused(
+    new CodedRefusal(
+      'NAPTR_SERVICES_SYNTAX',
       `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
     );
   if (head !== '' && !TOKEN.test(head)) {

@@ -22,7 +22,7 @@
 import { absoluteLowerName } from '../kit/names.ts';
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
 import { BoundedMemo } from '../kit/memo.ts';
-import type { Err, Failure, Ok } from '../kit/result.ts';
+import { CodedRefusal, type Err, type Failure, type Ok } from '../kit/result.ts';
 import {
   checkServicesCompiled,
   compileRecord,
@@ -406,22 +406,6 @@ class LoopVisited implements LoopOk {
   }
 }
 
-class LoopRefused implements LoopErr {
-  readonly ok = false as const;
-  /** @deprecated use `error.code`. */
-  readonly code: LoopCode;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  #error: Failure<LoopCode> | undefined;
-  constructor(code: LoopCode, message: string) {
-    this.code = code;
-    this.message = message;
-  }
-  get error(): Failure<LoopCode> {
-    return (this.#error ??= { code: this.code, message: this.message });
-  }
-}
-
 /**
  * Loop and step-limit bookkeeping for the driver. Keys are compared
  * case-insensitively with the trailing dot normalised (digest 15.29); a
@@ -452,13 +436,13 @@ export class DddsLoopGuard {
     const norm = DddsLoopGuard.normalize(key);
     const previous = this.#path.indexOf(norm);
     if (previous >= 0) {
-      return new LoopRefused(
+      return new CodedRefusal<LoopCode>(
         'DDDS_LOOP',
         `loop: key ${norm} was already visited at step ${previous + 1} (path ${[...this.#path, norm].join(' -> ')})`,
       );
     }
     if (this.#path.length >= this.limit) {
-      return new LoopRefused(
+      return new CodedRefusal<LoopCode>(
         'DDDS_STEP_LIMIT',
         `more than ${this.limit} DDDS steps (path ${[...this.#path, norm].join(' -> ')})`,
       );

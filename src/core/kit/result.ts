@@ -42,6 +42,28 @@ export function err<E extends { readonly code: string }>(error: E): Err<E> {
   return { ok: false, error };
 }
 
+/**
+ * A failure that also keeps `code` and `message` as its own fields (the
+ * shape some public results had before the one `Result`): `error` is a
+ * getter, built once on first read, so `{...r}`, JSON and deep equality see
+ * `ok`, `code` and `message` only, and a refusal is one object.
+ */
+export class CodedRefusal<C extends string> implements Err<Failure<C>> {
+  readonly ok = false as const;
+  /** @deprecated use `error.code`. */
+  readonly code: C;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  #error: Failure<C> | undefined;
+  constructor(code: C, message: string) {
+    this.code = code;
+    this.message = message;
+  }
+  get error(): Failure<C> {
+    return (this.#error ??= { code: this.code, message: this.message });
+  }
+}
+
 /** A failure with just a code and a message. */
 export function fail<C extends string>(code: C, message: string): Err<Failure<C>> {
   return { ok: false, error: { code, message } };
