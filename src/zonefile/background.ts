@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../core/zone/model.ts';
 import { packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
@@ -99,6 +100,24 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
+/**
+ * Count ArrayBuffers in the heap's global limit (V8 13 and later, so Node
+ * 24; a no-op before). By default V8 treats memory outside its heap that
+ * grows more than 64 MiB past the last collection as pressure: on the thread
+ * that receives it, it starts a collection and marks in steps of 5-10 ms, one
+ * per buffer received past the limit. A reloaded 1,000,000-record zone is 170
+ * MB of columns arriving at once on the answering thread, and that stalled it
+ * 15-35 ms at the swap (bench/reload-stall.ts; under dnsperf, p99.9 over 15
+ * ms in the reload windows). Counted in the global limit, the same memory
+ * starts ordinary incremental marking, in small steps. Process-wide: `serve`
+ * calls it at start; a program that embeds `BackgroundZoneLoader` may too.
+ */
+export function countBuffersInHeapLimit(): boolean {
+  if (Number(process.versions.v8.split('.')[0]) < 13) return false;
+  setFlagsFromString('--external-memory-accounted-in-global-limit');
+  return true;
+}
+
 export class BackgroundZoneLoader {
   private worker: Worker | undefined;
   private nextId = 1;
@@ -113,7 +132,7 @@ export class BackgroundZoneLoader {
    * The names the server is being asked (its engine's hot set), read at each
    * load: the worker encodes their answers in the new version too.
    */
-  hot: (() => HotNames | undefined) | undefined;
+  hot: (() => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
   private tid = 0;
 
@@ -190,6 +209,8 @@ export class BackgroundZoneLoader {
     version?: VersionRequest,
   ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
+    const hot = await this.hot?.();
+    if (this.closed) throw new Error('the zone loader is closed');
     const w = (this.worker ??= this.start());
     const id = this.nextId++;
     let req: LoadRequest = {
@@ -201,7 +222,6 @@ export class BackgroundZoneLoader {
       ...(previousSerial !== undefined ? { previousSerial } : {}),
       ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
     };
-    const hot = this.hot?.();
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
     const stopWatch = this.watchStarvation();
     let unniced: number | undefined;

@@ -115,6 +115,25 @@ describe('answers encoded ahead by the load worker', () => {
     expect(again.answers?.names).toBe(3);
   });
 
+  it('the hot set listed in slices is the one listed at once, and lets other work run between', async () => {
+    const b = await load('b.test.', B);
+    const engine = new Engine([await load('a.test.', A(1)), b]);
+    ask(engine);
+    const whole = engine.hotNames();
+    expect(whole.count).toBeGreaterThanOrEqual(6);
+    // Work queued before the listing runs before it ends (between its slices of two names).
+    let ranBetween = false;
+    setImmediate(() => void (ranBetween = true));
+    const sliced = await engine.hotNamesInSlices(2);
+    expect(ranBetween).toBe(true);
+    expect(sliced).toEqual(whole);
+    // As the loader's source of hot names (a promise), the answers come encoded ahead.
+    bg.hot = () => engine.hotNamesInSlices(2);
+    const ahead = await load('a.test.', A(4));
+    bg.hot = undefined;
+    expect(ahead.answers?.names).toBeGreaterThanOrEqual(5);
+  });
+
   it('a chain into another served zone is left to the engine; other zones served: not used', async () => {
     const b = await load('b.test.', B);
     const old = new Engine([await load('a.test.', A(1)), b]);

@@ -38,6 +38,7 @@ import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
 import { loadZoneFile } from '../../zonefile/load.ts';
 import {
   BackgroundZoneLoader,
+  countBuffersInHeapLimit,
   LOAD_TIMEOUT_MS,
   packBefore,
   SIGNED_LOAD_TIMEOUT_MS,
@@ -225,10 +226,12 @@ export function backgroundZoneLoaderFor(
   loader: ZoneFileLoader;
   close(): Promise<void>;
   /** Where the loads read the hot set from (the engine, once the server runs). */
-  setHot(hot: () => HotNames | undefined): void;
+  setHot(hot: () => HotNames | undefined | Promise<HotNames | undefined>): void;
 } {
   const z = config.zoneFiles;
   const sign = inlineSigningFor(config, cwd);
+  // Zones of hundreds of MB arrive on the answering thread at each reload (see there).
+  countBuffersInHeapLimit();
   const bg = new BackgroundZoneLoader(
     {
       maxBytes: z.maxBytes,
@@ -399,7 +402,7 @@ async function serveUntilStopped(
       logFormat: resolvedFormat,
     });
     const engine = server.engine;
-    background.setHot(() => engine.hotNames());
+    background.setHot(() => engine.hotNamesInSlices());
     const { metrics, control } = ops0;
     const opsOptions = {
       metrics,

@@ -86,24 +86,39 @@ function writeBody(v: DataView, out: Uint8Array, o: number, slot: number, b: Enc
   return o + 4 + b.bytes.length;
 }
 
+/**
+ * The hot set built name by name (see `HotNames`), so that a caller can
+ * spread the work over several turns of its event loop.
+ */
+export class HotNamesBuilder {
+  private keys = '';
+  private readonly slots: number[] = [];
+  count = 0;
+
+  add(key: string, types: Iterable<number>): void {
+    this.keys += String.fromCharCode(key.length) + key;
+    const at = this.slots.length;
+    this.slots.push(0);
+    for (const t of types) this.slots.push(t);
+    this.slots[at] = this.slots.length - at - 1;
+    this.count++;
+  }
+
+  finish(origins: readonly string[], maxChain: number): HotNames {
+    const { keys, count } = this;
+    return { keys, slots: Int32Array.from(this.slots), count, origins, maxChain };
+  }
+}
+
 /** The hot set in its flat form (see `HotNames`). */
 export function hotNames(
   names: Iterable<readonly [string, Iterable<number>]>,
   origins: readonly string[],
   maxChain: number,
 ): HotNames {
-  let keys = '';
-  const slots: number[] = [];
-  let count = 0;
-  for (const [key, types] of names) {
-    keys += String.fromCharCode(key.length) + key;
-    const at = slots.length;
-    slots.push(0);
-    for (const t of types) slots.push(t);
-    slots[at] = slots.length - at - 1;
-    count++;
-  }
-  return { keys, slots: Int32Array.from(slots), count, origins, maxChain };
+  const b = new HotNamesBuilder();
+  for (const [key, types] of names) b.add(key, types);
+  return b.finish(origins, maxChain);
 }
 
 /** Pack the bodies of some rows of a store of `rows` rows. */
