@@ -33,6 +33,12 @@
  * load average is printed at the start and the end: on a shared machine the
  * figures only mean something beside it.
  *
+ * The phases: the first 2 s after the server is ready (cold start: each
+ * name's answer is encoded on its first query, so those answers queue), 30 s
+ * without a reload (the baseline), then 60 s with a changed file reloaded and
+ * a touched one; with --timeline the baseline's slow answers are printed in
+ * 1 s steps too.
+ *
  * Latency during the reloads: the answers dnsperf reported from the SIGHUP to
  * a second after `zones_reloaded` (the first queries after the swap). dnsperf
  * writes to a file, not to a pipe into this process, so that nothing here (a
@@ -173,13 +179,15 @@ function printTimeline(
   answers: [number, number][],
   serverStart: number,
   gcOut: string,
+  baseline = false,
 ) {
+  const stepMs = baseline ? 1000 : 100;
   // Answers written after the last sample count in the last step.
   const timeOf = (offset: number) =>
     (w.samples.find(([, size]) => size > offset) ?? w.samples.at(-1))?.[0] ?? w.at;
   const steps = new Map<number, { n: number; slow: number; max: number; notes: string[] }>();
   const step = (t: number) => {
-    const k = Math.floor((t - w.at) / 100);
+    const k = Math.floor((t - w.at) / stepMs);
     let s = steps.get(k);
     if (!s) steps.set(k, (s = { n: 0, slow: 0, max: 0, notes: [] }));
     return s;
@@ -204,12 +212,15 @@ function printTimeline(
       step(t).notes.push(`GC ${m[3]} ${m[4]} ms (isolate ${m[1]})`);
   }
   console.log(
-    `timeline of the reload at ${new Date(w.at).toISOString()} (100 ms steps from the SIGHUP):`,
+    baseline
+      ? `timeline of the run without reloads at ${new Date(w.at).toISOString()} (1 s steps; those with an answer over 10 ms or a GC of 5 ms or more):`
+      : `timeline of the reload at ${new Date(w.at).toISOString()} (100 ms steps from the SIGHUP):`,
   );
   for (const k of [...steps.keys()].sort((a, b) => a - b)) {
     const s = steps.get(k)!;
+    if (baseline && s.slow === 0 && !s.notes.some((n) => n.startsWith('GC'))) continue;
     console.log(
-      `  ${String(k * 100).padStart(6)} ms  answers ${String(s.n).padStart(5)}  >10 ms ${String(s.slow).padStart(4)}  max ${s.max.toFixed(1).padStart(6)} ms  ${s.notes.join('; ')}`,
+      `  ${String(k * stepMs).padStart(6)} ms  answers ${String(s.n).padStart(5)}  >10 ms ${String(s.slow).padStart(4)}  max ${s.max.toFixed(1).padStart(6)} ms  ${s.notes.join('; ')}`,
     );
   }
 }
@@ -379,7 +390,16 @@ try {
   };
   const loadStart = load();
   // Phase 1, the baseline: the same load without any reload.
-  const quiet = await dnsperf(Math.round(SECONDS / 2), async () => {});
+  // Phase 0, the first 2 s after ready: each of the 10,000 names is encoded
+  // on its first query and the answering code is compiled, so the answers
+  // queue (up to tens of ms). Printed on its own line; the phases after it
+  // compare a warm server with itself.
+  const cold = await dnsperf(2, async () => {});
+  // With --timeline its answers are one window too (printed in 1 s steps).
+  const quiet = await dnsperf(Math.round(SECONDS / 2), async (windows, offset) => {
+    if (values.timeline)
+      await reloadWindow(windows, offset, () => sleep(Math.round(SECONDS / 2) * 1000 - 1500));
+  });
   // Phase 2: a changed file + SIGHUP, then a touched file + SIGHUP.
   let changed: Record<string, unknown> = {};
   let changedLoad: Record<string, unknown> = {};
@@ -446,6 +466,7 @@ try {
     );
   };
   for (const [label, r] of [
+    ['cold start (first 2 s)', cold],
     ['no reload (baseline)', quiet],
     ['the run with 2 reloads', busy],
   ] as const) {
@@ -462,6 +483,11 @@ try {
     busy.during,
     ` (SIGHUP to 1 s after zones_reloaded: ${ws}), dropped at the server's sockets ${wDrops}`,
   );
+  if (values.timeline) {
+    const gcOut = readFileSync(serverOut, 'utf8');
+    if (quiet.windows[0])
+      printTimeline(quiet.windows[0], quiet.answers[0]!, serverStart, gcOut, true);
+  }
   if (values.timeline)
     busy.windows.forEach((w, i) =>
       printTimeline(w, busy.answers[i]!, serverStart, readFileSync(serverOut, 'utf8')),
