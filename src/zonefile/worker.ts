@@ -220,9 +220,8 @@ export interface ThreadIdMessage {
  * zone's size): this thread allocates few JavaScript objects that outlive a
  * load, so its heap never reaches a limit, and a server reloading a
  * 1,000,000-record zone grew by 70-90 MB per reload. After each load that
- * parsed a file, before handing the zone over, this thread collects them
- * itself (about 10 ms of its own time; the buffers are freed by V8's
- * background threads).
+ * parsed a file this thread collects them itself (`collectSoon`: about 10 ms
+ * of its own time; the buffers are freed by V8's background threads).
  */
 function ownCollector(): (() => void) | undefined {
   try {
@@ -234,13 +233,31 @@ function ownCollector(): (() => void) | undefined {
   }
 }
 const collect = parentPort ? ownCollector() : undefined;
+let collecting: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * The collection runs COLLECT_AFTER_MS after a hand-over, when this thread
+ * is otherwise idle: run at once, it overlapped the answering thread's swap
+ * and the first answers after it, and with this thread's GC helpers beside
+ * it, more threads wanted the CPU than a 2-core machine has. A timer already
+ * set is kept (loads in a row are collected at most COLLECT_AFTER_MS after
+ * the first of them); it runs between a later load's steps if one started.
+ */
+function collectSoon(): void {
+  if (collect === undefined || collecting !== undefined) return;
+  collecting = setTimeout(() => {
+    collecting = undefined;
+    collect();
+  }, COLLECT_AFTER_MS);
+  collecting.unref();
+}
+const COLLECT_AFTER_MS = 500;
 
 parentPort?.on('message', (req: LoadRequest) => {
   handle(req).then(
     ({ reply, transfer }) => {
-      // Before the hand-over, so that the collection is not running beside the swap.
-      if (!reply.unchanged) collect?.();
       parentPort!.postMessage(reply, transfer);
+      if (!reply.unchanged) collectSoon();
     },
     (e: unknown) =>
       parentPort!.postMessage({
