@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { scratch, spawnServe, until } from './harness.ts';
+import { naptrZoneText, scratch, spawnServe, until } from './harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -27,15 +27,8 @@ const RECORDS = Number(values.records);
 const RELOADS = Number(values.reloads);
 const ORIGIN = 'lex.reload.bench.';
 
-function zoneText(serial: number): string {
-  const out = [
-    `$TTL 3600\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
-  ];
-  for (let i = 0; i < RECORDS; i++)
-    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
-  out.push(`v${serial} IN NAPTR 100 10 "u" "" "" .\n`);
-  return out.join('');
-}
+const zoneText = (serial: number) =>
+  naptrZoneText(RECORDS, serial, `v${serial} IN NAPTR 100 10 "u" "" "" .\n`);
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

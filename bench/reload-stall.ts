@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { BackgroundZoneLoader, countBuffersInHeapLimit } from '../src/zonefile/background.ts';
 import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
+import { naptrZoneText } from './harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,15 +52,7 @@ interface Reload {
   gaps: [number, number][];
 }
 
-function zoneText(serial: number, extra: string): string {
-  const out: string[] = [
-    `$TTL 3600\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
-  ];
-  for (let i = 0; i < RECORDS; i++)
-    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
-  out.push(extra);
-  return out.join('');
-}
+const zoneText = (serial: number, extra: string) => naptrZoneText(RECORDS, serial, extra);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -62,6 +62,7 @@ import {
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { naptrZoneText } from './harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -82,15 +83,7 @@ const WORKERS = Number(values.workers);
 const ORIGIN = 'lex.reload.bench.';
 const BIN = resolve(import.meta.dirname, '../bin/lexroute.js');
 
-function zoneText(serial: number, extra: string): string {
-  const out: string[] = [
-    `$TTL 3600\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
-  ];
-  for (let i = 0; i < RECORDS; i++)
-    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
-  out.push(extra);
-  return out.join('');
-}
+const zoneText = (serial: number, extra: string) => naptrZoneText(RECORDS, serial, extra);
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-reload-bench-'));
 const file = join(dir, `${ORIGIN}zone`);
