@@ -113,8 +113,23 @@ const PARSED_BY_DNS_PACKET = new Set([
 function keepsOctetsDnsPacketParses(buf: Buffer): boolean {
   const m = decodeResponseMessage(buf, 100_000);
   return [...m.answers, ...m.authorities, ...m.additionals].some(
-    (r) => r.type === 'unknown' && PARSED_BY_DNS_PACKET.has(r.typeName),
+    (r) =>
+      (r.type === 'unknown' && PARSED_BY_DNS_PACKET.has(r.typeName)) ||
+      (r.type === 'OPT' && r.options.some(dnsPacketReadsPast)),
   );
+}
+
+/**
+ * EDNS options whose value dns-packet 5 reads with a length of its own, not
+ * the option's: ECS (8) from four octets on, TCP keepalive (11) two octets
+ * when there is any, key tags (14) two at a time. A mutated value of another
+ * length makes it read past the option, and past the message when the option
+ * ends it (a RangeError, seed 1110162133: keepalive with one octet). The
+ * model keeps every option's octets as they are.
+ */
+function dnsPacketReadsPast(o: { code: number; value: Uint8Array }): boolean {
+  const n = o.value.length;
+  return (o.code === 8 && n < 4) || (o.code === 11 && n === 1) || (o.code === 14 && n % 2 === 1);
 }
 
 function expectWireError(e: WireError, length: number): void {
