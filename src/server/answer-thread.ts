@@ -21,6 +21,7 @@ import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
 import type { ZoneDiff } from '../core/xfr/diff.ts';
 import type { Transfers } from './xfr.ts';
 import { plainStats, workerQueriesFamily } from './answer-threads.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from '../zonefile/collector.ts';
 
 export interface ThreadInit {
   /** 1-based; the main thread is worker 0. */
@@ -75,11 +76,15 @@ async function main(init: ThreadInit): Promise<void> {
   const { config, index } = init;
   const log = createLogger((line) => process.stderr.write(line), config.log.level, init.logFormat);
   const engine = new Engine([], init.engineOptions);
+  // The columns replaced are on SharedArrayBuffers: only a collection here frees them
+  // (collector.ts). One thread after the other, not all at once (the main thread first).
+  const collectSoon = collectorAfter(COLLECT_AFTER_MS * (1 + init.index));
   // Zone sets arrive from the start (queued while the sockets open).
   port.on('message', (cmd: ThreadCommand) => {
     if (cmd.type !== 'zones') return;
     engine.setZones(cmd.zones.map(unpackIndexedZone), cmd.unavailable);
     port.postMessage({ type: 'done', id: cmd.id });
+    collectSoon();
   });
   const summary = createLogSummary(log, config.log.summaryIntervalMs);
   const rrl = rrlFor(config);

@@ -13,6 +13,7 @@ import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from '../zonefile/collector.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../core/zone/model.ts';
@@ -281,6 +282,12 @@ export interface StartOptions {
   readonly cwd: string;
   /** The log format of the answering threads (`--workers`); default json. */
   readonly logFormat?: LogFormat;
+  /**
+   * The loader hands zones over on SharedArrayBuffers (`serve --workers N`,
+   * transfers or a serial policy): this thread collects its heap soon after
+   * each swap, or the versions replaced stay in memory (collector.ts).
+   */
+  readonly sharedColumns?: boolean;
 }
 
 /**
@@ -547,9 +554,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const engine = new Engine([], engineOptions);
   // Every reload's zone set goes to this thread's engine and to the other answering threads.
   let threads: AnswerThreads | undefined;
+  const collectSoon = options.sharedColumns ? collectorAfter(COLLECT_AFTER_MS) : () => {};
   const target = {
     setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
       engine.setZones(zones, unavailable);
+      collectSoon();
       // A thread that does not confirm its swap is logged; the reload still ends.
       await threads?.setZones(zones, unavailable).catch((e: unknown) => {
         log.error('workers_swap_failed', { error: (e as Error).message });

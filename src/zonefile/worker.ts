@@ -10,11 +10,10 @@
 import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
 import { packZone, sharePacked, type PackedZone } from './transfer.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
 import {
   compareVersion,
   hashFile,
@@ -212,46 +211,8 @@ export interface ThreadIdMessage {
   readonly tid: number;
 }
 
-/**
- * A full collection of this thread's heap (undefined where the runtime
- * refuses it). `serve` counts ArrayBuffers in V8's global heap limit
- * (`countBuffersInHeapLimit`), and then nothing collects the buffers a load
- * leaves behind here (the columns' earlier, smaller copies, about half a
- * zone's size): this thread allocates few JavaScript objects that outlive a
- * load, so its heap never reaches a limit, and a server reloading a
- * 1,000,000-record zone grew by 70-90 MB per reload. After each load that
- * parsed a file this thread collects them itself (`collectSoon`: about 10 ms
- * of its own time; the buffers are freed by V8's background threads).
- */
-function ownCollector(): (() => void) | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-const collect = parentPort ? ownCollector() : undefined;
-let collecting: ReturnType<typeof setTimeout> | undefined;
-
-/**
- * The collection runs COLLECT_AFTER_MS after a hand-over, when this thread
- * is otherwise idle: run at once, it overlapped the answering thread's swap
- * and the first answers after it, and with this thread's GC helpers beside
- * it, more threads wanted the CPU than a 2-core machine has. A timer already
- * set is kept (loads in a row are collected at most COLLECT_AFTER_MS after
- * the first of them); it runs between a later load's steps if one started.
- */
-function collectSoon(): void {
-  if (collect === undefined || collecting !== undefined) return;
-  collecting = setTimeout(() => {
-    collecting = undefined;
-    collect();
-  }, COLLECT_AFTER_MS);
-  collecting.unref();
-}
-const COLLECT_AFTER_MS = 500;
+// The buffers a load leaves behind here are collected soon after each hand-over (collector.ts).
+const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS) : () => {};
 
 parentPort?.on('message', (req: LoadRequest) => {
   handle(req).then(

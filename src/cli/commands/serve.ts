@@ -241,9 +241,7 @@ export function backgroundZoneLoaderFor(
       ...(sign ? { sign } : {}),
       // Several answering threads share each zone's columns (SharedArrayBuffers);
       // so does the reload worker, which compares each load with the version served.
-      ...(workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config)
-        ? { shared: true }
-        : {}),
+      ...(sharedColumns(config) ? { shared: true } : {}),
     },
     { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined) },
   );
@@ -253,6 +251,15 @@ export function backgroundZoneLoaderFor(
     close: () => bg.close(),
     setHot: (hot) => void (bg.hot = hot),
   };
+}
+
+/**
+ * Zones go to the answering threads on SharedArrayBuffers: with several
+ * threads, and when the load worker compares each load with the version
+ * served (transfers, a serial policy), which it reads without a copy.
+ */
+function sharedColumns(config: ServerConfig): boolean {
+  return workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config);
 }
 
 /** `zoneFiles.loadTimeout` in ms; 0 picks the default for plain or signed loads. */
@@ -400,6 +407,7 @@ async function serveUntilStopped(
       log: tapLogger(log, book),
       cwd: base,
       logFormat: resolvedFormat,
+      sharedColumns: sharedColumns(config),
     });
     const engine = server.engine;
     background.setHot(() => engine.hotNamesInSlices());

@@ -1,0 +1,59 @@
+/**
+ * A full collection of the calling thread's heap, run a little after a zone
+ * hand-over (issue 20). Two places need one, because nothing else prompts it:
+ *
+ * - the zone-load thread (`worker.ts`): `serve` counts ArrayBuffers in V8's
+ *   global heap limit (`countBuffersInHeapLimit`), and then nothing collects
+ *   the buffers a load leaves behind there (the columns' earlier, smaller
+ *   copies, about half a zone's size): that thread keeps few JavaScript
+ *   objects, so its heap never reaches a limit, and a server reloading a
+ *   1,000,000-record zone grew by 70-90 MB per reload;
+ * - every thread that serves columns on SharedArrayBuffers (`serve
+ *   --workers N`, or transfers or a serial policy configured): V8 counts
+ *   shared memory in no thread's heap, so a replaced version stayed until
+ *   each thread happened to run a full collection, and `--workers 2` grew
+ *   from 460 MB to 2,076 MB over 6 reloads of that zone.
+ *
+ * The collection is V8's own (`--expose-gc`, set for the process, read in a
+ * fresh `vm` context, so no global changes): about 10 ms on the load thread,
+ * a few ms on an answering thread's small heap; the buffers themselves are
+ * freed by V8's background threads.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** The thread's full collection, or undefined where the runtime refuses it. */
+function ownCollector(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? () => void gc() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A function that schedules one collection `ms` from its first call. A
+ * collection already scheduled is kept (hand-overs in a row are collected at
+ * most `ms` after the first of them), so the delay is bounded even when
+ * reloads follow each other. The delay keeps it off the hand-over itself:
+ * run at once, the load thread's collection overlapped the answering
+ * thread's swap, and its GC helpers beside it made more runnable threads
+ * than a 2-core machine has.
+ */
+export function collectorAfter(ms: number): () => void {
+  const collect = ownCollector();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return () => {
+    if (collect === undefined || timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      collect();
+    }, ms);
+    timer.unref();
+  };
+}
+
+/** How long after a hand-over the collection runs. */
+export const COLLECT_AFTER_MS = 500;
