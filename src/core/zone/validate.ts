@@ -175,28 +175,33 @@ function checkNode(
         token: owner(),
       });
     }
-    if (st.rrsetSize(cname) > 1) {
-      out.push({
-        code: 'ZONE_MULTIPLE_CNAME',
-        message: `${owner()} has ${st.rrsetSize(cname)} CNAME records; only one is allowed (RFC 2181 section 10.1)`,
-        severity: 'error',
-        ...st.at(st.nextRecord(st.firstRecord(cname))),
-        token: owner(),
-      });
-    }
+    onlyOne(st, cname, owner, 'ZONE_MULTIPLE_CNAME', 'CNAME', 'RFC 2181 section 10.1', out);
   }
   if (dname >= 0) {
     dnames.push(owner());
-    if (st.rrsetSize(dname) > 1) {
-      out.push({
-        code: 'ZONE_MULTIPLE_DNAME',
-        message: `${owner()} has ${st.rrsetSize(dname)} DNAME records; only one is allowed (RFC 6672 section 2.4)`,
-        severity: 'error',
-        ...st.at(st.nextRecord(st.firstRecord(dname))),
-        token: owner(),
-      });
-    }
+    onlyOne(st, dname, owner, 'ZONE_MULTIPLE_DNAME', 'DNAME', 'RFC 6672 section 2.4', out);
   }
+}
+
+/** An RRset of a type that allows one record (CNAME, DNAME) holding more: an error at its second. */
+function onlyOne(
+  st: ZoneStore,
+  s: number,
+  owner: () => string,
+  code: 'ZONE_MULTIPLE_CNAME' | 'ZONE_MULTIPLE_DNAME',
+  type: string,
+  rfc: string,
+  out: ZoneDiagnostic[],
+): void {
+  const size = st.rrsetSize(s);
+  if (size <= 1) return;
+  out.push({
+    code,
+    message: `${owner()} has ${size} ${type} records; only one is allowed (${rfc})`,
+    severity: 'error',
+    ...st.at(st.nextRecord(st.firstRecord(s))),
+    token: owner(),
+  });
 }
 
 /** Data below a zone cut or a DNAME is not authoritative (occluded), except glue. */
