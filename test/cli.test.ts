@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.ts';
-import { captureIo } from './helpers/io.ts';
+import { captureIo, feedStdin } from './helpers/io.ts';
 
 describe('lexroute CLI', () => {
   it('prints help listing every command and exits 0 with --help', async () => {
@@ -79,7 +79,7 @@ describe('main(): exit after the command, output flushed first', () => {
     }
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.stdin.end(opts.stdin ?? '');
+    feedStdin(child.stdin, opts.stdin ?? '');
     const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
     clearTimeout(killer);

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { EventEmitter } from 'node:events';
 import type { CliIo } from '../../src/cli/io.ts';
 
@@ -44,4 +44,18 @@ export function events(io: CapturedIo): Record<string, unknown>[] {
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/**
+ * Write `input` to a child's standard input and close it. A child that exits
+ * before reading it (`--help`, a usage error) closes the pipe first, and the
+ * write then fails with EPIPE: that is the child's choice and not a failure of
+ * the test, which judges the child's exit code and output. Other errors still
+ * surface.
+ */
+export function feedStdin(stdin: Writable, input: string): void {
+  stdin.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ECONNRESET') throw e;
+  });
+  stdin.end(input);
 }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLE_ZONES, startTestServer, type Harness } from '../server/harness.ts';
+import { feedStdin } from '../helpers/io.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -33,7 +34,7 @@ function example(name: string, args: readonly string[], stdin?: string): Promise
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
+    feedStdin(child.stdin, stdin ?? '');
   });
 }
 

@@ -33,6 +33,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../helpers/tools.ts';
+import { feedStdin } from '../helpers/io.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const NODE22_VERSION = '22.23.3';
@@ -68,7 +69,7 @@ async function run(
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr });
     });
-    child.stdin.end(options.input ?? '');
+    feedStdin(child.stdin, options.input ?? '');
   });
 }
 

@@ -25,6 +25,7 @@ import { createLogger } from '../../src/server/log.ts';
 import { startServer, type RunningServer, type ZoneFileLoader } from '../../src/server/server.ts';
 import { loadZoneFile } from '../../src/zonefile/load.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
+import { feedStdin } from '../helpers/io.ts';
 
 const run = promisify(execFile);
 const corpus = corpusOrSkip('external-test-data/pdns-regression');
@@ -101,7 +102,7 @@ async function sdigOutput(q: Case['queries'][number]): Promise<string> {
   }
   if (q.postfilter_shell) {
     const child = run('sh', ['-c', q.postfilter_shell], { timeout: 5000 });
-    child.child.stdin!.end(out);
+    feedStdin(child.child.stdin!, out);
     out = (await child).stdout;
   }
   const lines = out.split('\n').filter((l) => l !== '');
