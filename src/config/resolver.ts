@@ -280,23 +280,7 @@ export function validateResolverConfig(
       issues.push({ code: 'CONFIG_BAD_TYPE', path: key, message: `${key} must be an object` });
       continue;
     }
-    const target = out[key] as Record<string, unknown>;
-    for (const [sub, subValue] of Object.entries(value)) {
-      if (sub.startsWith('//')) continue;
-      const path = `${key}.${sub}`;
-      const check = schema[sub];
-      if (!check) {
-        issues.push({
-          code: 'CONFIG_UNKNOWN_KEY',
-          path,
-          message: `unknown key '${path}' (keys: ${Object.keys(schema).join(', ')})`,
-        });
-        continue;
-      }
-      const issue = check(subValue, path);
-      if (issue) issues.push(issue);
-      else target[sub] = subValue;
-    }
+    mergeSection(issues, key, schema, value, out[key] as Record<string, unknown>);
   }
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
@@ -312,6 +296,32 @@ export function validateResolverConfig(
         config: out as unknown as ResolverConfig,
         ...(warnings.length > 0 ? { warnings } : {}),
       };
+}
+
+/** The keys of one section (`key`) checked and copied over its defaults in `target`. */
+function mergeSection(
+  issues: ConfigIssue[],
+  key: string,
+  schema: Record<string, Check>,
+  value: Record<string, unknown>,
+  target: Record<string, unknown>,
+): void {
+  for (const [sub, subValue] of Object.entries(value)) {
+    if (sub.startsWith('//')) continue;
+    const path = `${key}.${sub}`;
+    const check = schema[sub];
+    if (!check) {
+      issues.push({
+        code: 'CONFIG_UNKNOWN_KEY',
+        path,
+        message: `unknown key '${path}' (keys: ${Object.keys(schema).join(', ')})`,
+      });
+      continue;
+    }
+    const issue = check(subValue, path);
+    if (issue) issues.push(issue);
+    else target[sub] = subValue;
+  }
 }
 
 function structuredCopy<T>(v: T): T {

@@ -170,40 +170,51 @@ export function sortRecords<T extends Pick<NaptrRecord, 'order' | 'preference'>>
   return [...records].sort((a, b) => a.order - b.order || a.preference - b.preference);
 }
 
-/**
- * Run one DDDS step. Never throws on record content: every problem is a
- * record fate or a failure outcome with a stable code.
- */
-export function dddsStep(input: StepInput): StepResult {
-  const toDnsKey = input.toDnsKey ?? defaultToDnsKey;
-  const records = input.records;
-  const n = records.length;
-  const fates: (RecordFate | undefined)[] = new Array<RecordFate | undefined>(n);
-  let fated = 0;
-  // Records as the step reports them (NAPTR fields and TTL; `stepRecord`).
-  const plainAt = (index: number): NaptrRecord => stepRecord(records[index] as NaptrRecord);
-  const setFate = (
-    index: number,
-    fate: 'used' | 'skipped',
-    code: ResolutionCode,
-    reason: string,
-  ) => {
-    const record = index < n ? plainAt(index) : undefined;
-    if (record !== undefined) {
-      if (fates[index] === undefined) fated++;
-      fates[index] = { record, index, fate, code, reason };
-    }
-  };
+/** The fate of each record of a step, as the step reports them (`stepRecord`). */
+class Fates {
+  private readonly records: readonly NaptrRecord[];
+  private readonly list: (RecordFate | undefined)[];
+  private fated = 0;
+  constructor(records: readonly NaptrRecord[]) {
+    this.records = records;
+    this.list = new Array<RecordFate | undefined>(records.length);
+  }
+  /** The record at `index` as the step reports it (NAPTR fields and TTL). */
+  plainAt(index: number): NaptrRecord {
+    return stepRecord(this.records[index] as NaptrRecord);
+  }
+  set(index: number, fate: 'used' | 'skipped', code: ResolutionCode, reason: string): void {
+    if (index >= this.records.length) return;
+    if (this.list[index] === undefined) this.fated++;
+    this.list[index] = { record: this.plainAt(index), index, fate, code, reason };
+  }
+  considered(): RecordFate[] {
+    return this.fated === this.list.length
+      ? (this.list as RecordFate[])
+      : this.list.filter((f): f is RecordFate => f !== undefined);
+  }
+}
 
-  // 1. Drop unknown-flag records before ordering.
-  const candidates: { record: NaptrRecord; index: number; c: CompiledRecord }[] = [];
+interface Candidate {
+  readonly record: NaptrRecord;
+  readonly index: number;
+  readonly c: CompiledRecord;
+}
+
+/**
+ * Steps 1-2: records with unknown flags dropped before ordering, the rest in
+ * a stable sort by ORDER then PREFERENCE (an RRset already in that order, the
+ * usual case, is left as it is).
+ */
+function candidatesInOrder(records: readonly NaptrRecord[], fates: Fates): Candidate[] {
+  const candidates: Candidate[] = [];
   let sorted = true;
-  for (let index = 0; index < n; index++) {
+  for (let index = 0; index < records.length; index++) {
     const record = records[index] as NaptrRecord;
     const c = compileRecord(record);
     const flags = c.flags;
     if (flags.kind === 'unusable') {
-      setFate(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
+      fates.set(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
       continue;
     }
     const last = candidates[candidates.length - 1];
@@ -216,23 +227,27 @@ export function dddsStep(input: StepInput): StepResult {
     }
     candidates.push({ record, index, c });
   }
-
-  // 2. Stable sort by ORDER then PREFERENCE (Array.prototype.sort is stable;
-  // an RRset already in that order, the usual case, is left as it is).
   if (!sorted) {
     candidates.sort(
       (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
     );
   }
+  return candidates;
+}
 
+/**
+ * Run one DDDS step. Never throws on record content: every problem is a
+ * record fate or a failure outcome with a stable code.
+ */
+export function dddsStep(input: StepInput): StepResult {
+  const toDnsKey = input.toDnsKey ?? defaultToDnsKey;
+  const fates = new Fates(input.records);
   // 3-5. Walk.
   let locked: { order: number; index: number } | undefined;
   let chosen: StepOutcome | undefined;
-  for (const cand of candidates) {
-    const { record, index, c } = cand;
-    const flags = c.flags;
+  for (const { record, index, c } of candidatesInOrder(input.records, fates)) {
     if (locked !== undefined && record.order !== locked.order) {
-      setFate(
+      fates.set(
         index,
         'skipped',
         'DDDS_ORDER_LOCKED',
@@ -241,124 +256,120 @@ export function dddsStep(input: StepInput): StepResult {
       continue;
     }
     if (chosen !== undefined) {
-      setFate(index, 'skipped', 'DDDS_NOT_REACHED', 'an earlier record was used');
+      fates.set(index, 'skipped', 'DDDS_NOT_REACHED', 'an earlier record was used');
       continue;
     }
     const rewrite = rewriteCompiled(c, input.aus);
     if (!rewrite.ok) {
-      setFate(index, 'skipped', rewrite.error.code, rewrite.error.message);
+      fates.set(index, 'skipped', rewrite.error.code, rewrite.error.message);
       continue;
     }
-    const rewritten = rewrite.value;
     if (locked === undefined) locked = { order: record.order, index };
-    const services = c.services;
     const check = checkServicesCompiled(c, input.service);
     if (!check.usable) {
-      setFate(
+      fates.set(
         index,
         'skipped',
         check.code,
-        `rewrite gave ${JSON.stringify(rewritten.output)} but the services are unusable: ${check.reason}`,
+        `rewrite gave ${JSON.stringify(rewrite.value.output)} but the services are unusable: ${check.reason}`,
       );
       continue;
     }
-    const protocol = services.ok ? services.value.protocol : undefined;
-    const serviceList = services.ok ? services.value.services : [];
-    if (flags.kind === 'non-terminal') {
-      const key =
-        rewritten.via === 'replacement'
-          ? convertName(rewritten.output, toDnsKey)
-          : convertKey(rewritten.output, toDnsKey);
-      if (!key.ok) {
-        setFate(
-          index,
-          'skipped',
-          'DDDS_BAD_KEY',
-          `rewrite gave ${JSON.stringify(rewritten.output)}, which is not a valid key: ${key.error.code} ${key.error.message}`,
-        );
-        continue;
-      }
-      setFate(
+    chosen = outcomeOf(index, c, rewrite.value, check.reason, toDnsKey, fates);
+  }
+  const considered = fates.considered();
+  return { outcome: chosen ?? noOutcome(input, considered), considered };
+}
+
+/**
+ * Step 5 for a record whose rewrite succeeded and whose services serve: the
+ * next key, a hand-off or a terminal output (its fate set), or undefined
+ * when the output is not a usable name (the record skipped).
+ */
+function outcomeOf(
+  index: number,
+  c: CompiledRecord,
+  rewritten: { readonly output: string; readonly via: 'regexp' | 'replacement' },
+  why: string,
+  toDnsKey: ToDnsKey,
+  fates: Fates,
+): StepOutcome | undefined {
+  const flags = c.flags;
+  const services = c.services;
+  const protocol = services.ok ? services.value.protocol : undefined;
+  const { output, via } = rewritten;
+  if (flags.kind === 'non-terminal') {
+    const key =
+      via === 'replacement' ? convertName(output, toDnsKey) : convertKey(output, toDnsKey);
+    if (!key.ok) {
+      fates.set(
         index,
-        'used',
-        'DDDS_NEXT_KEY',
-        `${rewritten.via} gave ${JSON.stringify(rewritten.output)}; next key ${key.value} (${check.reason})`,
+        'skipped',
+        'DDDS_BAD_KEY',
+        `rewrite gave ${JSON.stringify(output)}, which is not a valid key: ${key.error.code} ${key.error.message}`,
       );
-      chosen = {
-        kind: 'next',
-        key: key.value,
-        rewritten: rewritten.output,
-        record: plainAt(index),
-        via: rewritten.via,
-      };
-      continue;
+      return undefined;
     }
-    if (flags.kind !== 'flag') continue; // unreachable: unusable flags were dropped
-    if (flags.flag === 'P') {
-      setFate(
-        index,
-        'used',
-        'DDDS_HANDOFF',
-        `hand-off with ${JSON.stringify(rewritten.output)} (${check.reason})`,
-      );
-      const handoff = plainAt(index);
-      chosen = { kind: 'handoff', flag: 'P', output: rewritten.output, record: handoff, protocol };
-      continue;
-    }
-    let output = rewritten.output;
-    if (flags.flag === 'S' || flags.flag === 'A') {
-      const name = convertName(rewritten.output, toDnsKey);
-      if (!name.ok) {
-        setFate(
-          index,
-          'skipped',
-          'DDDS_BAD_KEY',
-          `'${flags.flag}' output ${JSON.stringify(rewritten.output)} is not a domain name: ${name.error.code} ${name.error.message}`,
-        );
-        continue;
-      }
-      output = name.value;
-    }
-    setFate(
+    fates.set(
       index,
       'used',
-      'DDDS_TERMINAL',
-      `terminal '${flags.flag}': ${rewritten.via} gave ${JSON.stringify(output)} (${check.reason})`,
+      'DDDS_NEXT_KEY',
+      `${via} gave ${JSON.stringify(output)}; next key ${key.value} (${why})`,
     );
-    chosen = {
-      kind: 'terminal',
-      flag: flags.flag,
-      output,
-      record: plainAt(index),
-      protocol,
-      services: serviceList,
-      via: rewritten.via,
-    };
+    return { kind: 'next', key: key.value, rewritten: output, record: fates.plainAt(index), via };
   }
+  if (flags.kind !== 'flag') return undefined; // unreachable: unusable flags were dropped
+  if (flags.flag === 'P') {
+    fates.set(index, 'used', 'DDDS_HANDOFF', `hand-off with ${JSON.stringify(output)} (${why})`);
+    return { kind: 'handoff', flag: 'P', output, record: fates.plainAt(index), protocol };
+  }
+  let target = output;
+  if (flags.flag === 'S' || flags.flag === 'A') {
+    const name = convertName(output, toDnsKey);
+    if (!name.ok) {
+      fates.set(
+        index,
+        'skipped',
+        'DDDS_BAD_KEY',
+        `'${flags.flag}' output ${JSON.stringify(output)} is not a domain name: ${name.error.code} ${name.error.message}`,
+      );
+      return undefined;
+    }
+    target = name.value;
+  }
+  fates.set(
+    index,
+    'used',
+    'DDDS_TERMINAL',
+    `terminal '${flags.flag}': ${via} gave ${JSON.stringify(target)} (${why})`,
+  );
+  return {
+    kind: 'terminal',
+    flag: flags.flag,
+    output: target,
+    record: fates.plainAt(index),
+    protocol,
+    services: services.ok ? services.value.services : [],
+    via,
+  };
+}
 
-  const considered =
-    fated === n ? (fates as RecordFate[]) : fates.filter((f): f is RecordFate => f !== undefined);
-  if (chosen !== undefined) return { outcome: chosen, considered };
+/** The failure of a step that chose no record. */
+function noOutcome(input: StepInput, considered: readonly RecordFate[]): StepOutcome {
   if (input.records.length === 0) {
     return {
-      outcome: {
-        kind: 'failure',
-        code: 'DDDS_NO_RECORDS',
-        message: `no NAPTR records at ${input.key}`,
-      },
-      considered,
+      kind: 'failure',
+      code: 'DDDS_NO_RECORDS',
+      message: `no NAPTR records at ${input.key}`,
     };
   }
   const summary = considered
     .map((f) => `#${f.index} [${describeRecord(f.record)}] ${f.code}`)
     .join('; ');
   return {
-    outcome: {
-      kind: 'failure',
-      code: 'DDDS_NO_VALID_OUTPUT',
-      message: `no rule at ${input.key} gives a usable result for ${input.service} (RFC 3402 section 3.3: "no valid output"): ${summary}`,
-    },
-    considered,
+    kind: 'failure',
+    code: 'DDDS_NO_VALID_OUTPUT',
+    message: `no rule at ${input.key} gives a usable result for ${input.service} (RFC 3402 section 3.3: "no valid output"): ${summary}`,
   };
 }
 

@@ -21,7 +21,7 @@
  * (or `partitionDepth`) sets it, replacing the value of an earlier row; a row
  * without it leaves the value as it was (a row cannot make it unknown again).
  */
-import type { ExpressionKey, ManifestationKey, UrnAnalyser, WorkKey } from './model.ts';
+import type { ExpressionKey, ManifestationKey, MatchQuery, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
 import type { RowErrorCode } from './codes.ts';
 import { toUrnAnalysis } from './from-urn.ts';
@@ -114,9 +114,15 @@ class RowAccepted implements RowOk {
   }
 }
 
-function fail(code: RowErrorCode, message: string, field?: string, offset?: number): RowResult {
+type Failed = Err<RowError>;
+
+function fail(code: RowErrorCode, message: string, field?: string, offset?: number): Failed {
   return { ok: false, error: { code, message, field, offset } };
 }
+
+const failed = (v: unknown): v is Failed =>
+  typeof v === 'object' && v !== null && (v as { ok?: unknown }).ok === false;
+const given = (v: unknown): boolean => v !== undefined && v !== null;
 
 /**
  * Validate a row given as a plain object (a parsed JSON line, or a CSV
@@ -126,6 +132,34 @@ export function validateRow(
   fields: Readonly<Record<string, unknown>>,
   analyse: UrnAnalyser,
 ): RowResult {
+  const values = rowValues(fields);
+  if (failed(values)) return values;
+  const q = rowUrn(values.urn, analyse);
+  if (failed(q)) return q;
+  const item = rowItem(values);
+  if (failed(item)) return item;
+  const inForce = rowInForce(values.inForce, q);
+  if (failed(inForce)) return inForce;
+  const partitionDepth = rowPartitionDepth(values.partitionDepth, q);
+  if (failed(partitionDepth)) return partitionDepth;
+  const title = rowTitle(values.title);
+  if (failed(title)) return title;
+  const aliases = rowAliases(values.aliases, q, analyse);
+  if (failed(aliases)) return aliases;
+  return new RowAccepted({
+    work: { urn: q.workUrn, key: q.work },
+    expression: q.expression,
+    manifestation: q.manifestation,
+    item,
+    inForce,
+    partitionDepth,
+    title,
+    aliases,
+  });
+}
+
+/** The fields by their canonical names (synonyms mapped), empty strings as absent. */
+function rowValues(fields: Readonly<Record<string, unknown>>): Record<string, unknown> | Failed {
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
     return fail('ROW_NOT_OBJECT', 'a JSON Lines row must be a JSON object');
   }
@@ -141,8 +175,11 @@ export function validateRow(
     }
     values[name] = v === '' ? undefined : v;
   }
+  return values;
+}
 
-  const urnText = values.urn;
+/** The row's URN analysed: a document (no partition, no component). */
+function rowUrn(urnText: unknown, analyse: UrnAnalyser): MatchQuery | Failed {
   if (urnText === undefined || urnText === null)
     return fail('ROW_MISSING_URN', "the row has no 'urn'", 'urn');
   if (typeof urnText !== 'string') return fail('ROW_BAD_URN', "'urn' must be a string", 'urn');
@@ -167,142 +204,130 @@ export function validateRow(
   if (q.qComponent !== null || q.urn.length === 0) {
     return fail('ROW_COMPONENT', 'a catalogue URN has no ?+, ?= or # component', 'urn');
   }
+  return q;
+}
 
-  let item: CatalogueRow['item'] = null;
-  if (values.url !== undefined && values.url !== null) {
-    const url = values.url;
-    if (typeof url !== 'string' || url.length > MAX_URL || !HTTP_URL.test(url)) {
-      return fail(
-        'ROW_BAD_URL',
-        "'url' must be an absolute http: or https: URL without spaces",
-        'url',
-      );
-    }
-    let priority = DEFAULT_PRIORITY;
-    if (values.priority !== undefined && values.priority !== null) {
-      const p = typeof values.priority === 'string' ? Number(values.priority) : values.priority;
-      if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65535) {
-        return fail(
-          'ROW_BAD_PRIORITY',
-          "'priority' must be an integer from 0 to 65535",
-          'priority',
-        );
-      }
-      priority = p;
-    }
-    item = { url, priority };
-  } else if (values.priority !== undefined && values.priority !== null) {
+/** `url` and `priority`: the row's item, or null. */
+function rowItem(values: Record<string, unknown>): CatalogueRow['item'] | Failed {
+  if (!given(values.url)) {
+    if (!given(values.priority)) return null;
     return fail(
       'ROW_PRIORITY_WITHOUT_URL',
       "'priority' applies to an item: the row has no 'url'",
       'priority',
     );
   }
-
-  let inForce: string | null = null;
-  if (values.inForce !== undefined && values.inForce !== null) {
-    if (typeof values.inForce !== 'string' || !isValidIsoDate(values.inForce)) {
-      return fail('ROW_BAD_IN_FORCE', "'inForce' must be a date YYYY-MM-DD", 'inForce');
-    }
-    if (q.expression === null) {
-      return fail(
-        'ROW_IN_FORCE_WITHOUT_VERSION',
-        "'inForce' belongs to a version: the URN has no '@' expression",
-        'inForce',
-      );
-    }
-    inForce = values.inForce;
+  const url = values.url;
+  if (typeof url !== 'string' || url.length > MAX_URL || !HTTP_URL.test(url)) {
+    return fail(
+      'ROW_BAD_URL',
+      "'url' must be an absolute http: or https: URL without spaces",
+      'url',
+    );
   }
-
-  let partitionDepth: number | null = null;
-  if (values.partitionDepth !== undefined && values.partitionDepth !== null) {
-    const raw = values.partitionDepth;
-    // CSV gives text: decimal digits only (no sign, exponent or hex).
-    const d = typeof raw === 'string' ? (/^[0-9]{1,3}$/.test(raw) ? Number(raw) : NaN) : raw;
-    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > MAX_PARTITION_DEPTH) {
-      return fail(
-        'ROW_BAD_PARTITION_DEPTH',
-        `'partitionDepth' must be an integer from 0 to ${MAX_PARTITION_DEPTH}`,
-        'partitionDepth',
-      );
-    }
-    if (q.manifestation === null) {
-      return fail(
-        'ROW_PARTITION_DEPTH_WITHOUT_MANIFESTATION',
-        "'partitionDepth' belongs to a manifestation: the URN has no '$' manifestation",
-        'partitionDepth',
-      );
-    }
-    partitionDepth = d;
+  if (!given(values.priority)) return { url, priority: DEFAULT_PRIORITY };
+  const p = typeof values.priority === 'string' ? Number(values.priority) : values.priority;
+  if (typeof p !== 'number' || !Number.isInteger(p) || p < 0 || p > 65535) {
+    return fail('ROW_BAD_PRIORITY', "'priority' must be an integer from 0 to 65535", 'priority');
   }
+  return { url, priority: p };
+}
 
-  let title: string | null = null;
-  if (values.title !== undefined && values.title !== null) {
-    if (
-      typeof values.title !== 'string' ||
-      values.title.length > MAX_TITLE ||
-      /[\u0000-\u001f]/.test(values.title)
-    ) {
-      return fail(
-        'ROW_BAD_TITLE',
-        `'title' must be a string of at most ${MAX_TITLE} characters without control characters`,
-        'title',
-      );
-    }
-    title = values.title;
+function rowInForce(v: unknown, q: MatchQuery): string | null | Failed {
+  if (!given(v)) return null;
+  if (typeof v !== 'string' || !isValidIsoDate(v)) {
+    return fail('ROW_BAD_IN_FORCE', "'inForce' must be a date YYYY-MM-DD", 'inForce');
   }
+  if (q.expression === null) {
+    return fail(
+      'ROW_IN_FORCE_WITHOUT_VERSION',
+      "'inForce' belongs to a version: the URN has no '@' expression",
+      'inForce',
+    );
+  }
+  return v;
+}
 
+function rowPartitionDepth(raw: unknown, q: MatchQuery): number | null | Failed {
+  if (!given(raw)) return null;
+  // CSV gives text: decimal digits only (no sign, exponent or hex).
+  const d = typeof raw === 'string' ? (/^[0-9]{1,3}$/.test(raw) ? Number(raw) : NaN) : raw;
+  if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > MAX_PARTITION_DEPTH) {
+    return fail(
+      'ROW_BAD_PARTITION_DEPTH',
+      `'partitionDepth' must be an integer from 0 to ${MAX_PARTITION_DEPTH}`,
+      'partitionDepth',
+    );
+  }
+  if (q.manifestation === null) {
+    return fail(
+      'ROW_PARTITION_DEPTH_WITHOUT_MANIFESTATION',
+      "'partitionDepth' belongs to a manifestation: the URN has no '$' manifestation",
+      'partitionDepth',
+    );
+  }
+  return d;
+}
+
+function rowTitle(v: unknown): string | null | Failed {
+  if (!given(v)) return null;
+  if (typeof v !== 'string' || v.length > MAX_TITLE || /[\u0000-\u001f]/.test(v)) {
+    return fail(
+      'ROW_BAD_TITLE',
+      `'title' must be a string of at most ${MAX_TITLE} characters without control characters`,
+      'title',
+    );
+  }
+  return v;
+}
+
+/** `aliases`: work-level URNs other than the row's own work, each once. */
+function rowAliases(v: unknown, q: MatchQuery, analyse: UrnAnalyser): RowWork[] | Failed {
   const aliases: RowWork[] = [];
-  if (values.aliases !== undefined && values.aliases !== null) {
-    let list: unknown[];
-    if (typeof values.aliases === 'string')
-      list = values.aliases.split(/\s+/).filter((s) => s !== '');
-    else if (Array.isArray(values.aliases)) list = values.aliases;
-    else
-      return fail(
-        'ROW_BAD_ALIAS',
-        "'aliases' must be an array of URNs or a space-separated string",
-        'aliases',
-      );
-    if (list.length > MAX_ALIASES)
-      return fail('ROW_BAD_ALIAS', `at most ${MAX_ALIASES} aliases per row`, 'aliases');
-    for (const entry of list) {
-      if (typeof entry !== 'string')
-        return fail('ROW_BAD_ALIAS', 'each alias must be a string', 'aliases');
-      if (entry.length > MAX_URN_LENGTH) {
-        return fail(
-          'ROW_URN_TOO_LONG',
-          `an alias has ${entry.length} characters; the resolver serves URNs of at most ${MAX_URN_LENGTH}`,
-          'aliases',
-        );
-      }
-      const al = toUrnAnalysis(analyse(entry));
-      if (!al.ok) {
-        const e = al.error;
-        return fail(e.code, `alias ${entry}: ${e.message}`, 'aliases', e.span?.start);
-      }
-      const aq = al.value;
-      if (aq.urn !== aq.workUrn || aq.partition !== null || aq.qComponent !== null) {
-        return fail(
-          'ROW_ALIAS_NOT_WORK',
-          `alias ${entry} must be a work-level URN (no @, $, ~ or ? parts)`,
-          'aliases',
-        );
-      }
-      if (aq.workUrn !== q.workUrn && !aliases.some((x) => x.urn === aq.workUrn)) {
-        aliases.push({ urn: aq.workUrn, key: aq.work });
-      }
+  if (!given(v)) return aliases;
+  let list: unknown[];
+  if (typeof v === 'string') list = v.split(/\s+/).filter((s) => s !== '');
+  else if (Array.isArray(v)) list = v;
+  else
+    return fail(
+      'ROW_BAD_ALIAS',
+      "'aliases' must be an array of URNs or a space-separated string",
+      'aliases',
+    );
+  if (list.length > MAX_ALIASES)
+    return fail('ROW_BAD_ALIAS', `at most ${MAX_ALIASES} aliases per row`, 'aliases');
+  for (const entry of list) {
+    const aq = aliasWork(entry, analyse);
+    if (failed(aq)) return aq;
+    if (aq.workUrn !== q.workUrn && !aliases.some((x) => x.urn === aq.workUrn)) {
+      aliases.push({ urn: aq.workUrn, key: aq.work });
     }
   }
+  return aliases;
+}
 
-  return new RowAccepted({
-    work: { urn: q.workUrn, key: q.work },
-    expression: q.expression,
-    manifestation: q.manifestation,
-    item,
-    inForce,
-    partitionDepth,
-    title,
-    aliases,
-  });
+function aliasWork(entry: unknown, analyse: UrnAnalyser): MatchQuery | Failed {
+  if (typeof entry !== 'string')
+    return fail('ROW_BAD_ALIAS', 'each alias must be a string', 'aliases');
+  if (entry.length > MAX_URN_LENGTH) {
+    return fail(
+      'ROW_URN_TOO_LONG',
+      `an alias has ${entry.length} characters; the resolver serves URNs of at most ${MAX_URN_LENGTH}`,
+      'aliases',
+    );
+  }
+  const al = toUrnAnalysis(analyse(entry));
+  if (!al.ok) {
+    const e = al.error;
+    return fail(e.code, `alias ${entry}: ${e.message}`, 'aliases', e.span?.start);
+  }
+  const aq = al.value;
+  if (aq.urn !== aq.workUrn || aq.partition !== null || aq.qComponent !== null) {
+    return fail(
+      'ROW_ALIAS_NOT_WORK',
+      `alias ${entry} must be a work-level URN (no @, $, ~ or ? parts)`,
+      'aliases',
+    );
+  }
+  return aq;
 }
