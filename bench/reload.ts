@@ -10,7 +10,10 @@
  * against the server's own initial load.
  *
  *   node_modules/.bin/node bench/reload.ts [--records N] [--rate QPS] [--seconds S] [--workers N]
- *     [--timeline] [--server-flags="--trace-gc ..."] [--load-nice N]
+ *     [--timeline] [--server-flags="--trace-gc ..."] [--load-nice N] [--gc-helper-nice N]
+ *
+ * --gc-helper-nice N serves with `gcHelperNice` N (V8's GC helper threads'
+ * nice value, 10 by default; 0 leaves them at the answering thread's).
  *
  * --load-nice N serves with `zoneFiles.loadNice` N (the load thread's nice
  * value; 0 by default): the reload time against the answers' latency.
@@ -73,6 +76,7 @@ const { values } = parseArgs({
     timeline: { type: 'boolean', default: false },
     'server-flags': { type: 'string', default: '' },
     'load-nice': { type: 'string' },
+    'gc-helper-nice': { type: 'string' },
   },
 });
 const SERVER_FLAGS = values['server-flags'].split(/\s+/).filter((f) => f !== '');
@@ -218,11 +222,23 @@ function printTimeline(
   }
 }
 
-/** A server configuration file that sets `zoneFiles.loadNice` (the zones and addresses come from the command line). */
-function niceConfig(nice: string): string {
+/**
+ * `--config FILE` setting `zoneFiles.loadNice` and `gcHelperNice` when asked
+ * (the zones and addresses come from the command line).
+ */
+function niceConfig(): string[] {
+  const load = values['load-nice'];
+  const helpers = values['gc-helper-nice'];
+  if (load === undefined && helpers === undefined) return [];
   const config = join(dir, 'server.json');
-  writeFileSync(config, JSON.stringify({ zoneFiles: { loadNice: Number(nice) } }));
-  return config;
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ...(load !== undefined ? { zoneFiles: { loadNice: Number(load) } } : {}),
+      ...(helpers !== undefined ? { gcHelperNice: Number(helpers) } : {}),
+    }),
+  );
+  return ['--config', config];
 }
 
 try {
@@ -253,7 +269,7 @@ try {
     [
       ...[...SERVER_FLAGS, BIN, 'serve', '--zones', dir, '--listen', '127.0.0.1:0'],
       ...['--log-format', 'json', '--workers', String(WORKERS)],
-      ...(values['load-nice'] === undefined ? [] : ['--config', niceConfig(values['load-nice'])]),
+      ...niceConfig(),
     ],
     { stdio: ['ignore', serverOutFd, 'pipe'] },
   );
@@ -427,7 +443,8 @@ try {
 
   const initial = Number(loaded.ms) + Number(compiled.ms);
   const nice =
-    values['load-nice'] === undefined ? '' : `, zoneFiles.loadNice ${values['load-nice']}`;
+    (values['load-nice'] === undefined ? '' : `, zoneFiles.loadNice ${values['load-nice']}`) +
+    (values['gc-helper-nice'] === undefined ? '' : `, gcHelperNice ${values['gc-helper-nice']}`);
   console.log(
     `lexroute serve --workers ${WORKERS}${nice}, ${RECORDS.toLocaleString('en')} NAPTR records, dnsperf at ${RATE} q/s for ${SECONDS} s (2 cores, machine shared); load average ${loadStart} at the start, ${load()} at the end`,
   );

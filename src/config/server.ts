@@ -202,6 +202,11 @@ export interface ServerConfig {
    * SO_REUSEPORT, one copy of the zones); 0: one per core.
    */
   readonly workers: number;
+  /**
+   * The nice value of V8's garbage-collection helper threads (Linux; 0: the
+   * answering threads' own). See `server/gc-helpers.ts`.
+   */
+  readonly gcHelperNice: number;
   readonly udp: {
     readonly maxPayload: number;
     /**
@@ -278,6 +283,8 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   },
   watch: false,
   workers: 1,
+  // V8's GC helpers give way to the answering threads (bench/reload.ts, CHANGELOG under #20).
+  gcHelperNice: 10,
   // 1 MiB as NSD: about 100 ms of queries at 20,000 q/s held through a GC pause or a busy core.
   udp: { maxPayload: 1232, receiveBuffer: 1 << 20 },
   tcp: {
@@ -365,6 +372,32 @@ function intIn(
   return v;
 }
 
+/** A boolean key: `fallback` when absent; CONFIG_BAD_BOOLEAN naming `path` when not a boolean. */
+function boolIn(errors: ConfigError[], path: string, v: unknown, fallback: boolean): boolean {
+  if (v === undefined) return fallback;
+  if (typeof v === 'boolean') return v;
+  errors.push({ code: 'CONFIG_BAD_BOOLEAN', path, message: `${path} must be true or false` });
+  return fallback;
+}
+
+/** One of `words`: `fallback` when absent; CONFIG_BAD_ENUM naming `path` otherwise. */
+function enumIn<T extends string>(
+  errors: ConfigError[],
+  path: string,
+  v: unknown,
+  words: readonly T[],
+  fallback: T,
+): T {
+  if (v === undefined) return fallback;
+  if (words.includes(v as T)) return v as T;
+  errors.push({
+    code: 'CONFIG_BAD_ENUM',
+    path,
+    message: `${path} must be one of ${words.join(', ')}`,
+  });
+  return fallback;
+}
+
 /** `udp.receiveBuffer`: 0 (the system's default), or 4096 octets to 1 GiB. */
 function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): number {
   if (v === undefined) return fallback;
@@ -388,6 +421,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'zoneFiles',
     'watch',
     'workers',
+    'gcHelperNice',
     'udp',
     'tcp',
     'limits',
@@ -578,16 +612,7 @@ function identityKeys(
   const d = DEFAULT_SERVER_CONFIG;
   const cookies = isObject(input.cookies) ? input.cookies : {};
   const chaos = isObject(input.chaos) ? input.chaos : {};
-  let enabled = d.cookies.enabled;
-  if (cookies.enabled !== undefined) {
-    if (typeof cookies.enabled !== 'boolean') {
-      errors.push({
-        code: 'CONFIG_BAD_BOOLEAN',
-        path: 'cookies.enabled',
-        message: 'cookies.enabled must be true or false',
-      });
-    } else enabled = cookies.enabled;
-  }
+  const enabled = boolIn(errors, 'cookies.enabled', cookies.enabled, d.cookies.enabled);
   let secret = d.cookies.secret;
   if (cookies.secret !== undefined) {
     if (cookies.secret !== null && !/^[0-9a-fA-F]{32}$/.test(String(cookies.secret))) {
@@ -608,21 +633,8 @@ function identityKeys(
   };
 }
 
-/** Validate a parsed JSON value against the schema; unknown keys are errors (typos must not pass silently). */
-export function validateServerConfig(input: unknown): {
-  config: ServerConfig;
-  errors: ConfigError[];
-} {
-  const errors: ConfigError[] = [];
-  const d = DEFAULT_SERVER_CONFIG;
-  if (!isObject(input)) {
-    errors.push({
-      code: 'CONFIG_NOT_OBJECT',
-      path: '',
-      message: 'the configuration must be a JSON object',
-    });
-    return { config: d, errors };
-  }
+/** CONFIG_UNKNOWN_KEY for each key no section knows (typos must not pass silently). */
+function unknownKeys(errors: ConfigError[], input: Record<string, unknown>): void {
   for (const [section, keys] of Object.entries(KNOWN)) {
     const obj = section === '' ? input : input[section];
     if (obj === undefined) continue;
@@ -641,123 +653,83 @@ export function validateServerConfig(input: unknown): {
       }
     }
   }
-  let listen = d.listen;
-  if (input.listen !== undefined) {
-    if (!Array.isArray(input.listen) || input.listen.length === 0) {
-      errors.push({
-        code: 'CONFIG_BAD_LISTEN',
-        path: 'listen',
-        message: 'listen must be a non-empty array of "ADDR:PORT"',
-      });
-    } else {
-      const out: ListenAddress[] = [];
-      input.listen.forEach((v: unknown, i: number) => {
-        const r = listenAt(errors, `listen[${i}]`, v);
-        if (r !== undefined) out.push(r);
-      });
-      listen = out;
-    }
+}
+
+/** `listen`: a non-empty array of ADDR:PORT texts. */
+function validateListen(errors: ConfigError[], v: unknown): readonly ListenAddress[] {
+  if (v === undefined) return DEFAULT_SERVER_CONFIG.listen;
+  if (!Array.isArray(v) || v.length === 0) {
+    errors.push({
+      code: 'CONFIG_BAD_LISTEN',
+      path: 'listen',
+      message: 'listen must be a non-empty array of "ADDR:PORT"',
+    });
+    return DEFAULT_SERVER_CONFIG.listen;
   }
-  const zones = validateZones(errors, input.zones, d.zones);
-  const zoneFiles = validateZoneFiles(errors, input.zoneFiles, d.zoneFiles);
-  let allowEmpty = d.allowEmpty;
-  if (input.allowEmpty !== undefined) {
-    if (typeof input.allowEmpty !== 'boolean') {
-      errors.push({
-        code: 'CONFIG_BAD_BOOLEAN',
-        path: 'allowEmpty',
-        message: 'allowEmpty must be true or false',
-      });
-    } else allowEmpty = input.allowEmpty;
+  return listenList(errors, 'listen', v);
+}
+
+function validateTcp(errors: ConfigError[], tcp: Record<string, unknown>): ServerConfig['tcp'] {
+  const d = DEFAULT_SERVER_CONFIG.tcp;
+  const int = (k: keyof ServerConfig['tcp'], min: number, max: number) =>
+    intIn(errors, `tcp.${k}`, tcp[k], min, max, d[k]);
+  return {
+    idleTimeoutMs: int('idleTimeoutMs', 100, 3_600_000),
+    maxConnections: int('maxConnections', 1, 100_000),
+    messageTimeoutMs: int('messageTimeoutMs', 50, 600_000),
+    maxPerClient: int('maxPerClient', 1, 100_000),
+    pressureIdleTimeoutMs: int('pressureIdleTimeoutMs', 50, 3_600_000),
+  };
+}
+
+function validateLog(errors: ConfigError[], log: Record<string, unknown>): ServerConfig['log'] {
+  const d = DEFAULT_SERVER_CONFIG.log;
+  return {
+    level: enumIn(errors, 'log.level', log.level, LOG_LEVELS, d.level),
+    format: enumIn(errors, 'log.format', log.format, LOG_FORMATS, d.format),
+    summaryIntervalMs: intIn(
+      errors,
+      'log.summaryIntervalMs',
+      log.summaryIntervalMs,
+      100,
+      3_600_000,
+      d.summaryIntervalMs,
+    ),
+  };
+}
+
+/** Validate a parsed JSON value against the schema; unknown keys are errors (typos must not pass silently). */
+export function validateServerConfig(input: unknown): {
+  config: ServerConfig;
+  errors: ConfigError[];
+} {
+  const errors: ConfigError[] = [];
+  const d = DEFAULT_SERVER_CONFIG;
+  if (!isObject(input)) {
+    errors.push({
+      code: 'CONFIG_NOT_OBJECT',
+      path: '',
+      message: 'the configuration must be a JSON object',
+    });
+    return { config: d, errors };
   }
-  let watch = d.watch;
-  if (input.watch !== undefined) {
-    if (typeof input.watch !== 'boolean') {
-      errors.push({
-        code: 'CONFIG_BAD_BOOLEAN',
-        path: 'watch',
-        message: 'watch must be true or false',
-      });
-    } else watch = input.watch;
-  }
-  const udp = isObject(input.udp) ? input.udp : {};
-  const tcp = isObject(input.tcp) ? input.tcp : {};
-  const limits = isObject(input.limits) ? input.limits : {};
-  const log = isObject(input.log) ? input.log : {};
-  let level = d.log.level;
-  if (log.level !== undefined) {
-    if (!LOG_LEVELS.includes(log.level as ServerLogLevel)) {
-      errors.push({
-        code: 'CONFIG_BAD_ENUM',
-        path: 'log.level',
-        message: `log.level must be one of ${LOG_LEVELS.join(', ')}`,
-      });
-    } else level = log.level as ServerLogLevel;
-  }
-  let format = d.log.format;
-  if (log.format !== undefined) {
-    if (!LOG_FORMATS.includes(log.format as ServerLogFormat)) {
-      errors.push({
-        code: 'CONFIG_BAD_ENUM',
-        path: 'log.format',
-        message: `log.format must be one of ${LOG_FORMATS.join(', ')}`,
-      });
-    } else format = log.format as ServerLogFormat;
-  }
+  unknownKeys(errors, input);
+  const section = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
+  const udp = section(input.udp);
+  const limits = section(input.limits);
   const config: ServerConfig = {
-    listen,
-    zones,
-    allowEmpty,
-    zoneFiles,
-    watch,
+    listen: validateListen(errors, input.listen),
+    zones: validateZones(errors, input.zones, d.zones),
+    allowEmpty: boolIn(errors, 'allowEmpty', input.allowEmpty, d.allowEmpty),
+    zoneFiles: validateZoneFiles(errors, input.zoneFiles, d.zoneFiles),
+    watch: boolIn(errors, 'watch', input.watch, d.watch),
     doh: validateDoh(errors, input.doh),
     // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
     udp: {
       maxPayload: intIn(errors, 'udp.maxPayload', udp.maxPayload, 512, 65535, d.udp.maxPayload),
       receiveBuffer: receiveBufferIn(errors, udp.receiveBuffer, d.udp.receiveBuffer),
     },
-    tcp: {
-      idleTimeoutMs: intIn(
-        errors,
-        'tcp.idleTimeoutMs',
-        tcp.idleTimeoutMs,
-        100,
-        3_600_000,
-        d.tcp.idleTimeoutMs,
-      ),
-      maxConnections: intIn(
-        errors,
-        'tcp.maxConnections',
-        tcp.maxConnections,
-        1,
-        100_000,
-        d.tcp.maxConnections,
-      ),
-      messageTimeoutMs: intIn(
-        errors,
-        'tcp.messageTimeoutMs',
-        tcp.messageTimeoutMs,
-        50,
-        600_000,
-        d.tcp.messageTimeoutMs,
-      ),
-      maxPerClient: intIn(
-        errors,
-        'tcp.maxPerClient',
-        tcp.maxPerClient,
-        1,
-        100_000,
-        d.tcp.maxPerClient,
-      ),
-      pressureIdleTimeoutMs: intIn(
-        errors,
-        'tcp.pressureIdleTimeoutMs',
-        tcp.pressureIdleTimeoutMs,
-        50,
-        3_600_000,
-        d.tcp.pressureIdleTimeoutMs,
-      ),
-    },
+    tcp: validateTcp(errors, section(input.tcp)),
     limits: {
       maxChain: intIn(errors, 'limits.maxChain', limits.maxChain, 0, 64, d.limits.maxChain),
       cachePerName: intIn(
@@ -769,22 +741,12 @@ export function validateServerConfig(input: unknown): {
         d.limits.cachePerName,
       ),
     },
-    rrl: validateRrl(errors, isObject(input.rrl) ? input.rrl : {}),
-    log: {
-      level,
-      format,
-      summaryIntervalMs: intIn(
-        errors,
-        'log.summaryIntervalMs',
-        log.summaryIntervalMs,
-        100,
-        3_600_000,
-        d.log.summaryIntervalMs,
-      ),
-    },
+    rrl: validateRrl(errors, section(input.rrl)),
+    log: validateLog(errors, section(input.log)),
     ...identityKeys(errors, input),
-    dnssec: validateDnssec(errors, isObject(input.dnssec) ? input.dnssec : {}),
+    dnssec: validateDnssec(errors, section(input.dnssec)),
     workers: intIn(errors, 'workers', input.workers, 0, 256, d.workers),
+    gcHelperNice: intIn(errors, 'gcHelperNice', input.gcHelperNice, 0, 19, d.gcHelperNice),
     ...transferKeys(errors, input),
   };
   return { config, errors };
@@ -866,16 +828,7 @@ function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConf
       });
     }
   }
-  let logOnly = d.logOnly;
-  if (r.logOnly !== undefined) {
-    if (typeof r.logOnly !== 'boolean') {
-      errors.push({
-        code: 'CONFIG_BAD_BOOLEAN',
-        path: 'rrl.logOnly',
-        message: 'rrl.logOnly must be true or false',
-      });
-    } else logOnly = r.logOnly;
-  }
+  const logOnly = boolIn(errors, 'rrl.logOnly', r.logOnly, d.logOnly);
   return {
     responsesPerSecond,
     ...(r.nxdomainsPerSecond !== undefined
@@ -917,17 +870,8 @@ function validateDnssec(errors: ConfigError[], r: Record<string, unknown>): Dnss
       });
     } else keys = r.keys as string | null;
   }
-  const flag = (key: 'nsec3' | 'optOut'): boolean => {
-    const v = r[key];
-    if (v === undefined) return d[key];
-    if (typeof v === 'boolean') return v;
-    errors.push({
-      code: 'CONFIG_BAD_BOOLEAN',
-      path: `dnssec.${key}`,
-      message: `dnssec.${key} must be true or false`,
-    });
-    return d[key];
-  };
+  const flag = (key: 'nsec3' | 'optOut'): boolean =>
+    boolIn(errors, `dnssec.${key}`, r[key], d[key]);
   const nsec3 = flag('nsec3');
   const optOut = flag('optOut');
   if (optOut && !nsec3)
@@ -992,16 +936,7 @@ function transferKeys(
   }
   const int = (k: keyof TransferConfig, min: number, max: number) =>
     intIn(errors, `transfer.${k}`, t[k], min, max, d[k] as number);
-  const bool = (k: 'ixfrCondense') => {
-    if (t[k] === undefined) return d[k];
-    if (typeof t[k] === 'boolean') return t[k];
-    errors.push({
-      code: 'CONFIG_BAD_BOOLEAN',
-      path: `transfer.${k}`,
-      message: `transfer.${k} must be true or false`,
-    });
-    return d[k];
-  };
+  const bool = (k: 'ixfrCondense') => boolIn(errors, `transfer.${k}`, t[k], d[k]);
   return {
     allowTransfer,
     tsigKeys: tsigKeysKey(errors, input.tsigKeys),

@@ -1,6 +1,7 @@
 /**
  * `lexroute serve`: the authoritative DNS routing server.
  */
+import { niceGcHelpers } from '../../server/gc-helpers.ts';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
@@ -381,13 +382,7 @@ async function serveUntilStopped(
   const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
   const book = new ZoneStatusBook();
   const startedAt = Date.now();
-  // Stopped by SIGTERM/SIGINT (io.signal) or by `lexroute ctl stop`.
-  let stopNow = () => undefined as void;
-  const stopped = new Promise<void>((resolve) => {
-    stopNow = resolve;
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  const { stopped, stopNow } = stopSignal(io);
 
   const keysDir = config.dnssec.keys === null ? null : path.resolve(base, config.dnssec.keys);
   if (keysDir !== null && !isDirectory(keysDir)) {
@@ -398,6 +393,7 @@ async function serveUntilStopped(
     return exitCodeOf('DNSSEC_KEYS_DIR');
   }
   const background = backgroundZoneLoaderFor(config, base);
+  niceHelpers(config.gcHelperNice, log);
   let server: RunningServer;
   let ops: Ops;
   try {
@@ -454,6 +450,29 @@ async function serveUntilStopped(
   await background.close();
   log.info('stopped');
   return EXIT_OK;
+}
+
+/** Resolved by SIGTERM/SIGINT (io.signal) or by `stopNow` (`lexroute ctl stop`). */
+function stopSignal(io: CliIo): { stopped: Promise<void>; stopNow: () => void } {
+  let stopNow = () => undefined as void;
+  const stopped = new Promise<void>((resolve) => {
+    stopNow = resolve;
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  return { stopped, stopNow };
+}
+
+/**
+ * V8's GC helper threads at `gcHelperNice` (server/gc-helpers.ts): a
+ * process-wide choice of the CLI, as `countBuffersInHeapLimit`; a library
+ * user of `startServer` keeps its process as it is.
+ */
+function niceHelpers(nice: number, log: Logger): void {
+  if (nice === 0) return;
+  const r = niceGcHelpers(nice);
+  if (r.error !== undefined) log.warn('gc_helpers_nice_failed', { nice, ...r });
+  else if (r.threads > 0) log.debug('gc_helpers_niced', { nice, threads: r.threads });
 }
 
 /** The `ready` log line, and READY=1 to systemd (zones loaded, every worker listening). */
