@@ -3,6 +3,7 @@
  * stable codes. The documented default file is `config/server.json`; every
  * key is explained in `config/README.md`.
  */
+import { enumIn } from './checks.ts';
 import { parseCidr } from './cidr.ts';
 import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 import {
@@ -377,24 +378,6 @@ function boolIn(errors: ConfigError[], path: string, v: unknown, fallback: boole
   if (v === undefined) return fallback;
   if (typeof v === 'boolean') return v;
   errors.push({ code: 'CONFIG_BAD_BOOLEAN', path, message: `${path} must be true or false` });
-  return fallback;
-}
-
-/** One of `words`: `fallback` when absent; CONFIG_BAD_ENUM naming `path` otherwise. */
-function enumIn<T extends string>(
-  errors: ConfigError[],
-  path: string,
-  v: unknown,
-  words: readonly T[],
-  fallback: T,
-): T {
-  if (v === undefined) return fallback;
-  if (words.includes(v as T)) return v as T;
-  errors.push({
-    code: 'CONFIG_BAD_ENUM',
-    path,
-    message: `${path} must be one of ${words.join(', ')}`,
-  });
   return fallback;
 }
 

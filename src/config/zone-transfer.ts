@@ -5,6 +5,7 @@
  * `allowTransfer` and `secondaries` (and the CLI's `--allow-transfer`,
  * `--notify`) keep applying to every zone; a zone's own lists add to them.
  */
+import { enumIn } from './checks.ts';
 import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
 import type { SerialPolicy } from '../core/xfr/serial.ts';
 import type { ListenAddress } from './server.ts';
@@ -54,14 +55,7 @@ export function serialSetting(
   path: string,
   v: unknown,
 ): SerialSetting | undefined {
-  if (v === undefined) return undefined;
-  if (SERIAL_POLICIES.includes(v as SerialSetting)) return v as SerialSetting;
-  errors.push({
-    code: 'CONFIG_BAD_ENUM',
-    path,
-    message: `${path} must be one of ${SERIAL_POLICIES.join(', ')}`,
-  });
-  return undefined;
+  return enumIn(errors, path, v, SERIAL_POLICIES, undefined);
 }
 
 /** An `allowTransfer` list (serve-wide or per zone). */

@@ -103,6 +103,10 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ dnssec: { validity: 5 } }, 'CONFIG_BAD_NUMBER dnssec.validity'],
     [{ rrl: { slip: 11 } }, 'CONFIG_BAD_NUMBER rrl.slip'],
     [{ workers: 257 }, 'CONFIG_BAD_NUMBER workers'],
+    [{ gcHelperNice: 20 }, 'CONFIG_BAD_NUMBER gcHelperNice'],
+    [{ serial: 'bogus' }, 'CONFIG_BAD_ENUM serial'],
+    [{ log: { format: 'xml' } }, 'CONFIG_BAD_ENUM log.format'],
+    [{ allowEmpty: 1 }, 'CONFIG_BAD_BOOLEAN allowEmpty'],
     [{ zones: [{ origin: 'example.', primaries: [] }] }, 'CONFIG_BAD_ZONES zones[0].primaries'],
     [
       { zones: [{ origin: 'example.', primaries: ['ns.example:53'] }] },
