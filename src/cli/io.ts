@@ -58,3 +58,18 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * A long-running command's end: `stopped` resolves on SIGTERM/SIGINT
+ * (`signal`, the command's `io.signal`) or when `stopNow` is called (a
+ * control channel's `stop`).
+ */
+export function stopSignal(signal: AbortSignal): { stopped: Promise<void>; stopNow: () => void } {
+  let stopNow = () => undefined as void;
+  const stopped = new Promise<void>((resolve) => {
+    stopNow = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  return { stopped, stopNow };
+}

@@ -8,7 +8,7 @@ import { validateDevConfig, type DevConfig } from '../../dev/config.ts';
 import { DevStartError, startDevChain, type RunningDevChain } from '../../dev/chain.ts';
 import { createLogger } from '../../server/log.ts';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, UsageError, stopSignal, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 
 export const DEV_HELP = `Usage: lexroute dev [options]
@@ -117,13 +117,6 @@ export function describeChain(
   return lines.join('\n');
 }
 
-async function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  await new Promise<void>((resolve) =>
-    signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
-}
-
 export const devCommand: Command = {
   name: 'dev',
   summary: 'start the whole sample chain locally (what npm start runs)',
@@ -196,7 +189,7 @@ export const devCommand: Command = {
       throw e;
     }
     io.out(describeChain(chain, config, configName));
-    await waitForAbort(io.signal);
+    await stopSignal(io.signal).stopped;
     io.err('lexroute dev: stopping\n');
     await chain.close();
     io.err('lexroute dev: stopped\n');

@@ -8,7 +8,15 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_FAIL, EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import {
+  EXIT_FAIL,
+  EXIT_OK,
+  Reported,
+  UsageError,
+  stopSignal,
+  type CliIo,
+  type Command,
+} from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { analyseReference } from '../../core/match/from-urn.ts';
 import {
@@ -618,12 +626,7 @@ async function serve(
   const app = new SwappableApp(buildApp(config, opened, registry, name));
   const stats = new ResolverStats();
   const collect = metricsCollector(opened, app, stats);
-  let stopNow = () => {};
-  const stopped = new Promise<void>((res) => {
-    stopNow = res;
-    if (io.signal.aborted) res();
-    io.signal.addEventListener('abort', () => res(), { once: true });
-  });
+  const { stopped, stopNow } = stopSignal(io.signal);
   const t0 = Date.now();
   const stop = () => stopNow();
   const state = { config, opened, app, name, stats, stop, startedAt: t0, loadedAt: t0 };

@@ -1,11 +1,11 @@
 /**
  * `lexroute serve`: the authoritative DNS routing server.
  */
-import { niceGcHelpers } from '../../server/gc-helpers.ts';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
+import { EXIT_OK, Reported, UsageError, stopSignal, type CliIo, type Command } from '../io.ts';
+import { niceGcHelpers } from '../../server/gc-helpers.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import {
   DEFAULT_SERVER_CONFIG,
@@ -382,7 +382,8 @@ async function serveUntilStopped(
   const log = createLogger((line) => io.err(line), config.log.level, resolvedFormat);
   const book = new ZoneStatusBook();
   const startedAt = Date.now();
-  const { stopped, stopNow } = stopSignal(io);
+  // Stopped by SIGTERM/SIGINT or by `lexroute ctl stop`.
+  const { stopped, stopNow } = stopSignal(io.signal);
 
   const keysDir = config.dnssec.keys === null ? null : path.resolve(base, config.dnssec.keys);
   if (keysDir !== null && !isDirectory(keysDir)) {
@@ -450,17 +451,6 @@ async function serveUntilStopped(
   await background.close();
   log.info('stopped');
   return EXIT_OK;
-}
-
-/** Resolved by SIGTERM/SIGINT (io.signal) or by `stopNow` (`lexroute ctl stop`). */
-function stopSignal(io: CliIo): { stopped: Promise<void>; stopNow: () => void } {
-  let stopNow = () => undefined as void;
-  const stopped = new Promise<void>((resolve) => {
-    stopNow = resolve;
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  return { stopped, stopNow };
 }
 
 /**
