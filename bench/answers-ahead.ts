@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { BackgroundZoneLoader } from '../src/zonefile/background.ts';
 import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
 import { buildQuery } from '../test/server/harness.ts';
+import { naptrZoneText } from './harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,10 +36,7 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-ahead-bench-'));
 const bg = new BackgroundZoneLoader();
 try {
   const file = join(dir, `${ORIGIN}zone`);
-  const out = [`$TTL 3600\n@ IN SOA ns host 1 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`];
-  for (let i = 0; i < N; i++)
-    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
-  writeFileSync(file, out.join(''));
+  writeFileSync(file, naptrZoneText(N, 1));
   const queries: Buffer[] = [];
   for (let i = 0; i < H; i++) queries.push(buildQuery(`j${(i * 7919) % N}.${ORIGIN}`, 'NAPTR'));
 

@@ -78,17 +78,5 @@ export function spawnServe(
   return { child, log: () => log };
 }
 
-/**
- * The reload benches' zone (bench/reload.ts, reload-stall.ts, reload-memory.ts):
- * `records` NAPTR records j0..jN-1 under an apex with SOA `serial`, NS and its
- * glue, then `extra` (a record that makes the version differ).
- */
-export function naptrZoneText(records: number, serial: number, extra = ''): string {
-  const out: string[] = [
-    `$TTL 3600\n@ IN SOA ns host ${serial} 3600 600 86400 300\n@ IN NS ns\nns IN A 192.0.2.1\n`,
-  ];
-  for (let i = 0; i < records; i++)
-    out.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .\n`);
-  out.push(extra);
-  return out.join('');
-}
+/** The reload benches' zone (bench/reload.ts, reload-stall.ts, reload-memory.ts, answers-ahead.ts), shared with the reload tests. */
+export { naptrZoneText } from '../test/helpers/naptr-zone.ts';

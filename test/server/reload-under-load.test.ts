@@ -35,22 +35,13 @@ import { join, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { udpRaw } from './harness.ts';
+import { naptrZoneText } from '../helpers/naptr-zone.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/lexroute.js');
 const RECORDS = 100_000;
 const ORIGIN = 'lex.reload.test.';
 
-function zoneText(serial: number, extra: string): string {
-  const lines = [
-    '$TTL 3600',
-    `@ IN SOA ns host ${serial} 3600 600 86400 300`,
-    '@ IN NS ns',
-    'ns IN A 192.0.2.1',
-  ];
-  for (let i = 0; i < RECORDS; i++)
-    lines.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .`);
-  return `${lines.join('\n')}\n${extra}`;
-}
+const zoneText = (serial: number, extra: string) => naptrZoneText(RECORDS, serial, extra);
 
 interface Probe {
   /** Longest wait of any probe (a probe still unanswered counts from its send time). */

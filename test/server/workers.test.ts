@@ -15,23 +15,14 @@ import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { udpRaw } from './harness.ts';
+import { naptrZoneText } from '../helpers/naptr-zone.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/lexroute.js');
 const ORIGIN = 'workers.test.';
 const RECORDS = 20_000;
 const dnsperf = toolOrSkip('dnsperf');
 
-function zoneText(serial: number): string {
-  const lines = [
-    '$TTL 3600',
-    `@ IN SOA ns host ${serial} 3600 600 86400 300`,
-    '@ IN NS ns',
-    'ns IN A 192.0.2.1',
-  ];
-  for (let i = 0; i < RECORDS; i++)
-    lines.push(`j${i} IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!http://r${i}.example/N2L?\\\\1!" .`);
-  return `${lines.join('\n')}\n`;
-}
+const zoneText = (serial: number) => naptrZoneText(RECORDS, serial);
 
 let dir: string;
 let file: string;
