@@ -15,8 +15,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BackgroundZoneLoader } from '../src/zonefile/background.ts';
-import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
+import { BackgroundZoneLoader } from '../src/authority/zones/background.ts';
+import { Engine, TRANSPORT_UDP } from '../src/authority/engine.ts';
 import { buildQuery } from '../test/server/harness.ts';
 import { naptrZoneText } from './harness.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Cost of decoding one DNS response in the client: the hand-written decoder
- * (src/core/wire/response.ts, what decodeResponse uses; into the record
+ * (src/dns/core/wire/response.ts, what decodeResponse uses; into the record
  * model of core/rr/record.ts since issue 19) next to the decoder it replaced (dns-packet's per-record `answer.decode` plus the RDLENGTH
  * check, kept verbatim below), on the same realistic responses, in
  * interleaved rounds.
@@ -21,8 +21,8 @@ import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
 import { decodeResponse, knownQuestion, type KnownQuestion } from '../src/client/wire.ts';
 import { asDnsPacket } from '../test/client/helpers/as-dns-packet.ts';
-import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
-import { loadZoneText } from '../src/zonefile/load.ts';
+import { Engine, TRANSPORT_UDP } from '../src/authority/engine.ts';
+import { loadZoneText } from '../src/authority/zones/load.ts';
 import { median } from './stats.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 9);

@@ -31,9 +31,9 @@ import path from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { LexClient } from '../src/client/resolve.ts';
 import { DnsTransport } from '../src/client/transport.ts';
-import { dddsStep, type NaptrRecord } from '../src/core/ddds/step.ts';
-import { buildAus } from '../src/core/ddds/aus.ts';
-import { toDnsKey } from '../src/core/urn/index.ts';
+import { dddsStep, type NaptrRecord } from '../src/ddds/core/step.ts';
+import { buildAus } from '../src/ddds/core/aus.ts';
+import { toDnsKey } from '../src/urn/core/index.ts';
 import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);

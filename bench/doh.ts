@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { LexClient } from '../src/client/resolve.ts';
-import { base64UrlEncode } from '../src/core/wire/doh.ts';
+import { base64UrlEncode } from '../src/dns/core/wire/doh.ts';
 import { freePortOnAll } from '../src/dev/ports.ts';
 import { freshUrns, median } from './stats.ts';
 

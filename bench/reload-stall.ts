@@ -28,8 +28,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import dnsPacket from 'dns-packet';
-import { BackgroundZoneLoader, countBuffersInHeapLimit } from '../src/zonefile/background.ts';
-import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
+import {
+  BackgroundZoneLoader,
+  countBuffersInHeapLimit,
+} from '../src/authority/zones/background.ts';
+import { Engine, TRANSPORT_UDP } from '../src/authority/engine.ts';
 import { naptrZoneText } from './harness.ts';
 
 const { values } = parseArgs({

@@ -488,7 +488,7 @@ try {
     console.log('\nPostgreSQL: not installed (Debian package postgresql); skipped');
   } else {
     // shared_buffers sized to hold the catalogue, as SQLite's 1 GB mmap_size
-    // does (src/catalogue/store.ts) and as a production server is sized to
+    // does (src/resolver/catalogue/store.ts) and as a production server is sized to
     // its working set; the tests' 32 MB would turn most lookups in a
     // 1,000,000-work catalogue into reads from the OS cache.
     pg = await startPostgres(bin, { shared_buffers: '1GB' });

@@ -13,9 +13,9 @@
  */
 import dnsPacket from 'dns-packet';
 import { DEFAULT_RRL_CONFIG } from '../src/config/server.ts';
-import { Engine, TRANSPORT_UDP } from '../src/server/engine.ts';
-import { Rrl } from '../src/server/rrl.ts';
-import { loadZoneFile, loadZoneText } from '../src/zonefile/load.ts';
+import { Engine, TRANSPORT_UDP } from '../src/authority/engine.ts';
+import { Rrl } from '../src/authority/rrl.ts';
+import { loadZoneFile, loadZoneText } from '../src/authority/zones/load.ts';
 
 const N = 300;
 let text = `$ORIGIN lex.bench.\n$TTL 3600\n@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n@ IN NS ns1\nns1 IN A 192.0.2.1\n`;

@@ -11,7 +11,7 @@
  * external-test-data/lex-urn (a third of them invalid: rejection is measured too).
  */
 import { readFileSync } from 'node:fs';
-import { canonicalizeLexUrn, normalizeLexUrn, parseLexUrn } from '../src/core/urn/index.ts';
+import { canonicalizeLexUrn, normalizeLexUrn, parseLexUrn } from '../src/urn/core/index.ts';
 
 const SHARED = new URL('../../shared/', import.meta.url).pathname;
 const seconds = Number(process.argv[2] ?? 2);

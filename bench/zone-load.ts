@@ -25,8 +25,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type * as LoadModuleType from '../src/zonefile/load.ts';
-import type * as LintModuleType from '../src/core/ddds/lint/naptr-lint.ts';
+import type * as LoadModuleType from '../src/authority/zones/load.ts';
+import type * as LintModuleType from '../src/ddds/core/lint/naptr-lint.ts';
 
 type LoadModule = typeof LoadModuleType;
 type LintModule = typeof LintModuleType;
@@ -37,7 +37,7 @@ if (process.argv[2] === '--child') {
   // Child: load one zone, report time and peak RSS as JSON.
   const file = process.argv[3]!;
   const lint = process.argv[4] === 'lint';
-  const loader = process.argv[5] ?? new URL('../src/zonefile/load.ts', import.meta.url).href;
+  const loader = process.argv[5] ?? new URL('../src/authority/zones/load.ts', import.meta.url).href;
   const { loadZoneFile } = (await import(loader)) as LoadModule;
   const lintModule = lint
     ? ((await import(
@@ -132,9 +132,9 @@ async function transpileLoader(): Promise<string> {
     for (const m of source.matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g))
       visit(join(dirname(rel), m[1]!));
   };
-  visit('src/zonefile/load.ts');
-  visit('src/core/ddds/lint/naptr-lint.ts');
-  return new URL(`file://${join(out, 'src/zonefile/load.js')}`).href;
+  visit('src/authority/zones/load.ts');
+  visit('src/ddds/core/lint/naptr-lint.ts');
+  return new URL(`file://${join(out, 'src/authority/zones/load.js')}`).href;
 }
 const TARGET = Number(values.records);
 const RUNS = Number(values.runs);

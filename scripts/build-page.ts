@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { bundleFromSources } from '../src/resolver-http/page.ts';
+import { bundleFromSources } from '../src/resolver/http/page.ts';
 
 const out = path.resolve(import.meta.dirname, '../dist/browser/lexroute-page.js');
 mkdirSync(path.dirname(out), { recursive: true });

@@ -6,26 +6,26 @@
  * date.
  *
  * A new family of codes gets its table (a `codes.ts` beside the module that
- * reports them: pure ones under src/core, edge ones in their layer) and a
+ * reports them: pure ones under src/PART/core, edge ones in their layer) and a
  * line here.
  */
-import { CATALOGUE_CODES } from '../src/catalogue/codes.ts';
+import { CATALOGUE_CODES } from '../src/resolver/catalogue/codes.ts';
 import { CLI_CODES } from '../src/cli/codes.ts';
-import { CLIENT_CODES } from '../src/core/ddds/client-codes.ts';
+import { CLIENT_CODES } from '../src/ddds/core/client-codes.ts';
 import { CONFIG_CODES } from '../src/config/codes.ts';
-import { HOST_PORT_CODES } from '../src/core/kit/codes.ts';
-import { MATCH_CODES, ROW_CODES } from '../src/core/match/codes.ts';
-import { DDDS_CODES, WALK_CODES } from '../src/core/ddds/codes.ts';
-import { ROUTE_CODES } from '../src/core/routes/codes.ts';
-import { URN_CODES } from '../src/core/urn/codes.ts';
-import { DOH_CODES, QUERY_REFUSAL_CODES, WIRE_CODES } from '../src/core/wire/codes.ts';
-import { ZONE_CODES } from '../src/core/zone/codes.ts';
-import { NAPTR_LINT_CODES } from '../src/core/ddds/lint/codes.ts';
+import { HOST_PORT_CODES } from '../src/kit/core/codes.ts';
+import { MATCH_CODES, ROW_CODES } from '../src/resolver/core/codes.ts';
+import { DDDS_CODES, WALK_CODES } from '../src/ddds/core/codes.ts';
+import { ROUTE_CODES } from '../src/routes/core/codes.ts';
+import { URN_CODES } from '../src/urn/core/codes.ts';
+import { DOH_CODES, QUERY_REFUSAL_CODES, WIRE_CODES } from '../src/dns/core/wire/codes.ts';
+import { ZONE_CODES } from '../src/dns/core/zone/codes.ts';
+import { NAPTR_LINT_CODES } from '../src/ddds/core/lint/codes.ts';
 import { DEV_CODES } from '../src/dev/codes.ts';
-import { DNSSEC_KEY_CODES } from '../src/core/dnssec/codes.ts';
-import { RESOLVER_HTTP_CODES } from '../src/resolver-http/codes.ts';
-import { SERVER_CODES } from '../src/server/codes.ts';
-import { TSIG_CODES, XFR_IN_CODES } from '../src/core/xfr/codes.ts';
+import { DNSSEC_KEY_CODES } from '../src/dnssec/core/codes.ts';
+import { RESOLVER_HTTP_CODES } from '../src/resolver/http/codes.ts';
+import { SERVER_CODES } from '../src/authority/codes.ts';
+import { TSIG_CODES, XFR_IN_CODES } from '../src/xfr/core/codes.ts';
 
 export interface CodeTable {
   /** Heading in docs/codes.md. */
@@ -40,98 +40,98 @@ export interface CodeTable {
 export const CODE_TABLES: readonly CodeTable[] = [
   {
     title: 'URNs, LEX names and DNS keys',
-    file: 'src/core/urn/codes.ts',
+    file: 'src/urn/core/codes.ts',
     name: 'URN_CODES',
     codes: URN_CODES,
   },
   {
     title: 'DDDS: substitution expressions, EREs, NAPTR records, the step',
-    file: 'src/core/ddds/codes.ts',
+    file: 'src/ddds/core/codes.ts',
     name: 'DDDS_CODES',
     codes: DDDS_CODES,
   },
-  { title: 'The DDDS walk', file: 'src/core/ddds/codes.ts', name: 'WALK_CODES', codes: WALK_CODES },
+  { title: 'The DDDS walk', file: 'src/ddds/core/codes.ts', name: 'WALK_CODES', codes: WALK_CODES },
   {
     title: 'Zone files, zone checks and loading',
-    file: 'src/core/zone/codes.ts',
+    file: 'src/dns/core/zone/codes.ts',
     name: 'ZONE_CODES',
     codes: ZONE_CODES,
   },
   {
     title: 'The NAPTR lint of zones',
-    file: 'src/core/ddds/lint/codes.ts',
+    file: 'src/ddds/core/lint/codes.ts',
     name: 'NAPTR_LINT_CODES',
     codes: NAPTR_LINT_CODES,
   },
   {
     title: 'DNS messages (server query parser, names)',
-    file: 'src/core/wire/codes.ts',
+    file: 'src/dns/core/wire/codes.ts',
     name: 'WIRE_CODES',
     codes: WIRE_CODES,
   },
   {
     title: 'DNS queries the server refuses (the rcode is in server/rcodes.ts)',
-    file: 'src/core/wire/codes.ts',
+    file: 'src/dns/core/wire/codes.ts',
     name: 'QUERY_REFUSAL_CODES',
     codes: QUERY_REFUSAL_CODES,
   },
   {
     title: 'DNS over HTTPS (RFC 8484)',
-    file: 'src/core/wire/codes.ts',
+    file: 'src/dns/core/wire/codes.ts',
     name: 'DOH_CODES',
     codes: DOH_CODES,
   },
   {
     title: 'Routing tables and routes',
-    file: 'src/core/routes/codes.ts',
+    file: 'src/routes/core/codes.ts',
     name: 'ROUTE_CODES',
     codes: ROUTE_CODES,
   },
   {
     title: 'Catalogue rows',
-    file: 'src/core/match/codes.ts',
+    file: 'src/resolver/core/codes.ts',
     name: 'ROW_CODES',
     codes: ROW_CODES,
   },
   {
     title: 'Catalogue match: outcomes and reasons',
-    file: 'src/core/match/codes.ts',
+    file: 'src/resolver/core/codes.ts',
     name: 'MATCH_CODES',
     codes: MATCH_CODES,
   },
   {
     title: 'Catalogue store, import and registry',
-    file: 'src/catalogue/codes.ts',
+    file: 'src/resolver/catalogue/codes.ts',
     name: 'CATALOGUE_CODES',
     codes: CATALOGUE_CODES,
   },
   {
     title: 'Client: DNS, THTTP and DNSSEC',
-    file: 'src/core/ddds/client-codes.ts',
+    file: 'src/ddds/core/client-codes.ts',
     name: 'CLIENT_CODES',
     codes: CLIENT_CODES,
   },
   {
     title: 'Resolver HTTP answers',
-    file: 'src/resolver-http/codes.ts',
+    file: 'src/resolver/http/codes.ts',
     name: 'RESOLVER_HTTP_CODES',
     codes: RESOLVER_HTTP_CODES,
   },
   {
     title: 'Server start-up and control socket',
-    file: 'src/server/codes.ts',
+    file: 'src/authority/codes.ts',
     name: 'SERVER_CODES',
     codes: SERVER_CODES,
   },
   {
     title: 'Zone transfers in (secondary zones)',
-    file: 'src/core/xfr/codes.ts',
+    file: 'src/xfr/core/codes.ts',
     name: 'XFR_IN_CODES',
     codes: XFR_IN_CODES,
   },
   {
     title: 'TSIG (RFC 8945): signed requests and answers (the rcode is in server/rcodes.ts)',
-    file: 'src/core/xfr/codes.ts',
+    file: 'src/xfr/core/codes.ts',
     name: 'TSIG_CODES',
     codes: TSIG_CODES,
   },
@@ -143,7 +143,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
   },
   {
     title: 'Addresses (`host:port`: listen addresses, DNS servers, control ports)',
-    file: 'src/core/kit/codes.ts',
+    file: 'src/kit/core/codes.ts',
     name: 'HOST_PORT_CODES',
     codes: HOST_PORT_CODES,
   },
@@ -151,7 +151,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
   { title: 'The command line', file: 'src/cli/codes.ts', name: 'CLI_CODES', codes: CLI_CODES },
   {
     title: 'DNSSEC keys and signing',
-    file: 'src/core/dnssec/codes.ts',
+    file: 'src/dnssec/core/codes.ts',
     name: 'DNSSEC_KEY_CODES',
     codes: DNSSEC_KEY_CODES,
   },
@@ -163,7 +163,7 @@ export const CODE_TABLES: readonly CodeTable[] = [
  */
 export const DERIVED_PREFIXES: Readonly<Record<string, { file: string; meaning: string }>> = {
   NAPTR_: {
-    file: 'src/core/ddds/lint/naptr-lint.ts',
+    file: 'src/ddds/core/lint/naptr-lint.ts',
     meaning:
       'NAPTR_ + a SUBST_* or ERE_* code (DDDS_CODES): the NAPTR lint found a bad REGEXP field',
   },

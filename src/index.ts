@@ -4,5 +4,5 @@
  * have their own entry points: `lexroute/ddds`, `lexroute/zone`,
  * `lexroute/server`, `lexroute/resolver`, `lexroute/catalogue`, `lexroute/dev`.
  */
-export * from './urn.ts';
-export * from './client.ts';
+export * from './urn/index.ts';
+export * from './client/index.ts';

@@ -44,16 +44,16 @@ describe('one definition per thing', () => {
       const name = /const (TYPE_[A-Z0-9_]+)/.exec(d)![1]!;
       byName.set(name, [...(byName.get(name) ?? []), d]);
     }
-    expect(byName.get('TYPE_NAPTR')).toEqual(['src/core/rr/types.ts: export const TYPE_NAPTR']);
+    expect(byName.get('TYPE_NAPTR')).toEqual(['src/dns/core/rr/types.ts: export const TYPE_NAPTR']);
     expect([...byName.values()].filter((v) => v.length > 1)).toEqual([]);
     // The numeric codes live in core/rr/types.ts only.
     const numeric = sites(files, /^(?:export )?const TYPE_[A-Z0-9_]+ = \d+;/gm);
-    expect(numeric.filter((d) => !d.startsWith('src/core/rr/types.ts:'))).toEqual([]);
+    expect(numeric.filter((d) => !d.startsWith('src/dns/core/rr/types.ts:'))).toEqual([]);
   });
 
   it('the RFC 2169 service names are one union (core/ddds/trace.ts)', () => {
     const unions = sites(files, /'N2L'\s*\|\s*'N2Ls'/g);
-    expect(unions).toEqual(["src/core/ddds/trace.ts: 'N2L' | 'N2Ls'"]);
+    expect(unions).toEqual(["src/ddds/core/trace.ts: 'N2L' | 'N2Ls'"]);
   });
 
   it('one UTF-8 decoder, one FNV-1a, one bounded memo (core/kit)', () => {
@@ -63,29 +63,29 @@ describe('one definition per thing', () => {
     expect(
       sites(files, /0xf0 && \w+ <=? 0xf4|0xf0 && \w+ < 0xf5/g)
         .map((s) => s.split(':')[0])
-        .filter((f) => f !== 'src/core/urn/chars.ts'),
-    ).toEqual(['src/core/kit/utf8.ts']);
+        .filter((f) => f !== 'src/urn/core/chars.ts'),
+    ).toEqual(['src/kit/core/utf8.ts']);
     expect(sites(files, /0x01000193/g).map((s) => s.split(':')[0])).toEqual([
-      'src/core/kit/hash.ts',
+      'src/kit/core/hash.ts',
     ]);
     expect(
       sites(files, /size >= [\w.]+\) [\w.#]+\.clear\(\)/g).map((s) => s.split(':')[0]),
-    ).toEqual(['src/core/kit/memo.ts']);
+    ).toEqual(['src/kit/core/memo.ts']);
   });
   it('NAPTR RDATA is decoded in one place (core/rr/naptr.ts); its readers import it', () => {
     expect(sites(files, /export function naptrLayout\b/g).map((s) => s.split(':')[0])).toEqual([
-      'src/core/rr/naptr.ts',
+      'src/dns/core/rr/naptr.ts',
     ]);
     // The walk over ORDER and PREFERENCE, then FLAGS, SERVICES and REGEXP.
     expect(
       sites(files, /(?:=|\+) 4;(?:\n[^\n]*){0,2}?\n\s*for \(let \w+ = 0; \w+ < 3; \w+\+\+\)/g).map(
         (s) => s.split(':')[0],
       ),
-    ).toEqual(['src/core/rr/naptr.ts']);
+    ).toEqual(['src/dns/core/rr/naptr.ts']);
     const readers = [
-      'src/core/ddds/lint/naptr-lint.ts',
-      'src/core/zone/answer.ts',
-      'src/core/wire/response.ts',
+      'src/ddds/core/lint/naptr-lint.ts',
+      'src/authority/core/answer.ts',
+      'src/dns/core/wire/response.ts',
     ];
     for (const file of readers) {
       const text = files.find((f) => f.file === file)?.text ?? '';
@@ -98,7 +98,7 @@ describe('one definition per thing', () => {
       'recCount|recNode|recType|recTtl|recOff|recLen|recLine|recColumn|recNext|recFlags|recFile|' +
       'otherClass|blocks|nodeCount|nodeNameOff|nodeNameLen|nodeHash|nodeFirstSet|nodeFlags|' +
       'nameBlocks|slots|setCount|setNode|setType|setTtl|setFirst|setLast|setSize|setNext|setFlags';
-    const file = files.find((f) => f.file === 'src/core/zone/store.ts')!;
+    const file = files.find((f) => f.file === 'src/dns/core/zone/store.ts')!;
     const store = { ...file, text: file.text.slice(file.text.indexOf('export class ZoneStore')) };
     // In the class, every column is a private field: no public one to index.
     expect(sites([store], new RegExp(`^  (?:readonly )?(?:${columns})\\b`, 'gm'))).toEqual([]);
@@ -107,7 +107,7 @@ describe('one definition per thing', () => {
     ).toBeGreaterThan(20);
     // Elsewhere no column is named on a store (`st.recType[r]`, `store.nodeFlags[n] = ...`);
     // only the transfer's plain data (`p.store`, `d.recNode`) carries them, by name, unindexed.
-    const others = files.filter((f) => f.file !== 'src/core/zone/store.ts');
+    const others = files.filter((f) => f.file !== 'src/dns/core/zone/store.ts');
     // (`slots` and `blocks` are left out here: other modules have tables of those names.)
     const named = columns.replace('|slots', '').replace('|blocks', '');
     expect(sites(others, new RegExp(`\\.(?:${named})\\s*\\[`, 'g'))).toEqual([]);
@@ -130,14 +130,14 @@ describe('one definition per thing', () => {
     const clientAll = files.filter((f) => f.file.startsWith('src/client/'));
     expect(sites(clientAll, /\bRecordType\b/g)).toEqual([]);
     // The decoder uses no fallback decoder of another library.
-    const decoder = files.find((f) => f.file === 'src/core/wire/response.ts')?.text ?? '';
+    const decoder = files.find((f) => f.file === 'src/dns/core/wire/response.ts')?.text ?? '';
     expect(/fallback|dns-packet's `answer/.test(decoder)).toBe(false);
     // The DDDS's records are the model's: NaptrRecord and SrvRecord built on its fields.
     expect(sites(files, /^export (?:interface|type) NaptrRecord\b[^\n]*/gm)).toEqual([
-      'src/core/ddds/naptr.ts: export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };',
+      'src/ddds/core/naptr.ts: export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };',
     ]);
     expect(sites(files, /^export (?:interface|type) SrvRecord\b[^\n]*/gm)).toEqual([
-      'src/core/ddds/srv.ts: export type SrvRecord = { -readonly [K in keyof SrvData]: SrvData[K] } & { ttl?: number };',
+      'src/ddds/core/srv.ts: export type SrvRecord = { -readonly [K in keyof SrvData]: SrvData[K] } & { ttl?: number };',
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('one definition per thing', () => {
     const tables = sites(files, /\[35, 'NAPTR'\]|case 35:\s*return 'NAPTR'|\['NAPTR', 35\]/g);
     expect(tables).toEqual([]);
     expect(sites(files, /\['NAPTR', TYPE_NAPTR\]/g).map((s) => s.split(':')[0])).toEqual([
-      'src/core/rr/types.ts',
+      'src/dns/core/rr/types.ts',
     ]);
   });
 });

@@ -12,7 +12,7 @@
  * compiles with the area's closed code union.
  */
 import { describe, expect, it } from 'vitest';
-import type { Result } from '../src/core/kit/result.ts';
+import type { Result } from '../src/kit/core/result.ts';
 import {
   normalizeLexUrn,
   parseLexUrn,
@@ -21,7 +21,7 @@ import {
   type Urn8141,
   type UrnCode,
   type UrnDiagnostic,
-} from '../src/core/urn/index.ts';
+} from '../src/urn/core/index.ts';
 import {
   buildAus,
   DddsLoopGuard,
@@ -37,8 +37,8 @@ import {
   type SubstError,
   type SubstErrorCode,
   type SubstExpr,
-} from '../src/core/ddds/index.ts';
-import type { ResolutionCode } from '../src/core/ddds/codes.ts';
+} from '../src/ddds/core/index.ts';
+import type { ResolutionCode } from '../src/ddds/core/codes.ts';
 import {
   analyseLexUrn,
   analyseReference,
@@ -48,21 +48,21 @@ import {
   type MatchQuery,
   type RowError,
   type UrnAnalysisError,
-} from '../src/core/match/index.ts';
-import type { RowErrorCode } from '../src/core/match/codes.ts';
+} from '../src/resolver/core/index.ts';
+import type { RowErrorCode } from '../src/resolver/core/codes.ts';
 import {
   HOST_PORT_CODES,
   parseHostPort,
   type HostPort,
   type HostPortCode,
   type HostPortError,
-} from '../src/core/kit/host-port.ts';
+} from '../src/kit/core/host-port.ts';
 import { validateServerConfig } from '../src/config/server.ts';
 import { validateDevConfig } from '../src/dev/config.ts';
 import { validateResolverConfig } from '../src/config/resolver.ts';
 import { parseServerAddress } from '../src/client/server-address.ts';
 import { ClientError } from '../src/client/errors.ts';
-import type { Failure } from '../src/core/kit/result.ts';
+import type { Failure } from '../src/kit/core/result.ts';
 
 // ------------------------------------------------------------ type level
 

@@ -8,7 +8,7 @@ import {
   ControlEndpointError,
   tcpAddressOf,
   type ControlEndpoint,
-} from '../server/control-endpoint.ts';
+} from '../authority/control-endpoint.ts';
 import { Reported, UsageError, type CliIo } from './io.ts';
 
 /**

@@ -16,9 +16,9 @@
  *   HTTP request: the browser resolves the host name itself.
  * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
  */
-import type { QueryType } from '../core/rr/types.ts';
-import type { ResolveResult, Service } from '../core/ddds/trace.ts';
-import type { WalkNeed } from '../core/ddds/walk.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import type { ResolveResult, Service } from '../ddds/core/trace.ts';
+import type { WalkNeed } from '../ddds/core/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';

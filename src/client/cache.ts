@@ -11,7 +11,7 @@
  *   maximum of one to three hours is suggested" for negative caching
  * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
  */
-import type { QueryType } from '../core/rr/types.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
 import { RECORD_MODEL, recordResolver } from './compat.ts';
 import type { DnsLookupResult, DnsResolver, RecordResolver } from './stub.ts';
 import { canonicalName } from './names.ts';

@@ -19,8 +19,8 @@
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
-import type { DnsQuestion, DnsRecord, NaptrData, SoaData, SrvData } from '../core/rr/record.ts';
-import { CLASS_CODES, TYPE_CODES, type QueryType } from '../core/rr/types.ts';
+import type { DnsQuestion, DnsRecord, NaptrData, SoaData, SrvData } from '../dns/core/rr/record.ts';
+import { CLASS_CODES, TYPE_CODES, type QueryType } from '../dns/core/rr/types.ts';
 import type {
   DnsLookupResult,
   DnsPacketLookupResult,

@@ -20,7 +20,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { BoundedMemo } from '../core/kit/memo.ts';
+import { BoundedMemo } from '../kit/core/memo.ts';
 import type { DohFetch, DohResponse } from './doh.ts';
 
 const MAX_HEAD = 16 * 1024;

@@ -21,9 +21,9 @@
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
-import type { QueryType } from '../core/rr/types.ts';
-import { BoundedMemo } from '../core/kit/memo.ts';
-import { base64UrlEncode } from '../core/wire/doh.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import { BoundedMemo } from '../kit/core/memo.ts';
+import { base64UrlEncode } from '../dns/core/wire/doh.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import type { DnsTransportLike, Exchange, QueryOptions, TryNote } from './transport.ts';

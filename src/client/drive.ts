@@ -7,11 +7,11 @@
  *
  * A cache hit is fed back synchronously (no promise on the warm path).
  */
-import type { QueryType } from '../core/rr/types.ts';
-import type { SrvRecord } from '../core/ddds/srv.ts';
-import type { ResolutionCode } from '../core/ddds/codes.ts';
-import type { NaptrRecord } from '../core/ddds/step.ts';
-import type { ResolveResult } from '../core/ddds/trace.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import type { SrvRecord } from '../ddds/core/srv.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
+import type { NaptrRecord } from '../ddds/core/step.ts';
+import type { ResolveResult } from '../ddds/core/trace.ts';
 import type {
   AddressFeed,
   DddsWalk,
@@ -19,11 +19,11 @@ import type {
   HttpFeed,
   SrvFeed,
   WalkNeed,
-} from '../core/ddds/walk.ts';
+} from '../ddds/core/walk.ts';
 import { ClientError, DnsError } from './errors.ts';
 import type { HttpStepResult } from './thttp.ts';
 import type { DnsLookupResult } from './stub.ts';
-import { recordsOfType } from '../core/rr/record.ts';
+import { recordsOfType } from '../dns/core/rr/record.ts';
 import { toNaptrRecords, type ClientMemos } from './memo.ts';
 
 /** What the driver needs of the client. */

@@ -29,7 +29,7 @@
  * - `DNSSEC_NEEDS_RESOLVER`: DNSSEC was asked for in iterative mode, where
  *   nothing validates (use a validating resolver with `--server`).
  */
-import type { ResolutionCode } from '../core/ddds/codes.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
 
 export class ClientError extends Error {
   readonly code: ResolutionCode;

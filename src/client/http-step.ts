@@ -9,7 +9,7 @@
  *   is "encoded ... as is" after the "?")
  */
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
-import type { HttpExchange } from '../core/ddds/trace.ts';
+import type { HttpExchange } from '../ddds/core/trace.ts';
 import { HttpStepError } from './errors.ts';
 import {
   thttpWith,

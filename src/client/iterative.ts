@@ -18,10 +18,10 @@
  * @see RFC 2181 section 5.4.1 (glue is the least trusted data: only used to
  *   reach the servers it names)
  */
-import type { QueryType } from '../core/rr/types.ts';
-import type { ReferralStep } from '../core/ddds/trace.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import type { ReferralStep } from '../ddds/core/trace.ts';
 import { DnsError } from './errors.ts';
-import type { DnsRecord } from '../core/rr/record.ts';
+import type { DnsRecord } from '../dns/core/rr/record.ts';
 import { classify, type Classified, type DnsLookupResult, type RecordResolver } from './stub.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';

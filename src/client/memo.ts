@@ -9,13 +9,13 @@
  *   what the step reports in the trace), made once per cached result.
  * All three are kept by a `ClientMemos` that each client owns.
  */
-import type { NaptrRecord, StepResult } from '../core/ddds/step.ts';
-import { stepRecord } from '../core/ddds/naptr.ts';
-import type { CodedError, Service } from '../core/ddds/trace.ts';
-import { prepareWalk, type StepMemoStore, type WalkStart } from '../core/ddds/walk.ts';
+import type { NaptrRecord, StepResult } from '../ddds/core/step.ts';
+import { stepRecord } from '../ddds/core/naptr.ts';
+import type { CodedError, Service } from '../ddds/core/trace.ts';
+import { prepareWalk, type StepMemoStore, type WalkStart } from '../ddds/core/walk.ts';
 import type { DnsLookupResult } from './stub.ts';
-import { recordsOfType } from '../core/rr/record.ts';
-import { BoundedMemo } from '../core/kit/memo.ts';
+import { recordsOfType } from '../dns/core/rr/record.ts';
+import { BoundedMemo } from '../kit/core/memo.ts';
 
 // ------------------------------------------------------------------ NAPTR records
 

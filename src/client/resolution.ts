@@ -4,9 +4,9 @@
  * lookups and THTTP step. The Node client (`resolve.ts`) and the browser
  * client (`browser.ts`) are such hosts. No Node built-ins here.
  */
-import type { ResolveResult, Service, Trace } from '../core/ddds/trace.ts';
-import type { ResolutionCode } from '../core/ddds/codes.ts';
-import { DddsWalk } from '../core/ddds/walk.ts';
+import type { ResolveResult, Service, Trace } from '../ddds/core/trace.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
+import { DddsWalk } from '../ddds/core/walk.ts';
 import type { DnsCache } from './cache.ts';
 import { describeError, drive, type DriverHost, type WalkFailure } from './drive.ts';
 import { ClientError } from './errors.ts';

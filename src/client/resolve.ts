@@ -11,11 +11,11 @@
  *   backing up"), RFC 3404 (URI/URN application), RFC 9676 section 10.1
  *   ("clients MUST perform any necessary punycode conversion")
  */
-import type { QueryType } from '../core/rr/types.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
 import { Agent, type Dispatcher } from 'undici';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
-import type { ResolveResult } from '../core/ddds/trace.ts';
+import type { ResolveResult } from '../ddds/core/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { ClientMemos } from './memo.ts';
@@ -34,7 +34,7 @@ import { parseServerAddress, systemServers, type ServerAddress } from './servers
 import { DnsTransport, type TransportOptions } from './transport.ts';
 import { thttpRequest } from './http-step.ts';
 import type { HttpStepResult } from './thttp.ts';
-import type { WalkNeed } from '../core/ddds/walk.ts';
+import type { WalkNeed } from '../ddds/core/walk.ts';
 
 export { ResolveError, type WalkOptions } from './resolution.ts';
 export type {
@@ -50,7 +50,7 @@ export type {
   Service,
   Trace,
   TraceStep,
-} from '../core/ddds/trace.ts';
+} from '../ddds/core/trace.ts';
 
 // ------------------------------------------------------------------ options
 

@@ -3,7 +3,7 @@
  * No Node built-ins (the browser build of the client uses it).
  */
 import { ClientError } from './errors.ts';
-import { ipVersion, parseHostPort } from '../core/kit/host-port.ts';
+import { ipVersion, parseHostPort } from '../kit/core/host-port.ts';
 
 export { ipVersion };
 

@@ -13,9 +13,9 @@
  *   the SOA record and the TTL of the SOA itself")
  * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
  */
-import type { QueryType } from '../core/rr/types.ts';
-import type { DnsProtocol } from '../core/ddds/trace.ts';
-import type { DnsRecord, NameRecord } from '../core/rr/record.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import type { DnsProtocol } from '../ddds/core/trace.ts';
+import type { DnsRecord, NameRecord } from '../dns/core/rr/record.ts';
 import { RECORD_MODEL } from './compat.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './server-address.ts';

@@ -3,7 +3,7 @@
  * request, and reading a text/uri-list body. No Node built-ins (the browser
  * build of the client uses it).
  */
-import type { Service } from '../core/ddds/trace.ts';
+import type { Service } from '../ddds/core/trace.ts';
 import { HttpStepError } from './errors.ts';
 
 /** The services of a THTTP step: the one `Service` type of the DDDS core. */
@@ -38,7 +38,7 @@ export function splitHttpUrl(raw: string): { origin: string; path: string } {
 }
 
 /** The THTTP request URL (`http(s)://host:port/uri-res/<service>?<AUS>`), from the DDDS core. */
-export { thttpUrl } from '../core/ddds/walk.ts';
+export { thttpUrl } from '../ddds/core/walk.ts';
 
 /**
  * The URIs of a text/uri-list body: `#` lines are comments, any of CRLF, LF

@@ -16,7 +16,7 @@
  *   beginning with the '#' character are comments"; CRLF line ends)
  * @see RFC 2169 section 3.5 (N2C: "the result MUST be labelled by Content-Type")
  */
-import type { HttpExchange } from '../core/ddds/trace.ts';
+import type { HttpExchange } from '../ddds/core/trace.ts';
 import { HttpStepError } from './errors.ts';
 import { parseUriList, splitHttpUrl, type ThttpService } from './thttp-url.ts';
 

@@ -4,7 +4,7 @@
  * fate and reason, the rewrite result, the Punycode conversion, the SRV/A
  * lookups, the HTTP exchange and the partition rule.
  */
-import type { NaptrRecord, RecordFate } from '../core/ddds/step.ts';
+import type { NaptrRecord, RecordFate } from '../ddds/core/step.ts';
 import type { Trace, TraceStep } from './resolve.ts';
 
 function rr(r: NaptrRecord): string {

@@ -35,14 +35,14 @@ import { lookup as dnsLookup } from 'node:dns';
 import net from 'node:net';
 import { getRandomValues } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
-import type { QueryType } from '../core/rr/types.ts';
-import type { DnsProtocol } from '../core/ddds/trace.ts';
+import type { QueryType } from '../dns/core/rr/types.ts';
+import type { DnsProtocol } from '../ddds/core/trace.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
-import { BoundedMemo } from '../core/kit/memo.ts';
+import { BoundedMemo } from '../kit/core/memo.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import { tcpRoundTrip } from './tcp.ts';
-import type { ResolutionCode } from '../core/ddds/codes.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
 import {
   RCODE_NAMES,
   WireError,

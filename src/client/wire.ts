@@ -1,6 +1,6 @@
 /**
  * Strict decoding of DNS responses for the client, into the project's record
- * model (`core/rr/record.ts`), by the decoder of `src/core/wire/response.ts`.
+ * model (`core/rr/record.ts`), by the decoder of `src/dns/core/wire/response.ts`.
  * dns-packet's per-record decoding cost 9-11 us of every response on the
  * client's measured hot path (issue 5) and shaped records as its own objects;
  * the client now reads typed records (issue 19) and uses dns-packet only to
@@ -16,16 +16,16 @@
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
-import type { DnsQuestion } from '../core/rr/record.ts';
+import type { DnsQuestion } from '../dns/core/rr/record.ts';
 import {
   decodeResponseMessage,
   readQuestion,
   type DecodedResponse,
   type KnownQuestion as CoreKnownQuestion,
   type Utf8Decoder,
-} from '../core/wire/response.ts';
+} from '../dns/core/wire/response.ts';
 
-export { RCODE_NAMES, WireError } from '../core/wire/response.ts';
+export { RCODE_NAMES, WireError } from '../dns/core/wire/response.ts';
 export { canonicalName, sameName } from './names.ts';
 
 export interface Header {

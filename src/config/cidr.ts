@@ -4,7 +4,7 @@
  * addresses are read by the core's one IP parser (`core/kit/ip.ts`), whose
  * `addressOctets` gives a client address's octets to compare with `inCidr`.
  */
-import { addressOctets } from '../core/kit/ip.ts';
+import { addressOctets } from '../kit/core/ip.ts';
 
 export interface Cidr {
   readonly v6: boolean;

@@ -5,7 +5,7 @@
  *
  * Keys starting with `//` are comments and ignored.
  */
-import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
+import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 
 export interface ResolverConfig {
   /**

@@ -5,7 +5,7 @@
  */
 import { enumIn } from './checks.ts';
 import { parseCidr } from './cidr.ts';
-import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
+import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 import {
   allowTransferList,
   serialSetting,
@@ -88,7 +88,7 @@ export interface ZoneFilesConfig {
   readonly loadNice: number;
 }
 
-/** Response-rate limiting (`src/server/rrl.ts`; keys as BIND's `rate-limit`). */
+/** Response-rate limiting (`src/authority/rrl.ts`; keys as BIND's `rate-limit`). */
 export interface RrlConfig {
   /** Identical responses per second per client prefix; 0 turns RRL off. */
   readonly responsesPerSecond: number;

@@ -4,8 +4,8 @@
  * `#`, `//` and C-style allowed), or objects in the configuration. Errors
  * carry a stable code and a line.
  */
-import type { TsigAlgorithm, TsigKey } from '../core/xfr/tsig.ts';
-import { ALGORITHM_NAMES } from '../core/xfr/tsig.ts';
+import type { TsigAlgorithm, TsigKey } from '../xfr/core/tsig.ts';
+import { ALGORITHM_NAMES } from '../xfr/core/tsig.ts';
 
 export interface TsigKeyError {
   readonly code:

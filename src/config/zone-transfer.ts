@@ -6,8 +6,8 @@
  * `--notify`) keep applying to every zone; a zone's own lists add to them.
  */
 import { enumIn } from './checks.ts';
-import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
-import type { SerialPolicy } from '../core/xfr/serial.ts';
+import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
+import type { SerialPolicy } from '../xfr/core/serial.ts';
 import type { ListenAddress } from './server.ts';
 
 export const SERIAL_POLICIES = ['keep', 'date', 'increment', 'auto'] as const;

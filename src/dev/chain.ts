@@ -14,20 +14,20 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { signChain, type SignedChain } from './sign-chain.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { analyseReference } from '../core/match/from-urn.ts';
-import { ensureCatalogue } from '../catalogue/open.ts';
+import { analyseReference } from '../resolver/core/from-urn.ts';
+import { ensureCatalogue } from '../resolver/catalogue/open.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../config/resolver.ts';
 import { DEFAULT_SERVER_CONFIG, type ListenAddress } from '../config/server.ts';
-import { createResolverApp } from '../resolver-http/app.ts';
-import { pageScript } from '../resolver-http/page.ts';
+import { createResolverApp } from '../resolver/http/app.ts';
+import { pageScript } from '../resolver/http/page.ts';
 import {
   startResolverServer,
   type LogEntry,
   type RunningResolver,
-} from '../resolver-http/server.ts';
-import type { Logger } from '../server/log.ts';
-import { startServer, type RunningServer, type ZoneFileLoader } from '../server/server.ts';
-import { inferOriginFromFileName, loadZoneFile } from '../zonefile/load.ts';
+} from '../resolver/http/server.ts';
+import type { Logger } from '../authority/log.ts';
+import { startServer, type RunningServer, type ZoneFileLoader } from '../authority/server.ts';
+import { inferOriginFromFileName, loadZoneFile } from '../authority/zones/load.ts';
 import { formatListen, type DevConfig } from './config.ts';
 import { freePortOnAll, probePort } from './ports.ts';
 

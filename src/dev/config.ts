@@ -6,7 +6,7 @@
  * unknown keys are errors (a typo must not pass silently).
  */
 import type { ListenAddress } from '../config/server.ts';
-import { parseHostPort, type HostPortError } from '../core/kit/host-port.ts';
+import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 
 export interface DevZone {
   /** Zone file, relative to the working directory. */

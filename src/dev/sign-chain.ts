@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { dnskeyRdata } from '../core/dnssec/records.ts';
-import { keyToWire, nameKey } from '../core/wire/name.ts';
+import { dnskeyRdata } from '../dnssec/core/records.ts';
+import { keyToWire, nameKey } from '../dns/core/wire/name.ts';
 import { generateKey, type LoadedKey } from '../dnssec/keys.ts';
 import { signZoneFile } from '../dnssec/sign.ts';
 

@@ -15,14 +15,14 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ResourceRecord, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import type { ZoneDiagnosticCode } from '../core/zone/codes.ts';
-import { buildZone } from '../core/zone/build.ts';
-import { signingPlan, soaSerial } from '../core/dnssec/sign-zone.ts';
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
+import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
+import { buildZone } from '../dns/core/zone/build.ts';
+import { signingPlan, soaSerial } from './core/sign-zone.ts';
 import { KeyError, readZoneKeys } from './keys.ts';
 import { zoneRecords } from './sign.ts';
 import { signChunks } from './parallel-sign.ts';
-import { loadZoneFile, type LoadOptions } from '../zonefile/load.ts';
+import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
 export interface InlineSigning {

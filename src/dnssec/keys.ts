@@ -15,10 +15,10 @@ import {
   dnskeyRdata,
   FLAGS_KSK,
   keyTag,
-} from '../core/dnssec/records.ts';
-import type { ZoneSigningKey } from '../core/dnssec/sign-zone.ts';
-import type { DnssecKeyCode } from '../core/dnssec/codes.ts';
-import type { ZoneCode } from '../core/zone/codes.ts';
+} from './core/records.ts';
+import type { ZoneSigningKey } from './core/sign-zone.ts';
+import type { DnssecKeyCode } from './core/codes.ts';
+import type { ZoneCode } from '../dns/core/zone/codes.ts';
 
 export class KeyError extends Error {
   /** A key or signing code; ZONE_INVALID when the zone to sign has errors. */

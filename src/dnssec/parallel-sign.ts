@@ -11,8 +11,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ResourceRecord } from '../core/zone/model.ts';
-import { completeSignature, type SigningChunk } from '../core/dnssec/sign-zone.ts';
+import type { ResourceRecord } from '../dns/core/zone/model.ts';
+import { completeSignature, type SigningChunk } from './core/sign-zone.ts';
 import type { LoadedKey } from './keys.ts';
 import type { SignBatch, SignedBatch, SignWorkerInit } from './sign-worker.ts';
 

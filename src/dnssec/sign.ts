@@ -5,10 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import type { ResourceRecord, Zone } from '../core/zone/model.ts';
-import { signingPlan, soaSerial, type SigningChunk } from '../core/dnssec/sign-zone.ts';
-import { rrToPresentation } from '../core/zone/writer.ts';
-import { loadZoneFile } from '../zonefile/load.ts';
+import type { ResourceRecord, Zone } from '../dns/core/zone/model.ts';
+import { signingPlan, soaSerial, type SigningChunk } from './core/sign-zone.ts';
+import { rrToPresentation } from '../dns/core/zone/writer.ts';
+import { loadZoneFile } from '../authority/zones/load.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
 import { signChunks } from './parallel-sign.ts';
 

@@ -5,8 +5,8 @@
  * (RFC 4035 section 5.3). Findings carry the position of the record.
  */
 import crypto, { type KeyObject } from 'node:crypto';
-import type { ResourceRecord, RRset, Zone, ZoneDiagnostic } from '../core/zone/model.ts';
-import type { ZoneCode } from '../core/zone/codes.ts';
+import type { ResourceRecord, RRset, Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
+import type { ZoneCode } from '../dns/core/zone/codes.ts';
 import {
   ALG_ECDSAP256SHA256,
   ALG_ED25519,
@@ -14,9 +14,9 @@ import {
   keyTag,
   rrsigLabels,
   signingInput,
-} from '../core/dnssec/records.ts';
-import { nameKey } from '../core/wire/name.ts';
-import { typeName } from '../core/rr/types.ts';
+} from './core/records.ts';
+import { nameKey } from '../dns/core/wire/name.ts';
+import { typeName } from '../dns/core/rr/types.ts';
 
 const T_NS = 2;
 const T_DS = 43;

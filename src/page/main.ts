@@ -13,8 +13,8 @@ import {
   ResolveError,
   type ResolveResult,
   type Trace,
-} from '../client-portable.ts';
-import type { Service } from '../core/ddds/trace.ts';
+} from '../client/portable.ts';
+import type { Service } from '../ddds/core/trace.ts';
 import { traceView } from './trace-view.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;

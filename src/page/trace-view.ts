@@ -8,9 +8,9 @@
  * SRV/A lookups, the THTTP request(s), the partition rule. Plain DOM
  * elements with `data-` attributes a test (or a stylesheet) can select.
  */
-import type { Trace, TraceStep } from '../client-portable.ts';
-import type { NaptrRecord, RecordFate, StepOutcome } from '../core/ddds/step.ts';
-import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../core/ddds/trace.ts';
+import type { Trace, TraceStep } from '../client/portable.ts';
+import type { NaptrRecord, RecordFate, StepOutcome } from '../ddds/core/step.ts';
+import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../ddds/core/trace.ts';
 
 type Child = Node | string;
 

@@ -14,10 +14,10 @@
  * `U` rules, `S <srv name>` and `A <host>` for `S` and `A` rules, and
  * `P <protocol> <output>` for a hand-off.
  */
-import { absoluteLowerName } from '../core/kit/names.ts';
-import { DddsLoopGuard, buildAus, dddsStep } from '../core/ddds/index.ts';
-import type { NaptrRecord } from '../core/ddds/step.ts';
-import type { Zone } from '../core/zone/model.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
+import { DddsLoopGuard, buildAus, dddsStep } from '../ddds/core/index.ts';
+import type { NaptrRecord } from '../ddds/core/step.ts';
+import type { Zone } from '../dns/core/zone/model.ts';
 import {
   DEFAULT_ZONE_LOOKUP_OPTIONS,
   findZoneFor,
@@ -26,13 +26,13 @@ import {
   makeZoneSet,
   type ZoneLookupOptions,
   type ZoneSet,
-} from '../core/zone/zone-lookup.ts';
-import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../core/rr/types.ts';
-import { naptrFields } from '../core/ddds/lint/naptr-lint.ts';
-import { nameKey } from '../core/wire/name.ts';
+} from '../authority/core/zone-lookup.ts';
+import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../dns/core/rr/types.ts';
+import { naptrFields } from '../ddds/core/lint/naptr-lint.ts';
+import { nameKey } from '../dns/core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';
-import type { ResolutionCode } from '../core/ddds/codes.ts';
-import type { RouteCode } from '../core/routes/codes.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
+import type { RouteCode } from './core/codes.ts';
 
 /** A chain check's failure: a resolution's code, or CHAIN_NO_ZONE (a route code). */
 export type ChainCode = ResolutionCode | RouteCode;

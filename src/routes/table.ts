@@ -1,6 +1,6 @@
 /**
  * Reading a routing table (YAML 1.2, so JSON works too) into the model of
- * `src/core/routes/model.ts`, with every problem at the table's line and
+ * `src/routes/core/model.ts`, with every problem at the table's line and
  * column.
  *
  * The `yaml` package (eemeli/yaml) parses: it keeps every node's source
@@ -24,7 +24,7 @@
  *   services: [N2L, N2Ls, N2C]
  * ```
  */
-import { absoluteLowerName } from '../core/kit/names.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
 import {
   KNOWN_SERVICES,
@@ -37,13 +37,13 @@ import {
   type SrvTarget,
   type TableDiagnostic,
   type TablePosition,
-} from '../core/routes/model.ts';
-import { exampleUrn, parsePrefix, type LexPrefix } from '../core/routes/prefix.ts';
-import { validateRoutes } from '../core/routes/validate.ts';
-import { unroutedExample } from '../core/routes/build.ts';
-import { isAbsoluteUri } from '../core/ddds/naptr.ts';
-import { normalizeLexUrn } from '../core/urn/index.ts';
-import type { TableCode } from '../core/routes/codes.ts';
+} from './core/model.ts';
+import { exampleUrn, parsePrefix, type LexPrefix } from './core/prefix.ts';
+import { validateRoutes } from './core/validate.ts';
+import { unroutedExample } from './core/build.ts';
+import { isAbsoluteUri } from '../ddds/core/naptr.ts';
+import { normalizeLexUrn } from '../urn/core/index.ts';
+import type { TableCode } from './core/codes.ts';
 
 export type ReadTableResult =
   | { readonly ok: true; readonly table: RoutingTable; readonly warnings: TableDiagnostic[] }

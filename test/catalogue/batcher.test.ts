@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Batcher } from '../../src/catalogue/batcher.ts';
+import { Batcher } from '../../src/resolver/catalogue/batcher.ts';
 
 /** A lookup over a map that answers after `delayMs`, recording each batch it was given. */
 function source(delayMs: number) {

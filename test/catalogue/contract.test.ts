@@ -11,14 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';
-import { closeCatalogue, openCatalogue, type OpenedCatalogue } from '../../src/catalogue/open.ts';
-import { PgCatalogue } from '../../src/catalogue/pg.ts';
-import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
+import { importFile, type ImportRowError } from '../../src/resolver/catalogue/import.ts';
+import {
+  closeCatalogue,
+  openCatalogue,
+  type OpenedCatalogue,
+} from '../../src/resolver/catalogue/open.ts';
+import { PgCatalogue } from '../../src/resolver/catalogue/pg.ts';
+import { analyseLexUrn } from '../../src/resolver/core/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { captureIo } from '../helpers/io.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
-import type { RegistryEntry } from '../../src/core/match/registry.ts';
+import type { RegistryEntry } from '../../src/resolver/core/registry.ts';
 import {
   appFor,
   exportText,

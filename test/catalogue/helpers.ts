@@ -4,13 +4,13 @@
  * starts, see ../helpers/postgres.ts), opened and read the same way.
  */
 import { join } from 'node:path';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { resolveQuery, type MatchOptions, type Resolution } from '../../src/core/match/match.ts';
-import { exportCatalogue, exportWorks } from '../../src/catalogue/export.ts';
-import { openCatalogue, type OpenedCatalogue } from '../../src/catalogue/open.ts';
-import { withScratch } from '../../src/catalogue/prefetch.ts';
+import { analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { resolveQuery, type MatchOptions, type Resolution } from '../../src/resolver/core/match.ts';
+import { exportCatalogue, exportWorks } from '../../src/resolver/catalogue/export.ts';
+import { openCatalogue, type OpenedCatalogue } from '../../src/resolver/catalogue/open.ts';
+import { withScratch } from '../../src/resolver/catalogue/prefetch.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver-http/app.ts';
+import { createResolverApp, type ResolverApp } from '../../src/resolver/http/app.ts';
 import type { TestPostgres } from '../helpers/postgres.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';

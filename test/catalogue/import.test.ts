@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
-import { validateRow } from '../../src/core/match/row.ts';
-import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';
-import { exportCatalogue } from '../../src/catalogue/export.ts';
-import { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import { analyseLexUrn } from '../../src/resolver/core/from-urn.ts';
+import { validateRow } from '../../src/resolver/core/row.ts';
+import { importFile, type ImportRowError } from '../../src/resolver/catalogue/import.ts';
+import { exportCatalogue } from '../../src/resolver/catalogue/export.ts';
+import { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
 import { captureIo } from '../helpers/io.ts';
 

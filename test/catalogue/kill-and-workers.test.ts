@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../src/catalogue/import.ts';
-import { closeCatalogue, openCatalogue } from '../../src/catalogue/open.ts';
-import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
+import { importFile } from '../../src/resolver/catalogue/import.ts';
+import { closeCatalogue, openCatalogue } from '../../src/resolver/catalogue/open.ts';
+import { analyseLexUrn } from '../../src/resolver/core/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { exportText, freshCatalogue, type StoreKind } from './helpers.ts';
 

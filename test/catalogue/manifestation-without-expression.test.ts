@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import {
   MemoryCatalogue,
   analyseReference,
@@ -18,7 +18,7 @@ import {
   worksFromRows,
   type CatalogueReader,
   type CatalogueRow,
-} from '../../src/core/match/index.ts';
+} from '../../src/resolver/core/index.ts';
 
 const C88 = 'urn:lex:br:federal:constituicao:1988-10-05;1988';
 const BGB = 'urn:lex:de:bund:gesetz:1896-08-18;bgb';

@@ -23,11 +23,11 @@ import {
   worksFromRows,
   type CatalogueReader,
   type CatalogueRow,
-} from '../../src/core/match/index.ts';
-import { decodeWork, encodeWork } from '../../src/catalogue/doc.ts';
-import { exportCatalogue } from '../../src/catalogue/export.ts';
-import { importFile, type ImportRowError } from '../../src/catalogue/import.ts';
-import { SqliteCatalogue } from '../../src/catalogue/store.ts';
+} from '../../src/resolver/core/index.ts';
+import { decodeWork, encodeWork } from '../../src/resolver/catalogue/doc.ts';
+import { exportCatalogue } from '../../src/resolver/catalogue/export.ts';
+import { importFile, type ImportRowError } from '../../src/resolver/catalogue/import.ts';
+import { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-depth-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

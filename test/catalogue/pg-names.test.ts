@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's exact-name lookup (src/catalogue/pg-names.ts): the
+ * The PostgreSQL store's exact-name lookup (src/resolver/catalogue/pg-names.ts): the
  * array literal it sends, read back by a real server; names of every odd
  * shape looked up together; a statement that fails mid-batch (every request
  * of the batch answered 503 CATALOGUE_UNAVAILABLE, the next ones served
@@ -11,13 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../../src/catalogue/import.ts';
-import { closeCatalogue, openCatalogue, type OpenedCatalogue } from '../../src/catalogue/open.ts';
-import type { PgCatalogue } from '../../src/catalogue/pg.ts';
-import { NAMES_SQL, textArrayLiteral } from '../../src/catalogue/pg-names.ts';
-import { analyseLexUrn } from '../../src/core/match/from-urn.ts';
+import { importFile } from '../../src/resolver/catalogue/import.ts';
+import {
+  closeCatalogue,
+  openCatalogue,
+  type OpenedCatalogue,
+} from '../../src/resolver/catalogue/open.ts';
+import type { PgCatalogue } from '../../src/resolver/catalogue/pg.ts';
+import { NAMES_SQL, textArrayLiteral } from '../../src/resolver/catalogue/pg-names.ts';
+import { analyseLexUrn } from '../../src/resolver/core/from-urn.ts';
 import { postgresOrSkip, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
-import { withScratch } from '../../src/catalogue/prefetch.ts';
+import { withScratch } from '../../src/resolver/catalogue/prefetch.ts';
 import { appFor, get } from './helpers.ts';
 
 const SAMPLE = new URL('../../data/sample-catalogue.jsonl', import.meta.url).pathname;

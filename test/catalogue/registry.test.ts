@@ -11,19 +11,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
+import { ensureCatalogue } from '../../src/resolver/catalogue/open.ts';
 import {
   LEXML_FILES,
   parseLexmlVocabulary,
   readLexmlRegistry,
-} from '../../src/catalogue/registry-lexml.ts';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { labelKey, Registry, type RegistryKind } from '../../src/core/match/registry.ts';
+} from '../../src/resolver/catalogue/registry-lexml.ts';
+import { analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { labelKey, Registry, type RegistryKind } from '../../src/resolver/core/registry.ts';
 import { urnCommand } from '../../src/cli/commands/urn.ts';
 import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp } from '../../src/resolver-http/app.ts';
+import { createResolverApp } from '../../src/resolver/http/app.ts';
 import { captureIo } from '../helpers/io.ts';
 import { SHARED } from '../helpers/tools.ts';
 

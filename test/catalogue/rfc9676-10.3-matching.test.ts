@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import {
   MemoryCatalogue,
   analyseLexUrn,
@@ -19,7 +19,7 @@ import {
   type CatalogueReader,
   type MatchOptions,
   type Resolution,
-} from '../../src/core/match/index.ts';
+} from '../../src/resolver/core/index.ts';
 
 const CAD = 'urn:lex:it:stato:decreto.legislativo:2005-03-07;82';
 const DIR = 'urn:lex:eu:council:directive:2004-12-13;113';

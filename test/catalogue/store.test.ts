@@ -18,9 +18,9 @@ import {
   worksFromRows,
   type CatalogueRow,
   type CatalogueWork,
-} from '../../src/core/match/index.ts';
-import { compareBinary, decodeWork, encodeWork } from '../../src/catalogue/doc.ts';
-import { CatalogueError, SqliteCatalogue } from '../../src/catalogue/store.ts';
+} from '../../src/resolver/core/index.ts';
+import { compareBinary, decodeWork, encodeWork } from '../../src/resolver/catalogue/doc.ts';
+import { CatalogueError, SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,8 +6,8 @@
  */
 import type { RecordType } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import type { DnsLookupResult, DnsResolver, QueryType } from '../../src/client.ts';
-import { TYPE_CODES, type TypeMnemonic } from '../../src/core/rr/types.ts';
+import type { DnsLookupResult, DnsResolver, QueryType } from '../../src/client/index.ts';
+import { TYPE_CODES, type TypeMnemonic } from '../../src/dns/core/rr/types.ts';
 
 /** True when A and B are the same set of strings (checked by the compiler). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

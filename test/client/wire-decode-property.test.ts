@@ -1,5 +1,5 @@
 /**
- * The hand-written response decoder (src/core/wire/response.ts) against
+ * The hand-written response decoder (src/dns/core/wire/response.ts) against
  * dns-packet's `decode` on generated messages: whatever dns-packet decodes,
  * ours decodes to the same objects (deep, strict equality of every section);
  * whatever ours accepts, dns-packet accepts identically; anything else is a
@@ -19,7 +19,7 @@ import {
   utf8ToString,
   WireError,
   type DecodedResponse,
-} from '../../src/core/wire/response.ts';
+} from '../../src/dns/core/wire/response.ts';
 import { decodeResponse as decodeModel, knownQuestion } from '../../src/client/wire.ts';
 import { asDnsPacket } from './helpers/as-dns-packet.ts';
 import { buildMessage, type RawMessage, type RawName, type RawRR } from './helpers/wire-build.ts';

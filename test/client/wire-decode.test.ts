@@ -1,5 +1,5 @@
 /**
- * The client's hand-written response decoder (src/core/wire/response.ts,
+ * The client's hand-written response decoder (src/dns/core/wire/response.ts,
  * behind decodeResponse in src/client/wire.ts) on real responses captured
  * from the lexroute server over UDP on 127.0.0.1, and on malformed messages:
  * truncation at every byte, RDLENGTH too short or too long, pointer loops
@@ -18,14 +18,14 @@ import type { Answer, Question } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
-import { createLogger } from '../../src/server/log.ts';
-import { startServer } from '../../src/server/server.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import { startServer } from '../../src/authority/server.ts';
 import {
   decodeResponseMessage,
   utf8ToString,
   WireError,
   type DecodedResponse,
-} from '../../src/core/wire/response.ts';
+} from '../../src/dns/core/wire/response.ts';
 import { decodeResponse as decodeModel, knownQuestion } from '../../src/client/wire.ts';
 import { asDnsPacket } from './helpers/as-dns-packet.ts';
 import { buildMessage, type RawName, type RawRR } from './helpers/wire-build.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildAus } from '../../src/core/ddds/aus.ts';
+import { buildAus } from '../../src/ddds/core/aus.ts';
 
 interface Vector {
   id: string;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DddsLoopGuard, dddsStep, type StepOutcome } from '../../src/core/ddds/step.ts';
-import { IDNA_AVAILABLE } from '../../src/core/ddds/key.ts';
+import { DddsLoopGuard, dddsStep, type StepOutcome } from '../../src/ddds/core/step.ts';
+import { IDNA_AVAILABLE } from '../../src/ddds/core/key.ts';
 import { naptrFromPresentation } from './presentation.ts';
 
 type Zones = Record<string, string[]>;

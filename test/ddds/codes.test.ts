@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DDDS_CODES } from '../../src/core/ddds/codes.ts';
+import { DDDS_CODES } from '../../src/ddds/core/codes.ts';
 
-const dir = new URL('../../src/core/ddds/', import.meta.url);
+const dir = new URL('../../src/ddds/core/', import.meta.url);
 
 describe('DDDS code table', () => {
-  it('every code used in src/core/ddds is in DDDS_CODES, and every entry is used', () => {
+  it('every code used in src/ddds/core is in DDDS_CODES, and every entry is used', () => {
     const used = new Set<string>();
     for (const f of readdirSync(dir)) {
       if (!f.endsWith('.ts') || f === 'codes.ts') continue;

@@ -5,8 +5,8 @@
  * REGEXP but differ in another field are compiled apart.
  */
 import { describe, expect, it } from 'vitest';
-import { dddsStep, type NaptrRecord } from '../../src/core/ddds/step.ts';
-import { compileRecord, rewrite } from '../../src/core/ddds/naptr.ts';
+import { dddsStep, type NaptrRecord } from '../../src/ddds/core/step.ts';
+import { compileRecord, rewrite } from '../../src/ddds/core/naptr.ts';
 
 const AUS = 'urn:lex:br;sao.paulo:governo:decreto:2008-03-05;52789';
 

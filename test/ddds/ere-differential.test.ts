@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compileEre } from '../../src/core/ddds/ere.ts';
+import { compileEre } from '../../src/ddds/core/ere.ts';
 
 type Pair = { ere: string; js: string };
 

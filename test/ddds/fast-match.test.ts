@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { compileEre, type EreNode } from '../../src/core/ddds/ere.ts';
-import { asciiSetOf, fastMatch, isAscii, prefixRejects } from '../../src/core/ddds/fast-match.ts';
-import { applySubstitution, parseSubstitution, type SubstExpr } from '../../src/core/ddds/subst.ts';
+import { compileEre, type EreNode } from '../../src/ddds/core/ere.ts';
+import { asciiSetOf, fastMatch, isAscii, prefixRejects } from '../../src/ddds/core/fast-match.ts';
+import { applySubstitution, parseSubstitution, type SubstExpr } from '../../src/ddds/core/subst.ts';
 
 /** The same expression with the fast paths removed: the engine alone. */
 function engineOnly(expr: SubstExpr): SubstExpr {

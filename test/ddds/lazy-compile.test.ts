@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
-import { compileEre, engineCertainlyAccepts, parseEre } from '../../src/core/ddds/ere.ts';
-import { applySubstitution, parseSubstitution } from '../../src/core/ddds/subst.ts';
+import { compileEre, engineCertainlyAccepts, parseEre } from '../../src/ddds/core/ere.ts';
+import { applySubstitution, parseSubstitution } from '../../src/ddds/core/subst.ts';
 
 const FLAGS = RE2JS.LONGEST_MATCH | RE2JS.DOTALL;
 

@@ -7,7 +7,7 @@ import {
   parseFlags,
   parseServices,
   protocolInfo,
-} from '../../src/core/ddds/naptr.ts';
+} from '../../src/ddds/core/naptr.ts';
 
 describe('FLAGS (RFC 3403 4.1, RFC 3404 4.3)', () => {
   const table: [string, string][] = [

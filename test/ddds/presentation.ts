@@ -1,9 +1,9 @@
 /**
  * Test helper: NAPTR RDATA in master-file presentation form (RFC 1035 section
  * 5.1: quoted character-strings with `\X` and `\DDD` escapes) to a record.
- * Only what the external vector files use; the real zone parser is src/core/zone.
+ * Only what the external vector files use; the real zone parser is src/dns/core/zone.
  */
-import type { NaptrRecord } from '../../src/core/ddds/step.ts';
+import type { NaptrRecord } from '../../src/ddds/core/step.ts';
 
 function tokens(text: string): string[] {
   const out: string[] = [];

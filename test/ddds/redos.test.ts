@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MatcherInput } from 're2js';
-import { applySubstitution, parseSubstitution } from '../../src/core/ddds/subst.ts';
+import { applySubstitution, parseSubstitution } from '../../src/ddds/core/subst.ts';
 
 /** Number of input reads the compiled program makes for one search. */
 function inputReads(field: string, input: string): { reads: number; found: boolean } {

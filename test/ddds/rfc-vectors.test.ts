@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
-import { applySubstitution, parseSubstitution } from '../../src/core/ddds/subst.ts';
-import { dddsStep, firstKey, sortRecords } from '../../src/core/ddds/step.ts';
-import { rewrite, type NaptrRecord } from '../../src/core/ddds/naptr.ts';
-import { selectSrv } from '../../src/core/ddds/srv.ts';
+import { applySubstitution, parseSubstitution } from '../../src/ddds/core/subst.ts';
+import { dddsStep, firstKey, sortRecords } from '../../src/ddds/core/step.ts';
+import { rewrite, type NaptrRecord } from '../../src/ddds/core/naptr.ts';
+import { selectSrv } from '../../src/ddds/core/srv.ts';
 import { naptrFromPresentation, srvFromPresentation } from './presentation.ts';
 
 interface Step {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { selectSrv, type SrvRecord } from '../../src/core/ddds/srv.ts';
-import { applyPartition, applyPartitionDetailed } from '../../src/core/ddds/partition.ts';
+import { selectSrv, type SrvRecord } from '../../src/ddds/core/srv.ts';
+import { applyPartition, applyPartitionDetailed } from '../../src/ddds/core/partition.ts';
 
 /** Deterministic generator for tests (mulberry32). */
 function seeded(seed: number): () => number {

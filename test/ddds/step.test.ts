@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dddsStep, type NaptrRecord, type StepOutcome } from '../../src/core/ddds/step.ts';
-import { IDNA_AVAILABLE } from '../../src/core/ddds/key.ts';
+import { dddsStep, type NaptrRecord, type StepOutcome } from '../../src/ddds/core/step.ts';
+import { IDNA_AVAILABLE } from '../../src/ddds/core/key.ts';
 
 type Row = [number, number, string, string, string, string];
 interface Vector {

@@ -15,7 +15,7 @@ import {
   substitutionTemplate,
   SubstitutionChecker,
   type SubstCheck,
-} from '../../src/core/ddds/subst.ts';
+} from '../../src/ddds/core/subst.ts';
 
 const SAFE = [...'abcxyzKS019_:;@~=,%&-'];
 const DELIMS = ['!', '/', '#', '.', '|', 'x', '(', '*', 'a', '1', 'i', '\\', ':', '+', '$', 'é'];

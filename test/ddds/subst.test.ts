@@ -6,8 +6,8 @@ import {
   formatSubstitution,
   parseSubstitution,
   type SubstErrorCode,
-} from '../../src/core/ddds/subst.ts';
-import { parseEre, quoteEre } from '../../src/core/ddds/ere.ts';
+} from '../../src/ddds/core/subst.ts';
+import { parseEre, quoteEre } from '../../src/ddds/core/ere.ts';
 
 interface Vector {
   id: string;

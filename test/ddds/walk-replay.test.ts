@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DddsWalk, type HttpFeed, type WalkNeed } from '../../src/core/ddds/walk.ts';
-import type { ResolveResult, Service, Trace } from '../../src/core/ddds/trace.ts';
-import type { ResolutionCode } from '../../src/core/ddds/codes.ts';
+import { DddsWalk, type HttpFeed, type WalkNeed } from '../../src/ddds/core/walk.ts';
+import type { ResolveResult, Service, Trace } from '../../src/ddds/core/trace.ts';
+import type { ResolutionCode } from '../../src/ddds/core/codes.ts';
 import { addressFeed, naptrFeed, srvFeed } from '../../src/client/drive.ts';
 // Recorded before the record model: dns-packet's shapes, converted as a user's resolver's are.
 import { toRecordModel } from '../../src/client/compat.ts';

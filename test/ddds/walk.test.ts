@@ -1,5 +1,5 @@
 /**
- * The pure DDDS walk (src/core/ddds/walk.ts) without sockets: the chain
+ * The pure DDDS walk (src/ddds/core/walk.ts) without sockets: the chain
  * vectors replayed against it from in-memory zones, and a property test over
  * random NAPTR chains (it never asks for more than the step limit, always
  * ends, and ends as the reference loop of dddsStep + DddsLoopGuard and as the
@@ -9,15 +9,15 @@ import { readFileSync } from 'node:fs';
 import type { Answer } from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DddsLoopGuard, dddsStep, type NaptrRecord } from '../../src/core/ddds/step.ts';
-import { IDNA_AVAILABLE } from '../../src/core/ddds/key.ts';
+import { DddsLoopGuard, dddsStep, type NaptrRecord } from '../../src/ddds/core/step.ts';
+import { IDNA_AVAILABLE } from '../../src/ddds/core/key.ts';
 import {
   DddsWalk,
   isIpLiteral,
   type WalkNeed,
   type WalkOptions,
-} from '../../src/core/ddds/walk.ts';
-import type { LookupMeta } from '../../src/core/ddds/trace.ts';
+} from '../../src/ddds/core/walk.ts';
+import type { LookupMeta } from '../../src/ddds/core/trace.ts';
 import { LexClient, ResolveError } from '../../src/client/resolve.ts';
 import type { DnsPacketLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
 import { naptrFromPresentation } from './presentation.ts';

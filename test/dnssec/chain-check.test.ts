@@ -21,12 +21,12 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDenialChains } from '../../src/core/dnssec/chain-check.ts';
-import type { ZoneDiagnostic } from '../../src/core/zone/model.ts';
+import { checkDenialChains } from '../../src/dnssec/core/chain-check.ts';
+import type { ZoneDiagnostic } from '../../src/dns/core/zone/model.ts';
 import { run } from '../../src/cli/main.ts';
 import { signZoneFile } from '../../src/dnssec/sign.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { captureIo } from '../helpers/io.ts';
 import { corpusOrSkip, toolOrSkip } from '../helpers/tools.ts';
 import { TEST_ZONES } from '../server/harness.ts';

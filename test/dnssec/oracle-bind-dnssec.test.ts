@@ -12,8 +12,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
-import { typeName } from '../../src/core/rr/types.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
+import { typeName } from '../../src/dns/core/rr/types.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import {
   query,

@@ -13,13 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { signingPlan, signZone, type SignZoneOptions } from '../../src/core/dnssec/sign-zone.ts';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { writeZone } from '../../src/core/zone/writer.ts';
+import { signingPlan, signZone, type SignZoneOptions } from '../../src/dnssec/core/sign-zone.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { writeZone } from '../../src/dns/core/zone/writer.ts';
 import { generateKey, readZoneKeys, type LoadedKey } from '../../src/dnssec/keys.ts';
 import { signChunks } from '../../src/dnssec/parallel-sign.ts';
 import { signZoneFile, zoneRecords } from '../../src/dnssec/sign.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { TEST_ZONES } from '../server/harness.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 

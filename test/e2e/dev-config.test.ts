@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rewriteHttpPorts } from '../../src/dev/chain.ts';
 import { validateDevConfig } from '../../src/dev/config.ts';
-import { checkExpectations, lintNaptrRecords } from '../../src/core/ddds/lint/naptr-lint.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+import { checkExpectations, lintNaptrRecords } from '../../src/ddds/core/lint/naptr-lint.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 import { devConfig, REPO } from './helpers.ts';
 
 describe('config/dev.json', () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { devConfig, REPO } from './helpers.ts';

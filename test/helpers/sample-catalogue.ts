@@ -3,11 +3,11 @@
  * file, and a resolver app over it: the set-up the resolver tests share.
  */
 import { join } from 'node:path';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
-import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import { ensureCatalogue } from '../../src/resolver/catalogue/open.ts';
+import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG, type ResolverConfig } from '../../src/config/resolver.ts';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver-http/app.ts';
+import { analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { createResolverApp, type ResolverApp } from '../../src/resolver/http/app.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 

@@ -6,9 +6,9 @@
  */
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { addressOctets } from '../../src/core/kit/ip.ts';
+import { addressOctets } from '../../src/kit/core/ip.ts';
 import { inCidr, parseCidr } from '../../src/config/cidr.ts';
-import { ipBytes } from '../../src/core/wire/cookie.ts';
+import { ipBytes } from '../../src/dns/core/wire/cookie.ts';
 
 const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('hex') : undefined);
 

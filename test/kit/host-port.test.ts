@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ipVersion, parseHostPort } from '../../src/core/kit/host-port.ts';
+import { ipVersion, parseHostPort } from '../../src/kit/core/host-port.ts';
 import { parseListen as parseServerListen } from '../../src/config/server.ts';
 import { parseListen as parseResolverListen } from '../../src/config/resolver.ts';
 import { parseServerAddress } from '../../src/client/server-address.ts';

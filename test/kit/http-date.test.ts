@@ -1,6 +1,6 @@
 /** The HTTP Date header's value of the raw HTTP paths (`core/kit/http-date.ts`). */
 import { describe, expect, it } from 'vitest';
-import { HttpDate } from '../../src/core/kit/http-date.ts';
+import { HttpDate } from '../../src/kit/core/http-date.ts';
 
 describe('HttpDate', () => {
   it('formats IMF-fixdate as node:http does, once per second', () => {

@@ -1,5 +1,5 @@
 /**
- * The resolver's fast path (src/core/match/exact.ts): a request naming a
+ * The resolver's fast path (src/resolver/core/exact.ts): a request naming a
  * catalogued work exactly skips the URN parser. It must never change an
  * answer: every name of the sample catalogue (canonical and aliases), with
  * each service, HTTP version and Accept header, and near misses (not
@@ -12,17 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { exactLookup } from '../../src/core/match/exact.ts';
-import type { CatalogueReader, CatalogueWork } from '../../src/core/match/model.ts';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
-import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import { analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { exactLookup } from '../../src/resolver/core/exact.ts';
+import type { CatalogueReader, CatalogueWork } from '../../src/resolver/core/model.ts';
+import { ensureCatalogue } from '../../src/resolver/catalogue/open.ts';
+import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
 import {
   createResolverApp,
   type AppResponse,
   type ResolverApp,
-} from '../../src/resolver-http/app.ts';
+} from '../../src/resolver/http/app.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-fast-path-'));
 let store: SqliteCatalogue;

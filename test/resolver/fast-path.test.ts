@@ -1,5 +1,5 @@
 /**
- * The resolver's plain-HTTP/1.1 fast path (`src/resolver-http/fast.ts`)
+ * The resolver's plain-HTTP/1.1 fast path (`src/resolver/http/fast.ts`)
  * against node:http: the same raw requests, over real sockets, to a server
  * with the fast path and one without, must get the same bytes back (the
  * Date header aside) and leave the same request log and counters, for
@@ -11,15 +11,15 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
-import type { ResolverApp } from '../../src/resolver-http/app.ts';
-import { takeRequest } from '../../src/resolver-http/fast.ts';
+import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
+import type { ResolverApp } from '../../src/resolver/http/app.ts';
+import { takeRequest } from '../../src/resolver/http/fast.ts';
 import {
   startResolverServer,
   type LogEntry,
   type RunningResolver,
-} from '../../src/resolver-http/server.ts';
-import { ResolverStats } from '../../src/resolver-http/stats.ts';
+} from '../../src/resolver/http/server.ts';
+import { ResolverStats } from '../../src/resolver/http/stats.ts';
 import { sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-fast-'));

@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CATALOGUE_CODES } from '../../src/catalogue/codes.ts';
-import { MATCH_CODES } from '../../src/core/match/codes.ts';
-import { DOH_CODES, DOH_HTTP_STATUS, dohStatus } from '../../src/core/wire/codes.ts';
-import { HTTP_STATUS, RESOLVER_HTTP_CODES } from '../../src/resolver-http/codes.ts';
+import { CATALOGUE_CODES } from '../../src/resolver/catalogue/codes.ts';
+import { MATCH_CODES } from '../../src/resolver/core/codes.ts';
+import { DOH_CODES, DOH_HTTP_STATUS, dohStatus } from '../../src/dns/core/wire/codes.ts';
+import { HTTP_STATUS, RESOLVER_HTTP_CODES } from '../../src/resolver/http/codes.ts';
 import { sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-http-status-'));

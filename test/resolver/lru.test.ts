@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Doorkeeper, LruCache } from '../../src/resolver-http/lru.ts';
+import { Doorkeeper, LruCache } from '../../src/resolver/http/lru.ts';
 
 describe('LruCache', () => {
   it('drops the least recently used entry when full; get marks an entry used', () => {

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/core/match/from-urn.ts';
-import { ensureCatalogue } from '../../src/catalogue/open.ts';
-import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
-import type { CatalogueReader } from '../../src/core/match/model.ts';
+import { analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { ensureCatalogue } from '../../src/resolver/catalogue/open.ts';
+import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
+import type { CatalogueReader } from '../../src/resolver/core/model.ts';
 import { DEFAULT_RESOLVER_CONFIG, type ResolverConfig } from '../../src/config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver-http/app.ts';
+import { createResolverApp, type ResolverApp } from '../../src/resolver/http/app.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 
 const oab = corpusOrSkip('external-test-data/lex-urn/lexml-br-urns-oab-exams.txt');
@@ -455,9 +455,9 @@ describe('errors: application/problem+json with a stable code', () => {
 
 describe('answer cache', () => {
   it('serves repeated requests from memory and empties itself when an import changes the catalogue', async () => {
-    const { SqliteCatalogue } = await import('../../src/catalogue/store.ts');
-    const { importFile } = await import('../../src/catalogue/import.ts');
-    const { analyseLexUrn } = await import('../../src/core/match/from-urn.ts');
+    const { SqliteCatalogue } = await import('../../src/resolver/catalogue/store.ts');
+    const { importFile } = await import('../../src/resolver/catalogue/import.ts');
+    const { analyseLexUrn } = await import('../../src/resolver/core/from-urn.ts');
     const { writeFileSync } = await import('node:fs');
     let versionReads = 0;
     const cached = createResolverApp({

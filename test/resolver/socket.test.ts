@@ -9,12 +9,12 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteCatalogue } from '../../src/catalogue/store.ts';
+import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
 import {
   startResolverServer,
   type LogEntry,
   type RunningResolver,
-} from '../../src/resolver-http/server.ts';
+} from '../../src/resolver/http/server.ts';
 import { thttpRequest } from '../../src/client/http-step.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { captureIo } from '../helpers/io.ts';

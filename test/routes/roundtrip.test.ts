@@ -11,19 +11,19 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { buildZone } from '../../src/core/routes/build.ts';
-import { explainRules, type ExplainedRoute } from '../../src/core/routes/explain.ts';
+import { buildZone } from '../../src/routes/core/build.ts';
+import { explainRules, type ExplainedRoute } from '../../src/routes/core/explain.ts';
 import {
   defaultOrder,
   routeOrder,
   type Route,
   type RoutingTable,
-} from '../../src/core/routes/model.ts';
-import { normalizeLexUrn } from '../../src/core/urn/index.ts';
-import { checkExpectations, lintNaptrRecords } from '../../src/core/ddds/lint/naptr-lint.ts';
+} from '../../src/routes/core/model.ts';
+import { normalizeLexUrn } from '../../src/urn/core/index.ts';
+import { checkExpectations, lintNaptrRecords } from '../../src/ddds/core/lint/naptr-lint.ts';
 import { naptrInputs } from '../../src/cli/commands/zone-routes.ts';
 import { readRoutingTable } from '../../src/routes/table.ts';
-import { loadZoneFile, loadZoneText } from '../../src/zonefile/load.ts';
+import { loadZoneFile, loadZoneText } from '../../src/authority/zones/load.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { ROOT } from './brazil.ts';
 

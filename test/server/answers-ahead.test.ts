@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
-import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
-import type { IndexedZone } from '../../src/core/zone/zone-lookup.ts';
+import { BackgroundZoneLoader } from '../../src/authority/zones/background.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/authority/engine.ts';
+import type { IndexedZone } from '../../src/authority/core/zone-lookup.ts';
 import { buildQuery } from './harness.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-ahead-'));

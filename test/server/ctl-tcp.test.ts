@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { requestMac } from '../../src/server/control-endpoint.ts';
+import { requestMac } from '../../src/authority/control-endpoint.ts';
 import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { REPO } from './harness.ts';
 

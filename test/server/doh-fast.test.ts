@@ -1,5 +1,5 @@
 /**
- * The plain-HTTP/1.1 fast path of the DoH endpoint (src/server/doh-fast.ts),
+ * The plain-HTTP/1.1 fast path of the DoH endpoint (src/authority/doh-fast.ts),
  * over raw sockets to `lexroute serve --doh` on loopback: it answers what
  * node:http answers (same status, body and headers but Date), pipelined and
  * byte-by-byte requests, a query that is not one, Connection: close; and
@@ -11,7 +11,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResponse, type ResponseHead } from '../../src/client/doh-h1.ts';
-import { base64UrlEncode } from '../../src/core/wire/doh.ts';
+import { base64UrlEncode } from '../../src/dns/core/wire/doh.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 
 let h: Harness;

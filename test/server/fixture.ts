@@ -5,9 +5,9 @@
  * parser. Not a zone-file parser: the text path calls `parseZoneText`.
  */
 import dnsPacket from 'dns-packet';
-import type { ResourceRecord, RRset, Zone, ZoneNode } from '../../src/core/zone/model.ts';
-import { keyToName, nameKey } from '../../src/core/wire/name.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
+import type { ResourceRecord, RRset, Zone, ZoneNode } from '../../src/dns/core/zone/model.ts';
+import { keyToName, nameKey } from '../../src/dns/core/wire/name.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 
 const TYPE_CODES: Record<string, number> = {
   A: 1,

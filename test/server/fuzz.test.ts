@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dnsPacket from 'dns-packet';
-import type { Engine } from '../../src/server/engine.ts';
-import { TRANSPORT_TCP, TRANSPORT_UDP } from '../../src/server/engine.ts';
+import type { Engine } from '../../src/authority/engine.ts';
+import { TRANSPORT_TCP, TRANSPORT_UDP } from '../../src/authority/engine.ts';
 import {
   buildQuery,
   decode,

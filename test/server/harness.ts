@@ -7,10 +7,10 @@ import net from 'node:net';
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
-import { createLogger } from '../../src/server/log.ts';
-import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import { startServer, type RunningServer } from '../../src/authority/server.ts';
 import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
-import { typeName } from '../../src/core/rr/types.ts';
+import { typeName } from '../../src/dns/core/rr/types.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const SAMPLE_ZONES = path.join(REPO, 'zones');

@@ -14,8 +14,8 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
-import { typeName } from '../../src/core/rr/types.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
+import { typeName } from '../../src/dns/core/rr/types.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import {
   decode,

@@ -21,9 +21,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
-import { createLogger } from '../../src/server/log.ts';
-import { startServer, type RunningServer, type ZoneFileLoader } from '../../src/server/server.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import {
+  startServer,
+  type RunningServer,
+  type ZoneFileLoader,
+} from '../../src/authority/server.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 import { feedStdin } from '../helpers/io.ts';
 

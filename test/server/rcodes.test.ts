@@ -1,12 +1,12 @@
 /**
- * The server's one failure-to-rcode table (src/server/rcodes.ts, issue 19):
+ * The server's one failure-to-rcode table (src/authority/rcodes.ts, issue 19):
  * every code of the query parser and every refusal of the engine has its
  * rcode, the code tables say the same rcode, and the engine answers with it.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { QUERY_REFUSAL_CODES, WIRE_CODES } from '../../src/core/wire/codes.ts';
-import { TSIG_CODES, XFR_IN_CODES, type TsigRequestCode } from '../../src/core/xfr/codes.ts';
+import { QUERY_REFUSAL_CODES, WIRE_CODES } from '../../src/dns/core/wire/codes.ts';
+import { TSIG_CODES, XFR_IN_CODES, type TsigRequestCode } from '../../src/xfr/core/codes.ts';
 import {
   appendTsig,
   nameWireKey,
@@ -16,12 +16,12 @@ import {
   TsigSigner,
   type TsigKey,
   type TsigRecord,
-} from '../../src/core/xfr/tsig.ts';
-import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
-import { createLogger } from '../../src/server/log.ts';
-import { RCODE_NAMES, RCODE_OF, type DnsFailureCode } from '../../src/server/rcodes.ts';
-import { Secondaries } from '../../src/server/secondary.ts';
-import { nodeHmac, nowSeconds } from '../../src/server/tsig.ts';
+} from '../../src/xfr/core/tsig.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/authority/engine.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import { RCODE_NAMES, RCODE_OF, type DnsFailureCode } from '../../src/authority/rcodes.ts';
+import { Secondaries } from '../../src/xfr/secondary.ts';
+import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 
 /** The codes of the presentation-name encoder (name.ts), which no query answer carries. */
 const NAME_CODES = ['EMPTY_LABEL', 'LABEL_TOO_LONG', 'NAME_TOO_LONG', 'BAD_ESCAPE'];

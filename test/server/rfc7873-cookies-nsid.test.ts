@@ -20,8 +20,8 @@ import {
   ipBytes,
   makeServerCookie,
   sipHash24,
-} from '../../src/core/wire/cookie.ts';
-import { Engine, TRANSPORT_TCP, TRANSPORT_UDP } from '../../src/server/engine.ts';
+} from '../../src/dns/core/wire/cookie.ts';
+import { Engine, TRANSPORT_TCP, TRANSPORT_UDP } from '../../src/authority/engine.ts';
 import { validateServerConfig } from '../../src/config/server.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import {

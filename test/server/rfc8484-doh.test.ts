@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64UrlDecode, base64UrlEncode, dohFreshness } from '../../src/core/wire/doh.ts';
+import { base64UrlDecode, base64UrlEncode, dohFreshness } from '../../src/dns/core/wire/doh.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 import { selfSignedLoopbackCert } from '../helpers/tls.ts';

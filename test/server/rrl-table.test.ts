@@ -1,11 +1,11 @@
 /**
- * The RRL's typed-array table (`src/server/rrl-table.ts`): keys found again
+ * The RRL's typed-array table (`src/authority/rrl-table.ts`): keys found again
  * after the table grows and after rebuilds, exact keys (no two keys share a
  * bucket), the oldest dropped first when full, stale entries swept, and the
  * IPv4 prefix parser against the text forms it must refuse.
  */
 import { describe, expect, it } from 'vitest';
-import { RrlTable, v4PrefixInt } from '../../src/server/rrl-table.ts';
+import { RrlTable, v4PrefixInt } from '../../src/authority/rrl-table.ts';
 
 function put(t: RrlTable, p: number, id: number, tag: number, balance: number, second: number) {
   t.key(p, id, tag);

@@ -10,7 +10,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
-import { FrameReader } from '../../src/server/tcp-frames.ts';
+import { FrameReader } from '../../src/authority/tcp-frames.ts';
 import { buildQuery, decode, SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 
 let h: Harness | undefined;

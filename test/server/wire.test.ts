@@ -11,7 +11,7 @@ import {
   nameKey,
   nameToWire,
   NameError,
-} from '../../src/core/wire/name.ts';
+} from '../../src/dns/core/wire/name.ts';
 import {
   newParsedQuery,
   parseQuery,
@@ -19,7 +19,7 @@ import {
   PARSE_FORMERR,
   PARSE_NOTIMP,
   PARSE_OK,
-} from '../../src/core/wire/query.ts';
+} from '../../src/dns/core/wire/query.ts';
 import { buildQuery } from './harness.ts';
 
 describe('name keys', () => {

@@ -18,7 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseLexUrn, parseUrn8141, splitPartition } from '../../src/core/urn/index.ts';
+import { parseLexUrn, parseUrn8141, splitPartition } from '../../src/urn/core/index.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 import { codeOf } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import {
   type LexQualified,
   type LexUrn,
   type LexVersionItem,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 
 /** Parse and fail the test with the diagnostics when the URN is rejected. */
 export function mustParse(text: string): LexUrn {

@@ -9,7 +9,7 @@ import {
   parseUrn8141,
   URN_CODES,
   type UrnDiagnostic,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 
 interface Case {
   rule: string;
@@ -50,8 +50,8 @@ describe('invalid URN vectors', () => {
     });
   }
 
-  it('every documented code is produced somewhere in src/core/urn, and documented once', () => {
-    const dir = new URL('../../src/core/urn/', import.meta.url);
+  it('every documented code is produced somewhere in src/urn/core, and documented once', () => {
+    const dir = new URL('../../src/urn/core/', import.meta.url);
     const sources = readdirSync(dir)
       .filter((f) => f.endsWith('.ts') && f !== 'codes.ts')
       .map((f) => readFileSync(new URL(f, dir), 'utf8'))

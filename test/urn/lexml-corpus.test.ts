@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseLexUrn } from '../../src/core/urn/index.ts';
+import { parseLexUrn } from '../../src/urn/core/index.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 import { codeOf, mustParse } from './helpers.ts';
 

@@ -19,7 +19,7 @@ import {
   type LexUrn,
   type LexVersionItem,
   type Segment,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 import { checkSpans } from './helpers.ts';
 
 const NO_SPAN = { start: 0, end: 0 };

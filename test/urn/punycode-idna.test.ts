@@ -15,7 +15,7 @@ import {
   punycodeEncode,
   toALabel,
   toDnsKey,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 
 const corpus = corpusOrSkip('external-test-data/idna/');

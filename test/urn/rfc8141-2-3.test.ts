@@ -3,7 +3,7 @@
  * (URN-equivalence), with the RFC's own examples (digest 10.3).
  */
 import { describe, expect, it } from 'vitest';
-import { parseLexUrn, parseUrn8141, urn8141Equivalent } from '../../src/core/urn/index.ts';
+import { parseLexUrn, parseUrn8141, urn8141Equivalent } from '../../src/urn/core/index.ts';
 
 function parts(text: string): Record<string, string | undefined> {
   const r = parseUrn8141(text);

@@ -10,7 +10,7 @@ import {
   normalizeLexUrn,
   splitPartition,
   type NormalizationRule,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 
 function norm(text: string): { canonical: string; rules: NormalizationRule[]; at: number[] } {
   const r = normalizeLexUrn(text);

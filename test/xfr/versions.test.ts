@@ -6,21 +6,21 @@
  * (RFC 8945, as the sender of a NOTIFY applies it).
  */
 import { describe, expect, it } from 'vitest';
-import { chooseSerial, serialCompare } from '../../src/core/xfr/serial.ts';
+import { chooseSerial, serialCompare } from '../../src/xfr/core/serial.ts';
 import {
   condenseDiffs,
   condenseWhenSmaller,
   sequenceRecords,
-} from '../../src/core/xfr/condense.ts';
-import { diffZones, type ZoneDiff } from '../../src/core/xfr/diff.ts';
-import { prepareVersion } from '../../src/core/xfr/version.ts';
-import { soaRecord, soaSerialOf, type PlainRecord } from '../../src/core/xfr/records.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { buildZone } from '../../src/core/zone/build.ts';
-import type { Zone } from '../../src/core/zone/model.ts';
-import { readTsig, TsigSigner, type TsigKey } from '../../src/core/xfr/tsig.ts';
-import { verifyResponse } from '../../src/core/xfr/tsig-response.ts';
-import { nodeHmac } from '../../src/server/tsig.ts';
+} from '../../src/xfr/core/condense.ts';
+import { diffZones, type ZoneDiff } from '../../src/xfr/core/diff.ts';
+import { prepareVersion } from '../../src/xfr/core/version.ts';
+import { soaRecord, soaSerialOf, type PlainRecord } from '../../src/xfr/core/records.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { buildZone } from '../../src/dns/core/zone/build.ts';
+import type { Zone } from '../../src/dns/core/zone/model.ts';
+import { readTsig, TsigSigner, type TsigKey } from '../../src/xfr/core/tsig.ts';
+import { verifyResponse } from '../../src/xfr/core/tsig-response.ts';
+import { nodeHmac } from '../../src/xfr/tsig.ts';
 
 const ORIGIN = 'v.test.';
 function zone(serial: number, body: string): Zone {

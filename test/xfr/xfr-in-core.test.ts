@@ -7,11 +7,11 @@
  */
 import * as dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { TYPE_AXFR, TYPE_IXFR } from '../../src/core/rr/types.ts';
-import { applyIxfr, transferRequest, XfrReader, type XfrRr } from '../../src/core/xfr/read.ts';
-import { readTsig, TsigSigner, TsigStreamVerifier, type TsigKey } from '../../src/core/xfr/tsig.ts';
-import { nameKey } from '../../src/core/wire/name.ts';
-import { nodeHmac } from '../../src/server/tsig.ts';
+import { TYPE_AXFR, TYPE_IXFR } from '../../src/dns/core/rr/types.ts';
+import { applyIxfr, transferRequest, XfrReader, type XfrRr } from '../../src/xfr/core/read.ts';
+import { readTsig, TsigSigner, TsigStreamVerifier, type TsigKey } from '../../src/xfr/core/tsig.ts';
+import { nameKey } from '../../src/dns/core/wire/name.ts';
+import { nodeHmac } from '../../src/xfr/tsig.ts';
 
 const ORIGIN = 'x.test.';
 const KEY: TsigKey = {

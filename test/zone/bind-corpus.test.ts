@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 
 const corpus = corpusOrSkip('external-test-data/bind9/');

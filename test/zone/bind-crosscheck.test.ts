@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { zoneCommand } from '../../src/cli/commands/zone.ts';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { zoneCommand } from '../../src/cli/commands/zone.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { captureIo } from '../helpers/io.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { zoneCommand } from '../../src/cli/commands/zone.ts';
 import { UsageError } from '../../src/cli/io.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { captureIo } from '../helpers/io.ts';
 
 const ZONES = new URL('../vectors/zonefile/zones/', import.meta.url).pathname;

@@ -8,10 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { writeZone } from '../../src/core/zone/writer.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { writeZone } from '../../src/dns/core/zone/writer.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 
 const corpus = corpusOrSkip('external-test-data/');

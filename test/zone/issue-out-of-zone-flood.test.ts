@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 
 // Pins a crash: a zone with hundreds of thousands of out-of-zone records made
 // the loader spread all their warnings into one push() call, which overflowed

@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadZoneText } from '../../src/zonefile/load.ts';
-import { nameKey } from '../../src/core/wire/name.ts';
-import { indexZone } from '../../src/core/zone/zone-lookup.ts';
-import { KeyedNodes } from '../../src/core/zone/key-index.ts';
-import { buildZone } from '../../src/core/zone/build.ts';
-import type { StoreZone } from '../../src/core/zone/views.ts';
-import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
-import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
+import { nameKey } from '../../src/dns/core/wire/name.ts';
+import { indexZone } from '../../src/authority/core/zone-lookup.ts';
+import { KeyedNodes } from '../../src/authority/core/key-index.ts';
+import { buildZone } from '../../src/dns/core/zone/build.ts';
+import type { StoreZone } from '../../src/dns/core/zone/views.ts';
+import { BackgroundZoneLoader } from '../../src/authority/zones/background.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/authority/engine.ts';
 import dnsPacket from 'dns-packet';
 
 const ZONE = `$ORIGIN Key.Test.

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { nameToWire } from '../../src/core/zone/names.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { nameToWire } from '../../src/dns/core/zone/names.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { corpusOrSkip, titled } from '../helpers/tools.ts';
 
 const corpus = corpusOrSkip('external-test-data/knot-zscanner/');

@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Lexer } from '../../src/core/zone/lexer.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { Lexer } from '../../src/dns/core/zone/lexer.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 
 const checkzone = toolOrSkip('named-checkzone');

@@ -16,13 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ResourceRecord, ZoneDiagnostic } from '../../src/core/zone/model.ts';
+import type { ResourceRecord, ZoneDiagnostic } from '../../src/dns/core/zone/model.ts';
 import {
   checkExpectations,
   lintNaptrRecords,
   naptrFields,
-} from '../../src/core/ddds/lint/naptr-lint.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+} from '../../src/ddds/core/lint/naptr-lint.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 
 const enc = new TextEncoder();
 

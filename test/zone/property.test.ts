@@ -5,13 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildZone } from '../../src/core/zone/build.ts';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { nameToText } from '../../src/core/zone/names.ts';
-import { decodeRdata, encodeRdata } from '../../src/core/zone/packet.ts';
-import { parseZoneChunks, parseZoneText } from '../../src/core/zone/parser.ts';
+import { buildZone } from '../../src/dns/core/zone/build.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { nameToText } from '../../src/dns/core/zone/names.ts';
+import { decodeRdata, encodeRdata } from '../../src/dns/core/zone/packet.ts';
+import { parseZoneChunks, parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { readFileSync } from 'node:fs';
-import { rrToPresentation, writeZone } from '../../src/core/zone/writer.ts';
+import { rrToPresentation, writeZone } from '../../src/dns/core/zone/writer.ts';
 
 const APEX = [7, ...Buffer.from('example'), 0];
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

@@ -5,7 +5,7 @@
  * NID/L32/L64/LP, WALLET, RESINFO and the field-layout types (TA, DLV, RKEY,
  * TALINK, NINFO, AVC, HHIT, BRID, EID, NIMLOC, GPOS, ISDN, NSAP), HIP,
  * AMTRELAY, DOA and the old WKS, A6, NXT and ATMA: read and printed by
- * `src/core/rr/rdata/*.ts`.
+ * `src/dns/core/rr/rdata/*.ts`.
  *
  * References: dns-packet 5.6.1 for RRSIG, NSEC and NSEC3 (the only ones it
  * has a codec for: byte equality on generated records), Knot's zone-scanner
@@ -25,11 +25,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { encodeRdata } from '../../src/core/zone/packet.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { rdataToText } from '../../src/core/rr/rdata/registry.ts';
-import { rrToPresentation, writeZone } from '../../src/core/zone/writer.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { encodeRdata } from '../../src/dns/core/zone/packet.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { rdataToText } from '../../src/dns/core/rr/rdata/registry.ts';
+import { rrToPresentation, writeZone } from '../../src/dns/core/zone/writer.ts';
 import { corpusOrSkip, titled, toolOrSkip } from '../helpers/tools.ts';
 
 const knot = corpusOrSkip('external-test-data/knot-zscanner/data/');

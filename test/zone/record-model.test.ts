@@ -6,11 +6,11 @@
 import * as dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { decodeResponse } from '../../src/client/wire.ts';
-import { recordOf } from '../../src/core/zone/record.ts';
-import type { DnsRecord } from '../../src/core/rr/record.ts';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { Engine, TRANSPORT_UDP } from '../../src/server/engine.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+import { recordOf } from '../../src/dns/core/zone/record.ts';
+import type { DnsRecord } from '../../src/dns/core/rr/record.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { Engine, TRANSPORT_UDP } from '../../src/authority/engine.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 
 const ZONE = `$ORIGIN lex.example.
 $TTL 3600

@@ -9,8 +9,8 @@ import {
   checkExpectations,
   lintNaptrRecords,
   naptrFields,
-} from '../../src/core/ddds/lint/naptr-lint.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
+} from '../../src/ddds/core/lint/naptr-lint.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
 
 const FILE = new URL('../vectors/zonefile/rfc-naptr-examples.txt', import.meta.url).pathname;
 const r = loadZoneText(readFileSync(FILE, 'utf8'), FILE, { origin: '.' });

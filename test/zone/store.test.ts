@@ -1,18 +1,18 @@
 /**
- * The zone's column storage (src/core/zone/store.ts) and its views: canonical
+ * The zone's column storage (src/dns/core/zone/store.ts) and its views: canonical
  * order by the tree walk against the key-based reference sort, RDATA and
  * names across arena blocks, the name table under growth, duplicates in big
  * RRsets, records and names made on access.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildZone, sortCanonical } from '../../src/core/zone/build.ts';
-import type { ResourceRecord } from '../../src/core/zone/model.ts';
-import { compareNames, nameToText } from '../../src/core/zone/names.ts';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
-import { loadZoneText } from '../../src/zonefile/load.ts';
-import type { StoreZone } from '../../src/core/zone/views.ts';
-import { packZone, sharePacked, unpackZone } from '../../src/zonefile/transfer.ts';
+import { buildZone, sortCanonical } from '../../src/dns/core/zone/build.ts';
+import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
+import { compareNames, nameToText } from '../../src/dns/core/zone/names.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
+import { loadZoneText } from '../../src/authority/zones/load.ts';
+import type { StoreZone } from '../../src/dns/core/zone/views.ts';
+import { packZone, sharePacked, unpackZone } from '../../src/authority/zones/transfer.ts';
 
 const SOA = Uint8Array.from([0, 0, ...new Array<number>(20).fill(0)]);
 const NS = Uint8Array.from([3, 110, 115, 49, 7, ...Buffer.from('example'), 0]);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseZoneText } from '../../src/core/zone/parser.ts';
+import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 
 interface VectorRecord {
   owner: string;

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { loadZoneFile, loadZoneText } from '../../src/zonefile/load.ts';
-import { parseZoneChunks, parseZoneText } from '../../src/core/zone/parser.ts';
+import { loadZoneFile, loadZoneText } from '../../src/authority/zones/load.ts';
+import { parseZoneChunks, parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/lexroute.js');

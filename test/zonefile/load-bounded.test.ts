@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
-import { ZoneReloader } from '../../src/server/reload.ts';
-import { createLogger } from '../../src/server/log.ts';
-import type { Zone } from '../../src/core/zone/model.ts';
-import type { IndexedZone } from '../../src/core/zone/zone-lookup.ts';
+import { BackgroundZoneLoader } from '../../src/authority/zones/background.ts';
+import { ZoneReloader } from '../../src/authority/reload.ts';
+import { createLogger } from '../../src/authority/log.ts';
+import type { Zone } from '../../src/dns/core/zone/model.ts';
+import type { IndexedZone } from '../../src/authority/core/zone-lookup.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-load-bounded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateServerConfig } from '../../src/config/server.ts';
-import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
+import { BackgroundZoneLoader } from '../../src/authority/zones/background.ts';
 
 /** The nice values of this process's threads (Linux; empty elsewhere). */
 function threadNices(): number[] {

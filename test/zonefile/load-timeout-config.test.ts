@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateServerConfig } from '../../src/config/server.ts';
 import { loadTimeoutMs } from '../../src/cli/commands/serve.ts';
-import { LOAD_TIMEOUT_MS, SIGNED_LOAD_TIMEOUT_MS } from '../../src/zonefile/background.ts';
+import { LOAD_TIMEOUT_MS, SIGNED_LOAD_TIMEOUT_MS } from '../../src/authority/zones/background.ts';
 
 describe('zoneFiles.loadTimeout', () => {
   it('defaults to 0, which means 300 s plain and 1,800 s when signing', () => {

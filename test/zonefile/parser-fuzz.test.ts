@@ -9,7 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseZoneChunks, parseZoneText, type ParseResult } from '../../src/core/zone/parser.ts';
+import {
+  parseZoneChunks,
+  parseZoneText,
+  type ParseResult,
+} from '../../src/dns/core/zone/parser.ts';
 
 const ZONES = resolve(import.meta.dirname, '../../zones');
 const SAMPLES = readdirSync(ZONES)

@@ -12,9 +12,9 @@ import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundZoneLoader } from '../../src/zonefile/background.ts';
-import { ZoneReloader } from '../../src/server/reload.ts';
-import { createLogger } from '../../src/server/log.ts';
+import { BackgroundZoneLoader } from '../../src/authority/zones/background.ts';
+import { ZoneReloader } from '../../src/authority/reload.ts';
+import { createLogger } from '../../src/authority/log.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-reload-hash-'));
 const bg = new BackgroundZoneLoader();

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compareSerials } from '../../src/zonefile/sources.ts';
+import { compareSerials } from '../../src/authority/zones/sources.ts';
 import { startTestServer, type Harness } from '../server/harness.ts';
 
 function zone(serial: number, extra = ''): string {

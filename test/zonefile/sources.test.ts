@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { fileNameOrigin, parseZoneSourceArg } from '../../src/zonefile/sources.ts';
-import { loadZoneFile } from '../../src/zonefile/load.ts';
+import { fileNameOrigin, parseZoneSourceArg } from '../../src/authority/zones/sources.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { captureIo, type CapturedIo } from '../helpers/io.ts';
 
 function zone(origin: string, extra = ''): string {

@@ -6,23 +6,23 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
-import { analyseLexUrn } from '../../core/match/from-urn.ts';
+import { analyseLexUrn } from '../../resolver/core/from-urn.ts';
 import {
   importFile,
   type ImportProgress,
   type ImportRowError,
   type RowFormat,
-} from '../../catalogue/import.ts';
-import { exportCatalogue, exportWorks } from '../../catalogue/export.ts';
+} from '../../resolver/catalogue/import.ts';
+import { exportCatalogue, exportWorks } from '../../resolver/catalogue/export.ts';
 import {
   catalogueCounts,
   closeCatalogue,
   openCatalogue,
   type OpenedCatalogue,
-} from '../../catalogue/open.ts';
-import { PG_SCHEMA_VERSION } from '../../catalogue/pg.ts';
-import { readLexmlRegistryEntries } from '../../catalogue/registry-lexml.ts';
-import { CatalogueError, SCHEMA_VERSION } from '../../catalogue/store.ts';
+} from '../../resolver/catalogue/open.ts';
+import { PG_SCHEMA_VERSION } from '../../resolver/catalogue/pg.ts';
+import { readLexmlRegistryEntries } from '../../resolver/catalogue/registry-lexml.ts';
+import { CatalogueError, SCHEMA_VERSION } from '../../resolver/catalogue/store.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../config/resolver.ts';
 
 export const CATALOGUE_HELP = `Usage: lexroute catalogue import <file> [options]

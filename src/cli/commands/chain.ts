@@ -13,8 +13,8 @@ import {
   summarize,
 } from '../../routes/coverage.ts';
 import { reportHtml } from '../../routes/html.ts';
-import { isDirectory, loadZoneDirectory } from '../../zonefile/load.ts';
-import type { Zone } from '../../core/zone/model.ts';
+import { isDirectory, loadZoneDirectory } from '../../authority/zones/load.ts';
+import type { Zone } from '../../dns/core/zone/model.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';

@@ -6,14 +6,14 @@ import path from 'node:path';
 import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { controlArg } from '../control-arg.ts';
-import { writeNewControlKey } from '../../server/control-endpoint.ts';
+import { writeNewControlKey } from '../../authority/control-endpoint.ts';
 import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
 import {
   CONTROL_COMMANDS,
   sendControlCommand,
   type ControlAnswer,
   type ZoneReport,
-} from '../../server/control.ts';
+} from '../../authority/control.ts';
 
 export const CTL_HELP = `Usage: lexroute ctl --control PATH [--json] COMMAND [ZONE]
        lexroute ctl --control ADDR:PORT --control-key FILE [--json] COMMAND [ZONE]

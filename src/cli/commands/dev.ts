@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { validateDevConfig, type DevConfig } from '../../dev/config.ts';
 import { DevStartError, startDevChain, type RunningDevChain } from '../../dev/chain.ts';
-import { createLogger } from '../../server/log.ts';
+import { createLogger } from '../../authority/log.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, UsageError, stopSignal, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';

@@ -18,32 +18,32 @@ import {
   type Command,
 } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
-import { analyseReference } from '../../core/match/from-urn.ts';
+import { analyseReference } from '../../resolver/core/from-urn.ts';
 import {
   closeCatalogue,
   ensureCatalogue,
   openCatalogue,
   type OpenedCatalogue,
-} from '../../catalogue/open.ts';
-import { CatalogueError } from '../../catalogue/store.ts';
-import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
-import { Registry } from '../../core/match/registry.ts';
+} from '../../resolver/catalogue/open.ts';
+import { CatalogueError } from '../../resolver/catalogue/store.ts';
+import { readLexmlRegistry } from '../../resolver/catalogue/registry-lexml.ts';
+import { Registry } from '../../resolver/core/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../resolver-http/app.ts';
-import { pageScript } from '../../resolver-http/page.ts';
-import { startResolverServer } from '../../resolver-http/server.ts';
-import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from '../../resolver-http/stats.ts';
-import { startMetricsEndpoint, type MetricsEndpoint } from '../../metrics/http.ts';
-import type { MetricFamily } from '../../metrics/prom.ts';
+import { createResolverApp, type ResolverApp } from '../../resolver/http/app.ts';
+import { pageScript } from '../../resolver/http/page.ts';
+import { startResolverServer } from '../../resolver/http/server.ts';
+import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from '../../resolver/http/stats.ts';
+import { startMetricsEndpoint, type MetricsEndpoint } from '../../kit/metrics/http.ts';
+import type { MetricFamily } from '../../kit/metrics/prom.ts';
 import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
-import { formatLogLine } from '../../server/log.ts';
+import { formatLogLine } from '../../authority/log.ts';
 import {
   ControlSocketError,
   serveControlSocket,
   type ControlAnswer,
   type ControlServer,
-} from '../../server/control.ts';
+} from '../../authority/control.ts';
 import {
   answerControlRequests,
   runPrimaryCommand,
@@ -51,9 +51,9 @@ import {
   type ResolverControlTarget,
 } from './resolver-control.ts';
 import { controlArg } from '../control-arg.ts';
-import { endpointText, type ControlEndpoint } from '../../server/control-endpoint.ts';
+import { endpointText, type ControlEndpoint } from '../../authority/control-endpoint.ts';
 import { VERSION } from '../main.ts';
-import { listenErrorCode } from '../../server/listen-error.ts';
+import { listenErrorCode } from '../../authority/listen-error.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
@@ -331,7 +331,7 @@ function batchedLog(io: CliIo) {
     if (pending !== '') io.err(pending);
     pending = '';
   };
-  // The shared log schema (src/server/log.ts): the adapter's entries are
+  // The shared log schema (src/authority/log.ts): the adapter's entries are
   // {time, level, msg, ...}; written as {time, level, event, ...}, or as a
   // readable line when standard error is a terminal.
   const pretty = io.errIsTTY;

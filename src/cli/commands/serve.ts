@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, Reported, UsageError, stopSignal, type CliIo, type Command } from '../io.ts';
-import { niceGcHelpers } from '../../server/gc-helpers.ts';
+import { niceGcHelpers } from '../../authority/gc-helpers.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import {
   DEFAULT_SERVER_CONFIG,
@@ -22,36 +22,36 @@ import {
   type ZoneSourceConfig,
 } from '../../config/server.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
-import { listenErrorCode } from '../../server/listen-error.ts';
-import { createLogger, type Logger } from '../../server/log.ts';
+import { listenErrorCode } from '../../authority/listen-error.ts';
+import { createLogger, type Logger } from '../../authority/log.ts';
 import {
   startServer,
   ServerStartError,
   workerCount,
   type RunningServer,
   type ZoneFileLoader,
-} from '../../server/server.ts';
-import { startOps, type Ops } from '../../server/ops.ts';
-import { sdNotify } from '../../server/sd-notify.ts';
+} from '../../authority/server.ts';
+import { startOps, type Ops } from '../../authority/ops.ts';
+import { sdNotify } from '../../authority/sd-notify.ts';
 import { VERSION } from '../main.ts';
-import type { HotNames } from '../../core/zone/answer-pack.ts';
-import { tapLogger, ZoneStatusBook } from '../../server/zone-status.ts';
-import { loadZoneFile } from '../../zonefile/load.ts';
+import type { HotNames } from '../../authority/core/answer-pack.ts';
+import { tapLogger, ZoneStatusBook } from '../../authority/zone-status.ts';
+import { loadZoneFile } from '../../authority/zones/load.ts';
 import {
   BackgroundZoneLoader,
   countBuffersInHeapLimit,
   LOAD_TIMEOUT_MS,
   packBefore,
   SIGNED_LOAD_TIMEOUT_MS,
-} from '../../zonefile/background.ts';
-import { compareVersion, hashFile as fileHash } from '../../zonefile/version.ts';
-import { serialPoliciesUsed, transfersConfigured } from '../../server/xfr-config.ts';
+} from '../../authority/zones/background.ts';
+import { compareVersion, hashFile as fileHash } from '../../authority/zones/version.ts';
+import { serialPoliciesUsed, transfersConfigured } from '../../xfr/config.ts';
 import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
 import { loadAndSign, type InlineSigning } from '../../dnssec/inline.ts';
-import { parseZoneSourceArg } from '../../zonefile/sources.ts';
+import { parseZoneSourceArg } from '../../authority/zones/sources.ts';
 import { parseCidr } from '../../config/cidr.ts';
 import { controlArg } from '../control-arg.ts';
-import type { ControlEndpoint } from '../../server/control-endpoint.ts';
+import type { ControlEndpoint } from '../../authority/control-endpoint.ts';
 
 export const SERVE_HELP = `Usage: lexroute serve [options]
 

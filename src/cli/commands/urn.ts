@@ -11,14 +11,14 @@ import {
   type LexUrn,
   type LexVersionItem,
   type UrnDiagnostic,
-} from '../../core/urn/index.ts';
+} from '../../urn/core/index.ts';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCommandArgs } from '../args.ts';
-import { analyseReference } from '../../core/match/from-urn.ts';
-import type { MatchQuery } from '../../core/match/model.ts';
-import type { RegistryResult } from '../../core/match/registry.ts';
-import { readLexmlRegistry } from '../../catalogue/registry-lexml.ts';
-import { CatalogueError } from '../../catalogue/store.ts';
+import { analyseReference } from '../../resolver/core/from-urn.ts';
+import type { MatchQuery } from '../../resolver/core/model.ts';
+import type { RegistryResult } from '../../resolver/core/registry.ts';
+import { readLexmlRegistry } from '../../resolver/catalogue/registry-lexml.ts';
+import { CatalogueError } from '../../resolver/catalogue/store.ts';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 

@@ -7,12 +7,12 @@
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, UsageError, type CliIo } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
-import { loadZoneFile } from '../../zonefile/load.ts';
-import { diffZones } from '../../core/xfr/diff.ts';
-import { soaSerialOf, type PlainRecord } from '../../core/xfr/records.ts';
-import { serialCompare } from '../../core/xfr/serial.ts';
-import { rrToPresentation } from '../../core/zone/writer.ts';
-import { keyToName } from '../../core/wire/name.ts';
+import { loadZoneFile } from '../../authority/zones/load.ts';
+import { diffZones } from '../../xfr/core/diff.ts';
+import { soaSerialOf, type PlainRecord } from '../../xfr/core/records.ts';
+import { serialCompare } from '../../xfr/core/serial.ts';
+import { rrToPresentation } from '../../dns/core/zone/writer.ts';
+import { keyToName } from '../../dns/core/wire/name.ts';
 
 export const DIFF_HELP = `Usage: lexroute zone diff <old file> <new file> [--origin NAME]
 

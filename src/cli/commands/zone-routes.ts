@@ -1,11 +1,11 @@
 /**
  * `lexroute zone build TABLE` and `lexroute zone explain ZONEFILE...`:
- * routing tables to NAPTR zones and back (src/core/routes/).
+ * routing tables to NAPTR zones and back (src/routes/core/).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { stringify } from 'yaml';
-import { buildZone } from '../../core/routes/build.ts';
+import { buildZone } from '../../routes/core/build.ts';
 import {
   explainRules,
   type ExplainedRoute,
@@ -13,12 +13,12 @@ import {
   type ExplainInput,
   type RuleMatch,
   type RuleTarget,
-} from '../../core/routes/explain.ts';
-import { normalizeLexUrn } from '../../core/urn/index.ts';
-import { naptrFields } from '../../core/ddds/lint/naptr-lint.ts';
-import { TYPE_NAPTR } from '../../core/rr/types.ts';
+} from '../../routes/core/explain.ts';
+import { normalizeLexUrn } from '../../urn/core/index.ts';
+import { naptrFields } from '../../ddds/core/lint/naptr-lint.ts';
+import { TYPE_NAPTR } from '../../dns/core/rr/types.ts';
 import { formatTableDiagnostic, readRoutingTable } from '../../routes/table.ts';
-import { loadZoneFile } from '../../zonefile/load.ts';
+import { loadZoneFile } from '../../authority/zones/load.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, UsageError, type CliIo } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';

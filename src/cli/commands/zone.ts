@@ -3,12 +3,12 @@
  * (`loadZoneFile`), plus the NAPTR lint and `; expect` directives.
  * Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage.
  */
-import { absoluteLowerName } from '../../core/kit/names.ts';
-import { checkExpectations, lintNaptrRecords } from '../../core/ddds/lint/naptr-lint.ts';
-import type { ZoneDiagnostic } from '../../core/zone/model.ts';
-import { printable } from '../../core/zone/parser.ts';
-import { writeZone } from '../../core/zone/writer.ts';
-import { isValidOrigin } from '../../core/zone/parser.ts';
+import { absoluteLowerName } from '../../kit/core/names.ts';
+import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
+import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import { printable } from '../../dns/core/zone/parser.ts';
+import { writeZone } from '../../dns/core/zone/writer.ts';
+import { isValidOrigin } from '../../dns/core/zone/parser.ts';
 import {
   isDirectory,
   loadZoneFile,
@@ -16,11 +16,11 @@ import {
   ZONE_FILE_PATTERNS,
   type LoadOptions,
   type LoadResult,
-} from '../../zonefile/load.ts';
+} from '../../authority/zones/load.ts';
 import { parseCommandArgs } from '../args.ts';
 import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
 import { signZoneFile } from '../../dnssec/sign.ts';
-import { checkDenialChains } from '../../core/dnssec/chain-check.ts';
+import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';

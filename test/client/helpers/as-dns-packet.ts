@@ -5,7 +5,7 @@
  */
 import type { Answer, Question } from 'dns-packet';
 import { toDnsPacketAnswer, toDnsPacketQuestion } from '../../../src/client/compat.ts';
-import type { DecodedResponse } from '../../../src/core/wire/response.ts';
+import type { DecodedResponse } from '../../../src/dns/core/wire/response.ts';
 
 export function asDnsPacket(m: DecodedResponse): DecodedResponse<Question, Answer> {
   return {

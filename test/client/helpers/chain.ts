@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../../src/config/server.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../../src/config/resolver.ts';
-import { createLogger } from '../../../src/server/log.ts';
-import { startServer } from '../../../src/server/server.ts';
+import { createLogger } from '../../../src/authority/log.ts';
+import { startServer } from '../../../src/authority/server.ts';
 import { loadZoneForServer } from '../../../src/cli/commands/serve.ts';
-import { ensureCatalogue } from '../../../src/catalogue/open.ts';
-import { analyseReference } from '../../../src/core/match/from-urn.ts';
-import { createResolverApp } from '../../../src/resolver-http/app.ts';
-import { startResolverServer } from '../../../src/resolver-http/server.ts';
+import { ensureCatalogue } from '../../../src/resolver/catalogue/open.ts';
+import { analyseReference } from '../../../src/resolver/core/from-urn.ts';
+import { createResolverApp } from '../../../src/resolver/http/app.ts';
+import { startResolverServer } from '../../../src/resolver/http/server.ts';
 import { freePortOn } from './fake-dns.ts';
 
 /** Catalogue rows: the URLs the chain must end at. */

@@ -1,0 +1,143 @@
+/**
+ * An answering thread of `serve --workers N` (N > 1): its own `Engine`,
+ * UDP and TCP sockets on every configured address with `SO_REUSEPORT` (the
+ * kernel spreads queries over the threads' sockets), its own response-rate
+ * limiter and log summaries. It loads nothing: the main thread sends each
+ * zone set, whose columns are on SharedArrayBuffers (one copy in memory for
+ * every thread), and the thread swaps it in one assignment.
+ *
+ * Messages in: `ThreadCommand`; out: `ThreadReply` (see `answer-threads.ts`).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ServerConfig } from '../config/server.ts';
+import { Engine, type EngineOptions } from './engine.ts';
+import { createLogger, type LogFormat, type Logger } from './log.ts';
+import { createLogSummary } from './log-summary.ts';
+import { workerFamilies } from './metrics.ts';
+import { listenTcp, type NotifyHook, type TcpListener } from './tcp.ts';
+import { listenUdp, type UdpListener } from './udp.ts';
+import { unpackIndexedZone, type PackedZone } from './zones/transfer.ts';
+import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
+import type { ZoneDiff } from '../xfr/core/diff.ts';
+import type { Transfers } from '../xfr/out.ts';
+import { plainStats, workerQueriesFamily } from './answer-threads.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from './zones/collector.ts';
+
+export interface ThreadInit {
+  /** 1-based; the main thread is worker 0. */
+  readonly index: number;
+  readonly config: ServerConfig;
+  /** The port of each `config.listen` entry as the main thread bound it. */
+  readonly ports: readonly number[];
+  readonly engineOptions: Partial<EngineOptions>;
+  readonly logFormat: LogFormat;
+  /** Base directory of relative paths in the configuration (the TSIG key file). */
+  readonly cwd: string;
+}
+
+export type ThreadCommand =
+  | {
+      readonly type: 'zones';
+      readonly zones: readonly PackedZone[];
+      readonly unavailable: readonly string[];
+      readonly id: number;
+    }
+  | { readonly type: 'metrics'; readonly id: number }
+  | { readonly type: 'stats'; readonly id: number }
+  | {
+      readonly type: 'history';
+      readonly origin: string;
+      readonly diffs: readonly ZoneDiff[];
+      readonly id: number;
+    }
+  | { readonly type: 'close'; readonly id: number };
+
+/**
+ * NOTIFY for the secondary zones, answered in this thread as in the main one
+ * (same primaries, same keys); an accepted one is passed to the main thread,
+ * whose Secondaries runs the check and the transfer.
+ */
+async function notifyHook(
+  init: ThreadInit,
+  log: Logger,
+  accepted: (origin: string) => void,
+): Promise<NotifyHook | undefined> {
+  const noTarget = {
+    install: () => Promise.resolve(false),
+    setExpired: () => Promise.resolve(),
+    zoneOfFile: () => undefined,
+  };
+  const s = await secondariesFor(init.config, init.cwd, log, noTarget, accepted);
+  return s && ((msg, source) => s.notify(msg, source));
+}
+
+async function main(init: ThreadInit): Promise<void> {
+  const port = parentPort!;
+  const { config, index } = init;
+  const log = createLogger((line) => process.stderr.write(line), config.log.level, init.logFormat);
+  const engine = new Engine([], init.engineOptions);
+  // The columns replaced are on SharedArrayBuffers: only a collection here frees them
+  // (collector.ts). One thread after the other, not all at once (the main thread first).
+  const collectSoon = collectorAfter(COLLECT_AFTER_MS * (1 + init.index));
+  // Zone sets arrive from the start (queued while the sockets open).
+  port.on('message', (cmd: ThreadCommand) => {
+    if (cmd.type !== 'zones') return;
+    engine.setZones(cmd.zones.map(unpackIndexedZone), cmd.unavailable);
+    port.postMessage({ type: 'done', id: cmd.id });
+    collectSoon();
+  });
+  const summary = createLogSummary(log, config.log.summaryIntervalMs);
+  const rrl = rrlFor(config);
+  const rrlSweep = rrl
+    ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
+    : undefined;
+  const udp: UdpListener[] = [];
+  const tcp: TcpListener[] = [];
+  let transfers: Transfers;
+  const closeAll = async () => {
+    await Promise.all([...udp, ...tcp].map((l) => l.close()));
+    clearInterval(rrlSweep);
+    summary.close();
+  };
+  try {
+    transfers = (await transferServiceFor(config, init.cwd, log)).transfers;
+    const notify = await notifyHook(init, log, (origin) =>
+      port.postMessage({ type: 'notify', origin }),
+    );
+    for (const [i, { host }] of config.listen.entries()) {
+      const p = init.ports[i]!;
+      const t = config.tcp;
+      tcp.push(await listenTcp(() => engine, host, p, t, log, summary, true, transfers, notify));
+      const receiveBuffer = config.udp.receiveBuffer;
+      const udpOptions = { rrl, reusePort: true, transfers, notify, receiveBuffer };
+      udp.push(await listenUdp(() => engine, host, p, log, summary, udpOptions));
+    }
+  } catch (e) {
+    await closeAll();
+    port.postMessage({ type: 'failed', error: (e as Error).message });
+    return;
+  }
+  port.on('message', (cmd: ThreadCommand) => {
+    if (cmd.type === 'zones') return;
+    if (cmd.type === 'metrics') {
+      const families = [
+        ...workerFamilies({ engine, tcp, rrl }),
+        workerQueriesFamily(index, engine),
+      ];
+      port.postMessage({ type: 'done', id: cmd.id, value: families });
+    } else if (cmd.type === 'history') {
+      transfers.setHistory(cmd.origin, [...cmd.diffs]);
+      port.postMessage({ type: 'done', id: cmd.id });
+    } else if (cmd.type === 'stats') {
+      port.postMessage({ type: 'done', id: cmd.id, value: plainStats({ engine, tcp, rrl }) });
+    } else {
+      void closeAll().then(() => {
+        port.postMessage({ type: 'done', id: cmd.id });
+        port.close();
+      });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+}
+
+if (parentPort) void main(workerData as ThreadInit);

@@ -1,0 +1,417 @@
+/**
+ * The control channel (`lexroute serve --control PATH`, `lexroute ctl`): a
+ * Unix socket, mode 0600 (only the server's user may connect), or a
+ * loopback TCP port whose requests are signed with a key
+ * (`control-endpoint.ts`), one JSON
+ * request per line (`{"command":"status","args":[]}`) and one JSON answer
+ * per line (`{"ok":true,"result":{...}}` or `{"ok":false,"code":"...",
+ * "message":"..."}`), then the server closes the connection.
+ *
+ * Commands: `status`, `reload [ZONE]`, `zone-status ZONE`, `stats`, `stop`.
+ */
+import { absoluteLowerName } from '../kit/core/names.ts';
+import { chmod, unlink } from 'node:fs/promises';
+import net from 'node:net';
+import {
+  endpointText,
+  macValid,
+  newChallenge,
+  requestMac,
+  type ControlEndpoint,
+} from './control-endpoint.ts';
+import type { Logger } from './log.ts';
+import type { ReloadReport, RunningServer } from './server.ts';
+import { plainStats } from './answer-threads.ts';
+import { soaSerialOf, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
+
+export const CONTROL_COMMANDS = ['status', 'reload', 'zone-status', 'stats', 'stop'] as const;
+
+/** Requests larger than this are refused (a command is a few words). */
+const MAX_REQUEST = 4096;
+
+export interface ControlRequest {
+  readonly command: string;
+  readonly args?: readonly string[];
+}
+
+export type ControlAnswer =
+  | { readonly ok: true; readonly result: Record<string, unknown> }
+  | {
+      readonly ok: false;
+      readonly code: string;
+      readonly message: string;
+      readonly result?: Record<string, unknown>;
+    };
+
+export interface ControlContext {
+  readonly server: RunningServer;
+  readonly book: ZoneStatusBook;
+  readonly startedAt: number;
+  readonly version: string;
+  readonly workers: number;
+  /** Ask the process to stop (as SIGTERM). */
+  readonly stop: () => void;
+}
+
+export interface ZoneReport {
+  readonly zone: string;
+  readonly file: string | undefined;
+  readonly serial: number | undefined;
+  readonly records: number | undefined;
+  readonly loadedAt: string | undefined;
+  readonly lastAttemptAt: string | undefined;
+  readonly lastResult: 'loaded' | 'failed' | undefined;
+  readonly lastError: string | undefined;
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+function zoneReport(ctx: ControlContext, origin: string, st: ZoneStatus | undefined): ZoneReport {
+  const zone = ctx.server.engine.zones.find((z) => z.origin === origin);
+  return {
+    zone: origin,
+    file: st?.file,
+    serial: zone ? soaSerialOf(zone) : undefined,
+    records: zone?.size,
+    loadedAt: iso(st?.loadedAt),
+    lastAttemptAt: iso(st?.lastAttemptAt),
+    lastResult: st?.lastResult,
+    lastError: st?.lastResult === 'failed' ? st.lastError : undefined,
+  };
+}
+
+function allZones(ctx: ControlContext): ZoneReport[] {
+  const origins = new Set(ctx.server.engine.zones.map((z) => z.origin));
+  for (const st of ctx.book.files.values()) if (st.origin) origins.add(st.origin);
+  const out = [...origins].sort().map((o) => zoneReport(ctx, o, ctx.book.find(o)));
+  // Files that never loaded have no origin: listed by file.
+  for (const st of ctx.book.files.values()) {
+    if (!st.origin) out.push({ ...zoneReport(ctx, '', st), zone: '' });
+  }
+  return out;
+}
+
+/** The canonical form of a zone argument: lowercased, trailing dot. */
+function originArg(text: string): string {
+  return absoluteLowerName(text);
+}
+
+/** Counters of every answering worker, summed (`workers` lists the queries of each). */
+async function stats(ctx: ControlContext): Promise<Record<string, unknown>> {
+  const s = ctx.server;
+  const all = [plainStats(s), ...((await s.threads?.stats()) ?? [])];
+  const tcp = { open: 0, accepted: 0, refused: 0, closedMessageTimeout: 0, closedIdle: 0 };
+  const queries: Record<string, number> = {};
+  let rrl: Record<string, number> | null = null;
+  for (const w of all) {
+    for (const [k, v] of Object.entries(w.queries)) queries[k] = (queries[k] ?? 0) + v;
+    for (const l of w.tcp) {
+      tcp.open += l.open;
+      tcp.accepted += l.accepted;
+      tcp.refused += l.refusedMax + l.refusedPerClient;
+      tcp.closedMessageTimeout += l.closedMessageTimeout;
+      tcp.closedIdle += l.closedIdle;
+    }
+    if (w.rrl) {
+      rrl ??= { tableEntries: 0 };
+      for (const [k, v] of Object.entries(w.rrl.counters)) rrl[k] = (rrl[k] ?? 0) + v;
+      rrl.tableEntries! += w.rrl.size;
+    }
+  }
+  return {
+    uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+    queries,
+    tcp,
+    rrl,
+    workers: all.map((w, i) => ({ worker: i, queries: w.queries.queries })),
+  };
+}
+
+async function reload(ctx: ControlContext, zoneArg: string | undefined): Promise<ControlAnswer> {
+  const origin = zoneArg === undefined ? undefined : originArg(zoneArg);
+  if (origin !== undefined && !ctx.book.find(origin)) {
+    return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is configured` };
+  }
+  let report: ReloadReport;
+  try {
+    report = await ctx.server.reload();
+  } catch (e) {
+    return { ok: false, code: 'CTL_RELOAD_FAILED', message: (e as Error).message };
+  }
+  if (origin === undefined) {
+    const failed = allZones(ctx).filter((z) => z.lastResult === 'failed');
+    const result = { ...report, zones: allZones(ctx) };
+    if (failed.length > 0) {
+      return {
+        ok: false,
+        code: 'ZONE_RELOAD_FAILED',
+        message: failed
+          .map((z) => `${z.zone || z.file}: ${z.lastError ?? 'failed'} (previous version kept)`)
+          .join('; '),
+        result,
+      };
+    }
+    return { ok: true, result };
+  }
+  const z = zoneReport(ctx, origin, ctx.book.find(origin));
+  if (z.lastResult === 'failed') {
+    return {
+      ok: false,
+      code: 'ZONE_RELOAD_FAILED',
+      message: `${origin}: ${z.lastError ?? 'failed'}; serving the previous version (serial ${String(z.serial)})`,
+      result: { ...z },
+    };
+  }
+  return { ok: true, result: { ...report, ...z } };
+}
+
+/** Run one command. */
+export async function runControlCommand(
+  ctx: ControlContext,
+  req: ControlRequest,
+): Promise<ControlAnswer> {
+  const args = req.args ?? [];
+  switch (req.command) {
+    case 'status':
+      return {
+        ok: true,
+        result: {
+          version: ctx.version,
+          pid: process.pid,
+          startedAt: iso(ctx.startedAt),
+          uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+          workers: ctx.workers,
+          listen: ctx.server.udp.map((u) => `${u.address}:${u.port}`),
+          rrl: ctx.server.rrl !== undefined,
+          zones: allZones(ctx),
+        },
+      };
+    case 'reload':
+      return reload(ctx, args[0]);
+    case 'zone-status': {
+      if (args[0] === undefined) {
+        return { ok: false, code: 'CTL_USAGE', message: 'zone-status needs a zone name' };
+      }
+      const origin = originArg(args[0]);
+      const st = ctx.book.find(origin);
+      if (!st && !ctx.server.engine.zones.some((z) => z.origin === origin)) {
+        return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+      }
+      return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
+    }
+    case 'stats':
+      return { ok: true, result: await stats(ctx) };
+    case 'stop':
+      setImmediate(ctx.stop);
+      return { ok: true, result: { stopping: true } };
+    default:
+      return {
+        ok: false,
+        code: 'CTL_UNKNOWN_COMMAND',
+        message: `unknown command '${req.command}' (${CONTROL_COMMANDS.join(', ')})`,
+      };
+  }
+}
+
+export interface ControlServer {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+/** Is something listening on this socket path already? */
+function inUse(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(path);
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+export class ControlSocketError extends Error {
+  readonly code = 'CONTROL_SOCKET_IN_USE';
+}
+
+export async function startControlServer(
+  endpoint: string | ControlEndpoint,
+  ctx: ControlContext,
+  log: Logger,
+): Promise<ControlServer> {
+  return serveControlSocket(
+    endpoint,
+    (req) => {
+      log.info('control_command', { command: req.command, args: req.args ?? [] });
+      return runControlCommand(ctx, req);
+    },
+    // Counted into one summary line per interval: a local flood of bad requests cannot flood the log.
+    (source) => ctx.server.summary.note('control_auth_failed', source, 'CTL_AUTH_FAILED', 'warn'),
+  );
+}
+
+const answerLine = (a: ControlAnswer) => `${JSON.stringify(a)}\n`;
+const refuse = (code: string, message: string) => answerLine({ ok: false, code, message });
+
+/**
+ * One connection: read one request line, check its MAC when the channel
+ * has a key (TCP), run it, answer, close.
+ */
+function onConnection(
+  socket: net.Socket,
+  run: (req: ControlRequest) => Promise<ControlAnswer>,
+  key: Uint8Array | undefined,
+  onAuthFailed: (source: string) => void,
+): void {
+  let buf = '';
+  const challenge = key === undefined ? undefined : newChallenge();
+  socket.setEncoding('utf8');
+  socket.setTimeout(10_000, () => socket.destroy());
+  socket.on('error', () => socket.destroy());
+  if (challenge !== undefined) socket.write(`${JSON.stringify({ challenge })}\n`);
+  socket.on('data', (chunk: string) => {
+    buf += chunk;
+    if (buf.length > MAX_REQUEST) {
+      socket.end(refuse('CTL_BAD_REQUEST', 'request too long'));
+      return;
+    }
+    const nl = buf.indexOf('\n');
+    if (nl < 0) return;
+    socket.removeAllListeners('data');
+    let req: ControlRequest & { mac?: unknown };
+    try {
+      req = JSON.parse(buf.slice(0, nl)) as ControlRequest;
+      if (typeof req.command !== 'string') throw new Error('no command');
+      if (
+        req.args !== undefined &&
+        !(Array.isArray(req.args) && req.args.every((a) => typeof a === 'string'))
+      ) {
+        throw new Error('args');
+      }
+    } catch {
+      socket.end(refuse('CTL_BAD_REQUEST', 'not a JSON request line'));
+      return;
+    }
+    if (key !== undefined && !macValid(key, challenge!, req, req.mac)) {
+      onAuthFailed(socket.remoteAddress ?? '');
+      socket.end(refuse('CTL_AUTH_FAILED', 'the request is not signed with the control key'));
+      return;
+    }
+    // A command that takes long (a reload) must not be cut by the idle timeout.
+    socket.setTimeout(0);
+    void run({ command: req.command, args: req.args ?? [] })
+      .catch((e: unknown): ControlAnswer => ({
+        ok: false,
+        code: 'CTL_FAILED',
+        message: (e as Error).message,
+      }))
+      .then((a) => socket.end(answerLine(a)));
+  });
+}
+
+/**
+ * The control channel itself, for any command set (the server's here, the
+ * resolver's in `cli/commands/resolver-control.ts`): a Unix socket, mode
+ * 0600, or a loopback TCP port with a key (`control-endpoint.ts`); one
+ * JSON request line in, one JSON answer line out, then closed. Refuses to
+ * take over a socket another process listens on.
+ */
+export async function serveControlSocket(
+  where: string | ControlEndpoint,
+  run: (req: ControlRequest) => Promise<ControlAnswer>,
+  onAuthFailed: (source: string) => void = () => undefined,
+): Promise<ControlServer> {
+  const ep: ControlEndpoint = typeof where === 'string' ? { kind: 'unix', path: where } : where;
+  if (ep.kind === 'unix') {
+    if (await inUse(ep.path)) {
+      throw new ControlSocketError(`another process is listening on ${ep.path}`);
+    }
+    await unlink(ep.path).catch(() => undefined); // a stale socket from a process that died
+  }
+  const key = ep.kind === 'tcp' ? ep.key : undefined;
+  const server = net.createServer((socket) => onConnection(socket, run, key, onAuthFailed));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const ready = () => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (ep.kind === 'unix') server.listen(ep.path, ready);
+    else server.listen(ep.port, ep.host, ready);
+  });
+  if (ep.kind === 'unix') await chmod(ep.path, 0o600);
+  const address = server.address();
+  const bound: ControlEndpoint =
+    ep.kind === 'tcp' && address !== null && typeof address === 'object'
+      ? { ...ep, port: address.port }
+      : ep;
+  return {
+    path: endpointText(bound),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Client side: send one command, get the answer (or a CTL_UNREACHABLE error). */
+export function sendControlCommand(
+  where: string | ControlEndpoint,
+  req: ControlRequest,
+  timeoutMs = 30_000,
+): Promise<ControlAnswer> {
+  const ep: ControlEndpoint = typeof where === 'string' ? { kind: 'unix', path: where } : where;
+  const name = endpointText(ep);
+  return new Promise((resolve) => {
+    const s = ep.kind === 'unix' ? net.connect(ep.path) : net.connect(ep.port, ep.host);
+    let buf = '';
+    let sent = false;
+    const timer = setTimeout(() => {
+      s.destroy();
+      resolve({
+        ok: false,
+        code: 'CTL_TIMEOUT',
+        message: `no answer from ${name} in ${timeoutMs} ms`,
+      });
+    }, timeoutMs);
+    const send = (mac?: string) => {
+      sent = true;
+      s.write(`${JSON.stringify(mac === undefined ? req : { ...req, mac })}\n`);
+    };
+    s.setEncoding('utf8');
+    s.on('connect', () => {
+      if (ep.kind === 'unix') send();
+    });
+    s.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (sent || ep.kind !== 'tcp' || nl < 0) return;
+      // The first line of a TCP channel is the server's challenge.
+      let challenge: unknown;
+      try {
+        challenge = (JSON.parse(buf.slice(0, nl)) as { challenge?: unknown }).challenge;
+      } catch {
+        challenge = undefined; // not a lexroute control port: the answer says so
+      }
+      buf = buf.slice(nl + 1);
+      send(typeof challenge === 'string' ? requestMac(ep.key, challenge, req) : '');
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({
+        ok: false,
+        code: 'CTL_UNREACHABLE',
+        message: `cannot connect to ${name}: ${e.code ?? e.message} (is lexroute serve or lexroute resolver running with --control ${name}?)`,
+      });
+    });
+    s.on('end', () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(buf) as ControlAnswer);
+      } catch {
+        resolve({
+          ok: false,
+          code: 'CTL_BAD_ANSWER',
+          message: `not a control answer: ${buf.slice(0, 200)}`,
+        });
+      }
+    });
+  });
+}

@@ -1,0 +1,333 @@
+/**
+ * Authoritative lookup: RFC 1034 section 4.3.2 over an immutable Zone, with
+ * wildcards (RFC 4592), DNAME (RFC 6672) and empty non-terminals (RFC 8020).
+ * Pure: it classifies; `answer.ts` turns the classification into sections.
+ *
+ * Names are handled as lookup keys (lowercased wire form, see
+ * `../../dns/core/wire/name.ts`), so the server can look up straight from query octets.
+ */
+import type { RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
+import { indexDnssec, type DnssecIndex } from '../../dns/core/zone/dnssec.ts';
+import { KeyedNodes, type KeyIndexColumns } from './key-index.ts';
+import type { PackedAnswers } from './answer-pack.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
+import {
+  keyIsSubdomain,
+  keyLabelOffsets,
+  keyReplaceSuffix,
+  keyToName,
+  nameKey,
+  wireToKey,
+} from '../../dns/core/wire/name.ts';
+
+import {
+  TYPE_ANY,
+  TYPE_CNAME,
+  TYPE_DNAME,
+  TYPE_DS,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_RRSIG,
+} from '../../dns/core/rr/types.ts';
+
+/** A zone prepared for lookups: nodes keyed by lookup key. */
+export interface IndexedZone {
+  readonly zone: Zone;
+  readonly originKey: string;
+  readonly nodes: ReadonlyMap<string, ZoneNode>;
+  /** The NSEC or NSEC3 chain of a signed zone (apex DNSKEY and RRSIG); undefined when unsigned. */
+  readonly dnssec?: DnssecIndex;
+  /** Bodies encoded ahead by the thread that loaded the zone, for its hot names (`answer-pack.ts`). */
+  readonly answers?: PackedAnswers;
+}
+
+/**
+ * A zone prepared for lookups. A stored zone (`StoreZone`) is searched
+ * through its store's name table (`key-index.ts`: nothing to build), or key
+ * columns for a store with names in another spelling (pass `columns` built
+ * elsewhere, e.g. by the thread that loaded it, and its `dnssec` chain
+ * likewise); any other zone through a Map.
+ */
+export function indexZone(
+  zone: Zone,
+  prepared?: { readonly columns?: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
+): IndexedZone {
+  const originKey = nameKey(zone.origin);
+  let nodes: ReadonlyMap<string, ZoneNode>;
+  if (zone instanceof StoreZone) {
+    nodes = new KeyedNodes(zone.store, prepared?.columns);
+  } else {
+    const map = new Map<string, ZoneNode>();
+    for (const node of zone.nodes.values()) map.set(nameKey(node.name), node);
+    nodes = map;
+  }
+  const dnssec = prepared ? prepared.dnssec : indexDnssec(originKey, nodes);
+  return dnssec ? { zone, originKey, nodes, dnssec } : { zone, originKey, nodes };
+}
+
+/** An RRset placed in a response under `ownerKey` (differs from the RRset's owner when synthesized). */
+export interface PlacedRRset {
+  readonly ownerKey: string;
+  readonly rrset: RRset;
+  /** The node the RRset came from (its RRSIGs live there); none for a synthesized CNAME. */
+  readonly node?: ZoneNode;
+  /** The zone of that node (for the proofs of a wildcard step). */
+  readonly zone?: IndexedZone;
+  /** True when synthesized from a wildcard (RFC 4592): a signed answer proves the name's absence. */
+  readonly wildcard?: boolean;
+}
+
+export type ZoneLookupKind =
+  /** The final name has the type: answer section ends with it. */
+  | 'answer'
+  /** The final name exists (or is an ENT, or matched a wildcard) without the type. */
+  | 'nodata'
+  /** The final name does not exist (RFC 8020: nor anything below it). */
+  | 'nxdomain'
+  /** The final name is at or below a zone cut: NS in authority, AA off. */
+  | 'referral'
+  /** A CNAME chain left the zone: the answer holds the chain. */
+  | 'cname'
+  /** A CNAME/DNAME chain looped or hit the limit (SERVFAIL, as BIND): the answer holds the chain. */
+  | 'loop'
+  /** A DNAME substitution left the zone: answer holds DNAME + synthesized CNAME. */
+  | 'dname'
+  /** A DNAME substitution made a name over 255 octets (RFC 6672 section 2.2: YXDOMAIN). */
+  | 'yxdomain';
+
+export interface ZoneLookupResult {
+  readonly kind: ZoneLookupKind;
+  /** The answer section: CNAME/DNAME chain, then the final RRset(s) when kind is 'answer'. */
+  readonly answer: readonly PlacedRRset[];
+  /** The name the chain ended at. */
+  readonly finalKey: string;
+  /** For 'referral': the cut's key and its NS RRset. */
+  readonly cut?: { readonly key: string; readonly ns: RRset };
+  /** True when the final step used a wildcard (RFC 4592 synthesis). */
+  readonly wildcard: boolean;
+  /** The zone the chain ended in (its SOA goes into negative answers). */
+  readonly zone: IndexedZone;
+}
+
+export interface ZoneLookupOptions {
+  /** Longest CNAME/DNAME chain followed inside the zone. */
+  readonly maxChain: number;
+  /** ANY (RFC 8482): one RRset ('minimal') or every RRset ('full', e.g. over TCP). */
+  readonly any: 'minimal' | 'full';
+  /**
+   * The served zone for a name (most specific), to follow a chain into other
+   * zones this server is authoritative for. RFC 1034 section 4.3.2 step 3a:
+   * "change QNAME to the canonical name in the CNAME RR, and go back to step
+   * 1", and step 1 searches all available zones. Without it the chain stops
+   * at the zone's edge.
+   */
+  readonly zoneFor?: (key: string, qtype: number) => IndexedZone | undefined;
+}
+
+export const DEFAULT_ZONE_LOOKUP_OPTIONS: ZoneLookupOptions = { maxChain: 8, any: 'minimal' };
+
+/**
+ * RFC 8482 section 4.1: "A DNS responder that receives an ANY query MAY decide
+ * to return a single RRset". We return the RRset with the lowest type code
+ * (deterministic), RRSIG excluded.
+ */
+function anyRRsets(node: ZoneNode, mode: 'minimal' | 'full'): RRset[] {
+  const sets = [...node.rrsets.values()].filter((s) => s.type !== TYPE_RRSIG);
+  sets.sort((a, b) => a.type - b.type);
+  return mode === 'minimal' ? sets.slice(0, 1) : sets;
+}
+
+function synthesizedCname(ownerKey: string, ttl: number, targetKey: string): RRset {
+  const owner = keyToName(ownerKey);
+  const rdata = new Uint8Array(targetKey.length);
+  for (let i = 0; i < targetKey.length; i++) rdata[i] = targetKey.charCodeAt(i);
+  return {
+    owner,
+    type: TYPE_CNAME,
+    ttl,
+    records: [{ owner, type: TYPE_CNAME, class: 1, ttl, rdata }],
+  };
+}
+
+/**
+ * RFC 1034 section 4.3.2 step 3 for a key inside `z` (the caller chose the
+ * most specific zone).
+ *
+ * @see RFC 1034 section 4.3.2: "If the data at the node is a CNAME, and QTYPE
+ * doesn't match CNAME, copy the CNAME RR into the answer section of the
+ * response, change QNAME to the canonical name in the CNAME RR, and go back
+ * to step 1."
+ * @see RFC 4592 section 3.3.1: the source of synthesis is `*.<closest encloser>`.
+ * @see RFC 6672 section 3.2: DNAME substitution with a synthesized CNAME.
+ */
+export function lookupInZone(
+  start: IndexedZone,
+  qkey: string,
+  qtype: number,
+  options: ZoneLookupOptions = DEFAULT_ZONE_LOOKUP_OPTIONS,
+): ZoneLookupResult {
+  const answer: PlacedRRset[] = [];
+  const seen = new Set<string>();
+  let key = qkey;
+  let z = start;
+  let lastRedirect: 'cname' | 'dname' = 'cname';
+  for (let step = 0; ; step++) {
+    if (step > 0 && options.zoneFor) {
+      const next = options.zoneFor(key, qtype);
+      if (next === undefined)
+        return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
+      z = next;
+    } else if (!keyIsSubdomain(key, z.originKey)) {
+      return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
+    }
+    const apex = z.nodes.get(z.originKey);
+    if (seen.has(key) || step > options.maxChain) {
+      // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
+      // signalled as an error."
+      return { kind: 'loop', answer, finalKey: key, wildcard: false, zone: z };
+    }
+    seen.add(key);
+
+    // Walk down from the apex to the name: zone cuts, DNAMEs, closest encloser.
+    const offsets = keyLabelOffsets(key);
+    const originIndex = offsets.indexOf(key.length - z.originKey.length);
+    let closest = z.originKey;
+    let exact: ZoneNode | undefined = key === z.originKey ? apex : undefined;
+    let redirected = false;
+    for (let j = originIndex; j >= 0; j--) {
+      let node: ZoneNode | undefined;
+      let candKey: string;
+      if (j === originIndex) {
+        node = apex;
+        candKey = z.originKey;
+      } else {
+        candKey = key.slice(offsets[j]);
+        node = z.nodes.get(candKey);
+        if (!node) break;
+        closest = candKey;
+      }
+      if (!node) break;
+      const isName = j === 0;
+      // RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except
+      // that DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1).
+      // NSEC at a cut is parent-side data too (RFC 4035 section 2.3), as BIND answers it.
+      if (
+        j !== originIndex &&
+        node.isDelegation &&
+        !(isName && (qtype === TYPE_DS || (qtype === TYPE_NSEC && node.rrsets.has(TYPE_NSEC))))
+      ) {
+        const ns = node.rrsets.get(TYPE_NS)!;
+        return {
+          kind: 'referral',
+          answer,
+          finalKey: key,
+          cut: { key: candKey, ns },
+          wildcard: false,
+          zone: z,
+        };
+      }
+      // RFC 6672 section 2.3: a DNAME redirects names strictly below its owner.
+      if (!isName) {
+        const dname = node.rrsets.get(TYPE_DNAME);
+        if (dname && dname.records.length > 0) {
+          const target = wireToKey(dname.records[0]!.rdata);
+          const next = keyReplaceSuffix(key, candKey, target);
+          answer.push({ ownerKey: candKey, rrset: dname, node, zone: z });
+          if (next === undefined)
+            return { kind: 'yxdomain', answer, finalKey: key, wildcard: false, zone: z };
+          answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
+          // RFC 1034 4.3.2 step 3a: the synthesized CNAME is the answer when
+          // QTYPE is CNAME (or ANY, which matches it): no following, as BIND,
+          // Knot and NSD (a self-referencing DNAME then answers, not loops).
+          if (qtype === TYPE_CNAME || qtype === TYPE_ANY)
+            return { kind: 'answer', answer, finalKey: key, wildcard: false, zone: z };
+          key = next;
+          lastRedirect = 'dname';
+          redirected = true;
+          break;
+        }
+      } else {
+        exact = node;
+      }
+    }
+    if (redirected) continue;
+
+    let node = exact;
+    let wildcard = false;
+    if (!node) {
+      // RFC 4592 section 4: no exact match; look for the source of synthesis.
+      const source = z.nodes.get(`\u0001*${closest}`);
+      if (!source) return { kind: 'nxdomain', answer, finalKey: key, wildcard: false, zone: z };
+      node = source;
+      wildcard = true;
+    }
+
+    const cname = node.rrsets.get(TYPE_CNAME);
+    // RFC 1035 section 3.2.3: QTYPE * matches all types, CNAME included, so ANY is not chased.
+    // RFC 4035 section 2.5 / RFC 4034: RRSIG and NSEC live beside a CNAME and are
+    // answered from its owner, as BIND does.
+    if (
+      cname &&
+      qtype !== TYPE_CNAME &&
+      qtype !== TYPE_ANY &&
+      qtype !== TYPE_RRSIG &&
+      qtype !== TYPE_NSEC
+    ) {
+      answer.push({ ownerKey: key, rrset: cname, node, zone: z, wildcard });
+      const rd = cname.records[0]?.rdata;
+      if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard, zone: z };
+      key = wireToKey(rd);
+      lastRedirect = 'cname';
+      continue;
+    }
+    if (qtype === TYPE_ANY) {
+      const sets = anyRRsets(node, options.any);
+      if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
+      for (const s of sets) answer.push({ ownerKey: key, rrset: s, node, zone: z, wildcard });
+      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
+    }
+    const set = node.rrsets.get(qtype);
+    if (set) {
+      answer.push({ ownerKey: key, rrset: set, node, zone: z, wildcard });
+      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
+    }
+    return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
+  }
+}
+
+/** A set of served zones; the most specific zone answers. */
+export interface ZoneSet {
+  readonly byOrigin: ReadonlyMap<string, IndexedZone>;
+}
+
+export function makeZoneSet(zones: readonly IndexedZone[]): ZoneSet {
+  const byOrigin = new Map<string, IndexedZone>();
+  for (const z of zones) byOrigin.set(z.originKey, z);
+  return { byOrigin };
+}
+
+/**
+ * The zone that answers `key`/`qtype`: the most specific one, except that DS
+ * at the apex of a served zone is answered from its parent zone when that is
+ * served too (RFC 4035 section 3.1.4.1: DS lives on the parent side of a cut).
+ */
+export function findZoneFor(set: ZoneSet, key: string, qtype: number): IndexedZone | undefined {
+  const z = findZone(set, key);
+  if (qtype === TYPE_DS && z !== undefined && z.originKey === key && key.length > 1) {
+    const parent = findZone(set, key.slice(1 + key.charCodeAt(0)));
+    if (parent !== undefined) return parent;
+  }
+  return z;
+}
+
+/** The most specific zone whose origin is `key` or an ancestor of it. */
+export function findZone(set: ZoneSet, key: string): IndexedZone | undefined {
+  let i = 0;
+  for (;;) {
+    const z = set.byOrigin.get(i === 0 ? key : key.slice(i));
+    if (z) return z;
+    const len = key.charCodeAt(i);
+    if (!(len > 0)) return undefined;
+    i += 1 + len;
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * DNS over HTTPS endpoint (RFC 8484) of `lexroute serve`: `/dns-query`, GET
+ * with the `dns` parameter and POST with an `application/dns-message` body,
+ * over HTTP/1.1 and HTTP/2. With a certificate it is HTTPS (ALPN h2 and
+ * http/1.1); without one it is plain HTTP, allowed only on loopback
+ * addresses (for a local chain and the resolution page), where HTTP/1.1 and
+ * HTTP/2 with prior knowledge (h2c) are told apart by the connection preface.
+ *
+ * Answers come from the same `Engine` as UDP and TCP (TCP's rules: no
+ * truncation, full ANY), so there is no second DNS code path.
+ *
+ * @see RFC 8484 section 4.1 (GET and POST), section 5.1 (HTTP caching:
+ * freshness no longer than the smallest TTL), section 6 ("HTTP/2 [...] is
+ * the minimum RECOMMENDED version of HTTP for use with DoH").
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { base64UrlDecode } from '../dns/core/wire/doh.ts';
+import { dohStatus, type DohHttpCode } from '../dns/core/wire/codes.ts';
+import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
+import { serveFast, type FastDoh } from './doh-fast.ts';
+import type { Engine } from './engine.ts';
+import type { Logger } from './log.ts';
+import type { LogSummary } from './log-summary.ts';
+
+export { DNS_MESSAGE, DOH_PATH };
+/** A DNS message carried over DoH is at most 65535 octets, as over TCP (RFC 8484 section 6). */
+const MAX_MESSAGE = 65535;
+const HTTP_TIMEOUT_MS = 10_000;
+
+export interface DohOptions {
+  readonly host: string;
+  readonly port: number;
+  /** PEM files; both or neither. Without them only a loopback address may be used. */
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  /** Access-Control-Allow-Origin (default `*`; empty: no CORS headers). */
+  readonly allowOrigin?: string;
+}
+
+export interface DohListener {
+  readonly address: string;
+  readonly port: number;
+  readonly url: string;
+  readonly tls: boolean;
+  close(): Promise<void>;
+}
+
+export class DohConfigError extends Error {
+  readonly code: 'DOH_PLAIN_NOT_LOOPBACK' | 'DOH_TLS_FILES' | 'DOH_TLS_UNREADABLE';
+  constructor(code: DohConfigError['code'], message: string) {
+    super(message);
+    this.name = 'DohConfigError';
+    this.code = code;
+  }
+}
+
+/** The request and response objects of node:http and node:http2's compatibility API alike. */
+type Req = http.IncomingMessage | http2.Http2ServerRequest;
+interface Res {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  setHeader(name: string, value: string): unknown;
+  end(data?: Uint8Array | string): unknown;
+}
+
+/**
+ * The CORS headers of every answer, so a page on another origin can query
+ * (`allowOrigin`: `*`, one origin, or empty for none). A single origin also
+ * gets `Vary: Origin`.
+ */
+export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
+  if (allowOrigin === '') return {};
+  return {
+    'access-control-allow-origin': allowOrigin,
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+    'access-control-allow-headers': 'content-type, accept',
+    'access-control-expose-headers': 'cache-control, content-type',
+    'access-control-max-age': '86400',
+    ...(allowOrigin === '*' ? {} : { vary: 'Origin' }),
+  };
+}
+
+/** Headers as HTTP/1.1 header lines, each ending in CRLF. */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+}
+
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === '::1' || h === 'localhost' || (net.isIPv4(h) && h.startsWith('127.'));
+}
+
+/** A problem answer; its status is the code's (`dohStatus`, core/wire/codes.ts). */
+function problem(res: Res, code: DohHttpCode, detail: string, inUrl = false): void {
+  const status = dohStatus(code, inUrl);
+  const body = problemBody(status, code, detail);
+  res.writeHead(status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+/** Read a POST body up to MAX_MESSAGE octets; undefined when larger (the rest is not read). */
+function readBody(req: Req): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > MAX_MESSAGE) {
+        done = true;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The DNS query an HTTP request carries, or an HTTP error already sent (undefined). */
+async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    const dns = url.searchParams.getAll('dns');
+    if (dns.length !== 1 || dns[0] === '') {
+      problem(res, 'DOH_NO_DNS_PARAMETER', 'GET needs exactly one non-empty dns parameter');
+      return undefined;
+    }
+    const text = dns[0] as string;
+    if (text.length > Math.ceil((MAX_MESSAGE * 4) / 3) + 2) {
+      problem(
+        res,
+        'DOH_TOO_LARGE',
+        `the dns parameter encodes more than ${MAX_MESSAGE} octets`,
+        true,
+      );
+      return undefined;
+    }
+    const bytes = base64UrlDecode(text);
+    if (!(bytes instanceof Uint8Array)) {
+      problem(res, bytes.code, `${bytes.message} (at offset ${bytes.offset})`);
+      return undefined;
+    }
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+  if (req.method === 'POST') {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== DNS_MESSAGE) {
+      problem(
+        res,
+        'DOH_BAD_CONTENT_TYPE',
+        `POST needs content-type ${DNS_MESSAGE}, got ${JSON.stringify(type ?? '')}`,
+      );
+      return undefined;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    const body = declared > MAX_MESSAGE ? undefined : await readBody(req);
+    if (body === undefined) {
+      problem(res, 'DOH_TOO_LARGE', `the body is larger than ${MAX_MESSAGE} octets`);
+      return undefined;
+    }
+    return body;
+  }
+  res.setHeader('allow', 'GET, HEAD, POST, OPTIONS');
+  problem(res, 'DOH_BAD_METHOD', `method ${req.method ?? ''} is not used by DoH`);
+  return undefined;
+}
+
+/** One HTTP request: route, decode, answer from the engine, encode. Never throws. */
+export async function handleDohRequest(
+  engine: () => Engine,
+  req: Req,
+  res: Res,
+  summary: LogSummary,
+  cors: Record<string, string> = dohCorsHeaders(),
+): Promise<void> {
+  for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+  const url = new URL(req.url ?? '/', 'http://doh.invalid');
+  if (url.pathname !== DOH_PATH) {
+    problem(res, 'DOH_NOT_FOUND', `DoH is served at ${DOH_PATH}`);
+    return;
+  }
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, {});
+    res.end();
+    return;
+  }
+  const query = await queryOf(req, res, url);
+  if (query === undefined) return;
+  const answer = answerQuery(engine, query, summary, req.socket?.remoteAddress ?? '');
+  if (!answer.ok) {
+    problem(res, answer.code, answer.detail);
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': DNS_MESSAGE,
+    'content-length': answer.out.length,
+    'cache-control': answer.cacheControl,
+  });
+  if (req.method === 'HEAD') res.end();
+  else res.end(answer.out);
+}
+
+async function tlsFiles(o: DohOptions): Promise<{ cert: Buffer; key: Buffer } | undefined> {
+  if (o.tlsCert === undefined && o.tlsKey === undefined) return undefined;
+  if (o.tlsCert === undefined || o.tlsKey === undefined) {
+    throw new DohConfigError(
+      'DOH_TLS_FILES',
+      'DoH over TLS needs both a certificate and a key file',
+    );
+  }
+  try {
+    return { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) };
+  } catch (e) {
+    throw new DohConfigError(
+      'DOH_TLS_UNREADABLE',
+      `cannot read the TLS files: ${(e as Error).message}`,
+    );
+  }
+}
+
+const H2_PREFACE = Buffer.from('PRI ');
+
+/**
+ * HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts
+ * with "PRI ". HTTP/1.1 connections start on the fast path (doh-fast.ts),
+ * which hands them to node:http at the first request outside its shape.
+ * The octets already read are put back on the socket before node:http or
+ * node:http2 takes it (node:http2 reads a socket's buffered octets first).
+ */
+function plainServer(
+  handler: (req: Req, res: Res) => void,
+  fast: Omit<FastDoh, 'handOver' | 'requestTimeoutMs'>,
+): net.Server {
+  const h1 = http.createServer(
+    { requestTimeout: HTTP_TIMEOUT_MS, headersTimeout: HTTP_TIMEOUT_MS },
+    handler,
+  );
+  const h2 = http2.createServer(handler);
+  h2.setTimeout(HTTP_TIMEOUT_MS);
+  const toH1: FastDoh = {
+    ...fast,
+    requestTimeoutMs: HTTP_TIMEOUT_MS,
+    handOver: (socket, pending) => {
+      socket.pause();
+      if (pending.length > 0) socket.unshift(pending);
+      h1.emit('connection', socket);
+      socket.resume();
+    },
+  };
+  // node:http2 reads what is buffered on the socket first (it must stay paused until then).
+  const toH2 = (socket: net.Socket, pending: Buffer) => {
+    socket.pause();
+    socket.unshift(pending);
+    h2.emit('connection', socket);
+  };
+  // Small answers must leave at once (Nagle plus delayed ACKs cost ~40 ms a request).
+  return net.createServer({ noDelay: true }, (socket) => {
+    // Until the first octets come (the listener is removed with the timer, so
+    // node:http's or node:http2's own timeouts are the only ones after that).
+    const onIdle = () => socket.destroy();
+    socket.on('timeout', onIdle);
+    socket.setTimeout(HTTP_TIMEOUT_MS);
+    let seen: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+      const n = Math.min(seen.length, 4);
+      if (n < 4 && seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n))) return;
+      socket.off('data', onData);
+      socket.off('timeout', onIdle);
+      socket.setTimeout(0);
+      if (seen.subarray(0, 4).equals(H2_PREFACE)) toH2(socket, seen);
+      else serveFast(socket, seen, toH1);
+    };
+    socket.on('data', onData);
+    socket.on('error', () => socket.destroy());
+  });
+}
+
+export async function listenDoh(
+  engine: () => Engine,
+  options: DohOptions,
+  log: Logger,
+  summary: LogSummary,
+): Promise<DohListener> {
+  const tls = await tlsFiles(options);
+  if (!tls && !isLoopback(options.host)) {
+    throw new DohConfigError(
+      'DOH_PLAIN_NOT_LOOPBACK',
+      `DoH without TLS is allowed only on loopback addresses, not ${options.host}: give --tls-cert and --tls-key`,
+    );
+  }
+  const cors = dohCorsHeaders(options.allowOrigin);
+  const handler = (req: Req, res: Res) => {
+    handleDohRequest(engine, req, res, summary, cors).catch((e: unknown) => {
+      summary.note('query_failed', req.socket?.remoteAddress ?? '', 'doh', 'error', String(e));
+      if (!res.headersSent) problem(res, 'DOH_BAD_REQUEST', 'the request could not be read');
+      else res.end();
+    });
+  };
+  const server: net.Server = tls
+    ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
+    : plainServer(handler, { engine, summary, corsLines: headerLines(cors) });
+  server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
+  const sockets = new Set<net.Socket>();
+  server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {
+    s.setNoDelay(true);
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as net.AddressInfo;
+  const hostText = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  return {
+    address: addr.address,
+    port: addr.port,
+    tls: tls !== undefined,
+    url: `${tls ? 'https' : 'http'}://${hostText}:${addr.port}${DOH_PATH}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

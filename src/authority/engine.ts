@@ -1,0 +1,711 @@
+/**
+ * The query engine: one message in, one response out (or nothing). Shared by
+ * the UDP and TCP listeners. A name's response bodies are encoded on its
+ * first query and kept, keyed by name and type; a query on the hot path then
+ * costs one parse, one Map lookup, and one copy into the response buffer.
+ *
+ * The zone set and its name index are replaced in one assignment on reload
+ * (atomic: a query sees the old or the new zones, never a mix); a reloaded
+ * zone arrives indexed by the thread that loaded it (`zonefile/worker.ts`).
+ */
+import type { Zone, ZoneNode } from '../dns/core/zone/model.ts';
+import {
+  findZone,
+  findZoneFor,
+  indexZone,
+  lookupInZone,
+  makeZoneSet,
+  type IndexedZone,
+  type ZoneLookupOptions,
+  type ZoneSet,
+} from './core/zone-lookup.ts';
+import {
+  encodeBody,
+  fitBody,
+  planResponse,
+  responseFlags,
+  type EncodedBody,
+  type Fitted,
+} from './core/answer.ts';
+import {
+  newParsedQuery,
+  parseQuery,
+  PARSE_DROP,
+  PARSE_FORMERR,
+  PARSE_NOTIMP,
+  OPTION_COOKIE,
+  OPTION_NSID,
+  type ParsedQuery,
+} from '../dns/core/wire/query.ts';
+import { QueryStats } from './query-stats.ts';
+import { RCODE_OF, type DnsFailureCode } from './rcodes.ts';
+import {
+  DO_KEY,
+  findPacked,
+  hotNames,
+  HotNamesBuilder,
+  packedIndex,
+  packedSlots,
+  PackedBody,
+  readAnswers,
+  type HotNames,
+} from './core/answer-pack.ts';
+import { KeyedNodes } from './core/key-index.ts';
+import { checkServerCookie, ipBytes, makeServerCookie } from '../dns/core/wire/cookie.ts';
+import {
+  CLASS_CH,
+  CLASS_IN,
+  TYPE_ANY,
+  TYPE_AXFR,
+  TYPE_DS,
+  TYPE_IXFR,
+  TYPE_OPT,
+  TYPE_SOA,
+  TYPE_TXT,
+} from '../dns/core/rr/types.ts';
+import { keyIsSubdomain } from '../dns/core/wire/name.ts';
+
+/** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
+const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
+  ['\u0007version\u0004bind\u0000', 'version'],
+  ['\u0007version\u0006server\u0000', 'version'],
+  ['\u0002id\u0006server\u0000', 'id'],
+  ['\u0008hostname\u0004bind\u0000', 'id'],
+]);
+
+/** A CH TXT answer body (owner compressed to the question, TTL 0), AA set. */
+function chaosBody(text: string): EncodedBody {
+  const data = Buffer.from(text, 'utf8');
+  const strings: number[] = [];
+  for (let i = 0; i < data.length || i === 0; i += 255) {
+    const part = data.subarray(i, i + 255);
+    strings.push(part.length, ...part);
+  }
+  const rr = [0xc0, 0x0c, 0, TYPE_TXT, 0, CLASS_CH, 0, 0, 0, 0, strings.length >>> 8];
+  rr.push(strings.length & 0xff, ...strings);
+  const bytes = Uint8Array.from(rr);
+  return {
+    rcode: 0,
+    aa: true,
+    bytes,
+    ancount: 1,
+    nscount: 0,
+    arcount: 0,
+    ends: [bytes.length],
+    sections: [0],
+    counts: [1],
+    required: [true],
+    attached: [false],
+  };
+}
+
+export interface EngineOptions {
+  /** Our EDNS UDP payload size: the most we send over UDP, and what we advertise. */
+  readonly maxUdpPayload: number;
+  /** CNAME/DNAME chain limit inside a zone. */
+  readonly maxChain: number;
+  /** Types cached per name beyond those the name owns (bounds memory against type scans). */
+  readonly cachePerName: number;
+  /** NSID (RFC 5001) returned to queries that ask for it; undefined: none is sent. */
+  readonly nsid?: Uint8Array | undefined;
+  /** Server secret (16 octets) for DNS cookies (RFC 7873, RFC 9018); undefined: cookies ignored. */
+  readonly cookieSecret?: Uint8Array | undefined;
+  /** CH TXT for version.bind and version.server; undefined: REFUSED. */
+  readonly chaosVersion?: string | undefined;
+  /** CH TXT for id.server and hostname.bind; undefined: REFUSED. */
+  readonly chaosId?: string | undefined;
+  /** Seconds since the epoch, for server cookie timestamps. */
+  readonly now?: () => number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  maxUdpPayload: 1232,
+  maxChain: 8,
+  cachePerName: 16,
+};
+
+/**
+ * The bodies of one name. Most names own one type: its body is held inline,
+ * and a Map is made only for a second type (a Map per name costs more than
+ * a typical answer).
+ */
+interface NameEntry {
+  readonly zone: IndexedZone;
+  readonly node: ZoneNode;
+  type: number;
+  body: EncodedBody | undefined;
+  more: Map<number, EncodedBody> | undefined;
+  extra: number;
+}
+
+/** Names whose slots `hotNames()` reports (what a reload encodes ahead, in the load worker). */
+const HOT_LIMIT = 20_000;
+/** Names listed per turn of the event loop by `hotNamesInSlices` (about 0.5 ms of work). */
+const HOT_SLICE = 500;
+
+function entryBody(entry: NameEntry, type: number): EncodedBody | undefined {
+  if (entry.type === type) return entry.body;
+  return entry.more?.get(type);
+}
+
+function setEntryBody(entry: NameEntry, type: number, body: EncodedBody): void {
+  if (entry.body === undefined) {
+    entry.type = type;
+    entry.body = body;
+  } else (entry.more ??= new Map()).set(type, body);
+}
+
+interface Compiled {
+  readonly set: ZoneSet;
+  readonly names: Map<string, NameEntry>;
+  /** Negative bodies that depend only on the question length: zone origin key -> (qlen*4 + soa*2 + nx) -> body. */
+  readonly negatives: Map<string, Map<number, EncodedBody>>;
+  readonly zones: readonly Zone[];
+  readonly indexed: readonly IndexedZone[];
+  /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
+  readonly unavailable: readonly string[];
+  /** The zones with answers encoded ahead (at most AHEAD_ZONES are read in place). */
+  readonly aheadZones: readonly IndexedZone[];
+  /**
+   * The names answered from bodies encoded ahead: lookup key -> the name's
+   * index in its zone's `answers.rows` times AHEAD_ZONES plus the zone's index
+   * in `aheadZones` (a small integer: no object per name).
+   */
+  readonly ahead: Map<string, number>;
+}
+
+/** Zones whose answers encoded ahead are read in place (the rest make entries). */
+const AHEAD_ZONES = 1024;
+
+export interface EngineCounters {
+  queries: number;
+  dropped: number;
+  formerr: number;
+  notimp: number;
+  refused: number;
+  badvers: number;
+  truncated: number;
+}
+
+function emptyBody(rcode: number): EncodedBody {
+  return {
+    rcode,
+    aa: false,
+    bytes: new Uint8Array(0),
+    ancount: 0,
+    nscount: 0,
+    arcount: 0,
+    ends: [],
+    sections: [],
+    counts: [],
+    required: [],
+    attached: [],
+  };
+}
+
+const NODATA_AA_BODY: EncodedBody = { ...emptyBody(0), aa: true };
+
+/**
+ * The empty answer of each failure, its rcode from `RCODE_OF` (rcodes.ts,
+ * the server's one failure-to-rcode table); failures with the same rcode
+ * share one body.
+ */
+function failureBodies(): Readonly<Record<DnsFailureCode, EncodedBody>> {
+  const byRcode = new Map<number, EncodedBody>();
+  const out: Partial<Record<DnsFailureCode, EncodedBody>> = {};
+  for (const [code, rcode] of Object.entries(RCODE_OF) as [DnsFailureCode, number][]) {
+    let body = byRcode.get(rcode);
+    if (body === undefined) byRcode.set(rcode, (body = emptyBody(rcode)));
+    out[code] = body;
+  }
+  return out as Record<DnsFailureCode, EncodedBody>;
+}
+const FAILURE: Readonly<Record<DnsFailureCode, EncodedBody>> = failureBodies();
+
+/** Node's Buffer has an undocumented but stable latin1Slice (what toString('latin1') calls). */
+type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
+
+const UDP = 0;
+const TCP = 1;
+/** DNS over HTTPS: answered as over TCP (no truncation, full ANY), counted apart. */
+const DOH = 2;
+export type Transport = typeof UDP | typeof TCP | typeof DOH;
+export const TRANSPORT_UDP: Transport = UDP;
+export const TRANSPORT_TCP: Transport = TCP;
+export const TRANSPORT_DOH: Transport = DOH;
+
+export class Engine {
+  readonly options: EngineOptions;
+  readonly counters: EngineCounters = {
+    queries: 0,
+    dropped: 0,
+    formerr: 0,
+    notimp: 0,
+    refused: 0,
+    badvers: 0,
+    truncated: 0,
+  };
+  /**
+   * What the last `respond` answered, for response-rate limiting
+   * (`rrl.ts`): the body (its rcode, AA and counts tell answer, NODATA,
+   * NXDOMAIN, referral or error), the question's lookup key, the zone that
+   * answered, whether a wildcard was used, and where the question ends.
+   */
+  lastBody: EncodedBody = FAILURE.QUERY_NOT_AUTHORITATIVE;
+  /** Queries by transport, type, rcode and zone, response sizes (`/metrics`). */
+  readonly stats = new QueryStats();
+  lastKey = '';
+  lastQtype = 0;
+  lastZone: IndexedZone | undefined = undefined;
+  lastWildcard = false;
+  lastQuestionEnd = 12;
+  private state!: Compiled;
+  private readonly q: ParsedQuery = newParsedQuery();
+  private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
+  private readonly keyScratch = Buffer.alloc(256);
+  private readonly lookupUdp: ZoneLookupOptions;
+  private readonly lookupTcp: ZoneLookupOptions;
+  private readonly chaos = new Map<string, EncodedBody>();
+  private readonly now: () => number;
+
+  constructor(zones: readonly (Zone | IndexedZone)[] = [], options: Partial<EngineOptions> = {}) {
+    this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+    // A chain continues into any zone served here (RFC 1034 section 4.3.2 step 1).
+    const zoneFor = (key: string, qtype: number) => findZoneFor(this.state.set, key, qtype);
+    this.lookupUdp = { maxChain: this.options.maxChain, any: 'minimal', zoneFor };
+    this.lookupTcp = { maxChain: this.options.maxChain, any: 'full', zoneFor };
+    this.state = this.compile(zones);
+    this.now = this.options.now ?? (() => Math.floor(Date.now() / 1000));
+    for (const [key, which] of CHAOS_NAMES) {
+      const text = which === 'version' ? this.options.chaosVersion : this.options.chaosId;
+      if (text !== undefined) this.chaos.set(key, chaosBody(text));
+    }
+  }
+
+  /** The zones being served. */
+  get zones(): readonly Zone[] {
+    return this.state.zones;
+  }
+
+  /** The zones being served, indexed (what another answering thread can be given). */
+  get zoneEntries(): readonly IndexedZone[] {
+    return this.state.indexed;
+  }
+
+  /**
+   * Replace every served zone at once (one assignment: a query sees the old
+   * or the new set). A zone given as an `IndexedZone` (prepared by the thread
+   * that loaded it: key columns and DNSSEC chain) costs nothing here; a plain
+   * `Zone` is indexed first, on this thread.
+   */
+  setZones(zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[] = []): void {
+    this.state = this.compile(zones, unavailable);
+  }
+
+  /** Origins (keys) of the configured zones that are not served: their names get SERVFAIL. */
+  get unavailable(): readonly string[] {
+    return this.state.unavailable;
+  }
+
+  private compile(
+    zones: readonly (Zone | IndexedZone)[],
+    unavailable: readonly string[] = [],
+  ): Compiled {
+    const given = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
+    // Bodies encoded ahead hold only where the worker assumed the same other zones.
+    const origins = [...given.map((z) => z.originKey), ...unavailable];
+    const indexed = given.map((z) => {
+      if (z.answers === undefined) return z;
+      const others = origins.filter((o) => o !== z.originKey).sort();
+      if (others.join('\n') === z.answers.others.join('\n')) return z;
+      const { answers: _dropped, ...rest } = z;
+      return rest;
+    });
+    const set = makeZoneSet(indexed);
+    const negatives = new Map<string, Map<number, EncodedBody>>();
+    for (const z of indexed) negatives.set(z.originKey, new Map());
+    // Answers are encoded on a name's first query and kept (see bodyFor):
+    // a reload allocates no answer, so the swap is cheap and GC pauses short.
+    const zs = indexed.map((z) => z.zone);
+    const aheadZones = (indexed as readonly IndexedZone[])
+      .filter((z) => z.answers !== undefined && z.nodes instanceof KeyedNodes)
+      .slice(0, AHEAD_ZONES);
+    const ahead = new Map<string, number>();
+    return { set, names: new Map(), negatives, zones: zs, indexed, unavailable, aheadZones, ahead };
+  }
+
+  /** The lookup key of the question name: its wire octets, ASCII lowercased. */
+  private questionKey(msg: Buffer, end: number): string {
+    let upper = false;
+    for (let i = 12; i < end; i++) {
+      const c = msg[i]!;
+      if (c >= 0x41 && c <= 0x5a) {
+        upper = true;
+        break;
+      }
+    }
+    if (!upper) return (msg as Latin1Buffer).latin1Slice(12, end);
+    const s = this.keyScratch;
+    const n = end - 12;
+    for (let i = 0; i < n; i++) {
+      const c = msg[12 + i]!;
+      s[i] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    }
+    return (s as Latin1Buffer).latin1Slice(0, n);
+  }
+
+  /** The entry of a name the zones own (made on its first query), or undefined. */
+  private entryFor(state: Compiled, key: string): NameEntry | undefined {
+    let entry = state.names.get(key);
+    if (entry !== undefined) return entry;
+    // Only the most specific zone answers for a name.
+    const z = findZone(state.set, key);
+    const node = z?.nodes.get(key);
+    if (z === undefined || node === undefined) return undefined;
+    entry = { zone: z, node, type: -1, body: undefined, more: undefined, extra: 0 };
+    if (z.answers !== undefined && z.nodes instanceof KeyedNodes) {
+      // Encoded ahead by the load worker: views into its arena, nothing to build here.
+      const bodies = readAnswers(z.answers, z.nodes.row(key));
+      for (const { slot, body } of bodies ?? []) {
+        setEntryBody(entry, slot, body);
+        if (!node.rrsets.has(slot & 0xffff)) entry.extra++;
+      }
+      if (bodies && !state.ahead.has(key)) this.answersAhead++;
+    }
+    state.names.set(key, entry);
+    return entry;
+  }
+
+  /**
+   * A body the load worker encoded ahead, for a name that has no entry here,
+   * read in place (`PackedBody`): no entry, view or body is made for the
+   * name (only a number in `ahead`), so after a swap the hot names' first
+   * queries leave next to nothing on the heap, and the answers of the
+   * version replaced are a few typed arrays. Undefined when the name has no
+   * such body for this type (the engine then makes its entry).
+   */
+  private aheadBody(
+    state: Compiled,
+    key: string,
+    qtype: number,
+    dnssecOk: boolean,
+  ): EncodedBody | undefined {
+    let v = state.ahead.get(key);
+    if (v === undefined) {
+      if (state.aheadZones.length === 0) return undefined;
+      const found = findZone(state.set, key);
+      const at = found ? state.aheadZones.indexOf(found) : -1;
+      if (at < 0) return undefined;
+      const p = found!.answers!;
+      const i = packedIndex(p, (found!.nodes as KeyedNodes).row(key));
+      if (i < 0) return undefined;
+      v = i * AHEAD_ZONES + at;
+      state.ahead.set(key, v);
+      this.answersAhead++;
+    }
+    const z = state.aheadZones[v % AHEAD_ZONES]!;
+    if (qtype === TYPE_ANY || (qtype === TYPE_DS && z.originKey === key)) return undefined;
+    const p = z.answers!;
+    const signed = dnssecOk && z.dnssec !== undefined;
+    const at = findPacked(p, p.rows[(v / AHEAD_ZONES) | 0]!, signed ? qtype + DO_KEY : qtype);
+    if (at < 0) return undefined;
+    this.lastZone = z;
+    return this.packedBody.read(p, at);
+  }
+
+  private readonly packedBody = new PackedBody();
+
+  /** Names whose answers came encoded ahead from the load worker (since the start). */
+  answersAhead = 0;
+
+  /**
+   * The names being asked (those with answers kept, and those answered from
+   * bodies encoded ahead), with their slots, for the next load to encode
+   * ahead; bounded to HOT_LIMIT names.
+   */
+  hotNames(): HotNames {
+    return hotNames(this.hotEntries(), this.servedKeys(), this.options.maxChain);
+  }
+
+  /**
+   * The same, built `slice` names per turn of the event loop: listing
+   * 10,000 names at once took the answering thread 5-10 ms, the stall of a
+   * reload's start (and of a SIGHUP with an unchanged file).
+   */
+  async hotNamesInSlices(slice = HOT_SLICE): Promise<HotNames> {
+    const b = new HotNamesBuilder();
+    const origins = this.servedKeys();
+    for (const [key, types] of this.hotEntries()) {
+      b.add(key, types);
+      if (b.count % slice === 0) await new Promise<void>((r) => setImmediate(r));
+    }
+    return b.finish(origins, this.options.maxChain);
+  }
+
+  private servedKeys(): string[] {
+    return [...this.state.indexed.map((z) => z.originKey), ...this.state.unavailable];
+  }
+
+  /** The hot set's names and slots, from the state served when the listing starts. */
+  private *hotEntries(): Generator<readonly [string, Iterable<number>]> {
+    const state = this.state;
+    let n = 0;
+    for (const [key, e] of state.names) {
+      if (e.body === undefined) continue;
+      if (n++ >= HOT_LIMIT) return;
+      yield [key, [e.type, ...(e.more?.keys() ?? [])]] as const;
+    }
+    for (const [key, v] of state.ahead) {
+      if (state.names.has(key)) continue; // listed above, with its entry's slots
+      if (n++ >= HOT_LIMIT) return;
+      const p = state.aheadZones[v % AHEAD_ZONES]!.answers!;
+      yield [key, packedSlots(p, p.rows[(v / AHEAD_ZONES) | 0]!)] as const;
+    }
+  }
+
+  private bodyFor(
+    key: string,
+    qtype: number,
+    transport: Transport,
+    dnssecOk: boolean,
+  ): EncodedBody {
+    const state = this.state;
+    this.lastKey = key;
+    // RFC 1034 section 4.3.5: a zone not refreshed within its expire time is no longer authoritative.
+    if (state.unavailable.length > 0 && this.inUnavailable(state, key))
+      return FAILURE.QUERY_ZONE_EXPIRED;
+    let entry = state.names.get(key);
+    if (entry === undefined) {
+      const ahead = this.aheadBody(state, key, qtype, dnssecOk);
+      if (ahead !== undefined) return ahead;
+      entry = this.entryFor(state, key);
+    }
+    if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
+      const signed = dnssecOk && entry.zone.dnssec !== undefined;
+      this.lastZone = entry.zone;
+      if (qtype === TYPE_ANY) {
+        const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
+        return encodeBody(
+          key,
+          planResponse(lookupInZone(entry.zone, key, qtype, opts), qtype, signed),
+        );
+      }
+      const slot = signed ? qtype + DO_KEY : qtype;
+      const cached = entryBody(entry, slot);
+      if (cached !== undefined) return cached;
+      const body = encodeBody(
+        key,
+        planResponse(lookupInZone(entry.zone, key, qtype, this.lookupUdp), qtype, signed),
+      );
+      // The types a name owns are always kept; others up to cachePerName.
+      if (entry.node.rrsets.has(qtype)) setEntryBody(entry, slot, body);
+      else if (entry.extra < this.options.cachePerName) {
+        setEntryBody(entry, slot, body);
+        entry.extra++;
+      }
+      return body;
+    }
+    const z = findZoneFor(state.set, key, qtype);
+    if (z === undefined) {
+      this.counters.refused++;
+      return FAILURE.QUERY_NOT_AUTHORITATIVE;
+    }
+    const r = lookupInZone(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
+    this.lastZone = r.zone;
+    this.lastWildcard = r.wildcard;
+    // A signed negative answer proves the name's absence: its body depends on the name.
+    if (dnssecOk && r.zone.dnssec !== undefined)
+      return encodeBody(key, planResponse(r, qtype, true));
+    if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
+      // The negative body (SOA in authority) depends only on the question's length.
+      const neg = state.negatives.get(r.zone.originKey)!;
+      const id = key.length * 4 + (r.kind === 'nxdomain' ? 1 : 0) + (qtype === TYPE_SOA ? 2 : 0);
+      let body = neg.get(id);
+      if (body === undefined) {
+        body = encodeBody(key, planResponse(r, qtype), { questionSuffixes: r.zone.originKey });
+        neg.set(id, body);
+      }
+      return body;
+    }
+    return encodeBody(key, planResponse(r, qtype));
+  }
+
+  /** The name lies in an unavailable zone more specific than any zone served for it. */
+  private inUnavailable(state: Compiled, key: string): boolean {
+    for (const u of state.unavailable) {
+      if (!keyIsSubdomain(key, u)) continue;
+      const z = findZone(state.set, key);
+      if (z === undefined || z.originKey.length < u.length) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Answer one message. `msg` holds exactly the query octets. Returns the
+   * response, or undefined when the message must be dropped.
+   */
+  respond(msg: Buffer, transport: Transport, client = ''): Buffer | undefined {
+    const q = this.q;
+    this.counters.queries++;
+    this.lastZone = undefined;
+    this.lastWildcard = false;
+    this.lastKey = '';
+    const status = parseQuery(msg, msg.length, q);
+    if (status === PARSE_DROP) {
+      this.counters.dropped++;
+      return undefined;
+    }
+    let body: EncodedBody;
+    if (status === PARSE_FORMERR) {
+      this.counters.formerr++;
+      body = FAILURE[q.error === '' ? 'QUESTION_TRUNCATED' : q.error];
+    } else if (status === PARSE_NOTIMP) {
+      // RFC 8906 section 3.1.5: "a server that does not implement an opcode [...] NOTIMP".
+      this.counters.notimp++;
+      body = FAILURE.QUERY_OPCODE_NOT_IMPLEMENTED;
+    } else if (q.edns && q.ednsVersion > 0) {
+      // RFC 6891 section 6.1.3: "If a responder does not implement the VERSION level
+      // of the request, then it MUST respond with RCODE=BADVERS."
+      this.counters.badvers++;
+      body = FAILURE.QUERY_EDNS_VERSION;
+    } else if (q.qclass !== CLASS_IN) {
+      body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : FAILURE.QUERY_CLASS_REFUSED;
+      if (body === FAILURE.QUERY_CLASS_REFUSED) this.counters.refused++;
+    } else if (q.qtype === TYPE_OPT) {
+      // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
+      this.counters.formerr++;
+      body = FAILURE.QUERY_TYPE_OPT;
+    } else if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
+      // IXFR, AXFR: zone transfers are not offered (RFC 5936 section 2.2.1 lets a
+      // server refuse; secondaries get the zone files by other means).
+      this.counters.refused++;
+      body = FAILURE.QUERY_TRANSFER_REFUSED;
+    } else if (q.qtype >= 249 && q.qtype <= 254) {
+      // TKEY, TSIG, MAILB, MAILA: not offered by this server.
+      this.counters.notimp++;
+      body = FAILURE.QUERY_TYPE_NOT_IMPLEMENTED;
+    } else {
+      body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
+    }
+    return this.write(msg, q, body, transport, client);
+  }
+
+  /**
+   * CH TXT for version.bind, version.server, id.server and hostname.bind when
+   * configured (other types: NOERROR without an answer); anything else in
+   * class CH is REFUSED, as for names outside the zones.
+   */
+  private chaosAnswer(msg: Buffer, q: ParsedQuery): EncodedBody {
+    const body = this.chaos.get(this.questionKey(msg, q.qnameEnd));
+    if (body === undefined) return FAILURE.QUERY_CLASS_REFUSED;
+    return q.qtype === TYPE_TXT || q.qtype === TYPE_ANY ? body : NODATA_AA_BODY;
+  }
+
+  /**
+   * The EDNS options of the response: NSID when asked and configured (RFC
+   * 5001 section 2.2), and the client cookie with a server cookie (RFC 7873
+   * section 5.2; RFC 9018: a valid server cookie younger than half an hour is
+   * returned as it came, anything else gets a fresh one, and the query is
+   * answered normally either way, as BIND and NSD do by default).
+   */
+  private ednsOptions(msg: Buffer, q: ParsedQuery, client: string): Uint8Array | undefined {
+    const nsid = q.nsid ? this.options.nsid : undefined;
+    const secret = q.cookieAt >= 0 ? this.options.cookieSecret : undefined;
+    if (nsid === undefined && secret === undefined) return undefined;
+    const parts: number[] = [];
+    if (nsid !== undefined)
+      parts.push(0, OPTION_NSID, nsid.length >>> 8, nsid.length & 0xff, ...nsid);
+    if (secret !== undefined) {
+      const cc = msg.subarray(q.cookieAt, q.cookieAt + 8);
+      const ip = ipBytes(client);
+      const now = this.now();
+      let sc: Uint8Array | undefined;
+      if (q.cookieLen === 24) {
+        const sent = msg.subarray(q.cookieAt + 8, q.cookieAt + 24);
+        if (checkServerCookie(secret, cc, sent, ip, now) === 'valid') sc = sent;
+      }
+      sc ??= makeServerCookie(secret, cc, ip, now);
+      parts.push(0, OPTION_COOKIE, 0, 8 + sc.length, ...cc, ...sc);
+    }
+    return Uint8Array.from(parts);
+  }
+
+  private write(
+    msg: Buffer,
+    q: ParsedQuery,
+    body: EncodedBody,
+    transport: Transport,
+    client: string,
+  ): Buffer {
+    const qlen = q.hasQuestion ? q.questionEnd - 12 : 0;
+    const options = q.edns ? this.ednsOptions(msg, q, client) : undefined;
+    const optLen = q.edns ? 11 + (options?.length ?? 0) : 0;
+    let limit: number;
+    if (transport !== UDP) limit = 65535;
+    else if (q.edns) {
+      // RFC 6891 section 6.2.5: values below 512 are treated as 512.
+      const asked = q.udpSize < 512 ? 512 : q.udpSize;
+      limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
+    } else limit = 512;
+    this.lastBody = body;
+    this.lastQtype = q.qtype;
+    this.lastQuestionEnd = 12 + qlen;
+    const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
+    if (f.tc) {
+      this.counters.truncated++;
+      // As BIND: a truncated EDNS response carries no records (the client retries
+      // over TCP), so no RRset goes out without the RRSIGs a DO query needs
+      // (RFC 4035 section 3.1.1: "the name server MUST set the TC bit").
+      if (q.edns) {
+        f.length = 0;
+        f.ancount = 0;
+        f.nscount = 0;
+        f.arcount = 0;
+      }
+    }
+    const size = 12 + qlen + f.length + optLen;
+    const z = this.lastZone;
+    this.stats.count(transport, q.qtype, body.rcode, size, z?.originKey, z?.zone.origin);
+    const out = Buffer.allocUnsafe(size);
+    out[0] = msg[0]!;
+    out[1] = msg[1]!;
+    const rcode = body.rcode;
+    const flags = responseFlags(q.flags, body.aa, f.tc, rcode & 0xf);
+    out[2] = flags >>> 8;
+    out[3] = flags & 0xff;
+    out[4] = 0;
+    out[5] = q.hasQuestion ? 1 : 0;
+    out[6] = f.ancount >>> 8;
+    out[7] = f.ancount & 0xff;
+    out[8] = f.nscount >>> 8;
+    out[9] = f.nscount & 0xff;
+    const ar = f.arcount + (q.edns ? 1 : 0);
+    out[10] = ar >>> 8;
+    out[11] = ar & 0xff;
+    if (qlen > 0) msg.copy(out, 12, 12, q.questionEnd);
+    let o = 12 + qlen;
+    if (f.length > 0) {
+      out.set(f.length === body.bytes.length ? body.bytes : body.bytes.subarray(0, f.length), o);
+      o += f.length;
+    }
+    if (q.edns) {
+      // RFC 6891 section 6.1.2/6.1.3: root owner, CLASS = our payload size,
+      // TTL = extended RCODE high bits, VERSION 0, DO copied (RFC 3225 section 3).
+      const payload = this.options.maxUdpPayload;
+      out[o] = 0;
+      out[o + 1] = 0;
+      out[o + 2] = 41;
+      out[o + 3] = payload >>> 8;
+      out[o + 4] = payload & 0xff;
+      out[o + 5] = rcode >>> 4;
+      out[o + 6] = 0;
+      out[o + 7] = q.dnssecOk ? 0x80 : 0;
+      out[o + 8] = 0;
+      const rdlen = options?.length ?? 0;
+      out[o + 9] = rdlen >>> 8;
+      out[o + 10] = rdlen & 0xff;
+      if (options !== undefined) out.set(options, o + 11);
+    }
+    return out;
+  }
+}

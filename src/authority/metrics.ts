@@ -1,0 +1,192 @@
+/**
+ * The routing server's metrics (`lexroute serve --metrics ADDR:PORT`):
+ * queries by transport, type, rcode and zone and response sizes (from the
+ * engine's `QueryStats`), malformed and truncated answers, TCP connections
+ * open, refused and closed, RRL actions, and per zone the serial, records
+ * and the last reload (time, result). Collected as plain data per worker
+ * and summed by `mergeFamilies`.
+ */
+import type { Secondaries } from '../xfr/secondary.ts';
+import { family, type MetricFamily } from '../kit/metrics/prom.ts';
+import type { Engine } from './engine.ts';
+import type { Rrl } from './rrl.ts';
+import type { TcpListener } from './tcp.ts';
+import { soaSerialOf, type ZoneStatusBook } from './zone-status.ts';
+
+export interface ServerMetricsSource {
+  readonly engine: Engine;
+  readonly tcp: readonly TcpListener[];
+  readonly rrl: Rrl | undefined;
+}
+
+/** Gauges that are not summed across workers (the same value in each). */
+export const SHARED_GAUGES: ReadonlySet<string> = new Set([
+  'lexroute_dns_zone_serial',
+  'lexroute_dns_zone_records',
+  'lexroute_dns_zone_last_reload_timestamp_seconds',
+  'lexroute_dns_zone_last_reload_success',
+  'lexroute_dns_zone_loaded_timestamp_seconds',
+  'lexroute_dns_zones',
+  'lexroute_start_time_seconds',
+]);
+
+/** The families of one worker: its engine, listeners and rate limiter. */
+export function workerFamilies(s: ServerMetricsSource): MetricFamily[] {
+  const c = s.engine.counters;
+  const tcp = { open: 0, accepted: 0, max: 0, perClient: 0, message: 0, idle: 0 };
+  for (const l of s.tcp) {
+    tcp.open += l.stats.open;
+    tcp.accepted += l.stats.accepted;
+    tcp.max += l.stats.refusedMax;
+    tcp.perClient += l.stats.refusedPerClient;
+    tcp.message += l.stats.closedMessageTimeout;
+    tcp.idle += l.stats.closedIdle;
+  }
+  const out: MetricFamily[] = [
+    ...s.engine.stats.families(),
+    family(
+      'lexroute_dns_queries_dropped_total',
+      'counter',
+      'Messages dropped without an answer (shorter than a header, or a response).',
+      [[{}, c.dropped]],
+    ),
+    family(
+      'lexroute_dns_truncated_total',
+      'counter',
+      'Answers sent truncated (TC=1) because they did not fit.',
+      [[{}, c.truncated]],
+    ),
+    family('lexroute_dns_tcp_connections_open', 'gauge', 'TCP connections open now.', [
+      [{}, tcp.open],
+    ]),
+    family('lexroute_dns_tcp_connections_accepted_total', 'counter', 'TCP connections accepted.', [
+      [{}, tcp.accepted],
+    ]),
+    family(
+      'lexroute_dns_tcp_connections_refused_total',
+      'counter',
+      'TCP connections refused, by reason.',
+      [
+        [{ reason: 'maxConnections' }, tcp.max],
+        [{ reason: 'perClient' }, tcp.perClient],
+      ],
+    ),
+    family(
+      'lexroute_dns_tcp_connections_closed_total',
+      'counter',
+      'TCP connections closed by the server, by reason.',
+      [
+        [{ reason: 'messageTimeout' }, tcp.message],
+        [{ reason: 'idle' }, tcp.idle],
+      ],
+    ),
+  ];
+  if (s.rrl) {
+    const r = s.rrl.counters;
+    out.push(
+      family(
+        'lexroute_dns_rrl_responses_total',
+        'counter',
+        'UDP responses seen by response-rate limiting, by action.',
+        [
+          [{ action: 'sent' }, r.checked - r.dropped - r.slipped],
+          [{ action: 'dropped' }, r.dropped],
+          [{ action: 'slipped' }, r.slipped],
+        ],
+      ),
+      family(
+        'lexroute_dns_rrl_would_limit_total',
+        'counter',
+        'Responses RRL would have limited but sent (log-only mode or exempt prefix).',
+        [[{}, r.wouldLimit]],
+      ),
+      family('lexroute_dns_rrl_table_entries', 'gauge', 'Entries in the RRL table.', [
+        [{}, s.rrl.size],
+      ]),
+    );
+  }
+  return out;
+}
+
+/** The families that describe the zones (the same in every worker: written once). */
+export function zoneFamilies(
+  engine: Engine,
+  book: ZoneStatusBook,
+  startedAt: number,
+): MetricFamily[] {
+  const serial: [Record<string, string>, number][] = [];
+  const records: [Record<string, string>, number][] = [];
+  for (const z of engine.zones) {
+    const s = soaSerialOf(z);
+    if (s !== undefined) serial.push([{ zone: z.origin }, s]);
+    records.push([{ zone: z.origin }, z.size]);
+  }
+  const attempt: [Record<string, string>, number][] = [];
+  const ok: [Record<string, string>, number][] = [];
+  const loaded: [Record<string, string>, number][] = [];
+  for (const st of book.files.values()) {
+    const labels = { zone: st.origin ?? '', file: st.file };
+    attempt.push([labels, st.lastAttemptAt / 1000]);
+    ok.push([labels, st.lastResult === 'loaded' ? 1 : 0]);
+    if (st.loadedAt !== undefined) loaded.push([labels, st.loadedAt / 1000]);
+  }
+  return [
+    family('lexroute_dns_zones', 'gauge', 'Zones served.', [[{}, engine.zones.length]]),
+    family('lexroute_dns_zone_serial', 'gauge', 'SOA serial of each served zone.', serial),
+    family('lexroute_dns_zone_records', 'gauge', 'Records in each served zone.', records),
+    family(
+      'lexroute_dns_zone_loaded_timestamp_seconds',
+      'gauge',
+      'When the version being served was loaded (Unix time).',
+      loaded,
+    ),
+    family(
+      'lexroute_dns_zone_last_reload_timestamp_seconds',
+      'gauge',
+      'When the zone file was last loaded or tried (Unix time).',
+      attempt,
+    ),
+    family(
+      'lexroute_dns_zone_last_reload_success',
+      'gauge',
+      '1 when the last load of the zone file succeeded, 0 when it failed (the previous version is kept).',
+      ok,
+    ),
+    family('lexroute_start_time_seconds', 'gauge', 'When the server started (Unix time).', [
+      [{}, startedAt / 1000],
+    ]),
+  ];
+}
+
+/** Secondary zones: transfers in by result, the serial held, expiry (`server/secondary.ts`). */
+export function secondaryFamilies(status: ReturnType<Secondaries['status']>): MetricFamily[] {
+  const results: [Record<string, string>, number][] = [];
+  const serial: [Record<string, string>, number][] = [];
+  const expired: [Record<string, string>, number][] = [];
+  for (const z of status) {
+    for (const [result, n] of Object.entries(z.results))
+      results.push([{ zone: z.origin, result }, n]);
+    if (z.serial !== undefined) serial.push([{ zone: z.origin }, z.serial]);
+    expired.push([{ zone: z.origin }, z.expired ? 1 : 0]);
+  }
+  return [
+    family(
+      'lexroute_dns_xfr_in_total',
+      'counter',
+      'Refreshes of secondary zones by result (axfr, ixfr, current, failed).',
+      results,
+    ),
+    family(
+      'lexroute_dns_secondary_serial',
+      'gauge',
+      'SOA serial held for each secondary zone.',
+      serial,
+    ),
+    family(
+      'lexroute_dns_secondary_expired',
+      'gauge',
+      '1 while a secondary zone is past its SOA expire (answered SERVFAIL).',
+      expired,
+    ),
+  ];
+}

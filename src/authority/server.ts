@@ -1,0 +1,629 @@
+/**
+ * The routing server: loads zones, starts UDP and TCP listeners on every
+ * configured address, reloads zones on request (SIGHUP, `--watch`), and
+ * shuts down cleanly.
+ *
+ * Reload keeps serving the previous good version of any zone whose file
+ * fails to load, and swaps the whole compiled zone set in one assignment.
+ */
+import { stat } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
+import { randomBytes } from 'node:crypto';
+import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
+import { Engine, type EngineOptions } from './engine.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from './zones/collector.ts';
+import type { Logger, LogFormat } from './log.ts';
+import { availableParallelism } from 'node:os';
+import type { Zone } from '../dns/core/zone/model.ts';
+import type { ZoneDiff } from '../xfr/core/diff.ts';
+import type { IndexedZone } from './core/zone-lookup.ts';
+import { AnswerThreads } from './answer-threads.ts';
+import { createLogSummary, type LogSummary } from './log-summary.ts';
+import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
+import { listenTcp, type TcpListener } from './tcp.ts';
+import { listenUdp, type UdpListener } from './udp.ts';
+import type { ZoneSourceSpec } from './zones/sources.ts';
+import {
+  ZoneReloader,
+  type ReloaderOptions,
+  type ReloadReport,
+  type Versioning,
+  type ZoneFileLoader,
+} from './reload.ts';
+import { Rrl } from './rrl.ts';
+import { Transfers } from '../xfr/out.ts';
+import { readSerialState, TransferHistory } from '../xfr/history.ts';
+import { mkdir, readFile } from 'node:fs/promises';
+import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
+import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
+import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
+import {
+  aclFrom,
+  notifyTargets,
+  serialPolicies,
+  transfersConfigured,
+  zoneAcls,
+  type XfrConfigProblem,
+} from '../xfr/config.ts';
+
+export type { ReloadReport, ZoneFileLoader, ZoneLoadResult } from './reload.ts';
+
+/** The configured sources as the zone-source module takes them. */
+export function zoneSourceSpecs(config: ServerConfig): ZoneSourceSpec[] {
+  const out: ZoneSourceSpec[] = [];
+  for (const z of config.zones) {
+    if (typeof z === 'string') out.push({ path: z });
+    else if (!isSecondaryZone(z)) out.push({ path: z.file, origin: z.origin });
+  }
+  return out;
+}
+
+export class ServerStartError extends Error {
+  readonly code:
+    | ListenErrorCode
+    | 'SERVER_NO_ZONES'
+    | 'SECONDARY_STATE_DIR'
+    | DohConfigError['code']
+    | `TSIG_${string}`;
+  constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'ServerStartError';
+    this.code = code;
+  }
+}
+
+export interface RunningServer {
+  readonly engine: Engine;
+  readonly udp: readonly UdpListener[];
+  readonly tcp: readonly TcpListener[];
+  /** DNS over HTTPS listeners (`doh.listen`), answering from the same engine. */
+  readonly doh: readonly DohListener[];
+  /** Repeated events (refused connections, FORMERR sources, ...) summarised per interval. */
+  readonly summary: LogSummary;
+  /** Response-rate limiting on UDP, when configured. */
+  readonly rrl: Rrl | undefined;
+  /** Zone transfers out (AXFR, IXFR) and their IXFR history. */
+  readonly transfers: Transfers;
+  /** Secondary zones (transfers in), when configured. */
+  readonly secondaries: Secondaries | undefined;
+  /** Answering workers (`serve --workers`): this thread and `threads`. */
+  readonly workers: number;
+  /** The answering threads beyond this one (undefined with one worker). */
+  readonly threads: AnswerThreads | undefined;
+  /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
+  reload(): Promise<ReloadReport>;
+  close(): Promise<void>;
+}
+
+/** The rate limiter when any of its rates is set. */
+export function rrlFor(config: ServerConfig): Rrl | undefined {
+  const r = config.rrl;
+  const on =
+    r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
+  return on ? new Rrl(r) : undefined;
+}
+
+/**
+ * NSID, cookie secret and CH TXT texts for the engine. Without a configured
+ * secret, a random one is drawn at start (cookies then change on restart and
+ * differ between servers, as BIND's default).
+ */
+export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
+  const { nsid, cookies, chaos } = config;
+  return {
+    nsid: nsid === null ? undefined : Buffer.from(nsid, 'utf8'),
+    cookieSecret: !cookies.enabled
+      ? undefined
+      : cookies.secret === null
+        ? randomBytes(16)
+        : Buffer.from(cookies.secret, 'hex'),
+    chaosVersion: chaos.version ?? undefined,
+    chaosId: chaos.id ?? undefined,
+  };
+}
+
+/** The TSIG keys of the configuration: from a BIND key file or the config's objects. */
+async function tsigKeysFor(config: ServerConfig, cwd: string): Promise<TsigKey[]> {
+  const k = config.tsigKeys;
+  if (k === null) return [];
+  if (typeof k === 'string') {
+    const file = path.resolve(cwd, k);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new ServerStartError(
+        'TSIG_KEY_FILE',
+        `cannot read ${file}: ${(e as Error).message}`,
+        e,
+      );
+    }
+    const r = parseTsigKeyFile(text);
+    const err = r.errors[0];
+    if (err) throw new ServerStartError(err.code, `${file}:${err.line}: ${err.message}`);
+    return r.keys;
+  }
+  return k.map((c, i) => {
+    const algorithm = tsigAlgorithm(c.algorithm);
+    const secret = base64Secret(c.secret);
+    if (!algorithm)
+      throw new ServerStartError(
+        'TSIG_KEY_ALGORITHM',
+        `tsigKeys[${i}]: unknown algorithm ${c.algorithm}`,
+      );
+    if (!secret)
+      throw new ServerStartError('TSIG_KEY_SECRET', `tsigKeys[${i}]: secret must be base64`);
+    return { name: keyName(c.name), algorithm, secret };
+  });
+}
+
+/** A problem of the transfer configuration as a start failure. */
+function orFail<T extends object>(v: T | XfrConfigProblem): T {
+  if ('code' in v) throw new ServerStartError(v.code, v.message);
+  return v as T;
+}
+
+/**
+ * The transfer service of a configuration (every answering thread builds
+ * one; the IXFR history comes from the main thread's reloads): the
+ * serve-wide ACL and each zone's own, the TSIG keys, the limits.
+ */
+export async function transferServiceFor(config: ServerConfig, cwd: string, log: Logger) {
+  const t = config.transfer;
+  const keys = await tsigKeysFor(config, cwd);
+  const byKey = new Map(keys.map((k) => [nameWireKey(k.name), k]));
+  const global = orFail(aclFrom(config.allowTransfer, byKey, 'allowTransfer'));
+  const transfers = new Transfers(
+    {
+      allow: global.allow,
+      requireKeys: global.requireKeys,
+      zoneAcls: orFail(zoneAcls(config, byKey)),
+      maxConcurrent: t.maxConcurrent,
+      messageSize: t.messageSize,
+      keys: byKey,
+      condense: t.ixfrCondense,
+    },
+    log,
+  );
+  return { transfers, byKey, global };
+}
+
+/**
+ * The transfer service and the reload hook that feeds its history and sends
+ * NOTIFY: the serve-wide ACL and each zone's own; the serve-wide secondaries
+ * signed with the first key the serve-wide ACL requires, a zone's own with
+ * the key each names.
+ */
+async function transfersFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+): Promise<{ transfers: Transfers; history: TransferHistory }> {
+  const t = config.transfer;
+  const { transfers, byKey, global } = await transferServiceFor(config, cwd, log);
+  const firstRequired = [...global.requireKeys][0];
+  const notifyKey = firstRequired === undefined ? undefined : byKey.get(firstRequired);
+  const history = new TransferHistory(
+    {
+      // No transfers allowed: no IXFR history to keep.
+      count: transfersConfigured(config) ? t.historyCount : 0,
+      bytes: t.historyBytes,
+      stateDir: t.stateDir === null ? undefined : path.resolve(cwd, t.stateDir),
+      notify: orFail(notifyTargets(config, byKey, notifyKey)),
+      notifyOptions: { tries: t.notifyTries, timeoutMs: t.notifyTimeoutMs },
+    },
+    transfers,
+    log,
+  );
+  return { transfers, history };
+}
+
+/** The secondary zones' service (undefined without secondary zones); their files live under transfer.stateDir. */
+export async function secondariesFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+  target: SecondaryTarget,
+  onNotify?: (origin: string) => void,
+): Promise<Secondaries | undefined> {
+  const zones = config.zones.filter(isSecondaryZone);
+  if (zones.length === 0) return undefined;
+  const dir = config.transfer.stateDir;
+  if (dir === null)
+    throw new ServerStartError(
+      'SECONDARY_STATE_DIR',
+      `secondary zones (${zones.map((z) => z.origin).join(', ')}) need a state folder for the transferred zones: --state-dir DIR (transfer.stateDir)`,
+    );
+  const keys = new Map((await tsigKeysFor(config, cwd)).map((k) => [nameWireKey(k.name), k]));
+  for (const z of zones)
+    for (const p of z.primaries)
+      if (p.key !== undefined && !keys.has(nameWireKey(p.key)))
+        throw new ServerStartError(
+          'TSIG_KEY_UNKNOWN',
+          `the primary ${p.host}:${p.port} of ${z.origin} names key ${p.key}, which tsigKeys does not define`,
+        );
+  const stateDir = path.resolve(cwd, dir);
+  await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
+  return new Secondaries({ zones, stateDir, keys, ...(onNotify ? { onNotify } : {}) }, target, log);
+}
+
+/** Comparing each load with the served version: the zones' serial policies, IXFR differences when transfers are served. */
+async function versioningFor(config: ServerConfig, cwd: string, log: Logger): Promise<Versioning> {
+  const stateDir = config.transfer.stateDir;
+  const restored = await readSerialState(
+    stateDir === null ? undefined : path.resolve(cwd, stateDir),
+    log,
+  );
+  return {
+    policyFor: serialPolicies(config),
+    diff: transfersConfigured(config) && config.transfer.historyCount > 0,
+    restored,
+    today: () => Number(new Date().toISOString().slice(0, 10).replaceAll('-', '')),
+  };
+}
+
+/** Every answering thread serves transfers: each gets the IXFR histories now and every change after. */
+function shareHistories(transfers: Transfers, threads: AnswerThreads, log: Logger): void {
+  const send = (origin: string, diffs: readonly ZoneDiff[]) =>
+    threads.setHistory(origin, diffs).catch((e: unknown) => {
+      log.error('history_to_workers_failed', { zone: origin, error: (e as Error).message });
+    });
+  transfers.onHistory = send;
+  for (const [origin, diffs] of transfers.allHistories()) void send(origin, diffs);
+}
+
+export interface StartOptions {
+  readonly config: ServerConfig;
+  readonly loader: ZoneFileLoader;
+  readonly log: Logger;
+  /** Base directory for relative zone paths. */
+  readonly cwd: string;
+  /** The log format of the answering threads (`--workers`); default json. */
+  readonly logFormat?: LogFormat;
+  /**
+   * The loader hands zones over on SharedArrayBuffers (`serve --workers N`,
+   * transfers or a serial policy): this thread collects its heap soon after
+   * each swap, or the versions replaced stay in memory (collector.ts).
+   */
+  readonly sharedColumns?: boolean;
+}
+
+/**
+ * `--watch`: a reload once the watched folders have been quiet for `ms`
+ * (editors and copies write in several steps); `schedule` also serves the
+ * retry of a file still being written. Does nothing when `enabled` is false.
+ */
+async function watchSources(
+  enabled: boolean,
+  sources: readonly string[],
+  log: Logger,
+  run: (watching: boolean) => Promise<void>,
+): Promise<{ schedule(ms: number): void; close(): void }> {
+  const watchers: FSWatcher[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = !enabled;
+  const schedule = (ms: number) => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void run(true);
+    }, ms);
+  };
+  const close = () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    for (const w of watchers) w.close();
+  };
+  if (!enabled) return { schedule, close };
+  const dirs = new Set<string>();
+  for (const s of sources) {
+    try {
+      dirs.add((await stat(s)).isDirectory() ? s : path.dirname(s));
+    } catch {
+      dirs.add(path.dirname(s));
+    }
+  }
+  for (const dir of dirs) {
+    try {
+      const w = watch(dir, { persistent: false }, () => schedule(200));
+      w.on('error', (e) => log.warn('watch_error', { dir, error: e.message }));
+      watchers.push(w);
+    } catch (e) {
+      log.warn('watch_failed', { dir, error: (e as Error).message });
+    }
+  }
+  return { schedule, close };
+}
+
+/**
+ * Inline signing: a reload when the earliest signatures of a served zone are
+ * due for refresh (`arm` after each reload sets the timer again).
+ */
+function signatureRefresher(
+  reloader: ZoneReloader,
+  log: Logger,
+  reload: () => Promise<ReloadReport>,
+) {
+  const run = () =>
+    reload().then((r) => log.info('zones_reloaded', { trigger: 'dnssec_refresh', ...r }));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  return {
+    arm: () => {
+      clearTimeout(timer);
+      const at = reloader.nextRefresh();
+      if (at === undefined || stopped) return;
+      const ms = Math.min(Math.max(at - Date.now(), 0), 2 ** 31 - 1);
+      timer = setTimeout(() => void run(), ms).unref();
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The engine's options from the configuration (one cookie secret for every worker). */
+function engineOptionsFor(config: ServerConfig): Partial<EngineOptions> {
+  return {
+    maxUdpPayload: config.udp.maxPayload,
+    maxChain: config.limits.maxChain,
+    cachePerName: config.limits.cachePerName,
+    ...identityOptions(config),
+  };
+}
+
+/** Answering workers: `workers`, 0 meaning one per core. */
+export function workerCount(config: ServerConfig): number {
+  return config.workers === 0 ? availableParallelism() : config.workers;
+}
+
+/** The first load; with no zone, the start fails unless `allowEmpty` or secondary zones wait for their transfer. */
+async function firstLoad(
+  reload: () => Promise<ReloadReport>,
+  config: ServerConfig,
+  sources: readonly string[],
+  log: Logger,
+): Promise<void> {
+  const first = await reload();
+  if (first.zones > 0 || config.zones.some(isSecondaryZone)) return;
+  if (!config.allowEmpty) {
+    throw new ServerStartError(
+      'SERVER_NO_ZONES',
+      `no zone loaded from ${sources.join(', ')} (zone files: *.zone, *.db, db.*; see the diagnostics above); start anyway with --allow-empty (allowEmpty in the configuration)`,
+    );
+  }
+  log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+}
+
+interface Listeners {
+  readonly udp: UdpListener[];
+  readonly tcp: TcpListener[];
+  readonly doh: DohListener[];
+  readonly summary: LogSummary;
+  readonly rrl: Rrl | undefined;
+  close(): Promise<void>;
+}
+
+/** This thread's UDP, TCP and DoH listeners; on failure, those opened are closed. */
+async function listenAll(
+  engine: Engine,
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+  reusePort: boolean,
+  transfers: Transfers,
+  notify?: (msg: Uint8Array, source: string) => Uint8Array | undefined,
+): Promise<Listeners> {
+  const udp: UdpListener[] = [];
+  const tcp: TcpListener[] = [];
+  const doh: DohListener[] = [];
+  const summary = createLogSummary(log, config.log.summaryIntervalMs);
+  const rrl = rrlFor(config);
+  const rrlSweep = rrl
+    ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
+    : undefined;
+  const close = async () => {
+    await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
+    clearInterval(rrlSweep);
+    summary.close();
+  };
+  try {
+    for (const { host, port } of config.listen) {
+      // The TCP port is bound first so that port 0 gives one number for both transports.
+      const t = await listenTcp(
+        () => engine,
+        host,
+        port,
+        config.tcp,
+        log,
+        summary,
+        reusePort,
+        transfers,
+        notify,
+      );
+      tcp.push(t);
+      const receiveBuffer = config.udp.receiveBuffer;
+      const udpOptions = { rrl, reusePort, transfers, notify, receiveBuffer };
+      const u = await listenUdp(() => engine, host, t.port, log, summary, udpOptions);
+      udp.push(u);
+      const udpReceiveBuffer = u.receiveBuffer;
+      log.info('listening', {
+        address: host,
+        port: t.port,
+        transports: 'udp+tcp',
+        udpReceiveBuffer,
+      });
+    }
+    for (const { host, port } of config.doh.listen) {
+      const { tlsCert, tlsKey, allowOrigin } = config.doh;
+      const files = {
+        ...(tlsCert !== undefined ? { tlsCert: path.resolve(cwd, tlsCert) } : {}),
+        ...(tlsKey !== undefined ? { tlsKey: path.resolve(cwd, tlsKey) } : {}),
+        ...(allowOrigin !== undefined ? { allowOrigin } : {}),
+      };
+      const d = await listenDoh(() => engine, { host, port, ...files }, log, summary);
+      doh.push(d);
+      const transports = d.tls ? 'https' : 'http';
+      log.info('listening', { address: host, port: d.port, transports, url: d.url });
+    }
+  } catch (e) {
+    await close();
+    if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
+    throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
+  }
+  return { udp, tcp, doh, summary, rrl, close };
+}
+
+/**
+ * The reloader and what hangs on it: the transfer history fed by each swap,
+ * and the secondary zones, whose transfers go through the reloader (load,
+ * swap) and whose files it reads.
+ */
+async function zoneServices(
+  options: StartOptions,
+  target: ReloaderOptions['engine'],
+  retrySoon: () => void,
+) {
+  const { config, loader, log, cwd } = options;
+  const { transfers, history } = await transfersFor(config, cwd, log);
+  const onSwap = history.changed.bind(history);
+  const ref: { reloader?: ZoneReloader } = {};
+  const secondaries = await secondariesFor(config, cwd, log, {
+    install: (file, tmp) => ref.reloader!.install(file, tmp),
+    setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
+    zoneOfFile: (file) => ref.reloader?.zoneOfFile(file),
+  });
+  const reloader = new ZoneReloader({
+    specs: zoneSourceSpecs(config),
+    cwd,
+    loader,
+    engine: target,
+    log,
+    retrySoon,
+    onSwap,
+    secondaryFiles: secondaries?.files() ?? [],
+    versioning: await versioningFor(config, cwd, log),
+  });
+  ref.reloader = reloader;
+  return { transfers, history, secondaries, reloader };
+}
+
+/** The answering threads beyond this one (`--workers`), given the zone set served now; `fail` undoes the start. */
+async function startThreads(
+  options: StartOptions,
+  engine: Engine,
+  engineOptions: Partial<EngineOptions>,
+  l: Listeners,
+  workers: number,
+  fail: () => Promise<unknown>,
+  /** A NOTIFY accepted by another answering thread: the check runs here. */
+  onNotify: (origin: string) => void,
+): Promise<AnswerThreads> {
+  const { config, log } = options;
+  const ports = l.udp.map((u) => u.port);
+  const logFormat = options.logFormat ?? 'json';
+  const threads = AnswerThreads.start({
+    count: workers - 1,
+    config,
+    ports,
+    engineOptions,
+    logFormat,
+    cwd: options.cwd,
+    onNotify,
+  });
+  await threads.setZones(engine.zoneEntries, engine.unavailable);
+  try {
+    await threads.ready();
+  } catch (e) {
+    await Promise.all([fail(), threads.close()]);
+    throw new ServerStartError(listenErrorCode(e), `answering threads: ${(e as Error).message}`);
+  }
+  log.info('workers_started', { workers, note: 'SO_REUSEPORT sockets, zones shared' });
+  return threads;
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config, log, cwd } = options;
+  const specs = zoneSourceSpecs(config);
+  const sources = specs.map((z) => path.resolve(cwd, z.path));
+  const engineOptions = engineOptionsFor(config);
+  const engine = new Engine([], engineOptions);
+  // Every reload's zone set goes to this thread's engine and to the other answering threads.
+  let threads: AnswerThreads | undefined;
+  const collectSoon = options.sharedColumns ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+  const target = {
+    setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
+      engine.setZones(zones, unavailable);
+      collectSoon();
+      // A thread that does not confirm its swap is logged; the reload still ends.
+      await threads?.setZones(zones, unavailable).catch((e: unknown) => {
+        log.error('workers_swap_failed', { error: (e as Error).message });
+      });
+    },
+  };
+  const retrySoon = () => watcher.schedule(500);
+  const { transfers, history, secondaries, reloader } = await zoneServices(
+    options,
+    target,
+    retrySoon,
+  );
+  const refresher = signatureRefresher(reloader, log, () => reload());
+  const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
+
+  // Watch before the first load: a change made while loading, or right after
+  // the server reports it is listening, is never missed.
+  const watcher = await watchSources(config.watch, sources, log, (watching) =>
+    reload(watching).then(
+      (r) => log.info('zones_reloaded', { trigger: 'watch', ...r }),
+      (e: unknown) =>
+        log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
+    ),
+  );
+  const stop = async () => {
+    watcher.close();
+    refresher.stop();
+    secondaries?.close();
+    await secondaries?.idle();
+    await reloader.idle();
+    await history.close();
+  };
+  const workers = workerCount(config);
+  let l: Listeners;
+  try {
+    await firstLoad(reload, config, sources, log);
+    const notify = secondaries && ((m: Uint8Array, s: string) => secondaries.notify(m, s));
+    l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  if (workers > 1) {
+    threads = await startThreads(
+      options,
+      engine,
+      engineOptions,
+      l,
+      workers,
+      () => Promise.all([stop(), l.close()]),
+      (origin) => void secondaries?.check(origin, 'notify'),
+    );
+    shareHistories(transfers, threads, log);
+  }
+  await secondaries?.start();
+  return {
+    engine,
+    ...l,
+    transfers,
+    secondaries,
+    workers,
+    threads,
+    reload,
+    close: async () => {
+      await Promise.all([stop(), l.close(), threads?.close()]);
+    },
+  };
+}

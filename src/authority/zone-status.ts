@@ -1,0 +1,109 @@
+/**
+ * What each served zone is doing, for `/metrics` and the control channel:
+ * serial, records, when it was loaded, and the last reload attempt's result
+ * and error. Fed by the server's own log events (`zone_loaded`,
+ * `zone_load_failed`, `zone_unreadable`, `zone_diagnostic`): `tapLogger`
+ * passes every event on and keeps these, so the reload code stays as it is.
+ */
+import { absoluteLowerName } from '../kit/core/names.ts';
+import type { Zone } from '../dns/core/zone/model.ts';
+import type { LogFields, Logger } from './log.ts';
+
+export interface ZoneStatus {
+  readonly origin: string | undefined;
+  readonly file: string;
+  /** Epoch ms of the version being served; undefined when none was ever loaded. */
+  loadedAt: number | undefined;
+  records: number | undefined;
+  /** Epoch ms and result of the last load attempt. */
+  lastAttemptAt: number;
+  lastResult: 'loaded' | 'failed';
+  /** The first error of the last failed attempt (code, message, line). */
+  lastError: string | undefined;
+}
+
+/** The SOA serial of a zone (RFC 1035 section 3.3.13: after MNAME and RNAME). */
+export function soaSerialOf(zone: Zone): number | undefined {
+  const rd = zone.soa.records[0]?.rdata;
+  if (!rd) return undefined;
+  let o = 0;
+  for (let names = 0; names < 2; names++) {
+    while (o < rd.length && rd[o] !== 0) o += rd[o]! + 1;
+    o++;
+  }
+  if (o + 4 > rd.length) return undefined;
+  return ((rd[o]! << 24) | (rd[o + 1]! << 16) | (rd[o + 2]! << 8) | rd[o + 3]!) >>> 0;
+}
+
+export class ZoneStatusBook {
+  /** By file. */
+  readonly files = new Map<string, ZoneStatus>();
+  private pendingError = new Map<string, string>();
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
+
+  /** The status of the file serving `origin` (absolute, trailing dot), or of `file`. */
+  find(originOrFile: string): ZoneStatus | undefined {
+    const o = absoluteLowerName(originOrFile);
+    for (const s of this.files.values()) if (s.origin === o) return s;
+    return this.files.get(originOrFile);
+  }
+
+  observe(event: string, f: LogFields): void {
+    const file = typeof f.file === 'string' ? f.file : undefined;
+    if (file === undefined) return;
+    if (event === 'zone_diagnostic' && f.code !== undefined && !this.pendingError.has(file)) {
+      const where = f.line !== undefined ? ` (line ${String(f.line)})` : '';
+      this.pendingError.set(file, `${String(f.code)}: ${String(f.message)}${where}`);
+    } else if (event === 'zone_loaded') {
+      const prev = this.files.get(file);
+      const at = this.now();
+      this.files.set(file, {
+        origin: typeof f.origin === 'string' ? f.origin : prev?.origin,
+        file,
+        loadedAt: at,
+        records: typeof f.records === 'number' ? f.records : undefined,
+        lastAttemptAt: at,
+        lastResult: 'loaded',
+        lastError: undefined,
+      });
+      this.pendingError.delete(file);
+    } else if (event === 'zone_load_failed' || event === 'zone_unreadable') {
+      const prev = this.files.get(file);
+      const error =
+        this.pendingError.get(file) ?? (typeof f.error === 'string' ? f.error : 'load failed');
+      this.pendingError.delete(file);
+      this.files.set(file, {
+        origin: prev?.origin,
+        file,
+        loadedAt: prev?.loadedAt,
+        records: prev?.records,
+        lastAttemptAt: this.now(),
+        lastResult: 'failed',
+        lastError: error,
+      });
+    }
+  }
+}
+
+/** A logger that passes every event to `log` and lets `book` observe it. */
+export function tapLogger(log: Logger, book: ZoneStatusBook): Logger {
+  return {
+    debug: (e, f) => log.debug(e, f),
+    info: (e, f) => {
+      book.observe(e, f ?? {});
+      log.info(e, f);
+    },
+    warn: (e, f) => {
+      book.observe(e, f ?? {});
+      log.warn(e, f);
+    },
+    error: (e, f) => {
+      book.observe(e, f ?? {});
+      log.error(e, f);
+    },
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * Zone loading off the query path: a worker thread (`worker.ts`) reads,
+ * parses, builds and validates; the zone comes back as transferred columns
+ * and is put together here in O(1). One worker serves the loads of one
+ * server, one file at a time (a reload is serial anyway); it is started on
+ * the first load and restarted after a crash.
+ */
+import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import { packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
+import type { IndexedZone } from '../core/zone-lookup.ts';
+import type { HotNames } from '../core/answer-pack.ts';
+import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
+import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
+
+/**
+ * A load is abandoned (the worker stopped, `ZONE_LOAD_TIMEOUT`, the previous
+ * version kept) after this long: a reload always ends, in bounded time.
+ */
+export const LOAD_TIMEOUT_MS = 300_000;
+/**
+ * The same for a load that signs the zone (`serve --keys`): signing a
+ * 1,000,000-record zone takes 40-120 s on two free cores, and several minutes
+ * on a busy machine.
+ */
+export const SIGNED_LOAD_TIMEOUT_MS = 1_800_000;
+/**
+ * A load thread run above nice 0 (`zoneFiles.loadNice`, e.g. 10, so that on
+ * a busy machine the threads answering queries get the CPU first) can be
+ * starved by other work on the machine at nice 0 (on 2 shared cores, a
+ * 1,000,000-record reload under load took minutes): a load that has run this long and got less than
+ * STARVED_SHARE of a core over the last check is given nice 0 back (where
+ * permitted: root, CAP_SYS_NICE, or RLIMIT_NICE, which the systemd unit sets).
+ */
+const STARVED_AFTER_MS = 5000;
+const STARVED_SHARE = 0.5;
+const WATCH_MS = 1000;
+
+/** CPU time (ms) of one thread of this process (Linux; undefined elsewhere). */
+function threadCpuMs(tid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15, in clock ticks (USER_HZ: 100 on Linux).
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A load that exceeded LOAD_TIMEOUT_MS. */
+export class ZoneLoadTimeoutError extends Error {
+  readonly code = 'ZONE_LOAD_TIMEOUT';
+}
+
+/** The version served and the serial policy, as the reloader gives them (the zone itself, not packed). */
+export interface VersionRequest extends Omit<WorkerVersionRequest, 'before'> {
+  readonly before?: Zone;
+}
+
+/**
+ * The served zone's columns for the worker: its store and name order only
+ * (on SharedArrayBuffers in a shared loader, so posting shares them).
+ */
+export function packBefore(zone: Zone | undefined): PackedZone | undefined {
+  const p = zone ? packZone(zone)?.packed : undefined;
+  if (p === undefined) return undefined;
+  const { store, origin, order, cuts, size } = p;
+  return { store, origin, order, cuts, size };
+}
+
+export interface BackgroundLoadResult {
+  readonly zone?: Zone;
+  /** The zone with its name index (and DNSSEC chain), as the worker built them. */
+  readonly indexed?: IndexedZone;
+  readonly diagnostics: readonly ZoneDiagnostic[];
+  /** SHA-256 of the file read (absent when it could not be read). */
+  readonly hash?: string;
+  /** The content equals the version whose hash was given: not parsed. */
+  readonly unchanged?: boolean;
+  /** What inline signing did (when the zone was signed). */
+  readonly signed?: LoadReply['signed'];
+  /** The comparison with the served version (difference, serial), when asked. */
+  readonly version?: VersionOutcome;
+  /** Time spent in the worker. */
+  readonly workerMs: number;
+  /** Wall time of each step in the worker, ms. */
+  readonly phases?: LoadReply['phases'];
+  /** CPU time of the load thread, ms. */
+  readonly cpuMs?: number;
+  /** The load was starved of CPU at its nice value and given nice 0 back after this many ms. */
+  readonly unniced?: number;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js',
+  import.meta.url,
+);
+
+/**
+ * Count ArrayBuffers in the heap's global limit (V8 13 and later, so Node
+ * 24; a no-op before). By default V8 treats memory outside its heap that
+ * grows more than 64 MiB past the last collection as pressure: on the thread
+ * that receives it, it starts a collection and marks in steps of 5-10 ms, one
+ * per buffer received past the limit. A reloaded 1,000,000-record zone is 170
+ * MB of columns arriving at once on the answering thread, and that stalled it
+ * 15-35 ms at the swap (bench/reload-stall.ts; under dnsperf, p99.9 over 15
+ * ms in the reload windows). Counted in the global limit, the same memory
+ * starts ordinary incremental marking, in small steps. Process-wide: `serve`
+ * calls it at start; a program that embeds `BackgroundZoneLoader` may too.
+ */
+export function countBuffersInHeapLimit(): boolean {
+  if (Number(process.versions.v8.split('.')[0]) < 13) return false;
+  setFlagsFromString('--external-memory-accounted-in-global-limit');
+  return true;
+}
+
+export class BackgroundZoneLoader {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: LoadReply) => void; reject: (e: Error) => void }
+  >();
+  private readonly options: LoadRequest['options'];
+  private readonly timeoutMs: number;
+  private closed = false;
+  /**
+   * The names the server is being asked (its engine's hot set), read at each
+   * load: the worker encodes their answers in the new version too.
+   */
+  hot: (() => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
+  /** The worker's kernel thread id (Linux), sent as its first message. */
+  private tid = 0;
+
+  constructor(options: WorkerLoadOptions = {}, limits: { timeoutMs?: number } = {}) {
+    this.options = options;
+    this.timeoutMs = limits.timeoutMs ?? LOAD_TIMEOUT_MS;
+  }
+
+  /**
+   * While a load runs: after STARVED_AFTER_MS, a load thread that got less
+   * than STARVED_SHARE of a core since the last check gets nice 0 back.
+   * Returns a stop function, which tells when (ms into the load) that happened.
+   */
+  private watchStarvation(): () => number | undefined {
+    const t0 = performance.now();
+    let last = { at: t0, cpu: this.tid > 0 ? threadCpuMs(this.tid) : undefined };
+    let unniced: number | undefined;
+    const timer = setInterval(() => {
+      const at = performance.now();
+      const cpu = this.tid > 0 ? threadCpuMs(this.tid) : undefined;
+      if (cpu === undefined || last.cpu === undefined) {
+        last = { at, cpu }; // the thread id arrives with the worker's first message
+        return;
+      }
+      const share = (cpu - last.cpu) / (at - last.at);
+      last = { at, cpu };
+      if (unniced !== undefined || at - t0 < STARVED_AFTER_MS || share >= STARVED_SHARE) return;
+      if (this.options.nice === 0) return; // already at the normal priority
+      try {
+        setPriority(this.tid, 0);
+        unniced = Math.round(at - t0);
+      } catch {
+        unniced = -1; // not permitted: the load goes on at its nice value (bounded by the timeout)
+      }
+    }, WATCH_MS);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      return unniced !== undefined && unniced >= 0 ? unniced : undefined;
+    };
+  }
+
+  private start(): Worker {
+    const w = new Worker(WORKER_URL);
+    w.unref();
+    this.tid = 0;
+    w.on('message', (reply: LoadReply | ThreadIdMessage) => {
+      if ('tid' in reply) {
+        if (this.worker === w) this.tid = reply.tid;
+        return;
+      }
+      const p = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      p?.resolve(reply);
+    });
+    const fail = (e: Error) => {
+      // Only this worker's loads fail (a worker ended after its load must not fail the next one's).
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => fail(new Error(`the zone-load worker stopped (exit code ${code})`)));
+    return w;
+  }
+
+  /** Load one zone file in the worker; `previousHash` lets an unchanged file skip the parse. */
+  async load(
+    file: string,
+    origin?: string,
+    previousHash?: string,
+    previousSerial?: number,
+    version?: VersionRequest,
+  ): Promise<BackgroundLoadResult> {
+    if (this.closed) throw new Error('the zone loader is closed');
+    const hot = await this.hot?.();
+    if (this.closed) throw new Error('the zone loader is closed');
+    const w = (this.worker ??= this.start());
+    const id = this.nextId++;
+    let req: LoadRequest = {
+      id,
+      file,
+      options: this.options,
+      ...(origin !== undefined ? { origin } : {}),
+      ...(previousHash !== undefined ? { previousHash } : {}),
+      ...(previousSerial !== undefined ? { previousSerial } : {}),
+      ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
+    };
+    if (hot !== undefined && hot.count > 0) req = { ...req, hot };
+    const stopWatch = this.watchStarvation();
+    let unniced: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reply = await new Promise<LoadReply>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      w.ref(); // a load in progress keeps the process alive
+      w.postMessage(req);
+      timer = setTimeout(() => {
+        // Bounded: the worker is stopped, the load fails with its code, the next load starts a worker.
+        this.pending.delete(id);
+        reject(
+          new ZoneLoadTimeoutError(
+            `loading ${file} took longer than ${this.timeoutMs} ms: stopped (the previous version is kept)`,
+          ),
+        );
+        if (this.worker === w) {
+          this.worker = undefined;
+          for (const p of this.pending.values())
+            p.reject(new Error('the zone-load worker was stopped'));
+          this.pending.clear();
+          void w.terminate();
+        }
+      }, this.timeoutMs);
+    }).finally(() => {
+      clearTimeout(timer);
+      unniced = stopWatch();
+      if (this.pending.size > 0) return;
+      w.unref();
+      // A shared load leaves the worker's own copy of the columns as garbage
+      // (a zone's size) until its next GC: end the worker, the next load starts one.
+      if (this.options.shared && this.worker === w) {
+        this.worker = undefined;
+        void w.terminate();
+      }
+    });
+    const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
+    return {
+      ...(unniced !== undefined ? { unniced } : {}),
+      ...(indexed ? { zone: indexed.zone, indexed } : {}),
+      diagnostics: reply.diagnostics,
+      ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
+      ...(reply.unchanged ? { unchanged: true } : {}),
+      ...(reply.signed ? { signed: reply.signed } : {}),
+      ...(reply.version ? { version: reply.version } : {}),
+      workerMs: reply.ms,
+      ...(reply.phases ? { phases: reply.phases } : {}),
+      ...(reply.cpuMs !== undefined ? { cpuMs: reply.cpuMs } : {}),
+    };
+  }
+
+  /** Stop the worker (a load in progress is abandoned). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+}

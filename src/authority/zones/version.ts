@@ -1,0 +1,90 @@
+/**
+ * What the reload compares a loaded zone with (the version served), run
+ * where the zone was loaded: the zone-load worker in `serve`, or the loading
+ * thread for the in-thread loader. Also the content hash of a zone file.
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { unpackZone, type PackedZone } from './transfer.ts';
+import { prepareVersion } from '../../xfr/core/version.ts';
+import type { SerialPolicy } from '../../xfr/core/serial.ts';
+import type { ZoneDiff } from '../../xfr/core/diff.ts';
+import type { Zone } from '../../dns/core/zone/model.ts';
+
+/** The version served, as the worker receives it (columns shared, not copied), and the serial policy. */
+export interface WorkerVersionRequest {
+  readonly policy: SerialPolicy;
+  readonly diff: boolean;
+  /** Today as YYYYMMDD. */
+  readonly date: number;
+  readonly before?: PackedZone;
+  /** Before a restart, by origin: the serial served and the content hash it was served for. */
+  readonly restored?: ReadonlyMap<string, { readonly serial: number; readonly hash: string }>;
+}
+
+/** What comparing with the served version gave. */
+export interface VersionOutcome {
+  readonly fileSerial: number;
+  readonly serial: number;
+  /** The served serial differs from the file's. */
+  readonly rewritten: boolean;
+  /** Raised by this load (content changed, the file's serial did not go up). */
+  readonly raised: boolean;
+  /** The records differ from the served version (absent: no version to compare with). */
+  readonly changed?: boolean;
+  readonly diff?: ZoneDiff;
+  /** Time the comparison took. */
+  readonly ms: number;
+}
+
+/** SHA-256 of a regular file (undefined when it is not one or cannot be read: the load reports why). */
+export async function hashFile(file: string): Promise<string | undefined> {
+  let fh;
+  try {
+    fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!(await fh.stat()).isFile()) return undefined;
+    const h = createHash('sha256');
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      h.update(buf.subarray(0, bytesRead));
+    }
+    return h.digest('hex');
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/**
+ * The loaded zone against the version served: the IXFR difference and the
+ * serial (inline signing chooses its own serial: the policy is not applied).
+ */
+export function compareVersion(
+  zone: Zone,
+  v: WorkerVersionRequest,
+  hash: string | undefined,
+  signed: boolean,
+): VersionOutcome {
+  const t0 = performance.now();
+  // A file that now holds another zone: nothing to compare with.
+  const before = v.before && v.before.origin === zone.origin ? unpackZone(v.before) : undefined;
+  const rest = before === undefined ? v.restored?.get(zone.origin) : undefined;
+  const p = prepareVersion(zone, {
+    policy: signed ? 'keep' : v.policy,
+    date: v.date,
+    diff: v.diff,
+    ...(before ? { before } : {}),
+    ...(rest ? { restored: { serial: rest.serial, changed: hash !== rest.hash } } : {}),
+  });
+  return {
+    fileSerial: p.fileSerial,
+    ...p.choice,
+    ...(p.changed !== undefined ? { changed: p.changed } : {}),
+    ...(p.diff ? { diff: p.diff } : {}),
+    ms: performance.now() - t0,
+  };
+}

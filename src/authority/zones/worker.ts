@@ -1,0 +1,236 @@
+/**
+ * The zone-load worker thread: reads, parses, builds, validates and indexes
+ * zone files away from the thread that answers queries, and hands each zone
+ * back as its transferred columns and name index (`transfer.ts`). Before parsing, the file's
+ * SHA-256 is compared with the hash of the version being served: a file that
+ * was only touched is recognised without parsing it.
+ *
+ * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
+ */
+import { createHash } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort } from 'node:worker_threads';
+import type { LoadOptions } from './load.ts';
+import { packZone, sharePacked, type PackedZone } from './transfer.ts';
+import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
+import {
+  compareVersion,
+  hashFile,
+  type VersionOutcome,
+  type WorkerVersionRequest,
+} from './version.ts';
+
+export type { VersionOutcome, WorkerVersionRequest };
+import { indexZone } from '../core/zone-lookup.ts';
+import { precomputeAnswers, type HotNames } from '../core/answer-pack.ts';
+import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import {
+  keysFingerprint,
+  loadAndSign,
+  type InlineSignResult,
+  type InlineSigning,
+} from '../../dnssec/inline.ts';
+
+export interface LoadRequest {
+  readonly id: number;
+  readonly file: string;
+  readonly origin?: string;
+  readonly previousHash?: string;
+  /** SOA serial of the version served (inline signing goes past it). */
+  readonly previousSerial?: number;
+  readonly options: WorkerLoadOptions;
+  /** The names the server is being asked: their answers are encoded here too. */
+  readonly hot?: HotNames;
+  /** Compare with the version served and choose the serial (IXFR, `serial` policy). */
+  readonly version?: WorkerVersionRequest;
+}
+
+export interface WorkerLoadOptions extends Pick<
+  LoadOptions,
+  'maxBytes' | 'maxEntryChars' | 'includeDirs'
+> {
+  /** Inline signing (`serve --keys`): zones with keys in the folder are signed after loading. */
+  readonly sign?: InlineSigning;
+  /** Columns on SharedArrayBuffers, for several answering threads (`serve --workers`). */
+  readonly shared?: boolean;
+  /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
+  readonly nice?: number;
+}
+
+export interface LoadReply {
+  readonly id: number;
+  readonly hash?: string;
+  /** The content hash equals `previousHash`: nothing was parsed. */
+  readonly unchanged?: boolean;
+  readonly diagnostics: readonly ZoneDiagnostic[];
+  readonly zone?: PackedZone;
+  readonly signed?: InlineSignResult['signed'];
+  readonly version?: VersionOutcome;
+  /** Time spent in the worker (hash, read, parse, build, validate). */
+  readonly ms: number;
+  /** Wall time of each step (hash, load, version, index, answers, pack), ms. */
+  readonly phases?: Readonly<Record<string, number>>;
+  /** CPU time of the load thread (where the runtime tells it). */
+  readonly cpuMs?: number;
+}
+
+/** This thread's CPU time in ms (Node 23.9+; undefined before). */
+function threadCpuMs(): number | undefined {
+  const u = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.();
+  return u && (u.user + u.system) / 1000;
+}
+
+/** Wall time of each step of a load, in ms (one decimal), as `zone_loaded` reports it. */
+function phaseClock(): { lap(name: string): void; phases: Record<string, number> } {
+  const phases: Record<string, number> = {};
+  let t = performance.now();
+  return {
+    phases,
+    lap(name) {
+      const now = performance.now();
+      phases[name] = Math.round((now - t) * 10) / 10;
+      t = now;
+    },
+  };
+}
+
+/**
+ * The content hash first, only when the reloader gave the served version's
+ * hash (same size: maybe the same content): equal, nothing is parsed.
+ * Otherwise the hash is computed in the parse's own read of the file.
+ */
+async function sameContent(
+  req: LoadRequest,
+): Promise<{ hash: string | undefined; unchanged: boolean }> {
+  if (req.previousHash === undefined) return { hash: undefined, unchanged: false };
+  let hash = await hashFile(req.file);
+  const sign = req.options.sign;
+  if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
+  return { hash, unchanged: hash !== undefined && hash === req.previousHash };
+}
+
+async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
+  const t0 = performance.now();
+  const cpu0 = threadCpuMs();
+  const clock = phaseClock();
+  // Each load starts at the lowered priority (a starved load may have been given its normal one back).
+  lowerPriority(req.options.nice ?? LOAD_NICE);
+  const sign = req.options.sign;
+  const first = await sameContent(req);
+  if (req.previousHash !== undefined) clock.lap('hash');
+  if (first.unchanged) {
+    const ms = performance.now() - t0;
+    return {
+      reply: { id: req.id, hash: first.hash!, unchanged: true, diagnostics: [], ms },
+      transfer: [],
+    };
+  }
+  const digest = first.hash === undefined ? createHash('sha256') : undefined;
+  const options = digest
+    ? { ...req.options, onBlock: (b: Uint8Array) => digest.update(b) }
+    : req.options;
+  const r = await loadAndSign(req.file, req.origin, options, req.previousSerial);
+  let hash = first.hash;
+  if (digest && r.zone) {
+    hash = digest.digest('hex');
+    if (sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
+  }
+  clock.lap(sign ? 'loadAndSign' : 'load');
+  const version =
+    r.zone && req.version ? compareVersion(r.zone, req.version, hash, !!r.signed) : undefined;
+  if (version) clock.lap('version');
+  // The server's name index and a signed zone's NSEC/NSEC3 chain are built
+  // here too: the answering thread receives the zone ready to serve.
+  // So are the answers of the names the server is being asked (its hot set):
+  // after the swap their first queries find them encoded (answer-pack.ts).
+  let indexed = r.zone ? indexZone(r.zone) : undefined;
+  clock.lap('index');
+  const ok = !r.diagnostics.some((d) => d.severity === 'error');
+  const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
+  if (indexed && answers) indexed = { ...indexed, answers };
+  if (answers) clock.lap('answers');
+  const packed = indexed ? packZone(indexed.zone, indexed) : undefined;
+  const zone = packed && (req.options.shared ? sharePacked(packed.packed) : packed.packed);
+  clock.lap('pack');
+  const cpu1 = threadCpuMs();
+  const reply: LoadReply = {
+    id: req.id,
+    ...(hash !== undefined ? { hash } : {}),
+    diagnostics: r.diagnostics,
+    ...(zone ? { zone } : {}),
+    ...(r.signed ? { signed: r.signed } : {}),
+    ...(version ? { version } : {}),
+    ms: performance.now() - t0,
+    phases: clock.phases,
+    ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: Math.round(cpu1 - cpu0) } : {}),
+  };
+  return { reply, transfer: packed && !req.options.shared ? packed.transfer : [] };
+}
+
+/**
+ * Linux: this thread's scheduling priority set to `nice` (a thread is its
+ * own task, named by its TID in /proc/thread-self; `zoneFiles.loadNice`
+ * above 0 lets the threads that answer queries get the CPU before a reload
+ * on a busy machine). Best effort: elsewhere, or when not permitted, the
+ * thread keeps its priority.
+ */
+function lowerPriority(nice: number): void {
+  try {
+    if (tid > 0) setPriority(tid, nice);
+  } catch {
+    // not Linux, or not permitted
+  }
+}
+
+/**
+ * The default nice value of a load (`zoneFiles.loadNice`): 0, the answering
+ * threads' own. Measured with `bench/reload.ts` (1,000,000 records, dnsperf
+ * at 20,000 q/s, 2 cores): at 10 the load thread got 0.4-0.6 of a core and
+ * the reload took 1.8-2.5x the plain load; at 0 it got 0.8-0.85 and took
+ * 1.2-1.3x; the answers' latency while it loaded was no worse at 0 than at
+ * 10 beyond the run-to-run noise of a shared machine (CHANGELOG). See
+ * `background.ts`: a load above 0 starved for long gets 0 back.
+ */
+export const LOAD_NICE = 0;
+
+/** This thread's id as the kernel knows it (Linux; 0 elsewhere). */
+function ownTid(): number {
+  try {
+    return Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+const tid = parentPort ? ownTid() : 0;
+// The parent watches this thread's CPU time while it loads (a starved load is given its priority back).
+if (parentPort) parentPort.postMessage({ tid } satisfies ThreadIdMessage);
+
+/** The first message of the worker: its kernel thread id. */
+export interface ThreadIdMessage {
+  readonly tid: number;
+}
+
+// The buffers a load leaves behind here are collected soon after each hand-over (collector.ts).
+const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+
+parentPort?.on('message', (req: LoadRequest) => {
+  handle(req).then(
+    ({ reply, transfer }) => {
+      parentPort!.postMessage(reply, transfer);
+      if (!reply.unchanged) collectSoon();
+    },
+    (e: unknown) =>
+      parentPort!.postMessage({
+        id: req.id,
+        diagnostics: [
+          {
+            code: 'ZONE_LOAD_FAILED',
+            message: `loading ${req.file} failed: ${e instanceof Error ? e.message : String(e)}`,
+            severity: 'error',
+          },
+        ],
+        ms: 0,
+      } satisfies LoadReply),
+  );
+});

@@ -1,0 +1,72 @@
+/**
+ * The part of `lexroute/client` that opens no socket and uses no Node
+ * built-in (what the `browser` export condition gives): error classes and
+ * codes, trace formatting, the DNS cache, THTTP URLs and text/uri-list,
+ * server addresses and resolv.conf text, and the result and trace types;
+ * and the whole client over DNS over HTTPS and `fetch` (`client/browser.ts`):
+ * `resolveLexUrn(urn, { doh })` and `LexClient` are the browser client here
+ * (the Node entry point replaces them with the socket client).
+ */
+export { ClientError, DnsError, HttpStepError, isNotFound } from './errors.ts';
+export { formatTrace } from './trace-format.ts';
+export { CachingResolver, DnsCache, type CacheOptions } from './cache.ts';
+export { parseUriList, splitHttpUrl, thttpUrl, type ThttpService } from './thttp-url.ts';
+export {
+  formatServer,
+  ipVersion,
+  parseResolvConf,
+  parseServerAddress,
+  type ServerAddress,
+} from './server-address.ts';
+export { canonicalName, sameName } from './names.ts';
+export type {
+  ClientOptions,
+  Handoff,
+  HandoffResult,
+  ResolvedResult,
+  ResolveOptions,
+  ResolveResult,
+  Service as ResolveService,
+  Trace,
+  TraceStep,
+} from './resolve.ts';
+export type {
+  DnsLookupResult,
+  DnsPacketLookupResult,
+  DnsPacketRecord,
+  DnsResolver,
+} from './stub.ts';
+export type {
+  AaaaRecord,
+  ARecord,
+  DnsQuestion,
+  DnsRecord,
+  EdnsOption,
+  MxRecord,
+  NameRecord,
+  NaptrData,
+  NaptrRr,
+  OpaqueRecord,
+  OptRecord,
+  RecordHead,
+  SoaData,
+  SoaRecord,
+  SrvData,
+  SrvRr,
+  TxtRecord,
+} from '../dns/core/rr/record.ts';
+export { recordsOfType, recordTypeName } from '../dns/core/rr/record.ts';
+export type { QueryType, TypeMnemonic } from '../dns/core/rr/types.ts';
+export { fromDnsPacketAnswer, toDnsPacketAnswer, toDnsPacketQuestion } from './compat.ts';
+export { ResolveError, type WalkOptions } from './resolution.ts';
+export {
+  BrowserLexClient,
+  BrowserLexClient as LexClient,
+  browserThttp,
+  fetchGet,
+  resolveLexUrnInBrowser,
+  resolveLexUrnInBrowser as resolveLexUrn,
+  type BrowserClientOptions,
+  type BrowserResolveOptions,
+} from './browser.ts';
+export { DohTransport, type DohTransportOptions } from './doh.ts';

@@ -1,0 +1,599 @@
+/**
+ * NAPTR fields as the URI/URN resolution application reads them: FLAGS,
+ * SERVICES, and the record-level rewrite (REGEXP xor REPLACEMENT).
+ *
+ * @see RFC 3403 section 4.1 (the record), RFC 3404 sections 4.3-4.4 (flags and
+ *   services for URI/URN resolution), digest sections 4.3-4.6, 14, 15.15-15.22,
+ *   decisions.md item 5.
+ */
+import {
+  applySubstitution,
+  parseSubstitution,
+  type ParseSubstitutionResult,
+  type SubstExpr,
+} from './subst.ts';
+import { BoundedMemo } from '../../kit/core/memo.ts';
+import { CodedRefusal, type Err, type Failure, type Ok } from '../../kit/core/result.ts';
+import type { ResolutionCode } from './codes.ts';
+import type { NaptrData } from '../../dns/core/rr/record.ts';
+
+/**
+ * The NAPTR record as the DDDS step sees it (wire values: single
+ * backslashes): the NAPTR fields of the record model (`core/rr/record.ts`),
+ * so a decoded NAPTR record is one as it is; the TTL when known.
+ */
+export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };
+
+/**
+ * The record as the step reports it (in record fates, outcomes and the
+ * trace): its NAPTR fields and TTL only. A record of the model (which also
+ * has its owner, type and class) is copied; any other is returned as it is.
+ */
+export function stepRecord(r: NaptrRecord): NaptrRecord {
+  if ((r as { code?: unknown }).code === undefined) return r;
+  const { order, preference, flags, services, regexp, replacement, ttl } = r;
+  const out: NaptrRecord = { order, preference, flags, services, regexp, replacement };
+  if (ttl !== undefined) out.ttl = ttl;
+  return out;
+}
+
+/** The same NAPTR fields (an RRset holds no two such records). */
+export function sameNaptr(a: NaptrRecord, b: NaptrRecord): boolean {
+  return (
+    a.order === b.order &&
+    a.preference === b.preference &&
+    a.flags === b.flags &&
+    a.services === b.services &&
+    a.regexp === b.regexp &&
+    a.replacement === b.replacement
+  );
+}
+
+// ---------------------------------------------------------------- flags
+
+export type TerminalFlag = 'U' | 'S' | 'A';
+export type KnownFlag = TerminalFlag | 'P';
+
+export type FlagsResult =
+  | { readonly kind: 'non-terminal' }
+  | { readonly kind: 'flag'; readonly flag: KnownFlag }
+  | {
+      readonly kind: 'unusable';
+      readonly code: 'NAPTR_FLAG_UNKNOWN' | 'NAPTR_FLAG_MULTIPLE' | 'NAPTR_FLAG_INVALID';
+      readonly message: string;
+    };
+
+/**
+ * Read the FLAGS field.
+ *
+ * RFC 3403 section 4.1: "Flags are single characters from the set A-Z and 0-9.
+ * The case of the alphabetic characters is not significant. The field can be
+ * empty." RFC 3404 section 4.3: S, A, U and P are defined, "the remaining
+ * alphabetic flags are reserved", "numeric flags may be used for local
+ * experimentation"; "if a client encounters a record with an unknown flag, it
+ * MUST ignore it and move to the next record. This test takes precedence over
+ * any ordering". S, A, U and P "are mutually exclusive, and resolution
+ * libraries MAY signal an error if more than one is given": here several flags
+ * make the record unusable, dropped like an unknown flag (digest 15.18).
+ */
+export function parseFlags(flags: string): FlagsResult {
+  if (flags === '') return { kind: 'non-terminal' };
+  for (const ch of flags) {
+    if (!/^[A-Za-z0-9]$/.test(ch)) {
+      return {
+        kind: 'unusable',
+        code: 'NAPTR_FLAG_INVALID',
+        message: `flag ${JSON.stringify(ch)} is not in A-Z or 0-9 (RFC 3403 section 4.1)`,
+      };
+    }
+  }
+  const upper = flags.toUpperCase();
+  for (const ch of upper) {
+    if (!'SAUP'.includes(ch)) {
+      return {
+        kind: 'unusable',
+        code: 'NAPTR_FLAG_UNKNOWN',
+        message: `unknown flag '${ch}' (URI/URN resolution defines S, A, U and P; RFC 3404 section 4.3: ignore the record before ordering)`,
+      };
+    }
+  }
+  if (upper.length > 1) {
+    return {
+      kind: 'unusable',
+      code: 'NAPTR_FLAG_MULTIPLE',
+      message: `flags '${flags}': S, A, U and P are mutually exclusive (RFC 3404 section 4.3)`,
+    };
+  }
+  return { kind: 'flag', flag: upper as KnownFlag };
+}
+
+// ---------------------------------------------------------------- services
+
+export interface ParsedServices {
+  /** The protocol as written, or undefined when the field has none. */
+  readonly protocol: string | undefined;
+  /** The resolution services as written (without '+'). */
+  readonly services: readonly string[];
+}
+
+/** `parseServices` failed: `error` holds the code and message (also kept as own fields). */
+export interface ServicesSyntaxError extends Err<Failure<'NAPTR_SERVICES_SYNTAX'>> {
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: 'NAPTR_SERVICES_SYNTAX';
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<ParsedServices, Failure<'NAPTR_SERVICES_SYNTAX'>>`. */
+export type ServicesResult = Ok<ParsedServices> | ServicesSyntaxError;
+
+const TOKEN = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
+
+/**
+ * Parse SERVICES under RFC 3404 section 4.4:
+ * ```
+ * service_field = [ [protocol] *("+" rs)]
+ * protocol      = ALPHA *31ALPHANUM
+ * rs            = ALPHA *31ALPHANUM
+ * ```
+ * A field that does not parse (S-NAPTR `tag:proto`, a token over 32
+ * characters, ...) is an error; the step treats the record's services as
+ * unknown (decisions.md item 5).
+ */
+export function parseServices(field: string): ServicesResult {
+  if (field === '') return { ok: true, value: { protocol: undefined, services: [] } };
+  const parts = field.split('+');
+  const head = parts[0] ?? '';
+  const bad = (message: string): ServicesResult =>
+    new CodedRefusal(
+      'NAPTR_SERVICES_SYNTAX',
+      `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
+    );
+  if (head !== '' && !TOKEN.test(head)) {
+    return bad(
+      `protocol ${JSON.stringify(head)} must be a letter then at most 31 letters or digits`,
+    );
+  }
+  const services: string[] = [];
+  for (const rs of parts.slice(1)) {
+    if (!TOKEN.test(rs)) {
+      return bad(
+        `service ${JSON.stringify(rs)} must be a letter then at most 31 letters or digits`,
+      );
+    }
+    services.push(rs);
+  }
+  return { ok: true, value: { protocol: head === '' ? undefined : head, services } };
+}
+
+/**
+ * Canonical form of a resolution-service token for comparison: lowercase, and
+ * the URN-specific `N2x` and the generic `I2x` are the same service for URN
+ * input (decisions.md item 5; RFC 2483 dropped N2x for I2x).
+ */
+export function canonicalService(token: string): string {
+  const t = token.toLowerCase();
+  return /^[in]2/.test(t) ? `n2${t.slice(2)}` : t;
+}
+
+export interface ProtocolInfo {
+  /** THTTP (RFC 2169) over this URI scheme. */
+  readonly scheme: 'http' | 'https';
+  /** Default port, used with the `A` flag (NAPTR has no port; RFC 2168 "Advice"). */
+  readonly defaultPort: number;
+}
+
+/**
+ * Protocols this client speaks: `thttp` and `http` are THTTP over HTTP,
+ * `https` is THTTP over HTTPS (decisions.md item 5). Case-insensitive.
+ */
+export function protocolInfo(protocol: string | undefined): ProtocolInfo | undefined {
+  switch (protocol?.toLowerCase()) {
+    case 'thttp':
+    case 'http':
+      return { scheme: 'http', defaultPort: 80 };
+    case 'https':
+      return { scheme: 'https', defaultPort: 443 };
+    default:
+      return undefined;
+  }
+}
+
+export type ServiceCheck =
+  | { readonly usable: true; readonly reason: string }
+  | { readonly usable: false; readonly code: ResolutionCode; readonly reason: string };
+
+/**
+ * Does a record with these flags and services serve the wanted service?
+ * RFC 3402 section 3.3 step 4: "If the Service description of the rule does
+ * not meet the client's requirements, go back to step 3."
+ * - Non-terminal: empty services are typical early in a chain and accepted;
+ *   a non-empty service list must name the wanted service.
+ * - `U`: a protocol, if given, must be one we speak; empty services are
+ *   accepted (the URI's scheme names the protocol; digest 15.21).
+ * - `S`, `A`: a protocol we speak is required (there is no other way to know
+ *   what to talk to the target).
+ * - `P`: a protocol is required (it is what DDDS hands over to).
+ * In every case a non-empty service list must contain the wanted service.
+ */
+export function checkServices(
+  flags: FlagsResult,
+  services: ServicesResult,
+  wanted: string,
+): ServiceCheck {
+  if (!services.ok) {
+    return { usable: false, code: 'NAPTR_SERVICES_SYNTAX', reason: services.error.message };
+  }
+  const { protocol, services: list } = services.value;
+  const want = canonicalService(wanted);
+  const listed = list.some((s) => canonicalService(s) === want);
+  const listNote = list.length === 0 ? 'no service list' : `services ${list.join('+')}`;
+  if (list.length > 0 && !listed) {
+    return {
+      usable: false,
+      code: 'NAPTR_SERVICE_UNWANTED',
+      reason: `${listNote} do not include ${wanted}`,
+    };
+  }
+  if (flags.kind === 'non-terminal') {
+    return { usable: true, reason: `non-terminal, ${listNote}` };
+  }
+  if (flags.kind !== 'flag') {
+    return { usable: false, code: flags.code, reason: flags.message };
+  }
+  if (flags.flag === 'P') {
+    if (protocol === undefined) {
+      return {
+        usable: false,
+        code: 'NAPTR_PROTOCOL_MISSING',
+        reason: "'P' record names no protocol to hand over to",
+      };
+    }
+    return { usable: true, reason: `hand-off to protocol ${protocol}` };
+  }
+  if (protocol === undefined) {
+    if (flags.flag === 'U') {
+      return { usable: true, reason: `'U' with no protocol (the URI scheme decides), ${listNote}` };
+    }
+    return {
+      usable: false,
+      code: 'NAPTR_PROTOCOL_MISSING',
+      reason: `'${flags.flag}' record names no protocol (RFC 2915 section 2: a terminal rule must)`,
+    };
+  }
+  if (protocolInfo(protocol) === undefined) {
+    return {
+      usable: false,
+      code: 'NAPTR_PROTOCOL_UNKNOWN',
+      reason: `protocol ${protocol} is not one this client speaks (thttp, http, https)`,
+    };
+  }
+  return { usable: true, reason: `protocol ${protocol}, ${listNote}` };
+}
+
+// ---------------------------------------------------------------- rewrite
+
+/** What a record's rewrite produced: the new key or URI, and which field gave it. */
+export interface RewriteOutput {
+  readonly output: string;
+  readonly via: 'regexp' | 'replacement';
+}
+
+/** Why a record's rewrite produced nothing. */
+export interface RewriteFailure extends Failure<ResolutionCode> {
+  /** malformed: the record is in error; no-match: it simply does not apply. */
+  readonly kind: 'malformed' | 'no-match';
+}
+
+/** `rewrite` succeeded: `value` is the output (the older `output` and `via` stay). */
+export interface RewriteOk extends Ok<RewriteOutput> {
+  /** @deprecated use `value.output`; to be removed in the next major. */
+  readonly output: string;
+  /** @deprecated use `value.via`; to be removed in the next major. */
+  readonly via: 'regexp' | 'replacement';
+}
+
+/** `rewrite` failed: `error` is the failure (the older `kind`, `code` and `message` stay). */
+export interface RewriteErr extends Err<RewriteFailure> {
+  /** @deprecated use `error.kind`; to be removed in the next major. */
+  readonly kind: 'malformed' | 'no-match';
+  /** @deprecated use `error.code`; to be removed in the next major. */
+  readonly code: ResolutionCode;
+  /** @deprecated use `error.message`; to be removed in the next major. */
+  readonly message: string;
+}
+
+/** A `Result<RewriteOutput, RewriteFailure>`. */
+export type RewriteResult = RewriteOk | RewriteErr;
+
+/**
+ * The result objects of a rewrite. `value` / `error` are getters built on
+ * first read (a rewrite allocates one object, as before), so `{...r}`,
+ * JSON and deep-equality checks see the older fields exactly as before.
+ */
+class Rewritten implements RewriteOk {
+  readonly ok = true as const;
+  /** @deprecated use `value.output`. */
+  readonly output: string;
+  /** @deprecated use `value.via`. */
+  readonly via: 'regexp' | 'replacement';
+  #value: RewriteOutput | undefined;
+  constructor(output: string, via: 'regexp' | 'replacement') {
+    this.output = output;
+    this.via = via;
+  }
+  get value(): RewriteOutput {
+    return (this.#value ??= { output: this.output, via: this.via });
+  }
+}
+
+class RewriteRefused implements RewriteErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.kind`. */
+  readonly kind: 'malformed' | 'no-match';
+  /** @deprecated use `error.code`. */
+  readonly code: ResolutionCode;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  #error: RewriteFailure | undefined;
+  constructor(kind: 'malformed' | 'no-match', code: ResolutionCode, message: string) {
+    this.kind = kind;
+    this.code = code;
+    this.message = message;
+  }
+  get error(): RewriteFailure {
+    return (this.#error ??= { code: this.code, message: this.message, kind: this.kind });
+  }
+}
+
+function malformed(code: ResolutionCode, message: string): RewriteErr {
+  return new RewriteRefused('malformed', code, message);
+}
+
+function noMatch(code: ResolutionCode, message: string): RewriteErr {
+  return new RewriteRefused('no-match', code, message);
+}
+
+const SUBST_CACHE_LIMIT = 1024;
+// eslint-disable-next-line no-restricted-syntax -- module state: a bounded memo of a pure parse (same input, same result).
+const substCache = new BoundedMemo<string, ParseSubstitutionResult>(SUBST_CACHE_LIMIT);
+
+/** parseSubstitution with a small bounded memo (REGEXP fields repeat across lookups). */
+export function parseSubstitutionCached(field: string): ParseSubstitutionResult {
+  return substCache.getOrCompute(field, parseSubstitution);
+}
+
+function isEmptyReplacement(replacement: string): boolean {
+  return replacement === '' || replacement === '.';
+}
+
+/**
+ * RFC 3986 absolute-URI (`scheme ":" hier-part [ "?" query ]`): a scheme, then
+ * only URI characters and well-formed percent-encodings, no fragment.
+ */
+export function isAbsoluteUri(text: string): boolean {
+  const colon = text.indexOf(':');
+  if (colon < 1 || !isAlpha(text.charCodeAt(0))) return false;
+  for (let i = 1; i < colon; i++) {
+    const c = text.charCodeAt(i);
+    if (!(isAlpha(c) || isDigitCode(c) || c === 0x2b || c === 0x2d || c === 0x2e)) return false;
+  }
+  for (let i = colon + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x25) {
+      if (!isHexCode(text.charCodeAt(i + 1)) || !isHexCode(text.charCodeAt(i + 2))) return false;
+      i += 2;
+      continue;
+    }
+    if (c >= 0x80 || URI_CHARS[c] !== 1) return false;
+  }
+  return true;
+}
+
+/** RFC 3986 unreserved, sub-delims, ':', '@', '/', '?' (no '#': an absolute-URI has no fragment). */
+const URI_CHARS: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?") {
+    t[ch.charCodeAt(0)] = 1;
+  }
+  return t;
+})();
+
+function isAlpha(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isHexCode(c: number): boolean {
+  return isDigitCode(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/**
+ * The record-level rewrite of digest section 14.
+ * - Malformed when REGEXP is set and REPLACEMENT is not `.`, or when both are
+ *   empty. RFC 3403 section 4.1: "The Regexp and Replacement fields are
+ *   mutually exclusive ... If a record has both fields set it is in error and
+ *   SHOULD be ignored."
+ * - REGEXP empty: the output is REPLACEMENT, except for `U`, whose output is
+ *   "the output of the Regexp field" (RFC 2915 section 2): malformed.
+ * - Otherwise the substitution expression applied to the AUS; no match or an
+ *   empty output is "no match" (RFC 3402 section 3.3 step 3: "until a
+ *   non-empty string is produced"), a bad expression is malformed.
+ * - A `U` output must be an absolute URI (RFC 3404 section 4.3).
+ */
+export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
+  return rewriteCompiled(compileRecord(record), aus);
+}
+
+/**
+ * A record's fields read once: flags, services, the parsed substitution and
+ * the rewrite results that do not depend on the AUS. Memoised on the field
+ * values (a cached RRset is never re-parsed, nor is a rule seen before).
+ */
+export interface CompiledRecord {
+  readonly flagsField: string;
+  readonly servicesField: string;
+  readonly regexpField: string;
+  readonly replacementField: string;
+  readonly flags: FlagsResult;
+  readonly services: ServicesResult;
+  /** A rewrite result that does not depend on the AUS (malformed, or REPLACEMENT). */
+  readonly fixed: RewriteResult | undefined;
+  /** The parsed substitution when REGEXP is used. */
+  readonly expr: SubstExpr | undefined;
+  readonly isU: boolean;
+  /** checkServices per wanted service. */
+  readonly checks: Map<string, ServiceCheck>;
+  noMatch: RewriteResult | undefined;
+  emptyOutput: RewriteResult | undefined;
+}
+
+/**
+ * Compiled records by content: REGEXP, then the other three fields compared.
+ * Keyed by value, not by object, so records decoded afresh from every
+ * response (no cache) reuse the work without a WeakMap entry per object.
+ */
+const COMPILED_MAX = 2048;
+/* eslint-disable no-restricted-syntax -- module state: a memo of a pure compilation keyed by the
+   record's content, emptied at COMPILED_MAX entries. */
+const compiledByRegexp = new Map<string, CompiledRecord[]>();
+let compiledCount = 0;
+/* eslint-enable no-restricted-syntax */
+
+/** The compiled form of a record (memoised on its field values, bounded). */
+export function compileRecord(record: NaptrRecord): CompiledRecord {
+  const list = compiledByRegexp.get(record.regexp);
+  if (list !== undefined) {
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i] as CompiledRecord;
+      if (
+        c.flagsField === record.flags &&
+        c.servicesField === record.services &&
+        c.replacementField === record.replacement
+      ) {
+        return c;
+      }
+    }
+  }
+  const c = compileRecordUncached(record);
+  if (compiledCount >= COMPILED_MAX) {
+    compiledByRegexp.clear();
+    compiledCount = 0;
+  }
+  const l = compiledByRegexp.get(record.regexp);
+  if (l === undefined) compiledByRegexp.set(record.regexp, [c]);
+  else l.push(c);
+  compiledCount++;
+  return c;
+}
+
+function compileRecordUncached(record: NaptrRecord): CompiledRecord {
+  const flags = parseFlags(record.flags);
+  const isU = flags.kind === 'flag' && flags.flag === 'U';
+  const base = {
+    flagsField: record.flags,
+    servicesField: record.services,
+    regexpField: record.regexp,
+    replacementField: record.replacement,
+    flags,
+    services: parseServices(record.services),
+    isU,
+    checks: new Map<string, ServiceCheck>(),
+    noMatch: undefined,
+    emptyOutput: undefined,
+  };
+  const hasRegexp = record.regexp !== '';
+  const hasReplacement = !isEmptyReplacement(record.replacement);
+  if (hasRegexp && hasReplacement) {
+    return {
+      ...base,
+      expr: undefined,
+      fixed: malformed(
+        'NAPTR_BOTH_FIELDS',
+        `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+      ),
+    };
+  }
+  if (!hasRegexp && !hasReplacement) {
+    return {
+      ...base,
+      expr: undefined,
+      fixed: malformed(
+        'NAPTR_NO_FIELDS',
+        'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+      ),
+    };
+  }
+  if (!hasRegexp) {
+    if (isU) {
+      return {
+        ...base,
+        expr: undefined,
+        fixed: malformed(
+          'NAPTR_U_WITHOUT_REGEXP',
+          "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+        ),
+      };
+    }
+    return {
+      ...base,
+      expr: undefined,
+      fixed: new Rewritten(record.replacement, 'replacement'),
+    };
+  }
+  const parsed = parseSubstitutionCached(record.regexp);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    return {
+      ...base,
+      expr: undefined,
+      fixed: malformed(
+        e.code,
+        `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
+      ),
+    };
+  }
+  return { ...base, expr: parsed.value, fixed: undefined };
+}
+
+/** checkServices for a compiled record, memoised per wanted service. */
+export function checkServicesCompiled(c: CompiledRecord, wanted: string): ServiceCheck {
+  let check = c.checks.get(wanted);
+  if (check === undefined) {
+    check = checkServices(c.flags, c.services, wanted);
+    if (c.checks.size < 16) c.checks.set(wanted, check);
+  }
+  return check;
+}
+
+/** `rewrite` on a compiled record. */
+export function rewriteCompiled(c: CompiledRecord, aus: string): RewriteResult {
+  if (c.fixed !== undefined) return c.fixed;
+  const expr = c.expr as SubstExpr;
+  const applied = applySubstitution(expr, aus);
+  if (applied.error !== undefined) {
+    return malformed(applied.error.code, applied.error.message);
+  }
+  if (!applied.matched) {
+    return (c.noMatch ??= noMatch(
+      'NAPTR_NO_MATCH',
+      `REGEXP ${JSON.stringify(c.regexpField)} does not match the AUS`,
+    ));
+  }
+  if (applied.output === '') {
+    return (c.emptyOutput ??= noMatch(
+      'NAPTR_EMPTY_OUTPUT',
+      `REGEXP ${JSON.stringify(c.regexpField)} matches but produces an empty string (RFC 3402 section 3.3: only a non-empty result counts)`,
+    ));
+  }
+  if (c.isU && !isAbsoluteUri(applied.output)) {
+    return malformed(
+      'NAPTR_U_NOT_URI',
+      `'U' output ${JSON.stringify(applied.output)} is not an absolute URI (RFC 3404 section 4.3)`,
+    );
+  }
+  return new Rewritten(applied.output, 'regexp');
+}

@@ -1,0 +1,73 @@
+/**
+ * SRV target selection for the `S` flag (RFC 2782), pure: randomness is a
+ * parameter.
+ *
+ * RFC 2782: "A client MUST attempt to contact the target host with the
+ * lowest-numbered priority it can reach"; within a priority, targets are
+ * ordered by weighted random selection; "A Target of "." means that the
+ * service is decidedly not available at this domain."
+ */
+import type { SrvData } from '../../dns/core/rr/record.ts';
+
+/** The SRV fields of the record model (`core/rr/record.ts`), with the TTL when known. */
+export type SrvRecord = { -readonly [K in keyof SrvData]: SrvData[K] } & { ttl?: number };
+
+export type SrvSelection =
+  | { readonly kind: 'targets'; readonly targets: readonly SrvRecord[] }
+  | { readonly kind: 'unavailable'; readonly reason: string }
+  | { readonly kind: 'none'; readonly reason: string };
+
+function isRootTarget(target: string): boolean {
+  return target === '.' || target === '';
+}
+
+/**
+ * The order in which to try the SRV targets. `random()` returns a number in
+ * [0, 1) (inject `Math.random` at the edge, or a seeded generator in tests).
+ *
+ * Within one priority, RFC 2782's weighted selection: put the zero-weight
+ * records first, compute running sums, draw an integer uniformly in
+ * [0, sum] and take the first record whose running sum is >= the draw;
+ * repeat with the records left.
+ */
+export function selectSrv(records: readonly SrvRecord[], random: () => number): SrvSelection {
+  if (records.length === 0) return { kind: 'none', reason: 'no SRV records' };
+  const usable = records.filter((r) => !isRootTarget(r.target));
+  if (usable.length === 0) {
+    return {
+      kind: 'unavailable',
+      reason: 'SRV target "." : the service is decidedly not available (RFC 2782)',
+    };
+  }
+  const byPriority = new Map<number, SrvRecord[]>();
+  for (const r of usable) {
+    const list = byPriority.get(r.priority);
+    if (list === undefined) byPriority.set(r.priority, [r]);
+    else list.push(r);
+  }
+  const priorities = [...byPriority.keys()].sort((a, b) => a - b);
+  const ordered: SrvRecord[] = [];
+  for (const p of priorities) {
+    const pending = [...(byPriority.get(p) ?? [])];
+    // Zero-weight records at the beginning, otherwise keep the given order (stable).
+    pending.sort((a, b) => (a.weight === 0 ? 0 : 1) - (b.weight === 0 ? 0 : 1));
+    while (pending.length > 0) {
+      const sum = pending.reduce((s, r) => s + r.weight, 0);
+      const raw = random();
+      const unit = Number.isFinite(raw) ? Math.min(Math.max(raw, 0), 1 - Number.EPSILON) : 0;
+      const draw = Math.floor(unit * (sum + 1));
+      let running = 0;
+      let pick = pending.length - 1;
+      for (let i = 0; i < pending.length; i++) {
+        running += pending[i]?.weight ?? 0;
+        if (running >= draw) {
+          pick = i;
+          break;
+        }
+      }
+      const [chosen] = pending.splice(pick, 1);
+      if (chosen !== undefined) ordered.push(chosen);
+    }
+  }
+  return { kind: 'targets', targets: ordered };
+}

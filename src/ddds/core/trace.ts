@@ -1,0 +1,233 @@
+/**
+ * The trace of one DDDS resolution and its results: the shapes the walk
+ * (`walk.ts`) writes and the client returns. Plain data, printed as JSON by
+ * `lexroute resolve --json --trace` in the key order the builders below use.
+ */
+import type { QueryType } from '../../dns/core/rr/types.ts';
+import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
+import type { ResolutionCode } from './codes.ts';
+
+/**
+ * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
+ * the one definition of the service names (issue 19).
+ */
+export type Service = 'N2L' | 'N2Ls' | 'N2C';
+
+/** The services the jurisdiction resolver answers: the client's, and N2Ns. */
+export type ResolverService = Service | 'N2Ns';
+
+/** One referral followed by an iterative resolver, for the trace. */
+export interface ReferralStep {
+  readonly server: string;
+  readonly cut: string;
+  readonly ns: readonly string[];
+  readonly addresses: readonly string[];
+  readonly fromGlue: boolean;
+}
+
+/** One HTTP request/response of the THTTP step. */
+export interface HttpExchange {
+  readonly method: 'GET';
+  readonly url: string;
+  readonly status: number;
+  readonly location?: string;
+  readonly contentType?: string;
+  readonly bytes: number;
+  readonly ms: number;
+}
+
+/** A failure as the trace and the results carry it: a stable code and a message. */
+export interface CodedError {
+  readonly code: ResolutionCode;
+  readonly message: string;
+}
+
+/** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (`doh`, RFC 8484). */
+export type DnsProtocol = 'udp' | 'tcp' | 'doh';
+
+/** One NAPTR lookup and what the step function made of it. */
+export interface NaptrTraceStep {
+  readonly kind: 'naptr';
+  readonly step: number;
+  readonly key: string;
+  readonly server: string;
+  readonly cached: boolean;
+  readonly protocol?: DnsProtocol;
+  readonly rttMs?: number;
+  readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
+  /** With DNSSEC required: the validating resolver's verdict. */
+  readonly dnssec?: 'secure' | 'insecure';
+  readonly ttl?: number;
+  readonly cnames?: readonly string[];
+  readonly referrals?: readonly ReferralStep[];
+  readonly records: readonly RecordFate[];
+  readonly outcome?: StepOutcome;
+  /** Rewrite output to DNS key, when IDNA/Punycode changed it. */
+  readonly punycode?: { readonly from: string; readonly to: string };
+  readonly error?: CodedError;
+}
+
+export interface LookupTraceStep {
+  readonly kind: 'srv' | 'address';
+  readonly name: string;
+  readonly qtype: QueryType;
+  readonly server: string;
+  readonly cached: boolean;
+  readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
+  /** With DNSSEC required: the validating resolver's verdict. */
+  readonly dnssec?: 'secure' | 'insecure';
+  readonly records: readonly string[];
+  readonly selected?: readonly string[];
+  readonly error?: CodedError;
+}
+
+export interface HttpTraceStep {
+  readonly kind: 'http';
+  readonly url: string;
+  readonly exchanges: readonly HttpExchange[];
+  readonly error?: CodedError;
+}
+
+export interface PartitionTraceStep {
+  readonly kind: 'partition';
+  readonly applied: 'fragment' | 'partition' | 'kept' | 'none';
+  readonly before: string;
+  readonly after: string;
+}
+
+export interface FallbackTraceStep {
+  readonly kind: 'fallback';
+  readonly from: string;
+  readonly to: string;
+  readonly reason: string;
+}
+
+export type TraceStep =
+  NaptrTraceStep | LookupTraceStep | HttpTraceStep | PartitionTraceStep | FallbackTraceStep;
+
+export interface Trace {
+  readonly input: string;
+  /** The Application Unique String the rules were applied to. */
+  aus?: string;
+  fragment?: string;
+  partition?: string;
+  readonly service: Service;
+  readonly mode: 'stub' | 'iterative';
+  readonly servers: readonly string[];
+  readonly steps: TraceStep[];
+}
+
+/** The chain reached a resolver (a `U`, `S` or `A` rule). */
+export interface ResolvedResult {
+  readonly kind: 'resolved';
+  /** Document URL(s), partition/fragment applied (empty with noHttp or N2C). */
+  readonly urls: readonly string[];
+  /** The resolver URL the HTTP step asks (or would ask, with noHttp). */
+  readonly resolverUrl: string;
+  /** N2C: the description as received. */
+  readonly description?: { readonly contentType: string; readonly body: string };
+  readonly trace: Trace;
+}
+
+/**
+ * What a `P` rule hands over. RFC 3404 section 4.3: "The "P" flag says that
+ * the remainder of the DDDS Algorithm is ignored and that the rest of the
+ * process is application specific ... An application can use the Protocol
+ * part found in the Services field to identify which Application specific
+ * set of rules that should be followed next." Its pseudo-code (section 4.3
+ * figure, "Leave rest to another protocol?") returns "key as host to talk to".
+ */
+export interface Handoff {
+  /** The key whose NAPTR RRset held the `P` rule. */
+  readonly key: string;
+  /** The DDDS step (1-based) that found it. */
+  readonly step: number;
+  /** The rule's output as given (REGEXP result or REPLACEMENT): what the protocol starts from. */
+  readonly output: string;
+  readonly via: 'regexp' | 'replacement';
+  /** The protocol named in SERVICES (RFC 3404 section 4.4), as written: whom to hand over to. */
+  readonly protocol: string;
+  /** The resolution services listed after the protocol, as written (e.g. `['N2L', 'N2C']`). */
+  readonly services: readonly string[];
+  /** The NAPTR record itself. */
+  readonly record: NaptrRecord;
+}
+
+/**
+ * The chain ended at a `P` rule: DDDS stops and the rest belongs to another
+ * protocol. A successful resolution of its own kind (not an error): there is
+ * no resolver URL and no document URL; `handoff` says what to hand over.
+ */
+export interface HandoffResult {
+  readonly kind: 'handoff';
+  /** Always empty: no document URL was reached. */
+  readonly urls: readonly [];
+  /** Always empty: no resolver was reached. */
+  readonly resolverUrl: '';
+  readonly description?: undefined;
+  readonly handoff: Handoff;
+  readonly trace: Trace;
+}
+
+/**
+ * A resolution: `kind: 'resolved'` (URLs, resolver URL, N2C description) or
+ * `kind: 'handoff'` (a `P` rule handed the rest to another protocol).
+ */
+export type ResolveResult = ResolvedResult | HandoffResult;
+
+/** What a DNS lookup reports besides its records (a client's LookupResult has these fields). */
+export interface LookupMeta {
+  /** The server that answered, e.g. `127.0.0.1:5353`. */
+  readonly server: string;
+  readonly protocol: DnsProtocol;
+  readonly rttMs: number;
+  /** Seconds the answer may be cached; -1 = must not be. */
+  readonly ttl: number;
+  readonly cnames: readonly string[];
+  /** Referrals an iterative resolver followed. */
+  readonly referrals?: readonly ReferralStep[];
+  /** With DNSSEC required: 'secure' (AD from the validating resolver) or 'insecure'. */
+  readonly dnssec?: 'secure' | 'insecure';
+}
+
+/**
+ * The trace entry of one NAPTR lookup. Keys in a fixed order (the JSON trace
+ * prints them in this order): kind, step, key, server, cached, result, ttl,
+ * protocol and rttMs (fresh answers), cnames, referrals, records, then
+ * outcome and punycode, or error.
+ */
+export function naptrEntry(
+  stepNo: number,
+  key: string,
+  result: 'answer' | 'nxdomain' | 'nodata',
+  meta: LookupMeta,
+  cached: boolean,
+  records: readonly RecordFate[],
+  outcome: StepOutcome | undefined,
+  punycode: { from: string; to: string } | undefined,
+  error?: CodedError,
+): NaptrTraceStep {
+  const e: Record<string, unknown> = {
+    kind: 'naptr',
+    step: stepNo,
+    key,
+    server: cached ? 'cache' : meta.server,
+    cached,
+    result,
+    ttl: meta.ttl,
+  };
+  if (meta.dnssec !== undefined) e.dnssec = meta.dnssec;
+  if (!cached) {
+    e.protocol = meta.protocol;
+    e.rttMs = meta.rttMs;
+  }
+  if (meta.cnames.length > 0) e.cnames = meta.cnames;
+  if (!cached && meta.referrals !== undefined && meta.referrals.length > 0) {
+    e.referrals = meta.referrals;
+  }
+  e.records = records;
+  if (outcome !== undefined) e.outcome = outcome;
+  if (punycode !== undefined) e.punycode = punycode;
+  if (error !== undefined) e.error = error;
+  return e as unknown as NaptrTraceStep;
+}

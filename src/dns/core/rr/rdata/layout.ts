@@ -1,0 +1,758 @@
+/**
+ * RDATA in presentation form <-> uncompressed wire bytes, driven by the field
+ * layouts of `SCHEMAS` (registry.ts).
+ *
+ * Why not dns-packet here: its name encoder splits on every `.` and writes
+ * labels as UTF-8, and its character-string encoder writes UTF-8 text, so it
+ * cannot carry `\.` inside a label or arbitrary octets (`\255`), both legal
+ * master-file content (RFC 1035 section 5.1). dns-packet stays the reference:
+ * `decodeRdata`/`encodeRdata` (module `core/zone/packet.ts`) use it, and the tests check
+ * byte equality with it for every type both support.
+ */
+import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from '../../zone/lexer.ts';
+import {
+  encodeName,
+  NAME_ERROR_MESSAGES,
+  nameToText,
+  wireNameLength,
+  type NameError,
+} from '../../zone/names.ts';
+import { DNSSEC_ALGORITHMS, typeName } from '../types.ts';
+import type { ZoneCode } from '../../zone/codes.ts';
+import { ByteWriter } from '../../wire/bytes.ts';
+import { hexValue, parseIpv4, parseIpv6 } from '../../../../kit/core/ip.ts';
+
+export { ByteWriter, hexValue, parseIpv4, parseIpv6 };
+
+/** Field kinds of an RDATA layout (`SCHEMAS` in registry.ts). */
+export type FieldKind =
+  | 'u8'
+  | 'u16'
+  | 'u32'
+  /** 32-bit value that accepts TTL units (SOA timers). */
+  | 'period'
+  | 'name'
+  /** One <character-string>. */
+  | 'cstr'
+  /** One or more <character-string>s up to the end (TXT, SPF). */
+  | 'cstrs'
+  | 'ipv4'
+  | 'ipv6'
+  /** Hex octets up to the end, split over any number of tokens. */
+  | 'hex'
+  /** Base64 up to the end, split over any number of tokens. */
+  | 'b64'
+  /** DNSSEC algorithm: a number 0-255 or its mnemonic (RFC 4034 appendix A.1). */
+  | 'alg'
+  /** CAA tag: letters and digits, written as a <character-string>. */
+  | 'tag'
+  /** One string written without a length octet, to the end of RDATA (CAA value, URI target). */
+  | 'text';
+
+/**
+ * A type whose presentation form is not a plain sequence of fields
+ * (`SCHEMAS` in registry.ts): its own reader, wire check and printer, in a
+ * module of this folder.
+ */
+export interface RdataCodec {
+  /** Encode the RDATA tokens `first..lex.count-1` (at least one) of the current entry into `w`. */
+  parse(
+    lex: Lexer,
+    first: number,
+    origin: Uint8Array | undefined,
+    w: ByteWriter,
+    type: number,
+  ): RdataError | undefined;
+  /** Why wire RDATA is not valid for the type (RFC 3597 `\#` input), or undefined. */
+  check(rdata: Uint8Array, type: number): string | undefined;
+  /** Presentation of RDATA that passed `check`; undefined: only the generic form can show it. */
+  print(rdata: Uint8Array, type: number): string | undefined;
+  /** The presentation form may have no token at all (APL: an empty list). */
+  readonly emptyOk?: boolean;
+}
+
+/**
+ * DNSSEC algorithm mnemonics: the IANA names (rr/types.ts) and the spellings
+ * BIND prints (NSEC3DSA, NSEC3RSASHA1, ECCGOST), so that its output reads back.
+ */
+const ALGORITHMS: ReadonlyMap<string, number> = new Map([
+  ...DNSSEC_ALGORITHMS,
+  ['NSEC3DSA', 6],
+  ['NSEC3RSASHA1', 7],
+  ['ECCGOST', 12],
+]);
+
+/** The algorithm number of a mnemonic (case-insensitive), -1 when unknown. */
+export function algorithmNumber(word: string): number {
+  return ALGORITHMS.get(word.toUpperCase()) ?? -1;
+}
+
+/** The mnemonic BIND prints for an algorithm (CERT), or the number. */
+export function algorithmText(v: number): string {
+  for (const [k, n] of ALGORITHMS) if (n === v && !k.includes('-')) return k;
+  return String(v);
+}
+
+export interface RdataError {
+  readonly code: ZoneCode;
+  readonly message: string;
+  /** Token index in the entry the error is about (-1: the end of the entry). */
+  readonly tokenIndex: number;
+}
+
+export function fail(code: ZoneCode, message: string, tokenIndex: number): RdataError {
+  return { code, message, tokenIndex };
+}
+
+export function isError(v: number | RdataError): v is RdataError {
+  return typeof v !== 'number';
+}
+
+/** Token `t` as an unsigned number up to `max`, or why it is not one. */
+export function numberToken(lex: Lexer, t: number, max: number, what: string): number | RdataError {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
+  const v =
+    lex.flags[t]! & TOKEN_QUOTED ? -1 : parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, max);
+  if (v < 0)
+    return fail(
+      'ZONE_BAD_NUMBER',
+      v === -2 ? `${what} out of range (0-${max})` : `${what} must be a number 0-${max}`,
+      t,
+    );
+  return v;
+}
+
+/**
+ * Size of the scratch buffer the parser encodes one RDATA into: the largest
+ * RDATA (65535 octets, RFC 1035 section 3.2.1) plus room, so it never grows.
+ */
+export const RDATA_SCRATCH_SIZE = 70000;
+
+/** Decimal digits only, value <= max; -1 when not a number, -2 when too large. */
+export function parseUint(text: string, start: number, end: number, max: number): number {
+  if (end <= start) return -1;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i) - 0x30;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+    if (v > max) return -2;
+  }
+  return v;
+}
+
+/**
+ * A TTL: decimal seconds or units `1w2d3h4m5s` (BIND syntax, case-insensitive).
+ * Returns -1 when malformed, -2 when over 2^32-1.
+ */
+export function parseTtl(text: string, start: number, end: number): number {
+  if (end <= start) return -1;
+  let total = 0;
+  let cur = 0;
+  let digits = 0;
+  let units = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      cur = cur * 10 + (c - 0x30);
+      if (cur > 0xffffffff) return -2;
+      digits++;
+      continue;
+    }
+    if (digits === 0) return -1;
+    let mul: number;
+    switch (c | 0x20) {
+      case 0x73: // s
+        mul = 1;
+        break;
+      case 0x6d: // m
+        mul = 60;
+        break;
+      case 0x68: // h
+        mul = 3600;
+        break;
+      case 0x64: // d
+        mul = 86400;
+        break;
+      case 0x77: // w
+        mul = 604800;
+        break;
+      default:
+        return -1;
+    }
+    total += cur * mul;
+    if (total > 0xffffffff) return -2;
+    cur = 0;
+    digits = 0;
+    units = true;
+  }
+  if (digits > 0) {
+    // A trailing bare number after units is seconds (BIND accepts "1h30").
+    total += cur;
+  } else if (!units) return -1;
+  if (total > 0xffffffff) return -2;
+  return total;
+}
+
+/**
+ * Decode the character-string content of `text[start, end)` (escapes
+ * resolved, non-ASCII as UTF-8) into `w`. Returns the number of octets, or
+ * -1 for a bad `\DDD`.
+ */
+export function writeStringBytes(
+  text: string,
+  start: number,
+  end: number,
+  w: ByteWriter,
+  escaped: boolean,
+): number {
+  const before = w.len;
+  w.ensure((end - start) * 3 + 4);
+  const buf = w.buf;
+  let o = w.len;
+  if (!escaped) {
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) buf[o++] = c;
+      else {
+        o = utf8(text, i, c, buf, o);
+        if (utf8Pair) i++;
+      }
+    }
+    w.len = o;
+    return o - before;
+  }
+  for (let i = start; i < end; i++) {
+    let c = text.charCodeAt(i);
+    if (c === 0x5c) {
+      if (i + 1 >= end) return -1;
+      const d1 = text.charCodeAt(i + 1);
+      if (d1 >= 0x30 && d1 <= 0x39) {
+        if (i + 3 >= end) return -1;
+        const d2 = text.charCodeAt(i + 2) - 0x30;
+        const d3 = text.charCodeAt(i + 3) - 0x30;
+        if (d2 < 0 || d2 > 9 || d3 < 0 || d3 > 9) return -1;
+        c = (d1 - 0x30) * 100 + d2 * 10 + d3;
+        if (c > 255) return -1;
+        buf[o++] = c;
+        i += 3;
+        continue;
+      }
+      i++;
+      c = d1;
+    }
+    if (c < 0x80) buf[o++] = c;
+    else {
+      o = utf8(text, i, c, buf, o);
+      if (utf8Pair) i++;
+    }
+  }
+  w.len = o;
+  return o - before;
+}
+
+/**
+ * Set by utf8() when it consumed a surrogate pair (two UTF-16 code units).
+ * A flag rather than a callback: a closure over the caller's loop index
+ * would move that index into a heap context on the per-character path.
+ */
+// eslint-disable-next-line no-restricted-syntax -- module state: an out-parameter of utf8(), read right after the call.
+let utf8Pair = false;
+
+function utf8(text: string, i: number, c: number, buf: Uint8Array, o: number): number {
+  utf8Pair = false;
+  if (c < 0x800) {
+    buf[o++] = 0xc0 | (c >> 6);
+    buf[o++] = 0x80 | (c & 0x3f);
+    return o;
+  }
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const lo = text.charCodeAt(i + 1);
+    if (lo >= 0xdc00 && lo <= 0xdfff) {
+      const cp = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+      buf[o++] = 0xf0 | (cp >> 18);
+      buf[o++] = 0x80 | ((cp >> 12) & 0x3f);
+      buf[o++] = 0x80 | ((cp >> 6) & 0x3f);
+      buf[o++] = 0x80 | (cp & 0x3f);
+      utf8Pair = true;
+      return o;
+    }
+  }
+  buf[o++] = 0xe0 | (c >> 12);
+  buf[o++] = 0x80 | ((c >> 6) & 0x3f);
+  buf[o++] = 0x80 | (c & 0x3f);
+  return o;
+}
+
+const B64 = new Int8Array(128).fill(-1);
+{
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) B64[alphabet.charCodeAt(i)] = i;
+}
+
+/** Decode base64 (RFC 4648 section 4, padding required) into w; false when malformed. */
+export function writeBase64(s: string, w: ByteWriter): boolean {
+  if (s.length % 4 !== 0) return false;
+  w.ensure((s.length / 4) * 3);
+  for (let i = 0; i < s.length; i += 4) {
+    const last = i + 4 === s.length;
+    const a = B64[s.charCodeAt(i)] ?? -1;
+    const b = B64[s.charCodeAt(i + 1)] ?? -1;
+    const c3 = s.charCodeAt(i + 2);
+    const c4 = s.charCodeAt(i + 3);
+    if (a < 0 || b < 0) return false;
+    if (last && c3 === 0x3d) {
+      if (c4 !== 0x3d) return false;
+      w.u8((a << 2) | (b >> 4));
+      continue;
+    }
+    const c = B64[c3] ?? -1;
+    if (c < 0) return false;
+    if (last && c4 === 0x3d) {
+      w.u8((a << 2) | (b >> 4));
+      w.u8(((b & 15) << 4) | (c >> 2));
+      continue;
+    }
+    const d = B64[c4] ?? -1;
+    if (d < 0) return false;
+    w.u8((a << 2) | (b >> 4));
+    w.u8(((b & 15) << 4) | (c >> 2));
+    w.u8(((c & 3) << 6) | d);
+  }
+  return true;
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  let s = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    s +=
+      alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + alphabet[n & 63]!;
+  }
+  if (i < bytes.length) {
+    const rest = bytes.length - i;
+    const n = (bytes[i]! << 16) | ((rest > 1 ? bytes[i + 1]! : 0) << 8);
+    s += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]!;
+    s += rest > 1 ? alphabet[(n >> 6) & 63]! + '=' : '==';
+  }
+  return s;
+}
+
+export function toHex(bytes: Uint8Array, upper = true): string {
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return upper ? s.toUpperCase() : s;
+}
+
+/**
+ * Encode tokens `first..lex.count-1` as the fields of `schema` (one wire
+ * field per kind, in order) into `w`.
+ */
+export function encodeFields(
+  lex: Lexer,
+  first: number,
+  type: number,
+  schema: readonly FieldKind[],
+  origin: Uint8Array | undefined,
+  w: ByteWriter,
+): RdataError | undefined {
+  const text = lex.text;
+  const count = lex.count;
+  let t = first;
+  const start = w.len;
+  for (const kind of schema) {
+    if (t >= count) {
+      if (kind === 'hex' || kind === 'b64') {
+        // DS digest etc. may not be empty; report as missing
+      }
+      return fail(
+        'ZONE_MISSING_RDATA',
+        `${typeName(type)} RDATA is missing its ${fieldLabel(kind)}`,
+        -1,
+      );
+    }
+    const s = lex.starts[t]!;
+    const e = lex.ends[t]!;
+    const fl = lex.flags[t]!;
+    switch (kind) {
+      case 'u8':
+      case 'u16':
+      case 'u32': {
+        const max = kind === 'u8' ? 255 : kind === 'u16' ? 65535 : 0xffffffff;
+        const v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, max);
+        if (v < 0)
+          return fail(
+            'ZONE_BAD_NUMBER',
+            v === -2 ? `number out of range (0-${max})` : `expected a number 0-${max}`,
+            t,
+          );
+        if (kind === 'u8') w.u8(v);
+        else if (kind === 'u16') w.u16(v);
+        else w.u32(v);
+        t++;
+        break;
+      }
+      case 'alg': {
+        let v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, 255);
+        if (v === -1) v = algorithmNumber(text.slice(s, e));
+        if (v < 0)
+          return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
+        w.u8(v);
+        t++;
+        break;
+      }
+      case 'period': {
+        const v = fl & TOKEN_QUOTED ? -1 : parseTtl(text, s, e);
+        if (v < 0)
+          return fail('ZONE_BAD_NUMBER', 'expected a time value (seconds or 1h30m form)', t);
+        w.u32(v);
+        t++;
+        break;
+      }
+      case 'name': {
+        const problem = writeNameToken(lex, t, origin, w);
+        if (problem) return problem;
+        t++;
+        break;
+      }
+      case 'cstr':
+      case 'cstrs': {
+        do {
+          const sl = lex.starts[t]!;
+          const el = lex.ends[t]!;
+          const at = w.len;
+          w.u8(0);
+          const n = writeStringBytes(text, sl, el, w, (lex.flags[t]! & TOKEN_ESCAPED) !== 0);
+          if (n < 0)
+            return fail(
+              'ZONE_BAD_ESCAPE',
+              'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
+              t,
+            );
+          if (n > 255)
+            return fail(
+              'ZONE_STRING_TOO_LONG',
+              `character-string of ${n} octets (at most 255, RFC 1035 section 3.3)`,
+              t,
+            );
+          w.buf[at] = n;
+          t++;
+        } while (kind === 'cstrs' && t < count);
+        break;
+      }
+      case 'tag': {
+        for (let i = s; i < e; i++) {
+          const c = text.charCodeAt(i) | 0x20;
+          if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)))
+            return fail(
+              'ZONE_BAD_RDATA',
+              'a CAA tag has only letters and digits (RFC 8659 section 4.1)',
+              t,
+            );
+        }
+        if (e - s === 0 || e - s > 255)
+          return fail('ZONE_BAD_RDATA', 'a CAA tag has 1 to 255 characters', t);
+        w.u8(e - s);
+        writeStringBytes(text, s, e, w, false);
+        t++;
+        break;
+      }
+      case 'text': {
+        const n = writeStringBytes(text, s, e, w, (fl & TOKEN_ESCAPED) !== 0);
+        if (n < 0)
+          return fail(
+            'ZONE_BAD_ESCAPE',
+            'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
+            t,
+          );
+        t++;
+        break;
+      }
+      case 'ipv4': {
+        w.ensure(4);
+        if (fl & TOKEN_QUOTED || !parseIpv4(text, s, e, w.buf, w.len))
+          return fail(
+            'ZONE_BAD_IPV4',
+            'expected an IPv4 address (four decimal octets, RFC 1035 section 3.4.1)',
+            t,
+          );
+        w.len += 4;
+        t++;
+        break;
+      }
+      case 'ipv6': {
+        w.ensure(16);
+        if (fl & TOKEN_QUOTED || !parseIpv6(text, s, e, w.buf, w.len))
+          return fail('ZONE_BAD_IPV6', 'expected an IPv6 address (RFC 4291 section 2.2)', t);
+        w.len += 16;
+        t++;
+        break;
+      }
+      case 'hex': {
+        for (; t < count; t++) {
+          if (!writeHexToken(text, lex.starts[t]!, lex.ends[t]!, w))
+            return fail('ZONE_BAD_HEX', 'expected hexadecimal octets', t);
+        }
+        break;
+      }
+      case 'b64': {
+        let s64 = '';
+        for (; t < count; t++) s64 += text.slice(lex.starts[t], lex.ends[t]);
+        if (!writeBase64(s64, w))
+          return fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', first);
+        break;
+      }
+    }
+  }
+  if (t < count)
+    return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${typeName(type)} RDATA`, t);
+  if (w.len - start > 65535)
+    return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
+  return undefined;
+}
+
+/**
+ * Encode the domain name in token `t` (`@` is the origin; relative names get
+ * the origin appended) into `w`.
+ */
+export function writeNameToken(
+  lex: Lexer,
+  t: number,
+  origin: Uint8Array | undefined,
+  w: ByteWriter,
+): RdataError | undefined {
+  const text = lex.text;
+  const s = lex.starts[t]!;
+  const e = lex.ends[t]!;
+  if (lex.flags[t]! & TOKEN_QUOTED)
+    return fail('ZONE_BAD_NAME', 'a domain name cannot be quoted', t);
+  w.ensure(256);
+  let r: number | string;
+  if (e - s === 1 && text.charCodeAt(s) === 0x40) {
+    if (!origin) return fail('ZONE_NO_ORIGIN', '@ used but no origin is known', t);
+    w.buf.set(origin, w.len);
+    r = w.len + origin.length;
+  } else r = encodeName(text, s, e, origin, w.buf, w.len);
+  if (typeof r !== 'number') {
+    if (r === 'RELATIVE')
+      return fail(
+        'ZONE_NO_ORIGIN',
+        'relative name but no origin is known ($ORIGIN or --origin)',
+        t,
+      );
+    return fail(r as NameError, NAME_ERROR_MESSAGES[r as NameError], t);
+  }
+  w.len = r;
+  return undefined;
+}
+
+function fieldLabel(kind: FieldKind): string {
+  switch (kind) {
+    case 'name':
+      return 'domain name';
+    case 'cstr':
+    case 'cstrs':
+      return 'character-string';
+    case 'ipv4':
+      return 'IPv4 address';
+    case 'ipv6':
+      return 'IPv6 address';
+    case 'hex':
+      return 'hexadecimal data';
+    case 'b64':
+      return 'base64 data';
+    case 'tag':
+      return 'tag';
+    case 'text':
+      return 'value';
+    default:
+      return 'number';
+  }
+}
+
+export function writeHexToken(text: string, s: number, e: number, w: ByteWriter): boolean {
+  if ((e - s) % 2 !== 0) return false;
+  w.ensure((e - s) / 2);
+  for (let i = s; i < e; i += 2) {
+    const h = hexValue(text.charCodeAt(i));
+    const l = hexValue(text.charCodeAt(i + 1));
+    if (h < 0 || l < 0) return false;
+    w.buf[w.len++] = (h << 4) | l;
+  }
+  return true;
+}
+
+/** Check wire RDATA against a layout; returns a problem description or undefined. */
+export function checkWire(schema: readonly FieldKind[], rdata: Uint8Array): string | undefined {
+  let p = 0;
+  const n = rdata.length;
+  for (const kind of schema) {
+    switch (kind) {
+      case 'u8':
+      case 'alg':
+        p += 1;
+        break;
+      case 'u16':
+        p += 2;
+        break;
+      case 'u32':
+      case 'period':
+      case 'ipv4':
+        p += 4;
+        break;
+      case 'ipv6':
+        p += 16;
+        break;
+      case 'name': {
+        const l = wireNameLength(rdata, p, n);
+        if (l < 0) return 'malformed domain name';
+        p += l;
+        break;
+      }
+      case 'cstr':
+      case 'tag':
+        if (p >= n) return 'truncated';
+        p += 1 + rdata[p]!;
+        break;
+      case 'cstrs':
+        if (p >= n) return 'truncated';
+        while (p < n) p += 1 + rdata[p]!;
+        break;
+      case 'hex':
+      case 'b64':
+        if (p >= n) return 'empty data field';
+        p = n;
+        break;
+      case 'text':
+        p = Math.max(p, n);
+        break;
+    }
+    if (p > n) return 'truncated';
+  }
+  if (p !== n) return `${n - p} trailing octets`;
+  return undefined;
+}
+
+/** Quoted presentation of a character-string (`"` and `\` escaped, non-printables as \DDD). */
+export function quoteString(bytes: Uint8Array, start: number, end: number): string {
+  let s = '"';
+  for (let i = start; i < end; i++) {
+    const c = bytes[i]!;
+    if (c === 0x22 || c === 0x5c) s += '\\' + String.fromCharCode(c);
+    else if (c < 0x20 || c > 0x7e) s += '\\' + String(c).padStart(3, '0');
+    else s += String.fromCharCode(c);
+  }
+  return s + '"';
+}
+
+export function ipv6Text(b: Uint8Array, p: number): string {
+  const words: number[] = [];
+  for (let k = 0; k < 8; k++) words.push((b[p + 2 * k]! << 8) | b[p + 2 * k + 1]!);
+  // RFC 5952 section 4.2: compress the longest run (>= 2) of zero words, first if tied.
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let k = 0; k < 8;) {
+    if (words[k] === 0) {
+      let j = k;
+      while (j < 8 && words[j] === 0) j++;
+      if (j - k > bestLen && j - k >= 2) {
+        bestStart = k;
+        bestLen = j - k;
+      }
+      k = j;
+    } else k++;
+  }
+  const hex = words.map((w) => w.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return hex.slice(0, bestStart).join(':') + '::' + hex.slice(bestStart + bestLen).join(':');
+}
+
+/** Presentation of RDATA that fits `schema` (checkWire passed). */
+export function fieldsText(schema: readonly FieldKind[], rdata: Uint8Array): string {
+  const parts: string[] = [];
+  let p = 0;
+  for (const kind of schema) {
+    switch (kind) {
+      case 'u8':
+      case 'alg':
+        parts.push(String(rdata[p]));
+        p += 1;
+        break;
+      case 'u16':
+        parts.push(String((rdata[p]! << 8) | rdata[p + 1]!));
+        p += 2;
+        break;
+      case 'u32':
+      case 'period':
+        parts.push(
+          String(
+            ((rdata[p]! << 24) | (rdata[p + 1]! << 16) | (rdata[p + 2]! << 8) | rdata[p + 3]!) >>>
+              0,
+          ),
+        );
+        p += 4;
+        break;
+      case 'ipv4':
+        parts.push(`${rdata[p]}.${rdata[p + 1]}.${rdata[p + 2]}.${rdata[p + 3]}`);
+        p += 4;
+        break;
+      case 'ipv6':
+        parts.push(ipv6Text(rdata, p));
+        p += 16;
+        break;
+      case 'name': {
+        parts.push(nameToText(rdata, p, false));
+        p += wireNameLength(rdata, p);
+        break;
+      }
+      case 'cstr':
+        parts.push(quoteString(rdata, p + 1, p + 1 + rdata[p]!));
+        p += 1 + rdata[p]!;
+        break;
+      case 'cstrs':
+        while (p < rdata.length) {
+          parts.push(quoteString(rdata, p + 1, p + 1 + rdata[p]!));
+          p += 1 + rdata[p]!;
+        }
+        break;
+      case 'tag': {
+        let t = '';
+        for (let i = p + 1; i < p + 1 + rdata[p]!; i++) t += String.fromCharCode(rdata[i]!);
+        parts.push(t);
+        p += 1 + rdata[p]!;
+        break;
+      }
+      case 'text':
+        parts.push(quoteString(rdata, p, rdata.length));
+        p = rdata.length;
+        break;
+      case 'hex':
+        parts.push(p === rdata.length ? '' : toHex(rdata.subarray(p)));
+        p = rdata.length;
+        break;
+      case 'b64':
+        parts.push(toBase64(rdata.subarray(p)));
+        p = rdata.length;
+        break;
+    }
+  }
+  // An empty hex/base64 tail cannot be written in presentation form.
+  if (parts[parts.length - 1] === '') return genericText(rdata);
+  return parts.join(' ');
+}
+
+export function caaTagOk(rdata: Uint8Array): boolean {
+  const len = rdata[1]!;
+  if (len === 0) return false;
+  for (let i = 2; i < 2 + len; i++) {
+    const c = rdata[i]! | 0x20;
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return false;
+  }
+  return true;
+}
+
+export function genericText(rdata: Uint8Array): string {
+  return rdata.length === 0 ? '\\# 0' : `\\# ${rdata.length} ${toHex(rdata)}`;
+}

@@ -1,0 +1,973 @@
+/**
+ * Column storage for a zone: what the parser streams records into and what a
+ * built Zone reads from. A zone may hold millions of records, so nothing here
+ * is an object per record:
+ *
+ * - RDATA octets live in one arena of 1 MiB blocks; a record is an offset and
+ *   a length in it (an RRset's duplicate points at the first copy).
+ * - Records, RRsets and names are rows of typed-array columns; an RRset links
+ *   its records (`recNext`), a name links its RRsets (`setNext`).
+ * - Owner names are interned once per name (one string, shared by the name
+ *   index, the canonical name list and every view).
+ *
+ * `ResourceRecord`, `RRset` and `ZoneNode` objects are views made on access
+ * (`views.ts`): the model's interfaces stay as they are for their consumers.
+ *
+ * The columns are private: every other module reads them through the store's
+ * methods (`recordType(r)`, `firstRRset(n)`, ...), so the layout can change
+ * without touching its readers; `test/model.test.ts` checks that no module
+ * indexes them. They are TypeScript `private` fields, not `#` fields, and
+ * `add` keeps one body with no default parameter: measured in Node 24 on
+ * 200,000 records, `#` fields and a default parameter on `add` each made the
+ * load (parse, build, validate) 10-35% slower.
+ */
+import { fnv1aBytes, fnv1aText, FNV_OFFSET_BASIS, FNV_PRIME } from '../../../kit/core/hash.ts';
+import type { SourcePosition, ZoneDiagnostic } from './model.ts';
+import { TYPE_RRSIG } from '../rr/types.ts';
+
+/** Where the parser delivers records. */
+export interface RecordSink {
+  /**
+   * One record. `rdata[0, len)` is copied (the caller reuses its buffer).
+   * `line` 0 means no source position; `column` is the column of the
+   * record's first token (1 when not given).
+   */
+  add(
+    owner: string,
+    type: number,
+    cls: number,
+    ttl: number,
+    rdata: Uint8Array,
+    len: number,
+    line: number,
+    file: string,
+    column?: number,
+  ): void;
+}
+
+const BLOCK_BITS = 20;
+/** Arena block size: RDATA is at most 65535 octets, so a record never spans blocks. */
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
+/** RRsets with at least this many records check duplicates with a hash set. */
+const BIG_SET = 32;
+
+/** Record flags. */
+export const REC_DUPLICATE = 1;
+export const REC_OUT_OF_ZONE = 2;
+
+/** Name flags. */
+export const NODE_ENT = 1;
+export const NODE_DELEGATION = 2;
+export const NODE_BELOW_CUT = 4;
+export const NODE_OUT_OF_ZONE = 8;
+
+/** Set flags. */
+const SET_MIXED_REPORTED = 1;
+
+/**
+ * Octets a canonical name (`names.ts`: lowercased, `\DDD` for the rest)
+ * writes as themselves inside a label: `a-z`, `0-9`, `-`, `_`, `*`.
+ */
+const CANON = new Uint8Array(256);
+for (let c = 0x30; c <= 0x39; c++) CANON[c] = 1;
+for (let c = 0x61; c <= 0x7a; c++) CANON[c] = 1;
+CANON[0x2d] = 1;
+CANON[0x5f] = 1;
+CANON[0x2a] = 1;
+const fnvStep = (h: number, c: number) => Math.imul(h ^ c, FNV_PRIME);
+
+/** Whether `text` is a name in the canonical spelling (see CANON; `\DDD` only for the other octets). */
+function isCanonicalName(text: string): boolean {
+  const len = text.length;
+  if (len === 0 || text.charCodeAt(len - 1) !== 0x2e) return false;
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e || (c < 256 && CANON[c])) continue;
+    if (c !== 0x5c || i + 3 >= len) return false;
+    const d1 = text.charCodeAt(i + 1) - 0x30;
+    const d2 = text.charCodeAt(i + 2) - 0x30;
+    const d3 = text.charCodeAt(i + 3) - 0x30;
+    if (d1 >>> 0 > 9 || d2 >>> 0 > 9 || d3 >>> 0 > 9) return false;
+    const v = d1 * 100 + d2 * 10 + d3;
+    if (v > 255 || CANON[v] || (v >= 0x41 && v <= 0x5a)) return false;
+    i += 3;
+  }
+  return true;
+}
+
+function growI32(a: Int32Array, n: number): Int32Array {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+function growU32(a: Uint32Array, n: number): Uint32Array {
+  const b = new Uint32Array(n);
+  b.set(a);
+  return b;
+}
+function growU16(a: Uint16Array, n: number): Uint16Array {
+  const b = new Uint16Array(n);
+  b.set(a);
+  return b;
+}
+function growU8(a: Uint8Array, n: number): Uint8Array {
+  const b = new Uint8Array(n);
+  b.set(a);
+  return b;
+}
+
+/** A diagnostic raised while records arrive, with the record it is about. */
+export interface PendingDiagnostic {
+  readonly rec: number;
+  readonly diagnostic: ZoneDiagnostic;
+}
+
+/**
+ * The store as plain data, as it travels between threads (`toTransfer`,
+ * `fromTransfer`): the columns, the arenas and the counters. Its layout is
+ * the store's own business; code outside `store.ts` only carries it.
+ */
+export interface StoreTransfer {
+  readonly recCount: number;
+  readonly recNode: Int32Array;
+  readonly recType: Uint16Array;
+  readonly recTtl: Uint32Array;
+  readonly recOff: Uint32Array;
+  readonly recLen: Uint16Array;
+  readonly recLine: Uint32Array;
+  readonly recNext: Int32Array;
+  readonly recFlags: Uint8Array;
+  readonly recFile: Uint32Array | undefined;
+  readonly recColumn: Uint32Array | undefined;
+  readonly otherClass: Map<number, number> | undefined;
+  readonly zoneClass: number;
+  readonly files: readonly string[];
+  readonly blocks: readonly Uint8Array[];
+  readonly used: number;
+  readonly nodeCount: number;
+  readonly nodeNameOff: Uint32Array;
+  readonly nodeNameLen: Uint16Array;
+  readonly nodeHash: Uint32Array;
+  readonly nodeFirstSet: Int32Array;
+  readonly nodeFlags: Uint8Array;
+  readonly nameBlocks: readonly Uint8Array[];
+  readonly nameUsed: number;
+  readonly slots: Int32Array;
+  readonly nonCanonical: boolean;
+  readonly setCount: number;
+  readonly setNode: Int32Array;
+  readonly setType: Uint16Array;
+  readonly setTtl: Uint32Array;
+  readonly setFirst: Int32Array;
+  readonly setLast: Int32Array;
+  readonly setSize: Uint32Array;
+  readonly setNext: Int32Array;
+  readonly setFlags: Uint8Array;
+}
+
+/**
+ * Records, RRsets and names as rows of private columns, read through small
+ * methods (row in, value out) that the JIT inlines. Rows:
+ *
+ * - record r in `[0, recordCount)`, in file order;
+ * - RRset s in `[0, rrsetCount)`: its records from `firstRecord(s)` along `nextRecord(r)`;
+ * - name n in `[0, nameCount)`: its RRsets from `firstRRset(n)` along `nextRRset(s)`.
+ *
+ * A chain ends at -1. Row arguments are not checked: a row out of range reads
+ * `undefined` as from any typed array.
+ */
+export class ZoneStore implements RecordSink {
+  // Records, in file order.
+  private recCount = 0;
+  private recNode: Int32Array = new Int32Array(1024);
+  private recType: Uint16Array = new Uint16Array(1024);
+  private recTtl: Uint32Array = new Uint32Array(1024);
+  private recOff: Uint32Array = new Uint32Array(1024);
+  private recLen: Uint16Array = new Uint16Array(1024);
+  private recLine: Uint32Array = new Uint32Array(1024);
+  /** Next record of the same RRset (-1 at the end). */
+  private recNext: Int32Array = new Int32Array(1024);
+  private recFlags: Uint8Array = new Uint8Array(1024);
+  /** File index per record; absent while every record comes from files[0]. */
+  private recFile: Uint32Array | undefined;
+  /** Column of each record's first token; absent while every record starts in column 1. */
+  private recColumn: Uint32Array | undefined;
+  /** Class per record where it differs from `zoneClass` (rare: the parser refuses mixed classes). */
+  private otherClass: Map<number, number> | undefined;
+  private firstClass = 0;
+  private files: string[] = [];
+
+  // RDATA arena.
+  private blocks: Uint8Array[] = [];
+  private block: Uint8Array = new Uint8Array(0);
+  private used = 0;
+
+  // Names: their text (canonical presentation, ASCII) in an arena like RDATA,
+  // found through an open-addressing table in a typed array. No name is a
+  // JavaScript string until asked for (`name(n)`): a million strings and Map
+  // entries would live on the heap and make V8 grow its young generation.
+  private nodeCount = 0;
+  private nodeNameOff: Uint32Array = new Uint32Array(1024);
+  private nodeNameLen: Uint16Array = new Uint16Array(1024);
+  private nodeHash: Uint32Array = new Uint32Array(1024);
+  private nodeFirstSet: Int32Array = new Int32Array(1024);
+  private nodeFlags: Uint8Array = new Uint8Array(1024);
+  private nameBlocks: Uint8Array[] = [];
+  private nameBlock: Uint8Array = new Uint8Array(0);
+  private nameUsed = 0;
+  /** Name table: row + 1 per slot, 0 = free; at most half full. */
+  private slots: Int32Array = new Int32Array(2048);
+  /** Some name is not in the canonical spelling (a record made by hand): `findKey` cannot be used. */
+  private nonCanonical = false;
+  private cachedNode = -1;
+  private cachedName = '';
+
+  // RRsets.
+  private setCount = 0;
+  private setNode: Int32Array = new Int32Array(1024);
+  private setType: Uint16Array = new Uint16Array(1024);
+  private setTtl: Uint32Array = new Uint32Array(1024);
+  private setFirst: Int32Array = new Int32Array(1024);
+  private setLast: Int32Array = new Int32Array(1024);
+  private setSize: Uint32Array = new Uint32Array(1024);
+  /** Next RRset of the same name (-1 at the end). */
+  private setNext: Int32Array = new Int32Array(1024);
+  private setFlags: Uint8Array = new Uint8Array(1024);
+
+  private readonly bigSets = new Map<number, Set<string>>();
+  private readonly pending: PendingDiagnostic[] = [];
+  private lastOwner: string | undefined;
+  private lastNode = -1;
+  private lastFile: string | undefined;
+  private lastFileIndex = 0;
+
+  // --- Moving between threads.
+
+  /**
+   * The store as plain data for `postMessage(data, buffers)`. Once the
+   * buffers are transferred this store is unusable (they are detached).
+   */
+  toTransfer(): { readonly data: StoreTransfer; readonly buffers: ArrayBuffer[] } {
+    const data: StoreTransfer = {
+      recCount: this.recCount,
+      recNode: this.recNode,
+      recType: this.recType,
+      recTtl: this.recTtl,
+      recOff: this.recOff,
+      recLen: this.recLen,
+      recLine: this.recLine,
+      recNext: this.recNext,
+      recFlags: this.recFlags,
+      recFile: this.recFile,
+      recColumn: this.recColumn,
+      otherClass: this.otherClass,
+      zoneClass: this.firstClass,
+      files: this.files,
+      blocks: this.blocks,
+      used: this.used,
+      nodeCount: this.nodeCount,
+      nodeNameOff: this.nodeNameOff,
+      nodeNameLen: this.nodeNameLen,
+      nodeHash: this.nodeHash,
+      nodeFirstSet: this.nodeFirstSet,
+      nodeFlags: this.nodeFlags,
+      nameBlocks: this.nameBlocks,
+      nameUsed: this.nameUsed,
+      slots: this.slots,
+      nonCanonical: this.nonCanonical,
+      setCount: this.setCount,
+      setNode: this.setNode,
+      setType: this.setType,
+      setTtl: this.setTtl,
+      setFirst: this.setFirst,
+      setLast: this.setLast,
+      setSize: this.setSize,
+      setNext: this.setNext,
+      setFlags: this.setFlags,
+    };
+    const buffers = new Set<ArrayBuffer>();
+    for (const v of Object.values(data)) {
+      const list: unknown[] = Array.isArray(v) ? v : [v];
+      for (const x of list)
+        if (ArrayBuffer.isView(x) && x.buffer instanceof ArrayBuffer) buffers.add(x.buffer);
+    }
+    return { data, buffers: [...buffers] };
+  }
+
+  /** A store around received data (`toTransfer` on the other side): nothing is copied. */
+  static fromTransfer(d: StoreTransfer): ZoneStore {
+    const st = new ZoneStore();
+    st.recCount = d.recCount;
+    st.recNode = d.recNode;
+    st.recType = d.recType;
+    st.recTtl = d.recTtl;
+    st.recOff = d.recOff;
+    st.recLen = d.recLen;
+    st.recLine = d.recLine;
+    st.recNext = d.recNext;
+    st.recFlags = d.recFlags;
+    st.recFile = d.recFile;
+    st.recColumn = d.recColumn;
+    st.otherClass = d.otherClass;
+    st.firstClass = d.zoneClass;
+    st.files = [...d.files];
+    st.blocks = [...d.blocks];
+    st.block = st.blocks.at(-1) ?? new Uint8Array(0);
+    st.used = d.used;
+    st.nodeCount = d.nodeCount;
+    st.nodeNameOff = d.nodeNameOff;
+    st.nodeNameLen = d.nodeNameLen;
+    st.nodeHash = d.nodeHash;
+    st.nodeFirstSet = d.nodeFirstSet;
+    st.nodeFlags = d.nodeFlags;
+    st.nameBlocks = [...d.nameBlocks];
+    st.nameBlock = st.nameBlocks.at(-1) ?? new Uint8Array(0);
+    st.nameUsed = d.nameUsed;
+    st.slots = d.slots;
+    st.nonCanonical = d.nonCanonical;
+    st.setCount = d.setCount;
+    st.setNode = d.setNode;
+    st.setType = d.setType;
+    st.setTtl = d.setTtl;
+    st.setFirst = d.setFirst;
+    st.setLast = d.setLast;
+    st.setSize = d.setSize;
+    st.setNext = d.setNext;
+    st.setFlags = d.setFlags;
+    return st;
+  }
+
+  // --- Records.
+
+  get recordCount(): number {
+    return this.recCount;
+  }
+  /** The name row of record r. */
+  recordNode(r: number): number {
+    return this.recNode[r]!;
+  }
+  recordType(r: number): number {
+    return this.recType[r]!;
+  }
+  recordTtl(r: number): number {
+    return this.recTtl[r]!;
+  }
+  /** The next record of r's RRset, or -1. */
+  nextRecord(r: number): number {
+    return this.recNext[r]!;
+  }
+  /** `REC_*` flags of record r. */
+  recordFlags(r: number): number {
+    return this.recFlags[r]!;
+  }
+  /** Add `REC_*` flags to record r. */
+  markRecord(r: number, flags: number): void {
+    this.recFlags[r] = this.recFlags[r]! | flags;
+  }
+  /** Record r's line in its file (0: no source). */
+  recordLine(r: number): number {
+    return this.recLine[r]!;
+  }
+  /** Record r's column (of its first token; 1 when not known). */
+  recordColumn(r: number): number {
+    return this.recColumn ? this.recColumn[r]! : 1;
+  }
+  /** The length of record r's RDATA. */
+  rdataLength(r: number): number {
+    return this.recLen[r]!;
+  }
+
+  /** The RDATA of record r (a view into the arena). */
+  rdata(r: number): Uint8Array {
+    if (this.recLen[r] === 0) return new Uint8Array(0);
+    const off = this.recOff[r]!;
+    const start = off & BLOCK_MASK;
+    return this.blocks[off >>> BLOCK_BITS]!.subarray(start, start + this.recLen[r]!);
+  }
+
+  /** The arena block holding record r's RDATA (no view made); it starts at `rdataStart(r)`. */
+  rdataBlock(r: number): Uint8Array {
+    return this.blocks[this.recOff[r]! >>> BLOCK_BITS]!;
+  }
+
+  rdataStart(r: number): number {
+    return this.recOff[r]! & BLOCK_MASK;
+  }
+
+  /** Record r of this store and record q of `other` have the same RDATA. */
+  sameRdata(r: number, other: ZoneStore, q: number): boolean {
+    const len = this.recLen[r]!;
+    if (len !== other.recLen[q]) return false;
+    const ba = this.rdataBlock(r);
+    const oa = this.rdataStart(r);
+    const bb = other.rdataBlock(q);
+    const ob = other.rdataStart(q);
+    for (let i = 0; i < len; i++) if (ba[oa + i] !== bb[ob + i]) return false;
+    return true;
+  }
+
+  classOf(r: number): number {
+    return this.otherClass?.get(r) ?? this.firstClass;
+  }
+
+  /** The class of the zone's records (0 while empty). */
+  get zoneClass(): number {
+    return this.firstClass;
+  }
+
+  fileOf(r: number): string {
+    return this.files[this.recFile ? this.recFile[r]! : 0] ?? '';
+  }
+
+  /** Where record r was read, or undefined for a record without a source. */
+  source(r: number): SourcePosition | undefined {
+    if (r < 0 || this.recLine[r] === 0) return undefined;
+    return { file: this.fileOf(r), line: this.recLine[r]!, column: this.recordColumn(r) };
+  }
+
+  /** `{ position }` of record r, or nothing for a record without a source. */
+  at(r: number): { position?: ZoneDiagnostic['position'] } {
+    const position = this.source(r);
+    return position ? { position } : {};
+  }
+
+  // --- RRsets.
+
+  get rrsetCount(): number {
+    return this.setCount;
+  }
+  /** The name row of RRset s. */
+  rrsetNode(s: number): number {
+    return this.setNode[s]!;
+  }
+  rrsetType(s: number): number {
+    return this.setType[s]!;
+  }
+  /** The RRset's TTL (the smallest of its records'). */
+  rrsetTtl(s: number): number {
+    return this.setTtl[s]!;
+  }
+  /** Records in the RRset (duplicates not counted). */
+  rrsetSize(s: number): number {
+    return this.setSize[s]!;
+  }
+  /** The RRset's first record (in file order). */
+  firstRecord(s: number): number {
+    return this.setFirst[s]!;
+  }
+  /** The next RRset of s's name, or -1. */
+  nextRRset(s: number): number {
+    return this.setNext[s]!;
+  }
+
+  /** The RRset of `type` at name n, or -1. */
+  findSet(n: number, type: number): number {
+    let s = this.nodeFirstSet[n]!;
+    while (s >= 0 && this.setType[s] !== type) s = this.setNext[s]!;
+    return s;
+  }
+
+  // --- Names.
+
+  get nameCount(): number {
+    return this.nodeCount;
+  }
+  /** The first RRset of name n, or -1 (an empty non-terminal has none). */
+  firstRRset(n: number): number {
+    return this.nodeFirstSet[n]!;
+  }
+  /** `NODE_*` flags of name n. */
+  nameFlags(n: number): number {
+    return this.nodeFlags[n]!;
+  }
+  /** Whether name n has any of the `NODE_*` flags in `flags`. */
+  hasNameFlag(n: number, flags: number): boolean {
+    return (this.nodeFlags[n]! & flags) !== 0;
+  }
+  /** Add `NODE_*` flags to name n. */
+  markName(n: number, flags: number): void {
+    this.nodeFlags[n] = this.nodeFlags[n]! | flags;
+  }
+  /** Octets of name n's text (canonical presentation). */
+  nameLength(n: number): number {
+    return this.nodeNameLen[n]!;
+  }
+
+  /** The name of row n (the canonical presentation string). */
+  name(n: number): string {
+    if (n === this.cachedNode) return this.cachedName;
+    const off = this.nodeNameOff[n]!;
+    const start = off & BLOCK_MASK;
+    const bytes = this.nameBlocks[off >>> BLOCK_BITS]!.subarray(
+      start,
+      start + this.nodeNameLen[n]!,
+    );
+    const s = String.fromCharCode.apply(null, bytes as unknown as number[]);
+    this.cachedNode = n;
+    this.cachedName = s;
+    return s;
+  }
+
+  /** The block holding row n's name text, and where it starts in it. */
+  nameBlockOf(n: number): Uint8Array {
+    return this.nameBlocks[this.nodeNameOff[n]! >>> BLOCK_BITS]!;
+  }
+
+  nameStart(n: number): number {
+    return this.nodeNameOff[n]! & BLOCK_MASK;
+  }
+
+  /** Row n of this store and row m of `other` carry the same name (hash, length, octets). */
+  sameName(n: number, other: ZoneStore, m: number): boolean {
+    const len = this.nodeNameLen[n]!;
+    if (this.nodeHash[n] !== other.nodeHash[m] || len !== other.nodeNameLen[m]) return false;
+    const x = this.nameBlockOf(n);
+    const ox = this.nameStart(n);
+    const y = other.nameBlockOf(m);
+    const oy = other.nameStart(m);
+    for (let k = 0; k < len; k++) if (x[ox + k] !== y[oy + k]) return false;
+    return true;
+  }
+
+  /** The row of a name, or -1. */
+  findName(name: string): number {
+    const h = fnv1aText(name) >>> 0;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] !== h || this.nodeNameLen[n] !== name.length) continue;
+      const b = this.nameBlockOf(n);
+      const o = this.nameStart(n);
+      let k = 0;
+      while (k < name.length && b[o + k] === name.charCodeAt(k)) k++;
+      if (k === name.length) return n;
+    }
+  }
+
+  /** The row of the name `bytes[start, start + len)`, or -1. */
+  private findNameBytes(bytes: Uint8Array, start: number, len: number, h: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] !== h || this.nodeNameLen[n] !== len) continue;
+      const b = this.nameBlockOf(n);
+      const o = this.nameStart(n);
+      let k = 0;
+      while (k < len && b[o + k] === bytes[start + k]) k++;
+      if (k === len) return n;
+    }
+  }
+
+  /**
+   * Whether every name is in the canonical spelling (as the parser writes
+   * them): then `findKey` finds any name by its lookup key.
+   */
+  get canonicalNames(): boolean {
+    return !this.nonCanonical;
+  }
+
+  /**
+   * The row of the name whose lookup key (wire form, ASCII lowercased, as
+   * `wire/name.ts` makes it from a query) is `key`, or -1. The name table is
+   * searched with the hash of the key's canonical spelling, computed from the
+   * key and compared octet by octet, so no string is made and no second index
+   * is needed. Only for a store whose `canonicalNames` holds.
+   */
+  findKey(key: string): number {
+    const klen = key.length;
+    let h = FNV_OFFSET_BASIS;
+    let tlen = 0;
+    if (klen === 1) {
+      h = fnvStep(h, 0x2e);
+      tlen = 1;
+    } else {
+      for (let p = 0; p < klen;) {
+        const l = key.charCodeAt(p);
+        if (l === 0) break;
+        const end = p + 1 + l;
+        for (let k = p + 1; k < end; k++) {
+          const c = key.charCodeAt(k);
+          if (c > 255) return -1;
+          if (CANON[c]) {
+            h = fnvStep(h, c);
+            tlen++;
+          } else {
+            h = fnvStep(h, 0x5c);
+            h = fnvStep(h, 0x30 + ((c / 100) | 0));
+            h = fnvStep(h, 0x30 + (((c / 10) | 0) % 10));
+            h = fnvStep(h, 0x30 + (c % 10));
+            tlen += 4;
+          }
+        }
+        h = fnvStep(h, 0x2e);
+        tlen++;
+        p = end;
+      }
+    }
+    h >>>= 0;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v === 0) return -1;
+      const n = v - 1;
+      if (this.nodeHash[n] === h && this.nodeNameLen[n] === tlen && this.textIsKey(n, key))
+        return n;
+    }
+  }
+
+  /** Row n's canonical text spells the lookup key `key`. */
+  private textIsKey(n: number, key: string): boolean {
+    const b = this.nameBlockOf(n);
+    let t = this.nameStart(n);
+    const klen = key.length;
+    if (klen === 1) return b[t] === 0x2e;
+    for (let p = 0; p < klen;) {
+      const l = key.charCodeAt(p);
+      if (l === 0) return true;
+      const end = p + 1 + l;
+      for (let k = p + 1; k < end; k++) {
+        const c = key.charCodeAt(k);
+        if (CANON[c]) {
+          if (b[t++] !== c) return false;
+        } else {
+          if (b[t] !== 0x5c) return false;
+          const v = (b[t + 1]! - 0x30) * 100 + (b[t + 2]! - 0x30) * 10 + (b[t + 3]! - 0x30);
+          if (v !== c) return false;
+          t += 4;
+        }
+      }
+      if (b[t++] !== 0x2e) return false;
+      p = end;
+    }
+    return true;
+  }
+
+  /** Index of the name, created when new. Names are ASCII (canonical presentation). */
+  node(name: string): number {
+    const found = this.findName(name);
+    if (found >= 0) return found;
+    if (!this.nonCanonical && !isCanonicalName(name)) this.nonCanonical = true;
+    const len = name.length;
+    const n = this.newRow(len);
+    const b = this.nameBlock;
+    const o = this.nameUsed;
+    for (let k = 0; k < len; k++) b[o + k] = name.charCodeAt(k);
+    this.nameUsed = o + len;
+    this.index(n, o, len);
+    return n;
+  }
+
+  /**
+   * The parent of name row n (its name without the first label), created
+   * when new (with no RRsets); -1 for the root. Canonical names write a dot inside a label as
+   * `\046`, so the first `.` ends the first label.
+   */
+  parentOf(n: number): number {
+    const len = this.nodeNameLen[n]!;
+    const b = this.nameBlockOf(n);
+    const o = this.nameStart(n);
+    if (len <= 1) return -1;
+    let dot = 0;
+    while (b[o + dot] !== 0x2e) dot++;
+    // `a.` -> `.` (the root is the one name whose text is a dot alone).
+    const ps = dot + 1 === len ? o + dot : o + dot + 1;
+    const pl = dot + 1 === len ? 1 : len - dot - 1;
+    const h = fnv1aBytes(b, ps, ps + pl) >>> 0;
+    const found = this.findNameBytes(b, ps, pl, h);
+    if (found >= 0) return found;
+    const row = this.newRow(pl);
+    // newRow may have started a new block: copy from the (unchanged) old one.
+    const nb = this.nameBlock;
+    const no = this.nameUsed;
+    for (let k = 0; k < pl; k++) nb[no + k] = b[ps + k]!;
+    this.nameUsed = no + pl;
+    this.index(row, no, pl);
+    return row;
+  }
+
+  /** True when row n is `ancestor` or below it (`ancestor` canonical). */
+  isUnder(n: number, ancestor: string): boolean {
+    if (ancestor === '.') return true;
+    const len = this.nodeNameLen[n]!;
+    const al = ancestor.length;
+    if (len < al) return false;
+    const b = this.nameBlockOf(n);
+    const o = this.nameStart(n);
+    const d = o + len - al;
+    for (let k = 0; k < al; k++) if (b[d + k] !== ancestor.charCodeAt(k)) return false;
+    return len === al || b[d - 1] === 0x2e;
+  }
+
+  /** A new name row with room for `len` octets of text in the current block. */
+  private newRow(len: number): number {
+    const n = this.nodeCount++;
+    if (n === this.nodeFirstSet.length) {
+      const cap = n * 2;
+      this.nodeFirstSet = growI32(this.nodeFirstSet, cap);
+      this.nodeFlags = growU8(this.nodeFlags, cap);
+      this.nodeNameOff = growU32(this.nodeNameOff, cap);
+      this.nodeNameLen = growU16(this.nodeNameLen, cap);
+      this.nodeHash = growU32(this.nodeHash, cap);
+    }
+    this.nodeFirstSet[n] = -1;
+    this.nodeFlags[n] = 0;
+    if (this.nameUsed + len > this.nameBlock.length) {
+      this.nameBlock = new Uint8Array(BLOCK);
+      this.nameBlocks.push(this.nameBlock);
+      this.nameUsed = 0;
+    }
+    return n;
+  }
+
+  /** Put row n (text at `start` of the current block, `len` octets) in the name table. */
+  private index(n: number, start: number, len: number): void {
+    this.nodeNameOff[n] = (this.nameBlocks.length - 1) * BLOCK + start;
+    this.nodeNameLen[n] = len;
+    const b = this.nameBlock;
+    const h = fnv1aBytes(b, start, start + len) >>> 0;
+    this.nodeHash[n] = h;
+    if (this.nodeCount * 2 > this.slots.length) {
+      const old = this.slots;
+      this.slots = new Int32Array(old.length * 2);
+      for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(old[i]! - 1);
+    }
+    this.place(n);
+  }
+
+  private place(n: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = this.nodeHash[n]! & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = n + 1;
+  }
+
+  // --- Filling.
+
+  private growRecords(): void {
+    const cap = this.recNode.length * 2;
+    this.recNode = growI32(this.recNode, cap);
+    this.recType = growU16(this.recType, cap);
+    this.recTtl = growU32(this.recTtl, cap);
+    this.recOff = growU32(this.recOff, cap);
+    this.recLen = growU16(this.recLen, cap);
+    this.recLine = growU32(this.recLine, cap);
+    this.recNext = growI32(this.recNext, cap);
+    this.recFlags = growU8(this.recFlags, cap);
+    if (this.recFile) this.recFile = growU32(this.recFile, cap);
+    if (this.recColumn) this.recColumn = growU32(this.recColumn, cap);
+  }
+
+  private growSets(): void {
+    const cap = this.setNode.length * 2;
+    this.setNode = growI32(this.setNode, cap);
+    this.setType = growU16(this.setType, cap);
+    this.setTtl = growU32(this.setTtl, cap);
+    this.setFirst = growI32(this.setFirst, cap);
+    this.setLast = growI32(this.setLast, cap);
+    this.setSize = growU32(this.setSize, cap);
+    this.setNext = growI32(this.setNext, cap);
+    this.setFlags = growU8(this.setFlags, cap);
+  }
+
+  /** Copy `len` octets into the arena; returns the record offset. */
+  private store(src: Uint8Array, len: number): number {
+    if (len === 0) return 0;
+    if (this.used + len > this.block.length) {
+      this.block = new Uint8Array(BLOCK);
+      this.blocks.push(this.block);
+      this.used = 0;
+    }
+    const start = this.used;
+    const block = this.block;
+    for (let k = 0; k < len; k++) block[start + k] = src[k]!;
+    this.used = start + len;
+    return (this.blocks.length - 1) * BLOCK + start;
+  }
+
+  private sameAs(r: number, src: Uint8Array, len: number): boolean {
+    if (this.recLen[r] !== len) return false;
+    const b = this.rdataBlock(r);
+    const o = this.rdataStart(r);
+    for (let k = 0; k < len; k++) if (b[o + k] !== src[k]) return false;
+    return true;
+  }
+
+  private fileIndex(file: string): number {
+    if (file === this.lastFile) return this.lastFileIndex;
+    let i = this.files.indexOf(file);
+    if (i < 0) {
+      i = this.files.length;
+      this.files.push(file);
+    }
+    if (i > 0 && this.recFile === undefined) this.recFile = new Uint32Array(this.recNode.length);
+    this.lastFile = file;
+    this.lastFileIndex = i;
+    return i;
+  }
+
+  /** Record the column of record r (the column is kept only once one differs from 1). */
+  private setColumn(r: number, column: number): void {
+    if (this.recColumn === undefined) {
+      if (column === 1) return;
+      this.recColumn = new Uint32Array(this.recNode.length).fill(1);
+    }
+    this.recColumn[r] = column;
+  }
+
+  add(
+    owner: string,
+    type: number,
+    cls: number,
+    ttl: number,
+    rdata: Uint8Array,
+    len: number,
+    line: number,
+    file: string,
+    column?: number,
+  ): void {
+    const n = owner === this.lastOwner ? this.lastNode : this.node(owner);
+    this.lastOwner = owner;
+    this.lastNode = n;
+    if (this.recCount === this.recNode.length) this.growRecords();
+    const r = this.recCount++;
+    const fi = this.fileIndex(file);
+    if (this.recFile) this.recFile[r] = fi;
+    if ((column !== undefined && column !== 1) || this.recColumn) this.setColumn(r, column ?? 1);
+    if (this.firstClass === 0) this.firstClass = cls;
+    else if (cls !== this.firstClass) (this.otherClass ??= new Map()).set(r, cls);
+    this.recNode[r] = n;
+    this.recType[r] = type;
+    this.recTtl[r] = ttl;
+    this.recLen[r] = len;
+    this.recLine[r] = line;
+    this.recNext[r] = -1;
+    this.recFlags[r] = 0;
+
+    let last = -1;
+    let s = this.nodeFirstSet[n]!;
+    while (s >= 0 && this.setType[s] !== type) {
+      last = s;
+      s = this.setNext[s]!;
+    }
+    if (s < 0) {
+      if (this.setCount === this.setNode.length) this.growSets();
+      s = this.setCount++;
+      this.setNode[s] = n;
+      this.setType[s] = type;
+      this.setTtl[s] = ttl;
+      this.setFirst[s] = r;
+      this.setLast[s] = r;
+      this.setSize[s] = 1;
+      this.setNext[s] = -1;
+      this.setFlags[s] = 0;
+      if (last < 0) this.nodeFirstSet[n] = s;
+      else this.setNext[last] = s;
+      this.recOff[r] = this.store(rdata, len);
+      return;
+    }
+    // Duplicates: RFC 2181 section 5: "it is meaningless for two RRs of an
+    // RRset to have the same RDATA"; the copy is dropped.
+    let dupOf = -1;
+    const size = this.setSize[s]!;
+    if (size < BIG_SET) {
+      for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
+        if (this.sameAs(q, rdata, len)) {
+          dupOf = q;
+          break;
+        }
+    } else {
+      let seen = this.bigSets.get(s);
+      if (seen === undefined) {
+        seen = new Set();
+        for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
+          seen.add(bytesKey(this.rdata(q), this.recLen[q]!));
+        this.bigSets.set(s, seen);
+      }
+      const k = bytesKey(rdata, len);
+      if (seen.has(k)) {
+        for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
+          if (this.sameAs(q, rdata, len)) {
+            dupOf = q;
+            break;
+          }
+      } else seen.add(k);
+    }
+    if (dupOf >= 0) {
+      this.recFlags[r] = REC_DUPLICATE;
+      this.recOff[r] = this.recOff[dupOf]!;
+      this.pending.push({
+        rec: r,
+        diagnostic: {
+          code: 'ZONE_DUPLICATE_RECORD',
+          message: `duplicate record for ${owner}; the copy is ignored (RFC 2181 section 5)`,
+          severity: 'warning',
+          ...this.at(r),
+          token: owner,
+        },
+      });
+      return;
+    }
+    // RRSIGs at one owner cover different types: each covered type is its own
+    // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
+    // to the TTL of the RRset"), so differing TTLs among them are no fault.
+    if (ttl !== this.setTtl[s] && type === TYPE_RRSIG) {
+      if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
+    } else if (ttl !== this.setTtl[s]) {
+      // RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same";
+      // a client treats differing TTLs as the smallest; so does this server.
+      if (!(this.setFlags[s]! & SET_MIXED_REPORTED)) {
+        this.setFlags[s] = this.setFlags[s]! | SET_MIXED_REPORTED;
+        this.pending.push({
+          rec: r,
+          diagnostic: {
+            code: 'ZONE_MIXED_TTL',
+            message: `RRset ${owner} has records with different TTLs (${this.setTtl[s]} and ${ttl}); the smallest is used (RFC 2181 section 5.2)`,
+            severity: 'warning',
+            ...this.at(r),
+            token: String(ttl),
+          },
+        });
+      }
+      if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
+    }
+    this.recOff[r] = this.store(rdata, len);
+    this.recNext[this.setLast[s]!] = r;
+    this.setLast[s] = r;
+    this.setSize[s] = size + 1;
+  }
+
+  /**
+   * Diagnostics raised while records arrived (duplicates, mixed TTLs), except
+   * those of out-of-zone records, merged in record order with `more` (which
+   * must be in record order too).
+   */
+  takePending(more: PendingDiagnostic[]): ZoneDiagnostic[] {
+    const kept = this.pending.filter((p) => !(this.recFlags[p.rec]! & REC_OUT_OF_ZONE));
+    const out: ZoneDiagnostic[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < kept.length || j < more.length) {
+      if (j >= more.length || (i < kept.length && kept[i]!.rec <= more[j]!.rec))
+        out.push(kept[i++]!.diagnostic);
+      else out.push(more[j++]!.diagnostic);
+    }
+    this.pending.length = 0;
+    this.bigSets.clear();
+    return out;
+  }
+}
+
+function bytesKey(a: Uint8Array, len: number): string {
+  let s = '';
+  for (let i = 0; i < len; i++) s += String.fromCharCode(a[i]!);
+  return s;
+}

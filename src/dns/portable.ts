@@ -1,0 +1,70 @@
+/**
+ * The part of `lexroute/zone` that uses no Node built-in (what the `browser`
+ * export condition gives): parse zone text, build and validate a zone, write
+ * it back, lint NAPTR records, look names up, a record as the typed record
+ * model (`recordOf`). `lexroute/zone` adds reading files and directories,
+ * and dns-packet's structured RDATA views.
+ */
+export type { Diagnostic, Result, Severity, Span } from '../kit/core/diagnostics.ts';
+export type {
+  ResourceRecord,
+  RRset,
+  SourcePosition,
+  Zone,
+  ZoneDiagnostic,
+  ZoneNode,
+} from './core/zone/model.ts';
+export { CLASS_IN } from './core/zone/model.ts';
+export {
+  parseZoneChunks,
+  parseZoneText,
+  type ExpectDirective,
+  type ParseOptions,
+  type ParseResult,
+} from './core/zone/parser.ts';
+export {
+  buildStoreZone,
+  buildZone,
+  type BuildOptions,
+  type BuildResult,
+} from './core/zone/build.ts';
+export { ZoneStore, type RecordSink } from './core/zone/store.ts';
+export { recordOf } from './core/zone/record.ts';
+export type { DnsRecord } from './core/rr/record.ts';
+export { rrToPresentation, writeZone } from './core/zone/writer.ts';
+export {
+  checkExpectations,
+  lintJurisdictionPattern,
+  lintNaptrRecords,
+  naptrFields,
+  parseExpect,
+} from '../ddds/core/lint/naptr-lint.ts';
+export { canonicalSortKey, compareNames, nameToText, nameToWire } from './core/zone/names.ts';
+export { typeName, TYPE_CODES } from './core/rr/types.ts';
+export {
+  findZone,
+  findZoneFor,
+  indexZone,
+  lookupInZone,
+  makeZoneSet,
+  type IndexedZone,
+  type PlacedRRset,
+  type ZoneLookupKind,
+  type ZoneLookupOptions,
+  type ZoneLookupResult,
+  type ZoneSet,
+} from '../authority/core/zone-lookup.ts';
+import {
+  lookupInZone,
+  type ZoneLookupKind,
+  type ZoneLookupOptions,
+  type ZoneLookupResult,
+} from '../authority/core/zone-lookup.ts';
+/** @deprecated Renamed `lookupInZone` (issue 19: "lookup" meant three things). */
+export const lookup = lookupInZone;
+/** @deprecated Renamed `ZoneLookupKind`. */
+export type LookupKind = ZoneLookupKind;
+/** @deprecated Renamed `ZoneLookupOptions`. */
+export type LookupOptions = ZoneLookupOptions;
+/** @deprecated Renamed `ZoneLookupResult`. */
+export type LookupResult = ZoneLookupResult;

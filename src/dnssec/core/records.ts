@@ -1,0 +1,215 @@
+/**
+ * DNSSEC record forms (RFC 4034): key tags, DNSKEY/DS RDATA, the canonical
+ * form of RDATA and RRsets (section 6), the RRSIG signing input (section
+ * 3.1.8.1) and NSEC type bitmaps (section 4.1.2). Pure: signing itself is a
+ * function passed in by the caller (node:crypto lives outside the core).
+ */
+import { keyToWire, nameKey } from '../../dns/core/wire/name.ts';
+
+export const ALG_RSASHA256 = 8;
+export const ALG_ECDSAP256SHA256 = 13;
+export const ALG_ED25519 = 15;
+
+/** DNSKEY flags: Zone Key (256), plus Secure Entry Point (1) for a KSK or CSK. */
+export const FLAGS_ZSK = 256;
+export const FLAGS_KSK = 257;
+
+/** DNSKEY RDATA: flags, protocol 3, algorithm, public key (RFC 4034 section 2.1). */
+export function dnskeyRdata(flags: number, algorithm: number, publicKey: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + publicKey.length);
+  out[0] = flags >>> 8;
+  out[1] = flags & 0xff;
+  out[2] = 3;
+  out[3] = algorithm;
+  out.set(publicKey, 4);
+  return out;
+}
+
+/** The key tag of a DNSKEY RDATA (RFC 4034 appendix B; algorithm 1 is not handled). */
+export function keyTag(rdata: Uint8Array): number {
+  let ac = 0;
+  for (let i = 0; i < rdata.length; i++) ac += i & 1 ? rdata[i]! : rdata[i]! << 8;
+  ac += (ac >>> 16) & 0xffff;
+  return ac & 0xffff;
+}
+
+/** Lowercase the uncompressed name at `o` in place; returns the offset after it, or -1. */
+function lowerName(rd: Uint8Array, o: number): number {
+  let i = o;
+  while (i < rd.length) {
+    const len = rd[i]!;
+    if (len === 0) return i + 1;
+    if (len & 0xc0) return -1;
+    for (let k = i + 1; k <= i + len && k < rd.length; k++) {
+      const c = rd[k]!;
+      if (c >= 0x41 && c <= 0x5a) rd[k] = c | 0x20;
+    }
+    i += 1 + len;
+  }
+  return -1;
+}
+
+function skipStrings(rd: Uint8Array, o: number, n: number): number {
+  let i = o;
+  for (let k = 0; k < n && i < rd.length; k++) i += 1 + rd[i]!;
+  return i;
+}
+
+/**
+ * The canonical RDATA (RFC 4034 section 6.2 item 3, as amended by RFC 6840
+ * section 5.1: NSEC's next name is not lowercased, HINFO has no names): the
+ * domain names of the listed types in lowercase.
+ */
+export function canonicalRdata(type: number, rdata: Uint8Array): Uint8Array {
+  const rd = rdata.slice();
+  switch (type) {
+    case 2: // NS
+    case 3: // MD
+    case 4: // MF
+    case 5: // CNAME
+    case 7: // MB
+    case 8: // MG
+    case 9: // MR
+    case 12: // PTR
+    case 39: // DNAME
+      lowerName(rd, 0);
+      break;
+    case 6: // SOA
+    case 14: // MINFO
+    case 17: {
+      // RP
+      const next = lowerName(rd, 0);
+      if (next > 0) lowerName(rd, next);
+      break;
+    }
+    case 15: // MX
+    case 18: // AFSDB
+    case 21: // RT
+    case 36: // KX
+      lowerName(rd, 2);
+      break;
+    case 26: {
+      // PX
+      const next = lowerName(rd, 2);
+      if (next > 0) lowerName(rd, next);
+      break;
+    }
+    case 33: // SRV
+      lowerName(rd, 6);
+      break;
+    case 35: // NAPTR
+      lowerName(rd, skipStrings(rd, 4, 3));
+      break;
+    case 46: // RRSIG
+      lowerName(rd, 18);
+      break;
+  }
+  return rd;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** The RRSIG fields before the signature (RFC 4034 section 3.1). */
+export interface RrsigHeader {
+  readonly typeCovered: number;
+  readonly algorithm: number;
+  readonly labels: number;
+  readonly originalTtl: number;
+  readonly expiration: number;
+  readonly inception: number;
+  readonly keyTag: number;
+  /** The signer's name (the zone apex), absolute presentation form. */
+  readonly signer: string;
+}
+
+/** RRSIG RDATA up to the signer's name (lowercased wire form). */
+export function rrsigHeaderBytes(h: RrsigHeader): Uint8Array {
+  const signer = keyToWire(nameKey(h.signer));
+  const out = new Uint8Array(18 + signer.length);
+  const v = new DataView(out.buffer);
+  v.setUint16(0, h.typeCovered);
+  out[2] = h.algorithm;
+  out[3] = h.labels;
+  v.setUint32(4, h.originalTtl >>> 0);
+  v.setUint32(8, h.expiration >>> 0);
+  v.setUint32(12, h.inception >>> 0);
+  v.setUint16(16, h.keyTag);
+  out.set(signer, 18);
+  return out;
+}
+
+/** Labels of an owner for RRSIG: the root and a leading `*` not counted (RFC 4034 section 3.1.3). */
+export function rrsigLabels(ownerKey: string): number {
+  let n = 0;
+  let i = 0;
+  while (i < ownerKey.length && ownerKey.charCodeAt(i) !== 0) {
+    n++;
+    i += 1 + ownerKey.charCodeAt(i);
+  }
+  return ownerKey.startsWith('\u0001*') ? n - 1 : n;
+}
+
+/**
+ * The octets an RRSIG signs (RFC 4034 section 3.1.8.1): the RRSIG RDATA
+ * without the signature, then every RR of the set in canonical form and
+ * order (owner lowercased, original TTL, RDATA sorted as octet strings,
+ * duplicates removed).
+ */
+export function signingInput(
+  header: Uint8Array,
+  ownerKey: string,
+  type: number,
+  klass: number,
+  ttl: number,
+  rdatas: readonly Uint8Array[],
+): Uint8Array {
+  const owner = keyToWire(ownerKey);
+  const canon = rdatas.map((r) => canonicalRdata(type, r)).sort(compareBytes);
+  const unique = canon.filter((r, i) => i === 0 || compareBytes(r, canon[i - 1]!) !== 0);
+  let size = header.length;
+  for (const r of unique) size += owner.length + 10 + r.length;
+  const out = new Uint8Array(size);
+  out.set(header, 0);
+  let o = header.length;
+  for (const r of unique) {
+    out.set(owner, o);
+    o += owner.length;
+    out[o++] = type >>> 8;
+    out[o++] = type & 0xff;
+    out[o++] = klass >>> 8;
+    out[o++] = klass & 0xff;
+    out[o++] = (ttl >>> 24) & 0xff;
+    out[o++] = (ttl >>> 16) & 0xff;
+    out[o++] = (ttl >>> 8) & 0xff;
+    out[o++] = ttl & 0xff;
+    out[o++] = r.length >>> 8;
+    out[o++] = r.length & 0xff;
+    out.set(r, o);
+    o += r.length;
+  }
+  return out;
+}
+
+/** The type bitmap of NSEC/NSEC3 (RFC 4034 section 4.1.2): windows of 256 types. */
+export function typeBitmap(types: Iterable<number>): Uint8Array {
+  const sorted = [...new Set(types)].sort((a, b) => a - b);
+  const parts: number[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    const win = sorted[i]! >>> 8;
+    const bits = new Uint8Array(32);
+    let len = 0;
+    while (i < sorted.length && sorted[i]! >>> 8 === win) {
+      const low = sorted[i]! & 0xff;
+      bits[low >>> 3] = bits[low >>> 3]! | (0x80 >>> (low & 7));
+      len = (low >>> 3) + 1;
+      i++;
+    }
+    parts.push(win, len, ...bits.subarray(0, len));
+  }
+  return Uint8Array.from(parts);
+}

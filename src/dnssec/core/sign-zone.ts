@@ -1,0 +1,382 @@
+/**
+ * Zone signing (RFC 4035 section 2, RFC 5155 section 7.1): DNSKEYs at the
+ * apex, the NSEC or NSEC3 chain, and an RRSIG per authoritative RRset and
+ * signing key. Pure: time and randomness (signature jitter) are parameters
+ * and the signature is a function of the key (node:crypto is outside).
+ *
+ * What is signed (RFC 4035 section 2.2): every authoritative RRset; at a
+ * zone cut only DS and NSEC (the NS there and glue below are not
+ * authoritative). KSKs (SEP flag) sign the DNSKEY RRset, ZSKs the rest; a
+ * single key with the SEP flag (a CSK) signs everything.
+ */
+import type { ResourceRecord } from '../../dns/core/zone/model.ts';
+import { keySortKey } from '../../dns/core/zone/dnssec.ts';
+import { canonicalSortKey } from '../../dns/core/zone/names.ts';
+import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
+import { base32hexLower, nsec3Hash } from './sha1.ts';
+import {
+  dnskeyRdata,
+  FLAGS_KSK,
+  keyTag,
+  rrsigHeaderBytes,
+  rrsigLabels,
+  signingInput,
+  typeBitmap,
+} from './records.ts';
+
+const T_NS = 2;
+const T_SOA = 6;
+const T_DS = 43;
+const T_RRSIG = 46;
+const T_NSEC = 47;
+const T_DNSKEY = 48;
+const T_NSEC3 = 50;
+const T_NSEC3PARAM = 51;
+const DNSSEC_TYPES: ReadonlySet<number> = new Set([T_RRSIG, T_NSEC, T_NSEC3, T_NSEC3PARAM]);
+
+export interface ZoneSigningKey {
+  /** 256 (ZSK) or 257 (KSK, or CSK when it is the only kind given). */
+  readonly flags: number;
+  readonly algorithm: number;
+  /** The DNSKEY public key field. */
+  readonly publicKey: Uint8Array;
+  readonly sign: (data: Uint8Array) => Uint8Array;
+}
+
+export interface SignZoneOptions {
+  readonly origin: string;
+  readonly keys: readonly ZoneSigningKey[];
+  readonly denial: 'nsec' | 'nsec3';
+  /** NSEC3 opt-out (RFC 5155 section 6): insecure delegations get no NSEC3. */
+  readonly optOut?: boolean;
+  /** NSEC3 salt and extra iterations; RFC 9276 section 3.1: none and 0. */
+  readonly salt?: Uint8Array;
+  readonly iterations?: number;
+  /** Seconds since the epoch. */
+  readonly now: number;
+  /** Signature validity in seconds (default 30 days) and inception backdating (default 1 hour). */
+  readonly validity?: number;
+  readonly backdate?: number;
+  /** Largest random reduction of an expiration, in seconds (default validity / 8). */
+  readonly jitter?: number;
+  /** [0, 1) */
+  readonly random: () => number;
+  /** The new SOA serial; the input's is kept when undefined. */
+  readonly serial?: number;
+}
+
+interface Owner {
+  readonly key: string;
+  readonly name: string;
+  readonly sets: Map<number, ResourceRecord[]>;
+}
+
+export interface SignZoneResult {
+  readonly records: ResourceRecord[];
+  /** RRsets signed (RRSIG records made = signed x keys used). */
+  readonly signed: number;
+}
+
+/** One signature to make, for one RRSIG of a chunk. */
+export interface SignatureJob {
+  /** Index of the signing key in the options' `keys`. */
+  readonly key: number;
+  /** Index of the RRSIG in the chunk's `records`. */
+  readonly at: number;
+  /** RRSIG RDATA before the signature (RFC 4034 section 3.1). */
+  readonly header: Uint8Array;
+  /** What the key signs (RFC 4034 section 3.1.8.1). */
+  readonly data: Uint8Array;
+}
+
+/**
+ * One owner name of the signed zone: its records in output order (at the
+ * apex the SOA first; then types ascending, records in file order), where
+ * each RRSIG named by a job holds only its header until the signature is
+ * appended (`completeSignature`).
+ */
+export interface SigningChunk {
+  readonly records: ResourceRecord[];
+  readonly jobs: readonly SignatureJob[];
+  /** RRsets of this owner that get signatures. */
+  readonly signed: number;
+}
+
+/**
+ * The signed zone as a sequence of owners in DNSSEC canonical order (the
+ * order `writeZone` prints), each with the signatures still to make. The
+ * random expiration jitter is drawn as the chunks are produced, so any way
+ * of making the signatures (here, in workers) gives the same records.
+ * Earlier RRSIG/NSEC/NSEC3/NSEC3PARAM records are dropped and remade.
+ */
+export function signingPlan(
+  input: Iterable<ResourceRecord>,
+  o: SignZoneOptions,
+): Iterable<SigningChunk> {
+  const originKey = nameKey(o.origin);
+  const owners = groupOwners(input);
+  const apex = owners.get(originKey);
+  const soa = apex?.sets.get(T_SOA)?.[0];
+  if (!apex || !soa) throw new Error(`no SOA at ${o.origin}`);
+  if (o.serial !== undefined) apex.sets.set(T_SOA, [withSerial(soa, o.serial)]);
+  addDnskeys(apex, o.keys, soa.ttl);
+  const soaRd = soa.rdata;
+  const negTtl = Math.min(soa.ttl, readU32(soaRd, soaRd.length - 4));
+  const cuts = new Set<string>();
+  for (const w of owners.values()) if (w.key !== originKey && w.sets.has(T_NS)) cuts.add(w.key);
+  const belowCut = (key: string) => {
+    for (let k = keyParent(key); k !== undefined && k.length >= originKey.length; k = keyParent(k))
+      if (cuts.has(k)) return true;
+    return false;
+  };
+  const auth = [...owners.values()].filter((w) => !belowCut(w.key));
+  if (o.denial === 'nsec') addNsecChain(owners, auth, cuts, negTtl);
+  else addNsec3Chain(owners, auth, cuts, originKey, negTtl, o);
+  return chunks(owners, cuts, o, belowCut);
+}
+
+/** The RRSIG RDATA of a job with its signature. */
+export function completeSignature(job: SignatureJob, signature: Uint8Array): Uint8Array {
+  const rdata = new Uint8Array(job.header.length + signature.length);
+  rdata.set(job.header);
+  rdata.set(signature, job.header.length);
+  return rdata;
+}
+
+/** Sign a zone's records in this thread, with each key's `sign`. */
+export function signZone(input: Iterable<ResourceRecord>, o: SignZoneOptions): SignZoneResult {
+  const records: ResourceRecord[] = [];
+  let signed = 0;
+  for (const chunk of signingPlan(input, o)) {
+    for (const job of chunk.jobs) {
+      const r = chunk.records[job.at]!;
+      const rdata = completeSignature(job, o.keys[job.key]!.sign(job.data));
+      chunk.records[job.at] = { owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
+    }
+    for (const r of chunk.records) records.push(r);
+    signed += chunk.signed;
+  }
+  return { records, signed };
+}
+
+function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
+  const owners = new Map<string, Owner>();
+  for (const r of records) {
+    if (DNSSEC_TYPES.has(r.type)) continue;
+    const key = nameKey(r.owner);
+    let w = owners.get(key);
+    if (!w) owners.set(key, (w = { key, name: keyToName(key), sets: new Map() }));
+    let set = w.sets.get(r.type);
+    if (!set) w.sets.set(r.type, (set = []));
+    set.push({ owner: w.name, type: r.type, class: r.class, ttl: r.ttl, rdata: r.rdata });
+  }
+  return owners;
+}
+
+function readU32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
+}
+
+function withSerial(soa: ResourceRecord, serial: number): ResourceRecord {
+  const rd = soa.rdata.slice();
+  const at = rd.length - 20;
+  rd[at] = (serial >>> 24) & 0xff;
+  rd[at + 1] = (serial >>> 16) & 0xff;
+  rd[at + 2] = (serial >>> 8) & 0xff;
+  rd[at + 3] = serial & 0xff;
+  return { owner: soa.owner, type: soa.type, class: soa.class, ttl: soa.ttl, rdata: rd };
+}
+
+/** The SOA serial of an SOA RDATA. */
+export function soaSerial(rdata: Uint8Array): number {
+  return readU32(rdata, rdata.length - 20);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function addDnskeys(apex: Owner, keys: readonly ZoneSigningKey[], ttl: number): void {
+  const set = apex.sets.get(T_DNSKEY) ?? [];
+  const keyTtl = set[0]?.ttl ?? ttl;
+  for (const k of keys) {
+    const rdata = dnskeyRdata(k.flags, k.algorithm, k.publicKey);
+    if (!set.some((r) => sameBytes(r.rdata, rdata)))
+      set.push({ owner: apex.name, type: T_DNSKEY, class: 1, ttl: keyTtl, rdata });
+  }
+  apex.sets.set(T_DNSKEY, set);
+}
+
+function put(owners: Map<string, Owner>, key: string, type: number, ttl: number, rd: Uint8Array) {
+  let w = owners.get(key);
+  if (!w) owners.set(key, (w = { key, name: keyToName(key), sets: new Map() }));
+  w.sets.set(type, [{ owner: w.name, type, class: 1, ttl, rdata: rd }]);
+}
+
+/** RFC 4035 section 2.3: one NSEC per authoritative name and cut, in canonical order. */
+function addNsecChain(
+  owners: Map<string, Owner>,
+  auth: readonly Owner[],
+  cuts: ReadonlySet<string>,
+  ttl: number,
+): void {
+  const sorted = auth.map((w) => ({ w, s: keySortKey(w.key) }));
+  sorted.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+  for (let i = 0; i < sorted.length; i++) {
+    const w = sorted[i]!.w;
+    const next = keyToWire(sorted[(i + 1) % sorted.length]!.w.key);
+    const types = cuts.has(w.key)
+      ? [...w.sets.keys()].filter((t) => t === T_NS || t === T_DS)
+      : [...w.sets.keys()];
+    const bitmap = typeBitmap([...types, T_RRSIG, T_NSEC]);
+    const rd = new Uint8Array(next.length + bitmap.length);
+    rd.set(next);
+    rd.set(bitmap, next.length);
+    put(owners, w.key, T_NSEC, ttl, rd);
+  }
+}
+
+/** RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal, hash order. */
+function addNsec3Chain(
+  owners: Map<string, Owner>,
+  auth: readonly Owner[],
+  cuts: ReadonlySet<string>,
+  originKey: string,
+  ttl: number,
+  o: SignZoneOptions,
+): void {
+  const salt = o.salt ?? new Uint8Array(0);
+  const iterations = o.iterations ?? 0;
+  const names: { key: string; types: number[] }[] = [];
+  const ents = new Set<string>();
+  for (const w of auth) {
+    const cut = cuts.has(w.key);
+    // Opt-out: an insecure delegation (no DS) is left out of the chain.
+    if (cut && o.optOut && !w.sets.has(T_DS)) continue;
+    let types: number[];
+    if (cut) types = w.sets.has(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
+    else types = [...w.sets.keys(), T_RRSIG];
+    if (w.key === originKey) types.push(T_NSEC3PARAM);
+    names.push({ key: w.key, types });
+    // Empty non-terminals between the name and the apex get an NSEC3 too.
+    for (let k = keyParent(w.key); k !== undefined && k.length > originKey.length; k = keyParent(k))
+      if (!owners.has(k) && !ents.has(k)) {
+        ents.add(k);
+        names.push({ key: k, types: [] });
+      }
+  }
+  const hashed = names.map(({ key, types }) => ({
+    hash: nsec3Hash(keyToWire(key), salt, iterations),
+    types,
+  }));
+  hashed.sort((a, b) => compareHash(a.hash, b.hash));
+  const head = [1, o.optOut ? 1 : 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt];
+  for (let i = 0; i < hashed.length; i++) {
+    const h = hashed[i]!;
+    const next = hashed[(i + 1) % hashed.length]!.hash;
+    const bitmap = typeBitmap(h.types);
+    const rd = Uint8Array.from([...head, next.length, ...next, ...bitmap]);
+    const owner = `${String.fromCharCode(32)}${base32hexLower(h.hash)}${originKey}`;
+    put(owners, owner, T_NSEC3, ttl, rd);
+  }
+  const param = Uint8Array.from([1, 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt]);
+  put(owners, originKey, T_NSEC3PARAM, 0, param);
+}
+
+function compareHash(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+interface Signers {
+  readonly o: SignZoneOptions;
+  readonly forKeys: readonly { readonly index: number; readonly tag: number }[];
+  readonly forData: readonly { readonly index: number; readonly tag: number }[];
+  readonly validity: number;
+  readonly jitter: number;
+  readonly inception: number;
+}
+
+function signers(o: SignZoneOptions): Signers {
+  const tagged = (ksk: boolean) =>
+    o.keys
+      .map((k, index) => ({ k, index }))
+      .filter(({ k }) => (k.flags === FLAGS_KSK) === ksk)
+      .map(({ k, index }) => ({
+        index,
+        tag: keyTag(dnskeyRdata(k.flags, k.algorithm, k.publicKey)),
+      }));
+  const ksks = tagged(true);
+  const zsks = tagged(false);
+  const validity = o.validity ?? 30 * 86400;
+  return {
+    o,
+    forKeys: ksks.length ? ksks : zsks,
+    forData: zsks.length ? zsks : ksks,
+    validity,
+    jitter: o.jitter ?? Math.floor(validity / 8),
+    inception: o.now - (o.backdate ?? 3600),
+  };
+}
+
+/** The owners in canonical order, each as a chunk (glue and non-authoritative cut data unsigned). */
+function* chunks(
+  owners: Map<string, Owner>,
+  cuts: ReadonlySet<string>,
+  o: SignZoneOptions,
+  belowCut: (key: string) => boolean,
+): Generator<SigningChunk> {
+  const s = signers(o);
+  const order = [...owners.values()].map((w) => ({ w, s: canonicalSortKey(w.name) }));
+  order.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+  for (let i = 0; i < order.length; i++) {
+    const w = order[i]!.w;
+    order[i] = undefined as never;
+    owners.delete(w.key);
+    yield ownerChunk(w, belowCut(w.key), cuts.has(w.key), s);
+  }
+}
+
+interface Entry {
+  readonly rr: ResourceRecord;
+  readonly job?: Omit<SignatureJob, 'at'>;
+}
+
+function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningChunk {
+  const entries: Entry[] = [];
+  let signed = 0;
+  for (const [type, set] of w.sets) {
+    let ttl = set[0]!.ttl;
+    for (const r of set) if (r.ttl < ttl) ttl = r.ttl;
+    for (const r of set)
+      entries.push({ rr: { owner: r.owner, type: r.type, class: r.class, ttl, rdata: r.rdata } });
+    if (glue || (cut && type !== T_DS && type !== T_NSEC)) continue;
+    signed++;
+    const expiration = s.o.now + s.validity - Math.floor(s.o.random() * s.jitter);
+    const rdatas = set.map((r) => r.rdata);
+    for (const { index, tag } of type === T_DNSKEY ? s.forKeys : s.forData) {
+      const header = rrsigHeaderBytes({
+        typeCovered: type,
+        algorithm: s.o.keys[index]!.algorithm,
+        labels: rrsigLabels(w.key),
+        originalTtl: ttl,
+        expiration,
+        inception: s.inception,
+        keyTag: tag,
+        signer: s.o.origin,
+      });
+      const data = signingInput(header, w.key, type, 1, ttl, rdatas);
+      const rr = { owner: w.name, type: T_RRSIG, class: 1, ttl, rdata: header };
+      entries.push({ rr, job: { key: index, header, data } });
+    }
+  }
+  // As writeZone prints: the SOA first, then types ascending, file order within a type.
+  const rank = (r: ResourceRecord) => (r.type === T_SOA ? -1 : r.type);
+  entries.sort((a, b) => rank(a.rr) - rank(b.rr));
+  const jobs: SignatureJob[] = [];
+  const records = entries.map((e, at) => {
+    if (e.job) jobs.push({ ...e.job, at });
+    return e.rr;
+  });
+  return { records, jobs, signed };
+}

@@ -1,0 +1,185 @@
+/**
+ * The bridge from the LEX URN library to the matcher: parse, normalise
+ * (RFC 9676 section 10.3: "The resolution process SHOULD implement a
+ * normalization of the uniform name to be resolved"), and cut the canonical
+ * text into the parts the catalogue compares. No second parser: every part is
+ * a slice of the canonical URN at the spans the URN library reports.
+ */
+import { canonicalizeLexUrn, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
+import type { UrnCode } from '../../urn/core/codes.ts';
+import type {
+  LegacyUrnAnalysis,
+  MatchQuery,
+  UrnAnalysis,
+  UrnAnalysisErr,
+  UrnAnalysisError,
+  UrnAnalysisOk,
+  WorkKey,
+} from './model.ts';
+
+export interface AnalyseOptions {
+  /**
+   * Accept an incomplete reference with no number (`...:legge:2006-05-14`),
+   * which RFC 9676 section 10.3 calls "normal and natural" in citations: the
+   * query then has no numbers (and a lone non-year period is read as the
+   * number). Off for catalogue rows, which must be complete names.
+   */
+  readonly incomplete?: boolean;
+}
+
+/** Stands in for the missing number while the URN library parses an incomplete reference. */
+const PLACEHOLDER = 'lex-0';
+
+/** Parse and normalise one LEX URN (reference) into a `MatchQuery`. Never throws. */
+export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAnalysis {
+  let first = parseLexUrn(text);
+  let missingNumber = false;
+  if (!first.ok) {
+    const e = first.error;
+    if (options.incomplete && e.code === 'LEX_MISSING_NUMBER' && e.span.start === e.span.end) {
+      const patched = parseLexUrn(
+        `${text.slice(0, e.span.start)};${PLACEHOLDER}${text.slice(e.span.start)}`,
+      );
+      if (patched.ok) {
+        first = patched;
+        missingNumber = true;
+      }
+    }
+  }
+  if (!first.ok) {
+    const e = first.error;
+    return new AnalysisRefused(e.code, e.message, e.span);
+  }
+  const canonical = canonicalizeLexUrn(first.value).canonical;
+  let tree: LexUrn = first.value;
+  if (canonical !== first.value.input) {
+    const again = parseLexUrn(canonical);
+    /* c8 ignore next 8: the canonical form of a valid URN is valid */
+    if (!again.ok) {
+      return new AnalysisRefused(
+        again.error.code,
+        `canonical form does not parse: ${again.error.message}`,
+        undefined,
+      );
+    }
+    tree = again.value;
+  }
+  return new Analysed(queryFromTree(tree, missingNumber));
+}
+
+/**
+ * The results of `analyseLexUrn`. `value` / `error` are getters (`error`
+ * built on first read), so `{...r}`, JSON and deep equality see the older
+ * fields (`query`; `code`, `message`, `span`) exactly as before.
+ */
+class Analysed implements UrnAnalysisOk {
+  readonly ok = true as const;
+  /** @deprecated use `value`. */
+  readonly query: MatchQuery;
+  constructor(query: MatchQuery) {
+    this.query = query;
+  }
+  get value(): MatchQuery {
+    return this.query;
+  }
+}
+
+class AnalysisRefused implements UrnAnalysisErr {
+  readonly ok = false as const;
+  /** @deprecated use `error.code`. */
+  readonly code: UrnCode;
+  /** @deprecated use `error.message`. */
+  readonly message: string;
+  /** @deprecated use `error.span`. */
+  readonly span?: { readonly start: number; readonly end: number };
+  #error: UrnAnalysisError | undefined;
+  constructor(
+    code: UrnCode,
+    message: string,
+    span: { readonly start: number; readonly end: number } | undefined,
+  ) {
+    this.code = code;
+    this.message = message;
+    if (span !== undefined) this.span = span;
+  }
+  get error(): UrnAnalysisError {
+    return (this.#error ??=
+      this.span === undefined
+        ? { code: this.code, message: this.message }
+        : { code: this.code, message: this.message, span: this.span });
+  }
+}
+
+/**
+ * What an analyser returned, as a `UrnAnalysis`: the object itself when it
+ * has `value` / `error` (every analyser of this library), or the same answer
+ * rebuilt from the older fields a caller's own analyser may still return
+ * (the one reader of those deprecated fields in src).
+ */
+export function toUrnAnalysis(a: UrnAnalysis | LegacyUrnAnalysis): UrnAnalysis {
+  if (a.ok) return 'value' in a ? a : new Analysed(a.query);
+  return 'error' in a ? a : new AnalysisRefused(a.code, a.message, a.span);
+}
+
+/** `analyseLexUrn` with incomplete references accepted (the resolver's request path). */
+export function analyseReference(text: string): UrnAnalysis {
+  return analyseLexUrn(text, { incomplete: true });
+}
+
+function queryFromTree(u: LexUrn, missingNumber: boolean): MatchQuery {
+  const t = u.input;
+  const s = (span: { start: number; end: number }): string => t.slice(span.start, span.end);
+  const w = u.work;
+  const d = w.details;
+  const work: {
+    -readonly [K in keyof WorkKey]: WorkKey[K] extends readonly string[] ? string[] : WorkKey[K];
+  } = {
+    jurisdiction: s(u.jurisdiction.span),
+    authority: s(w.authority.span),
+    measure: s(w.measure.span),
+    dates: d.dates ? d.dates.map((x) => x.iso.text) : [],
+    period: d.period ? d.period.text : null,
+    numbers: d.numbers.kind === 'ids' ? d.numbers.ids.map((x) => x.text) : [d.numbers.text.text],
+    annexes: w.annexes.map((a) => s(a.span)),
+  };
+  // Without the placeholder number (and its ";"), the names below are the reference as written.
+  const cut = missingNumber ? { start: d.numbers.span.start - 1, end: d.numbers.span.end } : null;
+  const s2 = (end: number): string =>
+    cut && end >= cut.end ? t.slice(0, cut.start) + t.slice(cut.end, end) : t.slice(0, end);
+  if (missingNumber) {
+    work.numbers.length = 0;
+    // A lone numeric element that is not a year (`...:lei:10406`, `185.273`) is
+    // more likely the number; words stay a period (`14.legislature`).
+    if (work.period !== null && !/^\d{4}$/.test(work.period) && /^\d[\d.-]*$/.test(work.period)) {
+      work.numbers.push(work.period);
+      work.period = null;
+    }
+  }
+  const workUrn = s2(w.span.end);
+  const end = u.manifestation?.span.end ?? u.expression?.span.end ?? w.span.end;
+  const ex = u.expression;
+  const m = u.manifestation;
+  return {
+    urn: s2(end),
+    workUrn,
+    work,
+    expression: ex
+      ? {
+          version: s(ex.version.span),
+          versionDate:
+            ex.version.amendment.kind === 'date' ? ex.version.amendment.date.iso.text : null,
+          language: ex.language ? ex.language.text : null,
+        }
+      : null,
+    manifestation: m
+      ? {
+          editor: s(m.editor.span),
+          format: s(m.format.span),
+          component: m.component ? s(m.component.span) : null,
+          feature: m.feature ? s(m.feature.span) : null,
+        }
+      : null,
+    partition: u.partition ? u.partition.text : null,
+    qComponent: u.qComponent ? u.qComponent.text : null,
+  };
+}

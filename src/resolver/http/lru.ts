@@ -1,0 +1,213 @@
+import { fnv1aText } from '../../kit/core/hash.ts';
+
+/**
+ * A least-recently-used map of bounded size with O(1) `get`, `set` and
+ * eviction: a `Map` from key to slot, and the recency order as a doubly
+ * linked list over slot numbers in typed arrays.
+ *
+ * (A plain `Map` used as an LRU, evicting `keys().next()`, is O(size) per
+ * eviction in V8: deleted entries stay as holes at the front of the
+ * insertion-ordered table until it is rehashed, and every `keys().next()`
+ * walks over them.)
+ */
+export class LruCache<V> {
+  readonly capacity: number;
+  /** Bound on the sum of `sizeOf` over the entries (Infinity: count only). */
+  readonly maxBytes: number;
+  readonly #sizeOf: (key: string, value: V) => number;
+  readonly #sizes: Float64Array;
+  #bytes = 0;
+  /** Slots freed by byte evictions, reused first. */
+  readonly #free: number[] = [];
+  /** Slots handed out so far. */
+  #used = 0;
+  readonly #index = new Map<string, number>();
+  readonly #keys: string[] = [];
+  readonly #values: V[] = [];
+  /** Towards older entries. */
+  readonly #next: Int32Array;
+  /** Towards newer entries. */
+  readonly #prev: Int32Array;
+  /** Most recently used slot, or -1. */
+  #head = -1;
+  /** Least recently used slot, or -1. */
+  #tail = -1;
+
+  /**
+   * At most `capacity` entries and, when `maxBytes` is given, at most that
+   * many bytes as measured by `sizeOf` (an entry larger than `maxBytes` is
+   * not kept).
+   */
+  constructor(
+    capacity: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+    sizeOf: (key: string, value: V) => number = () => 0,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`LRU capacity must be a positive integer, got ${capacity}`);
+    }
+    if (!(maxBytes >= 0)) throw new RangeError(`LRU maxBytes must be >= 0, got ${maxBytes}`);
+    this.capacity = capacity;
+    this.maxBytes = maxBytes;
+    this.#sizeOf = sizeOf;
+    this.#next = new Int32Array(capacity);
+    this.#prev = new Int32Array(capacity);
+    this.#sizes = new Float64Array(capacity);
+  }
+
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** The sum of `sizeOf` over the entries. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  #evictTail(): number {
+    const slot = this.#tail;
+    this.#index.delete(this.#keys[slot] as string);
+    this.#unlink(slot);
+    this.#bytes -= this.#sizes[slot] as number;
+    this.#sizes[slot] = 0;
+    this.#values[slot] = undefined as V;
+    return slot;
+  }
+
+  /** The value, marked most recently used; undefined when absent. */
+  get(key: string): V | undefined {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return undefined;
+    if (slot !== this.#head) {
+      this.#unlink(slot);
+      this.#pushFront(slot);
+    }
+    return this.#values[slot];
+  }
+
+  /** Store as most recently used; least recently used entries go when full (by count or bytes). */
+  set(key: string, value: V): void {
+    const size = this.#sizeOf(key, value);
+    let slot = this.#index.get(key);
+    if (slot !== undefined) {
+      this.#bytes += size - (this.#sizes[slot] as number);
+      this.#sizes[slot] = size;
+      this.#values[slot] = value;
+      if (slot !== this.#head) {
+        this.#unlink(slot);
+        this.#pushFront(slot);
+      }
+      this.#shrink(slot);
+      return;
+    }
+    if (size > this.maxBytes) return;
+    if (this.#free.length > 0) slot = this.#free.pop() as number;
+    else if (this.#used < this.capacity) slot = this.#used++;
+    else slot = this.#evictTail();
+    this.#keys[slot] = key;
+    this.#values[slot] = value;
+    this.#sizes[slot] = size;
+    this.#bytes += size;
+    this.#index.set(key, slot);
+    this.#pushFront(slot);
+    this.#shrink(slot);
+  }
+
+  /** Evict least recently used entries (never `keep`) until within `maxBytes`. */
+  #shrink(keep: number): void {
+    while (this.#bytes > this.maxBytes && this.#tail !== -1 && this.#tail !== keep) {
+      this.#free.push(this.#evictTail());
+    }
+    if (this.#bytes > this.maxBytes && this.#tail === keep) {
+      this.#free.push(this.#evictTail());
+    }
+  }
+
+  /** Keys from most to least recently used (for tests and diagnostics). */
+  keys(): string[] {
+    const out: string[] = [];
+    for (let s = this.#head; s !== -1; s = this.#next[s] as number)
+      out.push(this.#keys[s] as string);
+    return out;
+  }
+
+  clear(): void {
+    this.#index.clear();
+    this.#keys.length = 0;
+    this.#values.length = 0;
+    this.#sizes.fill(0);
+    this.#bytes = 0;
+    this.#free.length = 0;
+    this.#used = 0;
+    this.#head = -1;
+    this.#tail = -1;
+  }
+
+  #unlink(slot: number): void {
+    const p = this.#prev[slot] as number;
+    const n = this.#next[slot] as number;
+    if (p === -1) this.#head = n;
+    else this.#next[p] = n;
+    if (n === -1) this.#tail = p;
+    else this.#prev[n] = p;
+  }
+
+  #pushFront(slot: number): void {
+    this.#prev[slot] = -1;
+    this.#next[slot] = this.#head;
+    if (this.#head !== -1) this.#prev[this.#head] = slot;
+    this.#head = slot;
+    if (this.#tail === -1) this.#tail = slot;
+  }
+}
+
+/**
+ * Cache admission on the second request: a direct-mapped table of 32-bit
+ * fingerprints of recently offered keys. `offer` says whether the key was
+ * offered before (and still remembered); a key seen for the first time is
+ * remembered and refused. A stream of URNs each asked once (a crawler, a
+ * bulk link check) then leaves the answer cache alone instead of evicting
+ * the popular answers and churning the garbage collector's old generation,
+ * and a popular URN is cached from its second request on. This is the
+ * "doorkeeper" of TinyLFU (Einziger, Friedman, Manes, "TinyLFU: A Highly
+ * Efficient Cache Admission Policy", 2017) without the frequency sketch.
+ *
+ * Two keys with the same slot evict each other's memory (one more miss);
+ * two keys with the same slot and fingerprint are taken for one (one
+ * answer admitted early): both cost a little efficiency, never correctness.
+ */
+export class Doorkeeper {
+  readonly #seen: Int32Array;
+  readonly #mask: number;
+
+  /** `slots` is rounded up to a power of two (at least 64). */
+  constructor(slots: number) {
+    if (!Number.isInteger(slots) || slots < 1) {
+      throw new RangeError(`doorkeeper size must be a positive integer, got ${slots}`);
+    }
+    let size = 64;
+    while (size < slots) size *= 2;
+    this.#seen = new Int32Array(size);
+    this.#mask = size - 1;
+  }
+
+  /** True when `key` was offered before; otherwise remembers it and returns false. */
+  offer(key: string): boolean {
+    // FNV-1a over UTF-16 code units, then a final mix so that the low bits
+    // (the slot) depend on every character.
+    let h = fnv1aText(key);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x7feb352d);
+    h ^= h >>> 15;
+    // 0 marks an empty slot: never store it as a fingerprint.
+    const fingerprint = h | 1;
+    const slot = (h >>> 7) & this.#mask;
+    if (this.#seen[slot] === fingerprint) return true;
+    this.#seen[slot] = fingerprint;
+    return false;
+  }
+
+  clear(): void {
+    this.#seen.fill(0);
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * `lexroute zone build`: a routing table -> the zone file that implements it.
+ *
+ * - ORDER comes from the table's order (`routeOrder`): the first route has
+ *   ORDER 100, the next 110, ...; the default a round hundred above them
+ *   (200 for one to ten routes, 100 when it is alone). RFC 3403 section 4.1: "once a match is found
+ *   the client MUST NOT consider records with a different Order", so a more
+ *   specific route listed first locks out the catch-all, as the sample zones
+ *   do by hand. PREFERENCE only ranks the records of one route (one per
+ *   service of a `U` route: 10, 20, 30, ...).
+ * - A prefix route's REGEXP is anchored at both ends, its dots and other ERE
+ *   metacharacters escaped (`quoteEre`), the part closed by a bracket
+ *   expression of the characters that may follow it (`[;:]`), and the `i`
+ *   flag set (LEX names are case-insensitive). No bracket expression ends in
+ *   `-` (BIND's validator refuses `[0-9-]`, which POSIX allows); none starts
+ *   with `[:` (read as a character class by some engines).
+ * - Zone-file text doubles every backslash and escapes quotes (RFC 1035
+ *   section 5.1), so `\.` is written `\\.` and `\1` is `\\1`.
+ * - After each route a `; expect` line says what its example URN gives,
+ *   which `lexroute zone check` verifies with the client's own DDDS step.
+ * - The same table gives the same bytes: no clock, no randomness, no
+ *   ordering that depends on anything but the table.
+ */
+import { absoluteLowerName } from '../../kit/core/names.ts';
+import { formatSubstitution, type ReplPart } from '../../ddds/core/subst.ts';
+import { quoteEre } from '../../ddds/core/ere.ts';
+import {
+  defaultOrder,
+  routeOrder,
+  type Route,
+  type RouteTarget,
+  type RoutingTable,
+  type TableDiagnostic,
+} from './model.ts';
+import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
+import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
+import type { NaptrData } from '../../dns/core/rr/record.ts';
+
+/**
+ * One NAPTR record as fields (wire values, single backslashes): the record
+ * model's NAPTR (`core/rr/record.ts`); `replacement` is an absolute name, or
+ * `.` when the REGEXP gives the output.
+ */
+export type BuiltNaptr = NaptrData;
+
+export interface BuildResult {
+  readonly text: string;
+  readonly diagnostics: readonly TableDiagnostic[];
+}
+
+const DELIMITERS = ['!', '#', '@', ',', '=', '&', '_'];
+
+const absolute = absoluteLowerName;
+
+function bare(name: string): string {
+  const n = name.toLowerCase();
+  return n.endsWith('.') ? n.slice(0, -1) : n;
+}
+
+/** The ERE of a route: `^urn:lex:<quoted prefix>[<boundary>].*$`, grouped when the output copies the AUS. */
+export function routeEre(prefix: LexPrefix | undefined, group: boolean): string {
+  if (prefix === undefined) return group ? '^(.*)$' : '^.*$';
+  const body = `${quoteEre(prefixUrn(prefix))}[${BOUNDARY[prefix.level]}].*`;
+  return group ? `^(${body})$` : `^${body}$`;
+}
+
+/** A template with `{urn}` (back-reference 1) and `{service}` as replacement parts. */
+function templateParts(template: string, service: string): ReplPart[] {
+  const parts: ReplPart[] = [];
+  const pieces = template.replaceAll('{service}', service).split('{urn}');
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) parts.push({ kind: 'backref', group: 1, span: { start: 0, end: 0 } });
+    if (pieces[i] !== '') parts.push({ kind: 'text', text: pieces[i]! });
+  }
+  return parts;
+}
+
+/** The REGEXP field for an ERE and replacement parts: the first delimiter neither uses. */
+function substitution(
+  ere: string,
+  repl: readonly ReplPart[],
+  caseInsensitive: boolean,
+): Result<string, Failure<'TABLE_UNREPRESENTABLE'>> {
+  const text = repl.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+  for (const d of DELIMITERS) {
+    if (ere.includes(d) || text.includes(d)) continue;
+    const f = formatSubstitution({ delimiter: d, ere, repl, caseInsensitive });
+    if (f.ok) return f;
+    return fail('TABLE_UNREPRESENTABLE', `${f.error.code} ${f.error.message}`);
+  }
+  return fail(
+    'TABLE_UNREPRESENTABLE',
+    `every delimiter (${DELIMITERS.join(' ')}) occurs in the output`,
+  );
+}
+
+function servicesField(protocol: string, services: readonly string[]): string {
+  return [protocol, ...services].join('+');
+}
+
+/**
+ * The NAPTR records of one route at `order`. A prefix route (or a U/P route)
+ * carries its output in the REGEXP; a default delegation, S or A route uses
+ * the REPLACEMENT field (an empty REGEXP matches every AUS).
+ */
+export function routeRecords(
+  route: Route,
+  order: number,
+): Result<BuiltNaptr[], Failure<'TABLE_UNREPRESENTABLE'>> {
+  const t = route.target;
+  const records: BuiltNaptr[] = [];
+  const add = (
+    preference: number,
+    flags: string,
+    services: string,
+    out: ReplPart[] | string,
+  ): string | undefined => {
+    if (typeof out === 'string' && route.prefix === undefined) {
+      records.push({ order, preference, flags, services, regexp: '', replacement: absolute(out) });
+      return undefined;
+    }
+    const repl: ReplPart[] = typeof out === 'string' ? [{ kind: 'text', text: out }] : out;
+    const grouped = repl.some((p) => p.kind === 'backref');
+    const s = substitution(routeEre(route.prefix, grouped), repl, route.prefix !== undefined);
+    if (!s.ok) return s.error.message;
+    records.push({ order, preference, flags, services, regexp: s.value, replacement: '.' });
+    return undefined;
+  };
+  let problem: string | undefined;
+  switch (t.kind) {
+    case 'zone':
+      problem = add(10, '', '', bare(t.name));
+      break;
+    case 'U':
+      t.services.forEach((svc, i) => {
+        problem ??= add(
+          10 * (i + 1),
+          'u',
+          servicesField(t.protocol, [svc]),
+          templateParts(t.template, svc),
+        );
+      });
+      break;
+    case 'S':
+    case 'A':
+      problem = add(10, t.kind.toLowerCase(), servicesField(t.protocol, t.services), bare(t.name));
+      break;
+    case 'P':
+      problem = add(10, 'p', servicesField(t.protocol, t.services), templateParts(t.output, ''));
+      break;
+  }
+  return problem === undefined ? ok(records) : fail('TABLE_UNREPRESENTABLE', problem);
+}
+
+/** A URN under the routes' common jurisdiction code that no route takes. */
+export function unroutedExample(routes: readonly Route[]): string {
+  const codes = new Set(routes.map((r) => r.prefix!.jurisdiction[0]));
+  const code = codes.size === 1 ? [...codes][0]! : 'xx';
+  for (const unit of ['', ';other', ';other.unit', ';zz']) {
+    const urn = `urn:lex:${code}${unit}:authority:act:2000-01-01;1`;
+    if (!routes.some((r) => urn.startsWith(`urn:lex:${r.prefix!.text}`))) return urn;
+  }
+  return 'urn:lex:xx:authority:act:2000-01-01;1';
+}
+
+/** The zone-file form of a <character-string>: quoted, `\` and `"` escaped, others as \DDD. */
+export function quoteString(value: string): string {
+  let out = '"';
+  for (const b of new TextEncoder().encode(value)) {
+    if (b === 0x5c || b === 0x22) out += `\\${String.fromCharCode(b)}`;
+    else if (b < 0x20 || b >= 0x7f) out += `\\${String(b).padStart(3, '0')}`;
+    else out += String.fromCharCode(b);
+  }
+  return `${out}"`;
+}
+
+function naptrLine(owner: string, r: BuiltNaptr): string {
+  return `${owner} IN NAPTR ${r.order} ${r.preference} ${quoteString(r.flags)} ${quoteString(r.services)} ${quoteString(r.regexp)} ${r.replacement}`;
+}
+
+/** What the client's step gives for the route's example URN (the `; expect` result). */
+export function expectedResult(route: Route, aus: string): string {
+  const t = route.target;
+  const offersN2L = (s: readonly string[]) => s.length === 0 || s.some((x) => /^[in]2l$/i.test(x));
+  switch (t.kind) {
+    case 'zone':
+      return absolute(t.name);
+    case 'U':
+      return offersN2L(t.services)
+        ? `U ${t.template
+            .replaceAll(
+              '{service}',
+              t.services.find((x) => /^[in]2l$/i.test(x))!,
+            )
+            .replaceAll('{urn}', aus)}`
+        : 'fail';
+    case 'S':
+    case 'A':
+      return offersN2L(t.services) ? `${t.kind} ${absolute(t.name)}` : 'fail';
+    case 'P':
+      return offersN2L(t.services) ? `P ${t.output.replaceAll('{urn}', aus)}` : 'fail';
+  }
+}
+
+export function describeTarget(t: RouteTarget): string {
+  switch (t.kind) {
+    case 'zone':
+      return `zone ${absolute(t.name)}`;
+    case 'U':
+      return `U ${t.template} (${t.services.join(' ')})`;
+    case 'S':
+    case 'A':
+      return `${t.kind} ${absolute(t.name)} (${t.protocol} ${t.services.join(' ')})`;
+    case 'P':
+      return `P ${t.output} (${t.protocol} ${t.services.join(' ')})`;
+  }
+}
+
+function ownerText(name: string, zone: string): string {
+  return absolute(name) === absolute(zone) ? '@' : absolute(name);
+}
+
+function inZone(name: string, zone: string): boolean {
+  const n = absolute(name);
+  const z = absolute(zone);
+  return n === z || n.endsWith(`.${z}`) || z === '.';
+}
+
+function addressLines(name: string, addresses: readonly string[], zone: string): string[] {
+  if (!inZone(name, zone)) return [];
+  return addresses.map((a) => `${ownerText(name, zone)} IN ${a.includes(':') ? 'AAAA' : 'A'} ${a}`);
+}
+
+/** SRV and address records the table's S and A targets give (inside the zone only). */
+function targetLines(routes: readonly Route[], zone: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const once = (line: string) => {
+    if (!seen.has(line)) out.push(line);
+    seen.add(line);
+  };
+  for (const r of routes) {
+    const t = r.target;
+    if (t.kind === 'S' && inZone(t.name, zone)) {
+      for (const s of t.srv) {
+        once(
+          `${ownerText(t.name, zone)} IN SRV ${s.priority} ${s.weight} ${s.port} ${absolute(s.target)}`,
+        );
+      }
+      for (const s of t.srv) for (const l of addressLines(s.target, s.addresses, zone)) once(l);
+    }
+    if (t.kind === 'A') for (const l of addressLines(t.name, t.addresses, zone)) once(l);
+  }
+  return out;
+}
+
+function commentLines(text: string | undefined): string[] {
+  if (text === undefined || text.trim() === '') return [];
+  return text
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((l) => (l.trim() === '' ? ';' : `; ${l.replace(/\s+$/, '')}`));
+}
+
+/**
+ * The zone file of a table. `canonical` turns an example URN into the AUS
+ * the client would build (the caller passes the URN library's normaliser).
+ */
+export function buildZone(table: RoutingTable, canonical: (urn: string) => string): BuildResult {
+  const diagnostics: TableDiagnostic[] = [];
+  const z = absolute(table.zone);
+  const s = table.soa;
+  const lines: string[] = [
+    ...commentLines(table.comment),
+    '; Written by `lexroute zone build` from a routing table: edit the table and build again.',
+    `$ORIGIN ${z}`,
+    `$TTL ${table.ttl}`,
+    `@ IN SOA ${absolute(s.mname)} ${absolute(s.rname)} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minimum}`,
+  ];
+  for (const ns of table.ns) lines.push(`@ IN NS ${absolute(ns.name)}`);
+  for (const ns of table.ns) lines.push(...addressLines(ns.name, ns.addresses, z));
+  const owner = ownerText(table.owner, z);
+  const all: { route: Route; order: number; label: string }[] = table.routes.map((r, i) => ({
+    route: r,
+    order: routeOrder(i),
+    label: `route ${i + 1}: ${prefixUrn(r.prefix!)}`,
+  }));
+  if (table.default) {
+    all.push({
+      route: table.default,
+      order: defaultOrder(table.routes.length),
+      label: 'default: any other URN',
+    });
+  }
+  for (const { route, order, label } of all) {
+    const built = routeRecords(route, order);
+    if (!built.ok) {
+      diagnostics.push({
+        code: built.error.code,
+        message: `${label}: the rule cannot be written: ${built.error.message}`,
+        severity: 'error',
+        position: route.position ?? { line: 1, column: 1 },
+      });
+      continue;
+    }
+    lines.push(`; ${label} -> ${describeTarget(route.target)}`);
+    for (const c of commentLines(route.comment)) lines.push(c);
+    for (const r of built.value) {
+      for (const f of [r.flags, r.services, r.regexp]) {
+        if (new TextEncoder().encode(f).length > 255) {
+          diagnostics.push({
+            code: 'TABLE_FIELD_TOO_LONG',
+            message: `${label}: a NAPTR field is over 255 octets: ${f.slice(0, 40)}...`,
+            severity: 'error',
+            position: route.position ?? { line: 1, column: 1 },
+          });
+        }
+      }
+      lines.push(naptrLine(owner, r));
+    }
+    const aus = canonical(route.example);
+    lines.push(`; expect ${aus} -> ${expectedResult(route, aus)}`);
+  }
+  if (!table.default) {
+    lines.push('; default: none (any other URN fails here)');
+    if (table.routes.length > 0) lines.push(`; expect ${unroutedExample(table.routes)} -> fail`);
+  }
+  lines.push(...targetLines(table.default ? [...table.routes, table.default] : table.routes, z));
+  return { text: lines.join('\n') + '\n', diagnostics };
+}

@@ -1,0 +1,139 @@
+/**
+ * A routing table: what a registrar decides for one zone, as data. An
+ * ordered list of routes (prefix -> target), then a default (a target for
+ * every other URN) or explicitly none. `zone build` writes the NAPTR records
+ * that implement it (`build.ts`); `zone explain` reads the table back out of
+ * NAPTR records (`explain.ts`).
+ */
+import type { LexPrefix } from './prefix.ts';
+import type { TableCode } from './codes.ts';
+import type { SoaData } from '../../dns/core/rr/record.ts';
+
+/** 1-based line and column in the table file. */
+export interface TablePosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface SrvTarget {
+  readonly priority: number;
+  readonly weight: number;
+  readonly port: number;
+  /** Absolute host name. */
+  readonly target: string;
+  /** Addresses (A/AAAA) written for the target when it lies inside the zone. */
+  readonly addresses: readonly string[];
+}
+
+/**
+ * Where a route goes:
+ * - `zone`: a delegation (non-terminal rule, empty flags): the next key;
+ * - `U`: a resolver URL template with `{urn}` (the AUS) and `{service}`, one
+ *   rule per service;
+ * - `S`: an SRV owner name, with the services offered there (and optionally
+ *   the SRV records and addresses to write);
+ * - `A`: a host name speaking THTTP (and optionally its addresses);
+ * - `P`: a hand-off to another protocol with the rule's output.
+ */
+export type RouteTarget =
+  | { readonly kind: 'zone'; readonly name: string }
+  | {
+      readonly kind: 'U';
+      readonly template: string;
+      readonly services: readonly string[];
+      readonly protocol: string;
+    }
+  | {
+      readonly kind: 'S';
+      readonly name: string;
+      readonly services: readonly string[];
+      readonly protocol: string;
+      readonly srv: readonly SrvTarget[];
+    }
+  | {
+      readonly kind: 'A';
+      readonly name: string;
+      readonly services: readonly string[];
+      readonly protocol: string;
+      readonly addresses: readonly string[];
+    }
+  | {
+      readonly kind: 'P';
+      readonly output: string;
+      readonly services: readonly string[];
+      readonly protocol: string;
+    };
+
+export interface Route {
+  /** undefined for the default route (matches every URN). */
+  readonly prefix: LexPrefix | undefined;
+  readonly target: RouteTarget;
+  /** A URN this route must take (its `; expect` line). */
+  readonly example: string;
+  readonly comment?: string;
+  readonly position?: TablePosition;
+}
+
+/** The SOA of a routing table's zone: the record model's (`core/rr/record.ts`). */
+export type Soa = SoaData;
+
+export interface NameServer {
+  readonly name: string;
+  readonly addresses: readonly string[];
+}
+
+export interface RoutingTable {
+  /** Absolute zone apex, lowercased. */
+  readonly zone: string;
+  readonly ttl: number;
+  readonly soa: Soa;
+  readonly ns: readonly NameServer[];
+  /** Owner of the NAPTR rules (absolute); the apex unless the table says otherwise. */
+  readonly owner: string;
+  readonly routes: readonly Route[];
+  /** The catch-all route, or null for "no route" (every other URN fails). */
+  readonly default: Route | null;
+  /** Comment lines written at the top of the zone file. */
+  readonly comment?: string;
+}
+
+/** A table problem, with the table's line and column. */
+export interface TableDiagnostic {
+  readonly code: TableCode;
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+  readonly position: TablePosition;
+}
+
+/** ORDER of the i-th route (0-based) and of the default, from the table's order. */
+export function routeOrder(index: number): number {
+  return 100 + 10 * index;
+}
+
+export function defaultOrder(routeCount: number): number {
+  if (routeCount === 0) return routeOrder(0);
+  return Math.max(200, Math.ceil((100 + 10 * routeCount) / 100) * 100);
+}
+
+/** The resolution services of RFC 2483 (N2x for URNs, I2x generic, L2x for URLs). */
+export const KNOWN_SERVICES: readonly string[] = [
+  'N2L',
+  'N2Ls',
+  'N2R',
+  'N2Rs',
+  'N2C',
+  'N2Ns',
+  'I2L',
+  'I2Ls',
+  'I2R',
+  'I2Rs',
+  'I2C',
+  'I2Ns',
+  'L2R',
+  'L2Ns',
+  'L2Ls',
+  'L2C',
+];
+
+/** Protocols a terminal S/A rule may name (the ones the client speaks). */
+export const THTTP_PROTOCOLS: readonly string[] = ['thttp', 'http', 'https'];

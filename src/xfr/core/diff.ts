@@ -1,0 +1,197 @@
+/**
+ * The difference between two versions of a zone, as IXFR sends it (RFC 1995
+ * section 4): the records deleted from the old version and those added in
+ * the new one, the SOA aside. An RRset whose TTL changed is deleted and added
+ * whole (a TTL belongs to the RRset, RFC 2181 section 5.2).
+ */
+import type { RRset, Zone } from '../../dns/core/zone/model.ts';
+import { canonicalNameKey, soaRecord, soaSerialOf, TYPE_SOA, type PlainRecord } from './records.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
+import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';
+
+export interface ZoneDiff {
+  readonly fromSoa: PlainRecord;
+  readonly toSoa: PlainRecord;
+  readonly removed: readonly PlainRecord[];
+  readonly added: readonly PlainRecord[];
+}
+
+export function diffFromSerial(d: ZoneDiff): number {
+  return soaSerialOf(d.fromSoa.rdata);
+}
+
+export function diffToSerial(d: ZoneDiff): number {
+  return soaSerialOf(d.toSoa.rdata);
+}
+
+/** Octets a difference takes on the wire, uncompressed (what the history limit counts). */
+export function diffBytes(d: ZoneDiff): number {
+  let n = 0;
+  const count = (r: PlainRecord) => (n += r.key.length + 10 + r.rdata.length);
+  count(d.fromSoa);
+  count(d.toSoa);
+  d.removed.forEach(count);
+  d.added.forEach(count);
+  return n;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function latin1(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i += 4096) {
+    s += String.fromCharCode.apply(null, b.subarray(i, i + 4096) as unknown as number[]);
+  }
+  return s;
+}
+
+/** Records of `a` not in `b` (by RDATA octets). */
+function minus(a: readonly Uint8Array[], b: readonly Uint8Array[]): Uint8Array[] {
+  if (a.length * b.length <= 1024) return a.filter((x) => !b.some((y) => equalBytes(x, y)));
+  const seen = new Set(b.map(latin1));
+  return a.filter((x) => !seen.has(latin1(x)));
+}
+
+function rdatas(set: RRset | undefined): Uint8Array[] {
+  return set === undefined ? [] : set.records.map((r) => r.rdata);
+}
+
+/** Compare one RRset's two versions; push what changed. */
+function diffSet(
+  key: string,
+  type: number,
+  before: RRset | undefined,
+  after: RRset | undefined,
+  removed: PlainRecord[],
+  added: PlainRecord[],
+): void {
+  const a = rdatas(before);
+  const b = rdatas(after);
+  if (before && after && before.ttl !== after.ttl) {
+    for (const rdata of a) removed.push({ key, type, ttl: before.ttl, rdata });
+    for (const rdata of b) added.push({ key, type, ttl: after.ttl, rdata });
+    return;
+  }
+  if (a.length === b.length && a.every((x, i) => equalBytes(x, b[i]!))) return;
+  for (const rdata of minus(a, b)) removed.push({ key, type, ttl: before!.ttl, rdata });
+  for (const rdata of minus(b, a)) added.push({ key, type, ttl: after!.ttl, rdata });
+}
+
+/** Name row n of `after` and row m of `before` have the same RRsets (types, TTLs, records in order). */
+function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): boolean {
+  if (after.hasNameFlag(n, NODE_OUT_OF_ZONE) || before.hasNameFlag(m, NODE_OUT_OF_ZONE))
+    return false;
+  let count = 0;
+  for (let s = after.firstRRset(n); s >= 0; s = after.nextRRset(s)) {
+    count++;
+    const o = before.findSet(m, after.rrsetType(s));
+    if (
+      o < 0 ||
+      before.rrsetTtl(o) !== after.rrsetTtl(s) ||
+      before.rrsetSize(o) !== after.rrsetSize(s)
+    )
+      return false;
+    for (
+      let r = after.firstRecord(s), q = before.firstRecord(o);
+      r >= 0;
+      r = after.nextRecord(r), q = before.nextRecord(q)
+    ) {
+      if (q < 0 || !after.sameRdata(r, before, q)) return false;
+    }
+  }
+  for (let s = before.firstRRset(m); s >= 0; s = before.nextRRset(s)) count--;
+  return count === 0;
+}
+
+/**
+ * The names whose RRsets differ between two stores, read from the columns
+ * alone: no name string and no view is made for a name that did not change.
+ * Rows of two loads of similar files mostly line up, so each name is first
+ * looked for at the row the previous match suggests, then in the hash table.
+ */
+function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[]; gone: string[] } {
+  const seen = new Uint8Array(before.nameCount);
+  const changed: string[] = [];
+  let delta = 0;
+  for (let n = 0; n < after.nameCount; n++) {
+    let m = n + delta;
+    if (m < 0 || m >= before.nameCount || !after.sameName(n, before, m)) {
+      m = before.findName(after.name(n));
+      if (m >= 0) delta = m - n;
+    }
+    if (m >= 0) seen[m] = 1;
+    if (after.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
+    if (m < 0 || !sameSets(before, m, after, n)) changed.push(after.name(n));
+  }
+  const gone: string[] = [];
+  for (let m = 0; m < before.nameCount; m++)
+    if (!seen[m] && !before.hasNameFlag(m, NODE_OUT_OF_ZONE)) gone.push(before.name(m));
+  return { changed, gone };
+}
+
+/** Every name of a zone that is not a store zone: compared through the views. */
+function allNames(before: Zone, after: Zone): { changed: string[]; gone: string[] } {
+  return {
+    changed: [...after.nodes.keys()],
+    gone: [...before.nodes.keys()].filter((n) => !after.nodes.has(n)),
+  };
+}
+
+/** A copy of a record's RDATA (a view would keep the zone's whole arena alive in the history). */
+function detached(list: PlainRecord[]): PlainRecord[] {
+  return list.map((r) => ({ ...r, rdata: r.rdata.slice() }));
+}
+
+/**
+ * The difference from `before` to `after` (two versions of one zone). For
+ * zones on stores, unchanged names are recognised in the columns, and only
+ * the names that changed are compared record by record. The records'
+ * RDATA are copies (the history outlives the versions).
+ */
+export function diffZones(before: Zone, after: Zone): ZoneDiff {
+  const removed: PlainRecord[] = [];
+  const added: PlainRecord[] = [];
+  const apex = after.origin;
+  const names =
+    before instanceof StoreZone && after instanceof StoreZone
+      ? changedNames(before.store, after.store)
+      : allNames(before, after);
+  for (const name of names.changed) {
+    const node = after.nodes.get(name);
+    if (node === undefined) continue;
+    const old = before.nodes.get(name);
+    const key = canonicalNameKey(name);
+    for (const [type, set] of node.rrsets) {
+      if (type === TYPE_SOA && name === apex) continue;
+      diffSet(key, type, old?.rrsets.get(type), set, removed, added);
+    }
+    if (old === undefined) continue;
+    for (const [type, set] of old.rrsets) {
+      if (type === TYPE_SOA && name === apex) continue;
+      if (!node.rrsets.has(type)) diffSet(key, type, set, undefined, removed, added);
+    }
+  }
+  for (const name of names.gone) {
+    const node = before.nodes.get(name);
+    if (node === undefined) continue;
+    const key = canonicalNameKey(name);
+    for (const [type, set] of node.rrsets) diffSet(key, type, set, undefined, removed, added);
+  }
+  const [fromSoa, toSoa] = detached([soaRecord(before), soaRecord(after)]);
+  return { fromSoa: fromSoa!, toSoa: toSoa!, removed: detached(removed), added: detached(added) };
+}
+
+/** Whether a difference changes anything besides the SOA serial (records, or the SOA's other fields). */
+export function diffChangesContent(d: ZoneDiff): boolean {
+  if (d.removed.length > 0 || d.added.length > 0 || d.fromSoa.ttl !== d.toSoa.ttl) return true;
+  const a = d.fromSoa.rdata;
+  const b = d.toSoa.rdata;
+  if (a.length !== b.length) return true;
+  for (let i = 0; i < a.length; i++)
+    if ((i < a.length - 20 || i >= a.length - 16) && a[i] !== b[i]) return true;
+  return false;
+}

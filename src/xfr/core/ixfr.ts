@@ -1,0 +1,94 @@
+/**
+ * What to answer an IXFR query (RFC 1995), from the history of differences
+ * kept for a zone, and the records of that answer.
+ *
+ * @see RFC 1995 section 2: "If an IXFR query with the same or newer version
+ * number than that of the server is received, it is replied to with a single
+ * SOA record of the server's current version".
+ * @see RFC 1995 section 4: "If incremental zone transfer is not available,
+ * the entire zone is returned. The first and the last RR of the response is
+ * the SOA record of the zone."
+ */
+import type { Zone } from '../../dns/core/zone/model.ts';
+import { diffFromSerial, diffToSerial, type ZoneDiff } from './diff.ts';
+import {
+  arrayCursor,
+  axfrCursor,
+  chainCursors,
+  soaRecord,
+  soaSerialOf,
+  type PlainRecord,
+  type RecordCursor,
+} from './records.ts';
+import { serialCompare } from './serial.ts';
+import { TYPE_SOA } from '../../dns/core/rr/types.ts';
+
+export type IxfrPlan =
+  | { readonly kind: 'current' }
+  | { readonly kind: 'incremental'; readonly diffs: readonly ZoneDiff[] }
+  | { readonly kind: 'full' };
+
+/** The differences leading from `serial` to the zone's current serial, when the history has them all. */
+export function planIxfr(history: readonly ZoneDiff[], serial: number, zone: Zone): IxfrPlan {
+  const current = soaSerialOf(soaRecord(zone).rdata);
+  // Same or newer (a serial "in the future" included): the single current SOA.
+  if (serialCompare(serial, current) >= 0) return { kind: 'current' };
+  let i = history.findIndex((d) => diffFromSerial(d) === serial >>> 0);
+  if (i < 0) return { kind: 'full' };
+  const diffs: ZoneDiff[] = [];
+  let at = serial >>> 0;
+  for (; i < history.length; i++) {
+    const d = history[i]!;
+    if (diffFromSerial(d) !== at) return { kind: 'full' };
+    diffs.push(d);
+    at = diffToSerial(d);
+  }
+  return at === current ? { kind: 'incremental', diffs } : { kind: 'full' };
+}
+
+/** The records of the answer: current SOA, then per difference old SOA, deletions, new SOA, additions, then current SOA. */
+export function ixfrCursor(plan: IxfrPlan, zone: Zone): RecordCursor {
+  const soa = soaRecord(zone);
+  if (plan.kind === 'current') return arrayCursor([soa]);
+  if (plan.kind === 'full') return axfrCursor(zone);
+  const list: PlainRecord[] = [soa];
+  for (const d of plan.diffs) list.push(d.fromSoa, ...d.removed, d.toSoa, ...d.added);
+  list.push(soa);
+  return chainCursors([arrayCursor(list)]);
+}
+
+/**
+ * The client's serial in an IXFR query: the SOA in its authority section
+ * (RFC 1995 section 3), read from `msg` after the question (ending at
+ * `questionEnd`); undefined when the query carries none.
+ */
+export function ixfrQuerySerial(msg: Uint8Array, questionEnd: number): number | undefined {
+  const ancount = (msg[6]! << 8) | msg[7]!;
+  const nscount = (msg[8]! << 8) | msg[9]!;
+  let off = questionEnd;
+  for (let i = 0; i < ancount + nscount; i++) {
+    // Skip the owner (possibly a pointer).
+    for (let guard = 0; ; guard++) {
+      if (off >= msg.length || guard > 128) return undefined;
+      const b = msg[off]!;
+      if (b === 0) {
+        off++;
+        break;
+      }
+      if ((b & 0xc0) === 0xc0) {
+        off += 2;
+        break;
+      }
+      off += 1 + b;
+    }
+    if (off + 10 > msg.length) return undefined;
+    const type = (msg[off]! << 8) | msg[off + 1]!;
+    const rdlen = (msg[off + 8]! << 8) | msg[off + 9]!;
+    const end = off + 10 + rdlen;
+    if (end > msg.length) return undefined;
+    if (i >= ancount && type === TYPE_SOA && rdlen >= 22)
+      return soaSerialOf(msg.subarray(off + 10, end));
+    off = end;
+  }
+  return undefined;
+}

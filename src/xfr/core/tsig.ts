@@ -1,0 +1,610 @@
+/**
+ * TSIG (RFC 8945): the pure parts. Reading the TSIG record of a message,
+ * assembling the octets a MAC is computed over (request, response, and the
+ * later messages of a multi-message answer), and writing the TSIG record.
+ * The HMAC itself is passed in (`Hmac`), so the core stays free of crypto
+ * and I/O; `src/xfr/tsig.ts` gives it node:crypto.
+ *
+ * @see RFC 8945 section 4.3.3: the digest covers the message as sent with
+ * the TSIG record removed and the original ID, then the TSIG variables
+ * (name, class ANY, TTL 0, algorithm, time signed, fudge, error, other).
+ * @see RFC 8945 section 5.3.1: "each response message MUST be signed" in a
+ * multi-message answer (as BIND and Knot do; the RFC allows gaps of up to 99
+ * messages, which this server does not use); a later message's digest is the
+ * prior MAC, the message, and the timers only.
+ */
+import { keyToWire } from '../../dns/core/wire/name.ts';
+import { CLASS_ANY, TYPE_TSIG } from '../../dns/core/rr/types.ts';
+import { err, ok, type Failure, type Result } from '../../kit/core/result.ts';
+import type { TsigRequestCode } from './codes.ts';
+
+/** TSIG error codes (RFC 8945 section 3). */
+export const TSIG_BADSIG = 16;
+export const TSIG_BADKEY = 17;
+export const TSIG_BADTIME = 18;
+export const TSIG_BADTRUNC = 22;
+
+/** The mnemonics of the TSIG errors (RFC 8945 section 3), for logs. */
+export const TSIG_ERROR_NAMES: Readonly<Record<number, string>> = {
+  [TSIG_BADSIG]: 'BADSIG',
+  [TSIG_BADKEY]: 'BADKEY',
+  [TSIG_BADTIME]: 'BADTIME',
+  [TSIG_BADTRUNC]: 'BADTRUNC',
+};
+
+/** The TSIG error an answer to a request failing with each code carries (RFC 8945 section 5.2). */
+export const TSIG_ERROR_OF: Readonly<Record<TsigRequestCode, number>> = {
+  TSIG_BAD_KEY: TSIG_BADKEY,
+  TSIG_BAD_SIG: TSIG_BADSIG,
+  TSIG_BAD_TRUNC: TSIG_BADTRUNC,
+  TSIG_BAD_TIME: TSIG_BADTIME,
+};
+/** NOTAUTH: the rcode of a response to a request whose TSIG failed (RFC 8945 section 5.2). */
+export const RCODE_NOTAUTH = 9;
+
+export type TsigAlgorithm =
+  'hmac-md5' | 'hmac-sha1' | 'hmac-sha224' | 'hmac-sha256' | 'hmac-sha384' | 'hmac-sha512';
+
+/** Algorithm names as they travel (RFC 8945 section 6), by our short name. */
+export const ALGORITHM_NAMES: Record<TsigAlgorithm, string> = {
+  'hmac-md5': 'hmac-md5.sig-alg.reg.int.',
+  'hmac-sha1': 'hmac-sha1.',
+  'hmac-sha224': 'hmac-sha224.',
+  'hmac-sha256': 'hmac-sha256.',
+  'hmac-sha384': 'hmac-sha384.',
+  'hmac-sha512': 'hmac-sha512.',
+};
+
+/** A key: its name (lowercase, absolute), algorithm and secret. */
+export interface TsigKey {
+  readonly name: string;
+  readonly algorithm: TsigAlgorithm;
+  readonly secret: Uint8Array;
+}
+
+/** The HMAC, given from outside the core. */
+export type Hmac = (algorithm: TsigAlgorithm, secret: Uint8Array, data: Uint8Array) => Uint8Array;
+
+/** A TSIG record read from a message. */
+export interface TsigRecord {
+  /** Key name as a lowercased wire key. */
+  readonly keyKey: string;
+  /** Algorithm name as a lowercased wire key. */
+  readonly algorithmKey: string;
+  /** Seconds since the epoch (48 bits). */
+  readonly timeSigned: number;
+  readonly fudge: number;
+  readonly mac: Uint8Array;
+  readonly originalId: number;
+  readonly error: number;
+  readonly other: Uint8Array;
+  /** Offset where the TSIG record starts (the message without it ends there). */
+  readonly start: number;
+}
+
+/** A copy of `msg[from, to)` (Node's Buffer#slice would be a view). */
+function copy(msg: Uint8Array, from: number, to: number): Uint8Array {
+  return new Uint8Array(msg.subarray(from, to));
+}
+
+/** Read a (possibly compressed) name as a lowercased wire key; returns [key, offset after]. */
+function readName(msg: Uint8Array, off: number): [string, number] | undefined {
+  let key = '';
+  let end = -1;
+  for (let guard = 0; guard < 128; guard++) {
+    if (off >= msg.length) return undefined;
+    const l = msg[off]!;
+    if ((l & 0xc0) === 0xc0) {
+      if (off + 1 >= msg.length) return undefined;
+      if (end < 0) end = off + 2;
+      off = ((l & 0x3f) << 8) | msg[off + 1]!;
+      continue;
+    }
+    if (l > 63 || off + 1 + l > msg.length) return undefined;
+    key += String.fromCharCode(l);
+    for (let i = off + 1; i <= off + l; i++) {
+      const c = msg[i]!;
+      key += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+    }
+    off += 1 + l;
+    if (l === 0) return [key, end < 0 ? off : end];
+  }
+  return undefined;
+}
+
+/** Skip one resource record; the offset after it, or -1. */
+function skipRecord(msg: Uint8Array, off: number): number {
+  const n = readName(msg, off);
+  if (n === undefined) return -1;
+  off = n[1];
+  if (off + 10 > msg.length) return -1;
+  const end = off + 10 + ((msg[off + 8]! << 8) | msg[off + 9]!);
+  return end > msg.length ? -1 : end;
+}
+
+/**
+ * The TSIG record of a message (the last record of the additional section,
+ * RFC 8945 section 5.1), undefined when there is none, or 'FORMERR' when the
+ * message or the record is malformed, or a TSIG is not last.
+ */
+export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
+  if (msg.length < 12) return 'FORMERR';
+  const counts = [4, 6, 8, 10].map((o) => (msg[o]! << 8) | msg[o + 1]!);
+  const total = counts[0]! + counts[1]! + counts[2]! + counts[3]!;
+  if (counts[3] === 0) return undefined;
+  let off = 12;
+  for (let i = 0; i < counts[0]!; i++) {
+    const n = readName(msg, off);
+    if (n === undefined || n[1] + 4 > msg.length) return 'FORMERR';
+    off = n[1] + 4;
+  }
+  let last = -1;
+  for (let i = counts[0]!; i < total; i++) {
+    last = off;
+    off = skipRecord(msg, off);
+    if (off < 0) return 'FORMERR';
+    if (i < total - 1) {
+      const n = readName(msg, last)!;
+      const type = (msg[n[1]]! << 8) | msg[n[1] + 1]!;
+      if (type === TYPE_TSIG) return 'FORMERR';
+    }
+  }
+  const owner = readName(msg, last)!;
+  let p = owner[1];
+  const type = (msg[p]! << 8) | msg[p + 1]!;
+  if (type !== TYPE_TSIG) return undefined;
+  const rdEnd = p + 10 + ((msg[p + 8]! << 8) | msg[p + 9]!);
+  p += 10;
+  const alg = readName(msg, p);
+  if (alg === undefined) return 'FORMERR';
+  p = alg[1];
+  if (p + 10 > rdEnd) return 'FORMERR';
+  const timeSigned =
+    ((msg[p]! << 8) | msg[p + 1]!) * 2 ** 32 +
+    (((msg[p + 2]! << 24) | (msg[p + 3]! << 16) | (msg[p + 4]! << 8) | msg[p + 5]!) >>> 0);
+  const fudge = (msg[p + 6]! << 8) | msg[p + 7]!;
+  const macLen = (msg[p + 8]! << 8) | msg[p + 9]!;
+  p += 10;
+  if (p + macLen + 6 > rdEnd) return 'FORMERR';
+  const mac = copy(msg, p, p + macLen);
+  p += macLen;
+  const originalId = (msg[p]! << 8) | msg[p + 1]!;
+  const error = (msg[p + 2]! << 8) | msg[p + 3]!;
+  const otherLen = (msg[p + 4]! << 8) | msg[p + 5]!;
+  p += 6;
+  if (p + otherLen !== rdEnd || rdEnd !== off || off !== msg.length) return 'FORMERR';
+  return {
+    keyKey: owner[0],
+    algorithmKey: alg[0],
+    timeSigned,
+    fudge,
+    mac,
+    originalId,
+    error,
+    other: copy(msg, p, p + otherLen),
+    start: last,
+  };
+}
+
+/** Octets of the TSIG variables (RFC 8945 section 4.3.3); `timersOnly` for later messages of a stream. */
+function variables(
+  keyKey: string,
+  algorithmKey: string,
+  timeSigned: number,
+  fudge: number,
+  error: number,
+  other: Uint8Array,
+  timersOnly: boolean,
+): Uint8Array {
+  const timers = [
+    Math.floor(timeSigned / 2 ** 32) >>> 8,
+    Math.floor(timeSigned / 2 ** 32) & 0xff,
+    (timeSigned >>> 24) & 0xff,
+    (timeSigned >>> 16) & 0xff,
+    (timeSigned >>> 8) & 0xff,
+    timeSigned & 0xff,
+    fudge >>> 8,
+    fudge & 0xff,
+  ];
+  if (timersOnly) return Uint8Array.from(timers);
+  const out: number[] = [
+    ...keyToWire(keyKey),
+    0,
+    CLASS_ANY,
+    0,
+    0,
+    0,
+    0,
+    ...keyToWire(algorithmKey),
+    ...timers,
+  ];
+  out.push(error >>> 8, error & 0xff, other.length >>> 8, other.length & 0xff, ...other);
+  return Uint8Array.from(out);
+}
+
+/** What a MAC covers: [prior MAC], the message (TSIG removed, ARCOUNT less one, original ID), the variables. */
+export function signingInput(
+  message: Uint8Array,
+  originalId: number,
+  keyKey: string,
+  algorithmKey: string,
+  timeSigned: number,
+  fudge: number,
+  error: number,
+  other: Uint8Array,
+  prior: Uint8Array | undefined,
+  timersOnly = false,
+): Uint8Array {
+  const vars = variables(keyKey, algorithmKey, timeSigned, fudge, error, other, timersOnly);
+  const pre = prior === undefined ? 0 : 2 + prior.length;
+  const out = new Uint8Array(pre + message.length + vars.length);
+  if (prior !== undefined) {
+    out[0] = prior.length >>> 8;
+    out[1] = prior.length & 0xff;
+    out.set(prior, 2);
+  }
+  out.set(message, pre);
+  out[pre] = originalId >>> 8;
+  out[pre + 1] = originalId & 0xff;
+  out.set(vars, pre + message.length);
+  return out;
+}
+
+/**
+ * What the MAC of a received TSIG record covers: [`prior` MAC], `body` (the
+ * message, or the messages since the last signed one, without the TSIG
+ * record), and the record's own variables (`timersOnly` for a later message
+ * of a stream). One reading of the record's layout for every verifier.
+ */
+export function receivedInput(
+  body: Uint8Array,
+  t: TsigRecord,
+  prior: Uint8Array | undefined,
+  timersOnly = false,
+): Uint8Array {
+  return signingInput(
+    body,
+    t.originalId,
+    t.keyKey,
+    t.algorithmKey,
+    t.timeSigned,
+    t.fudge,
+    t.error,
+    t.other,
+    prior,
+    timersOnly,
+  );
+}
+
+/**
+ * Whether a received MAC of `macLength` octets may be a truncation of a
+ * `fullLength` one (RFC 8945 section 5.2.2.1: at least half, and 10 octets).
+ */
+export function macLengthAllowed(macLength: number, fullLength: number): boolean {
+  return macLength <= fullLength && macLength >= 10 && macLength >= fullLength / 2;
+}
+
+/** The message without its TSIG record (ARCOUNT less one). */
+export function stripTsig(msg: Uint8Array, t: TsigRecord): Uint8Array {
+  const out = copy(msg, 0, t.start);
+  const ar = ((out[10]! << 8) | out[11]!) - 1;
+  out[10] = ar >>> 8;
+  out[11] = ar & 0xff;
+  return out;
+}
+
+/** The message with a TSIG record appended (ARCOUNT plus one). */
+export function appendTsig(
+  message: Uint8Array,
+  keyKey: string,
+  algorithmKey: string,
+  timeSigned: number,
+  fudge: number,
+  mac: Uint8Array,
+  originalId: number,
+  error: number,
+  other: Uint8Array,
+): Uint8Array {
+  const owner = keyToWire(keyKey);
+  const alg = keyToWire(algorithmKey);
+  const rdlen = alg.length + 10 + mac.length + 6 + other.length;
+  const out = new Uint8Array(message.length + owner.length + 10 + rdlen);
+  out.set(message);
+  let p = message.length;
+  out.set(owner, p);
+  p += owner.length;
+  const put16 = (v: number) => {
+    out[p++] = v >>> 8;
+    out[p++] = v & 0xff;
+  };
+  put16(TYPE_TSIG);
+  put16(CLASS_ANY);
+  put16(0);
+  put16(0);
+  put16(rdlen);
+  out.set(alg, p);
+  p += alg.length;
+  const hi = Math.floor(timeSigned / 2 ** 32);
+  put16(hi);
+  put16((timeSigned >>> 16) & 0xffff);
+  put16(timeSigned & 0xffff);
+  put16(fudge);
+  put16(mac.length);
+  out.set(mac, p);
+  p += mac.length;
+  put16(originalId);
+  put16(error);
+  put16(other.length);
+  out.set(other, p);
+  const ar = ((out[10]! << 8) | out[11]!) + 1;
+  out[10] = ar >>> 8;
+  out[11] = ar & 0xff;
+  return out;
+}
+
+/** Constant-time comparison of two MACs. */
+export function sameMac(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  return d === 0;
+}
+
+/**
+ * Why a signed request's TSIG failed: the code, a sentence, the TSIG error
+ * the answer carries (`TSIG_ERROR_OF[code]`), the record read, and the key
+ * when it is known (a BADTIME answer is signed with it).
+ */
+export interface TsigFailure extends Failure<TsigRequestCode> {
+  readonly tsigError: number;
+  readonly tsig: TsigRecord;
+  readonly key?: TsigKey;
+}
+
+/** A verified request: its key and TSIG record. */
+export interface TsigVerified {
+  readonly key: TsigKey;
+  readonly tsig: TsigRecord;
+}
+
+export type TsigCheck = Result<TsigVerified, TsigFailure>;
+
+function tsigFailure(
+  code: TsigRequestCode,
+  message: string,
+  tsig: TsigRecord,
+  key?: TsigKey,
+): TsigCheck {
+  return err({ code, message, tsigError: TSIG_ERROR_OF[code], tsig, ...(key ? { key } : {}) });
+}
+
+/**
+ * Verify a signed request (RFC 8945 section 5.2): the key must be known and
+ * of the algorithm named (else TSIG_BAD_KEY), the MAC must match
+ * (TSIG_BAD_SIG; a MAC shorter than allowed is TSIG_BAD_TRUNC), and the time
+ * within the fudge (TSIG_BAD_TIME), checked in that order.
+ */
+export function verifyRequest(
+  msg: Uint8Array,
+  t: TsigRecord,
+  keys: ReadonlyMap<string, TsigKey>,
+  hmac: Hmac,
+  now: number,
+): TsigCheck {
+  const key = keys.get(t.keyKey);
+  if (key === undefined || algorithmKeyOf(key) !== t.algorithmKey)
+    return tsigFailure('TSIG_BAD_KEY', 'the key is not known, or not of the algorithm named', t);
+  const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, undefined));
+  // RFC 8945 section 5.2.2.1: a truncated MAC must keep at least half and 10 octets.
+  if (t.mac.length < full.length && (t.mac.length < 10 || t.mac.length < full.length / 2)) {
+    return t.mac.length === 0
+      ? tsigFailure('TSIG_BAD_SIG', 'an empty MAC', t, key)
+      : tsigFailure('TSIG_BAD_TRUNC', `a MAC truncated to ${t.mac.length} octets`, t, key);
+  }
+  if (!sameMac(full.subarray(0, t.mac.length), t.mac))
+    return tsigFailure('TSIG_BAD_SIG', 'the MAC does not verify', t, key);
+  if (Math.abs(now - t.timeSigned) > t.fudge)
+    return tsigFailure(
+      'TSIG_BAD_TIME',
+      `signed at ${t.timeSigned}, now ${now} (fudge ${t.fudge})`,
+      t,
+      key,
+    );
+  return ok({ key, tsig: t });
+}
+
+/** The wire key of a key's algorithm name. */
+export function algorithmKeyOf(key: TsigKey): string {
+  return nameWireKey(ALGORITHM_NAMES[key.algorithm]);
+}
+
+/** The lowercased wire key of a presentation name made of plain labels. */
+export function nameWireKey(name: string): string {
+  let out = '';
+  for (const label of name.toLowerCase().split('.')) {
+    if (label === '') continue;
+    out += String.fromCharCode(label.length) + label;
+  }
+  return `${out}\u0000`;
+}
+
+/**
+ * Signs the messages of one answer in order (RFC 8945 sections 5.3 and
+ * 5.3.1): the first over the request's MAC and the full variables, each
+ * later one over the prior MAC and the timers only.
+ */
+export class TsigSigner {
+  private prior: Uint8Array | undefined;
+  private first = true;
+  readonly key: TsigKey;
+  private readonly hmac: Hmac;
+  private readonly now: number;
+  private readonly fudge: number;
+  private readonly error: number;
+  private readonly other: Uint8Array;
+
+  constructor(
+    key: TsigKey,
+    hmac: Hmac,
+    now: number,
+    requestMac: Uint8Array | undefined,
+    options: { fudge?: number; error?: number; other?: Uint8Array } = {},
+  ) {
+    this.key = key;
+    this.hmac = hmac;
+    this.now = now;
+    this.prior = requestMac;
+    this.fudge = options.fudge ?? 300;
+    this.error = options.error ?? 0;
+    this.other = options.other ?? new Uint8Array(0);
+  }
+
+  /** The message with its TSIG record. */
+  sign(message: Uint8Array): Uint8Array {
+    const k = this.key;
+    const keyKey = nameWireKey(k.name);
+    const algKey = algorithmKeyOf(k);
+    const id = (message[0]! << 8) | message[1]!;
+    const input = signingInput(
+      message,
+      id,
+      keyKey,
+      algKey,
+      this.now,
+      this.fudge,
+      this.error,
+      this.other,
+      this.prior,
+      !this.first,
+    );
+    const mac = this.hmac(k.algorithm, k.secret, input);
+    this.prior = mac;
+    this.first = false;
+    return appendTsig(
+      message,
+      keyKey,
+      algKey,
+      this.now,
+      this.fudge,
+      mac,
+      id,
+      this.error,
+      this.other,
+    );
+  }
+
+  /** The room a TSIG record takes on a message. */
+  static room(key: TsigKey): number {
+    return (
+      nameWireKey(key.name).length +
+      10 +
+      nameWireKey(ALGORITHM_NAMES[key.algorithm]).length +
+      16 +
+      64 +
+      6 +
+      6
+    );
+  }
+}
+
+/** What the stream verifier found wrong with a message. */
+export interface TsigStreamFault {
+  readonly code: 'XFR_TSIG_MISSING' | 'XFR_TSIG_BAD' | 'XFR_TSIG_ERROR';
+  readonly message: string;
+}
+
+/**
+ * Verifies the answer to a request we signed (RFC 8945 sections 5.3 and
+ * 5.3.1), message by message: the first message must be signed (over our
+ * request's MAC and the full variables); a later one may be unsigned, at
+ * most 99 in a row, and a signed one covers the prior MAC, every message
+ * since the last signed one, and the timers; the last message must be
+ * signed (`finish`). The key must be ours, the MAC right, the time within
+ * the fudge; a TSIG error from the primary (BADKEY, BADSIG, BADTIME) fails.
+ */
+export class TsigStreamVerifier {
+  private prior: Uint8Array;
+  private readonly key: TsigKey;
+  private readonly hmac: Hmac;
+  private readonly now: number;
+  private readonly keyKey: string;
+  private readonly algKey: string;
+  private pending: Uint8Array[] = [];
+  private signedOnce = false;
+  private lastSigned = false;
+
+  constructor(key: TsigKey, hmac: Hmac, requestMac: Uint8Array, now: number) {
+    this.key = key;
+    this.hmac = hmac;
+    this.prior = requestMac;
+    this.now = now;
+    this.keyKey = nameWireKey(key.name);
+    this.algKey = algorithmKeyOf(key);
+  }
+
+  /** Check one message of the answer; undefined when it is acceptable. */
+  check(msg: Uint8Array, index: number): TsigStreamFault | undefined {
+    const t = readTsig(msg);
+    if (t === 'FORMERR')
+      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: a malformed TSIG record` };
+    if (t === undefined) {
+      this.lastSigned = false;
+      if (!this.signedOnce)
+        return {
+          code: 'XFR_TSIG_MISSING',
+          message: 'the first message of the answer is not signed',
+        };
+      this.pending.push(msg);
+      if (this.pending.length > 99)
+        return {
+          code: 'XFR_TSIG_MISSING',
+          message: `message ${index + 1}: 100 unsigned messages in a row`,
+        };
+      return undefined;
+    }
+    if (t.error !== 0)
+      return { code: 'XFR_TSIG_ERROR', message: `the primary answered TSIG error ${t.error}` };
+    if (t.keyKey !== this.keyKey || t.algorithmKey !== this.algKey)
+      return {
+        code: 'XFR_TSIG_BAD',
+        message: `message ${index + 1}: signed with another key or algorithm`,
+      };
+    const stripped = stripTsig(msg, t);
+    let body = stripped;
+    if (this.pending.length > 0) {
+      const n = this.pending.reduce((s, m) => s + m.length, 0) + stripped.length;
+      body = new Uint8Array(n);
+      let o = 0;
+      for (const m of this.pending) {
+        body.set(m, o);
+        o += m.length;
+      }
+      body.set(stripped, o);
+    }
+    const later = this.signedOnce;
+    const input = receivedInput(body, t, this.prior, later);
+    const full = this.hmac(this.key.algorithm, this.key.secret, input);
+    if (
+      !macLengthAllowed(t.mac.length, full.length) ||
+      !sameMac(full.subarray(0, t.mac.length), t.mac)
+    )
+      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: the MAC does not verify` };
+    if (Math.abs(this.now - t.timeSigned) > t.fudge)
+      return {
+        code: 'XFR_TSIG_BAD',
+        message: `message ${index + 1}: signed at ${t.timeSigned}, now ${this.now} (fudge ${t.fudge})`,
+      };
+    this.prior = t.mac;
+    this.pending = [];
+    this.signedOnce = true;
+    this.lastSigned = true;
+    return undefined;
+  }
+
+  /** At the end of the answer: its last message must have been signed. */
+  finish(): TsigStreamFault | undefined {
+    return this.lastSigned
+      ? undefined
+      : { code: 'XFR_TSIG_MISSING', message: 'the last message of the answer is not signed' };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * A reloaded zone as a new version of the one served: its records compared
+ * with the previous version (the IXFR difference), and its SOA serial chosen
+ * by the zone's serial policy (`serial: "date" | "increment"` raises it for
+ * the user when the content changed and the file's serial did not go up).
+ * This runs where the zone was loaded (the reload worker in `serve`), before
+ * the zone is handed over, so the answering thread only receives the result.
+ *
+ * The serial is changed in the loaded zone itself (its SOA RDATA); the file
+ * on disk is not rewritten.
+ */
+import type { Zone } from '../../dns/core/zone/model.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
+import { diffChangesContent, diffZones, type ZoneDiff } from './diff.ts';
+import { soaRecord, soaSerialOf, TYPE_SOA } from './records.ts';
+import { chooseSerial, serialCompare, type SerialChoice, type SerialPolicy } from './serial.ts';
+
+export interface VersionOptions {
+  readonly policy: SerialPolicy;
+  /** The version served so far, when there is one in memory. */
+  readonly before?: Zone;
+  /**
+   * The serial served before a restart and whether the content changed since
+   * (the state kept in `stateDir`), used when `before` is absent.
+   */
+  readonly restored?: { readonly serial: number; readonly changed: boolean };
+  /** Today as YYYYMMDD (for `date`). */
+  readonly date: number;
+  /** Compute the IXFR difference from `before` (when the serial goes up). */
+  readonly diff: boolean;
+}
+
+export interface PreparedVersion {
+  /** The SOA serial in the file. */
+  readonly fileSerial: number;
+  readonly choice: SerialChoice;
+  /** The difference from `before` to the zone (as served, serial included). */
+  readonly diff?: ZoneDiff;
+  /** Whether the records differ from `before` (undefined without `before`). */
+  readonly changed?: boolean;
+}
+
+/** Overwrite the serial in a store zone's SOA RDATA; false for zones not on a store. */
+export function setSoaSerial(zone: Zone, serial: number): boolean {
+  if (!(zone instanceof StoreZone)) return false;
+  const st = zone.store;
+  const apex = st.findName(zone.origin);
+  const set = apex < 0 ? -1 : st.findSet(apex, TYPE_SOA);
+  if (set < 0) return false;
+  const r = st.firstRecord(set);
+  const len = st.rdataLength(r);
+  if (len < 22) return false;
+  const block = st.rdataBlock(r);
+  const o = st.rdataStart(r) + len - 20;
+  block[o] = serial >>> 24;
+  block[o + 1] = (serial >>> 16) & 0xff;
+  block[o + 2] = (serial >>> 8) & 0xff;
+  block[o + 3] = serial & 0xff;
+  return true;
+}
+
+/**
+ * Compare `zone` with the version served, choose its serial (changing the
+ * zone's SOA when the policy raises it), and give the IXFR difference when
+ * the serial went up.
+ */
+export function prepareVersion(zone: Zone, o: VersionOptions): PreparedVersion {
+  const fileSerial = soaSerialOf(soaRecord(zone).rdata);
+  const before = o.before;
+  const d = before !== undefined ? diffZones(before, zone) : undefined;
+  const changed = d !== undefined ? diffChangesContent(d) : undefined;
+  const served = before !== undefined ? soaSerialOf(soaRecord(before).rdata) : o.restored?.serial;
+  let choice = chooseSerial(
+    o.policy,
+    fileSerial,
+    served,
+    changed ?? o.restored?.changed ?? true,
+    o.date,
+  );
+  if (choice.serial !== fileSerial && !setSoaSerial(zone, choice.serial))
+    choice = { serial: fileSerial, rewritten: false, raised: false };
+  if (
+    d === undefined ||
+    served === undefined ||
+    !o.diff ||
+    serialCompare(choice.serial, served) <= 0
+  )
+    return { fileSerial, choice, ...(changed !== undefined ? { changed } : {}) };
+  const to = soaRecord(zone);
+  const diff: ZoneDiff = { ...d, toSoa: { ...to, rdata: to.rdata.slice() } };
+  return { fileSerial, choice, diff, changed: changed! };
+}

@@ -1,0 +1,276 @@
+/**
+ * What a reload means for transfers: the difference of each changed zone
+ * from its previous version goes into the zone's IXFR history (bounded by
+ * count and octets, oldest dropped first), the history is written to the
+ * state directory (one journal file per zone, replaced atomically), and the
+ * secondaries are notified when the serial went up.
+ *
+ * At start the journal of each zone is read back and kept when its last
+ * difference ends at the serial (and SOA) now loaded: a restart does not
+ * force the secondaries into full transfers.
+ */
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Zone } from '../dns/core/zone/model.ts';
+import { diffBytes, diffToSerial, diffZones, type ZoneDiff } from './core/diff.ts';
+import { decodeJournal, encodeJournal } from './core/journal.ts';
+import { soaRecord, soaSerialOf } from './core/records.ts';
+import { serialCompare } from './core/serial.ts';
+import type { Logger } from '../authority/log.ts';
+import { notifyAll, type NotifyOptions, type NotifyTarget } from './notify.ts';
+import type { Transfers } from './out.ts';
+import type { SwapInfo } from '../authority/reload.ts';
+
+export interface HistoryOptions {
+  /** Differences kept per zone. 0: no IXFR history (IXFR answered in full). */
+  readonly count: number;
+  /** Octets of differences kept per zone. */
+  readonly bytes: number;
+  /** Directory of the journal files; undefined: history in memory only. */
+  readonly stateDir: string | undefined;
+  /** Whom to NOTIFY of a zone's new version (and the TSIG key of each). */
+  readonly notify: (zone: Zone) => readonly NotifyTarget[];
+  readonly notifyOptions: NotifyOptions;
+}
+
+/** A zone's file in the state directory: the origin, with anything but [a-z0-9.-] as %XX, then `suffix`. */
+function stateFile(dir: string, origin: string, suffix: string): string {
+  const safe = origin.replace(
+    /[^a-z0-9.-]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+  return path.join(dir, `${safe === '.' ? 'root.' : safe}${suffix}`);
+}
+
+/** A zone's IXFR journal file. */
+export function journalFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'ixfr');
+}
+
+/** A zone's served-serial file (`{origin, serial, hash}`: the serial served for that file content). */
+export function serialFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'serial');
+}
+
+/** The serials served before a restart, by origin (from the state directory; empty when there is none). */
+export async function readSerialState(
+  dir: string | undefined,
+  log: Logger,
+): Promise<Map<string, { serial: number; hash: string }>> {
+  const out = new Map<string, { serial: number; hash: string }>();
+  if (dir === undefined) return out;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names.filter((n) => n.endsWith('.serial'))) {
+    const file = path.join(dir, name);
+    try {
+      const v = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+      const { origin, serial, hash } = v;
+      if (typeof origin !== 'string' || typeof hash !== 'string' || typeof serial !== 'number')
+        throw new Error('expected {"origin", "serial", "hash"}');
+      out.set(origin, { serial: serial >>> 0, hash });
+    } catch (e) {
+      log.warn('serial_state_unreadable', { file, error: (e as Error).message });
+    }
+  }
+  return out;
+}
+
+function sameSoa(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Drop the oldest differences beyond the bounds. */
+export function boundHistory(diffs: ZoneDiff[], count: number, bytes: number): ZoneDiff[] {
+  const out = diffs.slice(Math.max(0, diffs.length - count));
+  let total = out.reduce((n, d) => n + diffBytes(d), 0);
+  while (out.length > 0 && total > bytes) total -= diffBytes(out.shift()!);
+  return out;
+}
+
+export class TransferHistory {
+  private readonly o: HistoryOptions;
+  private readonly transfers: Transfers;
+  private readonly log: Logger;
+  private readonly abort = new AbortController();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(options: HistoryOptions, transfers: Transfers, log: Logger) {
+    this.o = options;
+    this.transfers = transfers;
+    this.log = log;
+  }
+
+  /** Called by the reloader after each swap with the zones served before and after, by origin. */
+  async changed(
+    before: ReadonlyMap<string, Zone>,
+    after: ReadonlyMap<string, Zone>,
+    loaded: ReadonlyMap<string, SwapInfo> = new Map(),
+  ): Promise<void> {
+    for (const [origin, zone] of after) {
+      const old = before.get(origin);
+      if (old === zone) continue;
+      const info = loaded.get(origin);
+      await this.persistSerial(zone, info);
+      if (old === undefined) {
+        // First load (start, or a new zone): the journal on disk, and a NOTIFY as BIND sends at start.
+        await this.restore(zone);
+        const serial = soaSerialOf(soaRecord(zone).rdata);
+        this.track(
+          notifyAll(
+            zone,
+            serial,
+            this.o.notify(zone),
+            this.o.notifyOptions,
+            this.log,
+            this.abort.signal,
+          ),
+        );
+        continue;
+      }
+      const from = soaSerialOf(soaRecord(old).rdata);
+      const to = soaSerialOf(soaRecord(zone).rdata);
+      if (serialCompare(to, from) > 0) {
+        await this.record(old, zone, info?.version?.diff, info?.version?.ms);
+        // Every answering thread has the new history before a secondary is told to ask.
+        await this.transfers.synced();
+        this.track(
+          notifyAll(
+            zone,
+            to,
+            this.o.notify(zone),
+            this.o.notifyOptions,
+            this.log,
+            this.abort.signal,
+          ),
+        );
+      } else {
+        // The serial did not go up: the history cannot continue from it (checkSerial logs why).
+        this.transfers.setHistory(origin, []);
+        await this.persist(origin, []);
+      }
+    }
+    for (const origin of before.keys())
+      if (!after.has(origin)) this.transfers.setHistory(origin, []);
+  }
+
+  private track(p: Promise<void>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  /**
+   * A new version into the history: its difference as the loader computed
+   * it (the reload worker, in `serve`), else computed here (loaders that do
+   * not compare versions).
+   */
+  private async record(
+    old: Zone,
+    zone: Zone,
+    computed: ZoneDiff | undefined,
+    computedMs: number | undefined,
+  ): Promise<void> {
+    if (this.o.count === 0) return;
+    const t0 = performance.now();
+    const diff = computed ?? diffZones(old, zone);
+    const ms = Math.round(computed ? (computedMs ?? 0) : performance.now() - t0);
+    const history = boundHistory(
+      [...this.transfers.history(zone.origin), diff],
+      this.o.count,
+      this.o.bytes,
+    );
+    this.transfers.setHistory(zone.origin, history);
+    this.log.info('ixfr_difference', {
+      zone: zone.origin,
+      from: soaSerialOf(diff.fromSoa.rdata),
+      to: diffToSerial(diff),
+      removed: diff.removed.length,
+      added: diff.added.length,
+      kept: history.length,
+      ms,
+      where: computed ? 'at load' : 'after the swap',
+    });
+    await this.persist(zone.origin, history);
+  }
+
+  private async persist(origin: string, history: readonly ZoneDiff[]): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined) return;
+    const file = journalFile(dir, origin);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(`${file}.tmp`, encodeJournal(history));
+      await rename(`${file}.tmp`, file);
+    } catch (e) {
+      this.log.warn('journal_write_failed', { zone: origin, file, error: (e as Error).message });
+    }
+  }
+
+  /** The serial served for this file content, so that a restart serves it again (`serial` policies). */
+  private async persistSerial(zone: Zone, info: SwapInfo | undefined): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined || info?.hash === undefined || info.version === undefined) return;
+    const file = serialFile(dir, zone.origin);
+    const serial = soaSerialOf(soaRecord(zone).rdata);
+    try {
+      await mkdir(dir, { recursive: true });
+      const text = `${JSON.stringify({ origin: zone.origin, serial, hash: info.hash })}\n`;
+      await writeFile(`${file}.tmp`, text);
+      await rename(`${file}.tmp`, file);
+    } catch (e) {
+      this.log.warn('serial_state_write_failed', {
+        zone: zone.origin,
+        file,
+        error: (e as Error).message,
+      });
+    }
+  }
+
+  /** At a zone's first load: the journal on disk, when it ends at the version loaded. */
+  private async restore(zone: Zone): Promise<void> {
+    const dir = this.o.stateDir;
+    if (dir === undefined || this.o.count === 0) return;
+    const file = journalFile(dir, zone.origin);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch {
+      return;
+    }
+    try {
+      const diffs = decodeJournal(bytes);
+      const last = diffs.at(-1);
+      if (last === undefined) return;
+      if (!sameSoa(last.toSoa.rdata, soaRecord(zone).rdata)) {
+        this.log.info('journal_stale', {
+          zone: zone.origin,
+          file,
+          ends: diffToSerial(last),
+          note: 'the zone changed while the server was down: IXFR from older serials is answered in full',
+        });
+        return;
+      }
+      const kept = boundHistory(diffs, this.o.count, this.o.bytes);
+      this.transfers.setHistory(zone.origin, kept);
+      this.log.info('journal_loaded', { zone: zone.origin, file, differences: kept.length });
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      this.log.warn('journal_unreadable', {
+        zone: zone.origin,
+        file,
+        code: err.code,
+        error: err.message,
+      });
+    }
+  }
+
+  /** Stop retrying NOTIFYs and wait for the ones under way. */
+  async close(): Promise<void> {
+    this.abort.abort();
+    await Promise.all([...this.pending]);
+  }
+}

@@ -1,0 +1,675 @@
+/**
+ * Secondary mode (RFC 1034 section 4.3.5, RFC 1995, RFC 1996, RFC 5936):
+ * zones transferred from their primaries. Per zone: an SOA query to the
+ * primaries at the SOA's refresh interval (or when a NOTIFY from a primary
+ * arrives), a transfer when their serial is newer (RFC 1982), IXFR when a
+ * version is held and AXFR otherwise or when the IXFR fails; retry at the
+ * SOA's retry interval after a failure; past `expire` without a successful
+ * check, the zone stops being served (SERVFAIL for its names).
+ *
+ * The requests are signed with the primary's TSIG key when one is
+ * configured, and every message of the answer is verified
+ * (`TsigStreamVerifier`). The answer is read by the pure `XfrReader`; the
+ * zone (whole, or the held version with the differences applied) is
+ * written as a zone file into a temporary file of the state folder and
+ * handed to the reloader, which loads it like any zone file (worker thread,
+ * validation) and swaps it in, then renames it over the zone's file: a
+ * transfer that fails at any step, or a zone that does not load, leaves
+ * the previous version served and on disk. A restart serves the file at
+ * once, then checks the primaries.
+ */
+import net from 'node:net';
+import { randomInt } from 'node:crypto';
+import { mkdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { PrimaryAddress, SecondaryZoneConfig } from '../config/server.ts';
+import type { Zone, ResourceRecord } from '../dns/core/zone/model.ts';
+import { keyToName, nameKey } from '../dns/core/wire/name.ts';
+import { writeZone } from '../dns/core/zone/writer.ts';
+import { lintNaptrRecords } from '../ddds/core/lint/naptr-lint.ts';
+import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
+import { serialCompare } from './core/serial.ts';
+import { TYPE_AXFR, TYPE_IXFR, TYPE_SOA } from '../dns/core/rr/types.ts';
+import {
+  applyIxfr,
+  readWireName,
+  soaTimers,
+  transferRequest,
+  XfrReadError,
+  XfrReader,
+  type XfrRr,
+} from './core/read.ts';
+import type { NotifyRefusalCode } from './core/codes.ts';
+import { RCODE_NOERROR } from '../authority/core/answer.ts';
+import {
+  nameWireKey,
+  readTsig,
+  stripTsig,
+  TsigSigner,
+  TsigStreamVerifier,
+  verifyRequest,
+  type TsigKey,
+} from './core/tsig.ts';
+import { nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
+import { RCODE_OF } from '../authority/rcodes.ts';
+import type { Logger } from '../authority/log.ts';
+
+/** Where a transferred zone goes: the reloader's install and expiry. */
+export interface SecondaryTarget {
+  install(file: string, tmp: string): Promise<boolean>;
+  setExpired(origin: string, expired: boolean): Promise<void>;
+  zoneOfFile(file: string): Zone | undefined;
+}
+
+export interface SecondaryOptions {
+  readonly zones: readonly SecondaryZoneConfig[];
+  /** Folder the transferred zones are kept in. */
+  readonly stateDir: string;
+  /** TSIG keys by the wire key of their name. */
+  readonly keys: ReadonlyMap<string, TsigKey>;
+  /** No answer from a primary for this long (connect, or between messages) fails the try. */
+  readonly timeoutMs?: number;
+  /** First retry while no version is held (no SOA to take it from), seconds. */
+  readonly initialRetry?: number;
+  /**
+   * An accepted NOTIFY starts this instead of a check here: an answering
+   * thread (`serve --workers`) answers the NOTIFY itself and tells the main
+   * thread, whose Secondaries runs the check.
+   */
+  readonly onNotify?: (origin: string) => void;
+}
+
+/** Transfer results counted per zone (`lexroute_dns_xfr_in_total`). */
+export type XfrInResult = 'axfr' | 'ixfr' | 'current' | 'failed';
+
+interface ZoneState {
+  readonly origin: string;
+  readonly key: string;
+  readonly primaries: readonly PrimaryAddress[];
+  readonly file: string;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  expireTimer: ReturnType<typeof setTimeout> | undefined;
+  running: Promise<void> | undefined;
+  again: boolean;
+  expired: boolean;
+  readonly results: Record<XfrInResult, number>;
+  readonly failures: Map<string, number>;
+}
+
+/** The file a secondary zone is kept in. */
+export function secondaryFile(stateDir: string, origin: string): string {
+  return path.join(stateDir, 'secondary', `${origin === '.' ? 'root.' : origin}zone`);
+}
+
+/** A wrongly signed answer fails the refresh; other IXFR failures fall back to AXFR. */
+const TSIG_FAULTS: ReadonlySet<string> = new Set([
+  'XFR_TSIG_MISSING',
+  'XFR_TSIG_BAD',
+  'XFR_TSIG_ERROR',
+]);
+
+/** Seconds as a timer's milliseconds (a timer cannot wait past 2^31-1 ms). */
+const ms = (s: number) => Math.min(s * 1000, 2 ** 31 - 1);
+
+export class Secondaries {
+  private readonly o: SecondaryOptions;
+  private readonly target: SecondaryTarget;
+  private readonly log: Logger;
+  private readonly zones = new Map<string, ZoneState>();
+  private closed = false;
+  private readonly sockets = new Set<net.Socket>();
+
+  constructor(o: SecondaryOptions, target: SecondaryTarget, log: Logger) {
+    this.o = o;
+    this.target = target;
+    this.log = log;
+    for (const z of o.zones) {
+      const key = nameKey(z.origin);
+      this.zones.set(key, {
+        origin: z.origin,
+        key,
+        primaries: z.primaries,
+        file: secondaryFile(o.stateDir, z.origin),
+        timer: undefined,
+        expireTimer: undefined,
+        running: undefined,
+        again: false,
+        expired: false,
+        results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
+        failures: new Map(),
+      });
+    }
+  }
+
+  /** The files of the secondary zones, for the reloader. */
+  files(): { file: string; origin: string }[] {
+    return [...this.zones.values()].map((z) => ({ file: z.file, origin: z.origin }));
+  }
+
+  /** Start: a zone held on disk runs its expire clock from the file's time; every zone is checked now. */
+  async start(): Promise<void> {
+    await mkdir(path.join(this.o.stateDir, 'secondary'), { recursive: true });
+    for (const z of this.zones.values()) {
+      const zone = this.target.zoneOfFile(z.file);
+      if (zone !== undefined) {
+        const st = await stat(z.file).catch(() => undefined);
+        this.armExpire(z, zone, st?.mtimeMs ?? Date.now());
+      }
+      void this.check(z.origin, 'start');
+    }
+  }
+
+  /** Per zone: origin, transfers by result, failures by code, expired. */
+  status(): {
+    origin: string;
+    serial: number | undefined;
+    expired: boolean;
+    results: Readonly<Record<XfrInResult, number>>;
+    failures: ReadonlyMap<string, number>;
+  }[] {
+    return [...this.zones.values()].map((z) => ({
+      origin: z.origin,
+      serial: this.heldSoa(z) && soaTimers(this.heldSoa(z)!.rdata).serial,
+      expired: z.expired,
+      results: z.results,
+      failures: z.failures,
+    }));
+  }
+
+  /** Resolves when no check is running. */
+  async idle(): Promise<void> {
+    for (const z of this.zones.values()) await z.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const z of this.zones.values()) {
+      clearTimeout(z.timer);
+      clearTimeout(z.expireTimer);
+    }
+    for (const s of this.sockets) s.destroy();
+  }
+
+  /**
+   * A NOTIFY (RFC 1996 section 3.7) for a secondary zone: answered and a
+   * check started when it comes from one of the zone's primaries (signed
+   * with its key, when the primary has one); REFUSED otherwise, NOTAUTH
+   * when its TSIG fails. Undefined: not a NOTIFY request.
+   */
+  notify(msg: Uint8Array, source: string): Uint8Array | undefined {
+    if (msg.length < 12 || (msg[2]! & 0xf8) !== OPCODE_NOTIFY << 3) return undefined;
+    let q: { key: string; end: number; qtype: number };
+    try {
+      q = notifyQuestion(msg);
+    } catch {
+      return answerHeader(msg, 12, RCODE_OF.NOTIFY_MALFORMED);
+    }
+    const z = this.zones.get(q.key);
+    const from = z?.primaries.filter((p) => sameAddress(p.host, source)) ?? [];
+    const refuse = (why: string, code: NotifyRefusalCode) => {
+      this.log.warn('notify_refused', { zone: keyToName(q.key), from: source, code, why });
+      return answerHeader(msg, q.end, RCODE_OF[code]);
+    };
+    if (z === undefined || q.qtype !== TYPE_SOA)
+      return refuse('not a secondary zone here', 'NOTIFY_REFUSED');
+    if (from.length === 0) return refuse('not from a primary of the zone', 'NOTIFY_REFUSED');
+    const keyed = from.filter((p) => p.key !== undefined);
+    let signer: TsigSigner | undefined;
+    if (keyed.length > 0 && keyed.length === from.length) {
+      const t = readTsig(msg);
+      if (t === 'FORMERR') {
+        this.log.warn('notify_refused', {
+          zone: z.origin,
+          from: source,
+          code: 'TSIG_MALFORMED',
+          why: 'a TSIG record that cannot be read',
+        });
+        return answerHeader(msg, q.end, RCODE_OF.TSIG_MALFORMED);
+      }
+      if (t === undefined) return refuse('not signed with the primary key', 'NOTIFY_TSIG');
+      const keys = new Map<string, TsigKey>();
+      for (const p of keyed) {
+        const k = this.o.keys.get(nameWireKey(p.key!));
+        if (k) keys.set(nameWireKey(k.name), k);
+      }
+      const check = verifyRequest(msg, t, keys, nodeHmac, nowSeconds());
+      if (!check.ok) {
+        this.log.warn('notify_refused', {
+          zone: z.origin,
+          from: source,
+          code: 'NOTIFY_TSIG',
+          tsigCode: check.error.code,
+          tsigError: check.error.tsigError,
+        });
+        return tsigErrorResponse(msg, q.end, check.error);
+      }
+      signer = new TsigSigner(check.value.key, nodeHmac, nowSeconds(), t.mac);
+    }
+    this.log.info('notify_received', { zone: z.origin, from: source });
+    if (this.o.onNotify) this.o.onNotify(z.origin);
+    else void this.check(z.origin, 'notify');
+    const out = answerHeader(stripped(msg), q.end, RCODE_NOERROR);
+    return signer ? signer.sign(out) : out;
+  }
+
+  /** The zone's configuration, by origin key. */
+  zoneByKey(key: string): { origin: string; primaries: readonly PrimaryAddress[] } | undefined {
+    return this.zones.get(key);
+  }
+
+  /**
+   * Check the zone now (a NOTIFY, the refresh timer, start): SOA query, then
+   * a transfer when the primary's serial is newer. A check asked while one
+   * runs runs again after it.
+   */
+  check(origin: string, trigger: string): Promise<void> {
+    const z = this.zones.get(nameKey(origin));
+    if (z === undefined || this.closed) return Promise.resolve();
+    if (z.running) {
+      z.again = true;
+      return z.running;
+    }
+    clearTimeout(z.timer);
+    const run = this.refresh(z, trigger).finally(() => {
+      z.running = undefined;
+      if (z.again && !this.closed) {
+        z.again = false;
+        void this.check(z.origin, 'again');
+      }
+    });
+    z.running = run;
+    return run;
+  }
+
+  private heldSoa(z: ZoneState): XfrRr | undefined {
+    const zone = this.target.zoneOfFile(z.file);
+    if (zone === undefined) return undefined;
+    const s = soaRecord(zone);
+    return { key: s.key, type: TYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata };
+  }
+
+  /** One refresh: each primary in order until one answers; timers set from the outcome. */
+  private async refresh(z: ZoneState, trigger: string): Promise<void> {
+    let lastError: XfrReadError | undefined;
+    for (const p of z.primaries) {
+      if (this.closed) return;
+      try {
+        await this.refreshFrom(z, p, trigger);
+        this.schedule(z, 'refresh');
+        return;
+      } catch (e) {
+        const err = e instanceof XfrReadError ? e : new XfrReadError('XFR_BAD_MESSAGE', String(e));
+        lastError = err;
+        z.failures.set(err.code, (z.failures.get(err.code) ?? 0) + 1);
+        z.results.failed++;
+        this.log.warn('xfr_in_failed', {
+          zone: z.origin,
+          primary: peerText(p),
+          code: err.code,
+          error: err.message,
+          keeping: this.heldSoa(z) ? soaTimers(this.heldSoa(z)!.rdata).serial : null,
+        });
+      }
+    }
+    if (lastError) this.schedule(z, 'retry');
+  }
+
+  private schedule(z: ZoneState, which: 'refresh' | 'retry'): void {
+    if (this.closed) return;
+    const soa = this.heldSoa(z);
+    const t = soa ? soaTimers(soa.rdata) : undefined;
+    const seconds = t ? (which === 'refresh' ? t.refresh : t.retry) : (this.o.initialRetry ?? 5);
+    clearTimeout(z.timer);
+    z.timer = setTimeout(() => void this.check(z.origin, which), ms(Math.max(seconds, 1)));
+    z.timer.unref();
+  }
+
+  /** The zone was refreshed at `at` (epoch ms): it expires `expire` seconds later. */
+  private armExpire(z: ZoneState, zone: Zone, at: number): void {
+    const t = soaTimers(soaRecord(zone).rdata);
+    clearTimeout(z.expireTimer);
+    const wait = Math.max(at + t.expire * 1000 - Date.now(), 0);
+    z.expireTimer = setTimeout(() => void this.expire(z), Math.min(wait, 2 ** 31 - 1));
+    z.expireTimer.unref();
+    if (z.expired) {
+      z.expired = false;
+      void this.target.setExpired(z.origin, false);
+    }
+  }
+
+  private async expire(z: ZoneState): Promise<void> {
+    if (this.closed || z.expired) return;
+    z.expired = true;
+    this.log.error('secondary_expired', {
+      zone: z.origin,
+      code: 'SECONDARY_EXPIRED',
+      note: 'no successful refresh within the SOA expire time: answering SERVFAIL',
+    });
+    await this.target.setExpired(z.origin, true);
+  }
+
+  /** A successful check or transfer: the expire clock starts again (and the file's time records it). */
+  private async refreshed(z: ZoneState): Promise<void> {
+    const zone = this.target.zoneOfFile(z.file);
+    if (zone === undefined) return;
+    const now = new Date();
+    await utimes(z.file, now, now).catch(() => undefined);
+    this.armExpire(z, zone, now.getTime());
+  }
+
+  private async refreshFrom(z: ZoneState, p: PrimaryAddress, trigger: string): Promise<void> {
+    const held = this.heldSoa(z);
+    const key = this.keyOf(p);
+    const started = performance.now();
+    const soaAnswer = await this.exchange(p, z.key, TYPE_SOA, key);
+    const remote = soaAnswer.soa;
+    const remoteSerial = soaTimers(remote.rdata).serial;
+    if (held !== undefined) {
+      const order = serialCompare(remoteSerial, soaTimers(held.rdata).serial);
+      if (!(order > 0)) {
+        if (order < 0)
+          this.log.warn('xfr_in_serial_older', {
+            zone: z.origin,
+            primary: peerText(p),
+            code: 'XFR_SERIAL_OLDER',
+            serial: remoteSerial,
+            held: soaTimers(held.rdata).serial,
+          });
+        z.results.current++;
+        this.log.debug('xfr_in_current', { zone: z.origin, serial: remoteSerial, trigger });
+        await this.refreshed(z);
+        return;
+      }
+    }
+    let kind: 'AXFR' | 'IXFR' = 'AXFR';
+    let records: XfrRr[] | undefined;
+    // IXFR: the owners the differences touch (the lint looks at those only).
+    let touched: Set<string> | undefined;
+    if (held !== undefined) {
+      try {
+        const r = await this.exchange(p, z.key, TYPE_IXFR, key, held);
+        if (r.result === undefined) throw new XfrReadError('XFR_NO_SOA', 'no answer');
+        if (r.result.kind === 'incremental') {
+          records = applyIxfr(this.heldRecords(z), r.result.steps);
+          kind = 'IXFR';
+          touched = new Set(
+            r.result.steps.flatMap((st) => [...st.removed, ...st.added].map((x) => x.key)),
+          );
+        } else if (r.result.kind === 'full') records = [...r.result.records];
+      } catch (e) {
+        if (!(e instanceof XfrReadError) || TSIG_FAULTS.has(e.code)) throw e;
+        this.log.info('xfr_in_ixfr_fallback', {
+          zone: z.origin,
+          primary: peerText(p),
+          code: e.code,
+          error: e.message,
+        });
+      }
+    }
+    if (records === undefined) {
+      const r = await this.exchange(p, z.key, TYPE_AXFR, key);
+      if (r.result?.kind !== 'full') throw new XfrReadError('XFR_NO_SOA', 'AXFR without records');
+      records = [...r.result.records];
+    }
+    await this.installRecords(z, p, records, { kind, touched, trigger, started });
+  }
+
+  /**
+   * Write the records as a zone file, lint them (reported only; after an
+   * IXFR only the owners it touched), and have the reloader load and swap
+   * them in.
+   */
+  private async installRecords(
+    z: ZoneState,
+    p: PrimaryAddress,
+    records: readonly XfrRr[],
+    how: {
+      kind: 'AXFR' | 'IXFR';
+      touched: ReadonlySet<string> | undefined;
+      trigger: string;
+      started: number;
+    },
+  ): Promise<void> {
+    const { kind, touched, trigger, started } = how;
+    const received = performance.now();
+    const inClass = records.filter((r) => r.cls === 1);
+    const rrs: ResourceRecord[] = inClass.map((r) => ({
+      owner: keyToName(r.key),
+      type: r.type,
+      class: 1,
+      ttl: r.ttl,
+      rdata: r.rdata,
+    }));
+    const lintSet = touched ? rrs.filter((_, i) => touched.has(inClass[i]!.key)) : rrs;
+    for (const d of lintNaptrRecords(lintSet))
+      this.log.warn('xfr_in_lint', {
+        zone: z.origin,
+        code: d.code,
+        message: d.message,
+        severity: d.severity,
+      });
+    const linted = performance.now();
+    const tmp = `${z.file}.${process.pid}.${randomInt(1 << 30)}.tmp`;
+    await writeFile(tmp, `$ORIGIN ${z.origin}\n${writeZone(rrs)}`);
+    const written = performance.now();
+    const ok = await this.target.install(z.file, tmp);
+    if (!ok) {
+      await unlink(tmp).catch(() => undefined);
+      throw new XfrReadError(
+        'XFR_ZONE_REJECTED',
+        `the transferred zone (${rrs.length} records) did not load; see zone_diagnostic`,
+      );
+    }
+    const serial = soaTimers(records[0]!.rdata).serial;
+    z.results[kind === 'IXFR' ? 'ixfr' : 'axfr']++;
+    this.log.info('xfr_in', {
+      zone: z.origin,
+      primary: peerText(p),
+      kind,
+      serial,
+      records: rrs.length,
+      trigger,
+      ms: Math.round(performance.now() - started),
+      // Where the time went: the exchanges, the NAPTR lint, writing the file, its load and swap.
+      transferMs: Math.round(received - started),
+      lintMs: Math.round(linted - received),
+      writeMs: Math.round(written - linted),
+      loadMs: Math.round(performance.now() - written),
+    });
+    await this.refreshed(z);
+  }
+
+  /** The held version's records (SOA first), for IXFR. */
+  private heldRecords(z: ZoneState): XfrRr[] {
+    const zone = this.target.zoneOfFile(z.file)!;
+    const out: XfrRr[] = [this.heldSoa(z)!];
+    const cur = zoneBodyCursor(zone);
+    const r = newXfrRecord();
+    while (cur.next(r)) {
+      const rdata = r.block.slice(r.start, r.start + r.len);
+      out.push({ key: r.key, type: r.type, cls: 1, ttl: r.ttl, rdata });
+    }
+    return out;
+  }
+
+  private keyOf(p: PrimaryAddress): TsigKey | undefined {
+    if (p.key === undefined) return undefined;
+    const k = this.o.keys.get(nameWireKey(p.key));
+    if (k === undefined)
+      throw new XfrReadError('XFR_TSIG_MISSING', `the key ${p.key} is not defined (tsigKeys)`);
+    return k;
+  }
+
+  /** One request over TCP and its whole answer, verified. */
+  private exchange(
+    p: PrimaryAddress,
+    originKey: string,
+    qtype: number,
+    key: TsigKey | undefined,
+    held?: XfrRr,
+  ) {
+    const id = randomInt(0, 65536);
+    let request = transferRequest(originKey, qtype, id, held);
+    let verifier: TsigStreamVerifier | undefined;
+    if (key !== undefined) {
+      request = new TsigSigner(key, nodeHmac, nowSeconds(), undefined).sign(request);
+      const t = readTsig(request);
+      if (t === undefined || t === 'FORMERR') throw new Error('signing the request failed');
+      verifier = new TsigStreamVerifier(key, nodeHmac, t.mac, nowSeconds());
+    }
+    const reader = new XfrReader(
+      originKey,
+      id,
+      qtype === TYPE_SOA ? TYPE_AXFR : qtype,
+      held && soaTimers(held.rdata).serial,
+    );
+    return tcpExchange(
+      p,
+      request,
+      this.o.timeoutMs ?? 10_000,
+      this.sockets,
+      (msg, index) => {
+        const fault = verifier?.check(msg, index);
+        if (fault) throw new XfrReadError(fault.code, fault.message);
+        if (qtype === TYPE_SOA) return soaOnly(msg, reader);
+        return reader.push(msg);
+      },
+      () => {
+        const fault = verifier?.finish();
+        if (fault) throw new XfrReadError(fault.code, fault.message);
+      },
+    ).then(() => {
+      if (qtype === TYPE_SOA) return { soa: soaOf(reader), result: undefined };
+      const result = reader.result();
+      return { soa: result.soa, result };
+    });
+  }
+}
+
+/** An SOA answer: one message (the reader checks its ID, flags, rcode and first record). */
+function soaOnly(msg: Uint8Array, reader: XfrReader): boolean {
+  reader.push(msg);
+  return true;
+}
+
+function soaOf(reader: XfrReader): XfrRr {
+  const f = reader.firstSoa;
+  if (f === undefined) throw new XfrReadError('XFR_NO_SOA', 'the SOA answer holds no SOA');
+  return f;
+}
+
+const OPCODE_NOTIFY = 4;
+
+/** The question of a NOTIFY: name key, type, and where it ends. */
+function notifyQuestion(msg: Uint8Array): { key: string; end: number; qtype: number } {
+  if (((msg[4]! << 8) | msg[5]!) !== 1) throw new Error('one question');
+  const [wire, end] = readWireName(msg, 12);
+  if (end + 4 > msg.length) throw new Error('short');
+  let key = '';
+  for (const c of wire) key += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+  return { key, end: end + 4, qtype: (msg[end]! << 8) | msg[end + 1]! };
+}
+
+/** The message without its TSIG record (for the answer to a signed NOTIFY). */
+function stripped(msg: Uint8Array): Uint8Array {
+  const t = readTsig(msg);
+  return t === undefined || t === 'FORMERR' ? msg : stripTsig(msg, t);
+}
+
+/** An answer of header and question only: QR and AA set, opcode kept, `rcode`. */
+function answerHeader(msg: Uint8Array, questionEnd: number, rcode: number): Uint8Array {
+  const out = new Uint8Array(msg.subarray(0, questionEnd));
+  out[2] = 0x80 | (msg[2]! & 0x78) | 0x04;
+  out[3] = rcode;
+  out[4] = 0;
+  out[5] = questionEnd > 12 ? 1 : 0;
+  out.fill(0, 6, 12);
+  return out;
+}
+
+/** The same IP address (an IPv4-mapped IPv6 source counts as its IPv4 address). */
+function sameAddress(a: string, b: string): boolean {
+  const norm = (x: string) => x.replace(/^::ffff:/i, '').toLowerCase();
+  return norm(a) === norm(b);
+}
+
+export function peerText(p: { host: string; port: number }): string {
+  return `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+}
+
+/**
+ * Send one framed request over TCP and read framed messages into `onMessage`
+ * until it returns true. The stream ending first is XFR_CUT_SHORT; no data
+ * for `timeoutMs` is XFR_TIMEOUT (XFR_CONNECT before the connection).
+ */
+export function tcpExchange(
+  p: PrimaryAddress,
+  request: Uint8Array,
+  timeoutMs: number,
+  sockets: Set<net.Socket>,
+  onMessage: (msg: Uint8Array, index: number) => boolean,
+  onDone: () => void,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const socket = net.connect({ host: p.host, port: p.port });
+    sockets.add(socket);
+    let connected = false;
+    let settled = false;
+    let buf: Buffer = Buffer.alloc(0);
+    let index = 0;
+    const finish = (e?: unknown) => {
+      if (settled) return;
+      settled = true;
+      sockets.delete(socket);
+      socket.destroy();
+      if (e === undefined) resolve();
+      else reject(e);
+    };
+    socket.setTimeout(timeoutMs, () =>
+      finish(
+        connected
+          ? new XfrReadError('XFR_TIMEOUT', `no data from ${peerText(p)} for ${timeoutMs} ms`)
+          : new XfrReadError('XFR_CONNECT', `no connection to ${peerText(p)} in ${timeoutMs} ms`),
+      ),
+    );
+    socket.on('connect', () => {
+      connected = true;
+      const framed = Buffer.alloc(request.length + 2);
+      framed.writeUInt16BE(request.length, 0);
+      framed.set(request, 2);
+      socket.write(framed);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      try {
+        while (buf.length >= 2) {
+          const n = buf.readUInt16BE(0);
+          if (buf.length < 2 + n) break;
+          const msg = new Uint8Array(buf.subarray(2, 2 + n));
+          buf = buf.subarray(2 + n);
+          if (onMessage(msg, index++)) {
+            onDone();
+            return finish();
+          }
+        }
+      } catch (e) {
+        finish(e);
+      }
+    });
+    socket.on('error', (e) =>
+      finish(
+        connected
+          ? new XfrReadError('XFR_CUT_SHORT', `${peerText(p)}: ${e.message}`)
+          : new XfrReadError('XFR_CONNECT', `${peerText(p)}: ${e.message}`),
+      ),
+    );
+    socket.on('close', () =>
+      finish(
+        new XfrReadError(
+          'XFR_CUT_SHORT',
+          `${peerText(p)} closed the connection after ${index} message(s)`,
+        ),
+      ),
+    );
+  });
+}

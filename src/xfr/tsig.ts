@@ -1,0 +1,89 @@
+/**
+ * TSIG on the server side: node:crypto's HMAC for the core's TSIG code,
+ * and the answers to requests whose TSIG fails (RFC 8945 section 5.2:
+ * NOTAUTH with the TSIG error; BADKEY and BADSIG unsigned, BADTIME signed
+ * and carrying our time).
+ */
+import { createHmac } from 'node:crypto';
+import { appendTsig, TSIG_BADTIME, TsigSigner, type Hmac, type TsigFailure } from './core/tsig.ts';
+import { rcodeOf } from '../authority/rcodes.ts';
+
+const HASH: Record<string, string> = {
+  'hmac-md5': 'md5',
+  'hmac-sha1': 'sha1',
+  'hmac-sha224': 'sha224',
+  'hmac-sha256': 'sha256',
+  'hmac-sha384': 'sha384',
+  'hmac-sha512': 'sha512',
+};
+
+export const nodeHmac: Hmac = (algorithm, secret, data) =>
+  new Uint8Array(createHmac(HASH[algorithm]!, secret).update(data).digest());
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The answer to a request whose TSIG record cannot be read, or is not the
+ * last record (RFC 8945 sections 5.1 and 5.2): header and question of the
+ * request, FORMERR (`RCODE_OF.TSIG_MALFORMED`), no TSIG record (there is no
+ * key to sign with).
+ */
+export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uint8Array {
+  const head = new Uint8Array(questionEnd);
+  head.set(msg.subarray(0, questionEnd));
+  head[2] = 0x80 | (msg[2]! & 0x79);
+  head[3] = rcodeOf('TSIG_MALFORMED');
+  head.fill(0, 4, 12);
+  head[5] = questionEnd > 12 ? 1 : 0;
+  return head;
+}
+
+/**
+ * The answer to a request whose TSIG failed: header and question of the
+ * request, the failure's rcode (`RCODE_OF`: NOTAUTH), and a TSIG record with
+ * its TSIG error.
+ */
+export function tsigErrorResponse(
+  msg: Uint8Array,
+  questionEnd: number,
+  check: TsigFailure,
+): Uint8Array {
+  const head = new Uint8Array(questionEnd);
+  head.set(msg.subarray(0, questionEnd));
+  head[2] = 0x80 | (msg[2]! & 0x79);
+  head[3] = rcodeOf(check.code);
+  head.fill(0, 6, 12);
+  head[5] = questionEnd > 12 ? 1 : 0;
+  head[4] = 0;
+  const t = check.tsig;
+  if (check.tsigError === TSIG_BADTIME && check.key) {
+    // RFC 8945 section 5.2.3: signed, with our time in Other Data.
+    const now = nowSeconds();
+    const other = Uint8Array.of(
+      0,
+      0,
+      (now / 2 ** 24) & 0xff,
+      (now >>> 16) & 0xff,
+      (now >>> 8) & 0xff,
+      now & 0xff,
+    );
+    other[1] = Math.floor(now / 2 ** 32) & 0xff;
+    const signer = new TsigSigner(check.key, nodeHmac, t.timeSigned, t.mac, {
+      fudge: t.fudge,
+      error: TSIG_BADTIME,
+      other,
+    });
+    return signer.sign(head);
+  }
+  return appendTsig(
+    head,
+    t.keyKey,
+    t.algorithmKey,
+    t.timeSigned,
+    t.fudge,
+    new Uint8Array(0),
+    t.originalId,
+    check.tsigError,
+    new Uint8Array(0),
+  );
+}
