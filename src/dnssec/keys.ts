@@ -6,7 +6,7 @@
  * (ED25519) (RFC 5702, RFC 6605, RFC 8080).
  */
 import crypto, { type KeyObject } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ALG_ECDSAP256SHA256,
@@ -236,7 +236,17 @@ export async function generateKey(
   const priv = `Private-key-format: v1.3\nAlgorithm: ${algName}\n${body}Created: ${t}\nPublish: ${t}\nActivate: ${t}\n`;
   const kind = ksk ? 'key-signing' : 'zone-signing';
   const pubText = `; This is a ${kind} key, keyid ${key.tag}, for ${origin}\n; Created: ${t}\n; Publish: ${t}\n; Activate: ${t}\n${origin} IN DNSKEY ${flags} 3 ${alg} ${Buffer.from(key.publicKey).toString('base64')}\n`;
-  await writeFile(path.join(dir, `${key.basename}.private`), priv, { mode: 0o600 });
-  await writeFile(path.join(dir, `${key.basename}.key`), pubText);
+  try {
+    // The folder is made when missing (`--dir keys` on a fresh checkout), private like the keys.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(path.join(dir, `${key.basename}.private`), priv, { mode: 0o600 });
+    await writeFile(path.join(dir, `${key.basename}.key`), pubText);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new KeyError(
+      'KEY_DIR_UNWRITABLE',
+      `cannot write the key files of ${origin} into ${dir} (${why}): it must be a folder this user can write, or a path where one can be made`,
+    );
+  }
   return key;
 }

@@ -6,7 +6,7 @@
  * on each re-sign; `delv` validates lexroute serving its own signed zone.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -103,6 +103,30 @@ describe.skipIf((verify.skipReason ?? ldns.skipReason) !== undefined)(
     });
   },
 );
+
+describe('zone keygen --dir (issue 31 item 10)', () => {
+  it('makes a missing folder (mode 0700) and writes both keys into it', async () => {
+    const dir = path.join(tmp, 'new', 'keys');
+    const r = await cli('zone', 'keygen', 'signed.test', '--dir', dir);
+    expect(r.code).toBe(0);
+    const names = r.out.trim().split('\n');
+    expect(names).toHaveLength(2);
+    for (const n of names) {
+      expect(readFileSync(path.join(dir, `${n}.key`), 'utf8')).toContain('DNSKEY');
+      expect(statSync(path.join(dir, `${n}.private`)).mode & 0o777).toBe(0o600);
+    }
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('a file in the way fails with KEY_DIR_UNWRITABLE and exit 1, no stack trace', async () => {
+    const file = path.join(tmp, 'not-a-folder');
+    writeFileSync(file, 'x');
+    const r = await cli('zone', 'keygen', 'signed.test', '--csk', '--dir', path.join(file, 'keys'));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^lexroute zone keygen: KEY_DIR_UNWRITABLE: .*ENOTDIR/);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});
 
 describe.skipIf(delv.skipReason !== undefined)('lexroute serves what it signed', () => {
   it('delv validates NAPTR and a negative answer from the zone signed with a CSK', async () => {

@@ -18,7 +18,7 @@ import {
   type LoadResult,
 } from '../../authority/zones/load.ts';
 import { parseCommandArgs } from '../args.ts';
-import { algorithmOf, generateKey } from '../../dnssec/keys.ts';
+import { algorithmOf, generateKey, KeyError } from '../../dnssec/keys.ts';
 import { signZoneFile } from '../../dnssec/sign.ts';
 import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
@@ -340,10 +340,12 @@ is the trust anchor (or gives the DS for the parent zone).
 Options:
   --algorithm A  13 ECDSAP256SHA256 (default), 15 ED25519, 8 RSASHA256 (2048 bits)
   --csk          one combined signing key instead of a KSK and a ZSK
-  --dir DIR      where to write the files (default: the current folder)
+  --dir DIR      where to write the files (default: the current folder; made
+                 when missing, mode 0700)
   -h, --help     show this help
 
-Exit codes: 0 made, 1 failure, 2 usage error.
+Exit codes: 0 made, 1 failure (KEY_DIR_UNWRITABLE: the folder cannot be made
+or written), 2 usage error.
 `;
 
 async function sign(argv: readonly string[], io: CliIo): Promise<number> {
@@ -412,10 +414,16 @@ async function keygen(argv: readonly string[], io: CliIo): Promise<number> {
   const raw = positionals[0]!;
   const origin = absoluteLowerName(raw);
   const dir = values.dir ?? '.';
-  const made = [await generateKey(dir, origin, alg, true)];
-  if (!values.csk) made.push(await generateKey(dir, origin, alg, false));
-  for (const k of made) io.out(`${k.basename}\n`);
-  return EXIT_OK;
+  try {
+    const made = [await generateKey(dir, origin, alg, true)];
+    if (!values.csk) made.push(await generateKey(dir, origin, alg, false));
+    for (const k of made) io.out(`${k.basename}\n`);
+    return EXIT_OK;
+  } catch (e) {
+    if (!(e instanceof KeyError)) throw e;
+    io.err(`lexroute zone keygen: ${e.code}: ${e.message}\n`);
+    return exitCodeOf(e.code);
+  }
 }
 
 export const zoneCommand: Command = {

@@ -13,6 +13,8 @@ export const DNSSEC_KEY_CODES = {
   KEY_FIELD_MISSING: 'a .private file lacks a field the algorithm needs',
   KEY_ALGORITHM: 'a key algorithm other than 8, 13 or 15',
   KEY_MISMATCH: 'the private key does not give the key tag in its file name',
+  KEY_DIR_UNWRITABLE:
+    'zone keygen: the key folder cannot be made or written (a file in the way, no permission)',
   SIGN_FAILED: 'lexroute zone sign failed for another reason',
   DNSSEC_KEYS_DIR: 'serve --keys (dnssec.keys) names no readable directory',
   DNSSEC_KEYS_UNREADABLE: "inline signing: the zone's key files cannot be read",
