@@ -34,8 +34,8 @@ export const TABLES_PATH = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
   'src',
-  'core',
   'urn',
+  'core',
   'idna-tables.ts',
 );
 

@@ -60,7 +60,8 @@ const NORMALIZE_HELP = `Usage: lexroute urn normalize <urn> [--json] [--registry
 
 Print the canonical form of a LEX URN: "urn" and the NID in lower case, the
 name case-folded (RFC 9676 section 3.3, also percent-encoded non-ASCII text),
-%hh hex in upper case, a raw "|" date separator as %7C. The rules that
+%hh hex in upper case, a raw "|" date separator as %7C. Raw non-ASCII text
+(münchen) is accepted and percent-encoded as UTF-8 first (m%C3%BCnchen). The rules that
 changed the input are listed on standard error.
 
 With --registry, the jurisdiction, authority and measure are then rewritten

@@ -18,6 +18,7 @@
  *   (RFC 3987 section 3.1).
  */
 import {
+  encodeIri,
   normalizeLexUrn,
   parseUrn8141,
   splitPartition,
@@ -72,29 +73,15 @@ class AusRefused implements AusErr {
   }
 }
 
-function encodeNonAscii(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (cp < 0x80) {
-      out += ch;
-      continue;
-    }
-    for (const b of new TextEncoder().encode(ch)) {
-      out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-    }
-  }
-  return out;
-}
-
 function upperPercent(text: string): string {
   return text.replace(/%[0-9a-fA-F]{2}/g, (m) => m.toUpperCase());
 }
 
 /** Build the AUS, the first key, and the fragment/partition to apply at the end. */
 export function buildAus(urnText: string): BuildAusResult {
-  const iriEncoded = /[^\x00-\x7f]/.test(urnText);
-  const text = iriEncoded ? encodeNonAscii(urnText) : urnText;
+  const iri = encodeIri(urnText);
+  const iriEncoded = iri.encoded;
+  const text = iri.text;
   const head = /^urn:([A-Za-z0-9-]+):/i.exec(text);
   const isLex = head !== null && head[1]?.toLowerCase() === 'lex';
   let canonical = text;

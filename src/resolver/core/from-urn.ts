@@ -5,7 +5,7 @@
  * text into the parts the catalogue compares. No second parser: every part is
  * a slice of the canonical URN at the spans the URN library reports.
  */
-import { canonicalizeLexUrn, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
+import { canonicalizeLexUrn, parseLexIri, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
 import type { UrnCode } from '../../urn/core/codes.ts';
 import type {
   LegacyUrnAnalysis,
@@ -30,16 +30,22 @@ export interface AnalyseOptions {
 /** Stands in for the missing number while the URN library parses an incomplete reference. */
 const PLACEHOLDER = 'lex-0';
 
-/** Parse and normalise one LEX URN (reference) into a `MatchQuery`. Never throws. */
+/**
+ * Parse and normalise one LEX URN (reference) into a `MatchQuery`; raw
+ * non-ASCII text is accepted and percent-encoded first (`parseLexIri`, as
+ * `normalizeLexUrn` does). Never throws.
+ */
 export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAnalysis {
-  let first = parseLexUrn(text);
+  const read = parseLexIri(text);
+  let first = read.parsed;
   let missingNumber = false;
-  if (!first.ok) {
-    const e = first.error;
-    if (options.incomplete && e.code === 'LEX_MISSING_NUMBER' && e.span.start === e.span.end) {
-      const patched = parseLexUrn(
-        `${text.slice(0, e.span.start)};${PLACEHOLDER}${text.slice(e.span.start)}`,
-      );
+  if (!first.ok && options.incomplete) {
+    // The error's span in the URI form (the same object when nothing was encoded).
+    const e = read.first < 0 ? first : parseLexUrn(read.iri);
+    const err = e.ok ? undefined : e.error;
+    if (err?.code === 'LEX_MISSING_NUMBER' && err.span.start === err.span.end) {
+      const at = err.span.start;
+      const patched = parseLexUrn(`${read.iri.slice(0, at)};${PLACEHOLDER}${read.iri.slice(at)}`);
       if (patched.ok) {
         first = patched;
         missingNumber = true;

@@ -10,16 +10,27 @@
  *   Final_Sigma context), re-encoded as UTF-8: section 3.3
  *   applies "for all the languages where different cases ... are possible";
  * - `%hh` hex digits in upper case (RFC 3986 section 6.2.2.1);
- * - a raw `|` date-loc separator written `%7C` (digest 11.7).
+ * - a raw `|` date-loc separator written `%7C` (digest 11.7);
+ * - raw non-ASCII input (an IRI) first percent-encoded as UTF-8 (`encodeIri`,
+ *   RFC 3987 section 3.1), so `münchen` and `m%C3%BCnchen` are one name;
+ *   spans then point into the text as written.
  * Percent-encoded ASCII (`%2C`) is never decoded (RFC 8141 section 3.1:
  * `%2C` and `,` are different names). The partition id keeps its case (it
  * names an element id inside the document, RFC 9676 section 5.8); only its
  * `%hh` hex is uppercased. The r-, q- and f-components are kept as written.
  */
 import { lowerCodePoints, pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
+import { encodeIri, rawOffset } from './iri.ts';
 import { parseLexUrn } from './lex-parser.ts';
-import { Normalized } from './results.ts';
-import type { LexUrn, NormalizationChange, NormalizationRule, NormalizeResult } from './types.ts';
+import { Normalized, UrnRejected } from './results.ts';
+import type {
+  LexParseResult,
+  LexUrn,
+  NormalizationChange,
+  NormalizationRule,
+  NormalizeResult,
+  Span,
+} from './types.ts';
 
 const MESSAGES: Record<NormalizationRule, string> = {
   'scheme-lowercase': '"urn" written in lower case (RFC 8141 section 3.1)',
@@ -30,6 +41,8 @@ const MESSAGES: Record<NormalizationRule, string> = {
   'percent-hex-uppercase':
     'percent-encoding hex digits written in upper case (RFC 3986 section 6.2.2.1)',
   'pipe-encoded': 'raw "|" date separator written as "%7C" (not an RFC 8141 character)',
+  'iri-encoded':
+    'raw non-ASCII text percent-encoded as UTF-8 (RFC 3987 section 3.1, RFC 9676 section 3)',
 };
 
 const NO_CHANGES: readonly NormalizationChange[] = Object.freeze([]);
@@ -172,23 +185,50 @@ function upperPercentHex(t: string, start: number, end: number, note: Note): str
   return part + t.slice(from, end);
 }
 
-/** Parse and canonicalise a LEX URN. Never throws. */
+/**
+ * `parseLexUrn` of the URI form of `text` (raw non-ASCII percent-encoded,
+ * `encodeIri`). A failure's span points into `text` as written; a success's
+ * tree is that of the URI form (`iri.text`).
+ */
+export function parseLexIri(text: string): { parsed: LexParseResult; iri: string; first: number } {
+  const iri = encodeIri(text);
+  const parsed = parseLexUrn(iri.text);
+  if (parsed.ok || !iri.encoded) return { parsed, iri: iri.text, first: iri.first };
+  const e = parsed.error;
+  const span = rawSpan(text, e.span);
+  return { parsed: new UrnRejected({ ...e, span }), iri: iri.text, first: iri.first };
+}
+
+function rawSpan(raw: string, s: Span): Span {
+  const start = rawOffset(raw, s.start);
+  return { start, end: Math.max(start + 1, rawOffset(raw, s.end - 1) + 1) };
+}
+
+/** Parse and canonicalise a LEX URN (raw non-ASCII accepted, see `parseLexIri`). Never throws. */
 export function normalizeLexUrn(text: string): NormalizeResult {
-  const r = parseLexUrn(text);
+  const { parsed: r, first } = parseLexIri(text);
   if (!r.ok) return r;
   const c = canonicalizeLexUrn(r.value);
-  return new Normalized(c.canonical, c.changes);
+  if (first < 0) return new Normalized(c.canonical, c.changes);
+  const iriChange: NormalizationChange = {
+    rule: 'iri-encoded',
+    span: { start: first, end: first + 1 },
+    message: MESSAGES['iri-encoded'],
+  };
+  const mapped = c.changes.map((ch) => ({ ...ch, span: rawSpan(text, ch.span) }));
+  return new Normalized(c.canonical, [iriChange, ...mapped]);
 }
 
 /**
  * LEX equivalence: RFC 8141 section 3 equivalence plus the LEX case-insensitivity
  * (RFC 9676 section 3.3), i.e. equal canonical assigned-names (the `~partition`
- * included, r-, q- and f-components ignored). Invalid input is equivalent to nothing.
+ * included, r-, q- and f-components ignored). Raw non-ASCII text is compared
+ * in its percent-encoded form. Invalid input is equivalent to nothing.
  */
 export function lexUrnEquivalent(a: string, b: string): boolean {
-  const pa = parseLexUrn(a);
+  const pa = parseLexIri(a).parsed;
   if (!pa.ok) return false;
-  const pb = parseLexUrn(b);
+  const pb = parseLexIri(b).parsed;
   if (!pb.ok) return false;
   const ca = canonicalizeLexUrn(pa.value);
   const cb = canonicalizeLexUrn(pb.value);

@@ -233,7 +233,9 @@ export type NormalizationRule =
   /** `%c3` -> `%C3` (RFC 3986 section 6.2.2.1, RFC 8141 section 3.1). */
   | 'percent-hex-uppercase'
   /** A raw `|` date-loc separator written as `%7C` (digest 11.7). */
-  | 'pipe-encoded';
+  | 'pipe-encoded'
+  /** Raw non-ASCII text (an IRI) percent-encoded as UTF-8 (RFC 3987 section 3.1, RFC 9676 section 3). */
+  | 'iri-encoded';
 
 export interface NormalizationChange {
   readonly rule: NormalizationRule;
