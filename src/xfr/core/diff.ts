@@ -2,9 +2,11 @@
  * The difference between two versions of a zone, as IXFR sends it (RFC 1995
  * section 4): the records deleted from the old version and those added in
  * the new one, the SOA aside. An RRset whose TTL changed is deleted and added
- * whole (a TTL belongs to the RRset, RFC 2181 section 5.2).
+ * whole (a TTL belongs to the RRset, RFC 2181 section 5.2); the RRSIGs of an
+ * owner are compared one by one, each with its own TTL (RFC 4034 section 3).
  */
-import type { RRset, Zone } from '../../dns/core/zone/model.ts';
+import type { ResourceRecord, RRset, Zone } from '../../dns/core/zone/model.ts';
+import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
 import { canonicalNameKey, soaRecord, soaSerialOf, TYPE_SOA, type PlainRecord } from './records.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';
@@ -60,6 +62,31 @@ function rdatas(set: RRset | undefined): Uint8Array[] {
   return set === undefined ? [] : set.records.map((r) => r.rdata);
 }
 
+/**
+ * The RRSIGs of one owner, record by record: each has its own TTL (that of
+ * the RRset it covers, `zoneDataTtl`), so a record is the same when its
+ * RDATA and TTL are.
+ */
+function diffSigs(
+  key: string,
+  before: RRset | undefined,
+  after: RRset | undefined,
+  removed: PlainRecord[],
+  added: PlainRecord[],
+): void {
+  const a = before?.records ?? [];
+  const b = after?.records ?? [];
+  const id = (r: ResourceRecord) => `${r.ttl}/${latin1(r.rdata)}`;
+  const inA = new Set(a.map(id));
+  const inB = new Set(b.map(id));
+  for (const r of a) if (!inB.has(id(r))) removed.push(plain(key, r));
+  for (const r of b) if (!inA.has(id(r))) added.push(plain(key, r));
+}
+
+function plain(key: string, r: ResourceRecord): PlainRecord {
+  return { key, type: TYPE_RRSIG, ttl: r.ttl, rdata: r.rdata };
+}
+
 /** Compare one RRset's two versions; push what changed. */
 function diffSet(
   key: string,
@@ -69,6 +96,7 @@ function diffSet(
   removed: PlainRecord[],
   added: PlainRecord[],
 ): void {
+  if (type === TYPE_RRSIG) return diffSigs(key, before, after, removed, added);
   const a = rdatas(before);
   const b = rdatas(after);
   if (before && after && before.ttl !== after.ttl) {
@@ -101,6 +129,8 @@ function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): bo
       r = after.nextRecord(r), q = before.nextRecord(q)
     ) {
       if (q < 0 || !after.sameRdata(r, before, q)) return false;
+      // An RRSIG's own TTL is zone data too (RFC 4034 section 3).
+      if (after.dataTtl(s, r) !== before.dataTtl(o, q)) return false;
     }
   }
   for (let s = before.firstRRset(m); s >= 0; s = before.nextRRset(s)) count--;

@@ -5,7 +5,7 @@
  * (no object per record): a zone of a million records goes out without a
  * million allocations.
  */
-import type { Zone } from '../../dns/core/zone/model.ts';
+import { zoneDataTtl, type Zone } from '../../dns/core/zone/model.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';
 import { nameKey } from '../../dns/core/wire/name.ts';
@@ -109,7 +109,7 @@ function storeCursor(zone: StoreZone): RecordCursor {
         if (r >= 0) {
           out.key = key;
           out.type = st.rrsetType(s);
-          out.ttl = st.rrsetTtl(s);
+          out.ttl = st.dataTtl(s, r);
           out.block = st.rdataBlock(r);
           out.start = st.rdataStart(r);
           out.len = st.rdataLength(r);
@@ -139,7 +139,7 @@ function modelCursor(zone: Zone): RecordCursor {
     for (const set of node.rrsets.values()) {
       if (name === zone.origin && set.type === TYPE_SOA) continue;
       for (const rr of set.records)
-        list.push({ key, type: set.type, ttl: set.ttl, rdata: rr.rdata });
+        list.push({ key, type: set.type, ttl: zoneDataTtl(set, rr), rdata: rr.rdata });
     }
   }
   return arrayCursor(list);

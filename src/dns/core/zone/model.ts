@@ -16,6 +16,7 @@
  */
 import type { Diagnostic } from '../../../kit/core/diagnostics.ts';
 import type { ZoneDiagnosticCode } from './codes.ts';
+import { TYPE_RRSIG } from '../rr/types.ts';
 
 /** DNS CLASS IN. Other classes are parsed but only IN zones are served. */
 export const CLASS_IN = 1;
@@ -45,6 +46,20 @@ export interface ResourceRecord {
   /** Uncompressed wire-format RDATA. */
   readonly rdata: Uint8Array;
   readonly source?: SourcePosition;
+}
+
+/**
+ * The TTL a record of `set` carries when the zone leaves as zone data (AXFR,
+ * IXFR, the secondary's copy, `zone print`): its RRset's, but an RRSIG its
+ * own. The RRSIGs of one owner are kept as one RRset whose TTL is the
+ * smallest among them, yet each covers another RRset and takes that RRset's
+ * TTL.
+ * @see RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same".
+ * @see RFC 4034 section 3: "The TTL value of an RRSIG RR MUST match the TTL
+ * value of the RRset it covers."
+ */
+export function zoneDataTtl(set: RRset, rr: ResourceRecord): number {
+  return set.type === TYPE_RRSIG ? rr.ttl : set.ttl;
 }
 
 /** All records of one owner and type. RFC 2181 section 5.2: one TTL per RRset (the smallest). */

@@ -448,6 +448,10 @@ export class ZoneStore implements RecordSink {
   rrsetTtl(s: number): number {
     return this.setTtl[s]!;
   }
+  /** Record r of RRset s as zone data: the RRset's TTL, an RRSIG its own (`zoneDataTtl` in model.ts). */
+  dataTtl(s: number, r: number): number {
+    return this.setType[s] === TYPE_RRSIG ? this.recTtl[r]! : this.setTtl[s]!;
+  }
   /** Records in the RRset (duplicates not counted). */
   rrsetSize(s: number): number {
     return this.setSize[s]!;

@@ -4,7 +4,7 @@
  * parse(write(z)) gives the same records (same owners, types, TTLs, RDATA
  * bytes).
  */
-import type { ResourceRecord, Zone } from './model.ts';
+import { zoneDataTtl, type ResourceRecord, type Zone } from './model.ts';
 import { canonicalSortKey } from './names.ts';
 import { hasPresentationForm, rdataToText } from '../rr/rdata/registry.ts';
 import { className, TYPE_SOA, typeName } from '../rr/types.ts';
@@ -19,7 +19,7 @@ export function rrToPresentation(rr: ResourceRecord, ttl = rr.ttl): string {
  * A whole zone (or a record list) in canonical order: the SOA first, then
  * names in DNSSEC canonical order (RFC 4034 section 6.1), types ascending,
  * records in file order within an RRset. Each RRset is printed with its
- * RRset TTL when given a Zone.
+ * RRset TTL when given a Zone, each RRSIG with its own (`zoneDataTtl`).
  */
 export function writeZone(input: Zone | readonly ResourceRecord[]): string {
   const lines: string[] = [];
@@ -34,7 +34,7 @@ export function writeZone(input: Zone | readonly ResourceRecord[]): string {
       for (const t of types) {
         if (t === TYPE_SOA && name === zone.origin) continue;
         const set = node.rrsets.get(t)!;
-        for (const rr of set.records) lines.push(rrToPresentation(rr, set.ttl));
+        for (const rr of set.records) lines.push(rrToPresentation(rr, zoneDataTtl(set, rr)));
       }
     }
     return lines.join('\n') + '\n';
