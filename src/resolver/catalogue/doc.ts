@@ -29,6 +29,7 @@ import type {
   WorkKey,
 } from '../core/model.ts';
 import { expressionUrn, manifestationUrn } from '../core/compose.ts';
+import { isServableUrl } from '../core/row.ts';
 
 type Str = string | null;
 type NameDoc = [string, 0 | 1, string, string, string, string[], Str, string[], string[]];
@@ -97,6 +98,9 @@ function byBinaryUrn(a: CatalogueName, b: CatalogueName): number {
 /**
  * Decode a stored work. `names` are the canonical name and then the aliases
  * by URN (SQLite's BINARY order), or with `insertionOrder` as they were added.
+ * Read for serving (not `insertionOrder`, the writer's merge), an item whose
+ * URL fails `isServableUrl` (a `javascript:` row written into the database
+ * by other means) is left out, so no answer ever carries it.
  */
 export function decodeWork(id: number, text: string, insertionOrder = false): MutableWork {
   const d = JSON.parse(text) as WorkDoc;
@@ -121,10 +125,7 @@ export function decodeWork(id: number, text: string, insertionOrder = false): Mu
       const m = md[j] as ManDoc;
       const mKey: ManifestationKey = { editor: m[0], format: m[1], component: m[2], feature: m[3] };
       const flat = m[4];
-      const items: CatalogueItem[] = new Array<CatalogueItem>(flat.length >> 1);
-      for (let k = 0; k < flat.length; k += 2) {
-        items[k >> 1] = { url: flat[k] as string, priority: flat[k + 1] as number };
-      }
+      const items = decodeItems(flat, insertionOrder);
       const depth = m.length > 5 ? m[5] : undefined;
       manifestations[j] = {
         urn: manifestationUrn(eUrn, mKey),
@@ -136,6 +137,15 @@ export function decodeWork(id: number, text: string, insertionOrder = false): Mu
     expressions[i] = { urn: eUrn, key, inForce: e[3], manifestations };
   }
   return { id, urn, title: d[0], names, expressions };
+}
+
+function decodeItems(flat: (string | number)[], all: boolean): CatalogueItem[] {
+  const items: CatalogueItem[] = [];
+  for (let k = 0; k < flat.length; k += 2) {
+    const url = flat[k] as string;
+    if (all || isServableUrl(url)) items.push({ url, priority: flat[k + 1] as number });
+  }
+  return items;
 }
 
 /** Encode a work for storage (the inverse of `decodeWork`, ids aside). */

@@ -92,6 +92,18 @@ export const MAX_URN_LENGTH = 8191;
 /** `http(s)://` + a non-empty authority; no whitespace, controls, `<>"` or backslash anywhere. */
 const HTTP_URL = /^https?:\/\/[^/?#\s<>"\\]+[^\s<>"\\]*$/i;
 
+/**
+ * The one check of an item URL, on the way in (`validateRow`, every import)
+ * and on the way out (`decodeWork`, every work a store hands to the
+ * resolver: N2L's Location, N2Ls, N2C's links): an absolute `http:` or
+ * `https:` URL with an authority, at most 4,000 characters, no whitespace,
+ * controls, `<>"` or backslash. A row written into the database by other
+ * means (`javascript:`, `data:`) is never served.
+ */
+export function isServableUrl(url: unknown): url is string {
+  return typeof url === 'string' && url.length <= MAX_URL && HTTP_URL.test(url);
+}
+
 /** `validateRow` accepted the row: `value` is the row (also kept as `row`). */
 export interface RowOk extends Ok<CatalogueRow> {
   /** @deprecated use `value`; to be removed in the next major. */
@@ -218,7 +230,7 @@ function rowItem(values: Record<string, unknown>): CatalogueRow['item'] | Failed
     );
   }
   const url = values.url;
-  if (typeof url !== 'string' || url.length > MAX_URL || !HTTP_URL.test(url)) {
+  if (!isServableUrl(url)) {
     return fail(
       'ROW_BAD_URL',
       "'url' must be an absolute http: or https: URL without spaces",
