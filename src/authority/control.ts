@@ -66,7 +66,11 @@ export interface ZoneReport {
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-function zoneReport(ctx: ControlContext, origin: string, st: ZoneStatus | undefined): ZoneReport {
+function zoneReport(
+  ctx: Omit<ControlContext, 'stop'>,
+  origin: string,
+  st: ZoneStatus | undefined,
+): ZoneReport {
   const zone = ctx.server.engine.zones.find((z) => z.origin === origin);
   return {
     zone: origin,
@@ -80,7 +84,7 @@ function zoneReport(ctx: ControlContext, origin: string, st: ZoneStatus | undefi
   };
 }
 
-function allZones(ctx: ControlContext): ZoneReport[] {
+function allZones(ctx: Omit<ControlContext, 'stop'>): ZoneReport[] {
   const origins = new Set(ctx.server.engine.zones.map((z) => z.origin));
   for (const st of ctx.book.files.values()) if (st.origin) origins.add(st.origin);
   const out = [...origins].sort().map((o) => zoneReport(ctx, o, ctx.book.find(o)));
@@ -165,6 +169,32 @@ async function reload(ctx: ControlContext, zoneArg: string | undefined): Promise
   return { ok: true, result: { ...report, ...z } };
 }
 
+/** What `ctl status` answers (and `startAuthority().status()` returns). */
+export interface StatusReport {
+  readonly version: string;
+  readonly pid: number;
+  readonly startedAt: string;
+  readonly uptimeSeconds: number;
+  readonly workers: number;
+  readonly listen: readonly string[];
+  readonly rrl: boolean;
+  readonly zones: readonly ZoneReport[];
+}
+
+/** The server's status: version, uptime, workers, listen addresses and each zone's state. */
+export function statusReport(ctx: Omit<ControlContext, 'stop'>): StatusReport {
+  return {
+    version: ctx.version,
+    pid: process.pid,
+    startedAt: iso(ctx.startedAt)!,
+    uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
+    workers: ctx.workers,
+    listen: ctx.server.udp.map((u) => `${u.address}:${u.port}`),
+    rrl: ctx.server.rrl !== undefined,
+    zones: allZones(ctx),
+  };
+}
+
 /** Run one command. */
 export async function runControlCommand(
   ctx: ControlContext,
@@ -173,19 +203,7 @@ export async function runControlCommand(
   const args = req.args ?? [];
   switch (req.command) {
     case 'status':
-      return {
-        ok: true,
-        result: {
-          version: ctx.version,
-          pid: process.pid,
-          startedAt: iso(ctx.startedAt),
-          uptimeSeconds: Math.round((Date.now() - ctx.startedAt) / 1000),
-          workers: ctx.workers,
-          listen: ctx.server.udp.map((u) => `${u.address}:${u.port}`),
-          rrl: ctx.server.rrl !== undefined,
-          zones: allZones(ctx),
-        },
-      };
+      return { ok: true, result: { ...statusReport(ctx) } };
     case 'reload':
       return reload(ctx, args[0]);
     case 'zone-status': {

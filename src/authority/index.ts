@@ -1,8 +1,13 @@
 /**
  * `lexroute/server`: the authoritative routing server for embedding and
- * tests (`node:dgram`, `node:net`, `node:fs`). `startServer()` serves zone
- * files over UDP and TCP; `Engine` answers wire queries from compiled zones.
+ * tests (`node:dgram`, `node:net`, `node:fs`). `startAuthority(config)`
+ * starts what `lexroute serve` runs (zones, reloads, transfers, signing,
+ * workers, control, metrics) and returns `{ reload, status, close }`;
+ * `startServer()` is its core (zone files over UDP, TCP and DoH); `Engine`
+ * answers wire queries from compiled zones.
  */
+export { startAuthority, type Authority, type AuthorityOptions } from './authority.ts';
+export type { StatusReport, ZoneReport } from './control.ts';
 export { Engine, TRANSPORT_TCP, TRANSPORT_UDP, type EngineOptions } from './engine.ts';
 export {
   startServer,
@@ -10,7 +15,6 @@ export {
   type ReloadReport,
   type RunningServer,
   type StartOptions,
-  type ZoneFileLoader,
 } from './server.ts';
 export { createLogger, type Logger, type LogFormat, type LogLevel } from './log.ts';
 export {

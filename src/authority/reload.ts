@@ -206,6 +206,37 @@ function logDiagnostics(log: Logger, file: string, diagnostics: readonly ZoneDia
   }
 }
 
+/**
+ * A load the zone path refused (`servable.ts`: what `zone check` reports as
+ * an error, or any finding with `strict`): one `zone_rejected` line with the
+ * count and the first refusing finding's code, line and message, as `zone
+ * check` prints it. True when refused (the version served stays).
+ */
+function rejected(
+  log: Logger,
+  file: string,
+  r: ZoneLoadResult,
+  ms: number,
+  prev: Loaded | undefined,
+): boolean {
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  if (r.zone && errors.length === 0) return false;
+  // Without an error, the zone was refused for its warnings (strict).
+  const first = errors[0] ?? r.diagnostics[0];
+  const p = first?.position;
+  log.error('zone_rejected', {
+    file,
+    errors: errors.length,
+    ...(errors.length === 0 ? { warnings: r.diagnostics.length, strict: true } : {}),
+    code: first?.code ?? 'ZONE_LOAD_FAILED',
+    ...(p ? { line: p.line, column: p.column } : {}),
+    message: first?.message ?? 'the zone-load worker gave no zone',
+    ms,
+    keeping: prev ? `${prev.zone.origin} (previous version)` : null,
+  });
+  return true;
+}
+
 /** The zone_loaded line (with what inline signing did, if it signed). */
 function logLoaded(
   log: Logger,
@@ -527,14 +558,11 @@ export class ZoneReloader {
       return 'unchanged';
     }
     logDiagnostics(log, file, result.diagnostics);
-    const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    if (!result.zone || errors > 0) {
-      const keeping = prev ? `${prev.zone.origin} (previous version)` : null;
-      log.error('zone_load_failed', { file, errors, ms, keeping });
+    if (rejected(log, file, result, ms, prev)) {
       keep();
       return 'failed';
     }
-    const zone = result.zone;
+    const zone = result.zone!;
     const serial = soaSerial(zone);
     const { hash, signed, indexed, version } = result;
     checkSerial(log, file, prev, zone, serial, version);

@@ -39,10 +39,13 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
 import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
 import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
+import { zoneLoaderFor } from './zones/loader.ts';
+import type { BackgroundZoneLoader } from './zones/background.ts';
 import {
   aclFrom,
   notifyTargets,
   serialPolicies,
+  serialPoliciesUsed,
   transfersConfigured,
   zoneAcls,
   type XfrConfigProblem,
@@ -65,6 +68,7 @@ export class ServerStartError extends Error {
     | ListenErrorCode
     | 'SERVER_NO_ZONES'
     | 'SECONDARY_STATE_DIR'
+    | 'DNSSEC_KEYS_DIR'
     | DohConfigError['code']
     | `TSIG_${string}`;
   constructor(code: ServerStartError['code'], message: string, cause?: unknown) {
@@ -276,18 +280,22 @@ function shareHistories(transfers: Transfers, threads: AnswerThreads, log: Logge
 
 export interface StartOptions {
   readonly config: ServerConfig;
-  readonly loader: ZoneFileLoader;
   readonly log: Logger;
   /** Base directory for relative zone paths. */
   readonly cwd: string;
   /** The log format of the answering threads (`--workers`); default json. */
   readonly logFormat?: LogFormat;
-  /**
-   * The loader hands zones over on SharedArrayBuffers (`serve --workers N`,
-   * transfers or a serial policy): this thread collects its heap soon after
-   * each swap, or the versions replaced stay in memory (collector.ts).
-   */
-  readonly sharedColumns?: boolean;
+}
+
+/**
+ * Zones go to the answering threads on SharedArrayBuffers: with several
+ * threads, and when the load worker compares each load with the version
+ * served (transfers, a serial policy), which it reads without a copy. This
+ * thread then collects its heap soon after each swap, or the versions
+ * replaced stay in memory (collector.ts).
+ */
+export function sharedColumns(config: ServerConfig): boolean {
+  return workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config);
 }
 
 /**
@@ -487,8 +495,32 @@ async function zoneServices(
   options: StartOptions,
   target: ReloaderOptions['engine'],
   retrySoon: () => void,
+  hot: BackgroundZoneLoader['hot'],
 ) {
-  const { config, loader, log, cwd } = options;
+  const { config, cwd } = options;
+  // The one zone loader: the zone path in the zone-load worker, off this thread.
+  const bg = zoneLoaderFor(config, cwd, sharedColumns(config));
+  // The loads encode ahead the answers of the names the server is being asked.
+  bg.hot = hot;
+  try {
+    return {
+      ...(await reloaderFor(options, (...a) => bg.load(...a), target, retrySoon)),
+      loader: bg,
+    };
+  } catch (e) {
+    await bg.close();
+    throw e;
+  }
+}
+
+/** The reloader over a loader, with the transfer history and the secondary zones. */
+async function reloaderFor(
+  options: StartOptions,
+  loader: ZoneFileLoader,
+  target: ReloaderOptions['engine'],
+  retrySoon: () => void,
+) {
+  const { config, log, cwd } = options;
   const { transfers, history } = await transfersFor(config, cwd, log);
   const onSwap = history.changed.bind(history);
   const ref: { reloader?: ZoneReloader } = {};
@@ -554,7 +586,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const engine = new Engine([], engineOptions);
   // Every reload's zone set goes to this thread's engine and to the other answering threads.
   let threads: AnswerThreads | undefined;
-  const collectSoon = options.sharedColumns ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+  const collectSoon = sharedColumns(config) ? collectorAfter(COLLECT_AFTER_MS) : () => {};
   const target = {
     setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
       engine.setZones(zones, unavailable);
@@ -565,12 +597,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
     },
   };
+  const hot = () => engine.hotNamesInSlices();
   const retrySoon = () => watcher.schedule(500);
-  const { transfers, history, secondaries, reloader } = await zoneServices(
-    options,
-    target,
-    retrySoon,
-  );
+  const zones = await zoneServices(options, target, retrySoon, hot);
+  const { transfers, history, secondaries, reloader, loader } = zones;
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
 
@@ -590,6 +620,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await secondaries?.idle();
     await reloader.idle();
     await history.close();
+    await loader.close();
   };
   const workers = workerCount(config);
   let l: Listeners;
@@ -622,8 +653,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     workers,
     threads,
     reload,
-    close: async () => {
-      await Promise.all([stop(), l.close(), threads?.close()]);
-    },
+    close: () => Promise.all([stop(), l.close(), threads?.close()]).then(() => undefined),
   };
 }

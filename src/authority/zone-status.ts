@@ -2,7 +2,7 @@
  * What each served zone is doing, for `/metrics` and the control channel:
  * serial, records, when it was loaded, and the last reload attempt's result
  * and error. Fed by the server's own log events (`zone_loaded`,
- * `zone_load_failed`, `zone_unreadable`, `zone_diagnostic`): `tapLogger`
+ * `zone_rejected`, `zone_unreadable`, `zone_diagnostic`): `tapLogger`
  * passes every event on and keeps these, so the reload code stays as it is.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
@@ -71,7 +71,7 @@ export class ZoneStatusBook {
         lastError: undefined,
       });
       this.pendingError.delete(file);
-    } else if (event === 'zone_load_failed' || event === 'zone_unreadable') {
+    } else if (event === 'zone_rejected' || event === 'zone_unreadable') {
       const prev = this.files.get(file);
       const error =
         this.pendingError.get(file) ?? (typeof f.error === 'string' ? f.error : 'load failed');

@@ -3,7 +3,9 @@ import { commands } from './commands/index.ts';
 import { EXIT_STATUS, exitCodeOf } from './exit.ts';
 import { EXIT_OK, UsageError, type CliIo } from './io.ts';
 
-export const VERSION = '0.1.0';
+import { VERSION } from '../kit/version.ts';
+
+export { VERSION };
 
 /** Exit status when standard output's reader went away: 128 + SIGPIPE (13). */
 export const EXIT_BROKEN_PIPE = EXIT_STATUS.brokenPipe;

@@ -86,6 +86,11 @@ export interface ZoneFilesConfig {
    * first, and a reload takes longer on a busy machine.
    */
   readonly loadNice: number;
+  /**
+   * Warnings refuse a zone too, as errors do (`serve --strict`, the same as
+   * `zone check --strict`): a reload keeps the version served.
+   */
+  readonly strict: boolean;
 }
 
 /** Response-rate limiting (`src/authority/rrl.ts`; keys as BIND's `rate-limit`). */
@@ -281,6 +286,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
     includeDirs: [],
     loadTimeout: 0,
     loadNice: 0,
+    strict: false,
   },
   watch: false,
   workers: 1,
@@ -433,7 +439,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'notifyTimeoutMs',
   ],
   dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
-  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs', 'loadTimeout', 'loadNice'],
+  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs', 'loadTimeout', 'loadNice', 'strict'],
   doh: ['listen', 'tlsCert', 'tlsKey', 'allowOrigin'],
   cookies: ['enabled', 'secret'],
   chaos: ['version', 'id'],
@@ -562,6 +568,7 @@ function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig
     includeDirs,
     loadTimeout: intIn(errors, 'zoneFiles.loadTimeout', o.loadTimeout, 0, 86_400, d.loadTimeout),
     loadNice: intIn(errors, 'zoneFiles.loadNice', o.loadNice, 0, 19, d.loadNice),
+    strict: boolIn(errors, 'zoneFiles.strict', o.strict, d.strict),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Start the whole sample chain of `config/dev.json`: the jurisdiction
  * resolvers (the real resolver app over a catalogue built from the sample
- * rows) and the DNS server instances (the real `lexroute serve` engine), each
+ * rows) and the DNS server instances (`startAuthority`, what `lexroute serve` runs), each
  * on its loopback address. `lexroute dev` and the end-to-end tests use it.
  *
  * The resolvers' ports are written in the zones (the terminal U rules and the
@@ -26,8 +26,9 @@ import {
   type RunningResolver,
 } from '../resolver/http/server.ts';
 import type { Logger } from '../authority/log.ts';
-import { startServer, type RunningServer, type ZoneFileLoader } from '../authority/server.ts';
-import { inferOriginFromFileName, loadZoneFile } from '../authority/zones/load.ts';
+import type { RunningServer } from '../authority/server.ts';
+import { startAuthority, type Authority } from '../authority/authority.ts';
+import { inferOriginFromFileName } from '../authority/zones/load.ts';
 import { formatListen, type DevConfig } from './config.ts';
 import { freePortOnAll, probePort } from './ports.ts';
 
@@ -167,7 +168,6 @@ function describeBindProblem(
 async function signServed(
   zoneFiles: Map<string, string>,
   served: readonly { files: string[]; origins: string[] }[],
-  explicitOrigins: Map<string, string>,
   tmp: string | undefined,
   closers: (() => Promise<void>)[],
 ): Promise<SignedChain> {
@@ -187,10 +187,7 @@ async function signServed(
   }
   for (const s of served)
     s.files.splice(0, s.files.length, ...s.origins.map((o) => signed.files.get(o)!));
-  for (const [origin, file] of signed.files) {
-    zoneFiles.set(origin, file);
-    explicitOrigins.set(file, origin);
-  }
+  for (const [origin, file] of signed.files) zoneFiles.set(origin, file);
   return signed;
 }
 
@@ -223,19 +220,17 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     const resolvers = await startResolvers(setup, store, () => dohUrl);
     const zones = await prepareZones(setup, resolvers);
     const dnssec = options.dnssec
-      ? await signServed(zones.zoneFiles, zones.served, zones.explicitOrigins, tmp, closers)
+      ? await signServed(zones.zoneFiles, zones.served, tmp, closers)
       : undefined;
-    const loader = zoneLoader(zones.explicitOrigins, zones.originals);
-    const dns = await startDnsServers(setup, zones.served, loader);
+    const dns = await startDnsServers(setup, zones.served);
     const doh = await startDohView(
-      zones.served.flatMap((s) => s.files),
-      loader,
+      zones.served.flatMap(zoneEntries),
       options.log,
       cwd,
       config.dns[0] ? setup.dnsAt(config.dns[0].listen).host : '127.0.0.1',
     );
     closers.push(() => doh.close());
-    dohUrl = doh.doh[0]?.url ?? '';
+    dohUrl = doh.server.doh[0]?.url ?? '';
     return {
       dns,
       resolvers,
@@ -378,10 +373,6 @@ interface DevZones {
   readonly zoneFiles: Map<string, string>;
   /** Per DNS server, its files and their origins (in configuration order). */
   readonly served: { files: string[]; origins: string[] }[];
-  /** Files whose origin the configuration gives. */
-  readonly explicitOrigins: Map<string, string>;
-  /** A served (rewritten) file to the file it was copied from. */
-  readonly originals: Map<string, string>;
 }
 
 /** The zone files as they are, or rewritten copies when resolvers moved to other ports. */
@@ -404,8 +395,6 @@ async function prepareZones(
   const zones: DevZones = {
     zoneFiles: new Map(),
     served: [],
-    explicitOrigins: new Map(),
-    originals: new Map(),
   };
   for (const [i, d] of config.dns.entries()) {
     const files: string[] = [];
@@ -424,8 +413,6 @@ async function prepareZones(
         zoneDir === undefined
           ? src
           : await copyRewritten(src, path.join(zoneDir, `${i}-${j}-${path.basename(src)}`), moves);
-      if (z.origin !== undefined) zones.explicitOrigins.set(file, z.origin);
-      zones.originals.set(file, src);
       zones.zoneFiles.set(norm, file);
       files.push(file);
       origins.push(norm);
@@ -451,40 +438,30 @@ async function copyRewritten(
   return file;
 }
 
-/** The one origin rule: the configured origin, else the (original) file name's. */
-function zoneLoader(
-  explicitOrigins: ReadonlyMap<string, string>,
-  originals: ReadonlyMap<string, string>,
-): ZoneFileLoader {
-  return async (file) => {
-    const explicit = explicitOrigins.get(file);
-    const r = await loadZoneFile(file, {
-      ...(explicit !== undefined ? { origin: explicit } : {}),
-      nameAs: originals.get(file) ?? file,
-    });
-    return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
-  };
+/**
+ * A DNS server's zones as the server configuration names them: each file
+ * with its origin (the configured one, else the original file name's), so
+ * that a rewritten copy, named otherwise, serves the same zone.
+ */
+function zoneEntries(s: DevZones['served'][number]): { file: string; origin: string }[] {
+  return s.files.map((file, i) => ({ file, origin: s.origins[i]! }));
 }
 
-/** One `lexroute serve` engine per configured DNS server; a zone that fails to load fails the start. */
+/** One authoritative service (`startAuthority`) per configured DNS server; a zone that fails to load fails the start. */
 async function startDnsServers(
   setup: Setup,
   served: DevZones['served'],
-  loader: ZoneFileLoader,
 ): Promise<RunningDnsInstance[]> {
   const { options, closers } = setup;
   const dns: RunningDnsInstance[] = [];
   for (const [i, d] of options.config.dns.entries()) {
     const l = setup.dnsAt(d.listen);
     const problems: string[] = [];
-    let server: RunningServer;
+    let authority: Authority;
     try {
-      server = await startServer({
-        config: { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: served[i]!.files },
-        loader,
-        log: serverLog(d.name, options.log, problems),
-        cwd: options.cwd,
-      });
+      const config = { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: zoneEntries(served[i]!) };
+      const log = serverLog(d.name, options.log, problems);
+      authority = await startAuthority(config, { log, cwd: options.cwd });
     } catch (e) {
       const msg = (e as Error).message;
       throw describeBindProblem(`DNS server "${d.name}"`, l, {
@@ -492,7 +469,8 @@ async function startDnsServers(
         message: msg,
       });
     }
-    closers.push(() => server.close());
+    closers.push(() => authority.close());
+    const { server } = authority;
     if (problems.length > 0) {
       throw new DevStartError(
         'DEV_ZONE_FAILED',
@@ -529,27 +507,22 @@ function rootAddress(setup: Setup, dns: readonly RunningDnsInstance[]): string {
 
 /** One more server with every zone file of the chain, answering only what DoH asks (free ports). */
 async function startDohView(
-  files: readonly string[],
-  loader: ZoneFileLoader,
+  zones: readonly { file: string; origin: string }[],
   log: Logger | undefined,
   cwd: string,
   host: string,
-): Promise<RunningServer> {
+): Promise<Authority> {
   const quiet: Logger = {
     debug: () => undefined,
     info: () => undefined,
     warn: (e, f) => log?.warn(e, { server: 'doh', ...f }),
     error: (e, f) => log?.error(e, { server: 'doh', ...f }),
   };
-  return startServer({
-    config: {
-      ...DEFAULT_SERVER_CONFIG,
-      listen: [{ host, port: 0 }],
-      zones: [...files],
-      doh: { listen: [{ host, port: 0 }] },
-    },
-    loader,
-    log: quiet,
-    cwd,
-  });
+  const config = {
+    ...DEFAULT_SERVER_CONFIG,
+    listen: [{ host, port: 0 }],
+    zones: [...zones],
+    doh: { listen: [{ host, port: 0 }] },
+  };
+  return startAuthority(config, { log: quiet, cwd });
 }

@@ -22,7 +22,6 @@ import { signingPlan, soaSerial } from './core/sign-zone.ts';
 import { KeyError, readZoneKeys } from './keys.ts';
 import { zoneRecords } from './sign.ts';
 import { signChunks } from './parallel-sign.ts';
-import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
 export interface InlineSigning {
@@ -153,30 +152,5 @@ export async function signLoadedZone(
       refreshAt,
       ms: Math.round(performance.now() - t0),
     },
-  };
-}
-
-/**
- * Load a zone file and, with inline signing, sign it: the zone (signed or
- * as loaded), every diagnostic, and what the signing did. The content hash
- * of a signed zone includes the key folder's fingerprint.
- */
-export async function loadAndSign(
-  file: string,
-  origin: string | undefined,
-  options: LoadOptions & { readonly sign?: InlineSigning | undefined },
-  previousSerial: number | undefined,
-): Promise<{ zone?: Zone; diagnostics: ZoneDiagnostic[]; signed?: InlineSignResult['signed'] }> {
-  const { sign, ...loadOptions } = options;
-  const r = await loadZoneFile(file, {
-    ...loadOptions,
-    ...(origin !== undefined ? { origin } : {}),
-  });
-  if (!sign || !r.zone || r.diagnostics.some((d) => d.severity === 'error')) return r;
-  const s = await signLoadedZone(r.zone, sign, previousSerial);
-  return {
-    ...(s.zone ? { zone: s.zone } : {}),
-    diagnostics: [...r.diagnostics, ...s.diagnostics],
-    ...(s.signed ? { signed: s.signed } : {}),
   };
 }

@@ -11,7 +11,6 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { resolveLexUrn } from '../../src/client/resolve.ts';
 import { createLogger } from '../../src/authority/log.ts';
@@ -40,7 +39,6 @@ beforeAll(async () => {
       zones: Object.keys(chainZones(0)).map((o) => path.join(chain.dir, `${o}.zone`)),
       doh: { listen: [{ host: '127.0.0.1', port: 0 }] },
     },
-    loader: loadZoneForServer,
     log: createLogger(() => undefined, 'silent', 'json'),
     cwd: chain.dir,
   });

@@ -17,7 +17,6 @@ import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer } from '../../src/authority/server.ts';
 import {
@@ -125,7 +124,6 @@ beforeAll(async () => {
   };
   const server = await startServer({
     config,
-    loader: loadZoneForServer,
     log: createLogger((l) => void logs.push(l), 'warn', 'json'),
     cwd: dir,
   });

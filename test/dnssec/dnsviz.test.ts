@@ -23,7 +23,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { startTestServer, TEST_ZONES } from '../server/harness.ts';
+import { startBogusServer, startTestServer, TEST_ZONES } from '../server/harness.ts';
 
 const dnsviz = toolOrSkip('dnsviz');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lexroute-dnsviz-'));
@@ -95,8 +95,10 @@ async function assess(
   file: string,
   anchor: string,
   names: readonly string[] = NAMES,
+  bogus = false,
 ): Promise<{ json: string; report: unknown }> {
-  const h = await startTestServer([file]);
+  // A corrupted signature is served as filed: serve refuses such a zone.
+  const h = bogus ? await startBogusServer([file]) : await startTestServer([file]);
   const probe = path.join(path.dirname(file), 'probe.json');
   try {
     await viz(
@@ -166,7 +168,7 @@ describe.skipIf(dnsviz.skipReason !== undefined)(
         (_, a, c, b) => a + (c === 'A' ? 'B' : 'A') + b,
       );
       writeFileSync(z.file, lines.join('\n'));
-      const { json, report } = await assess(z.file, z.anchor, NAMES.slice(0, 2));
+      const { json, report } = await assess(z.file, z.anchor, NAMES.slice(0, 2), true);
       const found = problems(report);
       expect(found.length, json.slice(0, 2000)).toBeGreaterThan(0);
       expect(found.join('\n')).toContain('naptr-s.signed.test.');

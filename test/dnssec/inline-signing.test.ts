@@ -194,9 +194,9 @@ describe('serve --keys: inline signing', () => {
     const other = await generateKey(tmp, ORIGIN, 13, false);
     writeFileSync(victim, readFileSync(path.join(tmp, `${other.basename}.private`), 'utf8'));
     writeFileSync(zoneFile, zoneText('third'));
-    const failed = count('zone_load_failed');
+    const failed = count('zone_rejected');
     s.io.reload();
-    await waitFor('failure', () => (count('zone_load_failed') > failed ? true : undefined));
+    await waitFor('failure', () => (count('zone_rejected') > failed ? true : undefined));
     const diag = events(s.io)
       .filter((e) => e.event === 'zone_diagnostic')
       .at(-1)!;

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
-import { loadZoneFile } from '../../src/authority/zones/load.ts';
 import { run } from '../../src/cli/main.ts';
 import type { DevConfig } from '../../src/dev/config.ts';
 import type { RunningDevChain } from '../../src/dev/chain.ts';
@@ -209,14 +208,11 @@ describe('a broken delegation and a loop (the deployment with two faults added)'
 describe('`lexroute serve` on zones/ alone (one server, every LEX zone), stub mode', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    const files = [...chain.zoneFiles.entries()].filter(([o]) => o !== '.').map(([, f]) => f);
+    const zones = [...chain.zoneFiles.entries()]
+      .filter(([o]) => o !== '.')
+      .map(([origin, file]) => ({ file, origin }));
     server = await startServer({
-      config: { ...DEFAULT_SERVER_CONFIG, listen: [{ host: '127.0.0.1', port: 0 }], zones: files },
-      loader: async (file) => {
-        const origin = [...chain.zoneFiles.entries()].find(([, f]) => f === file)![0];
-        const r = await loadZoneFile(file, { origin });
-        return { ...(r.zone ? { zone: r.zone } : {}), diagnostics: r.diagnostics };
-      },
+      config: { ...DEFAULT_SERVER_CONFIG, listen: [{ host: '127.0.0.1', port: 0 }], zones },
       log: createLogger(() => undefined, 'silent', 'json'),
       cwd: tmpdir(),
     });

@@ -9,8 +9,8 @@ import dnsPacket from 'dns-packet';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { typeName } from '../../src/dns/core/rr/types.ts';
+import { loadZoneFile } from '../../src/authority/zones/load.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const SAMPLE_ZONES = path.join(REPO, 'zones');
@@ -35,8 +35,29 @@ export async function startTestServer(
     ...overrides,
   };
   const log = createLogger((l) => void logs.push(l), 'debug', 'json');
-  const server = await startServer({ config, loader: loadZoneForServer, log, cwd: REPO });
+  const server = await startServer({ config, log, cwd: REPO });
   return { server, port: server.udp[0]!.port, logs, close: () => server.close() };
+}
+
+/**
+ * A server whose `files` are served as they are, below the zone path: a
+ * signature corrupted on purpose, for a validator to find bogus. `serve`
+ * refuses such a file, as `zone check` does (test/server/zone-path.test.ts);
+ * only a test puts one into the engine. `good` files load as usual.
+ */
+export async function startBogusServer(
+  files: readonly string[],
+  good: readonly string[] = [],
+): Promise<Harness> {
+  const h = await startTestServer(good, { allowEmpty: true });
+  const zones = [];
+  for (const f of files) {
+    const r = await loadZoneFile(f);
+    if (!r.zone) throw new Error(`${f} does not load: ${JSON.stringify(r.diagnostics)}`);
+    zones.push(r.zone);
+  }
+  h.server.engine.setZones([...h.server.engine.zones, ...zones]);
+  return h;
 }
 
 export type Transport = 'udp' | 'tcp';

@@ -116,7 +116,7 @@ describe('lexroute serve', () => {
     // A broken edit: reported, the previous version keeps being served.
     writeFileSync(file, good.replace('2026112001', '2026112002') + 'bad line with ( unbalanced\n');
     io.reload();
-    await waitFor('zone_load_failed', () => events(io).find((e) => e.event === 'zone_load_failed'));
+    await waitFor('zone_rejected', () => events(io).find((e) => e.event === 'zone_rejected'));
     await waitFor('zones_reloaded', () => events(io).find((e) => e.event === 'zones_reloaded'));
     expect(serial((await query(port, 'udp', 'urn.arpa', 'SOA')).answer)).toBe(2026112001);
     expect((await query(port, 'tcp', 'lex.urn.arpa', 'NAPTR')).answer).toHaveLength(1);

@@ -17,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { readTsig, TsigSigner, type TsigKey } from '../../src/xfr/core/tsig.ts';
 import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 import { query } from '../server/harness.ts';
@@ -226,7 +225,6 @@ describe('lexroute as a secondary of hostile primaries', () => {
         tsigKeys: [{ name: 'hostile-key', algorithm: 'hmac-sha256', secret: SECRET }],
         transfer: { ...DEFAULT_SERVER_CONFIG.transfer, stateDir: dir },
       },
-      loader: loadZoneForServer,
       log,
       cwd: dir,
     });
@@ -291,10 +289,14 @@ describe('lexroute as a secondary of hostile primaries', () => {
     );
   });
 
-  it('reports what the NAPTR lint finds in a transferred zone, and serves it', async () => {
-    expect(await attempt(ORIGIN, 'lint')).toBeUndefined();
-    expect(await servedSerial(ORIGIN)).toBe(state.serial);
-    expect((await query(port, 'udp', `both.${ORIGIN}`, 'NAPTR')).answer).toHaveLength(1);
+  it('refuses a transferred zone that zone check rejects (a NAPTR lint error), keeping the version served', async () => {
+    const served = await servedSerial(ORIGIN);
+    // The one zone path: the transfer is loaded as a zone file is, and refused as zone check fails it.
+    expect(await attempt(ORIGIN, 'lint')).toBe('XFR_ZONE_REJECTED');
+    expect(await servedSerial(ORIGIN)).toBe(served);
+    expect((await query(port, 'udp', `both.${ORIGIN}`, 'NAPTR')).answer).toHaveLength(0);
+    const rejected = events.filter((e) => e.event === 'zone_rejected').map((e) => e.code);
+    expect(rejected).toContain('NAPTR_BOTH_FIELDS');
     expect(events.filter((e) => e.event === 'xfr_in_lint').map((e) => e.code)).toContain(
       'NAPTR_BOTH_FIELDS',
     );

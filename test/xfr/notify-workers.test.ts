@@ -17,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 
 const ORIGIN = 'notify-workers.test.';
 
@@ -85,7 +84,6 @@ describe('NOTIFY in with --workers 2', () => {
         zones: [{ origin: ORIGIN, primaries: [{ host: '127.0.0.1', port: pport }] }],
         transfer: { ...DEFAULT_SERVER_CONFIG.transfer, stateDir: dir },
       },
-      loader: loadZoneForServer,
       log,
       cwd: dir,
     });

@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { readTsig, TsigSigner, type TsigAlgorithm } from '../../src/xfr/core/tsig.ts';
 import { nodeHmac } from '../../src/xfr/tsig.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
@@ -126,7 +125,6 @@ describe.skipIf(skip !== undefined)(
             messageSize: 16384,
           },
         },
-        loader: loadZoneForServer,
         log,
         cwd: dir,
       });

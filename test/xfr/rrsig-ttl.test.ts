@@ -17,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { run } from '../../src/cli/main.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
 import { signZoneFile } from '../../src/dnssec/sign.ts';
@@ -124,7 +123,6 @@ describe('RRSIG TTLs as zone data (issue 31 item 8)', () => {
     };
     primary = await startServer({
       config: primaryConfig,
-      loader: loadZoneForServer,
       log: quiet,
       cwd: dir,
     });
@@ -137,7 +135,6 @@ describe('RRSIG TTLs as zone data (issue 31 item 8)', () => {
     };
     secondary = await startServer({
       config: secondaryConfig,
-      loader: loadZoneForServer,
       log,
       cwd: dir,
     });

@@ -14,7 +14,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
@@ -74,7 +73,7 @@ async function startSecondary(
     tsigKeys: withKey ? [KEY] : null,
     transfer: { ...DEFAULT_SERVER_CONFIG.transfer, stateDir: dir },
   };
-  const server = await startServer({ config, loader: loadZoneForServer, log, cwd: dir });
+  const server = await startServer({ config, log, cwd: dir });
   return { server, events, dir };
 }
 

@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { notifyAll } from '../../src/xfr/notify.ts';
 import { serialCompare } from '../../src/xfr/core/serial.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
@@ -81,7 +80,7 @@ describe.skipIf(skip !== undefined)(
           ixfrCondense: condense,
         },
       };
-      return startServer({ config, loader: loadZoneForServer, log, cwd: dir });
+      return startServer({ config, log, cwd: dir });
     };
     const servedSerial = async () => {
       const r = await query(port, 'udp', ORIGIN, 'SOA');

@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { createLogger } from '../../src/authority/log.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
-import { loadZoneForServer } from '../../src/cli/commands/serve.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import type { Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
@@ -72,7 +71,6 @@ describe.skipIf(skip !== undefined)(
           secondaries: ports.map((p) => ({ host: '127.0.0.1', port: p })),
           transfer: { ...DEFAULT_SERVER_CONFIG.transfer, notifyTimeoutMs: 250, notifyTries: 4 },
         },
-        loader: loadZoneForServer,
         log,
         cwd: dir,
       });

@@ -49,7 +49,7 @@ describe('a zone load is bounded in time', () => {
       expect(failed).toMatchObject({ loaded: 0, failed: 1 });
       expect(lines).toMatch(/"event":"zone_diagnostic".*"code":"ZONE_LOAD_TIMEOUT"/);
       expect(lines).toMatch(
-        /"event":"zone_load_failed".*"keeping":"bounded\.test\. \(previous version\)"/,
+        /"event":"zone_rejected".*"keeping":"bounded\.test\. \(previous version\)"/,
       );
       expect(served).toHaveLength(1);
       // The next load (a fresh worker) succeeds, and a shared load's ended worker fails nothing.

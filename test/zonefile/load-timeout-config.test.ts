@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateServerConfig } from '../../src/config/server.ts';
-import { loadTimeoutMs } from '../../src/cli/commands/serve.ts';
+import { loadTimeoutMs } from '../../src/authority/zones/loader.ts';
 import { LOAD_TIMEOUT_MS, SIGNED_LOAD_TIMEOUT_MS } from '../../src/authority/zones/background.ts';
 
 describe('zoneFiles.loadTimeout', () => {

@@ -79,7 +79,7 @@ describe('--watch and a file still being written', () => {
     writeFileSync(file, whole.slice(0, whole.length - 12));
     expect(await until(() => events(h!.logs, 'zone_incomplete').length > 0)).toBe(true);
     expect(events(h.logs, 'zone_loaded')).toHaveLength(1);
-    expect(events(h.logs, 'zone_load_failed')).toHaveLength(0);
+    expect(events(h.logs, 'zone_rejected')).toHaveLength(0);
     writeFileSync(file, whole);
     expect(await until(() => events(h!.logs, 'zone_loaded').length === 2)).toBe(true);
     expect(events(h.logs, 'zone_loaded')[1]).toMatchObject({ serial: 2 });

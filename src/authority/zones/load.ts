@@ -34,6 +34,7 @@ import {
 } from '../../dns/core/zone/parser.ts';
 import { ZoneStore } from '../../dns/core/zone/store.ts';
 import { recordViews } from '../../dns/core/zone/views.ts';
+import { TYPE_NAPTR } from '../../dns/core/rr/types.ts';
 import {
   fileNameOrigin,
   inferOriginFromFileName,
@@ -90,6 +91,8 @@ export interface LoadResult {
    * columns on first access: a server that only needs `zone` never makes them.
    */
   readonly records: readonly ResourceRecord[];
+  /** The NAPTR records of `records` (what the lint reads), made on first access without the others. */
+  readonly naptr: readonly ResourceRecord[];
   readonly expects: readonly ExpectDirective[];
 }
 
@@ -240,14 +243,20 @@ function startParse(file: string, options: LoadOptions) {
 /** A LoadResult whose `records` are made from the store on first access. */
 function result(
   store: ZoneStore,
-  fields: Omit<LoadResult, 'records'>,
+  fields: Omit<LoadResult, 'records' | 'naptr'>,
   outOfZone: boolean,
 ): LoadResult {
   let records: ResourceRecord[] | undefined;
+  let naptr: ResourceRecord[] | undefined;
   return {
     ...fields,
     get records(): readonly ResourceRecord[] {
       return (records ??= recordViews(store, outOfZone));
+    },
+    get naptr(): readonly ResourceRecord[] {
+      return (naptr ??= records
+        ? records.filter((r) => r.type === TYPE_NAPTR)
+        : recordViews(store, outOfZone, TYPE_NAPTR));
     },
   };
 }
@@ -376,6 +385,7 @@ function unreadable(path: string, code: ZoneCode, message: string): LoadResult {
     ],
     file: path,
     records: [],
+    naptr: [],
     expects: [],
   };
 }

@@ -25,12 +25,8 @@ export type { VersionOutcome, WorkerVersionRequest };
 import { indexZone } from '../core/zone-lookup.ts';
 import { precomputeAnswers, type HotNames } from '../core/answer-pack.ts';
 import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
-import {
-  keysFingerprint,
-  loadAndSign,
-  type InlineSignResult,
-  type InlineSigning,
-} from '../../dnssec/inline.ts';
+import { keysFingerprint, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
+import { zoneFromSource } from './servable.ts';
 
 export interface LoadRequest {
   readonly id: number;
@@ -56,6 +52,8 @@ export interface WorkerLoadOptions extends Pick<
   readonly shared?: boolean;
   /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
   readonly nice?: number;
+  /** Warnings refuse a zone too (`serve --strict`, `zoneFiles.strict`). */
+  readonly strict?: boolean;
 }
 
 export interface LoadReply {
@@ -130,7 +128,12 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
   const options = digest
     ? { ...req.options, onBlock: (b: Uint8Array) => digest.update(b) }
     : req.options;
-  const r = await loadAndSign(req.file, req.origin, options, req.previousSerial);
+  const { nice: _nice, shared: _shared, ...pathOptions } = options;
+  const r = await zoneFromSource(req.file, {
+    ...pathOptions,
+    ...(req.origin !== undefined ? { origin: req.origin } : {}),
+    previousSerial: req.previousSerial,
+  });
   let hash = first.hash;
   if (digest && r.zone) {
     hash = digest.digest('hex');

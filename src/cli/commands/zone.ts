@@ -1,10 +1,9 @@
 /**
- * `lexroute zone check | print`: the same load path as the server
- * (`loadZoneFile`), plus the NAPTR lint and `; expect` directives.
+ * `lexroute zone check | print`: `check` takes the one zone path of the
+ * server (`zoneFromSource`: load, build, NAPTR lint, `; expect` directives,
+ * a signed file's DNSSEC), so what it reports as an error `serve` refuses.
  * Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage.
  */
-import { absoluteLowerName } from '../../kit/core/names.ts';
-import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
 import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import { printable } from '../../dns/core/zone/parser.ts';
 import { writeZone } from '../../dns/core/zone/writer.ts';
@@ -15,15 +14,11 @@ import {
   zoneFilesIn,
   ZONE_FILE_PATTERNS,
   type LoadOptions,
-  type LoadResult,
 } from '../../authority/zones/load.ts';
+import { zoneFromSource, type ZonePathResult } from '../../authority/zones/servable.ts';
 import { parseCommandArgs } from '../args.ts';
-import { algorithmOf, generateKey, KeyError } from '../../dnssec/keys.ts';
-import { signZoneFile } from '../../dnssec/sign.ts';
-import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
-import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
-import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
+import { exitCodeOfFailure } from '../exit.ts';
 
 const MAIN_HELP = `Usage: lexroute zone <subcommand> [options]
 
@@ -145,50 +140,22 @@ function progressLine(file: string, io: CliIo) {
   };
 }
 
-/** Load and lint one file: load diagnostics, then NAPTR lint and expectations. */
+/** Check one file on the one zone path (`zoneFromSource`): what `serve` refuses, this reports as an error. */
 async function checkFile(
   file: string,
   origin: string | undefined,
   io: CliIo,
   limits: LoadOptions,
-): Promise<LoadResult & { all: ZoneDiagnostic[] }> {
+): Promise<ZonePathResult> {
   const progress = progressLine(file, io);
-  const r = await loadZoneFile(file, {
+  const r = await zoneFromSource(file, {
     ...limits,
     ...(origin !== undefined ? { origin } : {}),
     signal: io.signal,
     ...(progress ? { onProgress: progress.update } : {}),
   });
   progress?.done();
-  const all = inLineOrder([
-    ...r.diagnostics,
-    ...lintNaptrRecords(r.records),
-    ...checkExpectations(r.expects, r.records),
-    // A signed zone: every authoritative RRset has a valid, current RRSIG (as dnssec-verify).
-    ...(r.zone ? verifyZoneSignatures(r.zone, Math.floor(Date.now() / 1000)) : []),
-    // ... and a complete, closed NSEC or NSEC3 chain whose bitmaps match (as dnssec-verify).
-    ...(r.zone ? checkDenialChains(r.zone) : []),
-  ]);
-  return { ...r, all };
-}
-
-/**
- * Diagnostics in the order of the text: by file (in order of first
- * appearance, so an $INCLUDE's findings stay together), then line and column;
- * those without a position (about the whole zone) come last. Stable.
- */
-export function inLineOrder(ds: readonly ZoneDiagnostic[]): ZoneDiagnostic[] {
-  const files = new Map<string, number>();
-  for (const d of ds)
-    if (d.position && !files.has(d.position.file)) files.set(d.position.file, files.size);
-  const key = (d: ZoneDiagnostic): [number, number, number] =>
-    d.position
-      ? [files.get(d.position.file)!, d.position.line, d.position.column]
-      : [Number.MAX_SAFE_INTEGER, 0, 0];
-  return ds
-    .map((d, i) => ({ d, i, k: key(d) }))
-    .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2] || a.i - b.i)
-    .map((x) => x.d);
+  return r;
 }
 
 /** A malformed --origin is a usage error (exit 2), not a finding about the file. */
@@ -239,7 +206,7 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   let records = 0;
   for (const r of results) {
     records += r.records.length;
-    for (const d of r.all) {
+    for (const d of r.diagnostics) {
       if (d.severity === 'error') errors++;
       else warnings++;
     }
@@ -255,8 +222,8 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
             file: r.file,
             origin: r.origin ?? null,
             records: r.records.length,
-            loaded: r.zone !== undefined,
-            diagnostics: r.all,
+            loaded: r.built,
+            diagnostics: r.diagnostics,
           })),
         },
         null,
@@ -264,13 +231,14 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
       ) + '\n',
     );
   } else {
-    for (const r of results) for (const d of r.all) io.out(formatDiagnostic(d, r.file) + '\n');
-    const loaded = results.filter((r) => r.zone !== undefined).length;
+    for (const r of results)
+      for (const d of r.diagnostics) io.out(formatDiagnostic(d, r.file) + '\n');
+    const loaded = results.filter((r) => r.built).length;
     io.out(
       `${files.length} file${files.length === 1 ? '' : 's'}, ${records} record${records === 1 ? '' : 's'}, ${loaded} zone${loaded === 1 ? '' : 's'} loaded: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
     );
   }
-  const found = results.flatMap((r) => r.all);
+  const found = results.flatMap((r) => r.diagnostics);
   if (errors > 0) return exitCodeOfFailure(found.filter((d) => d.severity === 'error'));
   if (values.strict && warnings > 0) return exitCodeOfFailure(found);
   return EXIT_OK;
@@ -295,137 +263,6 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
-const SIGN_HELP = `Usage: lexroute zone sign <file> --keys DIR [--nsec3] [--opt-out] [-o OUT]
-                         [--origin NAME] [--validity DAYS] [--threads N]
-
-Sign a zone with DNSSEC (RFC 4033-4035): the zone's keys are the
-K<zone>+<alg>+<id>.private files (and their .key files) in DIR, made by
-"lexroute zone keygen" or BIND's dnssec-keygen; algorithms 8 (RSASHA256),
-13 (ECDSAP256SHA256) and 15 (ED25519). Keys with the SEP flag (257) sign
-the DNSKEY RRset and the others everything else; a single kind of key (a
-CSK) signs everything. Earlier RRSIG/NSEC/NSEC3 records are replaced.
-Denial of existence is NSEC, or NSEC3 with --nsec3 (RFC 9276: SHA-1, no
-salt, 0 extra iterations; --opt-out leaves insecure delegations out).
-Signatures start an hour ago and end after --validity days (default 30),
-less a random jitter of up to an eighth of it, so they do not all expire
-together. The SOA serial is raised by one above the input's and the
-previous output's. The output (default <file>.signed) loads in
-"lexroute serve", BIND, Knot and NSD, and passes dnssec-verify. It is
-written as it is signed, into a temporary file renamed at the end. The
-signatures are made on --threads worker threads (default: one per core);
-any number gives the same records.
-
-Options:
-  --keys DIR      folder of the zone's key files (required)
-  --nsec3         NSEC3 instead of NSEC
-  --opt-out       NSEC3 opt-out (with --nsec3)
-  -o, --out FILE  output file (default: <file>.signed)
-  --origin NAME   zone apex (default: from the file, as zone check)
-  --validity DAYS signature validity (default 30)
-  --threads N     signing threads (default: the cores available; 1 signs in
-                  the main thread)
-  -h, --help      show this help
-
-Exit codes: 0 signed, 1 the zone or a key is invalid, 2 usage error.
-`;
-
-const KEYGEN_HELP = `Usage: lexroute zone keygen <zone> [--algorithm 13|15|8] [--csk] [--dir DIR]
-
-Make DNSSEC keys for <zone> in BIND's format (K<zone>+<alg>+<id>.key with
-the DNSKEY record, .private with the private key, mode 0600), usable by
-"lexroute zone sign" and BIND's dnssec-signzone. By default a KSK (flags
-257) and a ZSK (256); --csk makes one combined key (257). The KSK's DNSKEY
-is the trust anchor (or gives the DS for the parent zone).
-
-Options:
-  --algorithm A  13 ECDSAP256SHA256 (default), 15 ED25519, 8 RSASHA256 (2048 bits)
-  --csk          one combined signing key instead of a KSK and a ZSK
-  --dir DIR      where to write the files (default: the current folder; made
-                 when missing, mode 0700)
-  -h, --help     show this help
-
-Exit codes: 0 made, 1 failure (KEY_DIR_UNWRITABLE: the folder cannot be made
-or written), 2 usage error.
-`;
-
-async function sign(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    keys: { type: 'string' },
-    nsec3: { type: 'boolean' },
-    'opt-out': { type: 'boolean' },
-    out: { type: 'string', short: 'o' },
-    origin: { type: 'string' },
-    validity: { type: 'string' },
-    threads: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    io.out(SIGN_HELP);
-    return EXIT_OK;
-  }
-  if (positionals.length !== 1) throw new UsageError('zone sign takes exactly one zone file');
-  if (values.keys === undefined) throw new UsageError('zone sign needs --keys DIR');
-  if (values['opt-out'] && !values.nsec3) throw new UsageError('--opt-out needs --nsec3');
-  const validity = values.validity === undefined ? 30 : Number(values.validity);
-  if (!Number.isInteger(validity) || validity < 1 || validity > 3650)
-    throw new UsageError('--validity takes a number of days from 1 to 3650');
-  const threads = values.threads === undefined ? undefined : Number(values.threads);
-  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > 256))
-    throw new UsageError('--threads takes a number from 1 to 256');
-  const file = positionals[0]!;
-  try {
-    const r = await signZoneFile(file, {
-      keysDir: values.keys,
-      out: values.out ?? `${file}.signed`,
-      nsec3: values.nsec3 === true,
-      optOut: values['opt-out'] === true,
-      validityDays: validity,
-      ...(threads !== undefined ? { threads } : {}),
-      ...(values.origin !== undefined ? { origin: values.origin } : {}),
-    });
-    io.out(
-      `${r.origin} signed (serial ${r.serial}, ${r.rrsets} RRsets, ${r.records} records) with ${r.keys.join(', ')} -> ${values.out ?? `${file}.signed`}\n`,
-    );
-    return EXIT_OK;
-  } catch (e) {
-    const code = (e as { code?: string }).code ?? 'SIGN_FAILED';
-    io.err(`lexroute zone sign: ${code}: ${(e as Error).message}\n`);
-    return exitCodeOf(code);
-  }
-}
-
-async function keygen(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
-    algorithm: { type: 'string' },
-    csk: { type: 'boolean' },
-    dir: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    io.out(KEYGEN_HELP);
-    return EXIT_OK;
-  }
-  if (positionals.length !== 1) throw new UsageError('zone keygen takes exactly one zone name');
-  const alg = algorithmOf(values.algorithm ?? '13');
-  if (alg === undefined)
-    throw new UsageError(
-      `--algorithm ${values.algorithm}: 13 (ECDSAP256SHA256), 15 (ED25519) or 8 (RSASHA256)`,
-    );
-  const raw = positionals[0]!;
-  const origin = absoluteLowerName(raw);
-  const dir = values.dir ?? '.';
-  try {
-    const made = [await generateKey(dir, origin, alg, true)];
-    if (!values.csk) made.push(await generateKey(dir, origin, alg, false));
-    for (const k of made) io.out(`${k.basename}\n`);
-    return EXIT_OK;
-  } catch (e) {
-    if (!(e instanceof KeyError)) throw e;
-    io.err(`lexroute zone keygen: ${e.code}: ${e.message}\n`);
-    return exitCodeOf(e.code);
-  }
-}
-
 export const zoneCommand: Command = {
   name: 'zone',
   summary:
@@ -444,8 +281,8 @@ export const zoneCommand: Command = {
     if (sub === 'print') return print(rest, io);
     if (sub === 'build') return (await import('./zone-routes.ts')).zoneBuild(rest, io);
     if (sub === 'explain') return (await import('./zone-routes.ts')).zoneExplain(rest, io);
-    if (sub === 'sign') return sign(rest, io);
-    if (sub === 'keygen') return keygen(rest, io);
+    if (sub === 'sign') return (await import('./zone-sign.ts')).zoneSign(rest, io);
+    if (sub === 'keygen') return (await import('./zone-sign.ts')).zoneKeygen(rest, io);
     if (sub === 'diff') return (await import('./zone-diff.ts')).zoneDiff(rest, io);
     throw new UsageError(
       `unknown subcommand '${sub}' (check | print | build | explain | sign | keygen | diff)`,

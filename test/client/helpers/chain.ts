@@ -14,7 +14,6 @@ import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../../src/config/se
 import { DEFAULT_RESOLVER_CONFIG } from '../../../src/config/resolver.ts';
 import { createLogger } from '../../../src/authority/log.ts';
 import { startServer } from '../../../src/authority/server.ts';
-import { loadZoneForServer } from '../../../src/cli/commands/serve.ts';
 import { ensureCatalogue } from '../../../src/resolver/catalogue/open.ts';
 import { analyseReference } from '../../../src/resolver/core/from-urn.ts';
 import { createResolverApp } from '../../../src/resolver/http/app.ts';
@@ -145,7 +144,6 @@ export async function serveWithLexroute(chain: Chain): Promise<string> {
   };
   const server = await startServer({
     config,
-    loader: loadZoneForServer,
     log: createLogger((l) => void logs.push(l), 'warn', 'json'),
     cwd: chain.dir,
   });
@@ -264,7 +262,6 @@ export async function serveIterativeWithLexroute(chain: Chain): Promise<string> 
     const logs: string[] = [];
     const server = await startServer({
       config: { ...DEFAULT_SERVER_CONFIG, listen: [{ host, port }], zones },
-      loader: loadZoneForServer,
       log: createLogger((l) => void logs.push(l), 'warn', 'json'),
       cwd: chain.dir,
     });

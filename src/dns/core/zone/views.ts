@@ -283,10 +283,15 @@ export class StoreZone implements Zone {
   }
 }
 
-/** Every record of the store in file order (out-of-zone ones left out unless asked), as views. */
-export function recordViews(store: ZoneStore, outOfZone = false): ResourceRecord[] {
+/**
+ * Every record of the store in file order (out-of-zone ones left out unless
+ * asked), as views; with `type`, only the records of that type.
+ */
+export function recordViews(store: ZoneStore, outOfZone = false, type?: number): ResourceRecord[] {
   const out: ResourceRecord[] = [];
-  for (let r = 0, count = store.recordCount; r < count; r++)
+  for (let r = 0, count = store.recordCount; r < count; r++) {
+    if (type !== undefined && store.recordType(r) !== type) continue;
     if (outOfZone || !(store.recordFlags(r) & REC_OUT_OF_ZONE)) out.push(new RecordView(store, r));
+  }
   return out;
 }

@@ -1,0 +1,57 @@
+/**
+ * The zone loader of a server configuration: the one zone path
+ * (`servable.ts`) run in the zone-load worker (`background.ts`), never on a
+ * thread that answers queries, with the configuration's limits, strictness
+ * and inline signing. `startServer` makes it from the configuration; every
+ * start, reload, `ctl reload`, `--watch` and secondary transfer goes through
+ * it, in `serve` and in `dev` alike.
+ */
+import path from 'node:path';
+import { dnssecRefresh, type ServerConfig } from '../../config/server.ts';
+import type { InlineSigning } from '../../dnssec/inline.ts';
+import { BackgroundZoneLoader, LOAD_TIMEOUT_MS, SIGNED_LOAD_TIMEOUT_MS } from './background.ts';
+
+/** The inline signing of a server configuration (undefined when `dnssec.keys` is null). */
+export function inlineSigningFor(config: ServerConfig, cwd: string): InlineSigning | undefined {
+  const d = config.dnssec;
+  if (d.keys === null) return undefined;
+  return {
+    keysDir: path.resolve(cwd, d.keys),
+    nsec3: d.nsec3,
+    optOut: d.optOut,
+    validity: d.validity,
+    refresh: dnssecRefresh(d),
+  };
+}
+
+/** `zoneFiles.loadTimeout` in ms; 0 picks the default for plain or signed loads. */
+export function loadTimeoutMs(seconds: number, signing: boolean): number {
+  if (seconds > 0) return seconds * 1000;
+  return signing ? SIGNED_LOAD_TIMEOUT_MS : LOAD_TIMEOUT_MS;
+}
+
+/**
+ * The loader of a configuration; `shared`: the zones go to the answering
+ * threads on SharedArrayBuffers (several threads, or a load that compares
+ * with the version served, which the worker then reads without a copy).
+ */
+export function zoneLoaderFor(
+  config: ServerConfig,
+  cwd: string,
+  shared: boolean,
+): BackgroundZoneLoader {
+  const z = config.zoneFiles;
+  const sign = inlineSigningFor(config, cwd);
+  return new BackgroundZoneLoader(
+    {
+      maxBytes: z.maxBytes,
+      maxEntryChars: z.maxEntryChars,
+      includeDirs: z.includeDirs.map((d) => path.resolve(cwd, d)),
+      nice: z.loadNice,
+      strict: z.strict,
+      ...(sign ? { sign } : {}),
+      ...(shared ? { shared: true } : {}),
+    },
+    { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined) },
+  );
+}

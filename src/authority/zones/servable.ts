@@ -1,0 +1,121 @@
+/**
+ * The one zone path: a zone source (a file, with its origin and limits)
+ * becomes a zone ready to serve, or a list of coded diagnostics. Every way
+ * a zone reaches the server takes it: `zone check` (which prints what it
+ * finds), `serve` at start and at each reload (SIGHUP, `ctl reload`,
+ * `--watch`, in the zone-load worker), a secondary zone's transfer-in (the
+ * transferred zone is loaded as its file, through the same reload), inline
+ * signing (signing runs only on a zone that passed) and `dev`.
+ *
+ * The checks, in order: reading and parsing (`load.ts`), the zone build and
+ * its content checks (SOA, NS, glue, CNAME ...), the NAPTR lint and the
+ * `; expect` directives, and for a zone signed in its file the RRSIGs and
+ * the NSEC/NSEC3 chain (as dnssec-verify). A diagnostic of severity error
+ * refuses the zone; with `strict`, a warning does too (`zone check
+ * --strict`, `serve --strict`, `zoneFiles.strict`).
+ */
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
+import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
+import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
+import { verifyZoneSignatures } from '../../dnssec/verify.ts';
+import { signLoadedZone, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
+import { loadZoneFile, type LoadOptions } from './load.ts';
+
+export interface ZonePathOptions extends LoadOptions {
+  /** Warnings refuse the zone too. */
+  readonly strict?: boolean;
+  /** Inline signing: a zone with keys in the folder is signed once it passed. */
+  readonly sign?: InlineSigning | undefined;
+  /** SOA serial of the version served (inline signing goes past it). */
+  readonly previousSerial?: number | undefined;
+  /** Seconds since the epoch the RRSIGs of a signed file are checked against (default: now). */
+  readonly now?: number;
+}
+
+export interface ZonePathResult {
+  /** The zone to serve (signed, with inline signing), only when nothing refused it. */
+  readonly zone?: Zone;
+  /** Every finding in the order of the text (`inLineOrder`); those of signing last. */
+  readonly diagnostics: readonly ZoneDiagnostic[];
+  readonly file: string;
+  readonly origin?: string;
+  /** The file built into a zone (it may still be refused by the lint, the DNSSEC checks or `strict`). */
+  readonly built: boolean;
+  /** The parsed records in file order, made on first access (`zone check` counts them). */
+  readonly records: readonly ResourceRecord[];
+  /** What inline signing did, when it signed. */
+  readonly signed?: InlineSignResult['signed'];
+}
+
+/** Whether a finding refuses the zone: an error, or with `strict` any finding. */
+export function refuses(d: ZoneDiagnostic, strict = false): boolean {
+  return strict || d.severity === 'error';
+}
+
+/** The findings of the checks beyond the build: NAPTR lint, `; expect`, a signed file's DNSSEC. */
+function contentFindings(
+  zone: Zone | undefined,
+  naptr: readonly ResourceRecord[],
+  expects: readonly ExpectDirective[],
+  now: number,
+): ZoneDiagnostic[] {
+  return [
+    ...lintNaptrRecords(naptr),
+    ...checkExpectations(expects, naptr),
+    // A signed file: every authoritative RRset has a valid, current RRSIG (as dnssec-verify) ...
+    ...(zone ? verifyZoneSignatures(zone, now) : []),
+    // ... and a complete, closed NSEC or NSEC3 chain whose bitmaps match.
+    ...(zone ? checkDenialChains(zone) : []),
+  ];
+}
+
+/** Read, parse, build and check one zone source; with inline signing, sign it once it passed. */
+export async function zoneFromSource(
+  file: string,
+  options: ZonePathOptions = {},
+): Promise<ZonePathResult> {
+  const { strict = false, sign, previousSerial, now, ...load } = options;
+  const r = await loadZoneFile(file, load);
+  const at = now ?? Math.floor(Date.now() / 1000);
+  const diagnostics = inLineOrder([
+    ...r.diagnostics,
+    ...contentFindings(r.zone, r.naptr, r.expects, at),
+  ]);
+  const base = {
+    file: r.file,
+    ...(r.origin !== undefined ? { origin: r.origin } : {}),
+    built: r.zone !== undefined,
+    get records() {
+      return r.records;
+    },
+  };
+  if (!r.zone || diagnostics.some((d) => refuses(d, strict))) return { ...base, diagnostics };
+  if (!sign) return { ...base, zone: r.zone, diagnostics };
+  const s = await signLoadedZone(r.zone, sign, previousSerial);
+  return {
+    ...base,
+    ...(s.zone ? { zone: s.zone } : {}),
+    diagnostics: [...diagnostics, ...s.diagnostics],
+    ...(s.signed ? { signed: s.signed } : {}),
+  };
+}
+
+/**
+ * Diagnostics in the order of the text: by file (in order of first
+ * appearance, so an $INCLUDE's findings stay together), then line and column;
+ * those without a position (about the whole zone) come last. Stable.
+ */
+export function inLineOrder(ds: readonly ZoneDiagnostic[]): ZoneDiagnostic[] {
+  const files = new Map<string, number>();
+  for (const d of ds)
+    if (d.position && !files.has(d.position.file)) files.set(d.position.file, files.size);
+  const key = (d: ZoneDiagnostic): [number, number, number] =>
+    d.position
+      ? [files.get(d.position.file)!, d.position.line, d.position.column]
+      : [Number.MAX_SAFE_INTEGER, 0, 0];
+  return ds
+    .map((d, i) => ({ d, i, k: key(d) }))
+    .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2] || a.i - b.i)
+    .map((x) => x.d);
+}

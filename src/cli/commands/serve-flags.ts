@@ -1,0 +1,277 @@
+/**
+ * The options of `lexroute serve` over a server configuration: each flag
+ * checked (a mistake is a UsageError, exit 2) and laid over the
+ * configuration file's values (or the defaults).
+ */
+import { parseCidr } from '../../config/cidr.ts';
+import {
+  DEFAULT_SERVER_CONFIG,
+  isSecondaryZone,
+  LOG_LEVELS,
+  parseListen,
+  parsePrimary,
+  type ListenAddress,
+  type PrimaryAddress,
+  type ServerConfig,
+  type ServerLogLevel,
+  type ZoneSourceConfig,
+} from '../../config/server.ts';
+import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
+import { parseZoneSourceArg } from '../../authority/zones/sources.ts';
+import type { parseCommandArgs } from '../args.ts';
+import { UsageError } from '../io.ts';
+import type { SERVE_OPTIONS } from './serve-help.ts';
+
+/** `--zones PATH` or `--zones ORIGIN=FILE`. */
+function zoneArg(text: string): ZoneSourceConfig {
+  const z = parseZoneSourceArg(text);
+  return z.origin !== undefined ? { file: z.path, origin: z.origin } : z.path;
+}
+
+/** ADDR:PORT values of a repeatable flag (UsageError naming the flag otherwise). */
+function addresses(flag: string, texts: readonly string[]): ListenAddress[] {
+  return texts.map((t) => {
+    const r = parseListen(t);
+    if (typeof r === 'string') throw new UsageError(`${flag}: ${r}`);
+    return r;
+  });
+}
+
+/** `--doh`, `--tls-cert`, `--tls-key` as a partial `doh` config block (undefined when none is given). */
+function dohOverride(
+  listenTexts: readonly string[] | undefined,
+  tlsCert: string | undefined,
+  tlsKey: string | undefined,
+): Partial<ServerConfig['doh']> | undefined {
+  if (listenTexts === undefined && tlsCert === undefined && tlsKey === undefined) return undefined;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  const listen = addresses('--doh', listenTexts ?? []);
+  return {
+    ...(listenTexts ? { listen } : {}),
+    ...(tlsCert !== undefined ? { tlsCert } : {}),
+    ...(tlsKey !== undefined ? { tlsKey } : {}),
+  };
+}
+
+/** The command-line values that need checking, checked (UsageError otherwise). */
+function checkedOptions(values: {
+  listen?: string[] | undefined;
+  metrics?: string | undefined;
+  rrl?: string | undefined;
+  'allow-transfer'?: string[] | undefined;
+  notify?: string[] | undefined;
+  'log-format'?: string | undefined;
+  'log-level'?: string | undefined;
+}) {
+  const listen = values.listen && addresses('--listen', values.listen);
+  let metrics: ListenAddress | undefined;
+  if (values.metrics !== undefined) {
+    const r = parseListen(values.metrics);
+    if (typeof r === 'string') throw new UsageError(`--metrics: ${r}`);
+    metrics = r;
+  }
+  let rrlRate: number | undefined;
+  if (values.rrl !== undefined) {
+    rrlRate = Number(values.rrl);
+    if (!/^\d{1,7}$/.test(values.rrl) || rrlRate > 1_000_000) {
+      throw new UsageError(
+        `--rrl must be a number of responses per second (0 to 1000000), not '${values.rrl}'`,
+      );
+    }
+  }
+  for (const p of values['allow-transfer'] ?? []) {
+    const r = parseCidr(p);
+    if (typeof r === 'string' && !/^key [A-Za-z0-9._-]+\.?$/.test(p)) {
+      throw new UsageError(`--allow-transfer: ${r} (or "key NAME")`);
+    }
+  }
+  const notify = values.notify && addresses('--notify', values.notify);
+  const format = values['log-format'];
+  if (format !== undefined && format !== 'json' && format !== 'pretty') {
+    throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
+  }
+  const level = values['log-level'];
+  if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const allowTransfer = values['allow-transfer'];
+  return {
+    listen,
+    metrics,
+    rrlRate,
+    allowTransfer,
+    notify,
+    format: format as 'json' | 'pretty' | undefined,
+    level,
+  };
+}
+
+/** `--workers N`: 0 to 256. */
+function workersArg(text: string): number {
+  if (!/^\d{1,3}$/.test(text) || Number(text) > 256) {
+    throw new UsageError(`--workers must be a number from 0 (one per core) to 256, not '${text}'`);
+  }
+  return Number(text);
+}
+
+/** --keys, --nsec3, --opt-out, --validity over the configuration's `dnssec` block. */
+function dnssecFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  config: ServerConfig,
+): ServerConfig['dnssec'] {
+  const keys = values.keys;
+  const on = typeof keys === 'string' || config.dnssec.keys !== null;
+  for (const f of ['nsec3', 'opt-out', 'validity'])
+    if (values[f] !== undefined && !on) throw new UsageError(`--${f} needs --keys DIR`);
+  const nsec3 = values.nsec3 === true || config.dnssec.nsec3;
+  const optOut = values['opt-out'] === true || config.dnssec.optOut;
+  if (optOut && !nsec3) throw new UsageError('--opt-out needs --nsec3');
+  let validity = config.dnssec.validity;
+  let refresh = config.dnssec.refresh;
+  if (typeof values.validity === 'string') {
+    const days = Number(values.validity);
+    if (!Number.isInteger(days) || days < 1 || days > 3650)
+      throw new UsageError('--validity takes a number of days from 1 to 3650');
+    validity = days * 86400;
+    refresh = null;
+  }
+  return {
+    keys: typeof keys === 'string' ? keys : config.dnssec.keys,
+    nsec3,
+    optOut,
+    validity,
+    refresh,
+  };
+}
+
+/** --nsid, --cookie-secret, --no-cookies, --chaos-version, --chaos-id over the configuration. */
+function identityFlags(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  config: ServerConfig,
+): Pick<ServerConfig, 'nsid' | 'cookies' | 'chaos'> {
+  const text = (name: string): string | undefined => {
+    const v = values[name];
+    if (typeof v !== 'string') return undefined;
+    if (v === '' || /[\u0000-\u001f\u007f]/.test(v)) {
+      throw new UsageError(`--${name} must be a non-empty text without control characters`);
+    }
+    return v;
+  };
+  const secret = values['cookie-secret'];
+  if (typeof secret === 'string' && !/^[0-9a-fA-F]{32}$/.test(secret)) {
+    throw new UsageError('--cookie-secret must be 32 hexadecimal digits (128 bits)');
+  }
+  return {
+    nsid: text('nsid') ?? config.nsid,
+    cookies: {
+      enabled: values['no-cookies'] === true ? false : config.cookies.enabled,
+      secret: typeof secret === 'string' ? secret : config.cookies.secret,
+    },
+    chaos: {
+      version: text('chaos-version') ?? config.chaos.version,
+      id: text('chaos-id') ?? config.chaos.id,
+    },
+  };
+}
+
+/**
+ * --zones and --secondary: the zone entries. --secondary alone replaces the
+ * default zone folder (a pure secondary has no zone files); zones of the
+ * same origin given twice gather their primaries in order.
+ */
+function zonesFlags(
+  files: readonly string[] | undefined,
+  secondaries: readonly string[] | undefined,
+  config: ServerConfig,
+): Partial<Pick<ServerConfig, 'zones'>> {
+  if (files === undefined && secondaries === undefined) return {};
+  const base =
+    files !== undefined
+      ? files.map(zoneArg)
+      : config === DEFAULT_SERVER_CONFIG
+        ? []
+        : config.zones.filter((z) => !isSecondaryZone(z));
+  const byOrigin = new Map<string, PrimaryAddress[]>();
+  for (const text of secondaries ?? []) {
+    const eq = text.indexOf('=');
+    const origin = eq > 0 ? text.slice(0, eq).trim().toLowerCase() : '';
+    if (!/^[a-z0-9._-]+\.?$/.test(origin))
+      throw new UsageError(`--secondary takes ZONE=ADDR:PORT[,key NAME], not '${text}'`);
+    const p = parsePrimary(text.slice(eq + 1));
+    if (typeof p === 'string') throw new UsageError(`--secondary: ${p}`);
+    const o = origin.endsWith('.') ? origin : `${origin}.`;
+    byOrigin.set(o, [...(byOrigin.get(o) ?? []), p]);
+  }
+  const kept = secondaries === undefined ? config.zones.filter(isSecondaryZone) : [];
+  return {
+    zones: [
+      ...base,
+      ...kept,
+      ...[...byOrigin].map(([origin, primaries]) => ({ origin, primaries })),
+    ],
+  };
+}
+
+/** `--serial POLICY`. */
+function serialArg(text: string): SerialSetting {
+  if (!(SERIAL_POLICIES as readonly string[]).includes(text))
+    throw new UsageError(`--serial must be one of ${SERIAL_POLICIES.join(', ')}, not '${text}'`);
+  return text as SerialSetting;
+}
+
+/** --allow-transfer, --notify, --state-dir over the configuration. */
+function transferFlags(
+  checked: { allowTransfer?: string[] | undefined; notify?: ListenAddress[] | undefined },
+  stateDir: string | undefined,
+  config: ServerConfig,
+  tsigKeys?: string,
+): Partial<Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys'>> {
+  return {
+    ...(tsigKeys !== undefined ? { tsigKeys } : {}),
+    ...(checked.allowTransfer ? { allowTransfer: checked.allowTransfer } : {}),
+    ...(checked.notify ? { secondaries: checked.notify } : {}),
+    ...(stateDir !== undefined ? { transfer: { ...config.transfer, stateDir } } : {}),
+  };
+}
+
+/** The parsed values of `lexroute serve`'s options. */
+export type ServeValues = ReturnType<typeof parseCommandArgs<typeof SERVE_OPTIONS>>['values'];
+
+/**
+ * The flags, checked now (before the configuration file is read), and the
+ * configuration with them laid over it; `metrics` is the `--metrics` address.
+ */
+export function serveFlags(values: ServeValues): {
+  metrics: ListenAddress | undefined;
+  over(config: ServerConfig): ServerConfig;
+} {
+  const doh = dohOverride(values.doh, values['tls-cert'], values['tls-key']);
+  const { listen, metrics, rrlRate, format: checkedFormat, level, ...xfr } = checkedOptions(values);
+  if (values.json && values['log-format'] !== undefined && values['log-format'] !== 'json') {
+    throw new UsageError('--json and --log-format pretty contradict each other');
+  }
+  const format = values.json ? 'json' : checkedFormat;
+  const over = (config: ServerConfig): ServerConfig => ({
+    ...config,
+    ...identityFlags(values, config),
+    dnssec: dnssecFlags(values, config),
+    ...(listen ? { listen } : {}),
+    ...zonesFlags(values.zones, values.secondary, config),
+    ...(values.watch ? { watch: true } : {}),
+    ...(values.workers !== undefined ? { workers: workersArg(values.workers) } : {}),
+    ...(values['allow-empty'] ? { allowEmpty: true } : {}),
+    ...(values.strict ? { zoneFiles: { ...config.zoneFiles, strict: true } } : {}),
+    ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
+    ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
+    ...transferFlags(xfr, values['state-dir'], config, values['tsig-keys']),
+    ...(values.serial !== undefined ? { serial: serialArg(values.serial) } : {}),
+    log: {
+      ...config.log,
+      level: (level as ServerLogLevel | undefined) ?? config.log.level,
+      format: format ?? config.log.format,
+    },
+  });
+  return { metrics, over };
+}
