@@ -7,7 +7,8 @@
  * per line (`{"ok":true,"result":{...}}` or `{"ok":false,"code":"...",
  * "message":"..."}`), then the server closes the connection.
  *
- * Commands: `status`, `reload [ZONE]`, `zone-status ZONE`, `stats`, `stop`.
+ * Commands: `status`, `reload [ZONE]`, `zone-status ZONE`, `retransfer
+ * ZONE [--force]`, `stats`, `stop`.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { chmod, unlink } from 'node:fs/promises';
@@ -24,7 +25,14 @@ import type { ReloadReport, RunningServer } from './server.ts';
 import { plainStats } from './answer-threads.ts';
 import { soaSerialOf, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
 
-export const CONTROL_COMMANDS = ['status', 'reload', 'zone-status', 'stats', 'stop'] as const;
+export const CONTROL_COMMANDS = [
+  'status',
+  'reload',
+  'zone-status',
+  'retransfer',
+  'stats',
+  'stop',
+] as const;
 
 /** Requests larger than this are refused (a command is a few words). */
 const MAX_REQUEST = 4096;
@@ -195,6 +203,29 @@ export function statusReport(ctx: Omit<ControlContext, 'stop'>): StatusReport {
   };
 }
 
+/**
+ * `retransfer ZONE [--force]`: transfer a secondary zone whole from its
+ * primaries now (as BIND's `rndc retransfer`); `--force` also installs a
+ * serial older than the one served, the operator's way back. The answer
+ * carries the serial served after it, or the transfer's XFR_* failure.
+ */
+async function retransfer(ctx: ControlContext, args: readonly string[]): Promise<ControlAnswer> {
+  const zone = args.find((a) => a !== '--force');
+  if (zone === undefined)
+    return { ok: false, code: 'CTL_USAGE', message: 'retransfer needs a zone name' };
+  const origin = originArg(zone);
+  const r = await ctx.server.secondaries?.retransfer(origin, args.includes('--force'));
+  if (r === undefined)
+    return {
+      ok: false,
+      code: 'CTL_UNKNOWN_ZONE',
+      message: `${origin} is not a secondary zone here`,
+    };
+  const result = { zone: origin, serial: r.serial ?? null };
+  if (r.error) return { ok: false, ...r.error, result };
+  return { ok: true, result };
+}
+
 /** Run one command. */
 export async function runControlCommand(
   ctx: ControlContext,
@@ -217,6 +248,8 @@ export async function runControlCommand(
       }
       return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
     }
+    case 'retransfer':
+      return retransfer(ctx, args);
     case 'stats':
       return { ok: true, result: await stats(ctx) };
     case 'stop':

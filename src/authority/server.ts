@@ -250,7 +250,10 @@ export async function secondariesFor(
         );
   const stateDir = path.resolve(cwd, dir);
   await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
-  return new Secondaries({ zones, stateDir, keys, ...(onNotify ? { onNotify } : {}) }, target, log);
+  const limits = config.transfer;
+  const summaryIntervalMs = config.log.summaryIntervalMs;
+  const o = { zones, stateDir, keys, limits, summaryIntervalMs, ...(onNotify ? { onNotify } : {}) };
+  return new Secondaries(o, target, log);
 }
 
 /** Comparing each load with the served version: the zones' serial policies, IXFR differences when transfers are served. */

@@ -4,8 +4,9 @@
  * key is explained in `config/README.md`.
  */
 import { enumIn } from './checks.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
 import { parseCidr } from './cidr.ts';
-import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
+import { ipVersion, parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 import {
   allowTransferList,
   serialSetting,
@@ -23,6 +24,11 @@ export type ServerLogFormat = (typeof LOG_FORMATS)[number];
 export interface ListenAddress {
   readonly host: string;
   readonly port: number;
+}
+
+/** A serve-wide NOTIFY target: every zone, or only `zones` (origins, absolute, lowercase). */
+export interface SecondaryPeer extends ListenAddress {
+  readonly zones?: readonly string[];
 }
 
 /**
@@ -47,7 +53,18 @@ export interface PrimaryAddress extends ListenAddress {
 export interface SecondaryZoneConfig {
   readonly origin: string;
   readonly primaries: readonly PrimaryAddress[];
+  /** This zone's limits on a transfer in (default: `transfer.inMaxRecords`, `inMaxBytes`, `inMaxSeconds`). */
+  readonly maxRecords?: number;
+  readonly maxBytes?: number;
+  readonly maxSeconds?: number;
 }
+
+/** The per-zone limit keys of a secondary zone entry, and their ranges. */
+export const SECONDARY_LIMIT_KEYS = {
+  maxRecords: [0, 2 ** 32],
+  maxBytes: [0, 2 ** 40],
+  maxSeconds: [1, 86_400],
+} as const;
 
 /** The zone entry is a secondary zone. */
 export function isSecondaryZone(z: ZoneSourceConfig): z is SecondaryZoneConfig {
@@ -65,6 +82,35 @@ export function parsePrimary(text: string): PrimaryAddress | string {
   const a = parseListen(m[1]!);
   if (typeof a === 'string') return a;
   return m[2] !== undefined ? { ...a, key: m[2] } : a;
+}
+
+/**
+ * A `--notify` value: `ADDR:PORT` (a secondary of every zone) or
+ * `ZONE=ADDR:PORT` (a secondary of that zone only). Returns an error
+ * message when invalid.
+ */
+export function parseSecondaryPeer(text: string): SecondaryPeer | string {
+  const eq = text.indexOf('=');
+  const zone = eq < 0 ? undefined : text.slice(0, eq);
+  if (zone !== undefined && !/^[A-Za-z0-9._-]+\.?$/.test(zone))
+    return `"${text}" is not ADDR:PORT or ZONE=ADDR:PORT`;
+  const a = parseListen(text.slice(eq + 1));
+  if (typeof a === 'string') return a;
+  return zone === undefined ? a : { ...a, zones: [absoluteLowerName(zone)] };
+}
+
+/** `--notify` values gathered: one entry per address, its zones merged (none: every zone). */
+export function mergeSecondaryPeers(peers: readonly SecondaryPeer[]): SecondaryPeer[] {
+  const out = new Map<string, SecondaryPeer>();
+  for (const p of peers) {
+    const id = `${p.host}|${p.port}`;
+    const had = out.get(id);
+    if (had === undefined) out.set(id, p);
+    else if (had.zones === undefined || p.zones === undefined)
+      out.set(id, { host: p.host, port: p.port });
+    else out.set(id, { ...had, zones: [...new Set([...had.zones, ...p.zones])] });
+  }
+  return [...out.values()];
 }
 
 export interface ZoneFilesConfig {
@@ -172,6 +218,20 @@ export interface TransferConfig {
   readonly notifyTries: number;
   /** Wait for the first NOTIFY answer; doubled at each retry. */
   readonly notifyTimeoutMs: number;
+  /**
+   * The address NOTIFYs are sent from (BIND's notify-source, Knot's `via`);
+   * null: the zone's listen address of the peer's family (the kernel's
+   * choice when it listens on a wildcard).
+   */
+  readonly notifySource: string | null;
+  /**
+   * Limits of a transfer in (secondary zones; zones may set their own):
+   * records and octets received (0: derived from the heap limit, see
+   * `xfr/limits.ts`), and seconds for the whole refresh.
+   */
+  readonly inMaxRecords: number;
+  readonly inMaxBytes: number;
+  readonly inMaxSeconds: number;
 }
 
 export const DEFAULT_TRANSFER_CONFIG: TransferConfig = {
@@ -184,6 +244,11 @@ export const DEFAULT_TRANSFER_CONFIG: TransferConfig = {
   nsNotifyPort: 53,
   notifyTries: 5,
   notifyTimeoutMs: 1000,
+  notifySource: null,
+  inMaxRecords: 0,
+  inMaxBytes: 0,
+  // BIND's max-transfer-time-in is 120 minutes; a zone this server can hold transfers in seconds.
+  inMaxSeconds: 900,
 };
 
 /** A TSIG key in the configuration: name, algorithm (hmac-sha256, hmac-sha512, hmac-md5, ...), base64 secret. */
@@ -265,8 +330,11 @@ export interface ServerConfig {
   readonly allowTransfer: readonly string[];
   /** TSIG keys (RFC 8945): a file of BIND key statements, or the keys themselves; null: none. */
   readonly tsigKeys: string | readonly TsigKeyConfig[] | null;
-  /** Secondaries to NOTIFY (RFC 1996) after a reload raises a zone's serial, `ADDR:PORT`. */
-  readonly secondaries: readonly ListenAddress[];
+  /**
+   * Secondaries to NOTIFY (RFC 1996) after a reload raises a zone's serial,
+   * `ADDR:PORT` (every zone) or `{"address", "zones"}` (those zones only).
+   */
+  readonly secondaries: readonly SecondaryPeer[];
   readonly transfer: TransferConfig;
   /**
    * How a reload's SOA serial is chosen (zones may set their own): `keep`
@@ -437,6 +505,10 @@ const KNOWN: Record<string, readonly string[]> = {
     'nsNotifyPort',
     'notifyTries',
     'notifyTimeoutMs',
+    'notifySource',
+    'inMaxRecords',
+    'inMaxBytes',
+    'inMaxSeconds',
   ],
   dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
   zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs', 'loadTimeout', 'loadNice', 'strict'],
@@ -495,7 +567,7 @@ function validateZones(
       z.origin !== '' &&
       Object.keys(z).every((k) => known.has(k))
     ) {
-      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix });
+      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix, source: notifySourceIn });
       out.push({ file: z.file, origin: z.origin, ...t });
     } else
       bad(
@@ -516,10 +588,11 @@ function secondaryZone(
     errors.push({ code: 'CONFIG_BAD_ZONES', path: p, message });
     return undefined;
   };
-  if (!Object.keys(z).every((k) => k === 'origin' || k === 'primaries'))
+  const limits = Object.keys(SECONDARY_LIMIT_KEYS);
+  if (!Object.keys(z).every((k) => k === 'origin' || k === 'primaries' || limits.includes(k)))
     return bad(
       path,
-      `${path}: a secondary zone is {"origin": NAME, "primaries": [...]} (nothing else)`,
+      `${path}: a secondary zone is {"origin": NAME, "primaries": [...]} with optional ${limits.join(', ')} (nothing else)`,
     );
   if (typeof z.origin !== 'string' || !/^[A-Za-z0-9._-]+\.?$/.test(z.origin))
     return bad(`${path}.origin`, `${path}.origin must be a domain name`);
@@ -537,7 +610,10 @@ function secondaryZone(
     primaries.push(r);
   }
   const origin = z.origin.endsWith('.') ? z.origin.toLowerCase() : `${z.origin.toLowerCase()}.`;
-  return { origin, primaries };
+  const own: Record<string, number> = {};
+  for (const [k, [min, max]] of Object.entries(SECONDARY_LIMIT_KEYS))
+    if (z[k] !== undefined) own[k] = intIn(errors, `${path}.${k}`, z[k], min, max, 0);
+  return { origin, primaries, ...own };
 }
 
 function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig): ZoneFilesConfig {
@@ -930,7 +1006,7 @@ function transferKeys(
   return {
     allowTransfer,
     tsigKeys: tsigKeysKey(errors, input.tsigKeys),
-    secondaries: listenList(errors, 'secondaries', input.secondaries),
+    secondaries: secondaryPeers(errors, 'secondaries', input.secondaries),
     transfer: {
       maxConcurrent: int('maxConcurrent', 1, 100_000),
       messageSize: int('messageSize', 512, 65535),
@@ -941,9 +1017,60 @@ function transferKeys(
       nsNotifyPort: int('nsNotifyPort', 1, 65535),
       notifyTries: int('notifyTries', 1, 100),
       notifyTimeoutMs: int('notifyTimeoutMs', 10, 600_000),
+      notifySource: notifySourceIn(errors, 'transfer.notifySource', t.notifySource) ?? null,
+      inMaxRecords: int('inMaxRecords', ...SECONDARY_LIMIT_KEYS.maxRecords),
+      inMaxBytes: int('inMaxBytes', ...SECONDARY_LIMIT_KEYS.maxBytes),
+      inMaxSeconds: int('inMaxSeconds', ...SECONDARY_LIMIT_KEYS.maxSeconds),
     },
     serial: serialSetting(errors, 'serial', input.serial) ?? DEFAULT_SERVER_CONFIG.serial,
   };
+}
+
+/** The serve-wide `secondaries`: "ADDR:PORT" (every zone) or {"address": "ADDR:PORT", "zones": [NAME, ...]}. */
+function secondaryPeers(errors: ConfigError[], key: string, v: unknown): SecondaryPeer[] {
+  if (!Array.isArray(v)) return listenList(errors, key, v);
+  const out: SecondaryPeer[] = [];
+  v.forEach((x: unknown, i: number) => {
+    const p = `${key}[${i}]`;
+    if (!isObject(x)) {
+      const r = listenAt(errors, p, x);
+      if (r !== undefined) out.push(r);
+      return;
+    }
+    const zones = x.zones;
+    const names =
+      Array.isArray(zones) &&
+      zones.length > 0 &&
+      zones.every((z) => typeof z === 'string' && /^[A-Za-z0-9._-]+\.?$/.test(z));
+    if (!names || !Object.keys(x).every((k) => k === 'address' || k === 'zones')) {
+      errors.push({
+        code: 'CONFIG_BAD_LISTEN',
+        path: p,
+        message: `${p} must be "ADDR:PORT" or {"address": "ADDR:PORT", "zones": [NAME, ...]}`,
+      });
+      return;
+    }
+    const r = listenAt(errors, `${p}.address`, x.address);
+    const abs = (z: string) => (z.endsWith('.') ? z : `${z}.`).toLowerCase();
+    if (r !== undefined) out.push({ ...r, zones: (zones as string[]).map(abs) });
+  });
+  return out;
+}
+
+/** `transfer.notifySource` (and a zone's): an IP address; undefined when absent or invalid (error pushed). */
+export function notifySourceIn(
+  errors: { code: string; path: string; message: string }[],
+  path: string,
+  v: unknown,
+): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string' && ipVersion(v) !== 0) return v;
+  errors.push({
+    code: 'CONFIG_BAD_LISTEN',
+    path,
+    message: `${path} must be an IP address (the source of the NOTIFYs), got ${JSON.stringify(v)}`,
+  });
+  return undefined;
 }
 
 /** `tsigKeys`: null, a key file path, or an array of {name, algorithm, secret}. */

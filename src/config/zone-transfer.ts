@@ -33,9 +33,17 @@ export interface ZoneTransferOptions {
   readonly secondaries?: readonly NotifyTarget[];
   /** `ns`: NOTIFY the zone's NS hosts too (addresses from in-zone glue), but the SOA MNAME. */
   readonly notify?: 'listed' | 'ns';
+  /** The address this zone's NOTIFYs are sent from (default: `transfer.notifySource`). */
+  readonly notifySource?: string;
 }
 
-export const ZONE_TRANSFER_KEYS = ['serial', 'allowTransfer', 'secondaries', 'notify'] as const;
+export const ZONE_TRANSFER_KEYS = [
+  'serial',
+  'allowTransfer',
+  'secondaries',
+  'notify',
+  'notifySource',
+] as const;
 
 interface Problem {
   readonly code: string;
@@ -47,6 +55,8 @@ interface Problem {
 
 type Check = {
   isPrefix(text: string): boolean;
+  /** An IP address (the NOTIFY source), or undefined with a problem pushed. */
+  source(errors: Problem[], path: string, v: unknown): string | undefined;
 };
 
 /** A `serial` value (serve-wide or per zone); undefined when absent, a problem pushed when invalid. */
@@ -63,7 +73,7 @@ export function allowTransferList(
   errors: Problem[],
   path: string,
   v: unknown,
-  check: Check,
+  check: Pick<Check, 'isPrefix'>,
 ): string[] {
   if (v === undefined) return [];
   if (!Array.isArray(v) || v.some((e) => typeof e !== 'string')) {
@@ -137,6 +147,7 @@ export function zoneTransferOptions(
   check: Check,
 ): ZoneTransferOptions {
   const serial = serialSetting(errors, `${path}.serial`, z.serial);
+  const notifySource = check.source(errors, `${path}.notifySource`, z.notifySource);
   let notify: ZoneTransferOptions['notify'];
   if (z.notify !== undefined) {
     if (z.notify === 'ns' || z.notify === 'listed') notify = z.notify;
@@ -158,5 +169,6 @@ export function zoneTransferOptions(
       ? { secondaries: notifyTargets(errors, `${path}.secondaries`, z.secondaries) }
       : {}),
     ...(notify !== undefined ? { notify } : {}),
+    ...(notifySource !== undefined ? { notifySource } : {}),
   };
 }

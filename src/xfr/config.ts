@@ -13,6 +13,7 @@ import { nameWireKey, type TsigKey } from './core/tsig.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { keyToName, wireToKey } from '../dns/core/wire/name.ts';
 import type { NotifyTarget } from './notify.ts';
+import { ipVersion } from '../kit/core/host-port.ts';
 import type { TransferAcl } from './out.ts';
 
 /** A configuration problem found while building the transfer side (the server does not start). */
@@ -143,9 +144,30 @@ export function nsHosts(zone: Zone, port: number): NotifyTarget[] {
 }
 
 /**
- * The NOTIFY targets of each zone: the serve-wide `secondaries` (signed with
- * `globalKey`, the first key the serve-wide ACL requires), the zone's own
- * (each with its key, if named), and its NS hosts with `notify: "ns"`.
+ * The address NOTIFYs to `peer` go out from, when no `notifySource` is
+ * configured: the first listen address of the peer's family (the address
+ * the zones are served on, which a secondary's allow-notify ACL names, as
+ * it names the primary it transfers from); none (the kernel's choice) when
+ * the server listens on a wildcard or by name only.
+ */
+export function servedSource(
+  listen: readonly { readonly host: string }[],
+  peer: string,
+): string | undefined {
+  const family = ipVersion(peer);
+  const served = listen.find((l) => ipVersion(l.host) === family);
+  if (served === undefined || served.host === '0.0.0.0' || /^[0:]+$/.test(served.host))
+    return undefined;
+  return served.host;
+}
+
+/**
+ * The NOTIFY targets of each zone: the serve-wide `secondaries` for every
+ * zone or for the zones each lists (signed with `globalKey`, the first key
+ * the serve-wide ACL requires), the zone's own (each with its key, if
+ * named), and its NS hosts with `notify: "ns"`. Each goes out from the
+ * zone's `notifySource`, else `transfer.notifySource`, else the served
+ * address of its family (`servedSource`).
  */
 export function notifyTargets(
   config: ServerConfig,
@@ -168,11 +190,21 @@ export function notifyTargets(
     own.set(origin, list);
   }
   const global = config.secondaries.map((p) => ({
-    ...p,
+    host: p.host,
+    port: p.port,
+    zones: p.zones,
     ...(globalKey ? { key: globalKey } : {}),
   }));
   return (zone) => {
     const e = entries.get(zone.origin);
+    const configured = e?.notifySource ?? config.transfer.notifySource ?? undefined;
+    const from = (t: NotifyTarget): NotifyTarget => {
+      const source = configured ?? servedSource(config.listen, t.host);
+      return source === undefined ? t : { ...t, source };
+    };
+    const forZone = global
+      .filter((p) => p.zones === undefined || p.zones.includes(zone.origin))
+      .map(({ zones: _, ...p }) => p);
     const ns =
       e?.notify === 'ns'
         ? nsHosts(zone, config.transfer.nsNotifyPort).map((p) => ({
@@ -180,13 +212,15 @@ export function notifyTargets(
             ...(globalKey ? { key: globalKey } : {}),
           }))
         : [];
-    const all = [...global, ...(own.get(zone.origin) ?? []), ...ns];
+    const all = [...forZone, ...(own.get(zone.origin) ?? []), ...ns];
     const seen = new Set<string>();
-    return all.filter((t) => {
-      const id = `${t.host}|${t.port}`;
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
+    return all
+      .filter((t) => {
+        const id = `${t.host}|${t.port}`;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      })
+      .map(from);
   };
 }

@@ -27,9 +27,11 @@ import type { Failure } from '../kit/core/result.ts';
 import { nodeHmac, nowSeconds } from './tsig.ts';
 import { RCODE_NAMES } from '../authority/rcodes.ts';
 
-/** A NOTIFY target, and the TSIG key its NOTIFYs are signed with. */
+/** A NOTIFY target, the TSIG key its NOTIFYs are signed with, and the address they go out from. */
 export interface NotifyTarget extends ListenAddress {
   readonly key?: TsigKey;
+  /** Source address (`notifySource`, or the served address); absent: the kernel's choice. */
+  readonly source?: string;
 }
 
 /** What one peer made of a NOTIFY: its rcode name, or nothing; and what was wrong with the last answer's TSIG. */
@@ -38,6 +40,8 @@ export interface NotifyOutcome {
   /** The last TSIG failure's sentence, and its code. */
   readonly tsigProblem?: string;
   readonly tsigCode?: TsigResponseCode;
+  /** Why nothing could be sent (the source address cannot be bound). */
+  readonly error?: string;
 }
 
 /** A failed check of an answer's TSIG (`verifyResponse`). */
@@ -82,9 +86,15 @@ export async function notifyPeer(
   const signed = key ? readTsig(msg) : undefined;
   const requestMac = signed && signed !== 'FORMERR' ? signed.mac : new Uint8Array(0);
   const socket = dgram.createSocket(peer.host.includes(':') ? 'udp6' : 'udp4');
-  socket.on('error', () => undefined);
   let tsigProblem: TsigProblem | undefined;
   try {
+    // From the configured or served address (a secondary's allow-notify names it), any port.
+    const bound = await new Promise<string | undefined>((resolve) => {
+      socket.once('error', (e) => resolve(`cannot send from ${peer.source}: ${e.message}`));
+      socket.bind(0, peer.source, () => resolve(undefined));
+    });
+    if (bound !== undefined) return { answer: undefined, error: bound };
+    socket.on('error', () => undefined);
     const answer = await new Promise<string | undefined>((resolve) => {
       let tries = 0;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -125,7 +135,14 @@ export async function notifyPeer(
   }
 }
 
-/** NOTIFY every peer of a zone; logs each answer (and each answer whose TSIG fails). */
+/**
+ * NOTIFY every peer of a zone and log what each made of it: `notify_sent`
+ * (info) for NOERROR; at warn `notify_rejected` for any other rcode (a
+ * secondary whose allow-notify does not list our source answers REFUSED,
+ * one that does not hold the zone NOTAUTH), `notify_failed` for no answer
+ * after the last try (or nothing sent), `notify_reply_tsig` for each answer
+ * whose TSIG fails.
+ */
 export async function notifyAll(
   zone: Zone,
   serial: number | undefined,
@@ -137,32 +154,25 @@ export async function notifyAll(
   await Promise.all(
     peers.map(async (peer) => {
       const to = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
+      const base = {
+        zone: zone.origin,
+        serial,
+        peer: to,
+        ...(peer.source ? { from: peer.source } : {}),
+      };
       const onBadTsig = (p: TsigProblem) =>
-        log.warn('notify_reply_tsig', {
-          zone: zone.origin,
-          serial,
-          peer: to,
-          problem: p.message,
-          code: p.code,
-        });
+        log.warn('notify_reply_tsig', { ...base, problem: p.message, code: p.code });
       const r = await notifyPeer(zone, peer, options, signal, onBadTsig);
       const key = peer.key ? { key: peer.key.name } : {};
-      if (r.answer === undefined) {
-        if (!signal?.aborted) {
-          const tsig =
-            r.tsigProblem !== undefined ? { tsig: r.tsigProblem, tsigCode: r.tsigCode } : {};
-          const tries = options.tries;
-          log.warn('notify_failed', {
-            zone: zone.origin,
-            serial,
-            peer: to,
-            tries,
-            ...key,
-            ...tsig,
-          });
-        }
-      } else
-        log.info('notify_sent', { zone: zone.origin, serial, peer: to, answer: r.answer, ...key });
+      if (r.answer === 'NOERROR') log.info('notify_sent', { ...base, answer: r.answer, ...key });
+      else if (r.answer !== undefined)
+        log.warn('notify_rejected', { ...base, answer: r.answer, ...key });
+      else if (!signal?.aborted) {
+        const tsig =
+          r.tsigProblem !== undefined ? { tsig: r.tsigProblem, tsigCode: r.tsigCode } : {};
+        const error = r.error !== undefined ? { error: r.error } : {};
+        log.warn('notify_failed', { ...base, tries: options.tries, ...key, ...tsig, ...error });
+      }
     }),
   );
 }

@@ -18,11 +18,16 @@
  * the previous version served and on disk. A restart serves the file at
  * once, then checks the primaries.
  */
-import net from 'node:net';
+import type net from 'node:net';
 import { randomInt } from 'node:crypto';
 import { mkdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PrimaryAddress, SecondaryZoneConfig } from '../config/server.ts';
+import {
+  DEFAULT_TRANSFER_CONFIG,
+  type PrimaryAddress,
+  type SecondaryZoneConfig,
+  type TransferConfig,
+} from '../config/server.ts';
 import type { Zone, ResourceRecord } from '../dns/core/zone/model.ts';
 import { keyToName, nameKey } from '../dns/core/wire/name.ts';
 import { writeZone } from '../dns/core/zone/writer.ts';
@@ -53,6 +58,11 @@ import {
 import { nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
 import { RCODE_OF } from '../authority/rcodes.ts';
 import type { Logger } from '../authority/log.ts';
+import { createLogSummary, type LogSummary } from '../authority/log-summary.ts';
+import { peerText, tcpExchange } from './exchange.ts';
+import { transferInLimits, type TransferInLimits } from './limits.ts';
+
+export { peerText, tcpExchange } from './exchange.ts';
 
 /** Where a transferred zone goes: the reloader's install and expiry. */
 export interface SecondaryTarget {
@@ -77,6 +87,22 @@ export interface SecondaryOptions {
    * thread, whose Secondaries runs the check.
    */
   readonly onNotify?: (origin: string) => void;
+  /** Serve-wide limits of a transfer in (zones may set their own); absent: the defaults. */
+  readonly limits?: Pick<TransferConfig, 'inMaxRecords' | 'inMaxBytes' | 'inMaxSeconds'>;
+  /** Refused NOTIFYs are counted and summarised once per this interval (`log.summaryIntervalMs`). */
+  readonly summaryIntervalMs?: number;
+}
+
+/** How a check runs: `ctl retransfer` transfers whole (AXFR) even when current; with `force`, an older serial too. */
+export interface CheckMode {
+  readonly retransfer?: boolean;
+  readonly force?: boolean;
+}
+
+/** What a check did: the serial served after it, and the failure of its last try, if any. */
+export interface CheckOutcome {
+  readonly serial: number | undefined;
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 /** Transfer results counted per zone (`lexroute_dns_xfr_in_total`). */
@@ -87,9 +113,10 @@ interface ZoneState {
   readonly key: string;
   readonly primaries: readonly PrimaryAddress[];
   readonly file: string;
+  readonly limits: TransferInLimits;
   timer: ReturnType<typeof setTimeout> | undefined;
   expireTimer: ReturnType<typeof setTimeout> | undefined;
-  running: Promise<void> | undefined;
+  running: Promise<CheckOutcome> | undefined;
   again: boolean;
   expired: boolean;
   readonly results: Record<XfrInResult, number>;
@@ -101,11 +128,22 @@ export function secondaryFile(stateDir: string, origin: string): string {
   return path.join(stateDir, 'secondary', `${origin === '.' ? 'root.' : origin}zone`);
 }
 
-/** A wrongly signed answer fails the refresh; other IXFR failures fall back to AXFR. */
-const TSIG_FAULTS: ReadonlySet<string> = new Set([
-  'XFR_TSIG_MISSING',
-  'XFR_TSIG_BAD',
-  'XFR_TSIG_ERROR',
+/**
+ * The IXFR failures that fall back to AXFR. A wrongly signed answer fails
+ * the refresh, and so does a limit (the time is spent, the AXFR would be
+ * as large).
+ */
+const FALLBACK_OK: ReadonlySet<string> = new Set([
+  'XFR_BAD_MESSAGE',
+  'XFR_BAD_ANSWER',
+  'XFR_RCODE',
+  'XFR_NO_SOA',
+  'XFR_SOA_MISMATCH',
+  'XFR_IXFR_SEQUENCE',
+  'XFR_TRAILING_DATA',
+  'XFR_CUT_SHORT',
+  'XFR_TIMEOUT',
+  'XFR_CONNECT',
 ]);
 
 /** Seconds as a timer's milliseconds (a timer cannot wait past 2^31-1 ms). */
@@ -118,11 +156,15 @@ export class Secondaries {
   private readonly zones = new Map<string, ZoneState>();
   private closed = false;
   private readonly sockets = new Set<net.Socket>();
+  /** Refused NOTIFYs, one line per interval (they can come once per packet). */
+  private readonly summary: LogSummary;
 
   constructor(o: SecondaryOptions, target: SecondaryTarget, log: Logger) {
     this.o = o;
     this.target = target;
     this.log = log;
+    this.summary = createLogSummary(log, o.summaryIntervalMs ?? 10_000);
+    const serveWide = o.limits ?? DEFAULT_TRANSFER_CONFIG;
     for (const z of o.zones) {
       const key = nameKey(z.origin);
       this.zones.set(key, {
@@ -130,6 +172,7 @@ export class Secondaries {
         key,
         primaries: z.primaries,
         file: secondaryFile(o.stateDir, z.origin),
+        limits: transferInLimits(serveWide, z),
         timer: undefined,
         expireTimer: undefined,
         running: undefined,
@@ -181,8 +224,14 @@ export class Secondaries {
     for (const z of this.zones.values()) await z.running;
   }
 
+  /** Write the pending summary of refused NOTIFYs now. */
+  flushLog(): void {
+    this.summary.flush();
+  }
+
   close(): void {
     this.closed = true;
+    this.summary.close();
     for (const z of this.zones.values()) {
       clearTimeout(z.timer);
       clearTimeout(z.expireTimer);
@@ -206,8 +255,11 @@ export class Secondaries {
     }
     const z = this.zones.get(q.key);
     const from = z?.primaries.filter((p) => sameAddress(p.host, source)) ?? [];
+    // Counted, one summary line per interval (a refused NOTIFY can come once per packet).
+    const note = (reason: string, why: string) =>
+      this.summary.note('notify_refused', source, reason, 'warn', `${keyToName(q.key)}: ${why}`);
     const refuse = (why: string, code: NotifyRefusalCode) => {
-      this.log.warn('notify_refused', { zone: keyToName(q.key), from: source, code, why });
+      note(code, why);
       return answerHeader(msg, q.end, RCODE_OF[code]);
     };
     if (z === undefined || q.qtype !== TYPE_SOA)
@@ -218,12 +270,7 @@ export class Secondaries {
     if (keyed.length > 0 && keyed.length === from.length) {
       const t = readTsig(msg);
       if (t === 'FORMERR') {
-        this.log.warn('notify_refused', {
-          zone: z.origin,
-          from: source,
-          code: 'TSIG_MALFORMED',
-          why: 'a TSIG record that cannot be read',
-        });
+        note('TSIG_MALFORMED', 'a TSIG record that cannot be read');
         return answerHeader(msg, q.end, RCODE_OF.TSIG_MALFORMED);
       }
       if (t === undefined) return refuse('not signed with the primary key', 'NOTIFY_TSIG');
@@ -234,13 +281,7 @@ export class Secondaries {
       }
       const check = verifyRequest(msg, t, keys, nodeHmac, nowSeconds());
       if (!check.ok) {
-        this.log.warn('notify_refused', {
-          zone: z.origin,
-          from: source,
-          code: 'NOTIFY_TSIG',
-          tsigCode: check.error.code,
-          tsigError: check.error.tsigError,
-        });
+        note(`NOTIFY_TSIG ${check.error.code}`, check.error.message);
         return tsigErrorResponse(msg, q.end, check.error);
       }
       signer = new TsigSigner(check.value.key, nodeHmac, nowSeconds(), t.mac);
@@ -263,14 +304,34 @@ export class Secondaries {
    * runs runs again after it.
    */
   check(origin: string, trigger: string): Promise<void> {
+    return this.run(origin, trigger, {}).then(() => undefined);
+  }
+
+  /**
+   * `ctl retransfer ZONE [--force]`: a whole transfer (AXFR) now, even when
+   * the serials match; with `force`, a primary's older serial is installed
+   * too (the operator's way back, RFC 1982 notwithstanding). Waits for a
+   * check already running, then runs this one.
+   */
+  async retransfer(origin: string, force: boolean): Promise<CheckOutcome | undefined> {
     const z = this.zones.get(nameKey(origin));
-    if (z === undefined || this.closed) return Promise.resolve();
+    if (z === undefined) return undefined;
+    while (z.running) await z.running.catch(() => undefined);
+    return this.run(origin, force ? 'retransfer --force' : 'retransfer', {
+      retransfer: true,
+      force,
+    });
+  }
+
+  private run(origin: string, trigger: string, mode: CheckMode): Promise<CheckOutcome> {
+    const z = this.zones.get(nameKey(origin));
+    if (z === undefined || this.closed) return Promise.resolve({ serial: undefined });
     if (z.running) {
       z.again = true;
       return z.running;
     }
     clearTimeout(z.timer);
-    const run = this.refresh(z, trigger).finally(() => {
+    const run = this.refresh(z, trigger, mode).finally(() => {
       z.running = undefined;
       if (z.again && !this.closed) {
         z.again = false;
@@ -289,14 +350,18 @@ export class Secondaries {
   }
 
   /** One refresh: each primary in order until one answers; timers set from the outcome. */
-  private async refresh(z: ZoneState, trigger: string): Promise<void> {
+  private async refresh(z: ZoneState, trigger: string, mode: CheckMode): Promise<CheckOutcome> {
     let lastError: XfrReadError | undefined;
+    const serial = () => {
+      const held = this.heldSoa(z);
+      return held && soaTimers(held.rdata).serial;
+    };
     for (const p of z.primaries) {
-      if (this.closed) return;
+      if (this.closed) break;
       try {
-        await this.refreshFrom(z, p, trigger);
+        await this.refreshFrom(z, p, trigger, mode);
         this.schedule(z, 'refresh');
-        return;
+        return { serial: serial() };
       } catch (e) {
         const err = e instanceof XfrReadError ? e : new XfrReadError('XFR_BAD_MESSAGE', String(e));
         lastError = err;
@@ -307,11 +372,13 @@ export class Secondaries {
           primary: peerText(p),
           code: err.code,
           error: err.message,
-          keeping: this.heldSoa(z) ? soaTimers(this.heldSoa(z)!.rdata).serial : null,
+          keeping: serial() ?? null,
         });
       }
     }
     if (lastError) this.schedule(z, 'retry');
+    const error = lastError && { code: lastError.code, message: lastError.message };
+    return { serial: serial(), ...(error ? { error } : {}) };
   }
 
   private schedule(z: ZoneState, which: 'refresh' | 'retry'): void {
@@ -357,14 +424,19 @@ export class Secondaries {
     this.armExpire(z, zone, now.getTime());
   }
 
-  private async refreshFrom(z: ZoneState, p: PrimaryAddress, trigger: string): Promise<void> {
+  private async refreshFrom(
+    z: ZoneState,
+    p: PrimaryAddress,
+    trigger: string,
+    mode: CheckMode,
+  ): Promise<void> {
     const held = this.heldSoa(z);
-    const key = this.keyOf(p);
     const started = performance.now();
-    const soaAnswer = await this.exchange(p, z.key, TYPE_SOA, key);
-    const remote = soaAnswer.soa;
-    const remoteSerial = soaTimers(remote.rdata).serial;
-    if (held !== undefined) {
+    // One deadline for the whole refresh: the SOA query, the IXFR and the AXFR fallback.
+    const deadline = started + z.limits.maxSeconds * 1000;
+    const soaAnswer = await this.exchange(z, p, TYPE_SOA, deadline);
+    const remoteSerial = soaTimers(soaAnswer.soa.rdata).serial;
+    if (held !== undefined && !mode.retransfer) {
       const order = serialCompare(remoteSerial, soaTimers(held.rdata).serial);
       if (!(order > 0)) {
         if (order < 0)
@@ -381,23 +453,52 @@ export class Secondaries {
         return;
       }
     }
-    let kind: 'AXFR' | 'IXFR' = 'AXFR';
-    let records: XfrRr[] | undefined;
-    // IXFR: the owners the differences touch (the lint looks at those only).
-    let touched: Set<string> | undefined;
+    const got = await this.transfer(z, p, mode.retransfer ? undefined : held, deadline);
+    const newSerial = soaTimers(got.records[0]!.rdata).serial;
+    if (held !== undefined && !mode.force) {
+      const heldSerial = soaTimers(held.rdata).serial;
+      // @see RFC 1982 section 3.2; RFC 1996 section 3.11: a secondary takes a newer serial only.
+      if (serialCompare(newSerial, heldSerial) < 0)
+        throw new XfrReadError(
+          'XFR_SERIAL_OLDER',
+          `the ${got.kind} ends on serial ${newSerial}, older than the ${heldSerial} served (the SOA query said ${remoteSerial}); ctl retransfer ${z.origin} --force installs it`,
+        );
+    }
+    if (got.records.length > z.limits.maxRecords)
+      throw new XfrReadError(
+        'XFR_TOO_MANY_RECORDS',
+        `the zone the ${got.kind} makes has ${got.records.length} records, more than ${z.limits.maxRecords} (maxRecords)`,
+      );
+    await this.installRecords(z, p, got.records, { ...got, trigger, started });
+  }
+
+  /** IXFR when a version is held (AXFR when it fails, but for a TSIG fault), else AXFR: the new zone's records. */
+  private async transfer(
+    z: ZoneState,
+    p: PrimaryAddress,
+    held: XfrRr | undefined,
+    deadline: number,
+  ): Promise<{
+    kind: 'AXFR' | 'IXFR';
+    records: XfrRr[];
+    touched: Set<string> | undefined;
+  }> {
     if (held !== undefined) {
       try {
-        const r = await this.exchange(p, z.key, TYPE_IXFR, key, held);
+        const r = await this.exchange(z, p, TYPE_IXFR, deadline, held);
         if (r.result === undefined) throw new XfrReadError('XFR_NO_SOA', 'no answer');
         if (r.result.kind === 'incremental') {
-          records = applyIxfr(this.heldRecords(z), r.result.steps);
-          kind = 'IXFR';
-          touched = new Set(
-            r.result.steps.flatMap((st) => [...st.removed, ...st.added].map((x) => x.key)),
+          const steps = r.result.steps;
+          // The owners the differences touch (the lint looks at those only).
+          const touched = new Set(
+            steps.flatMap((st) => [...st.removed, ...st.added].map((x) => x.key)),
           );
-        } else if (r.result.kind === 'full') records = [...r.result.records];
+          return { kind: 'IXFR', records: applyIxfr(this.heldRecords(z), steps), touched };
+        }
+        if (r.result.kind === 'full')
+          return { kind: 'AXFR', records: [...r.result.records], touched: undefined };
       } catch (e) {
-        if (!(e instanceof XfrReadError) || TSIG_FAULTS.has(e.code)) throw e;
+        if (!(e instanceof XfrReadError) || !FALLBACK_OK.has(e.code)) throw e;
         this.log.info('xfr_in_ixfr_fallback', {
           zone: z.origin,
           primary: peerText(p),
@@ -406,12 +507,9 @@ export class Secondaries {
         });
       }
     }
-    if (records === undefined) {
-      const r = await this.exchange(p, z.key, TYPE_AXFR, key);
-      if (r.result?.kind !== 'full') throw new XfrReadError('XFR_NO_SOA', 'AXFR without records');
-      records = [...r.result.records];
-    }
-    await this.installRecords(z, p, records, { kind, touched, trigger, started });
+    const r = await this.exchange(z, p, TYPE_AXFR, deadline);
+    if (r.result?.kind !== 'full') throw new XfrReadError('XFR_NO_SOA', 'AXFR without records');
+    return { kind: 'AXFR', records: [...r.result.records], touched: undefined };
   }
 
   /**
@@ -500,16 +598,11 @@ export class Secondaries {
     return k;
   }
 
-  /** One request over TCP and its whole answer, verified. */
-  private exchange(
-    p: PrimaryAddress,
-    originKey: string,
-    qtype: number,
-    key: TsigKey | undefined,
-    held?: XfrRr,
-  ) {
+  /** One request over TCP and its whole answer, verified, within the zone's limits. */
+  private exchange(z: ZoneState, p: PrimaryAddress, qtype: number, deadline: number, held?: XfrRr) {
+    const key = this.keyOf(p);
     const id = randomInt(0, 65536);
-    let request = transferRequest(originKey, qtype, id, held);
+    let request = transferRequest(z.key, qtype, id, held);
     let verifier: TsigStreamVerifier | undefined;
     if (key !== undefined) {
       request = new TsigSigner(key, nodeHmac, nowSeconds(), undefined).sign(request);
@@ -518,15 +611,21 @@ export class Secondaries {
       verifier = new TsigStreamVerifier(key, nodeHmac, t.mac, nowSeconds());
     }
     const reader = new XfrReader(
-      originKey,
+      z.key,
       id,
       qtype === TYPE_SOA ? TYPE_AXFR : qtype,
       held && soaTimers(held.rdata).serial,
+      z.limits.maxRecords,
     );
+    const bounds = {
+      idleMs: this.o.timeoutMs ?? 10_000,
+      deadline,
+      maxBytes: z.limits.maxBytes,
+    };
     return tcpExchange(
       p,
       request,
-      this.o.timeoutMs ?? 10_000,
+      bounds,
       this.sockets,
       (msg, index) => {
         const fault = verifier?.check(msg, index);
@@ -591,85 +690,4 @@ function answerHeader(msg: Uint8Array, questionEnd: number, rcode: number): Uint
 function sameAddress(a: string, b: string): boolean {
   const norm = (x: string) => x.replace(/^::ffff:/i, '').toLowerCase();
   return norm(a) === norm(b);
-}
-
-export function peerText(p: { host: string; port: number }): string {
-  return `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
-}
-
-/**
- * Send one framed request over TCP and read framed messages into `onMessage`
- * until it returns true. The stream ending first is XFR_CUT_SHORT; no data
- * for `timeoutMs` is XFR_TIMEOUT (XFR_CONNECT before the connection).
- */
-export function tcpExchange(
-  p: PrimaryAddress,
-  request: Uint8Array,
-  timeoutMs: number,
-  sockets: Set<net.Socket>,
-  onMessage: (msg: Uint8Array, index: number) => boolean,
-  onDone: () => void,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host: p.host, port: p.port });
-    sockets.add(socket);
-    let connected = false;
-    let settled = false;
-    let buf: Buffer = Buffer.alloc(0);
-    let index = 0;
-    const finish = (e?: unknown) => {
-      if (settled) return;
-      settled = true;
-      sockets.delete(socket);
-      socket.destroy();
-      if (e === undefined) resolve();
-      else reject(e);
-    };
-    socket.setTimeout(timeoutMs, () =>
-      finish(
-        connected
-          ? new XfrReadError('XFR_TIMEOUT', `no data from ${peerText(p)} for ${timeoutMs} ms`)
-          : new XfrReadError('XFR_CONNECT', `no connection to ${peerText(p)} in ${timeoutMs} ms`),
-      ),
-    );
-    socket.on('connect', () => {
-      connected = true;
-      const framed = Buffer.alloc(request.length + 2);
-      framed.writeUInt16BE(request.length, 0);
-      framed.set(request, 2);
-      socket.write(framed);
-    });
-    socket.on('data', (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      try {
-        while (buf.length >= 2) {
-          const n = buf.readUInt16BE(0);
-          if (buf.length < 2 + n) break;
-          const msg = new Uint8Array(buf.subarray(2, 2 + n));
-          buf = buf.subarray(2 + n);
-          if (onMessage(msg, index++)) {
-            onDone();
-            return finish();
-          }
-        }
-      } catch (e) {
-        finish(e);
-      }
-    });
-    socket.on('error', (e) =>
-      finish(
-        connected
-          ? new XfrReadError('XFR_CUT_SHORT', `${peerText(p)}: ${e.message}`)
-          : new XfrReadError('XFR_CONNECT', `${peerText(p)}: ${e.message}`),
-      ),
-    );
-    socket.on('close', () =>
-      finish(
-        new XfrReadError(
-          'XFR_CUT_SHORT',
-          `${peerText(p)} closed the connection after ${index} message(s)`,
-        ),
-      ),
-    );
-  });
 }

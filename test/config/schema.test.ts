@@ -116,6 +116,17 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
       { zones: [{ origin: 'example.', primaries: ['192.0.2.1:53'], file: 'x' }] },
       'CONFIG_BAD_ZONES zones[0]',
     ],
+    [
+      { zones: [{ origin: 'example.', primaries: ['192.0.2.1:53'], maxRecords: -1 }] },
+      'CONFIG_BAD_NUMBER zones[0].maxRecords',
+    ],
+    [{ transfer: { inMaxSeconds: 0 } }, 'CONFIG_BAD_NUMBER transfer.inMaxSeconds'],
+    [{ transfer: { notifySource: 'nope' } }, 'CONFIG_BAD_LISTEN transfer.notifySource'],
+    [
+      { zones: [{ file: 'x', origin: 'x.', notifySource: 'ns.example' }] },
+      'CONFIG_BAD_LISTEN zones[0].notifySource',
+    ],
+    [{ secondaries: [{ address: '192.0.2.1:53', zones: [] }] }, 'CONFIG_BAD_LISTEN secondaries[0]'],
   ])('%j: %s', (input, code) => {
     const r = server(input);
     expect(r.loader).toContain(code);
@@ -134,7 +145,21 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
         'zones',
         { file: 'x.txt', origin: 'example.' },
         { origin: 'lex.example.', primaries: ['192.0.2.1:53', '[2001:db8::1]:53 key xfr-key'] },
+        {
+          origin: 'big.example.',
+          primaries: ['192.0.2.1:53'],
+          maxRecords: 5_000_000,
+          maxSeconds: 3600,
+        },
+        { file: 'y.txt', origin: 'y.example.', notifySource: '2001:db8::53' },
       ],
+      secondaries: ['192.0.2.7:53', { address: '192.0.2.8:53', zones: ['y.example', 'example.'] }],
+      transfer: {
+        notifySource: '192.0.2.53',
+        inMaxRecords: 100_000,
+        inMaxBytes: 0,
+        inMaxSeconds: 60,
+      },
       doh: { listen: ['127.0.0.1:8443'], tlsCert: 'c.pem', tlsKey: 'k.pem' },
       dnssec: { keys: 'keys', nsec3: true, optOut: true, validity: 864000, refresh: 86400 },
       cookies: { enabled: false, secret: '0123456789abcdef0123456789ABCDEF' },

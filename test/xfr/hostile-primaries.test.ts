@@ -2,10 +2,13 @@
  * lexroute as a secondary of hostile primaries: a small TCP server written
  * here answers the SOA query and sends crafted AXFR/IXFR streams. A stream
  * cut in the middle, one whose last SOA differs from the first, one with a
- * wrong TSIG on its third message, and one with a message that is not a DNS
- * message each fail with their code (`xfr_in_failed`) and leave the
- * version served before. IXFR errors fall back to AXFR. NOTIFY is taken
- * only from a primary's address, with its key when it has one.
+ * wrong TSIG on its third message, one with a message that is not a DNS
+ * message, one that never ends (past maxRecords or maxBytes), one that
+ * drips an octet at a time (past maxSeconds), and one that ends on a serial
+ * older than the one served each fail with their code (`xfr_in_failed`)
+ * and leave the version served before. IXFR errors fall back to AXFR, but
+ * for TSIG faults and limits. NOTIFY is taken only from a primary's
+ * address, with its key when it has one; refusals are summarised.
  */
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +25,7 @@ import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 import { query } from '../server/harness.ts';
 import { collectServerMetrics } from '../../src/authority/ops.ts';
 import { ZoneStatusBook } from '../../src/authority/zone-status.ts';
+import { drip, naptr, soaAnswer, streamEndless } from './endless.ts';
 
 const ORIGIN = 'hostile.test.';
 const KEYED = 'keyed.hostile.test.';
@@ -32,27 +36,28 @@ const KEY: TsigKey = {
   secret: new Uint8Array(Buffer.from(SECRET, 'base64')),
 };
 
-type Mode = 'good' | 'cut' | 'soa-mismatch' | 'bad-tsig-3' | 'not-dns' | 'ixfr-refused' | 'lint';
+type Mode =
+  | 'good'
+  | 'cut'
+  | 'soa-mismatch'
+  | 'bad-tsig-3'
+  | 'not-dns'
+  | 'ixfr-refused'
+  | 'lint'
+  | 'endless'
+  | 'drip'
+  | 'older'
+  | 'older-ixfr'
+  | 'ixfr-mismatch';
+
+/** Zones with small limits of their own: records (and a short deadline), octets. */
+const LIMITED = 'limited.hostile.test.';
+const SMALL = 'small.hostile.test.';
 
 /** The primary's state: the serial it serves and how it answers transfers. */
-const state = { serial: 1, mode: 'good' as Mode, transfers: [] as string[] };
+const state = { serial: 1, olderSerial: 1, mode: 'good' as Mode, transfers: [] as string[] };
 
-function soa(origin: string, serial: number): dnsPacket.Answer {
-  return {
-    type: 'SOA',
-    name: origin,
-    ttl: 60,
-    data: {
-      mname: `ns1.${origin}`,
-      rname: `hostmaster.${origin}`,
-      serial,
-      refresh: 3600,
-      retry: 600,
-      expire: 86400,
-      minimum: 60,
-    },
-  } as dnsPacket.Answer;
-}
+const soa = soaAnswer;
 
 /** The zone's records between its SOAs: NS, A, and NAPTRs named r0..r<serial+4>. */
 function body(origin: string, serial: number): dnsPacket.Answer[] {
@@ -60,20 +65,7 @@ function body(origin: string, serial: number): dnsPacket.Answer[] {
     { type: 'NS', name: origin, ttl: 60, data: `ns1.${origin}` },
     { type: 'A', name: `ns1.${origin}`, ttl: 60, data: '127.0.0.1' },
   ];
-  for (let i = 0; i < serial + 4; i++)
-    out.push({
-      type: 'NAPTR',
-      name: `r${i}.${origin}`,
-      ttl: 60,
-      data: {
-        order: 100,
-        preference: 10,
-        flags: 'u',
-        services: 'http+N2L',
-        regexp: `!^(.*)$!http://127.0.0.1/${i}?\\1!`,
-        replacement: '.',
-      },
-    } as dnsPacket.Answer);
+  for (let i = 0; i < serial + 4; i++) out.push(naptr(origin, i));
   return out;
 }
 
@@ -102,32 +94,37 @@ function answerTo(req: Buffer): Buffer[] | 'close' {
     return [m];
   }
   if (mode === 'not-dns') return [Buffer.from('this is not DNS')];
-  const last = mode === 'soa-mismatch' ? state.serial + 1 : state.serial;
+  const held = (decoded.authorities?.[0] as { data?: { serial?: number } } | undefined)?.data
+    ?.serial;
+  if (q.type === 'IXFR' && held !== undefined && mode === 'older-ixfr') {
+    // A chained IXFR from the version held to an older one (held - 1): it applies, and goes back.
+    const to = soa(origin, held - 1);
+    const rr = body(origin, 1)[2]!;
+    return [message(id, [to, soa(origin, held), to, rr, to], q)];
+  }
+  if (q.type === 'IXFR' && mode === 'ixfr-mismatch') {
+    // A difference from a serial the secondary does not hold.
+    const to = soa(origin, state.serial);
+    return [message(id, [to, soa(origin, state.serial + 7), to, to], q)];
+  }
+  // 'older': the SOA query said state.serial, the transfer ends on an older one.
+  const serial = mode === 'older' ? state.olderSerial : state.serial;
+  const last = mode === 'soa-mismatch' ? serial + 1 : serial;
   // 'lint': a record the NAPTR lint finds fault with (REGEXP and REPLACEMENT both set).
   const extra: dnsPacket.Answer[] =
     mode === 'lint'
       ? [
           {
-            type: 'NAPTR',
+            ...naptr(origin, 0),
             name: `both.${origin}`,
-            ttl: 60,
             data: {
-              order: 100,
-              preference: 10,
-              flags: 'u',
-              services: 'http+N2L',
-              regexp: '!^(.*)$!http://127.0.0.1/?\\1!',
+              ...(naptr(origin, 0) as { data: object }).data,
               replacement: `target.${origin}`,
             },
           } as dnsPacket.Answer,
         ]
       : [];
-  const records = [
-    soa(origin, state.serial),
-    ...body(origin, state.serial),
-    ...extra,
-    soa(origin, last),
-  ];
+  const records = [soa(origin, serial), ...body(origin, serial), ...extra, soa(origin, last)];
   const out: Buffer[] = [];
   for (let i = 0; i < records.length; i += 2)
     out.push(message(id, records.slice(i, i + 2), i === 0 ? q : undefined));
@@ -146,6 +143,9 @@ function signAll(req: Buffer, messages: Buffer[]): Buffer[] {
   });
 }
 
+/** Records the endless mode wrote. */
+const sent = { records: 0 };
+
 function hostilePrimary(): Promise<net.Server> {
   const server = net.createServer((socket) => {
     let buf = Buffer.alloc(0);
@@ -155,6 +155,14 @@ function hostilePrimary(): Promise<net.Server> {
       while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
         const req = buf.subarray(2, 2 + buf.readUInt16BE(0));
         buf = buf.subarray(2 + req.length);
+        const q = dnsPacket.decode(req).questions![0]!;
+        if (q.type !== 'SOA' && (state.mode === 'endless' || state.mode === 'drip')) {
+          state.transfers.push(q.type);
+          const id = req.readUInt16BE(0);
+          if (state.mode === 'endless') void streamEndless(socket, id, q, state.serial, sent);
+          else void drip(socket, id, q, state.serial, 200);
+          continue;
+        }
         const answer = answerTo(req);
         if (answer === 'close') return socket.destroy();
         for (const m of signAll(req, answer)) {
@@ -221,6 +229,13 @@ describe('lexroute as a secondary of hostile primaries', () => {
         zones: [
           { origin: ORIGIN, primaries: [{ host: '127.0.0.1', port: pport }] },
           { origin: KEYED, primaries: [{ host: '127.0.0.1', port: pport, key: 'hostile-key' }] },
+          {
+            origin: LIMITED,
+            primaries: [{ host: '127.0.0.1', port: pport }],
+            maxRecords: 20_000,
+            maxSeconds: 3,
+          },
+          { origin: SMALL, primaries: [{ host: '127.0.0.1', port: pport }], maxBytes: 300_000 },
         ],
         tsigKeys: [{ name: 'hostile-key', algorithm: 'hmac-sha256', secret: SECRET }],
         transfer: { ...DEFAULT_SERVER_CONFIG.transfer, stateDir: dir },
@@ -316,6 +331,75 @@ describe('lexroute as a secondary of hostile primaries', () => {
     );
   });
 
+  it.each([
+    [LIMITED, 'XFR_TOO_MANY_RECORDS', 20_000],
+    [SMALL, 'XFR_TOO_LARGE', 300_000 / 80],
+  ] as const)(
+    'a never-ending transfer of %s stops at its limit with %s, keeps the zone, and the IXFR does not fall back',
+    async (origin, code, bound) => {
+      const before = await servedSerial(origin);
+      expect(before).toBeGreaterThan(0);
+      const t0 = performance.now();
+      sent.records = 0;
+      state.transfers.length = 0;
+      expect(await attempt(origin, 'endless')).toBe(code);
+      const ms = Math.round(performance.now() - t0);
+      expect(state.transfers).toEqual(['SOA', 'IXFR']);
+      expect(await servedSerial(origin)).toBe(before);
+      const failed = events.filter((e) => e.event === 'xfr_in_failed').at(-1)!;
+      // The primary wrote what the socket buffers took beyond the limit, no more than that.
+      console.log(
+        `${code}: ${sent.records} records sent, stopped in ${ms} ms: ${String(failed.error)}`,
+      );
+      expect(sent.records).toBeLessThan(bound * 20);
+    },
+  );
+
+  it('a slow drip (an octet every 200 ms, the idle timer never fires) is stopped at the deadline with XFR_TIME_LIMIT', async () => {
+    const before = await servedSerial(LIMITED);
+    const t0 = performance.now();
+    expect(await attempt(LIMITED, 'drip')).toBe('XFR_TIME_LIMIT');
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(`drip stopped after ${seconds.toFixed(1)} s (maxSeconds 3)`);
+    expect(await servedSerial(LIMITED)).toBe(before);
+  });
+
+  it.each([
+    ['older', 'an AXFR'],
+    ['older-ixfr', 'an IXFR that chains from the version held'],
+  ] as const)(
+    'a transfer (%s: %s) ending on an older serial than served fails with XFR_SERIAL_OLDER; the zone is kept',
+    async (mode, _what) => {
+      await attempt(ORIGIN, 'good');
+      const before = await servedSerial(ORIGIN);
+      expect(before).toBe(state.serial);
+      state.olderSerial = before - 1;
+      expect(await attempt(ORIGIN, mode)).toBe('XFR_SERIAL_OLDER');
+      expect(await servedSerial(ORIGIN)).toBe(before);
+    },
+  );
+
+  it('ctl retransfer --force installs an older serial (the operator going back); without --force it is refused', async () => {
+    const before = await servedSerial(ORIGIN);
+    state.mode = 'good';
+    state.serial = before - 2;
+    const plain = await server.secondaries!.retransfer(ORIGIN, false);
+    expect(plain?.error?.code).toBe('XFR_SERIAL_OLDER');
+    expect(await servedSerial(ORIGIN)).toBe(before);
+    const forced = await server.secondaries!.retransfer(ORIGIN, true);
+    expect(forced).toEqual({ serial: before - 2 });
+    expect(await servedSerial(ORIGIN)).toBe(before - 2);
+    state.serial = before;
+  });
+
+  it('an IXFR whose difference starts from a serial not held fails with XFR_IXFR_SEQUENCE, then the AXFR is taken', async () => {
+    const from = events.length;
+    expect(await attempt(ORIGIN, 'ixfr-mismatch')).toBeUndefined();
+    expect(await servedSerial(ORIGIN)).toBe(state.serial);
+    const fallback = events.slice(from).find((e) => e.event === 'xfr_in_ixfr_fallback');
+    expect(fallback?.code).toBe('XFR_IXFR_SEQUENCE');
+  });
+
   it('takes NOTIFY only from a primary, with its key', async () => {
     // Not from a primary's address.
     expect(await sendNotify(port, ORIGIN, '127.0.0.2')).toBe(5);
@@ -330,7 +414,15 @@ describe('lexroute as a secondary of hostile primaries', () => {
     expect(await sendNotify(port, KEYED, '127.0.0.1', KEY)).toBe(0);
     await server.secondaries!.idle();
     expect(await servedSerial(KEYED)).toBe(state.serial);
-    const refused = events.filter((e) => e.event === 'notify_refused').map((e) => e.code);
-    expect(refused).toEqual(['NOTIFY_REFUSED', 'NOTIFY_TSIG', 'NOTIFY_TSIG', 'NOTIFY_REFUSED']);
+    // Refusals are counted and written as one summary line per interval.
+    expect(events.filter((e) => e.event === 'notify_refused')).toEqual([]);
+    server.secondaries!.flushLog();
+    const lines = events.filter((e) => e.event === 'notify_refused');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      count: 4,
+      sources: 2,
+      reasons: { NOTIFY_REFUSED: 2, NOTIFY_TSIG: 1, 'NOTIFY_TSIG TSIG_BAD_SIG': 1 },
+    });
   });
 });

@@ -15,8 +15,8 @@ import {
   type ZoneReport,
 } from '../../authority/control.ts';
 
-export const CTL_HELP = `Usage: lexroute ctl --control PATH [--json] COMMAND [ZONE]
-       lexroute ctl --control ADDR:PORT --control-key FILE [--json] COMMAND [ZONE]
+export const CTL_HELP = `Usage: lexroute ctl --control PATH [--json] COMMAND [ZONE] [--force]
+       lexroute ctl --control ADDR:PORT --control-key FILE [--json] COMMAND [ZONE] [--force]
        lexroute ctl keygen FILE
 
 Ask a running server (started with lexroute serve --control PATH) or
@@ -35,6 +35,12 @@ Server commands:
                      keeps its previous version; the error is reported and the
                      exit code is 1
   zone-status ZONE   one zone's serial, records, load time and last error
+  retransfer ZONE [--force]
+                     transfer a secondary zone whole (AXFR) from its
+                     primaries now, even when the serials match; a transfer
+                     that ends on a serial older than the one served is
+                     refused (XFR_SERIAL_OLDER, exit 1) unless --force, the
+                     way to go back to an older version of the primary
   stats              query, TCP and RRL counters since the start
   stop               shut the server down cleanly (as SIGTERM)
 
@@ -164,6 +170,8 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
     }
     case 'zone-status':
       return `${zoneLine(r as unknown as ZoneReport).trimStart()}\n`;
+    case 'retransfer':
+      return `${String(r.zone)}: transferred, serving serial ${String(r.serial)}\n`;
     case 'reload': {
       const head = `reloaded: ${String(r.loaded)} loaded, ${String(r.unchanged)} unchanged, ${String(r.failed)} failed, ${String(r.removed)} removed`;
       if (Array.isArray(r.zones))
@@ -202,6 +210,7 @@ export const ctlCommand: Command = {
       control: { type: 'string' },
       'control-key': { type: 'string' },
       json: { type: 'boolean' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -218,15 +227,19 @@ export const ctlCommand: Command = {
     if (!(ALL_COMMANDS as readonly string[]).includes(command)) {
       throw new UsageError(`unknown command '${command}' (${ALL_COMMANDS.join(', ')})`);
     }
-    const maxArgs = command === 'reload' || command === 'zone-status' ? 1 : 0;
-    if (args.length > maxArgs || (command === 'zone-status' && args.length === 0)) {
+    const oneZone = command === 'zone-status' || command === 'retransfer';
+    const maxArgs = command === 'reload' || oneZone ? 1 : 0;
+    if (args.length > maxArgs || (oneZone && args.length === 0)) {
       throw new UsageError(
-        command === 'zone-status'
-          ? 'zone-status takes one ZONE'
+        oneZone
+          ? `${command} takes one ZONE`
           : `${command} takes ${maxArgs ? 'at most one ZONE' : 'no argument'}`,
       );
     }
-    const answer = await sendControlCommand(endpoint!, { command, args });
+    if (values.force && command !== 'retransfer')
+      throw new UsageError('--force goes with retransfer only');
+    const sent = values.force ? [...args, '--force'] : args;
+    const answer = await sendControlCommand(endpoint!, { command, args: sent });
     if (values.json) io.out(`${JSON.stringify(answer)}\n`);
     else if (answer.ok) io.out(formatAnswer(command, answer));
     else io.err(`lexroute ctl: ${formatAnswer(command, answer)}`);

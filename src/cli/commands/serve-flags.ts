@@ -8,15 +8,19 @@ import {
   DEFAULT_SERVER_CONFIG,
   isSecondaryZone,
   LOG_LEVELS,
+  mergeSecondaryPeers,
   parseListen,
   parsePrimary,
+  parseSecondaryPeer,
   type ListenAddress,
+  type SecondaryPeer,
   type PrimaryAddress,
   type ServerConfig,
   type ServerLogLevel,
   type ZoneSourceConfig,
 } from '../../config/server.ts';
 import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
+import { ipVersion } from '../../kit/core/host-port.ts';
 import { parseZoneSourceArg } from '../../authority/zones/sources.ts';
 import type { parseCommandArgs } from '../args.ts';
 import { UsageError } from '../io.ts';
@@ -62,6 +66,7 @@ function checkedOptions(values: {
   rrl?: string | undefined;
   'allow-transfer'?: string[] | undefined;
   notify?: string[] | undefined;
+  'notify-source'?: string | undefined;
   'log-format'?: string | undefined;
   'log-level'?: string | undefined;
 }) {
@@ -87,7 +92,10 @@ function checkedOptions(values: {
       throw new UsageError(`--allow-transfer: ${r} (or "key NAME")`);
     }
   }
-  const notify = values.notify && addresses('--notify', values.notify);
+  const notify = values.notify && notifyPeers(values.notify);
+  const source = values['notify-source'];
+  if (source !== undefined && ipVersion(source) === 0)
+    throw new UsageError(`--notify-source must be an IP address, not '${source}'`);
   const format = values['log-format'];
   if (format !== undefined && format !== 'json' && format !== 'pretty') {
     throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
@@ -103,6 +111,7 @@ function checkedOptions(values: {
     rrlRate,
     allowTransfer,
     notify,
+    notifySource: source,
     format: format as 'json' | 'pretty' | undefined,
     level,
   };
@@ -221,18 +230,39 @@ function serialArg(text: string): SerialSetting {
   return text as SerialSetting;
 }
 
-/** --allow-transfer, --notify, --state-dir over the configuration. */
+/** `--notify ADDR:PORT` (every zone) and `--notify ZONE=ADDR:PORT` (that zone), merged by address. */
+function notifyPeers(texts: readonly string[]): SecondaryPeer[] {
+  return mergeSecondaryPeers(
+    texts.map((t) => {
+      const r = parseSecondaryPeer(t);
+      if (typeof r === 'string') throw new UsageError(`--notify: ${r}`);
+      return r;
+    }),
+  );
+}
+
+/** --allow-transfer, --notify, --notify-source, --state-dir over the configuration. */
 function transferFlags(
-  checked: { allowTransfer?: string[] | undefined; notify?: ListenAddress[] | undefined },
+  checked: {
+    allowTransfer?: string[] | undefined;
+    notify?: SecondaryPeer[] | undefined;
+    notifySource?: string | undefined;
+  },
   stateDir: string | undefined,
   config: ServerConfig,
   tsigKeys?: string,
 ): Partial<Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys'>> {
+  const source = checked.notifySource;
+  const transfer = {
+    ...config.transfer,
+    ...(stateDir !== undefined ? { stateDir } : {}),
+    ...(source !== undefined ? { notifySource: source } : {}),
+  };
   return {
     ...(tsigKeys !== undefined ? { tsigKeys } : {}),
     ...(checked.allowTransfer ? { allowTransfer: checked.allowTransfer } : {}),
     ...(checked.notify ? { secondaries: checked.notify } : {}),
-    ...(stateDir !== undefined ? { transfer: { ...config.transfer, stateDir } } : {}),
+    ...(stateDir !== undefined || source !== undefined ? { transfer } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ export const SERVE_OPTIONS = {
   'chaos-id': { type: 'string' },
   'allow-transfer': { type: 'string', multiple: true },
   notify: { type: 'string', multiple: true },
+  'notify-source': { type: 'string' },
   'state-dir': { type: 'string' },
   secondary: { type: 'string', multiple: true },
   serial: { type: 'string' },
@@ -69,8 +70,9 @@ Options:
                        sizes, TCP connections, RRL actions, zone serials and
                        reloads)
   --control PATH       control channel for lexroute ctl (Unix socket, mode 0600):
-                       status, reload [ZONE], zone-status ZONE, stats, stop;
-                       or ADDR:PORT on a loopback address (TCP), with
+                       status, reload [ZONE], zone-status ZONE,
+                       retransfer ZONE [--force], stats, stop; or
+                       ADDR:PORT on a loopback address (TCP), with
                        --control-key
   --control-key FILE   the key a TCP control port checks every request
                        against (make it with lexroute ctl keygen FILE)
@@ -85,8 +87,17 @@ Options:
                        (repeatable; default: no transfers, every AXFR/IXFR
                        is REFUSED)
   --notify ADDR:PORT   send NOTIFY (RFC 1996) to this secondary when a reload
-                       raises a zone's serial, and at start; retried with a
-                       doubling timeout, each answer logged (repeatable)
+                       raises a zone's serial, and at start, for every zone;
+                       retried with a doubling timeout, each answer logged
+                       (a REFUSED or no answer at warn) (repeatable)
+  --notify ZONE=ADDR:PORT
+                       the same for ZONE only: a secondary that holds some
+                       of the zones is notified of those (repeatable; one
+                       address may be given for several zones)
+  --notify-source ADDR send NOTIFYs from this address (the secondaries'
+                       allow-notify lists it; default: the --listen address
+                       of the peer's family, the kernel's choice for a
+                       wildcard; config transfer.notifySource)
   --state-dir DIR      keep each zone's IXFR history in DIR (one journal file
                        per zone), with --serial the serial served for each
                        file content (a restart forces no full transfer and

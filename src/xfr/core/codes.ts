@@ -24,7 +24,13 @@ export const XFR_IN_CODES = {
   XFR_TSIG_BAD: 'a transfer message signed with another key, a wrong MAC or out of the time window',
   XFR_TSIG_ERROR: 'the primary refused our TSIG key (BADKEY, BADSIG, BADTIME in its answer)',
   XFR_ZONE_REJECTED: 'the transferred zone did not load (zone diagnostics name the errors)',
-  XFR_SERIAL_OLDER: 'the primary serves an older serial than ours (RFC 1982); nothing transferred',
+  XFR_SERIAL_OLDER:
+    'the primary serves, or a transfer ends on, an older serial than ours (RFC 1982): nothing installed (ctl retransfer ZONE --force goes back)',
+  XFR_TOO_MANY_RECORDS:
+    'a transfer (or the zone an IXFR makes) has more records than its limit (maxRecords): aborted while receiving',
+  XFR_TOO_LARGE: 'a transfer sent more octets than its limit (maxBytes): aborted while receiving',
+  XFR_TIME_LIMIT:
+    'a transfer took longer than its overall deadline (maxSeconds), however steadily data came: aborted',
   NOTIFY_REFUSED:
     'a NOTIFY from an address that is not a primary of the zone, or for no secondary zone (REFUSED)',
   NOTIFY_TSIG:

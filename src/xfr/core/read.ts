@@ -231,15 +231,28 @@ export class XfrReader {
   private first: XfrRr | undefined;
   private readonly records: XfrRr[] = [];
   private readonly steps: { from: XfrRr; removed: XfrRr[]; to?: XfrRr; added: XfrRr[] }[] = [];
+  private readonly maxRecords: number;
   /** Messages and records read so far. */
   messages = 0;
   count = 0;
 
-  constructor(originKey: string, id: number, qtype: number, clientSerial?: number) {
+  /**
+   * `maxRecords`: the most records the answer may carry (its SOAs
+   * included); one more fails it with XFR_TOO_MANY_RECORDS before the
+   * record is kept, so the reader never holds more than that.
+   */
+  constructor(
+    originKey: string,
+    id: number,
+    qtype: number,
+    clientSerial?: number,
+    maxRecords = Infinity,
+  ) {
     this.originKey = originKey;
     this.id = id;
     this.qtype = qtype;
     this.clientSerial = clientSerial;
+    this.maxRecords = maxRecords;
   }
 
   get done(): boolean {
@@ -272,6 +285,11 @@ export class XfrReader {
         throw new XfrReadError(
           'XFR_TRAILING_DATA',
           `${m.answers.length - i} record(s) after the closing SOA`,
+        );
+      if (this.count >= this.maxRecords)
+        throw new XfrReadError(
+          'XFR_TOO_MANY_RECORDS',
+          `more than ${this.maxRecords} records (maxRecords); aborted after ${this.messages} message(s)`,
         );
       this.record(m.answers[i]!, single);
       this.count++;

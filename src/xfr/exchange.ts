@@ -1,0 +1,123 @@
+/**
+ * One request to a primary over TCP and its framed answer messages, read
+ * one by one (RFC 1035 section 4.2.2: a two-octet length before each),
+ * with the bounds a transfer in keeps: no data for `idleMs` fails it
+ * (XFR_TIMEOUT, or XFR_CONNECT before the connection), the whole exchange
+ * past `deadline` fails it however steadily data comes (XFR_TIME_LIMIT: a
+ * primary sending one octet at a time cannot hold it), and more than
+ * `maxBytes` octets fail it (XFR_TOO_LARGE) before the message that
+ * crosses the bound is buffered beyond its length prefix.
+ */
+import net from 'node:net';
+import type { PrimaryAddress } from '../config/server.ts';
+import { XfrReadError } from './core/read.ts';
+
+export interface ExchangeBounds {
+  /** No data for this long fails the exchange. */
+  readonly idleMs: number;
+  /** `performance.now()` past which the exchange fails (the refresh's overall deadline). */
+  readonly deadline: number;
+  /** Octets the answer may carry, length prefixes included. */
+  readonly maxBytes: number;
+}
+
+export function peerText(p: { host: string; port: number }): string {
+  return `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+}
+
+/**
+ * Send one framed request over TCP and read framed messages into `onMessage`
+ * until it returns true. The stream ending first is XFR_CUT_SHORT.
+ */
+export function tcpExchange(
+  p: PrimaryAddress,
+  request: Uint8Array,
+  bounds: ExchangeBounds,
+  sockets: Set<net.Socket>,
+  onMessage: (msg: Uint8Array, index: number) => boolean,
+  onDone: () => void,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const left = bounds.deadline - performance.now();
+    if (left <= 0) return reject(timeLimit(p, 0));
+    const socket = net.connect({ host: p.host, port: p.port });
+    sockets.add(socket);
+    let connected = false;
+    let settled = false;
+    let buf: Buffer = Buffer.alloc(0);
+    let index = 0;
+    let octets = 0;
+    const overall = setTimeout(() => finish(timeLimit(p, index)), left);
+    const finish = (e?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(overall);
+      sockets.delete(socket);
+      socket.destroy();
+      if (e === undefined) resolve();
+      else reject(e);
+    };
+    socket.setTimeout(bounds.idleMs, () => finish(idle(p, connected, bounds.idleMs)));
+    socket.on('connect', () => {
+      connected = true;
+      const framed = Buffer.alloc(request.length + 2);
+      framed.writeUInt16BE(request.length, 0);
+      framed.set(request, 2);
+      socket.write(framed);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
+      try {
+        while (buf.length >= 2) {
+          const n = buf.readUInt16BE(0);
+          if (octets + 2 + n > bounds.maxBytes)
+            throw new XfrReadError(
+              'XFR_TOO_LARGE',
+              `more than ${bounds.maxBytes} octets (maxBytes) from ${peerText(p)}; aborted after ${index} message(s)`,
+            );
+          if (buf.length < 2 + n) break;
+          octets += 2 + n;
+          const msg = new Uint8Array(buf.subarray(2, 2 + n));
+          buf = buf.subarray(2 + n);
+          if (onMessage(msg, index++)) {
+            onDone();
+            return finish();
+          }
+        }
+      } catch (e) {
+        finish(e);
+      }
+    });
+    socket.on('error', (e) =>
+      finish(
+        new XfrReadError(
+          connected ? 'XFR_CUT_SHORT' : 'XFR_CONNECT',
+          `${peerText(p)}: ${e.message}`,
+        ),
+      ),
+    );
+    socket.on('close', () =>
+      finish(
+        new XfrReadError(
+          'XFR_CUT_SHORT',
+          `${peerText(p)} closed the connection after ${index} message(s)`,
+        ),
+      ),
+    );
+  });
+}
+
+/** No data for `ms`: XFR_TIMEOUT, or XFR_CONNECT while not connected. */
+function idle(p: PrimaryAddress, connected: boolean, ms: number): XfrReadError {
+  return connected
+    ? new XfrReadError('XFR_TIMEOUT', `no data from ${peerText(p)} for ${ms} ms`)
+    : new XfrReadError('XFR_CONNECT', `no connection to ${peerText(p)} in ${ms} ms`);
+}
+
+function timeLimit(p: PrimaryAddress, messages: number): XfrReadError {
+  return new XfrReadError(
+    'XFR_TIME_LIMIT',
+    `the refresh from ${peerText(p)} passed its deadline (maxSeconds) after ${messages} message(s)`,
+  );
+}

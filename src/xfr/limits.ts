@@ -1,0 +1,51 @@
+/**
+ * The limits of a transfer in (a secondary zone's AXFR or IXFR), as BIND's
+ * `max-records` and `max-transfer-time-in` and Knot's `zone-max-size`: the
+ * records and octets one answer may carry, checked while it is received,
+ * and the seconds a whole refresh may take (an overall deadline that a
+ * primary sending one octet at a time cannot stretch).
+ *
+ * Records and octets left at 0 in the configuration are derived from the
+ * heap this process may use (V8's `heap_size_limit`, which
+ * `--max-old-space-size` sets): a transfer may hold a quarter of it, so the
+ * zone it makes can still be written, loaded and swapped in next to the
+ * version served. A record held costs about `HEAP_PER_RECORD` octets of
+ * heap (measured: 691 per NAPTR record of 83 wire octets, in
+ * `XfrReader`); a 4 GiB heap takes a 1,500,000-record zone, the 448 MiB of
+ * `--max-old-space-size=256` about 168,000 records.
+ */
+import v8 from 'node:v8';
+import type { SecondaryZoneConfig, TransferConfig } from '../config/server.ts';
+
+/** Heap octets a received record costs while the transfer is read (object, owner key, RDATA). */
+export const HEAP_PER_RECORD = 700;
+
+export interface TransferInLimits {
+  /** Records one answer may carry, its SOAs included (and records the zone an IXFR makes may hold). */
+  readonly maxRecords: number;
+  /** Octets of messages one answer may carry. */
+  readonly maxBytes: number;
+  /** Seconds the whole refresh (SOA query, IXFR, AXFR fallback) may take. */
+  readonly maxSeconds: number;
+}
+
+/** The heap this process may grow to, in octets. */
+export function heapLimit(): number {
+  return v8.getHeapStatistics().heap_size_limit;
+}
+
+/** A zone's limits: its own, else the serve-wide ones; 0 (records, octets) derived from `heap`. */
+export function transferInLimits(
+  t: Pick<TransferConfig, 'inMaxRecords' | 'inMaxBytes' | 'inMaxSeconds'>,
+  zone: Pick<SecondaryZoneConfig, 'maxRecords' | 'maxBytes' | 'maxSeconds'>,
+  heap = heapLimit(),
+): TransferInLimits {
+  const share = Math.floor(heap / 4);
+  const records = zone.maxRecords ?? t.inMaxRecords;
+  const bytes = zone.maxBytes ?? t.inMaxBytes;
+  return {
+    maxRecords: records > 0 ? records : Math.floor(share / HEAP_PER_RECORD),
+    maxBytes: bytes > 0 ? bytes : share,
+    maxSeconds: zone.maxSeconds ?? t.inMaxSeconds,
+  };
+}
