@@ -238,16 +238,17 @@ const ALLOWED = [
   /^config\/.+\.(json|md)$/,
   /^data\/sample-catalogue\.jsonl$/,
 ];
+/** Each entry point's module in dist/, without its extension (package.json `exports`). */
 const ENTRIES = [
   'index',
-  'urn',
-  'ddds',
-  'zone',
-  'client',
-  'server',
-  'resolver',
-  'catalogue',
-  'dev',
+  'urn/index',
+  'ddds/index',
+  'dns/index',
+  'client/index',
+  'authority/index',
+  'resolver/index',
+  'resolver/catalogue/index',
+  'dev/index',
 ];
 
 describe('the npm package (npm pack, installed offline into a fresh project)', () => {
