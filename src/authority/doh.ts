@@ -21,6 +21,7 @@ import { base64UrlDecode } from '../dns/core/wire/doh.ts';
 import { dohStatus, type DohHttpCode } from '../dns/core/wire/codes.ts';
 import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
 import { serveFast, type FastDoh } from './doh-fast.ts';
+import { clientErrorHandler, Http1Connections, problemResponse } from '../kit/http1.ts';
 import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
@@ -81,13 +82,6 @@ export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
     'access-control-max-age': '86400',
     ...(allowOrigin === '*' ? {} : { vary: 'Origin' }),
   };
-}
-
-/** Headers as HTTP/1.1 header lines, each ending in CRLF. */
-function headerLines(headers: Record<string, string>): string {
-  return Object.entries(headers)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
 }
 
 export function isLoopback(host: string): boolean {
@@ -233,6 +227,19 @@ async function tlsFiles(o: DohOptions): Promise<{ cert: Buffer; key: Buffer } | 
 
 const H2_PREFACE = Buffer.from('PRI ');
 
+const CLIENT_ERROR_CODE = {
+  timeout: 'DOH_REQUEST_TIMEOUT',
+  'head-too-large': 'DOH_HEAD_TOO_LARGE',
+  malformed: 'DOH_BAD_REQUEST',
+} as const;
+
+/** A request node:http could not read: a problem+json answer with its code, then close. */
+const dohClientError = clientErrorHandler((kind, detail) => {
+  const code = CLIENT_ERROR_CODE[kind];
+  const status = dohStatus(code);
+  return problemResponse(status, problemBody(status, code, detail));
+});
+
 /**
  * HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts
  * with "PRI ". HTTP/1.1 connections start on the fast path (doh-fast.ts),
@@ -242,17 +249,19 @@ const H2_PREFACE = Buffer.from('PRI ');
  */
 function plainServer(
   handler: (req: Req, res: Res) => void,
-  fast: Omit<FastDoh, 'handOver' | 'requestTimeoutMs'>,
+  fast: Omit<FastDoh, 'handOver' | 'requestTimeoutMs' | 'connections'>,
 ): net.Server {
   const h1 = http.createServer(
     { requestTimeout: HTTP_TIMEOUT_MS, headersTimeout: HTTP_TIMEOUT_MS },
     handler,
   );
+  h1.on('clientError', dohClientError);
   const h2 = http2.createServer(handler);
   h2.setTimeout(HTTP_TIMEOUT_MS);
   const toH1: FastDoh = {
     ...fast,
     requestTimeoutMs: HTTP_TIMEOUT_MS,
+    connections: new Http1Connections(),
     handOver: (socket, pending) => {
       socket.pause();
       if (pending.length > 0) socket.unshift(pending);
@@ -312,7 +321,7 @@ export async function listenDoh(
   };
   const server: net.Server = tls
     ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
-    : plainServer(handler, { engine, summary, corsLines: headerLines(cors) });
+    : plainServer(handler, { engine, summary, cors });
   server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
   const sockets = new Set<net.Socket>();
   server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {

@@ -5,12 +5,13 @@
  * byte-by-byte requests, a query that is not one, Connection: close; and
  * every request outside its shape goes to node:http on the same connection
  * (HTTP/1.0, chunked bodies, a missing or percent-encoded dns parameter),
- * including after requests the fast path answered.
+ * including after requests the fast path answered; a request node:http
+ * cannot read gets a 4xx problem with a stable code.
  */
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResponse, type ResponseHead } from '../../src/client/doh-h1.ts';
+import { parseResponse, type ResponseHead } from '../helpers/http1-response.ts';
 import { base64UrlEncode } from '../../src/dns/core/wire/doh.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 
@@ -185,5 +186,19 @@ describe('the DoH fast path (plain HTTP/1.1)', () => {
     const [http10] = await exchange([get(q, '', '1.0')], 1);
     expect(http10!.status).toBe(200);
     expect(http10!.body).toEqual(answers[0]!.body);
+  });
+
+  it('a request node:http cannot read gets a 4xx problem+json with a stable code, then the connection closes', async () => {
+    const [malformed] = await exchange(['GET /dns-query HTTP/1.1\r\nhost x\r\n\r\n'], 1);
+    expect(malformed!.status).toBe(400);
+    expect(malformed!.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(malformed!.body.toString()).code).toBe('DOH_BAD_REQUEST');
+    expect(malformed!.keepAlive).toBe(false);
+    const [huge] = await exchange(
+      [`GET /dns-query HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
+      1,
+    );
+    expect(huge!.status).toBe(431);
+    expect(JSON.parse(huge!.body.toString()).code).toBe('DOH_HEAD_TOO_LARGE');
   });
 });

@@ -10,6 +10,7 @@ import type { ResolverStats } from './stats.ts';
 import { HTTP_STATUS } from './codes.ts';
 import { REASONS } from './respond.ts';
 import { FastSockets, serveFast, type FastHttp } from './fast.ts';
+import { clientErrorHandler, problemResponse } from '../../kit/http1.ts';
 
 /** node:http's keepAliveTimeout, and the fast path's idle limit on a kept-alive connection. */
 const KEEP_ALIVE_MS = 5_000;
@@ -68,10 +69,9 @@ export interface RunningResolver {
 function rawProblem(code: 'REQUEST_TIMEOUT' | 'BAD_HTTP_REQUEST', detail: string): string {
   const status = HTTP_STATUS[code];
   const title = REASONS[status] ?? 'Error';
-  const body = `${JSON.stringify({ type: 'about:blank', title, status, code, detail })}\n`;
-  return (
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  return problemResponse(
+    status,
+    `${JSON.stringify({ type: 'about:blank', title, status, code, detail })}\n`,
   );
 }
 
@@ -171,32 +171,13 @@ function responder(options: ResolverServerOptions) {
   };
 }
 
-/**
- * A malformed or timed-out request: answer if the socket still takes data,
- * then destroy the connection (not a half-close, which would leave its file
- * descriptor to a slow client until that client goes away).
- */
-export function clientErrorHandler(log: ResolverServerOptions['log']) {
-  return (err: Error & { code?: string }, socket: Socket): void => {
-    if (socket.writable && err.code !== 'ECONNRESET') {
-      socket.write(
-        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawProblem('REQUEST_TIMEOUT', 'the request was not received in time')
-          : rawProblem('BAD_HTTP_REQUEST', `malformed HTTP request (${err.code ?? err.message})`),
-      );
-      socket.destroySoon();
-      // A client that reads nothing cannot keep it open either.
-      setTimeout(() => socket.destroy(), 1_000).unref();
-    } else {
-      socket.destroy();
-    }
-    log?.({
-      time: new Date().toISOString(),
-      level: 'warn',
-      msg: 'client error',
-      error: err.code ?? err.message,
-    });
-  };
+/** node:http's `clientError`: a 408 or 400 problem, then the connection is destroyed. */
+export function resolverClientError(log: ResolverServerOptions['log']) {
+  return clientErrorHandler(
+    (kind, detail) =>
+      rawProblem(kind === 'timeout' ? 'REQUEST_TIMEOUT' : 'BAD_HTTP_REQUEST', detail),
+    (error) => log?.({ time: new Date().toISOString(), level: 'warn', msg: 'client error', error }),
+  );
 }
 
 /**
@@ -207,7 +188,7 @@ function fastPath(
   server: Server,
   options: ResolverServerOptions,
   recording: Pick<FastHttp, 'record' | 'timed'>,
-  onClientError: ReturnType<typeof clientErrorHandler>,
+  onClientError: ReturnType<typeof resolverClientError>,
   sockets: FastSockets,
 ): void {
   const toNode = server.listeners('connection') as ((socket: Socket) => void)[];
@@ -263,7 +244,7 @@ export async function startResolverServer(
     },
     onRequest,
   );
-  const onClientError = clientErrorHandler(log);
+  const onClientError = resolverClientError(log);
   server.on('clientError', onClientError);
   const fastSockets = new FastSockets();
   if (options.fastPath ?? true) {

@@ -66,6 +66,8 @@ export const DOH_CODES = {
   DOH_NOT_A_QUERY: 'the body is not a DNS query: shorter than a header, or a response (400)',
   DOH_BAD_MESSAGE: 'the DNS message could not be answered (400)',
   DOH_BAD_REQUEST: 'the HTTP request could not be read (400)',
+  DOH_REQUEST_TIMEOUT: 'the HTTP request was not received in time (408)',
+  DOH_HEAD_TOO_LARGE: 'the HTTP request head is over the size node:http reads (431)',
   DOH_PLAIN_NOT_LOOPBACK: 'DoH without TLS on an address that is not loopback (start-up error)',
   DOH_TLS_FILES: 'only one of the TLS certificate and key files is given (start-up error)',
   DOH_TLS_UNREADABLE: 'the TLS certificate or key file cannot be read (start-up error)',
@@ -94,6 +96,8 @@ export const DOH_HTTP_STATUS: Readonly<Record<DohHttpCode, number>> = {
   DOH_NOT_A_QUERY: 400,
   DOH_BAD_MESSAGE: 400,
   DOH_BAD_REQUEST: 400,
+  DOH_REQUEST_TIMEOUT: 408,
+  DOH_HEAD_TOO_LARGE: 431,
 };
 
 /**
