@@ -20,7 +20,7 @@
  *
  * Usage: node bench/doh.ts [N=300] [rounds=7] [seconds per qps round=2]
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,13 +31,13 @@ import * as dnsPacket from 'dns-packet';
 import { LexClient } from '../src/client/resolve.ts';
 import { base64UrlEncode } from '../src/dns/core/wire/doh.ts';
 import { freePortOnAll } from '../src/dev/ports.ts';
+import { spawnServeProcess } from '../test/helpers/serve-process.ts';
 import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);
 const ROUNDS = Number(process.argv[3] ?? 7);
 const SECONDS = Number(process.argv[4] ?? 2);
 const IN_FLIGHT = 10;
-const REPO = path.resolve(import.meta.dirname, '..');
 
 const SOA = (o: string) =>
   `@ IN SOA ns.${o}. hostmaster.${o}. 1 7200 3600 1209600 300\n@ IN NS ns.${o}.\nns IN A 127.0.0.1\n`;
@@ -72,22 +72,7 @@ async function startServer(dir: string): Promise<Server> {
   for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);
   const udp = await freePortOnAll(['127.0.0.1']);
   const doh = await freePortOnAll(['127.0.0.1']);
-  const server = spawn(
-    process.execPath,
-    [
-      path.join(REPO, 'bin/lexroute.js'),
-      'serve',
-      '--zones',
-      dir,
-      '--listen',
-      `127.0.0.1:${udp}`,
-      '--doh',
-      `127.0.0.1:${doh}`,
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const server = spawnServeProcess(dir, `127.0.0.1:${udp}`, `127.0.0.1:${doh}`);
   const stop = () => server.kill('SIGTERM');
   for (let i = 0; i < 100; i++) {
     try {

@@ -180,6 +180,7 @@ export const DERIVED_PREFIXES: Readonly<Record<string, { file: string; meaning: 
  */
 export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   ERR_HTTP_REQUEST_TIMEOUT: "Node's http server error code",
+  HPE_HEADER_OVERFLOW: "Node's HTTP parser error code (a head over maxHeaderSize)",
   UND_ERR_CONNECT_TIMEOUT: "undici's error code",
   UND_ERR_HEADERS_TIMEOUT: "undici's error code",
   UND_ERR_BODY_TIMEOUT: "undici's error code",

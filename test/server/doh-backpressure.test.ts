@@ -12,7 +12,7 @@
  * flood it for a few seconds (reconnecting when the server closes one)
  * while UDP queries keep going and must keep being answered.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -22,8 +22,8 @@ import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlEncode } from '../../src/dns/core/wire/doh.ts';
 import { freePortOnAll } from '../../src/dev/ports.ts';
+import { spawnServeProcess } from '../helpers/serve-process.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const CONNECTIONS = 24;
 const FLOOD_MS = 6000;
 const LIMIT_MB = 300;
@@ -95,22 +95,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'lex.example.zone'), ZONE);
   udpPort = await freePortOnAll(['127.0.0.1']);
   dohPort = await freePortOnAll(['127.0.0.1']);
-  server = spawn(
-    process.execPath,
-    [
-      path.join(REPO, 'bin/lexroute.js'),
-      'serve',
-      '--zones',
-      dir,
-      '--listen',
-      `127.0.0.1:${udpPort}`,
-      '--doh',
-      `127.0.0.1:${dohPort}`,
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  server = spawnServeProcess(dir, `127.0.0.1:${udpPort}`, `127.0.0.1:${dohPort}`);
   const probe = dgram.createSocket('udp4');
   try {
     for (let i = 0; i < 100 && !(await udpAnswer(probe, i + 1)); i++);
