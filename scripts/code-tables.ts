@@ -23,6 +23,7 @@ import { ZONE_CODES } from '../src/dns/core/zone/codes.ts';
 import { NAPTR_LINT_CODES } from '../src/ddds/core/lint/codes.ts';
 import { DEV_CODES } from '../src/dev/codes.ts';
 import { DNSSEC_KEY_CODES } from '../src/dnssec/core/codes.ts';
+import { VALIDATION_CODES } from '../src/dnssec/core/validate/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver/http/codes.ts';
 import { SERVER_CODES } from '../src/authority/codes.ts';
 import { TSIG_CODES, XFR_IN_CODES } from '../src/xfr/core/codes.ts';
@@ -154,6 +155,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     file: 'src/dnssec/core/codes.ts',
     name: 'DNSSEC_KEY_CODES',
     codes: DNSSEC_KEY_CODES,
+  },
+  {
+    title: "The client's DNSSEC validation: bogus reasons and insecure proofs",
+    file: 'src/dnssec/core/validate/codes.ts',
+    name: 'VALIDATION_CODES',
+    codes: VALIDATION_CODES,
   },
 ];
 

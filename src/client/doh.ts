@@ -66,6 +66,8 @@ export interface DohTransportOptions {
   readonly maxRecords?: number;
   /** The fetch to use (default: the global one). */
   readonly fetch?: DohFetch;
+  /** DO and CD on every query (RFC 4035 section 3.2): signatures for a validating client. */
+  readonly dnssecOk?: boolean;
 }
 
 /** The DoH URLs as given: absolute http(s) URLs, or a ClientError-style DnsError. */
@@ -96,11 +98,12 @@ interface QueryTemplate {
 /** Encoded queries kept per question (as the UDP transport keeps its templates); bounded. */
 const TEMPLATE_MAX = 1024;
 
-function encodeQuery(qname: string, qtype: QueryType, rd: boolean): Buffer {
+function encodeQuery(qname: string, qtype: QueryType, rd: boolean, dnssec: boolean): Buffer {
   return dnsPacket.encode({
     type: 'query',
     id: 0,
-    flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+    // With DNSSEC records asked for (a validating client), CD as well (RFC 4035 section 3.2.2).
+    flags: (rd ? dnsPacket.RECURSION_DESIRED : 0) | (dnssec ? dnsPacket.CHECKING_DISABLED : 0),
     questions: [{ type: qtype, name: qname, class: 'IN' }],
     additionals: [
       {
@@ -109,8 +112,8 @@ function encodeQuery(qname: string, qtype: QueryType, rd: boolean): Buffer {
         udpPayloadSize: 1232,
         extendedRcode: 0,
         ednsVersion: 0,
-        flags: 0,
-        flag_do: false,
+        flags: dnssec ? 0x8000 : 0,
+        flag_do: dnssec,
         options: [],
       },
     ],
@@ -125,6 +128,7 @@ export class DohTransport implements DnsTransportLike {
   private readonly maxBytes: number;
   private readonly maxRecords: number;
   private readonly fetchFn: DohFetch;
+  private readonly dnssecOk: boolean;
   private readonly templates = new BoundedMemo<string, QueryTemplate>(TEMPLATE_MAX);
   /** The URL-derived strings of each endpoint, made once. */
   private readonly endpoints = new Map<
@@ -141,6 +145,7 @@ export class DohTransport implements DnsTransportLike {
     this.maxBytes = options.maxMessageBytes ?? 65535;
     this.maxRecords = options.maxRecords ?? 1000;
     this.fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.dnssecOk = options.dnssecOk === true;
     for (const url of this.urls) {
       this.endpoints.set(url, {
         getPrefix: `${url}${url.includes('?') ? '&' : '?'}dns=`,
@@ -154,7 +159,7 @@ export class DohTransport implements DnsTransportLike {
     const key = `${qtype} ${rd ? 1 : 0} ${qname}`;
     let t = this.templates.get(key);
     if (t === undefined) {
-      const wire = encodeQuery(qname, qtype, rd);
+      const wire = encodeQuery(qname, qtype, rd, this.dnssecOk);
       t = this.templates.set(key, {
         wire,
         base64url: base64UrlEncode(wire),
@@ -178,13 +183,14 @@ export class DohTransport implements DnsTransportLike {
         }
         const started = performance.now();
         try {
-          const { message, bytes } = await this.exchange(url, query, qname, qtype, options.signal);
+          const { message, wire } = await this.exchange(url, query, qname, qtype, options.signal);
           return {
             message,
+            wire,
             server: (this.endpoints.get(url) as { server: { host: string; port: number } }).server,
             via: url,
             protocol: 'doh',
-            bytes,
+            bytes: wire.length,
             rttMs: performance.now() - started,
             ignored: 0,
             failures,
@@ -220,7 +226,7 @@ export class DohTransport implements DnsTransportLike {
     qname: string,
     qtype: QueryType,
     signal: AbortSignal | undefined,
-  ): Promise<{ message: Message; bytes: number }> {
+  ): Promise<{ message: Message; wire: Uint8Array }> {
     const ctx = { qname, qtype, server: url };
     // One controller and one timer per try (cheaper than AbortSignal.timeout and .any).
     const controller = new AbortController();
@@ -262,7 +268,8 @@ export class DohTransport implements DnsTransportLike {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
-    return { message: this.check(new Uint8Array(body), query.known, ctx), bytes: body.byteLength };
+    const wire = new Uint8Array(body);
+    return { message: this.check(wire, query.known, ctx), wire };
   }
 
   private async readBody(

@@ -46,6 +46,8 @@ export interface DriverHost {
   ): Promise<HttpStepResult>;
   /** Require AD on every lookup (`resolve --dnssec`). */
   readonly dnssec?: boolean;
+  /** With the client's own validation: fail unless every lookup is secure (`--require-secure`). */
+  readonly requireSecure?: boolean;
   /** True when the servers answer (name, type) with CD set: a SERVFAIL was a validation failure. */
   answersWithCd?(name: string, type: QueryType, signal?: AbortSignal): Promise<boolean>;
 }
@@ -206,20 +208,43 @@ export function describeError(e: unknown): { code: ResolutionCode; message: stri
 }
 
 /**
- * With DNSSEC required, a lookup without AD fails (RFC 4035 section 3.2.3:
- * the validating resolver sets AD only when "all the RRsets in the Answer
- * and Authority sections are authentic"); undefined when it may go on.
+ * The DNSSEC gate of a lookup; undefined when it may go on.
+ *
+ * With the client's own validation, a bogus verdict fails (RFC 4035 section
+ * 5.5: "the resolver MUST NOT" return bogus data as authentic; a validating
+ * resolver answers SERVFAIL), and with `requireSecure` an insecure one too.
+ * With `dnssec` (the resolver's AD trusted), a lookup without AD fails (RFC
+ * 4035 section 3.2.3: the validating resolver sets AD only when "all the
+ * RRsets in the Answer and Authority sections are authentic").
  */
 function secured(
   host: DriverHost,
   r: DnsLookupResult,
 ): Extract<DnsFeed<never>, { kind: 'error' }> | undefined {
-  if (!host.dnssec || r.dnssec === 'secure') return undefined;
-  const e = new DnsError(
-    'DNSSEC_INSECURE',
-    `${r.qname} ${r.qtype}: ${r.server} answered without AD: the answer is not authenticated (an unsigned zone, or no chain of trust to it)`,
-    { qname: r.qname, qtype: r.qtype, server: r.server },
-  );
+  const v = r.validation;
+  const ctx = { qname: r.qname, qtype: r.qtype, server: r.server };
+  let e: DnsError | undefined;
+  if (v !== undefined) {
+    if (v.status === 'bogus')
+      e = new DnsError(
+        'DNSSEC_BOGUS',
+        `${r.qname} ${r.qtype}: bogus (${v.code}): ${v.detail}`,
+        ctx,
+      );
+    else if (v.status === 'insecure' && host.requireSecure)
+      e = new DnsError(
+        'DNSSEC_INSECURE',
+        `${r.qname} ${r.qtype}: insecure (${v.code}): ${v.detail}`,
+        ctx,
+      );
+  } else if (host.dnssec && r.dnssec !== 'secure') {
+    e = new DnsError(
+      'DNSSEC_INSECURE',
+      `${r.qname} ${r.qtype}: ${r.server} answered without AD: the answer is not authenticated (an unsigned zone, or no chain of trust to it)`,
+      ctx,
+    );
+  }
+  if (e === undefined) return undefined;
   return { kind: 'error', code: e.code, message: e.message, server: r.server, cause: e };
 }
 

@@ -47,6 +47,8 @@ export interface IterativeOptions {
   readonly maxServersPerReferral?: number;
   /** Clock for the delegation cache, in ms (default Date.now). */
   readonly now?: () => number;
+  /** Keep the final responses' octets in the result (`wires`): the client validates. */
+  readonly keepWire?: boolean;
 }
 
 /** One referral followed, for the trace. */
@@ -110,6 +112,7 @@ export class IterativeResolver implements RecordResolver {
   private readonly maxQueries: number;
   private readonly maxServers: number;
   private readonly now: () => number;
+  private readonly keepWire: boolean;
   private readonly delegations = new Map<string, Delegation>();
 
   constructor(transport: DnsTransportLike, options: IterativeOptions) {
@@ -120,6 +123,7 @@ export class IterativeResolver implements RecordResolver {
     this.maxQueries = options.maxQueries ?? 64;
     this.maxServers = Math.max(1, options.maxServersPerReferral ?? 4);
     this.now = options.now ?? Date.now;
+    this.keepWire = options.keepWire === true;
   }
 
   lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<IterativeResult> {
@@ -190,9 +194,14 @@ export class IterativeResolver implements RecordResolver {
             ignored: w.ignored,
             additionals: ex.message.additionals,
             referrals: w.referrals,
+            ...(this.keepWire && ex.wire ? { wires: [ex.wire] } : {}),
           };
-        case 'cname':
-          return this.restart(w, c, cnameChain, { ...ctx, server });
+        case 'cname': {
+          const rest = await this.restart(w, c, cnameChain, { ...ctx, server });
+          return this.keepWire && ex.wire && rest.wires
+            ? { ...rest, wires: [ex.wire, ...rest.wires] }
+            : rest;
+        }
         case 'lame':
           throw new DnsError('DNS_LAME', `${server}: ${c.reason}`, { ...ctx, server });
         case 'referral':

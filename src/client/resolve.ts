@@ -35,6 +35,8 @@ import { DnsTransport, type TransportOptions } from './transport.ts';
 import { thttpRequest } from './http-step.ts';
 import type { HttpStepResult } from './thttp.ts';
 import type { WalkNeed } from '../ddds/core/walk.ts';
+import { ValidatingResolver, type ValidateOptions } from './validate.ts';
+import { nodeDnssecCrypto } from '../dnssec/node-crypto.ts';
 
 export { ResolveError, type WalkOptions } from './resolution.ts';
 export type {
@@ -90,6 +92,16 @@ export interface ClientOptions {
    */
   readonly dnssec?: boolean;
   /**
+   * Validate DNSSEC here, in every mode (stub, iterative, DoH): DO and CD on
+   * every query, the chain of trust checked from the trust anchors (the
+   * root's built in) down to each NAPTR, SRV and address RRset. Each lookup
+   * gets a verdict (secure, insecure with its proof, bogus with its reason,
+   * in the trace as `validation`); a bogus one fails with DNSSEC_BOGUS.
+   */
+  readonly validate?: ValidateOptions;
+  /** With `validate`: fail (DNSSEC_INSECURE) unless every lookup is secure. */
+  readonly requireSecure?: boolean;
+  /**
    * Another transport: a resolver to ask instead of the stub or iterative one
    * (the cache stays in front of it). The trace names it by `mode` and `servers`.
    */
@@ -130,7 +142,7 @@ export class LexClient {
     this.options = options;
     this.transport = new DnsTransport({
       ...options.transport,
-      ...(options.dnssec ? { dnssecOk: true } : {}),
+      ...(options.dnssec || options.validate ? { dnssecOk: true } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.tries !== undefined ? { tries: options.tries } : {}),
     });
@@ -152,6 +164,7 @@ export class LexClient {
     if (this.resolver) return Promise.resolve(this.resolver);
     this.innerPromise ??= (async () => {
       const o = this.options;
+      const keepWire = o.validate !== undefined;
       if (o.resolver !== undefined) {
         this.serverList = o.resolver.servers ?? [];
         this.resolver = recordResolver(o.resolver);
@@ -160,11 +173,12 @@ export class LexClient {
           urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
           fetch: http1DohFetch((this.dohPool = new Http1Pool())),
           ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
+          ...(keepWire ? { dnssecOk: true } : {}),
           ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
           ...(o.tries !== undefined ? { tries: o.tries } : {}),
         });
         this.serverList = doh.urls;
-        this.resolver = new StubResolver(doh, { servers: [] });
+        this.resolver = new StubResolver(doh, { servers: [], keepWire });
       } else if (o.root !== undefined) {
         if (o.dnssec)
           throw new ClientError(
@@ -176,6 +190,7 @@ export class LexClient {
         this.resolver = new IterativeResolver(this.transport, {
           root,
           ...(this.cache ? { now: this.cache.now } : {}),
+          keepWire,
         });
       } else {
         const servers =
@@ -186,8 +201,15 @@ export class LexClient {
         this.resolver = new StubResolver(this.transport, {
           servers,
           ...(o.dnssec ? { dnssec: true } : {}),
+          keepWire,
         });
       }
+      if (o.validate)
+        this.resolver = new ValidatingResolver(
+          this.resolver,
+          o.validate,
+          o.validate.crypto ?? nodeDnssecCrypto(),
+        );
       return this.resolver;
     })();
     return this.innerPromise;
@@ -262,6 +284,10 @@ export class LexClient {
 
   get dnssec(): boolean {
     return this.options.dnssec === true;
+  }
+
+  get requireSecure(): boolean {
+    return this.options.requireSecure === true;
   }
 
   /** Whether the stub servers answer (name, type) with CD set (a SERVFAIL was then bogus data). */

@@ -19,8 +19,9 @@ import type { DnsRecord, NameRecord } from '../dns/core/rr/record.ts';
 import { RECORD_MODEL } from './compat.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './server-address.ts';
-import type { DnsTransportLike, Exchange } from './transport.ts';
+import type { DnsTransportLike, Exchange, QueryOptions } from './transport.ts';
 import { canonicalName, sameName, type Message } from './wire.ts';
+import type { Verdict } from '../dnssec/core/validate/verdict.ts';
 
 export interface DnsLookupResult {
   readonly kind: 'answer' | 'nxdomain' | 'nodata';
@@ -53,6 +54,10 @@ export interface DnsLookupResult {
    * 3.2.3), else 'insecure'.
    */
   readonly dnssec?: 'secure' | 'insecure';
+  /** The responses as received, one per CNAME restart (`keepWire`: what the validator reads). */
+  readonly wires?: readonly Uint8Array[];
+  /** With validation (`validate`): the client's own DNSSEC verdict on the lookup. */
+  readonly validation?: Verdict;
 }
 
 /**
@@ -206,6 +211,8 @@ interface StubState {
   restarts: number;
   /** Every response so far had AD set. */
   secure: boolean;
+  /** The responses as received (with `keepWire`). */
+  wires: Uint8Array[] | undefined;
 }
 
 export interface StubOptions {
@@ -214,6 +221,8 @@ export interface StubOptions {
   readonly maxCnames?: number;
   /** Report each result's DNSSEC status from the AD bit (the transport sets DO). */
   readonly dnssec?: boolean;
+  /** Keep each response's octets in the result (`wires`) and set CD: the client validates. */
+  readonly keepWire?: boolean;
 }
 
 /**
@@ -226,6 +235,7 @@ export class StubResolver implements RecordResolver {
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;
   private readonly dnssec: boolean;
+  private readonly keepWire: boolean;
   /** `formatServer` per server object (servers are long-lived: kept in the client's list). */
   private readonly serverTexts = new WeakMap<ServerAddress, string>();
 
@@ -234,6 +244,7 @@ export class StubResolver implements RecordResolver {
     this.servers = options.servers;
     this.maxCnames = options.maxCnames ?? 8;
     this.dnssec = options.dnssec === true;
+    this.keepWire = options.keepWire === true;
   }
   private serverText(s: ServerAddress): string {
     let t = this.serverTexts.get(s);
@@ -252,18 +263,25 @@ export class StubResolver implements RecordResolver {
       ignored: 0,
       restarts: 0,
       secure: true,
+      wires: this.keepWire ? [] : undefined,
     };
     // The first query without an async frame of its own (the usual lookup
     // needs only that one); CNAME restarts continue in `restart`.
     let first: Promise<Exchange>;
     try {
-      first = this.transport.query(qname, qtype, { servers: this.servers, signal });
+      first = this.transport.query(qname, qtype, this.queryOptions(signal));
     } catch (e) {
       return Promise.reject(e as Error);
     }
     return first.then(
       (ex) => this.settle(state, qname, qtype, ex) ?? this.restart(state, qname, qtype, signal),
     );
+  }
+
+  private queryOptions(signal: AbortSignal | undefined): QueryOptions {
+    return this.keepWire
+      ? { servers: this.servers, signal, checkingDisabled: true }
+      : { servers: this.servers, signal };
   }
 
   private async restart(
@@ -274,7 +292,7 @@ export class StubResolver implements RecordResolver {
   ): Promise<DnsLookupResult> {
     for (;;) {
       state.restarts++;
-      const ex = await this.transport.query(state.name, qtype, { servers: this.servers, signal });
+      const ex = await this.transport.query(state.name, qtype, this.queryOptions(signal));
       const r = this.settle(state, qname, qtype, ex);
       if (r !== undefined) return r;
     }
@@ -291,6 +309,7 @@ export class StubResolver implements RecordResolver {
     const name = state.name;
     state.ignored += ex.ignored;
     state.secure &&= ex.message.ad;
+    if (state.wires && ex.wire) state.wires.push(ex.wire);
     const server = ex.via ?? this.serverText(ex.server);
     const c = classify(ex.message, name, qtype);
     switch (c.kind) {
@@ -313,6 +332,7 @@ export class StubResolver implements RecordResolver {
           ignored: state.ignored,
           additionals: ex.message.additionals,
           ...(this.dnssec ? { dnssec: state.secure ? 'secure' : 'insecure' } : {}),
+          ...(state.wires ? { wires: state.wires } : {}),
         } as DnsLookupResult;
       }
       case 'cname': {

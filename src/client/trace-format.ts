@@ -6,6 +6,7 @@
  */
 import type { NaptrRecord, RecordFate } from '../ddds/core/step.ts';
 import type { Trace, TraceStep } from './resolve.ts';
+import type { Verdict } from '../dnssec/core/validate/verdict.ts';
 
 function rr(r: NaptrRecord): string {
   const repl = r.replacement === '' ? '.' : r.replacement;
@@ -21,8 +22,15 @@ function ms(n: number | undefined): string {
   return n === undefined ? '' : ` ${n.toFixed(1)} ms`;
 }
 
-/** The DNSSEC verdict of a step when DNSSEC is required: secure, insecure, or bogus (its error). */
-function security(s: { dnssec?: string; error?: { code: string } }): string {
+/**
+ * The DNSSEC verdict of a step: the client's own (`--validate`: secure from
+ * which anchor, insecure with its proof, bogus) or the resolver's AD
+ * (`--dnssec`); bogus steps are errors (their code and reason in the error).
+ */
+function security(s: { dnssec?: string; validation?: Verdict; error?: { code: string } }): string {
+  const v = s.validation;
+  if (v?.status === 'secure') return `, secure (validated: ${v.zone} from anchor ${v.anchor})`;
+  if (v?.status === 'insecure') return `, insecure (${v.code}: ${v.detail})`;
   if (s.error?.code === 'DNSSEC_BOGUS') return ', bogus';
   return s.dnssec !== undefined ? `, ${s.dnssec}` : '';
 }

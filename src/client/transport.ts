@@ -100,6 +100,8 @@ export interface Exchange {
   readonly via?: string;
   readonly protocol: DnsProtocol;
   readonly bytes: number;
+  /** The response as received (what a validator checks signatures over). */
+  readonly wire?: Uint8Array;
   readonly rttMs: number;
   /** Responses ignored because they did not match (ID, source, question, malformed). */
   readonly ignored: number;
@@ -147,7 +149,7 @@ class IdSource {
 /** What a UDP try gives: the decoded answer, or undefined after TC=1. */
 interface UdpOutcome {
   readonly message: Message | undefined;
-  readonly bytes: number;
+  readonly wire: Uint8Array;
   readonly ignored: number;
 }
 
@@ -219,7 +221,7 @@ class UdpTry {
   settle(buf: Buffer, message: Message | undefined): void {
     if (this.done) return;
     this.owner.endTry(this);
-    this.resolve({ message, bytes: buf.length, ignored: this.ignored });
+    this.resolve({ message, wire: buf, ignored: this.ignored });
   }
 
   /** End the try with this error (abort, send failure, deadline, bad answer); once. */
@@ -514,7 +516,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       (udp): Exchange | Promise<Exchange> => {
         const m = udp.message;
         if (m !== undefined && (m.rcode === 'NOERROR' || m.rcode === 'NXDOMAIN')) {
-          return answered(m, server, 'udp', udp.bytes, started, udp.ignored, []);
+          return answered(m, server, 'udp', udp.wire, started, udp.ignored, []);
         }
         return this.queryLoop(qname, qtype, options, { udp, started });
       },
@@ -562,11 +564,11 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
           }
           let ex: Exchange;
           if (udp.message) {
-            ex = answered(udp.message, server, 'udp', udp.bytes, started, udp.ignored, failures);
+            ex = answered(udp.message, server, 'udp', udp.wire, started, udp.ignored, failures);
           } else {
             // TC=1: the header is all we trust; ask again over TCP.
             const tcp = await this.tcpExchange(server, qname, qtype, rd, edns, signal);
-            ex = answered(tcp.message, server, 'tcp', tcp.bytes, started, udp.ignored, failures);
+            ex = answered(tcp.message, server, 'tcp', tcp.wire, started, udp.ignored, failures);
           }
           const rcode = ex.message.rcode;
           if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return ex;
@@ -773,7 +775,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     rd: number,
     edns: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<{ message: Message; bytes: number }> {
+  ): Promise<{ message: Message; wire: Uint8Array }> {
     const id = this.ids.take();
     const serverText = formatServer(server);
     this.stats.tcpSent++;
@@ -789,7 +791,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       onTimeout: () => this.stats.timeouts++,
     }).then((all) => ({
       message: this.checkTcp(all, id, qname, qtype, serverText),
-      bytes: all.length,
+      wire: all,
     }));
   }
 
@@ -835,7 +837,7 @@ function answered(
   message: Message,
   server: ServerAddress,
   protocol: 'udp' | 'tcp',
-  bytes: number,
+  wire: Uint8Array,
   started: number,
   ignored: number,
   failures: readonly TryNote[],
@@ -844,7 +846,8 @@ function answered(
     message,
     server,
     protocol,
-    bytes,
+    bytes: wire.length,
+    wire,
     rttMs: performance.now() - started,
     ignored,
     failures,

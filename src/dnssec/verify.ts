@@ -16,6 +16,7 @@ import {
   signingInput,
 } from './core/records.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
+import { nodePublicKey } from './node-crypto.ts';
 import { typeName } from '../dns/core/rr/types.ts';
 
 const T_NS = 2;
@@ -32,39 +33,9 @@ interface PublicKey {
 
 /** A node:crypto public key from a DNSKEY RDATA, or undefined for other algorithms. */
 export function publicKeyOf(rdata: Uint8Array): KeyObject | undefined {
-  const alg = rdata[3];
-  const pub = Buffer.from(rdata.subarray(4));
-  try {
-    if (alg === ALG_ECDSAP256SHA256 && pub.length === 64)
-      return crypto.createPublicKey({
-        format: 'jwk',
-        key: {
-          kty: 'EC',
-          crv: 'P-256',
-          x: pub.subarray(0, 32).toString('base64url'),
-          y: pub.subarray(32).toString('base64url'),
-        },
-      });
-    if (alg === ALG_ED25519 && pub.length === 32)
-      return crypto.createPublicKey({
-        format: 'jwk',
-        key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') },
-      });
-    if (alg === ALG_RSASHA256 && pub.length > 3) {
-      const long = pub[0] === 0;
-      const elen = long ? pub.readUInt16BE(1) : pub[0]!;
-      const start = long ? 3 : 1;
-      const e = pub.subarray(start, start + elen);
-      const n = pub.subarray(start + elen);
-      return crypto.createPublicKey({
-        format: 'jwk',
-        key: { kty: 'RSA', e: e.toString('base64url'), n: n.toString('base64url') },
-      });
-    }
-  } catch {
-    return undefined;
-  }
-  return undefined;
+  const alg = rdata[3]!;
+  if (alg !== ALG_ECDSAP256SHA256 && alg !== ALG_ED25519 && alg !== ALG_RSASHA256) return undefined;
+  return nodePublicKey(alg, rdata.subarray(4));
 }
 
 function verifySig(alg: number, key: KeyObject, data: Uint8Array, sig: Uint8Array): boolean {

@@ -4,7 +4,7 @@
  * JSON line per URN. Exit codes: 0 resolved, 1 failed, 2 usage, 3 handed
  * off (a `P` rule: RFC 3404 section 4.3).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ClientError } from '../../client/errors.ts';
@@ -18,6 +18,8 @@ import {
 import { parseDohUrls } from '../../client/doh.ts';
 import { parseServerAddress } from '../../client/servers.ts';
 import { formatTrace } from '../../client/trace-format.ts';
+import type { TrustAnchor, ValidateOptions } from '../../client/validate.ts';
+import { parseTrustAnchors } from '../../dnssec/core/validate/anchors.ts';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { EXIT_STATUS, exitCodeOf, exitCodeOfFailure } from '../exit.ts';
@@ -50,11 +52,26 @@ Options:
   --max-steps N       most DDDS steps (default 10)
   --fallback          after a failure below a delegation, try the referring
                       rule set's next rule (off: RFC 3403 section 8 reports)
-  --dnssec            require an authenticated chain: DO on every query and
-                      AD from the --server (a validating resolver) on every
-                      NAPTR, SRV and address lookup; else DNSSEC_INSECURE
-                      (no AD) or DNSSEC_BOGUS (validation failed); --trace
-                      shows secure/insecure/bogus per step. Not with --root
+  --dnssec            trust the resolver's AD bit: DO on every query and AD
+                      from the --server (a validating resolver) required on
+                      every NAPTR, SRV and address lookup; else
+                      DNSSEC_INSECURE (no AD) or DNSSEC_BOGUS (validation
+                      failed); --trace shows secure/insecure/bogus per step.
+                      No signature is checked here. Not with --root
+  --validate          validate DNSSEC here, in every mode (--server, --root,
+                      --doh): DO and CD on every query, the chain of trust
+                      from the trust anchors to each NAPTR, SRV and address
+                      RRset checked by lexroute itself. Each step's verdict
+                      (secure, insecure with its proof, bogus with its
+                      reason) is in --trace and --json; a bogus step fails
+                      with DNSSEC_BOGUS. Not with --dnssec
+  --trust-anchor FILE with --validate: trust anchors besides the built-in root
+                      keys (KSK-2017 id 20326, KSK-2024 id 38696): DS or
+                      DNSKEY records (as \`dev --dnssec\` writes
+                      trust-anchor.key), a BIND trust-anchors file, or IANA's
+                      root-anchors.xml (repeatable)
+  --require-secure    with --validate: fail (DNSSEC_INSECURE) unless every
+                      step is secure
   --batch FILE|-      resolve one URN per line (# comments), one JSON line
                       per URN in input order; a progress bar on a terminal
   --concurrency N     batch: resolutions in flight (default 8)
@@ -90,6 +107,9 @@ const OPTIONS = {
   'max-steps': { type: 'string' },
   fallback: { type: 'boolean' },
   dnssec: { type: 'boolean' },
+  validate: { type: 'boolean' },
+  'trust-anchor': { type: 'string', multiple: true },
+  'require-secure': { type: 'boolean' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -337,6 +357,7 @@ function setup(
   };
   const client = new LexClient({
     ...(values.dnssec ? { dnssec: true } : {}),
+    ...validateOptions(values),
     ...(servers ? { servers } : {}),
     ...(root ? { root } : {}),
     ...(values.doh ? { doh: values.doh } : {}),
@@ -347,6 +368,44 @@ function setup(
     client,
     settings,
     concurrency: positiveInt('concurrency', values.concurrency, 1000) ?? 8,
+  };
+}
+
+/**
+ * `--validate`, `--trust-anchor`, `--require-secure` as client options. An
+ * anchor file that cannot be read or holds no anchor: DNSSEC_TRUST_ANCHOR.
+ */
+function validateOptions(values: Values): { validate?: ValidateOptions; requireSecure?: boolean } {
+  const files = values['trust-anchor'] ?? [];
+  if (!values.validate) {
+    if (files.length > 0 || values['require-secure'])
+      throw new UsageError('--trust-anchor and --require-secure go with --validate');
+    return {};
+  }
+  if (values.dnssec)
+    throw new UsageError(
+      "--validate (lexroute validates) and --dnssec (trust the resolver's AD) exclude each other",
+    );
+  const trustAnchors: TrustAnchor[] = [];
+  const now = Date.now() / 1000;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ClientError('DNSSEC_TRUST_ANCHOR', `${file}: ${(e as Error).message}`);
+    }
+    const r = parseTrustAnchors(text, file, now);
+    if ('problem' in r)
+      throw new ClientError(
+        'DNSSEC_TRUST_ANCHOR',
+        `${file}${r.problem.line !== undefined ? `:${r.problem.line}` : ''}: ${r.problem.message}`,
+      );
+    trustAnchors.push(...r.anchors);
+  }
+  return {
+    validate: { trustAnchors },
+    ...(values['require-secure'] ? { requireSecure: true } : {}),
   };
 }
 
@@ -402,7 +461,15 @@ export const resolveCommand: Command = {
       io.out(HELP);
       return EXIT_OK;
     }
-    const { client, settings, concurrency } = setup(values, positionals);
+    let made;
+    try {
+      made = setup(values, positionals);
+    } catch (e) {
+      if (!(e instanceof ClientError)) throw e;
+      io.err(`lexroute resolve: ${e.code}: ${e.message}\n`);
+      return exitCodeOf(e.code);
+    }
+    const { client, settings, concurrency } = made;
     try {
       if (values.batch !== undefined) {
         return await runBatch(

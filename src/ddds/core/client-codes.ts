@@ -40,6 +40,8 @@ export const CLIENT_CODES = {
   DNSSEC_BOGUS: 'validation failed (bad or expired signature, broken chain of trust)',
   DNSSEC_INSECURE: 'DNSSEC was required but the answer is not authenticated (no AD)',
   DNSSEC_NEEDS_RESOLVER: 'DNSSEC was required without a validating resolver to ask (--server)',
+  DNSSEC_TRUST_ANCHOR:
+    'resolve --trust-anchor: the file cannot be read or holds no DS or DNSKEY trust anchor',
   // A warning, not a failure: the deprecated dns-packet record shapes (client/compat.ts).
   LEXROUTE_DNS_PACKET_SHAPES:
     'a DnsResolver returned records in dns-packet shapes: converted, deprecated (DeprecationWarning)',

@@ -6,6 +6,7 @@
 import type { QueryType } from '../../dns/core/rr/types.ts';
 import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
 import type { ResolutionCode } from './codes.ts';
+import type { Verdict } from '../../dnssec/core/validate/verdict.ts';
 
 /**
  * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
@@ -57,6 +58,8 @@ export interface NaptrTraceStep {
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
   /** With DNSSEC required: the validating resolver's verdict. */
   readonly dnssec?: 'secure' | 'insecure';
+  /** With the client's own validation (`--validate`): its verdict. */
+  readonly validation?: Verdict;
   readonly ttl?: number;
   readonly cnames?: readonly string[];
   readonly referrals?: readonly ReferralStep[];
@@ -76,6 +79,8 @@ export interface LookupTraceStep {
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
   /** With DNSSEC required: the validating resolver's verdict. */
   readonly dnssec?: 'secure' | 'insecure';
+  /** With the client's own validation (`--validate`): its verdict. */
+  readonly validation?: Verdict;
   readonly records: readonly string[];
   readonly selected?: readonly string[];
   readonly error?: CodedError;
@@ -188,6 +193,8 @@ export interface LookupMeta {
   readonly referrals?: readonly ReferralStep[];
   /** With DNSSEC required: 'secure' (AD from the validating resolver) or 'insecure'. */
   readonly dnssec?: 'secure' | 'insecure';
+  /** With the client's own validation (`--validate`): its verdict. */
+  readonly validation?: Verdict;
 }
 
 /**
@@ -217,6 +224,7 @@ export function naptrEntry(
     ttl: meta.ttl,
   };
   if (meta.dnssec !== undefined) e.dnssec = meta.dnssec;
+  if (meta.validation !== undefined) e.validation = meta.validation;
   if (!cached) {
     e.protocol = meta.protocol;
     e.rttMs = meta.rttMs;

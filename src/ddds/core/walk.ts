@@ -673,6 +673,7 @@ function lookupEntry<R>(
     cached: feed.cached,
     result: feed.kind,
     ...(feed.meta.dnssec !== undefined ? { dnssec: feed.meta.dnssec } : {}),
+    ...(feed.meta.validation !== undefined ? { validation: feed.meta.validation } : {}),
     records: feed.records.map(format),
   };
 }

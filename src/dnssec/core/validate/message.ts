@@ -1,0 +1,141 @@
+/**
+ * A response as the validator reads it: the answer and authority sections
+ * as records with their owner's lookup key and uncompressed RDATA (through
+ * the transfer reader's name and RDATA expansion, `xfr/core/read.ts`: names
+ * in RDATA are as the server sent them, case kept, which is what the
+ * canonical form of RFC 4034 section 6.2 starts from), grouped into RRsets
+ * with the RRSIGs that cover them.
+ *
+ * @see RFC 4034 section 3.1.1 (an RRSIG's Type Covered), section 6.2
+ */
+import { expandRdata, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
+import { wireToKey } from '../../../dns/core/wire/name.ts';
+import type { RrsigHeader } from '../records.ts';
+
+export const T_CNAME = 5;
+export const T_SOA = 6;
+export const T_NS = 2;
+export const T_DNAME = 39;
+export const T_DS = 43;
+export const T_RRSIG = 46;
+export const T_NSEC = 47;
+export const T_DNSKEY = 48;
+export const T_NSEC3 = 50;
+
+/** One response, as read for validation. */
+export interface ReadResponse {
+  readonly rcode: number;
+  readonly answer: readonly XfrRr[];
+  readonly authority: readonly XfrRr[];
+}
+
+/** An RRset and the RRSIGs over it found beside it. */
+export interface SignedSet {
+  readonly key: string;
+  readonly type: number;
+  readonly records: readonly XfrRr[];
+  readonly sigs: readonly XfrRr[];
+}
+
+const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
+
+function readSection(msg: Uint8Array, p: number, count: number, out: XfrRr[]): number {
+  for (let i = 0; i < count; i++) {
+    const [owner, after] = readWireName(msg, p);
+    p = after;
+    if (p + 10 > msg.length) throw new RangeError(`record header runs past the message at ${p}`);
+    const type = u16(msg, p);
+    const rdlen = u16(msg, p + 8);
+    const ttl =
+      ((msg[p + 4]! << 24) | (msg[p + 5]! << 16) | (msg[p + 6]! << 8) | msg[p + 7]!) >>> 0;
+    const cls = u16(msg, p + 2);
+    p += 10;
+    if (p + rdlen > msg.length) throw new RangeError(`RDATA runs past the message at ${p}`);
+    const rdata = expandRdata(msg, type, p, p + rdlen);
+    out.push({ key: wireToKey(Uint8Array.from(owner)), type, cls, ttl, rdata });
+    p += rdlen;
+  }
+  return p;
+}
+
+/** The answer and authority sections of a response; undefined when it does not decode. */
+export function readResponse(msg: Uint8Array): ReadResponse | undefined {
+  try {
+    if (msg.length < 12) return undefined;
+    let p = 12;
+    for (let i = 0; i < u16(msg, 4); i++) {
+      p = readWireName(msg, p)[1] + 4;
+      if (p > msg.length) return undefined;
+    }
+    const answer: XfrRr[] = [];
+    const authority: XfrRr[] = [];
+    p = readSection(msg, p, u16(msg, 6), answer);
+    readSection(msg, p, u16(msg, 8), authority);
+    return { rcode: msg[3]! & 0x0f, answer, authority };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The type an RRSIG covers. */
+export function coveredType(rrsig: Uint8Array): number {
+  return rrsig.length >= 2 ? u16(rrsig, 0) : -1;
+}
+
+/** The RRsets of a section, each with its RRSIGs (RRSIGs themselves are not sets). */
+export function signedSets(records: readonly XfrRr[]): SignedSet[] {
+  const sets = new Map<string, { key: string; type: number; records: XfrRr[]; sigs: XfrRr[] }>();
+  const sigs: XfrRr[] = [];
+  for (const r of records) {
+    if (r.type === T_RRSIG) {
+      sigs.push(r);
+      continue;
+    }
+    const id = `${r.type} ${r.key}`;
+    let s = sets.get(id);
+    if (!s) sets.set(id, (s = { key: r.key, type: r.type, records: [], sigs: [] }));
+    s.records.push(r);
+  }
+  for (const g of sigs) sets.get(`${coveredType(g.rdata)} ${g.key}`)?.sigs.push(g);
+  return [...sets.values()];
+}
+
+/** The RRSIG fields the validator reads (RFC 4034 section 3.1). */
+export interface RrsigFields extends Omit<RrsigHeader, 'signer'> {
+  /** The signer's name, as a lookup key. */
+  readonly signer: string;
+  /** The RDATA before the signature (what the signing input starts with, signer lowercased). */
+  readonly header: Uint8Array;
+  readonly signature: Uint8Array;
+}
+
+const u32 = (b: Uint8Array, o: number) =>
+  ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+
+/** The fields of an RRSIG RDATA, or undefined when it is malformed. */
+export function rrsigFields(rd: Uint8Array): RrsigFields | undefined {
+  if (rd.length < 19) return undefined;
+  let i = 18;
+  while (i < rd.length && rd[i] !== 0) {
+    if (rd[i]! > 63) return undefined;
+    i += 1 + rd[i]!;
+  }
+  if (i >= rd.length) return undefined;
+  const header = rd.slice(0, i + 1);
+  for (let k = 18; k < header.length; k++) {
+    const c = header[k]!;
+    if (c >= 0x41 && c <= 0x5a) header[k] = c | 0x20;
+  }
+  return {
+    typeCovered: u16(rd, 0),
+    algorithm: rd[2]!,
+    labels: rd[3]!,
+    originalTtl: u32(rd, 4),
+    expiration: u32(rd, 8),
+    inception: u32(rd, 12),
+    keyTag: u16(rd, 16),
+    signer: wireToKey(rd, 18, i + 1),
+    header,
+    signature: rd.subarray(i + 1),
+  };
+}
