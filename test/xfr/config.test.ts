@@ -8,7 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePrimary, validateServerConfig } from '../../src/config/server.ts';
+import {
+  DEFAULT_SERVER_CONFIG,
+  parsePrimary,
+  validateServerConfig,
+} from '../../src/config/server.ts';
+import { serveFlags, type ServeValues } from '../../src/cli/commands/serve-flags.ts';
 import { parseTsigKeyFile } from '../../src/config/tsig-keys.ts';
 import { run } from '../../src/cli/main.ts';
 import { captureIo } from '../helpers/io.ts';
@@ -108,6 +113,9 @@ describe('lexroute serve transfer flags', () => {
   it.each([
     ['--allow-transfer', '300.0.0.1'],
     ['--notify', 'example.org:53'],
+    ['--notify', 'bad zone=127.0.0.1:53'],
+    ['--notify', 'example.=127.0.0.1'],
+    ['--notify-source', 'ns.example'],
     ['--secondary', 'example.'],
     ['--secondary', 'example.=ns.example:53'],
     ['--secondary', 'example.=127.0.0.1:53,key'],
@@ -115,6 +123,49 @@ describe('lexroute serve transfer flags', () => {
     const io = captureIo();
     expect(await run(['serve', flag, value], io)).toBe(2);
     expect(io.stderr()).toContain(flag);
+  });
+});
+
+describe('lexroute serve --notify', () => {
+  const secondaries = (notify: string[]) =>
+    serveFlags({ notify } as ServeValues).over(DEFAULT_SERVER_CONFIG).secondaries;
+
+  it('ADDR:PORT means every zone, ZONE=ADDR:PORT that zone; one address gathers its zones', () => {
+    expect(
+      secondaries([
+        'Lex.Example=192.0.2.1:53',
+        '192.0.2.2:53',
+        'other.example.=192.0.2.1:53',
+        '[2001:db8::3]:53',
+      ]),
+    ).toEqual([
+      { host: '192.0.2.1', port: 53, zones: ['lex.example.', 'other.example.'] },
+      { host: '192.0.2.2', port: 53 },
+      { host: '2001:db8::3', port: 53 },
+    ]);
+    // The same address for every zone and for one: every zone.
+    expect(secondaries(['a.example.=192.0.2.1:53', '192.0.2.1:53'])).toEqual([
+      { host: '192.0.2.1', port: 53 },
+    ]);
+  });
+
+  it('--notify-source sets transfer.notifySource; both forms are in serve --help', async () => {
+    const config = serveFlags({ 'notify-source': '192.0.2.53' } as ServeValues).over(
+      DEFAULT_SERVER_CONFIG,
+    );
+    expect(config.transfer.notifySource).toBe('192.0.2.53');
+    const io = captureIo();
+    expect(await run(['serve', '--help'], io)).toBe(0);
+    expect(io.stdout()).toContain('--notify ZONE=ADDR:PORT');
+    expect(io.stdout()).toContain('--notify-source ADDR');
+  });
+
+  it('the config takes {"address", "zones"} in secondaries', () => {
+    const { config, errors } = validateServerConfig({
+      secondaries: [{ address: '192.0.2.1:53', zones: ['Lex.Example'] }],
+    });
+    expect(errors).toEqual([]);
+    expect(config.secondaries).toEqual([{ host: '192.0.2.1', port: 53, zones: ['lex.example.'] }]);
   });
 });
 

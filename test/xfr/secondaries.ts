@@ -20,6 +20,8 @@ export interface Primary {
   readonly port: number;
   /** A TSIG key the secondary signs its requests with (and expects on NOTIFY). */
   readonly key?: { readonly name: string; readonly algorithm: string; readonly secret: string };
+  /** The addresses NOTIFY is accepted from (NSD's allow-notify); default: the primary's host. */
+  readonly notifyFrom?: readonly string[];
 }
 
 /** NSD as a secondary of `primary` for `origins`, on host:port. */
@@ -39,7 +41,7 @@ export async function startNsdSecondary(
 ${k ? `key:\n  name: "${k.name}"\n  algorithm: ${k.algorithm}\n  secret: "${k.secret}"\n` : ''}${origins
       .map(
         (o) =>
-          `zone:\n  name: "${o}"\n  zonefile: "${dir}/${o}zone"\n  request-xfr: ${primary.host}@${primary.port} ${keyName}\n  allow-notify: ${primary.host} ${keyName}\n`,
+          `zone:\n  name: "${o}"\n  zonefile: "${dir}/${o}zone"\n  request-xfr: ${primary.host}@${primary.port} ${keyName}\n${(primary.notifyFrom ?? [primary.host]).map((a) => `  allow-notify: ${a} ${keyName}\n`).join('')}`,
       )
       .join('')}`,
   );
