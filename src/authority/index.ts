@@ -8,6 +8,7 @@
  */
 export { startAuthority, type Authority, type AuthorityOptions } from './authority.ts';
 export type { StatusReport, ZoneReport } from './control.ts';
+export { zoneFromSource, type ZonePathOptions, type ZonePathResult } from './zones/servable.ts';
 export { Engine, TRANSPORT_TCP, TRANSPORT_UDP, type EngineOptions } from './engine.ts';
 export {
   startServer,
