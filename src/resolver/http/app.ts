@@ -36,7 +36,7 @@ import {
 import { isPlainWorkName } from '../core/exact.ts';
 import { AnswerCache, type AnswerCacheOptions } from './answer-cache.ts';
 import { matchRequest, type Matcher } from './match-request.ts';
-import { render } from './render.ts';
+import { problemForPeople, render } from './render.ts';
 import { Responder } from './respond.ts';
 import { route } from './route.ts';
 import { pageRoute, type PageOptions } from './page.ts';
@@ -149,7 +149,7 @@ export function createResolverApp(options: ResolverAppOptions): ResolverApp {
     r: CatalogueReader,
   ): AppResponse => {
     const m = matchRequest(matcher, req, service, rawUrn, r, out);
-    return 'status' in m ? m : render(m, service, req, out);
+    return problemForPeople('status' in m ? m : render(m, service, req, out), req, out);
   };
 
   /** Answer from the catalogue: at once from a reader, or through a source's round trips. */

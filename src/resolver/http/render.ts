@@ -9,7 +9,7 @@
  * @see RFC 2483 section 5 (text/uri-list): "the first line SHOULD be a
  *   comment giving the original URI".
  */
-import type { CatalogueWork } from '../core/model.ts';
+import type { CatalogueExpression, CatalogueManifestation, CatalogueWork } from '../core/model.ts';
 import { effectiveDate, type Found, type Location, type Resolution } from '../core/match.ts';
 import { chooseMediaType } from '../core/negotiate.ts';
 import type { Matched } from './match-request.ts';
@@ -106,8 +106,11 @@ const N2C_JSON: Renderer = {
 
 /**
  * N2C for people (a request that prefers text/html over JSON): the work's
- * title, then each version (expression) with its language and dates, each
- * format (manifestation) with its links; the selected expression marked.
+ * title and the best link, then each version (expression) with its language
+ * and dates, each format (manifestation) with its links. The selected
+ * expression comes first and its formats in the order of the answer's
+ * locations, so the best link leads the list; the others follow in the
+ * catalogue's order, each expression's formats by their best item.
  */
 const N2C_HTML: Renderer = {
   type: 'text/html',
@@ -115,46 +118,70 @@ const N2C_HTML: Renderer = {
     const { found } = ctx;
     const w = found.work;
     const title = w.title ? w.title : w.urn;
-    const expressions = w.expressions
-      .map((e) => {
-        const selected = e.urn === found.expression.urn;
-        const facts = [
-          e.key.version ? `version ${e.key.version}` : 'original version',
-          e.key.language ? `language ${e.key.language}` : '',
-          effectiveDate(w, e) ? `in force from ${effectiveDate(w, e)}` : '',
-          selected ? 'selected' : '',
-        ].filter((f) => f !== '');
-        const formats = e.manifestations
-          .map((m) => {
-            const name = [m.key.format, m.key.editor, m.key.component, m.key.feature]
-              .filter((x) => x)
-              .join(', ');
-            const items = m.items
-              .map((i) => `<a href="${escapeHtml(i.url)}">${escapeHtml(i.url)}</a>`)
-              .join('<br>');
-            return `<li><span class="format">${escapeHtml(name || m.urn)}</span>: ${items}</li>\n`;
-          })
-          .join('');
-        return (
-          `<section${selected ? ' class="selected" aria-current="true"' : ''}>\n` +
-          `<h2><code>${escapeHtml(e.urn)}</code></h2>\n<p>${escapeHtml(facts.join(' · '))}</p>\n` +
-          `<ul>\n${formats}</ul>\n</section>\n`
-        );
-      })
-      .join('');
+    const best = found.locations[0]?.url ?? '';
+    const selected = w.expressions.filter((e) => e.urn === found.expression.urn);
+    const others = w.expressions.filter((e) => e.urn !== found.expression.urn);
+    const expressions = [...selected, ...others].map((e) => expressionHtml(found, e)).join('');
     const body =
       `<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n` +
       `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
-      `<title>${escapeHtml(title)}</title>\n` +
-      `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem}` +
-      `a,code{overflow-wrap:anywhere}.selected{border-left:4px solid #1a5fb4;padding-left:0.75rem}</style>\n` +
+      `<title>${escapeHtml(title)}</title>\n${PAGE_STYLE}` +
       `<main>\n<h1>${escapeHtml(title)}</h1>\n<p>Work <code>${escapeHtml(w.urn)}</code>, ` +
       `asked as <code>${escapeHtml(found.query.urn)}</code></p>\n` +
-      `<p>Best link: <a id="best" href="${escapeHtml(found.locations[0]?.url ?? '')}">` +
-      `${escapeHtml(found.locations[0]?.url ?? '')}</a></p>\n${expressions}</main>\n</html>\n`;
+      `<p>Best link: <a id="best" href="${escapeHtml(best)}">${escapeHtml(best)}</a></p>\n` +
+      `${expressions}</main>\n</html>\n`;
     return ok(ctx, 'text/html; charset=utf-8', body);
   },
 };
+
+const PAGE_STYLE =
+  `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem}` +
+  `a,code{overflow-wrap:anywhere}.selected{border-left:4px solid #1a5fb4;padding-left:0.75rem}</style>\n`;
+
+/**
+ * What the page says of an expression's date: "in force from" only for the
+ * in-force date the catalogue holds; otherwise the date the choice of the
+ * most recent version used (the version's or the work's date, N2C JSON's
+ * `effective`), said as such.
+ */
+function dateFact(w: CatalogueWork, e: CatalogueExpression): string {
+  if (e.inForce !== null) return `in force from ${e.inForce}`;
+  const effective = effectiveDate(w, e);
+  return effective === null ? '' : `dated ${effective} (no in-force date catalogued)`;
+}
+
+/** One expression: its facts and its formats, best first. */
+function expressionHtml(found: Found, e: CatalogueExpression): string {
+  const selected = e.urn === found.expression.urn;
+  const facts = [
+    e.key.version ? `version ${e.key.version}` : 'original version',
+    e.key.language ? `language ${e.key.language}` : '',
+    dateFact(found.work, e),
+    selected ? 'selected' : '',
+  ].filter((f) => f !== '');
+  const rank = (m: CatalogueManifestation): number => {
+    const at = selected ? found.locations.findIndex((l) => l.manifestation === m.urn) : -1;
+    // Items are stored by priority: the first is the manifestation's best.
+    return at >= 0 ? at : found.locations.length + (m.items[0]?.priority ?? 65536);
+  };
+  const formats = [...e.manifestations]
+    .sort((a, b) => rank(a) - rank(b))
+    .map((m) => {
+      const name = [m.key.format, m.key.editor, m.key.component, m.key.feature]
+        .filter((x) => x)
+        .join(', ');
+      const items = m.items
+        .map((i) => `<a href="${escapeHtml(i.url)}">${escapeHtml(i.url)}</a>`)
+        .join('<br>');
+      return `<li><span class="format">${escapeHtml(name || m.urn)}</span>: ${items}</li>\n`;
+    })
+    .join('');
+  return (
+    `<section${selected ? ' class="selected" aria-current="true"' : ''}>\n` +
+    `<h2><code>${escapeHtml(e.urn)}</code></h2>\n<p>${escapeHtml(facts.join(' · '))}</p>\n` +
+    `<ul>\n${formats}</ul>\n</section>\n`
+  );
+}
 
 const N2NS_URI_LIST: Renderer = {
   type: 'text/uri-list',
@@ -214,6 +241,52 @@ export function render(
     case 'found':
       return chooseRenderer(service, accept).render({ found: r, req, accept, out });
   }
+}
+
+interface ProblemBody {
+  readonly title?: string;
+  readonly status?: number;
+  readonly code?: string;
+  readonly detail?: string;
+  readonly urn?: string;
+  readonly candidates?: readonly { urn: string; title: string | null; url: string | null }[];
+}
+
+/**
+ * A problem about a URN (invalid, unknown, ambiguous) as a page, for a
+ * request that prefers `text/html` (a browser following a link) over
+ * `application/problem+json`: the same status, code, detail and candidates,
+ * and a way back to the resolution page. Other clients keep problem+json
+ * (RFC 9457); both carry `Vary: Accept`.
+ */
+export function problemForPeople(res: AppResponse, req: AppRequest, out: Responder): AppResponse {
+  if (res.headers['content-type'] !== 'application/problem+json') return res;
+  const type = chooseMediaType(req.header('accept') ?? null, [
+    'application/problem+json',
+    'application/json',
+    'text/html',
+  ]);
+  if (type !== 'text/html') return { ...res, headers: { ...res.headers, ...out.vary } };
+  const p = JSON.parse(res.body) as ProblemBody;
+  const title = `${res.status} ${p.title ?? ''}`.trim();
+  const candidates = (p.candidates ?? [])
+    .map((c) => {
+      const link = c.url ? ` <a href="${escapeHtml(c.url)}">${escapeHtml(c.url)}</a>` : '';
+      const name = c.title ? ` ${escapeHtml(c.title)}` : '';
+      return `<li><code>${escapeHtml(c.urn)}</code>${name}${link}</li>\n`;
+    })
+    .join('');
+  const body =
+    `<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+    `<title>${escapeHtml(title)}</title>\n${PAGE_STYLE}<main>\n<h1>${escapeHtml(title)}</h1>\n` +
+    (p.urn !== undefined ? `<p>URN <code>${escapeHtml(p.urn)}</code></p>\n` : '') +
+    `<p id="detail">${escapeHtml(p.detail ?? '')}</p>\n` +
+    (candidates !== '' ? `<ul id="candidates">\n${candidates}</ul>\n` : '') +
+    `<p>Code <code id="code">${escapeHtml(p.code ?? '')}</code>. ` +
+    `<a href="/">Resolve another URN</a></p>\n</main>\n</html>\n`;
+  const headers = { ...res.headers, 'content-type': 'text/html; charset=utf-8', ...out.vary };
+  return out.send(res.status, headers, body, res.headers['cache-control'] ?? '', res.code);
 }
 
 /** 300 Multiple Choices: the candidates as text/uri-list, or problem+json. */
