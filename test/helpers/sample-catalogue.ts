@@ -31,3 +31,11 @@ export function sampleApp(
 ): ResolverApp {
   return createResolverApp({ reader: store, analyse: analyseReference, config });
 }
+
+/** GET `target` from `app` over HTTP/1.1, with an Accept header when given. */
+export function getFrom(app: ResolverApp, target: string, accept?: string): Promise<Response> {
+  return app.fetch(
+    new Request(`http://resolver.test${target}`, { headers: accept ? { accept } : {} }),
+    { httpVersion: '1.1' },
+  );
+}

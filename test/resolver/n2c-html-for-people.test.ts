@@ -10,11 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseReference } from '../../src/resolver/core/from-urn.ts';
-import { ensureCatalogue } from '../../src/resolver/catalogue/open.ts';
 import type { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver/http/app.ts';
+import type { ResolverApp } from '../../src/resolver/http/app.ts';
+import { getFrom, sampleApp, sampleCatalogue } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-n2c-html-'));
 let store: SqliteCatalogue;
@@ -24,28 +22,15 @@ const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 const CC = 'urn:lex:br:federal:lei:2002-01-10;10406';
 
 beforeAll(async () => {
-  const opened = await ensureCatalogue(
-    join(dir, 'catalogue.sqlite'),
-    'data/sample-catalogue.jsonl',
-    process.cwd(),
-  );
-  store = opened.store;
-  app = createResolverApp({
-    reader: store,
-    analyse: analyseReference,
-    config: DEFAULT_RESOLVER_CONFIG,
-    health: () => ({}),
-  });
+  store = await sampleCatalogue(dir);
+  app = sampleApp(store);
 });
 afterAll(() => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const get = (target: string, accept?: string) =>
-  app.fetch(new Request(`http://resolver.test${target}`, { headers: accept ? { accept } : {} }), {
-    httpVersion: '1.1',
-  });
+const get = (target: string, accept?: string) => getFrom(app, target, accept);
 
 interface Described {
   work: { expressions: { urn: string; inForce: string | null; effective: string | null }[] };

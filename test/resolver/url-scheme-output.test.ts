@@ -11,12 +11,12 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseLexUrn, analyseReference } from '../../src/resolver/core/from-urn.ts';
+import { analyseLexUrn } from '../../src/resolver/core/from-urn.ts';
 import { isServableUrl, validateRow } from '../../src/resolver/core/row.ts';
 import { importFile } from '../../src/resolver/catalogue/import.ts';
 import { SqliteCatalogue } from '../../src/resolver/catalogue/store.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../src/resolver/http/app.ts';
+import type { ResolverApp } from '../../src/resolver/http/app.ts';
+import { getFrom, sampleApp } from '../helpers/sample-catalogue.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'lexroute-url-scheme-'));
 const db = join(dir, 'catalogue.sqlite');
@@ -63,22 +63,14 @@ beforeAll(async () => {
   raw.close();
   expect(docs.join('\n')).toContain('javascript:');
   store = new SqliteCatalogue(db, { readOnly: true });
-  app = createResolverApp({
-    reader: store,
-    analyse: analyseReference,
-    config: DEFAULT_RESOLVER_CONFIG,
-    health: () => ({}),
-  });
+  app = sampleApp(store);
 });
 afterAll(() => {
   store?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const get = (target: string, accept?: string) =>
-  app.fetch(new Request(`http://resolver.test${target}`, { headers: accept ? { accept } : {} }), {
-    httpVersion: '1.1',
-  });
+const get = (target: string, accept?: string) => getFrom(app, target, accept);
 
 describe('a URL scheme other than http(s) is never served', () => {
   it('one check on the way in and out: http and https only', () => {
