@@ -1,0 +1,492 @@
+/**
+ * Many small zones (issue 30): lexroute, NSD and Knot in the same run, each
+ * serving 1,000 / 5,000 / 10,000 generated zones of 6 records (SOA, NS, the
+ * name server's A, two NAPTR at the apex, one NAPTR below it), and lexroute
+ * once more serving the same names as one zone. Per server and zone count:
+ *
+ * - start: from the spawn until every zone answers its SOA (NOERROR, AA);
+ * - memory: resident memory (VmRSS of the process and its children) once
+ *   every zone answers;
+ * - q/s: dnsperf over random names of the zones (40% apex NAPTR, 40% the
+ *   NAPTR below the apex, 10% NXDOMAIN, 10% NODATA), server pinned to one
+ *   core, dnsperf to the other (as bench/server-qps.sh);
+ * - reload: one zone file changed (serial + 1, a NAPTR rewritten), SIGHUP,
+ *   until that zone's new serial is served; for lexroute also
+ *   `lexroute ctl reload ZONE` after a second change.
+ *
+ * Prints a side-by-side table and lexroute's ratios to the issue's targets
+ * (start <= 3x NSD + 0.5 s, memory <= 2x NSD, q/s over the zones >= 0.85x
+ * the same names in one zone, reload <= 1 s after SIGHUP, <= 100 ms by ctl).
+ * The zones are generated into a scratch folder, removed at exit.
+ *
+ *   node_modules/.bin/node bench/many-zones.ts [--zones 1000,5000,10000]
+ *     [--seconds 10] [--servers lexroute,one-zone,nsd,knot]
+ *     [--server-cpu 0] [--client-cpu 1]
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import * as dnsPacket from 'dns-packet';
+import { AS_NOBODY, ROOT, freePort, scratch } from './harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    zones: { type: 'string', default: '1000,5000,10000' },
+    seconds: { type: 'string', default: '10' },
+    servers: { type: 'string', default: 'lexroute,one-zone,nsd,knot' },
+    'server-cpu': { type: 'string', default: '0' },
+    'client-cpu': { type: 'string', default: '1' },
+  },
+});
+const COUNTS = values.zones.split(',').map(Number);
+const SECONDS = Number(values.seconds);
+const SERVERS = new Set(values.servers.split(','));
+const SERVER_CPU = values['server-cpu'];
+const CLIENT_CPU = values['client-cpu'];
+const PARENT = 'lex.bench.';
+const NODE = join(ROOT, 'node_modules/.bin/node');
+const BIN = join(ROOT, 'bin/lexroute.js');
+const { dir, children } = scratch('lexroute-many-zones-');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const zoneName = (i: number) => `z${i}.${PARENT}`;
+
+/** The records of zone i below `$ORIGIN` of the zone itself (relative owners). */
+function zoneBody(i: number, serial: number, variant: string): string[] {
+  return [
+    `@ 3600 IN SOA ns1 hostmaster ${serial} 7200 3600 1209600 300`,
+    `@ 3600 IN NS ns1`,
+    `ns1 3600 IN A 192.0.2.${1 + (i % 250)}`,
+    `@ 3600 IN NAPTR 100 10 "" "" "!^urn:lex:z${i};([a-z0-9.-]+)[;:].*$!\\\\1.z${i}.lex.bench!i" .`,
+    `@ 3600 IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://z${i}${variant}.resolver.example/uri-res/N2L?\\\\1!" .`,
+    `j1 3600 IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!https://j1.z${i}.resolver.example/N2L?\\\\1!" .`,
+  ];
+}
+
+function zoneText(i: number, serial: number, variant = ''): string {
+  return [`$ORIGIN ${zoneName(i)}`, ...zoneBody(i, serial, variant), ''].join('\n');
+}
+
+/** Write `count` zone files into a fresh folder; returns the folder. */
+function writeZones(count: number): string {
+  const folder = join(dir, `zones-${count}`);
+  mkdirSync(folder, { mode: 0o755 });
+  for (let i = 0; i < count; i++) writeFileSync(join(folder, `${zoneName(i)}zone`), zoneText(i, 1));
+  return folder;
+}
+
+/** The same names (and records, bar each zone's SOA and NS) in one zone `lex.bench.`. */
+function writeOneZone(count: number): string {
+  const lines = [
+    `$ORIGIN ${PARENT}`,
+    `@ 3600 IN SOA ns1 hostmaster 1 7200 3600 1209600 300`,
+    `@ 3600 IN NS ns1`,
+    `ns1 3600 IN A 192.0.2.1`,
+  ];
+  for (let i = 0; i < count; i++) {
+    lines.push(`$ORIGIN ${zoneName(i)}`, ...zoneBody(i, 1, '').slice(2));
+  }
+  const file = join(dir, `one-zone-${count}.zone`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+/** dnsperf's query file: random names of the zones. */
+function writeQueries(count: number): string {
+  let seed = 42;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const out: string[] = [];
+  for (let n = 0; n < 50_000; n++) {
+    const z = zoneName(Math.floor(rand() * count));
+    const r = n % 10;
+    if (r < 4) out.push(`${z} NAPTR`);
+    else if (r < 8) out.push(`j1.${z} NAPTR`);
+    else if (r < 9) out.push(`x${n}.${z} NAPTR`);
+    else out.push(`${z} A`);
+  }
+  const file = join(dir, `queries-${count}.txt`);
+  writeFileSync(file, out.join('\n') + '\n');
+  return file;
+}
+
+/**
+ * Ask every name's SOA over UDP (at most `window` in flight) until each has
+ * answered NOERROR with `serial` (any serial when undefined). Returns when
+ * all have; throws after `ms`.
+ */
+async function allAnswer(
+  port: number,
+  names: readonly string[],
+  ms: number,
+  serial?: number,
+  alive: () => boolean = () => true,
+  window = 256,
+): Promise<void> {
+  const sock = dgram.createSocket('udp4');
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+  sock.on('error', () => {});
+  const pending = new Set(names.map((_, i) => i));
+  let inFlight = 0;
+  const sent = new Map<number, number>();
+  sock.on('message', (msg) => {
+    let res: dnsPacket.Packet;
+    try {
+      res = dnsPacket.decode(msg);
+    } catch {
+      return;
+    }
+    const i = res.id === undefined ? undefined : sent.get(res.id);
+    if (i === undefined) return;
+    sent.delete(res.id!);
+    inFlight--;
+    const soa = res.answers?.find((a) => a.type === 'SOA');
+    const ok =
+      (res as { rcode?: string }).rcode === 'NOERROR' &&
+      soa !== undefined &&
+      (serial === undefined || (soa.data as { serial: number }).serial === serial);
+    if (ok) pending.delete(i);
+  });
+  const t0 = performance.now();
+  let nextId = 1;
+  try {
+    while (pending.size > 0) {
+      if (!alive()) throw new Error('the server exited');
+      if (performance.now() - t0 > ms)
+        throw new Error(`${pending.size} zones not answering after ${ms} ms`);
+      sent.clear();
+      inFlight = 0;
+      const round = [...pending];
+      for (const i of round) {
+        while (inFlight >= window) await sleep(1);
+        const id = (nextId = (nextId % 65535) + 1);
+        sent.set(id, i);
+        inFlight++;
+        const q = dnsPacket.encode({
+          id,
+          type: 'query',
+          flags: 0,
+          questions: [{ type: 'SOA', name: names[i]!.slice(0, -1) }],
+        });
+        sock.send(q, port, '127.0.0.1');
+        if (inFlight >= window) {
+          const w = performance.now();
+          while (inFlight >= window && performance.now() - w < 200) await sleep(1);
+          if (inFlight >= window) inFlight = 0; // lost: the round's retry asks again
+        }
+      }
+      const w = performance.now();
+      while (inFlight > 0 && performance.now() - w < 200) await sleep(2);
+      if (pending.size > 0) await sleep(20);
+    }
+  } finally {
+    sock.close();
+  }
+}
+
+/** Resident memory (MB) of `pid` and its descendants. */
+function rssMb(pid: number): number {
+  let kb = 0;
+  const visit = (p: number) => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      kb += Number(m?.[1] ?? 0);
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        const kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim();
+        for (const k of kids.split(/\s+/).filter((s) => s !== '')) visit(Number(k));
+      }
+    } catch {
+      /* gone */
+    }
+  };
+  visit(pid);
+  return kb / 1024;
+}
+
+function dnsperf(port: number, queries: string): { qps: number; lost: string } {
+  const r = spawnSync(
+    'taskset',
+    [
+      '-c',
+      CLIENT_CPU,
+      'dnsperf',
+      '-s',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-d',
+      queries,
+      '-l',
+      String(SECONDS),
+      '-c',
+      '4',
+      '-q',
+      '100',
+    ],
+    { encoding: 'utf8' },
+  );
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(r.stdout)?.[1] ?? 0);
+  const lost = /Queries lost:\s+(\S+)/.exec(r.stdout)?.[1] ?? '?';
+  return { qps, lost };
+}
+
+interface Server {
+  child: ChildProcess;
+  /** Reload after the files changed (SIGHUP by default). */
+  stop(): Promise<void>;
+}
+
+function spawnPinned(cmd: string, args: string[], opts: object = {}): ChildProcess {
+  const child = spawn('taskset', ['-c', SERVER_CPU, cmd, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...opts,
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    if (err.length > 20_000) err = err.slice(-10_000);
+  });
+  child.on('exit', (code) => {
+    if (code !== null && code !== 0)
+      process.stderr.write(`${cmd} exited ${code}: ${err.slice(-2000)}\n`);
+  });
+  children.push(child);
+  return child;
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null) return;
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([gone, sleep(5000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+}
+
+function startLexroute(zones: string, port: number, control: string): Server {
+  const child = spawnPinned(NODE, [
+    BIN,
+    'serve',
+    '--zones',
+    zones,
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--log-level',
+    'warn',
+    '--control',
+    control,
+  ]);
+  return { child, stop: stopper(child) };
+}
+
+function startNsd(folder: string, count: number, port: number): Server {
+  const work = join(dir, `nsd-${count}`);
+  mkdirSync(work);
+  chmodSync(work, 0o777);
+  const conf = [
+    'server:',
+    `  ip-address: 127.0.0.1@${port}`,
+    '  server-count: 1',
+    '  username: ""',
+    '  chroot: ""',
+    `  zonesdir: "${folder}"`,
+    `  pidfile: "${work}/nsd.pid"`,
+    '  database: ""',
+    `  zonelistfile: "${work}/zonelist"`,
+    `  xfrdfile: "${work}/xfrd"`,
+    `  xfrdir: "${work}"`,
+    '  verbosity: 0',
+    '  rrl-ratelimit: 0',
+    '  rrl-whitelist-ratelimit: 0',
+    'remote-control:',
+    '  control-enable: no',
+  ];
+  for (let i = 0; i < count; i++)
+    conf.push('zone:', `  name: ${zoneName(i)}`, `  zonefile: "${zoneName(i)}zone"`);
+  writeFileSync(join(work, 'nsd.conf'), conf.join('\n') + '\n');
+  const child = spawnPinned('nsd', ['-d', '-c', join(work, 'nsd.conf')]);
+  return { child, stop: stopper(child) };
+}
+
+function startKnot(folder: string, count: number, port: number): Server {
+  const work = join(dir, `knot-${count}`);
+  mkdirSync(work);
+  chmodSync(work, 0o777);
+  const conf = [
+    'server:',
+    `  rundir: "${work}"`,
+    `  listen: 127.0.0.1@${port}`,
+    '  udp-workers: 1',
+    '  tcp-workers: 1',
+    '  background-workers: 1',
+    'database:',
+    `  storage: "${work}"`,
+    'log:',
+    '  - target: stderr',
+    '    any: error',
+    'template:',
+    '  - id: default',
+    `    storage: "${folder}"`,
+    '    file: "%s.zone"',
+    '    zonefile-sync: -1',
+    '    journal-content: none',
+    'zone:',
+  ];
+  for (let i = 0; i < count; i++) conf.push(`  - domain: ${zoneName(i)}`);
+  writeFileSync(join(work, 'knot.conf'), conf.join('\n') + '\n');
+  const child = spawnPinned('knotd', ['-c', join(work, 'knot.conf')], AS_NOBODY);
+  return { child, stop: stopper(child) };
+}
+
+interface Row {
+  server: string;
+  zones: number;
+  startS: number;
+  rssMb: number;
+  qps: number;
+  lost: string;
+  reloadS?: number;
+  ctlS?: number;
+}
+
+/** Change zone `i`'s file (serial raised, one NAPTR rewritten) and wait until its new serial is served. */
+async function changeAndWait(
+  port: number,
+  folder: string,
+  i: number,
+  serial: number,
+  trigger: () => void | Promise<void>,
+): Promise<number> {
+  writeFileSync(join(folder, `${zoneName(i)}zone`), zoneText(i, serial, `-v${serial}`));
+  const t0 = performance.now();
+  await trigger();
+  await allAnswer(port, [zoneName(i)], 60_000, serial);
+  return (performance.now() - t0) / 1000;
+}
+
+async function measure(
+  name: string,
+  count: number,
+  start: (port: number) => Server,
+  probeNames: readonly string[],
+  queries: string,
+  reload?: { folder: string; ctl?: string },
+): Promise<Row> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const server = start(port);
+  try {
+    await allAnswer(port, probeNames, 600_000, undefined, () => server.child.exitCode === null);
+    const startS = (performance.now() - t0) / 1000;
+    await sleep(500);
+    const rss = rssMb(server.child.pid!);
+    const { qps, lost } = dnsperf(port, queries);
+    const row: Row = { server: name, zones: count, startS, rssMb: rss, qps, lost };
+    if (reload !== undefined) {
+      const i = Math.floor(count / 2);
+      // Knot and NSD compare file modification times in whole seconds.
+      await sleep(1100);
+      row.reloadS = await changeAndWait(port, reload.folder, i, 2, () => {
+        server.child.kill('SIGHUP');
+      });
+      if (reload.ctl !== undefined) {
+        const ctl = reload.ctl;
+        await sleep(1100);
+        try {
+          row.ctlS = await changeAndWait(port, reload.folder, i, 3, () => {
+            execFileSync(NODE, [BIN, 'ctl', '--control', ctl, 'reload', zoneName(i)], {
+              stdio: ['ignore', 'ignore', 'pipe'],
+            });
+          });
+        } catch (e) {
+          const err = (e as { stderr?: Buffer }).stderr?.toString() ?? String(e);
+          process.stderr.write(`  ctl reload failed: ${err.slice(0, 500)}\n`);
+        }
+      }
+      // Put the file back for the next server.
+      writeFileSync(join(reload.folder, `${zoneName(i)}zone`), zoneText(i, 1));
+    }
+    process.stderr.write(`  ${JSON.stringify(row)}\n`);
+    return row;
+  } finally {
+    await server.stop();
+    await sleep(500);
+  }
+}
+
+const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+if (!have('dnsperf')) throw new Error('dnsperf is required (apt-get install dnsperf)');
+
+const rows: Row[] = [];
+for (const count of COUNTS) {
+  const folder = writeZones(count);
+  const queries = writeQueries(count);
+  const names = Array.from({ length: count }, (_, i) => zoneName(i));
+  process.stderr.write(`${count} zones in ${folder}\n`);
+  if (SERVERS.has('lexroute')) {
+    const control = join(dir, `ctl-${count}.sock`);
+    rows.push(
+      await measure('lexroute', count, (p) => startLexroute(folder, p, control), names, queries, {
+        folder,
+        ctl: control,
+      }),
+    );
+  }
+  if (SERVERS.has('one-zone')) {
+    const one = writeOneZone(count);
+    const control = join(dir, `ctl-one-${count}.sock`);
+    rows.push(
+      await measure(
+        'lexroute 1 zone',
+        count,
+        (p) => startLexroute(`${PARENT}=${one}`, p, control),
+        [PARENT],
+        queries,
+      ),
+    );
+  }
+  if (SERVERS.has('nsd') && have('nsd')) {
+    rows.push(
+      await measure('nsd', count, (p) => startNsd(folder, count, p), names, queries, { folder }),
+    );
+  }
+  if (SERVERS.has('knot') && have('knotd')) {
+    rows.push(
+      await measure('knot', count, (p) => startKnot(folder, count, p), names, queries, { folder }),
+    );
+  }
+}
+
+const f = (x: number | undefined, d = 2) => (x === undefined ? '-' : x.toFixed(d));
+console.log(
+  `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)}`,
+);
+for (const r of rows) {
+  console.log(
+    `${r.server.padEnd(16)} ${String(r.zones).padStart(6)} ${f(r.startS).padStart(8)} ${f(r.rssMb, 0).padStart(8)} ${f(r.qps, 0).padStart(9)} ${r.lost.padStart(7)} ${f(r.reloadS, 3).padStart(9)} ${f(r.ctlS, 3).padStart(7)}`,
+  );
+}
+console.log('');
+for (const count of COUNTS) {
+  const get = (s: string) => rows.find((r) => r.server === s && r.zones === count);
+  const lex = get('lexroute');
+  const nsd = get('nsd');
+  const one = get('lexroute 1 zone');
+  if (lex === undefined) continue;
+  const parts: string[] = [];
+  if (nsd !== undefined) {
+    parts.push(`start ${f(lex.startS)} s vs target ${f(3 * nsd.startS + 0.5)} s (3x NSD + 0.5)`);
+    parts.push(`memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2)`);
+  }
+  if (one !== undefined) parts.push(`q/s ${f(lex.qps / one.qps)}x one zone (target >= 0.85)`);
+  parts.push(
+    `SIGHUP ${f(lex.reloadS, 3)} s (target <= 1), ctl ${f(lex.ctlS, 3)} s (target <= 0.1)`,
+  );
+  console.log(`${count} zones: ${parts.join('; ')}`);
+}
+process.exit(0);
