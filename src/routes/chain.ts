@@ -20,14 +20,16 @@ import type { NaptrRecord } from '../ddds/core/step.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
 import {
   DEFAULT_ZONE_LOOKUP_OPTIONS,
+  findZone,
   findZoneFor,
   indexZone,
+  type IndexedZone,
   lookupInZone,
   makeZoneSet,
   type ZoneLookupOptions,
   type ZoneSet,
 } from '../authority/core/zone-lookup.ts';
-import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_SRV } from '../dns/core/rr/types.ts';
+import { TYPE_A, TYPE_AAAA, TYPE_NAPTR, TYPE_NS, TYPE_SRV } from '../dns/core/rr/types.ts';
 import { naptrFields } from '../ddds/core/lint/naptr-lint.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';
@@ -73,12 +75,41 @@ export class ZoneChain implements ChainWalker {
    */
   private readonly naptrs = new Map<string, NaptrRecord[] | { code: ChainCode; message: string }>();
 
+  /** Each zone's missing cut in its parent zone (false: none missing), by origin key. */
+  private readonly cuts = new Map<string, { code: ChainCode; message: string } | false>();
+
   constructor(zones: readonly Zone[]) {
     this.set = makeZoneSet(zones.map((z) => indexZone(z)));
     this.options = {
       ...DEFAULT_ZONE_LOOKUP_OPTIONS,
       zoneFor: (k, t) => findZoneFor(this.set, k, t),
     };
+  }
+
+  /**
+   * CHAIN_NO_CUT when `zone` lies below another zone of the folder that has
+   * no zone cut (NS) for it: in one process the child answers, but a server
+   * holding only the parent (a secondary) answers NXDOMAIN, as the real
+   * chain would fail. Once per zone.
+   */
+  private missingCut(zone: IndexedZone): { code: ChainCode; message: string } | undefined {
+    let found = this.cuts.get(zone.originKey);
+    if (found === undefined) {
+      const key = zone.originKey;
+      const parent =
+        key.length > 1 ? findZone(this.set, key.slice(1 + key.charCodeAt(0))) : undefined;
+      const delegated =
+        parent === undefined ||
+        lookupInZone(parent, key, TYPE_NS, this.options).kind === 'referral';
+      found = delegated
+        ? false
+        : {
+            code: 'CHAIN_NO_CUT',
+            message: `${zone.zone.origin} is served here, but its parent zone ${parent!.zone.origin} has no NS for it: a server holding only ${parent!.zone.origin} answers NXDOMAIN`,
+          };
+      this.cuts.set(key, found);
+    }
+    return found === false ? undefined : found;
   }
 
   /** The records of one RRset, or a failure code. */
@@ -89,6 +120,8 @@ export class ZoneChain implements ChainWalker {
     const key = nameKey(name);
     const zone = findZoneFor(this.set, key, type);
     if (!zone) return { code: 'CHAIN_NO_ZONE', message: `no zone of the folder holds ${name}` };
+    const cut = this.missingCut(zone);
+    if (cut !== undefined) return cut;
     const r = lookupInZone(zone, key, type, this.options);
     if (r.kind === 'answer') {
       const last = r.answer[r.answer.length - 1]!;

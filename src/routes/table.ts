@@ -72,6 +72,8 @@ const ROUTE_KEYS = [
   'protocol',
   'targets',
   'address',
+  'ns',
+  'ds',
   'example',
   'comment',
 ];
@@ -370,6 +372,44 @@ function checkFlag(
   }
 }
 
+/** A DS record's RDATA as written in a zone file: key tag, algorithm, digest type, digest (hex). */
+const DS_TEXT = /^\d{1,5}\s+\d{1,3}\s+\d{1,3}\s+[0-9a-fA-F\s]+$/;
+
+/**
+ * A delegation: the next zone's name, and (issue 30) the zone cut the table
+ * writes when that zone lies below the table's: `ns` (the child's name
+ * servers, with glue for those inside the child) and `ds` (when it is signed).
+ */
+function readZoneTarget(
+  r: Reader,
+  m: Map<string, Pair<Node, Node>>,
+  pair: Pair<Node, Node>,
+): RouteTarget {
+  const name = r.name(pair, 'zone');
+  const nsPair = m.get('ns');
+  const dsPair = m.get('ds');
+  const ns = nsPair ? readNs(r, nsPair, pair.value as Node, name) : undefined;
+  const ds = dsPair
+    ? r.strings(dsPair, 'ds').map(({ value, node }) => {
+        const text = value.trim().replace(/\s+/g, ' ');
+        if (!DS_TEXT.test(text))
+          r.fail(
+            'TABLE_BAD_DS',
+            `not a DS record's data (key tag, algorithm, digest type, hex digest): ${value}`,
+            node,
+          );
+        return text;
+      })
+    : undefined;
+  if (ds !== undefined && ns === undefined)
+    r.fail(
+      'TABLE_DS_WITHOUT_NS',
+      'ds is written at a zone cut: give the child zone ns too',
+      dsPair!.key as Node,
+    );
+  return { kind: 'zone', name, ...(ns ? { ns } : {}), ...(ds ? { ds } : {}) };
+}
+
 function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): RouteTarget {
   const given = TARGET_KEYS.filter((k) => m.has(k));
   if (given.length !== 1) {
@@ -392,9 +432,11 @@ function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): Ro
   onlyFor('protocol', ['url', 'srv', 'host', 'handoff']);
   onlyFor('targets', ['srv']);
   onlyFor('address', ['host']);
+  onlyFor('ns', ['zone']);
+  onlyFor('ds', ['zone']);
   switch (key) {
     case 'zone':
-      return { kind: 'zone', name: r.name(pair, 'zone') };
+      return readZoneTarget(r, m, pair);
     case 'url': {
       const { template, scheme } = readUrl(r, pair);
       const list = readServices(r, services, ['N2L']);

@@ -17,6 +17,7 @@
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
 import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
+import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
 import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { signLoadedZone, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
@@ -63,6 +64,8 @@ function contentFindings(
   return [
     ...lintNaptrRecords(naptr),
     ...checkExpectations(expects, naptr),
+    // A delegation below the apex needs a zone cut, or a secondary holding only this zone answers NXDOMAIN.
+    ...(zone ? lintDelegationCuts(zone, naptr) : []),
     // A signed file: every authoritative RRset has a valid, current RRSIG (as dnssec-verify) ...
     ...(zone ? verifyZoneSignatures(zone, now) : []),
     // ... and a complete, closed NSEC or NSEC3 chain whose bitmaps match.

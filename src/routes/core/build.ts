@@ -33,6 +33,7 @@ import {
   type TableDiagnostic,
 } from './model.ts';
 import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
+import { isBelowZone } from './validate.ts';
 import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
 import type { NaptrData } from '../../dns/core/rr/record.ts';
 
@@ -231,27 +232,39 @@ function addressLines(name: string, addresses: readonly string[], zone: string):
   return addresses.map((a) => `${ownerText(name, zone)} IN ${a.includes(':') ? 'AAAA' : 'A'} ${a}`);
 }
 
-/** SRV and address records the table's S and A targets give (inside the zone only). */
-function targetLines(routes: readonly Route[], zone: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  const once = (line: string) => {
-    if (!seen.has(line)) out.push(line);
-    seen.add(line);
-  };
-  for (const r of routes) {
-    const t = r.target;
-    if (t.kind === 'S' && inZone(t.name, zone)) {
-      for (const s of t.srv) {
-        once(
-          `${ownerText(t.name, zone)} IN SRV ${s.priority} ${s.weight} ${s.port} ${absolute(s.target)}`,
-        );
-      }
-      for (const s of t.srv) for (const l of addressLines(s.target, s.addresses, zone)) once(l);
-    }
-    if (t.kind === 'A') for (const l of addressLines(t.name, t.addresses, zone)) once(l);
+/**
+ * The records a route's target adds beside its rules: SRV and address
+ * records of S and A targets inside the zone, and the zone cut of a
+ * delegation to a zone below the table's (issue 30): NS at the child's apex,
+ * DS when given, and the addresses of name servers inside the table's zone
+ * (glue when they are inside the child).
+ *
+ * @see RFC 1034 section 4.2.1: "the NS records that name the servers for
+ * the subzone ... glue RRs" are held by the parent at the cut.
+ */
+function targetRecordLines(t: RouteTarget, zone: string): string[] {
+  if (t.kind === 'A') return addressLines(t.name, t.addresses, zone);
+  if (t.kind === 'S' && inZone(t.name, zone)) {
+    const owner = ownerText(t.name, zone);
+    return [
+      ...t.srv.map(
+        (s) => `${owner} IN SRV ${s.priority} ${s.weight} ${s.port} ${absolute(s.target)}`,
+      ),
+      ...t.srv.flatMap((s) => addressLines(s.target, s.addresses, zone)),
+    ];
   }
-  return out;
+  if (t.kind !== 'zone' || t.ns === undefined || !isBelowZone(absolute(t.name), zone)) return [];
+  const child = absolute(t.name);
+  return [
+    ...t.ns.map((ns) => `${child} IN NS ${absolute(ns.name)}`),
+    ...(t.ds ?? []).map((ds) => `${child} IN DS ${ds}`),
+    ...t.ns.flatMap((ns) => addressLines(ns.name, ns.addresses, zone)),
+  ];
+}
+
+/** The targets' records (`targetRecordLines`), each line once. */
+function targetLines(routes: readonly Route[], zone: string): string[] {
+  return [...new Set(routes.flatMap((r) => targetRecordLines(r.target, zone)))];
 }
 
 function commentLines(text: string | undefined): string[] {
@@ -325,6 +338,7 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
     lines.push('; default: none (any other URN fails here)');
     if (table.routes.length > 0) lines.push(`; expect ${unroutedExample(table.routes)} -> fail`);
   }
-  lines.push(...targetLines(table.default ? [...table.routes, table.default] : table.routes, z));
+  const routes = table.default ? [...table.routes, table.default] : table.routes;
+  lines.push(...targetLines(routes, z));
   return { text: lines.join('\n') + '\n', diagnostics };
 }

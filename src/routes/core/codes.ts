@@ -39,6 +39,13 @@ export const ROUTE_CODES = {
   TABLE_DEFAULT_PREFIX: 'the default route has a prefix',
   TABLE_NO_NS: 'the zone has no ns list',
   TABLE_NO_GLUE: 'a name server inside the zone without its address (glue)',
+  TABLE_BAD_DS:
+    "a ds entry that is not a DS record's data (key tag, algorithm, digest type, hex digest)",
+  TABLE_DS_WITHOUT_NS: 'a route with ds but no ns: DS is written only at a zone cut',
+  TABLE_CUT_NO_NS:
+    "warning: a delegation to a zone below the table's without ns: no zone cut, so a secondary holding only this zone answers NXDOMAIN",
+  TABLE_CUT_OUTSIDE:
+    "a route with ns to a zone that is not below the table's zone (the cut belongs to that zone's parent)",
   TABLE_BAD_EXAMPLE: 'an example that is not a LEX URN',
   // Checks of the whole table (core/routes/validate.ts).
   TABLE_ROUTE_DUPLICATE: 'two routes with the same prefix',
@@ -62,6 +69,8 @@ export const ROUTE_CODES = {
     'lexroute zone explain --table: the rules have no routing-table form (not rules the table writes)',
   // The local chain check (routes/chain.ts).
   CHAIN_NO_ZONE: 'a name the chain reaches is in no zone of the folder',
+  CHAIN_NO_CUT:
+    'a zone of the folder below another one that has no NS for it: a server holding only the parent answers NXDOMAIN',
   LIST_UNREADABLE: 'lexroute chain check: the list of URNs cannot be read',
 } as const;
 

@@ -27,7 +27,8 @@ export interface SrvTarget {
 
 /**
  * Where a route goes:
- * - `zone`: a delegation (non-terminal rule, empty flags): the next key;
+ * - `zone`: a delegation (non-terminal rule, empty flags): the next key; with
+ *   `ns` (and `ds`) the zone cut to a child zone below the table's;
  * - `U`: a resolver URL template with `{urn}` (the AUS) and `{service}`, one
  *   rule per service;
  * - `S`: an SRV owner name, with the services offered there (and optionally
@@ -36,7 +37,14 @@ export interface SrvTarget {
  * - `P`: a hand-off to another protocol with the rule's output.
  */
 export type RouteTarget =
-  | { readonly kind: 'zone'; readonly name: string }
+  | {
+      readonly kind: 'zone';
+      readonly name: string;
+      /** The child zone's name servers, written as NS (and glue) at the cut when it lies below the table's zone. */
+      readonly ns?: readonly NameServer[];
+      /** The child's DS RDATA (zone-file text), written at the cut beside the NS. */
+      readonly ds?: readonly string[];
+    }
   | {
       readonly kind: 'U';
       readonly template: string;

@@ -3,7 +3,7 @@
  * table's order makes useless, examples that another route would take, and
  * delegations back to the zone itself.
  */
-import type { RoutingTable, TableDiagnostic } from './model.ts';
+import type { Route, RouteTarget, RoutingTable, TableDiagnostic } from './model.ts';
 import { covers, prefixMatchSet, prefixUrn, type MatchSet } from './prefix.ts';
 
 /** Does the rule whose match set is `set` take this URN (canonical form)? */
@@ -21,7 +21,12 @@ export function matchesUrn(set: MatchSet, urn: string): boolean {
  *   gets a higher ORDER, so no client ever reaches it): list the more
  *   specific prefix first;
  * - TABLE_EXAMPLE_ELSEWHERE: a route's example is not taken by that route;
- * - TABLE_ROUTE_LOOP: a delegation to the table's own zone and owner.
+ * - TABLE_ROUTE_LOOP: a delegation to the table's own zone and owner;
+ * - TABLE_CUT_NO_NS (warning): a delegation to a zone below the table's
+ *   without `ns` (no zone cut is written: a secondary holding only this zone
+ *   answers NXDOMAIN for the next key); TABLE_CUT_OUTSIDE: `ns` on a
+ *   delegation to a zone that is not below the table's (that cut is written
+ *   by the zone's own parent).
  */
 export function validateRoutes(
   table: RoutingTable,
@@ -60,6 +65,7 @@ export function validateRoutes(
       });
     }
     const t = route.target;
+    if (t.kind === 'zone') out.push(...cutFindings(table.zone, t, route));
     if (t.kind === 'zone' && t.name === table.owner) {
       out.push({
         code: 'TABLE_ROUTE_LOOP',
@@ -70,4 +76,39 @@ export function validateRoutes(
     }
   });
   return out;
+}
+
+/** Is `name` strictly below `zone` (both absolute, lowercased)? */
+export function isBelowZone(name: string, zone: string): boolean {
+  return name !== zone && (zone === '.' || name.endsWith(`.${zone}`));
+}
+
+function cutFindings(
+  zone: string,
+  t: Extract<RouteTarget, { kind: 'zone' }>,
+  route: Route,
+): TableDiagnostic[] {
+  const position = route.position ?? { line: 1, column: 1 };
+  const below = isBelowZone(t.name, zone);
+  if (t.ns !== undefined && !below) {
+    return [
+      {
+        code: 'TABLE_CUT_OUTSIDE',
+        message: `ns is written at a zone cut below ${zone}, and ${t.name} is not below it: its NS belong in its own parent zone`,
+        severity: 'error',
+        position,
+      },
+    ];
+  }
+  if (t.ns === undefined && below) {
+    return [
+      {
+        code: 'TABLE_CUT_NO_NS',
+        message: `the route delegates to ${t.name}, below ${zone}, without ns: no zone cut is written, so a secondary holding only ${zone} answers NXDOMAIN for it (add ns: [{ name: ..., address: ... }] to the route)`,
+        severity: 'warning',
+        position,
+      },
+    ];
+  }
+  return [];
 }

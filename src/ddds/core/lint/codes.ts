@@ -15,6 +15,8 @@ export const NAPTR_LINT_CODES = {
   NAPTR_UNESCAPED_DOT: 'warning: an unescaped "." in the jurisdiction code of a pattern',
   NAPTR_JURISDICTION_UNBOUNDED:
     'warning: the jurisdiction in a pattern is not followed by [;:] (br also matches brx)',
+  NAPTR_DELEGATION_NO_CUT:
+    'warning: a delegation to a name below the apex with no zone cut (NS) there: NXDOMAIN on a server holding only this zone',
   NAPTR_EXPECT_SYNTAX: 'a malformed "; expect" directive',
   NAPTR_EXPECT_NO_OWNER: 'an "; expect" directive before any record',
   NAPTR_EXPECT_NO_NAPTR: 'an "; expect" directive at an owner without NAPTR records',

@@ -1,0 +1,74 @@
+/**
+ * Delegations without a zone cut (issue 30): a non-terminal NAPTR rule (empty
+ * FLAGS) whose next key is a name below the zone's apex, where the zone has
+ * neither NAPTR records nor a zone cut (NS) at or above that name. One
+ * server holding the parent and the child hides it (the child zone answers);
+ * a secondary that holds only this zone answers NXDOMAIN for the next key,
+ * so every URN routed there fails.
+ *
+ * @see RFC 1034 section 4.2.1: "The zone is then the set of all the nodes
+ * from the top node down to, but not including, the nodes that are below a
+ * cut": a child zone exists for the parent's servers only through the NS
+ * RRset at the cut.
+ */
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../../dns/core/zone/model.ts';
+import { TYPE_NAPTR } from '../../../dns/core/rr/types.ts';
+import { naptrFields } from './naptr-lint.ts';
+import { parseSubstitution } from '../subst.ts';
+import { absoluteLowerName } from '../../../kit/core/names.ts';
+
+/** The next key a non-terminal rule gives whatever the AUS: the REPLACEMENT, or a REGEXP without back-references. */
+export function fixedNextKey(regexp: string, replacement: string): string | undefined {
+  if (replacement !== '.' && replacement !== '') return absoluteLowerName(replacement);
+  if (/\\[0-9]/.test(regexp)) return undefined;
+  const s = parseSubstitution(regexp);
+  if (!s.ok || s.value.repl.some((p) => p.kind !== 'text')) return undefined;
+  const text = s.value.repl.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+  return text === '' ? undefined : absoluteLowerName(text);
+}
+
+/** Is `name` at or below one of `cuts` (walking up its labels to `origin`)? */
+function underCut(cuts: ReadonlySet<string>, name: string, origin: string): boolean {
+  for (let n = name; n !== origin && n.length > origin.length; n = n.slice(n.indexOf('.') + 1)) {
+    if (cuts.has(n)) return true;
+  }
+  return false;
+}
+
+/**
+ * NAPTR_DELEGATION_NO_CUT warnings for `zone`, over its NAPTR records
+ * `naptr` (one per owner and target). Terminal rules are passed over on
+ * their FLAGS length octet, and each distinct rule is read once, so a large
+ * zone pays for its delegations only.
+ */
+export function lintDelegationCuts(zone: Zone, naptr: readonly ResourceRecord[]): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  const seen = new Set<string>();
+  const origin = zone.origin;
+  const cuts = new Set(zone.cuts);
+  const targets = new Map<string, string | undefined>();
+  for (const rr of naptr) {
+    // RDATA: ORDER (2), PREFERENCE (2), then FLAGS as a <character-string>: non-empty = terminal.
+    if (rr.type !== TYPE_NAPTR || rr.rdata[4] !== 0) continue;
+    const f = naptrFields(rr.rdata);
+    if (f === undefined || f.flags !== '') continue;
+    const rule = `${f.regexp}\u0000${f.replacement}`;
+    let next = targets.get(rule);
+    if (!targets.has(rule)) {
+      next = fixedNextKey(f.regexp, f.replacement);
+      if (targets.size < 100_000) targets.set(rule, next);
+    }
+    if (next === undefined || next === origin || !next.endsWith(`.${origin}`)) continue;
+    const owner = absoluteLowerName(rr.owner);
+    if (seen.has(`${owner} ${next}`) || underCut(cuts, owner, origin)) continue;
+    seen.add(`${owner} ${next}`);
+    if (underCut(cuts, next, origin) || zone.nodes.get(next)?.rrsets.has(TYPE_NAPTR)) continue;
+    out.push({
+      code: 'NAPTR_DELEGATION_NO_CUT',
+      severity: 'warning',
+      message: `${owner} delegates to ${next}, below the apex, but this zone has no NAPTR records there and no zone cut (NS): a server holding only ${origin} answers NXDOMAIN for it (give the route ns: in the routing table, or add NS and glue at ${next})`,
+      ...(rr.source ? { position: rr.source } : {}),
+    });
+  }
+  return out;
+}
