@@ -28,6 +28,12 @@ export const SERVER_CODES = {
     'secondary zones are configured without a state folder for their transferred zones (--state-dir)',
   // Zone transfers.
   JOURNAL_CORRUPT: 'an IXFR journal file that does not decode whole (rejected, never half used)',
+  SERVED_STATE_CORRUPT:
+    'a served-serial state file (<zone>serial) that does not read as {origin, serial, hash} (ignored: the zone starts from its file)',
+  SERIAL_NOT_REMEMBERED:
+    'warning at start: inline signing or a serial policy rewrites the serial, but without a state folder it is not kept across restarts',
+  SERIAL_BELOW_SERVED:
+    'warning at start: the serial served is below one served before the restart (secondaries holding it will not transfer)',
   // Control socket.
   CONTROL_SOCKET_IN_USE: 'another process listens on the control socket',
   CTL_UNREACHABLE: 'lexroute ctl cannot connect to the control socket',

@@ -19,6 +19,7 @@ import type { IndexedZone } from './core/zone-lookup.ts';
 import type { Logger } from './log.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
 import type { SerialPolicy } from '../xfr/core/serial.ts';
+import type { RestoredServed } from './zones/version.ts';
 import type { VersionRequest } from './zones/background.ts';
 import type { VersionOutcome } from './zones/version.ts';
 
@@ -101,6 +102,10 @@ export interface SwapInfo {
   readonly version?: VersionOutcome;
   readonly hash?: string;
   readonly file: string;
+  /** Signed inline (the served serial is the signer's). */
+  readonly signed?: boolean;
+  /** The zone's serial policy (when versioning is on). */
+  readonly policy?: SerialPolicy;
 }
 
 /** Comparing each load with the served version: serial policy, IXFR difference. */
@@ -109,8 +114,8 @@ export interface Versioning {
   policyFor(origin: string | undefined): SerialPolicy;
   /** Compute IXFR differences (transfers are served). */
   readonly diff: boolean;
-  /** State kept before a restart, by origin. */
-  readonly restored?: ReadonlyMap<string, { readonly serial: number; readonly hash: string }>;
+  /** State kept before a restart, by origin (`xfr/served-state.ts`). */
+  readonly restored?: ReadonlyMap<string, RestoredServed>;
   /** Today as YYYYMMDD. */
   today(): number;
 }
@@ -417,8 +422,7 @@ export class ZoneReloader {
       byOrigin.set(l.zone.origin, l.indexed ?? l.zone);
       zones.set(l.zone.origin, l.zone);
       if (this.current.get(file)?.zone !== l.zone) {
-        const info = { file, ...(l.hash !== undefined ? { hash: l.hash } : {}) };
-        swapped.set(l.zone.origin, { ...info, ...(l.version ? { version: l.version } : {}) });
+        swapped.set(l.zone.origin, this.swapInfo(file, l));
       }
     }
     const unavailable = (this.o.secondaryFiles ?? [])
@@ -445,6 +449,18 @@ export class ZoneReloader {
     }
     const { loaded, unchanged, failed } = counts;
     return { loaded, unchanged, failed, removed, zones: byOrigin.size, ms: Math.round(now() - t0) };
+  }
+
+  /** What the swap hook learns of a zone loaded by this reload. */
+  private swapInfo(file: string, l: Loaded): SwapInfo {
+    const policy = this.o.versioning?.policyFor(l.zone.origin);
+    return {
+      file,
+      ...(l.hash !== undefined ? { hash: l.hash } : {}),
+      ...(l.version ? { version: l.version } : {}),
+      ...(l.refreshAt !== undefined ? { signed: true } : {}),
+      ...(policy !== undefined ? { policy } : {}),
+    };
   }
 
   /** What the loader is asked to compare a file's new version with (undefined: nothing). */

@@ -34,7 +34,8 @@ import {
 } from './reload.ts';
 import { Rrl } from './rrl.ts';
 import { Transfers } from '../xfr/out.ts';
-import { readSerialState, TransferHistory } from '../xfr/history.ts';
+import { TransferHistory } from '../xfr/history.ts';
+import { readServedStates } from '../xfr/served-state.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
 import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
@@ -259,7 +260,7 @@ export async function secondariesFor(
 /** Comparing each load with the served version: the zones' serial policies, IXFR differences when transfers are served. */
 async function versioningFor(config: ServerConfig, cwd: string, log: Logger): Promise<Versioning> {
   const stateDir = config.transfer.stateDir;
-  const restored = await readSerialState(
+  const restored = await readServedStates(
     stateDir === null ? undefined : path.resolve(cwd, stateDir),
     log,
   );

@@ -22,6 +22,10 @@ import { signingPlan, soaSerial } from './core/sign-zone.ts';
 import { KeyError, readZoneKeys } from './keys.ts';
 import { zoneRecords } from './sign.ts';
 import { signChunks } from './parallel-sign.ts';
+import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
+import { hashFile } from '../authority/zones/version.ts';
+import { signedSerial } from '../xfr/core/served-state.ts';
+import { keepSigned, startSigned } from '../xfr/served-state.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
 export interface InlineSigning {
@@ -33,6 +37,13 @@ export interface InlineSigning {
   readonly validity: number;
   /** Re-sign this many seconds before the earliest signature expiration. */
   readonly refresh: number;
+  /**
+   * The state folder (`transfer.stateDir`): each signed version is kept
+   * there, and a zone's first load serves the kept one again when its file
+   * and keys did not change, or signs past the highest serial served
+   * (`xfr/served-state.ts`).
+   */
+  readonly stateDir?: string | undefined;
 }
 
 export interface InlineSignResult {
@@ -47,6 +58,8 @@ export interface InlineSignResult {
     /** Epoch milliseconds at which the zone should be signed again. */
     readonly refreshAt: number;
     readonly ms: number;
+    /** The signed version kept in the state folder was served again (nothing signed). */
+    readonly resumed?: boolean;
   };
 }
 
@@ -79,12 +92,6 @@ export async function keysFingerprint(dir: string): Promise<string> {
   return h.digest('hex').slice(0, 16);
 }
 
-/** RFC 1982: `a` when it is later than `b`, else `b`. */
-function laterSerial(a: number, b: number): number {
-  const d = (a - b) >>> 0;
-  return d !== 0 && d < 0x80000000 ? a : b;
-}
-
 function failure(code: ZoneDiagnosticCode, message: string): InlineSignResult {
   return { diagnostics: [{ code, message, severity: 'error' }] };
 }
@@ -112,9 +119,7 @@ export async function signLoadedZone(
     const message = `no K${zone.origin}+*.private key in ${o.keysDir}: ${zone.origin} is served as the file has it (unsigned unless signed already)`;
     return { zone, diagnostics: [{ code: 'DNSSEC_NO_KEYS', message, severity: 'warning' }] };
   }
-  const fileSerial = soaSerial(zone.soa.records[0]!.rdata);
-  const serial =
-    previousSerial === undefined ? fileSerial : laterSerial(fileSerial, (previousSerial + 1) >>> 0);
+  const serial = signedSerial(soaSerial(zone.soa.records[0]!.rdata), previousSerial);
   let built;
   try {
     const plan = signingPlan(zoneRecords(zone), {
@@ -153,4 +158,85 @@ export async function signLoadedZone(
       ms: Math.round(performance.now() - t0),
     },
   };
+}
+
+/**
+ * The content hash of a zone file as the reload keeps it: its SHA-256, and
+ * with inline signing the key folder's fingerprint (new or changed keys are
+ * a new content).
+ */
+export async function contentHash(
+  file: string,
+  sign: InlineSigning | undefined,
+): Promise<string | undefined> {
+  const hash = await hashFile(file);
+  if (hash === undefined || sign === undefined) return hash;
+  return `${hash}+keys:${await keysFingerprint(sign.keysDir)}`;
+}
+
+/**
+ * A zone's first load with a state folder: the signed version kept there
+ * when the file and keys are those it was signed for (`resumed`), else the
+ * serial to sign past (the highest served).
+ */
+async function fromState(
+  file: string,
+  zone: Zone,
+  sign: InlineSigning & { readonly stateDir: string },
+  loadOptions: LoadOptions,
+): Promise<{ resumed?: InlineSignResult; previous?: number }> {
+  const t0 = performance.now();
+  // The kept version is read as a zone file, without the caller's hooks (its hash is not the file's).
+  const { onBlock: _block, onProgress: _progress, ...plain } = loadOptions;
+  const load = async (f: string) => {
+    const r = await loadZoneFile(f, { ...plain, origin: zone.origin });
+    return r.diagnostics.some((d) => d.severity === 'error') ? undefined : r.zone;
+  };
+  const hash = await contentHash(file, sign);
+  const { start, kept } = await startSigned(sign.stateDir, zone.origin, hash, load, sign.refresh);
+  if (kept === undefined)
+    return start.kind === 'sign' && start.previous !== undefined
+      ? { previous: start.previous }
+      : {};
+  const ms = Math.round(performance.now() - t0);
+  const { serial, refreshAt } = kept;
+  const signed = { keys: [], rrsets: 0, serial, refreshAt, ms, resumed: true };
+  return { resumed: { zone: kept.zone, diagnostics: [], signed } };
+}
+
+/** Keep a signed version in the state folder; a failure is a warning (a restart then signs again). */
+async function keep(dir: string, zone: Zone): Promise<ZoneDiagnostic[]> {
+  try {
+    await keepSigned(dir, zone);
+    return [];
+  } catch (e) {
+    const message = `the signed ${zone.origin} could not be kept in ${dir} (${(e as Error).message}): a restart signs it again, with a new serial`;
+    return [{ code: 'DNSSEC_STATE_WRITE', message, severity: 'warning' }];
+  }
+}
+
+/**
+ * Inline signing of a zone loaded from `file`, with the served serial as one
+ * fact across restarts: with a state folder, a zone's first load
+ * (`previousSerial` undefined) starts from the state (`xfr/served-state.ts`:
+ * the kept signed version served again, or signed past the highest serial
+ * served), and each signed version is kept there.
+ */
+export async function signWithState(
+  file: string,
+  zone: Zone,
+  o: InlineSigning,
+  previousSerial: number | undefined,
+  loadOptions: LoadOptions,
+): Promise<InlineSignResult> {
+  const stateDir = o.stateDir;
+  let previous = previousSerial;
+  if (previous === undefined && stateDir !== undefined) {
+    const st = await fromState(file, zone, { ...o, stateDir }, loadOptions);
+    if (st.resumed) return st.resumed;
+    previous = st.previous;
+  }
+  const s = await signLoadedZone(zone, o, previous);
+  if (!s.zone || !s.signed || stateDir === undefined) return s;
+  return { ...s, diagnostics: [...s.diagnostics, ...(await keep(stateDir, s.zone))] };
 }

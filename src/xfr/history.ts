@@ -7,10 +7,10 @@
  *
  * At start the journal of each zone is read back and kept when its last
  * difference ends at the serial (and SOA) now loaded: a restart does not
- * force the secondaries into full transfers.
+ * force the secondaries into full transfers. The serial served for each
+ * content goes to the state folder too (`served-state.ts`).
  */
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { diffBytes, diffToSerial, diffZones, type ZoneDiff } from './core/diff.ts';
 import { decodeJournal, encodeJournal } from './core/journal.ts';
@@ -20,6 +20,7 @@ import type { Logger } from '../authority/log.ts';
 import { notifyAll, type NotifyOptions, type NotifyTarget } from './notify.ts';
 import type { Transfers } from './out.ts';
 import type { SwapInfo } from '../authority/reload.ts';
+import { ServedStates, stateFile } from './served-state.ts';
 
 export interface HistoryOptions {
   /** Differences kept per zone. 0: no IXFR history (IXFR answered in full). */
@@ -33,51 +34,9 @@ export interface HistoryOptions {
   readonly notifyOptions: NotifyOptions;
 }
 
-/** A zone's file in the state directory: the origin, with anything but [a-z0-9.-] as %XX, then `suffix`. */
-function stateFile(dir: string, origin: string, suffix: string): string {
-  const safe = origin.replace(
-    /[^a-z0-9.-]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-  return path.join(dir, `${safe === '.' ? 'root.' : safe}${suffix}`);
-}
-
 /** A zone's IXFR journal file. */
 export function journalFile(dir: string, origin: string): string {
   return stateFile(dir, origin, 'ixfr');
-}
-
-/** A zone's served-serial file (`{origin, serial, hash}`: the serial served for that file content). */
-export function serialFile(dir: string, origin: string): string {
-  return stateFile(dir, origin, 'serial');
-}
-
-/** The serials served before a restart, by origin (from the state directory; empty when there is none). */
-export async function readSerialState(
-  dir: string | undefined,
-  log: Logger,
-): Promise<Map<string, { serial: number; hash: string }>> {
-  const out = new Map<string, { serial: number; hash: string }>();
-  if (dir === undefined) return out;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return out;
-  }
-  for (const name of names.filter((n) => n.endsWith('.serial'))) {
-    const file = path.join(dir, name);
-    try {
-      const v = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-      const { origin, serial, hash } = v;
-      if (typeof origin !== 'string' || typeof hash !== 'string' || typeof serial !== 'number')
-        throw new Error('expected {"origin", "serial", "hash"}');
-      out.set(origin, { serial: serial >>> 0, hash });
-    } catch (e) {
-      log.warn('serial_state_unreadable', { file, error: (e as Error).message });
-    }
-  }
-  return out;
 }
 
 function sameSoa(a: Uint8Array, b: Uint8Array): boolean {
@@ -98,11 +57,14 @@ export class TransferHistory {
   private readonly log: Logger;
   private readonly abort = new AbortController();
   private readonly pending = new Set<Promise<void>>();
+  /** The serial served for each content, kept in the state folder (start warnings too). */
+  private readonly served: ServedStates;
 
   constructor(options: HistoryOptions, transfers: Transfers, log: Logger) {
     this.o = options;
     this.transfers = transfers;
     this.log = log;
+    this.served = new ServedStates(options.stateDir, log);
   }
 
   /** Called by the reloader after each swap with the zones served before and after, by origin. */
@@ -115,7 +77,7 @@ export class TransferHistory {
       const old = before.get(origin);
       if (old === zone) continue;
       const info = loaded.get(origin);
-      await this.persistSerial(zone, info);
+      await this.served.swapped(zone, info ?? {}, old === undefined);
       if (old === undefined) {
         // First load (start, or a new zone): the journal on disk, and a NOTIFY as BIND sends at start.
         await this.restore(zone);
@@ -207,26 +169,6 @@ export class TransferHistory {
       await rename(`${file}.tmp`, file);
     } catch (e) {
       this.log.warn('journal_write_failed', { zone: origin, file, error: (e as Error).message });
-    }
-  }
-
-  /** The serial served for this file content, so that a restart serves it again (`serial` policies). */
-  private async persistSerial(zone: Zone, info: SwapInfo | undefined): Promise<void> {
-    const dir = this.o.stateDir;
-    if (dir === undefined || info?.hash === undefined || info.version === undefined) return;
-    const file = serialFile(dir, zone.origin);
-    const serial = soaSerialOf(soaRecord(zone).rdata);
-    try {
-      await mkdir(dir, { recursive: true });
-      const text = `${JSON.stringify({ origin: zone.origin, serial, hash: info.hash })}\n`;
-      await writeFile(`${file}.tmp`, text);
-      await rename(`${file}.tmp`, file);
-    } catch (e) {
-      this.log.warn('serial_state_write_failed', {
-        zone: zone.origin,
-        file,
-        error: (e as Error).message,
-      });
     }
   }
 

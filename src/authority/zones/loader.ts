@@ -21,6 +21,10 @@ export function inlineSigningFor(config: ServerConfig, cwd: string): InlineSigni
     optOut: d.optOut,
     validity: d.validity,
     refresh: dnssecRefresh(d),
+    // Signed versions are kept with the served serial (a restart serves them again).
+    ...(config.transfer.stateDir !== null
+      ? { stateDir: path.resolve(cwd, config.transfer.stateDir) }
+      : {}),
   };
 }
 

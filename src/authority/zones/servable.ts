@@ -20,7 +20,7 @@ import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-
 import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
 import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
-import { signLoadedZone, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
+import { signWithState, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
 import { loadZoneFile, type LoadOptions } from './load.ts';
 
 export interface ZonePathOptions extends LoadOptions {
@@ -95,7 +95,7 @@ export async function zoneFromSource(
   };
   if (!r.zone || diagnostics.some((d) => refuses(d, strict))) return { ...base, diagnostics };
   if (!sign) return { ...base, zone: r.zone, diagnostics };
-  const s = await signLoadedZone(r.zone, sign, previousSerial);
+  const s = await signWithState(file, r.zone, sign, previousSerial, load);
   return {
     ...base,
     ...(s.zone ? { zone: s.zone } : {}),

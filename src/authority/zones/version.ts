@@ -20,7 +20,15 @@ export interface WorkerVersionRequest {
   readonly date: number;
   readonly before?: PackedZone;
   /** Before a restart, by origin: the serial served and the content hash it was served for. */
-  readonly restored?: ReadonlyMap<string, { readonly serial: number; readonly hash: string }>;
+  readonly restored?: ReadonlyMap<string, RestoredServed>;
+}
+
+/** What the state folder says of a zone served before a restart (`xfr/served-state.ts`). */
+export interface RestoredServed {
+  readonly serial: number;
+  readonly hash: string;
+  /** The highest serial ever served (a changed content goes past it). */
+  readonly highest?: number;
 }
 
 /** What comparing with the served version gave. */
@@ -78,7 +86,7 @@ export function compareVersion(
     date: v.date,
     diff: v.diff,
     ...(before ? { before } : {}),
-    ...(rest ? { restored: { serial: rest.serial, changed: hash !== rest.hash } } : {}),
+    ...(rest ? { restored: restoredServed(rest, hash) } : {}),
   });
   return {
     fileSerial: p.fileSerial,
@@ -87,4 +95,14 @@ export function compareVersion(
     ...(p.diff ? { diff: p.diff } : {}),
     ms: performance.now() - t0,
   };
+}
+
+/**
+ * The serial a restart compares with: the one served for an unchanged
+ * content (served again), the highest ever served for a changed one (the new
+ * version goes past every serial served, RFC 1982).
+ */
+function restoredServed(rest: RestoredServed, hash: string | undefined) {
+  const changed = hash !== rest.hash;
+  return { serial: changed ? (rest.highest ?? rest.serial) : rest.serial, changed };
 }

@@ -16,7 +16,6 @@ import { packZone, sharePacked, type PackedZone } from './transfer.ts';
 import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
 import {
   compareVersion,
-  hashFile,
   type VersionOutcome,
   type WorkerVersionRequest,
 } from './version.ts';
@@ -25,7 +24,12 @@ export type { VersionOutcome, WorkerVersionRequest };
 import { indexZone } from '../core/zone-lookup.ts';
 import { precomputeAnswers, type HotNames } from '../core/answer-pack.ts';
 import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
-import { keysFingerprint, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
+import {
+  contentHash,
+  keysFingerprint,
+  type InlineSignResult,
+  type InlineSigning,
+} from '../../dnssec/inline.ts';
 import { zoneFromSource } from './servable.ts';
 
 export interface LoadRequest {
@@ -102,9 +106,7 @@ async function sameContent(
   req: LoadRequest,
 ): Promise<{ hash: string | undefined; unchanged: boolean }> {
   if (req.previousHash === undefined) return { hash: undefined, unchanged: false };
-  let hash = await hashFile(req.file);
-  const sign = req.options.sign;
-  if (hash !== undefined && sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
+  const hash = await contentHash(req.file, req.options.sign);
   return { hash, unchanged: hash !== undefined && hash === req.previousHash };
 }
 

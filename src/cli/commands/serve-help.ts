@@ -99,10 +99,12 @@ Options:
                        of the peer's family, the kernel's choice for a
                        wildcard; config transfer.notifySource)
   --state-dir DIR      keep each zone's IXFR history in DIR (one journal file
-                       per zone), with --serial the serial served for each
-                       file content (a restart forces no full transfer and
-                       does not step the serial back), and the secondary
-                       zones' transferred copies
+                       per zone), the serial served for each content (with
+                       --keys the signed version too: a restart with the
+                       same files serves the same serial and signatures, a
+                       change goes past every serial served; no full
+                       transfer forced, no serial stepped back), and the
+                       secondary zones' transferred copies
   --secondary ZONE=ADDR:PORT[,key NAME]
                        serve ZONE as a secondary of the primary at ADDR:PORT
                        (repeatable; several primaries of one zone are tried

@@ -19,6 +19,8 @@ export const DNSSEC_KEY_CODES = {
   DNSSEC_KEYS_DIR: 'serve --keys (dnssec.keys) names no readable directory',
   DNSSEC_KEYS_UNREADABLE: "inline signing: the zone's key files cannot be read",
   DNSSEC_NO_KEYS: 'warning: inline signing finds no key for the zone; it is served unsigned',
+  DNSSEC_STATE_WRITE:
+    'warning: inline signing could not keep the signed version in the state folder (a restart signs again, with a new serial)',
   DNSSEC_SIGN_FAILED: 'inline signing of a zone failed (a reload keeps the version already served)',
 } as const;
 

@@ -1,0 +1,229 @@
+/**
+ * The served serial in the state folder (`transfer.stateDir`, `serve
+ * --state-dir`): reading and writing what `core/served-state.ts` decides
+ * with. Per zone, `<origin>serial` (JSON: the serial served, the content
+ * hash it was served for, the highest serial ever served, whether it was
+ * signed) and, for a zone signed inline, `<origin>signed` (the signed
+ * version served, as a zone file). Both are written whole into a temporary
+ * file renamed over the old one.
+ *
+ * The reload path calls `ServedStates.swapped` once per zone it swaps in
+ * (after the swap: that version is what secondaries may now hold); inline
+ * signing reads the state at a zone's first load (`startSigned`) and keeps
+ * each version it signs (`keepSigned`).
+ */
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Zone } from '../dns/core/zone/model.ts';
+import { writeZone } from '../dns/core/zone/writer.ts';
+import type { Logger } from '../authority/log.ts';
+import type { SerialPolicy } from './core/serial.ts';
+import { soaRecord, soaSerialOf } from './core/records.ts';
+import {
+  decodeServedState,
+  encodeServedState,
+  servedNow,
+  signingStart,
+  startWarning,
+  type ServedState,
+  type SigningStart,
+} from './core/served-state.ts';
+
+export type { ServedState };
+
+/** A zone's file in the state directory: the origin, with anything but [a-z0-9.-] as %XX, then `suffix`. */
+export function stateFile(dir: string, origin: string, suffix: string): string {
+  const safe = origin.replace(
+    /[^a-z0-9.-]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+  return path.join(dir, `${safe === '.' ? 'root.' : safe}${suffix}`);
+}
+
+/** A zone's served-serial file. */
+export function serialFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'serial');
+}
+
+/** The signed version of a zone signed inline, as served. */
+export function signedFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'signed');
+}
+
+/** Write `text` to `file` whole: a temporary file renamed over it. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, text);
+  await rename(`${file}.tmp`, file);
+}
+
+/** The state of every zone in the folder, by origin (empty without a folder). */
+export async function readServedStates(
+  dir: string | undefined,
+  log: Logger,
+): Promise<Map<string, ServedState>> {
+  const out = new Map<string, ServedState>();
+  if (dir === undefined) return out;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names.filter((n) => n.endsWith('.serial'))) {
+    const s = await readOne(path.join(dir, name), log);
+    if (s) out.set(s.origin, s);
+  }
+  return out;
+}
+
+async function readOne(file: string, log: Logger | undefined): Promise<ServedState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const r = decodeServedState(text);
+  if (r.ok) return r.value;
+  log?.warn('serial_state_unreadable', { file, code: r.error.code, error: r.error.message });
+  return undefined;
+}
+
+/** What a swap tells the state of one zone (`SwapInfo` of the reloader). */
+export interface SwappedZone {
+  /** Content hash of the version (undefined: the loader gave none; nothing is kept). */
+  readonly hash?: string | undefined;
+  /** Signed inline. */
+  readonly signed?: boolean | undefined;
+  /** The zone's serial policy. */
+  readonly policy?: SerialPolicy | undefined;
+}
+
+/** The state folder as the reload path sees it: start warnings, and the state after each swap. */
+export class ServedStates {
+  private readonly dir: string | undefined;
+  private readonly log: Logger;
+  private states: Promise<Map<string, ServedState>> | undefined;
+
+  constructor(dir: string | undefined, log: Logger) {
+    this.dir = dir;
+    this.log = log;
+  }
+
+  private all(): Promise<Map<string, ServedState>> {
+    this.states ??= readServedStates(this.dir, this.log);
+    return this.states;
+  }
+
+  /**
+   * A version of `zone` was swapped in: at its first load, warn when the
+   * serial served may be below the one secondaries hold; then keep it as the
+   * serial served for its content.
+   */
+  async swapped(zone: Zone, info: SwappedZone, first: boolean): Promise<void> {
+    const serial = soaSerialOf(soaRecord(zone).rdata);
+    const states = await this.all();
+    const before = states.get(zone.origin);
+    if (first) this.warnAtStart(zone, info, serial, before);
+    if (this.dir === undefined || info.hash === undefined) return;
+    const now = servedNow(before, zone.origin, serial, info.hash, info.signed === true);
+    states.set(zone.origin, now);
+    const file = serialFile(this.dir, zone.origin);
+    try {
+      await replaceFile(file, encodeServedState(now));
+    } catch (e) {
+      this.log.warn('serial_state_write_failed', {
+        zone: zone.origin,
+        file,
+        error: (e as Error).message,
+      });
+    }
+  }
+
+  private warnAtStart(
+    zone: Zone,
+    info: SwappedZone,
+    serial: number,
+    before: ServedState | undefined,
+  ): void {
+    const rewrites = info.signed === true || (info.policy ?? 'keep') !== 'keep';
+    const w = startWarning(this.dir !== undefined, before, serial, rewrites);
+    if (w?.kind === 'no-state')
+      this.log.warn('serial_not_remembered', {
+        code: 'SERIAL_NOT_REMEMBERED',
+        zone: zone.origin,
+        serial,
+        note: `${info.signed ? 'inline signing' : `serial policy ${info.policy}`} raises the serial past the file's, but without a state folder (--state-dir, transfer.stateDir) the serial served is not kept: after a restart the zone starts again from its file's serial, which may be below the one secondaries hold (they then keep their version)`,
+      });
+    else if (w?.kind === 'below-served')
+      this.log.warn('zone_serial_below_served', {
+        code: 'SERIAL_BELOW_SERVED',
+        zone: zone.origin,
+        serial,
+        highest: w.highest,
+        note: 'the file serial is below one served before (RFC 1982): secondaries that hold it will not transfer this version; raise the serial in the file past it, or use a serial policy',
+      });
+  }
+}
+
+/** The signed version kept for a zone, with its serial and when its signatures need refreshing. */
+export interface KeptSigned {
+  readonly zone: Zone;
+  readonly serial: number;
+  /** Epoch ms: the earliest RRSIG expiration less the refresh margin. */
+  readonly refreshAt: number;
+}
+
+/**
+ * How inline signing starts `origin` (its first load in this process): the
+ * signed version kept, when its content and keys are those the state names
+ * and its signatures are not due; else sign, past the highest serial ever
+ * served. `load` reads a zone file (the zone loader, so the kept version is
+ * checked as any file is).
+ */
+export async function startSigned(
+  dir: string,
+  origin: string,
+  hash: string | undefined,
+  load: (file: string) => Promise<Zone | undefined>,
+  refreshSeconds: number,
+  nowMs = Date.now(),
+): Promise<{ start: SigningStart; kept?: KeptSigned }> {
+  const state = await readOne(serialFile(dir, origin), undefined);
+  let kept: KeptSigned | undefined;
+  const zone = state?.signed
+    ? await load(signedFile(dir, origin)).catch(() => undefined)
+    : undefined;
+  if (zone !== undefined && zone.origin === origin) {
+    const exp = earliestExpiration(zone);
+    if (exp !== undefined) {
+      const serial = soaSerialOf(soaRecord(zone).rdata);
+      kept = { zone, serial, refreshAt: (exp - refreshSeconds) * 1000 };
+    }
+  }
+  const start = signingStart(state, hash, kept, nowMs);
+  return { start, ...(kept && start.kind === 'resume' ? { kept } : {}) };
+}
+
+/** Keep a signed version (before it is served: a start then finds the version the state names). */
+export async function keepSigned(dir: string, zone: Zone): Promise<void> {
+  await replaceFile(signedFile(dir, zone.origin), writeZone(zone));
+}
+
+/** The earliest signature expiration of a zone (seconds since the epoch), if it has RRSIGs. */
+function earliestExpiration(zone: Zone): number | undefined {
+  let min: number | undefined;
+  for (const node of zone.nodes.values()) {
+    const sigs = node.rrsets.get(46);
+    if (sigs === undefined) continue;
+    for (const r of sigs.records) {
+      const d = r.rdata;
+      if (d.length < 12) continue;
+      // RFC 4034 section 3.1: type covered (2), algorithm, labels, original TTL (4), then the expiration.
+      const exp = ((d[8]! << 24) | (d[9]! << 16) | (d[10]! << 8) | d[11]!) >>> 0;
+      if (min === undefined || exp < min) min = exp;
+    }
+  }
+  return min;
+}
