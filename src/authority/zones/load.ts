@@ -91,7 +91,7 @@ export interface LoadResult {
    * columns on first access: a server that only needs `zone` never makes them.
    */
   readonly records: readonly ResourceRecord[];
-  /** The NAPTR records of `records` (what the lint reads), made on first access without the others. */
+  /** The NAPTR records of `records` (what the lint reads), made at each access without the others. */
   readonly naptr: readonly ResourceRecord[];
   readonly expects: readonly ExpectDirective[];
 }
@@ -247,16 +247,16 @@ function result(
   outOfZone: boolean,
 ): LoadResult {
   let records: ResourceRecord[] | undefined;
-  let naptr: ResourceRecord[] | undefined;
   return {
     ...fields,
     get records(): readonly ResourceRecord[] {
       return (records ??= recordViews(store, outOfZone));
     },
+    // Not kept: the server's load reads them once, and its zone outlives the views.
     get naptr(): readonly ResourceRecord[] {
-      return (naptr ??= records
+      return records
         ? records.filter((r) => r.type === TYPE_NAPTR)
-        : recordViews(store, outOfZone, TYPE_NAPTR));
+        : recordViews(store, outOfZone, TYPE_NAPTR);
     },
   };
 }
