@@ -555,41 +555,75 @@ function readDefault(
   return readRoute(r, v, true);
 }
 
-function readTop(r: Reader, top: Node): RoutingTable {
-  const m = r.mapping(top, 'the table', TOP_KEYS);
+/**
+ * Read one part of the table; its mistake is kept in `errors` (and
+ * `undefined` returned) so that one run reports the mistakes of every part,
+ * not the first one only.
+ */
+function attempt<T>(errors: TableError[], read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof TableError)) throw e;
+    errors.push(e);
+    return undefined;
+  }
+}
+
+/** The table, or every mistake found in its parts (each part read on its own). */
+function readTop(r: Reader, top: Node): RoutingTable | TableError[] {
+  const errors: TableError[] = [];
+  const m = attempt(errors, () => r.mapping(top, 'the table', TOP_KEYS));
+  if (!m) return errors;
   const zp = m.get('zone');
-  if (!zp) r.fail('TABLE_MISSING_KEY', 'the table needs zone: <apex name>', top);
-  const zone = r.name(zp, 'zone');
-  const ns = readNs(r, m.get('ns'), top, zone);
+  const zone = attempt(errors, () => {
+    if (!zp) r.fail('TABLE_MISSING_KEY', 'the table needs zone: <apex name>', top);
+    return r.name(zp, 'zone');
+  });
+  const ns =
+    zone === undefined ? undefined : attempt(errors, () => readNs(r, m.get('ns'), top, zone));
   const rp = m.get('routes');
-  if (!rp || !isSeq(rp.value))
-    r.fail(
-      'TABLE_NO_ROUTES',
-      'routes must be a list (it may be empty: routes: [])',
-      rp?.value ?? top,
+  let routes: (Route | undefined)[] = [];
+  if (!rp || !isSeq(rp.value)) {
+    attempt(errors, () =>
+      r.fail(
+        'TABLE_NO_ROUTES',
+        'routes must be a list (it may be empty: routes: [])',
+        rp?.value ?? top,
+      ),
     );
-  const routes = (rp.value.items as Node[]).map((n) => readRoute(r, n, false));
-  const dflt = readDefault(r, m.get('default'), top);
-  if (dflt === 'missing') {
-    r.fail(
+  } else {
+    routes = (rp.value.items as Node[]).map((n) => attempt(errors, () => readRoute(r, n, false)));
+  }
+  const dflt = attempt(errors, () => {
+    const d = readDefault(r, m.get('default'), top);
+    if (d !== 'missing') return d;
+    return r.fail(
       'TABLE_NO_DEFAULT',
       'say what happens to every other URN: default: { url: ... } (or zone:, srv:, host:, handoff:), or default: none',
       top,
     );
-  }
+  });
   const tp = m.get('ttl');
   const op = m.get('owner');
   const cp = m.get('comment');
+  const ttl = attempt(errors, () => (tp ? r.integer(tp, 'ttl', 0, 0x7fffffff) : 3600));
+  const owner = attempt(errors, () => (op ? r.name(op, 'owner') : zone));
+  const comment = attempt(errors, () => (cp ? r.string(cp, 'comment') : undefined));
+  const soa =
+    ns === undefined ? undefined : attempt(errors, () => readSoa(r, m.get('soa'), zone!, ns));
+  if (errors.length > 0) return errors;
+  const read = routes as Route[];
   return {
-    zone,
-    ttl: tp ? r.integer(tp, 'ttl', 0, 0x7fffffff) : 3600,
-    soa: readSoa(r, m.get('soa'), zone, ns),
-    ns,
-    owner: op ? r.name(op, 'owner') : zone,
-    routes,
+    zone: zone!,
+    ttl: ttl!,
+    soa: soa!,
+    ns: ns!,
+    owner: owner!,
+    routes: read,
     // The default's example, unless the table gives one: a URN that no route takes.
-    default: dflt && dflt.example === '' ? { ...dflt, example: unroutedExample(routes) } : dflt,
-    ...(cp ? { comment: r.string(cp, 'comment') } : {}),
+    default: dflt && dflt.example === '' ? { ...dflt, example: unroutedExample(read) } : dflt!,
+    ...(comment !== undefined ? { comment } : {}),
   };
 }
 
@@ -612,19 +646,17 @@ export function readRoutingTable(text: string): ReadTableResult {
     };
   }
   const r = new Reader(lc);
-  let table: RoutingTable;
-  try {
-    table = readTop(r, doc.contents as Node);
-  } catch (e) {
-    if (e instanceof TableError) {
-      return {
-        ok: false,
-        diagnostics: [
-          { code: e.code, message: e.message, severity: 'error', position: e.position },
-        ],
-      };
-    }
-    throw e;
+  const table = readTop(r, doc.contents as Node);
+  if (Array.isArray(table)) {
+    return {
+      ok: false,
+      diagnostics: table.map((e) => ({
+        code: e.code,
+        message: e.message,
+        severity: 'error' as const,
+        position: e.position,
+      })),
+    };
   }
   const found = validateRoutes(table, (u) => {
     const n = normalizeLexUrn(u);

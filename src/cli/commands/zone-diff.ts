@@ -4,6 +4,7 @@
  * deleted, the new SOA, the records added; a warning when the serial does
  * not go up (RFC 1982), since secondaries would then not transfer the change.
  */
+import { open } from 'node:fs/promises';
 import { parseCommandArgs } from '../args.ts';
 import { EXIT_OK, UsageError, type CliIo } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
@@ -24,7 +25,8 @@ to standard error when the new serial is not greater than the old one
 (RFC 1982 serial arithmetic): secondaries would not transfer the change.
 
 Options:
-  --origin NAME  the zone's origin (default: from the file names or content)
+  --origin NAME  the zone's origin (default: each file's own leading $ORIGIN,
+                 else its file name <origin>.zone, else its content)
   -h, --help     show this help
 
 Exit codes: 0 the difference was printed (possibly empty), 1 a file did not
@@ -51,10 +53,11 @@ export async function zoneDiff(argv: readonly string[], io: CliIo): Promise<numb
     return EXIT_OK;
   }
   if (positionals.length !== 2) throw new UsageError('zone diff takes two files: OLD NEW');
-  const opts = values.origin !== undefined ? { origin: values.origin } : {};
   const zones = [];
   for (const file of positionals) {
-    const r = await loadZoneFile(file, opts);
+    // The file's own $ORIGIN wins over its name (pt.old.zone is not the zone pt.old.).
+    const origin = values.origin ?? (await leadingOrigin(file));
+    const r = await loadZoneFile(file, origin !== undefined ? { origin } : {});
     const errors = r.diagnostics.filter((d) => d.severity === 'error');
     for (const d of errors) {
       const at = d.position
@@ -94,6 +97,35 @@ export async function zoneDiff(argv: readonly string[], io: CliIo): Promise<numb
   ];
   io.out(`${out.join('\n')}\n`);
   return EXIT_OK;
+}
+
+/**
+ * The absolute name of a `$ORIGIN` directive that comes before any record
+ * (after blank lines, comments and `$TTL` only), read from the file's first
+ * 64 KiB; undefined when there is none or the file cannot be read (the
+ * loader then reports why).
+ */
+export async function leadingOrigin(file: string): Promise<string | undefined> {
+  let head: string;
+  try {
+    const fh = await open(file);
+    try {
+      const buf = Buffer.alloc(65536);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      head = buf.toString('utf8', 0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+  for (const raw of head.split('\n')) {
+    const text = raw.replace(/;.*$/, '').trim();
+    if (text === '' || /^\$TTL\s/i.test(text)) continue;
+    const m = /^\$ORIGIN\s+(\S+)$/i.exec(text);
+    return m && m[1]!.endsWith('.') ? m[1] : undefined;
+  }
+  return undefined;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
