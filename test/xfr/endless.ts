@@ -78,8 +78,13 @@ export async function streamEndless(
     first = false;
     if (!ok)
       await new Promise<void>((resolve) => {
-        socket.once('drain', resolve);
-        socket.once('close', resolve);
+        const go = () => {
+          socket.off('drain', go);
+          socket.off('close', go);
+          resolve();
+        };
+        socket.on('drain', go);
+        socket.on('close', go);
       });
   }
 }
@@ -110,18 +115,13 @@ export function takeRequest(
   return { id: req.readUInt16BE(0), q, req, rest: buf.subarray(2 + req.length) };
 }
 
-/**
- * A primary that answers SOA queries with `serial` and every AXFR or IXFR
- * with an endless stream (`mode: 'endless'`) or a drip (`'drip'`); `sent`
- * counts the records written.
- */
-export function endlessPrimary(
-  mode: 'endless' | 'drip',
-  serial: number,
-  host = '127.0.0.1',
-  dripMs = 2000,
-): Promise<{ server: net.Server; port: number; sent: { records: number } }> {
-  const sent = { records: 0 };
+type Request = NonNullable<ReturnType<typeof takeRequest>>;
+
+/** A TCP server on `host` that hands each framed request to `onRequest`. */
+function primaryServer(
+  host: string,
+  onRequest: (socket: net.Socket, r: Request) => void,
+): Promise<{ server: net.Server; port: number }> {
   const server = net.createServer((socket) => {
     let buf: Buffer = Buffer.alloc(0);
     socket.on('error', () => undefined);
@@ -129,15 +129,58 @@ export function endlessPrimary(
       buf = Buffer.concat([buf, chunk]);
       for (let r = takeRequest(buf); r; r = takeRequest(buf)) {
         buf = r.rest;
-        if (r.q.type === 'SOA') socket.write(framed(r.id, [soaAnswer(r.q.name, serial)], r.q));
-        else if (mode === 'endless') void streamEndless(socket, r.id, r.q, serial, sent);
-        else void drip(socket, r.id, r.q, serial, dripMs);
+        onRequest(socket, r);
       }
     });
   });
   return new Promise((resolve) =>
     server.listen(0, host, () =>
-      resolve({ server, port: (server.address() as net.AddressInfo).port, sent }),
+      resolve({ server, port: (server.address() as net.AddressInfo).port }),
     ),
   );
+}
+
+/**
+ * A primary that answers SOA queries with `serial` and every AXFR or IXFR
+ * with an endless stream (`mode: 'endless'`) or a drip (`'drip'`); `sent`
+ * counts the records written.
+ */
+export async function endlessPrimary(
+  mode: 'endless' | 'drip',
+  serial: number,
+  host = '127.0.0.1',
+  dripMs = 2000,
+): Promise<{ server: net.Server; port: number; sent: { records: number } }> {
+  const sent = { records: 0 };
+  const p = await primaryServer(host, (socket, r) => {
+    if (r.q.type === 'SOA') socket.write(framed(r.id, [soaAnswer(r.q.name, serial)], r.q));
+    else if (mode === 'endless') void streamEndless(socket, r.id, r.q, serial, sent);
+    else void drip(socket, r.id, r.q, serial, dripMs);
+  });
+  return { ...p, sent };
+}
+
+/**
+ * A primary whose SOA answer and transfers carry serials set from outside
+ * (`serials.soa`, `serials.xfr`): a transfer may end on another serial
+ * than the SOA query announced. Every AXFR or IXFR is answered with the
+ * whole zone (the SOA, an NS, an A, the SOA).
+ */
+export function scriptedPrimary(
+  serials: { soa: number; xfr: number },
+  host = '127.0.0.1',
+): Promise<{ server: net.Server; port: number }> {
+  return primaryServer(host, (socket, r) => {
+    const origin = `${r.q.name.toLowerCase().replace(/\.$/, '')}.`;
+    if (r.q.type === 'SOA') {
+      socket.write(framed(r.id, [soaAnswer(origin, serials.soa)], r.q));
+      return;
+    }
+    const soa = soaAnswer(origin, serials.xfr);
+    const body: dnsPacket.Answer[] = [
+      { type: 'NS', name: origin, ttl: 60, data: `ns1.${origin}` },
+      { type: 'A', name: `ns1.${origin}`, ttl: 60, data: '127.0.0.1' },
+    ];
+    socket.write(framed(r.id, [soa, ...body, soa], r.q));
+  });
 }
