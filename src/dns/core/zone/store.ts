@@ -49,6 +49,35 @@ const BLOCK_BITS = 20;
 /** Arena block size: RDATA is at most 65535 octets, so a record never spans blocks. */
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
+/**
+ * The first size of an arena block: a block grows (copied, keeping its index,
+ * so offsets stay valid) by 4x up to BLOCK before the next one is started,
+ * so a zone of a few records holds a few KB, not 1 MiB (issue 30: thousands
+ * of small zones).
+ */
+const FIRST_BLOCK = 4096;
+/** First capacity of the record, name and RRset columns (doubled as they fill). */
+const FIRST_ROWS = 32;
+
+/**
+ * The block to write `len` more octets into at `used`: `last` itself, or
+ * `last` grown (a copy replacing it in `blocks`) while under BLOCK, or a new
+ * block pushed on `blocks` (writing starts at 0 there).
+ */
+function roomFor(blocks: Uint8Array[], last: Uint8Array, used: number, len: number): Uint8Array {
+  if (used + len <= last.length) return last;
+  if (blocks.length > 0 && last.length < BLOCK && used + len <= BLOCK) {
+    let size = last.length * 4;
+    while (size < used + len) size *= 4;
+    const grown = new Uint8Array(Math.min(size, BLOCK));
+    grown.set(last.subarray(0, used));
+    blocks[blocks.length - 1] = grown;
+    return grown;
+  }
+  const fresh = new Uint8Array(blocks.length === 0 ? Math.max(FIRST_BLOCK, len) : BLOCK);
+  blocks.push(fresh);
+  return fresh;
+}
 /** RRsets with at least this many records check duplicates with a hash set. */
 const BIG_SET = 32;
 
@@ -180,15 +209,15 @@ export interface StoreTransfer {
 export class ZoneStore implements RecordSink {
   // Records, in file order.
   private recCount = 0;
-  private recNode: Int32Array = new Int32Array(1024);
-  private recType: Uint16Array = new Uint16Array(1024);
-  private recTtl: Uint32Array = new Uint32Array(1024);
-  private recOff: Uint32Array = new Uint32Array(1024);
-  private recLen: Uint16Array = new Uint16Array(1024);
-  private recLine: Uint32Array = new Uint32Array(1024);
+  private recNode: Int32Array = new Int32Array(FIRST_ROWS);
+  private recType: Uint16Array = new Uint16Array(FIRST_ROWS);
+  private recTtl: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private recOff: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private recLen: Uint16Array = new Uint16Array(FIRST_ROWS);
+  private recLine: Uint32Array = new Uint32Array(FIRST_ROWS);
   /** Next record of the same RRset (-1 at the end). */
-  private recNext: Int32Array = new Int32Array(1024);
-  private recFlags: Uint8Array = new Uint8Array(1024);
+  private recNext: Int32Array = new Int32Array(FIRST_ROWS);
+  private recFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
   /** File index per record; absent while every record comes from files[0]. */
   private recFile: Uint32Array | undefined;
   /** Column of each record's first token; absent while every record starts in column 1. */
@@ -208,16 +237,16 @@ export class ZoneStore implements RecordSink {
   // JavaScript string until asked for (`name(n)`): a million strings and Map
   // entries would live on the heap and make V8 grow its young generation.
   private nodeCount = 0;
-  private nodeNameOff: Uint32Array = new Uint32Array(1024);
-  private nodeNameLen: Uint16Array = new Uint16Array(1024);
-  private nodeHash: Uint32Array = new Uint32Array(1024);
-  private nodeFirstSet: Int32Array = new Int32Array(1024);
-  private nodeFlags: Uint8Array = new Uint8Array(1024);
+  private nodeNameOff: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private nodeNameLen: Uint16Array = new Uint16Array(FIRST_ROWS);
+  private nodeHash: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private nodeFirstSet: Int32Array = new Int32Array(FIRST_ROWS);
+  private nodeFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
   private nameBlocks: Uint8Array[] = [];
   private nameBlock: Uint8Array = new Uint8Array(0);
   private nameUsed = 0;
   /** Name table: row + 1 per slot, 0 = free; at most half full. */
-  private slots: Int32Array = new Int32Array(2048);
+  private slots: Int32Array = new Int32Array(2 * FIRST_ROWS);
   /** Some name is not in the canonical spelling (a record made by hand): `findKey` cannot be used. */
   private nonCanonical = false;
   private cachedNode = -1;
@@ -225,15 +254,15 @@ export class ZoneStore implements RecordSink {
 
   // RRsets.
   private setCount = 0;
-  private setNode: Int32Array = new Int32Array(1024);
-  private setType: Uint16Array = new Uint16Array(1024);
-  private setTtl: Uint32Array = new Uint32Array(1024);
-  private setFirst: Int32Array = new Int32Array(1024);
-  private setLast: Int32Array = new Int32Array(1024);
-  private setSize: Uint32Array = new Uint32Array(1024);
+  private setNode: Int32Array = new Int32Array(FIRST_ROWS);
+  private setType: Uint16Array = new Uint16Array(FIRST_ROWS);
+  private setTtl: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private setFirst: Int32Array = new Int32Array(FIRST_ROWS);
+  private setLast: Int32Array = new Int32Array(FIRST_ROWS);
+  private setSize: Uint32Array = new Uint32Array(FIRST_ROWS);
   /** Next RRset of the same name (-1 at the end). */
-  private setNext: Int32Array = new Int32Array(1024);
-  private setFlags: Uint8Array = new Uint8Array(1024);
+  private setNext: Int32Array = new Int32Array(FIRST_ROWS);
+  private setFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
 
   private readonly bigSets = new Map<number, Set<string>>();
   private readonly pending: PendingDiagnostic[] = [];
@@ -723,11 +752,9 @@ export class ZoneStore implements RecordSink {
     }
     this.nodeFirstSet[n] = -1;
     this.nodeFlags[n] = 0;
-    if (this.nameUsed + len > this.nameBlock.length) {
-      this.nameBlock = new Uint8Array(BLOCK);
-      this.nameBlocks.push(this.nameBlock);
-      this.nameUsed = 0;
-    }
+    const blocks = this.nameBlocks.length;
+    this.nameBlock = roomFor(this.nameBlocks, this.nameBlock, this.nameUsed, len);
+    if (this.nameBlocks.length !== blocks) this.nameUsed = 0;
     return n;
   }
 
@@ -785,11 +812,9 @@ export class ZoneStore implements RecordSink {
   /** Copy `len` octets into the arena; returns the record offset. */
   private store(src: Uint8Array, len: number): number {
     if (len === 0) return 0;
-    if (this.used + len > this.block.length) {
-      this.block = new Uint8Array(BLOCK);
-      this.blocks.push(this.block);
-      this.used = 0;
-    }
+    const blocks = this.blocks.length;
+    this.block = roomFor(this.blocks, this.block, this.used, len);
+    if (this.blocks.length !== blocks) this.used = 0;
     const start = this.used;
     const block = this.block;
     for (let k = 0; k < len; k++) block[start + k] = src[k]!;
