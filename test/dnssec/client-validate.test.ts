@@ -15,7 +15,12 @@ import { run } from '../../src/cli/main.ts';
 import { LexClient } from '../../src/client/resolve.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { SAMPLE_ZONES, startBogusServer, type Harness } from '../server/harness.ts';
+import {
+  SAMPLE_ZONES,
+  startBogusServer,
+  startTestServer,
+  type Harness,
+} from '../server/harness.ts';
 import { bindSign, corrupt } from './bind-sign.ts';
 
 const signer = toolOrSkip('dnssec-signzone');
@@ -89,6 +94,28 @@ describe.skipIf(signer.skipReason !== undefined)('resolve --validate', () => {
       ]);
     },
   );
+
+  it('--doh: validated through a DoH server that does not validate (lexroute serve --doh)', async () => {
+    const doh = await startTestServer(
+      SIGNED.slice(0, 3).map((o) => path.join(tmp, `${o}zone`)),
+      { doh: { listen: [{ host: '127.0.0.1', port: 0 }] } },
+    );
+    try {
+      const io = captureIo();
+      const url = doh.server.doh[0]!.url;
+      const args = ['resolve', '--validate', '--trust-anchor', anchorFile, '--doh', url];
+      const code = await run([...args, '--no-http', '--trace', IT], io);
+      expect(code, io.stdout() + io.stderr()).toBe(0);
+      const steps = io
+        .stdout()
+        .split('\n')
+        .filter((l) => /^step \d+ {2}NAPTR/.test(l));
+      expect(steps.length).toBe(4);
+      for (const s of steps) expect(s).toMatch(/\(doh.*, secure \(validated/);
+    } finally {
+      await doh.close();
+    }
+  });
 
   it('a corrupted signature: DNSSEC_BOGUS with the reason', async () => {
     const r = await resolve('--server', 'urn:lex:de:bund:gesetz:1896-08-18;bgb', '--trace');
