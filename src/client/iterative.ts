@@ -130,11 +130,16 @@ export class IterativeResolver implements RecordResolver {
     return this.resolve(qname, qtype, { queries: 0 }, 0, [], signal);
   }
 
-  /** The closest cut we hold a live delegation for, else the root. */
-  private start(qname: string): Position {
+  /**
+   * The closest cut we hold a live delegation for, else the root. A DS query
+   * starts above the name's own cut: DS lives on the parent side (RFC 4035
+   * section 3.1.4.1: "the DS RRset ... [is] authoritative data in the parent
+   * zone"), which the child's servers cannot answer.
+   */
+  private start(qname: string, qtype: QueryType): Position {
     const labels = canonicalName(qname).split('.');
     const now = this.now();
-    for (let i = 0; i < labels.length; i++) {
+    for (let i = qtype === 'DS' ? 1 : 0; i < labels.length; i++) {
       const cut = labels.slice(i).join('.');
       const d = this.delegations.get(cut);
       if (d && d.expires > now)
@@ -152,7 +157,7 @@ export class IterativeResolver implements RecordResolver {
     cnameChain: string[],
     signal: AbortSignal | undefined,
   ): Promise<IterativeResult> {
-    const at = this.start(qname);
+    const at = this.start(qname, qtype);
     const w: Walk = {
       qname,
       qtype,

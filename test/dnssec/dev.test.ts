@@ -5,6 +5,8 @@
  * with every zone stubbed to the server that serves it, gives AD on the
  * chain; `resolve --dnssec` through it resolves every sample URN with every
  * step secure, HTTP step included (Campinas: S rule, SRV and address).
+ * Without Unbound, `resolve --validate --trust-anchor` (lexroute checking
+ * the signatures itself) does the same from the root, iteratively.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,7 +25,6 @@ let chain: RunningDevChain;
 let u: Daemon;
 
 beforeAll(async () => {
-  if (unbound.skipReason) return;
   chain = await startDevChain({
     config: devConfig(),
     cwd: REPO,
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const stubs = chain.dns.flatMap((d) =>
     d.origins.map((origin) => ({ origin, host: d.host, port: d.port })),
   );
+  if (unbound.skipReason) return;
   u = await startUnbound(unbound.path!, await freePort(), stubs, 'lex.urn.arpa.', [
     chain.dnssec!.anchor,
   ]);
@@ -41,6 +43,27 @@ beforeAll(async () => {
 afterAll(async () => {
   await u?.close();
   await chain?.close();
+});
+
+/** The DNS steps of a --trace text (NAPTR, SRV, address). */
+function dnsSteps(out: string): string[] {
+  return out.split('\n').filter((l) => /^(step \d+ {2}NAPTR|SRV |A {4}|AAAA )/.test(l));
+}
+
+describe('lexroute dev --dnssec, validated by lexroute', () => {
+  it('every sample URN resolves with --validate from the root, every step secure', async () => {
+    const root = `${chain.dns[0]!.host}:${chain.dns[0]!.port}`;
+    for (const urn of Object.keys(EXPECTED)) {
+      const io = captureIo();
+      const args = ['resolve', '--validate', '--trust-anchor', chain.dnssec!.anchorFile];
+      const code = await run([...args, '--root', root, '--trace', urn], io);
+      expect(code, `${urn}\n${io.stdout()}${io.stderr()}`).toBe(0);
+      const steps = dnsSteps(io.stdout());
+      expect(steps.length).toBeGreaterThanOrEqual(3);
+      for (const s of steps) expect(s, urn).toMatch(/, secure \(validated: \S+ from anchor \.\)$/);
+      expect(io.stdout()).toContain(EXPECTED[urn]!.url);
+    }
+  }, 60_000);
 });
 
 describe.skipIf(unbound.skipReason !== undefined)('lexroute dev --dnssec', () => {

@@ -72,7 +72,9 @@ export function describeChain(
       "DNSSEC: every zone signed at start (one ECDSAP256SHA256 key per zone, NSEC; parents hold their children's DS).",
       `  trust anchor (the sample root's key): ${chain.dnssec.anchorFile}`,
       `  for BIND/delv: ${chain.dnssec.bindAnchorFile}`,
-      `  put a validating resolver with that anchor in front (README: "A signed chain"), then:`,
+      '  lexroute validates the chain itself from that anchor, secure end to end:',
+      `  npx lexroute resolve --validate --trust-anchor ${sh(chain.dnssec.anchorFile)} --root ${chain.dns[0]!.host}:${chain.dns[0]!.port} --trace ${sh('urn:lex:br;sao.paulo;campinas:municipal:lei.complementar:2018-01-08;189')}`,
+      `  or trust a validating resolver with that anchor in front (README: "A signed chain"):`,
       `  npx lexroute resolve --dnssec --server <resolver> --trace ${sh('urn:lex:it:stato:legge:2000-04-03;56')}`,
     );
   }
