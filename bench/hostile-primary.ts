@@ -193,7 +193,9 @@ async function older(root: string): Promise<string> {
 const roots: [string, string, boolean][] = [['this checkout', ROOT, true]];
 if (values.before) roots.push(['before', values.before, false]);
 for (const [label, root, current] of roots) {
-  console.log(`\n== ${label} (${root}), serve --max-old-space-size=${values.heap}`);
+  const heap =
+    values.heap === '0' ? "V8's default heap limit" : `--max-old-space-size=${values.heap}`;
+  console.log(`\n== ${label} (${root}), serve under ${heap}`);
   console.log(`endless AXFR: ${await endless(root)}`);
   console.log(`drip 1 octet / 2 s: ${await drip(root, current)}`);
   console.log(`older serial: ${await older(root)}`);
