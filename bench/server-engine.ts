@@ -9,12 +9,18 @@
  * RRL's clock is read once per event-loop turn; this loop never yields, so
  * here it is read once (the server reads it once per 32 datagrams at most).
  *
+ * And the cost of the query pipeline (`pipeline.ts`: one parse, the TSIG
+ * check, dispatch, the RRL stage) over Engine.respond alone, best of 5 each.
+ *
  * Usage: node bench/server-engine.ts [ZONE_FILE]
  */
 import dnsPacket from 'dns-packet';
 import { DEFAULT_RRL_CONFIG } from '../src/config/server.ts';
 import { Engine, TRANSPORT_UDP } from '../src/authority/engine.ts';
 import { Rrl } from '../src/authority/rrl.ts';
+import { createLogger } from '../src/authority/log.ts';
+import { createLogSummary } from '../src/authority/log-summary.ts';
+import { QueryPipeline } from '../src/authority/pipeline.ts';
 import { loadZoneFile, loadZoneText } from '../src/authority/zones/load.ts';
 
 const N = 300;
@@ -75,9 +81,9 @@ const rrl = new Rrl({ ...DEFAULT_RRL_CONFIG, responsesPerSecond: 1e9 });
 const sources = Array.from({ length: 64 }, (_, i) => `10.0.${i}.${i + 1}`);
 let n = 0;
 const withRrl = (q: Buffer) => {
-  const out = engine.respond(q, TRANSPORT_UDP);
-  rrl.check(sources[(n++ >> 4) & 63]!, engine, rrl.nowSecond());
-  return out;
+  const a = engine.query(q, TRANSPORT_UDP)!;
+  rrl.check(sources[(n++ >> 4) & 63]!, a, rrl.nowSecond());
+  return a.bytes;
 };
 let [off, on] = [0, 0];
 for (let r = 0; r < 5; r++) {
@@ -88,6 +94,30 @@ for (let r = 0; r < 5; r++) {
   on = Math.max(on, time('Engine.respond + Rrl.check (mix)', withRrl));
 }
 console.log(`ratio RRL on / off (in process, best of 5): ${(on / off).toFixed(3)}`);
+
+// The query pipeline around the engine (parse, TSIG check, dispatch, RRL stage), as the
+// UDP listener calls it: the cost of the front door over Engine.respond, best of 5 each.
+const summary = createLogSummary(
+  createLogger(() => undefined, 'error', 'json'),
+  60_000,
+);
+const pipeline = new QueryPipeline({ engine: () => engine, summary });
+const viaPipeline = (q: Buffer) => {
+  const o = pipeline.handle(q, TRANSPORT_UDP, '10.0.0.1');
+  return o.kind === 'answer' ? o.bytes : undefined;
+};
+let [direct, piped] = [0, 0];
+for (let r = 0; r < 5; r++) {
+  direct = Math.max(
+    direct,
+    time('Engine.respond (mix)', (q) => engine.respond(q, TRANSPORT_UDP)),
+  );
+  piped = Math.max(piped, time('QueryPipeline.handle (mix)', viaPipeline));
+}
+console.log(
+  `ratio pipeline / Engine.respond (in process, best of 5): ${(piped / direct).toFixed(3)}`,
+);
+summary.close();
 
 // Per kind of query.
 const kinds: [string, Buffer][] = [

@@ -14,7 +14,8 @@ import { Engine, type EngineOptions } from './engine.ts';
 import { createLogger, type LogFormat, type Logger } from './log.ts';
 import { createLogSummary } from './log-summary.ts';
 import { workerFamilies } from './metrics.ts';
-import { listenTcp, type NotifyHook, type TcpListener } from './tcp.ts';
+import { listenTcp, type TcpListener } from './tcp.ts';
+import { QueryPipeline, type NotifyHook } from './pipeline.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import { unpackIndexedZone, type PackedZone } from './zones/transfer.ts';
 import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
@@ -94,6 +95,7 @@ async function main(init: ThreadInit): Promise<void> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
   let transfers: Transfers;
+  let pipeline: QueryPipeline;
   const closeAll = async () => {
     await Promise.all([...udp, ...tcp].map((l) => l.close()));
     clearInterval(rrlSweep);
@@ -104,13 +106,12 @@ async function main(init: ThreadInit): Promise<void> {
     const notify = await notifyHook(init, log, (origin) =>
       port.postMessage({ type: 'notify', origin }),
     );
+    pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify });
     for (const [i, { host }] of config.listen.entries()) {
       const p = init.ports[i]!;
-      const t = config.tcp;
-      tcp.push(await listenTcp(() => engine, host, p, t, log, summary, true, transfers, notify));
-      const receiveBuffer = config.udp.receiveBuffer;
-      const udpOptions = { rrl, reusePort: true, transfers, notify, receiveBuffer };
-      udp.push(await listenUdp(() => engine, host, p, log, summary, udpOptions));
+      tcp.push(await listenTcp(pipeline, host, p, config.tcp, log, summary, true));
+      const udpOptions = { reusePort: true, receiveBuffer: config.udp.receiveBuffer };
+      udp.push(await listenUdp(pipeline, host, p, log, udpOptions));
     }
   } catch (e) {
     await closeAll();
@@ -121,7 +122,7 @@ async function main(init: ThreadInit): Promise<void> {
     if (cmd.type === 'zones') return;
     if (cmd.type === 'metrics') {
       const families = [
-        ...workerFamilies({ engine, tcp, rrl }),
+        ...workerFamilies({ engine, pipeline, tcp, rrl }),
         workerQueriesFamily(index, engine),
       ];
       port.postMessage({ type: 'done', id: cmd.id, value: families });
@@ -129,7 +130,11 @@ async function main(init: ThreadInit): Promise<void> {
       transfers.setHistory(cmd.origin, [...cmd.diffs]);
       port.postMessage({ type: 'done', id: cmd.id });
     } else if (cmd.type === 'stats') {
-      port.postMessage({ type: 'done', id: cmd.id, value: plainStats({ engine, tcp, rrl }) });
+      port.postMessage({
+        type: 'done',
+        id: cmd.id,
+        value: plainStats({ engine, pipeline, tcp, rrl }),
+      });
     } else {
       void closeAll().then(() => {
         port.postMessage({ type: 'done', id: cmd.id });

@@ -16,6 +16,7 @@ import { family, type MetricFamily } from '../kit/metrics/prom.ts';
 import { indexZone } from './core/zone-lookup.ts';
 import { packZone, type PackedZone } from './zones/transfer.ts';
 import type { Engine, EngineCounters } from './engine.ts';
+import type { PipelineCounters } from './pipeline.ts';
 import type { ServerMetricsSource } from './metrics.ts';
 import type { RrlCounters } from './rrl.ts';
 import type { TcpStats } from './tcp.ts';
@@ -29,14 +30,14 @@ const THREAD_URL = new URL(
 
 /** What `ctl stats` sums: one worker's counters as plain data. */
 export interface PlainStats {
-  readonly queries: EngineCounters;
+  readonly queries: EngineCounters & PipelineCounters;
   readonly tcp: readonly TcpStats[];
   readonly rrl: { readonly counters: RrlCounters; readonly size: number } | null;
 }
 
 export function plainStats(s: ServerMetricsSource): PlainStats {
   return {
-    queries: { ...s.engine.counters },
+    queries: { ...s.engine.counters, ...s.pipeline.counters },
     tcp: s.tcp.map((l) => ({ ...l.stats })),
     rrl: s.rrl ? { counters: { ...s.rrl.counters }, size: s.rrl.size } : null,
   };

@@ -11,14 +11,13 @@
  * one `dns` parameter with no percent-encoding that decodes. Any other
  * request goes, with the connection, to node:http and `handleDohRequest`,
  * which answer it, errors and problem+json included. The answer itself is
- * `answerQuery`, the same engine call as on every path.
+ * `answerQuery`, the query pipeline's DoH entry (pipeline.ts).
  */
 import type net from 'node:net';
 import { base64UrlDecode } from '../dns/core/wire/doh.ts';
 import { dohStatus } from '../dns/core/wire/codes.ts';
-import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
-import type { Engine } from './engine.ts';
-import type { LogSummary } from './log-summary.ts';
+import { DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
+import { answerQuery, type QueryPipeline } from './pipeline.ts';
 import type { Http1Connections } from '../kit/http1.ts';
 import {
   responseBytes,
@@ -33,8 +32,7 @@ const MAX_MESSAGE = 65535;
 const KEEP_ALIVE_MS = 5000;
 
 export interface FastDoh {
-  readonly engine: () => Engine;
-  readonly summary: LogSummary;
+  readonly pipeline: QueryPipeline;
   /** The CORS headers of every answer. */
   readonly cors: Readonly<Record<string, string>>;
   /** Give the connection to node:http, `pending` (bytes not answered here) first. */
@@ -90,7 +88,7 @@ function dnsParameter(search: string): Buffer | undefined {
 
 /** The whole HTTP response to one query, head and body in one buffer. */
 function responseTo(fast: FastDoh, query: Buffer, close: boolean, source: string): Buffer {
-  const answer = answerQuery(fast.engine, query, fast.summary, source);
+  const answer = answerQuery(fast.pipeline, query, source);
   const o = { head: false, close, keepAliveMs: KEEP_ALIVE_MS };
   if (!answer.ok) {
     const status = dohStatus(answer.code);

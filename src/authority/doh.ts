@@ -6,7 +6,7 @@
  * addresses (for a local chain and the resolution page), where HTTP/1.1 and
  * HTTP/2 with prior knowledge (h2c) are told apart by the connection preface.
  *
- * Answers come from the same `Engine` as UDP and TCP (TCP's rules: no
+ * Answers come from the same query pipeline and engine as UDP and TCP (TCP's rules: no
  * truncation, full ANY), so there is no second DNS code path.
  *
  * @see RFC 8484 section 4.1 (GET and POST), section 5.1 (HTTP caching:
@@ -19,10 +19,10 @@ import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { base64UrlDecode } from '../dns/core/wire/doh.ts';
 import { dohStatus, type DohHttpCode } from '../dns/core/wire/codes.ts';
-import { answerQuery, DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
+import { DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
+import { answerQuery, type QueryPipeline } from './pipeline.ts';
 import { serveFast, type FastDoh } from './doh-fast.ts';
 import { clientErrorHandler, Http1Connections, problemResponse } from '../kit/http1.ts';
-import type { Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
@@ -172,12 +172,11 @@ async function queryOf(req: Req, res: Res, url: URL): Promise<Buffer | undefined
   return undefined;
 }
 
-/** One HTTP request: route, decode, answer from the engine, encode. Never throws. */
+/** One HTTP request: route, decode, answer from the query pipeline, encode. Never throws. */
 export async function handleDohRequest(
-  engine: () => Engine,
+  pipeline: QueryPipeline,
   req: Req,
   res: Res,
-  summary: LogSummary,
   cors: Record<string, string> = dohCorsHeaders(),
 ): Promise<void> {
   for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
@@ -193,7 +192,7 @@ export async function handleDohRequest(
   }
   const query = await queryOf(req, res, url);
   if (query === undefined) return;
-  const answer = answerQuery(engine, query, summary, req.socket?.remoteAddress ?? '');
+  const answer = answerQuery(pipeline, query, req.socket?.remoteAddress ?? '');
   if (!answer.ok) {
     problem(res, answer.code, answer.detail);
     return;
@@ -299,7 +298,7 @@ function plainServer(
 }
 
 export async function listenDoh(
-  engine: () => Engine,
+  pipeline: QueryPipeline,
   options: DohOptions,
   log: Logger,
   summary: LogSummary,
@@ -313,7 +312,7 @@ export async function listenDoh(
   }
   const cors = dohCorsHeaders(options.allowOrigin);
   const handler = (req: Req, res: Res) => {
-    handleDohRequest(engine, req, res, summary, cors).catch((e: unknown) => {
+    handleDohRequest(pipeline, req, res, cors).catch((e: unknown) => {
       summary.note('query_failed', req.socket?.remoteAddress ?? '', 'doh', 'error', String(e));
       if (!res.headersSent) problem(res, 'DOH_BAD_REQUEST', 'the request could not be read');
       else res.end();
@@ -321,7 +320,7 @@ export async function listenDoh(
   };
   const server: net.Server = tls
     ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
-    : plainServer(handler, { engine, summary, cors });
+    : plainServer(handler, { pipeline, cors });
   server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
   const sockets = new Set<net.Socket>();
   server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {

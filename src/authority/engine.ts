@@ -1,6 +1,8 @@
 /**
- * The query engine: one message in, one response out (or nothing). Shared by
- * the UDP and TCP listeners. A name's response bodies are encoded on its
+ * The query engine: one parsed query in, one answer out (or nothing), with
+ * what response-rate limiting and logging need to know about it as a value
+ * (`Answer`). Called by the query pipeline (`pipeline.ts`) for every
+ * transport. A name's response bodies are encoded on its
  * first query and kept, keyed by name and type; a query on the hot path then
  * costs one parse, one Map lookup, and one copy into the response buffer.
  *
@@ -36,6 +38,7 @@ import {
   OPTION_COOKIE,
   OPTION_NSID,
   type ParsedQuery,
+  type ParseStatus,
 } from '../dns/core/wire/query.ts';
 import { QueryStats } from './query-stats.ts';
 import { RCODE_OF, type DnsFailureCode } from './rcodes.ts';
@@ -177,6 +180,7 @@ interface Compiled {
 /** Zones whose answers encoded ahead are read in place (the rest make entries). */
 const AHEAD_ZONES = 1024;
 
+/** What the engine counted since the start (`/metrics`, `ctl stats`). */
 export interface EngineCounters {
   queries: number;
   dropped: number;
@@ -184,8 +188,39 @@ export interface EngineCounters {
   notimp: number;
   refused: number;
   badvers: number;
-  truncated: number;
 }
+
+/**
+ * The engine's answer to one query, and the facts response-rate limiting
+ * (`rrl.ts`) and logging need about it: the body (its rcode, AA and counts
+ * tell answer, NODATA, NXDOMAIN, referral or error), the question's lookup
+ * key and type, the zone that answered, whether a wildcard was used, where
+ * the question ends, and whether the answer was truncated to fit (TC=1).
+ */
+export interface Answer {
+  readonly bytes: Buffer;
+  readonly body: EncodedBody;
+  readonly key: string;
+  readonly qtype: number;
+  readonly zone: IndexedZone | undefined;
+  readonly wildcard: boolean;
+  readonly questionEnd: number;
+  readonly tc: boolean;
+}
+
+/** An answer while it is being made (one object per query, returned as `Answer`). */
+interface Making {
+  bytes: Buffer;
+  body: EncodedBody;
+  key: string;
+  qtype: number;
+  zone: IndexedZone | undefined;
+  wildcard: boolean;
+  questionEnd: number;
+  tc: boolean;
+}
+
+const NO_BYTES = Buffer.alloc(0);
 
 function emptyBody(rcode: number): EncodedBody {
   return {
@@ -236,29 +271,16 @@ export const TRANSPORT_DOH: Transport = DOH;
 
 export class Engine {
   readonly options: EngineOptions;
-  readonly counters: EngineCounters = {
+  private readonly tally: EngineCounters = {
     queries: 0,
     dropped: 0,
     formerr: 0,
     notimp: 0,
     refused: 0,
     badvers: 0,
-    truncated: 0,
   };
-  /**
-   * What the last `respond` answered, for response-rate limiting
-   * (`rrl.ts`): the body (its rcode, AA and counts tell answer, NODATA,
-   * NXDOMAIN, referral or error), the question's lookup key, the zone that
-   * answered, whether a wildcard was used, and where the question ends.
-   */
-  lastBody: EncodedBody = FAILURE.QUERY_NOT_AUTHORITATIVE;
   /** Queries by transport, type, rcode and zone, response sizes (`/metrics`). */
   readonly stats = new QueryStats();
-  lastKey = '';
-  lastQtype = 0;
-  lastZone: IndexedZone | undefined = undefined;
-  lastWildcard = false;
-  lastQuestionEnd = 12;
   private state!: Compiled;
   private readonly q: ParsedQuery = newParsedQuery();
   private readonly fitted: Fitted = { length: 0, ancount: 0, nscount: 0, arcount: 0, tc: false };
@@ -280,6 +302,11 @@ export class Engine {
       const text = which === 'version' ? this.options.chaosVersion : this.options.chaosId;
       if (text !== undefined) this.chaos.set(key, chaosBody(text));
     }
+  }
+
+  /** What the engine counted since the start. */
+  get counters(): Readonly<EngineCounters> {
+    return this.tally;
   }
 
   /** The zones being served. */
@@ -370,7 +397,7 @@ export class Engine {
         setEntryBody(entry, slot, body);
         if (!node.rrsets.has(slot & 0xffff)) entry.extra++;
       }
-      if (bodies && !state.ahead.has(key)) this.answersAhead++;
+      if (bodies && !state.ahead.has(key)) this.ahead++;
     }
     state.names.set(key, entry);
     return entry;
@@ -385,6 +412,7 @@ export class Engine {
    * such body for this type (the engine then makes its entry).
    */
   private aheadBody(
+    a: Making,
     state: Compiled,
     key: string,
     qtype: number,
@@ -401,7 +429,7 @@ export class Engine {
       if (i < 0) return undefined;
       v = i * AHEAD_ZONES + at;
       state.ahead.set(key, v);
-      this.answersAhead++;
+      this.ahead++;
     }
     const z = state.aheadZones[v % AHEAD_ZONES]!;
     if (qtype === TYPE_ANY || (qtype === TYPE_DS && z.originKey === key)) return undefined;
@@ -409,14 +437,17 @@ export class Engine {
     const signed = dnssecOk && z.dnssec !== undefined;
     const at = findPacked(p, p.rows[(v / AHEAD_ZONES) | 0]!, signed ? qtype + DO_KEY : qtype);
     if (at < 0) return undefined;
-    this.lastZone = z;
+    a.zone = z;
     return this.packedBody.read(p, at);
   }
 
   private readonly packedBody = new PackedBody();
+  private ahead = 0;
 
   /** Names whose answers came encoded ahead from the load worker (since the start). */
-  answersAhead = 0;
+  get answersAhead(): number {
+    return this.ahead;
+  }
 
   /**
    * The names being asked (those with answers kept, and those answered from
@@ -464,25 +495,26 @@ export class Engine {
   }
 
   private bodyFor(
+    a: Making,
     key: string,
     qtype: number,
     transport: Transport,
     dnssecOk: boolean,
   ): EncodedBody {
     const state = this.state;
-    this.lastKey = key;
+    a.key = key;
     // RFC 1034 section 4.3.5: a zone not refreshed within its expire time is no longer authoritative.
     if (state.unavailable.length > 0 && this.inUnavailable(state, key))
       return FAILURE.QUERY_ZONE_EXPIRED;
     let entry = state.names.get(key);
     if (entry === undefined) {
-      const ahead = this.aheadBody(state, key, qtype, dnssecOk);
+      const ahead = this.aheadBody(a, state, key, qtype, dnssecOk);
       if (ahead !== undefined) return ahead;
       entry = this.entryFor(state, key);
     }
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
-      this.lastZone = entry.zone;
+      a.zone = entry.zone;
       if (qtype === TYPE_ANY) {
         const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(
@@ -507,12 +539,12 @@ export class Engine {
     }
     const z = findZoneFor(state.set, key, qtype);
     if (z === undefined) {
-      this.counters.refused++;
+      this.tally.refused++;
       return FAILURE.QUERY_NOT_AUTHORITATIVE;
     }
     const r = lookupInZone(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
-    this.lastZone = r.zone;
-    this.lastWildcard = r.wildcard;
+    a.zone = r.zone;
+    a.wildcard = r.wildcard;
     // A signed negative answer proves the name's absence: its body depends on the name.
     if (dnssecOk && r.zone.dnssec !== undefined)
       return encodeBody(key, planResponse(r, qtype, true));
@@ -541,53 +573,97 @@ export class Engine {
   }
 
   /**
-   * Answer one message. `msg` holds exactly the query octets. Returns the
-   * response, or undefined when the message must be dropped.
+   * Answer one message: parse it, then `answer`. `msg` holds exactly the
+   * query octets. Undefined when the message must be dropped. (The query
+   * pipeline parses once and calls `answer`; this is for tests and benches.)
    */
-  respond(msg: Buffer, transport: Transport, client = ''): Buffer | undefined {
+  query(msg: Buffer, transport: Transport, client = ''): Answer | undefined {
     const q = this.q;
-    this.counters.queries++;
-    this.lastZone = undefined;
-    this.lastWildcard = false;
-    this.lastKey = '';
-    const status = parseQuery(msg, msg.length, q);
+    return this.answer(msg, q, parseQuery(msg, msg.length, q), transport, client);
+  }
+
+  /** The response octets of `query`, or undefined when the message must be dropped. */
+  respond(msg: Buffer, transport: Transport, client = ''): Buffer | undefined {
+    return this.query(msg, transport, client)?.bytes;
+  }
+
+  /**
+   * Answer one parsed message (`q` and `status` from `parseQuery` over
+   * `msg`): the response and what RRL and logging need to know about it,
+   * or undefined when the message must be dropped.
+   */
+  answer(
+    msg: Buffer,
+    q: ParsedQuery,
+    status: ParseStatus,
+    transport: Transport,
+    client: string,
+  ): Answer | undefined {
+    this.tally.queries++;
     if (status === PARSE_DROP) {
-      this.counters.dropped++;
+      this.tally.dropped++;
       return undefined;
     }
-    let body: EncodedBody;
+    const a: Making = {
+      bytes: NO_BYTES,
+      body: FAILURE.QUERY_NOT_AUTHORITATIVE,
+      key: '',
+      qtype: q.qtype,
+      zone: undefined,
+      wildcard: false,
+      questionEnd: 12,
+      tc: false,
+    };
+    a.body = this.bodyOf(a, msg, q, status, transport);
+    this.write(a, msg, q, transport, client);
+    return a;
+  }
+
+  /** The body that answers a parsed message. */
+  private bodyOf(
+    a: Making,
+    msg: Buffer,
+    q: ParsedQuery,
+    status: ParseStatus,
+    transport: Transport,
+  ): EncodedBody {
     if (status === PARSE_FORMERR) {
-      this.counters.formerr++;
-      body = FAILURE[q.error === '' ? 'QUESTION_TRUNCATED' : q.error];
-    } else if (status === PARSE_NOTIMP) {
+      this.tally.formerr++;
+      return FAILURE[q.error === '' ? 'QUESTION_TRUNCATED' : q.error];
+    }
+    if (status === PARSE_NOTIMP) {
       // RFC 8906 section 3.1.5: "a server that does not implement an opcode [...] NOTIMP".
-      this.counters.notimp++;
-      body = FAILURE.QUERY_OPCODE_NOT_IMPLEMENTED;
-    } else if (q.edns && q.ednsVersion > 0) {
+      this.tally.notimp++;
+      return FAILURE.QUERY_OPCODE_NOT_IMPLEMENTED;
+    }
+    if (q.edns && q.ednsVersion > 0) {
       // RFC 6891 section 6.1.3: "If a responder does not implement the VERSION level
       // of the request, then it MUST respond with RCODE=BADVERS."
-      this.counters.badvers++;
-      body = FAILURE.QUERY_EDNS_VERSION;
-    } else if (q.qclass !== CLASS_IN) {
-      body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : FAILURE.QUERY_CLASS_REFUSED;
-      if (body === FAILURE.QUERY_CLASS_REFUSED) this.counters.refused++;
-    } else if (q.qtype === TYPE_OPT) {
-      // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
-      this.counters.formerr++;
-      body = FAILURE.QUERY_TYPE_OPT;
-    } else if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
-      // IXFR, AXFR: zone transfers are not offered (RFC 5936 section 2.2.1 lets a
-      // server refuse; secondaries get the zone files by other means).
-      this.counters.refused++;
-      body = FAILURE.QUERY_TRANSFER_REFUSED;
-    } else if (q.qtype >= 249 && q.qtype <= 254) {
-      // TKEY, TSIG, MAILB, MAILA: not offered by this server.
-      this.counters.notimp++;
-      body = FAILURE.QUERY_TYPE_NOT_IMPLEMENTED;
-    } else {
-      body = this.bodyFor(this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
+      this.tally.badvers++;
+      return FAILURE.QUERY_EDNS_VERSION;
     }
-    return this.write(msg, q, body, transport, client);
+    if (q.qclass !== CLASS_IN) {
+      const body = q.qclass === CLASS_CH ? this.chaosAnswer(msg, q) : FAILURE.QUERY_CLASS_REFUSED;
+      if (body === FAILURE.QUERY_CLASS_REFUSED) this.tally.refused++;
+      return body;
+    }
+    if (q.qtype === TYPE_OPT) {
+      // OPT is a pseudo-RR: it cannot be queried (RFC 6891 section 6.1.1).
+      this.tally.formerr++;
+      return FAILURE.QUERY_TYPE_OPT;
+    }
+    if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
+      // IXFR, AXFR: refused here (RFC 5936 section 2.2.1 lets a server refuse);
+      // the query pipeline hands those of allowed peers to the transfer service first.
+      this.tally.refused++;
+      return FAILURE.QUERY_TRANSFER_REFUSED;
+    }
+    if (q.qtype >= 249 && q.qtype <= 254) {
+      // TKEY, TSIG, MAILB, MAILA: not offered by this server.
+      this.tally.notimp++;
+      return FAILURE.QUERY_TYPE_NOT_IMPLEMENTED;
+    }
+    return this.bodyFor(a, this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
   }
 
   /**
@@ -630,13 +706,15 @@ export class Engine {
     return Uint8Array.from(parts);
   }
 
+  /** Encode the answer's body for `q` into `a.bytes`, within the transport's size limit. */
   private write(
+    a: Making,
     msg: Buffer,
     q: ParsedQuery,
-    body: EncodedBody,
     transport: Transport,
     client: string,
-  ): Buffer {
+  ): void {
+    const body = a.body;
     const qlen = q.hasQuestion ? q.questionEnd - 12 : 0;
     const options = q.edns ? this.ednsOptions(msg, q, client) : undefined;
     const optLen = q.edns ? 11 + (options?.length ?? 0) : 0;
@@ -647,12 +725,10 @@ export class Engine {
       const asked = q.udpSize < 512 ? 512 : q.udpSize;
       limit = asked < this.options.maxUdpPayload ? asked : this.options.maxUdpPayload;
     } else limit = 512;
-    this.lastBody = body;
-    this.lastQtype = q.qtype;
-    this.lastQuestionEnd = 12 + qlen;
+    a.questionEnd = 12 + qlen;
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
+    a.tc = f.tc;
     if (f.tc) {
-      this.counters.truncated++;
       // As BIND: a truncated EDNS response carries no records (the client retries
       // over TCP), so no RRset goes out without the RRSIGs a DO query needs
       // (RFC 4035 section 3.1.1: "the name server MUST set the TC bit").
@@ -664,7 +740,7 @@ export class Engine {
       }
     }
     const size = 12 + qlen + f.length + optLen;
-    const z = this.lastZone;
+    const z = a.zone;
     this.stats.count(transport, q.qtype, body.rcode, size, z?.originKey, z?.zone.origin);
     const out = Buffer.allocUnsafe(size);
     out[0] = msg[0]!;
@@ -706,6 +782,6 @@ export class Engine {
       out[o + 10] = rdlen & 0xff;
       if (options !== undefined) out.set(options, o + 11);
     }
-    return out;
+    a.bytes = out;
   }
 }

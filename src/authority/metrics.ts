@@ -9,12 +9,14 @@
 import type { Secondaries } from '../xfr/secondary.ts';
 import { family, type MetricFamily } from '../kit/metrics/prom.ts';
 import type { Engine } from './engine.ts';
+import type { QueryPipeline } from './pipeline.ts';
 import type { Rrl } from './rrl.ts';
 import type { TcpListener } from './tcp.ts';
 import { soaSerialOf, type ZoneStatusBook } from './zone-status.ts';
 
 export interface ServerMetricsSource {
   readonly engine: Engine;
+  readonly pipeline: QueryPipeline;
   readonly tcp: readonly TcpListener[];
   readonly rrl: Rrl | undefined;
 }
@@ -53,8 +55,8 @@ export function workerFamilies(s: ServerMetricsSource): MetricFamily[] {
     family(
       'lexroute_dns_truncated_total',
       'counter',
-      'Answers sent truncated (TC=1) because they did not fit.',
-      [[{}, c.truncated]],
+      'Answers sent truncated (TC=1) because they did not fit (RRL slips are counted apart).',
+      [[{}, s.pipeline.counters.truncated]],
     ),
     family('lexroute_dns_tcp_connections_open', 'gauge', 'TCP connections open now.', [
       [{}, tcp.open],

@@ -42,13 +42,18 @@ export const RRL_DROP = 1;
 export const RRL_SLIP = 2;
 export type RrlAction = typeof RRL_SEND | typeof RRL_DROP | typeof RRL_SLIP;
 
-/** What the engine tells about the response it just built (see `Engine.last*`). */
+/**
+ * What RRL needs to know about a response (the engine's `Answer` is one):
+ * the body's rcode, AA and answer count (answer, NODATA, NXDOMAIN, referral
+ * or error), the question's lookup key and type, the zone that answered and
+ * whether a wildcard was used.
+ */
 export interface ResponseFacts {
-  readonly lastBody: EncodedBody;
-  readonly lastKey: string;
-  readonly lastQtype: number;
-  readonly lastZone: IndexedZone | undefined;
-  readonly lastWildcard: boolean;
+  readonly body: Pick<EncodedBody, 'rcode' | 'aa' | 'ancount'>;
+  readonly key: string;
+  readonly qtype: number;
+  readonly zone: IndexedZone | undefined;
+  readonly wildcard: boolean;
 }
 
 export interface RrlCounters {
@@ -158,16 +163,16 @@ export class Rrl {
   }
 
   /**
-   * Decide for one UDP response the engine just built for `address`.
+   * Decide for one UDP response built for `address`.
    * `second` is the current time in whole seconds.
    */
   check(address: string, facts: ResponseFacts, second: number): RrlAction {
     this.counters.checked++;
-    const body = facts.lastBody;
-    const zone = facts.lastZone;
+    const body = facts.body;
+    const zone = facts.zone;
     // The identity: a class tag (with the type where it counts) and a text.
     let cls: 0 | 1 | 2 = 0;
-    let tag: number = facts.lastQtype;
+    let tag: number = facts.qtype;
     let text = zone?.originKey ?? '';
     if (body.rcode === 3) {
       cls = 1;
@@ -177,11 +182,11 @@ export class Rrl {
       tag = TAG_ERROR;
     } else if (body.ancount === 0 && !body.aa) {
       tag = TAG_REFERRAL;
-    } else if (facts.lastWildcard && zone !== undefined) {
-      tag = TAG_WILDCARD + facts.lastQtype;
-      text = wildcardOwner(facts.lastKey, zone);
+    } else if (facts.wildcard && zone !== undefined) {
+      tag = TAG_WILDCARD + facts.qtype;
+      text = wildcardOwner(facts.key, zone);
     } else {
-      text = facts.lastKey;
+      text = facts.key;
     }
     const rate = this.rates[cls];
     if (rate <= 0) return RRL_SEND;

@@ -33,6 +33,7 @@ import {
   type ZoneFileLoader,
 } from './reload.ts';
 import { Rrl } from './rrl.ts';
+import { QueryPipeline, type NotifyHook } from './pipeline.ts';
 import { Transfers } from '../xfr/out.ts';
 import { TransferHistory } from '../xfr/history.ts';
 import { readServedStates } from '../xfr/served-state.ts';
@@ -89,6 +90,8 @@ export interface RunningServer {
   readonly summary: LogSummary;
   /** Response-rate limiting on UDP, when configured. */
   readonly rrl: Rrl | undefined;
+  /** This thread's query pipeline: every listener's one entry (TSIG, NOTIFY, transfers, engine, RRL). */
+  readonly pipeline: QueryPipeline;
   /** Zone transfers out (AXFR, IXFR) and their IXFR history. */
   readonly transfers: Transfers;
   /** Secondary zones (transfers in), when configured. */
@@ -417,6 +420,7 @@ interface Listeners {
   readonly doh: DohListener[];
   readonly summary: LogSummary;
   readonly rrl: Rrl | undefined;
+  readonly pipeline: QueryPipeline;
   close(): Promise<void>;
 }
 
@@ -428,7 +432,7 @@ async function listenAll(
   log: Logger,
   reusePort: boolean,
   transfers: Transfers,
-  notify?: (msg: Uint8Array, source: string) => Uint8Array | undefined,
+  notify?: NotifyHook,
 ): Promise<Listeners> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
@@ -438,6 +442,7 @@ async function listenAll(
   const rrlSweep = rrl
     ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
     : undefined;
+  const pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify });
   const close = async () => {
     await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
     clearInterval(rrlSweep);
@@ -446,21 +451,10 @@ async function listenAll(
   try {
     for (const { host, port } of config.listen) {
       // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(
-        () => engine,
-        host,
-        port,
-        config.tcp,
-        log,
-        summary,
-        reusePort,
-        transfers,
-        notify,
-      );
+      const t = await listenTcp(pipeline, host, port, config.tcp, log, summary, reusePort);
       tcp.push(t);
-      const receiveBuffer = config.udp.receiveBuffer;
-      const udpOptions = { rrl, reusePort, transfers, notify, receiveBuffer };
-      const u = await listenUdp(() => engine, host, t.port, log, summary, udpOptions);
+      const udpOptions = { reusePort, receiveBuffer: config.udp.receiveBuffer };
+      const u = await listenUdp(pipeline, host, t.port, log, udpOptions);
       udp.push(u);
       const udpReceiveBuffer = u.receiveBuffer;
       log.info('listening', {
@@ -477,7 +471,7 @@ async function listenAll(
         ...(tlsKey !== undefined ? { tlsKey: path.resolve(cwd, tlsKey) } : {}),
         ...(allowOrigin !== undefined ? { allowOrigin } : {}),
       };
-      const d = await listenDoh(() => engine, { host, port, ...files }, log, summary);
+      const d = await listenDoh(pipeline, { host, port, ...files }, log, summary);
       doh.push(d);
       const transports = d.tls ? 'https' : 'http';
       log.info('listening', { address: host, port: d.port, transports, url: d.url });
@@ -487,7 +481,7 @@ async function listenAll(
     if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
     throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
   }
-  return { udp, tcp, doh, summary, rrl, close };
+  return { udp, tcp, doh, summary, rrl, pipeline, close };
 }
 
 /**

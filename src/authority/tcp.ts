@@ -22,14 +22,15 @@
  * timeout [...] Servers MAY use shorter timeouts when under heavy load".
  */
 import net from 'node:net';
-import { TRANSPORT_TCP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 import { FrameReader } from './tcp-frames.ts';
-import type { Transfers } from '../xfr/out.ts';
+import { TRANSPORT_TCP, type Outcome, type QueryPipeline } from './pipeline.ts';
 
 /** Octets of unsent responses per connection above which reading pauses until the client reads. */
 const MAX_PENDING_WRITE = 256 * 1024;
+/** Writing time after which a transfer lets the event loop run (UDP and other TCP clients). */
+const SLICE_MS = 2;
 /** Share of `maxConnections` in use from which the shorter idle timeout applies. */
 const PRESSURE_SHARE = 0.75;
 
@@ -79,91 +80,106 @@ interface Conn {
   queued: Buffer[];
 }
 
+/** A message with its two-octet length prefix (RFC 7766 section 8). */
+function frame(m: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(2 + m.length);
+  out.writeUInt16BE(m.length, 0);
+  out.set(m, 2);
+  return out;
+}
+
 /** Answer one whole message; false when the connection was closed. */
-function answer(
-  c: Conn,
-  msg: Buffer,
-  engine: Engine,
-  summary: LogSummary,
-  transfers: Transfers | undefined,
-  notify?: NotifyHook,
-): boolean {
+function answer(c: Conn, msg: Buffer, pipeline: QueryPipeline): boolean {
   if (c.busy) {
     c.queued.push(Buffer.from(msg));
     return true;
   }
-  // NOTIFY (opcode 4) for a secondary zone (Knot sends it over TCP).
-  if (notify !== undefined && msg.length >= 12 && (msg[2]! & 0x78) === 0x20) {
-    const out = notify(msg, c.source);
-    if (out !== undefined) {
-      const framed = Buffer.allocUnsafe(2 + out.length);
-      framed.writeUInt16BE(out.length, 0);
-      framed.set(out, 2);
-      c.socket.write(framed);
-      return true;
-    }
-  }
-  if (transfers !== undefined) {
-    const progress = () => (c.lastQuery = Date.now());
-    const t = transfers.serveTcp(c.socket, msg, engine, c.source, summary, progress);
-    if (t !== undefined) {
-      c.busy = true;
-      void t.then(() => {
-        c.busy = false;
-        c.lastQuery = Date.now();
-        const queued = c.queued.splice(0);
-        for (let i = 0; i < queued.length; i++) {
-          if (c.socket.destroyed) return;
-          if (!answer(c, queued[i]!, engine, summary, transfers, notify)) return;
-          if (c.busy) {
-            c.queued.unshift(...queued.slice(i + 1));
-            return;
-          }
-        }
-      });
-      return true;
-    }
-  }
-  let out: Buffer | undefined;
-  const formerr = engine.counters.formerr;
-  try {
-    out = engine.respond(msg, TRANSPORT_TCP, c.source);
-  } catch (e) {
-    const error = e instanceof Error ? e.message : String(e);
-    summary.note('query_failed', c.source, 'tcp', 'error', error);
-    out = undefined;
-  }
-  // A TSIG-signed query (a secondary's SOA check) gets a signed answer.
-  if (out !== undefined && transfers !== undefined) {
-    out = transfers.signAnswer(msg, out, engine.lastQuestionEnd);
-  }
-  if (out === undefined) {
+  const o = pipeline.handle(msg, TRANSPORT_TCP, c.source);
+  if (o.kind === 'drop') {
     // A message that cannot even be answered with FORMERR: the stream is not DNS.
     c.socket.destroy();
     return false;
   }
-  if (engine.counters.formerr !== formerr) summary.note('formerr_sent', c.source, 'tcp');
-  const frame = Buffer.allocUnsafe(2 + out.length);
-  frame.writeUInt16BE(out.length, 0);
-  out.copy(frame, 2);
+  if (o.kind === 'transfer') {
+    c.busy = true;
+    void stream(c, o.transfer).then(() => afterTransfer(c, pipeline));
+    return true;
+  }
   // Backpressure: a client that sends but does not read must not make us buffer without bound.
   const s = c.socket;
-  if (!s.write(frame) && s.writableLength > MAX_PENDING_WRITE && !s.isPaused()) {
+  if (!s.write(frame(o.bytes)) && s.writableLength > MAX_PENDING_WRITE && !s.isPaused()) {
     s.pause();
     s.once('drain', () => s.resume());
   }
   return true;
 }
 
-function onData(
-  c: Conn,
-  chunk: Buffer,
-  engine: Engine,
-  summary: LogSummary,
-  transfers: Transfers | undefined,
-  notify: NotifyHook | undefined,
-): void {
-  const done = c.frames.push(chunk, (msg) => answer(c, msg, engine, summary, transfers, notify));
+/** A transfer is written: answer the queries that arrived meanwhile, in order. */
+function afterTransfer(c: Conn, pipeline: QueryPipeline): void {
+  c.busy = false;
+  c.lastQuery = Date.now();
+  const queued = c.queued.splice(0);
+  for (let i = 0; i < queued.length; i++) {
+    if (c.socket.destroyed) return;
+    if (!answer(c, queued[i]!, pipeline)) return;
+    if (c.busy) {
+      c.queued.unshift(...queued.slice(i + 1));
+      return;
+    }
+  }
+}
+
+/** Until the socket drains (resolves) or closes (rejects). */
+function drained(socket: net.Socket): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', closed);
+      resolve();
+    };
+    const closed = () => {
+      socket.off('drain', done);
+      reject(new Error('connection closed by the peer'));
+    };
+    socket.once('drain', done);
+    socket.once('close', closed);
+  });
+}
+
+/**
+ * Write a transfer's messages, each framed, waiting for the socket to drain
+ * (a slow secondary holds its connection, not the server's memory) and
+ * letting the event loop run every few ms; tells the transfer how it ended.
+ */
+async function stream(c: Conn, t: Extract<Outcome, { kind: 'transfer' }>['transfer']) {
+  const socket = c.socket;
+  let n = 0;
+  try {
+    let slice = performance.now();
+    for (let m = t.next(); m !== undefined; m = t.next()) {
+      if (socket.destroyed) throw new Error('connection closed by the peer');
+      n++;
+      c.lastQuery = Date.now();
+      const wrote = socket.write(frame(m));
+      // The kernel may take a whole zone at once: yield every few ms so queries keep being answered.
+      if (wrote && performance.now() - slice > SLICE_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        slice = performance.now();
+      }
+      if (!wrote) {
+        await drained(socket);
+        slice = performance.now();
+      }
+    }
+  } catch (e) {
+    t.end(n, e instanceof Error ? e : new Error(String(e)));
+    return;
+  }
+  t.end(n);
+}
+
+function onData(c: Conn, chunk: Buffer, pipeline: QueryPipeline): void {
+  const done = c.frames.push(chunk, (msg) => answer(c, msg, pipeline));
   if (done < 0) return;
   if (done > 0) {
     // The deadline is per message: the next one starts now if its first octets are here.
@@ -201,12 +217,8 @@ interface Table {
   readonly conns: Set<Conn>;
   readonly perClient: Map<string, number>;
   readonly stats: TcpStats;
-  readonly transfers: Transfers | undefined;
-  readonly notify: NotifyHook | undefined;
+  readonly pipeline: QueryPipeline;
 }
-
-/** NOTIFY in for secondary zones: the answer, or undefined for a message that is not a NOTIFY. */
-export type NotifyHook = (msg: Uint8Array, source: string) => Uint8Array | undefined;
 
 function refuse(
   socket: net.Socket,
@@ -223,13 +235,7 @@ function refuse(
 }
 
 /** Admit a new connection, or refuse it when the listener or its client is at the cap. */
-function accept(
-  socket: net.Socket,
-  t: Table,
-  options: TcpOptions,
-  summary: LogSummary,
-  engine: () => Engine,
-): void {
+function accept(socket: net.Socket, t: Table, options: TcpOptions, summary: LogSummary): void {
   const { conns, perClient, stats } = t;
   const source = socket.remoteAddress ?? '';
   if (conns.size >= options.maxConnections) {
@@ -258,11 +264,11 @@ function accept(
     if (n <= 0) perClient.delete(source);
     else perClient.set(source, n);
   });
-  socket.on('data', (chunk: Buffer) => onData(c, chunk, engine(), summary, t.transfers, t.notify));
+  socket.on('data', (chunk: Buffer) => onData(c, chunk, t.pipeline));
 }
 
 export async function listenTcp(
-  engine: () => Engine,
+  pipeline: QueryPipeline,
   host: string,
   port: number,
   options: TcpOptions,
@@ -270,8 +276,6 @@ export async function listenTcp(
   summary: LogSummary,
   /** SO_REUSEPORT: several answering threads listen on the same port (`serve --workers`). */
   reusePort = false,
-  transfers?: Transfers,
-  notify?: NotifyHook,
 ): Promise<TcpListener> {
   const conns = new Set<Conn>();
   const perClient = new Map<string, number>();
@@ -283,9 +287,9 @@ export async function listenTcp(
     closedMessageTimeout: 0,
     closedIdle: 0,
   };
-  const table: Table = { conns, perClient, stats, transfers, notify };
+  const table: Table = { conns, perClient, stats, pipeline };
   const server = net.createServer({ noDelay: true }, (socket) =>
-    accept(socket, table, options, summary, engine),
+    accept(socket, table, options, summary),
   );
 
   const tickMs = Math.max(

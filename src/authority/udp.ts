@@ -1,15 +1,13 @@
 /**
  * UDP listener: one datagram in, at most one datagram out (one `send` per
- * query). Errors on a socket never end the process. With response-rate
- * limiting on (`rrl.ts`), a limited response is dropped or sent truncated.
+ * query). What to send is the query pipeline's to say (`pipeline.ts`:
+ * NOTIFY, TSIG, IXFR, the engine's answer, response-rate limiting); this
+ * file only receives and sends. Errors on a socket never end the process.
  */
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { TRANSPORT_UDP, type Engine } from './engine.ts';
 import type { Logger } from './log.ts';
-import type { LogSummary } from './log-summary.ts';
-import { RRL_SEND, RRL_SLIP, slipResponse, type Rrl } from './rrl.ts';
-import { QTYPE_IXFR, type Transfers } from '../xfr/out.ts';
+import { TRANSPORT_UDP, type QueryPipeline } from './pipeline.ts';
 
 export interface UdpListener {
   readonly address: string;
@@ -20,14 +18,8 @@ export interface UdpListener {
 }
 
 export interface UdpOptions {
-  /** Response-rate limiting, when on. */
-  readonly rrl?: Rrl | undefined;
   /** SO_REUSEPORT: several answering threads bind the same port (`serve --workers`). */
   readonly reusePort?: boolean;
-  /** Zone transfers: IXFR over UDP (RFC 1995 section 2) for the peers they allow. */
-  readonly transfers?: Transfers | undefined;
-  /** NOTIFY in for secondary zones (RFC 1996): the answer, or undefined for a message that is not a NOTIFY. */
-  readonly notify?: ((msg: Uint8Array, source: string) => Uint8Array | undefined) | undefined;
   /** SO_RCVBUF in octets (`udp.receiveBuffer`); 0 or absent: the system's default. */
   readonly receiveBuffer?: number;
 }
@@ -88,11 +80,10 @@ function bind(socket: dgram.Socket, port: number, host: string): Promise<void> {
 }
 
 export async function listenUdp(
-  engine: () => Engine,
+  pipeline: QueryPipeline,
   host: string,
   port: number,
   log: Logger,
-  summary: LogSummary,
   options: UdpOptions = {},
 ): Promise<UdpListener> {
   const type = host.includes(':') ? 'udp6' : 'udp4';
@@ -104,50 +95,10 @@ export async function listenUdp(
     reusePort: options.reusePort === true,
     ipv6Only: type === 'udp6',
   });
-  const rrl = options.rrl;
-  const transfers = options.transfers;
-  const notify = options.notify;
   socket.on('message', (msg, rinfo) => {
-    // NOTIFY (opcode 4) for a secondary zone: answered by the secondary service, off the engine's path.
-    if (notify !== undefined && msg.length >= 12 && (msg[2]! & 0x78) === 0x20) {
-      const answer = notify(msg, rinfo.address);
-      if (answer !== undefined) {
-        socket.send(answer, rinfo.port, rinfo.address);
-        return;
-      }
-    }
-    let out: Buffer | undefined;
-    const eng = engine();
-    const formerr = eng.counters.formerr;
-    try {
-      out = eng.respond(msg, TRANSPORT_UDP, rinfo.address);
-    } catch (e) {
-      // Nothing a client sends may crash the server: count (one summary line per interval) and drop.
-      const error = e instanceof Error ? e.message : String(e);
-      summary.note('query_failed', rinfo.address, 'udp', 'error', error);
-      return;
-    }
-    if (eng.counters.formerr !== formerr) summary.note('formerr_sent', rinfo.address, 'udp');
-    if (out === undefined) return;
-    // The engine refuses IXFR; the transfer service answers it for allowed peers (no cost on other queries).
-    if (transfers !== undefined) {
-      if (eng.lastQtype === QTYPE_IXFR) {
-        out = transfers.answerUdp(msg, eng, rinfo.address, summary, 512) ?? out;
-      } else out = transfers.signAnswer(msg, out, eng.lastQuestionEnd);
-    }
-    if (rrl !== undefined) {
-      const would = rrl.counters.wouldLimit;
-      const action = rrl.check(rinfo.address, eng, rrl.nowSecond());
-      if (rrl.counters.wouldLimit !== would) {
-        summary.note('rrl_would_limit', rrl.prefix(rinfo.address), undefined, 'info');
-      } else if (action !== RRL_SEND) {
-        const slip = action === RRL_SLIP;
-        summary.note('rrl_limited', rrl.prefix(rinfo.address), slip ? 'slip' : 'drop');
-        if (slip) socket.send(slipResponse(out, eng.lastQuestionEnd), rinfo.port, rinfo.address);
-        return;
-      }
-    }
-    socket.send(out, rinfo.port, rinfo.address);
+    const o = pipeline.handle(msg, TRANSPORT_UDP, rinfo.address);
+    // Over UDP there is no transfer to stream (AXFR is TCP only; IXFR fits one datagram).
+    if (o.kind === 'answer' || o.kind === 'notify') socket.send(o.bytes, rinfo.port, rinfo.address);
   });
   socket.on('error', (e) => log.warn('udp_socket_error', { error: e.message }));
   await bind(socket, port, host);

@@ -15,7 +15,6 @@
  * @see RFC 5936 section 5: "An AXFR server [...] MUST be able to restrict
  * access to zone transfers".
  */
-import type net from 'node:net';
 import { inCidr, type Cidr } from '../config/cidr.ts';
 import { addressOctets } from '../kit/core/ip.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -29,7 +28,6 @@ import type { Engine } from '../authority/engine.ts';
 import type { Logger } from '../authority/log.ts';
 import type { LogSummary } from '../authority/log-summary.ts';
 import {
-  RCODE_NOTAUTH,
   readTsig,
   TSIG_ERROR_NAMES,
   TsigSigner,
@@ -37,9 +35,6 @@ import {
   type TsigKey,
 } from './core/tsig.ts';
 import { malformedTsigResponse, nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
-
-/** Packing time after which a transfer lets the event loop run (UDP and other TCP clients). */
-const SLICE_MS = 2;
 
 export const QTYPE_IXFR = 251;
 export const QTYPE_AXFR = 252;
@@ -75,10 +70,11 @@ function admits(acl: TransferAcl, bytes: Uint8Array, keyKey: string | undefined)
   return acl.requireKeys.size === 0 || (keyKey !== undefined && acl.requireKeys.has(keyKey));
 }
 
-/** What the TSIG of a transfer request decided. */
-type Auth =
+/** What the TSIG of a request decided (RFC 8945 section 5.2). */
+export type RequestAuth =
   | {
       readonly kind: 'ok';
+      /** Signs the answer with the request's key (undefined: unsigned request). */
       readonly signer: TsigSigner | undefined;
       readonly key: string | undefined;
       /** The wire key of the key's name (undefined: unsigned). */
@@ -86,32 +82,34 @@ type Auth =
     }
   | { readonly kind: 'error'; readonly response: Uint8Array };
 
-/** The question of a transfer query: name key, type, and where the question ends; undefined for other messages. */
-export function transferQuestion(
-  msg: Uint8Array,
-): { key: string; qtype: number; questionEnd: number } | undefined {
-  if (msg.length < 17) return undefined;
-  // A query (QR 0) with opcode QUERY and one question.
-  if ((msg[2]! & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1) return undefined;
-  let o = 12;
-  let key = '';
-  for (;;) {
-    if (o >= msg.length) return undefined;
-    const l = msg[o]!;
-    if (l > 63) return undefined;
-    if (o + 1 + l > msg.length) return undefined;
-    for (let i = o; i <= o + l; i++) {
-      const c = msg[i]!;
-      key += String.fromCharCode(i > o && c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
-    }
-    o += 1 + l;
-    if (l === 0) break;
-  }
-  if (o + 4 > msg.length) return undefined;
-  const qtype = (msg[o]! << 8) | msg[o + 1]!;
-  const qclass = (msg[o + 2]! << 8) | msg[o + 3]!;
-  if ((qtype !== QTYPE_AXFR && qtype !== QTYPE_IXFR) || qclass !== 1) return undefined;
-  return { key, qtype, questionEnd: o + 4 };
+/** A request whose TSIG passed, or that has none. */
+export type RequestAuthOk = Extract<RequestAuth, { kind: 'ok' }>;
+
+/** An unsigned request. */
+export const UNSIGNED: RequestAuthOk = {
+  kind: 'ok',
+  signer: undefined,
+  key: undefined,
+  keyKey: undefined,
+};
+
+/** The question of a transfer query (opcode QUERY, class IN, AXFR or IXFR): name key, type, where it ends. */
+export interface TransferQuestion {
+  readonly key: string;
+  readonly qtype: number;
+  readonly questionEnd: number;
+}
+
+/**
+ * A transfer to stream on a TCP connection: its messages, each whole and
+ * signed when the request was; the listener frames and writes them, waiting
+ * for the socket to drain, and says how it ended.
+ */
+export interface TransferStream {
+  /** The next message, or undefined after the last. */
+  next(): Uint8Array | undefined;
+  /** Called once: the messages written, and the error that ended the stream early. */
+  end(messages: number, error?: Error): void;
 }
 
 export interface TransferStats {
@@ -124,14 +122,6 @@ export interface TransferStats {
   active: number;
   /** Requests whose TSIG failed (BADKEY, BADSIG, BADTIME). */
   tsigFailed: number;
-}
-
-/** A message with its two-octet TCP length prefix. */
-function frame(m: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(m.length + 2);
-  out.writeUInt16BE(m.length, 0);
-  out.set(m, 2);
-  return out;
 }
 
 export class Transfers {
@@ -221,25 +211,20 @@ export class Transfers {
   }
 
   /**
-   * The TSIG of a transfer request (RFC 8945 section 5.2): none, valid (the
-   * answer is signed with its key; whether the key admits the request is
-   * the zone's ACL's to say), or failed (NOTAUTH with BADKEY, BADSIG or
-   * BADTIME, answered at once; FORMERR when the TSIG record cannot be read).
+   * The TSIG of a request (RFC 8945 section 5.2), checked before anything
+   * else is done with it: none, valid (the answer is signed with its key;
+   * whether the key admits a transfer is the zone's ACL's to say), or failed
+   * (NOTAUTH with BADKEY, BADSIG or BADTIME, answered at once; FORMERR when
+   * the TSIG record cannot be read or is not the last record).
    */
-  private authenticate(
-    msg: Uint8Array,
-    questionEnd: number,
-    source: string,
-    summary: LogSummary,
-  ): Auth {
+  verify(msg: Uint8Array, questionEnd: number, source: string, summary: LogSummary): RequestAuth {
     const t = readTsig(msg);
     if (t === 'FORMERR') {
       this.stats.tsigFailed++;
       summary.note('xfr_tsig_failed', source, 'TSIG_MALFORMED');
       return { kind: 'error', response: malformedTsigResponse(msg, questionEnd) };
     }
-    if (t === undefined)
-      return { kind: 'ok', signer: undefined, key: undefined, keyKey: undefined };
+    if (t === undefined) return UNSIGNED;
     const now = nowSeconds();
     const check = verifyRequest(msg, t, this.options.keys ?? new Map(), nodeHmac, now);
     if (!check.ok) {
@@ -256,7 +241,7 @@ export class Transfers {
   private plan(
     engine: Engine,
     msg: Uint8Array,
-    q: { key: string; qtype: number; questionEnd: number },
+    q: TransferQuestion,
     source: string,
     summary: LogSummary,
     keyKey: string | undefined,
@@ -290,29 +275,23 @@ export class Transfers {
   }
 
   /**
-   * Serve a transfer query on a TCP connection. Returns undefined when the
-   * engine should answer instead (refused), else a promise that settles when
-   * the last message is written (or the connection is gone).
+   * A transfer query on a TCP connection, its TSIG already verified
+   * (`verify`): the stream of its messages, or undefined when the engine
+   * should answer instead (REFUSED: too many transfers, not served here, or
+   * not allowed by the ACL).
    */
-  serveTcp(
-    socket: net.Socket,
-    msg: Buffer,
+  transferTcp(
+    msg: Uint8Array,
+    q: TransferQuestion,
+    auth: RequestAuthOk,
     engine: Engine,
     source: string,
     summary: LogSummary,
-    progress: () => void = () => undefined,
-  ): Promise<void> | undefined {
-    const q = transferQuestion(msg);
-    if (q === undefined) return undefined;
+  ): TransferStream | undefined {
     if (this.stats.active >= this.options.maxConcurrent) {
       this.stats.busy++;
       summary.note('xfr_refused', source, 'maxConcurrent');
       return undefined;
-    }
-    const auth = this.authenticate(msg, q.questionEnd, source, summary);
-    if (auth.kind === 'error') {
-      socket.write(frame(auth.response));
-      return Promise.resolve();
     }
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
@@ -324,111 +303,46 @@ export class Transfers {
       // Room for the TSIG record every message carries (RFC 8945 section 5.3.1).
       maxSize: (this.options.messageSize ?? 65535) - (signer ? TsigSigner.room(signer.key) : 0),
     });
-    const pump = () => {
-      const m = raw();
-      return m === undefined ? undefined : frame(signer ? signer.sign(m) : m);
-    };
     this.stats.active++;
     const started = performance.now();
-    return this.stream(socket, pump, progress).then(
-      (messages) => {
+    const facts = { zone: p.zone.origin, kind: p.kind, peer: source };
+    return {
+      next: () => {
+        const m = raw();
+        return m === undefined || signer === undefined ? m : signer.sign(m);
+      },
+      end: (messages, error) => {
         this.stats.active--;
+        if (error !== undefined) {
+          this.log.warn('xfr_out_failed', { ...facts, error: error.message });
+          return;
+        }
         this.log.info('xfr_out', {
-          zone: p.zone.origin,
-          kind: p.kind,
-          peer: source,
+          ...facts,
           messages,
           ms: Math.round(performance.now() - started),
           ...(auth.key !== undefined ? { key: auth.key } : {}),
         });
       },
-      (e: unknown) => {
-        this.stats.active--;
-        this.log.warn('xfr_out_failed', {
-          zone: p.zone.origin,
-          kind: p.kind,
-          peer: source,
-          error: (e as Error).message,
-        });
-      },
-    );
-  }
-
-  /** Write every message, waiting for the socket to drain between batches. */
-  private async stream(
-    socket: net.Socket,
-    pump: () => Uint8Array | undefined,
-    progress: () => void,
-  ): Promise<number> {
-    let n = 0;
-    let slice = performance.now();
-    for (let m = pump(); m !== undefined; m = pump()) {
-      if (socket.destroyed) throw new Error('connection closed by the peer');
-      n++;
-      progress();
-      const wrote = socket.write(m);
-      // The kernel may take a whole zone at once: yield every few ms so queries keep being answered.
-      if (wrote && performance.now() - slice > SLICE_MS) {
-        await new Promise<void>((r) => setImmediate(r));
-        slice = performance.now();
-      }
-      if (!wrote) {
-        await new Promise<void>((resolve, reject) => {
-          const done = () => {
-            socket.off('drain', done);
-            socket.off('close', closed);
-            resolve();
-          };
-          const closed = () => {
-            socket.off('drain', done);
-            reject(new Error('connection closed by the peer'));
-          };
-          socket.once('drain', done);
-          socket.once('close', closed);
-        });
-        slice = performance.now();
-      }
-    }
-    return n;
+    };
   }
 
   /**
-   * The answer to a TSIG-signed query of any kind (a secondary's SOA check,
-   * RFC 8945 section 5.3): signed with the query's key, or the TSIG error
-   * answer when the signature fails; `out` as it is for unsigned queries or
-   * when no key is configured.
+   * IXFR over UDP (RFC 1995 section 2), its TSIG already verified: the
+   * answer when it fits in one datagram of `limit` octets, else the single
+   * current SOA (the client then asks over TCP). AXFR is TCP only, and a
+   * refused IXFR: undefined, the engine answers (REFUSED).
    */
-  signAnswer(msg: Buffer, out: Buffer, questionEnd: number): Buffer {
-    const keys = this.options.keys;
-    if (keys === undefined || keys.size === 0 || msg.length < 12) return out;
-    if (msg[10] === 0 && msg[11] === 0) return out;
-    if ((out[3]! & 0x0f) === RCODE_NOTAUTH) return out;
-    const t = readTsig(msg);
-    if (t === undefined) return out;
-    if (t === 'FORMERR') {
-      this.stats.tsigFailed++;
-      return Buffer.from(malformedTsigResponse(msg, questionEnd));
-    }
-    const now = nowSeconds();
-    const check = verifyRequest(msg, t, keys, nodeHmac, now);
-    if (!check.ok) {
-      this.stats.tsigFailed++;
-      return Buffer.from(tsigErrorResponse(msg, questionEnd, check.error));
-    }
-    const signer = new TsigSigner(check.value.key, nodeHmac, now, t.mac, { fudge: t.fudge });
-    return Buffer.from(signer.sign(out));
-  }
-
-  /**
-   * IXFR over UDP (RFC 1995 section 2): the answer when it fits in one
-   * datagram of `limit` octets, else the single current SOA (the client then
-   * asks over TCP). AXFR is TCP only: undefined, the engine refuses.
-   */
-  answerUdp(msg: Buffer, engine: Engine, source: string, summary: LogSummary, limit: number) {
-    const q = transferQuestion(msg);
-    if (q === undefined || q.qtype !== QTYPE_IXFR) return undefined;
-    const auth = this.authenticate(msg, q.questionEnd, source, summary);
-    if (auth.kind === 'error') return Buffer.from(auth.response);
+  answerUdp(
+    msg: Uint8Array,
+    q: TransferQuestion,
+    auth: RequestAuthOk,
+    engine: Engine,
+    source: string,
+    summary: LogSummary,
+    limit: number,
+  ): Buffer | undefined {
+    if (q.qtype !== QTYPE_IXFR) return undefined;
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;

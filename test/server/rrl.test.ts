@@ -232,8 +232,8 @@ describe('RRL accounting', () => {
     engine = new Engine([z.zone!]);
   });
   const ask = (rrl: Rrl, address: string, name: string, second: number, type = 'A') => {
-    engine.respond(buildQuery(name, type), TRANSPORT_UDP);
-    return rrl.check(address, engine, second);
+    const answer = engine.query(buildQuery(name, type), TRANSPORT_UDP)!;
+    return rrl.check(address, answer, second);
   };
   const config = (c: Partial<RrlConfig>): RrlConfig => ({
     ...DEFAULT_RRL_CONFIG,

@@ -6,7 +6,7 @@
  * @see RFC 1035 section 4.1 (message format)
  * @see RFC 6891 section 6.1 (the OPT pseudo-RR)
  */
-import { TYPE_OPT } from '../rr/types.ts';
+import { TYPE_OPT, TYPE_TSIG } from '../rr/types.ts';
 import type { QueryParseCode } from './codes.ts';
 
 export const OPCODE_QUERY = 0;
@@ -53,6 +53,11 @@ export interface ParsedQuery {
   cookieAt: number;
   /** Length of that option's data: 8 (client cookie only) or 16-40 (with a server cookie). */
   cookieLen: number;
+  /**
+   * Offset of a TSIG record (RFC 8945) among the additional records, -1 when
+   * there is none; read and verified by the query pipeline, not here.
+   */
+  tsigAt: number;
   /** Why a FORMERR was chosen (stable code, for logs and tests); '' when none. */
   error: QueryParseCode | '';
 }
@@ -74,6 +79,7 @@ export function newParsedQuery(): ParsedQuery {
     nsid: false,
     cookieAt: -1,
     cookieLen: 0,
+    tsigAt: -1,
     error: '',
   };
 }
@@ -107,6 +113,7 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
   q.nsid = false;
   q.cookieAt = -1;
   q.cookieLen = 0;
+  q.tsigAt = -1;
   q.error = '';
   q.qnameEnd = 0;
   q.questionEnd = 0;
@@ -198,7 +205,8 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
       q.error = 'RECORD_TRUNCATED';
       return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
     }
-    if (type === TYPE_OPT) {
+    if (type === TYPE_TSIG) q.tsigAt = start;
+    else if (type === TYPE_OPT) {
       opts++;
       // RFC 6891 section 6.1.1: "MUST be the only OPT RR", owner "MUST be 0 (root domain)".
       if (opts > 1) {
