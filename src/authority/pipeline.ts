@@ -207,11 +207,12 @@ export class QueryPipeline {
       qtype: q.qtype,
       questionEnd: q.questionEnd,
     };
+    const request = { msg, question: tq, auth, source };
     if (transport === TRANSPORT_TCP) {
-      const t = transfers.transferTcp(msg, tq, auth, engine, source, this.summary);
+      const t = transfers.transferTcp(request, engine, this.summary);
       return t === undefined ? undefined : { kind: 'transfer', transfer: t };
     }
-    const out = transfers.answerUdp(msg, tq, auth, engine, source, this.summary, IXFR_UDP_LIMIT);
+    const out = transfers.answerUdp(request, engine, this.summary, IXFR_UDP_LIMIT);
     if (out === undefined) return undefined;
     const made: Made = {
       bytes: out,

@@ -100,6 +100,15 @@ export interface TransferQuestion {
   readonly questionEnd: number;
 }
 
+/** A transfer request as the query pipeline hands it over, its TSIG verified. */
+export interface TransferRequest {
+  readonly msg: Uint8Array;
+  readonly question: TransferQuestion;
+  readonly auth: RequestAuthOk;
+  /** The client's address. */
+  readonly source: string;
+}
+
 /**
  * A transfer to stream on a TCP connection: its messages, each whole and
  * signed when the request was; the listener frames and writes them, waiting
@@ -280,14 +289,8 @@ export class Transfers {
    * should answer instead (REFUSED: too many transfers, not served here, or
    * not allowed by the ACL).
    */
-  transferTcp(
-    msg: Uint8Array,
-    q: TransferQuestion,
-    auth: RequestAuthOk,
-    engine: Engine,
-    source: string,
-    summary: LogSummary,
-  ): TransferStream | undefined {
+  transferTcp(r: TransferRequest, engine: Engine, summary: LogSummary): TransferStream | undefined {
+    const { msg, question: q, auth, source } = r;
     if (this.stats.active >= this.options.maxConcurrent) {
       this.stats.busy++;
       summary.note('xfr_refused', source, 'maxConcurrent');
@@ -334,14 +337,12 @@ export class Transfers {
    * refused IXFR: undefined, the engine answers (REFUSED).
    */
   answerUdp(
-    msg: Uint8Array,
-    q: TransferQuestion,
-    auth: RequestAuthOk,
+    r: TransferRequest,
     engine: Engine,
-    source: string,
     summary: LogSummary,
     limit: number,
   ): Buffer | undefined {
+    const { msg, question: q, auth, source } = r;
     if (q.qtype !== QTYPE_IXFR) return undefined;
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
