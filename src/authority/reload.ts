@@ -1,8 +1,9 @@
 /**
  * Zone reload for the server: which files changed, loading them (through
- * the loader: in `serve`, a worker thread, so reading, parsing, building and
- * validating happen off the thread that answers), keeping the previous
- * version of a zone whose new file fails, warnings on the SOA serial, and the
+ * the loader: the one zone path, `zones/servable.ts`, in the zone-load
+ * worker, so reading, parsing, building, checking and signing happen off the
+ * thread that answers), keeping the previous version of a zone the path
+ * refuses (`zone_rejected`), warnings on the SOA serial, and the
  * swap of the new zone set, one assignment: the loader hands zones over
  * already indexed, so the answering thread only assigns.
  *
@@ -58,8 +59,8 @@ export interface ZoneLoadResult {
 }
 
 /**
- * Loads one zone file (the zone-file module's `loadZoneFile`, in a worker or
- * not); `origin` is the one given explicitly for the file, else the file name
+ * Loads one zone file (the zone path's `zoneFromSource`, in the zone-load
+ * worker: `zones/loader.ts`); `origin` is the one given explicitly for the file, else the file name
  * or content names it; `previousHash` is the content hash of the version
  * served (a loader may then answer `unchanged`); `previousSerial` is the
  * served version's SOA serial (inline signing raises the serial past it).
