@@ -20,7 +20,15 @@
  * load). Warm throughput is per CPU-second of this process (user + system):
  * time spent descheduled by other work on the machine does not count.
  *
- * Usage: node bench/client.ts [N=300] [rounds=11] [cold|warm|all]
+ * 3. DNSSEC validation (issue 32), against a second server serving the same
+ *    zones signed inline (`serve --keys`, each zone's KSK a trust anchor):
+ *    cold resolutions (no DNS cache) with `validate` against the same
+ *    client without it, interleaved, target <= 1.5x (the validator's key
+ *    cache kept, as a client keeps it; the first resolution of a fresh
+ *    client, which fetches every DNSKEY, printed beside); and warm
+ *    resolutions per CPU-second with validation, target >= 50,000/s.
+ *
+ * Usage: node bench/client.ts [N=300] [rounds=11] [cold|warm|validate|all]
  * (LEXROUTE_BIN=path/to/lexroute.js runs the server from another checkout.)
  */
 import { spawn } from 'node:child_process';
@@ -34,6 +42,11 @@ import { DnsTransport } from '../src/client/transport.ts';
 import { dddsStep, type NaptrRecord } from '../src/ddds/core/step.ts';
 import { buildAus } from '../src/ddds/core/aus.ts';
 import { toDnsKey } from '../src/urn/core/index.ts';
+import { execFile } from 'node:child_process';
+import { readdir, readFile, mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { parseTrustAnchors } from '../src/dnssec/core/validate/anchors.ts';
+import type { TrustAnchor } from '../src/client/validate.ts';
 import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);
@@ -70,7 +83,10 @@ function cpuMs(since: NodeJS.CpuUsage): number {
 const fmt = (x: number, d = 1) => x.toFixed(d);
 const rate = (x: number) => Math.round(x).toLocaleString('en');
 
-async function startServer(dir: string): Promise<{ port: number; stop: () => void }> {
+async function startServer(
+  dir: string,
+  extra: readonly string[] = [],
+): Promise<{ port: number; stop: () => void }> {
   for (const [o, t] of Object.entries(ZONES)) await writeFile(path.join(dir, `${o}.zone`), t);
   // A free port (bind, read, release), taken again if another process grabs it first.
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -89,6 +105,7 @@ async function startServer(dir: string): Promise<{ port: number; stop: () => voi
         `127.0.0.1:${port}`,
         '--log-level',
         'error',
+        ...extra,
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
@@ -325,6 +342,99 @@ async function warm(port: number): Promise<void> {
   }
 }
 
+/** A server of the same zones signed inline, and each zone's KSK as a trust anchor. */
+async function startSigned(
+  dir: string,
+): Promise<{ port: number; stop: () => void; anchors: TrustAnchor[] }> {
+  const keys = path.join(dir, 'keys');
+  await mkdir(keys, { recursive: true });
+  const bin = process.env.LEXROUTE_BIN ?? path.join(REPO, 'bin/lexroute.js');
+  for (const o of Object.keys(ZONES))
+    await promisify(execFile)(process.execPath, [bin, 'zone', 'keygen', `${o}.`, '--dir', keys]);
+  const server = await startServer(dir, ['--keys', keys]);
+  let text = '';
+  for (const f of await readdir(keys))
+    if (f.endsWith('.key')) text += await readFile(path.join(keys, f), 'utf8');
+  const parsed = parseTrustAnchors(text, keys, Date.now() / 1000);
+  if (!('anchors' in parsed)) throw new Error(parsed.problem.message);
+  // KSKs only (flags 257): the anchors a registrar would publish.
+  return { ...server, anchors: parsed.anchors.filter((a) => a.rdata[1] === 1) };
+}
+
+async function validated(dir: string): Promise<void> {
+  const signed = await startSigned(dir);
+  try {
+    const servers = [`127.0.0.1:${signed.port}`];
+    const validate = { trustAnchors: signed.anchors, rootAnchors: false };
+    // A fresh client's first resolution: every DNSKEY of the chain fetched and checked.
+    const firsts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const fresh = new LexClient({ servers, cache: false, validate });
+      const t0 = performance.now();
+      const r = await fresh.resolve(freshUrns(1)[0] as string, { noHttp: true });
+      firsts.push(performance.now() - t0);
+      const steps = r.trace.steps.filter((s) => s.kind === 'naptr');
+      if (!steps.every((s) => s.validation?.status === 'secure'))
+        throw new Error(`not secure: ${JSON.stringify(steps.map((s) => s.validation))}`);
+      await fresh.close();
+    }
+    const plain = new LexClient({ servers, cache: false });
+    const checked = new LexClient({ servers, cache: false, validate });
+    const run = async (c: LexClient) => {
+      const urns = freshUrns(N);
+      const t0 = performance.now();
+      for (const u of urns) await c.resolve(u, { noHttp: true });
+      return performance.now() - t0;
+    };
+    await run(plain);
+    await run(checked);
+    const p: number[] = [];
+    const v: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) {
+        p.push(await run(plain));
+        v.push(await run(checked));
+      } else {
+        v.push(await run(checked));
+        p.push(await run(plain));
+      }
+    }
+    await plain.close();
+    await checked.close();
+    const ratio = median(v.map((x, i) => x / p[i]!));
+    console.log(
+      `(3) DNSSEC validation: the same chain signed inline (ECDSAP256SHA256, each zone's KSK a trust anchor); ${ROUNDS} interleaved rounds`,
+    );
+    console.log(
+      `    cold, ${N} distinct URNs, no DNS cache: unvalidated median ${fmt(median(p))} ms (${fmt((median(p) * 1000) / N)} us/URN), validated ${fmt(median(v))} ms (${fmt((median(v) * 1000) / N)} us/URN)`,
+    );
+    console.log(
+      `    validated / unvalidated: ${fmt(ratio, 2)}x (median of per-round ratios; target <= 1.5x: ${ratio <= 1.5 ? 'met' : 'NOT met'})`,
+    );
+    console.log(
+      `    a fresh client's first resolution (every DNSKEY fetched and checked): median ${fmt(median(firsts))} ms`,
+    );
+    const warmClient = new LexClient({ servers, validate });
+    const repeated = freshUrns(N);
+    for (const u of repeated) await warmClient.resolve(u, { noHttp: true });
+    const rates: number[] = [];
+    for (let round = 0; round <= ROUNDS; round++) {
+      const reps = Math.max(1, Math.round(WARM_PER_ROUND / repeated.length));
+      const c0 = process.cpuUsage();
+      for (let k = 0; k < reps; k++)
+        for (const u of repeated) await warmClient.resolve(u, { noHttp: true });
+      if (round > 0) rates.push(((reps * repeated.length) / cpuMs(c0)) * 1000);
+    }
+    await warmClient.close();
+    const mid = median(rates);
+    console.log(
+      `    warm cache with validation, repeated URNs: best ${rate(Math.max(...rates))}/s, median ${rate(mid)}/s per CPU-second (target >= 50,000/s: ${mid >= 50_000 ? 'met' : 'NOT met'})`,
+    );
+  } finally {
+    signed.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-'));
   let server: { port: number; stop: () => void } | undefined;
@@ -337,6 +447,15 @@ async function main(): Promise<void> {
       console.log('');
     }
     if (ONLY === 'all' || ONLY === 'warm') await warm(server.port);
+    if (ONLY === 'all' || ONLY === 'validate') {
+      const signedDir = await mkdtemp(path.join(tmpdir(), 'lexroute-bench-signed-'));
+      try {
+        if (ONLY === 'all') console.log('');
+        await validated(signedDir);
+      } finally {
+        await rm(signedDir, { recursive: true, force: true });
+      }
+    }
   } finally {
     server?.stop();
     await rm(dir, { recursive: true, force: true });
