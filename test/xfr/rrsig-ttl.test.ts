@@ -56,6 +56,12 @@ function rrsigTtlsOfText(text: string): Map<string, number> {
   return out;
 }
 
+/** The key tag of the ZSK's RRSIG over the apex NSEC3PARAM (any RRSIG NSEC3PARAM line's). */
+function keyTagOf(text: string): string {
+  const line = text.split('\n').find((l) => /\sRRSIG\s+NSEC3PARAM\s/.test(l))!;
+  return line.trim().split(/\s+/)[10]!;
+}
+
 /** The TTL of each RRset but RRSIG, by owner and type, from presentation lines. */
 function rrsetTtlsOfText(text: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -87,12 +93,12 @@ describe('RRSIG TTLs as zone data (issue 31 item 8)', () => {
   let secondaryPort: number;
   const events: LogEvent[] = [];
 
-  const sign = async (extra: string) => {
+  const sign = async (extra: string, nsec3 = false) => {
     writeFileSync(source, sourceText(extra));
     await signZoneFile(source, {
       keysDir: path.join(dir, 'keys'),
       out: signed,
-      nsec3: false,
+      nsec3,
       optOut: false,
     });
     return readFileSync(signed, 'utf8');
@@ -217,7 +223,9 @@ describe('RRSIG TTLs as zone data (issue 31 item 8)', () => {
     const serial1 = Number(/SOA\s+\S+\s+\S+\s+(\d+)/.exec(first)![1]);
     expect(rrsigTtlsOfText(await storedCopy(serial1))).toEqual(rrsigTtlsOfText(first));
     // A change: re-signed with a raised serial; the primary reloads and NOTIFYs.
-    const second = await sign('new 120 TXT "added"');
+    // NSEC3 now: NSEC3PARAM has TTL 0 at the apex, as Knot signs it; the apex's other RRSIGs keep theirs.
+    const second = await sign('new 120 TXT "added"', true);
+    expect(rrsigTtlsOfText(second).get(`${ORIGIN}|NSEC3PARAM|${keyTagOf(second)}`)).toBe(0);
     const serial2 = Number(/SOA\s+\S+\s+\S+\s+(\d+)/.exec(second)![1]);
     await primary.reload();
     const copy = await storedCopy(serial2);
