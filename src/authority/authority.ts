@@ -43,8 +43,11 @@ export interface Authority {
   readonly server: RunningServer;
   /** The metrics endpoint and the control channel, when asked for. */
   readonly ops: Ops;
-  /** Re-read the zone sources (as SIGHUP): changed files are reloaded, a refused one keeps its version. */
-  reload(): Promise<ReloadReport>;
+  /**
+   * Re-read the zone sources (as SIGHUP): changed files are reloaded, a
+   * refused one keeps its version; with `zone`, only that zone's file.
+   */
+  reload(zone?: string): Promise<ReloadReport>;
   /** What `ctl status` answers: version, uptime, workers, listen addresses, each zone's state. */
   status(): StatusReport;
   /** Stop listening and loading, close the endpoints. */
@@ -128,7 +131,7 @@ export async function startAuthority(
   return {
     server,
     ops,
-    reload: () => server.reload(),
+    reload: (zone?: string) => server.reload(zone),
     status: () => statusReport(context),
     close,
   };

@@ -146,7 +146,8 @@ async function reload(ctx: ControlContext, zoneArg: string | undefined): Promise
   }
   let report: ReloadReport;
   try {
-    report = await ctx.server.reload();
+    // With ZONE, only that zone's file is looked at (the others stay as served).
+    report = await ctx.server.reload(origin);
   } catch (e) {
     return { ok: false, code: 'CTL_RELOAD_FAILED', message: (e as Error).message };
   }

@@ -316,14 +316,27 @@ export class ZoneReloader {
   private unavailableKey = '';
   /** What the last run did with each file. */
   private outcomes = new Map<string, FileOutcome>();
+  /** The origin each file was given (ORIGIN=FILE), for a reload of one zone. */
+  private readonly origins = new Map<string, string>();
 
   constructor(options: ReloaderOptions) {
     this.o = options;
   }
 
-  /** Re-read the sources; reloads are serial (a second request waits for the first, then runs). */
-  reload(watching = false, overrides?: ReadonlyMap<string, string>): Promise<ReloadReport> {
-    const go = () => this.run(watching, overrides);
+  /**
+   * Re-read the sources; reloads are serial (a second request waits for the
+   * first, then runs). Each file is looked at (stat) and loaded only when
+   * its size or modification time changed. With `only` (an origin, as `ctl
+   * reload ZONE`), only the file that zone was loaded from is looked at: every
+   * other zone is kept as served, whatever its file (issue 30: one zone of
+   * thousands costs one zone). A zone not served yet takes the full reload.
+   */
+  reload(
+    watching = false,
+    overrides?: ReadonlyMap<string, string>,
+    only?: string,
+  ): Promise<ReloadReport> {
+    const go = () => this.run(watching, overrides, only);
     const run = (this.running ?? Promise.resolve()).then(go, go);
     const tracked = run.finally(() => {
       if (this.running === tracked) this.running = undefined;
@@ -387,17 +400,33 @@ export class ZoneReloader {
     return files;
   }
 
+  /** The file the served zone `origin` was loaded from, if any. */
+  private fileOf(origin: string): string | undefined {
+    for (const [file, l] of this.current) if (l.zone.origin === origin) return file;
+    return undefined;
+  }
+
   private async run(
     watching: boolean,
     overrides?: ReadonlyMap<string, string>,
+    only?: string,
   ): Promise<ReloadReport> {
     const t0 = now();
-    const files = await this.allFiles(overrides);
+    const target = only === undefined ? undefined : this.fileOf(only);
+    const files =
+      target === undefined
+        ? await this.allFiles(overrides)
+        : [...this.current.keys()].map((file) => ({ file, origin: this.origins.get(file) }));
     const next = new Map<string, Loaded>();
     const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
+    const before = this.outcomes;
     this.outcomes = new Map();
     for (const { file, origin } of files) {
-      const o = await this.file(file, origin, next, watching, overrides?.get(file));
+      const kept = target !== undefined && file !== target ? this.current.get(file) : undefined;
+      const o = kept
+        ? (next.set(file, kept), before.get(file) ?? 'unchanged')
+        : await this.file(file, origin, next, watching, overrides?.get(file));
+      if (origin !== undefined) this.origins.set(file, origin);
       this.outcomes.set(file, o);
       counts[o]++;
     }

@@ -100,8 +100,11 @@ export interface RunningServer {
   readonly workers: number;
   /** The answering threads beyond this one (undefined with one worker). */
   readonly threads: AnswerThreads | undefined;
-  /** Re-read the zone sources; changed files are reloaded, failures keep the old zone. */
-  reload(): Promise<ReloadReport>;
+  /**
+   * Re-read the zone sources; changed files are reloaded, failures keep the
+   * old zone. With `zone` (an origin), only that zone's file is looked at.
+   */
+  reload(zone?: string): Promise<ReloadReport>;
   close(): Promise<void>;
 }
 
@@ -600,7 +603,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const zones = await zoneServices(options, target, retrySoon, hot);
   const { transfers, history, secondaries, reloader, loader } = zones;
   const refresher = signatureRefresher(reloader, log, () => reload());
-  const reload = (watching = false) => reloader.reload(watching).finally(refresher.arm);
+  const reload = (watching = false, zone?: string) =>
+    reloader.reload(watching, undefined, zone).finally(refresher.arm);
 
   // Watch before the first load: a change made while loading, or right after
   // the server reports it is listening, is never missed.
@@ -650,7 +654,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     secondaries,
     workers,
     threads,
-    reload,
+    reload: (zone?: string) => reload(false, zone),
     close: () => Promise.all([stop(), l.close(), threads?.close()]).then(() => undefined),
   };
 }

@@ -121,6 +121,23 @@ describe('lexroute ctl', () => {
     expect(await serial('urn.arpa')).toBe(2026112004);
   });
 
+  it('reload ZONE looks at that zone only: another changed file waits for a full reload', async () => {
+    const urn = path.join(dir, 'urn.arpa.zone');
+    const nic = path.join(dir, 'nic.it.zone');
+    const nicBefore = await serial('nic.it');
+    const urnBefore = await serial('urn.arpa');
+    const urnText = readFileSync(urn, 'utf8');
+    const nicText = readFileSync(nic, 'utf8');
+    writeFileSync(urn, urnText.replace(String(urnBefore), String(urnBefore + 1)));
+    writeFileSync(nic, nicText.replace(String(nicBefore), String(nicBefore + 1)));
+    const one = JSON.parse((await ctl('--json', 'reload', 'urn.arpa')).out);
+    expect(one.ok).toBe(true);
+    expect(await serial('urn.arpa')).toBe(urnBefore + 1);
+    expect(await serial('nic.it')).toBe(nicBefore);
+    expect((await ctl('reload')).code).toBe(0);
+    expect(await serial('nic.it')).toBe(nicBefore + 1);
+  });
+
   it('stats: query and TCP counters', async () => {
     const a = JSON.parse((await ctl('--json', 'stats')).out);
     expect(a.ok).toBe(true);

@@ -31,7 +31,8 @@ Server commands:
   status             version, uptime, workers, listen addresses, and per zone
                      the serial, records, when it was loaded and the last error
   reload [ZONE]      re-read changed zone files now (as SIGHUP); with ZONE,
-                     report that zone's result. A zone whose file fails to load
+                     only that zone's file (if it changed; the others are
+                     not looked at) and its result. A zone whose file fails to load
                      keeps its previous version; the error is reported and the
                      exit code is 1
   zone-status ZONE   one zone's serial, records, load time and last error
