@@ -103,7 +103,7 @@ describe('main(): exit after the command, output flushed first', () => {
 
   it('exits with the command code although a handle is left open', async () => {
     const version = await cli(['--version'], { strayHandle: true });
-    expect(version).toEqual({ code: 0, stdout: 'lexroute 0.1.0\n', stderr: '' });
+    expect(version).toEqual({ code: 0, stdout: 'lexroute 1.0.0\n', stderr: '' });
     const unknown = await cli(['frobnicate'], { strayHandle: true });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");

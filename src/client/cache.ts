@@ -12,8 +12,7 @@
  * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
-import { RECORD_MODEL, recordResolver } from './compat.ts';
-import type { DnsLookupResult, DnsResolver, RecordResolver } from './stub.ts';
+import type { DnsLookupResult, DnsResolver } from './stub.ts';
 import { canonicalName } from './names.ts';
 
 export interface CacheOptions {
@@ -224,18 +223,13 @@ export class DnsCache {
   }
 }
 
-/**
- * A DnsResolver with a cache in front. `peek` is the synchronous warm path.
- * A resolver answering in dns-packet's shapes is converted (deprecated, see
- * `client/compat.ts`).
- */
-export class CachingResolver implements RecordResolver {
-  readonly [RECORD_MODEL] = true;
+/** A DnsResolver with a cache in front. `peek` is the synchronous warm path. */
+export class CachingResolver implements DnsResolver {
   readonly cache: DnsCache;
-  private readonly inner: RecordResolver;
+  private readonly inner: DnsResolver;
 
   constructor(inner: DnsResolver, cache: DnsCache) {
-    this.inner = recordResolver(inner);
+    this.inner = inner;
     this.cache = cache;
   }
 

@@ -22,11 +22,10 @@ import type { QueryType } from '../dns/core/rr/types.ts';
 import type { ReferralStep } from '../ddds/core/trace.ts';
 import { DnsError } from './errors.ts';
 import type { DnsRecord } from '../dns/core/rr/record.ts';
-import { classify, type Classified, type DnsLookupResult, type RecordResolver } from './stub.ts';
+import { classify, type Classified, type DnsLookupResult, type DnsResolver } from './stub.ts';
 import { formatServer, type ServerAddress } from './servers.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, sameName } from './wire.ts';
-import { RECORD_MODEL } from './compat.ts';
 
 /** The addresses of the A and AAAA records among `records`. */
 function addressesOf(records: readonly DnsRecord[]): string[] {
@@ -103,8 +102,7 @@ const LAME_CODES: ReadonlySet<string> = new Set([
   'DNS_RCODE',
 ]);
 
-export class IterativeResolver implements RecordResolver {
-  readonly [RECORD_MODEL] = true;
+export class IterativeResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;
   private readonly root: ServerAddress;
   private readonly maxReferrals: number;

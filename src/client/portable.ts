@@ -30,12 +30,7 @@ export type {
   Trace,
   TraceStep,
 } from './resolve.ts';
-export type {
-  DnsLookupResult,
-  DnsPacketLookupResult,
-  DnsPacketRecord,
-  DnsResolver,
-} from './stub.ts';
+export type { DnsLookupResult, DnsResolver } from './stub.ts';
 export type {
   AaaaRecord,
   ARecord,
@@ -57,7 +52,6 @@ export type {
 } from '../dns/core/rr/record.ts';
 export { recordsOfType, recordTypeName } from '../dns/core/rr/record.ts';
 export type { QueryType, TypeMnemonic } from '../dns/core/rr/types.ts';
-export { fromDnsPacketAnswer, toDnsPacketAnswer, toDnsPacketQuestion } from './compat.ts';
 export { ResolveError, type WalkOptions } from './resolution.ts';
 export {
   BrowserLexClient,

@@ -23,13 +23,7 @@ import { Http1Pool, http1DohFetch } from './doh-h1.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
-import { RECORD_MODEL, recordResolver } from './compat.ts';
-import {
-  StubResolver,
-  type DnsLookupResult,
-  type DnsResolver,
-  type RecordResolver,
-} from './stub.ts';
+import { StubResolver, type DnsLookupResult, type DnsResolver } from './stub.ts';
 import { parseServerAddress, systemServers, type ServerAddress } from './servers.ts';
 import { DnsTransport, type TransportOptions } from './transport.ts';
 import { thttpRequest } from './http-step.ts';
@@ -130,7 +124,7 @@ export class LexClient {
   /** This client's memos of the warm path (walk starts, NAPTR records, step results). @internal */
   readonly memos = new ClientMemos();
   private readonly transport: DnsTransport;
-  private resolver: RecordResolver | undefined;
+  private resolver: DnsResolver | undefined;
   private readonly cached: CachingResolver | undefined;
   private readonly options: ClientOptions;
   private readonly hostMap = new Map<string, { address: string; family: 4 | 6 }>();
@@ -149,25 +143,24 @@ export class LexClient {
     this.mode = options.resolver?.mode ?? (options.root !== undefined ? 'iterative' : 'stub');
     this.cache = options.cache === false ? undefined : (options.cache ?? new DnsCache());
     if (this.cache) {
-      const inner: RecordResolver & { [RECORD_MODEL]: boolean } = {
-        [RECORD_MODEL]: true,
+      const inner: DnsResolver = {
         lookup: (n, t, s) => this.inner().then((r) => r.lookup(n, t, s)),
       };
       this.cached = new CachingResolver(inner, this.cache);
     }
   }
 
-  private innerPromise: Promise<RecordResolver> | undefined;
+  private innerPromise: Promise<DnsResolver> | undefined;
 
   /** The stub or iterative resolver (resolv.conf is read on first use). */
-  private inner(): Promise<RecordResolver> {
+  private inner(): Promise<DnsResolver> {
     if (this.resolver) return Promise.resolve(this.resolver);
     this.innerPromise ??= (async () => {
       const o = this.options;
       const keepWire = o.validate !== undefined;
       if (o.resolver !== undefined) {
         this.serverList = o.resolver.servers ?? [];
-        this.resolver = recordResolver(o.resolver);
+        this.resolver = o.resolver;
       } else if (o.doh !== undefined) {
         const doh = new DohTransport({
           urls: typeof o.doh === 'string' ? [o.doh] : o.doh,

@@ -16,7 +16,6 @@
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { DnsProtocol } from '../ddds/core/trace.ts';
 import type { DnsRecord, NameRecord } from '../dns/core/rr/record.ts';
-import { RECORD_MODEL } from './compat.ts';
 import { DnsError } from './errors.ts';
 import { formatServer, type ServerAddress } from './server-address.ts';
 import type { DnsTransportLike, Exchange, QueryOptions } from './transport.ts';
@@ -32,8 +31,7 @@ export interface DnsLookupResult {
   readonly name: string;
   /**
    * Records of qtype at `name` (empty for nxdomain/nodata), in the record
-   * model of `core/rr/record.ts` (dns-packet's shapes before 0.x: see
-   * `toDnsPacketAnswer`).
+   * model of `dns/core/rr/record.ts`.
    */
   readonly records: readonly DnsRecord[];
   /** CNAME owners followed, in order. */
@@ -62,39 +60,10 @@ export interface DnsLookupResult {
 
 /**
  * Anything that turns (name, type) into a DnsLookupResult: what a user
- * passes as `ClientOptions.resolver`. A result whose records are still in
- * dns-packet's shapes (`{name, type, ttl, data}`) is accepted, converted, with
- * a one-time deprecation warning (`DnsPacketLookupResult`, `client/compat.ts`).
+ * passes as `ClientOptions.resolver`.
  */
 export interface DnsResolver {
-  lookup(
-    qname: string,
-    qtype: QueryType,
-    signal?: AbortSignal,
-  ): Promise<DnsLookupResult | DnsPacketLookupResult>;
-}
-
-/** A DnsResolver whose results are in the record model (the client's own resolvers). */
-export interface RecordResolver extends DnsResolver {
   lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<DnsLookupResult>;
-}
-
-/** An answer in dns-packet's shape (`{name, type, ttl, class, data}`). */
-export interface DnsPacketRecord {
-  readonly name: string;
-  readonly type: string;
-  readonly ttl?: number;
-  readonly class?: string;
-  readonly data?: unknown;
-}
-
-/**
- * @deprecated A lookup result with dns-packet's record shapes, what
- * DnsLookupResult held before the record model: return DnsLookupResult.
- */
-export interface DnsPacketLookupResult extends Omit<DnsLookupResult, 'records' | 'additionals'> {
-  readonly records: readonly DnsPacketRecord[];
-  readonly additionals: readonly DnsPacketRecord[];
 }
 
 export type Classified =
@@ -229,8 +198,7 @@ export interface StubOptions {
  * A stub resolver: asks the configured servers (RD set), follows CNAME
  * chains across responses, refuses referrals with a pointer to `--root`.
  */
-export class StubResolver implements RecordResolver {
-  readonly [RECORD_MODEL] = true;
+export class StubResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;
   private readonly servers: readonly ServerAddress[];
   private readonly maxCnames: number;

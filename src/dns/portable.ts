@@ -54,17 +54,3 @@ export {
   type ZoneLookupResult,
   type ZoneSet,
 } from '../authority/core/zone-lookup.ts';
-import {
-  lookupInZone,
-  type ZoneLookupKind,
-  type ZoneLookupOptions,
-  type ZoneLookupResult,
-} from '../authority/core/zone-lookup.ts';
-/** @deprecated Renamed `lookupInZone` (issue 19: "lookup" meant three things). */
-export const lookup = lookupInZone;
-/** @deprecated Renamed `ZoneLookupKind`. */
-export type LookupKind = ZoneLookupKind;
-/** @deprecated Renamed `ZoneLookupOptions`. */
-export type LookupOptions = ZoneLookupOptions;
-/** @deprecated Renamed `ZoneLookupResult`. */
-export type LookupResult = ZoneLookupResult;

@@ -1,2 +1,2 @@
 /** The package version, as `lexroute --version` prints it and `ctl status` reports it. */
-export const VERSION = '0.1.0';
+export const VERSION = '1.0.0';

@@ -38,8 +38,8 @@ export async function resolveIn(
   options: MatchOptions = {},
 ): Promise<Resolution | { kind: 'bad-urn'; code: string }> {
   const a = analyseReference(urn);
-  if (!a.ok) return { kind: 'bad-urn', code: a.code };
-  const q = a.query;
+  if (!a.ok) return { kind: 'bad-urn', code: a.error.code };
+  const q = a.value;
   if (c.kind === 'sqlite') return resolveQuery(q, c.store, options);
   return withScratch(c.store, (r) => resolveQuery(q, r, options));
 }

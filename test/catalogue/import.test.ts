@@ -188,8 +188,8 @@ describe('import of 100,000 generated rows with bad rows', () => {
         const a = analyseLexUrn(urn);
         expect(a.ok).toBe(true);
         if (!a.ok) continue;
-        const w = store.byName(a.query.workUrn);
-        expect(w?.urn).toBe(a.query.workUrn);
+        const w = store.byName(a.value.workUrn);
+        expect(w?.urn).toBe(a.value.workUrn);
         expect(
           w?.expressions.some((e) =>
             e.manifestations.some((m) => m.items.some((i) => entry.endsWith(` ${i.url}`))),
@@ -350,15 +350,15 @@ describe('row validation', () => {
     );
     expect(v.ok).toBe(true);
     if (!v.ok) return;
-    expect(v.row.work.urn).toBe('urn:lex:br:federal:lei:2002-01-10;10406');
-    expect(v.row.expression).toEqual({
+    expect(v.value.work.urn).toBe('urn:lex:br:federal:lei:2002-01-10;10406');
+    expect(v.value.expression).toEqual({
       version: '2024-06-28',
       versionDate: '2024-06-28',
       language: 'pt',
     });
-    expect(v.row.manifestation?.editor).toBe('planalto.gov.br');
-    expect(v.row.inForce).toBe('2024-08-30');
-    expect(v.row.aliases.map((a) => a.urn)).toEqual([
+    expect(v.value.manifestation?.editor).toBe('planalto.gov.br');
+    expect(v.value.inForce).toBe('2024-08-30');
+    expect(v.value.aliases.map((a) => a.urn)).toEqual([
       'urn:lex:br:federal:codigo.civil:2002-01-10;10406',
     ]);
   });

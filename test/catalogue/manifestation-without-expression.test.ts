@@ -52,7 +52,7 @@ function rows(): CatalogueRow[] {
   return ROWS.map((f) => {
     const v = validateRow(f, analyseReference);
     if (!v.ok) throw new Error(`${v.error.code}: ${v.error.message}`);
-    return v.row;
+    return v.value;
   });
 }
 
@@ -75,8 +75,8 @@ const READERS: [string, CatalogueReader][] = [
 describe.each(READERS)('%s reader', (_label, reader) => {
   const first = (urn: string, options = {}) => {
     const a = analyseReference(urn);
-    if (!a.ok) throw new Error(a.message);
-    const r = resolveQuery(a.query, reader, options);
+    if (!a.ok) throw new Error(a.error.message);
+    const r = resolveQuery(a.value, reader, options);
     return r.kind === 'found' ? r.locations[0]?.itemUrl : `${r.kind} ${'code' in r ? r.code : ''}`;
   };
   const cases: [string, string, string][] = [

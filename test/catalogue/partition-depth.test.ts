@@ -40,13 +40,13 @@ const HTML = `${LOI}$legifrance.gouv.fr:text-html`;
 function row(fields: Record<string, unknown>): CatalogueRow {
   const v = validateRow(fields, analyseLexUrn);
   if (!v.ok) throw new Error(`${JSON.stringify(fields)}: ${v.error.code} ${v.error.message}`);
-  return v.row;
+  return v.value;
 }
 
 function firstUrl(reader: CatalogueReader, urn: string): string | undefined {
   const a = analyseReference(urn);
-  if (!a.ok) throw new Error(a.message);
-  const r = resolveQuery(a.query, reader);
+  if (!a.ok) throw new Error(a.error.message);
+  const r = resolveQuery(a.value, reader);
   return r.kind === 'found' ? r.locations[0]?.url : r.kind;
 }
 

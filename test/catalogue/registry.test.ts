@@ -35,8 +35,8 @@ const skip = present ? '' : `(skipped: the LexML vocabularies are not at ${LEXML
 
 function rewrite(registry: Registry, urn: string) {
   const a = analyseReference(urn);
-  if (!a.ok) throw new Error(`${urn}: ${a.message}`);
-  return registry.rewrite(a.query);
+  if (!a.ok) throw new Error(`${urn}: ${a.error.message}`);
+  return registry.rewrite(a.value);
 }
 
 describe('labelKey', () => {
@@ -86,7 +86,7 @@ describe.skipIf(!present)(`the LexML Brasil vocabularies ${skip}`, () => {
           if (k === '' || codes.has(asCode)) continue;
           const a = analyseReference(URNS[kind](k));
           if (!a.ok) continue;
-          const r = registry.rewrite(a.query);
+          const r = registry.rewrite(a.value);
           const names = named.get(k) as Set<string>;
           if (names.size === 1) {
             const w = r.rewrites.find((x) => x.element === kind);

@@ -148,7 +148,7 @@ const ROWS: Record<string, unknown>[] = [
 const validRows = ROWS.map((r, i) => {
   const v = validateRow(r, analyseLexUrn);
   if (!v.ok) throw new Error(`fixture row ${i}: ${v.error.code} ${v.error.message}`);
-  return v.row;
+  return v.value;
 });
 
 // The same tables run against the in-memory reader and the SQLite store
@@ -171,8 +171,8 @@ let catalogue: CatalogueReader = READERS[0]![1];
 
 function resolve(urn: string, options: MatchOptions = {}): Resolution {
   const a = analyseReference(urn);
-  if (!a.ok) throw new Error(`${urn}: ${a.code} ${a.message}`);
-  return resolveQuery(a.query, catalogue, options);
+  if (!a.ok) throw new Error(`${urn}: ${a.error.code} ${a.error.message}`);
+  return resolveQuery(a.value, catalogue, options);
 }
 
 interface Case {

@@ -30,7 +30,7 @@ const freshFile = () => join(dir, `c${files++}.sqlite`);
 function row(fields: Record<string, unknown>): CatalogueRow {
   const v = validateRow(fields, analyseLexUrn);
   if (!v.ok) throw new Error(`${JSON.stringify(fields)}: ${v.error.code} ${v.error.message}`);
-  return v.row;
+  return v.value;
 }
 
 /** A work as the SQLite reader returns it: aliases by URN, items by priority then URL. */

@@ -12,7 +12,7 @@ import dnsPacket from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DohTransport } from '../../src/client/doh.ts';
 import { Http1Error, Http1Pool, http1DohFetch, parseResponse } from '../../src/client/doh-h1.ts';
-import { toDnsPacketAnswer } from '../../src/client/compat.ts';
+import { toDnsPacketAnswer } from '../helpers/dns-packet-shapes.ts';
 
 interface Script {
   /** What the server sends for the n-th request on a connection (n from 0), after reading its head. */

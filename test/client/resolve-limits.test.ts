@@ -8,7 +8,8 @@ import type { Answer, RecordType } from 'dns-packet';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsError } from '../../src/client/errors.ts';
-import type { DnsPacketLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
+import type { DnsLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
+import { toRecordModel } from '../helpers/dns-packet-shapes.ts';
 import { LexClient, ResolveError, resolveLexUrn } from '../../src/client/resolve.ts';
 
 const URN = 'urn:lex:br:federal:lei:2002-01-10;10406';
@@ -26,9 +27,9 @@ function naptrAt(qname: string, flags: string, regexp: string, replacement: stri
   return { name: qname, type: 'NAPTR', ttl: 60, data } as unknown as Answer;
 }
 
-// dns-packet's record shapes: the deprecated form a user's resolver may still return.
-function result(qname: string, qtype: RecordType, records: Answer[]): DnsPacketLookupResult {
-  return {
+// written in dns-packet's record shapes, converted to the record model.
+function result(qname: string, qtype: RecordType, records: Answer[]): DnsLookupResult {
+  return toRecordModel({
     kind: records.length > 0 ? 'answer' : 'nxdomain',
     qname,
     qtype,
@@ -41,7 +42,7 @@ function result(qname: string, qtype: RecordType, records: Answer[]): DnsPacketL
     rttMs: 0,
     ignored: 0,
     additionals: [],
-  };
+  });
 }
 
 /** lex.urn.arpa. -> lex.example. -> U rule to the mock resolver; `stall` names a key that never answers. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Packet } from 'dns-packet';
 import { DnsTransport } from '../../src/client/transport.ts';
-import { toDnsPacketAnswer } from '../../src/client/compat.ts';
+import { toDnsPacketAnswer } from '../helpers/dns-packet-shapes.ts';
 import { DnsError } from '../../src/client/errors.ts';
 import { parseResolvConf, parseServerAddress, formatServer } from '../../src/client/servers.ts';
 import { startFakeDns, type FakeDns, type FakeZone, type HookContext } from './helpers/fake-dns.ts';

@@ -42,9 +42,14 @@ function drive(
   for (;;) {
     const visit = guard.visit(key);
     if (!visit.ok)
-      return { kind: 'guard', code: visit.code, message: visit.message, path: [...guard.path] };
+      return {
+        kind: 'guard',
+        code: visit.error.code,
+        message: visit.error.message,
+        path: [...guard.path],
+      };
     const rdata = Object.entries(zones).find(
-      ([k]) => DddsLoopGuard.normalise(k) === DddsLoopGuard.normalise(key),
+      ([k]) => DddsLoopGuard.normalize(k) === DddsLoopGuard.normalize(key),
     )?.[1];
     if (rdata === undefined) return { kind: 'not-found', key, path: [...guard.path] };
     const r = dddsStep({ aus, key, records: rdata.map(naptrFromPresentation), service });
@@ -87,16 +92,16 @@ describe('DDDS chains (dddsStep + DddsLoopGuard)', () => {
 describe('DddsLoopGuard', () => {
   it('compares keys case-insensitively with the trailing dot normalised', () => {
     const g = new DddsLoopGuard();
-    expect(g.visit('Lex.URN.arpa')).toEqual({ ok: true, step: 1 });
+    expect(g.visit('Lex.URN.arpa')).toEqual({ ok: true, value: 1 });
     const again = g.visit('lex.urn.arpa.');
-    expect(again).toMatchObject({ ok: false, code: 'DDDS_LOOP' });
+    expect(again).toMatchObject({ ok: false, error: { code: 'DDDS_LOOP' } });
     expect(g.steps).toBe(1);
   });
 
   it('defaults to 10 steps', () => {
     const g = new DddsLoopGuard();
     for (let i = 0; i < 10; i++) expect(g.visit(`k${i}.example`).ok).toBe(true);
-    expect(g.visit('k10.example')).toMatchObject({ ok: false, code: 'DDDS_STEP_LIMIT' });
+    expect(g.visit('k10.example')).toMatchObject({ ok: false, error: { code: 'DDDS_STEP_LIMIT' } });
   });
 
   it('property: any sequence is accepted until the first repeat or the limit, and never after', () => {
@@ -108,14 +113,14 @@ describe('DddsLoopGuard', () => {
           const g = new DddsLoopGuard(limit);
           const seen = new Set<string>();
           for (const k of keys) {
-            const norm = DddsLoopGuard.normalise(k);
+            const norm = DddsLoopGuard.normalize(k);
             const r = g.visit(k);
             if (seen.has(norm)) {
-              expect(r).toMatchObject({ ok: false, code: 'DDDS_LOOP' });
+              expect(r).toMatchObject({ ok: false, error: { code: 'DDDS_LOOP' } });
               return;
             }
             if (seen.size >= limit) {
-              expect(r).toMatchObject({ ok: false, code: 'DDDS_STEP_LIMIT' });
+              expect(r).toMatchObject({ ok: false, error: { code: 'DDDS_STEP_LIMIT' } });
               return;
             }
             expect(r.ok).toBe(true);

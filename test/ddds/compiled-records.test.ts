@@ -36,7 +36,10 @@ describe('compiled records follow the fields', () => {
     r.flags = '';
     r.regexp = '';
     r.replacement = 'lex.example.';
-    expect(rewrite(r, AUS)).toEqual({ ok: true, output: 'lex.example.', via: 'replacement' });
+    expect(rewrite(r, AUS)).toEqual({
+      ok: true,
+      value: { output: 'lex.example.', via: 'replacement' },
+    });
   });
 
   it('records sharing a REGEXP but not their other fields are compiled apart', () => {
@@ -50,11 +53,10 @@ describe('compiled records follow the fields', () => {
     const both = record({ regexp: terminal.regexp, replacement: 'x.example.' });
     expect(compileRecord(plain)).not.toBe(compileRecord(terminal));
     expect(compileRecord(terminal)).not.toBe(compileRecord(unusable));
-    expect(rewrite(both, AUS)).toMatchObject({ ok: false, code: 'NAPTR_BOTH_FIELDS' });
+    expect(rewrite(both, AUS)).toMatchObject({ ok: false, error: { code: 'NAPTR_BOTH_FIELDS' } });
     expect(rewrite(terminal, AUS)).toEqual({
       ok: true,
-      output: `http://r.example/?${AUS}`,
-      via: 'regexp',
+      value: { output: `http://r.example/?${AUS}`, via: 'regexp' },
     });
     const step = dddsStep({ aus: AUS, key: 'k.', records: [unusable, terminal], service: 'N2L' });
     expect(step.considered.map((f) => f.code)).toEqual(['NAPTR_PROTOCOL_UNKNOWN', 'DDDS_TERMINAL']);

@@ -183,9 +183,9 @@ describe('fast paths agree with the engine (fast-check)', () => {
           // A generated pattern may exceed the 255-octet <character-string>.
           fc.pre(parsed.ok || parsed.error.code !== 'SUBST_TOO_LONG');
           if (!parsed.ok) throw new Error(`${ere}: ${parsed.error.message}`);
-          const reference = engineOnly(parsed.expr);
+          const reference = engineOnly(parsed.value);
           for (const s of [...inputs, `${inputs[0] ?? ''}\uD800`]) {
-            expect(applySubstitution(parsed.expr, s), `${ere} on ${JSON.stringify(s)}`).toEqual(
+            expect(applySubstitution(parsed.value, s), `${ere} on ${JSON.stringify(s)}`).toEqual(
               applySubstitution(reference, s),
             );
           }
@@ -224,21 +224,21 @@ describe('LEX routing patterns take the engine-free path', () => {
     it(c.field, () => {
       const parsed = parseSubstitution(c.field);
       if (!parsed.ok) throw new Error(parsed.error.message);
-      expect(parsed.expr.ere.fast?.plan !== undefined).toBe(c.plan);
-      if (!c.plan) expect(parsed.expr.ere.fast?.prefix.length).toBe('urn:cid:'.length);
+      expect(parsed.value.ere.fast?.plan !== undefined).toBe(c.plan);
+      if (!c.plan) expect(parsed.value.ere.fast?.prefix.length).toBe('urn:cid:'.length);
       const want = c.out === undefined ? { matched: false } : { matched: true, output: c.out };
-      expect(applySubstitution(parsed.expr, AUS)).toEqual(want);
-      expect(applySubstitution(engineOnly(parsed.expr), AUS)).toEqual(want);
+      expect(applySubstitution(parsed.value, AUS)).toEqual(want);
+      expect(applySubstitution(engineOnly(parsed.value), AUS)).toEqual(want);
     });
   }
 
   it('the fast path is linear: a long hostile input is one forward scan', () => {
     const parsed = parseSubstitution('!^[a-z]*[;:](.*)$!\\1!');
     if (!parsed.ok) throw new Error(parsed.error.message);
-    expect(parsed.expr.ere.fast?.plan).toBeDefined();
+    expect(parsed.value.ere.fast?.plan).toBeDefined();
     const long = `${'a'.repeat(200_000)}!`;
-    expect(applySubstitution(parsed.expr, long)).toEqual({ matched: false });
-    expect(applySubstitution(parsed.expr, `${'a'.repeat(200_000)}:x`)).toEqual({
+    expect(applySubstitution(parsed.value, long)).toEqual({ matched: false });
+    expect(applySubstitution(parsed.value, `${'a'.repeat(200_000)}:x`)).toEqual({
       matched: true,
       output: 'x',
     });

@@ -151,15 +151,15 @@ describe('program and fast paths made on first use', () => {
     const ascii = parseSubstitution(field);
     const other = parseSubstitution(field);
     if (!ascii.ok || !other.ok) throw new Error('parse');
-    expect(applySubstitution(ascii.expr, 'URN:LEX:br;sp')).toEqual({
+    expect(applySubstitution(ascii.value, 'URN:LEX:br;sp')).toEqual({
       matched: true,
       output: 'sp@br',
     });
-    expect(applySubstitution(other.expr, 'urn:lex:br;são')).toEqual({
+    expect(applySubstitution(other.value, 'urn:lex:br;são')).toEqual({
       matched: true,
       output: 'são@br',
     });
-    expect(applySubstitution(other.expr, 'urn:lex:br:x')).toEqual({ matched: false });
+    expect(applySubstitution(other.value, 'urn:lex:br:x')).toEqual({ matched: false });
   });
 
   it('an object spread copies the parsed fields but not the lazy getters', () => {

@@ -60,7 +60,10 @@ describe('SERVICES (RFC 3404 4.4 ABNF)', () => {
   ];
   for (const field of bad) {
     it(`rejects ${JSON.stringify(field)}`, () => {
-      expect(parseServices(field)).toMatchObject({ ok: false, code: 'NAPTR_SERVICES_SYNTAX' });
+      expect(parseServices(field)).toMatchObject({
+        ok: false,
+        error: { code: 'NAPTR_SERVICES_SYNTAX' },
+      });
     });
   }
 

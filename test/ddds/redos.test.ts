@@ -22,7 +22,7 @@ function inputReads(field: string, input: string): { reads: number; found: boole
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
-  const m = parsed.expr.ere.program.matcher(MatcherInput.utf8(counting));
+  const m = parsed.value.ere.program.matcher(MatcherInput.utf8(counting));
   const found = m.find();
   return { reads, found };
 }
@@ -63,9 +63,9 @@ describe('ReDoS: catastrophic-backtracking classics run in linear time', () => {
     const parsed = parseSubstitution('!^(a+)+$!x!');
     if (!parsed.ok) throw new Error(parsed.error.message);
     const input = `${'a'.repeat(50_000)}b`;
-    expect(applySubstitution(parsed.expr, input)).toEqual({ matched: false });
+    expect(applySubstitution(parsed.value, input)).toEqual({ matched: false });
     // The same expression still matches where it should (not a vacuous "no").
-    expect(applySubstitution(parsed.expr, 'a'.repeat(50_000))).toEqual({
+    expect(applySubstitution(parsed.value, 'a'.repeat(50_000))).toEqual({
       matched: true,
       output: 'x',
     });
@@ -75,7 +75,7 @@ describe('ReDoS: catastrophic-backtracking classics run in linear time', () => {
     for (const c of CLASSICS) {
       const parsed = parseSubstitution(c.field);
       if (!parsed.ok) throw new Error(parsed.error.message);
-      const r = applySubstitution(parsed.expr, c.input(50_000));
+      const r = applySubstitution(parsed.value, c.input(50_000));
       expect(r.matched, c.field).toBe(false);
       expect(r.error, c.field).toBeUndefined();
     }

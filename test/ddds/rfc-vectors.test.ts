@@ -52,7 +52,7 @@ function steps(v: RawVector): Step[] {
 function substitute(field: string, input: string): string | undefined {
   const p = parseSubstitution(field);
   if (!p.ok) throw new Error(`${field}: ${p.error.code} ${p.error.message}`);
-  const r = applySubstitution(p.expr, input);
+  const r = applySubstitution(p.value, input);
   return r.matched ? r.output : undefined;
 }
 
@@ -105,7 +105,10 @@ const HANDLED: Record<string, (() => void) | { skip: string }> = {
     const [s1] = steps(v) as [Step];
     const sorted = sortRecords((s1.rrset ?? []).map(naptrFromPresentation));
     expect(sorted.map((r) => rewrite(r, v.aus as string))).toEqual(
-      (s1.expected_outputs_in_order ?? []).map((output) => ({ ok: true, output, via: 'regexp' })),
+      (s1.expected_outputs_in_order ?? []).map((output) => ({
+        ok: true,
+        value: { output, via: 'regexp' },
+      })),
     );
   },
   'rfc3404-5.1-urn-foo': () => {
@@ -210,7 +213,10 @@ const HANDLED: Record<string, (() => void) | { skip: string }> = {
     const [s1] = steps(v) as [Step];
     const sorted = sortRecords((s1.rrset ?? []).map(naptrFromPresentation));
     expect(sorted.map((r) => rewrite(r, v.aus as string))).toEqual(
-      (s1.expected_outputs_in_order ?? []).map((output) => ({ ok: true, output, via: 'regexp' })),
+      (s1.expected_outputs_in_order ?? []).map((output) => ({
+        ok: true,
+        value: { output, via: 'regexp' },
+      })),
     );
   },
   'rfc4848-3-u-naptr': () => {
@@ -232,8 +238,7 @@ const HANDLED: Record<string, (() => void) | { skip: string }> = {
     const u = records.find((x) => x.flags === 'u') as NaptrRecord;
     expect(rewrite(u, 'anything')).toEqual({
       ok: true,
-      output: expected['EM:protA']?.uri,
-      via: 'regexp',
+      value: { output: expected['EM:protA']?.uri, via: 'regexp' },
     });
   },
   'rfc3958-2.2-s-naptr-order': () => {

@@ -133,9 +133,9 @@ function expected(field: string): SubstCheck {
   if (!p.ok) return p;
   return {
     ok: true,
-    ere: p.expr.ere.source,
-    repl: p.expr.repl,
-    caseInsensitive: p.expr.caseInsensitive,
+    ere: p.value.ere.source,
+    repl: p.value.repl,
+    caseInsensitive: p.value.caseInsensitive,
   };
 }
 
@@ -160,7 +160,7 @@ describe('substitution templates', () => {
           expect(pb.ok, `${JSON.stringify(a)} / ${JSON.stringify(b)}`).toBe(pa.ok);
           if (pa.ok && pb.ok) {
             sharedValid++;
-            expect(pb.expr.ere.groupCount).toBe(pa.expr.ere.groupCount);
+            expect(pb.value.ere.groupCount).toBe(pa.value.ere.groupCount);
           }
         },
       ),

@@ -55,7 +55,7 @@ describe('RFC 3402 section 3.2 substitution vectors', () => {
       if (!parsed.ok) throw new Error(`${parsed.error.code}: ${parsed.error.message}`);
       expect(v.cases?.length).toBeGreaterThan(0);
       for (const c of v.cases ?? []) {
-        const r = applySubstitution(parsed.expr, c.input);
+        const r = applySubstitution(parsed.value, c.input);
         if ('output' in c) expect(r, c.input).toEqual({ matched: true, output: c.output });
         else expect(r, c.input).toEqual({ matched: false });
       }
@@ -67,17 +67,17 @@ describe('substitution structure', () => {
   it('exposes the parts, group count and the RE2 translation', () => {
     const r = parseSubstitution('!^urn:lex:([^;:]+)[;:].*$!\\1.lex.example!i');
     if (!r.ok) throw new Error(r.error.message);
-    expect(r.expr.delimiter).toBe('!');
-    expect(r.expr.caseInsensitive).toBe(true);
-    expect(r.expr.ere.groupCount).toBe(1);
-    expect(r.expr.ere.source).toBe('^urn:lex:([^;:]+)[;:].*$');
-    expect(r.expr.ere.translated).toBe('^urn\\:lex\\:([^\\;\\:]+)[\\;\\:].*$');
-    expect(r.expr.repl).toEqual([
+    expect(r.value.delimiter).toBe('!');
+    expect(r.value.caseInsensitive).toBe(true);
+    expect(r.value.ere.groupCount).toBe(1);
+    expect(r.value.ere.source).toBe('^urn:lex:([^;:]+)[;:].*$');
+    expect(r.value.ere.translated).toBe('^urn\\:lex\\:([^\\;\\:]+)[\\;\\:].*$');
+    expect(r.value.repl).toEqual([
       { kind: 'backref', group: 1, span: { start: 26, end: 28 } },
       { kind: 'text', text: '.lex.example' },
     ]);
-    expect(r.expr.ereSpan).toEqual({ start: 1, end: 25 });
-    expect(r.expr.maxBackref).toBe(1);
+    expect(r.value.ereSpan).toEqual({ start: 1, end: 25 });
+    expect(r.value.maxBackref).toBe(1);
   });
 
   it('maps ERE error positions back into the field across escaped delimiters', () => {
@@ -98,7 +98,7 @@ describe('substitution structure', () => {
   it('an unpaired surrogate in the input is an error value, not a throw', () => {
     const r = parseSubstitution('!^(.*)$!\\1!');
     if (!r.ok) throw new Error(r.error.message);
-    const out = applySubstitution(r.expr, 'a\uD800b');
+    const out = applySubstitution(r.value, 'a\uD800b');
     expect(out.matched).toBe(false);
     expect(out.error?.code).toBe('SUBST_BAD_INPUT');
   });
@@ -107,7 +107,7 @@ describe('substitution structure', () => {
     // (also in the external file; checked here through the back-references)
     const r = parseSubstitution('!(A(B(C)DE)(F)G)!\\4\\3\\2\\1!');
     if (!r.ok) throw new Error(r.error.message);
-    expect(applySubstitution(r.expr, 'ABCDEFG')).toEqual({
+    expect(applySubstitution(r.value, 'ABCDEFG')).toEqual({
       matched: true,
       output: 'FCBCDEABCDEFG',
     });
@@ -136,8 +136,8 @@ describe('properties', () => {
         }
         const parsed = parseSubstitution(built.value);
         if (!parsed.ok) throw new Error(`${built.value}: ${parsed.error.message}`);
-        expect(applySubstitution(parsed.expr, s)).toEqual({ matched: true, output: t });
-        expect(applySubstitution(parsed.expr, `${s}x`)).toEqual({ matched: false });
+        expect(applySubstitution(parsed.value, s)).toEqual({ matched: true, output: t });
+        expect(applySubstitution(parsed.value, `${s}x`)).toEqual({ matched: false });
       }),
       { numRuns: 400 },
     );
@@ -158,7 +158,7 @@ describe('properties', () => {
         if (!built.ok) return;
         const parsed = parseSubstitution(built.value);
         if (!parsed.ok) throw new Error(parsed.error.message);
-        expect(applySubstitution(parsed.expr, a + b)).toEqual({
+        expect(applySubstitution(parsed.value, a + b)).toEqual({
           matched: true,
           output: `${b}${lit === '' ? '-' : `-${lit}`}${a}`,
         });
@@ -183,7 +183,7 @@ describe('properties', () => {
         (field, input) => {
           const r = parseSubstitution(field);
           if (r.ok) {
-            const out = applySubstitution(r.expr, input);
+            const out = applySubstitution(r.value, input);
             if (out.matched) expect(typeof out.output).toBe('string');
           } else {
             expect(CODES).toContain(r.error.code);

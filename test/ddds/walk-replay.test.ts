@@ -13,8 +13,10 @@ import type { ResolveResult, Service, Trace } from '../../src/ddds/core/trace.ts
 import type { ResolutionCode } from '../../src/ddds/core/codes.ts';
 import { addressFeed, naptrFeed, srvFeed } from '../../src/client/drive.ts';
 // Recorded before the record model: dns-packet's shapes, converted as a user's resolver's are.
-import { toRecordModel } from '../../src/client/compat.ts';
-import type { DnsPacketLookupResult as LookupResult } from '../../src/client/stub.ts';
+import {
+  toRecordModel,
+  type DnsPacketLookupResult as LookupResult,
+} from '../helpers/dns-packet-shapes.ts';
 
 interface Recorded {
   readonly id: string;

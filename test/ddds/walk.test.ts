@@ -19,7 +19,8 @@ import {
 } from '../../src/ddds/core/walk.ts';
 import type { LookupMeta } from '../../src/ddds/core/trace.ts';
 import { LexClient, ResolveError } from '../../src/client/resolve.ts';
-import type { DnsPacketLookupResult, DnsResolver as Resolver } from '../../src/client/stub.ts';
+import type { DnsResolver as Resolver } from '../../src/client/stub.ts';
+import { toRecordModel, type DnsPacketLookupResult } from '../helpers/dns-packet-shapes.ts';
 import { naptrFromPresentation } from './presentation.ts';
 
 type Zones = Record<string, readonly NaptrRecord[]>;
@@ -27,8 +28,8 @@ const META: LookupMeta = { server: 'memory', protocol: 'udp', rttMs: 0, ttl: 60,
 const OPTIONS: WalkOptions = { mode: 'stub', servers: [], random: () => 0, noHttp: true };
 
 function recordsAt(zones: Zones, key: string): readonly NaptrRecord[] | undefined {
-  const k = DddsLoopGuard.normalise(key);
-  return Object.entries(zones).find(([z]) => DddsLoopGuard.normalise(z) === k)?.[1];
+  const k = DddsLoopGuard.normalize(key);
+  return Object.entries(zones).find(([z]) => DddsLoopGuard.normalize(z) === k)?.[1];
 }
 
 /** Run the walk over in-memory NAPTR zones until it ends or needs more than NAPTR. */
@@ -226,7 +227,7 @@ function reference(zones: Zones, limit: number): Outcome {
   let key = 'lex.urn.arpa.';
   for (;;) {
     const visit = guard.visit(key);
-    if (!visit.ok) return { kind: 'failed', code: visit.code };
+    if (!visit.ok) return { kind: 'failed', code: visit.error.code };
     const records = recordsAt(zones, key);
     if (records === undefined) return { kind: 'failed', code: 'DNS_NXDOMAIN' };
     if (records.length === 0) return { kind: 'failed', code: 'DNS_NODATA' };
@@ -264,7 +265,7 @@ function memoryResolver(zones: Zones): Resolver {
             data: { ...r, replacement: r.replacement === '.' ? '' : r.replacement.slice(0, -1) },
           }) as unknown as Answer,
       );
-      // dns-packet's record shapes: the deprecated form a user's resolver may still return.
+      // written in dns-packet's record shapes, converted to the record model.
       const result: DnsPacketLookupResult = {
         kind,
         qname,
@@ -279,7 +280,7 @@ function memoryResolver(zones: Zones): Resolver {
         ignored: 0,
         additionals: [],
       };
-      return Promise.resolve(result);
+      return Promise.resolve(toRecordModel(result));
     },
   };
 }

@@ -52,7 +52,7 @@ describe('parseHostPort', () => {
     ]) {
       const r = parseHostPort(bad);
       expect([bad, r.ok]).toEqual([bad, false]);
-      if (!r.ok) expect(r.message.length).toBeGreaterThan(10);
+      if (!r.ok) expect(r.error.message.length).toBeGreaterThan(10);
     }
   });
 

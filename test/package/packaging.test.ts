@@ -187,7 +187,7 @@ const store = new catalogue.SqliteCatalogue(process.argv[2]);
 const out = {
   lexroute: parseLexUrn('urn:lex:it:stato:legge:2000-04-03;56').ok,
   urn: urn.normalizeLexUrn('URN:LEX:IT:Stato:Legge:2000-04-03;56').canonical,
-  ddds: ddds.applySubstitution(sub.expr, 'urn:lex:it:stato:legge:2000-04-03;56').output,
+  ddds: ddds.applySubstitution(sub.value, 'urn:lex:it:stato:legge:2000-04-03;56').output,
   zone: zone.parseZoneText('@ 3600 IN NAPTR 100 10 "" "" "" lex-nameserver.nic.it.\\n', {
     origin: 'lex.urn.arpa.',
   }).records.length,
@@ -213,7 +213,7 @@ import { SqliteCatalogue, MemoryCatalogue } from 'lexroute/catalogue';
 import { startDevChain } from 'lexroute/dev';
 
 const parsed = parseLexUrn('urn:lex:it:stato:legge:2000-04-03;56');
-const urn: LexUrn | undefined = parsed.ok ? parsed.urn : undefined;
+const urn: LexUrn | undefined = parsed.ok ? parsed.value : undefined;
 const key: string = toDnsKey('lex.example').ok ? 'ok' : 'bad';
 const records: NaptrRecord[] = [];
 let zone: Zone | undefined;

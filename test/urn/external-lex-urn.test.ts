@@ -77,7 +77,7 @@ describe.skipIf(corpus.skipReason !== undefined)(titled('external LEX URN corpor
       const asPartition = u.slice(0, bang) + '~' + u.slice(bang + 1);
       const r = parseLexUrn(asPartition);
       expect(r.ok, asPartition).toBe(true);
-      if (r.ok) expect(r.urn.partition?.text).toBe(u.slice(bang + 1));
+      if (r.ok) expect(r.value.partition?.text).toBe(u.slice(bang + 1));
       expect(splitPartition(asPartition)).toEqual({
         document: u.slice(0, bang),
         partition: u.slice(bang + 1),
@@ -88,7 +88,7 @@ describe.skipIf(corpus.skipReason !== undefined)(titled('external LEX URN corpor
 
   it('LexML: the accepted names include year-only periods and an implausible year with a warning', () => {
     const yearOnly = parseLexUrn('urn:lex:br:federal:decreto.lei:1943;5452');
-    expect(yearOnly.ok && yearOnly.urn.work.details.period?.text).toBe('1943');
+    expect(yearOnly.ok && yearOnly.value.work.details.period?.text).toBe('1943');
     const oddYear = lexml.filter((u) => u.includes(':0093-03-17;'));
     expect(oddYear.length).toBe(1);
     const r = parseLexUrn(oddYear[0]!);
@@ -120,8 +120,8 @@ describe.skipIf(corpus.skipReason !== undefined)(titled('external LEX URN corpor
     for (const u of nir) {
       const r = parseUrn8141(u);
       if (r.ok) {
-        expect(r.urn.nid.text).toBe('nir');
-        expect(r.urn.nss.text).toBe(u.slice(8).split('#')[0]);
+        expect(r.value.nid.text).toBe('nir');
+        expect(r.value.nss.text).toBe(u.slice(8).split('#')[0]);
       } else {
         expect(u[r.errors[0]!.span.start]).toBe(' ');
       }

@@ -11,7 +11,7 @@ import {
 export function mustParse(text: string): LexUrn {
   const r = parseLexUrn(text);
   if (!r.ok) expect.fail(`${text} rejected: ${JSON.stringify(r.errors)}`);
-  return r.urn;
+  return r.value;
 }
 
 /** The code of the (single) error, or 'OK'. */

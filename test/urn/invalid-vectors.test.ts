@@ -66,8 +66,8 @@ describe('invalid URN vectors', () => {
     const longOk = parseLexUrn(`urn:lex:it:stato:legge:2000-01-01;${'1,'.repeat(200_000)}2`);
     expect(
       longOk.ok &&
-        longOk.urn.work.details.numbers.kind === 'ids' &&
-        longOk.urn.work.details.numbers.ids.length,
+        longOk.value.work.details.numbers.kind === 'ids' &&
+        longOk.value.work.details.numbers.ids.length,
     ).toBe(200_001);
   });
 

@@ -99,7 +99,7 @@ describe.skipIf(corpus.skipReason !== undefined)(
         if (!r.ok) continue;
         accepted++;
         const [jur, auth, measure] = p.split(':');
-        const u = r.urn;
+        const u = r.value;
         expect(
           [u.jurisdiction.code.text, ...u.jurisdiction.units.map((x) => x.text)].join(';'),
         ).toBe(jur);

@@ -265,10 +265,10 @@ describe('URN properties', () => {
         const text = formatLexUrn(x);
         const r = parseLexUrn(text);
         if (!r.ok) throw new Error(`${text}: ${JSON.stringify(r.errors)}`);
-        expect(withoutSpans(r.urn)).toEqual(withoutSpans(x));
-        expect(r.urn.input).toBe(text);
-        checkSpans(r.urn);
-        expect(formatLexUrn(r.urn)).toBe(text);
+        expect(withoutSpans(r.value)).toEqual(withoutSpans(x));
+        expect(r.value.input).toBe(text);
+        checkSpans(r.value);
+        expect(formatLexUrn(r.value)).toBe(text);
       }),
       RUNS,
     );

@@ -9,12 +9,12 @@ function parts(text: string): Record<string, string | undefined> {
   const r = parseUrn8141(text);
   if (!r.ok) throw new Error(`${text}: ${JSON.stringify(r.errors)}`);
   return {
-    scheme: r.urn.scheme.text,
-    nid: r.urn.nid.text,
-    nss: r.urn.nss.text,
-    r: r.urn.rComponent?.text,
-    q: r.urn.qComponent?.text,
-    f: r.urn.fComponent?.text,
+    scheme: r.value.scheme.text,
+    nid: r.value.nid.text,
+    nss: r.value.nss.text,
+    r: r.value.rComponent?.text,
+    q: r.value.qComponent?.text,
+    f: r.value.fComponent?.text,
   };
 }
 

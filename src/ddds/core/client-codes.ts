@@ -42,9 +42,6 @@ export const CLIENT_CODES = {
   DNSSEC_NEEDS_RESOLVER: 'DNSSEC was required without a validating resolver to ask (--server)',
   DNSSEC_TRUST_ANCHOR:
     'resolve --trust-anchor: the file cannot be read or holds no DS or DNSKEY trust anchor',
-  // A warning, not a failure: the deprecated dns-packet record shapes (client/compat.ts).
-  LEXROUTE_DNS_PACKET_SHAPES:
-    'a DnsResolver returned records in dns-packet shapes: converted, deprecated (DeprecationWarning)',
   // THTTP (RFC 2169) steps.
   HTTP_BAD_URL: 'a resolver URL with an invalid host, port or path characters',
   HTTP_UNSUPPORTED_SCHEME: 'a resolver URL that is not absolute http or https',

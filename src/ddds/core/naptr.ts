@@ -13,7 +13,7 @@ import {
   type SubstExpr,
 } from './subst.ts';
 import { BoundedMemo } from '../../kit/core/memo.ts';
-import { CodedRefusal, type Err, type Failure, type Ok } from '../../kit/core/result.ts';
+import { fail, type Err, type Failure, type Ok } from '../../kit/core/result.ts';
 import type { ResolutionCode } from './codes.ts';
 import type { NaptrData } from '../../dns/core/rr/record.ts';
 
@@ -116,13 +116,8 @@ export interface ParsedServices {
   readonly services: readonly string[];
 }
 
-/** `parseServices` failed: `error` holds the code and message (also kept as own fields). */
-export interface ServicesSyntaxError extends Err<Failure<'NAPTR_SERVICES_SYNTAX'>> {
-  /** @deprecated use `error.code`; to be removed in the next major. */
-  readonly code: 'NAPTR_SERVICES_SYNTAX';
-  /** @deprecated use `error.message`; to be removed in the next major. */
-  readonly message: string;
-}
+/** `parseServices` failed: `error` holds the code and message. */
+export type ServicesSyntaxError = Err<Failure<'NAPTR_SERVICES_SYNTAX'>>;
 
 /** A `Result<ParsedServices, Failure<'NAPTR_SERVICES_SYNTAX'>>`. */
 export type ServicesResult = Ok<ParsedServices> | ServicesSyntaxError;
@@ -145,7 +140,7 @@ export function parseServices(field: string): ServicesResult {
   const parts = field.split('+');
   const head = parts[0] ?? '';
   const bad = (message: string): ServicesResult =>
-    new CodedRefusal(
+    fail(
       'NAPTR_SERVICES_SYNTAX',
       `services ${JSON.stringify(field)} do not parse under RFC 3404 section 4.4: ${message}`,
     );
@@ -285,73 +280,25 @@ export interface RewriteFailure extends Failure<ResolutionCode> {
   readonly kind: 'malformed' | 'no-match';
 }
 
-/** `rewrite` succeeded: `value` is the output (the older `output` and `via` stay). */
-export interface RewriteOk extends Ok<RewriteOutput> {
-  /** @deprecated use `value.output`; to be removed in the next major. */
-  readonly output: string;
-  /** @deprecated use `value.via`; to be removed in the next major. */
-  readonly via: 'regexp' | 'replacement';
-}
+/** `rewrite` succeeded: `value` is the output and how it was made. */
+export type RewriteOk = Ok<RewriteOutput>;
 
-/** `rewrite` failed: `error` is the failure (the older `kind`, `code` and `message` stay). */
-export interface RewriteErr extends Err<RewriteFailure> {
-  /** @deprecated use `error.kind`; to be removed in the next major. */
-  readonly kind: 'malformed' | 'no-match';
-  /** @deprecated use `error.code`; to be removed in the next major. */
-  readonly code: ResolutionCode;
-  /** @deprecated use `error.message`; to be removed in the next major. */
-  readonly message: string;
-}
+/** `rewrite` failed: `error` is the failure. */
+export type RewriteErr = Err<RewriteFailure>;
 
 /** A `Result<RewriteOutput, RewriteFailure>`. */
 export type RewriteResult = RewriteOk | RewriteErr;
 
-/**
- * The result objects of a rewrite. `value` / `error` are getters built on
- * first read (a rewrite allocates one object, as before), so `{...r}`,
- * JSON and deep-equality checks see the older fields exactly as before.
- */
-class Rewritten implements RewriteOk {
-  readonly ok = true as const;
-  /** @deprecated use `value.output`. */
-  readonly output: string;
-  /** @deprecated use `value.via`. */
-  readonly via: 'regexp' | 'replacement';
-  #value: RewriteOutput | undefined;
-  constructor(output: string, via: 'regexp' | 'replacement') {
-    this.output = output;
-    this.via = via;
-  }
-  get value(): RewriteOutput {
-    return (this.#value ??= { output: this.output, via: this.via });
-  }
-}
-
-class RewriteRefused implements RewriteErr {
-  readonly ok = false as const;
-  /** @deprecated use `error.kind`. */
-  readonly kind: 'malformed' | 'no-match';
-  /** @deprecated use `error.code`. */
-  readonly code: ResolutionCode;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  #error: RewriteFailure | undefined;
-  constructor(kind: 'malformed' | 'no-match', code: ResolutionCode, message: string) {
-    this.kind = kind;
-    this.code = code;
-    this.message = message;
-  }
-  get error(): RewriteFailure {
-    return (this.#error ??= { code: this.code, message: this.message, kind: this.kind });
-  }
+function rewritten(output: string, via: 'regexp' | 'replacement'): RewriteOk {
+  return { ok: true, value: { output, via } };
 }
 
 function malformed(code: ResolutionCode, message: string): RewriteErr {
-  return new RewriteRefused('malformed', code, message);
+  return { ok: false, error: { kind: 'malformed', code, message } };
 }
 
 function noMatch(code: ResolutionCode, message: string): RewriteErr {
-  return new RewriteRefused('no-match', code, message);
+  return { ok: false, error: { kind: 'no-match', code, message } };
 }
 
 const SUBST_CACHE_LIMIT = 1024;
@@ -541,7 +488,7 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
     return {
       ...base,
       expr: undefined,
-      fixed: new Rewritten(record.replacement, 'replacement'),
+      fixed: rewritten(record.replacement, 'replacement'),
     };
   }
   const parsed = parseSubstitutionCached(record.regexp);
@@ -595,5 +542,5 @@ export function rewriteCompiled(c: CompiledRecord, aus: string): RewriteResult {
       `'U' output ${JSON.stringify(applied.output)} is not an absolute URI (RFC 3404 section 4.3)`,
     );
   }
-  return new Rewritten(applied.output, 'regexp');
+  return rewritten(applied.output, 'regexp');
 }

@@ -22,7 +22,7 @@
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
 import { BoundedMemo } from '../../kit/core/memo.ts';
-import { CodedRefusal, type Err, type Failure, type Ok } from '../../kit/core/result.ts';
+import { fail, ok, type Err, type Failure, type Ok } from '../../kit/core/result.ts';
 import {
   checkServicesCompiled,
   compileRecord,
@@ -387,35 +387,14 @@ export const DEFAULT_STEP_LIMIT = 10;
 
 export type LoopCode = 'DDDS_LOOP' | 'DDDS_STEP_LIMIT';
 
-/** `visit` allowed the key: `value` is its step number, from 1 (also kept as `step`). */
-export interface LoopOk extends Ok<number> {
-  /** @deprecated use `value`; to be removed in the next major. */
-  readonly step: number;
-}
+/** `visit` allowed the key: `value` is its step number, from 1. */
+export type LoopOk = Ok<number>;
 
-/** `visit` refused the key: `error` is the failure (its code and message also kept as own fields). */
-export interface LoopErr extends Err<Failure<LoopCode>> {
-  /** @deprecated use `error.code`; to be removed in the next major. */
-  readonly code: LoopCode;
-  /** @deprecated use `error.message`; to be removed in the next major. */
-  readonly message: string;
-}
+/** `visit` refused the key: `error` is the failure. */
+export type LoopErr = Err<Failure<LoopCode>>;
 
 /** A `Result<number, Failure<LoopCode>>`. */
 export type LoopCheck = LoopOk | LoopErr;
-
-/** `value` / `error` are getters: `{...r}`, JSON and deep equality see the older fields as before. */
-class LoopVisited implements LoopOk {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly step: number;
-  constructor(step: number) {
-    this.step = step;
-  }
-  get value(): number {
-    return this.step;
-  }
-}
 
 /**
  * Loop and step-limit bookkeeping for the driver. Keys are compared
@@ -437,29 +416,24 @@ export class DddsLoopGuard {
     return absoluteLowerName(key);
   }
 
-  /** @deprecated Spelled `normalize` (one spelling in the API, issue 19). */
-  static normalise(key: string): string {
-    return absoluteLowerName(key);
-  }
-
   /** Record a visit to `key` before querying it. */
   visit(key: string): LoopCheck {
     const norm = DddsLoopGuard.normalize(key);
     const previous = this.#path.indexOf(norm);
     if (previous >= 0) {
-      return new CodedRefusal<LoopCode>(
+      return fail<LoopCode>(
         'DDDS_LOOP',
         `loop: key ${norm} was already visited at step ${previous + 1} (path ${[...this.#path, norm].join(' -> ')})`,
       );
     }
     if (this.#path.length >= this.limit) {
-      return new CodedRefusal<LoopCode>(
+      return fail<LoopCode>(
         'DDDS_STEP_LIMIT',
         `more than ${this.limit} DDDS steps (path ${[...this.#path, norm].join(' -> ')})`,
       );
     }
     this.#path.push(norm);
-    return new LoopVisited(this.#path.length);
+    return ok(this.#path.length);
   }
 
   get steps(): number {

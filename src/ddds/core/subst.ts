@@ -89,26 +89,10 @@ export interface SubstExpr {
 }
 
 /** `parseSubstitution` succeeded: `value` is the expression. */
-export interface ParsedSubstitution extends Ok<SubstExpr> {
-  /** @deprecated use `value` (the same object); to be removed in the next major. */
-  readonly expr: SubstExpr;
-}
+export type ParsedSubstitution = Ok<SubstExpr>;
 
-/** A `Result<SubstExpr, SubstError>`; the success also keeps its older `expr` field. */
+/** A `Result<SubstExpr, SubstError>`. */
 export type ParseSubstitutionResult = ParsedSubstitution | Err<SubstError>;
-
-/** `value` is a getter: the result is one object, and `{...r}` / JSON show `ok` and `expr` as before. */
-class SubstParsed implements ParsedSubstitution {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly expr: SubstExpr;
-  constructor(expr: SubstExpr) {
-    this.expr = expr;
-  }
-  get value(): SubstExpr {
-    return this.expr;
-  }
-}
 
 export type ApplySubstitutionResult =
   | { readonly matched: false; readonly error?: undefined }
@@ -378,7 +362,7 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
   }
   const r = parseReplacement(field, split, compiled.value.groupCount);
   if ('code' in r) return { ok: false, error: r };
-  return new SubstParsed({
+  return substParsed({
     source: field,
     delimiter: split.delim,
     ere: compiled.value,
@@ -682,4 +666,8 @@ function replKey(repl: readonly ReplPart[]): string {
   }
   merged.push(JSON.stringify(text));
   return merged.join(',');
+}
+
+function substParsed(expr: SubstExpr): ParsedSubstitution {
+  return { ok: true, value: expr };
 }

@@ -33,29 +33,11 @@ export interface HostPort {
   readonly port: number;
 }
 
-/** A refused text: `error` holds the code and message (the older `message` field stays). */
-export interface HostPortErr extends Err<HostPortError> {
-  /** @deprecated use `error.message`; to be removed in the next major. */
-  readonly message: string;
-}
+/** A refused text: `error` holds the code and message. */
+export type HostPortErr = Err<HostPortError>;
 
 /** A `Result<HostPort, HostPortError>`. */
 export type HostPortResult = Ok<HostPort> | HostPortErr;
-
-/** `error` is a getter: `{...r}` and JSON show `ok` and `message` as before. */
-class HostPortRefused implements HostPortErr {
-  readonly ok = false as const;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  readonly #error: HostPortError;
-  constructor(code: HostPortCode, message: string) {
-    this.message = message;
-    this.#error = { code, message };
-  }
-  get error(): HostPortError {
-    return this.#error;
-  }
-}
 
 const SCRATCH = new Uint8Array(16);
 
@@ -118,5 +100,5 @@ export function parseHostPort(text: string, defaultPort?: number): HostPortResul
 }
 
 function fail(code: HostPortCode, message: string): HostPortResult {
-  return new HostPortRefused(code, message);
+  return { ok: false, error: { code, message } };
 }

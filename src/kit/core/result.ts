@@ -7,12 +7,8 @@
  * through one table typed `Record<Code, ...>` (see ARCHITECTURE.md, "Failure
  * model").
  *
- * Some public results keep older fields beside `value` / `error` (parseLexUrn's
- * `urn`, rewrite's `output` and `via`, ...) so that code reading them keeps
- * working; those fields are deprecated (CHANGELOG) and src reads only `value`
- * and `error`. Such a result is an instance of a small class whose `value` /
- * `error` are prototype getters: one object per call as before, and JSON or
- * a spread shows the older fields unchanged.
+ * Results are plain objects `{ ok, value }` / `{ ok, error }` (version 1.0
+ * removed the older own fields some results kept beside them).
  */
 
 /** What every failure carries: its stable code and a sentence for a person. */
@@ -40,28 +36,6 @@ export function ok<T>(value: T): Ok<T> {
 
 export function err<E extends { readonly code: string }>(error: E): Err<E> {
   return { ok: false, error };
-}
-
-/**
- * A failure that also keeps `code` and `message` as its own fields (the
- * shape some public results had before the one `Result`): `error` is a
- * getter, built once on first read, so `{...r}`, JSON and deep equality see
- * `ok`, `code` and `message` only, and a refusal is one object.
- */
-export class CodedRefusal<C extends string> implements Err<Failure<C>> {
-  readonly ok = false as const;
-  /** @deprecated use `error.code`. */
-  readonly code: C;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  #error: Failure<C> | undefined;
-  constructor(code: C, message: string) {
-    this.code = code;
-    this.message = message;
-  }
-  get error(): Failure<C> {
-    return (this.#error ??= { code: this.code, message: this.message });
-  }
 }
 
 /** A failure with just a code and a message. */

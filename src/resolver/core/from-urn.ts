@@ -7,15 +7,7 @@
  */
 import { canonicalizeLexUrn, parseLexIri, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
 import type { UrnCode } from '../../urn/core/codes.ts';
-import type {
-  LegacyUrnAnalysis,
-  MatchQuery,
-  UrnAnalysis,
-  UrnAnalysisErr,
-  UrnAnalysisError,
-  UrnAnalysisOk,
-  WorkKey,
-} from './model.ts';
+import type { MatchQuery, UrnAnalysis, UrnAnalysisErr, UrnAnalysisOk, WorkKey } from './model.ts';
 
 export interface AnalyseOptions {
   /**
@@ -54,7 +46,7 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
   }
   if (!first.ok) {
     const e = first.error;
-    return new AnalysisRefused(e.code, e.message, e.span);
+    return analysisRefused(e.code, e.message, e.span);
   }
   const canonical = canonicalizeLexUrn(first.value).canonical;
   let tree: LexUrn = first.value;
@@ -62,7 +54,7 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
     const again = parseLexUrn(canonical);
     /* c8 ignore next 8: the canonical form of a valid URN is valid */
     if (!again.ok) {
-      return new AnalysisRefused(
+      return analysisRefused(
         again.error.code,
         `canonical form does not parse: ${again.error.message}`,
         undefined,
@@ -70,61 +62,19 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
     }
     tree = again.value;
   }
-  return new Analysed(queryFromTree(tree, missingNumber));
+  return analysed(queryFromTree(tree, missingNumber));
 }
 
-/**
- * The results of `analyseLexUrn`. `value` / `error` are getters (`error`
- * built on first read), so `{...r}`, JSON and deep equality see the older
- * fields (`query`; `code`, `message`, `span`) exactly as before.
- */
-class Analysed implements UrnAnalysisOk {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly query: MatchQuery;
-  constructor(query: MatchQuery) {
-    this.query = query;
-  }
-  get value(): MatchQuery {
-    return this.query;
-  }
+function analysed(query: MatchQuery): UrnAnalysisOk {
+  return { ok: true, value: query };
 }
 
-class AnalysisRefused implements UrnAnalysisErr {
-  readonly ok = false as const;
-  /** @deprecated use `error.code`. */
-  readonly code: UrnCode;
-  /** @deprecated use `error.message`. */
-  readonly message: string;
-  /** @deprecated use `error.span`. */
-  readonly span?: { readonly start: number; readonly end: number };
-  #error: UrnAnalysisError | undefined;
-  constructor(
-    code: UrnCode,
-    message: string,
-    span: { readonly start: number; readonly end: number } | undefined,
-  ) {
-    this.code = code;
-    this.message = message;
-    if (span !== undefined) this.span = span;
-  }
-  get error(): UrnAnalysisError {
-    return (this.#error ??=
-      this.span === undefined
-        ? { code: this.code, message: this.message }
-        : { code: this.code, message: this.message, span: this.span });
-  }
-}
-
-/**
- * What an analyser returned, as a `UrnAnalysis`: the object itself when it
- * has `value` / `error` (every analyser of this library), or the same answer
- * rebuilt from the older fields a caller's own analyser may still return
- * (the one reader of those deprecated fields in src).
- */
-export function toUrnAnalysis(a: UrnAnalysis | LegacyUrnAnalysis): UrnAnalysis {
-  if (a.ok) return 'value' in a ? a : new Analysed(a.query);
-  return 'error' in a ? a : new AnalysisRefused(a.code, a.message, a.span);
+function analysisRefused(
+  code: UrnCode,
+  message: string,
+  span: { readonly start: number; readonly end: number } | undefined,
+): UrnAnalysisErr {
+  return { ok: false, error: span === undefined ? { code, message } : { code, message, span } };
 }
 
 /** `analyseLexUrn` with incomplete references accepted (the resolver's request path). */

@@ -14,7 +14,6 @@ export type {
   ExpressionKey,
   ManifestationKey,
   MatchQuery,
-  LegacyUrnAnalysis,
   UrnAnalyser,
   UrnAnalysis,
   UrnAnalysisErr,
@@ -42,7 +41,7 @@ export {
   type PartitionApplied,
   type Resolution,
 } from './match.ts';
-export { analyseLexUrn, analyseReference, toUrnAnalysis, type AnalyseOptions } from './from-urn.ts';
+export { analyseLexUrn, analyseReference, type AnalyseOptions } from './from-urn.ts';
 export { exactLookup, type ExactLookup } from './exact.ts';
 export { MemoryCatalogue, worksFromRows } from './memory.ts';
 export {

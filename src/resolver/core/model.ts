@@ -160,42 +160,14 @@ export interface UrnAnalysisError extends Failure<UrnCode> {
   readonly span?: { readonly start: number; readonly end: number };
 }
 
-/** `analyseLexUrn` succeeded: `value` is the query (also kept as `query`). */
-export interface UrnAnalysisOk extends Ok<MatchQuery> {
-  /** @deprecated use `value`; to be removed in the next major. */
-  readonly query: MatchQuery;
-}
+/** `analyseLexUrn` succeeded: `value` is the query. */
+export type UrnAnalysisOk = Ok<MatchQuery>;
 
-/** `analyseLexUrn` failed: `error` is the failure (its fields also kept as own fields). */
-export interface UrnAnalysisErr extends Err<UrnAnalysisError> {
-  /** @deprecated use `error.code`; to be removed in the next major. */
-  readonly code: UrnCode;
-  /** @deprecated use `error.message`; to be removed in the next major. */
-  readonly message: string;
-  /** @deprecated use `error.span`; to be removed in the next major. */
-  readonly span?: { readonly start: number; readonly end: number };
-}
+/** `analyseLexUrn` failed: `error` is the failure. */
+export type UrnAnalysisErr = Err<UrnAnalysisError>;
 
 /** A URN parsed and normalised for the catalogue, or why it cannot be: a `Result<MatchQuery, UrnAnalysisError>`. */
 export type UrnAnalysis = UrnAnalysisOk | UrnAnalysisErr;
 
-/**
- * @deprecated The shape an analyser returned before `UrnAnalysis` became a
- * `Result` (no `value` / `error`). A caller's own analyser may still return
- * it; `toUrnAnalysis` reads it. To be removed in the next major.
- */
-export type LegacyUrnAnalysis =
-  | { readonly ok: true; readonly query: MatchQuery }
-  | {
-      readonly ok: false;
-      readonly code: UrnCode;
-      readonly message: string;
-      readonly span?: { readonly start: number; readonly end: number };
-    };
-
-/**
- * Parse and normalise a LEX URN into the matcher's shape (see `analyseLexUrn`).
- * A caller's own analyser should return a `UrnAnalysis`; the older shape is
- * still accepted (deprecated).
- */
-export type UrnAnalyser = (text: string) => UrnAnalysis | LegacyUrnAnalysis;
+/** Parse and normalise a LEX URN into the matcher's shape (see `analyseLexUrn`). */
+export type UrnAnalyser = (text: string) => UrnAnalysis;

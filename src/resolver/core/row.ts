@@ -24,7 +24,6 @@
 import type { ExpressionKey, ManifestationKey, MatchQuery, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
 import type { RowErrorCode } from './codes.ts';
-import { toUrnAnalysis } from './from-urn.ts';
 import type { Err, Ok } from '../../kit/core/result.ts';
 
 export interface RowWork {
@@ -104,27 +103,11 @@ export function isServableUrl(url: unknown): url is string {
   return typeof url === 'string' && url.length <= MAX_URL && HTTP_URL.test(url);
 }
 
-/** `validateRow` accepted the row: `value` is the row (also kept as `row`). */
-export interface RowOk extends Ok<CatalogueRow> {
-  /** @deprecated use `value`; to be removed in the next major. */
-  readonly row: CatalogueRow;
-}
+/** `validateRow` accepted the row: `value` is the row. */
+export type RowOk = Ok<CatalogueRow>;
 
-/** A `Result<CatalogueRow, RowError>`; the success also keeps its older `row` field. */
+/** A `Result<CatalogueRow, RowError>`. */
 export type RowResult = RowOk | Err<RowError>;
-
-/** `value` is a getter: `{...r}`, JSON and deep equality see `ok` and `row` as before. */
-class RowAccepted implements RowOk {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly row: CatalogueRow;
-  constructor(row: CatalogueRow) {
-    this.row = row;
-  }
-  get value(): CatalogueRow {
-    return this.row;
-  }
-}
 
 type Failed = Err<RowError>;
 
@@ -158,7 +141,7 @@ export function validateRow(
   if (failed(title)) return title;
   const aliases = rowAliases(values.aliases, q, analyse);
   if (failed(aliases)) return aliases;
-  return new RowAccepted({
+  return rowAccepted({
     work: { urn: q.workUrn, key: q.work },
     expression: q.expression,
     manifestation: q.manifestation,
@@ -203,7 +186,7 @@ function rowUrn(urnText: unknown, analyse: UrnAnalyser): MatchQuery | Failed {
       MAX_URN_LENGTH,
     );
   }
-  const a = toUrnAnalysis(analyse(urnText));
+  const a = analyse(urnText);
   if (!a.ok) return fail(a.error.code, a.error.message, 'urn', a.error.span?.start);
   const q = a.value;
   if (q.partition !== null) {
@@ -328,7 +311,7 @@ function aliasWork(entry: unknown, analyse: UrnAnalyser): MatchQuery | Failed {
       'aliases',
     );
   }
-  const al = toUrnAnalysis(analyse(entry));
+  const al = analyse(entry);
   if (!al.ok) {
     const e = al.error;
     return fail(e.code, `alias ${entry}: ${e.message}`, 'aliases', e.span?.start);
@@ -342,4 +325,8 @@ function aliasWork(entry: unknown, analyse: UrnAnalyser): MatchQuery | Failed {
     );
   }
   return aq;
+}
+
+function rowAccepted(row: CatalogueRow): RowOk {
+  return { ok: true, value: row };
 }

@@ -14,7 +14,6 @@ import {
 } from '../core/match.ts';
 import type { Registry, RegistryResult } from '../core/registry.ts';
 import { exactLookup } from '../core/exact.ts';
-import { toUrnAnalysis } from '../core/from-urn.ts';
 import type { ResolverConfig } from '../../config/resolver.ts';
 import type { Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
@@ -57,7 +56,7 @@ export function matchRequest(
   const exact = m.exactFastPath ? exactLookup(text, reader) : undefined;
   let query = exact?.query ?? null;
   if (query === null) {
-    const a = toUrnAnalysis(m.analyse(text));
+    const a = m.analyse(text);
     if (!a.ok) {
       const e = a.error;
       return out.problem('INVALID_URN', e.message, {

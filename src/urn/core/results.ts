@@ -1,12 +1,7 @@
 /**
- * The result objects of the URN parsers: `Result`s (`core/kit/result.ts`)
- * that also keep the fields they had before issue 19 (`urn`, `errors`).
- *
- * `value` and `error` are getters on the prototype, not own fields: the
- * object a parse allocates is the same as before (no second object, no extra
- * own field, which matters on the client's and the resolver's hot path), and
- * `JSON.stringify`, `{...r}` and deep-equality checks see the older fields
- * exactly as before.
+ * The result objects of the URN parsers: `Result`s (`kit/core/result.ts`);
+ * a normalisation also carries its `canonical` text and `changes`, a
+ * rejection all its `errors` (`error` is the first).
  */
 import type {
   LexParseOk,
@@ -19,30 +14,12 @@ import type {
   UrnRejection,
 } from './types.ts';
 
-export class Urn8141Parsed implements Urn8141Ok {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly urn: Urn8141;
-  constructor(urn: Urn8141) {
-    this.urn = urn;
-  }
-  get value(): Urn8141 {
-    return this.urn;
-  }
+export function urn8141Parsed(urn: Urn8141): Urn8141Ok {
+  return { ok: true, value: urn };
 }
 
-export class LexParsed implements LexParseOk {
-  readonly ok = true as const;
-  /** @deprecated use `value`. */
-  readonly urn: LexUrn;
-  readonly warnings: readonly UrnDiagnostic[];
-  constructor(urn: LexUrn, warnings: readonly UrnDiagnostic[]) {
-    this.urn = urn;
-    this.warnings = warnings;
-  }
-  get value(): LexUrn {
-    return this.urn;
-  }
+export function lexParsed(urn: LexUrn, warnings: readonly UrnDiagnostic[]): LexParseOk {
+  return { ok: true, value: urn, warnings };
 }
 
 export class Normalized implements NormalizeOk {

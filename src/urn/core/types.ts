@@ -63,10 +63,7 @@ export interface UrnRejection extends Err<UrnDiagnostic> {
 }
 
 /** `parseUrn8141`: a `Result<Urn8141, UrnDiagnostic>`. */
-export interface Urn8141Ok extends Ok<Urn8141> {
-  /** @deprecated use `value` (the same object); to be removed in the next major. */
-  readonly urn: Urn8141;
-}
+export type Urn8141Ok = Ok<Urn8141>;
 
 export type Urn8141Result = Urn8141Ok | UrnRejection;
 
@@ -210,8 +207,6 @@ export interface LexUrn {
 
 /** `parseLexUrn`: a `Result<LexUrn, UrnDiagnostic>`, with the warnings of a success. */
 export interface LexParseOk extends Ok<LexUrn> {
-  /** @deprecated use `value` (the same object); to be removed in the next major. */
-  readonly urn: LexUrn;
   readonly warnings: readonly UrnDiagnostic[];
 }
 

@@ -1,10 +1,10 @@
 /**
- * A decoded response in dns-packet's shapes, through the deprecated adapters
- * of src/client/compat.ts: the decoder tests compare the record model with
+ * A decoded response in dns-packet's shapes, through the adapters
+ * of test/helpers/dns-packet-shapes.ts: the decoder tests compare the record model with
  * dns-packet's `decode` this way (issue 19: the decoder no longer mimics it).
  */
 import type { Answer, Question } from 'dns-packet';
-import { toDnsPacketAnswer, toDnsPacketQuestion } from '../../../src/client/compat.ts';
+import { toDnsPacketAnswer, toDnsPacketQuestion } from '../../helpers/dns-packet-shapes.ts';
 import type { DecodedResponse } from '../../../src/dns/core/wire/response.ts';
 
 export function asDnsPacket(m: DecodedResponse): DecodedResponse<Question, Answer> {

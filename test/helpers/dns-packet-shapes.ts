@@ -1,6 +1,8 @@
 /**
- * The deprecation path from dns-packet's record shapes to the record model
- * (`core/rr/record.ts`, issue 19).
+ * dns-packet's record shapes and the record model (`src/dns/core/rr/record.ts`),
+ * for tests only: the decoder tests compare the model with dns-packet's
+ * `decode`, and some walk fixtures are written in dns-packet's shapes.
+ * (Until 1.0 this was the client's deprecated compatibility layer.)
  *
  * Before the model, `DnsLookupResult.records` held dns-packet's objects
  * (`{name, type: 'NAPTR', ttl, class, flush, data: {order, ...}}`), and a
@@ -19,15 +21,15 @@
 import { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { Answer, Question } from 'dns-packet';
-import type { DnsQuestion, DnsRecord, NaptrData, SoaData, SrvData } from '../dns/core/rr/record.ts';
-import { CLASS_CODES, TYPE_CODES, type QueryType } from '../dns/core/rr/types.ts';
 import type {
-  DnsLookupResult,
-  DnsPacketLookupResult,
-  DnsPacketRecord,
-  DnsResolver,
-  RecordResolver,
-} from './stub.ts';
+  DnsQuestion,
+  DnsRecord,
+  NaptrData,
+  SoaData,
+  SrvData,
+} from '../../src/dns/core/rr/record.ts';
+import { CLASS_CODES, TYPE_CODES, type QueryType } from '../../src/dns/core/rr/types.ts';
+import type { DnsLookupResult, DnsResolver } from '../../src/client/stub.ts';
 
 interface RdataCodec {
   decode: ((buf: Buffer, offset: number) => unknown) & { bytes: number };
@@ -93,7 +95,7 @@ function dataOf(r: Exclude<DnsRecord, { type: 'OPT' }>, typeName: string): unkno
 }
 
 /**
- * @deprecated A record of the model in dns-packet 5's shape (what
+ * A record of the model in dns-packet 5's shape (what
  * `DnsLookupResult.records` held before the record model): read the
  * record's own fields instead (`record.order`, `record.target`, ...).
  */
@@ -137,7 +139,7 @@ function codeOf(table: ReadonlyMap<string, number>, name: string, prefix: string
 }
 
 /**
- * @deprecated A question of the model in dns-packet 5's shape (its names
+ * A question of the model in dns-packet 5's shape (its names
  * for types and classes: `UNKNOWN_65280` where the model says `TYPE65280`).
  */
 export function toDnsPacketQuestion(q: DnsQuestion): Question {
@@ -233,42 +235,36 @@ function isModel(records: readonly object[]): boolean {
   return true;
 }
 
-// eslint-disable-next-line no-restricted-syntax -- module state: the deprecation warning is given once per process.
-let warned = false;
-
-function warnOnce(): void {
-  if (warned) return;
-  warned = true;
-  const text =
-    'lexroute: a DnsResolver returned records in dns-packet shapes ({type, data}); they are converted, but this is deprecated: return records of the record model (see toDnsPacketAnswer in the README)';
-  const p = (globalThis as { process?: { emitWarning?(m: string, o: object): void } }).process;
-  if (typeof p?.emitWarning === 'function') {
-    p.emitWarning(text, { type: 'DeprecationWarning', code: 'LEXROUTE_DNS_PACKET_SHAPES' });
-  } else {
-    console.warn(text);
-  }
+/** A lookup result in dns-packet's record shapes (what test fixtures are written in). */
+export interface DnsPacketLookupResult extends Omit<DnsLookupResult, 'records' | 'additionals'> {
+  readonly records: readonly DnsPacketRecord[];
+  readonly additionals: readonly DnsPacketRecord[];
 }
 
-/** A result in the record model: dns-packet shapes converted (with the one-time warning). */
+/** An answer in dns-packet's shape (`{name, type, ttl, class, data}`). */
+export interface DnsPacketRecord {
+  readonly name: string;
+  readonly type: string;
+  readonly ttl?: number;
+  readonly class?: string;
+  readonly data?: unknown;
+}
+
+/** A result in the record model: dns-packet shapes converted. */
 export function toRecordModel(r: DnsLookupResult | DnsPacketLookupResult): DnsLookupResult {
   if (isModel(r.records) && isModel(r.additionals ?? [])) return r as DnsLookupResult;
-  warnOnce();
   const one = (a: DnsRecord | DnsPacketRecord): DnsRecord =>
     isModel([a]) ? (a as DnsRecord) : fromDnsPacketAnswer(a as DnsPacketRecord);
   return { ...r, records: r.records.map(one), additionals: (r.additionals ?? []).map(one) };
 }
 
-/** Marks the client's own resolvers, whose results are in the model already. */
-export const RECORD_MODEL: unique symbol = Symbol('lexroute.recordModel');
-
-/** A user's resolver as a RecordResolver (the client's own ones as they are). */
-export function recordResolver(resolver: DnsResolver): RecordResolver {
-  if ((resolver as { [RECORD_MODEL]?: boolean })[RECORD_MODEL] === true)
-    return resolver as RecordResolver;
-  const r: RecordResolver & { [RECORD_MODEL]: boolean } = {
-    [RECORD_MODEL]: true,
-    lookup: (qname: string, qtype: QueryType, signal?: AbortSignal) =>
-      resolver.lookup(qname, qtype, signal).then(toRecordModel),
-  };
-  return Object.assign(Object.create(resolver) as object, r);
+/** A test resolver written in dns-packet's shapes, as a DnsResolver of the record model. */
+export function packetResolver(
+  lookup: (
+    qname: string,
+    qtype: QueryType,
+    signal?: AbortSignal,
+  ) => Promise<DnsLookupResult | DnsPacketLookupResult>,
+): DnsResolver {
+  return { lookup: (qname, qtype, signal) => lookup(qname, qtype, signal).then(toRecordModel) };
 }
