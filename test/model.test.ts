@@ -116,14 +116,12 @@ describe('one definition per thing', () => {
   });
 
   it('one record model: the client reads core/rr/record.ts records, not dns-packet shapes', () => {
-    const client = files.filter(
-      (f) => f.file.startsWith('src/client/') && f.file !== 'src/client/compat.ts',
-    );
+    const client = files.filter((f) => f.file.startsWith('src/client/'));
     // dns-packet's RDATA sits under `.data`; its objects were read through casts.
     expect(sites(client, /\brdataOf\b|\.data\.\w+|\.data\)|\bdata: \{/g)).toEqual([]);
     expect(sites(client, /as \{\s*(?:order|priority|data|mname)\b|as Answer\b/g)).toEqual([]);
-    // Only the deprecated adapter imports dns-packet's record types; the rest use the
-    // encoder for queries. Query types are the project's (core/rr/types.ts QueryType).
+    // No client file imports dns-packet's record types (the client uses its
+    // encoder for queries only). Query types are the project's (core/rr/types.ts QueryType).
     expect(
       sites(client, /import type \{[^}]*\b(?:Answer|Question)\b[^}]*\} from 'dns-packet'/g),
     ).toEqual([]);

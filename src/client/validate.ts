@@ -17,8 +17,7 @@ import { TYPE_CODES } from '../dns/core/rr/types.ts';
 import type { DnssecCrypto } from '../dnssec/core/validate/crypto.ts';
 import { parseTrustAnchors, ROOT_ANCHORS_TEXT } from '../dnssec/core/validate/anchors.ts';
 import { Validator, type TrustAnchor } from '../dnssec/core/validate/validator.ts';
-import { RECORD_MODEL } from './compat.ts';
-import type { DnsLookupResult, RecordResolver } from './stub.ts';
+import type { DnsLookupResult, DnsResolver } from './stub.ts';
 
 export type { TrustAnchor } from '../dnssec/core/validate/validator.ts';
 export type { Verdict } from '../dnssec/core/validate/verdict.ts';
@@ -47,12 +46,11 @@ export function anchorsOf(o: ValidateOptions): TrustAnchor[] {
 }
 
 /** A resolver (asking with DO and CD, keeping wires) whose lookups carry a `validation` verdict. */
-export class ValidatingResolver implements RecordResolver {
-  readonly [RECORD_MODEL] = true;
+export class ValidatingResolver implements DnsResolver {
   readonly validator: Validator;
-  private readonly inner: RecordResolver;
+  private readonly inner: DnsResolver;
 
-  constructor(inner: RecordResolver, options: ValidateOptions, crypto: DnssecCrypto) {
+  constructor(inner: DnsResolver, options: ValidateOptions, crypto: DnssecCrypto) {
     this.inner = inner;
     const now = options.now ?? Date.now;
     this.validator = new Validator({
