@@ -19,6 +19,29 @@ function stop(message) {
   process.exit(2);
 }
 
+/**
+ * Under npm (`npx lexroute serve`, `npm exec`, `npm run`), npm starts this
+ * process through `sh -c`, and dash does not pass a SIGTERM on: npm's child,
+ * the shell, dies and this process was left running, holding its ports.
+ * Here the process runs in the same process as the CLI (no child of its
+ * own), so what is left to do is to notice the shell's death: when the
+ * parent changes (this process re-parented to init or a subreaper), it
+ * sends itself the SIGTERM the shell did not pass on, and stops as `serve`,
+ * `resolver` and `dev` stop on one. Only under npm (npm_command set): a
+ * server a shell started in the background (`nohup lexroute serve &`) must
+ * outlive that shell.
+ */
+function watchForOrphaning() {
+  if (process.env.npm_command === undefined || process.platform === 'win32') return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, 250);
+  timer.unref();
+}
+
 if (fromCheckout && major < 24) {
   stop(
     `running from the project's sources needs Node 24 or later (this is ${process.version}).\n` +
@@ -32,5 +55,6 @@ if (!fromCheckout && (major < 22 || (major === 22 && minor < 19))) {
 if (!fromCheckout && !existsSync(built)) {
   stop('this copy has neither src/ nor dist/: reinstall the package (npm pack builds dist/).');
 }
+watchForOrphaning();
 const { main } = await import((fromCheckout ? source : built).href);
 await main();
