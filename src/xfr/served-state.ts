@@ -128,6 +128,8 @@ export class ServedStates {
     if (first) this.warnAtStart(zone, info, serial, before);
     if (this.dir === undefined || info.hash === undefined) return;
     const now = servedNow(before, zone.origin, serial, info.hash, info.signed === true);
+    // A start with nothing changed writes nothing (thousands of zones, one file each).
+    if (before !== undefined && encodeServedState(before) === encodeServedState(now)) return;
     states.set(zone.origin, now);
     const file = serialFile(this.dir, zone.origin);
     try {
