@@ -11,6 +11,9 @@
 #   DURATION=5 bench/server-qps.sh      # quicker
 #   ROUNDS=3 bench/server-qps.sh        # servers in turn, 3 times; best round each
 #   SERVER_CPU=0 CLIENT_CPU=1 PORT=5399 NAMES=500 bench/server-qps.sh
+#   BASELINE=/tmp/old bench/server-qps.sh   # also lexroute from another checkout
+#                                           # (git archive REV | tar -x -C DIR, node_modules
+#                                           # linked), with and without RRL, in each round
 #
 # On a shared machine other load lowers every figure; the ratios of one run
 # (servers measured in turn, several rounds) are what to compare.
@@ -24,6 +27,7 @@ PORT=${PORT:-5399}
 NAMES=${NAMES:-300}
 NODE=${NODE:-node_modules/.bin/node}
 ROUNDS=${ROUNDS:-1}
+BASELINE=${BASELINE:-}
 # Second figure, robust on a shared machine: server CPU time per query at a fixed rate.
 RATE=${RATE:-10000}
 RATE_SECONDS=${RATE_SECONDS:-5}
@@ -144,6 +148,18 @@ PID=$!
 wait_port
 measure lexroute
 
+# The same from an earlier checkout, right after (before/after in one run)
+if [ -n "$BASELINE" ]; then
+  taskset -c "$SERVER_CPU" "$NODE" "$BASELINE/bin/lexroute.js" serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn &
+  PID=$!
+  wait_port
+  measure baseline
+  taskset -c "$SERVER_CPU" "$NODE" "$BASELINE/bin/lexroute.js" serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn --rrl 1000000 &
+  PID=$!
+  wait_port
+  measure baseline-rrl
+fi
+
 # BIND 9, one worker thread
 cat >"$TMP/named.conf" <<CONF
 options {
@@ -251,6 +267,10 @@ printf '%-22s %14s %8s %22s\n' "server" "queries/s" "lost" "CPU us/query @$RATE/
 printf '%-22s %14s %8s %22s\n' "lexroute" "${QPS[lexroute]}" "${LOST[lexroute]}" "${CPU[lexroute]}"
 printf '%-22s %14s %8s %22s\n' "lexroute --rrl" "${QPS[lexroute-rrl]}" "${LOST[lexroute-rrl]}" "${CPU[lexroute-rrl]}"
 printf '%-22s %14s %8s %22s\n' "lexroute --workers 2" "${QPS[lexroute-w2]}" "${LOST[lexroute-w2]}" "${CPU[lexroute-w2]}"
+if [ -n "$BASELINE" ]; then
+  printf '%-22s %14s %8s %22s\n' "baseline" "${QPS[baseline]}" "${LOST[baseline]}" "${CPU[baseline]}"
+  printf '%-22s %14s %8s %22s\n' "baseline --rrl" "${QPS[baseline-rrl]}" "${LOST[baseline-rrl]}" "${CPU[baseline-rrl]}"
+fi
 printf '%-22s %14s %8s %22s\n' "BIND 9 (named -n 1)" "${QPS[bind]}" "${LOST[bind]}" "${CPU[bind]}"
 printf '%-22s %14s %8s %22s\n' "NSD (server-count 1)" "${QPS[nsd]:-n/a}" "${LOST[nsd]:-}" "${CPU[nsd]:-}"
 printf '%-22s %14s %8s %22s\n' "Knot (udp-workers 1)" "${QPS[knot]:-n/a}" "${LOST[knot]:-}" "${CPU[knot]:-}"
@@ -264,5 +284,10 @@ echo "throughput  RRL on / off:             $(ratio "${QPS[lexroute-rrl]}" "${QP
 echo "throughput  --workers 2 / 1:          $(ratio "${QPS[lexroute-w2]}" "${QPS[lexroute]}")   (2 cores, one shared with dnsperf)"
 echo "CPU cost    workers 1 / 2:            $(ratio "${CPU[lexroute]}" "${CPU[lexroute-w2]}")   (> 1: two workers cheaper per query)"
 echo "CPU cost    RRL off / on:             $(ratio "${CPU[lexroute]}" "${CPU[lexroute-rrl]}")"
+if [ -n "$BASELINE" ]; then
+  echo "throughput  lexroute / baseline:      $(ratio "${QPS[lexroute]}" "${QPS[baseline]}")"
+  echo "CPU cost    lexroute / baseline:      $(ratio "${CPU[lexroute]}" "${CPU[baseline]}")   (< 1: cheaper per query now)"
+  echo "CPU cost    RRL on, lexroute / base:  $(ratio "${CPU[lexroute-rrl]}" "${CPU[baseline-rrl]}")"
+fi
 echo "CPU cost    BIND / lexroute:         $(ratio "${CPU[bind]}" "${CPU[lexroute]}")   (> 1: lexroute cheaper per query)"
 echo "CPU cost    ceiling / lexroute:      $(ratio "${CPU[ceiling]}" "${CPU[lexroute]}")"
