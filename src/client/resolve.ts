@@ -19,7 +19,7 @@ import type { ResolveResult } from '../ddds/core/trace.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { ClientMemos } from './memo.ts';
-import { Http1Pool, http1DohFetch } from './doh-h1.ts';
+import { NodeDoh } from './doh-undici.ts';
 import { resolveWith, type WalkOptions } from './resolution.ts';
 import { ClientError } from './errors.ts';
 import { IterativeResolver } from './iterative.ts';
@@ -129,7 +129,7 @@ export class LexClient {
   private readonly options: ClientOptions;
   private readonly hostMap = new Map<string, { address: string; family: 4 | 6 }>();
   private agent: Agent | undefined;
-  private dohPool: Http1Pool | undefined;
+  private dohHttp: NodeDoh | undefined;
   private serverList: readonly string[] = [];
 
   constructor(options: ClientOptions = {}) {
@@ -164,7 +164,7 @@ export class LexClient {
       } else if (o.doh !== undefined) {
         const doh = new DohTransport({
           urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
-          fetch: http1DohFetch((this.dohPool = new Http1Pool())),
+          fetch: (this.dohHttp = new NodeDoh()).fetch,
           ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
           ...(keepWire ? { dnssecOk: true } : {}),
           ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
@@ -330,7 +330,7 @@ export class LexClient {
 
   async close(): Promise<void> {
     this.transport.close();
-    this.dohPool?.close();
+    await this.dohHttp?.close();
     if (this.agent) await this.agent.close();
   }
 }

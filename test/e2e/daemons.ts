@@ -114,6 +114,8 @@ export async function startBind(
   host: string,
   port: number,
   zones: readonly ServedZone[],
+  /** More lines: inside `options` (listeners), and at the top level (tls, http blocks). */
+  extra: { readonly options?: string; readonly top?: string } = {},
 ): Promise<Daemon> {
   const dir = daemonDir('named');
   const local = copyZones(dir, zones);
@@ -130,8 +132,9 @@ export async function startBind(
   notify no;
   session-keyfile "${dir}/session.key";
   managed-keys-directory "${dir}";
-};
+${extra.options ?? ''}};
 controls { };
+${extra.top ?? ''}
 ${local.map((z) => `zone "${z.origin}" { type primary; file "${z.file}"; };`).join('\n')}
 `,
   );
@@ -222,6 +225,23 @@ ${local.map((z) => `  - domain: "${z.origin}"\n    file: "${z.file}"\n`).join(''
   return waitReady(daemon, child, local[0]!.origin, 'SOA');
 }
 
+/** The `server:` lines of every test Unbound: a foreground process, its files in `dir`, loopback only. */
+export function unboundServerLines(dir: string): string {
+  return `  do-ip6: no
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "${dir}"
+  pidfile: "${dir}/unbound.pid"
+  use-syslog: no
+  logfile: ""
+  verbosity: 1
+  num-threads: 1
+  so-reuseport: no
+  access-control: 127.0.0.0/8 allow
+`;
+}
+
 /**
  * Unbound as a recursive resolver on 127.0.0.1:port, with one stub zone per
  * served zone pointing at the server that serves it (port included), and the
@@ -244,19 +264,7 @@ export async function startUnbound(
     `server:
   interface: 127.0.0.1
   port: ${port}
-  do-ip6: no
-  do-daemonize: no
-  username: ""
-  chroot: ""
-  directory: "${dir}"
-  pidfile: "${dir}/unbound.pid"
-  use-syslog: no
-  logfile: ""
-  verbosity: 1
-  num-threads: 1
-  so-reuseport: no
-  access-control: 127.0.0.0/8 allow
-  do-not-query-localhost: no
+${unboundServerLines(dir)}  do-not-query-localhost: no
   module-config: "${validating ? 'validator iterator' : 'iterator'}"
 ${trustAnchors.map((a) => `  trust-anchor: "${a.replace(/\s+/g, ' ')}"\n`).join('')}  local-zone: "test." nodefault
   harden-referral-path: no

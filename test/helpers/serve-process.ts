@@ -26,3 +26,21 @@ export function spawnServeProcess(zones: string, listen: string, doh?: string): 
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
 }
+
+/** A NAPTR query for lex.urn.arpa, ID 0, base64url (a DoH GET's `dns` parameter). */
+const PROBE = 'AAABAAABAAAAAAAAA2xleAN1cm4EYXJwYQAAIwAB';
+
+/** Wait until the plain DoH endpoint on `port` answers (HTTP 200); throw after 10 s. */
+export async function waitForDoh(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/dns-query?dns=${PROBE}`);
+      await r.arrayBuffer();
+      if (r.status === 200) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`lexroute serve --doh on port ${port} did not answer`);
+}

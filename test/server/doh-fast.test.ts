@@ -11,7 +11,7 @@
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResponse, type ResponseHead } from '../helpers/http1-response.ts';
+import { parseResponse, type ResponseHead } from '../../src/client/doh-h1.ts';
 import { base64UrlEncode } from '../../src/dns/core/wire/doh.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from './harness.ts';
 
