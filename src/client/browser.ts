@@ -22,7 +22,9 @@ import type { WalkNeed } from '../ddds/core/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
-import { StubResolver, type DnsLookupResult } from './stub.ts';
+import { StubResolver, type DnsLookupResult, type RecordResolver } from './stub.ts';
+import { ValidatingResolver, type ValidateOptions } from './validate.ts';
+import { webDnssecCrypto } from '../dnssec/webcrypto.ts';
 import { ClientMemos } from './memo.ts';
 import { resolveWith, type WalkHost, type WalkOptions } from './resolution.ts';
 import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
@@ -44,6 +46,15 @@ export interface BrowserClientOptions {
   readonly random?: () => number;
   /** The fetch to use for DoH and THTTP (default: the global one). */
   readonly fetch?: typeof fetch;
+  /**
+   * Validate DNSSEC in the page (WebCrypto): DO and CD on every DoH query,
+   * the chain checked from the trust anchors (the root's built in); each
+   * lookup's verdict in the trace (`validation`), a bogus one fails with
+   * DNSSEC_BOGUS (as `ClientOptions.validate` in Node).
+   */
+  readonly validate?: ValidateOptions;
+  /** With `validate`: fail (DNSSEC_INSECURE) unless every lookup is secure. */
+  readonly requireSecure?: boolean;
 }
 
 export interface BrowserResolveOptions extends BrowserClientOptions, WalkOptions {
@@ -120,7 +131,7 @@ export class BrowserLexClient implements WalkHost {
   /** This client's memos of the warm path. @internal */
   readonly memos = new ClientMemos();
   readonly servers: readonly string[];
-  private readonly resolver: StubResolver;
+  private readonly resolver: RecordResolver;
   private readonly cached: CachingResolver | undefined;
   private readonly options: BrowserClientOptions;
   private readonly get: HttpGet;
@@ -134,9 +145,13 @@ export class BrowserLexClient implements WalkHost {
       ...(options.dohMethod !== undefined ? { method: options.dohMethod } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.tries !== undefined ? { tries: options.tries } : {}),
+      ...(options.validate ? { dnssecOk: true } : {}),
     });
     this.servers = doh.urls;
-    this.resolver = new StubResolver(doh, { servers: [] });
+    const stub = new StubResolver(doh, { servers: [], keepWire: options.validate !== undefined });
+    this.resolver = options.validate
+      ? new ValidatingResolver(stub, options.validate, options.validate.crypto ?? webDnssecCrypto())
+      : stub;
     this.cache = options.cache === false ? undefined : (options.cache ?? new DnsCache());
     this.cached = this.cache ? new CachingResolver(this.resolver, this.cache) : undefined;
     this.get = fetchGet(fetchFn);
@@ -144,6 +159,10 @@ export class BrowserLexClient implements WalkHost {
 
   ready(): undefined {
     return undefined;
+  }
+
+  get requireSecure(): boolean {
+    return this.options.requireSecure === true;
   }
 
   get random(): () => number {

@@ -11,6 +11,7 @@
 import type { Trace, TraceStep } from '../client/portable.ts';
 import type { NaptrRecord, RecordFate, StepOutcome } from '../ddds/core/step.ts';
 import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../ddds/core/trace.ts';
+import type { Verdict } from '../dnssec/core/validate/verdict.ts';
 
 type Child = Node | string;
 
@@ -93,14 +94,24 @@ function source(s: {
   return [code(s.server, { class: 'server' }), detail === '' ? '' : ` (${detail})`];
 }
 
+/** The client's own verdict (`validate`): secure from an anchor, or insecure with its proof. */
+function verdictText(v: Verdict | undefined): string | undefined {
+  if (v?.status === 'secure') return `, secure (validated here: ${v.zone} from anchor ${v.anchor})`;
+  if (v?.status === 'insecure') return `, insecure (${v.code}: ${v.detail})`;
+  return undefined;
+}
+
 function answerText(s: {
   result: string;
   ttl?: number;
   dnssec?: string;
+  validation?: Verdict;
   error?: { code: string };
 }): string {
   const ttl = s.ttl !== undefined && s.ttl >= 0 ? `, TTL ${s.ttl} s` : '';
-  const sec = s.error?.code === 'DNSSEC_BOGUS' ? ', bogus' : s.dnssec ? `, ${s.dnssec}` : '';
+  const sec =
+    verdictText(s.validation) ??
+    (s.error?.code === 'DNSSEC_BOGUS' ? ', bogus' : s.dnssec ? `, ${s.dnssec}` : '');
   return `${s.result}${ttl}${sec}`;
 }
 

@@ -4,7 +4,9 @@
  * served by lexroute's server on 127.0.0.1: NSEC and NSEC3, an opt-out
  * span, a wildcard NAPTR, a DNAME, an unsigned delegation, expired
  * signatures, a wrong DS, a DS of an unknown algorithm, a corrupted
- * signature. Each row: lexroute's verdict and delv's, which must agree.
+ * signature. Each row: lexroute's verdict (stub and iterative with
+ * node:crypto, stub with WebCrypto as the browser build validates) and
+ * delv's, which must agree.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -17,6 +19,7 @@ import { startBogusServer, type Harness } from '../server/harness.ts';
 import { corrupt } from './bind-sign.ts';
 import { buildValidateChain, type ValidateChain } from './validate-chain.ts';
 import { LexClient } from '../../src/client/resolve.ts';
+import { webDnssecCrypto } from '../../src/dnssec/webcrypto.ts';
 import { parseTrustAnchors } from '../../src/dnssec/core/validate/anchors.ts';
 import type { QueryType } from '../../src/dns/core/rr/types.ts';
 
@@ -48,7 +51,12 @@ const table: string[] = [];
 
 afterAll(async () => {
   if (table.length > 0)
-    console.log(['case | lexroute stub | lexroute iterative | delv', ...table].join('\n'));
+    console.log(
+      [
+        'case | lexroute stub | lexroute iterative | lexroute stub, WebCrypto | delv',
+        ...table,
+      ].join('\n'),
+    );
   await h?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -88,13 +96,16 @@ async function delvVerdict(
   return { status, text };
 }
 
-function client(mode: 'stub' | 'iterative'): LexClient {
+function client(mode: 'stub' | 'iterative' | 'webcrypto'): LexClient {
   const parsed = parseTrustAnchors(readFileSync(chain.anchorFile, 'utf8'), 'anchor', 0);
   if (!('anchors' in parsed)) throw new Error(parsed.problem.message);
   const server = `127.0.0.1:${h.port}`;
   return new LexClient({
-    ...(mode === 'stub' ? { servers: [server] } : { root: server }),
-    validate: { trustAnchors: parsed.anchors },
+    ...(mode === 'iterative' ? { root: server } : { servers: [server] }),
+    validate: {
+      trustAnchors: parsed.anchors,
+      ...(mode === 'webcrypto' ? { crypto: webDnssecCrypto() } : {}),
+    },
     cache: false,
   });
 }
@@ -136,7 +147,7 @@ describe.skipIf(skip)('validation: lexroute against delv', () => {
     async (qname, qtype, expected, code) => {
       const d = await delvVerdict(qname, qtype);
       const row: string[] = [`${qname} ${qtype}`];
-      for (const mode of ['stub', 'iterative'] as const) {
+      for (const mode of ['stub', 'iterative', 'webcrypto'] as const) {
         const c = client(mode);
         try {
           const r = await c.lookup(qname, qtype, undefined);
