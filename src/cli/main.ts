@@ -12,7 +12,15 @@ export const EXIT_BROKEN_PIPE = EXIT_STATUS.brokenPipe;
 
 export function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
-  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  const lines = commands.map((c) => {
+    const head = `  ${c.name.padEnd(width)}  ${c.summary}`;
+    if (!c.subcommands) return head;
+    const subs = `(${c.subcommands.join(' | ')})`;
+    // Past 79 columns the list goes on its own line, under the summary.
+    return head.length + subs.length < 79
+      ? `${head} ${subs}`
+      : `${head}\n${' '.repeat(width + 4)}${subs}`;
+  });
   return [
     'lexroute: routing and resolution of LEX URNs (RFC 9676) through the DNS',
     '',

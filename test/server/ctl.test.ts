@@ -144,6 +144,12 @@ describe('lexroute ctl', () => {
     expect(a.result.queries.queries).toBeGreaterThanOrEqual(3);
     expect(a.result.tcp).toMatchObject({ open: 0 });
     expect(a.result.rrl).toBeNull();
+    // Text without --json, as status (issue 31 item 22: it printed JSON).
+    const text = (await ctl('stats')).out;
+    expect(text).toMatch(/^queries in \d+ s:\n {2}queries {10}[\d,]+\n/);
+    expect(text).toMatch(/^tcp: 0 open, [\d,]+ accepted, /m);
+    expect(text).toMatch(/^rrl: off$/m);
+    expect(() => JSON.parse(text)).toThrow();
   });
 
   it('usage errors exit 2; an unreachable socket exits 1', async () => {

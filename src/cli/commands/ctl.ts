@@ -109,6 +109,28 @@ function formatResolverStats(r: Record<string, unknown>): string {
   );
 }
 
+/** `ctl stats` of a server: queries by kind, TCP connections, RRL, each worker's queries. */
+function formatServerStats(r: Record<string, unknown>): string {
+  const queries = Object.entries((r.queries ?? {}) as Record<string, number>);
+  const tcp = (r.tcp ?? {}) as Record<string, unknown>;
+  const rrl = r.rrl as Record<string, number> | null | undefined;
+  const workers = (r.workers ?? []) as { worker: number; queries: number }[];
+  return (
+    `queries in ${String(r.uptimeSeconds)} s:\n` +
+    queries.map(([k, v]) => `  ${k.padEnd(16)} ${n(v)}\n`).join('') +
+    `tcp: ${n(tcp.open)} open, ${n(tcp.accepted)} accepted, ${n(tcp.refused)} refused, ` +
+    `${n(tcp.closedMessageTimeout)} closed on a message timeout, ${n(tcp.closedIdle)} closed idle\n` +
+    (rrl
+      ? `rrl: ${Object.entries(rrl)
+          .map(([k, v]) => `${k} ${n(v)}`)
+          .join(', ')}\n`
+      : 'rrl: off\n') +
+    (workers.length > 1
+      ? `workers: ${workers.map((w) => `#${w.worker} ${n(w.queries)}`).join(', ')}\n`
+      : '')
+  );
+}
+
 /** The human form of a resolver's answer. */
 function formatResolverAnswer(command: string, r: Record<string, unknown>): string {
   switch (command) {
@@ -173,6 +195,8 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
       return `${zoneLine(r as unknown as ZoneReport).trimStart()}\n`;
     case 'retransfer':
       return `${String(r.zone)}: transferred, serving serial ${String(r.serial)}\n`;
+    case 'stats':
+      return formatServerStats(r);
     case 'reload': {
       const head = `reloaded: ${String(r.loaded)} loaded, ${String(r.unchanged)} unchanged, ${String(r.failed)} failed, ${String(r.removed)} removed`;
       if (Array.isArray(r.zones))
@@ -219,15 +243,15 @@ export const ctlCommand: Command = {
       return EXIT_OK;
     }
     if (positionals[0] === 'keygen') return keygen(io, positionals.slice(1));
+    const [command, ...args] = positionals;
+    const known = ['keygen', ...ALL_COMMANDS].join(', ');
+    if (command === undefined) throw new UsageError(`a command is required (${known})`);
+    if (!(ALL_COMMANDS as readonly string[]).includes(command)) {
+      throw new UsageError(`unknown command '${command}' (${known})`);
+    }
     if (!values.control) throw new UsageError('--control PATH is required');
     const endpoint = await controlArg(io, 'ctl', values.control, values['control-key']);
     if (endpoint instanceof Reported) return exitCodeOfFailure(endpoint.codes);
-    const [command, ...args] = positionals;
-    if (command === undefined)
-      throw new UsageError(`a command is required (${ALL_COMMANDS.join(', ')})`);
-    if (!(ALL_COMMANDS as readonly string[]).includes(command)) {
-      throw new UsageError(`unknown command '${command}' (${ALL_COMMANDS.join(', ')})`);
-    }
     const oneZone = command === 'zone-status' || command === 'retransfer';
     const maxArgs = command === 'reload' || oneZone ? 1 : 0;
     if (args.length > maxArgs || (oneZone && args.length === 0)) {

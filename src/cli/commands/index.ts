@@ -2,7 +2,14 @@ import type { Command } from '../io.ts';
 
 export interface CommandEntry {
   readonly name: string;
+  /** One line; `lexroute --help` appends the subcommands. */
   readonly summary: string;
+  /**
+   * The subcommands, as the command's own dispatch accepts them: the one
+   * list `lexroute --help` prints (test/cli/help-table.test.ts checks it
+   * against each command's own list, so the two cannot drift).
+   */
+  readonly subcommands?: readonly string[];
   load(): Promise<Command>;
 }
 
@@ -10,18 +17,20 @@ export interface CommandEntry {
 export const commands: readonly CommandEntry[] = [
   {
     name: 'urn',
-    summary: 'parse, normalize and convert LEX URNs (parse | normalize | key)',
+    summary: 'parse, normalize and convert LEX URNs',
+    subcommands: ['parse', 'normalize', 'key'],
     load: async () => (await import('./urn.ts')).urnCommand,
   },
   {
     name: 'zone',
-    summary:
-      'check, print, build, explain and sign zone files (check | print | build | explain | sign | keygen)',
+    summary: 'check, print, build, explain, sign and diff zone files',
+    subcommands: ['check', 'print', 'build', 'explain', 'sign', 'keygen', 'diff'],
     load: async () => (await import('./zone.ts')).zoneCommand,
   },
   {
     name: 'chain',
-    summary: 'check a delegation chain over a list of URNs or codes (check)',
+    summary: 'check a delegation chain over a list of URNs or codes',
+    subcommands: ['check'],
     load: async () => (await import('./chain.ts')).chainCommand,
   },
   {
@@ -31,7 +40,17 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'ctl',
-    summary: 'control a running server (status | reload | zone-status | stats | stop)',
+    summary: 'control a running server or resolver',
+    subcommands: [
+      'keygen',
+      'status',
+      'reload',
+      'zone-status',
+      'retransfer',
+      'stats',
+      'flush-cache',
+      'stop',
+    ],
     load: async () => (await import('./ctl.ts')).ctlCommand,
   },
   {
@@ -46,7 +65,8 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'catalogue',
-    summary: "manage the resolver's catalogue (import | export)",
+    summary: "manage the resolver's catalogue",
+    subcommands: ['import', 'export', 'registry', 'migrate'],
     load: async () => (await import('./catalogue.ts')).catalogueCommand,
   },
   {
