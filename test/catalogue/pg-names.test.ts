@@ -31,6 +31,9 @@ const { bin, skipReason } = postgresOrSkip();
 let server: TestPostgres | undefined;
 let url = '';
 let admin: pg.Client;
+/** Every process warning while this file runs (issue 31 item 22: pg's DeprecationWarning at each start). */
+const warnings: string[] = [];
+process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
 
 beforeAll(async () => {
   if (!bin) return;
@@ -166,5 +169,15 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL name lookups ${skipReason 
       await new Promise((r) => setTimeout(r, 20));
     }
     expect.unreachable('the lookup session was still there');
+  });
+
+  it('no DeprecationWarning from pg over the whole file; lookups are planned once', async () => {
+    const c = await reader();
+    try {
+      expect(await burst(c, 20)).toEqual(Array(20).fill('303'));
+    } finally {
+      await closeCatalogue(c);
+    }
+    expect(warnings.filter((w) => /client\.query|DeprecationWarning/.test(w))).toEqual([]);
   });
 });

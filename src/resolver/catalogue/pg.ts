@@ -216,20 +216,26 @@ export class PgCatalogue implements AsyncCatalogueSource {
       connectionString: url,
       max: Math.max(2, options.poolSize ?? 8),
       application_name: 'lexroute',
+      // A resolver's lookups are named statements run with new values every
+      // time: plan them once. In the default mode the server keeps planning
+      // each run (the plan for an array of unknown length looks dearer than
+      // one made for the values at hand), which costs more than the lookup
+      // itself. Imports keep the default: their statements run once a batch.
+      // (PostgreSQL 12 and later; an older server plans each run, as before.)
+      // Awaited before the pool hands the client out: set from a 'connect'
+      // listener it ran beside the first lookup, and pg printed a
+      // DeprecationWarning (client.query() while a query is executing) at
+      // every resolver start.
+      ...(options.readOnly === true
+        ? {
+            onConnect: async (client: pg.ClientBase) => {
+              await client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
+            },
+          }
+        : {}),
     });
     // An idle client's connection lost (server restart): the pool replaces it.
     pool.on('error', () => undefined);
-    // A resolver's lookups are named statements run with new values every
-    // time: plan them once. In the default mode the server keeps planning
-    // each run (the plan for an array of unknown length looks dearer than
-    // one made for the values at hand), which costs more than the lookup
-    // itself. Imports keep the default: their statements run once a batch.
-    // (PostgreSQL 12 and later; an older server plans each run, as before.)
-    if (options.readOnly === true) {
-      pool.on('connect', (client) => {
-        client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
-      });
-    }
     const store = new PgCatalogue(url, pool);
     try {
       const client = await pool.connect();
