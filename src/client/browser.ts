@@ -22,7 +22,7 @@ import type { WalkNeed } from '../ddds/core/walk.ts';
 import { CachingResolver, DnsCache } from './cache.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
-import { StubResolver, type DnsLookupResult, type RecordResolver } from './stub.ts';
+import { StubResolver, type DnsLookupResult, type DnsResolver } from './stub.ts';
 import { ValidatingResolver, type ValidateOptions } from './validate.ts';
 import { webDnssecCrypto } from '../dnssec/webcrypto.ts';
 import { ClientMemos } from './memo.ts';
@@ -131,7 +131,7 @@ export class BrowserLexClient implements WalkHost {
   /** This client's memos of the warm path. @internal */
   readonly memos = new ClientMemos();
   readonly servers: readonly string[];
-  private readonly resolver: RecordResolver;
+  private readonly resolver: DnsResolver;
   private readonly cached: CachingResolver | undefined;
   private readonly options: BrowserClientOptions;
   private readonly get: HttpGet;
