@@ -419,12 +419,11 @@ export class ZoneReloader {
         : [...this.current.keys()].map((file) => ({ file, origin: this.origins.get(file) }));
     const next = new Map<string, Loaded>();
     const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
-    const before = this.outcomes;
     this.outcomes = new Map();
     for (const { file, origin } of files) {
       const kept = target !== undefined && file !== target ? this.current.get(file) : undefined;
       const o = kept
-        ? (next.set(file, kept), before.get(file) ?? 'unchanged')
+        ? (next.set(file, kept), 'unchanged' as const)
         : await this.file(file, origin, next, watching, overrides?.get(file));
       if (origin !== undefined) this.origins.set(file, origin);
       this.outcomes.set(file, o);
