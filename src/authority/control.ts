@@ -178,20 +178,8 @@ async function reload(ctx: ControlContext, zoneArg: string | undefined): Promise
   return { ok: true, result: { ...report, ...z } };
 }
 
-/** What `ctl status` answers (and `startAuthority().status()` returns). */
-export interface StatusReport {
-  readonly version: string;
-  readonly pid: number;
-  readonly startedAt: string;
-  readonly uptimeSeconds: number;
-  readonly workers: number;
-  readonly listen: readonly string[];
-  readonly rrl: boolean;
-  readonly zones: readonly ZoneReport[];
-}
-
 /** The server's status: version, uptime, workers, listen addresses and each zone's state. */
-export function statusReport(ctx: Omit<ControlContext, 'stop'>): StatusReport {
+export function statusReport(ctx: Omit<ControlContext, 'stop'>) {
   return {
     version: ctx.version,
     pid: process.pid,
@@ -226,6 +214,9 @@ async function retransfer(ctx: ControlContext, args: readonly string[]): Promise
   if (r.error) return { ok: false, ...r.error, result };
   return { ok: true, result };
 }
+
+/** What `ctl status` answers (and `startAuthority().status()` returns). */
+export type StatusReport = ReturnType<typeof statusReport>;
 
 /** Run one command. */
 export async function runControlCommand(
