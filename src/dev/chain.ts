@@ -105,8 +105,52 @@ export interface RunningDevChain {
     readonly anchor: string;
     readonly anchorFile: string;
     readonly bindAnchorFile: string;
+    /** An Unbound configuration with the anchor and one stub-zone per zone served (`unboundStubConfig`). */
+    readonly unboundConfFile: string;
   };
   close(): Promise<void>;
+}
+
+/**
+ * The Unbound configuration the README's walk-through needs ("A signed
+ * chain"): a validating resolver on the first DNS server's host, one port up,
+ * trusting the sample root's key, with a stub-zone per zone at the address
+ * that serves it (the zones are on loopback, so `do-not-query-localhost: no`).
+ */
+export function unboundStubConfig(
+  dns: readonly Pick<RunningDnsInstance, 'host' | 'port' | 'origins'>[],
+  anchorFile: string,
+): string {
+  const first = dns[0];
+  const lines = [
+    '# unbound.conf written by lexroute dev --dnssec: unbound -d -c THIS_FILE',
+    'server:',
+    `  interface: ${first?.host ?? '127.0.0.1'}`,
+    `  port: ${(first?.port ?? 5300) + 1}`,
+    '  do-not-query-localhost: no',
+    '  module-config: "validator iterator"',
+    `  trust-anchor-file: "${anchorFile}"`,
+  ];
+  for (const d of dns) {
+    for (const origin of d.origins) {
+      lines.push('stub-zone:', `  name: "${origin}"`, `  stub-addr: ${d.host}@${d.port}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function withUnboundStubs(
+  signed: SignedChain,
+  dns: readonly RunningDnsInstance[],
+): Promise<NonNullable<RunningDevChain['dnssec']>> {
+  const unboundConfFile = path.join(path.dirname(signed.anchorFile), 'unbound.conf');
+  await writeFile(unboundConfFile, unboundStubConfig(dns, signed.anchorFile));
+  return {
+    anchor: signed.anchor,
+    anchorFile: signed.anchorFile,
+    bindAnchorFile: signed.bindAnchorFile,
+    unboundConfFile,
+  };
 }
 
 /**
@@ -238,15 +282,7 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       zoneFiles: zones.zoneFiles,
       catalogue: { path: store.path, works: counts.works, items: counts.items },
       doh: dohUrl,
-      ...(dnssec
-        ? {
-            dnssec: {
-              anchor: dnssec.anchor,
-              anchorFile: dnssec.anchorFile,
-              bindAnchorFile: dnssec.bindAnchorFile,
-            },
-          }
-        : {}),
+      ...(dnssec ? { dnssec: await withUnboundStubs(dnssec, dns) } : {}),
       close: closeAll,
     };
   } catch (e) {

@@ -8,6 +8,7 @@
  * Without Unbound, `resolve --validate --trust-anchor` (lexroute checking
  * the signatures itself) does the same from the root, iteratively.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,19 @@ describe('lexroute dev --dnssec, validated by lexroute', () => {
 });
 
 describe.skipIf(unbound.skipReason !== undefined)('lexroute dev --dnssec', () => {
+  it("writes Unbound's configuration for the chain (issue 31 item 22), which unbound-checkconf accepts", () => {
+    const file = chain.dnssec!.unboundConfFile;
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(`trust-anchor-file: "${chain.dnssec!.anchorFile}"`);
+    const stubs = [...text.matchAll(/stub-zone:\n {2}name: "([^"]+)"\n {2}stub-addr: (\S+)/g)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    const served = chain.dns.flatMap((d) => d.origins.map((o) => `${o} ${d.host}@${d.port}`));
+    expect(stubs.sort()).toEqual(served.sort());
+    const check = spawnSync('unbound-checkconf', [file], { encoding: 'utf8' });
+    expect(check.status, check.stderr + check.stdout).toBe(0);
+  });
+
   it('writes the root key beside the catalogue, in both forms', () => {
     const d = chain.dnssec!;
     expect(path.dirname(d.anchorFile)).toBe(path.dirname(chain.catalogue.path));

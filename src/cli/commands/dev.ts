@@ -74,7 +74,9 @@ export function describeChain(
       `  for BIND/delv: ${chain.dnssec.bindAnchorFile}`,
       '  lexroute validates the chain itself from that anchor, secure end to end:',
       `  npx lexroute resolve --validate --trust-anchor ${sh(chain.dnssec.anchorFile)} --root ${chain.dns[0]!.host}:${chain.dns[0]!.port} --trace ${sh('urn:lex:br;sao.paulo;campinas:municipal:lei.complementar:2018-01-08;189')}`,
-      `  or trust a validating resolver with that anchor in front (README: "A signed chain"):`,
+      `  or trust a validating resolver with that anchor in front (README: "A signed chain");`,
+      `  Unbound's configuration for this chain (anchor and one stub-zone per zone): ${chain.dnssec.unboundConfFile}`,
+      `  unbound -d -c ${sh(chain.dnssec.unboundConfFile)} &`,
       `  npx lexroute resolve --dnssec --server <resolver> --trace ${sh('urn:lex:it:stato:legge:2000-04-03;56')}`,
     );
   }
