@@ -103,6 +103,8 @@ export function escapeXml(text: string): string {
 const GAP = 30;
 const ROW = 30;
 const LINE = 15;
+/** Vertical space between two boxes of one column. */
+const SPACE = 8;
 const CHAR = 7.3;
 const COLOURS: Record<TreeNode['kind'], string> = {
   key: '#e8f0fe',
@@ -134,11 +136,18 @@ function widths(root: TreeNode): number[] {
   return w;
 }
 
-/** Inline SVG of the tree: depth left to right, leaves stacked, parents centred on their children. */
+/**
+ * Inline SVG of the tree: depth left to right, leaves stacked, parents
+ * centred on their children where they fit. No two boxes overlap: each
+ * column keeps the bottom of its last box (`floor`), a box starts below it,
+ * and a parent taller than its children's span moves down and pushes what
+ * comes after it.
+ */
 export function treeSvg(root: TreeNode): string {
   const parts: string[] = [];
   const w = widths(root);
   const xs = w.map((_, d) => w.slice(0, d).reduce((a, b) => a + b + GAP, 10));
+  const floor: number[] = w.map(() => 10 - SPACE);
   let next = 10;
   const place = (n: TreeNode, depth: number): number => {
     const lines = boxLines(n);
@@ -146,13 +155,13 @@ export function treeSvg(root: TreeNode): string {
     const kids = [...n.children.values()].sort(
       (a, b) => b.count - a.count || a.label.localeCompare(b.label),
     );
+    next = Math.max(next, floor[depth]! + SPACE);
     let mid: number;
     if (kids.length === 0) {
       mid = next + h / 2;
-      next += Math.max(ROW, h + 8);
     } else {
       const ys = kids.map((k) => place(k, depth + 1));
-      mid = (ys[0]! + ys[ys.length - 1]!) / 2;
+      mid = Math.max((ys[0]! + ys[ys.length - 1]!) / 2, floor[depth]! + SPACE + h / 2);
       const x1 = xs[depth]! + w[depth]!;
       const x2 = xs[depth + 1]!;
       for (const cy of ys) {
@@ -163,6 +172,8 @@ export function treeSvg(root: TreeNode): string {
     }
     const x = xs[depth]!;
     const y = mid - h / 2;
+    floor[depth] = y + h;
+    next = Math.max(next, kids.length === 0 ? y + Math.max(ROW, h + SPACE) : y + h + SPACE);
     const text = lines
       .map(
         (l, i) =>
@@ -174,11 +185,24 @@ export function treeSvg(root: TreeNode): string {
     );
     return mid;
   };
-  const rootMid = place(root, 0);
+  place(root, 0);
   const width = xs[xs.length - 1]! + w[w.length - 1]! + 10;
-  const rootH = boxLines(root).length * LINE + 7;
-  const height = Math.max(next, rootMid + rootH / 2) + 10;
+  const height = Math.max(next, ...floor) + 10;
   return `<svg xmlns="http://www.w3.org/2000/svg" id="tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="delegation tree">${parts.join('')}</svg>`;
+}
+
+/**
+ * What names a group: its common prefix, or, when its URNs share none (a
+ * mixed list ending at one resolver or failure), their jurisdictions.
+ */
+export function groupLabel(g: Pick<CoverageGroup, 'prefix' | 'examples'>): string {
+  if (g.prefix !== '') return g.prefix;
+  const seen = new Set<string>();
+  for (const e of g.examples) {
+    const m = /^urn:lex:([^:]+)/i.exec(e);
+    seen.add(m ? m[1]!.toLowerCase() : e);
+  }
+  return seen.size > 0 ? [...seen].join(', ') : '(various)';
 }
 
 /** The whole page. */
@@ -186,7 +210,7 @@ export function reportHtml(report: CoverageReport, title: string): string {
   const rows = report.groups
     .map(
       (g) =>
-        `<tr class="${g.kind}"><td class="n">${g.count}</td><td>${escapeXml(g.prefix || '(various)')}</td><td>${escapeXml(g.kind === 'failed' ? `FAIL ${g.outcome}` : g.outcome)}</td><td>${escapeXml(g.path.join(' \u203a '))}</td><td>${escapeXml(g.examples.join(', '))}</td></tr>`,
+        `<tr class="${g.kind}"><td class="n">${g.count}</td><td>${escapeXml(groupLabel(g))}</td><td>${escapeXml(g.kind === 'failed' ? `FAIL ${g.outcome}` : g.outcome)}</td><td>${escapeXml(g.path.join(' \u203a '))}</td><td>${escapeXml(g.examples.join(', '))}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -196,7 +220,8 @@ body{font-family:system-ui,sans-serif;margin:1.5em;color:#202124}
 .totals span{display:inline-block;margin-right:1.5em;font-size:1.2em}
 .ok{color:#137333}.bad{color:#c5221f}
 .tree{overflow:auto;border:1px solid #dadce0;padding:.5em;margin:1em 0}
-table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #dadce0;padding:.2em .5em;text-align:left}
+table{border-collapse:collapse;font-size:.9em;width:100%;table-layout:fixed}td,th{border:1px solid #dadce0;padding:.2em .5em;text-align:left;overflow-wrap:anywhere}
+th:first-child{width:4em}
 td.n{text-align:right}tr.failed td{background:#fce8e6}
 </style></head><body>
 <h1>${escapeXml(title)}</h1>
