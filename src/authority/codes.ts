@@ -48,6 +48,8 @@ export const SERVER_CODES = {
   CTL_AUTH_FAILED:
     'a request on a TCP control port not signed with the control key (wrong key, none, or replayed)',
   CONTROL_NOT_LOOPBACK: 'a TCP control port on an address that is not loopback',
+  METRICS_NOT_LOOPBACK:
+    'warning: /metrics listens on an address that is not loopback (anyone who reaches it reads the counters)',
   CONTROL_KEY_REQUIRED: 'a TCP control port without --control-key',
   CONTROL_KEY_INVALID:
     'a control key file that cannot be read, is readable by others, or holds under 16 octets of base64',

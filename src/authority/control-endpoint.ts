@@ -28,7 +28,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseHostPort } from '../kit/core/host-port.ts';
-import { addressOctets } from '../kit/core/ip.ts';
+import { isLoopback } from '../kit/core/ip.ts';
+
+export { isLoopback };
 
 export type ControlEndpoint =
   | { readonly kind: 'unix'; readonly path: string }
@@ -51,15 +53,6 @@ export class ControlEndpointError extends Error {
 
 /** The smallest key accepted, octets (HMAC-SHA256 keys shorter than this are weak). */
 export const MIN_KEY_OCTETS = 16;
-
-/** Is this host a loopback address (127.0.0.0/8 as a dotted quad, ::1, localhost)? */
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  const o = addressOctets(host);
-  if (o === undefined) return false;
-  if (o.length === 4) return o[0] === 127 && !host.includes(':');
-  return o.every((x, i) => x === (i === 15 ? 1 : 0));
-}
 
 /** `ADDRESS:PORT` text as a TCP address, or null for a path. */
 export function tcpAddressOf(text: string): { host: string; port: number } | null {

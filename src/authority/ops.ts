@@ -4,7 +4,11 @@
  * next to the listeners and closed with them.
  */
 import type { ListenAddress } from '../config/server.ts';
-import { startMetricsEndpoint, type MetricsEndpoint } from '../kit/metrics/http.ts';
+import {
+  metricsExposure,
+  startMetricsEndpoint,
+  type MetricsEndpoint,
+} from '../kit/metrics/http.ts';
 import { mergeFamilies } from '../kit/metrics/prom.ts';
 import { startControlServer, type ControlServer } from './control.ts';
 import type { ControlEndpoint } from './control-endpoint.ts';
@@ -58,6 +62,8 @@ export async function startOps(server: RunningServer, o: OpsOptions): Promise<Op
       collectServerMetrics(server, o.book, o.startedAt),
     );
     o.log.info('metrics_listening', { url: metrics.url });
+    const exposed = metricsExposure(o.metrics.host);
+    if (exposed) o.log.warn('metrics_not_loopback', { url: metrics.url, ...exposed });
   }
   let control: ControlServer | undefined;
   if (o.control) {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
+import { metricsExposure } from '../../src/kit/metrics/http.ts';
 import { captureIo, type CapturedIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { buildQuery, REPO, tcpRaw, udpRaw } from './harness.ts';
@@ -124,6 +125,14 @@ describe('serve --metrics', () => {
       });
       expect(out.trim()).toBe('');
     }
+  });
+
+  it('on loopback no METRICS_NOT_LOOPBACK warning; any other address gets one (issue 31 item 7)', () => {
+    expect(events().filter((e) => e.event === 'metrics_not_loopback')).toEqual([]);
+    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost'])
+      expect([host, metricsExposure(host)]).toEqual([host, undefined]);
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', '2001:db8::1', '::ffff:127.0.0.1'])
+      expect([host, metricsExposure(host)?.code]).toEqual([host, 'METRICS_NOT_LOOPBACK']);
   });
 
   it('anything but GET /metrics is 404', async () => {

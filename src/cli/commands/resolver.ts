@@ -34,7 +34,11 @@ import { createResolverApp, type ResolverApp } from '../../resolver/http/app.ts'
 import { pageScript } from '../../resolver/http/page.ts';
 import { startResolverServer } from '../../resolver/http/server.ts';
 import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from '../../resolver/http/stats.ts';
-import { startMetricsEndpoint, type MetricsEndpoint } from '../../kit/metrics/http.ts';
+import {
+  metricsExposure,
+  startMetricsEndpoint,
+  type MetricsEndpoint,
+} from '../../kit/metrics/http.ts';
 import type { MetricFamily } from '../../kit/metrics/prom.ts';
 import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
 import { formatLogLine } from '../../authority/log.ts';
@@ -750,6 +754,11 @@ async function runPrimary(
           url: endpoint.url,
         }),
       );
+      const exposed = metricsExposure(metrics.host);
+      if (exposed) {
+        const line = { url: endpoint.url, ...exposed };
+        io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'warn', 'metrics', line));
+      }
     } catch (e) {
       io.err(`lexroute resolver: cannot listen for metrics: ${(e as Error).message}\n`);
       failed = true;

@@ -133,3 +133,12 @@ export function addressOctets(text: string): Uint8Array | undefined {
   for (let i = 0; i < 10; i++) if (v6[i] !== 0) return v6;
   return v6[10] === 0xff && v6[11] === 0xff ? v6.slice(12) : v6;
 }
+
+/** Is this host a loopback address (127.0.0.0/8 as a dotted quad, ::1, localhost)? */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  const o = addressOctets(host);
+  if (o === undefined) return false;
+  if (o.length === 4) return o[0] === 127 && !host.includes(':');
+  return o.every((x, i) => x === (i === 15 ? 1 : 0));
+}

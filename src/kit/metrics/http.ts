@@ -5,7 +5,24 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopback } from '../core/ip.ts';
 import { CONTENT_TYPE, renderFamilies, type MetricFamily } from './prom.ts';
+
+/**
+ * The warning a `/metrics` endpoint on `host` deserves: none on loopback;
+ * elsewhere it is reachable by anyone who can reach the address (zone
+ * names, serials, peers and rates), which an operator should choose
+ * knowingly (the control channel refuses such an address outright).
+ */
+export function metricsExposure(
+  host: string,
+): { readonly code: 'METRICS_NOT_LOOPBACK'; readonly message: string } | undefined {
+  if (isLoopback(host)) return undefined;
+  return {
+    code: 'METRICS_NOT_LOOPBACK',
+    message: `/metrics on ${host} is reachable from other hosts: put it on 127.0.0.1 or ::1, or restrict access to it`,
+  };
+}
 
 export interface MetricsEndpoint {
   readonly host: string;
