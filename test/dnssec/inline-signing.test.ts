@@ -96,11 +96,12 @@ beforeAll(async () => {
     `trust-anchors { "${ORIGIN}" static-key ${flags} ${proto} ${alg} "${Buffer.from(ksk.publicKey).toString('base64')}"; };\n`,
   );
   writeFileSync(zoneFile, zoneText('first'));
-  // Validity 24 s, refreshed 6 s before the earliest expiration (24 - 3 of jitter): 15 s after signing.
+  // Validity 16 s, refreshed 5 s before the earliest expiration (16 - 2 of jitter): 9 s after
+  // signing, so served signatures always have 5 s left for delv.
   const config = path.join(tmp, 'server.json');
   writeFileSync(
     config,
-    JSON.stringify({ dnssec: { keys: 'keys', validity: 24, refresh: 6, nsec3: true } }),
+    JSON.stringify({ dnssec: { keys: 'keys', validity: 16, refresh: 5, nsec3: true } }),
   );
   const io = captureIo({ cwd: tmp });
   const done = run(

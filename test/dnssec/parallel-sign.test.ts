@@ -47,16 +47,27 @@ function seeded(seed: number): () => number {
   };
 }
 
-async function keysFor(alg: number): Promise<{ dir: string; keys: LoadedKey[] }> {
-  const dir = mkdtempSync(path.join(tmp, `k${alg}-`));
-  await generateKey(dir, 'signed.test.', alg, true);
-  await generateKey(dir, 'signed.test.', alg, false);
-  return { dir, keys: await readZoneKeys(dir, 'signed.test.') };
+/** One key pair folder per algorithm, made once and shared by the cases (they only read it). */
+const keyFolders = new Map<number, Promise<{ dir: string; keys: LoadedKey[] }>>();
+function keysFor(alg: number): Promise<{ dir: string; keys: LoadedKey[] }> {
+  let made = keyFolders.get(alg);
+  if (made === undefined) {
+    made = (async () => {
+      const dir = mkdtempSync(path.join(tmp, `k${alg}-`));
+      await generateKey(dir, 'signed.test.', alg, true);
+      await generateKey(dir, 'signed.test.', alg, false);
+      return { dir, keys: await readZoneKeys(dir, 'signed.test.') };
+    })();
+    keyFolders.set(alg, made);
+  }
+  return made;
 }
 
+/** The zone's records, loaded once (each case copies the array it signs). */
+let loaded: Promise<ResourceRecord[]> | undefined;
 async function records(): Promise<ResourceRecord[]> {
-  const z = await loadZoneFile(ZONE);
-  return [...zoneRecords(z.zone!)];
+  loaded ??= loadZoneFile(ZONE).then((z) => [...zoneRecords(z.zone!)]);
+  return [...(await loaded)];
 }
 
 // One "now" for both runs, current so that dnssec-verify accepts the signatures.
