@@ -1,8 +1,13 @@
 /**
  * `lexroute dev` (what `npm start` runs): the whole sample chain of
- * `config/dev.json` on loopback addresses, until Ctrl-C.
+ * `config/dev.json` on loopback addresses, until Ctrl-C. Without --config
+ * and with no config/dev.json in the current folder (an installed package:
+ * `npx lexroute dev`), the package's own sample deployment, its paths read
+ * from the package's folder.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { validateDevConfig, type DevConfig } from '../../dev/config.ts';
 import { DevStartError, startDevChain, type RunningDevChain } from '../../dev/chain.ts';
@@ -24,7 +29,8 @@ where a URN typed in a browser is resolved by the browser itself over that
 DoH endpoint (address printed). Ctrl-C (SIGINT) or SIGTERM stops everything.
 
 Options:
-  --config FILE     deployment description (default: config/dev.json)
+  --config FILE     deployment description (default: config/dev.json, or
+                    the package's own sample when the folder has none)
   --dns-port N      run every DNS server on port N instead (0: a free port)
   --http-port N     run every resolver on port N instead (0: a free port);
                     the zones are served from a rewritten temporary copy
@@ -40,6 +46,21 @@ On Linux every 127.x.y.z address is local; on macOS add the second one
 first: sudo ifconfig lo0 alias 127.0.0.2 up
 Exit codes: 0 stopped cleanly, 1 could not start (the address is named), 2 usage.
 `;
+
+/** The package's folder (config/, zones/ and data/ ship in it): three up from src/ or dist/cli/commands. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The deployment file and the folder its relative paths are read from. */
+function devConfigLocation(
+  given: string | undefined,
+  cwd: string,
+): { file: string; base: string; name: string } {
+  if (given !== undefined) return { file: path.resolve(cwd, given), base: cwd, name: given };
+  const local = path.resolve(cwd, 'config/dev.json');
+  if (existsSync(local)) return { file: local, base: cwd, name: 'config/dev.json' };
+  const file = path.join(PACKAGE_ROOT, 'config/dev.json');
+  return { file, base: PACKAGE_ROOT, name: file };
+}
 
 function port(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -142,8 +163,7 @@ export const devCommand: Command = {
     const dnsPort = port('dns-port', values['dns-port']);
     const httpPort = port('http-port', values['http-port']);
 
-    const configName = values.config ?? 'config/dev.json';
-    const configFile = path.resolve(io.cwd, configName);
+    const { file: configFile, base, name: configName } = devConfigLocation(values.config, io.cwd);
     let raw: unknown;
     try {
       raw = await readJsonConfig(configFile);
@@ -167,10 +187,12 @@ export const devCommand: Command = {
     try {
       chain = await startDevChain({
         config,
-        cwd: io.cwd,
+        cwd: base,
         ...(dnsPort !== undefined ? { dnsPort } : {}),
         ...(httpPort !== undefined ? { httpPort } : {}),
-        ...(values.catalogue !== undefined ? { catalogue: values.catalogue } : {}),
+        ...(values.catalogue !== undefined
+          ? { catalogue: path.resolve(io.cwd, values.catalogue) }
+          : {}),
         ...(values.dnssec ? { dnssec: true } : {}),
         log,
         ...(values.quiet
