@@ -44,6 +44,10 @@ export const SERVER_CODES = {
   CTL_UNKNOWN_COMMAND: 'an unknown control command',
   CTL_UNKNOWN_ZONE: 'a control command for a zone that is not configured or not served',
   CTL_RELOAD_FAILED: 'the reload command failed as a whole',
+  CTL_ZONE_ADD_FAILED:
+    'ctl zone add: the file did not load (its first error is given), or no zone file of that origin is in the configured folders',
+  CTL_ZONE_FIXED:
+    'ctl zone remove of a secondary zone or of the catalog zone: their configuration decides whether they are served',
   CTL_FAILED: 'a control command failed unexpectedly (the message says why)',
   CTL_AUTH_FAILED:
     'a request on a TCP control port not signed with the control key (wrong key, none, or replayed)',

@@ -7,8 +7,8 @@
  * per line (`{"ok":true,"result":{...}}` or `{"ok":false,"code":"...",
  * "message":"..."}`), then the server closes the connection.
  *
- * Commands: `status`, `reload [ZONE]`, `zone-status ZONE`, `retransfer
- * ZONE [--force]`, `stats`, `stop`.
+ * Commands: `status [ZONE]`, `reload [ZONE]`, `zone-status ZONE`, `retransfer
+ * ZONE [--force]`, `zone add FILE|ORIGIN`, `zone remove ORIGIN`, `stats`, `stop`.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { chmod, unlink } from 'node:fs/promises';
@@ -30,6 +30,7 @@ export const CONTROL_COMMANDS = [
   'reload',
   'zone-status',
   'retransfer',
+  'zone',
   'stats',
   'stop',
 ] as const;
@@ -218,6 +219,65 @@ async function retransfer(ctx: ControlContext, args: readonly string[]): Promise
 /** What `ctl status` answers (and `startAuthority().status()` returns). */
 export type StatusReport = ReturnType<typeof statusReport>;
 
+/** `status ZONE`, `zone-status ZONE`: one zone's report. */
+function zoneStatus(ctx: ControlContext, zone: string): ControlAnswer {
+  const origin = originArg(zone);
+  const st = ctx.book.find(origin);
+  if (!st && !ctx.server.engine.zones.some((z) => z.origin === origin)) {
+    return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+  }
+  return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
+}
+
+/** The catalog's serial and member count, for the answers of `zone add` and `zone remove`. */
+function catalogState(ctx: ControlContext): Record<string, unknown> {
+  const c = ctx.server.zoneSet.catalog;
+  if (c === undefined) return {};
+  const z = ctx.server.engine.zones.find((x) => x.origin === c.name);
+  return {
+    catalog: { zone: c.name, serial: z ? soaSerialOf(z) : null, members: c.listed()?.length ?? 0 },
+  };
+}
+
+/**
+ * `zone add FILE|ORIGIN`, `zone remove ORIGIN`: change the served set now
+ * (the catalog follows). A FILE is an absolute path (`lexroute ctl` resolves
+ * it); an ORIGIN is a zone taken out before, or one whose file appeared in a
+ * configured folder. Not kept across a restart: the configuration is.
+ */
+async function zoneSetCommand(
+  ctx: ControlContext,
+  args: readonly string[],
+): Promise<ControlAnswer> {
+  const [verb, target] = args;
+  if ((verb !== 'add' && verb !== 'remove') || target === undefined || args.length > 2)
+    return { ok: false, code: 'CTL_USAGE', message: 'zone add FILE|ORIGIN, or zone remove ORIGIN' };
+  const set = ctx.server.zoneSet;
+  if (verb === 'remove') {
+    const origin = originArg(target);
+    if (set.secondaryOrigins.has(origin) || origin === set.catalog?.name)
+      return {
+        ok: false,
+        code: 'CTL_ZONE_FIXED',
+        message: `${origin} is not a primary zone file: its configuration decides`,
+      };
+    if (!(await set.remove(origin)))
+      return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+    return { ok: true, result: { zone: origin, removed: true, ...catalogState(ctx) } };
+  }
+  const isPath = target.includes('/');
+  const r = await set.add(isPath ? { path: target } : { origin: originArg(target) });
+  if (r.origin === undefined || (r.outcome !== 'loaded' && r.outcome !== 'unchanged')) {
+    const st = ctx.book.find(isPath ? target : originArg(target));
+    const why =
+      st?.lastError ??
+      (isPath ? 'it did not load' : 'no zone file of that origin in the configured folders');
+    return { ok: false, code: 'CTL_ZONE_ADD_FAILED', message: `${target}: ${why}` };
+  }
+  const report = zoneReport(ctx, r.origin, ctx.book.find(r.origin));
+  return { ok: true, result: { ...report, added: true, ...catalogState(ctx) } };
+}
+
 /** Run one command. */
 export async function runControlCommand(
   ctx: ControlContext,
@@ -226,20 +286,17 @@ export async function runControlCommand(
   const args = req.args ?? [];
   switch (req.command) {
     case 'status':
+      if (args[0] !== undefined) return zoneStatus(ctx, args[0]);
       return { ok: true, result: { ...statusReport(ctx) } };
+    case 'zone':
+      return zoneSetCommand(ctx, args);
     case 'reload':
       return reload(ctx, args[0]);
-    case 'zone-status': {
+    case 'zone-status':
       if (args[0] === undefined) {
         return { ok: false, code: 'CTL_USAGE', message: 'zone-status needs a zone name' };
       }
-      const origin = originArg(args[0]);
-      const st = ctx.book.find(origin);
-      if (!st && !ctx.server.engine.zones.some((z) => z.origin === origin)) {
-        return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
-      }
-      return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
-    }
+      return zoneStatus(ctx, args[0]);
     case 'retransfer':
       return retransfer(ctx, args);
     case 'stats':

@@ -28,6 +28,7 @@ export type { VersionRequest, VersionOutcome };
 import {
   compareSerials,
   expandZoneSources,
+  inferOriginFromFileName,
   soaSerial,
   type ZoneSourceSpec,
 } from './zones/sources.ts';
@@ -300,6 +301,8 @@ export interface ReloaderOptions {
   ) => Promise<void>;
   /** Compare loads with the served versions (serial policy, IXFR differences). */
   readonly versioning?: Versioning;
+  /** Zone files the server writes itself (the catalog zone): loaded when they exist. */
+  readonly generatedFiles?: () => readonly { readonly file: string; readonly origin: string }[];
 }
 
 const now = () => performance.now();
@@ -318,6 +321,10 @@ export class ZoneReloader {
   private outcomes = new Map<string, FileOutcome>();
   /** The origin each file was given (ORIGIN=FILE), for a reload of one zone. */
   private readonly origins = new Map<string, string>();
+  /** Zone sources added while running (`ctl zone add FILE`). */
+  private readonly added: ZoneSourceSpec[] = [];
+  /** Origins taken out of the served set while running (`ctl zone remove`). */
+  private readonly removedOrigins = new Set<string>();
 
   constructor(options: ReloaderOptions) {
     this.o = options;
@@ -364,6 +371,41 @@ export class ZoneReloader {
     await this.reload();
   }
 
+  /**
+   * `ctl zone add`: serve the zone of `spec` from now on (a file; its origin
+   * from the spec, the file name or its content), or, with `origin` alone,
+   * serve again a zone taken out by `removeZone` or whose file appeared in a
+   * configured folder. The outcome of its file and the origin served from it.
+   */
+  async addZone(
+    spec: ZoneSourceSpec | { readonly origin: string },
+  ): Promise<{ outcome: string | undefined; origin: string | undefined }> {
+    if (spec.origin !== undefined) this.removedOrigins.delete(spec.origin);
+    if ('path' in spec && !this.added.some((a) => a.path === spec.path)) this.added.push(spec);
+    await this.reload();
+    await this.idle(); // the catalog's reload, queued by the swap
+    const file = 'path' in spec ? spec.path : spec.origin && this.fileOf(spec.origin);
+    if (file === undefined) return { outcome: undefined, origin: undefined };
+    return { outcome: this.outcomes.get(file), origin: this.current.get(file)?.zone.origin };
+  }
+
+  /** `ctl zone remove`: stop serving `origin` (until `addZone`); false when it is not served. */
+  async removeZone(origin: string): Promise<boolean> {
+    const file = this.fileOf(origin);
+    if (file === undefined) return false;
+    this.removedOrigins.add(origin);
+    const i = this.added.findIndex((a) => a.path === file);
+    if (i >= 0) this.added.splice(i, 1);
+    await this.reload();
+    await this.idle();
+    return true;
+  }
+
+  /** The origins served now. */
+  servedOrigins(): string[] {
+    return [...this.served.keys()];
+  }
+
   /** The zone loaded from a file (served or expired), if any. */
   zoneOfFile(file: string): Zone | undefined {
     return this.current.get(file)?.zone;
@@ -384,11 +426,10 @@ export class ZoneReloader {
 
   /** The zone files and the secondary zones' files that exist (or are being installed). */
   private async allFiles(overrides: ReadonlyMap<string, string> | undefined) {
-    const files: { file: string; origin?: string | undefined }[] = await expandZoneSources(
-      this.o.specs,
-      this.o.cwd,
-    );
-    for (const s of this.o.secondaryFiles ?? []) {
+    const files: { file: string; origin?: string | undefined }[] = (
+      await expandZoneSources([...this.o.specs, ...this.added], this.o.cwd)
+    ).filter((f) => !this.isRemoved(f.file, f.origin));
+    for (const s of [...(this.o.secondaryFiles ?? []), ...(this.o.generatedFiles?.() ?? [])]) {
       const there =
         overrides?.has(s.file) ||
         (await stat(s.file).then(
@@ -398,6 +439,13 @@ export class ZoneReloader {
       if (there) files.push({ file: s.file, origin: s.origin });
     }
     return files;
+  }
+
+  /** A file whose zone `ctl zone remove` took out (by its given origin, its name, or what it served). */
+  private isRemoved(file: string, origin: string | undefined): boolean {
+    if (this.removedOrigins.size === 0) return false;
+    const o = origin ?? this.current.get(file)?.zone.origin ?? inferOriginFromFileName(file);
+    return o !== undefined && this.removedOrigins.has(o.toLowerCase());
   }
 
   /** The file the served zone `origin` was loaded from, if any. */

@@ -36,6 +36,7 @@ import { Rrl } from './rrl.ts';
 import { QueryPipeline, type NotifyHook } from './pipeline.ts';
 import { Transfers } from '../xfr/out.ts';
 import { TransferHistory } from '../xfr/history.ts';
+import { catalogFor, swapWithCatalog, type CatalogPublisher } from '../xfr/catalog.ts';
 import { readServedStates } from '../xfr/served-state.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
@@ -105,7 +106,19 @@ export interface RunningServer {
    * old zone. With `zone` (an origin), only that zone's file is looked at.
    */
   reload(zone?: string): Promise<ReloadReport>;
+  /** The served set changed without a restart (`ctl zone add`, `ctl zone remove`). */
+  readonly zoneSet: ZoneSetControl;
   close(): Promise<void>;
+}
+
+/** `ctl zone add` and `ctl zone remove`, and the catalog zone they update. */
+export interface ZoneSetControl {
+  add: ZoneReloader['addZone'];
+  remove: ZoneReloader['removeZone'];
+  /** The catalog zone published (`--catalog`), if any. */
+  readonly catalog: CatalogPublisher | undefined;
+  /** Secondary zones (not removable: their configuration says where they come from). */
+  readonly secondaryOrigins: ReadonlySet<string>;
 }
 
 /** The rate limiter when any of its rates is set. */
@@ -523,8 +536,10 @@ async function reloaderFor(
 ) {
   const { config, log, cwd } = options;
   const { transfers, history } = await transfersFor(config, cwd, log);
-  const onSwap = history.changed.bind(history);
+  const catalog = await catalogFor(config, cwd, log);
   const ref: { reloader?: ZoneReloader } = {};
+  const reloadCatalog = () => ref.reloader!.reload(false, undefined, catalog?.name);
+  const onSwap = swapWithCatalog(history.changed.bind(history), catalog, reloadCatalog, log);
   const secondaries = await secondariesFor(config, cwd, log, {
     install: (file, tmp) => ref.reloader!.install(file, tmp),
     setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
@@ -540,9 +555,10 @@ async function reloaderFor(
     onSwap,
     secondaryFiles: secondaries?.files() ?? [],
     versioning: await versioningFor(config, cwd, log),
+    ...(catalog ? { generatedFiles: () => [{ file: catalog.file, origin: catalog.name }] } : {}),
   });
   ref.reloader = reloader;
-  return { transfers, history, secondaries, reloader };
+  return { transfers, history, secondaries, reloader, catalog };
 }
 
 /** The answering threads beyond this one (`--workers`), given the zone set served now; `fail` undoes the start. */
@@ -579,6 +595,21 @@ async function startThreads(
   return threads;
 }
 
+/** `ctl zone add/remove` over the reloader (the signature refresh armed again after each). */
+function zoneSetOf(
+  config: ServerConfig,
+  reloader: ZoneReloader,
+  catalog: CatalogPublisher | undefined,
+  arm: () => void,
+): ZoneSetControl {
+  return {
+    add: (spec) => reloader.addZone(spec).finally(arm),
+    remove: (origin) => reloader.removeZone(origin).finally(arm),
+    catalog,
+    secondaryOrigins: new Set(config.zones.filter(isSecondaryZone).map((z) => z.origin)),
+  };
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
@@ -601,7 +632,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const hot = () => engine.hotNamesInSlices();
   const retrySoon = () => watcher.schedule(500);
   const zones = await zoneServices(options, target, retrySoon, hot);
-  const { transfers, history, secondaries, reloader, loader } = zones;
+  const { transfers, history, secondaries, reloader, loader, catalog } = zones;
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false, zone?: string) =>
     reloader.reload(watching, undefined, zone).finally(refresher.arm);
@@ -622,7 +653,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await secondaries?.idle();
     await reloader.idle();
     await history.close();
-    await loader.close();
+    await Promise.all([loader.close(), catalog?.close()]);
   };
   const workers = workerCount(config);
   let l: Listeners;
@@ -655,6 +686,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     workers,
     threads,
     reload: (zone?: string) => reload(false, zone),
+    zoneSet: zoneSetOf(config, reloader, catalog, refresher.arm),
     close: () => Promise.all([stop(), l.close(), threads?.close()]).then(() => undefined),
   };
 }

@@ -265,6 +265,8 @@ export interface ServerConfig {
   readonly zones: readonly ZoneSourceConfig[];
   /** Start even when no zone loads (a secondary waiting for transfers). */
   readonly allowEmpty: boolean;
+  /** The name of the catalog zone (RFC 9432) listing the primary zones served; null: none. */
+  readonly catalog: string | null;
   readonly zoneFiles: ZoneFilesConfig;
   /** Reload changed zone files automatically. */
   readonly watch: boolean;
@@ -348,6 +350,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   listen: [{ host: '127.0.0.1', port: 5353 }],
   zones: ['zones'],
   allowEmpty: false,
+  catalog: null,
   zoneFiles: {
     maxBytes: 1 << 30,
     maxEntryChars: 1 << 20,
@@ -475,6 +478,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'listen',
     'zones',
     'allowEmpty',
+    'catalog',
     'zoneFiles',
     'watch',
     'workers',
@@ -576,6 +580,24 @@ function validateZones(
       );
   });
   return out;
+}
+
+/** `catalog`: null or a domain name (absolute, lowercased). */
+function catalogIn(errors: ConfigError[], v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (
+    typeof v !== 'string' ||
+    !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(v) ||
+    v.length > 254
+  ) {
+    errors.push({
+      code: 'CONFIG_BAD_VALUE',
+      path: 'catalog',
+      message: 'catalog must be null or a domain name (the catalog zone, as catalog.invalid.)',
+    });
+    return null;
+  }
+  return v.endsWith('.') ? v.toLowerCase() : `${v.toLowerCase()}.`;
 }
 
 /** `{"origin": NAME, "primaries": ["ADDR:PORT", "ADDR:PORT key NAME", ...]}`. */
@@ -787,6 +809,7 @@ export function validateServerConfig(input: unknown): {
     listen: validateListen(errors, input.listen),
     zones: validateZones(errors, input.zones, d.zones),
     allowEmpty: boolIn(errors, 'allowEmpty', input.allowEmpty, d.allowEmpty),
+    catalog: catalogIn(errors, input.catalog),
     zoneFiles: validateZoneFiles(errors, input.zoneFiles, d.zoneFiles),
     watch: boolIn(errors, 'watch', input.watch, d.watch),
     doh: validateDoh(errors, input.doh),

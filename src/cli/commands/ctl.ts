@@ -3,10 +3,11 @@
  */
 import { parseCommandArgs } from '../args.ts';
 import path from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { controlArg } from '../control-arg.ts';
-import { writeNewControlKey } from '../../authority/control-endpoint.ts';
+import { writeNewControlKey, type ControlEndpoint } from '../../authority/control-endpoint.ts';
 import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
 import {
   CONTROL_COMMANDS,
@@ -35,7 +36,16 @@ Server commands:
                      not looked at) and its result. A zone whose file fails to load
                      keeps its previous version; the error is reported and the
                      exit code is 1
-  zone-status ZONE   one zone's serial, records, load time and last error
+  status ZONE, zone-status ZONE
+                     one zone's serial, records, load time and last error
+  zone add FILE|ORIGIN
+                     serve a zone file from now on (its origin: the file
+                     name's, else its $ORIGIN or SOA owner), or an ORIGIN
+                     removed before or whose file appeared in a configured
+                     folder; the catalog zone (serve --catalog) lists it.
+                     Not kept across a restart (the configuration is)
+  zone remove ORIGIN stop serving a primary zone (until zone add); the
+                     catalog zone drops it, so its consumers drop it too
   retransfer ZONE [--force]
                      transfer a secondary zone whole (AXFR) from its
                      primaries now, even when the serials match; a transfer
@@ -226,6 +236,35 @@ async function keygen(io: CliIo, args: readonly string[]): Promise<number> {
   return EXIT_OK;
 }
 
+/** `ctl zone add FILE|ORIGIN`, `ctl zone remove ORIGIN` (a FILE that exists here is sent absolute). */
+async function zoneSet(
+  io: CliIo,
+  endpoint: ControlEndpoint | string,
+  args: readonly string[],
+  json: boolean,
+): Promise<number> {
+  const [verb, target] = args;
+  if ((verb !== 'add' && verb !== 'remove') || target === undefined || args.length !== 2)
+    throw new UsageError('zone takes add FILE|ORIGIN or remove ORIGIN');
+  const full = path.resolve(io.cwd, target);
+  const isFile = verb === 'add' && existsSync(full) && statSync(full).isFile();
+  const answer = await sendControlCommand(endpoint, {
+    command: 'zone',
+    args: [verb, isFile ? full : target],
+  });
+  if (json) io.out(`${JSON.stringify(answer)}\n`);
+  else if (!answer.ok) io.err(`lexroute ctl: ${formatAnswer('zone', answer)}`);
+  else {
+    const r = answer.result;
+    const c = r.catalog as { zone: string; serial: number | null; members: number } | undefined;
+    const cat = c
+      ? `; catalog ${c.zone} serial ${String(c.serial)}, ${String(c.members)} members`
+      : '';
+    io.out(`${String(r.zone)}: ${verb === 'add' ? 'served' : 'removed'}${cat}\n`);
+  }
+  return answer.ok ? EXIT_OK : exitCodeOf(answer.code);
+}
+
 export const ctlCommand: Command = {
   name: 'ctl',
   summary:
@@ -252,8 +291,9 @@ export const ctlCommand: Command = {
     if (!values.control) throw new UsageError('--control PATH is required');
     const endpoint = await controlArg(io, 'ctl', values.control, values['control-key']);
     if (endpoint instanceof Reported) return exitCodeOfFailure(endpoint.codes);
+    if (command === 'zone') return zoneSet(io, endpoint!, args, values.json === true);
     const oneZone = command === 'zone-status' || command === 'retransfer';
-    const maxArgs = command === 'reload' || oneZone ? 1 : 0;
+    const maxArgs = command === 'reload' || command === 'status' || oneZone ? 1 : 0;
     if (args.length > maxArgs || (oneZone && args.length === 0)) {
       throw new UsageError(
         oneZone
@@ -265,9 +305,10 @@ export const ctlCommand: Command = {
       throw new UsageError('--force goes with retransfer only');
     const sent = values.force ? [...args, '--force'] : args;
     const answer = await sendControlCommand(endpoint!, { command, args: sent });
+    const shown = command === 'status' && args.length === 1 ? 'zone-status' : command;
     if (values.json) io.out(`${JSON.stringify(answer)}\n`);
-    else if (answer.ok) io.out(formatAnswer(command, answer));
-    else io.err(`lexroute ctl: ${formatAnswer(command, answer)}`);
+    else if (answer.ok) io.out(formatAnswer(shown, answer));
+    else io.err(`lexroute ctl: ${formatAnswer(shown, answer)}`);
     return answer.ok ? EXIT_OK : exitCodeOf(answer.code);
   },
 };

@@ -196,6 +196,7 @@ export function serveFlags(values: ServeValues): {
     ...(values.watch ? { watch: true } : {}),
     ...(values.workers !== undefined ? { workers: workersArg(values.workers) } : {}),
     ...(values['allow-empty'] ? { allowEmpty: true } : {}),
+    ...(values.catalog !== undefined ? { catalog: catalogArg(values.catalog) } : {}),
     ...(values.strict ? { zoneFiles: { ...config.zoneFiles, strict: true } } : {}),
     ...(doh ? { doh: { ...config.doh, ...doh } } : {}),
     ...(rrlRate !== undefined ? { rrl: { ...config.rrl, responsesPerSecond: rrlRate } } : {}),
@@ -208,4 +209,11 @@ export function serveFlags(values: ServeValues): {
     },
   });
   return { metrics, over };
+}
+
+/** `--catalog NAME`: the catalog zone's name, absolute and lowercased. */
+function catalogArg(v: string): string {
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(v))
+    throw new UsageError(`--catalog takes a domain name (as catalog.invalid.), not '${v}'`);
+  return v.endsWith('.') ? v.toLowerCase() : `${v.toLowerCase()}.`;
 }

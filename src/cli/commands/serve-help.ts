@@ -8,6 +8,7 @@ export const SERVE_OPTIONS = {
   watch: { type: 'boolean' },
   workers: { type: 'string' },
   'allow-empty': { type: 'boolean' },
+  catalog: { type: 'string' },
   strict: { type: 'boolean' },
   doh: { type: 'string', multiple: true },
   'tls-cert': { type: 'string' },
@@ -49,6 +50,12 @@ Options:
                        Otherwise the origin is the file name's, else the
                        file's first $ORIGIN, else its SOA owner (as zone check)
   --allow-empty        start even when no zone loads (else: exit 1)
+  --catalog NAME       publish a catalog zone NAME (RFC 9432 version 2, as
+                       catalog.invalid.) listing every primary zone served,
+                       for Knot (catalog-role: interpret) and BIND
+                       (catalog-zones) secondaries to provision themselves;
+                       transferred and NOTIFYd as any zone, its serial raised
+                       when the set changes (ctl zone add/remove, reload)
   --strict             warnings refuse a zone too, as in zone check --strict
                        (zoneFiles.strict)
   --listen ADDR:PORT   address to serve on, UDP and TCP (repeatable;

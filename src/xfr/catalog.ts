@@ -1,0 +1,147 @@
+/**
+ * The catalog zone a primary publishes (`serve --catalog NAME`, RFC 9432
+ * version 2): after every swap of the zone set, the primary zones served
+ * are compared with the catalog's members; when they differ a new version
+ * of the catalog's zone file is written (serial raised) and loaded through
+ * the same reload path as any zone file, so that it is answered,
+ * transferred (AXFR, IXFR from the history) and NOTIFYd like the others.
+ *
+ * The file is `transfer.stateDir/catalog/<name>zone` (kept across restarts:
+ * a restart with the same members keeps its serial), else in a folder of
+ * the system's temporary directory, removed on close.
+ */
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Logger } from '../authority/log.ts';
+import type { ReloaderOptions } from '../authority/reload.ts';
+import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
+import {
+  catalogMembers,
+  catalogZoneText,
+  nextCatalogSerial,
+  readCatalogText,
+} from './core/catalog.ts';
+
+export interface CatalogOptions {
+  /** The catalog zone's name (absolute, lowercased). */
+  readonly name: string;
+  /** The state folder (absolute), or undefined for a temporary folder. */
+  readonly stateDir: string | undefined;
+  /** Origins never listed (the secondary zones: their primary is elsewhere). */
+  readonly exclude: ReadonlySet<string>;
+  readonly log: Logger;
+}
+
+export class CatalogPublisher {
+  readonly name: string;
+  /** The zone file of the catalog (set by `open`). */
+  file = '';
+  private serial: number | undefined;
+  private members: string[] | undefined;
+  private temp: string | undefined;
+  private readonly o: CatalogOptions;
+
+  private constructor(o: CatalogOptions) {
+    this.o = o;
+    this.name = o.name;
+  }
+
+  /** The publisher, with the version a previous run left in the state folder, if any. */
+  static async open(o: CatalogOptions): Promise<CatalogPublisher> {
+    const p = new CatalogPublisher(o);
+    let dir: string;
+    if (o.stateDir !== undefined) {
+      dir = path.join(o.stateDir, 'catalog');
+      await mkdir(dir, { recursive: true });
+    } else dir = p.temp = await mkdtemp(path.join(tmpdir(), 'lexroute-catalog-'));
+    p.file = path.join(dir, `${o.name === '.' ? '.' : o.name}zone`);
+    const before = await readFile(p.file, 'utf8').then(readCatalogText, () => undefined);
+    if (before) {
+      p.serial = before.serial;
+      p.members = before.members;
+    }
+    return p;
+  }
+
+  /** The members listed now (undefined before the first version). */
+  listed(): readonly string[] | undefined {
+    return this.members;
+  }
+
+  /**
+   * The zones served after a swap: a new catalog version is written when the
+   * primary zones among them differ from its members. True when written
+   * (the caller then reloads the catalog's file).
+   */
+  async update(served: Iterable<string>): Promise<boolean> {
+    const members = catalogMembers(
+      [...served].filter((o) => !this.o.exclude.has(o.toLowerCase())),
+      this.name,
+    );
+    if (this.members !== undefined && members.join('\n') === this.members.join('\n')) return false;
+    const serial = nextCatalogSerial(this.serial, Date.now() / 1000);
+    const text = catalogZoneText({ name: this.name, serial, members });
+    const tmp = `${this.file}.tmp`;
+    await writeFile(tmp, text);
+    await rename(tmp, this.file);
+    const added = members.filter((m) => !this.members?.includes(m));
+    const removed = (this.members ?? []).filter((m) => !members.includes(m));
+    this.serial = serial;
+    this.members = members;
+    this.o.log.info('catalog_updated', {
+      zone: this.name,
+      serial,
+      members: members.length,
+      added: added.slice(0, 20),
+      removed: removed.slice(0, 20),
+    });
+    return true;
+  }
+
+  /** Remove the temporary folder (a state folder's file stays). */
+  async close(): Promise<void> {
+    if (this.temp !== undefined) await rm(this.temp, { recursive: true, force: true });
+  }
+}
+
+type SwapHook = NonNullable<ReloaderOptions['onSwap']>;
+
+/**
+ * The swap hook with the catalog kept up to date: after `onSwap`, a new
+ * catalog version when the set of primary zones changed, then a reload of
+ * the catalog's file alone (queued after the reload running the hook).
+ */
+export function swapWithCatalog(
+  onSwap: SwapHook,
+  catalog: CatalogPublisher | undefined,
+  reloadCatalog: () => Promise<unknown>,
+  log: Logger,
+): SwapHook {
+  if (catalog === undefined) return onSwap;
+  return async (before, after, loaded) => {
+    await onSwap(before, after, loaded);
+    const written = await catalog.update(after.keys()).catch((e: unknown) => {
+      log.error('catalog_write_failed', { zone: catalog.name, error: (e as Error).message });
+      return false;
+    });
+    if (written) void reloadCatalog();
+  };
+}
+
+/** The catalog of a configuration (`catalog`, `serve --catalog`), or undefined. */
+export async function catalogFor(
+  config: ServerConfig,
+  cwd: string,
+  log: Logger,
+): Promise<CatalogPublisher | undefined> {
+  if (config.catalog === null) return undefined;
+  const dir = config.transfer.stateDir;
+  const exclude = new Set(config.zones.filter(isSecondaryZone).map((z) => z.origin));
+  return CatalogPublisher.open({
+    name: config.catalog,
+    stateDir: dir === null ? undefined : path.resolve(cwd, dir),
+    exclude,
+    log,
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Catalog zones (RFC 9432, schema version 2), the pure part: the zone text
+ * of a catalog listing member zones, the stable member label of a zone, and
+ * the serial of the next version.
+ *
+ * A catalog is an ordinary zone: SOA, an NS (RFC 9432 section 4.1: the
+ * invalid name, the catalog is not meant to be resolved), `version` TXT "2"
+ * and one `<id>.zones` PTR per member. The member label is a hash of the
+ * member's lowercased name, so a member keeps its label across versions and
+ * restarts (section 4.4.1: a changed label means "remove and add again" to a
+ * consumer, which would drop the zone's data there).
+ */
+
+/** The name of the catalog's member `origin` label: 16 hex digits of FNV-1a 64 over the lowercased name. */
+export function catalogMemberId(origin: string): string {
+  let h = 0xcbf29ce484222325n;
+  const name = origin.toLowerCase().endsWith('.')
+    ? origin.toLowerCase()
+    : `${origin.toLowerCase()}.`;
+  for (let i = 0; i < name.length; i++) {
+    h ^= BigInt(name.charCodeAt(i) & 0xff);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/** The serial of a new catalog version: the clock's seconds, or one past the previous one. */
+export function nextCatalogSerial(previous: number | undefined, nowSeconds: number): number {
+  const t = Math.floor(nowSeconds) >>> 0;
+  if (previous === undefined) return t;
+  // RFC 1982: t is newer than previous when it is ahead by less than 2^31.
+  const ahead = (t - previous) >>> 0;
+  return ahead > 0 && ahead < 0x80000000 ? t : (previous + 1) >>> 0;
+}
+
+/** A catalog's content: its name, serial and members (absolute names, any order). */
+export interface CatalogContent {
+  readonly name: string;
+  readonly serial: number;
+  readonly members: readonly string[];
+}
+
+/** The members sorted and lowercased, without duplicates: the set a catalog version lists. */
+export function catalogMembers(origins: Iterable<string>, catalog: string): string[] {
+  const own = catalog.toLowerCase();
+  const set = new Set<string>();
+  for (const o of origins) {
+    const n = o.toLowerCase();
+    if (n !== own) set.add(n);
+  }
+  return [...set].sort();
+}
+
+/** The zone text of a catalog (master file format, every name absolute). */
+export function catalogZoneText(c: CatalogContent): string {
+  const lines = [
+    `; catalog zone (RFC 9432 version 2) written by lexroute serve: do not edit`,
+    `$ORIGIN ${c.name}`,
+    `$TTL 0`,
+    `@ IN SOA invalid. invalid. ${String(c.serial)} 3600 600 2147483646 0`,
+    `@ IN NS invalid.`,
+    `version IN TXT "2"`,
+  ];
+  for (const m of c.members) lines.push(`${catalogMemberId(m)}.zones IN PTR ${m}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The serial and members of a catalog this module wrote (undefined when the text is not one). */
+export function readCatalogText(text: string): { serial: number; members: string[] } | undefined {
+  const soa = /^@ IN SOA \S+ \S+ (\d+) /m.exec(text);
+  if (!soa) return undefined;
+  const members = [...text.matchAll(/^[0-9a-f]{16}\.zones IN PTR (\S+)$/gm)].map((m) => m[1]!);
+  return { serial: Number(soa[1]), members };
+}
