@@ -16,10 +16,10 @@ export function mainHelp(): string {
     const head = `  ${c.name.padEnd(width)}  ${c.summary}`;
     if (!c.subcommands) return head;
     const subs = `(${c.subcommands.join(' | ')})`;
-    // Past 79 columns the list goes on its own line, under the summary.
+    // Past 79 columns the list goes on its own line, under the summary (at 4 columns past 100).
     return head.length + subs.length < 79
       ? `${head} ${subs}`
-      : `${head}\n${' '.repeat(width + 4)}${subs}`;
+      : `${head}\n${' '.repeat(width + 4 + subs.length < 100 ? width + 4 : 4)}${subs}`;
   });
   return [
     'lexroute: routing and resolution of LEX URNs (RFC 9676) through the DNS',

@@ -46,6 +46,7 @@ export const commands: readonly CommandEntry[] = [
       'status',
       'reload',
       'zone-status',
+      'zone',
       'retransfer',
       'stats',
       'flush-cache',
