@@ -71,6 +71,11 @@ export interface ZoneReport {
   readonly lastAttemptAt: string | undefined;
   readonly lastResult: 'loaded' | 'failed' | undefined;
   readonly lastError: string | undefined;
+  /** Transfers out by type, peer and result, and NOTIFY results by peer (`zone-traffic.ts`). */
+  readonly transfersOut: ReturnType<ZoneStatusBook['traffic']['report']>['transfersOut'];
+  readonly notify: ReturnType<ZoneStatusBook['traffic']['report']>['notify'];
+  /** A secondary zone's refreshes by result (axfr, ixfr, current, failed). */
+  readonly transfersIn?: Readonly<Record<string, number>>;
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -90,7 +95,15 @@ function zoneReport(
     lastAttemptAt: iso(st?.lastAttemptAt),
     lastResult: st?.lastResult,
     lastError: st?.lastResult === 'failed' ? st.lastError : undefined,
+    ...ctx.book.traffic.report(origin),
+    ...transfersIn(ctx, origin),
   };
+}
+
+/** A secondary zone's refresh results, when `origin` is one. */
+function transfersIn(ctx: Omit<ControlContext, 'stop'>, origin: string) {
+  const z = ctx.server.secondaries?.status().find((s) => s.origin === origin);
+  return z ? { transfersIn: { ...z.results } } : {};
 }
 
 function allZones(ctx: Omit<ControlContext, 'stop'>): ZoneReport[] {

@@ -154,9 +154,36 @@ export function zoneFamilies(
       '1 when the last load of the zone file succeeded, 0 when it failed (the previous version is kept).',
       ok,
     ),
+    ...trafficFamilies(book),
     family('lexroute_start_time_seconds', 'gauge', 'When the server started (Unix time).', [
       [{}, startedAt / 1000],
     ]),
+  ];
+}
+
+/** Transfers out and NOTIFY results per zone (this thread's: `zone-traffic.ts`). */
+function trafficFamilies(book: ZoneStatusBook): MetricFamily[] {
+  const out: [Record<string, string>, number][] = [];
+  const notify: [Record<string, string>, number][] = [];
+  for (const zone of book.traffic.zones.keys()) {
+    const r = book.traffic.report(zone);
+    for (const t of r.transfersOut)
+      out.push([{ zone, kind: t.kind, peer: t.peer, result: t.result }, t.count]);
+    for (const n of r.notify) notify.push([{ zone, peer: n.peer, result: n.result }, n.count]);
+  }
+  return [
+    family(
+      'lexroute_dns_xfr_out_total',
+      'counter',
+      'Transfers served per zone by type (AXFR, IXFR:incremental, IXFR:full, IXFR:current), peer address and result (ok, failed).',
+      out,
+    ),
+    family(
+      'lexroute_dns_notify_total',
+      'counter',
+      "NOTIFY sent per zone by peer and result: the peer's rcode (NOERROR, REFUSED, NOTAUTH, ...) or timeout.",
+      notify,
+    ),
   ];
 }
 

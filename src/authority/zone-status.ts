@@ -8,6 +8,7 @@
 import { absoluteLowerName } from '../kit/core/names.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
 import type { LogFields, Logger } from './log.ts';
+import { ZoneTrafficBook } from './zone-traffic.ts';
 
 export interface ZoneStatus {
   readonly origin: string | undefined;
@@ -39,6 +40,8 @@ export class ZoneStatusBook {
   /** By file. */
   readonly files = new Map<string, ZoneStatus>();
   private pendingError = new Map<string, string>();
+  /** Transfers out and NOTIFY results, by zone (`zone-traffic.ts`). */
+  readonly traffic = new ZoneTrafficBook();
   private readonly now: () => number;
 
   constructor(now: () => number = Date.now) {
@@ -53,6 +56,7 @@ export class ZoneStatusBook {
   }
 
   observe(event: string, f: LogFields): void {
+    this.traffic.observe(event, f);
     const file = typeof f.file === 'string' ? f.file : undefined;
     if (file === undefined) return;
     if (event === 'zone_diagnostic' && f.code !== undefined && !this.pendingError.has(file)) {

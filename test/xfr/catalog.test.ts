@@ -221,6 +221,24 @@ describe.skipIf(skip !== undefined)(
       for (const d of daemons) expect(await waitZone(d, 'two.cat.test.', true)).toBe('NOERROR');
     }, 60_000);
 
+    it('ctl status ZONE counts the transfers out and NOTIFY results of the zone, by peer', async () => {
+      const a = await sendControlCommand(control(), { command: 'status', args: ['two.cat.test'] });
+      expect(a.ok).toBe(true);
+      const r = (a.ok ? a.result : {}) as {
+        serial?: number;
+        transfersOut?: { kind: string; peer: string; result: string; count: number }[];
+        notify?: { peer: string; result: string; count: number }[];
+      };
+      expect(r.serial).toBe(1);
+      // Knot and BIND each transferred it whole once (at least).
+      const axfr = r.transfersOut?.find((t) => t.kind === 'AXFR' && t.result === 'ok');
+      expect(axfr).toMatchObject({ peer: HOST });
+      expect(axfr!.count).toBeGreaterThanOrEqual(2);
+      expect(r.notify?.some((n) => n.peer === HOST && n.result === 'NOERROR')).toBe(true);
+      const c = await sendControlCommand(control(), { command: 'status', args: [CATALOG] });
+      expect(c).toMatchObject({ ok: true, result: { zone: CATALOG } });
+    });
+
     it('a secondary zone and the catalog itself cannot be removed; bad usage is coded', async () => {
       const cat = await sendControlCommand(control(), {
         command: 'zone',
