@@ -38,7 +38,8 @@ Options:
                       referrals; every referred server is asked on this port
   --doh URL           DNS over HTTPS (RFC 8484): ask this DoH server
                       (repeatable, tried in turn; e.g.
-                      https://dns.example/dns-query); stub mode
+                      https://dns.example/dns-query); stub mode; HTTP/2
+                      or HTTP/1.1, whichever the server speaks
   --doh-post          send DoH queries with POST (default GET, cacheable)
   --no-http           stop at the resolver URL (no HTTP request)
   --trace             print every step: key, server, records with their fate
