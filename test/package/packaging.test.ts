@@ -127,13 +127,16 @@ function consumerProject(dir: string, tarball: string): void {
   const own = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
     version: string;
     dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
     bin: Record<string, string>;
     engines: Record<string, string>;
   };
+  // A TypeScript consumer brings its own @types/node (lexroute's declarations use Node's types).
+  const consumerDev = { '@types/node': own.devDependencies['@types/node']! };
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   const spec = `file:${path.basename(tarball)}`;
   const packages: Record<string, unknown> = {
-    '': { name: 'consumer', dependencies: { lexroute: spec } },
+    '': { name: 'consumer', dependencies: { lexroute: spec }, devDependencies: consumerDev },
     'node_modules/lexroute': {
       version: own.version,
       resolved: spec,
@@ -144,8 +147,8 @@ function consumerProject(dir: string, tarball: string): void {
       engines: own.engines,
     },
   };
-  // The runtime dependencies and theirs, as the project's lockfile pins them.
-  const todo = Object.keys(own.dependencies);
+  // The runtime dependencies and theirs (and @types/node), as the project's lockfile pins them.
+  const todo = [...Object.keys(own.dependencies), ...Object.keys(consumerDev)];
   while (todo.length > 0) {
     const key = `node_modules/${todo.pop()!}`;
     if (key in packages) continue;
@@ -167,6 +170,7 @@ function consumerProject(dir: string, tarball: string): void {
       private: true,
       type: 'module',
       dependencies: { lexroute: spec },
+      devDependencies: consumerDev,
     }),
   );
   writeFileSync(
@@ -403,7 +407,7 @@ describe('the npm package (npm pack, installed offline into a fresh project)', (
           ...(input !== undefined && { input }),
         });
 
-      it('runs the installed CLI: --help, urn parse --json, zone check', async () => {
+      it('runs the installed CLI: --help, urn parse --json, zone check, no PostgreSQL driver', async () => {
         const version = await run(node(), ['--version'], { cwd: project });
         expect(version.stdout.trim().split('.')[0]).toBe(which === 'Node 22' ? 'v22' : 'v24');
         const help = await lexroute(['--help']);
@@ -427,6 +431,18 @@ describe('the npm package (npm pack, installed offline into a fresh project)', (
         ]);
         expectOk(checked, 'zone check');
         expect(checked.stdout).toMatch(/1 zone loaded: 0 errors, 0 warnings/);
+
+        // pg is an optional peer, not installed here: a postgres:// catalogue says what to install.
+        expect(existsSync(path.join(project, 'node_modules/pg'))).toBe(false);
+        const pg = await lexroute([
+          'catalogue',
+          'migrate',
+          '--catalogue',
+          'postgres://127.0.0.1:1/x',
+        ]);
+        expect(pg.code).toBe(1);
+        expect(pg.stderr).toContain('CATALOGUE_PG_DRIVER');
+        expect(pg.stderr).toContain('npm install pg pg-copy-streams');
       }, 90_000);
 
       // The end-to-end runs below, once: on the oldest Node the package supports.

@@ -10,6 +10,8 @@ export const CATALOGUE_CODES = {
   CATALOGUE_MISSING: 'no catalogue at the location given (create one with catalogue import)',
   CATALOGUE_NO_SAMPLE: 'the catalogue file does not exist and there is no sample to create it from',
   CATALOGUE_OPEN: 'the catalogue (SQLite file or PostgreSQL database) cannot be opened',
+  CATALOGUE_PG_DRIVER:
+    'a postgres:// catalogue without the PostgreSQL driver installed (npm install pg pg-copy-streams)',
   CATALOGUE_SCHEMA: 'not a lexroute catalogue, or a schema version this release cannot use',
   CATALOGUE_CORRUPT: 'the catalogue names a work it does not store',
   CATALOGUE_UNAVAILABLE: 'the resolver cannot read the catalogue (503)',

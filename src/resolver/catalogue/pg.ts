@@ -38,8 +38,8 @@
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import type pg from 'pg';
+import type { from as CopyFrom } from 'pg-copy-streams';
 import type { CandidateName, CandidateQuery, CatalogueWork, WorkKey } from '../core/model.ts';
 import { Batcher } from './batcher.ts';
 import { decodeWork } from './doc.ts';
@@ -59,6 +59,34 @@ import {
 } from './store.ts';
 
 export const PG_SCHEMA_VERSION = 2;
+
+/** The PostgreSQL driver: pg and pg-copy-streams, optional peer dependencies of lexroute. */
+interface PgDriver {
+  readonly pg: typeof pg;
+  readonly copyFrom: typeof CopyFrom;
+}
+
+let driver: Promise<PgDriver> | undefined;
+
+/**
+ * Load the driver the first time a postgres:// catalogue is opened, so that
+ * users of the SQLite catalogue and of the client never load (or install) it.
+ * Missing: CATALOGUE_PG_DRIVER, saying what to install.
+ */
+function loadPgDriver(): Promise<PgDriver> {
+  driver ??= Promise.all([import('pg'), import('pg-copy-streams')]).then(
+    ([p, c]) => ({ pg: p.default, copyFrom: c.from }),
+    (e: unknown) => {
+      driver = undefined;
+      throw new CatalogueError(
+        'CATALOGUE_PG_DRIVER',
+        `a postgres:// catalogue needs the PostgreSQL driver: npm install pg pg-copy-streams (${e instanceof Error ? e.message : String(e)})`,
+        { cause: e },
+      );
+    },
+  );
+  return driver;
+}
 
 /** `PG_MIGRATIONS[i]` takes a catalogue from schema i to i + 1 (0: an empty database). */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -212,6 +240,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
 
   /** Connect, check (and unless read-only, migrate) the schema. */
   static async open(url: string, options: PgOpenOptions = {}): Promise<PgCatalogue> {
+    const { pg } = await loadPgDriver();
     const pool = new pg.Pool({
       connectionString: url,
       max: Math.max(2, options.poolSize ?? 8),
@@ -298,6 +327,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
     };
     this.#poll = setInterval(() => void check(), pollMs);
     this.#poll.unref();
+    const { pg } = await loadPgDriver();
     const listener = new pg.Client({ connectionString: this.#url, application_name: 'lexroute' });
     listener.on('error', () => undefined);
     listener.on('notification', () => void check());
@@ -580,6 +610,7 @@ export class PgImport implements WriterBackend {
     if (rows.length === 0) return;
     const chunks: string[] = [];
     for (let i = 0; i < rows.length; i += 4096) chunks.push(rows.slice(i, i + 4096).join(''));
+    const { copyFrom } = await loadPgDriver();
     await pipeline(Readable.from(chunks), this.#client.query(copyFrom(sql)));
   }
 
