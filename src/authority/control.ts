@@ -23,6 +23,7 @@ import {
 import type { Logger } from './log.ts';
 import type { ReloadReport, RunningServer } from './server.ts';
 import { plainStats } from './answer-threads.ts';
+import { secondsToExpiry } from './zone-signatures.ts';
 import { soaSerialOf, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
 
 export const CONTROL_COMMANDS = [
@@ -74,6 +75,8 @@ export interface ZoneReport {
   /** Transfers out by type, peer and result, and NOTIFY results by peer (`zone-traffic.ts`). */
   readonly transfersOut: ReturnType<ZoneStatusBook['traffic']['report']>['transfersOut'];
   readonly notify: ReturnType<ZoneStatusBook['traffic']['report']>['notify'];
+  /** Seconds to the earliest RRSIG expiration (negative: expired); undefined when unsigned. */
+  readonly signatureExpirySeconds: number | undefined;
   /** A secondary zone's refreshes by result (axfr, ixfr, current, failed). */
   readonly transfersIn?: Readonly<Record<string, number>>;
 }
@@ -95,6 +98,7 @@ function zoneReport(
     lastAttemptAt: iso(st?.lastAttemptAt),
     lastResult: st?.lastResult,
     lastError: st?.lastResult === 'failed' ? st.lastError : undefined,
+    signatureExpirySeconds: zone ? secondsToExpiry(zone, Date.now()) : undefined,
     ...ctx.book.traffic.report(origin),
     ...transfersIn(ctx, origin),
   };

@@ -12,6 +12,7 @@ import type { Engine } from './engine.ts';
 import type { QueryPipeline } from './pipeline.ts';
 import type { Rrl } from './rrl.ts';
 import type { TcpListener } from './tcp.ts';
+import { secondsToExpiry } from './zone-signatures.ts';
 import { soaSerialOf, type ZoneStatusBook } from './zone-status.ts';
 
 export interface ServerMetricsSource {
@@ -25,6 +26,7 @@ export interface ServerMetricsSource {
 export const SHARED_GAUGES: ReadonlySet<string> = new Set([
   'lexroute_dns_zone_serial',
   'lexroute_dns_zone_records',
+  'lexroute_dns_zone_signature_expiry_seconds',
   'lexroute_dns_zone_last_reload_timestamp_seconds',
   'lexroute_dns_zone_last_reload_success',
   'lexroute_dns_zone_loaded_timestamp_seconds',
@@ -118,10 +120,14 @@ export function zoneFamilies(
 ): MetricFamily[] {
   const serial: [Record<string, string>, number][] = [];
   const records: [Record<string, string>, number][] = [];
+  const expiry: [Record<string, string>, number][] = [];
+  const now = Date.now();
   for (const z of engine.zones) {
     const s = soaSerialOf(z);
     if (s !== undefined) serial.push([{ zone: z.origin }, s]);
     records.push([{ zone: z.origin }, z.size]);
+    const e = secondsToExpiry(z, now);
+    if (e !== undefined) expiry.push([{ zone: z.origin }, e]);
   }
   const attempt: [Record<string, string>, number][] = [];
   const ok: [Record<string, string>, number][] = [];
@@ -136,6 +142,12 @@ export function zoneFamilies(
     family('lexroute_dns_zones', 'gauge', 'Zones served.', [[{}, engine.zones.length]]),
     family('lexroute_dns_zone_serial', 'gauge', 'SOA serial of each served zone.', serial),
     family('lexroute_dns_zone_records', 'gauge', 'Records in each served zone.', records),
+    family(
+      'lexroute_dns_zone_signature_expiry_seconds',
+      'gauge',
+      'Seconds to the earliest RRSIG expiration of each signed zone (negative: expired).',
+      expiry,
+    ),
     family(
       'lexroute_dns_zone_loaded_timestamp_seconds',
       'gauge',
