@@ -43,6 +43,19 @@ function copyZones(dir: string, zones: readonly ServedZone[]): ServedZone[] {
   });
 }
 
+/** The server, database and log sections of a Knot configuration in `dir` (its `db` folder). */
+export function knotHead(dir: string, host: string, port: number, level = 'info'): string {
+  return `server:
+  listen: ${host}@${port}
+  rundir: "${dir}"
+database:
+  storage: "${dir}/db"
+log:
+  - target: stderr
+    any: ${level}
+`;
+}
+
 export function writeConf(file: string, text: string): void {
   writeFileSync(file, text);
   chmodSync(file, 0o644);
@@ -205,15 +218,7 @@ export async function startKnot(
   const conf = path.join(dir, 'knot.conf');
   writeConf(
     conf,
-    `server:
-  listen: ${host}@${port}
-  rundir: "${dir}"
-database:
-  storage: "${dir}/db"
-log:
-  - target: stderr
-    any: warning
-${options.rrl ? `mod-rrl:\n  - id: limit\n    rate-limit: ${options.rrl.rate}\n    slip: ${options.rrl.slip}\n` : ''}template:
+    `${knotHead(dir, host, port, 'warning')}${options.rrl ? `mod-rrl:\n  - id: limit\n    rate-limit: ${options.rrl.rate}\n    slip: ${options.rrl.slip}\n` : ''}template:
   - id: default
     storage: "${dir}"
     zonefile-sync: -1

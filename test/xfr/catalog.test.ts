@@ -16,7 +16,7 @@ import { startAuthority, type Authority } from '../../src/authority/authority.ts
 import { sendControlCommand } from '../../src/authority/control.ts';
 import { DnsTransport } from '../../src/client/transport.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { daemonDir, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
+import { daemonDir, knotHead, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { stopAll } from './secondaries.ts';
 
@@ -44,15 +44,7 @@ async function startKnotConsumer(port: number, primaryPort: number): Promise<Dae
   chmodSync(path.join(dir, 'db'), 0o777);
   writeConf(
     path.join(dir, 'knot.conf'),
-    `server:
-  listen: ${HOST}@${port}
-  rundir: "${dir}"
-database:
-  storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-remote:
+    `${knotHead(dir, HOST, port)}remote:
   - id: primary
     address: ${HOST}@${primaryPort}
 acl:

@@ -8,7 +8,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { daemonDir, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
+import { daemonDir, knotHead, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
 
 export interface TsigKeyText {
   readonly name: string;
@@ -107,15 +107,7 @@ export async function startKnotPrimary(
   const k = o.key;
   writeConf(
     path.join(dir, 'knot.conf'),
-    `server:
-  listen: 127.0.0.1@${port}
-  rundir: "${dir}"
-database:
-  storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-${k ? `key:\n  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret}\n` : ''}remote:
+    `${knotHead(dir, '127.0.0.1', port)}${k ? `key:\n  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret}\n` : ''}remote:
   - id: lexroute
     address: 127.0.0.1@${o.notifyPort ?? 9}
 ${k ? `    key: ${k.name}\n` : ''}acl:

@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   daemonDir,
+  knotHead,
   launch,
   nsdServerConf,
   waitReady,
@@ -71,15 +72,7 @@ export async function startKnotSecondary(
   const k = primary.key;
   writeConf(
     path.join(dir, 'knot.conf'),
-    `server:
-  listen: ${host}@${port}
-  rundir: "${dir}"
-database:
-  storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-${k ? `key:\n  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret}\n` : ''}remote:
+    `${knotHead(dir, host, port)}${k ? `key:\n  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret}\n` : ''}remote:
   - id: primary
     address: ${primary.host}@${primary.port}
 ${k ? `    key: ${k.name}\n` : ''}acl:
