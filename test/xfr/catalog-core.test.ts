@@ -3,7 +3,11 @@
  * serials, the zone text and reading it back; the text loads as a zone
  * with the zone parser with no error.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CatalogPublisher } from '../../src/xfr/catalog.ts';
 import {
   catalogMemberId,
   catalogMembers,
@@ -45,5 +49,30 @@ describe('catalog zone text (RFC 9432 version 2)', () => {
     expect(text).toContain(`${catalogMemberId('a.x.')}.zones IN PTR a.x.`);
     expect(readCatalogText(text)).toEqual({ serial: 7, members: ['a.x.', 'b.x.'] });
     expect(readCatalogText('not a catalog')).toBeUndefined();
+  });
+});
+
+describe('CatalogPublisher (the catalog file in the state folder)', () => {
+  const log = { debug() {}, info() {}, warn() {}, error() {} };
+
+  it('writes a version when the set changes, keeps it across a restart, leaves out secondaries', async () => {
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-catalog-state-'));
+    try {
+      const o = { name: 'cat.invalid.', stateDir, exclude: new Set(['sec.x.']), log };
+      const p = await CatalogPublisher.open(o);
+      expect(await p.update(['a.x.', 'sec.x.', 'cat.invalid.'])).toBe(true);
+      const first = readCatalogText(readFileSync(p.file, 'utf8'))!;
+      expect(first.members).toEqual(['a.x.']);
+      // A restart with the same members writes nothing: the serial stays.
+      const again = await CatalogPublisher.open(o);
+      expect(again.listed()).toEqual(['a.x.']);
+      expect(await again.update(['a.x.'])).toBe(false);
+      expect(await again.update(['a.x.', 'b.x.'])).toBe(true);
+      const second = readCatalogText(readFileSync(p.file, 'utf8'))!;
+      expect(second.members).toEqual(['a.x.', 'b.x.']);
+      expect(second.serial).toBeGreaterThan(first.serial);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 });

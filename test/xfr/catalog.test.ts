@@ -198,6 +198,9 @@ describe.skipIf(skip !== undefined)(
       expect((a.ok && (a.result.catalog as { members: number }).members) || 0).toBe(3);
       for (const d of daemons)
         expect(await waitZone(d, 'three.cat.test.', true), d.name).toBe('NOERROR');
+      // The new catalog version went out by IXFR (its difference from the reload's history).
+      const catalogOut = events.filter((e) => e.event === 'xfr_out' && e.zone === CATALOG);
+      expect(catalogOut.map((e) => e.kind)).toContain('IXFR:incremental');
     }, 60_000);
 
     it('ctl zone remove ORIGIN: the zone disappears from lexroute and both consumers', async () => {
