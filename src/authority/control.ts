@@ -280,6 +280,7 @@ async function zoneSetCommand(
       };
     if (!(await set.remove(origin)))
       return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+    ctx.book.forget(origin);
     return { ok: true, result: { zone: origin, removed: true, ...catalogState(ctx) } };
   }
   const isPath = target.includes('/');

@@ -55,6 +55,12 @@ export class ZoneStatusBook {
     return this.files.get(originOrFile);
   }
 
+  /** Forget a zone no longer served (`ctl zone remove`): status and metrics stop listing it. */
+  forget(origin: string): void {
+    for (const [file, s] of this.files) if (s.origin === origin) this.files.delete(file);
+    this.traffic.zones.delete(origin);
+  }
+
   observe(event: string, f: LogFields): void {
     this.traffic.observe(event, f);
     const file = typeof f.file === 'string' ? f.file : undefined;

@@ -210,6 +210,11 @@ describe.skipIf(skip !== undefined)(
       });
       expect(a).toMatchObject({ ok: true, result: { zone: 'one.cat.test.', removed: true } });
       expect(authority!.server.engine.zones.map((z) => z.origin)).not.toContain('one.cat.test.');
+      const gone = await sendControlCommand(control(), {
+        command: 'status',
+        args: ['one.cat.test'],
+      });
+      expect(gone).toMatchObject({ ok: false, code: 'CTL_UNKNOWN_ZONE' });
       for (const d of daemons)
         expect(await waitZone(d, 'one.cat.test.', false), d.name).not.toBe('NOERROR');
       // The others stay.
