@@ -100,9 +100,36 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     return { diagnostics };
   }
   const owners = store.nameCount;
-  // As BIND ("ignoring out-of-zone data"): a record outside the zone is never
-  // served, so it is reported and left out, and the zone loads. `zone check
-  // --strict` fails on it (warnings fail there).
+  for (const d of ignoreOutOfZone(store, origin, owners)) diagnostics.push(d);
+  let size = 0;
+  for (let r = 0, count = store.recordCount; r < count; r++)
+    if (!(store.recordFlags(r) & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
+  const apex = store.node(origin);
+  const parent = parentsWithEnts(store, apex, owners);
+  const anyCut = markCuts(store, apex, owners, parent);
+
+  // Canonical order (RFC 4034 section 6.1).
+  const order = canonicalOrder(store, apex, parent);
+  const cuts: string[] = [];
+  if (anyCut)
+    for (let i = 0; i < order.length; i++)
+      if (store.hasNameFlag(order[i]!, NODE_DELEGATION)) cuts.push(store.name(order[i]!));
+
+  for (const d of validateStore(store, origin, owners)) diagnostics.push(d);
+  const soaSet = store.findSet(apex, TYPE_SOA);
+  // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
+  if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), order, cuts, size);
+  return { zone, diagnostics };
+}
+
+/**
+ * As BIND ("ignoring out-of-zone data"): a record outside the zone is never
+ * served, so it is reported and left out, and the zone loads. `zone check
+ * --strict` fails on it (warnings fail there). Returns the store's pending
+ * findings with these warnings merged in, in record order.
+ */
+function ignoreOutOfZone(store: ZoneStore, origin: string, owners: number): ZoneDiagnostic[] {
   let outside = 0;
   for (let n = 0; n < owners; n++)
     if (!store.isUnder(n, origin)) {
@@ -126,16 +153,16 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
         },
       });
     }
-  // A loop, not push(...x): a zone can hold hundreds of thousands of findings
-  // and a spread of that size overflows the call stack.
-  for (const d of store.takePending(ignored)) diagnostics.push(d);
-  let size = 0;
-  for (let r = 0, count = store.recordCount; r < count; r++)
-    if (!(store.recordFlags(r) & (REC_DUPLICATE | REC_OUT_OF_ZONE))) size++;
+  return store.takePending(ignored);
+}
 
-  // Every name's parent, with the empty non-terminals between each owner and
-  // the apex made on the way (a name made here is visited by the same loop).
-  const apex = store.node(origin);
+/**
+ * Every name's parent, with the empty non-terminals between each owner and
+ * the apex made on the way (a name made here is visited by the same loop).
+ * Names made here own no data: they are marked empty non-terminals (the
+ * apex, too, when it has none).
+ */
+function parentsWithEnts(store: ZoneStore, apex: number, owners: number): Int32Array {
   let parent = new Int32Array(store.nameCount + 64);
   for (let n = 0; n < store.nameCount; n++) {
     if (n === apex || store.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
@@ -148,10 +175,12 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
     parent[n] = p;
   }
   parent[apex] = -1;
-  // Names made by the build own no data: empty non-terminals (the apex, too, when it has none).
   for (let n = owners, count = store.nameCount; n < count; n++) store.markName(n, NODE_ENT);
+  return parent;
+}
 
-  // Zone cuts: NS below the apex. Names under a cut are glue or occluded.
+/** Zone cuts: NS below the apex. Names under a cut are glue or occluded. True when there is a cut. */
+function markCuts(store: ZoneStore, apex: number, owners: number, parent: Int32Array): boolean {
   let anyCut = false;
   for (let n = 0; n < owners; n++) {
     if (store.hasNameFlag(n, NODE_OUT_OF_ZONE) || n === apex) continue;
@@ -170,20 +199,7 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
         }
     }
   }
-
-  // Canonical order (RFC 4034 section 6.1).
-  const order = canonicalOrder(store, apex, parent);
-  const cuts: string[] = [];
-  if (anyCut)
-    for (let i = 0; i < order.length; i++)
-      if (store.hasNameFlag(order[i]!, NODE_DELEGATION)) cuts.push(store.name(order[i]!));
-
-  for (const d of validateStore(store, origin, owners)) diagnostics.push(d);
-  const soaSet = store.findSet(apex, TYPE_SOA);
-  // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
-  if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), order, cuts, size);
-  return { zone, diagnostics };
+  return anyCut;
 }
 
 /**

@@ -118,6 +118,41 @@ function checkNode(
       token: owner(),
     });
   }
+  const { cname, dname, other } = checkRRsets(st, origin, apex, n, first, owner, out);
+  // RFC 1034 section 3.6.2 / RFC 2181 section 10.1: "If a CNAME RR is present at a
+  // node, no other data should be present"; only DNSSEC records may coexist.
+  if (cname >= 0) {
+    if (other >= 0) {
+      out.push({
+        code: 'ZONE_CNAME_AND_OTHER',
+        message: `${owner()} has a CNAME and other data (${typeName(st.rrsetType(other))}); a CNAME must be alone (RFC 2181 section 10.1)`,
+        severity: 'error',
+        ...st.at(st.firstRecord(cname)),
+        token: owner(),
+      });
+    }
+    onlyOne(st, cname, owner, 'ZONE_MULTIPLE_CNAME', 'CNAME', 'RFC 2181 section 10.1', out);
+  }
+  if (dname >= 0) {
+    dnames.push(owner());
+    onlyOne(st, dname, owner, 'ZONE_MULTIPLE_DNAME', 'DNAME', 'RFC 6672 section 2.4', out);
+  }
+}
+
+/**
+ * The checks of one owner's RRsets (SOA off the apex, DS at the apex, TTL
+ * range), and where its CNAME, DNAME and first other non-DNSSEC RRset are
+ * (-1 for none).
+ */
+function checkRRsets(
+  st: ZoneStore,
+  origin: string,
+  apex: number,
+  n: number,
+  first: number,
+  owner: () => string,
+  out: ZoneDiagnostic[],
+): { cname: number; dname: number; other: number } {
   let cname = -1;
   let dname = -1;
   let other = -1;
@@ -163,24 +198,7 @@ function checkNode(
       }
     }
   }
-  // RFC 1034 section 3.6.2 / RFC 2181 section 10.1: "If a CNAME RR is present at a
-  // node, no other data should be present"; only DNSSEC records may coexist.
-  if (cname >= 0) {
-    if (other >= 0) {
-      out.push({
-        code: 'ZONE_CNAME_AND_OTHER',
-        message: `${owner()} has a CNAME and other data (${typeName(st.rrsetType(other))}); a CNAME must be alone (RFC 2181 section 10.1)`,
-        severity: 'error',
-        ...st.at(st.firstRecord(cname)),
-        token: owner(),
-      });
-    }
-    onlyOne(st, cname, owner, 'ZONE_MULTIPLE_CNAME', 'CNAME', 'RFC 2181 section 10.1', out);
-  }
-  if (dname >= 0) {
-    dnames.push(owner());
-    onlyOne(st, dname, owner, 'ZONE_MULTIPLE_DNAME', 'DNAME', 'RFC 6672 section 2.4', out);
-  }
+  return { cname, dname, other };
 }
 
 /** An RRset of a type that allows one record (CNAME, DNAME) holding more: an error at its second. */
