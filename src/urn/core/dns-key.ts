@@ -54,48 +54,57 @@ function convertLabel(label: string): LabelResult {
   if (n === 0) return problem('KEY_EMPTY_LABEL', 'the label is empty', 0, 0);
   let ascii = true;
   for (let i = 0; i < n; i++) if (label.charCodeAt(i) >= 0x80) ascii = false;
-  if (ascii) {
-    const l = label.toLowerCase();
-    const from = l.charCodeAt(0) === 0x5f ? 1 : 0; // a leading "_" (SRV-style owner names)
-    if (from === 1 && n === 1) return problem('KEY_BAD_LDH', 'the label is only "_"', 0, 1);
-    for (let i = from; i < n; i++) {
-      if (!isLdh(l.charCodeAt(i))) {
-        const ch = l[i] === ' ' ? 'space' : `"${l[i]}"`;
-        return problem(
-          'KEY_BAD_LDH',
-          `${ch} is not allowed in a DNS label (letters, digits, "-")`,
-          i,
-          i + 1,
-        );
-      }
-    }
-    if (l.charCodeAt(from) === 0x2d || l.charCodeAt(n - 1) === 0x2d) {
-      return problem('KEY_HYPHEN', 'a label must not start or end with "-"', 0, n);
-    }
-    if (n >= 4 && l.charCodeAt(2) === 0x2d && l.charCodeAt(3) === 0x2d && from === 0) {
-      if (!l.startsWith('xn')) {
-        return problem(
-          'KEY_RLDH',
-          `"${l}" has "--" in positions 3-4 but is not an A-label (reserved LDH label, RFC 5890 section 2.3.1)`,
-          0,
-          n,
-        );
-      }
-      const checked = checkALabel(l);
-      if (checked) return checked;
-    }
-    if (n > MAX_LABEL_OCTETS) {
+  return ascii ? convertAsciiLabel(label) : convertUnicodeLabel(label);
+}
+
+/** An ASCII label: LDH (an optional leading "_"), hyphens, reserved LDH, A-label checks, length. */
+function convertAsciiLabel(label: string): LabelResult {
+  const n = label.length;
+  const l = label.toLowerCase();
+  const from = l.charCodeAt(0) === 0x5f ? 1 : 0; // a leading "_" (SRV-style owner names)
+  if (from === 1 && n === 1) return problem('KEY_BAD_LDH', 'the label is only "_"', 0, 1);
+  for (let i = from; i < n; i++) {
+    if (!isLdh(l.charCodeAt(i))) {
+      const ch = l[i] === ' ' ? 'space' : `"${l[i]}"`;
       return problem(
-        'KEY_LABEL_TOO_LONG',
-        `the label has ${n} octets (at most ${MAX_LABEL_OCTETS})`,
+        'KEY_BAD_LDH',
+        `${ch} is not allowed in a DNS label (letters, digits, "-")`,
+        i,
+        i + 1,
+      );
+    }
+  }
+  if (l.charCodeAt(from) === 0x2d || l.charCodeAt(n - 1) === 0x2d) {
+    return problem('KEY_HYPHEN', 'a label must not start or end with "-"', 0, n);
+  }
+  if (n >= 4 && l.charCodeAt(2) === 0x2d && l.charCodeAt(3) === 0x2d && from === 0) {
+    if (!l.startsWith('xn')) {
+      return problem(
+        'KEY_RLDH',
+        `"${l}" has "--" in positions 3-4 but is not an A-label (reserved LDH label, RFC 5890 section 2.3.1)`,
         0,
         n,
       );
     }
-    let u = l;
-    if (l.startsWith('xn--')) u = punycodeDecode(l.slice(4)) ?? l;
-    return { ok: true, value: { aLabel: l, uLabel: u } };
+    const checked = checkALabel(l);
+    if (checked) return checked;
   }
+  if (n > MAX_LABEL_OCTETS) {
+    return problem(
+      'KEY_LABEL_TOO_LONG',
+      `the label has ${n} octets (at most ${MAX_LABEL_OCTETS})`,
+      0,
+      n,
+    );
+  }
+  let u = l;
+  if (l.startsWith('xn--')) u = punycodeDecode(l.slice(4)) ?? l;
+  return { ok: true, value: { aLabel: l, uLabel: u } };
+}
+
+/** A label with non-ASCII characters: mapped, normalised, checked as a U-label, Punycode-encoded. */
+function convertUnicodeLabel(label: string): LabelResult {
+  const n = label.length;
   // Every code point costs at least one character after "xn--": more than 59 can never fit
   // (checked first, so a huge label costs no IDNA or Punycode work).
   if (n > 4 * MAX_LABEL_OCTETS) {
