@@ -20,7 +20,8 @@
  * @see RFC 9113 section 3.3: "A client that knows that a server supports
  * HTTP/2 can establish a TCP connection and send the connection preface".
  */
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from './undici-lazy.ts';
 import type { DohFetch, DohResponse } from './doh.ts';
 import { Http1Error, Http1Pool, http1DohFetch } from './doh-h1.ts';
 
@@ -30,7 +31,7 @@ type Init = Parameters<DohFetch>[1];
 /** A DoH fetch through an undici dispatcher. */
 export function undiciDohFetch(dispatcher: Dispatcher): DohFetch {
   return async (url, init) => {
-    const res = await request(url, {
+    const res = await undici().request(url, {
       dispatcher,
       method: init.method,
       headers: init.headers,
@@ -55,7 +56,7 @@ export function undiciDohFetch(dispatcher: Dispatcher): DohFetch {
 /** The DoH fetch of `LexClient` in Node, and its connections (`close()` them when done). */
 export class NodeDoh {
   /** TLS with ALPN (h2, http/1.1). */
-  readonly #negotiated = new Agent({ allowH2: true });
+  readonly #negotiated = new (undici().Agent)({ allowH2: true });
   /** Plain HTTP/2 with prior knowledge, made when first needed. */
   #h2c: Agent | undefined;
   readonly #pool = new Http1Pool();
@@ -85,7 +86,7 @@ export class NodeDoh {
 
   #h2c$(): DohFetch {
     // undici's Pool reads `useH2c` at the top level (its types list it only under h2Options, which Pool does not pass on).
-    this.#h2c ??= new Agent({ useH2c: true } as Agent.Options);
+    this.#h2c ??= new (undici().Agent)({ useH2c: true } as Agent.Options);
     this.#h2cFetch ??= undiciDohFetch(this.#h2c);
     return this.#h2cFetch;
   }
@@ -105,8 +106,8 @@ export class NodeDoh {
 function otherProtocol(e: unknown): boolean {
   return (
     e instanceof Http1Error ||
-    e instanceof errors.HTTPParserError ||
-    e instanceof errors.SocketError ||
+    e instanceof undici().errors.HTTPParserError ||
+    e instanceof undici().errors.SocketError ||
     (e instanceof Error &&
       /ERR_HTTP2|GOAWAY|PROTOCOL_ERROR/i.test(
         `${String((e as { code?: unknown }).code)} ${e.message}`,

@@ -8,7 +8,8 @@
  * @see RFC 2169 section 2.0 ("GET /uri-res/N2L?urn:foo:12345-54321"; the URN
  *   is "encoded ... as is" after the "?")
  */
-import { getGlobalDispatcher, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from './undici-lazy.ts';
 import type { HttpExchange } from '../ddds/core/trace.ts';
 import { HttpStepError } from './errors.ts';
 import {
@@ -89,5 +90,10 @@ export function thttpRequest(
   service: ThttpService,
   options: HttpStepOptions = {},
 ): Promise<HttpStepResult> {
-  return thttpWith(undiciGet(options.dispatcher ?? getGlobalDispatcher()), url, service, options);
+  return thttpWith(
+    undiciGet(options.dispatcher ?? undici().getGlobalDispatcher()),
+    url,
+    service,
+    options,
+  );
 }

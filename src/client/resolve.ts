@@ -12,7 +12,8 @@
  *   ("clients MUST perform any necessary punycode conversion")
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undici } from './undici-lazy.ts';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { ResolveResult } from '../ddds/core/trace.ts';
@@ -249,7 +250,7 @@ export class LexClient {
   /** The HTTP dispatcher: the injected one, or an agent that connects S/A hosts to the addresses found in the DNS. */
   dispatcher(): Dispatcher {
     if (this.options.dispatcher) return this.options.dispatcher;
-    this.agent ??= new Agent({
+    this.agent ??= new (undici().Agent)({
       connect: {
         lookup: (hostname: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) => {
           const known = this.hostMap.get(hostname.toLowerCase());
