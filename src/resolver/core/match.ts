@@ -211,7 +211,7 @@ export function resolveQuery(
       message: `'at' must be a date YYYY-MM-DD, got '${at}'`,
     };
   }
-  const opts: Required<Omit<MatchOptions, 'at'>> & { at: string | null } = {
+  const opts: ResolveOptions = {
     at,
     accept: options.accept ?? null,
     acceptLanguage: options.acceptLanguage ?? null,
@@ -219,51 +219,10 @@ export function resolveQuery(
     ambiguityMargin: options.ambiguityMargin ?? 10,
     maxCandidates: options.maxCandidates ?? 20,
   };
-
-  const exact = reader.byName(query.workUrn);
-  let chosen: Candidate;
-  let isExact = false;
-  if (exact) {
-    isExact = true;
-    const alias = exact.urn !== query.workUrn;
-    chosen = {
-      work: exact,
-      score: 100,
-      matchedName: query.workUrn,
-      reasons: alias
-        ? [
-            {
-              code: 'ALIAS',
-              message: `${query.workUrn} is an alias of ${exact.urn}`,
-              penalty: 0,
-            },
-          ]
-        : [],
-    };
-  } else {
-    const ranked = rankCandidates(query, reader, opts.minScore, opts.maxCandidates);
-    const [best, second] = ranked;
-    if (!best) {
-      return {
-        kind: 'not-found',
-        query,
-        code: 'UNKNOWN_URN',
-        message: `no catalogued work matches ${query.workUrn}`,
-        work: null,
-      };
-    }
-    if (second && best.score - second.score < opts.ambiguityMargin) {
-      return {
-        kind: 'ambiguous',
-        query,
-        candidates: ranked.map((c) => {
-          const sel = locate(c.work, query, opts);
-          return { ...c, best: sel.ok ? (sel.value.locations[0] ?? null) : null };
-        }),
-      };
-    }
-    chosen = best;
-  }
+  const exact = exactCandidate(query, reader);
+  const chosen = exact ?? bestCandidate(query, reader, opts);
+  if ('kind' in chosen) return chosen;
+  const isExact = exact !== undefined;
 
   const sel = locate(chosen.work, query, opts);
   if (!sel.ok) {
@@ -286,6 +245,62 @@ export function resolveQuery(
     reasons: [...chosen.reasons, ...sel.value.reasons],
     locations: sel.value.locations,
   };
+}
+
+type ResolveOptions = Required<Omit<MatchOptions, 'at'>> & { at: string | null };
+
+/** The work the query's URN names exactly (canonical or alias: an alias says so), at 100. */
+function exactCandidate(query: MatchQuery, reader: CatalogueReader): Candidate | undefined {
+  const exact = reader.byName(query.workUrn);
+  if (!exact) return undefined;
+  const alias = exact.urn !== query.workUrn;
+  return {
+    work: exact,
+    score: 100,
+    matchedName: query.workUrn,
+    reasons: alias
+      ? [
+          {
+            code: 'ALIAS',
+            message: `${query.workUrn} is an alias of ${exact.urn}`,
+            penalty: 0,
+          },
+        ]
+      : [],
+  };
+}
+
+/**
+ * The best partial match; the answer itself when there is none (not found)
+ * or when the second is within the ambiguity margin (ambiguous).
+ */
+function bestCandidate(
+  query: MatchQuery,
+  reader: CatalogueReader,
+  opts: ResolveOptions,
+): Candidate | Resolution {
+  const ranked = rankCandidates(query, reader, opts.minScore, opts.maxCandidates);
+  const [best, second] = ranked;
+  if (!best) {
+    return {
+      kind: 'not-found',
+      query,
+      code: 'UNKNOWN_URN',
+      message: `no catalogued work matches ${query.workUrn}`,
+      work: null,
+    };
+  }
+  if (second && best.score - second.score < opts.ambiguityMargin) {
+    return {
+      kind: 'ambiguous',
+      query,
+      candidates: ranked.map((c) => {
+        const sel = locate(c.work, query, opts);
+        return { ...c, best: sel.ok ? (sel.value.locations[0] ?? null) : null };
+      }),
+    };
+  }
+  return best;
 }
 
 function sumPenalties(reasons: readonly MatchReason[]): number {
@@ -360,6 +375,17 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
   if (!sameList(q.annexes, c.annexes)) return null;
   const reasons: MatchReason[] = [];
 
+  const numbersAgree = scoreNumbers(q, c, reasons);
+  if (numbersAgree === null || !scoreDates(q, c, numbersAgree, reasons)) return null;
+  scoreQualified(q, c, reasons);
+  return { reasons };
+}
+
+/**
+ * The numbers' part of scoreName: null when they contradict the name,
+ * otherwise whether they agree exactly (reasons added for what is missing or partial).
+ */
+function scoreNumbers(q: WorkKey, c: WorkKey, reasons: MatchReason[]): boolean | null {
   // Numbers (RFC 9676 section 6.3.4: several numbers for one document).
   let numbersAgree = false;
   if (q.numbers.length === 0) {
@@ -376,7 +402,16 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
   } else {
     return null;
   }
+  return numbersAgree;
+}
 
+/** The dates' or period's part of scoreName: false when they contradict the name. */
+function scoreDates(
+  q: WorkKey,
+  c: WorkKey,
+  numbersAgree: boolean,
+  reasons: MatchReason[],
+): boolean {
   // Dates or period (RFC 9676 sections 6.3.1 and 6.3.2).
   if (q.dates.length > 0) {
     if (sameList(q.dates, c.dates)) {
@@ -393,7 +428,7 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
         reason('DATE_DIFFERS', `date ${q.dates.join(',')} differs from ${c.dates.join(',')}`),
       );
     } else {
-      return null;
+      return false;
     }
   } else if (q.period !== null) {
     if (q.period === c.period) {
@@ -401,7 +436,7 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
     } else if (YEAR.test(q.period)) {
       const cYear =
         c.dates[0]?.slice(0, 4) ?? (c.period !== null && YEAR.test(c.period) ? c.period : null);
-      if (cYear !== q.period) return null;
+      if (cYear !== q.period) return false;
       if (c.dates.length > 0) {
         reasons.push(
           reason(
@@ -411,12 +446,16 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
         );
       }
     } else {
-      return null;
+      return false;
     }
   } else {
     reasons.push(reason('DATE_MISSING', 'the URN gives no date'));
   }
+  return true;
+}
 
+/** The authority's and measure's part of scoreName: reasons for a partial or different one. */
+function scoreQualified(q: WorkKey, c: WorkKey, reasons: MatchReason[]): void {
   const authority = compareQualified(q.authority, c.authority);
   if (authority === 'partial') {
     reasons.push(
@@ -435,7 +474,6 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
   } else if (measure === 'differs') {
     reasons.push(reason('MEASURE_DIFFERS', `measure ${q.measure} differs from ${c.measure}`));
   }
-  return { reasons };
 }
 
 function reason(code: keyof typeof PENALTIES, message: string): MatchReason {
