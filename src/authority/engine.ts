@@ -169,12 +169,56 @@ interface Compiled {
   readonly unavailable: readonly string[];
   /** The zones with answers encoded ahead (at most AHEAD_ZONES are read in place). */
   readonly aheadZones: readonly IndexedZone[];
+  /** Each zone of `aheadZones` -> its index there (a name's first query: no scan of the list). */
+  readonly aheadAt: ReadonlyMap<IndexedZone, number>;
   /**
    * The names answered from bodies encoded ahead: lookup key -> the name's
    * index in its zone's `answers.rows` times AHEAD_ZONES plus the zone's index
    * in `aheadZones` (a small integer: no object per name).
    */
   readonly ahead: Map<string, number>;
+}
+
+/**
+ * `others` (sorted) is `origins` (sorted) without `own`: the zones the load
+ * worker assumed served beside this one are the ones served now.
+ */
+function sameOthers(origins: readonly string[], own: string, others: readonly string[]): boolean {
+  if (others.length !== origins.length - 1) return false;
+  let j = 0;
+  for (const o of origins) {
+    if (o === own) continue;
+    if (others[j++] !== o) return false;
+  }
+  return true;
+}
+
+/**
+ * Carry over from the set replaced the answers of the zones served unchanged
+ * (the same nodes and the same bodies encoded ahead) whose names the same
+ * zone still answers: reloading one zone of thousands re-encodes only its
+ * own answers. A zone's answers depend on that zone alone (`lookupInZone`).
+ */
+function keepUnchanged(
+  old: Compiled,
+  set: ZoneSet,
+  names: Map<string, NameEntry>,
+  negatives: Map<string, Map<number, EncodedBody>>,
+): void {
+  const kept = new Map<IndexedZone, IndexedZone>();
+  for (const z of old.indexed) {
+    const now = set.byOrigin.get(z.originKey);
+    if (now === undefined || now.nodes !== z.nodes || now.answers !== z.answers) continue;
+    if (now.dnssec !== z.dnssec) continue;
+    kept.set(z, now);
+    negatives.set(z.originKey, old.negatives.get(z.originKey)!);
+  }
+  if (kept.size === 0) return;
+  for (const [key, e] of old.names) {
+    const now = kept.get(e.zone);
+    if (now === undefined || findZone(set, key) !== now) continue;
+    names.set(key, now === e.zone ? e : { ...e, zone: now });
+  }
 }
 
 /** Zones whose answers encoded ahead are read in place (the rest make entries). */
@@ -340,17 +384,19 @@ export class Engine {
   ): Compiled {
     const given = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
     // Bodies encoded ahead hold only where the worker assumed the same other zones.
-    const origins = [...given.map((z) => z.originKey), ...unavailable];
+    // The origins are sorted once (not once per zone: thousands of small zones).
+    const origins = [...given.map((z) => z.originKey), ...unavailable].sort();
     const indexed = given.map((z) => {
-      if (z.answers === undefined) return z;
-      const others = origins.filter((o) => o !== z.originKey).sort();
-      if (others.join('\n') === z.answers.others.join('\n')) return z;
+      if (z.answers === undefined || sameOthers(origins, z.originKey, z.answers.others)) return z;
       const { answers: _dropped, ...rest } = z;
       return rest;
     });
     const set = makeZoneSet(indexed);
     const negatives = new Map<string, Map<number, EncodedBody>>();
+    const names = new Map<string, NameEntry>();
+    const old = this.state as Compiled | undefined;
     for (const z of indexed) negatives.set(z.originKey, new Map());
+    if (old !== undefined) keepUnchanged(old, set, names, negatives);
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
     const zs = indexed.map((z) => z.zone);
@@ -358,7 +404,9 @@ export class Engine {
       .filter((z) => z.answers !== undefined && z.nodes instanceof KeyedNodes)
       .slice(0, AHEAD_ZONES);
     const ahead = new Map<string, number>();
-    return { set, names: new Map(), negatives, zones: zs, indexed, unavailable, aheadZones, ahead };
+    const aheadAt = new Map<IndexedZone, number>();
+    aheadZones.forEach((z, i) => aheadAt.set(z, i));
+    return { set, names, negatives, zones: zs, indexed, unavailable, aheadZones, aheadAt, ahead };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -422,8 +470,8 @@ export class Engine {
     if (v === undefined) {
       if (state.aheadZones.length === 0) return undefined;
       const found = findZone(state.set, key);
-      const at = found ? state.aheadZones.indexOf(found) : -1;
-      if (at < 0) return undefined;
+      const at = found ? state.aheadAt.get(found) : undefined;
+      if (at === undefined) return undefined;
       const p = found!.answers!;
       const i = packedIndex(p, (found!.nodes as KeyedNodes).row(key));
       if (i < 0) return undefined;

@@ -150,4 +150,33 @@ describe('answers encoded ahead by the load worker', () => {
     ask(other);
     expect(other.answersAhead).toBe(0);
   });
+
+  it('a swap keeps the answers of the zones served unchanged, and only theirs', async () => {
+    const b = await load('b.test.', B);
+    const engine = new Engine([await load('a.test.', A(1)), b]);
+    const www = (zone: string) => buildQuery(`www.${zone}`, 'A');
+    engine.respond(www('a.test'), TRANSPORT_UDP);
+    const bOld = engine.respond(www('b.test'), TRANSPORT_UDP)!.toString('hex');
+    const keyOf = (zone: string) => `\u0003www${zone}\u0000`;
+    const A_KEY = keyOf('\u0001a\u0004test');
+    const B_KEY = keyOf('\u0001b\u0004test');
+    expect(engine.hotNames().keys).toContain(A_KEY);
+    expect(engine.hotNames().keys).toContain(B_KEY);
+    // a.test reloaded: b.test's answer is kept, a.test's made again from its new version.
+    engine.setZones([await load('a.test.', A(2)), b]);
+    const keys = engine.hotNames().keys;
+    expect(keys).toContain(B_KEY);
+    expect(keys).not.toContain(A_KEY);
+    expect(
+      engine.respond(www('a.test'), TRANSPORT_UDP)!.includes(Buffer.from([192, 0, 2, 2])),
+    ).toBe(true);
+    expect(engine.respond(www('b.test'), TRANSPORT_UDP)!.toString('hex')).toBe(bOld);
+    // A zone added below b.test takes its names: b.test's answer for them is not kept.
+    const sub = await load('www.b.test.', head(1) + '@ IN A 203.0.113.9\n');
+    engine.setZones([await load('a.test.', A(2)), b, sub]);
+    expect(engine.hotNames().keys).not.toContain(B_KEY);
+    expect(
+      engine.respond(www('b.test'), TRANSPORT_UDP)!.includes(Buffer.from([203, 0, 113, 9])),
+    ).toBe(true);
+  });
 });
