@@ -658,32 +658,73 @@ export function selectExpression(
   const qx = query.expression;
 
   if (qx?.language) {
-    const lang = qx.language;
-    const same = pool.filter(
-      (e) =>
-        e.key.language !== null &&
-        languageWeight([{ value: lang, q: 1, index: 0 }], e.key.language, 0) > 0,
-    );
-    if (same.length > 0) {
-      pool = same;
-    } else {
-      const unrecorded = pool.filter((e) => e.key.language === null);
-      if (unrecorded.length === 0) {
-        const available = [...new Set(pool.map((e) => e.key.language ?? ''))].join(', ');
-        return fail(
-          'LANGUAGE_NOT_AVAILABLE',
-          `${work.urn} has no expression in language '${lang}' (available: ${available})`,
-        );
-      }
-      pool = unrecorded;
-      reasons.push({
-        code: 'LANGUAGE_UNRECORDED',
-        message: `no expression is tagged '${lang}'; the expression with no recorded language was chosen`,
-        penalty: 0,
-      });
-    }
+    const narrowed = narrowToLanguage(work, pool, qx.language, reasons);
+    if (!narrowed.ok) return narrowed;
+    pool = narrowed.value;
+  }
+  const versioned = chooseVersion(work, pool, qx, opts, reasons);
+  if (!versioned.ok) return versioned;
+  pool = versioned.value.pool;
+  const chosen = versioned.value.chosen ?? mostRecent(work, pool);
+  if (!chosen) {
+    return fail('NO_LOCATION', `${work.urn} has no expression`);
   }
 
+  // Among the expressions of the chosen version, pick the language.
+  const version = chosen.key.version;
+  const group = pool.filter((e) => e.key.version === version);
+  if (qx?.language || group.length < 2) return ok({ expression: chosen, reasons });
+  return ok({ expression: pickLanguage(group, opts.acceptLanguage), reasons });
+}
+
+/**
+ * The pool narrowed to the URN's language; failing that, to the expressions
+ * with no recorded language (with a reason); failing that, an error.
+ */
+function narrowToLanguage(
+  work: CatalogueWork,
+  pool: readonly CatalogueExpression[],
+  lang: string,
+  reasons: MatchReason[],
+): Result<readonly CatalogueExpression[], Failure<NotFoundCode>> {
+  const same = pool.filter(
+    (e) =>
+      e.key.language !== null &&
+      languageWeight([{ value: lang, q: 1, index: 0 }], e.key.language, 0) > 0,
+  );
+  if (same.length > 0) return ok(same);
+  const unrecorded = pool.filter((e) => e.key.language === null);
+  if (unrecorded.length === 0) {
+    const available = [...new Set(pool.map((e) => e.key.language ?? ''))].join(', ');
+    return fail(
+      'LANGUAGE_NOT_AVAILABLE',
+      `${work.urn} has no expression in language '${lang}' (available: ${available})`,
+    );
+  }
+  reasons.push({
+    code: 'LANGUAGE_UNRECORDED',
+    message: `no expression is tagged '${lang}'; the expression with no recorded language was chosen`,
+    penalty: 0,
+  });
+  return ok(unrecorded);
+}
+
+/**
+ * The version: an explicit `@version` narrows the pool (or, failing that,
+ * chooses the version of its date or in force on it, with a reason); `at`
+ * chooses the version in force that day. `chosen` is undefined when the pool
+ * decides alone.
+ */
+function chooseVersion(
+  work: CatalogueWork,
+  pool: readonly CatalogueExpression[],
+  qx: MatchQuery['expression'],
+  opts: SelectOptions,
+  reasons: MatchReason[],
+): Result<
+  { pool: readonly CatalogueExpression[]; chosen: CatalogueExpression | undefined },
+  Failure<NotFoundCode>
+> {
   let chosen: CatalogueExpression | undefined;
   if (qx?.version) {
     const version = qx.version;
@@ -728,16 +769,15 @@ export function selectExpression(
       return fail('NOT_IN_FORCE', `no version of ${work.urn} is in force on ${opts.at}`);
     }
   }
-  chosen ??= mostRecent(work, pool);
-  if (!chosen) {
-    return fail('NO_LOCATION', `${work.urn} has no expression`);
-  }
+  return ok({ pool, chosen });
+}
 
-  // Among the expressions of the chosen version, pick the language.
-  const version = chosen.key.version;
-  const group = pool.filter((e) => e.key.version === version);
-  if (qx?.language || group.length < 2) return ok({ expression: chosen, reasons });
-  const prefs = parsePreferences(opts.acceptLanguage);
+/** Among the expressions of the chosen version, the one in the language preferred. */
+function pickLanguage(
+  group: readonly CatalogueExpression[],
+  acceptLanguage: string | null,
+): CatalogueExpression {
+  const prefs = parsePreferences(acceptLanguage);
   let best = group[0] as CatalogueExpression;
   let bestW = -1;
   for (const e of group) {
@@ -753,7 +793,7 @@ export function selectExpression(
       bestW = w;
     }
   }
-  return ok({ expression: best, reasons });
+  return best;
 }
 
 function mostRecent(
