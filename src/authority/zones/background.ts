@@ -100,6 +100,9 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
+/** A shared load's worker is ended this long after its last load (the next load, sooner, reuses it). */
+const IDLE_END_MS = 200;
+
 /**
  * Count ArrayBuffers in the heap's global limit (V8 13 and later, so Node
  * 24; a no-op before). By default V8 treats memory outside its heap that
@@ -128,6 +131,7 @@ export class BackgroundZoneLoader {
   private readonly options: LoadRequest['options'];
   private readonly timeoutMs: number;
   private closed = false;
+  private idleEnd: ReturnType<typeof setTimeout> | undefined;
   /**
    * The names the server is being asked (its engine's hot set), read at each
    * load: the worker encodes their answers in the new version too.
@@ -211,6 +215,7 @@ export class BackgroundZoneLoader {
     if (this.closed) throw new Error('the zone loader is closed');
     const hot = await this.hot?.();
     if (this.closed) throw new Error('the zone loader is closed');
+    clearTimeout(this.idleEnd);
     const w = (this.worker ??= this.start());
     const id = this.nextId++;
     let req: LoadRequest = {
@@ -252,11 +257,11 @@ export class BackgroundZoneLoader {
       if (this.pending.size > 0) return;
       w.unref();
       // A shared load leaves the worker's own copy of the columns as garbage
-      // (a zone's size) until its next GC: end the worker, the next load starts one.
-      if (this.options.shared && this.worker === w) {
-        this.worker = undefined;
-        void w.terminate();
-      }
+      // (a zone's size) until its next GC: end the worker once no load has
+      // followed for IDLE_END_MS, the next load starts one. (Ended after each
+      // load, a start or reload of thousands of small zones started a worker
+      // per zone.)
+      if (this.options.shared && this.worker === w) this.endWhenIdle(w);
     });
     const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
     return {
@@ -273,9 +278,21 @@ export class BackgroundZoneLoader {
     };
   }
 
+  /** End the shared worker `w` unless a load starts within IDLE_END_MS. */
+  private endWhenIdle(w: Worker): void {
+    clearTimeout(this.idleEnd);
+    this.idleEnd = setTimeout(() => {
+      if (this.worker !== w || this.pending.size > 0) return;
+      this.worker = undefined;
+      void w.terminate();
+    }, IDLE_END_MS);
+    this.idleEnd.unref();
+  }
+
   /** Stop the worker (a load in progress is abandoned). */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleEnd);
     const w = this.worker;
     this.worker = undefined;
     if (w) await w.terminate();
