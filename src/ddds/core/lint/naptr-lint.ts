@@ -605,12 +605,8 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
       } else {
         runLater = undefined;
         if (id >= firstStart.length) {
-          const start = new Int32Array(2 * firstStart.length);
-          start.set(firstStart);
-          firstStart = start;
-          const end = new Int32Array(2 * firstEnd.length);
-          end.set(firstEnd);
-          firstEnd = end;
+          firstStart = doubled(firstStart);
+          firstEnd = doubled(firstEnd);
         }
         firstStart[id] = k;
       }
@@ -634,6 +630,38 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     }
   }
   closeRun();
+  recheckLaterOwners(records, cache, later, firstStart, firstEnd, byOwner);
+  appendByOwner(out, byOwner);
+  return out;
+}
+
+/** The PREFERENCE findings after all others, by owner in order of first appearance. */
+function appendByOwner(out: ZoneDiagnostic[], byOwner: Map<number, ZoneDiagnostic[]>): void {
+  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) {
+    for (const d of byOwner.get(id)!) out.push(d);
+  }
+}
+
+/** A copy of `a` twice as long. */
+function doubled(a: Int32Array): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(2 * a.length);
+  grown.set(a);
+  return grown;
+}
+
+/**
+ * The PREFERENCE rule again for each owner that came back after another one,
+ * over its first run (the range [firstStart, firstEnd)) and its later records:
+ * its findings replace those of its first run.
+ */
+function recheckLaterOwners(
+  records: readonly ResourceRecord[],
+  cache: FieldCache,
+  later: Map<number, number[]>,
+  firstStart: Int32Array,
+  firstEnd: Int32Array,
+  byOwner: Map<number, ZoneDiagnostic[]>,
+): void {
   for (const [id, more] of later) {
     const rrs: ResourceRecord[] = [];
     const orders: number[] = [];
@@ -657,10 +685,6 @@ export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagno
     if (found !== undefined) byOwner.set(id, found);
     else byOwner.delete(id);
   }
-  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) {
-    for (const d of byOwner.get(id)!) out.push(d);
-  }
-  return out;
 }
 
 /** The findings of a record's fields, in the order they are reported. */
