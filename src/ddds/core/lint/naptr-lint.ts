@@ -787,26 +787,7 @@ export function checkExpectations(
 ): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   if (expects.length === 0) return out;
-  // Only the RRsets of the directives' owners are read.
-  const wanted = new Set<string>();
-  for (const e of expects) if (e.owner !== undefined) wanted.add(e.owner);
-  const sets = new Map<string, NaptrRecord[]>();
-  // An owner's records are usually consecutive: one lookup per run.
-  let runOwner: string | undefined;
-  let inRun = false;
-  for (const rr of records) {
-    if (rr.type !== TYPE_NAPTR) continue;
-    if (rr.owner !== runOwner) {
-      runOwner = rr.owner;
-      inRun = wanted.has(runOwner);
-    }
-    if (!inRun) continue;
-    const f = naptrFields(rr.rdata);
-    if (!f) continue;
-    let list = sets.get(rr.owner);
-    if (!list) sets.set(rr.owner, (list = []));
-    list.push({ ...f, ttl: rr.ttl });
-  }
+  const sets = expectedRRsets(expects, records);
   for (const e of expects) {
     const where = { source: e.position };
     const parsed = parseExpect(e.text);
@@ -859,38 +840,9 @@ export function checkExpectations(
           : { ok: false, error: { code: r.error.code, message: r.error.message } };
       },
     });
-    const o = step.outcome;
-    let got: string;
-    let same: boolean;
-    switch (o.kind) {
-      case 'next':
-        got = o.key;
-        same = parsed.kind === 'next' && absolute(parsed.value) === absolute(o.key);
-        break;
-      case 'terminal':
-        got = `${o.flag} ${o.output}`;
-        same =
-          parsed.kind === o.flag &&
-          (o.flag === 'U'
-            ? parsed.value === o.output
-            : absolute(parsed.value) === absolute(o.output));
-        break;
-      case 'handoff':
-        got = `P ${o.output}`;
-        same = parsed.kind === 'P' && parsed.value === o.output;
-        break;
-      case 'failure':
-        got = `fail (${o.code}: ${o.message})`;
-        same = parsed.kind === 'fail';
-        break;
-    }
+    const { got, same } = compareOutcome(parsed, step.outcome);
     if (!same) {
-      const want =
-        parsed.kind === 'next'
-          ? parsed.value
-          : parsed.kind === 'fail'
-            ? 'fail'
-            : `${parsed.kind} ${parsed.value}`;
+      const want = wantText(parsed);
       out.push(
         diag(
           'NAPTR_EXPECT_MISMATCH',
@@ -903,4 +855,74 @@ export function checkExpectations(
     }
   }
   return out;
+}
+
+/** The NAPTR RRsets of the directives' owners (only those are read). */
+function expectedRRsets(
+  expects: readonly ExpectDirective[],
+  records: readonly ResourceRecord[],
+): Map<string, NaptrRecord[]> {
+  const wanted = new Set<string>();
+  for (const e of expects) if (e.owner !== undefined) wanted.add(e.owner);
+  const sets = new Map<string, NaptrRecord[]>();
+  // An owner's records are usually consecutive: one lookup per run.
+  let runOwner: string | undefined;
+  let inRun = false;
+  for (const rr of records) {
+    if (rr.type !== TYPE_NAPTR) continue;
+    if (rr.owner !== runOwner) {
+      runOwner = rr.owner;
+      inRun = wanted.has(runOwner);
+    }
+    if (!inRun) continue;
+    const f = naptrFields(rr.rdata);
+    if (!f) continue;
+    let list = sets.get(rr.owner);
+    if (!list) sets.set(rr.owner, (list = []));
+    list.push({ ...f, ttl: rr.ttl });
+  }
+  return sets;
+}
+
+type Expectation = NonNullable<ReturnType<typeof parseExpect>>;
+
+/** The step's outcome as text, and whether it is the one expected. */
+function compareOutcome(
+  parsed: Expectation,
+  o: ReturnType<typeof dddsStep>['outcome'],
+): { got: string; same: boolean } {
+  let got: string;
+  let same: boolean;
+  switch (o.kind) {
+    case 'next':
+      got = o.key;
+      same = parsed.kind === 'next' && absolute(parsed.value) === absolute(o.key);
+      break;
+    case 'terminal':
+      got = `${o.flag} ${o.output}`;
+      same =
+        parsed.kind === o.flag &&
+        (o.flag === 'U'
+          ? parsed.value === o.output
+          : absolute(parsed.value) === absolute(o.output));
+      break;
+    case 'handoff':
+      got = `P ${o.output}`;
+      same = parsed.kind === 'P' && parsed.value === o.output;
+      break;
+    case 'failure':
+      got = `fail (${o.code}: ${o.message})`;
+      same = parsed.kind === 'fail';
+      break;
+  }
+  return { got, same };
+}
+
+/** The expected result as the directive writes it. */
+function wantText(parsed: Expectation): string {
+  return parsed.kind === 'next'
+    ? parsed.value
+    : parsed.kind === 'fail'
+      ? 'fail'
+      : `${parsed.kind} ${parsed.value}`;
 }
