@@ -364,9 +364,6 @@ export function encodeFields(
   const start = w.len;
   for (const kind of schema) {
     if (t >= count) {
-      if (kind === 'hex' || kind === 'b64') {
-        // DS digest etc. may not be empty; report as missing
-      }
       return fail(
         'ZONE_MISSING_RDATA',
         `${typeName(type)} RDATA is missing its ${fieldLabel(kind)}`,
@@ -379,35 +376,11 @@ export function encodeFields(
     switch (kind) {
       case 'u8':
       case 'u16':
-      case 'u32': {
-        const max = kind === 'u8' ? 255 : kind === 'u16' ? 65535 : 0xffffffff;
-        const v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, max);
-        if (v < 0)
-          return fail(
-            'ZONE_BAD_NUMBER',
-            v === -2 ? `number out of range (0-${max})` : `expected a number 0-${max}`,
-            t,
-          );
-        if (kind === 'u8') w.u8(v);
-        else if (kind === 'u16') w.u16(v);
-        else w.u32(v);
-        t++;
-        break;
-      }
-      case 'alg': {
-        let v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, 255);
-        if (v === -1) v = algorithmNumber(text.slice(s, e));
-        if (v < 0)
-          return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
-        w.u8(v);
-        t++;
-        break;
-      }
+      case 'u32':
+      case 'alg':
       case 'period': {
-        const v = fl & TOKEN_QUOTED ? -1 : parseTtl(text, s, e);
-        if (v < 0)
-          return fail('ZONE_BAD_NUMBER', 'expected a time value (seconds or 1h30m form)', t);
-        w.u32(v);
+        const problem = encodeNumber(kind, text, s, e, fl, t, w);
+        if (problem) return problem;
         t++;
         break;
       }
@@ -419,89 +392,34 @@ export function encodeFields(
       }
       case 'cstr':
       case 'cstrs': {
-        do {
-          const sl = lex.starts[t]!;
-          const el = lex.ends[t]!;
-          const at = w.len;
-          w.u8(0);
-          const n = writeStringBytes(text, sl, el, w, (lex.flags[t]! & TOKEN_ESCAPED) !== 0);
-          if (n < 0)
-            return fail(
-              'ZONE_BAD_ESCAPE',
-              'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
-              t,
-            );
-          if (n > 255)
-            return fail(
-              'ZONE_STRING_TOO_LONG',
-              `character-string of ${n} octets (at most 255, RFC 1035 section 3.3)`,
-              t,
-            );
-          w.buf[at] = n;
-          t++;
-        } while (kind === 'cstrs' && t < count);
+        const next = encodeStrings(lex, t, kind === 'cstrs', w);
+        if (typeof next !== 'number') return next;
+        t = next;
         break;
       }
       case 'tag': {
-        for (let i = s; i < e; i++) {
-          const c = text.charCodeAt(i) | 0x20;
-          if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)))
-            return fail(
-              'ZONE_BAD_RDATA',
-              'a CAA tag has only letters and digits (RFC 8659 section 4.1)',
-              t,
-            );
-        }
-        if (e - s === 0 || e - s > 255)
-          return fail('ZONE_BAD_RDATA', 'a CAA tag has 1 to 255 characters', t);
-        w.u8(e - s);
-        writeStringBytes(text, s, e, w, false);
+        const problem = encodeTag(lex.text, s, e, t, w);
+        if (problem) return problem;
         t++;
         break;
       }
       case 'text': {
-        const n = writeStringBytes(text, s, e, w, (fl & TOKEN_ESCAPED) !== 0);
-        if (n < 0)
-          return fail(
-            'ZONE_BAD_ESCAPE',
-            'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
-            t,
-          );
+        if (writeStringBytes(text, s, e, w, (fl & TOKEN_ESCAPED) !== 0) < 0) return badEscape(t);
         t++;
         break;
       }
-      case 'ipv4': {
-        w.ensure(4);
-        if (fl & TOKEN_QUOTED || !parseIpv4(text, s, e, w.buf, w.len))
-          return fail(
-            'ZONE_BAD_IPV4',
-            'expected an IPv4 address (four decimal octets, RFC 1035 section 3.4.1)',
-            t,
-          );
-        w.len += 4;
-        t++;
-        break;
-      }
+      case 'ipv4':
       case 'ipv6': {
-        w.ensure(16);
-        if (fl & TOKEN_QUOTED || !parseIpv6(text, s, e, w.buf, w.len))
-          return fail('ZONE_BAD_IPV6', 'expected an IPv6 address (RFC 4291 section 2.2)', t);
-        w.len += 16;
+        const problem = encodeAddress(kind, text, s, e, fl, t, w);
+        if (problem) return problem;
         t++;
         break;
       }
-      case 'hex': {
-        for (; t < count; t++) {
-          if (!writeHexToken(text, lex.starts[t]!, lex.ends[t]!, w))
-            return fail('ZONE_BAD_HEX', 'expected hexadecimal octets', t);
-        }
-        break;
-      }
+      case 'hex':
       case 'b64': {
-        let s64 = '';
-        for (; t < count; t++) s64 += text.slice(lex.starts[t], lex.ends[t]);
-        if (!writeBase64(s64, w))
-          return fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', first);
+        const next = encodeBinary(kind, lex, t, first, w);
+        if (typeof next !== 'number') return next;
+        t = next;
         break;
       }
     }
@@ -510,6 +428,164 @@ export function encodeFields(
     return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${typeName(type)} RDATA`, t);
   if (w.len - start > 65535)
     return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
+  return undefined;
+}
+
+/** A number field: an unsigned integer, a DNSSEC algorithm (number or mnemonic) or a period. */
+function encodeNumber(
+  kind: 'u8' | 'u16' | 'u32' | 'alg' | 'period',
+  text: string,
+  s: number,
+  e: number,
+  fl: number,
+  t: number,
+  w: ByteWriter,
+): RdataError | undefined {
+  switch (kind) {
+    case 'u8':
+    case 'u16':
+    case 'u32': {
+      const max = kind === 'u8' ? 255 : kind === 'u16' ? 65535 : 0xffffffff;
+      const v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, max);
+      if (v < 0)
+        return fail(
+          'ZONE_BAD_NUMBER',
+          v === -2 ? `number out of range (0-${max})` : `expected a number 0-${max}`,
+          t,
+        );
+      if (kind === 'u8') w.u8(v);
+      else if (kind === 'u16') w.u16(v);
+      else w.u32(v);
+      return undefined;
+    }
+    case 'alg': {
+      let v = fl & TOKEN_QUOTED ? -1 : parseUint(text, s, e, 255);
+      if (v === -1) v = algorithmNumber(text.slice(s, e));
+      if (v < 0)
+        return fail('ZONE_BAD_NUMBER', 'expected a DNSSEC algorithm number 0-255 or mnemonic', t);
+      w.u8(v);
+      return undefined;
+    }
+    case 'period': {
+      const v = fl & TOKEN_QUOTED ? -1 : parseTtl(text, s, e);
+      if (v < 0) return fail('ZONE_BAD_NUMBER', 'expected a time value (seconds or 1h30m form)', t);
+      w.u32(v);
+      return undefined;
+    }
+  }
+}
+
+/** An IPv4 or IPv6 address field (never quoted). */
+function encodeAddress(
+  kind: 'ipv4' | 'ipv6',
+  text: string,
+  s: number,
+  e: number,
+  fl: number,
+  t: number,
+  w: ByteWriter,
+): RdataError | undefined {
+  switch (kind) {
+    case 'ipv4': {
+      w.ensure(4);
+      if (fl & TOKEN_QUOTED || !parseIpv4(text, s, e, w.buf, w.len))
+        return fail(
+          'ZONE_BAD_IPV4',
+          'expected an IPv4 address (four decimal octets, RFC 1035 section 3.4.1)',
+          t,
+        );
+      w.len += 4;
+      return undefined;
+    }
+    case 'ipv6': {
+      w.ensure(16);
+      if (fl & TOKEN_QUOTED || !parseIpv6(text, s, e, w.buf, w.len))
+        return fail('ZONE_BAD_IPV6', 'expected an IPv6 address (RFC 4291 section 2.2)', t);
+      w.len += 16;
+      return undefined;
+    }
+  }
+}
+
+/** Hexadecimal or base64 octets: every token that remains (the index after them). */
+function encodeBinary(
+  kind: 'hex' | 'b64',
+  lex: Lexer,
+  t: number,
+  first: number,
+  w: ByteWriter,
+): RdataError | number {
+  const text = lex.text;
+  switch (kind) {
+    case 'hex': {
+      for (; t < lex.count; t++) {
+        if (!writeHexToken(text, lex.starts[t]!, lex.ends[t]!, w))
+          return fail('ZONE_BAD_HEX', 'expected hexadecimal octets', t);
+      }
+      return t;
+    }
+    case 'b64': {
+      let s64 = '';
+      for (; t < lex.count; t++) s64 += text.slice(lex.starts[t], lex.ends[t]);
+      if (!writeBase64(s64, w))
+        return fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', first);
+      return t;
+    }
+  }
+}
+
+/** A token with a malformed backslash escape. */
+function badEscape(t: number): RdataError {
+  return fail(
+    'ZONE_BAD_ESCAPE',
+    'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
+    t,
+  );
+}
+
+/** One character-string (`cstr`) or all that remain (`cstrs`): the index of the token after them. */
+function encodeStrings(lex: Lexer, t: number, multi: boolean, w: ByteWriter): RdataError | number {
+  const text = lex.text;
+  do {
+    const sl = lex.starts[t]!;
+    const el = lex.ends[t]!;
+    const at = w.len;
+    w.u8(0);
+    const n = writeStringBytes(text, sl, el, w, (lex.flags[t]! & TOKEN_ESCAPED) !== 0);
+    if (n < 0) return badEscape(t);
+    if (n > 255)
+      return fail(
+        'ZONE_STRING_TOO_LONG',
+        `character-string of ${n} octets (at most 255, RFC 1035 section 3.3)`,
+        t,
+      );
+    w.buf[at] = n;
+    t++;
+  } while (multi && t < lex.count);
+  return t;
+}
+
+/** A CAA tag (RFC 8659 section 4.1): 1 to 255 letters and digits, length-prefixed. */
+function encodeTag(
+  text: string,
+  s: number,
+  e: number,
+  t: number,
+  w: ByteWriter,
+): RdataError | undefined {
+  for (let i = s; i < e; i++) {
+    const c = text.charCodeAt(i) | 0x20;
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)))
+      return fail(
+        'ZONE_BAD_RDATA',
+        'a CAA tag has only letters and digits (RFC 8659 section 4.1)',
+        t,
+      );
+  }
+  if (e - s === 0 || e - s > 255)
+    return fail('ZONE_BAD_RDATA', 'a CAA tag has 1 to 255 characters', t);
+  w.u8(e - s);
+  writeStringBytes(text, s, e, w, false);
   return undefined;
 }
 
