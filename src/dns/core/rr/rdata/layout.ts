@@ -378,8 +378,10 @@ export function encodeFields(
       case 'u16':
       case 'u32':
       case 'alg':
-      case 'period': {
-        const problem = encodeNumber(kind, text, s, e, fl, t, w);
+      case 'period':
+      case 'ipv4':
+      case 'ipv6': {
+        const problem = encodeScalar(kind, text, s, e, fl, t, w);
         if (problem) return problem;
         t++;
         break;
@@ -408,13 +410,6 @@ export function encodeFields(
         t++;
         break;
       }
-      case 'ipv4':
-      case 'ipv6': {
-        const problem = encodeAddress(kind, text, s, e, fl, t, w);
-        if (problem) return problem;
-        t++;
-        break;
-      }
       case 'hex':
       case 'b64': {
         const next = encodeBinary(kind, lex, t, first, w);
@@ -431,9 +426,12 @@ export function encodeFields(
   return undefined;
 }
 
-/** A number field: an unsigned integer, a DNSSEC algorithm (number or mnemonic) or a period. */
-function encodeNumber(
-  kind: 'u8' | 'u16' | 'u32' | 'alg' | 'period',
+/**
+ * A one-token field: an unsigned integer, a DNSSEC algorithm (number or
+ * mnemonic), a period, an IPv4 or IPv6 address (none of them quoted).
+ */
+function encodeScalar(
+  kind: 'u8' | 'u16' | 'u32' | 'alg' | 'period' | 'ipv4' | 'ipv6',
   text: string,
   s: number,
   e: number,
@@ -472,20 +470,6 @@ function encodeNumber(
       w.u32(v);
       return undefined;
     }
-  }
-}
-
-/** An IPv4 or IPv6 address field (never quoted). */
-function encodeAddress(
-  kind: 'ipv4' | 'ipv6',
-  text: string,
-  s: number,
-  e: number,
-  fl: number,
-  t: number,
-  w: ByteWriter,
-): RdataError | undefined {
-  switch (kind) {
     case 'ipv4': {
       w.ensure(4);
       if (fl & TOKEN_QUOTED || !parseIpv4(text, s, e, w.buf, w.len))
