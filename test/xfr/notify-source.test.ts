@@ -141,7 +141,7 @@ describe.skipIf(nsd.skipReason !== undefined)(
 
     it('a secondary listed for zone A only is never notified of zone B', () => {
       expect(notifyEvents(first).filter((e) => e.zone === B)).toEqual([]);
-      expect(notifyEvents(first).filter((e) => e.zone === A).length).toBeGreaterThanOrEqual(2);
+      expect(notifyEvents(first).filter((e) => e.zone === A).length).toBeGreaterThanOrEqual(1);
     });
 
     it('without notifySource, from the address the zone is served on (127.0.0.4): accepted', async () => {
