@@ -132,6 +132,32 @@ function dnsPacketReadsPast(o: { code: number; value: Uint8Array }): boolean {
   return (o.code === 8 && n < 4) || (o.code === 11 && n === 1) || (o.code === 14 && n % 2 === 1);
 }
 
+/**
+ * RFC 1035 and later types whose RDATA names may be compressed and must be
+ * expanded by a receiver (RFC 3597 section 4): MD, MF, MB, MG, MR, MINFO,
+ * AFSDB, RT, PX, KX. The model keeps them as RDATA octets with the names
+ * expanded; dns-packet 5 keeps the octets as they came, pointers included
+ * (seed 1298511702: an NS record mutated into MD). Their data may differ.
+ */
+const EXPANDED_NOT_PARSED = new Set([3, 4, 7, 8, 9, 14, 18, 21, 26, 36]);
+
+/**
+ * Types dns-packet 5 reads by their content, not their RDLENGTH: HINFO (two
+ * strings), RP (two names), SSHFP (a fingerprint as long as its hash type
+ * says). Mutated to another length, dns-packet reads into the next record and
+ * every record after differs (seed -720144702: SSHFP). The model keeps them
+ * as RDATA octets of the record's own length.
+ */
+const READ_BY_CONTENT = new Set(['HINFO', 'RP', 'SSHFP']);
+
+function dnsPacketReadsOtherwise(buf: Buffer): boolean {
+  const m = decodeResponseMessage(buf, 100_000);
+  return [...m.answers, ...m.authorities, ...m.additionals].some(
+    (r) =>
+      r.type === 'unknown' && (EXPANDED_NOT_PARSED.has(r.code) || READ_BY_CONTENT.has(r.typeName)),
+  );
+}
+
 function expectWireError(e: WireError, length: number): void {
   expect(['DNS_BAD_RESPONSE', 'DNS_RRSET_TOO_LARGE']).toContain(e.code);
   expect(e.offset).toBeGreaterThanOrEqual(0);
@@ -295,6 +321,7 @@ describe('hand decoder = dns-packet decode, on raw messages (odd octets, compres
             const ref = reference(buf);
             if (ref instanceof Error && keepsOctetsDnsPacketParses(buf)) return;
             expect(ref).not.toBeInstanceOf(Error);
+            if (dnsPacketReadsOtherwise(buf)) return;
             expectSame(mine, ref as PacketDecoded);
             expectSame(client as DecodedResponse, ref as PacketDecoded);
           }
