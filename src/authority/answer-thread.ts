@@ -69,7 +69,7 @@ async function notifyHook(
     zoneOfFile: () => undefined,
   };
   const s = await secondariesFor(init.config, init.cwd, log, noTarget, accepted);
-  return s && ((msg, source) => s.notify(msg, source));
+  return s && ((msg, source, key) => s.notify(msg, source, key));
 }
 
 async function main(init: ThreadInit): Promise<void> {

@@ -9,13 +9,14 @@
  *
  * 1. parse once (`parseQuery`: header, question, OPT, where a TSIG is);
  *    a response or a message shorter than a header is dropped;
- * 2. NOTIFY (RFC 1996) for a secondary zone goes to the secondary service,
- *    which checks its TSIG against the keys of the zone's primaries before
- *    it does anything (RFC 1996 section 3.10: only from a primary);
- * 3. the request's TSIG is verified before anything else is done with it
- *    (RFC 8945 section 5.2): a failure is answered at once (NOTAUTH with
- *    BADKEY, BADSIG, BADTRUNC or BADTIME; FORMERR for a TSIG record that
- *    cannot be read or is not the last);
+ * 2. the request's TSIG is verified before anything else is done with it
+ *    (RFC 8945 section 5.2), NOTIFY included: a failure is answered at once
+ *    (NOTAUTH with BADKEY, BADSIG, BADTRUNC or BADTIME; FORMERR for a TSIG
+ *    record that cannot be read or is not the last);
+ * 3. NOTIFY (RFC 1996) for a secondary zone goes to the secondary service
+ *    with the name of the key that signed it, which takes it only from a
+ *    primary of the zone, signed with that primary's key when it has one
+ *    (RFC 1996 section 3.10); its answer is signed with the request's key;
  * 4. AXFR and IXFR from peers the transfer ACL allows go to the transfer
  *    service (a stream over TCP, one datagram over UDP), anything it
  *    refuses to the engine, which answers REFUSED;
@@ -60,8 +61,16 @@ import {
 
 export { TRANSPORT_DOH, TRANSPORT_TCP, TRANSPORT_UDP, type Transport };
 
-/** NOTIFY in for secondary zones: the answer, or undefined for a message that is not a NOTIFY for them. */
-export type NotifyHook = (msg: Uint8Array, source: string) => Uint8Array | undefined;
+/**
+ * NOTIFY in for secondary zones, its TSIG already verified (`key`: the name
+ * of the key that signed it, undefined when unsigned): the unsigned answer,
+ * or undefined for a message that is not a NOTIFY for them.
+ */
+export type NotifyHook = (
+  msg: Uint8Array,
+  source: string,
+  key: string | undefined,
+) => Uint8Array | undefined;
 
 export interface PipelineOptions {
   /** The engine that answers queries (one per answering thread). */
@@ -165,10 +174,6 @@ export class QueryPipeline {
       engine.answer(msg, q, status, transport, source); // counted as dropped
       return NOT_A_QUERY;
     }
-    if (q.opcode === OPCODE_NOTIFY && this.notify !== undefined && transport !== TRANSPORT_DOH) {
-      const out = this.notify(msg, source);
-      if (out !== undefined) return { kind: 'notify', bytes: asBuffer(out) };
-    }
     let auth: RequestAuthOk = UNSIGNED;
     if (q.tsigAt >= 0 && this.transfers !== undefined) {
       const questionEnd = q.hasQuestion ? q.questionEnd : 12;
@@ -178,6 +183,12 @@ export class QueryPipeline {
         return this.deliver(tsigFailure(q, bytes, questionEnd), transport, source, undefined);
       }
       auth = v;
+    }
+    if (q.opcode === OPCODE_NOTIFY && this.notify !== undefined && transport !== TRANSPORT_DOH) {
+      const out = this.notify(msg, source, auth.key);
+      if (out !== undefined) {
+        return { kind: 'notify', bytes: asBuffer(auth.signer ? auth.signer.sign(out) : out) };
+      }
     }
     if (status === PARSE_OK && q.opcode === OPCODE_QUERY && q.qclass === CLASS_IN) {
       if (q.qtype === TYPE_AXFR || q.qtype === TYPE_IXFR) {

@@ -659,7 +659,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let l: Listeners;
   try {
     await firstLoad(reload, config, sources, log);
-    const notify = secondaries && ((m: Uint8Array, s: string) => secondaries.notify(m, s));
+    const notify: NotifyHook | undefined =
+      secondaries && ((m, s, k) => secondaries.notify(m, s, k));
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
   } catch (e) {
     await stop();

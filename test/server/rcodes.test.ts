@@ -19,6 +19,9 @@ import {
 } from '../../src/xfr/core/tsig.ts';
 import { Engine, TRANSPORT_UDP } from '../../src/authority/engine.ts';
 import { createLogger } from '../../src/authority/log.ts';
+import { createLogSummary } from '../../src/authority/log-summary.ts';
+import { QueryPipeline } from '../../src/authority/pipeline.ts';
+import { Transfers } from '../../src/xfr/out.ts';
 import { RCODE_NAMES, RCODE_OF, type DnsFailureCode } from '../../src/authority/rcodes.ts';
 import { Secondaries } from '../../src/xfr/secondary.ts';
 import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
@@ -120,6 +123,8 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
     algorithm: 'hmac-sha256',
     secret: new Uint8Array(32).fill(3),
   };
+  /** A key the server holds that is not the keyed zone's primary's. */
+  const OTHER: TsigKey = { ...KEY, name: 'other-key.', secret: new Uint8Array(32).fill(5) };
   const PRIMARY = '127.0.0.1';
   const lines: Record<string, unknown>[] = [];
   const log = createLogger(
@@ -144,7 +149,29 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
     },
     log,
   );
-  afterAll(() => secondaries.close());
+  // NOTIFY comes in through the query pipeline, which verifies its TSIG first (RFC 8945 section 5.2).
+  const summary = createLogSummary(log, 60_000);
+  const pipeline = new QueryPipeline({
+    engine: () => new Engine([]),
+    summary,
+    transfers: new Transfers(
+      {
+        allow: [],
+        maxConcurrent: 1,
+        keys: new Map([KEY, OTHER].map((k) => [nameWireKey(k.name), k])),
+      },
+      log,
+    ),
+    notify: (m, s, k) => secondaries.notify(m, s, k),
+  });
+  const flush = () => {
+    secondaries.flushLog();
+    summary.flush();
+  };
+  afterAll(() => {
+    summary.close();
+    return secondaries.close();
+  });
 
   /** A NOTIFY for `zone` (SOA question, AA), with `qdcount` questions announced. */
   const notify = (zone: string, qdcount = 1): Uint8Array => {
@@ -154,9 +181,9 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
   };
   const now = nowSeconds();
   const answer = (msg: Uint8Array, from = PRIMARY) => {
-    const out = secondaries.notify(msg, from);
-    expect(out).toBeDefined();
-    return { rcode: RCODE_NAMES[out![3]! & 0x0f], tsig: readTsig(out!) };
+    const out = pipeline.handle(Buffer.from(msg), TRANSPORT_UDP, from);
+    if (out.kind !== 'notify' && out.kind !== 'answer') throw new Error(`no answer: ${out.kind}`);
+    return { rcode: RCODE_NAMES[out.bytes[3]! & 0x0f], tsig: readTsig(out.bytes) };
   };
   const tsigError = (t: ReturnType<typeof readTsig>) =>
     t === undefined || t === 'FORMERR' ? undefined : t.error;
@@ -219,19 +246,24 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
       [truncated, 'TSIG_BAD_TRUNC'],
       [sign(KEY, now - 1000), 'TSIG_BAD_TIME'],
     ];
-    secondaries.flushLog();
+    flush();
     lines.length = 0;
     for (const [msg, code] of cases) {
       const a = answer(msg);
       expect(a.rcode, code).toBe(name(code));
       expect(tsigError(a.tsig), code).toBe(TSIG_ERROR_OF[code]);
     }
-    // Counted per reason, one summary line (refusals can come once per packet).
-    secondaries.flushLog();
+    // Counted per reason by the pipeline, one summary line (failures can come once per packet).
+    flush();
     expect(lines.map((l) => [l.event, l.reasons])).toEqual([
-      ['notify_refused', Object.fromEntries(cases.map(([, code]) => [`NOTIFY_TSIG ${code}`, 1]))],
+      ['xfr_tsig_failed', { BADKEY: 1, BADSIG: 1, BADTRUNC: 1, BADTIME: 1 }],
     ]);
-    expect(answer(sign(KEY)).rcode).toBe('NOERROR');
+    const good = answer(sign(KEY));
+    expect(good.rcode).toBe('NOERROR');
+    // The answer is signed with the request's key (RFC 8945 section 5.3).
+    expect(typeof good.tsig === 'object' && good.tsig.error).toBe(0);
+    // Signed with a key the server holds that is not the primary's: refused.
+    expect(answer(sign(OTHER)).rcode).toBe(name('NOTIFY_TSIG'));
   });
 
   it('a NOTIFY whose TSIG record is not the last record gets the table’s rcode, unsigned', () => {
@@ -241,15 +273,15 @@ describe('NOTIFY and TSIG answers (server/secondary.ts, server/tsig.ts)', () => 
     bad.set(m);
     bad.set(extra, m.length);
     bad[11] = bad[11]! + 1;
-    secondaries.flushLog();
+    flush();
     lines.length = 0;
     const a = answer(bad);
     expect(a.rcode).toBe(name('TSIG_MALFORMED'));
     expect(a.rcode).toBe('FORMERR');
     expect(a.tsig).toBeUndefined();
-    secondaries.flushLog();
+    flush();
     expect(lines.map((l) => [l.event, l.reasons])).toEqual([
-      ['notify_refused', { TSIG_MALFORMED: 1 }],
+      ['xfr_tsig_failed', { TSIG_MALFORMED: 1 }],
     ]);
   });
 });

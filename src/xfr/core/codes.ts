@@ -34,7 +34,7 @@ export const XFR_IN_CODES = {
   NOTIFY_REFUSED:
     'a NOTIFY from an address that is not a primary of the zone, or for no secondary zone (REFUSED)',
   NOTIFY_TSIG:
-    'a NOTIFY without the TSIG key the zone requires (REFUSED), or signed wrongly (NOTAUTH, logged with its TSIG_ code)',
+    'a NOTIFY unsigned or signed with another key than the one the zone requires (REFUSED); a TSIG that fails is answered by the query pipeline first (NOTAUTH, xfr_tsig_failed with its TSIG_ code)',
   NOTIFY_MALFORMED: 'a NOTIFY whose question cannot be read, or that has more than one (FORMERR)',
   SECONDARY_EXPIRED: 'a secondary zone was not refreshed within its SOA expire time: SERVFAIL',
 } as const;
