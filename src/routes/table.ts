@@ -59,7 +59,7 @@ class TableError extends Error {
   }
 }
 
-const TOP_KEYS = ['zone', 'ttl', 'soa', 'ns', 'owner', 'comment', 'routes', 'default'];
+const TOP_KEYS = ['zone', 'ttl', 'soa', 'ns', 'owner', 'comment', 'index', 'routes', 'default'];
 const ROUTE_KEYS = [
   'prefix',
   'zone',
@@ -135,6 +135,14 @@ class Reader {
       this.fail('TABLE_NOT_STRING', `${what} must be a string`, v ?? pair);
     }
     return String(v.value);
+  }
+
+  boolean(pair: Pair<Node, Node>, what: string): boolean {
+    const v = pair.value;
+    if (!isScalar(v) || typeof v.value !== 'boolean') {
+      this.fail('TABLE_NOT_BOOLEAN', `${what} must be true or false`, v ?? pair);
+    }
+    return v.value as boolean;
   }
 
   integer(pair: Pair<Node, Node>, what: string, min: number, max: number): number {
@@ -610,6 +618,8 @@ function readTop(r: Reader, top: Node): RoutingTable | TableError[] {
   const ttl = attempt(errors, () => (tp ? r.integer(tp, 'ttl', 0, 0x7fffffff) : 3600));
   const owner = attempt(errors, () => (op ? r.name(op, 'owner') : zone));
   const comment = attempt(errors, () => (cp ? r.string(cp, 'comment') : undefined));
+  const ip = m.get('index');
+  const index = attempt(errors, () => (ip ? r.boolean(ip, 'index') : false));
   const soa =
     ns === undefined ? undefined : attempt(errors, () => readSoa(r, m.get('soa'), zone!, ns));
   if (errors.length > 0) return errors;
@@ -624,6 +634,7 @@ function readTop(r: Reader, top: Node): RoutingTable | TableError[] {
     // The default's example, unless the table gives one: a URN that no route takes.
     default: dflt && dflt.example === '' ? { ...dflt, example: unroutedExample(read) } : dflt!,
     ...(comment !== undefined ? { comment } : {}),
+    ...(index ? { index, indexPosition: r.pos(ip) } : {}),
   };
 }
 

@@ -36,6 +36,17 @@ import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
 import { isBelowZone } from './validate.ts';
 import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
 import type { NaptrData } from '../../dns/core/rr/record.ts';
+import {
+  indexOwner,
+  INDEX_BUDGET,
+  INDEX_LABEL,
+  type IndexChecks,
+  MESSAGE_BUDGET,
+  naptrAnswerSize,
+  planIndex,
+  siblingParent,
+  type IndexNode,
+} from './route-index.ts';
 
 /**
  * One NAPTR record as fields (wire values, single backslashes): the record
@@ -275,6 +286,157 @@ function commentLines(text: string | undefined): string[] {
     .map((l) => (l.trim() === '' ? ';' : `; ${l.replace(/\s+$/, '')}`));
 }
 
+/** One route's rules at an owner, as the zone file writes them. */
+interface RuleEntry {
+  readonly route: Route;
+  readonly order: number;
+  readonly label: string;
+}
+
+/** The lines of one route's rules at `owner` (a comment, the records, the `; expect` line) and its records. */
+function routeLines(
+  owner: string,
+  e: RuleEntry,
+  canonical: (urn: string) => string,
+  diagnostics: TableDiagnostic[],
+): { lines: string[]; records: BuiltNaptr[] } {
+  const { route, order, label } = e;
+  const position = route.position ?? { line: 1, column: 1 };
+  const built = routeRecords(route, order);
+  if (!built.ok) {
+    const message = `${label}: the rule cannot be written: ${built.error.message}`;
+    diagnostics.push({ code: built.error.code, message, severity: 'error', position });
+    return { lines: [], records: [] };
+  }
+  const lines = [`; ${label} -> ${describeTarget(route.target)}`, ...commentLines(route.comment)];
+  for (const r of built.value) {
+    for (const f of [r.flags, r.services, r.regexp]) {
+      if (new TextEncoder().encode(f).length > 255) {
+        diagnostics.push({
+          code: 'TABLE_FIELD_TOO_LONG',
+          message: `${label}: a NAPTR field is over 255 octets: ${f.slice(0, 40)}...`,
+          severity: 'error',
+          position,
+        });
+      }
+    }
+    lines.push(naptrLine(owner, r));
+  }
+  const aus = canonical(route.example);
+  lines.push(`; expect ${aus} -> ${expectedResult(route, aus)}`);
+  return { lines, records: built.value };
+}
+
+/** The first route of an index node, depth first (its example pins the index rule). */
+function firstRoute(node: IndexNode): Route {
+  return node.routes[0] ?? firstRoute(node.children[0]!);
+}
+
+/**
+ * The rules of a table with `index: true` (`route-index.ts`): at each owner
+ * of the index, its own routes, one rule per group below, the default.
+ */
+function indexLines(
+  table: RoutingTable,
+  parent: string,
+  labels: ReadonlyMap<Route, string>,
+  canonical: (urn: string) => string,
+  diagnostics: TableDiagnostic[],
+): string[] {
+  const z = absolute(table.zone);
+  const top = absolute(table.owner);
+  const dflt = table.default ? routeRecords(table.default, 0) : undefined;
+  const withDefault = (records: BuiltNaptr[]) =>
+    naptrAnswerSize(dflt?.ok ? [...records, ...dflt.value] : records) <= INDEX_BUDGET;
+  const ereOf = (pattern: string) => `^${quoteEre(`urn:lex:${parent};`)}${pattern}.*$`;
+  const indexRule = (pattern: string, order: number, to: string): BuiltNaptr => {
+    const s = substitution(ereOf(pattern), [{ kind: 'text', text: bare(to) }], true);
+    // Unit characters, quoted: always representable (an empty REGEXP would fail zone check).
+    const regexp = s.ok ? s.value : '';
+    return { order, preference: 10, flags: '', services: '', regexp, replacement: '.' };
+  };
+  // The longest label a child gets (d9- and 40 octets) stands for every child's.
+  const longest = `d9-${'x'.repeat(40)}.${INDEX_LABEL}.${top}`;
+  const checks: IndexChecks = {
+    fits: (routes) =>
+      withDefault(
+        routes.flatMap((r, i) => {
+          const b = routeRecords(r, routeOrder(i));
+          return b.ok ? b.value : [];
+        }),
+      ),
+    fitsRule: (pattern) => ereOf(pattern).length <= 200,
+    fitsIndex: (patterns) =>
+      withDefault(patterns.map((p, i) => indexRule(p, routeOrder(i), longest))),
+  };
+  const lines: string[] = [];
+  const visit = (node: IndexNode, ownerName: string) => {
+    const owner = ownerText(ownerName, z);
+    let i = 0;
+    for (const route of node.routes) {
+      const e = { route, order: routeOrder(i++), label: labels.get(route)! };
+      lines.push(...routeLines(owner, e, canonical, diagnostics).lines);
+    }
+    for (const child of node.children) {
+      const to = absolute(indexOwner(child, top));
+      const aus = canonical(firstRoute(child).example);
+      const rule = indexRule(child.pattern, routeOrder(i++), to);
+      lines.push(`; index -> ${to}`, naptrLine(owner, rule), `; expect ${aus} -> ${to}`);
+    }
+    if (table.default) {
+      const e = { route: table.default, order: defaultOrder(i), label: 'default: any other URN' };
+      lines.push(...routeLines(owner, e, canonical, diagnostics).lines);
+    }
+    for (const child of node.children) visit(child, indexOwner(child, top));
+  };
+  visit(planIndex(table.routes, checks, quoteEre), table.owner);
+  return lines;
+}
+
+/** The rules of a table at its owner, one after the other, with a diagnostic when their answer is too big. */
+function flatLines(
+  table: RoutingTable,
+  labels: ReadonlyMap<Route, string>,
+  canonical: (urn: string) => string,
+  diagnostics: TableDiagnostic[],
+): string[] {
+  const owner = ownerText(table.owner, absolute(table.zone));
+  const all: RuleEntry[] = table.routes.map((r, i) => ({
+    route: r,
+    order: routeOrder(i),
+    label: labels.get(r)!,
+  }));
+  if (table.default) {
+    const order = defaultOrder(table.routes.length);
+    all.push({ route: table.default, order, label: 'default: any other URN' });
+  }
+  const lines: string[] = [];
+  const records: BuiltNaptr[] = [];
+  for (const e of all) {
+    const r = routeLines(owner, e, canonical, diagnostics);
+    lines.push(...r.lines);
+    records.push(...r.records);
+  }
+  const size = naptrAnswerSize(records);
+  if (size > MESSAGE_BUDGET) {
+    const hint =
+      siblingParent(table.routes) === undefined
+        ? ''
+        : '; index: true spreads them over owners that each fit';
+    diagnostics.push({
+      code: 'TABLE_RRSET_TOO_LARGE',
+      message: `the ${records.length} rules at ${absolute(table.owner)} make a NAPTR answer of about ${size} octets, more than a DNS message holds (65,535): no lookup there can be answered${hint}`,
+      severity: 'error',
+      position: { line: 1, column: 1 },
+    });
+  }
+  if (!table.default) {
+    lines.push('; default: none (any other URN fails here)');
+    if (table.routes.length > 0) lines.push(`; expect ${unroutedExample(table.routes)} -> fail`);
+  }
+  return lines;
+}
+
 /**
  * The zone file of a table. `canonical` turns an example URN into the AUS
  * the client would build (the caller passes the URN library's normaliser).
@@ -292,52 +454,24 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
   ];
   for (const ns of table.ns) lines.push(`@ IN NS ${absolute(ns.name)}`);
   for (const ns of table.ns) lines.push(...addressLines(ns.name, ns.addresses, z));
-  const owner = ownerText(table.owner, z);
-  const all: { route: Route; order: number; label: string }[] = table.routes.map((r, i) => ({
-    route: r,
-    order: routeOrder(i),
-    label: `route ${i + 1}: ${prefixUrn(r.prefix!)}`,
-  }));
-  if (table.default) {
-    all.push({
-      route: table.default,
-      order: defaultOrder(table.routes.length),
-      label: 'default: any other URN',
+  const labels = new Map(
+    table.routes.map((r, i) => [r, `route ${i + 1}: ${prefixUrn(r.prefix!)}`]),
+  );
+  const parent = table.index ? siblingParent(table.routes) : undefined;
+  if (table.index && parent === undefined) {
+    diagnostics.push({
+      code: 'TABLE_INDEX_NOT_SIBLINGS',
+      message:
+        'index: true needs routes that are all one level below one jurisdiction (br;minas.gerais;<city>...)',
+      severity: 'error',
+      position: table.indexPosition ?? { line: 1, column: 1 },
     });
   }
-  for (const { route, order, label } of all) {
-    const built = routeRecords(route, order);
-    if (!built.ok) {
-      diagnostics.push({
-        code: built.error.code,
-        message: `${label}: the rule cannot be written: ${built.error.message}`,
-        severity: 'error',
-        position: route.position ?? { line: 1, column: 1 },
-      });
-      continue;
-    }
-    lines.push(`; ${label} -> ${describeTarget(route.target)}`);
-    for (const c of commentLines(route.comment)) lines.push(c);
-    for (const r of built.value) {
-      for (const f of [r.flags, r.services, r.regexp]) {
-        if (new TextEncoder().encode(f).length > 255) {
-          diagnostics.push({
-            code: 'TABLE_FIELD_TOO_LONG',
-            message: `${label}: a NAPTR field is over 255 octets: ${f.slice(0, 40)}...`,
-            severity: 'error',
-            position: route.position ?? { line: 1, column: 1 },
-          });
-        }
-      }
-      lines.push(naptrLine(owner, r));
-    }
-    const aus = canonical(route.example);
-    lines.push(`; expect ${aus} -> ${expectedResult(route, aus)}`);
-  }
-  if (!table.default) {
-    lines.push('; default: none (any other URN fails here)');
-    if (table.routes.length > 0) lines.push(`; expect ${unroutedExample(table.routes)} -> fail`);
-  }
+  lines.push(
+    ...(parent === undefined
+      ? flatLines(table, labels, canonical, diagnostics)
+      : indexLines(table, parent, labels, canonical, diagnostics)),
+  );
   const routes = table.default ? [...table.routes, table.default] : table.routes;
   lines.push(...targetLines(routes, z));
   return { text: lines.join('\n') + '\n', diagnostics };

@@ -13,6 +13,7 @@ export const ROUTE_CODES = {
   // Shape of the YAML document.
   TABLE_NOT_MAPPING: 'a value that must be a mapping (key: value) is not one',
   TABLE_NOT_LIST: 'SRV targets are not a list of mappings',
+  TABLE_NOT_BOOLEAN: 'a value that must be true or false is not one',
   TABLE_NOT_STRING: 'a value that must be a string (or a list of strings) is not one',
   TABLE_UNKNOWN_KEY: 'a key the table format does not have at that place',
   TABLE_MISSING_KEY: 'a required key is missing (an ns name, an SRV target or port ...)',
@@ -54,6 +55,10 @@ export const ROUTE_CODES = {
   TABLE_ROUTE_LOOP: "a delegation to the table's own zone and owner (clients would loop)",
   // NAPTR rules (core/routes/build.ts).
   TABLE_FIELD_TOO_LONG: 'a NAPTR field of the rule is over 255 octets',
+  TABLE_RRSET_TOO_LARGE:
+    "the rules at the table's owner make a NAPTR answer larger than a DNS message holds (65,535 octets); sibling routes can be spread with index: true",
+  TABLE_INDEX_NOT_SIBLINGS:
+    'index: true on a table whose routes are not all one level below one jurisdiction',
   TABLE_UNREPRESENTABLE: 'the rule has no RFC 3402 substitution spelling',
   TABLE_UNREADABLE: 'lexroute zone build: the routing table file cannot be read',
   // Prefixes (core/routes/prefix.ts).

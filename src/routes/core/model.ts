@@ -103,6 +103,10 @@ export interface RoutingTable {
   readonly default: Route | null;
   /** Comment lines written at the top of the zone file. */
   readonly comment?: string;
+  /** Spread sibling routes over index owners (`route-index.ts`). */
+  readonly index?: boolean;
+  /** Where the table says `index`. */
+  readonly indexPosition?: TablePosition;
 }
 
 /** A table problem, with the table's line and column. */
