@@ -36,12 +36,17 @@ Table (see README "Routing tables"):
   zone: lex.senado.gov.br.
   soa: { mname: ns1.lex.senado.gov.br., rname: hostmaster.senado.gov.br., serial: 2026112001 }
   ns: [ { name: ns1.lex.senado.gov.br., address: 127.0.0.1 } ]
+  index: true                         # many sibling routes: spread over lex-route-index owners
   routes:
     - prefix: br;sao.paulo            # jurisdiction[;unit...][:authority[:measure]]
       zone: lex.sao-paulo.gov.br.     # or url: (U), srv: (S), host: (A), handoff: (P)
   default:                            # or: default: none
     url: http://127.0.0.1:8300/uri-res/{service}?{urn}
     services: [N2L, N2Ls, N2C]
+
+Rules that would not fit in one DNS message at the owner are an error
+(TABLE_RRSET_TOO_LARGE); index: true spreads routes one level below one
+jurisdiction over owners whose answers each fit in 1,232 octets.
 
 Problems are printed as TABLE:line:col: CODE message.
 
