@@ -659,8 +659,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let l: Listeners;
   try {
     await firstLoad(reload, config, sources, log);
-    const notify: NotifyHook | undefined =
-      secondaries && ((m, s, k) => secondaries.notify(m, s, k));
+    const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
   } catch (e) {
     await stop();
