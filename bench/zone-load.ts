@@ -41,7 +41,7 @@ if (process.argv[2] === '--child') {
   const { loadZoneFile } = (await import(loader)) as LoadModule;
   const lintModule = lint
     ? ((await import(
-        loader.replace(/zonefile\/load\.(ts|js)$/, 'core/ddds/lint/naptr-lint.$1')
+        loader.replace(/authority\/zones\/load\.(ts|js)$/, 'ddds/core/lint/naptr-lint.$1')
       )) as LintModule)
     : undefined;
   const cpu = () => {
