@@ -165,5 +165,14 @@ describe.skipIf(signer.skipReason !== undefined)('resolve --validate', () => {
     expect(missing.stderr()).toContain('DNSSEC_TRUST_ANCHOR');
     expect(await run(['resolve', '--validate', '--dnssec', IT], captureIo())).toBe(2);
     expect(await run(['resolve', '--require-secure', IT], captureIo())).toBe(2);
+    expect(await run(['resolve', '--no-root-anchors', IT], captureIo())).toBe(2);
+    const none = captureIo();
+    expect(await run(['resolve', '--validate', '--no-root-anchors', IT], none)).toBe(2);
+    expect(none.stderr()).toContain('--trust-anchor');
+  });
+
+  it('--no-root-anchors: the given anchor alone still makes the chain secure', async () => {
+    const r = await resolve('--server', IT, '--no-root-anchors', '--require-secure', '--json');
+    expect(r.code, r.out + r.err).toBe(0);
   });
 });

@@ -71,6 +71,9 @@ Options:
                       DNSKEY records (as \`dev --dnssec\` writes
                       trust-anchor.key), a BIND trust-anchors file, or IANA's
                       root-anchors.xml (repeatable)
+  --no-root-anchors   with --validate: leave the built-in root keys out, so
+                      only the --trust-anchor files count (a private chain
+                      that must not validate through the public root)
   --require-secure    with --validate: fail (DNSSEC_INSECURE) unless every
                       step is secure
   --batch FILE|-      resolve one URN per line (# comments), one JSON line
@@ -110,6 +113,7 @@ const OPTIONS = {
   dnssec: { type: 'boolean' },
   validate: { type: 'boolean' },
   'trust-anchor': { type: 'string', multiple: true },
+  'no-root-anchors': { type: 'boolean' },
   'require-secure': { type: 'boolean' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
@@ -378,11 +382,16 @@ function setup(
  */
 function validateOptions(values: Values): { validate?: ValidateOptions; requireSecure?: boolean } {
   const files = values['trust-anchor'] ?? [];
+  const noRoot = values['no-root-anchors'] === true;
   if (!values.validate) {
-    if (files.length > 0 || values['require-secure'])
-      throw new UsageError('--trust-anchor and --require-secure go with --validate');
+    if (files.length > 0 || values['require-secure'] || noRoot)
+      throw new UsageError(
+        '--trust-anchor, --no-root-anchors and --require-secure go with --validate',
+      );
     return {};
   }
+  if (noRoot && files.length === 0)
+    throw new UsageError('--no-root-anchors leaves no trust anchor: give --trust-anchor FILE');
   if (values.dnssec)
     throw new UsageError(
       "--validate (lexroute validates) and --dnssec (trust the resolver's AD) exclude each other",
@@ -405,7 +414,7 @@ function validateOptions(values: Values): { validate?: ValidateOptions; requireS
     trustAnchors.push(...r.anchors);
   }
   return {
-    validate: { trustAnchors },
+    validate: { trustAnchors, ...(noRoot ? { rootAnchors: false } : {}) },
     ...(values['require-secure'] ? { requireSecure: true } : {}),
   };
 }
