@@ -3,11 +3,12 @@
  * and dnssec-signzone: the anchor zone `v.test.` (NSEC) delegating to a
  * secure NSEC3 child, an unsigned child, a child whose DS is wrong, a child
  * whose DS names an algorithm nobody implements (253), an NSEC3 opt-out
- * child with an unsigned grandchild, and a child signed with signatures that
- * expired; a wildcard NAPTR and a DNAME in the anchor zone.
+ * child with an unsigned grandchild, a child signed with signatures that
+ * expired, and a child whose NSEC3 takes 200 iterations (ldns-signzone); a
+ * wildcard NAPTR and a DNAME in the anchor zone.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bindKeygen } from './bind-sign.ts';
 import { signZoneFile } from '../../src/dnssec/sign.ts';
@@ -38,6 +39,25 @@ function sign(dir: string, origin: string, text: string, extra: string[] = []): 
     ['-q', '-K', keyDir, '-d', dir, '-o', origin, '-S', '-f', out, ...extra, src],
     { stdio: 'pipe' },
   );
+  return out;
+}
+
+/**
+ * Signed by ldns-signzone with NSEC3 of `iterations` extra iterations
+ * (dnssec-signzone refuses more than 150; RFC 9276 section 3.2 lets
+ * validators treat more as insecure).
+ */
+function signLdns(dir: string, origin: string, text: string, iterations: number): string {
+  const src = path.join(dir, `${origin}src`);
+  writeFileSync(src, text);
+  const out = path.join(dir, `${origin}zone`);
+  const keyDir = path.join(dir, `keys-${origin}`);
+  const keys = readdirSync(keyDir)
+    .filter((f) => f.endsWith('.key'))
+    .map((f) => path.join(keyDir, f.slice(0, -4)));
+  execFileSync('ldns-signzone', ['-n', '-t', String(iterations), '-f', out, src, ...keys], {
+    stdio: 'pipe',
+  });
   return out;
 }
 
@@ -85,6 +105,7 @@ export async function buildValidateChain(dir: string): Promise<ValidateChain> {
     ['alg.v.test.', []],
     ['oo.v.test.', [...nsec3, '-A']],
     ['exp.v.test.', []],
+    ['it.v.test.', []],
   ];
   const ds: string[] = [];
   for (const [origin, args] of children) {
@@ -97,7 +118,9 @@ export async function buildValidateChain(dir: string): Promise<ValidateChain> {
     files.push(
       origin === 'exp.v.test.'
         ? await signExpired(dir, origin, text)
-        : sign(dir, origin, text, args),
+        : origin === 'it.v.test.'
+          ? signLdns(dir, origin, text, 200)
+          : sign(dir, origin, text, args),
     );
     let line = dsOf(path.join(dir, `keys-${origin}`), origin);
     if (origin === 'bad.v.test.') {
@@ -111,7 +134,7 @@ export async function buildValidateChain(dir: string): Promise<ValidateChain> {
   }
   files.push(write(dir, 'ins.v.test.', zoneText('ins.v.test.', `naptr ${NAPTR}\n`)));
   files.push(write(dir, 'un.oo.v.test.', zoneText('un.oo.v.test.', `naptr ${NAPTR}\n`)));
-  const delegations = ['sec', 'ins', 'bad', 'alg', 'oo', 'exp']
+  const delegations = ['sec', 'ins', 'bad', 'alg', 'oo', 'exp', 'it']
     .map((c) => `${c} NS ns.${c}\nns.${c} A 127.0.0.1`)
     .join('\n');
   const top = 'v.test.';

@@ -4,7 +4,7 @@
  * served by lexroute's server on 127.0.0.1: NSEC and NSEC3, an opt-out
  * span, a wildcard NAPTR, a DNAME, an unsigned delegation, expired
  * signatures, a wrong DS, a DS of an unknown algorithm, a corrupted
- * signature. Each row: lexroute's verdict (stub and iterative with
+ * signature, NSEC3 of 200 iterations (RFC 9276). Each row: lexroute's verdict (stub and iterative with
  * node:crypto, stub with WebCrypto as the browser build validates) and
  * delv's, which must agree.
  */
@@ -138,6 +138,14 @@ const CASES: readonly [string, QueryType, Status, string | undefined, string][] 
   ],
   ['naptr.bad.v.test.', 'NAPTR', 'bogus', 'BOGUS_DS_MISMATCH', 'wrong DS'],
   ['naptr.exp.v.test.', 'NAPTR', 'bogus', 'BOGUS_EXPIRED', 'expired signatures'],
+  ['naptr.it.v.test.', 'NAPTR', 'secure', undefined, 'NSEC3 of 200 iterations, positive'],
+  [
+    'nope.it.v.test.',
+    'NAPTR',
+    'insecure',
+    'INSECURE_NSEC3_ITERATIONS',
+    'NSEC3 NXDOMAIN of 200 iterations (RFC 9276)',
+  ],
   ['www.v.test.', 'A', 'bogus', 'BOGUS_SIGNATURE', 'corrupted signature'],
 ];
 
