@@ -13,7 +13,12 @@
  *   answer; any other N2L URL that redirects fails with
  *   HTTP_OPAQUE_REDIRECT.
  * - The addresses of S/A hosts found over DoH cannot be pinned for the
- *   HTTP request: the browser resolves the host name itself.
+ *   HTTP request: the browser resolves the host name itself. When it
+ *   cannot (a name only the DoH server knows, as the sample chain's
+ *   `resolver.lex.campinas.sp.gov.br`) and the URL is plain `http:`, the
+ *   request is made again to the address DoH gave, which the trace's
+ *   exchange shows (`addressedUrl`); an `https:` URL keeps the name (its
+ *   certificate names the host).
  * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
@@ -124,6 +129,47 @@ export async function browserThttp(
   return { service: 'N2L', urls: list.urls.slice(0, 1), exchanges: list.exchanges };
 }
 
+/**
+ * `url` with its host replaced by `address` (an IPv6 one in brackets), when
+ * it is plain http and its host is the pinned one; undefined otherwise.
+ */
+export function addressedUrl(url: string, pins: WalkNeedPins): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== 'http:') return undefined;
+  const host = u.hostname.toLowerCase().replace(/\.$/, '');
+  const pin = pins.find((p) => p.host.toLowerCase().replace(/\.$/, '') === host);
+  if (pin === undefined) return undefined;
+  u.hostname = pin.address.includes(':') ? `[${pin.address}]` : pin.address;
+  return u.href;
+}
+
+type WalkNeedPins = Extract<WalkNeed, { kind: 'http' }>['pins'];
+
+/**
+ * The THTTP step of a page: by the URL's host name, as the browser resolves
+ * it; when that fails to connect and DoH gave the host's address, again by
+ * the address (see the module comment).
+ */
+export async function pagesThttp(
+  get: HttpGet,
+  need: Extract<WalkNeed, { kind: 'http' }>,
+  options: { timeoutMs?: number; signal?: AbortSignal },
+): Promise<HttpStepResult> {
+  try {
+    return await browserThttp(get, need.url, need.service, options);
+  } catch (e) {
+    const byAddress = addressedUrl(need.url, need.pins);
+    if (!(e instanceof HttpStepError) || e.code !== 'HTTP_NETWORK' || byAddress === undefined)
+      throw e;
+    return browserThttp(get, byAddress, need.service, options);
+  }
+}
+
 /** A client for pages: DoH lookups behind a DNS cache, THTTP through fetch. */
 export class BrowserLexClient implements WalkHost {
   readonly cache: DnsCache | undefined;
@@ -184,7 +230,7 @@ export class BrowserLexClient implements WalkHost {
     need: Extract<WalkNeed, { kind: 'http' }>,
     signal: AbortSignal | undefined,
   ): Promise<HttpStepResult> {
-    return browserThttp(this.get, need.url, need.service, {
+    return pagesThttp(this.get, need, {
       ...(this.options.httpTimeoutMs !== undefined
         ? { timeoutMs: this.options.httpTimeoutMs }
         : {}),

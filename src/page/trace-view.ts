@@ -189,11 +189,53 @@ function lookupView(s: LookupTraceStep): HTMLLIElement {
   );
 }
 
+const hostOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Who found the HTTP host's address: the browser (its own name resolution,
+ * which a page cannot replace), or, when the browser could not and the
+ * step fell back to it, the address DoH gave.
+ */
+function nameResolutionNote(s: HttpTraceStep): HTMLElement[] {
+  const host = hostOf(s.url);
+  if (host === undefined || /^[\d.]+$|^\[/.test(host)) return [];
+  const sent = s.exchanges.map((x) => hostOf(x.url)).find((h) => h !== host);
+  if (sent !== undefined) {
+    return [
+      el(
+        'p',
+        { class: 'name-resolution', 'data-by': 'doh' },
+        'The browser could not resolve ',
+        code(host),
+        '; the request went to the address the DoH lookups gave, ',
+        code(sent),
+        ' (plain http only: an https certificate names the host).',
+      ),
+    ];
+  }
+  return [
+    el(
+      'p',
+      { class: 'name-resolution', 'data-by': 'browser' },
+      "This step relies on the browser's own name resolution of ",
+      code(host),
+      ' (a page cannot send a request to the address a DoH lookup found).',
+    ),
+  ];
+}
+
 function httpView(s: HttpTraceStep): HTMLLIElement {
   return el(
     'li',
     { class: 'step', 'data-kind': 'http', 'data-url': s.url },
     el('h3', {}, 'THTTP request'),
+    ...nameResolutionNote(s),
     ...s.exchanges.map((x) =>
       el(
         'p',

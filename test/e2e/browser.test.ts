@@ -202,6 +202,30 @@ describe.skipIf(chromium.path === undefined)('the resolution page in headless Ch
     expect(r.links[0]).toBe('http://www.kremlin.ru/acts/bank/45726');
   });
 
+  it('an S rule whose host only DoH knows (Campinas, the featured URN): reached by the DoH address', async () => {
+    const r = await resolve(
+      'urn:lex:br;sao.paulo;campinas:municipal:lei.complementar:2018-01-08;189',
+      'campinas-srv',
+    );
+    expect(r.state, r.trace).toBe('resolved');
+    expect(r.links[0]).toBe(
+      'https://bibliotecajuridica.campinas.sp.gov.br/index/visualizarleis/id/139626',
+    );
+    // NAPTR "s" -> SRV -> A over DoH, then THTTP: the name the SRV gives is not one the
+    // browser can resolve, so the request goes to the address the A lookup gave.
+    expect(r.steps.map((x) => x.kind)).toEqual(expect.arrayContaining(['srv', 'address', 'http']));
+    const http = r.steps.find((x) => x.kind === 'http')!;
+    expect(http.exchanges[0]!.url).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/uri-res\/N2Ls\?/);
+    const note = await page.getAttribute(
+      '#steps li.step[data-kind="http"] .name-resolution',
+      'data-by',
+    );
+    expect(note).toBe('doh');
+    expect(await page.textContent('#steps li.step[data-kind="http"] .name-resolution')).toContain(
+      'resolver.lex.campinas.sp.gov.br',
+    );
+  });
+
   it('an unregistered jurisdiction fails with its code, and shows the trace so far', async () => {
     const r = await resolve('urn:lex:fr:etat:loi:2004-05-15;106', 'france-unregistered');
     expect(r.state).toBe('failed');
