@@ -261,11 +261,14 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     const { store, tmp } = await openDevCatalogue(setup);
     const counts = store.counts();
     let dohUrl = '';
-    const resolvers = await startResolvers(setup, store, () => dohUrl);
+    let anchors = '';
+    const resolvers = await startResolvers(setup, store, () => dohUrl, () => anchors);
     const zones = await prepareZones(setup, resolvers);
     const dnssec = options.dnssec
       ? await signServed(zones.zoneFiles, zones.served, tmp, closers)
       : undefined;
+    // The page validates from the sample root's key (it replaces the real root's).
+    anchors = dnssec ? `${dnssec.anchor}\n` : '';
     const dns = await startDnsServers(setup, zones.served);
     const doh = await startDohView(
       zones.served.flatMap(zoneEntries),
@@ -358,6 +361,7 @@ async function startResolvers(
   setup: Setup,
   store: DevStore,
   dohUrl: () => string,
+  trustAnchors: () => string,
 ): Promise<RunningResolverInstance[]> {
   const { options, closers } = setup;
   const resolvers: RunningResolverInstance[] = [];
@@ -373,7 +377,7 @@ async function startResolvers(
         ...store.counts(),
       }),
       // The resolution page, over the chain's DoH endpoint (started last).
-      page: { doh: dohUrl, script: pageScript },
+      page: { doh: dohUrl, script: pageScript, trustAnchors },
     });
     let running: RunningResolver;
     try {

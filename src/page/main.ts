@@ -14,7 +14,8 @@ import {
   type ResolveResult,
   type Trace,
 } from '../client/portable.ts';
-import type { Service } from '../ddds/core/trace.ts';
+import type { Service, TraceStep } from '../ddds/core/trace.ts';
+import { parseTrustAnchors } from '../dnssec/core/validate/anchors.ts';
 import { traceView } from './trace-view.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -28,16 +29,70 @@ const links = $<HTMLUListElement>('links');
 const traceOut = $<HTMLPreElement>('trace');
 const stepsOut = $<HTMLElement>('steps');
 const errorOut = $<HTMLElement>('error');
+const validateInput = $<HTMLInputElement>('validate');
+const anchorsInput = $<HTMLTextAreaElement>('anchors');
+const dnssecOut = $<HTMLElement>('dnssec');
 
 let client: BrowserLexClient | undefined;
-let clientDoh = '';
+let clientKey = '';
 
-function clientFor(doh: string): BrowserLexClient {
-  if (client === undefined || clientDoh !== doh) {
-    client = new BrowserLexClient({ doh });
-    clientDoh = doh;
-  }
+/**
+ * The client for a DoH URL and the validation asked for: the anchors typed
+ * (or given by the server) replace the root's keys; none: the root's keys.
+ * A text that holds no anchor throws (shown as DNSSEC_TRUST_ANCHOR).
+ */
+function clientFor(doh: string, validate: boolean, anchorsText: string): BrowserLexClient {
+  const key = JSON.stringify([doh, validate, validate ? anchorsText : '']);
+  if (client !== undefined && clientKey === key) return client;
+  let options: ConstructorParameters<typeof BrowserLexClient>[0] = { doh };
+  if (validate && anchorsText.trim() !== '') {
+    const r = parseTrustAnchors(anchorsText, 'trust anchors', Date.now() / 1000);
+    if ('problem' in r) throw new Error(`DNSSEC_TRUST_ANCHOR: ${r.problem.message}`);
+    options = { doh, validate: { trustAnchors: r.anchors, rootAnchors: false } };
+  } else if (validate) options = { doh, validate: { trustAnchors: [] } };
+  client = new BrowserLexClient(options);
+  clientKey = key;
   return client;
+}
+
+/**
+ * The chain's verdict from its DNS steps: bogus if one is, insecure from the
+ * first insecure step on, secure when every step is (with the anchors used).
+ */
+function chainVerdict(steps: readonly TraceStep[]): { status: string; text: string } {
+  const verdicts = steps.flatMap((s) =>
+    'validation' in s && s.validation !== undefined ? [{ s, v: s.validation }] : [],
+  );
+  if (verdicts.length === 0) return { status: 'none', text: '' };
+  const bogus = verdicts.find((x) => x.v.status === 'bogus');
+  if (bogus && bogus.v.status === 'bogus')
+    return { status: 'bogus', text: `DNSSEC: bogus (${bogus.v.code}: ${bogus.v.detail})` };
+  const insecure = verdicts.find((x) => x.v.status === 'insecure');
+  if (insecure && insecure.v.status === 'insecure')
+    return {
+      status: 'insecure',
+      text: `DNSSEC: insecure (${insecure.v.code}: ${insecure.v.detail})`,
+    };
+  const anchors = [...new Set(verdicts.map((x) => (x.v.status === 'secure' ? x.v.anchor : '')))];
+  return {
+    status: 'secure',
+    text: `DNSSEC: secure, every one of the ${verdicts.length} lookups validated here from the trust anchor at ${anchors.map((a) => (a === '.' ? 'the root (.)' : a)).join(', ')}`,
+  };
+}
+
+/** The chain's verdict under the status line (`#dnssec`), or nothing when the page did not validate. */
+function showVerdict(steps: readonly TraceStep[] | undefined, failure?: ResolveError): void {
+  const v = steps ? chainVerdict(steps) : undefined;
+  const bogus = failure?.code === 'DNSSEC_BOGUS';
+  if (v === undefined || (v.status === 'none' && !bogus)) {
+    dnssecOut.hidden = true;
+    delete dnssecOut.dataset.verdict;
+    return;
+  }
+  dnssecOut.hidden = false;
+  dnssecOut.dataset.verdict = bogus ? 'bogus' : v.status;
+  dnssecOut.textContent =
+    bogus && v.status !== 'bogus' ? `DNSSEC: bogus (${failure.message})` : v.text;
 }
 
 function link(href: string, text: string): HTMLAnchorElement {
@@ -86,10 +141,13 @@ async function run(urn: string, doh: string, service: Service): Promise<void> {
   delete status.dataset.state;
   status.textContent = `resolving ${urn} through ${doh} ...`;
   form.setAttribute('aria-busy', 'true');
+  showVerdict(undefined);
   try {
-    const r = await clientFor(doh).resolve(urn, { service });
+    const c = clientFor(doh, validateInput.checked, anchorsInput.value);
+    const r = await c.resolve(urn, { service });
     showResult(r);
     showTrace(r.trace);
+    showVerdict(r.trace.steps);
     status.textContent = r.kind === 'resolved' ? `resolved (${r.urls.length} link(s))` : 'hand-off';
     status.dataset.state = 'resolved';
   } catch (e) {
@@ -97,7 +155,10 @@ async function run(urn: string, doh: string, service: Service): Promise<void> {
     errorOut.hidden = false;
     errorOut.dataset.code = code;
     errorOut.textContent = `${code}: ${e instanceof Error ? e.message : String(e)}`;
-    if (e instanceof ResolveError) showTrace(e.trace);
+    if (e instanceof ResolveError) {
+      showTrace(e.trace);
+      showVerdict(e.trace.steps, e);
+    }
     status.textContent = `failed: ${code}`;
     status.dataset.state = 'failed';
   } finally {

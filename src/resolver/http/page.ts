@@ -18,10 +18,20 @@ export interface PageOptions {
   readonly doh: () => string;
   /** The bundled script (see `pageScript`). */
   readonly script: () => Promise<string>;
+  /**
+   * Trust anchors for the page's DNSSEC validation (DS or DNSKEY records in
+   * zone-file form, as `dev --dnssec` writes them): with some, the page
+   * validates by default from them alone; without, validation is a choice,
+   * from the root's keys.
+   */
+  readonly trustAnchors?: () => string;
 }
 
-/** The page's HTML, with `doh` as the DoH URL filled in. */
-export function pageHtml(doh: string): string {
+/**
+ * The page's HTML, with `doh` as the DoH URL filled in and `anchors` as the
+ * trust anchors (validation on by default when there are some).
+ */
+export function pageHtml(doh: string, anchors = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -32,7 +42,8 @@ export function pageHtml(doh: string): string {
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem; }
   label { display: block; font-weight: 600; margin-top: 0.75rem; }
   input, select, button { font: inherit; max-width: 100%; box-sizing: border-box; }
-  input[type=text], input[type=url] { width: 100%; padding: 0.4rem; }
+  input[type=text], input[type=url], textarea { width: 100%; padding: 0.4rem; box-sizing: border-box; font: 0.85rem monospace; }
+  label:has(#validate) { font-weight: 400; }
   button { margin-top: 0.75rem; padding: 0.4rem 1.2rem; }
   :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
   pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f4f4f4; padding: 0.75rem; font-size: 0.85rem; }
@@ -77,9 +88,17 @@ export function pageHtml(doh: string): string {
   <label for="doh">DNS over HTTPS URL</label>
   <input id="doh" name="doh" type="url" required value="${escapeHtml(doh)}"
     placeholder="https://dns.example/dns-query">
+  <label><input id="validate" name="validate" type="checkbox"${anchors.trim() !== '' ? ' checked' : ''}>
+    Validate DNSSEC here (WebCrypto), from the trust anchors below</label>
+  <details id="anchors-box"${anchors.trim() !== '' ? ' data-given="true"' : ''}>
+  <summary>Trust anchors (empty: the root's keys, KSK-2017 and KSK-2024)</summary>
+  <textarea id="anchors" name="anchors" rows="3" spellcheck="false"
+    aria-label="Trust anchors: DS or DNSKEY records">${escapeHtml(anchors.trim())}</textarea>
+  </details>
   <button type="submit">Resolve</button>
 </form>
 <p id="status" role="status" aria-live="polite"></p>
+<p id="dnssec" hidden></p>
 <p id="error" role="alert" hidden></p>
 <h2>Links</h2>
 <ul id="links"></ul>
@@ -153,7 +172,7 @@ export function pageRoute(
     return out.send(
       200,
       { 'content-type': 'text/html; charset=utf-8', vary: 'Accept' },
-      pageHtml(page.doh()),
+      pageHtml(page.doh(), page.trustAnchors?.() ?? ''),
       'no-cache',
     );
   }
