@@ -117,3 +117,52 @@ export interface DnssecCrypto {
   /** The DS digest of `data`. */
   digest(type: number, data: Uint8Array): Uint8Array | Promise<Uint8Array>;
 }
+
+/** Signatures whose verification a validator remembers (most; the oldest go first). */
+export const VERIFIED_MEMO = 4096;
+
+const sameOctets = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * `crypto` with a memory of the signatures it found valid: the same
+ * signature over the same data with the same key is not checked again. A
+ * client that asks the same signed RRset again (its DNS cache off or
+ * expired, the answer fetched anew) then pays a comparison of octets, not
+ * an ECDSA or RSA verification; the RRSIG's validity period is still
+ * checked by the caller every time. Only successes are kept, each with its
+ * exact key and data, so a signature replayed over other data or with
+ * another key is verified in full (and fails).
+ */
+export function rememberingVerifier(crypto: DnssecCrypto, most = VERIFIED_MEMO): DnssecCrypto {
+  const seen = new Map<string, { alg: number; publicKey: Uint8Array; data: Uint8Array }>();
+  const keep = (k: string, alg: number, publicKey: Uint8Array, data: Uint8Array) => {
+    if (seen.size >= most) seen.delete(seen.keys().next().value!);
+    seen.set(k, { alg, publicKey: publicKey.slice(), data: data.slice() });
+  };
+  return {
+    supportsAlgorithm: (alg) => crypto.supportsAlgorithm(alg),
+    supportsDigest: (type) => crypto.supportsDigest(type),
+    digest: (type, data) => crypto.digest(type, data),
+    verify(alg, publicKey, data, signature) {
+      const k = String.fromCharCode(...signature);
+      const hit = seen.get(k);
+      if (
+        hit &&
+        hit.alg === alg &&
+        sameOctets(hit.publicKey, publicKey) &&
+        sameOctets(hit.data, data)
+      )
+        return true;
+      const r = crypto.verify(alg, publicKey, data, signature);
+      if (typeof r === 'boolean') {
+        if (r) keep(k, alg, publicKey, data);
+        return r;
+      }
+      return r.then((ok) => {
+        if (ok) keep(k, alg, publicKey, data);
+        return ok;
+      });
+    },
+  };
+}

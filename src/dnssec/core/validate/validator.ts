@@ -26,7 +26,7 @@ import {
   wireToKey,
 } from '../../../dns/core/wire/name.ts';
 import { keyAncestor } from '../../../dns/core/zone/dnssec.ts';
-import type { DnssecCrypto } from './crypto.ts';
+import { rememberingVerifier, type DnssecCrypto } from './crypto.ts';
 import {
   dsDenial,
   provesNodata,
@@ -116,11 +116,14 @@ export const NSEC3_MAX_ITERATIONS = 150;
 export class Validator {
   private readonly host: ValidatorHost;
   private readonly anchors: ReadonlyMap<string, readonly KeyRef[]>;
+  /** The host's crypto, remembering the signatures it verified (`rememberingVerifier`). */
+  private readonly crypto: DnssecCrypto;
   private readonly zones = new Map<string, Entry<ZoneState>>();
   private readonly delegations = new Map<string, Entry<DsState>>();
 
   constructor(host: ValidatorHost) {
     this.host = host;
+    this.crypto = rememberingVerifier(host.crypto);
     const anchors = new Map<string, KeyRef[]>();
     for (const a of host.anchors) {
       const key = nameKey(a.owner);
@@ -234,7 +237,7 @@ export class Validator {
     anchor: string,
   ): Promise<ZoneState> {
     const name = keyToName(zone);
-    const usable = refs.filter((r) => usableRef(r, this.host.crypto));
+    const usable = refs.filter((r) => usableRef(r, this.crypto));
     if (usable.length === 0)
       return insecure(
         'INSECURE_UNSUPPORTED_ALGORITHM',
@@ -249,14 +252,14 @@ export class Validator {
     const all = set.records
       .map((k) => zoneKeyOf(k.rdata))
       .filter((k): k is ZoneKey => k !== undefined);
-    const entry = await matchingKeys(zone, all, usable, this.host.crypto);
+    const entry = await matchingKeys(zone, all, usable, this.crypto);
     if (entry.length === 0)
       return bogus(
         'BOGUS_DS_MISMATCH',
         `no DNSKEY of ${name} matches its DS or trust anchor records`,
         name,
       );
-    const check = await checkSignatures(set, zone, entry, this.host.crypto, this.host.now());
+    const check = await checkSignatures(set, zone, entry, this.crypto, this.host.now());
     if (!check.ok)
       return bogus(
         check.code === 'BOGUS_SIGNATURE' ? 'BOGUS_NO_DNSKEY' : check.code,
@@ -437,13 +440,7 @@ export class Validator {
     if (!f) return this.unsigned(set.key, set.key);
     const state = await this.zoneKeys(f.signer);
     if (state.status !== 'secure') return state;
-    const check = await checkSignatures(
-      set,
-      f.signer,
-      state.keys,
-      this.host.crypto,
-      this.host.now(),
-    );
+    const check = await checkSignatures(set, f.signer, state.keys, this.crypto, this.host.now());
     if (!check.ok) return bogus(check.code, `${what}: ${check.detail}`, keyToName(f.signer));
     return {
       status: 'secure',
