@@ -426,7 +426,7 @@ function onConnection(
 
 /**
  * The control channel itself, for any command set (the server's here, the
- * resolver's in `cli/commands/resolver-control.ts`): a Unix socket, mode
+ * resolver's in `resolver/control.ts`): a Unix socket, mode
  * 0600, or a loopback TCP port with a key (`control-endpoint.ts`); one
  * JSON request line in, one JSON answer line out, then closed. Refuses to
  * take over a socket another process listens on.

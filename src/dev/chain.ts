@@ -262,7 +262,12 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     const counts = store.counts();
     let dohUrl = '';
     let anchors = '';
-    const resolvers = await startResolvers(setup, store, () => dohUrl, () => anchors);
+    const resolvers = await startResolvers(
+      setup,
+      store,
+      () => dohUrl,
+      () => anchors,
+    );
     const zones = await prepareZones(setup, resolvers);
     const dnssec = options.dnssec
       ? await signServed(zones.zoneFiles, zones.served, tmp, closers)

@@ -1,6 +1,9 @@
 /**
  * `lexroute/resolver`: the jurisdiction resolver (THTTP, RFC 2169; RFC 9676
- * section 10.3) for embedding and tests. `createResolverApp()` is the HTTP
+ * section 10.3) for embedding and tests. `startResolver()` starts what
+ * `lexroute resolver` runs in one process (catalogue, registries, HTTP,
+ * metrics, control) and returns `{ reload, status, close }`;
+ * `createResolverApp()` is the HTTP
  * application over any `CatalogueReader`; `startResolverServer()` serves it
  * with `node:http`. Catalogues come from `lexroute/catalogue`.
  */
@@ -22,3 +25,9 @@ export {
   validateResolverConfig,
   type ResolverConfig,
 } from '../config/resolver.ts';
+export {
+  ResolverStartError,
+  startResolver,
+  type ResolverServiceOptions,
+  type RunningResolverService,
+} from './service.ts';

@@ -8,7 +8,7 @@ import { EXIT_OK, Reported, UsageError, type CliIo, type Command } from '../io.t
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { controlArg } from '../control-arg.ts';
 import { writeNewControlKey, type ControlEndpoint } from '../../authority/control-endpoint.ts';
-import { RESOLVER_CONTROL_COMMANDS } from './resolver-control.ts';
+import { RESOLVER_CONTROL_COMMANDS } from '../../resolver/control.ts';
 import { CONTROL_COMMANDS, sendControlCommand } from '../../authority/control.ts';
 import { formatAnswer } from './ctl-format.ts';
 

@@ -5,7 +5,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
 import {
@@ -18,59 +18,32 @@ import {
   type Command,
 } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
-import { analyseReference } from '../../resolver/core/from-urn.ts';
-import {
-  closeCatalogue,
-  ensureCatalogue,
-  openCatalogue,
-  type OpenedCatalogue,
-} from '../../resolver/catalogue/open.ts';
+import { ensureCatalogue } from '../../resolver/catalogue/open.ts';
 import { CatalogueError } from '../../resolver/catalogue/store.ts';
-import { readLexmlRegistry } from '../../resolver/catalogue/registry-lexml.ts';
-import { Registry } from '../../resolver/core/registry.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
-import { createResolverApp, type ResolverApp } from '../../resolver/http/app.ts';
-import { pageScript } from '../../resolver/http/page.ts';
-import { startResolverServer } from '../../resolver/http/server.ts';
-import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from '../../resolver/http/stats.ts';
-import {
-  metricsExposure,
-  startMetricsEndpoint,
-  type MetricsEndpoint,
-} from '../../kit/metrics/http.ts';
-import type { MetricFamily } from '../../kit/metrics/prom.ts';
-import { answerMetricsRequests, startPrimaryMetrics } from './resolver-metrics.ts';
+import { metricsExposure, type MetricsEndpoint } from '../../kit/metrics/http.ts';
+import { startPrimaryMetrics } from '../../resolver/workers-metrics.ts';
 import { formatLogLine } from '../../authority/log.ts';
 import {
   ControlSocketError,
   serveControlSocket,
-  type ControlAnswer,
   type ControlServer,
 } from '../../authority/control.ts';
-import {
-  answerControlRequests,
-  runPrimaryCommand,
-  runResolverCommand,
-  type ResolverControlTarget,
-} from './resolver-control.ts';
+import { runPrimaryCommand } from '../../resolver/control.ts';
 import { controlArg } from '../control-arg.ts';
 import { endpointText, type ControlEndpoint } from '../../authority/control-endpoint.ts';
-import { VERSION } from '../main.ts';
-import { listenErrorCode } from '../../authority/listen-error.ts';
+import {
+  ResolverStartError,
+  startResolver,
+  type ResolverServiceOptions,
+  type RunningResolverService,
+} from '../../resolver/service.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
 /** The catalogue a worker serves (the primary's choice, a temporary sample included). */
 const WORKER_CATALOGUE_ENV = 'LEXROUTE_RESOLVER_CATALOGUE';
-/** How often (ms) a PostgreSQL-backed resolver polls the catalogue's generation (besides LISTEN). */
-const PG_POLL_MS = 500;
-
-/**
- * Lookups share one SQLite read snapshot for up to this long (see
- * SqliteCatalogue.setSnapshotWindow): an import shows at most this much later.
- */
-const SNAPSHOT_WINDOW_MS = 20;
 /** Request log lines wait at most this long (ms) before they are written ... */
 const LOG_FLUSH_MS = 50;
 /** ... or until this many characters are waiting. */
@@ -352,332 +325,28 @@ function batchedLog(io: CliIo) {
 
 const now = () => new Date().toISOString();
 
-/** Open the catalogue to serve: it must exist (no silent creation). */
-async function openServed(io: CliIo, location: string, sample: boolean): Promise<OpenedCatalogue> {
-  try {
-    return await openCatalogue(location, io.cwd, { readOnly: true });
-  } catch (e) {
-    if (e instanceof CatalogueError && e.code === 'CATALOGUE_MISSING' && !sample) {
-      throw new CatalogueError(
-        'CATALOGUE_MISSING',
-        `${location}: no such catalogue. Name one with --catalogue FILE|postgres://..., ` +
-          'create it with lexroute catalogue import --catalogue FILE rows.jsonl, or serve the sample rows with --sample',
-      );
-    }
-    throw e;
-  }
-}
-
-/** What this process reports at a scrape: its counters and the catalogue's size and last change. */
-function metricsCollector(
-  opened: OpenedCatalogue,
-  app: { cacheStats(): { entries: number; bytes: number; hits: number; misses: number } },
-  stats: ResolverStats,
-): () => MetricFamily[] {
-  const version = () =>
-    opened.kind === 'sqlite' ? opened.store.dataVersion() : opened.store.version();
-  const counts = () =>
-    opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
-  let seenVersion = version();
-  let changedAt = Date.now();
-  return () => {
-    const v = version();
-    if (v !== seenVersion) {
-      seenVersion = v;
-      changedAt = Date.now();
-    }
-    return [...stats.families(app.cacheStats()), ...catalogueFamilies(counts(), changedAt)];
-  };
-}
-
-/** The registries: `--registry`/config "registry" when set, else those stored in the catalogue. */
-async function loadRegistry(
-  io: CliIo,
-  config: ResolverConfig,
-  opened: OpenedCatalogue,
-): Promise<Registry | undefined> {
-  if (config.registry !== '') {
-    return readLexmlRegistry(
-      isAbsolute(config.registry) ? config.registry : resolve(io.cwd, config.registry),
-    );
-  }
-  // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
-  const stored =
-    opened.kind === 'sqlite'
-      ? opened.store.registryEntries()
-      : await opened.store.registryEntries();
-  return stored.length > 0 ? new Registry(stored) : undefined;
-}
-
-/** The resolver app over the opened catalogue, for this configuration and these registries. */
-function buildApp(
-  config: ResolverConfig,
-  opened: OpenedCatalogue,
-  registry: Registry | undefined,
-  name: string,
-): ResolverApp {
-  const shared = {
-    analyse: analyseReference,
-    config,
-    ...(registry ? { registry } : {}),
-    ...(config.page.enabled ? { page: { doh: () => config.page.doh, script: pageScript } } : {}),
-  };
-  if (opened.kind === 'sqlite') {
-    const store = opened.store;
-    return createResolverApp({
-      ...shared,
-      reader: store,
-      health: () => ({ catalogue: name, ...store.counts() }),
-      cache: { ...config.cache, version: () => store.dataVersion() },
-    });
-  }
-  const store = opened.store;
-  return createResolverApp({
-    ...shared,
-    source: store,
-    health: () => ({ catalogue: name, ...store.cachedCounts() }),
-    cache: { ...config.cache, version: () => store.version() },
-  });
-}
-
-/** Configuration keys a running resolver cannot change (`ctl reload` reports them). */
-const RESTART_KEYS = ['listen', 'catalogue', 'sampleCatalogue', 'workers', 'log'] as const;
-
-/**
- * The app the HTTP servers answer from, swapped whole by `ctl reload` (a new
- * configuration or new registries); cache hits and misses of replaced apps
- * are kept so the metrics counters never go backwards.
- */
-class SwappableApp implements ResolverApp {
-  private current: ResolverApp;
-  private retired = { hits: 0, misses: 0 };
-  constructor(app: ResolverApp) {
-    this.current = app;
-  }
-  swap(app: ResolverApp): void {
-    const s = this.current.cacheStats();
-    this.retired = { hits: this.retired.hits + s.hits, misses: this.retired.misses + s.misses };
-    this.current = app;
-  }
-  handle: ResolverApp['handle'] = (req) => this.current.handle(req);
-  respond: ResolverApp['respond'] = (req) => this.current.respond(req);
-  fetch: ResolverApp['fetch'] = (req, info) => this.current.fetch(req, info);
-  flushCache: ResolverApp['flushCache'] = () => this.current.flushCache();
-  cacheStats: ResolverApp['cacheStats'] = () => {
-    const s = this.current.cacheStats();
-    return { ...s, hits: s.hits + this.retired.hits, misses: s.misses + this.retired.misses };
-  };
-}
-
-interface ServeOptions {
-  readonly metrics: { host: string; port: number } | undefined;
-  /** A worker of `--workers N` answering the primary's metrics requests. */
-  readonly answerPrimary: boolean;
-  /** The control channel (`--control`) of a single-process resolver. */
-  readonly control: ControlEndpoint | undefined;
-  /** A worker of `--workers N` answering the primary's control commands. */
-  readonly answerControl: boolean;
-  /** Read the configuration again, as at start (`ctl reload`). */
-  readonly reloadConfig: () => Promise<{ config: ResolverConfig | null; lines: string[] }>;
-}
-
-/** A running resolver process as its control channel sees it. */
-interface ControlState {
-  config: ResolverConfig;
-  readonly opened: OpenedCatalogue;
-  readonly app: SwappableApp;
-  readonly name: string;
-  readonly stats: ResolverStats;
-  readonly stop: () => void;
-  readonly startedAt: number;
-  loadedAt: number;
-  lastError: string | undefined;
-}
-
-type LogFn = (entry: Readonly<Record<string, unknown>>) => void;
-
-/** `ctl reload`: the configuration file and registries read again; what can change is applied. */
-async function reloadResolver(
-  io: CliIo,
-  state: ControlState,
-  options: ServeOptions,
-  log: LogFn,
-): Promise<ControlAnswer> {
-  const { config, lines } = await options.reloadConfig();
-  let registry: Registry | undefined;
-  try {
-    if (config === null) throw new Error(lines.join('; '));
-    registry = await loadRegistry(io, config, state.opened);
-  } catch (e) {
-    state.lastError = (e as Error).message;
-    log({ time: now(), level: 'error', msg: 'config_reload_failed', error: state.lastError });
-    const message = `${state.lastError} (kept the previous configuration)`;
-    return { ok: false, code: 'RESOLVER_RELOAD_FAILED', message };
-  }
-  const needRestart = RESTART_KEYS.filter(
-    (k) => JSON.stringify(config[k]) !== JSON.stringify(state.config[k]),
-  );
-  const cacheFlushed = state.app.cacheStats().entries;
-  state.config = { ...config, ...pick(state.config, RESTART_KEYS) };
-  state.app.swap(buildApp(state.config, state.opened, registry, state.name));
-  state.loadedAt = Date.now();
-  state.lastError = undefined;
-  log({ time: now(), level: 'info', msg: 'config_reloaded', needRestart, warnings: lines });
-  const registrySize = registry?.size ?? 0;
-  return {
-    ok: true,
-    result: {
-      kind: 'resolver',
-      reloaded: true,
-      needRestart,
-      warnings: lines,
-      cacheFlushed,
-      registry: registrySize,
-    },
-  };
-}
-
-/** What `ctl status`/`reload`/`flush-cache`/`stop` act on in one resolver process. */
-function controlTarget(
-  io: CliIo,
-  state: ControlState,
-  options: ServeOptions,
-  log: LogFn,
-): ResolverControlTarget {
-  const { opened } = state;
-  return {
-    status: () => ({
-      kind: 'resolver',
-      version: VERSION,
-      pid: process.pid,
-      startedAt: new Date(state.startedAt).toISOString(),
-      uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
-      workers: 1,
-      listen: state.config.listen,
-      catalogue: {
-        name: state.name,
-        ...(opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts()),
-      },
-      cache: state.app.cacheStats(),
-      configLoadedAt: new Date(state.loadedAt).toISOString(),
-      lastReloadError: state.lastError ?? null,
-    }),
-    reload: () => reloadResolver(io, state, options, log),
-    flushCache: () => {
-      const flushed = state.app.flushCache();
-      log({ time: now(), level: 'info', msg: 'cache_flushed', ...flushed });
-      return flushed;
-    },
-    stats: () => {
-      const cache = state.app.cacheStats();
-      return {
-        kind: 'resolver',
-        uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
-        requests: Object.fromEntries(state.stats.requests),
-        latency: { bounds: [...LATENCY_BOUNDS], counts: [...state.stats.latency] },
-        cache: { hits: cache.hits, misses: cache.misses },
-      };
-    },
-    stop: state.stop,
-  };
-}
-
-function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
-  const out = {} as Pick<T, K>;
-  for (const k of keys) out[k] = o[k];
-  return out;
-}
-
-/** A single-process resolver's control socket; returns its close. */
-async function resolverControl(
-  endpoint: ControlEndpoint,
-  target: ResolverControlTarget,
-  log: LogFn,
-) {
-  const ctl = await serveControlSocket(
-    endpoint,
-    (req) => {
-      log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
-      return runResolverCommand(target, req);
-    },
-    (source) => log({ time: now(), level: 'warn', msg: 'control_auth_failed', source }),
-  );
-  log({ time: now(), level: 'info', msg: 'control_listening', path: ctl.path });
-  return () => ctl.close();
-}
-
-/** One resolver process. */
+/** One resolver process: `startResolver` until a signal or `ctl stop`. */
 async function serve(
   io: CliIo,
   config: ResolverConfig,
   location: string,
   sample: boolean,
-  m: ServeOptions,
+  m: Omit<ResolverServiceOptions, 'config' | 'catalogue' | 'cwd' | 'log' | 'sample'>,
 ): Promise<number> {
   const { log, flush } = batchedLog(io);
-  let opened: OpenedCatalogue;
+  let service: RunningResolverService;
   try {
-    opened = await openServed(io, location, sample);
+    service = await startResolver({ ...m, config, catalogue: location, cwd: io.cwd, sample, log });
   } catch (e) {
-    return catalogueFailed(io, e);
-  }
-  const registry = await loadRegistry(io, config, opened).catch((e: unknown) => e as Error);
-  if (registry instanceof Error) return catalogueFailed(io, registry);
-  // /health names the catalogue without revealing where it lives.
-  const name = sample ? 'sample' : opened.kind === 'postgres' ? 'postgres' : basename(location);
-  if (opened.kind === 'sqlite') opened.store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
-  else await opened.store.watch(PG_POLL_MS);
-  const app = new SwappableApp(buildApp(config, opened, registry, name));
-  const stats = new ResolverStats();
-  const collect = metricsCollector(opened, app, stats);
-  const { stopped, stopNow } = stopSignal(io.signal);
-  const t0 = Date.now();
-  const stop = () => stopNow();
-  const state = { config, opened, app, name, stats, stop, startedAt: t0, loadedAt: t0 };
-  const target = controlTarget(io, { ...state, lastError: undefined }, m, log);
-  const ends: (() => Promise<void> | void)[] = [];
-  if (m.answerPrimary) ends.push(answerMetricsRequests(collect));
-  if (m.answerControl) ends.push(answerControlRequests(target));
-  // One HTTP server per listen address, all answering from the same app.
-  let address = '';
-  try {
-    if (m.metrics) {
-      const endpoint = await startMetricsEndpoint(m.metrics.host, m.metrics.port, collect);
-      ends.push(() => endpoint.close());
-      log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
-    }
-    if (m.control) {
-      address = endpointText(m.control);
-      ends.push(await resolverControl(m.control, target, log));
-    }
-    for (address of config.listen) {
-      const at = parseListen(address) as { host: string; port: number };
-      const r = await startResolverServer({
-        stats,
-        app,
-        host: at.host,
-        port: at.port,
-        log,
-        logRequests: config.log.requests,
-        logSample: config.log.sample,
-        summaryMs: config.log.summaryMs,
-      });
-      ends.unshift(() => r.close());
-    }
-  } catch (e) {
-    for (const end of ends) await end();
-    await closeCatalogue(opened);
     flush();
-    const code = e instanceof ControlSocketError ? e.code : listenErrorCode(e);
-    io.err(`lexroute resolver: ${code}: cannot listen on ${address}: ${(e as Error).message}\n`);
-    return exitCodeOf(code);
+    if (!(e instanceof ResolverStartError)) return catalogueFailed(io, e);
+    io.err(`lexroute resolver: ${e.message}\n`);
+    return exitCodeOf(e.code);
   }
-  const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
-  log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
+  const { stopped, stopNow } = stopSignal(io.signal);
+  void service.stopAsked.then(stopNow);
   await stopped;
-  for (const end of ends) await end();
-  await closeCatalogue(opened);
-  log({ time: now(), level: 'info', msg: 'stopped' });
+  await service.close();
   flush();
   return EXIT_OK;
 }

@@ -27,19 +27,8 @@ export interface PageOptions {
   readonly trustAnchors?: () => string;
 }
 
-/**
- * The page's HTML, with `doh` as the DoH URL filled in and `anchors` as the
- * trust anchors (validation on by default when there are some).
- */
-export function pageHtml(doh: string, anchors = ''): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>lexroute: resolve a LEX URN</title>
-<style>
-  body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem; }
+/** The page's style sheet (readable on a phone; focus always visible). */
+const PAGE_STYLE = `  body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem; }
   label { display: block; font-weight: 600; margin-top: 0.75rem; }
   input, select, button { font: inherit; max-width: 100%; box-sizing: border-box; }
   input[type=text], input[type=url], textarea { width: 100%; padding: 0.4rem; box-sizing: border-box; font: 0.85rem monospace; }
@@ -68,7 +57,21 @@ export function pageHtml(doh: string, anchors = ''): string {
   .step-error { color: #a51d2d; }
   summary { cursor: pointer; margin-top: 1rem; }
   @media (max-width: 30rem) { dl.facts { grid-template-columns: 1fr; } dl.facts dd { margin-left: 0.75rem; } }
-</style>
+`;
+
+/**
+ * The page's HTML, with `doh` as the DoH URL filled in and `anchors` as the
+ * trust anchors (validation on by default when there are some).
+ */
+export function pageHtml(doh: string, anchors = ''): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>lexroute: resolve a LEX URN</title>
+<style>
+${PAGE_STYLE}</style>
 </head>
 <body>
 <main>

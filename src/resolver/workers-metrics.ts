@@ -6,8 +6,8 @@
  * (counters are kept per worker, never shared or locked).
  */
 import type { Worker } from 'node:cluster';
-import { startMetricsEndpoint, type MetricsEndpoint } from '../../kit/metrics/http.ts';
-import { family, mergeFamilies, type MetricFamily } from '../../kit/metrics/prom.ts';
+import { startMetricsEndpoint, type MetricsEndpoint } from '../kit/metrics/http.ts';
+import { family, mergeFamilies, type MetricFamily } from '../kit/metrics/prom.ts';
 
 const ASK = 'lexroute-metrics?';
 const ANSWER = 'lexroute-metrics';

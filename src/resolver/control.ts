@@ -21,7 +21,7 @@
  * to every worker process over the cluster channel and sums their answers.
  */
 import type { Worker } from 'node:cluster';
-import type { ControlAnswer, ControlRequest } from '../../authority/control.ts';
+import type { ControlAnswer, ControlRequest } from '../authority/control.ts';
 
 export const RESOLVER_CONTROL_COMMANDS = [
   'status',

@@ -1,0 +1,433 @@
+/**
+ * The jurisdiction resolver as a service (issue 29): `startResolver(options)`
+ * opens the catalogue, reads the registries, answers THTTP on the listen
+ * addresses, and serves `/metrics` and the control channel (`ctl status`,
+ * `reload`, `flush-cache`, `stop`); it returns `{ reload, status, close }`.
+ * `lexroute resolver` parses its arguments into these options and calls it
+ * in each process (with `--workers N`, `workers.ts` starts the processes).
+ */
+import { isAbsolute, resolve, basename } from 'node:path';
+import { analyseReference } from './core/from-urn.ts';
+import { closeCatalogue, openCatalogue, type OpenedCatalogue } from './catalogue/open.ts';
+import { CatalogueError } from './catalogue/store.ts';
+import { readLexmlRegistry } from './catalogue/registry-lexml.ts';
+import { Registry } from './core/registry.ts';
+import { parseListen, type ResolverConfig } from '../config/resolver.ts';
+import { createResolverApp, type ResolverApp } from './http/app.ts';
+import { pageScript } from './http/page.ts';
+import { startResolverServer } from './http/server.ts';
+import { catalogueFamilies, LATENCY_BOUNDS, ResolverStats } from './http/stats.ts';
+import { startMetricsEndpoint } from '../kit/metrics/http.ts';
+import type { MetricFamily } from '../kit/metrics/prom.ts';
+import { answerMetricsRequests } from './workers-metrics.ts';
+import {
+  ControlSocketError,
+  serveControlSocket,
+  type ControlAnswer,
+} from '../authority/control.ts';
+import {
+  answerControlRequests,
+  runResolverCommand,
+  type ResolverControlTarget,
+} from './control.ts';
+import { endpointText, type ControlEndpoint } from '../authority/control-endpoint.ts';
+import { VERSION } from '../kit/version.ts';
+import { listenErrorCode } from '../authority/listen-error.ts';
+
+/** The PostgreSQL catalogue's change poll (LISTEN/NOTIFY does the rest). */
+const PG_POLL_MS = 500;
+/** How long a SQLite read snapshot is reused across requests. */
+const SNAPSHOT_WINDOW_MS = 20;
+
+const now = () => new Date().toISOString();
+
+/** Open the catalogue to serve: it must exist (no silent creation). */
+async function openServed(
+  cwd: string,
+  location: string,
+  sample: boolean,
+): Promise<OpenedCatalogue> {
+  try {
+    return await openCatalogue(location, cwd, { readOnly: true });
+  } catch (e) {
+    if (e instanceof CatalogueError && e.code === 'CATALOGUE_MISSING' && !sample) {
+      throw new CatalogueError(
+        'CATALOGUE_MISSING',
+        `${location}: no such catalogue. Name one with --catalogue FILE|postgres://..., ` +
+          'create it with lexroute catalogue import --catalogue FILE rows.jsonl, or serve the sample rows with --sample',
+      );
+    }
+    throw e;
+  }
+}
+
+/** What this process reports at a scrape: its counters and the catalogue's size and last change. */
+function metricsCollector(
+  opened: OpenedCatalogue,
+  app: { cacheStats(): { entries: number; bytes: number; hits: number; misses: number } },
+  stats: ResolverStats,
+): () => MetricFamily[] {
+  const version = () =>
+    opened.kind === 'sqlite' ? opened.store.dataVersion() : opened.store.version();
+  const counts = () =>
+    opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  let seenVersion = version();
+  let changedAt = Date.now();
+  return () => {
+    const v = version();
+    if (v !== seenVersion) {
+      seenVersion = v;
+      changedAt = Date.now();
+    }
+    return [...stats.families(app.cacheStats()), ...catalogueFamilies(counts(), changedAt)];
+  };
+}
+
+/** The registries: `--registry`/config "registry" when set, else those stored in the catalogue. */
+async function loadRegistry(
+  cwd: string,
+  config: ResolverConfig,
+  opened: OpenedCatalogue,
+): Promise<Registry | undefined> {
+  if (config.registry !== '') {
+    return readLexmlRegistry(
+      isAbsolute(config.registry) ? config.registry : resolve(cwd, config.registry),
+    );
+  }
+  // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
+  const stored =
+    opened.kind === 'sqlite'
+      ? opened.store.registryEntries()
+      : await opened.store.registryEntries();
+  return stored.length > 0 ? new Registry(stored) : undefined;
+}
+
+/** The resolver app over the opened catalogue, for this configuration and these registries. */
+function buildApp(
+  config: ResolverConfig,
+  opened: OpenedCatalogue,
+  registry: Registry | undefined,
+  name: string,
+): ResolverApp {
+  const shared = {
+    analyse: analyseReference,
+    config,
+    ...(registry ? { registry } : {}),
+    ...(config.page.enabled ? { page: { doh: () => config.page.doh, script: pageScript } } : {}),
+  };
+  if (opened.kind === 'sqlite') {
+    const store = opened.store;
+    return createResolverApp({
+      ...shared,
+      reader: store,
+      health: () => ({ catalogue: name, ...store.counts() }),
+      cache: { ...config.cache, version: () => store.dataVersion() },
+    });
+  }
+  const store = opened.store;
+  return createResolverApp({
+    ...shared,
+    source: store,
+    health: () => ({ catalogue: name, ...store.cachedCounts() }),
+    cache: { ...config.cache, version: () => store.version() },
+  });
+}
+
+/** Configuration keys a running resolver cannot change (`ctl reload` reports them). */
+const RESTART_KEYS = ['listen', 'catalogue', 'sampleCatalogue', 'workers', 'log'] as const;
+
+/**
+ * The app the HTTP servers answer from, swapped whole by `ctl reload` (a new
+ * configuration or new registries); cache hits and misses of replaced apps
+ * are kept so the metrics counters never go backwards.
+ */
+class SwappableApp implements ResolverApp {
+  private current: ResolverApp;
+  private retired = { hits: 0, misses: 0 };
+  constructor(app: ResolverApp) {
+    this.current = app;
+  }
+  swap(app: ResolverApp): void {
+    const s = this.current.cacheStats();
+    this.retired = { hits: this.retired.hits + s.hits, misses: this.retired.misses + s.misses };
+    this.current = app;
+  }
+  handle: ResolverApp['handle'] = (req) => this.current.handle(req);
+  respond: ResolverApp['respond'] = (req) => this.current.respond(req);
+  fetch: ResolverApp['fetch'] = (req, info) => this.current.fetch(req, info);
+  flushCache: ResolverApp['flushCache'] = () => this.current.flushCache();
+  cacheStats: ResolverApp['cacheStats'] = () => {
+    const s = this.current.cacheStats();
+    return { ...s, hits: s.hits + this.retired.hits, misses: s.misses + this.retired.misses };
+  };
+}
+
+export interface ResolverServiceOptions {
+  readonly config: ResolverConfig;
+  /** The catalogue: a SQLite file or a postgres:// URL (it must exist). */
+  readonly catalogue: string;
+  /** Where relative paths (catalogue, registry) start. */
+  readonly cwd: string;
+  /** The catalogue is the sample's copy (named "sample" in /health). */
+  readonly sample?: boolean;
+  /** Log entries `{time, level, msg, ...}` (the request lines among them). */
+  readonly log: LogFn;
+  /** `/metrics` on this address. */
+  readonly metrics?: { host: string; port: number } | undefined;
+  /** A worker of `--workers N` answering the primary's metrics requests. */
+  readonly answerPrimary?: boolean;
+  /** The control channel (`--control`) of a single-process resolver. */
+  readonly control?: ControlEndpoint | undefined;
+  /** A worker of `--workers N` answering the primary's control commands. */
+  readonly answerControl?: boolean;
+  /** Read the configuration again, as at start (`ctl reload`); without it a reload reads the registries again. */
+  readonly reloadConfig?: () => Promise<{ config: ResolverConfig | null; lines: string[] }>;
+}
+
+/** A running resolver process as its control channel sees it. */
+interface ControlState {
+  config: ResolverConfig;
+  readonly opened: OpenedCatalogue;
+  readonly app: SwappableApp;
+  readonly name: string;
+  readonly stats: ResolverStats;
+  readonly stop: () => void;
+  readonly startedAt: number;
+  loadedAt: number;
+  lastError: string | undefined;
+}
+
+type LogFn = (entry: Readonly<Record<string, unknown>>) => void;
+
+/** `ctl reload`: the configuration file and registries read again; what can change is applied. */
+async function reloadResolver(
+  cwd: string,
+  state: ControlState,
+  options: ResolverServiceOptions,
+  log: LogFn,
+): Promise<ControlAnswer> {
+  const { config, lines } = options.reloadConfig
+    ? await options.reloadConfig()
+    : { config: state.config, lines: [] as string[] };
+  let registry: Registry | undefined;
+  try {
+    if (config === null) throw new Error(lines.join('; '));
+    registry = await loadRegistry(cwd, config, state.opened);
+  } catch (e) {
+    state.lastError = (e as Error).message;
+    log({ time: now(), level: 'error', msg: 'config_reload_failed', error: state.lastError });
+    const message = `${state.lastError} (kept the previous configuration)`;
+    return { ok: false, code: 'RESOLVER_RELOAD_FAILED', message };
+  }
+  const needRestart = RESTART_KEYS.filter(
+    (k) => JSON.stringify(config[k]) !== JSON.stringify(state.config[k]),
+  );
+  const cacheFlushed = state.app.cacheStats().entries;
+  state.config = { ...config, ...pick(state.config, RESTART_KEYS) };
+  state.app.swap(buildApp(state.config, state.opened, registry, state.name));
+  state.loadedAt = Date.now();
+  state.lastError = undefined;
+  log({ time: now(), level: 'info', msg: 'config_reloaded', needRestart, warnings: lines });
+  const registrySize = registry?.size ?? 0;
+  return {
+    ok: true,
+    result: {
+      kind: 'resolver',
+      reloaded: true,
+      needRestart,
+      warnings: lines,
+      cacheFlushed,
+      registry: registrySize,
+    },
+  };
+}
+
+/** What `ctl status`/`reload`/`flush-cache`/`stop` act on in one resolver process. */
+function controlTarget(
+  cwd: string,
+  state: ControlState,
+  options: ResolverServiceOptions,
+  log: LogFn,
+): ResolverControlTarget {
+  const { opened } = state;
+  return {
+    status: () => ({
+      kind: 'resolver',
+      version: VERSION,
+      pid: process.pid,
+      startedAt: new Date(state.startedAt).toISOString(),
+      uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
+      workers: 1,
+      listen: state.config.listen,
+      catalogue: {
+        name: state.name,
+        ...(opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts()),
+      },
+      cache: state.app.cacheStats(),
+      configLoadedAt: new Date(state.loadedAt).toISOString(),
+      lastReloadError: state.lastError ?? null,
+    }),
+    reload: () => reloadResolver(cwd, state, options, log),
+    flushCache: () => {
+      const flushed = state.app.flushCache();
+      log({ time: now(), level: 'info', msg: 'cache_flushed', ...flushed });
+      return flushed;
+    },
+    stats: () => {
+      const cache = state.app.cacheStats();
+      return {
+        kind: 'resolver',
+        uptimeSeconds: Math.round((Date.now() - state.startedAt) / 1000),
+        requests: Object.fromEntries(state.stats.requests),
+        latency: { bounds: [...LATENCY_BOUNDS], counts: [...state.stats.latency] },
+        cache: { hits: cache.hits, misses: cache.misses },
+      };
+    },
+    stop: state.stop,
+  };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = o[k];
+  return out;
+}
+
+/** A single-process resolver's control socket; returns its close. */
+async function resolverControl(
+  endpoint: ControlEndpoint,
+  target: ResolverControlTarget,
+  log: LogFn,
+) {
+  const ctl = await serveControlSocket(
+    endpoint,
+    (req) => {
+      log({ time: now(), level: 'info', msg: 'control_command', command: req.command });
+      return runResolverCommand(target, req);
+    },
+    (source) => log({ time: now(), level: 'warn', msg: 'control_auth_failed', source }),
+  );
+  log({ time: now(), level: 'info', msg: 'control_listening', path: ctl.path });
+  return () => ctl.close();
+}
+
+/** A resolver that could not start listening: a stable code and the address. */
+export class ResolverStartError extends Error {
+  readonly code: string;
+  readonly address: string;
+  constructor(code: string, address: string, message: string, options?: { cause?: unknown }) {
+    super(`${code}: cannot listen on ${address}: ${message}`, options);
+    this.name = 'ResolverStartError';
+    this.code = code;
+    this.address = address;
+  }
+}
+
+/** A started resolver: what `lexroute resolver` runs in one process. */
+export interface RunningResolverService {
+  /** The HTTP servers, one per listen address (`http://127.0.0.1:8080`). */
+  readonly urls: readonly string[];
+  /** Read the configuration and registries again (as `ctl reload`). */
+  reload(): Promise<ControlAnswer>;
+  /** What `ctl status` shows. */
+  status(): ReturnType<ResolverControlTarget['status']>;
+  /** Resolves when the control channel was asked to stop (`ctl stop`). */
+  readonly stopAsked: Promise<void>;
+  /** Stop listening, wait for requests in flight, close the catalogue. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start the jurisdiction resolver: open the catalogue (it must exist:
+ * CatalogueError otherwise), read the registries, answer THTTP on every
+ * listen address of the configuration, and serve `/metrics` and the control
+ * channel when asked; a listen failure closes what started and throws
+ * ResolverStartError. `lexroute resolver` calls this in each process.
+ */
+export async function startResolver(o: ResolverServiceOptions): Promise<RunningResolverService> {
+  const { config, log } = o;
+  const opened = await openServed(o.cwd, o.catalogue, o.sample === true);
+  const registry = await loadRegistry(o.cwd, config, opened).catch(async (e: unknown) => {
+    await closeCatalogue(opened);
+    throw e;
+  });
+  // /health names the catalogue without revealing where it lives.
+  const name = o.sample
+    ? 'sample'
+    : opened.kind === 'postgres'
+      ? 'postgres'
+      : basename(o.catalogue);
+  if (opened.kind === 'sqlite') opened.store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
+  else await opened.store.watch(PG_POLL_MS);
+  const app = new SwappableApp(buildApp(config, opened, registry, name));
+  const stats = new ResolverStats();
+  const collect = metricsCollector(opened, app, stats);
+  let askStop = () => {};
+  const stopAsked = new Promise<void>((r) => (askStop = r));
+  const t0 = Date.now();
+  const state: ControlState = {
+    ...{ config, opened, app, name, stats, stop: () => askStop() },
+    ...{ startedAt: t0, loadedAt: t0, lastError: undefined },
+  };
+  const target = controlTarget(o.cwd, state, o, log);
+  const ends = await listenAll(o, app, stats, collect, target, opened);
+  const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
+  return {
+    urls: ends.urls,
+    reload: () => target.reload(),
+    status: () => target.status(),
+    stopAsked,
+    close: async () => {
+      for (const end of ends.close) await end();
+      await closeCatalogue(opened);
+      log({ time: now(), level: 'info', msg: 'stopped' });
+    },
+  };
+}
+
+/** The resolver's listeners (HTTP per listen address, metrics, control); on a failure, what started is closed. */
+async function listenAll(
+  o: ResolverServiceOptions,
+  app: SwappableApp,
+  stats: ResolverStats,
+  collect: () => MetricFamily[],
+  target: ResolverControlTarget,
+  opened: OpenedCatalogue,
+): Promise<{ urls: string[]; close: (() => Promise<void> | void)[] }> {
+  const { config, log } = o;
+  const ends: (() => Promise<void> | void)[] = [];
+  const urls: string[] = [];
+  if (o.answerPrimary) ends.push(answerMetricsRequests(collect));
+  if (o.answerControl) ends.push(answerControlRequests(target));
+  let address = '';
+  try {
+    if (o.metrics) {
+      address = `${o.metrics.host}:${o.metrics.port}`;
+      const endpoint = await startMetricsEndpoint(o.metrics.host, o.metrics.port, collect);
+      ends.push(() => endpoint.close());
+      log({ time: now(), level: 'info', msg: 'metrics', url: endpoint.url });
+    }
+    if (o.control) {
+      address = endpointText(o.control);
+      ends.push(await resolverControl(o.control, target, log));
+    }
+    // One HTTP server per listen address, all answering from the same app.
+    for (address of config.listen) {
+      const at = parseListen(address) as { host: string; port: number };
+      const r = await startResolverServer({
+        ...{ stats, app, host: at.host, port: at.port, log },
+        ...{ logRequests: config.log.requests, logSample: config.log.sample },
+        summaryMs: config.log.summaryMs,
+      });
+      urls.push(r.url);
+      ends.unshift(() => r.close());
+    }
+  } catch (e) {
+    for (const end of ends) await end();
+    await closeCatalogue(opened);
+    const code = e instanceof ControlSocketError ? e.code : listenErrorCode(e);
+    throw new ResolverStartError(code, address, (e as Error).message, { cause: e });
+  }
+  return { urls, close: ends };
+}
