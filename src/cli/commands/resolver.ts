@@ -1,7 +1,6 @@
 /**
  * `lexroute resolver`: the jurisdiction resolver (THTTP URN-to-URL service).
  */
-import cluster, { type Worker } from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -22,23 +21,17 @@ import { ensureCatalogue } from '../../resolver/catalogue/open.ts';
 import { CatalogueError } from '../../resolver/catalogue/store.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
-import { metricsExposure, type MetricsEndpoint } from '../../kit/metrics/http.ts';
-import { startPrimaryMetrics } from '../../resolver/workers-metrics.ts';
 import { formatLogLine } from '../../authority/log.ts';
-import {
-  ControlSocketError,
-  serveControlSocket,
-  type ControlServer,
-} from '../../authority/control.ts';
-import { runPrimaryCommand } from '../../resolver/control.ts';
+import { runWorkers } from '../../resolver/workers.ts';
 import { controlArg } from '../control-arg.ts';
-import { endpointText, type ControlEndpoint } from '../../authority/control-endpoint.ts';
+import type { ControlEndpoint } from '../../authority/control-endpoint.ts';
 import {
   ResolverStartError,
   startResolver,
   type ResolverServiceOptions,
   type RunningResolverService,
 } from '../../resolver/service.ts';
+import { RESOLVER_HELP } from './resolver-help.ts';
 
 /** Set in the environment of the processes `--workers` starts. */
 const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
@@ -48,80 +41,6 @@ const WORKER_CATALOGUE_ENV = 'LEXROUTE_RESOLVER_CATALOGUE';
 const LOG_FLUSH_MS = 50;
 /** ... or until this many characters are waiting. */
 const LOG_FLUSH_BYTES = 64 * 1024;
-
-export const RESOLVER_HELP = `Usage: lexroute resolver [options]
-
-Run the jurisdiction resolver: an HTTP service (THTTP, RFC 2169) that resolves
-LEX URNs to document URLs from a catalogue (RFC 9676 section 10.3).
-
-Options:
-  --listen ADDR:PORT  address to listen on (repeatable; default 127.0.0.1:8080;
-                      IPv6 as [::1]:8080)
-  --catalogue LOC     the catalogue: a SQLite file (default data/catalogue.sqlite)
-                      or postgres://user@host:port/db; it must exist (lexroute
-                      catalogue import creates it)
-  --sample            serve the sample rows (data/sample-catalogue.jsonl) from a
-                      fresh catalogue in a temporary folder, removed on exit
-  --workers N         N resolver processes sharing the port and the catalogue
-                      (0: one per core; default 1, config "workers")
-  --metrics ADDR:PORT Prometheus metrics at http://ADDR:PORT/metrics: requests
-                      by service and status, latency histogram, answer-cache
-                      hits, catalogue size, when an import was last seen
-                      (summed over the workers)
-  --control PATH      control channel for lexroute ctl (Unix socket, mode 0600):
-                      status, stats, reload (the configuration file and
-                      registries), flush-cache, stop; with --workers, the
-                      primary forwards each command to every worker. Or
-                      ADDR:PORT on a loopback address (TCP) with --control-key
-  --control-key FILE  the key a TCP control port checks every request against
-                      (make it with lexroute ctl keygen FILE)
-  --registry DIR      LexML vocabularies (localidade.csv, autoridade.csv,
-                      tipoDocumento.csv): acronyms and alternative labels are
-                      rewritten to their codes before matching where
-                      unambiguous, each rewrite reported (REGISTRY_REWRITE).
-                      Default: the registries stored in the catalogue
-                      (lexroute catalogue registry DIR), read at start
-  --page-doh URL      the DNS over HTTPS URL the resolution page at / fills in
-                      (http:// or https://, e.g. https://dns.example/dns-query;
-                      config "page.doh"; default: empty, the person types one)
-  --config FILE       JSON configuration (default: config/resolver.json when
-                      present); --listen, --catalogue, --workers, --registry
-                      and --page-doh override it
-  -h, --help          show this help
-
-Exit codes: 0 stopped cleanly, 1 failure (CATALOGUE_MISSING, CATALOGUE_OPEN,
-CATALOGUE_SCHEMA, configuration errors, PORT_IN_USE, CONTROL_SOCKET_IN_USE,
-CONTROL_KEY_INVALID), 2 usage error (CONTROL_NOT_LOOPBACK,
-CONTROL_KEY_REQUIRED).
-
-lexroute ctl --control PATH reload re-reads the configuration file and the
-registries and applies what can change while running (cache, matching,
-cacheControl, cors, page, registry; the answer cache starts empty); listen,
-catalogue, workers and log need a restart and are reported as such. A
-configuration that does not validate is refused (RESOLVER_RELOAD_FAILED) and
-the previous one keeps serving.
-
-Logs are JSON lines {"time", "level", "event", ...} as for serve and dev
-(readable lines on a terminal).
-
-Routes:
-  GET /uri-res/N2L?<urn>   303 (302 for HTTP/1.0) to the best URL
-  GET /uri-res/N2Ls?<urn>  all URLs: text/uri-list, or JSON with Accept: application/json
-  GET /uri-res/N2C?<urn>   the catalogue description (JSON)
-  GET /uri-res/N2Ns?<urn>  the work's names (text/uri-list)
-  GET /<urn>               same as N2L
-  GET /health
-Append ?=at=YYYY-MM-DD to the URN for the version in force on that day.
-Errors are application/problem+json with a stable "code"; 300 lists the
-candidates of an ambiguous URN. One JSON log line per request on standard
-error (request lines are written in batches, at most 50 ms late). Answers are kept in memory (config "cache"): by default an answer is
-kept from the second request for it on, so a stream of one-off URNs does not
-churn the cache. A catalogue import by another process shows within about a
-second (a SQLite file: the cache checks it every cache.checkMs; PostgreSQL:
-the import's NOTIFY, or a poll every 0.5 s), and the answer cache is emptied
-then. With log.sample N > 1 one request in N is logged and a 'requests' line
-counts the others. SIGINT/SIGTERM stop it (and its workers) cleanly.
-`;
 
 export const resolverCommand: Command = {
   name: 'resolver',
@@ -323,8 +242,6 @@ function batchedLog(io: CliIo) {
   return { log, flush };
 }
 
-const now = () => new Date().toISOString();
-
 /** One resolver process: `startResolver` until a signal or `ctl stop`. */
 async function serve(
   io: CliIo,
@@ -351,29 +268,7 @@ async function serve(
   return EXIT_OK;
 }
 
-/** The primary's control socket (undefined: none asked; null: it cannot listen, reported). */
-async function primaryControl(
-  io: CliIo,
-  control: ControlEndpoint | undefined,
-  workers: () => readonly Worker[],
-  info: Parameters<typeof runPrimaryCommand>[1],
-): Promise<ControlServer | undefined | null> {
-  if (control === undefined) return undefined;
-  try {
-    return await serveControlSocket(control, (req) => runPrimaryCommand(workers, info, req));
-  } catch (e) {
-    const code = e instanceof ControlSocketError ? e.code : 'LISTEN_FAILED';
-    const where = endpointText(control);
-    io.err(`lexroute resolver: ${code}: cannot listen on ${where}: ${(e as Error).message}\n`);
-    return null;
-  }
-}
-
-/**
- * `--workers N`: N processes (node:cluster) sharing the listening socket
- * (connections are handed out round-robin) and the catalogue; a worker that
- * dies is started again; SIGINT/SIGTERM stop them all.
- */
+/** `--workers N`: the worker processes run this command again (`runWorkers`). */
 async function runPrimary(
   io: CliIo,
   argv: readonly string[],
@@ -382,80 +277,18 @@ async function runPrimary(
   metrics: { host: string; port: number } | undefined,
   control: ControlEndpoint | undefined,
 ): Promise<number> {
-  const bin = fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url));
-  cluster.setupPrimary({ exec: bin, args: ['resolver', ...argv.filter((a) => a !== '--sample')] });
-  const env = { [WORKER_ENV]: '1', [WORKER_CATALOGUE_ENV]: location };
-  let stopping = false;
-  const alive = new Set<Worker>();
-  const start = () => {
-    const w = cluster.fork(env);
-    alive.add(w);
-    w.once('exit', (code, signal) => {
-      alive.delete(w);
-      if (stopping) return;
-      io.err(
-        formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'error', 'worker_exited', {
-          pid: w.process.pid,
-          code,
-          signal,
-        }),
-      );
-      // A worker that cannot start (bad catalogue, port in use) stops the whole resolver.
-      if (code === EXIT_FAIL) {
-        stopping = true;
-        for (const o of alive) o.process.kill('SIGTERM');
-        failed = true;
-        return;
-      }
-      setTimeout(() => {
-        if (!stopping) start();
-      }, 500).unref();
-    });
-  };
-  let [failed, stopAsked] = [false, false];
-  for (let i = 0; i < n; i++) start();
-  let endpoint: MetricsEndpoint | undefined;
-  if (metrics) {
-    try {
-      endpoint = await startPrimaryMetrics(metrics.host, metrics.port, () => [...alive]);
-      io.err(
-        formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'metrics', {
-          url: endpoint.url,
-        }),
-      );
-      const exposed = metricsExposure(metrics.host);
-      if (exposed) {
-        const line = { url: endpoint.url, ...exposed };
-        io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'warn', 'metrics', line));
-      }
-    } catch (e) {
-      io.err(`lexroute resolver: cannot listen for metrics: ${(e as Error).message}\n`);
-      failed = true;
-    }
-  }
-  const info = { pid: process.pid, workers: n, stop: () => void (stopAsked = true) };
-  const ctl = failed ? undefined : await primaryControl(io, control, () => [...alive], info);
-  if (ctl === null) failed = true;
-  io.err(formatLogLine(io.errIsTTY ? 'pretty' : 'json', now(), 'info', 'workers', { workers: n }));
-  await new Promise<void>((res) => {
-    const check = setInterval(() => {
-      if (io.signal.aborted || failed || stopAsked) {
-        clearInterval(check);
-        res();
-      }
-    }, 100);
+  const format = io.errIsTTY ? 'pretty' : 'json';
+  const ok = await runWorkers({
+    exec: fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url)),
+    args: ['resolver', ...argv.filter((a) => a !== '--sample')],
+    env: { [WORKER_ENV]: '1', [WORKER_CATALOGUE_ENV]: location },
+    workers: n,
+    metrics,
+    control,
+    signal: io.signal,
+    log: (level, event, fields) =>
+      io.err(formatLogLine(format, new Date().toISOString(), level, event, fields)),
+    err: (text) => io.err(`lexroute resolver: ${text}\n`),
   });
-  stopping = true;
-  await endpoint?.close();
-  await ctl?.close();
-  await Promise.all(
-    [...alive].map(
-      (w) =>
-        new Promise<void>((res) => {
-          w.once('exit', () => res());
-          w.process.kill('SIGTERM');
-        }),
-    ),
-  );
-  return failed ? EXIT_FAIL : EXIT_OK;
+  return ok ? EXIT_OK : EXIT_FAIL;
 }

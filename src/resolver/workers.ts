@@ -1,0 +1,143 @@
+/**
+ * `lexroute resolver --workers N` (node:cluster): N processes sharing the
+ * listening sockets (connections handed out round-robin) and the catalogue,
+ * each running `startResolver`; the primary restarts a worker that dies,
+ * serves the summed `/metrics` and the control channel, and stops them all
+ * on a signal or `ctl stop`. A worker that cannot start (bad catalogue, port
+ * in use) stops the whole resolver.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import {
+  ControlSocketError,
+  serveControlSocket,
+  type ControlServer,
+} from '../authority/control.ts';
+import { endpointText, type ControlEndpoint } from '../authority/control-endpoint.ts';
+import { metricsExposure, type MetricsEndpoint } from '../kit/metrics/http.ts';
+import { runPrimaryCommand } from './control.ts';
+import { startPrimaryMetrics } from './workers-metrics.ts';
+
+/** The exit code of a worker that could not start. */
+const WORKER_FAILED = 1;
+
+export interface WorkersOptions {
+  /** The program the workers run (node:cluster's exec) and its arguments. */
+  readonly exec: string;
+  readonly args: readonly string[];
+  /** Added to the workers' environment (how a worker knows it is one). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly workers: number;
+  readonly metrics?: { host: string; port: number } | undefined;
+  readonly control?: ControlEndpoint | undefined;
+  /** Aborted: stop the workers and return. */
+  readonly signal: AbortSignal;
+  /** A log line of the primary. */
+  readonly log: (level: string, event: string, fields: Record<string, unknown>) => void;
+  /** A failure to report (one line). */
+  readonly err: (text: string) => void;
+}
+
+/** Run the workers until a signal, `ctl stop` or a worker that cannot start; whether all went well. */
+export async function runWorkers(o: WorkersOptions): Promise<boolean> {
+  cluster.setupPrimary({ exec: o.exec, args: [...o.args] });
+  const pool = workerPool(o);
+  for (let i = 0; i < o.workers; i++) pool.start();
+  let stopAsked = false;
+  const endpoint = await primaryMetrics(o, pool);
+  if (endpoint === null) pool.fail();
+  const info = { pid: process.pid, workers: o.workers, stop: () => void (stopAsked = true) };
+  const ctl = pool.failed() ? undefined : await primaryControl(o, pool.alive, info);
+  if (ctl === null) pool.fail();
+  o.log('info', 'workers', { workers: o.workers });
+  await new Promise<void>((res) => {
+    const check = setInterval(() => {
+      if (o.signal.aborted || pool.failed() || stopAsked) {
+        clearInterval(check);
+        res();
+      }
+    }, 100);
+  });
+  await endpoint?.close();
+  await ctl?.close();
+  await pool.stop();
+  return !pool.failed();
+}
+
+/** The workers: forked, restarted when they die, all stopped on a failure to start. */
+function workerPool(o: WorkersOptions) {
+  let stopping = false;
+  let failed = false;
+  const alive = new Set<Worker>();
+  const start = () => {
+    const w = cluster.fork(o.env);
+    alive.add(w);
+    w.once('exit', (code, signal) => {
+      alive.delete(w);
+      if (stopping) return;
+      o.log('error', 'worker_exited', { pid: w.process.pid, code, signal });
+      if (code === WORKER_FAILED) {
+        stopping = true;
+        failed = true;
+        for (const other of alive) other.process.kill('SIGTERM');
+        return;
+      }
+      setTimeout(() => {
+        if (!stopping) start();
+      }, 500).unref();
+    });
+  };
+  return {
+    start,
+    alive: () => [...alive],
+    failed: () => failed,
+    fail: () => void (failed = true),
+    stop: async () => {
+      stopping = true;
+      await Promise.all(
+        [...alive].map(
+          (w) =>
+            new Promise<void>((res) => {
+              w.once('exit', () => res());
+              w.process.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
+}
+
+/** The summed `/metrics` of the workers (undefined: none asked; null: it cannot listen, reported). */
+async function primaryMetrics(
+  o: WorkersOptions,
+  pool: { alive: () => Worker[] },
+): Promise<MetricsEndpoint | undefined | null> {
+  if (!o.metrics) return undefined;
+  try {
+    const endpoint = await startPrimaryMetrics(o.metrics.host, o.metrics.port, pool.alive);
+    o.log('info', 'metrics', { url: endpoint.url });
+    const exposed = metricsExposure(o.metrics.host);
+    if (exposed) o.log('warn', 'metrics', { url: endpoint.url, ...exposed });
+    return endpoint;
+  } catch (e) {
+    o.err(`cannot listen for metrics: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/** The primary's control socket (undefined: none asked; null: it cannot listen, reported). */
+async function primaryControl(
+  o: WorkersOptions,
+  workers: () => readonly Worker[],
+  info: Parameters<typeof runPrimaryCommand>[1],
+): Promise<ControlServer | undefined | null> {
+  const control = o.control;
+  if (control === undefined) return undefined;
+  try {
+    return await serveControlSocket(control, (req) => runPrimaryCommand(workers, info, req));
+  } catch (e) {
+    const code = e instanceof ControlSocketError ? e.code : 'LISTEN_FAILED';
+    const where = endpointText(control);
+    o.err(`${code}: cannot listen on ${where}: ${(e as Error).message}`);
+    return null;
+  }
+}
