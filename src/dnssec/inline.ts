@@ -25,7 +25,9 @@ import { signChunks } from './parallel-sign.ts';
 import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
 import { hashFile } from '../authority/zones/version.ts';
 import { signedSerial } from '../xfr/core/served-state.ts';
-import { keepSigned, startSigned } from '../xfr/served-state.ts';
+import { keepSigned, signedFile, startSigned } from '../xfr/served-state.ts';
+import { keptSignatures } from './core/keep-signatures.ts';
+import { earliestExpiration } from '../authority/zone-signatures.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
 export interface InlineSigning {
@@ -54,6 +56,8 @@ export interface InlineSignResult {
   readonly signed?: {
     readonly keys: readonly string[];
     readonly rrsets: number;
+    /** Of `rrsets`, those whose signatures from the previous signed version were kept. */
+    readonly kept?: number;
     readonly serial: number;
     /** Epoch milliseconds at which the zone should be signed again. */
     readonly refreshAt: number;
@@ -97,15 +101,28 @@ function failure(code: ZoneDiagnosticCode, message: string): InlineSignResult {
 }
 
 /**
+ * Signatures due within this many seconds after the earliest one are
+ * refreshed with it: a zone signed at once (expirations spread over the
+ * jitter) is refreshed in about four slices rather than all at once or one
+ * signature at a time.
+ */
+export function refreshSlice(validity: number): number {
+  return Math.max(60, Math.floor(signatureJitter(validity) / 4));
+}
+
+/**
  * Sign a loaded zone with its keys from the folder. `previousSerial` is the
  * serial of the version being served (the new one goes past it); `now` is in
- * seconds since the epoch.
+ * seconds since the epoch. With `previous` (the signed version served), the
+ * RRsets it has unchanged keep its signatures unless they are due for
+ * refresh (`core/keep-signatures.ts`): only what changed is signed.
  */
 export async function signLoadedZone(
   zone: Zone,
   o: InlineSigning,
   previousSerial: number | undefined,
   now = Math.floor(Date.now() / 1000),
+  previous?: Zone,
 ): Promise<InlineSignResult> {
   const t0 = performance.now();
   let keys;
@@ -131,12 +148,22 @@ export async function signLoadedZone(
       validity: o.validity,
       random: Math.random,
       serial,
+      ...(previous
+        ? { kept: keptSignatures(previous, now, o.refresh + refreshSlice(o.validity)) }
+        : {}),
     });
     const records: ResourceRecord[] = [];
-    const signed = await signChunks(plan, keys, (rrs) => {
+    let kept = 0;
+    const counted = function* () {
+      for (const c of plan) {
+        kept += c.kept ?? 0;
+        yield c;
+      }
+    };
+    const signed = await signChunks(counted(), keys, (rrs) => {
       for (const r of rrs) records.push(r);
     });
-    built = { ...buildZone(records, { origin: zone.origin }), rrsets: signed };
+    built = { ...buildZone(records, { origin: zone.origin }), rrsets: signed, kept };
   } catch (e) {
     return failure('DNSSEC_SIGN_FAILED', `signing ${zone.origin}: ${(e as Error).message}`);
   }
@@ -146,13 +173,16 @@ export async function signLoadedZone(
       'DNSSEC_SIGN_FAILED',
       `the signed ${zone.origin} does not build: ${errors.map((d) => `${d.code} ${d.message}`).join('; ')}`,
     );
-  const refreshAt = (now + o.validity - signatureJitter(o.validity) - o.refresh) * 1000;
+  // The earliest expiration, kept signatures included (RFC 4034 section 3.1.5 arithmetic).
+  const earliest = earliestExpiration(built.zone) ?? now + o.validity;
+  const refreshAt = (now + ((earliest - now) | 0) - o.refresh) * 1000;
   return {
     zone: built.zone,
     diagnostics: [],
     signed: {
       keys: keys.map((k) => k.basename),
       rrsets: built.rrsets,
+      kept: built.kept,
       serial,
       refreshAt,
       ms: Math.round(performance.now() - t0),
@@ -204,6 +234,20 @@ async function fromState(
   return { resumed: { zone: kept.zone, diagnostics: [], signed } };
 }
 
+/** The signed version kept in the state folder (the one served), or undefined. */
+async function keptVersion(
+  dir: string,
+  origin: string,
+  loadOptions: LoadOptions,
+): Promise<Zone | undefined> {
+  const { onBlock: _block, onProgress: _progress, ...plain } = loadOptions;
+  const r = await loadZoneFile(signedFile(dir, origin), { ...plain, origin }).catch(
+    () => undefined,
+  );
+  if (!r?.zone || r.diagnostics.some((d) => d.severity === 'error')) return undefined;
+  return r.zone;
+}
+
 /** Keep a signed version in the state folder; a failure is a warning (a restart then signs again). */
 async function keep(dir: string, zone: Zone): Promise<ZoneDiagnostic[]> {
   try {
@@ -236,7 +280,9 @@ export async function signWithState(
     if (st.resumed) return st.resumed;
     previous = st.previous;
   }
-  const s = await signLoadedZone(zone, o, previous);
+  const before =
+    stateDir === undefined ? undefined : await keptVersion(stateDir, zone.origin, loadOptions);
+  const s = await signLoadedZone(zone, o, previous, undefined, before);
   if (!s.zone || !s.signed || stateDir === undefined) return s;
   return { ...s, diagnostics: [...s.diagnostics, ...(await keep(stateDir, s.zone))] };
 }

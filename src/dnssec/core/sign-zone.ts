@@ -14,6 +14,7 @@ import { keySortKey } from '../../dns/core/zone/dnssec.ts';
 import { canonicalSortKey } from '../../dns/core/zone/names.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
+import type { KeptSignatures } from './keep-signatures.ts';
 import {
   dnskeyRdata,
   FLAGS_KSK,
@@ -63,6 +64,8 @@ export interface SignZoneOptions {
   readonly random: () => number;
   /** The new SOA serial; the input's is kept when undefined. */
   readonly serial?: number;
+  /** Signatures of a previous signed version to keep for unchanged RRsets (`keep-signatures.ts`). */
+  readonly kept?: KeptSignatures;
 }
 
 interface Owner {
@@ -100,6 +103,8 @@ export interface SigningChunk {
   readonly jobs: readonly SignatureJob[];
   /** RRsets of this owner that get signatures. */
   readonly signed: number;
+  /** Of those, RRsets whose previous signatures were kept (no job). */
+  readonly kept?: number;
 }
 
 /**
@@ -288,10 +293,16 @@ function compareHash(a: Uint8Array, b: Uint8Array): number {
   return 0;
 }
 
+interface KeyUse {
+  readonly index: number;
+  readonly tag: number;
+  readonly algorithm: number;
+}
+
 interface Signers {
   readonly o: SignZoneOptions;
-  readonly forKeys: readonly { readonly index: number; readonly tag: number }[];
-  readonly forData: readonly { readonly index: number; readonly tag: number }[];
+  readonly forKeys: readonly KeyUse[];
+  readonly forData: readonly KeyUse[];
   readonly validity: number;
   readonly jitter: number;
   readonly inception: number;
@@ -305,6 +316,7 @@ function signers(o: SignZoneOptions): Signers {
       .map(({ k, index }) => ({
         index,
         tag: keyTag(dnskeyRdata(k.flags, k.algorithm, k.publicKey)),
+        algorithm: k.algorithm,
       }));
   const ksks = tagged(true);
   const zsks = tagged(false);
@@ -345,6 +357,7 @@ interface Entry {
 function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningChunk {
   const entries: Entry[] = [];
   let signed = 0;
+  let kept = 0;
   for (const [type, set] of w.sets) {
     let ttl = set[0]!.ttl;
     for (const r of set) if (r.ttl < ttl) ttl = r.ttl;
@@ -352,9 +365,17 @@ function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningC
       entries.push({ rr: { owner: r.owner, type: r.type, class: r.class, ttl, rdata: r.rdata } });
     if (glue || (cut && type !== T_DS && type !== T_NSEC)) continue;
     signed++;
-    const expiration = s.o.now + s.validity - Math.floor(s.o.random() * s.jitter);
     const rdatas = set.map((r) => r.rdata);
-    for (const { index, tag } of type === T_DNSKEY ? s.forKeys : s.forData) {
+    const by = type === T_DNSKEY ? s.forKeys : s.forData;
+    const old = s.o.kept?.(w.name, type, ttl, rdatas, by);
+    if (old) {
+      kept++;
+      for (const rdata of old)
+        entries.push({ rr: { owner: w.name, type: T_RRSIG, class: 1, ttl, rdata } });
+      continue;
+    }
+    const expiration = s.o.now + s.validity - Math.floor(s.o.random() * s.jitter);
+    for (const { index, tag } of by) {
       const header = rrsigHeaderBytes({
         typeCovered: type,
         algorithm: s.o.keys[index]!.algorithm,
@@ -378,5 +399,5 @@ function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningC
     if (e.job) jobs.push({ ...e.job, at });
     return e.rr;
   });
-  return { records, jobs, signed };
+  return { records, jobs, signed, kept };
 }

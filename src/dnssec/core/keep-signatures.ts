@@ -1,0 +1,87 @@
+/**
+ * Signatures kept across a re-signing (issue 30, signing that costs what
+ * changed): when a signed zone is signed again, an RRset whose owner, type,
+ * TTL and RDATA set are those of the previous signed version keeps that
+ * version's RRSIGs, byte for byte, as long as each current signing key has
+ * one that is valid now and not due for refresh. Everything else (changed
+ * RRsets, the NSEC/NSEC3 records whose next name or bitmap changed, the SOA
+ * with its new serial, signatures near expiry, new keys) is signed anew.
+ * Pure: the previous version and the clock are parameters.
+ */
+import type { Zone } from '../../dns/core/zone/model.ts';
+
+const T_RRSIG = 46;
+
+/** The RRSIG RDATA to keep for an RRset, or undefined to sign it again. */
+export type KeptSignatures = (
+  owner: string,
+  type: number,
+  ttl: number,
+  rdatas: readonly Uint8Array[],
+  signers: readonly { readonly algorithm: number; readonly tag: number }[],
+) => readonly Uint8Array[] | undefined;
+
+function u16(b: Uint8Array, o: number): number {
+  return (b[o]! << 8) | b[o + 1]!;
+}
+
+function u32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** The same RDATA set (order aside, RFC 4034 section 6.3 signs it sorted). */
+function sameSet(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort(compareBytes);
+  const y = [...b].sort(compareBytes);
+  return x.every((r, i) => compareBytes(r, y[i]!) === 0);
+}
+
+/**
+ * A lookup of the signatures of `previous` worth keeping at `now` (seconds
+ * since the epoch): valid (inception passed, serial arithmetic of RFC 4034
+ * section 3.1.5) and expiring more than `refresh` seconds from now.
+ */
+export function keptSignatures(previous: Zone, now: number, refresh: number): KeptSignatures {
+  const usable = (rd: Uint8Array) => {
+    const expiration = u32(rd, 8);
+    const inception = u32(rd, 12);
+    return ((inception - now) | 0) <= 0 && ((expiration - now - refresh) | 0) > 0;
+  };
+  return (owner, type, ttl, rdatas, signers) => {
+    const node = previous.nodes.get(owner.toLowerCase());
+    const set = node?.rrsets.get(type);
+    if (!node || !set || set.ttl !== ttl) return undefined;
+    if (
+      !sameSet(
+        set.records.map((r) => r.rdata),
+        rdatas,
+      )
+    )
+      return undefined;
+    const sigs = node.rrsets.get(T_RRSIG)?.records ?? [];
+    const kept: Uint8Array[] = [];
+    for (const { algorithm, tag } of signers) {
+      const hit = sigs.find((r) => {
+        const rd = r.rdata;
+        return (
+          rd.length > 18 &&
+          u16(rd, 0) === type &&
+          rd[2] === algorithm &&
+          u16(rd, 16) === tag &&
+          u32(rd, 4) === ttl &&
+          usable(rd)
+        );
+      });
+      if (!hit) return undefined;
+      kept.push(hit.rdata);
+    }
+    return kept;
+  };
+}
