@@ -245,7 +245,14 @@ function secured(
     );
   }
   if (e === undefined) return undefined;
-  return { kind: 'error', code: e.code, message: e.message, server: r.server, cause: e };
+  return {
+    kind: 'error',
+    code: e.code,
+    message: e.message,
+    server: r.server,
+    cause: e,
+    ...(v !== undefined ? { validation: v } : {}),
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { NaptrRecord, RecordFate } from '../ddds/core/step.ts';
 import type { Trace, TraceStep } from './resolve.ts';
-import type { Verdict } from '../dnssec/core/validate/verdict.ts';
+import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';
 
 function rr(r: NaptrRecord): string {
   const repl = r.replacement === '' ? '.' : r.replacement;
@@ -30,7 +30,8 @@ function ms(n: number | undefined): string {
 function security(s: { dnssec?: string; validation?: Verdict; error?: { code: string } }): string {
   const v = s.validation;
   if (v?.status === 'secure') return `, secure (validated: ${v.zone} from anchor ${v.anchor})`;
-  if (v?.status === 'insecure') return `, insecure (${v.code}: ${v.detail})`;
+  if (v?.status === 'insecure') return `, insecure (${verdictLine(v)})`;
+  if (v?.status === 'bogus') return `, bogus (${verdictLine(v)})`;
   if (s.error?.code === 'DNSSEC_BOGUS') return ', bogus';
   return s.dnssec !== undefined ? `, ${s.dnssec}` : '';
 }

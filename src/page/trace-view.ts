@@ -11,7 +11,7 @@
 import type { Trace, TraceStep } from '../client/portable.ts';
 import type { NaptrRecord, RecordFate, StepOutcome } from '../ddds/core/step.ts';
 import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../ddds/core/trace.ts';
-import type { Verdict } from '../dnssec/core/validate/verdict.ts';
+import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';
 
 type Child = Node | string;
 
@@ -97,7 +97,8 @@ function source(s: {
 /** The client's own verdict (`validate`): secure from an anchor, or insecure with its proof. */
 function verdictText(v: Verdict | undefined): string | undefined {
   if (v?.status === 'secure') return `, secure (validated here: ${v.zone} from anchor ${v.anchor})`;
-  if (v?.status === 'insecure') return `, insecure (${v.code}: ${v.detail})`;
+  if (v?.status === 'insecure') return `, insecure (${verdictLine(v)})`;
+  if (v?.status === 'bogus') return `, bogus (${verdictLine(v)})`;
   return undefined;
 }
 

@@ -122,6 +122,30 @@ describe.skipIf(signer.skipReason !== undefined)('resolve --validate', () => {
     expect(r.code).toBe(1);
     expect(r.out + r.err).toContain('DNSSEC_BOGUS');
     expect(r.out + r.err).toContain('BOGUS_SIGNATURE');
+    // The text trace and the JSON name the RRset and the key of the failed RRSIG (issue 32 item 3).
+    expect(r.out).toMatch(
+      /, bogus \(BOGUS_SIGNATURE: .*\[\S*authority\.lex\.example\.de\. NAPTR, key \d+, alg \d+\]\)/,
+    );
+    const j = await resolve(
+      '--server',
+      'urn:lex:de:bund:gesetz:1896-08-18;bgb',
+      '--trace',
+      '--json',
+    );
+    const steps = (JSON.parse(j.out) as { trace: { steps: { validation?: unknown }[] } }).trace
+      .steps;
+    expect(steps.at(-1)).toMatchObject({
+      result: 'error',
+      error: { code: 'DNSSEC_BOGUS' },
+      validation: {
+        status: 'bogus',
+        code: 'BOGUS_SIGNATURE',
+        zone: 'lex.example.de.',
+        rrset: { name: expect.stringMatching(/authority\.lex\.example\.de\.$/), type: 'NAPTR' },
+        keyTag: expect.any(Number),
+        algorithm: expect.any(Number),
+      },
+    });
   });
 
   it('an unsigned zone: insecure (no anchor above it), refused by --require-secure', async () => {

@@ -177,4 +177,34 @@ describe.skipIf(skip)('validation: lexroute against delv', () => {
     },
     60_000,
   );
+
+  // Issue 32 item 3: a non-secure verdict says what it is about, not only why.
+  const ABOUT: readonly [string, QueryType, object][] = [
+    [
+      'www.v.test.',
+      'A',
+      { rrset: { name: 'www.v.test.', type: 'A' }, keyTag: expect.any(Number), algorithm: 13 },
+    ],
+    [
+      'naptr.bad.v.test.',
+      'NAPTR',
+      { rrset: { name: 'bad.v.test.', type: 'DNSKEY' }, keyTag: expect.any(Number), algorithm: 13 },
+    ],
+    ['naptr.alg.v.test.', 'NAPTR', { rrset: { name: 'alg.v.test.', type: 'DNSKEY' } }],
+    [
+      'nope.it.v.test.',
+      'NAPTR',
+      { rrset: { name: expect.stringMatching(/^[0-9a-v]{32}\.it\.v\.test\.$/), type: 'NSEC3' } },
+    ],
+    ['naptr.ins.v.test.', 'NAPTR', { rrset: { name: 'ins.v.test.', type: 'DS' } }],
+  ];
+  it.each(ABOUT)('%s %s: the verdict names its RRset and key', async (qname, qtype, about) => {
+    const c = client('stub');
+    try {
+      const r = await c.lookup(qname, qtype, undefined);
+      expect(r.validation).toMatchObject(about);
+    } finally {
+      await c.close();
+    }
+  });
 });

@@ -46,6 +46,7 @@ import {
   type Trace,
 } from './trace.ts';
 import type { ResolutionCode } from './codes.ts';
+import type { Verdict } from '../../dnssec/core/validate/verdict.ts';
 
 /** The AUS and what the final URL keeps, from the input (`prepareWalk`). */
 export interface WalkStart {
@@ -132,6 +133,8 @@ export type DnsFeed<R> =
       readonly message: string;
       readonly server: string;
       readonly cause?: unknown;
+      /** The client's own DNSSEC verdict that failed the lookup (bogus, or insecure with requireSecure). */
+      readonly validation?: Verdict;
     };
 
 /** SRV records with their targets as received (`''` or a name without the final dot). */
@@ -317,6 +320,7 @@ export class DddsWalk {
         server: feed.server,
         cached: false,
         result: 'error',
+        ...(feed.validation !== undefined ? { validation: feed.validation } : {}),
         records: [],
         error: { code: feed.code, message: feed.message },
       });
@@ -576,6 +580,7 @@ export class DddsWalk {
       server: feed.server,
       cached: false,
       result: 'error',
+      ...(feed.validation !== undefined ? { validation: feed.validation } : {}),
       records: [],
       error: { code: feed.code, message: feed.message },
     });

@@ -68,7 +68,14 @@ export type SigCheck =
       readonly ok: true;
       /** The RRSIG's Labels (below the owner's: a wildcard expansion). */ readonly labels: number;
     }
-  | { readonly ok: false; readonly code: BogusCode; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly code: BogusCode;
+      readonly detail: string;
+      /** The RRSIG at fault (absent when none names a key of the zone). */
+      readonly keyTag?: number;
+      readonly algorithm?: number;
+    };
 
 /**
  * Whether one RRSIG over `set` made by `signer` verifies with one of `keys`
@@ -91,7 +98,13 @@ export async function checkSignatures(
     const f = rrsigFields(sig.rdata);
     if (!f || f.signer !== signer || f.typeCovered !== set.type || f.labels > ownerLabels) continue;
     if (before(f.expiration, now)) {
-      worse({ ok: false, code: 'BOGUS_EXPIRED', detail: `the RRSIG (key ${f.keyTag}) expired` });
+      worse({
+        ok: false,
+        code: 'BOGUS_EXPIRED',
+        detail: `the RRSIG (key ${f.keyTag}) expired`,
+        keyTag: f.keyTag,
+        algorithm: f.algorithm,
+      });
       continue;
     }
     if (before(now, f.inception)) {
@@ -99,6 +112,8 @@ export async function checkSignatures(
         ok: false,
         code: 'BOGUS_NOT_YET_VALID',
         detail: `the RRSIG (key ${f.keyTag}) is not valid yet`,
+        keyTag: f.keyTag,
+        algorithm: f.algorithm,
       });
       continue;
     }
@@ -121,6 +136,8 @@ export async function checkSignatures(
       ok: false,
       code: 'BOGUS_SIGNATURE',
       detail: `the RRSIG (key ${f.keyTag}) does not verify`,
+      keyTag: f.keyTag,
+      algorithm: f.algorithm,
     });
   }
   return failure;

@@ -60,7 +60,17 @@ import {
   type ReadResponse,
   type SignedSet,
 } from './message.ts';
-import { bogus, combine, insecure, type Bogus, type Insecure, type Verdict } from './verdict.ts';
+import { typeName } from '../../../dns/core/rr/types.ts';
+import {
+  about,
+  bogus,
+  combine,
+  insecure,
+  type Bogus,
+  type Insecure,
+  type Verdict,
+  type VerdictAbout,
+} from './verdict.ts';
 
 /** A trust anchor: a DS or DNSKEY record's RDATA at a zone (`owner` in presentation form). */
 export interface TrustAnchor {
@@ -244,11 +254,13 @@ export class Validator {
         name,
         `the DS or anchor records of ${name} use only algorithms or digests not supported here`,
         anchor,
+        { rrset: { name, type: 'DNSKEY' }, ...refAlgorithm(refs[0]) },
       );
     const r = await this.fetch(zone, 'DNSKEY');
     if ('status' in r) return { ...r, zone: name };
     const set = signedSets(r.answer).find((s) => s.key === zone && s.type === T_DNSKEY);
-    if (!set) return bogus('BOGUS_NO_DNSKEY', `no DNSKEY RRset at ${name}`, name);
+    const dnskey = { rrset: { name, type: 'DNSKEY' } };
+    if (!set) return bogus('BOGUS_NO_DNSKEY', `no DNSKEY RRset at ${name}`, name, dnskey);
     const all = set.records
       .map((k) => zoneKeyOf(k.rdata))
       .filter((k): k is ZoneKey => k !== undefined);
@@ -258,6 +270,7 @@ export class Validator {
         'BOGUS_DS_MISMATCH',
         `no DNSKEY of ${name} matches its DS or trust anchor records`,
         name,
+        { ...dnskey, ...refAlgorithm(usable[0]) },
       );
     const check = await checkSignatures(set, zone, entry, this.crypto, this.host.now());
     if (!check.ok)
@@ -265,6 +278,7 @@ export class Validator {
         check.code === 'BOGUS_SIGNATURE' ? 'BOGUS_NO_DNSKEY' : check.code,
         `DNSKEY ${name}: ${check.detail}`,
         name,
+        { ...dnskey, ...keyOf(check) },
       );
     this.lastTtl = Math.min(...set.records.map((k) => k.ttl));
     return { status: 'secure', keys: all, anchor };
@@ -286,6 +300,7 @@ export class Validator {
 
   private async computeDsState(key: string, topDown: boolean): Promise<DsState> {
     const name = keyToName(key);
+    const asked = { rrset: { name, type: 'DS' } };
     const parent = keyParent(key);
     if (parent === undefined) return bogus('BOGUS_MISSING_DS_PROOF', 'the root has no DS');
     const r = await this.fetch(key, 'DS');
@@ -318,6 +333,7 @@ export class Validator {
         'BOGUS_MISSING_DS_PROOF',
         `no DS at ${name} and ${denial.status === 'bogus' ? denial.detail : 'no proof'}`,
         name,
+        asked,
       );
     }
     switch (dsDenial(denial.set, key, r.rcode === 3)) {
@@ -327,6 +343,7 @@ export class Validator {
           name,
           `${denial.how} at ${name}: a delegation without DS`,
           denial.anchor,
+          asked,
         );
       case 'opt-out':
         return insecure(
@@ -334,6 +351,7 @@ export class Validator {
           name,
           `an NSEC3 opt-out span covers ${name}`,
           denial.anchor,
+          asked,
         );
       case 'not-a-cut':
         return { status: 'not-a-cut' };
@@ -342,6 +360,7 @@ export class Validator {
           'BOGUS_MISSING_DS_PROOF',
           `no DS at ${name} and no NSEC/NSEC3 proves its absence`,
           name,
+          asked,
         );
     }
   }
@@ -353,7 +372,14 @@ export class Validator {
    */
   private async signedOrNot(set: SignedSet, near: string, topDown: boolean): Promise<Verdict> {
     if (set.sigs.length === 0 && topDown)
-      return bogus('BOGUS_NO_SIGNATURE', `${keyToName(set.key)}: no RRSIG in a signed zone`);
+      return bogus(
+        'BOGUS_NO_SIGNATURE',
+        `${keyToName(set.key)}: no RRSIG in a signed zone`,
+        undefined,
+        {
+          rrset: rrsetOf(set.key, set.type),
+        },
+      );
     return set.sigs.length === 0 ? this.unsigned(near, set.key) : this.verifySet(set);
   }
 
@@ -394,6 +420,7 @@ export class Validator {
         keyToName(costly.zone),
         `NSEC3 with ${costly.iterations} iterations, above the ${NSEC3_MAX_ITERATIONS} this validator hashes (RFC 9276 section 3.2)`,
         anchor,
+        { rrset: nsec3Owner(costly) },
       );
     }
     return { set: { nsec, nsec3 }, how: nsec.length > 0 ? 'NSEC' : 'NSEC3', anchor };
@@ -437,11 +464,16 @@ export class Validator {
       .map((g) => rrsigFields(g.rdata))
       .find((x) => x !== undefined && keyIsSubdomain(set.key, x.signer));
     const what = `${keyToName(set.key)} type ${set.type}`;
-    if (!f) return this.unsigned(set.key, set.key);
+    if (!f)
+      return about(await this.unsigned(set.key, set.key), { rrset: rrsetOf(set.key, set.type) });
     const state = await this.zoneKeys(f.signer);
     if (state.status !== 'secure') return state;
     const check = await checkSignatures(set, f.signer, state.keys, this.crypto, this.host.now());
-    if (!check.ok) return bogus(check.code, `${what}: ${check.detail}`, keyToName(f.signer));
+    if (!check.ok)
+      return bogus(check.code, `${what}: ${check.detail}`, keyToName(f.signer), {
+        rrset: rrsetOf(set.key, set.type),
+        ...keyOf(check),
+      });
     return {
       status: 'secure',
       zone: keyToName(f.signer),
@@ -508,6 +540,8 @@ export class Validator {
             bogus(
               'BOGUS_DNAME',
               `the CNAME at ${keyToName(name)} is not what the DNAME at ${keyToName(dname.key)} synthesises`,
+              undefined,
+              { rrset: rrsetOf(name, T_CNAME) },
             ),
           );
           return { done: true, name };
@@ -534,18 +568,20 @@ export class Validator {
       'BOGUS_DENIAL',
       `${keyToName(set.key)} is a wildcard expansion without proof that the name does not exist`,
       v.zone,
+      { rrset: rrsetOf(set.key, set.type) },
     );
   }
 
   /** NXDOMAIN or NODATA for (name, qtype): its NSEC/NSEC3 proof. */
   private async negative(r: ReadResponse, name: string, qtype: number): Promise<Verdict> {
+    const asked = { rrset: rrsetOf(name, qtype) };
     const denial = await this.denialOf(r, name, false);
-    if (!('set' in denial)) return denial;
+    if (!('set' in denial)) return about(denial, asked);
     const what = `${keyToName(name)} type ${qtype}`;
     if (r.rcode === 3) {
       if (provesNxdomain(denial.set, name))
         return { status: 'secure', zone: zoneOf(r) ?? '', anchor: denial.anchor };
-      return bogus('BOGUS_DENIAL', `NXDOMAIN for ${what} without proof`);
+      return bogus('BOGUS_DENIAL', `NXDOMAIN for ${what} without proof`, undefined, asked);
     }
     const nodata = provesNodata(denial.set, name, qtype);
     if (nodata === 'opt-out')
@@ -554,9 +590,10 @@ export class Validator {
         keyToName(name),
         `an NSEC3 opt-out span covers ${keyToName(name)}`,
         denial.anchor,
+        asked,
       );
     if (nodata) return { status: 'secure', zone: zoneOf(r) ?? '', anchor: denial.anchor };
-    return bogus('BOGUS_DENIAL', `no data for ${what} without proof`);
+    return bogus('BOGUS_DENIAL', `no data for ${what} without proof`, undefined, asked);
   }
 }
 
@@ -572,4 +609,27 @@ function zoneOf(r: ReadResponse): string | undefined {
     if (f) return keyToName(f.signer);
   }
   return undefined;
+}
+
+/** The RRset a verdict is about, in presentation form. */
+function rrsetOf(key: string, type: number): { name: string; type: string } {
+  return { name: keyToName(key), type: typeName(type) };
+}
+
+/** The NSEC3 record's owner (its hash under the zone). */
+function nsec3Owner(n: Nsec3Record): { name: string; type: string } {
+  const zone = keyToName(n.zone);
+  return { name: zone === '.' ? `${n.hash}.` : `${n.hash}.${zone}`, type: 'NSEC3' };
+}
+
+/** The key tag and algorithm of a failed signature check, where it names one. */
+function keyOf(c: { keyTag?: number; algorithm?: number }): VerdictAbout {
+  return c.keyTag === undefined ? {} : { keyTag: c.keyTag, algorithm: c.algorithm ?? 0 };
+}
+
+/** The key tag and algorithm a DS record or DNSKEY anchor names. */
+function refAlgorithm(ref: KeyRef | undefined): VerdictAbout {
+  if (ref === undefined) return {};
+  if ('ds' in ref) return { keyTag: ref.ds.tag, algorithm: ref.ds.algorithm };
+  return { algorithm: ref.dnskey[3] ?? 0 };
 }
