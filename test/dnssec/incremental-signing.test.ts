@@ -6,18 +6,16 @@
  * is as valid as a full re-sign (`dnssec-verify`, `ldns-verify-zone`), has
  * the same NSEC/NSEC3 chain, and a removed name leaves no NSEC pointing at it.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zoneFromSource } from '../../src/authority/zones/servable.ts';
 import type { InlineSigning } from '../../src/dnssec/inline.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
 import type { Zone } from '../../src/dns/core/zone/model.ts';
 import { writeZone } from '../../src/dns/core/zone/writer.ts';
-import { toolOrSkip } from '../helpers/tools.ts';
+import { runTool, toolOrSkip } from '../helpers/tools.ts';
 
 const verify = toolOrSkip('dnssec-verify');
 const ldns = toolOrSkip('ldns-verify-zone');
@@ -63,15 +61,7 @@ function unsignedText(zone: Zone): string[] {
     .sort();
 }
 
-const sh = async (cmd: string, args: string[]) => {
-  try {
-    const r = await promisify(execFile)(cmd, args, { encoding: 'utf8' });
-    return { code: 0, out: r.stdout + r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? 1, out: `${x.stdout ?? ''}${x.stderr ?? ''}` };
-  }
-};
+const sh = runTool;
 
 beforeAll(async () => {
   mkdirSync(keys);

@@ -5,14 +5,12 @@
  * opt-out; keys made by BIND's `dnssec-keygen` sign too; the serial rises
  * on each re-sign; `delv` validates lexroute serving its own signed zone.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { toolOrSkip } from '../helpers/tools.ts';
+import { runTool, toolOrSkip } from '../helpers/tools.ts';
 import { captureIo } from '../helpers/io.ts';
 import { startTestServer, TEST_ZONES } from '../server/harness.ts';
 import { bindKeygen } from './bind-sign.ts';
@@ -30,15 +28,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out: io.stdout(), err: io.stderr() };
 }
 
-const sh = async (cmd: string, args: string[]) => {
-  try {
-    const r = await promisify(execFile)(cmd, args, { encoding: 'utf8' });
-    return { code: 0, out: r.stdout + r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: x.code ?? 1, out: `${x.stdout ?? ''}${x.stderr ?? ''}` };
-  }
-};
+const sh = runTool;
 
 describe.skipIf((verify.skipReason ?? ldns.skipReason) !== undefined)(
   'zone sign output verifies',

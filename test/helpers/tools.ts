@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
 
 /** Path of an external program, or undefined when it is not installed. */
@@ -49,4 +50,15 @@ export function corpusOrSkip(rel: string): { path: string; skipReason?: string }
 /** A suite title that says why it is skipped, when it is. */
 export function titled(title: string, c: { skipReason?: string }): string {
   return c.skipReason === undefined ? title : `${title} (skipped: ${c.skipReason})`;
+}
+
+/** Run a program to its end: exit code (0, or the failure's) and stdout + stderr together. */
+export async function runTool(cmd: string, args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const r = await promisify(execFile)(cmd, args, { encoding: 'utf8' });
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: x.code ?? 1, out: `${x.stdout ?? ''}${x.stderr ?? ''}` };
+  }
 }
