@@ -468,11 +468,18 @@ export class ZoneReloader {
     const next = new Map<string, Loaded>();
     const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
     this.outcomes = new Map();
-    for (const { file, origin } of files) {
+    // Files are read and loaded LOAD_CONCURRENCY at a time (the load worker overlaps their
+    // reads and builds), then taken in file order: the first file of an origin wins.
+    const results = await inTurns(files, LOAD_CONCURRENCY, async ({ file, origin }) => {
+      const own = new Map<string, Loaded>();
       const kept = target !== undefined && file !== target ? this.current.get(file) : undefined;
       const o = kept
-        ? (next.set(file, kept), 'unchanged' as const)
-        : await this.file(file, origin, next, watching, overrides?.get(file));
+        ? (own.set(file, kept), 'unchanged' as const)
+        : await this.file(file, origin, own, watching, overrides?.get(file));
+      return { file, origin, o, loaded: own.get(file) };
+    });
+    for (const { file, origin, o, loaded } of results) {
+      if (loaded) next.set(file, loaded);
       if (origin !== undefined) this.origins.set(file, origin);
       this.outcomes.set(file, o);
       counts[o]++;
@@ -665,4 +672,25 @@ export class ZoneReloader {
     logLoaded(log, file, zone, serial, ms, result);
     return 'loaded';
   }
+}
+
+/** Files loaded at once by a reload (each a read, a message to the load worker and back). */
+const LOAD_CONCURRENCY = 8;
+
+/** `work` over `items`, at most `limit` at a time; the results in the items' order. */
+async function inTurns<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

@@ -170,8 +170,14 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     phases: clock.phases,
     ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: Math.round(cpu1 - cpu0) } : {}),
   };
-  return { reply, transfer: packed && !req.options.shared ? packed.transfer : [] };
+  // A small zone's columns are copied with the message: detaching its few dozen buffers for a
+  // transfer costs more than copying their few kilobytes.
+  const small = (indexed?.zone.size ?? 0) <= COPY_BELOW_RECORDS;
+  return { reply, transfer: packed && !req.options.shared && !small ? packed.transfer : [] };
 }
+
+/** Zones of at most this many records travel by copy, larger ones by transfer. */
+const COPY_BELOW_RECORDS = 256;
 
 /**
  * Linux: this thread's scheduling priority set to `nice` (a thread is its
