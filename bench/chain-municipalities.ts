@@ -16,13 +16,13 @@
  *
  * Usage: node bench/chain-municipalities.ts [flat]
  */
-import { spawn } from 'node:child_process';
-import dgram from 'node:dgram';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DnsTransport } from '../src/client/transport.ts';
 import type { CoverageReport } from '../src/routes/coverage.ts';
 import { run } from '../src/cli/main.ts';
+import { freePort, spawnServe } from './harness.ts';
 import { captureIo } from '../test/helpers/io.ts';
 import {
   brazilChain,
@@ -32,7 +32,6 @@ import {
   type Localidade,
 } from '../test/routes/brazil.ts';
 
-const REPO = path.resolve(import.meta.dirname, '..');
 /** `flat` as the argument: the state tables without `index: true` (every rule at the state's apex). */
 const INDEX = process.argv[2] !== 'flat';
 
@@ -112,14 +111,6 @@ async function buildChain(): Promise<{ zones: string; lastZone: string; count: n
   return { zones: chain.zones, lastZone, count };
 }
 
-async function freePort(): Promise<number> {
-  const probe = dgram.createSocket('udp4');
-  await new Promise<void>((r) => probe.bind(0, '127.0.0.1', () => r()));
-  const port = probe.address().port;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
-
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m![1]) / 1024;
@@ -129,20 +120,11 @@ function rssMb(pid: number): number {
 async function serve(dir: string, lastZone: string) {
   const port = await freePort();
   const t0 = performance.now();
-  const server = spawn(
-    process.execPath,
-    [
-      path.join(REPO, 'bin/lexroute.js'),
-      'serve',
-      '--zones',
-      dir,
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const children: ChildProcess[] = [];
+  const server = spawnServe(
+    ['--zones', dir, '--listen', `127.0.0.1:${port}`, '--log-level', 'error'],
+    children,
+  ).child;
   const t = new DnsTransport({ timeoutMs: 200, tries: 1 });
   for (;;) {
     try {
