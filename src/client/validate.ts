@@ -32,6 +32,11 @@ export interface ValidateOptions {
   readonly crypto?: DnssecCrypto;
   /** The clock for signature times, ms since the epoch (default Date.now). */
   readonly now?: () => number;
+  /**
+   * NSEC3 denials of more iterations are insecure (INSECURE_NSEC3_ITERATIONS),
+   * not hashed: default 150 (BIND 9.18, Unbound, delv); RFC 9276 section 3.2.
+   */
+  readonly nsec3MaxIterations?: number;
 }
 
 /** The built-in root trust anchors (IANA: KSK-2017 id 20326, KSK-2024 id 38696). */
@@ -58,6 +63,9 @@ export class ValidatingResolver implements DnsResolver {
       anchors: anchorsOf(options),
       now: () => Math.floor(now() / 1000),
       fetch: (name, type) => inner.lookup(name, type).then((r) => r.wires ?? []),
+      ...(options.nsec3MaxIterations !== undefined
+        ? { nsec3MaxIterations: options.nsec3MaxIterations }
+        : {}),
     });
   }
 

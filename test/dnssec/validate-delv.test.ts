@@ -96,7 +96,7 @@ async function delvVerdict(
   return { status, text };
 }
 
-function client(mode: 'stub' | 'iterative' | 'webcrypto'): LexClient {
+function client(mode: 'stub' | 'iterative' | 'webcrypto', nsec3MaxIterations?: number): LexClient {
   const parsed = parseTrustAnchors(readFileSync(chain.anchorFile, 'utf8'), 'anchor', 0);
   if (!('anchors' in parsed)) throw new Error(parsed.problem.message);
   const server = `127.0.0.1:${h.port}`;
@@ -105,6 +105,7 @@ function client(mode: 'stub' | 'iterative' | 'webcrypto'): LexClient {
     validate: {
       trustAnchors: parsed.anchors,
       ...(mode === 'webcrypto' ? { crypto: webDnssecCrypto() } : {}),
+      ...(nsec3MaxIterations !== undefined ? { nsec3MaxIterations } : {}),
     },
     cache: false,
   });
@@ -177,6 +178,28 @@ describe.skipIf(skip)('validation: lexroute against delv', () => {
     },
     60_000,
   );
+
+  // RFC 9276 section 3.2: the limit is the caller's (validate.nsec3MaxIterations).
+  it.each([
+    [250, 'nope.it.v.test.', 'secure', undefined],
+    [200, 'nope.it.v.test.', 'secure', undefined],
+    [199, 'nope.it.v.test.', 'insecure', 'INSECURE_NSEC3_ITERATIONS'],
+    [0, 'nope.sec.v.test.', 'secure', undefined],
+  ] as const)('nsec3MaxIterations %i: %s NAPTR %s', async (limit, qname, status, code) => {
+    for (const mode of ['stub', 'webcrypto'] as const) {
+      const c = client(mode, limit);
+      try {
+        const v = (await c.lookup(qname, 'NAPTR', undefined)).validation!;
+        expect({ mode, status: v.status, code: 'code' in v ? v.code : undefined }).toEqual({
+          mode,
+          status,
+          code,
+        });
+      } finally {
+        await c.close();
+      }
+    }
+  });
 
   // Issue 32 item 3: a non-secure verdict says what it is about, not only why.
   const ABOUT: readonly [string, QueryType, object][] = [

@@ -28,7 +28,7 @@ export const VALIDATION_CODES = {
     'insecure: the DS records (or trust anchors) name only algorithms or digests this platform lacks (RFC 4035 section 5.2)',
   INSECURE_NO_ANCHOR: 'insecure: no trust anchor at or above the name',
   INSECURE_NSEC3_ITERATIONS:
-    'insecure: the denial uses NSEC3 with more than 150 iterations, which RFC 9276 section 3.2 lets a validator treat as insecure rather than hash',
+    'insecure: the denial uses NSEC3 with more iterations than the limit (default 150; validate.nsec3MaxIterations), which RFC 9276 section 3.2 lets a validator treat as insecure rather than hash',
 } as const;
 
 export type ValidationCode = keyof typeof VALIDATION_CODES;
