@@ -66,7 +66,7 @@ import {
   TYPE_SOA,
   TYPE_TXT,
 } from '../dns/core/rr/types.ts';
-import { keyIsSubdomain } from '../dns/core/wire/name.ts';
+import { keyIsSubdomain, nameKey } from '../dns/core/wire/name.ts';
 
 /** The CH TXT names answered when configured (BIND, NSD, Knot): wire key -> which text. */
 const CHAOS_NAMES = new Map<string, 'version' | 'id'>([
@@ -509,12 +509,20 @@ export class Engine {
   /**
    * The same, built `slice` names per turn of the event loop: listing
    * 10,000 names at once took the answering thread 5-10 ms, the stall of a
-   * reload's start (and of a SIGHUP with an unchanged file).
+   * reload's start (and of a SIGHUP with an unchanged file). With `origin`
+   * (the zone being reloaded), only the names at or below it are listed:
+   * the load worker encodes ahead only its own zone's names, so reloading
+   * one zone of thousands lists (and waits turns for) that zone's names
+   * alone, not the hot names of every zone (issue 30).
    */
-  async hotNamesInSlices(slice = HOT_SLICE): Promise<HotNames> {
+  async hotNamesInSlices(slice = HOT_SLICE, origin?: string): Promise<HotNames> {
     const b = new HotNamesBuilder();
     const origins = this.servedKeys();
+    const under = origin === undefined ? undefined : nameKey(origin);
+    let seen = 0;
     for (const [key, types] of this.hotEntries()) {
+      if (++seen % (slice * 8) === 0) await new Promise<void>((r) => setImmediate(r));
+      if (under !== undefined && !keyIsSubdomain(key, under)) continue;
       b.add(key, types);
       if (b.count % slice === 0) await new Promise<void>((r) => setImmediate(r));
     }

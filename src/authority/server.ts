@@ -629,10 +629,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       });
     },
   };
-  const hot = () => engine.hotNamesInSlices();
+  // A zone served already lists only its own hot names (one zone of thousands costs one zone).
+  const served: { reloader?: ZoneReloader } = {};
+  const hot = (file: string) =>
+    engine.hotNamesInSlices(undefined, served.reloader?.zoneOfFile(file)?.origin);
   const retrySoon = () => watcher.schedule(500);
   const zones = await zoneServices(options, target, retrySoon, hot);
   const { transfers, history, secondaries, reloader, loader, catalog } = zones;
+  served.reloader = reloader;
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false, zone?: string) =>
     reloader.reload(watching, undefined, zone).finally(refresher.arm);

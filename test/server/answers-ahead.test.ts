@@ -134,6 +134,23 @@ describe('answers encoded ahead by the load worker', () => {
     expect(ahead.answers?.names).toBeGreaterThanOrEqual(5);
   });
 
+  it('the hot set of one zone being reloaded lists the names of that zone only, and they come encoded ahead', async () => {
+    const b = await load('b.test.', B);
+    const engine = new Engine([await load('a.test.', A(1)), b]);
+    ask(engine);
+    engine.respond(buildQuery('www.b.test', 'A'), TRANSPORT_UDP);
+    const whole = engine.hotNames();
+    const ofB = await engine.hotNamesInSlices(2, 'b.test.');
+    const ofA = await engine.hotNamesInSlices(2, 'a.test.');
+    expect(ofB.count).toBe(1);
+    expect(ofA.count + ofB.count).toBe(whole.count);
+    expect(ofA.origins).toEqual(whole.origins);
+    bg.hot = () => ofA;
+    const ahead = await load('a.test.', A(5));
+    bg.hot = undefined;
+    expect(ahead.answers?.names).toBeGreaterThanOrEqual(5);
+  });
+
   it('a chain into another served zone is left to the engine; other zones served: not used', async () => {
     const b = await load('b.test.', B);
     const old = new Engine([await load('a.test.', A(1)), b]);

@@ -134,9 +134,10 @@ export class BackgroundZoneLoader {
   private idleEnd: ReturnType<typeof setTimeout> | undefined;
   /**
    * The names the server is being asked (its engine's hot set), read at each
-   * load: the worker encodes their answers in the new version too.
+   * load: the worker encodes their answers in the new version too. Given
+   * the file being loaded, so that the hot set can be cut to its zone.
    */
-  hot: (() => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
+  hot: ((file: string) => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
   private tid = 0;
 
@@ -213,7 +214,7 @@ export class BackgroundZoneLoader {
     version?: VersionRequest,
   ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
-    const hot = await this.hot?.();
+    const hot = await this.hot?.(file);
     if (this.closed) throw new Error('the zone loader is closed');
     clearTimeout(this.idleEnd);
     const w = (this.worker ??= this.start());

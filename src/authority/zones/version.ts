@@ -51,13 +51,16 @@ export async function hashFile(file: string): Promise<string | undefined> {
   let fh;
   try {
     fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!(await fh.stat()).isFile()) return undefined;
+    const st = await fh.stat();
+    if (!st.isFile()) return undefined;
     const h = createHash('sha256');
-    const buf = Buffer.allocUnsafe(1 << 20);
+    // Sized to the file (one byte more: a small file is one read, its short read the end),
+    // not 1 MB per small zone of thousands; a short read of a regular file is its end.
+    const buf = Buffer.allocUnsafe(Math.min(st.size + 1, 1 << 20));
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      h.update(buf.subarray(0, bytesRead));
+      if (bytesRead > 0) h.update(buf.subarray(0, bytesRead));
+      if (bytesRead < buf.length) break;
     }
     return h.digest('hex');
   } catch {
