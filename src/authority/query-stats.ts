@@ -16,8 +16,12 @@ export const SIZE_BOUNDS = [64, 128, 256, 512, 1232, 2048, 4096, 16384, 65535] a
 export class QueryStats {
   /** ((transport * 4096 + rcode) * 65536 + qtype) -> responses. */
   readonly byKind = new Map<number, number>();
-  /** Zone origin key -> responses from that zone; origin key -> presentation name. */
-  readonly byZone = new Map<string, number>();
+  /**
+   * Zone origin key -> responses from that zone (a counter box: one Map
+   * lookup per query, no set; at thousands of zones each Map operation is a
+   * cache miss, issue 30); origin key -> presentation name.
+   */
+  readonly byZone = new Map<string, { n: number }>();
   readonly zoneNames = new Map<string, string>();
   /** Per transport: counts per size bucket (the last is above every bound), and the sum. */
   readonly sizes = [
@@ -38,11 +42,11 @@ export class QueryStats {
     const k = (transport * 4096 + rcode) * 65536 + qtype;
     this.byKind.set(k, (this.byKind.get(k) ?? 0) + 1);
     if (zoneKey !== undefined) {
-      const n = this.byZone.get(zoneKey);
-      if (n === undefined) {
-        this.byZone.set(zoneKey, 1);
+      const c = this.byZone.get(zoneKey);
+      if (c === undefined) {
+        this.byZone.set(zoneKey, { n: 1 });
         this.zoneNames.set(zoneKey, zoneName ?? zoneKey);
-      } else this.byZone.set(zoneKey, n + 1);
+      } else c.n++;
     }
     const b = this.sizes[transport]!;
     let i = 0;
@@ -78,7 +82,7 @@ export class QueryStats {
         'lexroute_dns_zone_queries_total',
         'counter',
         'DNS queries answered from each zone.',
-        [...this.byZone].map(([k, v]) => [{ zone: this.zoneNames.get(k) ?? k }, v] as const),
+        [...this.byZone].map(([k, c]) => [{ zone: this.zoneNames.get(k) ?? k }, c.n] as const),
       ),
       histogram(
         'lexroute_dns_response_size_bytes',
