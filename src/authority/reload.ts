@@ -23,6 +23,8 @@ import type { SerialPolicy } from '../xfr/core/serial.ts';
 import type { RestoredServed } from './zones/version.ts';
 import type { VersionRequest } from './zones/background.ts';
 import type { VersionOutcome } from './zones/version.ts';
+import { soaRecord, soaSerialOf } from '../xfr/core/records.ts';
+import type { ZoneDiff } from '../xfr/core/diff.ts';
 
 export type { VersionRequest, VersionOutcome };
 import {
@@ -490,6 +492,68 @@ export class ZoneReloader {
       this.o.retrySoon();
     } else this.incompleteTries = 0;
     const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
+    const zones = await this.swapIn(next, counts.loaded > 0 || removed > 0);
+    const { loaded, unchanged, failed } = counts;
+    return { loaded, unchanged, failed, removed, zones, ms: Math.round(now() - t0) };
+  }
+
+  /**
+   * A secondary zone changed by difference (IXFR, `zoneFromDifference`):
+   * `to` replaces the version `from` loaded from `file` and is swapped in as
+   * a reload swaps (in turn with reloads). False when the zone of `file` is
+   * no longer `from` (the caller transfers again).
+   */
+  applyDifference(
+    file: string,
+    from: Zone,
+    to: { readonly zone: Zone; readonly indexed: IndexedZone },
+    diff: ZoneDiff | undefined,
+  ): Promise<boolean> {
+    const go = async () => {
+      const prev = this.current.get(file);
+      if (prev?.zone !== from) return false;
+      const serial = soaSerialOf(soaRecord(to.zone).rdata);
+      const version = diff && {
+        fileSerial: serial,
+        serial,
+        rewritten: false,
+        raised: false,
+        changed: true,
+        diff,
+        ms: 0,
+      };
+      const next = new Map(this.current);
+      next.set(file, { ...prev, zone: to.zone, indexed: to.indexed, serial, version });
+      await this.swapIn(next, true);
+      return true;
+    };
+    const run = (this.running ?? Promise.resolve()).then(go, go);
+    const tracked = run.then(() => ({
+      loaded: 1,
+      unchanged: 0,
+      failed: 0,
+      removed: 0,
+      zones: this.served.size,
+      ms: 0,
+    }));
+    const kept = tracked.finally(() => {
+      if (this.running === kept) this.running = undefined;
+    });
+    this.running = kept;
+    return run;
+  }
+
+  /** `file` was written with the zone served from it (after `applyDifference`): its time and size are the loaded ones. */
+  async fileWritten(file: string, zone: Zone): Promise<void> {
+    const l = this.current.get(file);
+    if (l?.zone !== zone) return;
+    const st = await stat(file);
+    if (this.current.get(file) === l)
+      this.current.set(file, { ...l, mtimeMs: st.mtimeMs, size: st.size });
+  }
+
+  /** Make `next` the zones served (the engine's set, then the swap hook); the number served. */
+  private async swapIn(next: Map<string, Loaded>, changedFiles: boolean): Promise<number> {
     const byOrigin = new Map<string, Zone | IndexedZone>();
     const zones = new Map<string, Zone>();
     const swapped = new Map<string, SwapInfo>();
@@ -513,8 +577,7 @@ export class ZoneReloader {
       .filter((s) => !byOrigin.has(s.origin))
       .map((s) => nameKey(s.origin));
     const changed =
-      counts.loaded > 0 ||
-      removed > 0 ||
+      changedFiles ||
       unavailable.join() !== this.unavailableKey ||
       [...next].some(([f, l]) => this.current.get(f)?.zone !== l.zone);
     this.unavailableKey = unavailable.join();
@@ -531,8 +594,7 @@ export class ZoneReloader {
         this.o.log.error('zones_swap_hook_failed', { error: (e as Error).message });
       });
     }
-    const { loaded, unchanged, failed } = counts;
-    return { loaded, unchanged, failed, removed, zones: byOrigin.size, ms: Math.round(now() - t0) };
+    return byOrigin.size;
   }
 
   /** What the swap hook learns of a zone loaded by this reload. */

@@ -20,7 +20,7 @@
  */
 import type net from 'node:net';
 import { randomInt } from 'node:crypto';
-import { mkdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   DEFAULT_TRANSFER_CONFIG,
@@ -28,7 +28,7 @@ import {
   type SecondaryZoneConfig,
   type TransferConfig,
 } from '../config/server.ts';
-import type { Zone, ResourceRecord } from '../dns/core/zone/model.ts';
+import type { Zone, ResourceRecord, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import { keyToName, nameKey } from '../dns/core/wire/name.ts';
 import { writeZone } from '../dns/core/zone/writer.ts';
 import { lintNaptrRecords } from '../ddds/core/lint/naptr-lint.ts';
@@ -59,6 +59,10 @@ import { RCODE_OF } from '../authority/rcodes.ts';
 import type { Logger } from '../authority/log.ts';
 import { createLogSummary, type LogSummary } from '../authority/log-summary.ts';
 import { peerText, tcpExchange } from './exchange.ts';
+import { zoneFromDifference } from '../authority/zones/servable.ts';
+import type { IndexedZone } from '../authority/core/zone-lookup.ts';
+import type { ZoneDiff } from './core/diff.ts';
+import type { XfrStep } from './core/read.ts';
 import { transferInLimits, type TransferInLimits } from './limits.ts';
 
 export { peerText, tcpExchange } from './exchange.ts';
@@ -68,6 +72,15 @@ export interface SecondaryTarget {
   install(file: string, tmp: string): Promise<boolean>;
   setExpired(origin: string, expired: boolean): Promise<void>;
   zoneOfFile(file: string): Zone | undefined;
+  /** Swap in a zone changed by difference (IXFR); false when the zone of `file` is no longer `from`. */
+  applyDifference?(
+    file: string,
+    from: Zone,
+    to: { readonly zone: Zone; readonly indexed: IndexedZone },
+    diff: ZoneDiff | undefined,
+  ): Promise<boolean>;
+  /** `file` now holds the zone served from it. */
+  fileWritten?(file: string, zone: Zone): Promise<void>;
 }
 
 export interface SecondaryOptions {
@@ -118,6 +131,8 @@ interface ZoneState {
   running: Promise<CheckOutcome> | undefined;
   again: boolean;
   expired: boolean;
+  /** The zone file being rewritten after an IXFR applied by difference. */
+  writing: Promise<void> | undefined;
   readonly results: Record<XfrInResult, number>;
   readonly failures: Map<string, number>;
 }
@@ -139,6 +154,7 @@ const FALLBACK_OK: ReadonlySet<string> = new Set([
   'XFR_NO_SOA',
   'XFR_SOA_MISMATCH',
   'XFR_IXFR_SEQUENCE',
+  'XFR_IXFR_MISMATCH',
   'XFR_TRAILING_DATA',
   'XFR_CUT_SHORT',
   'XFR_TIMEOUT',
@@ -177,6 +193,7 @@ export class Secondaries {
         running: undefined,
         again: false,
         expired: false,
+        writing: undefined,
         results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
         failures: new Map(),
       });
@@ -220,7 +237,10 @@ export class Secondaries {
 
   /** Resolves when no check is running. */
   async idle(): Promise<void> {
-    for (const z of this.zones.values()) await z.running;
+    for (const z of this.zones.values()) {
+      await z.running;
+      await z.writing;
+    }
   }
 
   /** Write the pending summary of refused NOTIFYs now. */
@@ -438,7 +458,8 @@ export class Secondaries {
       }
     }
     const got = await this.transfer(z, p, mode.retransfer ? undefined : held, deadline);
-    const newSerial = soaTimers(got.records[0]!.rdata).serial;
+    const end = got.patched ? soaRecord(got.patched.zone) : got.records[0]!;
+    const newSerial = soaTimers(end.rdata).serial;
     if (held !== undefined && !mode.force) {
       const heldSerial = soaTimers(held.rdata).serial;
       // @see RFC 1982 section 3.2; RFC 1996 section 3.11: a secondary takes a newer serial only.
@@ -448,12 +469,14 @@ export class Secondaries {
           `the ${got.kind} ends on serial ${newSerial}, older than the ${heldSerial} served (the SOA query said ${remoteSerial}); ctl retransfer ${z.origin} --force installs it`,
         );
     }
-    if (got.records.length > z.limits.maxRecords)
+    const count = got.patched ? got.patched.zone.size : got.records.length;
+    if (count > z.limits.maxRecords)
       throw new XfrReadError(
         'XFR_TOO_MANY_RECORDS',
-        `the zone the ${got.kind} makes has ${got.records.length} records, more than ${z.limits.maxRecords} (maxRecords)`,
+        `the zone the ${got.kind} makes has ${count} records, more than ${z.limits.maxRecords} (maxRecords)`,
       );
-    await this.installRecords(z, p, got.records, { ...got, trigger, started });
+    if (got.patched) await this.installPatched(z, p, got.patched, { trigger, started });
+    else await this.installRecords(z, p, got.records, { ...got, trigger, started });
   }
 
   /** IXFR when a version is held (AXFR when it fails, but for a TSIG fault), else AXFR: the new zone's records. */
@@ -466,6 +489,7 @@ export class Secondaries {
     kind: 'AXFR' | 'IXFR';
     records: XfrRr[];
     touched: Set<string> | undefined;
+    patched?: Patched;
   }> {
     if (held !== undefined) {
       try {
@@ -473,6 +497,8 @@ export class Secondaries {
         if (r.result === undefined) throw new XfrReadError('XFR_NO_SOA', 'no answer');
         if (r.result.kind === 'incremental') {
           const steps = r.result.steps;
+          const patched = this.patched(z, steps);
+          if (patched) return { kind: 'IXFR', records: [], touched: undefined, patched };
           // The owners the differences touch (the lint looks at those only).
           const touched = new Set(
             steps.flatMap((st) => [...st.removed, ...st.added].map((x) => x.key)),
@@ -497,6 +523,126 @@ export class Secondaries {
   }
 
   /**
+   * The IXFR's steps applied by difference to the zone served (the one zone
+   * path's `zoneFromDifference`), undefined when the zone cannot take them
+   * so (a signed zone, a zone cut changed: the whole zone is rebuilt). A
+   * deletion of a record the zone lacks is XFR_IXFR_MISMATCH (AXFR follows).
+   */
+  private patched(z: ZoneState, steps: readonly XfrStep[]): Patched | undefined {
+    const from = this.target.zoneOfFile(z.file);
+    if (from === undefined || this.target.applyDifference === undefined) return undefined;
+    let zone: Zone = from;
+    let indexed: IndexedZone | undefined;
+    for (const st of steps) {
+      const at = soaTimers(soaRecord(zone).rdata).serial;
+      const to = soaTimers(st.to.rdata).serial;
+      if (at !== soaTimers(st.from.rdata).serial)
+        throw new XfrReadError(
+          'XFR_IXFR_SEQUENCE',
+          `a step from serial ${soaTimers(st.from.rdata).serial}, the zone has ${at}`,
+        );
+      const inClass = (rs: readonly XfrRr[]) => rs.filter((r) => r.cls === 1).map(modelRecord);
+      const changes = {
+        soa: modelRecord(st.to),
+        removed: inClass(st.removed),
+        added: inClass(st.added),
+      };
+      const r = zoneFromDifference(zone, changes);
+      if (r.kind === 'unsupported') {
+        this.log.debug('xfr_in_ixfr_whole', { zone: z.origin, serial: to, why: r.message });
+        return undefined;
+      }
+      if (r.kind === 'mismatch')
+        throw new XfrReadError('XFR_IXFR_MISMATCH', `serial ${to}: ${r.message}`);
+      if (r.kind === 'refused') {
+        this.lintLog(z, r.diagnostics);
+        throw new XfrReadError(
+          'XFR_ZONE_REJECTED',
+          `serial ${to}: the changed names do not pass the zone checks (${r.diagnostics.map((d) => d.code).join(', ')})`,
+        );
+      }
+      this.lintLog(z, r.diagnostics);
+      zone = r.zone;
+      indexed = r.indexed;
+    }
+    if (indexed === undefined) return undefined;
+    const one = steps.length === 1 ? steps[0]! : undefined;
+    const diff = one && {
+      fromSoa: one.from,
+      toSoa: one.to,
+      removed: one.removed,
+      added: one.added,
+    };
+    return { from, zone, indexed, diff };
+  }
+
+  private lintLog(z: ZoneState, ds: readonly ZoneDiagnostic[]): void {
+    for (const d of ds)
+      this.log.warn('xfr_in_lint', {
+        zone: z.origin,
+        code: d.code,
+        message: d.message,
+        severity: d.severity,
+      });
+  }
+
+  /** Swap in a zone changed by difference; its file is rewritten after, off the answer's path. */
+  private async installPatched(
+    z: ZoneState,
+    p: PrimaryAddress,
+    t: Patched,
+    how: { trigger: string; started: number },
+  ): Promise<void> {
+    const received = performance.now();
+    if (!(await this.target.applyDifference!(z.file, t.from, t, t.diff)))
+      throw new XfrReadError(
+        'XFR_ZONE_REJECTED',
+        'the zone was reloaded while the IXFR was applied; checked again at the next refresh',
+      );
+    z.results.ixfr++;
+    this.log.info('xfr_in', {
+      zone: z.origin,
+      primary: peerText(p),
+      kind: 'IXFR',
+      applied: 'difference',
+      serial: soaTimers(soaRecord(t.zone).rdata).serial,
+      records: t.zone.size,
+      trigger: how.trigger,
+      ms: Math.round(performance.now() - how.started),
+      transferMs: Math.round(received - how.started),
+      applyMs: Math.round(performance.now() - received),
+    });
+    this.writeBehind(z, t.zone);
+    await this.refreshed(z);
+  }
+
+  /**
+   * Rewrite the zone's file with `zone` (a restart serves that version),
+   * after the swap; skipped when a newer version replaced it meanwhile.
+   */
+  private writeBehind(z: ZoneState, zone: Zone): void {
+    const current = () => this.target.zoneOfFile(z.file) === zone;
+    const write = async () => {
+      if (!current()) return;
+      const tmp = tmpName(z.file);
+      try {
+        await writeFile(tmp, zoneText(z.origin, this.recordsOf(zone)).text);
+        if (!current()) return void (await unlink(tmp));
+        await rename(tmp, z.file);
+        await this.target.fileWritten?.(z.file, zone);
+      } catch (e) {
+        await unlink(tmp).catch(() => undefined);
+        this.log.error('xfr_in_write_failed', {
+          zone: z.origin,
+          file: z.file,
+          error: (e as Error).message,
+        });
+      }
+    };
+    z.writing = (z.writing ?? Promise.resolve()).then(write);
+  }
+
+  /**
    * Write the records as a zone file, lint them (reported only; after an
    * IXFR only the owners it touched), and have the reloader load and swap
    * them in.
@@ -514,25 +660,13 @@ export class Secondaries {
   ): Promise<void> {
     const { kind, touched, trigger, started } = how;
     const received = performance.now();
-    const inClass = records.filter((r) => r.cls === 1);
-    const rrs: ResourceRecord[] = inClass.map((r) => ({
-      owner: keyToName(r.key),
-      type: r.type,
-      class: 1,
-      ttl: r.ttl,
-      rdata: r.rdata,
-    }));
+    await z.writing;
+    const { text, rrs, inClass } = zoneText(z.origin, records);
     const lintSet = touched ? rrs.filter((_, i) => touched.has(inClass[i]!.key)) : rrs;
-    for (const d of lintNaptrRecords(lintSet))
-      this.log.warn('xfr_in_lint', {
-        zone: z.origin,
-        code: d.code,
-        message: d.message,
-        severity: d.severity,
-      });
+    this.lintLog(z, lintNaptrRecords(lintSet));
     const linted = performance.now();
-    const tmp = `${z.file}.${process.pid}.${randomInt(1 << 30)}.tmp`;
-    await writeFile(tmp, `$ORIGIN ${z.origin}\n${writeZone(rrs)}`);
+    const tmp = tmpName(z.file);
+    await writeFile(tmp, text);
     const written = performance.now();
     const ok = await this.target.install(z.file, tmp);
     if (!ok) {
@@ -563,8 +697,13 @@ export class Secondaries {
 
   /** The held version's records (SOA first), for IXFR. */
   private heldRecords(z: ZoneState): XfrRr[] {
-    const zone = this.target.zoneOfFile(z.file)!;
-    const out: XfrRr[] = [this.heldSoa(z)!];
+    return this.recordsOf(this.target.zoneOfFile(z.file)!);
+  }
+
+  /** A zone's records, SOA first. */
+  private recordsOf(zone: Zone): XfrRr[] {
+    const s = soaRecord(zone);
+    const out: XfrRr[] = [{ key: s.key, type: TYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata }];
     const cur = zoneBodyCursor(zone);
     const r = newXfrRecord();
     while (cur.next(r)) {
@@ -627,6 +766,27 @@ export class Secondaries {
       return { soa: result.soa, result };
     });
   }
+}
+
+/** An IXFR applied by difference: the zone it was applied to, the result and its index. */
+interface Patched {
+  readonly from: Zone;
+  readonly zone: Zone;
+  readonly indexed: IndexedZone;
+  readonly diff: ZoneDiff | undefined;
+}
+
+const tmpName = (file: string) => `${file}.${process.pid}.${randomInt(1 << 30)}.tmp`;
+
+function modelRecord(r: XfrRr): ResourceRecord {
+  return { owner: keyToName(r.key), type: r.type, class: r.cls, ttl: r.ttl, rdata: r.rdata };
+}
+
+/** Records (SOA first) as a zone file's text; those of class IN only. */
+function zoneText(origin: string, records: readonly XfrRr[]) {
+  const inClass = records.filter((r) => r.cls === 1);
+  const rrs = inClass.map(modelRecord);
+  return { text: `$ORIGIN ${origin}\n${writeZone(rrs)}`, rrs, inClass };
 }
 
 /** An SOA answer: one message (the reader checks its ID, flags, rcode and first record). */

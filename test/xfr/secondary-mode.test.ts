@@ -139,12 +139,16 @@ for (const P of PRIMARIES) {
           );
         });
         expect(s.events.some((e) => e.event === 'notify_received' && e.zone === origin)).toBe(true);
-        const ixfr = s.events.filter((e) => e.event === 'xfr_in' && e.kind === 'IXFR');
-        expect(ixfr.at(-1)).toMatchObject({ zone: origin, serial: 2 });
+        // The change is answered once swapped in; the log line and the file follow it.
+        const ixfr = () => s.events.filter((e) => e.event === 'xfr_in' && e.kind === 'IXFR');
+        await until('the IXFR logged', 4000, () => Promise.resolve(ixfr().length > 0));
+        expect(ixfr().at(-1)).toMatchObject({ zone: origin, serial: 2, applied: 'difference' });
         expect(s.events.some((e) => e.event === 'xfr_in_failed')).toBe(false);
-        // The copy on disk, served at once by a new process with the primary gone.
+        // The copy on disk (rewritten after the swap), served at once by a new process with the primary gone.
         const file = path.join(s.dir, 'secondary', `${origin}zone`);
-        expect(readFileSync(file, 'utf8')).toContain(`b.${origin}`);
+        await until('the file rewritten', 4000, () =>
+          Promise.resolve(readFileSync(file, 'utf8').includes(`b.${origin}`)),
+        );
         await primary.close();
         await s.server.close();
         closed = true;
@@ -173,6 +177,9 @@ for (const P of PRIMARIES) {
         primary.change(zoneText(origin, 11, timers, ['a', 'c']));
         await until('the refresh', 8000, async () => (await answers(lp, `c.${origin}`)) === 1);
         expect(s.events.some((e) => e.event === 'notify_received')).toBe(false);
+        // Answered once swapped in; the log line follows.
+        const logged = () => s.events.filter((e) => e.event === 'xfr_in').at(-1)?.serial === 11;
+        await until('the transfer logged', 4000, () => Promise.resolve(logged()));
         expect(s.events.filter((e) => e.event === 'xfr_in').at(-1)).toMatchObject({
           serial: 11,
           trigger: 'refresh',

@@ -13,8 +13,13 @@
  * the NSEC/NSEC3 chain (as dnssec-verify). A diagnostic of severity error
  * refuses the zone; with `strict`, a warning does too (`zone check
  * --strict`, `serve --strict`, `zoneFiles.strict`).
+ *
+ * A secondary zone changed by an IXFR takes `zoneFromDifference`: the
+ * difference is applied to the zone served (`patch.ts`, in time proportional
+ * to the difference) and the names it touched go through the same content
+ * checks (CNAME beside other data, NS at the apex, the NAPTR lint).
  */
-import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/core/zone/model.ts';
 import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
 import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
 import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
@@ -22,6 +27,16 @@ import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { signWithState, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
 import { loadZoneFile, type LoadOptions } from './load.ts';
+import type {
+  PatchedZone} from '../../dns/core/zone/patch.ts';
+import {
+  OverlayNodes,
+  patchZone,
+  type ZoneChanges,
+} from '../../dns/core/zone/patch.ts';
+import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
+import { nameKey } from '../../dns/core/wire/name.ts';
+import { TYPE_CNAME, TYPE_NAPTR, TYPE_NS } from '../../dns/core/rr/types.ts';
 
 export interface ZonePathOptions extends LoadOptions {
   /** Warnings refuse the zone too. */
@@ -121,4 +136,63 @@ export function inLineOrder(ds: readonly ZoneDiagnostic[]): ZoneDiagnostic[] {
     .map((d, i) => ({ d, i, k: key(d) }))
     .sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || a.k[2] - b.k[2] || a.i - b.i)
     .map((x) => x.d);
+}
+
+/** What applying a difference gave: the zone to serve and its index, or why not. */
+export type DifferenceResult =
+  | {
+      readonly kind: 'patched';
+      readonly zone: PatchedZone;
+      readonly indexed: IndexedZone;
+      /** Findings about the touched names (none of severity error). */
+      readonly diagnostics: readonly ZoneDiagnostic[];
+    }
+  /** A deletion of a record the zone does not hold. */
+  | { readonly kind: 'mismatch'; readonly message: string }
+  /** Not applicable by difference (a signed zone, a zone cut changed): load the whole zone. */
+  | { readonly kind: 'unsupported'; readonly message: string }
+  /** The changed zone is refused by the checks of its touched names. */
+  | { readonly kind: 'refused'; readonly diagnostics: readonly ZoneDiagnostic[] };
+
+/** The checks of a zone build, for the names a difference touched. */
+function touchedFindings(zone: PatchedZone, touched: readonly string[]): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  const naptr: ResourceRecord[] = [];
+  for (const name of touched) {
+    const node = zone.nodes.get(name);
+    if (node === undefined) continue;
+    const cname = node.rrsets.get(TYPE_CNAME);
+    if (cname && cname.records.length > 1)
+      out.push({ code: 'ZONE_MULTIPLE_CNAME', message: `${name} has more than one CNAME`, severity: 'error' });
+    if (cname && node.rrsets.size > 1)
+      out.push({ code: 'ZONE_CNAME_AND_OTHER', message: `${name} has a CNAME and other data`, severity: 'error' });
+    naptr.push(...(node.rrsets.get(TYPE_NAPTR)?.records ?? []));
+  }
+  if (!zone.nodes.get(zone.origin)?.rrsets.has(TYPE_NS))
+    out.push({ code: 'ZONE_NO_APEX_NS', message: `no NS at the apex ${zone.origin}`, severity: 'error' });
+  return [...out, ...lintNaptrRecords(naptr)];
+}
+
+/** The lookup index of a patched zone: the base's index with the overlay's nodes over it. */
+function indexPatched(zone: PatchedZone): IndexedZone {
+  const base = indexZone(zone.base);
+  const overlay = new Map<string, ZoneNode | null>();
+  for (const [name, node] of zone.overlay) overlay.set(nameKey(name), node);
+  return { zone, originKey: base.originKey, nodes: new OverlayNodes(base.nodes, overlay) };
+}
+
+/**
+ * Apply one version's difference to the zone served (an IXFR's step), in
+ * time proportional to the difference, and check the names it touched.
+ */
+export function zoneFromDifference(
+  from: Zone,
+  changes: ZoneChanges,
+  options: { readonly strict?: boolean } = {},
+): DifferenceResult {
+  const r = patchZone(from, changes);
+  if (r.kind !== 'patched') return r;
+  const diagnostics = touchedFindings(r.zone, r.touched);
+  if (diagnostics.some((d) => refuses(d, options.strict))) return { kind: 'refused', diagnostics };
+  return { kind: 'patched', zone: r.zone, indexed: indexPatched(r.zone), diagnostics };
 }

@@ -15,6 +15,8 @@ export const XFR_IN_CODES = {
   XFR_SOA_MISMATCH: 'the last SOA of a transfer differs from the first',
   XFR_IXFR_SEQUENCE:
     'an IXFR answer whose difference sequence does not chain (serials, deleted records not in the zone)',
+  XFR_IXFR_MISMATCH:
+    'an IXFR deletes a record the zone served does not hold: the versions differ, the zone is transferred whole (AXFR)',
   XFR_TRAILING_DATA: 'records after the closing SOA of a transfer',
   XFR_CUT_SHORT: 'the transfer stream ended (or timed out) before its closing SOA',
   XFR_TIMEOUT: 'the primary did not answer in time',

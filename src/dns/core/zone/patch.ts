@@ -1,0 +1,329 @@
+/**
+ * A zone changed by difference (an IXFR applied, RFC 1995): the loaded
+ * zone (`StoreZone`) stays as it is and the names the difference touched
+ * are kept beside it, so applying a difference costs what it changes, not
+ * what the zone holds. A patched zone patched again keeps one overlay over
+ * the same base (the overlay grows with the changes since the last load; a
+ * full load, at restart or by AXFR, starts over).
+ *
+ * Not applied by difference (`unsupported`, the caller loads the whole zone
+ * instead): a zone with DNSSEC records (the denial chain would need
+ * rebuilding), a difference that adds or removes a zone cut (every name
+ * below it changes), a base that is not a loaded zone.
+ */
+import type { ResourceRecord, RRset, Zone, ZoneNode } from './model.ts';
+import { StoreZone } from './views.ts';
+import { sortCanonical } from './build.ts';
+import {
+  TYPE_DNSKEY,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_NSEC3,
+  TYPE_NSEC3PARAM,
+  TYPE_RRSIG,
+  TYPE_SOA,
+} from '../rr/types.ts';
+
+/** One version's difference: the records deleted, those added, and the new SOA. */
+export interface ZoneChanges {
+  readonly soa: ResourceRecord;
+  readonly removed: readonly ResourceRecord[];
+  readonly added: readonly ResourceRecord[];
+}
+
+export type PatchOutcome =
+  | { readonly kind: 'patched'; readonly zone: PatchedZone; readonly touched: readonly string[] }
+  /** A deleted record the zone does not hold. */
+  | { readonly kind: 'mismatch'; readonly message: string }
+  /** Not applicable by difference (see the module comment): load the whole zone. */
+  | { readonly kind: 'unsupported'; readonly message: string };
+
+const DNSSEC_TYPES: ReadonlySet<number> = new Set([
+  TYPE_DNSKEY,
+  TYPE_NSEC,
+  TYPE_NSEC3,
+  TYPE_NSEC3PARAM,
+  TYPE_RRSIG,
+]);
+
+/** Each base name row's place in canonical order (-1: none). */
+function positionsOf(base: StoreZone): Int32Array {
+  const p = new Int32Array(base.store.nameCount).fill(-1);
+  for (let i = 0; i < base.order.length; i++) p[base.order[i]!] = i;
+  return p;
+}
+
+/** `name` strictly below `ancestor` (presentation names, lowercased, trailing dot). */
+function strictlyUnder(name: string, ancestor: string): boolean {
+  if (ancestor === '.') return name !== '.';
+  return name.length > ancestor.length && name.endsWith(`.${ancestor}`);
+}
+
+function parentName(name: string): string {
+  const dot = name.indexOf('.');
+  return dot + 1 >= name.length ? '.' : name.slice(dot + 1);
+}
+
+/** The nodes of a patched zone: the overlay's (null: deleted) over the base's. */
+export class OverlayNodes<K> implements ReadonlyMap<K, ZoneNode> {
+  readonly size: number;
+  private readonly base: ReadonlyMap<K, ZoneNode>;
+  private readonly overlay: ReadonlyMap<K, ZoneNode | null>;
+  constructor(base: ReadonlyMap<K, ZoneNode>, overlay: ReadonlyMap<K, ZoneNode | null>) {
+    this.base = base;
+    this.overlay = overlay;
+    let size = base.size;
+    for (const [k, v] of overlay) {
+      const had = base.has(k);
+      if (v === null && had) size--;
+      else if (v !== null && !had) size++;
+    }
+    this.size = size;
+  }
+  get(k: K): ZoneNode | undefined {
+    const o = this.overlay.get(k);
+    if (o !== undefined) return o ?? undefined;
+    return this.base.get(k);
+  }
+  has(k: K): boolean {
+    return this.get(k) !== undefined;
+  }
+  forEach(cb: (v: ZoneNode, k: K, m: ReadonlyMap<K, ZoneNode>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
+  }
+  *entries(): MapIterator<[K, ZoneNode]> {
+    for (const [k, v] of this.base) if (!this.overlay.has(k)) yield [k, v];
+    for (const [k, v] of this.overlay) if (v !== null) yield [k, v];
+  }
+  *keys(): MapIterator<K> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<ZoneNode> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[K, ZoneNode]> {
+    return this.entries();
+  }
+}
+
+/** A loaded zone with the names a difference touched kept beside it. */
+export class PatchedZone implements Zone {
+  readonly origin: string;
+  readonly class: number;
+  readonly soa: RRset;
+  readonly nodes: OverlayNodes<string>;
+  readonly cuts: readonly string[];
+  readonly size: number;
+  readonly base: StoreZone;
+  /** Changed names (null: deleted), by name. */
+  readonly overlay: ReadonlyMap<string, ZoneNode | null>;
+  /** The base's canonical positions by name row, once made (kept from patch to patch). */
+  readonly positions: Int32Array | undefined;
+  private memo: readonly string[] | undefined;
+  constructor(
+    base: StoreZone,
+    overlay: ReadonlyMap<string, ZoneNode | null>,
+    soa: RRset,
+    size: number,
+    positions?: Int32Array,
+  ) {
+    this.base = base;
+    this.positions = positions;
+    this.overlay = overlay;
+    this.origin = base.origin;
+    this.class = base.class;
+    this.soa = soa;
+    this.cuts = base.cuts;
+    this.size = size;
+    this.nodes = new OverlayNodes(base.nodes, overlay);
+  }
+  /** Node names in canonical order (sorted on first access: O(zone), for AXFR out and printing). */
+  get names(): readonly string[] {
+    this.memo ??= sortCanonical([...this.nodes.keys()]);
+    return this.memo;
+  }
+}
+
+interface WorkSet {
+  ttl: number;
+  records: ResourceRecord[];
+}
+
+const plain = (r: ResourceRecord): ResourceRecord => ({
+  owner: r.owner,
+  type: r.type,
+  class: r.class,
+  ttl: r.ttl,
+  rdata: r.rdata,
+});
+
+function sameRdata(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The change being made: the base, the overlay so far and the RRsets of the touched names. */
+class Patch {
+  readonly overlay: Map<string, ZoneNode | null>;
+  readonly work = new Map<string, Map<number, WorkSet>>();
+  readonly created = new Set<string>();
+  size: number;
+  readonly base: StoreZone;
+  positions: Int32Array | undefined;
+  constructor(base: StoreZone, from: Zone) {
+    this.base = base;
+    this.positions = from instanceof PatchedZone ? from.positions : undefined;
+    this.overlay = new Map(from instanceof PatchedZone ? from.overlay : []);
+    this.size = from.size;
+  }
+  node(name: string): ZoneNode | undefined {
+    const o = this.overlay.get(name);
+    return o !== undefined ? (o ?? undefined) : this.base.nodes.get(name);
+  }
+  /** The touched name's RRsets, copied from its node on first touch. */
+  sets(name: string): Map<number, WorkSet> {
+    let w = this.work.get(name);
+    if (w === undefined) {
+      w = new Map();
+      const n = this.node(name);
+      if (n === undefined || n.emptyNonTerminal) this.created.add(name);
+      if (n !== undefined)
+        for (const s of n.rrsets.values())
+          w.set(s.type, { ttl: s.ttl, records: s.records.map(plain) });
+      this.work.set(name, w);
+    }
+    return w;
+  }
+  /** Whether a name below `name` is in the zone (the base's, but those deleted, or the overlay's). */
+  hasDescendants(name: string): boolean {
+    for (const [k, v] of this.overlay)
+      if (v !== null && this.work.get(k)?.size !== 0 && strictlyUnder(k, name)) return true;
+    for (const [k, w] of this.work) if (w.size > 0 && strictlyUnder(k, name)) return true;
+    const row = this.base.store.findName(name);
+    if (row >= 0) this.positions ??= positionsOf(this.base);
+    const pos = row < 0 ? -1 : this.positions![row]!;
+    if (pos < 0) return false;
+    const { order, store } = this.base;
+    for (let i = pos + 1; i < order.length && store.isUnder(order[i]!, name); i++) {
+      const n = store.name(order[i]!);
+      if (this.overlay.get(n) !== null && this.work.get(n)?.size !== 0) return true;
+    }
+    return false;
+  }
+  belowCut(name: string): boolean {
+    for (let p = parentName(name); p !== this.base.origin && p !== '.'; p = parentName(p))
+      if (this.node(p)?.isDelegation) return true;
+    return false;
+  }
+  ent(name: string): ZoneNode {
+    const b = this.belowCut(name);
+    return { name, rrsets: new Map(), emptyNonTerminal: true, isDelegation: false, belowCut: b };
+  }
+}
+
+function remove(p: Patch, r: ResourceRecord): string | undefined {
+  const set = p.sets(r.owner).get(r.type);
+  const i = set ? set.records.findIndex((x) => sameRdata(x.rdata, r.rdata)) : -1;
+  if (i < 0) return `deletes a record the zone does not hold (${r.owner} type ${r.type})`;
+  set!.records.splice(i, 1);
+  if (set!.records.length === 0) p.sets(r.owner).delete(r.type);
+  p.size--;
+  return undefined;
+}
+
+function add(p: Patch, r: ResourceRecord): void {
+  const sets = p.sets(r.owner);
+  const set = sets.get(r.type);
+  if (set === undefined) sets.set(r.type, { ttl: r.ttl, records: [plain(r)] });
+  else if (!set.records.some((x) => sameRdata(x.rdata, r.rdata))) {
+    set.records.push(plain(r));
+    set.ttl = Math.min(set.ttl, r.ttl);
+  } else return;
+  p.size++;
+}
+
+/** Why the changes cannot be applied by difference, if they cannot. */
+function unsupported(from: Zone, c: ZoneChanges): string | undefined {
+  if (!(from instanceof StoreZone || from instanceof PatchedZone)) return 'not a loaded zone';
+  const apex = from.nodes.get(from.origin);
+  if (apex?.rrsets.has(TYPE_DNSKEY)) return 'a signed zone';
+  for (const r of [...c.removed, ...c.added]) {
+    if (DNSSEC_TYPES.has(r.type)) return `a DNSSEC record (type ${r.type})`;
+    if (r.type === TYPE_NS && r.owner !== from.origin) return `a zone cut changes (${r.owner})`;
+    if (r.owner !== from.origin && !strictlyUnder(r.owner, from.origin))
+      return `a record out of the zone (${r.owner})`;
+  }
+  return undefined;
+}
+
+/** The nodes of the touched names, ENTs made and removed above them. */
+function settle(p: Patch): string[] {
+  const touched = [...p.work.keys()];
+  for (const [name, w] of p.work) {
+    if (w.size === 0) continue;
+    const rrsets = new Map<number, RRset>();
+    for (const [type, s] of w)
+      rrsets.set(type, {
+        owner: name,
+        type,
+        ttl: s.ttl,
+        records: s.records.map((r) => ({ ...r, ttl: s.ttl })),
+      });
+    const isDelegation = name !== p.base.origin && rrsets.has(TYPE_NS);
+    p.overlay.set(name, {
+      name,
+      rrsets,
+      emptyNonTerminal: false,
+      isDelegation,
+      belowCut: p.belowCut(name),
+    });
+    if (!p.created.has(name)) continue;
+    for (
+      let a = parentName(name);
+      a !== p.base.origin && p.node(a) === undefined;
+      a = parentName(a)
+    )
+      p.overlay.set(a, p.ent(a));
+  }
+  for (const [name, w] of p.work) {
+    if (w.size > 0) continue;
+    if (p.hasDescendants(name)) {
+      p.overlay.set(name, p.ent(name));
+      continue;
+    }
+    p.overlay.set(name, null);
+    for (let a = parentName(name); a !== p.base.origin; a = parentName(a)) {
+      if (!p.node(a)?.emptyNonTerminal || p.hasDescendants(a)) break;
+      p.overlay.set(a, null);
+    }
+  }
+  return touched;
+}
+
+/**
+ * Apply one version's changes to `from` (a loaded or patched zone), in time
+ * proportional to the changes (and to the names changed since the base was
+ * loaded). The SOA is replaced by `changes.soa`.
+ */
+export function patchZone(from: Zone, changes: ZoneChanges): PatchOutcome {
+  const why = unsupported(from, changes);
+  if (why !== undefined) return { kind: 'unsupported', message: why };
+  const base = from instanceof PatchedZone ? from.base : (from as StoreZone);
+  const p = new Patch(base, from);
+  for (const r of changes.removed) {
+    if (r.type === TYPE_SOA) continue;
+    const fault = remove(p, r);
+    if (fault !== undefined) return { kind: 'mismatch', message: fault };
+  }
+  for (const r of changes.added) if (r.type !== TYPE_SOA) add(p, r);
+  const soa = plain(changes.soa);
+  p.sets(base.origin).set(TYPE_SOA, { ttl: soa.ttl, records: [soa] });
+  const touched = settle(p);
+  const soaSet: RRset = { owner: base.origin, type: TYPE_SOA, ttl: soa.ttl, records: [soa] };
+  return {
+    kind: 'patched',
+    zone: new PatchedZone(base, p.overlay, soaSet, p.size, p.positions),
+    touched,
+  };
+}
