@@ -21,20 +21,16 @@
  *   certificate names the host).
  * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
  */
-import type { QueryType } from '../dns/core/rr/types.ts';
-import type { ResolveResult, Service } from '../ddds/core/trace.ts';
+import type { Service } from '../ddds/core/trace.ts';
 import type { WalkNeed } from '../ddds/core/walk.ts';
-import { CachingResolver, DnsCache } from './cache.ts';
+import type { ClientTransport } from './client.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
-import { StubResolver, type DnsLookupResult, type DnsResolver } from './stub.ts';
-import { ValidatingResolver, type ValidateOptions } from './validate.ts';
+import { StubResolver } from './stub.ts';
 import { webDnssecCrypto } from '../dnssec/webcrypto.ts';
-import { ClientMemos } from './memo.ts';
-import { resolveWith, type WalkHost, type WalkOptions } from './resolution.ts';
 import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
 
-export interface BrowserClientOptions {
+export interface DohTransportConfig {
   /** DNS over HTTPS URLs (`https://host/dns-query`), tried in turn. */
   readonly doh: string | readonly string[];
   /** HTTP method for DoH queries (default GET: no CORS preflight, cacheable). */
@@ -43,28 +39,8 @@ export interface BrowserClientOptions {
   readonly timeoutMs?: number;
   /** DNS tries per URL (default 2). */
   readonly tries?: number;
-  /** HTTP step timeout, ms (default 10,000). */
-  readonly httpTimeoutMs?: number;
-  /** A cache to share, or false for none (default: a fresh cache per client). */
-  readonly cache?: DnsCache | false;
-  /** Randomness for SRV weights (default Math.random). */
-  readonly random?: () => number;
   /** The fetch to use for DoH and THTTP (default: the global one). */
   readonly fetch?: typeof fetch;
-  /**
-   * Validate DNSSEC in the page (WebCrypto): DO and CD on every DoH query,
-   * the chain checked from the trust anchors (the root's built in); each
-   * lookup's verdict in the trace (`validation`), a bogus one fails with
-   * DNSSEC_BOGUS (as `ClientOptions.validate` in Node).
-   */
-  readonly validate?: ValidateOptions;
-  /** With `validate`: fail (DNSSEC_INSECURE) unless every lookup is secure. */
-  readonly requireSecure?: boolean;
-}
-
-export interface BrowserResolveOptions extends BrowserClientOptions, WalkOptions {
-  /** Reuse a client (its cache); the other client options are then ignored. */
-  readonly client?: BrowserLexClient;
 }
 
 /** One GET through `fetch`, redirects not followed. */
@@ -170,89 +146,35 @@ export async function pagesThttp(
   }
 }
 
-/** A client for pages: DoH lookups behind a DNS cache, THTTP through fetch. */
-export class BrowserLexClient implements WalkHost {
-  readonly cache: DnsCache | undefined;
-  readonly mode = 'stub' as const;
-  /** This client's memos of the warm path. @internal */
-  readonly memos = new ClientMemos();
-  readonly servers: readonly string[];
-  private readonly resolver: DnsResolver;
-  private readonly cached: CachingResolver | undefined;
-  private readonly options: BrowserClientOptions;
-  private readonly get: HttpGet;
-
-  constructor(options: BrowserClientOptions) {
-    this.options = options;
-    const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const doh = new DohTransport({
-      urls: typeof options.doh === 'string' ? [options.doh] : options.doh,
-      fetch: fetchFn,
-      ...(options.dohMethod !== undefined ? { method: options.dohMethod } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.tries !== undefined ? { tries: options.tries } : {}),
-      ...(options.validate ? { dnssecOk: true } : {}),
-    });
-    this.servers = doh.urls;
-    const stub = new StubResolver(doh, { servers: [], keepWire: options.validate !== undefined });
-    this.resolver = options.validate
-      ? new ValidatingResolver(stub, options.validate, options.validate.crypto ?? webDnssecCrypto())
-      : stub;
-    this.cache = options.cache === false ? undefined : (options.cache ?? new DnsCache());
-    this.cached = this.cache ? new CachingResolver(this.resolver, this.cache) : undefined;
-    this.get = fetchGet(fetchFn);
-  }
-
-  ready(): undefined {
-    return undefined;
-  }
-
-  get requireSecure(): boolean {
-    return this.options.requireSecure === true;
-  }
-
-  get random(): () => number {
-    return this.options.random ?? Math.random;
-  }
-
-  /** @internal */
-  peek(name: string, type: QueryType): DnsLookupResult | undefined {
-    return this.cached?.peek(name, type)?.result;
-  }
-
-  /** @internal */
-  lookup(name: string, type: QueryType, signal: AbortSignal | undefined): Promise<DnsLookupResult> {
-    return (this.cached ?? this.resolver).lookup(name, type, signal);
-  }
-
-  /** @internal */
-  thttp(
-    need: Extract<WalkNeed, { kind: 'http' }>,
-    signal: AbortSignal | undefined,
-  ): Promise<HttpStepResult> {
-    return pagesThttp(this.get, need, {
-      ...(this.options.httpTimeoutMs !== undefined
-        ? { timeoutMs: this.options.httpTimeoutMs }
-        : {}),
-      ...(signal ? { signal } : {}),
-    });
-  }
-
-  resolve(urn: string, options: WalkOptions = {}): Promise<ResolveResult> {
-    return resolveWith(this, urn, options);
-  }
-
-  /** Nothing to close (no sockets); here for the Node client's shape. */
-  async close(): Promise<void> {}
-}
-
 /**
- * Resolve a LEX URN in a page: `{ urls, resolverUrl, trace }`, or a
- * ResolveError with a stable code and the trace so far.
+ * The transport of pages (and of any platform with `fetch`): DoH lookups
+ * and the THTTP step through `fetch`; S/A hosts are not pinned (the browser
+ * resolves them itself).
  */
-export function resolveLexUrnInBrowser(
-  urn: string,
-  options: BrowserResolveOptions,
-): Promise<ResolveResult> {
-  return resolveWith(options.client ?? new BrowserLexClient(options), urn, options);
+export function dohTransport(config: DohTransportConfig): ClientTransport {
+  const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const get = fetchGet(fetchFn);
+  return {
+    mode: 'stub',
+    open(setup) {
+      const doh = new DohTransport({
+        urls: typeof config.doh === 'string' ? [config.doh] : config.doh,
+        fetch: fetchFn,
+        ...(config.dohMethod !== undefined ? { method: config.dohMethod } : {}),
+        ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
+        ...(config.tries !== undefined ? { tries: config.tries } : {}),
+        ...(setup.keepWire ? { dnssecOk: true } : {}),
+      });
+      const resolver = new StubResolver(doh, { servers: [], keepWire: setup.keepWire });
+      return Promise.resolve({ resolver, servers: doh.urls });
+    },
+    thttp(need, signal, timeoutMs) {
+      return pagesThttp(get, need, {
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(signal ? { signal } : {}),
+      });
+    },
+    crypto: () => webDnssecCrypto(),
+    close: () => Promise.resolve(),
+  };
 }

@@ -6,7 +6,16 @@
  * is `client-portable.ts` (the `browser` export condition).
  */
 export * from './portable.ts';
-export { LexClient, ResolveError, resolveLexUrn } from './resolve.ts';
+export {
+  iterativeTransport,
+  LexClient,
+  nodeDohTransport,
+  ResolveError,
+  resolveLexUrn,
+  resolverTransport,
+  udpTransport,
+  type NodeTransportOptions,
+} from './resolve.ts';
 export { DnsTransport, type Exchange, type TransportOptions } from './transport.ts';
 export { StubResolver, classify } from './stub.ts';
 export { IterativeResolver, type IterativeOptions } from './iterative.ts';

@@ -57,7 +57,7 @@ function seenSlot(text: string): number {
 }
 
 /**
- * The memos of one client (`LexClient`, `BrowserLexClient`): owned by it, so
+ * The memos of one client (`LexClient`): owned by it, so
  * two clients in one process share nothing (issue 19: no module-level caches
  * in the client).
  * - The step's view of the NAPTR records of a cached result (`naptrRecords`).

@@ -20,16 +20,14 @@ export {
 } from './server-address.ts';
 export { canonicalName, sameName } from './names.ts';
 export type {
-  ClientOptions,
   Handoff,
   HandoffResult,
   ResolvedResult,
-  ResolveOptions,
   ResolveResult,
   Service as ResolveService,
   Trace,
   TraceStep,
-} from './resolve.ts';
+} from '../ddds/core/trace.ts';
 export type { DnsLookupResult, DnsResolver } from './stub.ts';
 export type {
   AaaaRecord,
@@ -54,13 +52,20 @@ export { recordsOfType, recordTypeName } from '../dns/core/rr/record.ts';
 export type { QueryType, TypeMnemonic } from '../dns/core/rr/types.ts';
 export { ResolveError, type WalkOptions } from './resolution.ts';
 export {
-  BrowserLexClient,
-  BrowserLexClient as LexClient,
+  LexClient,
+  resolveLexUrn,
+  type ClientOptions,
+  type ClientTransport,
+  type DefaultTransportOptions,
+  type ResolveOptions,
+  type TransportSetup,
+} from './client.ts';
+export {
+  addressedUrl,
   browserThttp,
+  dohTransport,
   fetchGet,
-  resolveLexUrnInBrowser,
-  resolveLexUrnInBrowser as resolveLexUrn,
-  type BrowserClientOptions,
-  type BrowserResolveOptions,
+  pagesThttp,
+  type DohTransportConfig,
 } from './browser.ts';
 export { DohTransport, type DohTransportOptions } from './doh.ts';

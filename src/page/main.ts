@@ -8,9 +8,11 @@
  * <details> below. Plain DOM; no framework.
  */
 import {
-  BrowserLexClient,
+  dohTransport,
   formatTrace,
+  LexClient,
   ResolveError,
+  type ClientOptions,
   type ResolveResult,
   type Trace,
 } from '../client/portable.ts';
@@ -33,7 +35,7 @@ const validateInput = $<HTMLInputElement>('validate');
 const anchorsInput = $<HTMLTextAreaElement>('anchors');
 const dnssecOut = $<HTMLElement>('dnssec');
 
-let client: BrowserLexClient | undefined;
+let client: LexClient | undefined;
 let clientKey = '';
 
 /**
@@ -41,16 +43,16 @@ let clientKey = '';
  * (or given by the server) replace the root's keys; none: the root's keys.
  * A text that holds no anchor throws (shown as DNSSEC_TRUST_ANCHOR).
  */
-function clientFor(doh: string, validate: boolean, anchorsText: string): BrowserLexClient {
+function clientFor(doh: string, validate: boolean, anchorsText: string): LexClient {
   const key = JSON.stringify([doh, validate, validate ? anchorsText : '']);
   if (client !== undefined && clientKey === key) return client;
-  let options: ConstructorParameters<typeof BrowserLexClient>[0] = { doh };
+  let options: ClientOptions = {};
   if (validate && anchorsText.trim() !== '') {
     const r = parseTrustAnchors(anchorsText, 'trust anchors', Date.now() / 1000);
     if ('problem' in r) throw new Error(`DNSSEC_TRUST_ANCHOR: ${r.problem.message}`);
-    options = { doh, validate: { trustAnchors: r.anchors, rootAnchors: false } };
-  } else if (validate) options = { doh, validate: { trustAnchors: [] } };
-  client = new BrowserLexClient(options);
+    options = { validate: { trustAnchors: r.anchors, rootAnchors: false } };
+  } else if (validate) options = { validate: { trustAnchors: [] } };
+  client = new LexClient({ ...options, transport: dohTransport({ doh }) });
   clientKey = key;
   return client;
 }

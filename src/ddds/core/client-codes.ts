@@ -40,6 +40,8 @@ export const CLIENT_CODES = {
   DNSSEC_BOGUS: 'validation failed (bad or expired signature, broken chain of trust)',
   DNSSEC_INSECURE: 'DNSSEC was required but the answer is not authenticated (no AD)',
   DNSSEC_NEEDS_RESOLVER: 'DNSSEC was required without a validating resolver to ask (--server)',
+  CLIENT_NO_TRANSPORT:
+    'no DNS transport on this platform: give a transport (dohTransport) or DoH URLs',
   DNSSEC_TRUST_ANCHOR:
     'resolve --trust-anchor: the file cannot be read or holds no DS or DNSKEY trust anchor',
   // THTTP (RFC 2169) steps.
