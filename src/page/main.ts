@@ -18,6 +18,7 @@ import {
 } from '../client/portable.ts';
 import type { Service, TraceStep } from '../ddds/core/trace.ts';
 import { parseTrustAnchors } from '../dnssec/core/validate/anchors.ts';
+import { dohServesSignedRoot } from './dnssec-probe.ts';
 import { traceView } from './trace-view.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -97,6 +98,24 @@ function showVerdict(steps: readonly TraceStep[] | undefined, failure?: ResolveE
     bogus && v.status !== 'bogus' ? `DNSSEC: bogus (${failure.message})` : v.text;
 }
 
+/**
+ * Whether to validate: the checkbox once the person touched it; until then
+ * on when the server handed an anchor (it is checked) or when the DoH
+ * endpoint serves a signed root (`dnssec-probe.ts`; the root's keys).
+ */
+async function validateByDefault(doh: string): Promise<boolean> {
+  if (validateInput.checked || validateInput.dataset.touched === 'true') {
+    return validateInput.checked;
+  }
+  if (anchorsInput.value.trim() !== '' || !(await dohServesSignedRoot(doh))) return false;
+  validateInput.checked = true;
+  return true;
+}
+
+validateInput.addEventListener('change', () => {
+  validateInput.dataset.touched = 'true';
+});
+
 function link(href: string, text: string): HTMLAnchorElement {
   const a = document.createElement('a');
   a.href = href;
@@ -145,7 +164,7 @@ async function run(urn: string, doh: string, service: Service): Promise<void> {
   form.setAttribute('aria-busy', 'true');
   showVerdict(undefined);
   try {
-    const c = clientFor(doh, validateInput.checked, anchorsInput.value);
+    const c = clientFor(doh, await validateByDefault(doh), anchorsInput.value);
     const r = await c.resolve(urn, { service });
     showResult(r);
     showTrace(r.trace);

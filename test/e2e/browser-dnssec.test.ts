@@ -112,6 +112,31 @@ describe.skipIf(chromium.path === undefined)('the page validates DNSSEC (Chromiu
       await page.unroute('**/dns-query?*');
     }
   });
+
+  it('no anchor from the server, box untouched: the DoH root is signed, so the root keys validate', async () => {
+    // As a page served without an anchor: the box unchecked, the field empty, no change event.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.locator('#validate').evaluate((box) => box.removeAttribute('checked'));
+    await page.$eval('#validate', (box) => Object.assign(box, { checked: false }));
+    await page.$eval('#anchors', (field) => Object.assign(field, { value: '' }));
+    const r = await resolve(CAMPINAS, 'campinas-root-keys');
+    // The sample root's key is not the IANA root's: validated, and bogus.
+    expect(await page.isChecked('#validate')).toBe(true);
+    expect(r.code).toBe('DNSSEC_BOGUS');
+    expect(r.verdict).toBe('bogus');
+    expect(r.links).toEqual([]);
+  });
+
+  it('the box unchecked by the person: not validated', async () => {
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.uncheck('#validate');
+    await page.$eval('#anchors', (field) => Object.assign(field, { value: '' }));
+    const r = await resolve(CAMPINAS, 'campinas-unchecked');
+    expect(r.state).toBe('resolved');
+    expect(await page.isHidden('#dnssec')).toBe(true);
+  });
 });
 
 /** Pass DoH answers through, flipping one octet of the RRSIG over the NAPTR RRset of `owner`. */
