@@ -152,7 +152,11 @@ function showTrace(t: Trace): void {
   traceOut.textContent = formatTrace(t);
 }
 
+/** The newest resolution: an older one still in flight shows nothing when it ends. */
+let generation = 0;
+
 async function run(urn: string, doh: string, service: Service): Promise<void> {
+  const gen = ++generation;
   links.replaceChildren();
   stepsOut.replaceChildren();
   traceOut.textContent = '';
@@ -166,12 +170,14 @@ async function run(urn: string, doh: string, service: Service): Promise<void> {
   try {
     const c = clientFor(doh, await validateByDefault(doh), anchorsInput.value);
     const r = await c.resolve(urn, { service });
+    if (gen !== generation) return;
     showResult(r);
     showTrace(r.trace);
     showVerdict(r.trace.steps);
     status.textContent = r.kind === 'resolved' ? `resolved (${r.urls.length} link(s))` : 'hand-off';
     status.dataset.state = 'resolved';
   } catch (e) {
+    if (gen !== generation) return;
     const code = e instanceof ResolveError ? e.code : 'INTERNAL';
     errorOut.hidden = false;
     errorOut.dataset.code = code;
@@ -183,7 +189,7 @@ async function run(urn: string, doh: string, service: Service): Promise<void> {
     status.textContent = `failed: ${code}`;
     status.dataset.state = 'failed';
   } finally {
-    form.removeAttribute('aria-busy');
+    if (gen === generation) form.removeAttribute('aria-busy');
   }
 }
 
