@@ -4,11 +4,7 @@
  * same lookups for the same URN against one lexroute server; without a
  * transport the options choose it as before.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
-import { createLogger } from '../../src/authority/log.ts';
-import { startServer, type RunningServer } from '../../src/authority/server.ts';
 import {
   dohTransport,
   LexClient,
@@ -16,34 +12,21 @@ import {
   udpTransport,
   type ClientTransport,
 } from '../../src/client/index.ts';
-import { CATALOGUE, chainZones, startResolverAndZones, type Chain } from './helpers/chain.ts';
+import { CATALOGUE, startDohChain, type DohChain } from './helpers/chain.ts';
 
 const FEDERAL = 'urn:lex:br:federal:lei:2002-01-10;10406';
 
-let chain: Chain;
-let server: RunningServer;
+let served: DohChain;
 let dns: string;
 let doh: string;
 
 beforeAll(async () => {
-  chain = await startResolverAndZones();
-  server = await startServer({
-    config: {
-      ...DEFAULT_SERVER_CONFIG,
-      listen: [{ host: '127.0.0.1', port: 0 }],
-      zones: Object.keys(chainZones(0)).map((o) => path.join(chain.dir, `${o}.zone`)),
-      doh: { listen: [{ host: '127.0.0.1', port: 0 }] },
-    },
-    log: createLogger(() => undefined, 'silent', 'json'),
-    cwd: chain.dir,
-  });
-  dns = `127.0.0.1:${server.udp[0]!.port}`;
-  doh = server.doh[0]!.url;
+  served = await startDohChain();
+  ({ dns, doh } = served);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await chain?.close();
+  await served?.close();
 });
 
 async function resolveWith(transport: ClientTransport) {

@@ -11,44 +11,29 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
-import { DEFAULT_SERVER_CONFIG } from '../../src/config/server.ts';
 import { resolveLexUrn } from '../../src/client/resolve.ts';
-import { createLogger } from '../../src/authority/log.ts';
-import { startServer, type RunningServer } from '../../src/authority/server.ts';
 import { freePortOnAll } from '../../src/dev/ports.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { CATALOGUE, chainZones, startResolverAndZones, type Chain } from './helpers/chain.ts';
+import { CATALOGUE, startDohChain, type Chain, type DohChain } from './helpers/chain.ts';
 
 const FEDERAL = 'urn:lex:br:federal:lei:2002-01-10;10406';
 const SP = 'urn:lex:br;sao.paulo:governo:decreto:2008-03-05;52789';
 const MUNICH = 'urn:lex:de;m%C3%BCnchen:stadt:rundschreiben:2020-01-01;1';
 const dnsdist = toolOrSkip('dnsdist');
 
+let served: DohChain;
 let chain: Chain;
-let server: RunningServer;
 let dns: string;
 let doh: string;
 
 beforeAll(async () => {
-  chain = await startResolverAndZones();
-  server = await startServer({
-    config: {
-      ...DEFAULT_SERVER_CONFIG,
-      listen: [{ host: '127.0.0.1', port: 0 }],
-      zones: Object.keys(chainZones(0)).map((o) => path.join(chain.dir, `${o}.zone`)),
-      doh: { listen: [{ host: '127.0.0.1', port: 0 }] },
-    },
-    log: createLogger(() => undefined, 'silent', 'json'),
-    cwd: chain.dir,
-  });
-  dns = `127.0.0.1:${server.udp[0]!.port}`;
-  doh = server.doh[0]!.url;
+  served = await startDohChain();
+  ({ chain, dns, doh } = served);
 });
 
 afterAll(async () => {
-  await server?.close();
-  await chain?.close();
+  await served?.close();
 });
 
 async function resolveJson(

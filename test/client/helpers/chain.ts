@@ -13,7 +13,7 @@ import path from 'node:path';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../../src/config/server.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../../src/config/resolver.ts';
 import { createLogger } from '../../../src/authority/log.ts';
-import { startServer } from '../../../src/authority/server.ts';
+import { startServer, type RunningServer } from '../../../src/authority/server.ts';
 import { ensureCatalogue } from '../../../src/resolver/catalogue/open.ts';
 import { analyseReference } from '../../../src/resolver/core/from-urn.ts';
 import { createResolverApp } from '../../../src/resolver/http/app.ts';
@@ -276,4 +276,39 @@ export async function serveIterativeWithLexroute(chain: Chain): Promise<string> 
   );
   await start('127.0.0.1', [path.join(chain.dir, '..zone')]);
   return `127.0.0.1:${port}`;
+}
+
+/** The chain's zones served by one lexroute server over UDP/TCP and DoH (both on free ports). */
+export interface DohChain {
+  readonly chain: Chain;
+  readonly server: RunningServer;
+  /** `127.0.0.1:PORT` of the UDP listener. */
+  readonly dns: string;
+  /** The DoH URL. */
+  readonly doh: string;
+  close(): Promise<void>;
+}
+
+export async function startDohChain(): Promise<DohChain> {
+  const chain = await startResolverAndZones();
+  const server = await startServer({
+    config: {
+      ...DEFAULT_SERVER_CONFIG,
+      listen: [{ host: '127.0.0.1', port: 0 }],
+      zones: Object.keys(chainZones(0)).map((o) => path.join(chain.dir, `${o}.zone`)),
+      doh: { listen: [{ host: '127.0.0.1', port: 0 }] },
+    },
+    log: createLogger(() => undefined, 'silent', 'json'),
+    cwd: chain.dir,
+  });
+  return {
+    chain,
+    server,
+    dns: `127.0.0.1:${server.udp[0]!.port}`,
+    doh: server.doh[0]!.url,
+    close: async () => {
+      await server.close();
+      await chain.close();
+    },
+  };
 }
