@@ -622,25 +622,36 @@ function zoneSetOf(
   };
 }
 
+/** Where every reload's zone set goes: this thread's engine, then the other answering threads. */
+function swapTarget(
+  engine: Engine,
+  config: ServerConfig,
+  log: Logger,
+  threads: () => AnswerThreads | undefined,
+) {
+  const collectSoon = sharedColumns(config) ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+  return {
+    setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
+      engine.setZones(zones, unavailable);
+      collectSoon();
+      // A thread that does not confirm its swap is logged; the reload still ends.
+      await threads()
+        ?.setZones(zones, unavailable)
+        .catch((e: unknown) => {
+          log.error('workers_swap_failed', { error: (e as Error).message });
+        });
+    },
+  };
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
   const sources = specs.map((z) => path.resolve(cwd, z.path));
   const engineOptions = engineOptionsFor(config);
   const engine = new Engine([], engineOptions);
-  // Every reload's zone set goes to this thread's engine and to the other answering threads.
   let threads: AnswerThreads | undefined;
-  const collectSoon = sharedColumns(config) ? collectorAfter(COLLECT_AFTER_MS) : () => {};
-  const target = {
-    setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
-      engine.setZones(zones, unavailable);
-      collectSoon();
-      // A thread that does not confirm its swap is logged; the reload still ends.
-      await threads?.setZones(zones, unavailable).catch((e: unknown) => {
-        log.error('workers_swap_failed', { error: (e as Error).message });
-      });
-    },
-  };
+  const target = swapTarget(engine, config, log, () => threads);
   // A zone served already lists only its own hot names (one zone of thousands costs one zone).
   const served: { reloader?: ZoneReloader } = {};
   const hot = (file: string) =>

@@ -122,6 +122,10 @@ for (const P of PRIMARIES) {
           rmSync(s.dir, { recursive: true, force: true });
         });
         await until('the initial AXFR', 8000, async () => (await answers(lp, `a.${origin}`)) === 1);
+        // The transfer is logged once its zone is swapped in: it may come just after the answer.
+        await until('the initial AXFR logged', 4000, () =>
+          Promise.resolve(s.events.some((e) => e.event === 'xfr_in')),
+        );
         expect(s.events.find((e) => e.event === 'xfr_in')).toMatchObject({
           zone: origin,
           kind: 'AXFR',
