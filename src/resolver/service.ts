@@ -61,6 +61,11 @@ async function openServed(
   }
 }
 
+/** The catalogue's size: SQLite counts at once, PostgreSQL's last counts kept (no query). */
+function countsOf(opened: OpenedCatalogue) {
+  return opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+}
+
 /** What this process reports at a scrape: its counters and the catalogue's size and last change. */
 function metricsCollector(
   opened: OpenedCatalogue,
@@ -69,8 +74,7 @@ function metricsCollector(
 ): () => MetricFamily[] {
   const version = () =>
     opened.kind === 'sqlite' ? opened.store.dataVersion() : opened.store.version();
-  const counts = () =>
-    opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  const counts = () => countsOf(opened);
   let seenVersion = version();
   let changedAt = Date.now();
   return () => {
@@ -261,7 +265,7 @@ function controlTarget(
       listen: state.config.listen,
       catalogue: {
         name: state.name,
-        ...(opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts()),
+        ...countsOf(opened),
       },
       cache: state.app.cacheStats(),
       configLoadedAt: new Date(state.loadedAt).toISOString(),
@@ -371,7 +375,7 @@ export async function startResolver(o: ResolverServiceOptions): Promise<RunningR
   };
   const target = controlTarget(o.cwd, state, o, log);
   const ends = await listenAll(o, app, stats, collect, target, opened);
-  const counts = opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
+  const counts = countsOf(opened);
   log({ time: now(), level: 'info', msg: 'catalogue', catalogue: opened.label, ...counts });
   return {
     urls: ends.urls,
