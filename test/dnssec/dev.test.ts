@@ -14,25 +14,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import type { RunningDevChain } from '../../src/dev/chain.ts';
-import { startDevChain } from '../../src/dev/chain.ts';
 import { captureIo } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { freePort } from '../server/named.ts';
 import { startUnbound, type Daemon } from '../e2e/daemons.ts';
-import { devConfig, EXPECTED, REPO } from '../e2e/helpers.ts';
+import { devConfig, EXPECTED, startSampleChain } from '../e2e/helpers.ts';
 
 const unbound = toolOrSkip('unbound');
 let chain: RunningDevChain;
 let u: Daemon;
 
 beforeAll(async () => {
-  chain = await startDevChain({
-    config: devConfig(),
-    cwd: REPO,
-    dnsPort: 0,
-    httpPort: 0,
-    dnssec: true,
-  });
+  chain = await startSampleChain(devConfig(), { dnssec: true });
   const stubs = chain.dns.flatMap((d) =>
     d.origins.map((origin) => ({ origin, host: d.host, port: d.port })),
   );

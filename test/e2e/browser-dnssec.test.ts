@@ -8,15 +8,16 @@
  * the page and the server, as a hostile network path would), `bogus`, and
  * no link.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
-import type { BrowserContext, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevChain, type RunningDevChain } from '../../src/dev/chain.ts';
+import type { RunningDevChain } from '../../src/dev/chain.ts';
+import { launchChromium, type ChromiumPage } from '../helpers/chromium.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
-import { devConfig, REPO } from './helpers.ts';
+import { devConfig, startSampleChain } from './helpers.ts';
 
 const chromium = toolOrSkip('chromium');
 const CAMPINAS = 'urn:lex:br;sao.paulo;campinas:municipal:lei.complementar:2018-01-08;189';
@@ -24,35 +25,20 @@ const SHOTS = mkdtempSync(join(tmpdir(), 'lexroute-browser-dnssec-'));
 
 describe.skipIf(chromium.path === undefined)('the page validates DNSSEC (Chromium)', () => {
   let chain: RunningDevChain;
-  let context: BrowserContext;
+  let browser: ChromiumPage;
   let page: Page;
-  let profile: string;
 
   beforeAll(async () => {
-    chain = await startDevChain({
-      config: devConfig(),
-      cwd: REPO,
-      dnsPort: 0,
-      httpPort: 0,
-      dnssec: true,
-    });
-    const { chromium: pw } = await import('playwright-core');
-    profile = mkdtempSync(join(tmpdir(), 'lexroute-chromium-'));
-    context = await pw.launchPersistentContext(profile, {
-      executablePath: chromium.path!,
-      headless: true,
-      viewport: { width: 800, height: 1000 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
-    page = await context.newPage();
+    chain = await startSampleChain(devConfig(), { dnssec: true });
+    browser = await launchChromium(chromium.path!, { width: 800, height: 1000 });
+    page = browser.page;
     await page.goto(`${chain.resolvers[0]!.url}/`);
     await page.waitForSelector('html[data-ready="true"]');
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await chain?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
     console.log(`browser DNSSEC screenshots: ${SHOTS}`);
   });
 

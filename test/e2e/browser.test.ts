@@ -6,12 +6,13 @@
  * the chain's DoH endpoint and THTTP through `fetch`. Screenshots go to a
  * temporary directory (printed; not committed).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDevChain } from '../../src/dev/chain.ts';
+import { launchChromium, type ChromiumPage } from '../helpers/chromium.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { startSampleChain } from './helpers.ts';
 
@@ -20,39 +21,22 @@ const SHOTS = mkdtempSync(join(tmpdir(), 'lexroute-browser-shots-'));
 
 describe.skipIf(chromium.path === undefined)('the resolution page in headless Chromium', () => {
   let chain: RunningDevChain;
-  let context: BrowserContext;
+  let browser: ChromiumPage;
   let page: Page;
-  let profile: string;
   const requests: string[] = [];
 
   beforeAll(async () => {
     chain = await startSampleChain();
-    const { chromium: pw } = await import('playwright-core');
-    profile = mkdtempSync(join(tmpdir(), 'lexroute-chromium-'));
-    context = await pw.launchPersistentContext(profile, {
-      executablePath: chromium.path!,
-      headless: true,
-      viewport: { width: 412, height: 915 }, // a phone
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
-    page = await context.newPage();
+    browser = await launchChromium(chromium.path!, { width: 412, height: 915 }); // a phone
+    page = browser.page;
     page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
     await page.goto(`${chain.resolvers[0]!.url}/`);
     await page.waitForSelector('html[data-ready="true"]');
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await chain?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
     console.log(`browser screenshots: ${SHOTS}`);
   });
 

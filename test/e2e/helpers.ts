@@ -20,8 +20,12 @@ export function devConfig(): DevConfig {
   return v.config;
 }
 
-export async function startSampleChain(config: DevConfig = devConfig()): Promise<RunningDevChain> {
-  return startDevChain({ config, cwd: REPO, dnsPort: 0, httpPort: 0 });
+/** The chain on free ports; with `dnssec`, signed at start as `lexroute dev --dnssec` signs it. */
+export async function startSampleChain(
+  config: DevConfig = devConfig(),
+  options: { dnssec?: boolean } = {},
+): Promise<RunningDevChain> {
+  return startDevChain({ config, cwd: REPO, dnsPort: 0, httpPort: 0, ...options });
 }
 
 /** The zones each DNS instance of the chain serves (the files it loaded). */
