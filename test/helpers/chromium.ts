@@ -1,6 +1,6 @@
 /**
  * Debian's Chromium, headless, driven by playwright-core, for the tests of
- * the resolution page (test/e2e/browser*.test.ts): a fresh profile in a
+ * the resolution page (test/e2e/browser*.test.ts) and of the chain report: a fresh profile in a
  * temporary folder, removed again by `close`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,10 +15,10 @@ export interface ChromiumPage {
   close(): Promise<void>;
 }
 
-/** A headless Chromium (at `executablePath`) with one blank page of this viewport. */
+/** A headless Chromium (at `executablePath`) with one blank page (default viewport: Playwright's 1280x720). */
 export async function launchChromium(
   executablePath: string,
-  viewport: { width: number; height: number },
+  viewport?: { width: number; height: number },
 ): Promise<ChromiumPage> {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'lexroute-chromium-'));
@@ -27,7 +27,7 @@ export async function launchChromium(
     context = await chromium.launchPersistentContext(profile, {
       executablePath,
       headless: true,
-      viewport,
+      ...(viewport ? { viewport } : {}),
       args: [
         '--headless',
         '--no-sandbox',

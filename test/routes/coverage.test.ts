@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import type { ChainOutcome } from '../../src/routes/chain.ts';
 import { captureIo } from '../helpers/io.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { startTestServer } from '../server/harness.ts';
 import {
@@ -192,23 +193,9 @@ describe.skipIf(skipped)(withLocalidade('the HTML report'), () => {
   it.skipIf(chromium.path === undefined)(
     'opens in headless Chromium with the delegation tree (screenshot in .tmp/)',
     async () => {
-      const { chromium: pw } = await import('playwright-core');
-      const profile = mkdtempSync(join(tmpdir(), 'lexroute-chromium-'));
-      const context = await pw.launchPersistentContext(profile, {
-        executablePath: chromium.path!,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium(chromium.path!);
       try {
-        const page = await context.newPage();
+        const page = browser.page;
         const requests: string[] = [];
         page.on('request', (r) => requests.push(r.url()));
         await page.goto(`file://${join(chain.dir, 'report.html')}`);
@@ -226,8 +213,7 @@ describe.skipIf(skipped)(withLocalidade('the HTML report'), () => {
         mkdirSync(join(ROOT, '.tmp'), { recursive: true });
         await page.screenshot({ path: join(ROOT, '.tmp/chain-check-report.png'), fullPage: true });
       } finally {
-        await context.close();
-        rmSync(profile, { recursive: true, force: true });
+        await browser.close();
       }
     },
     60_000,
