@@ -14,17 +14,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { signChain, type SignedChain } from './sign-chain.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { analyseReference } from '../resolver/core/from-urn.ts';
 import { ensureCatalogue } from '../resolver/catalogue/open.ts';
-import { DEFAULT_RESOLVER_CONFIG } from '../config/resolver.ts';
+import { DEFAULT_RESOLVER_CONFIG, type ResolverConfig } from '../config/resolver.ts';
 import { DEFAULT_SERVER_CONFIG, type ListenAddress } from '../config/server.ts';
-import { createResolverApp } from '../resolver/http/app.ts';
-import { pageScript } from '../resolver/http/page.ts';
+import type { LogEntry } from '../resolver/http/server.ts';
 import {
-  startResolverServer,
-  type LogEntry,
-  type RunningResolver,
-} from '../resolver/http/server.ts';
+  ResolverStartError,
+  startResolver,
+  type RunningResolverService,
+} from '../resolver/service.ts';
 import type { Logger } from '../authority/log.ts';
 import type { RunningServer } from '../authority/server.ts';
 import { startAuthority, type Authority } from '../authority/authority.ts';
@@ -83,7 +81,8 @@ export interface RunningResolverInstance {
   readonly port: number;
   /** `http://127.0.0.1:8300` */
   readonly url: string;
-  readonly server: RunningResolver;
+  /** The resolver service (`startResolver`): its status, reload and close. */
+  readonly server: RunningResolverService;
 }
 
 export interface RunningDevChain {
@@ -258,16 +257,13 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       closers,
       ...(await placePorts(options)),
     };
-    const { store, tmp } = await openDevCatalogue(setup);
-    const counts = store.counts();
+    const { catalogue, tmp } = await openDevCatalogue(setup);
     let dohUrl = '';
     let anchors = '';
-    const resolvers = await startResolvers(
-      setup,
-      store,
-      () => dohUrl,
-      () => anchors,
-    );
+    const resolvers = await startResolvers(setup, catalogue.path, {
+      doh: () => dohUrl,
+      trustAnchors: () => anchors,
+    });
     const zones = await prepareZones(setup, resolvers);
     const dnssec = options.dnssec
       ? await signServed(zones.zoneFiles, zones.served, tmp, closers)
@@ -288,7 +284,7 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
       resolvers,
       root: rootAddress(setup, dns),
       zoneFiles: zones.zoneFiles,
-      catalogue: { path: store.path, works: counts.works, items: counts.items },
+      catalogue,
       doh: dohUrl,
       ...(dnssec ? { dnssec: await withUnboundStubs(dnssec, dns) } : {}),
       close: closeAll,
@@ -325,10 +321,14 @@ async function placePorts(options: DevChainOptions): Promise<Pick<Setup, 'dnsAt'
   return { dnsAt, httpAt };
 }
 
-type DevStore = Awaited<ReturnType<typeof ensureCatalogue>>['store'];
-
-/** The catalogue: the one given, or a fresh copy of the sample rows in a temporary folder. */
-async function openDevCatalogue(setup: Setup): Promise<{ store: DevStore; tmp?: string }> {
+/**
+ * The catalogue: the one given, or a fresh copy of the sample rows in a
+ * temporary folder (created and seeded here, then closed: the resolvers
+ * open it themselves).
+ */
+async function openDevCatalogue(
+  setup: Setup,
+): Promise<{ catalogue: RunningDevChain['catalogue']; tmp?: string }> {
   const { options, abs, closers } = setup;
   let catalogueFile: string;
   let tmp: string | undefined;
@@ -350,7 +350,8 @@ async function openDevCatalogue(setup: Setup): Promise<{ store: DevStore; tmp?: 
     );
   }
   const store = opened.store;
-  closers.push(async () => store.close());
+  const counts = store.counts();
+  store.close();
   if (opened.seeded && opened.seeded.errors.length > 0) {
     const first = opened.seeded.errors[0];
     throw new DevStartError(
@@ -358,59 +359,55 @@ async function openDevCatalogue(setup: Setup): Promise<{ store: DevStore; tmp?: 
       `${opened.seeded.errors.length} rows of ${opened.seeded.from} were rejected (first: ${JSON.stringify(first)})`,
     );
   }
-  return tmp === undefined ? { store } : { store, tmp };
+  const catalogue = { path: store.path, works: counts.works, items: counts.items };
+  return tmp === undefined ? { catalogue } : { catalogue, tmp };
 }
 
-/** One resolver app and HTTP server per configured resolver, over the one catalogue. */
+/**
+ * One resolver service (`startResolver`, what `lexroute resolver` runs) per
+ * configured resolver, each over the one catalogue, its page handed the
+ * chain's DoH endpoint (started last) and, signed, the sample root's key.
+ */
 async function startResolvers(
   setup: Setup,
-  store: DevStore,
-  dohUrl: () => string,
-  trustAnchors: () => string,
+  catalogue: string,
+  page: { doh: () => string; trustAnchors: () => string },
 ): Promise<RunningResolverInstance[]> {
   const { options, closers } = setup;
   const resolvers: RunningResolverInstance[] = [];
   for (const r of options.config.resolvers) {
     const l = setup.httpAt(r.listen);
-    const app = createResolverApp({
-      reader: store,
-      analyse: analyseReference,
-      config: DEFAULT_RESOLVER_CONFIG,
-      health: () => ({
-        resolver: r.name,
-        catalogue: path.basename(store.path),
-        ...store.counts(),
-      }),
-      // The resolution page, over the chain's DoH endpoint (started last).
-      page: { doh: dohUrl, script: pageScript, trustAnchors },
-    });
-    let running: RunningResolver;
+    const onRequest = options.onRequest;
+    const config: ResolverConfig = {
+      ...DEFAULT_RESOLVER_CONFIG,
+      listen: [formatListen(l)],
+      log: { ...DEFAULT_RESOLVER_CONFIG.log, requests: onRequest !== undefined },
+    };
+    let running: RunningResolverService;
     try {
-      running = await startResolverServer({
-        app,
-        host: l.host,
-        port: l.port,
-        ...(options.onRequest
-          ? { log: (e: LogEntry) => options.onRequest?.(r.name, e), logRequests: true }
-          : {}),
+      running = await startResolver({
+        ...{ config, catalogue, cwd: options.cwd, name: r.name, page },
+        log: (e) => onRequest?.(r.name, e as LogEntry),
       });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      if (!(e instanceof ResolverStartError)) throw resolverCatalogueFailed(catalogue, e);
       throw describeBindProblem(`resolver "${r.name}"`, l, {
-        problem: code === 'EADDRINUSE' ? 'in-use' : code === 'EACCES' ? 'denied' : 'no-address',
-        message: (e as Error).message,
+        problem:
+          e.code === 'PORT_IN_USE' ? 'in-use' : e.code === 'PORT_DENIED' ? 'denied' : 'no-address',
+        message: (e.cause as Error | undefined)?.message ?? e.message,
       });
     }
     closers.push(() => running.close());
-    resolvers.push({
-      name: r.name,
-      host: l.host,
-      port: running.port,
-      url: running.url,
-      server: running,
-    });
+    const url = running.urls[0]!;
+    const port = Number(new URL(url).port);
+    resolvers.push({ name: r.name, host: l.host, port, url, server: running });
   }
   return resolvers;
+}
+
+function resolverCatalogueFailed(catalogue: string, e: unknown): DevStartError {
+  const message = `cannot open the catalogue ${catalogue}: ${(e as Error).message}`;
+  return new DevStartError('DEV_CATALOGUE_FAILED', message, { cause: e });
 }
 
 interface DevZones {

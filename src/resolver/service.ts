@@ -106,25 +106,43 @@ async function loadRegistry(
   return stored.length > 0 ? new Registry(stored) : undefined;
 }
 
+/** What /health and the page show beside the catalogue's counts. */
+interface AppLabels {
+  /** The catalogue's name in /health (never its path). */
+  readonly catalogue: string;
+  /** The resolver's own name in /health, when it has one. */
+  readonly resolver: string | undefined;
+  readonly page: ResolverServiceOptions['page'];
+}
+
 /** The resolver app over the opened catalogue, for this configuration and these registries. */
 function buildApp(
   config: ResolverConfig,
   opened: OpenedCatalogue,
   registry: Registry | undefined,
-  name: string,
+  labels: AppLabels,
 ): ResolverApp {
+  const page = {
+    doh: labels.page?.doh ?? (() => config.page.doh),
+    script: pageScript,
+    ...(labels.page?.trustAnchors ? { trustAnchors: labels.page.trustAnchors } : {}),
+  };
   const shared = {
     analyse: analyseReference,
     config,
     ...(registry ? { registry } : {}),
-    ...(config.page.enabled ? { page: { doh: () => config.page.doh, script: pageScript } } : {}),
+    ...(config.page.enabled ? { page } : {}),
+  };
+  const named = {
+    ...(labels.resolver !== undefined ? { resolver: labels.resolver } : {}),
+    catalogue: labels.catalogue,
   };
   if (opened.kind === 'sqlite') {
     const store = opened.store;
     return createResolverApp({
       ...shared,
       reader: store,
-      health: () => ({ catalogue: name, ...store.counts() }),
+      health: () => ({ ...named, ...store.counts() }),
       cache: { ...config.cache, version: () => store.dataVersion() },
     });
   }
@@ -132,7 +150,7 @@ function buildApp(
   return createResolverApp({
     ...shared,
     source: store,
-    health: () => ({ catalogue: name, ...store.cachedCounts() }),
+    health: () => ({ ...named, ...store.cachedCounts() }),
     cache: { ...config.cache, version: () => store.version() },
   });
 }
@@ -186,6 +204,14 @@ export interface ResolverServiceOptions {
   readonly answerControl?: boolean;
   /** Read the configuration again, as at start (`ctl reload`); without it a reload reads the registries again. */
   readonly reloadConfig?: () => Promise<{ config: ResolverConfig | null; lines: string[] }>;
+  /** This resolver's name, shown in /health (`lexroute dev` names each of its resolvers). */
+  readonly name?: string;
+  /**
+   * What the resolution page is handed when it is known only after the start
+   * (`lexroute dev`: its DoH endpoint and, with `--dnssec`, the sample root's
+   * key): the DoH URL instead of `config.page.doh`, and trust anchors.
+   */
+  readonly page?: { readonly doh?: () => string; readonly trustAnchors?: () => string };
 }
 
 /** A running resolver process as its control channel sees it. */
@@ -193,7 +219,7 @@ interface ControlState {
   config: ResolverConfig;
   readonly opened: OpenedCatalogue;
   readonly app: SwappableApp;
-  readonly name: string;
+  readonly labels: AppLabels;
   readonly stats: ResolverStats;
   readonly stop: () => void;
   readonly startedAt: number;
@@ -228,7 +254,7 @@ async function reloadResolver(
   );
   const cacheFlushed = state.app.cacheStats().entries;
   state.config = { ...config, ...pick(state.config, RESTART_KEYS) };
-  state.app.swap(buildApp(state.config, state.opened, registry, state.name));
+  state.app.swap(buildApp(state.config, state.opened, registry, state.labels));
   state.loadedAt = Date.now();
   state.lastError = undefined;
   log({ time: now(), level: 'info', msg: 'config_reloaded', needRestart, warnings: lines });
@@ -264,7 +290,7 @@ function controlTarget(
       workers: 1,
       listen: state.config.listen,
       catalogue: {
-        name: state.name,
+        name: state.labels.catalogue,
         ...countsOf(opened),
       },
       cache: state.app.cacheStats(),
@@ -356,21 +382,22 @@ export async function startResolver(o: ResolverServiceOptions): Promise<RunningR
     throw e;
   });
   // /health names the catalogue without revealing where it lives.
-  const name = o.sample
+  const catalogue = o.sample
     ? 'sample'
     : opened.kind === 'postgres'
       ? 'postgres'
       : basename(o.catalogue);
+  const labels: AppLabels = { catalogue, resolver: o.name, page: o.page };
   if (opened.kind === 'sqlite') opened.store.setSnapshotWindow(SNAPSHOT_WINDOW_MS);
   else await opened.store.watch(PG_POLL_MS);
-  const app = new SwappableApp(buildApp(config, opened, registry, name));
+  const app = new SwappableApp(buildApp(config, opened, registry, labels));
   const stats = new ResolverStats();
   const collect = metricsCollector(opened, app, stats);
   let askStop = () => {};
   const stopAsked = new Promise<void>((r) => (askStop = r));
   const t0 = Date.now();
   const state: ControlState = {
-    ...{ config, opened, app, name, stats, stop: () => askStop() },
+    ...{ config, opened, app, labels, stats, stop: () => askStop() },
     ...{ startedAt: t0, loadedAt: t0, lastError: undefined },
   };
   const target = controlTarget(o.cwd, state, o, log);
