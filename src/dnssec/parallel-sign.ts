@@ -128,9 +128,21 @@ async function signOnPool(pool: SignerPool, chunks: SigningChunk[]): Promise<Sig
   return chunks;
 }
 
+/** Make a batch's signatures in this thread. */
+function signHere(chunks: readonly SigningChunk[], keys: readonly LoadedKey[]): void {
+  for (const c of chunks)
+    for (const j of c.jobs)
+      c.records[j.at] = fill(c.records[j.at]!, completeSignature(j, keys[j.key]!.sign(j.data)));
+}
+
 /**
  * Make the signatures of a plan's chunks and hand each owner's completed
  * records to `emit`, in plan order. Returns the number of RRsets signed.
+ * The signing threads start with the first batch that fills up (`batch`
+ * signatures): owners whose signatures were kept, and the few signatures of
+ * a re-signing that kept most (a few changed RRsets among thousands of
+ * owners), are completed in this thread as they come, without the threads'
+ * start-up.
  */
 export async function signChunks(
   plan: Iterable<SigningChunk>,
@@ -139,44 +151,41 @@ export async function signChunks(
   o: ParallelSignOptions = {},
 ): Promise<number> {
   const threads = o.threads ?? defaultSigningThreads();
-  let signed = 0;
-  if (threads <= 1) {
-    for (const c of plan) {
-      for (const j of c.jobs)
-        c.records[j.at] = fill(c.records[j.at]!, completeSignature(j, keys[j.key]!.sign(j.data)));
-      signed += c.signed;
-      await emit(c.records);
-    }
-    return signed;
-  }
   const size = o.batch ?? 2048;
-  const pool = new SignerPool(keys, threads);
+  let pool: SignerPool | undefined;
+  let signed = 0;
   const queue: Promise<SigningChunk[]>[] = [];
   const drainOne = async () => {
     for (const c of await queue.shift()!) await emit(c.records);
   };
+  let batch: SigningChunk[] = [];
+  let jobs = 0;
+  const here = async () => {
+    signHere(batch, keys);
+    for (const c of batch) await emit(c.records);
+    batch = [];
+    jobs = 0;
+  };
   try {
-    let batch: SigningChunk[] = [];
-    let jobs = 0;
-    const send = () => {
-      const p = signOnPool(pool, batch);
-      p.catch(() => undefined); // awaited in order by drainOne
-      queue.push(p);
-      batch = [];
-      jobs = 0;
-    };
     for (const c of plan) {
       signed += c.signed;
       batch.push(c);
       jobs += c.jobs.length;
-      if (jobs < size) continue;
-      send();
-      if (queue.length >= 2 * threads) await drainOne();
+      if (threads > 1 && jobs >= size) {
+        pool ??= new SignerPool(keys, threads);
+        const p = signOnPool(pool, batch);
+        p.catch(() => undefined); // awaited in order by drainOne
+        queue.push(p);
+        batch = [];
+        jobs = 0;
+        if (queue.length >= 2 * threads) await drainOne();
+      } else if (!pool && (threads <= 1 || batch.length >= 4 * size)) await here();
     }
-    if (batch.length) send();
+    // The rest (less than a batch), after the batches on the threads.
     while (queue.length) await drainOne();
+    await here();
   } finally {
-    await pool.close();
+    await pool?.close();
   }
   return signed;
 }
