@@ -149,6 +149,32 @@ function synthesizedCname(ownerKey: string, ttl: number, targetKey: string): RRs
   };
 }
 
+/** A lookup under way: the chain so far and the name it has reached. */
+interface Chain {
+  readonly qtype: number;
+  readonly options: ZoneLookupOptions;
+  /** The answer section so far (CNAME/DNAME steps, then the final RRsets). */
+  readonly answer: PlacedRRset[];
+  /** The name being looked up (the query name, then each redirection's target). */
+  key: string;
+  /** The zone being searched for `key`. */
+  zone: IndexedZone;
+  /** What a chain that leaves the served zones ends as. */
+  lastRedirect: 'cname' | 'dname';
+  /** The node of `key` itself, when the walk down reached it. */
+  exact: ZoneNode | undefined;
+  /** The closest encloser of `key` (RFC 4592 section 3.3.1). */
+  closest: string;
+}
+
+/** A step redirected the chain (CNAME or DNAME): look up `chain.key` again. */
+const FOLLOW = 1;
+type Step = ZoneLookupResult | typeof FOLLOW;
+
+function done(c: Chain, kind: ZoneLookupKind, wildcard = false): ZoneLookupResult {
+  return { kind, answer: c.answer, finalKey: c.key, wildcard, zone: c.zone };
+}
+
 /**
  * RFC 1034 section 4.3.2 step 3 for a key inside `z` (the caller chose the
  * most specific zone).
@@ -166,133 +192,156 @@ export function lookupInZone(
   qtype: number,
   options: ZoneLookupOptions = DEFAULT_ZONE_LOOKUP_OPTIONS,
 ): ZoneLookupResult {
-  const answer: PlacedRRset[] = [];
+  const c: Chain = {
+    qtype,
+    options,
+    answer: [],
+    key: qkey,
+    zone: start,
+    lastRedirect: 'cname',
+    exact: undefined,
+    closest: '',
+  };
   const seen = new Set<string>();
-  let key = qkey;
-  let z = start;
-  let lastRedirect: 'cname' | 'dname' = 'cname';
   for (let step = 0; ; step++) {
-    if (step > 0 && options.zoneFor) {
-      const next = options.zoneFor(key, qtype);
-      if (next === undefined)
-        return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
-      z = next;
-    } else if (!keyIsSubdomain(key, z.originKey)) {
-      return { kind: lastRedirect, answer, finalKey: key, wildcard: false, zone: z };
-    }
-    const apex = z.nodes.get(z.originKey);
-    if (seen.has(key) || step > options.maxChain) {
-      // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
-      // signalled as an error."
-      return { kind: 'loop', answer, finalKey: key, wildcard: false, zone: z };
-    }
-    seen.add(key);
-
-    // Walk down from the apex to the name: zone cuts, DNAMEs, closest encloser.
-    const offsets = keyLabelOffsets(key);
-    const originIndex = offsets.indexOf(key.length - z.originKey.length);
-    let closest = z.originKey;
-    let exact: ZoneNode | undefined = key === z.originKey ? apex : undefined;
-    let redirected = false;
-    for (let j = originIndex; j >= 0; j--) {
-      let node: ZoneNode | undefined;
-      let candKey: string;
-      if (j === originIndex) {
-        node = apex;
-        candKey = z.originKey;
-      } else {
-        candKey = key.slice(offsets[j]);
-        node = z.nodes.get(candKey);
-        if (!node) break;
-        closest = candKey;
-      }
-      if (!node) break;
-      const isName = j === 0;
-      // RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except
-      // that DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1).
-      // NSEC at a cut is parent-side data too (RFC 4035 section 2.3), as BIND answers it.
-      if (
-        j !== originIndex &&
-        node.isDelegation &&
-        !(isName && (qtype === TYPE_DS || (qtype === TYPE_NSEC && node.rrsets.has(TYPE_NSEC))))
-      ) {
-        const ns = node.rrsets.get(TYPE_NS)!;
-        return {
-          kind: 'referral',
-          answer,
-          finalKey: key,
-          cut: { key: candKey, ns },
-          wildcard: false,
-          zone: z,
-        };
-      }
-      // RFC 6672 section 2.3: a DNAME redirects names strictly below its owner.
-      if (!isName) {
-        const dname = node.rrsets.get(TYPE_DNAME);
-        if (dname && dname.records.length > 0) {
-          const target = wireToKey(dname.records[0]!.rdata);
-          const next = keyReplaceSuffix(key, candKey, target);
-          answer.push({ ownerKey: candKey, rrset: dname, node, zone: z });
-          if (next === undefined)
-            return { kind: 'yxdomain', answer, finalKey: key, wildcard: false, zone: z };
-          answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
-          // RFC 1034 4.3.2 step 3a: the synthesized CNAME is the answer when
-          // QTYPE is CNAME (or ANY, which matches it): no following, as BIND,
-          // Knot and NSD (a self-referencing DNAME then answers, not loops).
-          if (qtype === TYPE_CNAME || qtype === TYPE_ANY)
-            return { kind: 'answer', answer, finalKey: key, wildcard: false, zone: z };
-          key = next;
-          lastRedirect = 'dname';
-          redirected = true;
-          break;
-        }
-      } else {
-        exact = node;
-      }
-    }
-    if (redirected) continue;
-
-    let node = exact;
-    let wildcard = false;
-    if (!node) {
-      // RFC 4592 section 4: no exact match; look for the source of synthesis.
-      const source = z.nodes.get(`\u0001*${closest}`);
-      if (!source) return { kind: 'nxdomain', answer, finalKey: key, wildcard: false, zone: z };
-      node = source;
-      wildcard = true;
-    }
-
-    const cname = node.rrsets.get(TYPE_CNAME);
-    // RFC 1035 section 3.2.3: QTYPE * matches all types, CNAME included, so ANY is not chased.
-    // RFC 4035 section 2.5 / RFC 4034: RRSIG and NSEC live beside a CNAME and are
-    // answered from its owner, as BIND does.
-    if (
-      cname &&
-      qtype !== TYPE_CNAME &&
-      qtype !== TYPE_ANY &&
-      qtype !== TYPE_RRSIG &&
-      qtype !== TYPE_NSEC
-    ) {
-      answer.push({ ownerKey: key, rrset: cname, node, zone: z, wildcard });
-      const rd = cname.records[0]?.rdata;
-      if (!rd) return { kind: 'cname', answer, finalKey: key, wildcard, zone: z };
-      key = wireToKey(rd);
-      lastRedirect = 'cname';
-      continue;
-    }
-    if (qtype === TYPE_ANY) {
-      const sets = anyRRsets(node, options.any);
-      if (sets.length === 0) return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
-      for (const s of sets) answer.push({ ownerKey: key, rrset: s, node, zone: z, wildcard });
-      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
-    }
-    const set = node.rrsets.get(qtype);
-    if (set) {
-      answer.push({ ownerKey: key, rrset: set, node, zone: z, wildcard });
-      return { kind: 'answer', answer, finalKey: key, wildcard, zone: z };
-    }
-    return { kind: 'nodata', answer, finalKey: key, wildcard, zone: z };
+    if (!enterZone(c, step)) return done(c, c.lastRedirect);
+    // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
+    // signalled as an error."
+    if (seen.has(c.key) || step > options.maxChain) return done(c, 'loop');
+    seen.add(c.key);
+    const walked = walkDown(c);
+    if (walked === FOLLOW) continue;
+    if (walked !== undefined) return walked;
+    // RFC 4592 section 4: no exact match; the source of synthesis is `*.<closest encloser>`.
+    const node = c.exact ?? c.zone.nodes.get(`\u0001*${c.closest}`);
+    if (node === undefined) return done(c, 'nxdomain');
+    const r = atName(c, node, c.exact === undefined);
+    if (r !== FOLLOW) return r;
   }
+}
+
+/**
+ * The zone for the chain's name: after a redirection, the served zone for it
+ * (`options.zoneFor`), else the zone searched so far if the name is inside
+ * it. False when the name is in no zone (the chain ends there).
+ */
+function enterZone(c: Chain, step: number): boolean {
+  if (step > 0 && c.options.zoneFor) {
+    const next = c.options.zoneFor(c.key, c.qtype);
+    if (next === undefined) return false;
+    c.zone = next;
+    return true;
+  }
+  return keyIsSubdomain(c.key, c.zone.originKey);
+}
+
+/**
+ * Walk down from the apex to the name: a zone cut on the way is a referral,
+ * a DNAME above the name redirects; otherwise sets `exact` (the name's node)
+ * and `closest` (its closest encloser) and returns undefined.
+ */
+function walkDown(c: Chain): Step | undefined {
+  const z = c.zone;
+  const key = c.key;
+  const offsets = keyLabelOffsets(key);
+  const originIndex = offsets.indexOf(key.length - z.originKey.length);
+  const apex = z.nodes.get(z.originKey);
+  c.closest = z.originKey;
+  c.exact = key === z.originKey ? apex : undefined;
+  for (let j = originIndex; j >= 0; j--) {
+    const atApex = j === originIndex;
+    const candKey = atApex ? z.originKey : key.slice(offsets[j]);
+    const node = atApex ? apex : z.nodes.get(candKey);
+    if (!node) break;
+    if (!atApex) c.closest = candKey;
+    const isName = j === 0;
+    if (!atApex && isCut(node, isName, c.qtype)) return referral(c, candKey, node);
+    if (isName) c.exact = node;
+    else {
+      const r = followDname(c, node, candKey);
+      if (r !== undefined) return r;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except that
+ * DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1). NSEC at a
+ * cut is parent-side data too (RFC 4035 section 2.3), as BIND answers it.
+ */
+function isCut(node: ZoneNode, isName: boolean, qtype: number): boolean {
+  return (
+    node.isDelegation &&
+    !(isName && (qtype === TYPE_DS || (qtype === TYPE_NSEC && node.rrsets.has(TYPE_NSEC))))
+  );
+}
+
+function referral(c: Chain, cutKey: string, node: ZoneNode): ZoneLookupResult {
+  const ns = node.rrsets.get(TYPE_NS)!;
+  return {
+    kind: 'referral',
+    answer: c.answer,
+    finalKey: c.key,
+    cut: { key: cutKey, ns },
+    wildcard: false,
+    zone: c.zone,
+  };
+}
+
+/** RFC 6672 section 2.3: a DNAME at `ownerKey` redirects names strictly below it. */
+function followDname(c: Chain, node: ZoneNode, ownerKey: string): Step | undefined {
+  const dname = node.rrsets.get(TYPE_DNAME);
+  if (!dname || dname.records.length === 0) return undefined;
+  const key = c.key;
+  const target = wireToKey(dname.records[0]!.rdata);
+  const next = keyReplaceSuffix(key, ownerKey, target);
+  c.answer.push({ ownerKey, rrset: dname, node, zone: c.zone });
+  if (next === undefined) return done(c, 'yxdomain');
+  c.answer.push({ ownerKey: key, rrset: synthesizedCname(key, dname.ttl, next) });
+  // RFC 1034 4.3.2 step 3a: the synthesized CNAME is the answer when
+  // QTYPE is CNAME (or ANY, which matches it): no following, as BIND,
+  // Knot and NSD (a self-referencing DNAME then answers, not loops).
+  if (c.qtype === TYPE_CNAME || c.qtype === TYPE_ANY) return done(c, 'answer');
+  c.key = next;
+  c.lastRedirect = 'dname';
+  return FOLLOW;
+}
+
+/**
+ * At the name's node (or the wildcard that stands for it): follow a CNAME,
+ * or answer the type (ANY: RFC 8482), or NODATA.
+ */
+function atName(c: Chain, node: ZoneNode, wildcard: boolean): Step {
+  const { qtype, key, answer, zone } = c;
+  const cname = node.rrsets.get(TYPE_CNAME);
+  // RFC 1035 section 3.2.3: QTYPE * matches all types, CNAME included, so ANY is not chased.
+  // RFC 4035 section 2.5 / RFC 4034: RRSIG and NSEC live beside a CNAME and are
+  // answered from its owner, as BIND does.
+  if (
+    cname &&
+    qtype !== TYPE_CNAME &&
+    qtype !== TYPE_ANY &&
+    qtype !== TYPE_RRSIG &&
+    qtype !== TYPE_NSEC
+  ) {
+    answer.push({ ownerKey: key, rrset: cname, node, zone, wildcard });
+    const rd = cname.records[0]?.rdata;
+    if (!rd) return done(c, 'cname', wildcard);
+    c.key = wireToKey(rd);
+    c.lastRedirect = 'cname';
+    return FOLLOW;
+  }
+  if (qtype === TYPE_ANY) {
+    const sets = anyRRsets(node, c.options.any);
+    if (sets.length === 0) return done(c, 'nodata', wildcard);
+    for (const s of sets) answer.push({ ownerKey: key, rrset: s, node, zone, wildcard });
+    return done(c, 'answer', wildcard);
+  }
+  const set = node.rrsets.get(qtype);
+  if (set === undefined) return done(c, 'nodata', wildcard);
+  answer.push({ ownerKey: key, rrset: set, node, zone, wildcard });
+  return done(c, 'answer', wildcard);
 }
 
 /** A set of served zones; the most specific zone answers. */
