@@ -324,47 +324,13 @@ export function encodeBody(
   plan: ResponsePlan,
   options: EncodeOptions = {},
 ): EncodedBody {
-  const base = 12 + qkey.length + 4;
-  // Two dictionaries: names in the question (their case is the client's, so
-  // only owner names may point there; RDATA names keep the zone's spelling),
-  // and names written in the body (usable by both).
-  const qdict = new Map<string, number>();
-  const dict = new Map<string, number>();
-  const seed = options.questionSuffixes ?? 'all';
-  for (const off of keyLabelOffsets(qkey)) {
-    const suffix = qkey.slice(off);
-    if (suffix === '\u0000') break;
-    if (seed === 'all' || suffix === seed) qdict.set(suffix, 12 + off);
-  }
-  const w = WRITER;
-  w.len = 0;
-  const writeName = (key: string, owner: boolean) => {
-    const offs = keyLabelOffsets(key);
-    for (const off of offs) {
-      const suffix = off === 0 ? key : key.slice(off);
-      if (suffix === '\u0000') break;
-      const target = (owner ? qdict.get(suffix) : undefined) ?? dict.get(suffix);
-      if (target !== undefined) {
-        w.u16(0xc000 | target);
-        return;
-      }
-      const here = base + w.len;
-      if (here < 0x3fff) dict.set(suffix, here);
-      const len = key.charCodeAt(off);
-      w.u8(len);
-      for (let i = off + 1; i <= off + len; i++) w.u8(key.charCodeAt(i));
-    }
-    w.u8(0);
+  const b: BodyWriter = {
+    w: WRITER,
+    base: 12 + qkey.length + 4,
+    qdict: questionNames(qkey, options.questionSuffixes ?? 'all'),
+    dict: new Map(),
   };
-  const writeRdataName = (rd: Uint8Array, o: number): number => {
-    const n = nameLength(rd, o);
-    if (n < 0) {
-      w.bytes(rd, o);
-      return rd.length;
-    }
-    writeName(wireToKey(rd, o, o + n), false);
-    return o + n;
-  };
+  b.w.len = 0;
   const ends: number[] = [];
   const sections: number[] = [];
   const counts: number[] = [];
@@ -375,34 +341,9 @@ export function encodeBody(
   const all = [plan.answer, plan.authority, plan.additional];
   for (let section = 0; section < 3; section++) {
     for (const set of all[section]!) {
-      for (const rd of set.rdatas) {
-        writeName(set.ownerKey, true);
-        w.u16(set.type);
-        w.u16(1);
-        w.u32(set.ttl >>> 0);
-        const lenAt = w.len;
-        w.u16(0);
-        const start = w.len;
-        const kind = rdataNames(set.type);
-        if (kind === 'none') w.bytes(rd);
-        else if (kind === 'one') writeRdataName(rd, 0);
-        else if (kind === 'mx') {
-          w.bytes(rd, 0, Math.min(2, rd.length));
-          if (rd.length > 2) writeRdataName(rd, 2);
-        } else {
-          const after1 = writeRdataName(rd, 0);
-          if (after1 < rd.length) {
-            const after2 = writeRdataName(rd, after1);
-            if (after2 < rd.length) w.bytes(rd, after2);
-          }
-          void kind;
-        }
-        const rdlen = w.len - start;
-        w.buf[lenAt] = rdlen >>> 8;
-        w.buf[lenAt + 1] = rdlen & 0xff;
-      }
+      for (const rd of set.rdatas) writeRecord(b, set, rd);
       tally[section]! += set.rdatas.length;
-      ends.push(w.len);
+      ends.push(b.w.len);
       sections.push(section);
       counts.push(set.rdatas.length);
       required.push(set.required === true);
@@ -412,7 +353,7 @@ export function encodeBody(
   return {
     rcode: plan.rcode,
     aa: plan.aa,
-    bytes: BODIES.copy(w.buf, w.len),
+    bytes: BODIES.copy(b.w.buf, b.w.len),
     ancount: tally[0]!,
     nscount: tally[1]!,
     arcount: tally[2]!,
@@ -422,6 +363,98 @@ export function encodeBody(
     required: shared(required),
     attached: shared(attached),
   };
+}
+
+/** A body being written, with the names it can point to (RFC 1035 section 4.1.4). */
+interface BodyWriter {
+  readonly w: ByteWriter;
+  /** The body's offset in the message (after the header and the question). */
+  readonly base: number;
+  /**
+   * Names in the question -> offset: their case is the client's, so only
+   * owner names may point there (RDATA names keep the zone's spelling).
+   */
+  readonly qdict: Map<string, number>;
+  /** Names written in the body -> offset (usable by owner and RDATA names). */
+  readonly dict: Map<string, number>;
+}
+
+/** The suffixes of the question name offered for compression (`EncodeOptions`). */
+function questionNames(qkey: string, seed: 'all' | string): Map<string, number> {
+  const qdict = new Map<string, number>();
+  for (const off of keyLabelOffsets(qkey)) {
+    const suffix = qkey.slice(off);
+    if (suffix === '\u0000') break;
+    if (seed === 'all' || suffix === seed) qdict.set(suffix, 12 + off);
+  }
+  return qdict;
+}
+
+/** One resource record: owner, type, class IN, TTL, RDLENGTH and RDATA. */
+function writeRecord(b: BodyWriter, set: SectionRRset, rd: Uint8Array): void {
+  const w = b.w;
+  writeName(b, set.ownerKey, true);
+  w.u16(set.type);
+  w.u16(1);
+  w.u32(set.ttl >>> 0);
+  const lenAt = w.len;
+  w.u16(0);
+  const start = w.len;
+  writeRdata(b, set.type, rd);
+  const rdlen = w.len - start;
+  w.buf[lenAt] = rdlen >>> 8;
+  w.buf[lenAt + 1] = rdlen & 0xff;
+}
+
+/** RDATA, its RFC 1035 names compressed (`rdataNames`), the rest copied. */
+function writeRdata(b: BodyWriter, type: number, rd: Uint8Array): void {
+  const w = b.w;
+  const kind = rdataNames(type);
+  if (kind === 'none') w.bytes(rd);
+  else if (kind === 'one') writeRdataName(b, rd, 0);
+  else if (kind === 'mx') {
+    w.bytes(rd, 0, Math.min(2, rd.length));
+    if (rd.length > 2) writeRdataName(b, rd, 2);
+  } else {
+    // SOA and MINFO: two names, then (SOA) the numbers.
+    const after1 = writeRdataName(b, rd, 0);
+    if (after1 < rd.length) {
+      const after2 = writeRdataName(b, rd, after1);
+      if (after2 < rd.length) w.bytes(rd, after2);
+    }
+  }
+}
+
+/** The name at `o` in RDATA, compressed; returns the offset after it (a bad name: copied to the end). */
+function writeRdataName(b: BodyWriter, rd: Uint8Array, o: number): number {
+  const n = nameLength(rd, o);
+  if (n < 0) {
+    b.w.bytes(rd, o);
+    return rd.length;
+  }
+  writeName(b, wireToKey(rd, o, o + n), false);
+  return o + n;
+}
+
+/** A name, as a pointer to its longest suffix already written (or in the question, for owners). */
+function writeName(b: BodyWriter, key: string, owner: boolean): void {
+  const w = b.w;
+  const offs = keyLabelOffsets(key);
+  for (const off of offs) {
+    const suffix = off === 0 ? key : key.slice(off);
+    if (suffix === '\u0000') break;
+    const target = (owner ? b.qdict.get(suffix) : undefined) ?? b.dict.get(suffix);
+    if (target !== undefined) {
+      w.u16(0xc000 | target);
+      return;
+    }
+    const here = b.base + w.len;
+    if (here < 0x3fff) b.dict.set(suffix, here);
+    const len = key.charCodeAt(off);
+    w.u8(len);
+    for (let i = off + 1; i <= off + len; i++) w.u8(key.charCodeAt(i));
+  }
+  w.u8(0);
 }
 
 /**
