@@ -202,13 +202,18 @@ export function lookupInZone(
     exact: undefined,
     closest: '',
   };
-  const seen = new Set<string>();
+  // The names looked up so far; made on the first redirection (most lookups have none).
+  let seen: Set<string> | undefined;
   for (let step = 0; ; step++) {
     if (!enterZone(c, step)) return done(c, c.lastRedirect);
     // RFC 1034 section 3.6.2: "CNAME chains should be followed and CNAME loops
     // signalled as an error."
-    if (seen.has(c.key) || step > options.maxChain) return done(c, 'loop');
-    seen.add(c.key);
+    if (step > options.maxChain) return done(c, 'loop');
+    if (step > 0) {
+      seen ??= new Set([qkey]);
+      if (seen.has(c.key)) return done(c, 'loop');
+      seen.add(c.key);
+    }
     const walked = walkDown(c);
     if (walked === FOLLOW) continue;
     if (walked !== undefined) return walked;
