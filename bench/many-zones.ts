@@ -9,7 +9,14 @@
  *   every zone answers;
  * - q/s: dnsperf over random names of the zones (40% apex NAPTR, 40% the
  *   NAPTR below the apex, 10% NXDOMAIN, 10% NODATA), server pinned to one
- *   core, dnsperf to the other (as bench/server-qps.sh);
+ *   core, dnsperf to the other (as bench/server-qps.sh), after one pass
+ *   through the same names (every server answers each name once before it
+ *   is timed: lexroute encodes a name's answer on its first query);
+ * - with --rounds N (lexroute and one-zone both selected): both lexroutes
+ *   up at once, q/s and server CPU per query at a fixed --rate, measured in
+ *   turn N times (the order alternating), each round's ratio and the
+ *   median: one q/s figure per server swings by a half on the shared
+ *   machine, a ratio of neighbouring runs much less;
  * - reload: one zone file changed (serial + 1, a NAPTR rewritten), SIGHUP,
  *   until that zone's new serial is served; for lexroute also
  *   `lexroute ctl reload ZONE` after a second change (until served, with
@@ -22,7 +29,7 @@
  *
  *   node_modules/.bin/node bench/many-zones.ts [--zones 1000,5000,10000]
  *     [--seconds 10] [--servers lexroute,one-zone,nsd,knot]
- *     [--server-cpu 0] [--client-cpu 1]
+ *     [--server-cpu 0] [--client-cpu 1] [--rounds 0] [--rate 10000]
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -39,6 +46,8 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'lexroute,one-zone,nsd,knot' },
     'server-cpu': { type: 'string', default: '0' },
     'client-cpu': { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '0' },
+    rate: { type: 'string', default: '10000' },
   },
 });
 const COUNTS = values.zones.split(',').map(Number);
@@ -46,6 +55,8 @@ const SECONDS = Number(values.seconds);
 const SERVERS = new Set(values.servers.split(','));
 const SERVER_CPU = values['server-cpu'];
 const CLIENT_CPU = values['client-cpu'];
+const ROUNDS = Number(values.rounds);
+const RATE = values.rate;
 const PARENT = 'lex.bench.';
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const BIN = join(ROOT, 'bin/lexroute.js');
@@ -208,7 +219,12 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-function dnsperf(port: number, queries: string): { qps: number; lost: string } {
+/** dnsperf over `queries` for --seconds (or `run`: e.g. `-n 1`, one pass; `-Q rate`). */
+function dnsperf(
+  port: number,
+  queries: string,
+  run: string[] = ['-l', String(SECONDS)],
+): { qps: number; lost: string; completed: number } {
   const r = spawnSync(
     'taskset',
     [
@@ -221,8 +237,7 @@ function dnsperf(port: number, queries: string): { qps: number; lost: string } {
       String(port),
       '-d',
       queries,
-      '-l',
-      String(SECONDS),
+      ...run,
       '-c',
       '4',
       '-q',
@@ -232,7 +247,31 @@ function dnsperf(port: number, queries: string): { qps: number; lost: string } {
   );
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(r.stdout)?.[1] ?? 0);
   const lost = /Queries lost:\s+(\S+)/.exec(r.stdout)?.[1] ?? '?';
-  return { qps, lost };
+  const completed = Number(/Queries completed:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
+  return { qps, lost, completed };
+}
+
+/**
+ * CPU time (ns) of a process's threads, from the scheduler (as
+ * bench/server-qps.sh: utime/stime are sampled at clock ticks).
+ */
+function cpuNs(pid: number): number {
+  let ns = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return ns;
+}
+
+/** Server CPU microseconds per query at --rate queries/s for --seconds. */
+function cpuPerQuery(pid: number, port: number, queries: string): number {
+  const c0 = cpuNs(pid);
+  const { completed } = dnsperf(port, queries, ['-l', String(SECONDS), '-Q', RATE]);
+  return completed > 0 ? (cpuNs(pid) - c0) / 1000 / completed : NaN;
 }
 
 interface Server {
@@ -388,6 +427,7 @@ async function measure(
     const startS = (performance.now() - t0) / 1000;
     await sleep(500);
     const rss = rssMb(server.child.pid!);
+    dnsperf(port, queries, ['-n', '1']);
     const { qps, lost } = dnsperf(port, queries);
     const row: Row = { server: name, zones: count, startS, rssMb: rss, qps, lost };
     if (reload !== undefined) {
@@ -427,10 +467,70 @@ async function measure(
   }
 }
 
+/** Per round: q/s and CPU µs per query of lexroute over the zones and over one zone. */
+interface Round {
+  qps: number;
+  oneQps: number;
+  cpu: number;
+  oneCpu: number;
+}
+
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * lexroute over `count` zones and over the same names in one zone, both up
+ * at once (pinned to the same core), each answered one pass of the names
+ * first; then ROUNDS times, in alternating order, q/s at full speed and CPU
+ * per query at a fixed rate for each.
+ */
+async function qpsRounds(
+  count: number,
+  folder: string,
+  names: readonly string[],
+  queries: string,
+): Promise<Round[]> {
+  const one = writeOneZone(count);
+  const [pm, po] = [await freePort(), await freePort()];
+  const many = startLexroute(folder, pm, join(dir, `ctl-rounds-${count}.sock`));
+  const single = startLexroute(`${PARENT}=${one}`, po, join(dir, `ctl-rounds-one-${count}.sock`));
+  const rounds: Round[] = [];
+  try {
+    await allAnswer(pm, names, 600_000, undefined, () => many.child.exitCode === null);
+    await allAnswer(po, [PARENT], 600_000, undefined, () => single.child.exitCode === null);
+    dnsperf(pm, queries, ['-n', '1']);
+    dnsperf(po, queries, ['-n', '1']);
+    for (let r = 1; r <= ROUNDS; r++) {
+      const row: Round = { qps: 0, oneQps: 0, cpu: 0, oneCpu: 0 };
+      const runMany = () => {
+        row.qps = dnsperf(pm, queries).qps;
+        row.cpu = cpuPerQuery(many.child.pid!, pm, queries);
+      };
+      const runOne = () => {
+        row.oneQps = dnsperf(po, queries).qps;
+        row.oneCpu = cpuPerQuery(single.child.pid!, po, queries);
+      };
+      for (const run of r % 2 === 1 ? [runMany, runOne] : [runOne, runMany]) run();
+      rounds.push(row);
+      process.stderr.write(
+        `  round ${r}: ${count} zones ${row.qps.toFixed(0)} q/s ${row.cpu.toFixed(1)} us/query; one zone ${row.oneQps.toFixed(0)} q/s ${row.oneCpu.toFixed(1)} us/query; q/s ratio ${(row.qps / row.oneQps).toFixed(2)}, CPU ratio ${(row.cpu / row.oneCpu).toFixed(2)}\n`,
+      );
+    }
+  } finally {
+    await many.stop();
+    await single.stop();
+  }
+  return rounds;
+}
+
 const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 if (!have('dnsperf')) throw new Error('dnsperf is required (apt-get install dnsperf)');
 
 const rows: Row[] = [];
+const roundsOf = new Map<number, Round[]>();
 for (const count of COUNTS) {
   const folder = writeZones(count);
   const queries = writeQueries(count);
@@ -457,6 +557,10 @@ for (const count of COUNTS) {
         queries,
       ),
     );
+  }
+  if (ROUNDS > 0 && SERVERS.has('lexroute') && SERVERS.has('one-zone')) {
+    process.stderr.write(`${count} zones: ${ROUNDS} rounds, over the zones and one zone in turn\n`);
+    roundsOf.set(count, await qpsRounds(count, folder, names, queries));
   }
   if (SERVERS.has('nsd') && have('nsd')) {
     rows.push(
@@ -492,6 +596,14 @@ for (const count of COUNTS) {
     parts.push(`memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2)`);
   }
   if (one !== undefined) parts.push(`q/s ${f(lex.qps / one.qps)}x one zone (target >= 0.85)`);
+  const rounds = roundsOf.get(count);
+  if (rounds !== undefined) {
+    const q = rounds.map((r) => r.qps / r.oneQps);
+    const c = rounds.map((r) => r.cpu / r.oneCpu);
+    parts.push(
+      `q/s over ${rounds.length} rounds ${f(median(q))}x one zone (median; rounds ${q.map((x) => f(x)).join(' ')}), CPU per query at ${RATE} q/s ${f(median(c))}x (rounds ${c.map((x) => f(x)).join(' ')})`,
+    );
+  }
   parts.push(
     `SIGHUP ${f(lex.reloadS, 3)} s (target <= 1), ctl ${f(lex.ctlS, 3)} s, ${f(lex.ctlServerMs, 0)} ms in the server (target <= 0.1 s)`,
   );
