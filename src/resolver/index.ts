@@ -1,8 +1,9 @@
 /**
  * `lexroute/resolver`: the jurisdiction resolver (THTTP, RFC 2169; RFC 9676
  * section 10.3) for embedding and tests. `startResolver()` starts what
- * `lexroute resolver` runs in one process (catalogue, registries, HTTP,
- * metrics, control) and returns `{ reload, status, close }`;
+ * `lexroute resolver` runs (catalogue, registries, HTTP, metrics, control;
+ * with `workers: N`, N processes sharing the listening port) and returns
+ * `{ reload, status, close }`;
  * `createResolverApp()` is the HTTP
  * application over any `CatalogueReader`; `startResolverServer()` serves it
  * with `node:http`. Catalogues come from `lexroute/catalogue`.

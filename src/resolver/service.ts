@@ -3,8 +3,10 @@
  * opens the catalogue, reads the registries, answers THTTP on the listen
  * addresses, and serves `/metrics` and the control channel (`ctl status`,
  * `reload`, `flush-cache`, `stop`); it returns `{ reload, status, close }`.
- * `lexroute resolver` parses its arguments into these options and calls it
- * in each process (with `--workers N`, `workers.ts` starts the processes).
+ * With `workers: N` it forks N processes (`workers.ts`), each running it
+ * (`worker-main.ts`). `lexroute resolver` parses its arguments into these
+ * options and calls it in each process (its `--workers N` primary runs the
+ * command again in each worker, through the same `workers.ts` pool).
  */
 import { isAbsolute, resolve, basename } from 'node:path';
 import { analyseReference } from './core/from-urn.ts';
@@ -27,12 +29,23 @@ import {
 } from '../authority/control.ts';
 import {
   answerControlRequests,
+  runPrimaryCommand,
   runResolverCommand,
   type ResolverControlTarget,
 } from './control.ts';
 import { endpointText, type ControlEndpoint } from '../authority/control-endpoint.ts';
 import { VERSION } from '../kit/version.ts';
 import { listenErrorCode } from '../authority/listen-error.ts';
+import { fileURLToPath } from 'node:url';
+import { startWorkers } from './workers.ts';
+import {
+  WORKER_MAIN,
+  WORKER_MESSAGE,
+  WORKER_SPEC_ENV,
+  type WorkerFailure,
+  type WorkerMessage,
+  type WorkerSpec,
+} from './worker-spec.ts';
 
 /** The PostgreSQL catalogue's change poll (LISTEN/NOTIFY does the rest). */
 const PG_POLL_MS = 500;
@@ -212,6 +225,15 @@ export interface ResolverServiceOptions {
    * key): the DoH URL instead of `config.page.doh`, and trust anchors.
    */
   readonly page?: { readonly doh?: () => string; readonly trustAnchors?: () => string };
+  /**
+   * Processes answering (node:cluster, sharing the listening sockets and
+   * the catalogue; `lexroute resolver --workers N` passes `config.workers`).
+   * Above 1, this process forks them, each running `startResolver`, and
+   * serves the summed `/metrics` and the control channel; `status()` then
+   * describes this primary (`ctl status` asks the workers), and `page`
+   * functions are read once, at start. Default 1: this process answers.
+   */
+  readonly workers?: number;
 }
 
 /** A running resolver process as its control channel sees it. */
@@ -375,6 +397,7 @@ export interface RunningResolverService {
  * ResolverStartError. `lexroute resolver` calls this in each process.
  */
 export async function startResolver(o: ResolverServiceOptions): Promise<RunningResolverService> {
+  if ((o.workers ?? 1) > 1) return startResolverWorkers(o, o.workers!);
   const { config, log } = o;
   const opened = await openServed(o.cwd, o.catalogue, o.sample === true);
   const registry = await loadRegistry(o.cwd, config, opened).catch(async (e: unknown) => {
@@ -414,6 +437,78 @@ export async function startResolver(o: ResolverServiceOptions): Promise<RunningR
       await closeCatalogue(opened);
       log({ time: now(), level: 'info', msg: 'stopped' });
     },
+  };
+}
+
+/**
+ * `startResolver` with `workers` above 1: the catalogue checked here (a
+ * missing one is a CatalogueError, as in one process), then the workers
+ * forked (`startWorkers`, each running `worker-main.ts`), their log entries
+ * passed on to `log`; resolves when every worker answers, throws
+ * ResolverStartError when one cannot start (all stopped).
+ */
+async function startResolverWorkers(
+  o: ResolverServiceOptions,
+  n: number,
+): Promise<RunningResolverService> {
+  await closeCatalogue(await openServed(o.cwd, o.catalogue, o.sample === true));
+  const t0 = Date.now();
+  const spec: WorkerSpec = {
+    ...{ config: o.config, catalogue: o.catalogue, cwd: o.cwd, sample: o.sample === true },
+    ...{ name: o.name, metrics: o.metrics !== undefined, pageDoh: o.page?.doh?.() },
+    trustAnchors: o.page?.trustAnchors?.(),
+  };
+  const start = workersStart(o, n);
+  const workers = await startWorkers({
+    ...{ exec: fileURLToPath(WORKER_MAIN), args: [], workers: n },
+    env: { [WORKER_SPEC_ENV]: JSON.stringify(spec) },
+    ...{ metrics: o.metrics, control: o.control, err: start.err, onMessage: start.onMessage },
+    log: (level, msg, fields) => o.log({ time: now(), level, msg, ...fields }),
+  });
+  if ((await Promise.race([start.ready, workers.ended])) !== 'ready') {
+    await workers.close();
+    const f = start.failure();
+    throw new ResolverStartError(f.code, f.address, f.message);
+  }
+  const info = { pid: process.pid, workers: n, stop: workers.stop };
+  return {
+    urls: start.urls(),
+    reload: () => runPrimaryCommand(workers.alive, info, { command: 'reload' }),
+    status: () => ({
+      ...{ kind: 'resolver', version: VERSION, pid: process.pid, workers: n },
+      ...{ startedAt: new Date(t0).toISOString(), listen: o.config.listen },
+      uptimeSeconds: Math.round((Date.now() - t0) / 1000),
+    }),
+    stopAsked: workers.ended.then(() => undefined),
+    close: async () => {
+      await workers.close();
+      o.log({ time: now(), level: 'info', msg: 'stopped' });
+    },
+  };
+}
+
+/** What the primary hears from its workers while they start: ready (their URLs), failed (why), log entries. */
+function workersStart(o: ResolverServiceOptions, n: number) {
+  let urls: string[] = [];
+  let ready = 0;
+  let allReady = (_: 'ready') => {};
+  let failure: WorkerFailure | undefined;
+  const onMessage = (_w: unknown, message: unknown) => {
+    const m = message as WorkerMessage;
+    if (m?.type !== WORKER_MESSAGE) return;
+    if (m.event === 'log') o.log(m.entry);
+    else if (m.event === 'failed') failure ??= m.failure;
+    else if (m.event === 'ready') {
+      urls = m.urls;
+      if (++ready === n) allReady('ready');
+    }
+  };
+  return {
+    ready: new Promise<'ready'>((r) => (allReady = r)),
+    onMessage,
+    err: (text: string) => void (failure ??= { code: 'LISTEN_FAILED', address: '', message: text }),
+    urls: () => urls,
+    failure: () => failure ?? { code: 'WORKER_FAILED', address: '', message: 'a worker exited' },
   };
 }
 

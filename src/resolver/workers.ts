@@ -29,48 +29,81 @@ export interface WorkersOptions {
   readonly workers: number;
   readonly metrics?: { host: string; port: number } | undefined;
   readonly control?: ControlEndpoint | undefined;
-  /** Aborted: stop the workers and return. */
-  readonly signal: AbortSignal;
   /** A log line of the primary. */
   readonly log: (level: string, event: string, fields: Record<string, unknown>) => void;
   /** A failure to report (one line). */
   readonly err: (text: string) => void;
+  /** A message a worker sent (besides the control and metrics answers). */
+  readonly onMessage?: (worker: Worker, message: unknown) => void;
+}
+
+/** The worker processes of a resolver, as `startWorkers` returns them. */
+export interface RunningWorkers {
+  /** The live workers. */
+  alive(): Worker[];
+  /**
+   * Resolves when the workers should stop: `stopped` (`ctl stop` or
+   * `stop()`) or `failed` (a worker could not start, or the primary's
+   * metrics or control could not listen).
+   */
+  readonly ended: Promise<'stopped' | 'failed'>;
+  /** Ask for the end (as `ctl stop`). */
+  stop(): void;
+  /** Stop every worker and the primary's endpoints; whether all went well. */
+  close(): Promise<boolean>;
+}
+
+/**
+ * Fork the workers (node:cluster, `exec` with `args`), serve the summed
+ * `/metrics` and the control channel from this process; a worker that dies
+ * is started again, one that cannot start (exit code 1) ends them all.
+ */
+export async function startWorkers(o: WorkersOptions): Promise<RunningWorkers> {
+  cluster.setupPrimary({ exec: o.exec, args: [...o.args] });
+  let end = (_why: 'stopped' | 'failed') => {};
+  const ended = new Promise<'stopped' | 'failed'>((r) => (end = r));
+  const pool = workerPool(o, () => end('failed'));
+  for (let i = 0; i < o.workers; i++) pool.start();
+  const endpoint = await primaryMetrics(o, pool);
+  if (endpoint === null) pool.fail();
+  const stop = () => end('stopped');
+  const info = { pid: process.pid, workers: o.workers, stop };
+  const ctl = pool.failed() ? undefined : await primaryControl(o, pool.alive, info);
+  if (ctl === null) pool.fail();
+  if (pool.failed()) end('failed');
+  o.log('info', 'workers', { workers: o.workers });
+  let closing: Promise<boolean> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      stop();
+      await endpoint?.close();
+      await ctl?.close();
+      await pool.stop();
+      return !pool.failed();
+    })());
+  return { alive: pool.alive, ended, stop, close };
 }
 
 /** Run the workers until a signal, `ctl stop` or a worker that cannot start; whether all went well. */
-export async function runWorkers(o: WorkersOptions): Promise<boolean> {
-  cluster.setupPrimary({ exec: o.exec, args: [...o.args] });
-  const pool = workerPool(o);
-  for (let i = 0; i < o.workers; i++) pool.start();
-  let stopAsked = false;
-  const endpoint = await primaryMetrics(o, pool);
-  if (endpoint === null) pool.fail();
-  const info = { pid: process.pid, workers: o.workers, stop: () => void (stopAsked = true) };
-  const ctl = pool.failed() ? undefined : await primaryControl(o, pool.alive, info);
-  if (ctl === null) pool.fail();
-  o.log('info', 'workers', { workers: o.workers });
-  await new Promise<void>((res) => {
-    const check = setInterval(() => {
-      if (o.signal.aborted || pool.failed() || stopAsked) {
-        clearInterval(check);
-        res();
-      }
-    }, 100);
+export async function runWorkers(o: WorkersOptions & { signal: AbortSignal }): Promise<boolean> {
+  const workers = await startWorkers(o);
+  const aborted = new Promise<void>((r) => {
+    if (o.signal.aborted) r();
+    else o.signal.addEventListener('abort', () => r(), { once: true });
   });
-  await endpoint?.close();
-  await ctl?.close();
-  await pool.stop();
-  return !pool.failed();
+  await Promise.race([workers.ended, aborted]);
+  return workers.close();
 }
 
 /** The workers: forked, restarted when they die, all stopped on a failure to start. */
-function workerPool(o: WorkersOptions) {
+function workerPool(o: WorkersOptions, onFailure: () => void) {
   let stopping = false;
   let failed = false;
   const alive = new Set<Worker>();
   const start = () => {
     const w = cluster.fork(o.env);
     alive.add(w);
+    if (o.onMessage) w.on('message', (m: unknown) => o.onMessage?.(w, m));
     w.once('exit', (code, signal) => {
       alive.delete(w);
       if (stopping) return;
@@ -79,6 +112,7 @@ function workerPool(o: WorkersOptions) {
         stopping = true;
         failed = true;
         for (const other of alive) other.process.kill('SIGTERM');
+        onFailure();
         return;
       }
       setTimeout(() => {

@@ -1,0 +1,54 @@
+/**
+ * A worker process of `startResolver({ workers })`: starts the service its
+ * environment describes (`WorkerSpec`), answering the primary's control
+ * and metrics requests, sends its log entries and its readiness to the
+ * primary, and stops on SIGTERM or when the primary goes. A failure to
+ * start is sent, then the process exits with 1 (the primary stops all).
+ */
+import { ResolverStartError, startResolver, type RunningResolverService } from './service.ts';
+import {
+  WORKER_MESSAGE,
+  WORKER_SPEC_ENV,
+  type WorkerEvent,
+  type WorkerSpec,
+} from './worker-spec.ts';
+
+const tell = (m: WorkerEvent) =>
+  new Promise<void>((r) =>
+    process.send?.({ type: WORKER_MESSAGE, ...m }, undefined, {}, () => r()),
+  );
+
+const spec = JSON.parse(process.env[WORKER_SPEC_ENV] ?? 'null') as WorkerSpec;
+const page = {
+  ...(spec.pageDoh !== undefined ? { doh: () => spec.pageDoh! } : {}),
+  ...(spec.trustAnchors !== undefined ? { trustAnchors: () => spec.trustAnchors! } : {}),
+};
+let service: RunningResolverService | undefined;
+try {
+  service = await startResolver({
+    ...{ config: spec.config, catalogue: spec.catalogue, cwd: spec.cwd, sample: spec.sample },
+    ...(spec.name !== undefined ? { name: spec.name } : {}),
+    page,
+    answerPrimary: spec.metrics,
+    answerControl: true,
+    log: (entry) => void tell({ event: 'log', entry: { ...entry } }),
+  });
+} catch (e) {
+  const failure =
+    e instanceof ResolverStartError
+      ? { code: e.code, address: e.address, message: (e.cause as Error | undefined)?.message ?? '' }
+      : { code: (e as { code?: string }).code ?? 'WORKER_FAILED', address: '', message: String(e) };
+  await tell({ event: 'failed', failure });
+  process.exit(1);
+}
+const running = service;
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await running.close();
+  process.exit(0);
+};
+process.once('SIGTERM', () => void stop());
+process.once('disconnect', () => void stop());
+await tell({ event: 'ready', urls: [...running.urls] });
