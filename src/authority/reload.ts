@@ -66,7 +66,9 @@ export interface ZoneLoadResult {
  * worker: `zones/loader.ts`); `origin` is the one given explicitly for the file, else the file name
  * or content names it; `previousHash` is the content hash of the version
  * served (a loader may then answer `unchanged`); `previousSerial` is the
- * served version's SOA serial (inline signing raises the serial past it).
+ * served version's SOA serial (inline signing raises the serial past it);
+ * `signedBefore` is the signed version served (inline signing keeps the
+ * signatures of the RRsets it has unchanged).
  */
 export type ZoneFileLoader = (
   file: string,
@@ -74,6 +76,7 @@ export type ZoneFileLoader = (
   previousHash?: string,
   previousSerial?: number,
   version?: VersionRequest,
+  signedBefore?: Zone,
 ) => Promise<ZoneLoadResult>;
 
 export interface ReloadReport {
@@ -657,7 +660,9 @@ export class ZoneReloader {
   ): Promise<ZoneLoadResult> {
     try {
       const version = this.versionRequest(origin, prev);
-      return await this.o.loader(source, origin, hash, prev?.serial, version);
+      // Inline signing keeps the signatures of what did not change, from the version served.
+      const signed = prev?.refreshAt !== undefined ? prev.zone : undefined;
+      return await this.o.loader(source, origin, hash, prev?.serial, version, signed);
     } catch (e) {
       const { message, code } = e as Error & { code?: unknown };
       const c = isZoneCode(code) ? code : 'ZONE_LOAD_FAILED';

@@ -268,7 +268,9 @@ async function keep(dir: string, zone: Zone): Promise<ZoneDiagnostic[]> {
  * fact across restarts: with a state folder, a zone's first load
  * (`previousSerial` undefined) starts from the state (`xfr/served-state.ts`:
  * the kept signed version served again, or signed past the highest serial
- * served), and each signed version is kept there.
+ * served), and each signed version is kept there. The signatures kept for
+ * unchanged RRsets come from `signedBefore` (the signed version served, in
+ * memory), else from the version kept in the state folder.
  */
 export async function signWithState(
   file: string,
@@ -276,6 +278,7 @@ export async function signWithState(
   o: InlineSigning,
   previousSerial: number | undefined,
   loadOptions: LoadOptions,
+  signedBefore?: Zone,
 ): Promise<InlineSignResult> {
   const stateDir = o.stateDir;
   let previous = previousSerial;
@@ -285,7 +288,11 @@ export async function signWithState(
     previous = st.previous;
   }
   const before =
-    stateDir === undefined ? undefined : await keptVersion(stateDir, zone.origin, loadOptions);
+    signedBefore?.origin === zone.origin
+      ? signedBefore
+      : stateDir === undefined
+        ? undefined
+        : await keptVersion(stateDir, zone.origin, loadOptions);
   const s = await signLoadedZone(zone, o, previous, undefined, before);
   if (!s.zone || !s.signed || stateDir === undefined) return s;
   return { ...s, diagnostics: [...s.diagnostics, ...(await keep(stateDir, s.zone))] };

@@ -2,7 +2,9 @@
  * Signing that costs what changed (issue 30): a reload of an inline-signed
  * zone on the one zone path (`zoneFromSource` with a state folder) keeps the
  * signatures of the RRsets that did not change, byte for byte, and signs the
- * changed RRsets, the NSEC/NSEC3 records around them and the SOA. The result
+ * changed RRsets, the NSEC/NSEC3 records around them and the SOA (the
+ * previous version from the state folder, or in memory: the signed version
+ * served, as the reload hands it to the load worker). The result
  * is as valid as a full re-sign (`dnssec-verify`, `ldns-verify-zone`), has
  * the same NSEC/NSEC3 chain, and a removed name leaves no NSEC pointing at it.
  */
@@ -71,10 +73,16 @@ beforeAll(async () => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('a reload of a signed zone signs what changed', () => {
-  for (const nsec3 of [false, true]) {
+  const cases = [
+    { nsec3: false, from: 'state' },
+    { nsec3: true, from: 'state' },
+    { nsec3: true, from: 'memory' },
+  ] as const;
+  for (const { nsec3, from } of cases) {
     const denial = nsec3 ? 'NSEC3' : 'NSEC';
-    it(`${denial}: unchanged RRsets keep their RRSIG bytes; as valid as a full re-sign`, async () => {
-      const dir = path.join(tmp, denial);
+    // From the state folder's kept version, or from the signed version served (`signedBefore`, no state folder).
+    it(`${denial}, previous version from ${from}: unchanged RRsets keep their RRSIG bytes; as valid as a full re-sign`, async () => {
+      const dir = path.join(tmp, `${denial}-${from}`);
       mkdirSync(dir);
       const file = path.join(dir, 'inc.test.zone');
       const sign: InlineSigning = {
@@ -83,9 +91,9 @@ describe('a reload of a signed zone signs what changed', () => {
         optOut: false,
         validity: 30 * 86400,
         refresh: 7 * 86400,
-        stateDir: path.join(dir, 'state'),
+        ...(from === 'state' ? { stateDir: path.join(dir, 'state') } : {}),
       };
-      mkdirSync(sign.stateDir!);
+      if (sign.stateDir) mkdirSync(sign.stateDir);
       writeFileSync(file, zoneText(false, 1));
       const first = await zoneFromSource(file, { origin: ORIGIN, sign });
       expect(first.zone && first.signed, JSON.stringify(first.diagnostics)).toBeTruthy();
@@ -94,6 +102,7 @@ describe('a reload of a signed zone signs what changed', () => {
         origin: ORIGIN,
         sign,
         previousSerial: first.signed!.serial,
+        ...(from === 'memory' ? { signedBefore: first.zone! } : {}),
       });
       expect(again.zone && again.signed, JSON.stringify(again.diagnostics)).toBeTruthy();
       const a = signatures(first.zone!);

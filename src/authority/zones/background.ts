@@ -212,6 +212,7 @@ export class BackgroundZoneLoader {
     previousHash?: string,
     previousSerial?: number,
     version?: VersionRequest,
+    signedBefore?: Zone,
   ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
     const hot = await this.hot?.(file);
@@ -227,6 +228,7 @@ export class BackgroundZoneLoader {
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
       ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
+      ...(signedBefore ? { signedBefore: packBefore(signedBefore) } : {}),
     };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
     const stopWatch = this.watchStarvation();

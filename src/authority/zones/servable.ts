@@ -45,6 +45,8 @@ export interface ZonePathOptions extends LoadOptions {
   readonly sign?: InlineSigning | undefined;
   /** SOA serial of the version served (inline signing goes past it). */
   readonly previousSerial?: number | undefined;
+  /** The signed version served: inline signing keeps the signatures of the RRsets it has unchanged. */
+  readonly signedBefore?: Zone | undefined;
   /** Seconds since the epoch the RRSIGs of a signed file are checked against (default: now). */
   readonly now?: number;
 }
@@ -93,7 +95,7 @@ export async function zoneFromSource(
   file: string,
   options: ZonePathOptions = {},
 ): Promise<ZonePathResult> {
-  const { strict = false, sign, previousSerial, now, ...load } = options;
+  const { strict = false, sign, previousSerial, signedBefore, now, ...load } = options;
   const r = await loadZoneFile(file, load);
   const at = now ?? Math.floor(Date.now() / 1000);
   const diagnostics = inLineOrder([
@@ -110,7 +112,7 @@ export async function zoneFromSource(
   };
   if (!r.zone || diagnostics.some((d) => refuses(d, strict))) return { ...base, diagnostics };
   if (!sign) return { ...base, zone: r.zone, diagnostics };
-  const s = await signWithState(file, r.zone, sign, previousSerial, load);
+  const s = await signWithState(file, r.zone, sign, previousSerial, load, signedBefore);
   return {
     ...base,
     ...(s.zone ? { zone: s.zone } : {}),

@@ -12,7 +12,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { LoadOptions } from './load.ts';
-import { packZone, sharePacked, type PackedZone } from './transfer.ts';
+import { packZone, sharePacked, unpackZone, type PackedZone } from './transfer.ts';
 import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
 import {
   compareVersion,
@@ -44,6 +44,8 @@ export interface LoadRequest {
   readonly hot?: HotNames;
   /** Compare with the version served and choose the serial (IXFR, `serial` policy). */
   readonly version?: WorkerVersionRequest;
+  /** Inline signing: the signed version served, whose unchanged RRsets keep their signatures. */
+  readonly signedBefore?: PackedZone;
 }
 
 export interface WorkerLoadOptions extends Pick<
@@ -135,6 +137,7 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     ...pathOptions,
     ...(req.origin !== undefined ? { origin: req.origin } : {}),
     previousSerial: req.previousSerial,
+    ...(req.signedBefore ? { signedBefore: unpackZone(req.signedBefore) } : {}),
   });
   let hash = first.hash;
   if (digest && r.zone) {

@@ -218,6 +218,21 @@ function put(owners: Map<string, Owner>, key: string, type: number, ttl: number,
   w.sets.set(type, [{ owner: w.name, type, class: 1, ttl, rdata: rd }]);
 }
 
+/**
+ * `typeBitmap` remembered by type list: most names of a zone have one of a
+ * few type sets (a routing zone's: NAPTR and RRSIG), so a chain of a million
+ * names makes a few bitmaps, not a million.
+ */
+function bitmaps(): (types: readonly number[]) => Uint8Array {
+  const made = new Map<string, Uint8Array>();
+  return (types) => {
+    const key = types.join(',');
+    let b = made.get(key);
+    if (b === undefined) made.set(key, (b = typeBitmap(types)));
+    return b;
+  };
+}
+
 /** RFC 4035 section 2.3: one NSEC per authoritative name and cut, in canonical order. */
 function addNsecChain(
   owners: Map<string, Owner>,
@@ -227,13 +242,14 @@ function addNsecChain(
 ): void {
   const sorted = auth.map((w) => ({ w, s: keySortKey(w.key) }));
   sorted.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+  const bitmapOf = bitmaps();
   for (let i = 0; i < sorted.length; i++) {
     const w = sorted[i]!.w;
     const next = keyToWire(sorted[(i + 1) % sorted.length]!.w.key);
     const types = cuts.has(w.key)
       ? [...w.sets.keys()].filter((t) => t === T_NS || t === T_DS)
       : [...w.sets.keys()];
-    const bitmap = typeBitmap([...types, T_RRSIG, T_NSEC]);
+    const bitmap = bitmapOf([...types, T_RRSIG, T_NSEC]);
     const rd = new Uint8Array(next.length + bitmap.length);
     rd.set(next);
     rd.set(bitmap, next.length);
@@ -275,12 +291,25 @@ function addNsec3Chain(
     types,
   }));
   hashed.sort((a, b) => compareHash(a.hash, b.hash));
-  const head = [1, o.optOut ? 1 : 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt];
+  const head = Uint8Array.from([
+    1,
+    o.optOut ? 1 : 0,
+    iterations >>> 8,
+    iterations & 0xff,
+    salt.length,
+    ...salt,
+  ]);
+  const bitmapOf = bitmaps();
   for (let i = 0; i < hashed.length; i++) {
     const h = hashed[i]!;
     const next = hashed[(i + 1) % hashed.length]!.hash;
-    const bitmap = typeBitmap(h.types);
-    const rd = Uint8Array.from([...head, next.length, ...next, ...bitmap]);
+    const bitmap = bitmapOf(h.types);
+    // RFC 5155 section 3.2: the parameters, the next hashed owner (length first), the type bitmap.
+    const rd = new Uint8Array(head.length + 1 + next.length + bitmap.length);
+    rd.set(head);
+    rd[head.length] = next.length;
+    rd.set(next, head.length + 1);
+    rd.set(bitmap, head.length + 1 + next.length);
     const owner = `${String.fromCharCode(32)}${base32hexLower(h.hash)}${originKey}`;
     put(owners, owner, T_NSEC3, ttl, rd);
   }
