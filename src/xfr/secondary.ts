@@ -9,14 +9,18 @@
  *
  * The requests are signed with the primary's TSIG key when one is
  * configured, and every message of the answer is verified
- * (`TsigStreamVerifier`). The answer is read by the pure `XfrReader`; the
- * zone (whole, or the held version with the differences applied) is
- * written as a zone file into a temporary file of the state folder and
- * handed to the reloader, which loads it like any zone file (worker thread,
- * validation) and swaps it in, then renames it over the zone's file: a
- * transfer that fails at any step, or a zone that does not load, leaves
- * the previous version served and on disk. A restart serves the file at
- * once, then checks the primaries.
+ * (`TsigStreamVerifier`). The answer is read by the pure `XfrReader`. An
+ * IXFR is applied by difference to the zone served (`zoneFromDifference`)
+ * and swapped in; on disk, its difference is appended to the zone file's
+ * journal (`secondary-journal.ts`; the file is written whole again when the
+ * journal outgrows a tenth of the zone). A whole zone (AXFR, or an IXFR the
+ * zone cannot take by difference) is written as a zone file into a temporary
+ * file of the state folder and handed to the reloader, which loads it like
+ * any zone file (worker thread, validation) and swaps it in, then renames it
+ * over the zone's file: a transfer that fails at any step, or a zone that
+ * does not load, leaves the previous version served and on disk. A restart
+ * serves the file with its journal replayed at once, then checks the
+ * primaries.
  */
 import type net from 'node:net';
 import { randomInt } from 'node:crypto';
@@ -32,7 +36,7 @@ import type { Zone, ResourceRecord, ZoneDiagnostic } from '../dns/core/zone/mode
 import { keyToName, nameKey } from '../dns/core/wire/name.ts';
 import { writeZone } from '../dns/core/zone/writer.ts';
 import { lintNaptrRecords } from '../ddds/core/lint/naptr-lint.ts';
-import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
+import { newXfrRecord, soaRecord, zoneBodyCursor, type PlainRecord } from './core/records.ts';
 import { serialCompare } from './core/serial.ts';
 import { TYPE_AXFR, TYPE_IXFR, TYPE_SOA } from '../dns/core/rr/types.ts';
 import {
@@ -62,8 +66,17 @@ import { peerText, tcpExchange } from './exchange.ts';
 import { zoneFromDifference } from '../authority/zones/servable.ts';
 import type { IndexedZone } from '../authority/core/zone-lookup.ts';
 import type { ZoneDiff } from './core/diff.ts';
+import { condenseDiffs } from './core/condense.ts';
 import type { XfrStep } from './core/read.ts';
 import { transferInLimits, type TransferInLimits } from './limits.ts';
+import {
+  appendJournal,
+  compactAfter,
+  journalRecords,
+  readJournal,
+  removeJournal,
+  writeZoneFile,
+} from './secondary-journal.ts';
 
 export { peerText, tcpExchange } from './exchange.ts';
 
@@ -131,8 +144,11 @@ interface ZoneState {
   running: Promise<CheckOutcome> | undefined;
   again: boolean;
   expired: boolean;
-  /** The zone file being rewritten after an IXFR applied by difference. */
+  /** The journal being written after an IXFR applied by difference (or the file, compacted). */
   writing: Promise<void> | undefined;
+  /** Differences in the file's journal, and their records (`secondary-journal.ts`). */
+  journalDiffs: number;
+  journalRecords: number;
   readonly results: Record<XfrInResult, number>;
   readonly failures: Map<string, number>;
 }
@@ -194,6 +210,8 @@ export class Secondaries {
         again: false,
         expired: false,
         writing: undefined,
+        journalDiffs: 0,
+        journalRecords: 0,
         results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
         failures: new Map(),
       });
@@ -209,7 +227,8 @@ export class Secondaries {
   async start(): Promise<void> {
     await mkdir(path.join(this.o.stateDir, 'secondary'), { recursive: true });
     for (const z of this.zones.values()) {
-      const zone = this.target.zoneOfFile(z.file);
+      let zone = this.target.zoneOfFile(z.file);
+      if (zone !== undefined) zone = await this.replay(z, zone);
       if (zone !== undefined) {
         const st = await stat(z.file).catch(() => undefined);
         this.armExpire(z, zone, st?.mtimeMs ?? Date.now());
@@ -566,14 +585,16 @@ export class Secondaries {
       indexed = r.indexed;
     }
     if (indexed === undefined) return undefined;
-    const one = steps.length === 1 ? steps[0]! : undefined;
-    const diff = one && {
-      fromSoa: one.from,
-      toSoa: one.to,
-      removed: one.removed,
-      added: one.added,
-    };
-    return { from, zone, indexed, diff };
+    const diffs = steps.map((st) => ({
+      fromSoa: st.from,
+      toSoa: st.to,
+      removed: st.removed.filter((r) => r.cls === 1),
+      added: st.added.filter((r) => r.cls === 1),
+    }));
+    // Several steps: one difference from the version held to the last (the versions between
+    // were never served here), for the history of the zone served on.
+    const diff = diffs.length === 1 ? diffs[0]! : condenseDiffs(diffs);
+    return { from, zone, indexed, diff, diffs };
   }
 
   private lintLog(z: ZoneState, ds: readonly ZoneDiagnostic[]): void {
@@ -612,26 +633,24 @@ export class Secondaries {
       transferMs: Math.round(received - how.started),
       applyMs: Math.round(performance.now() - received),
     });
-    this.writeBehind(z, t.zone);
+    this.keepOnDisk(z, t);
     await this.refreshed(z);
   }
 
   /**
-   * Rewrite the zone's file with `zone` (a restart serves that version),
-   * after the swap; skipped when a newer version replaced it meanwhile.
+   * After the swap, off the answer's path: the differences appended to the
+   * file's journal (a restart replays them), or, past `compactAfter`, the
+   * zone written whole and the journal removed.
    */
-  private writeBehind(z: ZoneState, zone: Zone): void {
-    const current = () => this.target.zoneOfFile(z.file) === zone;
+  private keepOnDisk(z: ZoneState, t: Patched): void {
     const write = async () => {
-      if (!current()) return;
-      const tmp = tmpName(z.file);
       try {
-        await writeFile(tmp, zoneText(z.origin, this.recordsOf(zone)).text);
-        if (!current()) return void (await unlink(tmp));
-        await rename(tmp, z.file);
-        await this.target.fileWritten?.(z.file, zone);
+        if (z.journalRecords + journalRecords(t.diffs) > compactAfter(t.zone.size))
+          return await this.compact(z, t.zone);
+        await appendJournal(z.file, z.journalDiffs, t.diffs);
+        z.journalDiffs += t.diffs.length;
+        z.journalRecords += journalRecords(t.diffs);
       } catch (e) {
-        await unlink(tmp).catch(() => undefined);
         this.log.error('xfr_in_write_failed', {
           zone: z.origin,
           file: z.file,
@@ -640,6 +659,75 @@ export class Secondaries {
       }
     };
     z.writing = (z.writing ?? Promise.resolve()).then(write);
+  }
+
+  /**
+   * The zone's file written whole with `zone` (in slices, queries answered
+   * between them) and its journal removed; skipped when a newer version was
+   * swapped in meanwhile (its difference goes to the journal, and the next
+   * one compacts).
+   */
+  private async compact(z: ZoneState, zone: Zone): Promise<void> {
+    const current = () => this.target.zoneOfFile(z.file) === zone;
+    if (!current()) return;
+    const tmp = tmpName(z.file);
+    const t0 = performance.now();
+    try {
+      await writeZoneFile(tmp, zone);
+      if (!current()) return void (await unlink(tmp));
+      await rename(tmp, z.file);
+      await removeJournal(z.file);
+      z.journalDiffs = 0;
+      z.journalRecords = 0;
+      await this.target.fileWritten?.(z.file, zone);
+      this.log.info('xfr_in_file_written', {
+        zone: z.origin,
+        records: zone.size,
+        ms: Math.round(performance.now() - t0),
+      });
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /**
+   * At start, the zone loaded from the file with the file's journal applied
+   * by difference and swapped in (the version served before the restart);
+   * a journal that does not decode or apply is dropped (logged), the file's
+   * version stays.
+   */
+  private async replay(z: ZoneState, zone: Zone): Promise<Zone> {
+    try {
+      const diffs = await readJournal(z.file);
+      if (diffs.length === 0 || this.target.applyDifference === undefined) return zone;
+      const steps = diffs.map((d) => ({
+        from: inClassRr(d.fromSoa),
+        to: inClassRr(d.toSoa),
+        removed: d.removed.map(inClassRr),
+        added: d.added.map(inClassRr),
+      }));
+      const t = this.patched(z, steps);
+      if (t === undefined || !(await this.target.applyDifference(z.file, t.from, t, t.diff)))
+        throw new Error('the zone cannot take it by difference');
+      z.journalDiffs = diffs.length;
+      z.journalRecords = journalRecords(diffs);
+      this.log.info('xfr_in_journal_replayed', {
+        zone: z.origin,
+        differences: diffs.length,
+        serial: soaTimers(soaRecord(t.zone).rdata).serial,
+      });
+      return t.zone;
+    } catch (e) {
+      this.log.warn('xfr_in_journal_dropped', {
+        zone: z.origin,
+        file: z.file,
+        error: (e as Error).message,
+        serving: soaTimers(soaRecord(zone).rdata).serial,
+      });
+      await removeJournal(z.file);
+      return zone;
+    }
   }
 
   /**
@@ -676,6 +764,10 @@ export class Secondaries {
         `the transferred zone (${rrs.length} records) did not load; see zone_diagnostic`,
       );
     }
+    // The file now holds the whole zone: the journal of the version before is over.
+    await removeJournal(z.file);
+    z.journalDiffs = 0;
+    z.journalRecords = 0;
     const serial = soaTimers(records[0]!.rdata).serial;
     z.results[kind === 'IXFR' ? 'ixfr' : 'axfr']++;
     this.log.info('xfr_in', {
@@ -768,12 +860,20 @@ export class Secondaries {
   }
 }
 
-/** An IXFR applied by difference: the zone it was applied to, the result and its index. */
+/** An IXFR applied by difference: the zone it was applied to, the result and its index, its steps. */
 interface Patched {
   readonly from: Zone;
   readonly zone: Zone;
   readonly indexed: IndexedZone;
-  readonly diff: ZoneDiff | undefined;
+  /** The steps' difference, condensed (for the history of the zone served on). */
+  readonly diff: ZoneDiff;
+  /** Every step's difference, records of class IN (for the journal). */
+  readonly diffs: readonly ZoneDiff[];
+}
+
+/** A journal's record as a transfer's (class IN). */
+function inClassRr(r: PlainRecord): XfrRr {
+  return { key: r.key, type: r.type, cls: 1, ttl: r.ttl, rdata: r.rdata };
 }
 
 const tmpName = (file: string) => `${file}.${process.pid}.${randomInt(1 << 30)}.tmp`;

@@ -4,9 +4,11 @@
  * nodes (empty non-terminals made and removed), the same lookups; a deletion
  * of a record the zone lacks is a mismatch (the secondary then takes AXFR,
  * XFR_IXFR_MISMATCH); a signed zone or a changed zone cut is left to the
- * whole load.
+ * whole load. What the secondary keeps on disk of it: the journal of the
+ * differences (appended, read back; cut short, refused) and the patched zone
+ * written whole (in slices), which loads as the same zone.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,13 @@ import type { ResourceRecord, Zone } from '../../src/dns/core/zone/model.ts';
 import { writeZone } from '../../src/dns/core/zone/writer.ts';
 import { indexZone, lookupInZone } from '../../src/authority/core/zone-lookup.ts';
 import { nameKey } from '../../src/dns/core/wire/name.ts';
+import {
+  appendJournal,
+  journalOf,
+  readJournal,
+  writeZoneFile,
+} from '../../src/xfr/secondary-journal.ts';
+import type { ZoneDiff } from '../../src/xfr/core/diff.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-ixfr-apply-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -160,5 +169,44 @@ describe('an IXFR applied by difference', () => {
       rdata: new Uint8Array([1, 120, 0]),
     };
     expect(zoneFromDifference(z1, { soa, removed: [], added: [ns] }).kind).toBe('unsupported');
+  });
+
+  it('keeps its differences in an appended journal, and writes the patched zone whole as it loads', async () => {
+    const [z1, z2] = [await load(V1), await load(V2)];
+    const r = zoneFromDifference(z1, difference(z1, z2));
+    if (r.kind !== 'patched') throw new Error(JSON.stringify(r));
+    const plain = (rr: ResourceRecord) => ({
+      key: nameKey(rr.owner),
+      type: rr.type,
+      ttl: rr.ttl,
+      rdata: rr.rdata,
+    });
+    const d = difference(z1, z2);
+    const step: ZoneDiff = {
+      fromSoa: plain(z1.soa.records[0]!),
+      toSoa: plain(d.soa),
+      removed: d.removed.map(plain),
+      added: d.added.map(plain),
+    };
+    const back: ZoneDiff = {
+      ...step,
+      fromSoa: step.toSoa,
+      removed: step.added,
+      added: step.removed,
+    };
+    const file = path.join(dir, 'secondary.zone');
+    expect(await readJournal(file)).toEqual([]);
+    await appendJournal(file, 0, [step]);
+    await appendJournal(file, 1, [back]);
+    expect(await readJournal(file)).toEqual([step, back]);
+    // Cut short (a crash while appending): refused whole, never half used.
+    const bytes = readFileSync(journalOf(file));
+    writeFileSync(journalOf(file), bytes.subarray(0, bytes.length - 3));
+    await expect(readJournal(file)).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT' });
+    // The patched zone written whole (no sort, in slices) loads as the zone of version 2.
+    await writeZoneFile(file, r.zone);
+    const again = await zoneFromSource(file, { origin: ORIGIN });
+    expect(again.diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
+    expect(writeZone(again.zone!)).toBe(writeZone(z2));
   });
 });

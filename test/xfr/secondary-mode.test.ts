@@ -148,17 +148,22 @@ for (const P of PRIMARIES) {
         await until('the IXFR logged', 4000, () => Promise.resolve(ixfr().length > 0));
         expect(ixfr().at(-1)).toMatchObject({ zone: origin, serial: 2, applied: 'difference' });
         expect(s.events.some((e) => e.event === 'xfr_in_failed')).toBe(false);
-        // The copy on disk (rewritten after the swap), served at once by a new process with the primary gone.
+        // The copy on disk: the file of the AXFR and the IXFR's difference in its journal (written
+        // after the swap), served at once by a new process with the primary gone.
         const file = path.join(s.dir, 'secondary', `${origin}zone`);
-        await until('the file rewritten', 4000, () =>
-          Promise.resolve(readFileSync(file, 'utf8').includes(`b.${origin}`)),
-        );
+        await until('the journal written', 4000, () => Promise.resolve(existsSync(`${file}.jnl`)));
+        expect(readFileSync(file, 'utf8')).not.toContain(`b.${origin}`);
         await primary.close();
         await s.server.close();
         closed = true;
         const again = await startSecondary(lp, origin, pp, true, s.dir);
         cleanup.push(() => again.server.close());
         expect(await answers(lp, `b.${origin}`)).toBe(1);
+        expect(again.events.find((e) => e.event === 'xfr_in_journal_replayed')).toMatchObject({
+          zone: origin,
+          differences: 1,
+          serial: 2,
+        });
         expect((await query(lp, 'udp', origin, 'SOA')).rcode).toBe(0);
       }, 30_000);
 

@@ -66,19 +66,25 @@ function parentName(name: string): string {
 
 /** The nodes of a patched zone: the overlay's (null: deleted) over the base's. */
 export class OverlayNodes<K> implements ReadonlyMap<K, ZoneNode> {
-  readonly size: number;
   private readonly base: ReadonlyMap<K, ZoneNode>;
   private readonly overlay: ReadonlyMap<K, ZoneNode | null>;
+  private count = -1;
   constructor(base: ReadonlyMap<K, ZoneNode>, overlay: ReadonlyMap<K, ZoneNode | null>) {
     this.base = base;
     this.overlay = overlay;
-    let size = base.size;
-    for (const [k, v] of overlay) {
-      const had = base.has(k);
-      if (v === null && had) size--;
-      else if (v !== null && !had) size++;
+  }
+  /** Counted on first use (the base's count can cost a pass over its names: not on the IXFR's path). */
+  get size(): number {
+    if (this.count < 0) {
+      let size = this.base.size;
+      for (const [k, v] of this.overlay) {
+        const had = this.base.has(k);
+        if (v === null && had) size--;
+        else if (v !== null && !had) size++;
+      }
+      this.count = size;
     }
-    this.size = size;
+    return this.count;
   }
   get(k: K): ZoneNode | undefined {
     const o = this.overlay.get(k);

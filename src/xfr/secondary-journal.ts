@@ -1,0 +1,119 @@
+/**
+ * What a secondary keeps on disk of the IXFRs it applied by difference: the
+ * zone file stays as it was last written whole, and the differences applied
+ * since go into a journal beside it (`FILE.jnl`, the IXFR journal format of
+ * `core/journal.ts`), one difference appended per version, so an IXFR costs
+ * on disk what it changes. A restart loads the file and replays the journal
+ * (`Secondaries.start`). When the journal holds more records than a tenth of
+ * the zone (`compactAfter`), the zone is written whole again (`writeZoneFile`,
+ * in slices that let queries be answered between them) and the journal
+ * removed. A journal that does not decode, or that does not continue from
+ * the file's SOA, is dropped: the primaries are then asked from the file's
+ * serial, as after any restart.
+ */
+import { open, rename, unlink } from 'node:fs/promises';
+import type { Zone } from '../dns/core/zone/model.ts';
+import { zoneDataTtl } from '../dns/core/zone/model.ts';
+import { rrToPresentation } from '../dns/core/zone/writer.ts';
+import { TYPE_SOA } from '../dns/core/rr/types.ts';
+import { decodeJournal, encodeJournal } from './core/journal.ts';
+import type { ZoneDiff } from './core/diff.ts';
+
+/** The journal of a secondary zone's file. */
+export function journalOf(file: string): string {
+  return `${file}.jnl`;
+}
+
+/** Records a journal of these differences holds. */
+export function journalRecords(diffs: readonly ZoneDiff[]): number {
+  let n = 0;
+  for (const d of diffs) n += d.removed.length + d.added.length + 2;
+  return n;
+}
+
+/** Journal records past which the zone is written whole again: a tenth of the zone, at least 1,000. */
+export function compactAfter(zoneSize: number): number {
+  return Math.max(1000, Math.floor(zoneSize / 10));
+}
+
+/** The journal's differences, oldest first; [] when there is none. Throws `JournalError` when it does not decode. */
+export async function readJournal(file: string): Promise<ZoneDiff[]> {
+  let fh;
+  try {
+    fh = await open(journalOf(file), 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const b = await fh.readFile();
+    return decodeJournal(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Append differences to the journal (`count`: how many it holds before).
+ * The differences go after the last one, then the count in the header is
+ * raised: a journal cut short by a crash does not decode and is dropped.
+ */
+export async function appendJournal(
+  file: string,
+  count: number,
+  diffs: readonly ZoneDiff[],
+): Promise<void> {
+  const bytes = encodeJournal(diffs);
+  if (count === 0) {
+    const tmp = `${journalOf(file)}.tmp`;
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.write(bytes);
+    } finally {
+      await fh.close();
+    }
+    return rename(tmp, journalOf(file));
+  }
+  const fh = await open(journalOf(file), 'r+');
+  try {
+    const { size } = await fh.stat();
+    await fh.write(bytes, 8, bytes.length - 8, size);
+    const header = new Uint8Array(4);
+    new DataView(header.buffer).setUint32(0, count + diffs.length);
+    await fh.write(header, 0, 4, 4);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function removeJournal(file: string): Promise<void> {
+  await unlink(journalOf(file)).catch(() => undefined);
+}
+
+/** Lines per slice of `writeZoneFile` (the event loop runs between slices). */
+const SLICE_LINES = 4096;
+
+/**
+ * The zone as a zone file at `path`: `$ORIGIN`, the SOA, then every other
+ * record (names in the order the zone holds them: no sort), written in
+ * slices so that the thread answers queries between them.
+ */
+export async function writeZoneFile(path: string, zone: Zone): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    let lines = [`$ORIGIN ${zone.origin}`];
+    for (const rr of zone.soa.records) lines.push(rrToPresentation(rr, zone.soa.ttl));
+    for (const node of zone.nodes.values()) {
+      for (const set of node.rrsets.values()) {
+        if (set.type === TYPE_SOA && node.name === zone.origin) continue;
+        for (const rr of set.records) lines.push(rrToPresentation(rr, zoneDataTtl(set, rr)));
+      }
+      if (lines.length >= SLICE_LINES) {
+        await fh.write(`${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+    if (lines.length > 0) await fh.write(`${lines.join('\n')}\n`);
+  } finally {
+    await fh.close();
+  }
+}
