@@ -12,6 +12,7 @@ import { compareNames, nameToText } from '../../src/dns/core/zone/names.ts';
 import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { loadZoneText } from '../../src/authority/zones/load.ts';
 import type { StoreZone } from '../../src/dns/core/zone/views.ts';
+import { REC_DUPLICATE, ZoneStore } from '../../src/dns/core/zone/store.ts';
 import { packZone, sharePacked, unpackZone } from '../../src/authority/zones/transfer.ts';
 
 const SOA = Uint8Array.from([0, 0, ...new Array<number>(20).fill(0)]);
@@ -323,5 +324,87 @@ ttl 60 TXT "a"
     const sent = (r.zone as StoreZone).store;
     expect(sent.recordCount).toBe(8);
     expect(() => sent.rdata(0)).toThrow();
+  });
+});
+
+describe('small stores packed into one buffer (issue 30: thousands of small zones)', () => {
+  const SMALL = `$ORIGIN z1.lex.bench.
+@ 3600 IN SOA ns1 hostmaster 1 7200 3600 1209600 300
+@ 3600 IN NS ns1
+ns1 3600 IN A 192.0.2.2
+@ 3600 IN NAPTR 100 10 "" "" "!^urn:lex:z1;([a-z0-9.-]+)[;:].*$!\\\\1.z1.lex.bench!i" .
+@ 3600 IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://z1.resolver.example/uri-res/N2L?\\\\1!" .
+j1 3600 IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!https://j1.z1.resolver.example/N2L?\\\\1!" .
+   60 IN NAPTR 100 10 "u" "http+N2L" "!^(.*)$!https://j1.z1.resolver.example/N2L?\\\\1!" .
+  600 IN TXT "x"
+`;
+  const view = (q: ResourceRecord) => ({
+    owner: q.owner,
+    type: q.type,
+    ttl: q.ttl,
+    rdata: Buffer.from(q.rdata).toString('hex'),
+    line: q.source?.line,
+    column: q.source?.column,
+  });
+
+  it('a built zone of a few records is one ArrayBuffer of under 1 KB, reading as parsed', () => {
+    const r = loadZoneText(SMALL, 'z1.lex.bench.zone');
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const store = (r.zone as StoreZone).store;
+    // The parser's own store (not built, so not packed) is the reference.
+    const parsed = parseZoneText(SMALL, { origin: 'z1.lex.bench.' });
+    expect(r.records.map(view)).toEqual(parsed.records.map(view));
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['ZONE_DUPLICATE_RECORD']);
+    const j1 = r.zone!.nodes.get('j1.z1.lex.bench.')!;
+    expect(j1.rrsets.get(35)!.records).toHaveLength(1);
+    expect(j1.rrsets.get(16)!.records[0]!.ttl).toBe(600);
+    expect(r.zone!.nodes.get('ns1.z1.lex.bench.')!.rrsets.get(1)!.records[0]!.rdata).toEqual(
+      Uint8Array.from([192, 0, 2, 2]),
+    );
+    expect(r.zone!.nodes.has('j2.z1.lex.bench.')).toBe(false);
+    const { buffers } = store.toTransfer();
+    expect(buffers).toHaveLength(1);
+    expect(buffers[0]!.byteLength).toBeLessThan(1024);
+  });
+
+  it('records added after packing grow the columns out of the packed buffer, nothing lost', () => {
+    const st = new ZoneStore();
+    const rd = (i: number) => Uint8Array.from([10, (i >> 16) & 255, (i >> 8) & 255, i & 255]);
+    const add = (owner: string, i: number, ttl = 300) =>
+      st.add(owner, 1, 1, ttl, rd(i), 4, i + 1, 'f');
+    for (let i = 0; i < 5; i++) add(`h${i % 2}.example.`, i);
+    st.compact();
+    expect(st.toTransfer().buffers).toHaveLength(1);
+    const fresh = new ZoneStore();
+    for (let i = 0; i < 5; i++) fresh.add(`h${i % 2}.example.`, 1, 1, 300, rd(i), 4, i + 1, 'f');
+    // More names, records, RRsets and an arena past its packed size; a duplicate.
+    for (let i = 5; i < 3000; i++) {
+      add(`h${i % 700}.example.`, i);
+      fresh.add(`h${i % 700}.example.`, 1, 1, 300, rd(i), 4, i + 1, 'f');
+    }
+    add('h1.example.', 3);
+    expect(st.recordCount).toBe(3001);
+    expect(st.recordFlags(3000)).toBe(REC_DUPLICATE);
+    expect(st.nameCount).toBe(700);
+    for (let i = 0; i < 3000; i++) {
+      expect(st.rdata(i)).toEqual(rd(i));
+      expect(st.recordLine(i)).toBe(i + 1);
+      expect(st.findName(`h${i % 700}.example.`)).toBe(fresh.findName(`h${i % 700}.example.`));
+    }
+    for (let n = 0; n < 700; n++) {
+      const records: number[] = [];
+      for (let q = st.firstRecord(st.firstRRset(n)); q >= 0; q = st.nextRecord(q)) records.push(q);
+      const want: number[] = [];
+      for (let q = fresh.firstRecord(fresh.firstRRset(n)); q >= 0; q = fresh.nextRecord(q))
+        want.push(q);
+      expect(records).toEqual(want);
+    }
+  });
+
+  it('a zone over the limit keeps its columns apart', () => {
+    const records = apexRecords();
+    for (let i = 0; i < 5000; i++) records.push(rr(`h${i}.example.`, 1, A));
+    const { zone } = buildZone(records, { origin: 'example.' });
+    expect((zone as StoreZone).store.toTransfer().buffers.length).toBeGreaterThan(1);
   });
 });

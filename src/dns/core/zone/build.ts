@@ -119,6 +119,8 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
   const soaSet = store.findSet(apex, TYPE_SOA);
   // Like BIND, a zone with any error is not loaded (a bad file never replaces a good zone).
   if (soaSet < 0 || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  // Complete: a small zone's columns are packed into one buffer (issue 30).
+  store.compact();
   const zone = new StoreZone(store, origin, new RRsetView(store, soaSet), order, cuts, size);
   return { zone, diagnostics };
 }

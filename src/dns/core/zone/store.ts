@@ -17,9 +17,15 @@
  * methods (`recordType(r)`, `firstRRset(n)`, ...), so the layout can change
  * without touching its readers; `test/model.test.ts` checks that no module
  * indexes them. They are TypeScript `private` fields, not `#` fields, and
- * `add` keeps one body with no default parameter: measured in Node 24 on
- * 200,000 records, `#` fields and a default parameter on `add` each made the
- * load (parse, build, validate) 10-35% slower.
+ * `add` has no default parameter: measured in Node 24 on 200,000 records,
+ * `#` fields and a default parameter on `add` each made the load (parse,
+ * build, validate) 10-35% slower. `add`'s steps are private methods
+ * (`newRecord`, `newSet`, `findIn`, `mergeTtl`) the JIT inlines: split so,
+ * bench/zone-load.ts (1,000,000 records) took 3.0-3.6 s of CPU against
+ * 3.5-4.3 s for the one body, in one run.
+ *
+ * A zone of a few records is packed into one ArrayBuffer once built
+ * (`compact`): thousands of small zones cost what their records cost.
  */
 import { fnv1aBytes, fnv1aText, FNV_OFFSET_BASIS, FNV_PRIME } from '../../../kit/core/hash.ts';
 import type { SourcePosition, ZoneDiagnostic } from './model.ts';
@@ -56,8 +62,17 @@ const BLOCK_MASK = BLOCK - 1;
  * of small zones).
  */
 const FIRST_BLOCK = 4096;
-/** First capacity of the record, name and RRset columns (doubled as they fill). */
+/**
+ * First capacity of the record, name and RRset columns (doubled as they
+ * fill). A new store's columns are empty (no ArrayBuffer behind them: a
+ * store made around received columns, `fromTransfer`, allocates nothing).
+ */
 const FIRST_ROWS = 32;
+/**
+ * Stores of at most this many records are packed into one ArrayBuffer when
+ * built (`compact`): columns trimmed to their rows, arenas to their octets.
+ */
+const COMPACT_RECORDS = 4096;
 
 /**
  * The block to write `len` more octets into at `used`: `last` itself, or
@@ -67,7 +82,7 @@ const FIRST_ROWS = 32;
 function roomFor(blocks: Uint8Array[], last: Uint8Array, used: number, len: number): Uint8Array {
   if (used + len <= last.length) return last;
   if (blocks.length > 0 && last.length < BLOCK && used + len <= BLOCK) {
-    let size = last.length * 4;
+    let size = Math.max(last.length * 4, FIRST_BLOCK);
     while (size < used + len) size *= 4;
     const grown = new Uint8Array(Math.min(size, BLOCK));
     grown.set(last.subarray(0, used));
@@ -146,6 +161,26 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   return b;
 }
 
+/**
+ * Typed arrays carved one after another out of one ArrayBuffer, each a copy
+ * of the first rows of a column (`ZoneStore.compact`).
+ */
+class Carver {
+  private readonly buffer: ArrayBuffer;
+  private at = 0;
+  constructor(octets: number) {
+    this.buffer = new ArrayBuffer(octets);
+  }
+  /** A view of `rows` elements of `from`'s type here, holding `from`'s first rows (zeros past its end). */
+  take<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(from: T, rows: number): T {
+    const View = from.constructor as new (b: ArrayBuffer, at: number, rows: number) => T;
+    const view = new View(this.buffer, this.at, rows);
+    view.set(from.length > rows ? from.subarray(0, rows) : from);
+    this.at += rows * from.BYTES_PER_ELEMENT;
+    return view;
+  }
+}
+
 /** A diagnostic raised while records arrive, with the record it is about. */
 export interface PendingDiagnostic {
   readonly rec: number;
@@ -209,15 +244,15 @@ export interface StoreTransfer {
 export class ZoneStore implements RecordSink {
   // Records, in file order.
   private recCount = 0;
-  private recNode: Int32Array = new Int32Array(FIRST_ROWS);
-  private recType: Uint16Array = new Uint16Array(FIRST_ROWS);
-  private recTtl: Uint32Array = new Uint32Array(FIRST_ROWS);
-  private recOff: Uint32Array = new Uint32Array(FIRST_ROWS);
-  private recLen: Uint16Array = new Uint16Array(FIRST_ROWS);
-  private recLine: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private recNode: Int32Array = new Int32Array(0);
+  private recType: Uint16Array = new Uint16Array(0);
+  private recTtl: Uint32Array = new Uint32Array(0);
+  private recOff: Uint32Array = new Uint32Array(0);
+  private recLen: Uint16Array = new Uint16Array(0);
+  private recLine: Uint32Array = new Uint32Array(0);
   /** Next record of the same RRset (-1 at the end). */
-  private recNext: Int32Array = new Int32Array(FIRST_ROWS);
-  private recFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
+  private recNext: Int32Array = new Int32Array(0);
+  private recFlags: Uint8Array = new Uint8Array(0);
   /** File index per record; absent while every record comes from files[0]. */
   private recFile: Uint32Array | undefined;
   /** Column of each record's first token; absent while every record starts in column 1. */
@@ -237,16 +272,16 @@ export class ZoneStore implements RecordSink {
   // JavaScript string until asked for (`name(n)`): a million strings and Map
   // entries would live on the heap and make V8 grow its young generation.
   private nodeCount = 0;
-  private nodeNameOff: Uint32Array = new Uint32Array(FIRST_ROWS);
-  private nodeNameLen: Uint16Array = new Uint16Array(FIRST_ROWS);
-  private nodeHash: Uint32Array = new Uint32Array(FIRST_ROWS);
-  private nodeFirstSet: Int32Array = new Int32Array(FIRST_ROWS);
-  private nodeFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
+  private nodeNameOff: Uint32Array = new Uint32Array(0);
+  private nodeNameLen: Uint16Array = new Uint16Array(0);
+  private nodeHash: Uint32Array = new Uint32Array(0);
+  private nodeFirstSet: Int32Array = new Int32Array(0);
+  private nodeFlags: Uint8Array = new Uint8Array(0);
   private nameBlocks: Uint8Array[] = [];
   private nameBlock: Uint8Array = new Uint8Array(0);
   private nameUsed = 0;
-  /** Name table: row + 1 per slot, 0 = free; at most half full. */
-  private slots: Int32Array = new Int32Array(2 * FIRST_ROWS);
+  /** Name table: row + 1 per slot, 0 = free; at most half full (its size a power of 2). */
+  private slots: Int32Array = new Int32Array(1);
   /** Some name is not in the canonical spelling (a record made by hand): `findKey` cannot be used. */
   private nonCanonical = false;
   private cachedNode = -1;
@@ -254,15 +289,15 @@ export class ZoneStore implements RecordSink {
 
   // RRsets.
   private setCount = 0;
-  private setNode: Int32Array = new Int32Array(FIRST_ROWS);
-  private setType: Uint16Array = new Uint16Array(FIRST_ROWS);
-  private setTtl: Uint32Array = new Uint32Array(FIRST_ROWS);
-  private setFirst: Int32Array = new Int32Array(FIRST_ROWS);
-  private setLast: Int32Array = new Int32Array(FIRST_ROWS);
-  private setSize: Uint32Array = new Uint32Array(FIRST_ROWS);
+  private setNode: Int32Array = new Int32Array(0);
+  private setType: Uint16Array = new Uint16Array(0);
+  private setTtl: Uint32Array = new Uint32Array(0);
+  private setFirst: Int32Array = new Int32Array(0);
+  private setLast: Int32Array = new Int32Array(0);
+  private setSize: Uint32Array = new Uint32Array(0);
   /** Next RRset of the same name (-1 at the end). */
-  private setNext: Int32Array = new Int32Array(FIRST_ROWS);
-  private setFlags: Uint8Array = new Uint8Array(FIRST_ROWS);
+  private setNext: Int32Array = new Int32Array(0);
+  private setFlags: Uint8Array = new Uint8Array(0);
 
   private readonly bigSets = new Map<number, Set<string>>();
   private readonly pending: PendingDiagnostic[] = [];
@@ -365,6 +400,61 @@ export class ZoneStore implements RecordSink {
     st.setNext = d.setNext;
     st.setFlags = d.setFlags;
     return st;
+  }
+
+  /**
+   * Pack a small store (at most COMPACT_RECORDS records, one arena block of
+   * each kind) into one ArrayBuffer: every column becomes a view of it
+   * trimmed to its rows, the arenas to their octets, the name table to the
+   * smallest size at most half full. Issue 30: a zone of 6 records held 24
+   * columns of 32 rows and two 4 KB arenas, 26 ArrayBuffers and ~12 KB, for
+   * ~0.7 KB of data; thousands of such zones spent most of the server's
+   * memory there. Rows added later grow the columns as before (a grown
+   * column leaves the packed buffer). Larger stores, and stores whose
+   * columns are already shared between threads, are left as they are.
+   */
+  compact(): void {
+    const rc = this.recCount;
+    const nc = this.nodeCount;
+    const sc = this.setCount;
+    if (rc > COMPACT_RECORDS || this.blocks.length > 1 || this.nameBlocks.length > 1) return;
+    if (!(this.recNode.buffer instanceof ArrayBuffer)) return;
+    let slotCount = 1;
+    while (slotCount < 2 * nc) slotCount *= 2;
+    const optional = (this.recFile ? rc : 0) + (this.recColumn ? rc : 0);
+    const words = rc * 5 + optional + nc * 3 + sc * 6 + slotCount;
+    const halves = rc * 2 + nc + sc;
+    const octets = rc + nc + sc + this.used + this.nameUsed;
+    // 4-octet columns first, then 2, then 1: each view is aligned.
+    const cut = new Carver(words * 4 + halves * 2 + octets);
+    this.recNode = cut.take(this.recNode, rc);
+    this.recTtl = cut.take(this.recTtl, rc);
+    this.recOff = cut.take(this.recOff, rc);
+    this.recLine = cut.take(this.recLine, rc);
+    this.recNext = cut.take(this.recNext, rc);
+    if (this.recFile) this.recFile = cut.take(this.recFile, rc);
+    if (this.recColumn) this.recColumn = cut.take(this.recColumn, rc);
+    this.nodeNameOff = cut.take(this.nodeNameOff, nc);
+    this.nodeHash = cut.take(this.nodeHash, nc);
+    this.nodeFirstSet = cut.take(this.nodeFirstSet, nc);
+    this.setNode = cut.take(this.setNode, sc);
+    this.setTtl = cut.take(this.setTtl, sc);
+    this.setFirst = cut.take(this.setFirst, sc);
+    this.setLast = cut.take(this.setLast, sc);
+    this.setSize = cut.take(this.setSize, sc);
+    this.setNext = cut.take(this.setNext, sc);
+    this.slots = cut.take(new Int32Array(0), slotCount);
+    for (let n = 0; n < nc; n++) this.place(n);
+    this.recType = cut.take(this.recType, rc);
+    this.recLen = cut.take(this.recLen, rc);
+    this.nodeNameLen = cut.take(this.nodeNameLen, nc);
+    this.setType = cut.take(this.setType, sc);
+    this.recFlags = cut.take(this.recFlags, rc);
+    this.nodeFlags = cut.take(this.nodeFlags, nc);
+    this.setFlags = cut.take(this.setFlags, sc);
+    if (this.blocks.length === 1) this.block = this.blocks[0] = cut.take(this.block, this.used);
+    if (this.nameBlocks.length === 1)
+      this.nameBlock = this.nameBlocks[0] = cut.take(this.nameBlock, this.nameUsed);
   }
 
   // --- Records.
@@ -743,7 +833,7 @@ export class ZoneStore implements RecordSink {
   private newRow(len: number): number {
     const n = this.nodeCount++;
     if (n === this.nodeFirstSet.length) {
-      const cap = n * 2;
+      const cap = Math.max(n * 2, FIRST_ROWS);
       this.nodeFirstSet = growI32(this.nodeFirstSet, cap);
       this.nodeFlags = growU8(this.nodeFlags, cap);
       this.nodeNameOff = growU32(this.nodeNameOff, cap);
@@ -784,7 +874,7 @@ export class ZoneStore implements RecordSink {
   // --- Filling.
 
   private growRecords(): void {
-    const cap = this.recNode.length * 2;
+    const cap = Math.max(this.recNode.length * 2, FIRST_ROWS);
     this.recNode = growI32(this.recNode, cap);
     this.recType = growU16(this.recType, cap);
     this.recTtl = growU32(this.recTtl, cap);
@@ -798,7 +888,7 @@ export class ZoneStore implements RecordSink {
   }
 
   private growSets(): void {
-    const cap = this.setNode.length * 2;
+    const cap = Math.max(this.setNode.length * 2, FIRST_ROWS);
     this.setNode = growI32(this.setNode, cap);
     this.setType = growU16(this.setType, cap);
     this.setTtl = growU32(this.setTtl, cap);
@@ -866,21 +956,7 @@ export class ZoneStore implements RecordSink {
     const n = owner === this.lastOwner ? this.lastNode : this.node(owner);
     this.lastOwner = owner;
     this.lastNode = n;
-    if (this.recCount === this.recNode.length) this.growRecords();
-    const r = this.recCount++;
-    const fi = this.fileIndex(file);
-    if (this.recFile) this.recFile[r] = fi;
-    if ((column !== undefined && column !== 1) || this.recColumn) this.setColumn(r, column ?? 1);
-    if (this.firstClass === 0) this.firstClass = cls;
-    else if (cls !== this.firstClass) (this.otherClass ??= new Map()).set(r, cls);
-    this.recNode[r] = n;
-    this.recType[r] = type;
-    this.recTtl[r] = ttl;
-    this.recLen[r] = len;
-    this.recLine[r] = line;
-    this.recNext[r] = -1;
-    this.recFlags[r] = 0;
-
+    const r = this.newRecord(n, type, cls, ttl, len, line, file, column);
     let last = -1;
     let s = this.nodeFirstSet[n]!;
     while (s >= 0 && this.setType[s] !== type) {
@@ -888,48 +964,14 @@ export class ZoneStore implements RecordSink {
       s = this.setNext[s]!;
     }
     if (s < 0) {
-      if (this.setCount === this.setNode.length) this.growSets();
-      s = this.setCount++;
-      this.setNode[s] = n;
-      this.setType[s] = type;
-      this.setTtl[s] = ttl;
-      this.setFirst[s] = r;
-      this.setLast[s] = r;
-      this.setSize[s] = 1;
-      this.setNext[s] = -1;
-      this.setFlags[s] = 0;
-      if (last < 0) this.nodeFirstSet[n] = s;
-      else this.setNext[last] = s;
+      this.newSet(n, last, type, ttl, r);
       this.recOff[r] = this.store(rdata, len);
       return;
     }
     // Duplicates: RFC 2181 section 5: "it is meaningless for two RRs of an
     // RRset to have the same RDATA"; the copy is dropped.
-    let dupOf = -1;
-    const size = this.setSize[s]!;
-    if (size < BIG_SET) {
-      for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
-        if (this.sameAs(q, rdata, len)) {
-          dupOf = q;
-          break;
-        }
-    } else {
-      let seen = this.bigSets.get(s);
-      if (seen === undefined) {
-        seen = new Set();
-        for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
-          seen.add(bytesKey(this.rdata(q), this.recLen[q]!));
-        this.bigSets.set(s, seen);
-      }
-      const k = bytesKey(rdata, len);
-      if (seen.has(k)) {
-        for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
-          if (this.sameAs(q, rdata, len)) {
-            dupOf = q;
-            break;
-          }
-      } else seen.add(k);
-    }
+    const dupOf =
+      this.setSize[s]! < BIG_SET ? this.findIn(s, rdata, len) : this.findInBig(s, rdata, len);
     if (dupOf >= 0) {
       this.recFlags[r] = REC_DUPLICATE;
       this.recOff[r] = this.recOff[dupOf]!;
@@ -945,33 +987,100 @@ export class ZoneStore implements RecordSink {
       });
       return;
     }
-    // RRSIGs at one owner cover different types: each covered type is its own
-    // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
-    // to the TTL of the RRset"), so differing TTLs among them are no fault.
-    if (ttl !== this.setTtl[s] && type === TYPE_RRSIG) {
-      if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
-    } else if (ttl !== this.setTtl[s]) {
-      // RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same";
-      // a client treats differing TTLs as the smallest; so does this server.
-      if (!(this.setFlags[s]! & SET_MIXED_REPORTED)) {
-        this.setFlags[s] = this.setFlags[s]! | SET_MIXED_REPORTED;
-        this.pending.push({
-          rec: r,
-          diagnostic: {
-            code: 'ZONE_MIXED_TTL',
-            message: `RRset ${owner} has records with different TTLs (${this.setTtl[s]} and ${ttl}); the smallest is used (RFC 2181 section 5.2)`,
-            severity: 'warning',
-            ...this.at(r),
-            token: String(ttl),
-          },
-        });
-      }
-      if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
-    }
+    if (ttl !== this.setTtl[s]) this.mergeTtl(s, r, type, ttl, owner);
     this.recOff[r] = this.store(rdata, len);
     this.recNext[this.setLast[s]!] = r;
     this.setLast[s] = r;
-    this.setSize[s] = size + 1;
+    this.setSize[s] = this.setSize[s]! + 1;
+  }
+
+  /** A new record row of name n (its RDATA offset and RRset links are `add`'s to set). */
+  private newRecord(
+    n: number,
+    type: number,
+    cls: number,
+    ttl: number,
+    len: number,
+    line: number,
+    file: string,
+    column: number | undefined,
+  ): number {
+    if (this.recCount === this.recNode.length) this.growRecords();
+    const r = this.recCount++;
+    const fi = this.fileIndex(file);
+    if (this.recFile) this.recFile[r] = fi;
+    if ((column !== undefined && column !== 1) || this.recColumn) this.setColumn(r, column ?? 1);
+    if (this.firstClass === 0) this.firstClass = cls;
+    else if (cls !== this.firstClass) (this.otherClass ??= new Map()).set(r, cls);
+    this.recNode[r] = n;
+    this.recType[r] = type;
+    this.recTtl[r] = ttl;
+    this.recLen[r] = len;
+    this.recLine[r] = line;
+    this.recNext[r] = -1;
+    this.recFlags[r] = 0;
+    return r;
+  }
+
+  /** A new RRset of `type` at name n holding record r, linked after RRset `last` (-1: n's first). */
+  private newSet(n: number, last: number, type: number, ttl: number, r: number): void {
+    if (this.setCount === this.setNode.length) this.growSets();
+    const s = this.setCount++;
+    this.setNode[s] = n;
+    this.setType[s] = type;
+    this.setTtl[s] = ttl;
+    this.setFirst[s] = r;
+    this.setLast[s] = r;
+    this.setSize[s] = 1;
+    this.setNext[s] = -1;
+    this.setFlags[s] = 0;
+    if (last < 0) this.nodeFirstSet[n] = s;
+    else this.setNext[last] = s;
+  }
+
+  /** The record of RRset s whose RDATA is `rdata[0, len)`, or -1 (a walk along the set). */
+  private findIn(s: number, rdata: Uint8Array, len: number): number {
+    for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
+      if (this.sameAs(q, rdata, len)) return q;
+    return -1;
+  }
+
+  /** `findIn` for an RRset of BIG_SET records or more: a hash set of its RDATA says when to walk. */
+  private findInBig(s: number, rdata: Uint8Array, len: number): number {
+    let seen = this.bigSets.get(s);
+    if (seen === undefined) {
+      seen = new Set();
+      for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
+        seen.add(bytesKey(this.rdata(q), this.recLen[q]!));
+      this.bigSets.set(s, seen);
+    }
+    const k = bytesKey(rdata, len);
+    if (seen.has(k)) return this.findIn(s, rdata, len);
+    seen.add(k);
+    return -1;
+  }
+
+  /** Record r joins RRset s with a TTL `ttl` that differs from the set's. */
+  private mergeTtl(s: number, r: number, type: number, ttl: number, owner: string): void {
+    // RRSIGs at one owner cover different types: each covered type is its own
+    // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
+    // to the TTL of the RRset"), so differing TTLs among them are no fault.
+    // Otherwise RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be
+    // the same"; a client treats differing TTLs as the smallest; so does this server.
+    if (type !== TYPE_RRSIG && !(this.setFlags[s]! & SET_MIXED_REPORTED)) {
+      this.setFlags[s] = this.setFlags[s]! | SET_MIXED_REPORTED;
+      this.pending.push({
+        rec: r,
+        diagnostic: {
+          code: 'ZONE_MIXED_TTL',
+          message: `RRset ${owner} has records with different TTLs (${this.setTtl[s]} and ${ttl}); the smallest is used (RFC 2181 section 5.2)`,
+          severity: 'warning',
+          ...this.at(r),
+          token: String(ttl),
+        },
+      });
+    }
+    if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
   }
 
   /**
