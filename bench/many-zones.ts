@@ -267,11 +267,26 @@ function cpuNs(pid: number): number {
   return ns;
 }
 
-/** Server CPU microseconds per query at --rate queries/s for --seconds. */
-function cpuPerQuery(pid: number, port: number, queries: string): number {
-  const c0 = cpuNs(pid);
+/**
+ * A server's figures for one round: q/s at full speed; the same per second
+ * of the server's own CPU time (what it would answer with the core to
+ * itself: the steadier figure where other work takes a varying share of
+ * the core); server CPU µs per query at --rate queries/s.
+ */
+interface Figures {
+  qps: number;
+  qpsPerCpu: number;
+  cpu: number;
+}
+
+function figures(pid: number, port: number, queries: string): Figures {
+  let c0 = cpuNs(pid);
+  const full = dnsperf(port, queries);
+  const qpsPerCpu = full.completed / ((cpuNs(pid) - c0) / 1e9);
+  c0 = cpuNs(pid);
   const { completed } = dnsperf(port, queries, ['-l', String(SECONDS), '-Q', RATE]);
-  return completed > 0 ? (cpuNs(pid) - c0) / 1000 / completed : NaN;
+  const cpu = completed > 0 ? (cpuNs(pid) - c0) / 1000 / completed : NaN;
+  return { qps: full.qps, qpsPerCpu, cpu };
 }
 
 interface Server {
@@ -469,11 +484,16 @@ async function measure(
 
 /** Per round: q/s and CPU µs per query of lexroute over the zones and over one zone. */
 interface Round {
-  qps: number;
-  oneQps: number;
-  cpu: number;
-  oneCpu: number;
+  many: Figures;
+  one: Figures;
 }
+
+/** q/s, q/s per CPU second, CPU per query: many zones over one zone. */
+const ratios = (r: Round) => [
+  r.many.qps / r.one.qps,
+  r.many.qpsPerCpu / r.one.qpsPerCpu,
+  r.many.cpu / r.one.cpu,
+];
 
 const median = (xs: number[]) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -504,19 +524,23 @@ async function qpsRounds(
     dnsperf(pm, queries, ['-n', '1']);
     dnsperf(po, queries, ['-n', '1']);
     for (let r = 1; r <= ROUNDS; r++) {
-      const row: Round = { qps: 0, oneQps: 0, cpu: 0, oneCpu: 0 };
-      const runMany = () => {
-        row.qps = dnsperf(pm, queries).qps;
-        row.cpu = cpuPerQuery(many.child.pid!, pm, queries);
-      };
-      const runOne = () => {
-        row.oneQps = dnsperf(po, queries).qps;
-        row.oneCpu = cpuPerQuery(single.child.pid!, po, queries);
-      };
-      for (const run of r % 2 === 1 ? [runMany, runOne] : [runOne, runMany]) run();
+      const runMany = () => figures(many.child.pid!, pm, queries);
+      const runOne = () => figures(single.child.pid!, po, queries);
+      let row: Round;
+      if (r % 2 === 1) row = { many: runMany(), one: runOne() };
+      else {
+        const one = runOne();
+        row = { many: runMany(), one };
+      }
       rounds.push(row);
+      const show = (x: Figures) =>
+        `${x.qps.toFixed(0)} q/s, ${x.qpsPerCpu.toFixed(0)} per CPU s, ${x.cpu.toFixed(1)} us/query`;
       process.stderr.write(
-        `  round ${r}: ${count} zones ${row.qps.toFixed(0)} q/s ${row.cpu.toFixed(1)} us/query; one zone ${row.oneQps.toFixed(0)} q/s ${row.oneCpu.toFixed(1)} us/query; q/s ratio ${(row.qps / row.oneQps).toFixed(2)}, CPU ratio ${(row.cpu / row.oneCpu).toFixed(2)}\n`,
+        `  round ${r}: ${count} zones ${show(row.many)}; one zone ${show(row.one)}; ratios ${ratios(
+          row,
+        )
+          .map((x) => x.toFixed(2))
+          .join(' ')}\n`,
       );
     }
   } finally {
@@ -598,10 +622,10 @@ for (const count of COUNTS) {
   if (one !== undefined) parts.push(`q/s ${f(lex.qps / one.qps)}x one zone (target >= 0.85)`);
   const rounds = roundsOf.get(count);
   if (rounds !== undefined) {
-    const q = rounds.map((r) => r.qps / r.oneQps);
-    const c = rounds.map((r) => r.cpu / r.oneCpu);
+    const [q, qc, c] = [0, 1, 2].map((i) => rounds.map((r) => ratios(r)[i]!));
+    const list = (xs: number[]) => `${f(median(xs))}x (rounds ${xs.map((x) => f(x)).join(' ')})`;
     parts.push(
-      `q/s over ${rounds.length} rounds ${f(median(q))}x one zone (median; rounds ${q.map((x) => f(x)).join(' ')}), CPU per query at ${RATE} q/s ${f(median(c))}x (rounds ${c.map((x) => f(x)).join(' ')})`,
+      `over ${rounds.length} rounds, median of the ratios to one zone: q/s ${list(q!)}, q/s per server CPU second ${list(qc!)}, CPU per query at ${RATE} q/s ${list(c!)}`,
     );
   }
   parts.push(
