@@ -40,7 +40,7 @@ import {
   type ParsedQuery,
   type ParseStatus,
 } from '../dns/core/wire/query.ts';
-import { QueryStats } from './query-stats.ts';
+import { QueryStats, type ZoneCounter } from './query-stats.ts';
 import { RCODE_OF, type DnsFailureCode } from './rcodes.ts';
 import {
   DO_KEY,
@@ -134,11 +134,42 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
  */
 interface NameEntry {
   readonly zone: IndexedZone;
+  /** The zone's slot (its query counter: nothing per zone to look up on a name's queries). */
+  readonly slot: ZoneSlot;
   readonly node: ZoneNode;
   type: number;
   body: EncodedBody | undefined;
   more: Map<number, EncodedBody> | undefined;
   extra: number;
+}
+
+/**
+ * What the engine keeps per served zone, made on the zone's first query (a
+ * reload keeps the slots of the zones it did not change). Reached from a
+ * name's entry, so a query of a known name looks nothing up by zone: at
+ * thousands of zones each Map lookup by zone is a few cache misses (issue 30).
+ */
+interface ZoneSlot {
+  readonly originKey: string;
+  readonly origin: string;
+  /** Negative bodies that depend only on the question's length: (qlen*4 + soa*2 + nx) -> body. */
+  readonly negatives: Map<number, EncodedBody>;
+  /** The zone's query counter in `stats` (made on the first query counted for it). */
+  counter: ZoneCounter | undefined;
+}
+
+function slotOf(state: Compiled, z: IndexedZone): ZoneSlot {
+  let slot = state.slots.get(z);
+  if (slot === undefined) {
+    slot = {
+      originKey: z.originKey,
+      origin: z.zone.origin,
+      negatives: new Map(),
+      counter: undefined,
+    };
+    state.slots.set(z, slot);
+  }
+  return slot;
 }
 
 /** Names whose slots `hotNames()` reports (what a reload encodes ahead, in the load worker). */
@@ -161,8 +192,8 @@ function setEntryBody(entry: NameEntry, type: number, body: EncodedBody): void {
 interface Compiled {
   readonly set: ZoneSet;
   readonly names: Map<string, NameEntry>;
-  /** Negative bodies that depend only on the question length: zone origin key -> (qlen*4 + soa*2 + nx) -> body. */
-  readonly negatives: Map<string, Map<number, EncodedBody>>;
+  /** Per zone served and queried: its negative bodies and query counter. */
+  readonly slots: Map<IndexedZone, ZoneSlot>;
   readonly zones: readonly Zone[];
   readonly indexed: readonly IndexedZone[];
   /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
@@ -203,7 +234,7 @@ function keepUnchanged(
   old: Compiled,
   set: ZoneSet,
   names: Map<string, NameEntry>,
-  negatives: Map<string, Map<number, EncodedBody>>,
+  slots: Map<IndexedZone, ZoneSlot>,
 ): void {
   const kept = new Map<IndexedZone, IndexedZone>();
   for (const z of old.indexed) {
@@ -211,7 +242,8 @@ function keepUnchanged(
     if (now === undefined || now.nodes !== z.nodes || now.answers !== z.answers) continue;
     if (now.dnssec !== z.dnssec) continue;
     kept.set(z, now);
-    negatives.set(z.originKey, old.negatives.get(z.originKey)!);
+    const slot = old.slots.get(z);
+    if (slot !== undefined) slots.set(now, slot);
   }
   if (kept.size === 0) return;
   for (const [key, e] of old.names) {
@@ -259,6 +291,8 @@ interface Making {
   key: string;
   qtype: number;
   zone: IndexedZone | undefined;
+  /** The slot of `zone` when the engine had it at hand (else found when counting). */
+  slot: ZoneSlot | undefined;
   wildcard: boolean;
   questionEnd: number;
   tc: boolean;
@@ -392,11 +426,10 @@ export class Engine {
       return rest;
     });
     const set = makeZoneSet(indexed);
-    const negatives = new Map<string, Map<number, EncodedBody>>();
+    const slots = new Map<IndexedZone, ZoneSlot>();
     const names = new Map<string, NameEntry>();
     const old = this.state as Compiled | undefined;
-    for (const z of indexed) negatives.set(z.originKey, new Map());
-    if (old !== undefined) keepUnchanged(old, set, names, negatives);
+    if (old !== undefined) keepUnchanged(old, set, names, slots);
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
     const zs = indexed.map((z) => z.zone);
@@ -406,7 +439,7 @@ export class Engine {
     const ahead = new Map<string, number>();
     const aheadAt = new Map<IndexedZone, number>();
     aheadZones.forEach((z, i) => aheadAt.set(z, i));
-    return { set, names, negatives, zones: zs, indexed, unavailable, aheadZones, aheadAt, ahead };
+    return { set, names, slots, zones: zs, indexed, unavailable, aheadZones, aheadAt, ahead };
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -437,7 +470,8 @@ export class Engine {
     const z = findZone(state.set, key);
     const node = z?.nodes.get(key);
     if (z === undefined || node === undefined) return undefined;
-    entry = { zone: z, node, type: -1, body: undefined, more: undefined, extra: 0 };
+    const slot = slotOf(state, z);
+    entry = { zone: z, slot, node, type: -1, body: undefined, more: undefined, extra: 0 };
     if (z.answers !== undefined && z.nodes instanceof KeyedNodes) {
       // Encoded ahead by the load worker: views into its arena, nothing to build here.
       const bodies = readAnswers(z.answers, z.nodes.row(key));
@@ -571,6 +605,7 @@ export class Engine {
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
       a.zone = entry.zone;
+      a.slot = entry.slot;
       if (qtype === TYPE_ANY) {
         const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(
@@ -599,14 +634,16 @@ export class Engine {
       return FAILURE.QUERY_NOT_AUTHORITATIVE;
     }
     const r = lookupInZone(z, key, qtype, transport !== UDP ? this.lookupTcp : this.lookupUdp);
+    const slot = slotOf(state, r.zone);
     a.zone = r.zone;
+    a.slot = slot;
     a.wildcard = r.wildcard;
     // A signed negative answer proves the name's absence: its body depends on the name.
     if (dnssecOk && r.zone.dnssec !== undefined)
       return encodeBody(key, planResponse(r, qtype, true));
     if (r.answer.length === 0 && (r.kind === 'nxdomain' || r.kind === 'nodata')) {
       // The negative body (SOA in authority) depends only on the question's length.
-      const neg = state.negatives.get(r.zone.originKey)!;
+      const neg = slot.negatives;
       const id = key.length * 4 + (r.kind === 'nxdomain' ? 1 : 0) + (qtype === TYPE_SOA ? 2 : 0);
       let body = neg.get(id);
       if (body === undefined) {
@@ -666,6 +703,7 @@ export class Engine {
       key: '',
       qtype: q.qtype,
       zone: undefined,
+      slot: undefined,
       wildcard: false,
       questionEnd: 12,
       tc: false,
@@ -762,6 +800,13 @@ export class Engine {
     return Uint8Array.from(parts);
   }
 
+  /** The query counter of the zone that answered, or undefined. */
+  private zoneCounter(a: Making): ZoneCounter | undefined {
+    if (a.zone === undefined) return undefined;
+    const slot = a.slot ?? slotOf(this.state, a.zone);
+    return (slot.counter ??= this.stats.zoneCounter(slot.originKey, slot.origin));
+  }
+
   /** Encode the answer's body for `q` into `a.bytes`, within the transport's size limit. */
   private write(
     a: Making,
@@ -796,8 +841,7 @@ export class Engine {
       }
     }
     const size = 12 + qlen + f.length + optLen;
-    const z = a.zone;
-    this.stats.count(transport, q.qtype, body.rcode, size, z?.originKey, z?.zone.origin);
+    this.stats.count(transport, q.qtype, body.rcode, size, this.zoneCounter(a));
     const out = Buffer.allocUnsafe(size);
     out[0] = msg[0]!;
     out[1] = msg[1]!;

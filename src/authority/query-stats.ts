@@ -13,6 +13,11 @@ import { RCODE_NAMES } from './rcodes.ts';
 /** Upper bounds of the response-size histogram, octets. */
 export const SIZE_BOUNDS = [64, 128, 256, 512, 1232, 2048, 4096, 16384, 65535] as const;
 
+/** One zone's count of responses (a box: counted in place, no Map lookup per query). */
+export interface ZoneCounter {
+  n: number;
+}
+
 export class QueryStats {
   /** ((transport * 4096 + rcode) * 65536 + qtype) -> responses. */
   readonly byKind = new Map<number, number>();
@@ -21,7 +26,7 @@ export class QueryStats {
    * lookup per query, no set; at thousands of zones each Map operation is a
    * cache miss, issue 30); origin key -> presentation name.
    */
-  readonly byZone = new Map<string, { n: number }>();
+  readonly byZone = new Map<string, ZoneCounter>();
   readonly zoneNames = new Map<string, string>();
   /** Per transport: counts per size bucket (the last is above every bound), and the sum. */
   readonly sizes = [
@@ -31,23 +36,31 @@ export class QueryStats {
   ];
   readonly sizeSums = [0, 0, 0];
 
+  /**
+   * The counter of a zone's responses (listed from its first query on; the
+   * same box across reloads): `count` adds to it in place.
+   */
+  zoneCounter(zoneKey: string, zoneName: string): ZoneCounter {
+    let c = this.byZone.get(zoneKey);
+    if (c === undefined) {
+      c = { n: 0 };
+      this.byZone.set(zoneKey, c);
+      this.zoneNames.set(zoneKey, zoneName);
+    }
+    return c;
+  }
+
+  /** One response: by transport, type and rcode, its size, and the zone's counter (if any). */
   count(
     transport: number,
     qtype: number,
     rcode: number,
     size: number,
-    zoneKey: string | undefined,
-    zoneName: string | undefined,
+    zone: ZoneCounter | undefined,
   ): void {
     const k = (transport * 4096 + rcode) * 65536 + qtype;
     this.byKind.set(k, (this.byKind.get(k) ?? 0) + 1);
-    if (zoneKey !== undefined) {
-      const c = this.byZone.get(zoneKey);
-      if (c === undefined) {
-        this.byZone.set(zoneKey, { n: 1 });
-        this.zoneNames.set(zoneKey, zoneName ?? zoneKey);
-      } else c.n++;
-    }
+    if (zone !== undefined) zone.n++;
     const b = this.sizes[transport]!;
     let i = 0;
     while (i < SIZE_BOUNDS.length && size > SIZE_BOUNDS[i]!) i++;
