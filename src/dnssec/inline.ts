@@ -149,6 +149,8 @@ export async function signLoadedZone(
       validity: o.validity,
       random: Math.random,
       serial,
+      // The zone is built from the records (buildStoreZone orders its names).
+      canonicalOrder: false,
       ...(previous
         ? { kept: keptSignatures(previous, now, o.refresh + refreshSlice(o.validity)) }
         : {}),

@@ -8,7 +8,7 @@
  * with its new serial, signatures near expiry, new keys) is signed anew.
  * Pure: the previous version and the clock are parameters.
  */
-import type { Zone } from '../../dns/core/zone/model.ts';
+import type { Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 
 const T_RRSIG = 46;
 
@@ -38,6 +38,8 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 /** The same RDATA set (order aside, RFC 4034 section 6.3 signs it sorted). */
 function sameSet(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
   if (a.length !== b.length) return false;
+  // Most often in the same order (the same file, or the version it was signed from).
+  if (a.every((r, i) => compareBytes(r, b[i]!) === 0)) return true;
   const x = [...a].sort(compareBytes);
   const y = [...b].sort(compareBytes);
   return x.every((r, i) => compareBytes(r, y[i]!) === 0);
@@ -54,8 +56,16 @@ export function keptSignatures(previous: Zone, now: number, refresh: number): Ke
     const inception = u32(rd, 12);
     return ((inception - now) | 0) <= 0 && ((expiration - now - refresh) | 0) > 0;
   };
-  return (owner, type, ttl, rdatas, signers) => {
+  // The plan asks owner by owner, type by type: the owner's node and signatures are looked up once.
+  let last: { owner: string; node: ZoneNode | undefined; sigs: readonly Uint8Array[] } | undefined;
+  const ownerOf = (owner: string) => {
+    if (last?.owner === owner) return last;
     const node = previous.nodes.get(owner.toLowerCase());
+    const sigs = node?.rrsets.get(T_RRSIG)?.records.map((r) => r.rdata) ?? [];
+    return (last = { owner, node, sigs });
+  };
+  return (owner, type, ttl, rdatas, signers) => {
+    const { node, sigs } = ownerOf(owner);
     const set = node?.rrsets.get(type);
     if (!node || !set || set.ttl !== ttl) return undefined;
     if (
@@ -65,11 +75,9 @@ export function keptSignatures(previous: Zone, now: number, refresh: number): Ke
       )
     )
       return undefined;
-    const sigs = node.rrsets.get(T_RRSIG)?.records ?? [];
     const kept: Uint8Array[] = [];
     for (const { algorithm, tag } of signers) {
-      const hit = sigs.find((r) => {
-        const rd = r.rdata;
+      const hit = sigs.find((rd) => {
         return (
           rd.length > 18 &&
           u16(rd, 0) === type &&
@@ -80,7 +88,7 @@ export function keptSignatures(previous: Zone, now: number, refresh: number): Ke
         );
       });
       if (!hit) return undefined;
-      kept.push(hit.rdata);
+      kept.push(hit);
     }
     return kept;
   };

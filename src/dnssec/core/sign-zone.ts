@@ -66,6 +66,12 @@ export interface SignZoneOptions {
   readonly serial?: number;
   /** Signatures of a previous signed version to keep for unchanged RRsets (`keep-signatures.ts`). */
   readonly kept?: KeptSignatures;
+  /**
+   * Owners in DNSSEC canonical order (default): as `writeZone` prints them.
+   * False: in the order met, for a caller that builds a zone from the
+   * records (which sorts its names itself), sparing a sort of every name.
+   */
+  readonly canonicalOrder?: boolean;
 }
 
 interface Owner {
@@ -368,8 +374,11 @@ function* chunks(
   belowCut: (key: string) => boolean,
 ): Generator<SigningChunk> {
   const s = signers(o);
-  const order = [...owners.values()].map((w) => ({ w, s: canonicalSortKey(w.name) }));
-  order.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
+  const order = [...owners.values()].map((w) => ({
+    w,
+    s: o.canonicalOrder === false ? '' : canonicalSortKey(w.name),
+  }));
+  if (o.canonicalOrder !== false) order.sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
   for (let i = 0; i < order.length; i++) {
     const w = order[i]!.w;
     order[i] = undefined as never;
