@@ -20,6 +20,7 @@ import { startOps, type Ops } from './ops.ts';
 import { startServer, ServerStartError, type ReloadReport, type RunningServer } from './server.ts';
 import { tapLogger, ZoneStatusBook } from './zone-status.ts';
 import { countBuffersInHeapLimit } from './zones/background.ts';
+import { holdYoungGeneration } from './young-generation.ts';
 
 export interface AuthorityOptions {
   /** Base directory of relative paths (zones, keys, state; default: the process's). */
@@ -81,11 +82,13 @@ function checkKeysDir(config: ServerConfig, cwd: string): void {
 
 /**
  * V8's process-wide choices of a server: ArrayBuffers counted in the heap
- * limit (a reloaded zone arrives as buffers, `countBuffersInHeapLimit`) and
- * the GC helper threads at `gcHelperNice` (`gc-helpers.ts`).
+ * limit (a reloaded zone arrives as buffers, `countBuffersInHeapLimit`), the
+ * young generation held at its first size (`young-generation.ts`) and the GC
+ * helper threads at `gcHelperNice` (`gc-helpers.ts`).
  */
 function tuneProcess(config: ServerConfig, log: Logger): void {
   countBuffersInHeapLimit();
+  holdYoungGeneration();
   const nice = config.gcHelperNice;
   if (nice === 0) return;
   const r = niceGcHelpers(nice);
