@@ -6,12 +6,10 @@
  *    10 streams in flight, GET `?dns=`) versus UDP (one socket, 10 queries
  *    in flight), the same questions, the same engine. Ratio DoH/UDP.
  * 2. Cold resolution of N distinct URNs (no cache, no HTTP step), one after
- *    the other, with the client's DoH transport (GET, ID 0, its kept-alive
- *    HTTP/1.1 connection: src/client/doh-h1.ts, the accelerator) versus its
- *    UDP transport, both stub transports to the same server, and beside them
- *    the DoH transport on undici alone (the plain path,
- *    src/client/doh-undici.ts). Target: DoH within 1.5x of UDP on loopback;
- *    doh-h1.ts earns its place while undici is over 2x its wall time.
+ *    the other, with the client's DoH transport (GET, ID 0, kept-alive
+ *    HTTP/1.1 on undici: src/client/doh-undici.ts) versus its UDP transport,
+ *    both stub transports to the same server. Target: DoH within 1.5x of
+ *    UDP on loopback.
  *
  * Rounds are interleaved (the order alternates) and medians printed, as the
  * machine is shared. On a loaded machine the wall-clock ratio mostly
@@ -30,11 +28,7 @@ import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as dnsPacket from 'dns-packet';
-import { Agent } from 'undici';
 import { LexClient } from '../src/client/resolve.ts';
-import { DohTransport } from '../src/client/doh.ts';
-import { StubResolver } from '../src/client/stub.ts';
-import { undiciDohFetch } from '../src/client/doh-undici.ts';
 import { base64UrlEncode } from '../src/dns/core/wire/doh.ts';
 import { freePortOnAll } from '../src/dev/ports.ts';
 import { spawnServeProcess, waitForDoh } from '../test/helpers/serve-process.ts';
@@ -183,21 +177,10 @@ async function main(): Promise<void> {
     const udpClient = new LexClient({ servers: [`127.0.0.1:${server.udp}`], cache: false });
     const url = `http://127.0.0.1:${server.doh}/dns-query`;
     const dohClient = new LexClient({ doh: url, cache: false });
-    const undici = new Agent();
-    const stub = new StubResolver(
-      new DohTransport({ urls: [url], fetch: undiciDohFetch(undici) }),
-      { servers: [] },
-    );
-    // The plain path alone (undici), beside the client's own (doh-h1.ts, its accelerator).
-    const undiciClient = new LexClient({
-      resolver: { lookup: (n, t, s) => stub.lookup(n, t, s) },
-      cache: false,
-    });
     await coldRun(udpClient, server.pid);
     await coldRun(dohClient, server.pid);
-    await coldRun(undiciClient, server.pid);
     const q: { udp: number; doh: number }[] = [];
-    const c: { udp: Cold; doh: Cold; undici: Cold }[] = [];
+    const c: { udp: Cold; doh: Cold }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0;
       const u1 = order ? await udpQps(server.udp) : 0;
@@ -206,15 +189,12 @@ async function main(): Promise<void> {
       q.push({ udp: u, doh: d });
       const cu1 = order ? await coldRun(udpClient, server.pid) : undefined;
       const cd1 = order ? await coldRun(dohClient, server.pid) : undefined;
-      const cx = await coldRun(undiciClient, server.pid);
       const cd = cd1 ?? (await coldRun(dohClient, server.pid));
       const cu = cu1 ?? (await coldRun(udpClient, server.pid));
-      c.push({ udp: cu, doh: cd, undici: cx });
+      c.push({ udp: cu, doh: cd });
     }
     udpClient.close();
     await dohClient.close();
-    await undiciClient.close();
-    await undici.close();
     const rate = (x: number) => Math.round(x).toLocaleString('en');
     console.log(`lexroute serve, one process; ${ROUNDS} interleaved rounds, medians\n`);
     console.log(`queries/s, ${IN_FLIGHT} in flight (${SECONDS} s per round):`);
@@ -223,23 +203,17 @@ async function main(): Promise<void> {
     console.log(`  DoH/UDP      ${median(q.map((x) => x.doh / x.udp)).toFixed(2)}x\n`);
     console.log(`cold resolution of ${N} distinct URNs (4 NAPTR steps each, no cache, no HTTP):`);
     console.log(`  UDP          ${median(c.map((x) => x.udp.ms)).toFixed(0)} ms`);
-    console.log(`  DoH (HTTP/1.1, doh-h1.ts)  ${median(c.map((x) => x.doh.ms)).toFixed(0)} ms`);
-    console.log(`  DoH (HTTP/1.1, undici)     ${median(c.map((x) => x.undici.ms)).toFixed(0)} ms`);
+    console.log(`  DoH (HTTP/1.1)  ${median(c.map((x) => x.doh.ms)).toFixed(0)} ms`);
     console.log(
       `  DoH/UDP      ${median(c.map((x) => x.doh.ms / x.udp.ms)).toFixed(2)}x   (target <= 1.5x)`,
     );
-    console.log(
-      `  undici/doh-h1  ${median(c.map((x) => x.undici.ms / x.doh.ms)).toFixed(2)}x   (doh-h1.ts is kept while this is over 2x)`,
-    );
     const cpuU = cpuPerQuery(c.map((x) => x.udp));
     const cpuD = cpuPerQuery(c.map((x) => x.doh));
-    const cpuX = cpuPerQuery(c.map((x) => x.undici));
     const us = (x: { client: number; server: number }) =>
       `${x.client.toFixed(0)} + ${x.server.toFixed(0)} = ${(x.client + x.server).toFixed(0)} us`;
     console.log(`CPU per DNS query in the cold runs, client + server (all rounds):`);
     console.log(`  UDP          ${us(cpuU)}`);
     console.log(`  DoH          ${us(cpuD)}`);
-    console.log(`  DoH, undici  ${us(cpuX)}`);
     console.log(
       `  DoH/UDP      ${((cpuD.client + cpuD.server) / (cpuU.client + cpuU.server)).toFixed(2)}x`,
     );

@@ -1,74 +1,174 @@
 /**
- * The DoH transport's requests in Node, over HTTP/1.1 or HTTP/2 as the
- * server speaks. The plain path is undici; its accelerator, beside it, is
- * the small HTTP/1.1 client of `doh-h1.ts` (test/client/doh-http.test.ts
- * checks that both give the same answers):
+ * The DoH transport's requests in Node, on undici, over HTTP/1.1 or HTTP/2
+ * as the server speaks:
  *
- * - `https://`: undici, HTTP/2 or HTTP/1.1 chosen by ALPN in the TLS
- *   handshake (`allowH2`).
- * - `http://`: HTTP/1.1 first, on `doh-h1.ts` (undici cost 2.5x the wall
- *   time of a cold resolution on loopback: bench/doh.ts); when the server
- *   does not speak HTTP/1.1 (BIND's and Unbound's plain DoH listeners speak
- *   HTTP/2 only: they answer an HTTP/1.1 request with an HTTP/2 SETTINGS
- *   frame and close), HTTP/2 with prior knowledge (h2c, RFC 9113 section
- *   3.3) on undici, and the other way round when a server remembered as h2c
- *   stops speaking it. What each origin spoke last is remembered, so only
- *   its first exchange pays for the try.
+ * - `https://`: HTTP/2 or HTTP/1.1 chosen by ALPN in the TLS handshake
+ *   (`allowH2`).
+ * - `http://`: HTTP/1.1 first; when the server does not speak it (BIND's
+ *   and Unbound's plain DoH listeners speak HTTP/2 only: they answer an
+ *   HTTP/1.1 request with an HTTP/2 SETTINGS frame and close), HTTP/2 with
+ *   prior knowledge (h2c, RFC 9113 section 3.3), and the other way round
+ *   when a server remembered as h2c stops speaking it. What each origin
+ *   spoke last is remembered, so only its first exchange pays for the try.
+ *
+ * Each exchange is one `dispatch` on undici's connection pool with a small
+ * handler that gathers the body (a DNS message), not `undici.request`:
+ * that one's body stream, promise wrapping and abort plumbing cost more
+ * CPU than the rest of the exchange (bench/doh.ts, cold resolutions, prints
+ * undici beside UDP).
  *
  * @see RFC 8484 section 5.2: "HTTP/2 [...] is the minimum RECOMMENDED
  * version of HTTP for use with DoH."
  * @see RFC 9113 section 3.3: "A client that knows that a server supports
  * HTTP/2 can establish a TCP connection and send the connection preface".
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
 import { undici } from './undici-lazy.ts';
 import type { DohFetch, DohResponse } from './doh.ts';
-import { Http1Error, Http1Pool, http1DohFetch } from './doh-h1.ts';
 
 type Mode = 'h1' | 'h2c';
 type Init = Parameters<DohFetch>[1];
+type Settle<T> = { resolve: (value: T) => void; reject: (e: Error) => void };
 
-/** A DoH fetch through an undici dispatcher. */
-export function undiciDohFetch(dispatcher: Dispatcher): DohFetch {
-  return async (url, init) => {
-    const res = await undici().request(url, {
-      dispatcher,
-      method: init.method,
-      headers: init.headers,
-      signal: init.signal,
-      ...(init.body !== undefined ? { body: init.body } : {}),
-    });
-    const response: DohResponse = {
-      status: res.statusCode,
-      headers: {
-        get: (name) => {
-          const v = res.headers[name];
-          return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-        },
-      },
-      body: { cancel: () => res.body.dump() },
-      arrayBuffer: () => res.body.arrayBuffer(),
-    };
-    return response;
+/** A body past this is cut off with an error (a DNS message is at most 65,535 bytes). */
+const MAX_BODY = 1024 * 1024;
+
+/**
+ * One exchange: undici's handler, and the response once its head has come
+ * (`arrayBuffer()` waits for the end of its body; `body.cancel()` aborts).
+ */
+class Exchange implements Dispatcher.DispatchHandler, DohResponse {
+  status = 0;
+  #fields: IncomingHttpHeaders = {};
+  #controller: Dispatcher.DispatchController | undefined;
+  readonly #signal: AbortSignal;
+  readonly #head: Settle<DohResponse>;
+  #headDone = false;
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  /** The body once ended, or why it will not come. */
+  #end: { body: ArrayBuffer } | { error: Error } | undefined;
+  #waiting: Settle<ArrayBuffer> | undefined;
+
+  constructor(signal: AbortSignal, head: Settle<DohResponse>) {
+    this.#signal = signal;
+    this.#head = head;
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  readonly headers = {
+    get: (name: string): string | null => {
+      const v = this.#fields[name];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
   };
+
+  readonly body = {
+    cancel: (): Promise<void> => {
+      if (this.#end === undefined) this.#controller?.abort(new Error('response body not read'));
+      return Promise.resolve();
+    },
+  };
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    const end = this.#end;
+    if (end !== undefined)
+      return 'body' in end ? Promise.resolve(end.body) : Promise.reject(end.error);
+    return new Promise((resolve, reject) => (this.#waiting = { resolve, reject }));
+  }
+
+  readonly #onAbort = (): void => {
+    this.#controller?.abort(this.#signal.reason as Error);
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#signal.aborted) controller.abort(this.#signal.reason as Error);
+  }
+
+  onResponseStart(
+    _c: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // 1xx answers (103 Early Hints, ...) come before the real one.
+    if (status < 200) return;
+    this.status = status;
+    this.#fields = headers;
+    this.#headDone = true;
+    this.#head.resolve(this);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#size += chunk.length;
+    if (this.#size > MAX_BODY) controller.abort(new Error('a response body over 1 MiB'));
+    else this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const all = Buffer.concat(this.#chunks, this.#size);
+    // The body in an ArrayBuffer of its own (the socket's buffers are shared slabs).
+    const end = { body: new Uint8Array(all).buffer };
+    // undici gives the connection back to its pool one event-loop turn after
+    // this call (setImmediate); a request made before would open another one.
+    setImmediate(() => setImmediate(() => this.#finish(end)));
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    if (this.#headDone) this.#finish({ error });
+    else {
+      this.#signal.removeEventListener('abort', this.#onAbort);
+      this.#head.reject(error);
+    }
+  }
+
+  #finish(end: { body: ArrayBuffer } | { error: Error }): void {
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    this.#end = end;
+    const w = this.#waiting;
+    this.#waiting = undefined;
+    if (w === undefined) return;
+    if ('body' in end) w.resolve(end.body);
+    else w.reject(end.error);
+  }
+}
+
+/** A DoH fetch through an undici dispatcher (an Agent: one pool of kept-alive connections per origin). */
+export function undiciDohFetch(dispatcher: Dispatcher): DohFetch {
+  return (url, init) =>
+    new Promise<DohResponse>((resolve, reject) => {
+      const slash = url.indexOf('/', url.indexOf('//') + 2);
+      const exchange = new Exchange(init.signal, { resolve, reject });
+      dispatcher.dispatch(
+        {
+          origin: slash < 0 ? url : url.slice(0, slash),
+          path: slash < 0 ? '/' : url.slice(slash),
+          method: init.method,
+          headers: init.headers,
+          body: init.body ?? null,
+        },
+        exchange,
+      );
+    });
 }
 
 /** The DoH fetch of `LexClient` in Node, and its connections (`close()` them when done). */
 export class NodeDoh {
-  /** TLS with ALPN (h2, http/1.1). */
-  readonly #negotiated = new (undici().Agent)({ allowH2: true });
+  /** TLS with ALPN (h2, http/1.1); plain HTTP/1.1. */
+  readonly #agent = new (undici().Agent)({ allowH2: true });
   /** Plain HTTP/2 with prior knowledge, made when first needed. */
   #h2c: Agent | undefined;
-  readonly #pool = new Http1Pool();
-  readonly #h1 = http1DohFetch(this.#pool);
-  readonly #tls = undiciDohFetch(this.#negotiated);
+  readonly #fetch = undiciDohFetch(this.#agent);
   #h2cFetch: DohFetch | undefined;
   /** What each plain origin spoke last. */
   readonly #plain = new Map<string, Mode>();
 
   readonly fetch: DohFetch = async (url, init) => {
-    if (url.startsWith('https:')) return this.#tls(url, init);
-    const origin = new URL(url).origin;
+    if (url.startsWith('https:')) return this.#fetch(url, init);
+    // The transport's URLs are normalized hrefs: the origin is the text before the path.
+    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const origin = slash < 0 ? url : url.slice(0, slash);
     const first = this.#plain.get(origin) ?? 'h1';
     try {
       return await this.#try(first, origin, url, init);
@@ -79,7 +179,7 @@ export class NodeDoh {
   };
 
   async #try(mode: Mode, origin: string, url: string, init: Init): Promise<DohResponse> {
-    const res = await (mode === 'h1' ? this.#h1 : this.#h2c$())(url, init);
+    const res = await (mode === 'h1' ? this.#fetch : this.#h2c$())(url, init);
     this.#plain.set(origin, mode);
     return res;
   }
@@ -92,8 +192,7 @@ export class NodeDoh {
   }
 
   async close(): Promise<void> {
-    this.#pool.close();
-    await Promise.all([this.#negotiated.close(), this.#h2c?.close()]);
+    await Promise.all([this.#agent.close(), this.#h2c?.close()]);
   }
 }
 
@@ -105,7 +204,6 @@ export class NodeDoh {
  */
 function otherProtocol(e: unknown): boolean {
   return (
-    e instanceof Http1Error ||
     e instanceof undici().errors.HTTPParserError ||
     e instanceof undici().errors.SocketError ||
     (e instanceof Error &&

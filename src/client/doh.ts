@@ -40,7 +40,7 @@ export interface DohResponse {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
-/** What the transport needs of `fetch` (the global `fetch` is one; `doh-h1.ts`'s `http1DohFetch` another). */
+/** What the transport needs of `fetch` (the global `fetch` is one; `doh-undici.ts`'s `undiciDohFetch` another). */
 export type DohFetch = (
   url: string,
   init: {

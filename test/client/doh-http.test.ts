@@ -1,34 +1,31 @@
 /**
- * The DoH client's HTTP in Node (src/client/doh-undici.ts): the accelerator
- * (doh-h1.ts, HTTP/1.1 on raw sockets) gives what the plain path (undici)
- * gives, through the DoH transport against `lexroute serve --doh`, GET and
- * POST, answers and failures alike; and a plain `http://` server that
- * speaks HTTP/2 only (prior knowledge, as BIND's and Unbound's plain DoH
- * listeners) is reached without any option, remembered for the next query.
+ * The DoH client's HTTP in Node (src/client/doh-undici.ts, one `dispatch`
+ * on undici per exchange) gives what the WHATWG `fetch` gives (the
+ * transport's default, a page's path), through the DoH transport against
+ * `lexroute serve --doh`, GET and POST, answers and failures alike; and a
+ * plain `http://` server that speaks HTTP/2 only (prior knowledge, as
+ * BIND's and Unbound's plain DoH listeners) is reached without any option,
+ * remembered for the next query.
  */
 import http2 from 'node:http2';
 import type net from 'node:net';
 import dnsPacket from 'dns-packet';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DohTransport } from '../../src/client/doh.ts';
-import { Http1Pool, http1DohFetch } from '../../src/client/doh-h1.ts';
-import { NodeDoh, undiciDohFetch } from '../../src/client/doh-undici.ts';
+import { NodeDoh } from '../../src/client/doh-undici.ts';
 import { base64UrlDecode } from '../../src/dns/core/wire/doh.ts';
 import { SAMPLE_ZONES, startTestServer, type Harness } from '../server/harness.ts';
 
 let h: Harness;
 let url: string;
-const pool = new Http1Pool();
-const agent = new Agent();
+const doh = new NodeDoh();
 
 beforeAll(async () => {
   h = await startTestServer([SAMPLE_ZONES], { doh: { listen: [{ host: '127.0.0.1', port: 0 }] } });
   url = `http://127.0.0.1:${h.server.doh[0]!.port}/dns-query`;
 });
 afterAll(async () => {
-  pool.close();
-  await agent.close();
+  await doh.close();
   await h?.close();
 });
 
@@ -43,12 +40,12 @@ async function outcome(t: DohTransport, name: string, type: 'NAPTR' | 'A'): Prom
   }
 }
 
-describe('doh-h1.ts (the accelerator) answers as undici (the plain path)', () => {
+describe('the Node DoH client answers as fetch', () => {
   for (const method of ['GET', 'POST'] as const) {
     it(`${method}: the same answers and the same failures`, async () => {
       const transports = (u: string) => [
-        new DohTransport({ urls: [u], method, tries: 1, fetch: http1DohFetch(pool) }),
-        new DohTransport({ urls: [u], method, tries: 1, fetch: undiciDohFetch(agent) }),
+        new DohTransport({ urls: [u], method, tries: 1, fetch: doh.fetch }),
+        new DohTransport({ urls: [u], method, tries: 1 }),
       ];
       const questions: [string, 'NAPTR' | 'A'][] = [
         ['lex.urn.arpa', 'NAPTR'],
@@ -57,18 +54,18 @@ describe('doh-h1.ts (the accelerator) answers as undici (the plain path)', () =>
         ['lex.urn.arpa', 'A'],
         ['not.served.example', 'NAPTR'],
       ];
-      const [fast, plain] = transports(url);
+      const [node, plain] = transports(url);
       const a: Outcome[] = [];
       const b: Outcome[] = [];
       for (const [n, t] of questions) {
-        a.push(await outcome(fast!, n, t));
+        a.push(await outcome(node!, n, t));
         b.push(await outcome(plain!, n, t));
       }
       expect(a.filter((o) => o.ok)).toHaveLength(4);
       expect(a).toEqual(b);
       // A path that is not DoH: an HTTP status, the same code from both.
-      const [fast404, plain404] = transports(url.replace('/dns-query', '/nothing'));
-      expect(await outcome(fast404!, 'lex.urn.arpa', 'NAPTR')).toEqual({
+      const [node404, plain404] = transports(url.replace('/dns-query', '/nothing'));
+      expect(await outcome(node404!, 'lex.urn.arpa', 'NAPTR')).toEqual({
         ok: false,
         code: 'DNS_DOH_STATUS',
       });
@@ -101,11 +98,11 @@ describe('a plain http:// server that speaks HTTP/2 only', () => {
     server.on('connection', (s: net.Socket) => sessions.add(s));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as net.AddressInfo).port;
-    const doh = new NodeDoh();
+    const h2 = new NodeDoh();
     try {
       const t = new DohTransport({
         urls: [`http://127.0.0.1:${port}/dns-query`],
-        fetch: doh.fetch,
+        fetch: h2.fetch,
         tries: 1,
       });
       for (const name of ['a.example', 'b.example']) {
@@ -118,7 +115,7 @@ describe('a plain http:// server that speaks HTTP/2 only', () => {
       // One connection for the HTTP/1.1 try, one HTTP/2 connection for both queries.
       expect(sessions.size).toBe(2);
     } finally {
-      await doh.close();
+      await h2.close();
       for (const s of sessions) s.destroy();
       server.close();
     }
