@@ -134,8 +134,12 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
  */
 interface NameEntry {
   readonly zone: IndexedZone;
-  /** The zone's slot (its query counter: nothing per zone to look up on a name's queries). */
-  readonly slot: ZoneSlot;
+  /**
+   * The zone's query counter, kept here from the name's first query on: a
+   * query of a known name then reads nothing of its zone (at thousands of
+   * zones, each per-zone object read is a cache miss, issue 30).
+   */
+  counter: ZoneCounter | undefined;
   readonly node: ZoneNode;
   type: number;
   body: EncodedBody | undefined;
@@ -144,29 +148,20 @@ interface NameEntry {
 }
 
 /**
- * What the engine keeps per served zone, made on the zone's first query (a
- * reload keeps the slots of the zones it did not change). Reached from a
- * name's entry, so a query of a known name looks nothing up by zone: at
- * thousands of zones each Map lookup by zone is a few cache misses (issue 30).
+ * What the engine keeps per served zone, made on the zone's first query
+ * that needs it (a reload keeps the slots of the zones it did not change).
  */
 interface ZoneSlot {
-  readonly originKey: string;
-  readonly origin: string;
   /** Negative bodies that depend only on the question's length: (qlen*4 + soa*2 + nx) -> body. */
   readonly negatives: Map<number, EncodedBody>;
-  /** The zone's query counter in `stats` (made on the first query counted for it). */
+  /** The zone's query counter in `stats`, for answers that come from no name's entry. */
   counter: ZoneCounter | undefined;
 }
 
 function slotOf(state: Compiled, z: IndexedZone): ZoneSlot {
   let slot = state.slots.get(z);
   if (slot === undefined) {
-    slot = {
-      originKey: z.originKey,
-      origin: z.zone.origin,
-      negatives: new Map(),
-      counter: undefined,
-    };
+    slot = { negatives: new Map(), counter: undefined };
     state.slots.set(z, slot);
   }
   return slot;
@@ -291,6 +286,8 @@ interface Making {
   key: string;
   qtype: number;
   zone: IndexedZone | undefined;
+  /** The name's entry when the answer came from it (its zone is `zone`). */
+  entry: NameEntry | undefined;
   /** The slot of `zone` when the engine had it at hand (else found when counting). */
   slot: ZoneSlot | undefined;
   wildcard: boolean;
@@ -462,16 +459,22 @@ export class Engine {
     return (s as Latin1Buffer).latin1Slice(0, n);
   }
 
-  /** The entry of a name the zones own (made on its first query), or undefined. */
-  private entryFor(state: Compiled, key: string): NameEntry | undefined {
-    let entry = state.names.get(key);
-    if (entry !== undefined) return entry;
-    // Only the most specific zone answers for a name.
-    const z = findZone(state.set, key);
-    const node = z?.nodes.get(key);
-    if (z === undefined || node === undefined) return undefined;
-    const slot = slotOf(state, z);
-    entry = { zone: z, slot, node, type: -1, body: undefined, more: undefined, extra: 0 };
+  /**
+   * The entry of a name without one yet, made if zone `z` (the most specific
+   * zone for it: only that zone answers for a name) owns it; else undefined.
+   */
+  private entryFor(state: Compiled, key: string, z: IndexedZone): NameEntry | undefined {
+    const node = z.nodes.get(key);
+    if (node === undefined) return undefined;
+    const entry: NameEntry = {
+      zone: z,
+      counter: undefined,
+      node,
+      type: -1,
+      body: undefined,
+      more: undefined,
+      extra: 0,
+    };
     if (z.answers !== undefined && z.nodes instanceof KeyedNodes) {
       // Encoded ahead by the load worker: views into its arena, nothing to build here.
       const bodies = readAnswers(z.answers, z.nodes.row(key));
@@ -597,15 +600,18 @@ export class Engine {
     if (state.unavailable.length > 0 && this.inUnavailable(state, key))
       return FAILURE.QUERY_ZONE_EXPIRED;
     let entry = state.names.get(key);
+    // The most specific zone for the name, when searched here (null: not searched).
+    let found: IndexedZone | undefined | null = null;
     if (entry === undefined) {
       const ahead = this.aheadBody(a, state, key, qtype, dnssecOk);
       if (ahead !== undefined) return ahead;
-      entry = this.entryFor(state, key);
+      found = findZone(state.set, key);
+      if (found !== undefined) entry = this.entryFor(state, key, found);
     }
     if (entry !== undefined && !(qtype === TYPE_DS && entry.zone.originKey === key)) {
       const signed = dnssecOk && entry.zone.dnssec !== undefined;
       a.zone = entry.zone;
-      a.slot = entry.slot;
+      a.entry = entry;
       if (qtype === TYPE_ANY) {
         const opts = transport !== UDP ? this.lookupTcp : this.lookupUdp;
         return encodeBody(
@@ -628,7 +634,8 @@ export class Engine {
       }
       return body;
     }
-    const z = findZoneFor(state.set, key, qtype);
+    // findZoneFor differs from findZone only for DS (at a zone's apex, the parent answers).
+    const z = found !== null && qtype !== TYPE_DS ? found : findZoneFor(state.set, key, qtype);
     if (z === undefined) {
       this.tally.refused++;
       return FAILURE.QUERY_NOT_AUTHORITATIVE;
@@ -703,6 +710,7 @@ export class Engine {
       key: '',
       qtype: q.qtype,
       zone: undefined,
+      entry: undefined,
       slot: undefined,
       wildcard: false,
       questionEnd: 12,
@@ -802,9 +810,15 @@ export class Engine {
 
   /** The query counter of the zone that answered, or undefined. */
   private zoneCounter(a: Making): ZoneCounter | undefined {
-    if (a.zone === undefined) return undefined;
-    const slot = a.slot ?? slotOf(this.state, a.zone);
-    return (slot.counter ??= this.stats.zoneCounter(slot.originKey, slot.origin));
+    const z = a.zone;
+    if (z === undefined) return undefined;
+    if (a.entry !== undefined) return (a.entry.counter ??= this.counterOf(z));
+    const slot = a.slot ?? slotOf(this.state, z);
+    return (slot.counter ??= this.counterOf(z));
+  }
+
+  private counterOf(z: IndexedZone): ZoneCounter {
+    return this.stats.zoneCounter(z.originKey, z.zone.origin);
   }
 
   /** Encode the answer's body for `q` into `a.bytes`, within the transport's size limit. */
