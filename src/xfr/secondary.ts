@@ -544,7 +544,7 @@ export class Secondaries {
   /**
    * The IXFR's steps applied by difference to the zone served (the one zone
    * path's `zoneFromDifference`), undefined when the zone cannot take them
-   * so (a signed zone, a zone cut changed: the whole zone is rebuilt). A
+   * so (a signed zone: the whole zone is rebuilt). A
    * deletion of a record the zone lacks is XFR_IXFR_MISMATCH (AXFR follows).
    */
   private patched(z: ZoneState, steps: readonly XfrStep[]): Patched | undefined {

@@ -3,8 +3,8 @@
  * zone a whole load of the same version gives: the same zone print, the same
  * nodes (empty non-terminals made and removed), the same lookups; a deletion
  * of a record the zone lacks is a mismatch (the secondary then takes AXFR,
- * XFR_IXFR_MISMATCH); a signed zone or a changed zone cut is left to the
- * whole load. What the secondary keeps on disk of it: the journal of the
+ * XFR_IXFR_MISMATCH); zone cuts added and removed re-mark the names below
+ * them as a whole load does; a signed zone is left to the whole load. What the secondary keeps on disk of it: the journal of the
  * differences (appended, read back; cut short, refused) and the patched zone
  * written whole (in slices), which loads as the same zone.
  */
@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { zoneFromDifference, zoneFromSource } from '../../src/authority/zones/servable.ts';
 import type { ResourceRecord, Zone } from '../../src/dns/core/zone/model.ts';
 import { writeZone } from '../../src/dns/core/zone/writer.ts';
-import { indexZone, lookupInZone } from '../../src/authority/core/zone-lookup.ts';
+import { indexZone, lookupInZone, type IndexedZone } from '../../src/authority/core/zone-lookup.ts';
 import { nameKey } from '../../src/dns/core/wire/name.ts';
 import {
   appendJournal,
@@ -93,6 +93,27 @@ function nodesOf(z: Zone) {
     .sort();
 }
 
+/** The lookups the server makes give the same kind and answer over the patched index and the loaded zone. */
+function expectSameLookups(
+  patched: IndexedZone,
+  whole: Zone,
+  names: readonly string[],
+  qtypes: readonly number[],
+): void {
+  for (const name of names)
+    for (const qtype of qtypes) {
+      const key = nameKey(`${name}.${ORIGIN}`);
+      const got = lookupInZone(patched, key, qtype);
+      const want = lookupInZone(indexZone(whole), key, qtype);
+      expect([name, qtype, got.kind, got.answer.length]).toEqual([
+        name,
+        qtype,
+        want.kind,
+        want.answer.length,
+      ]);
+    }
+}
+
 describe('an IXFR applied by difference', () => {
   it('gives the zone of a whole load of the same version, and again from the patched zone', async () => {
     const [z1, z2] = [await load(V1), await load(V2)];
@@ -118,18 +139,7 @@ describe('an IXFR applied by difference', () => {
       'w.sub',
       'nope',
     ];
-    for (const name of names)
-      for (const qtype of [1, 28, 35, 5, 2]) {
-        const key = nameKey(`${name}.${ORIGIN}`);
-        const got = lookupInZone(r.indexed, key, qtype);
-        const want = lookupInZone(indexZone(z2), key, qtype);
-        expect([name, qtype, got.kind, got.answer.length]).toEqual([
-          name,
-          qtype,
-          want.kind,
-          want.answer.length,
-        ]);
-      }
+    expectSameLookups(r.indexed, z2, names, [1, 28, 35, 5, 2]);
     // Back to version 1 (serial 3), from the patched zone.
     const z3 = await load(V1.replace(' 1 60 30', ' 3 60 30'));
     const back = zoneFromDifference(r.zone, difference(r.zone, z3));
@@ -147,7 +157,7 @@ describe('an IXFR applied by difference', () => {
     expect(r.kind).toBe('mismatch');
   });
 
-  it('refuses a CNAME beside other data; leaves a zone cut change to the whole load', async () => {
+  it('refuses a CNAME beside other data; reports data at a new cut', async () => {
     const z1 = await load(V1);
     const soa = (await load(V2)).soa.records[0]!;
     const cnameA = {
@@ -168,7 +178,31 @@ describe('an IXFR applied by difference', () => {
       ttl: 60,
       rdata: new Uint8Array([1, 120, 0]),
     };
-    expect(zoneFromDifference(z1, { soa, removed: [], added: [ns] }).kind).toBe('unsupported');
+    // A cut at a name with a NAPTR: applied, the NAPTR reported as zone check reports it.
+    const cut = zoneFromDifference(z1, { soa, removed: [], added: [ns] });
+    expect(cut.kind === 'patched' && cut.diagnostics.map((x) => x.code)).toEqual(['ZONE_OCCLUDED']);
+  });
+
+  it('adds and removes zone cuts as a whole load of the same version does', async () => {
+    const z1 = await load(V1);
+    // A cut added at deep (x.y.deep is now its glue), the one at sub removed (ns.sub authoritative).
+    const V3 = V1.replace(' 1 60 30', ' 3 60 30')
+      .replace('sub NS ns.sub\n', '')
+      .concat('deep NS x.y.deep.ixfr.test.\n');
+    const z3 = await load(V3);
+    const r = zoneFromDifference(z1, difference(z1, z3));
+    if (r.kind !== 'patched') throw new Error(JSON.stringify(r));
+    expect(r.diagnostics).toEqual([]);
+    expect(writeZone(r.zone)).toBe(writeZone(z3));
+    expect(nodesOf(r.zone)).toEqual(nodesOf(z3));
+    expect([...r.zone.cuts]).toEqual([...z3.cuts]);
+    expectSameLookups(r.indexed, z3, ['x.y.deep', 'y.deep', 'deep', 'ns.sub', 'sub'], [1, 2, 35]);
+    // And back: the cut at sub again, the one at deep gone.
+    const z4 = await load(V1.replace(' 1 60 30', ' 4 60 30'));
+    const back = zoneFromDifference(r.zone, difference(r.zone, z4));
+    if (back.kind !== 'patched') throw new Error(JSON.stringify(back));
+    expect(nodesOf(back.zone)).toEqual(nodesOf(z4));
+    expect([...back.zone.cuts]).toEqual([...z4.cuts]);
   });
 
   it('keeps its differences in an appended journal, and writes the patched zone whole as it loads', async () => {

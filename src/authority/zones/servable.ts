@@ -17,7 +17,8 @@
  * A secondary zone changed by an IXFR takes `zoneFromDifference`: the
  * difference is applied to the zone served (`patch.ts`, in time proportional
  * to the difference) and the names it touched go through the same content
- * checks (CNAME beside other data, NS at the apex, the NAPTR lint).
+ * checks (CNAME beside other data, NS at the apex, zone cuts: occluded data
+ * and glue, the NAPTR lint).
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/core/zone/model.ts';
 import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
@@ -32,6 +33,7 @@ import type {
 import {
   OverlayNodes,
   patchZone,
+  touchedCutFindings,
   type ZoneChanges,
 } from '../../dns/core/zone/patch.ts';
 import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
@@ -151,7 +153,7 @@ export type DifferenceResult =
     }
   /** A deletion of a record the zone does not hold. */
   | { readonly kind: 'mismatch'; readonly message: string }
-  /** Not applicable by difference (a signed zone, a zone cut changed): load the whole zone. */
+  /** Not applicable by difference (a signed zone): load the whole zone. */
   | { readonly kind: 'unsupported'; readonly message: string }
   /** The changed zone is refused by the checks of its touched names. */
   | { readonly kind: 'refused'; readonly diagnostics: readonly ZoneDiagnostic[] };
@@ -172,7 +174,7 @@ function touchedFindings(zone: PatchedZone, touched: readonly string[]): ZoneDia
   }
   if (!zone.nodes.get(zone.origin)?.rrsets.has(TYPE_NS))
     out.push({ code: 'ZONE_NO_APEX_NS', message: `no NS at the apex ${zone.origin}`, severity: 'error' });
-  return [...out, ...lintNaptrRecords(naptr)];
+  return [...out, ...touchedCutFindings(zone, touched), ...lintNaptrRecords(naptr)];
 }
 
 /** The lookup index of a patched zone: the base's index with the overlay's nodes over it. */

@@ -6,22 +6,32 @@
  * the same base (the overlay grows with the changes since the last load; a
  * full load, at restart or by AXFR, starts over).
  *
+ * A difference that adds or removes a zone cut (the first NS at a name
+ * below the apex, or its last) also re-marks the names below that cut
+ * (occluded or not): it costs what the change touches plus the names under
+ * the cut.
+ *
  * Not applied by difference (`unsupported`, the caller loads the whole zone
  * instead): a zone with DNSSEC records (the denial chain would need
- * rebuilding), a difference that adds or removes a zone cut (every name
- * below it changes), a base that is not a loaded zone.
+ * rebuilding), a base that is not a loaded zone.
  */
-import type { ResourceRecord, RRset, Zone, ZoneNode } from './model.ts';
+import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
 import { StoreZone } from './views.ts';
 import { sortCanonical } from './build.ts';
+import { isSubdomain, nameToText, wireNameLength } from './names.ts';
 import {
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_CNAME,
   TYPE_DNSKEY,
+  TYPE_DS,
   TYPE_NS,
   TYPE_NSEC,
   TYPE_NSEC3,
   TYPE_NSEC3PARAM,
   TYPE_RRSIG,
   TYPE_SOA,
+  typeName,
 } from '../rr/types.ts';
 
 /** One version's difference: the records deleted, those added, and the new SOA. */
@@ -132,6 +142,7 @@ export class PatchedZone implements Zone {
     soa: RRset,
     size: number,
     positions?: Int32Array,
+    cuts: readonly string[] = base.cuts,
   ) {
     this.base = base;
     this.positions = positions;
@@ -139,7 +150,7 @@ export class PatchedZone implements Zone {
     this.origin = base.origin;
     this.class = base.class;
     this.soa = soa;
-    this.cuts = base.cuts;
+    this.cuts = cuts;
     this.size = size;
     this.nodes = new OverlayNodes(base.nodes, overlay);
   }
@@ -174,6 +185,8 @@ class Patch {
   readonly overlay: Map<string, ZoneNode | null>;
   readonly work = new Map<string, Map<number, WorkSet>>();
   readonly created = new Set<string>();
+  /** Touched names that were zone cuts before the change. */
+  readonly wasCut = new Set<string>();
   size: number;
   readonly base: StoreZone;
   positions: Int32Array | undefined;
@@ -194,6 +207,7 @@ class Patch {
       w = new Map();
       const n = this.node(name);
       if (n === undefined || n.emptyNonTerminal) this.created.add(name);
+      if (n?.isDelegation) this.wasCut.add(name);
       if (n !== undefined)
         for (const s of n.rrsets.values())
           w.set(s.type, { ttl: s.ttl, records: s.records.map(plain) });
@@ -206,16 +220,19 @@ class Patch {
     for (const [k, v] of this.overlay)
       if (v !== null && this.work.get(k)?.size !== 0 && strictlyUnder(k, name)) return true;
     for (const [k, w] of this.work) if (w.size > 0 && strictlyUnder(k, name)) return true;
+    for (const n of this.baseDescendants(name))
+      if (this.overlay.get(n) !== null && this.work.get(n)?.size !== 0) return true;
+    return false;
+  }
+  /** The base's names strictly below `name`, in canonical order (the base's order from its row). */
+  *baseDescendants(name: string): Generator<string> {
     const row = this.base.store.findName(name);
     if (row >= 0) this.positions ??= positionsOf(this.base);
     const pos = row < 0 ? -1 : this.positions![row]!;
-    if (pos < 0) return false;
+    if (pos < 0) return;
     const { order, store } = this.base;
-    for (let i = pos + 1; i < order.length && store.isUnder(order[i]!, name); i++) {
-      const n = store.name(order[i]!);
-      if (this.overlay.get(n) !== null && this.work.get(n)?.size !== 0) return true;
-    }
-    return false;
+    for (let i = pos + 1; i < order.length && store.isUnder(order[i]!, name); i++)
+      yield store.name(order[i]!);
   }
   belowCut(name: string): boolean {
     for (let p = parentName(name); p !== this.base.origin && p !== '.'; p = parentName(p))
@@ -256,7 +273,6 @@ function unsupported(from: Zone, c: ZoneChanges): string | undefined {
   if (apex?.rrsets.has(TYPE_DNSKEY)) return 'a signed zone';
   for (const r of [...c.removed, ...c.added]) {
     if (DNSSEC_TYPES.has(r.type)) return `a DNSSEC record (type ${r.type})`;
-    if (r.type === TYPE_NS && r.owner !== from.origin) return `a zone cut changes (${r.owner})`;
     if (r.owner !== from.origin && !strictlyUnder(r.owner, from.origin))
       return `a record out of the zone (${r.owner})`;
   }
@@ -308,9 +324,40 @@ function settle(p: Patch): string[] {
 }
 
 /**
+ * The names under the cuts the change added or removed, marked again
+ * (below a cut or not), and the zone's cuts after it; the names re-marked
+ * are returned (the checks look at them too).
+ */
+function recut(p: Patch, from: Zone, touched: readonly string[]) {
+  const changed = touched.filter(
+    (n) => p.wasCut.has(n) !== (p.overlay.get(n)?.isDelegation ?? false),
+  );
+  if (changed.length === 0) return { cuts: from.cuts, remarked: [] };
+  const under = new Set<string>();
+  for (const cut of changed) {
+    for (const n of p.baseDescendants(cut)) under.add(n);
+    for (const k of p.overlay.keys()) if (strictlyUnder(k, cut)) under.add(k);
+  }
+  for (const name of under) {
+    const node = p.node(name);
+    const belowCut = p.belowCut(name);
+    if (node === undefined || node.belowCut === belowCut) continue;
+    const { rrsets, emptyNonTerminal, isDelegation } = node;
+    p.overlay.set(name, { name, rrsets, emptyNonTerminal, isDelegation, belowCut });
+  }
+  const cuts = new Set(from.cuts);
+  for (const c of changed) {
+    if (p.overlay.get(c)?.isDelegation) cuts.add(c);
+    else cuts.delete(c);
+  }
+  return { cuts: sortCanonical([...cuts]), remarked: [...under] };
+}
+
+/**
  * Apply one version's changes to `from` (a loaded or patched zone), in time
  * proportional to the changes (and to the names changed since the base was
- * loaded). The SOA is replaced by `changes.soa`.
+ * loaded, and to the names under a cut it adds or removes). The SOA is
+ * replaced by `changes.soa`.
  */
 export function patchZone(from: Zone, changes: ZoneChanges): PatchOutcome {
   const why = unsupported(from, changes);
@@ -326,10 +373,78 @@ export function patchZone(from: Zone, changes: ZoneChanges): PatchOutcome {
   const soa = plain(changes.soa);
   p.sets(base.origin).set(TYPE_SOA, { ttl: soa.ttl, records: [soa] });
   const touched = settle(p);
+  const { cuts, remarked } = recut(p, from, touched);
   const soaSet: RRset = { owner: base.origin, type: TYPE_SOA, ttl: soa.ttl, records: [soa] };
   return {
     kind: 'patched',
-    zone: new PatchedZone(base, p.overlay, soaSet, p.size, p.positions),
-    touched,
+    zone: new PatchedZone(base, p.overlay, soaSet, p.size, p.positions, cuts),
+    touched: remarked.length > 0 ? [...touched, ...remarked] : touched,
   };
+}
+
+const GLUE_TYPES: ReadonlySet<number> = new Set([TYPE_A, TYPE_AAAA]);
+const AT_CUT_TYPES: ReadonlySet<number> = new Set([
+  TYPE_NS,
+  TYPE_DS,
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_RRSIG,
+  TYPE_NSEC,
+]);
+
+/**
+ * What `zone check` reports of zone cuts (`validate.ts`: occluded data,
+ * glue, NS targets that are aliases), for the names a difference touched:
+ * data below a cut but glue, data at a cut but the delegation's, and each
+ * NS target inside the zone without an address (an error at the apex, a
+ * warning at a cut, as BIND).
+ */
+export function touchedCutFindings(zone: Zone, touched: readonly string[]): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  for (const name of touched) {
+    const node = zone.nodes.get(name);
+    if (node === undefined) continue;
+    for (const type of node.rrsets.keys()) {
+      if (node.belowCut ? GLUE_TYPES.has(type) : !node.isDelegation || AT_CUT_TYPES.has(type))
+        continue;
+      out.push({
+        code: 'ZONE_OCCLUDED',
+        message: node.belowCut
+          ? `${typeName(type)} at ${name} is below a zone cut and will not be served`
+          : `${typeName(type)} at the delegation point ${name} is not authoritative and will not be served`,
+        severity: 'warning',
+      });
+    }
+    const ns = node.rrsets.get(TYPE_NS);
+    if (ns !== undefined && !node.belowCut) out.push(...glueFindings(zone, name, ns));
+  }
+  return out;
+}
+
+function glueFindings(zone: Zone, owner: string, ns: RRset): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  const severity = owner === zone.origin ? 'error' : 'warning';
+  for (const r of ns.records) {
+    if (wireNameLength(r.rdata, 0) !== r.rdata.length) continue;
+    const target = nameToText(r.rdata, 0, true);
+    if (!isSubdomain(target, zone.origin)) continue;
+    const t = zone.nodes.get(target);
+    if (t?.rrsets.has(TYPE_CNAME)) {
+      out.push({
+        code: 'ZONE_NS_TARGET_CNAME',
+        message: `NS ${target} of ${owner} is an alias (CNAME); a name server name must not be one (RFC 2181 section 10.3)`,
+        severity,
+      });
+      continue;
+    }
+    if (t?.rrsets.has(TYPE_A) || t?.rrsets.has(TYPE_AAAA)) continue;
+    out.push({
+      code: 'ZONE_MISSING_GLUE',
+      message: t?.belowCut
+        ? `NS ${target} of ${owner} is inside a delegated child zone and has no glue address record`
+        : `NS ${target} of ${owner} is inside the zone but has no A or AAAA record`,
+      severity,
+    });
+  }
+  return out;
 }
