@@ -1,11 +1,14 @@
 /**
- * The resolver's fast path (src/resolver/core/exact.ts): a request naming a
- * catalogued work exactly skips the URN parser. It must never change an
- * answer: every name of the sample catalogue (canonical and aliases), with
- * each service, HTTP version and Accept header, and near misses (not
- * catalogued, upper case, partition, version, q-component, incomplete
- * references), plus random plain texts, get the same status, headers and
- * body with the fast path as without it.
+ * The accelerators of the resolver's request path must never change an
+ * answer. The exact-name fast path (src/resolver/core/exact.ts: a request
+ * naming a catalogued work exactly skips the URN parser): every name of the
+ * sample catalogue (canonical and aliases), with each service, HTTP version
+ * and Accept header, and near misses (not catalogued, upper case,
+ * partition, version, q-component, incomplete references), plus random
+ * plain texts, get the same status, headers and body with the fast path as
+ * without it. The answer cache (src/resolver/http/answer-cache.ts): the
+ * same requests, asked once and again (then answered from the cache), get
+ * the answers of the app without one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +31,8 @@ const dir = mkdtempSync(join(tmpdir(), 'lexroute-fast-path-'));
 let store: SqliteCatalogue;
 let fast: ResolverApp;
 let slow: ResolverApp;
+/** With the answer cache (the other accelerator of the request path), keeping every answer. */
+let cached: ResolverApp;
 const names: string[] = [];
 
 beforeAll(async () => {
@@ -50,6 +55,17 @@ beforeAll(async () => {
     });
   fast = make(true);
   slow = make(false);
+  cached = createResolverApp({
+    reader: store,
+    analyse: analyseReference,
+    config: DEFAULT_RESOLVER_CONFIG,
+    cache: {
+      entries: 100_000,
+      checkMs: 0,
+      version: () => store.dataVersion(),
+      admission: 'first-request',
+    },
+  });
 });
 afterAll(() => {
   store?.close();
@@ -120,6 +136,22 @@ describe('the exact-name fast path gives the answers of the full analysis', () =
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('the answer cache gives them too, asked first and asked again (from the cache)', () => {
+    for (const name of names) {
+      for (const text of variants(name)) {
+        for (const service of SERVICES) {
+          for (const headers of HEADERS) {
+            const target = `/uri-res/${service}?${text}`;
+            const plain = ask(slow, target, headers, '1.1');
+            expect(ask(cached, target, headers, '1.1'), target).toEqual(plain);
+            expect(ask(cached, target, headers, '1.1'), target).toEqual(plain);
+          }
+        }
+      }
+    }
+    expect(cached.cacheStats().hits).toBeGreaterThan(names.length * 9 * SERVICES.length);
   });
 
   it('reads the catalogue once for an exact name, and once for a plain name it lacks', () => {

@@ -11,6 +11,7 @@
  * work found is handed to the matcher through a reader that answers that
  * one name from memory, so the catalogue is read once; a plain text that is
  * not catalogued is remembered as absent for the same reason.
+ * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache misses).
  */
 import type {
   CandidateName,

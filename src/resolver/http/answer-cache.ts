@@ -2,6 +2,7 @@
  * The answer cache of the request path: answers kept by service, HTTP
  * version, the preferences as negotiation reads them and the raw URN; the
  * least recently used dropped first; emptied when the catalogue changes.
+ * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache hits).
  */
 import { parsePreferences } from '../core/negotiate.ts';
 import { Doorkeeper, LruCache } from './lru.ts';
