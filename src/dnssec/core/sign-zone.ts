@@ -141,8 +141,17 @@ export function signingPlan(
     return false;
   };
   const auth = [...owners.values()].filter((w) => !belowCut(w.key));
-  if (o.denial === 'nsec') addNsecChain(owners, auth, cuts, negTtl);
-  else addNsec3Chain(owners, auth, cuts, originKey, negTtl, o);
+  if (o.denial === 'nsec') {
+    addNsecChain(owners, auth, cuts, negTtl);
+    return chunks(owners, cuts, o, belowCut);
+  }
+  const chain = nsec3Chain(owners, auth, cuts, originKey, negTtl, o);
+  // In canonical order the NSEC3 owners go among the others; else after them, made as they go.
+  if (o.canonicalOrder === false) return chunks(owners, cuts, o, belowCut, chain);
+  for (let i = 0; i < chain.count; i++) {
+    const w = chain.owner(i);
+    owners.set(w.key, w);
+  }
   return chunks(owners, cuts, o, belowCut);
 }
 
@@ -263,18 +272,45 @@ function addNsecChain(
   }
 }
 
-/** RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal, hash order. */
-function addNsec3Chain(
+/** The NSEC3 chain of a zone, its owners made one at a time (`owner(i)`, in hash order). */
+interface Nsec3Chain {
+  readonly count: number;
+  owner(i: number): Owner;
+}
+
+/** SHA-1, the only NSEC3 hash algorithm (RFC 5155 section 11). */
+const HASH_LENGTH = 20;
+
+/**
+ * RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal,
+ * in hash order; the NSEC3PARAM at the apex. The chain is held as the hashes
+ * in one buffer and a shared type bitmap per name (a million names: 20 MB,
+ * not a million owners with their records), each NSEC3 record made when
+ * its owner is asked for.
+ */
+function nsec3Chain(
   owners: Map<string, Owner>,
   auth: readonly Owner[],
   cuts: ReadonlySet<string>,
   originKey: string,
   ttl: number,
   o: SignZoneOptions,
-): void {
+): Nsec3Chain {
   const salt = o.salt ?? new Uint8Array(0);
   const iterations = o.iterations ?? 0;
-  const names: { key: string; types: number[] }[] = [];
+  const bitmapOf = bitmaps();
+  let hashes = new Uint8Array(HASH_LENGTH * 1024);
+  const maps: Uint8Array[] = [];
+  const add = (key: string, types: readonly number[]) => {
+    const at = maps.length * HASH_LENGTH;
+    if (at + HASH_LENGTH > hashes.length) {
+      const grown = new Uint8Array(hashes.length * 2);
+      grown.set(hashes);
+      hashes = grown;
+    }
+    hashes.set(nsec3Hash(keyToWire(key), salt, iterations), at);
+    maps.push(bitmapOf(types));
+  };
   const ents = new Set<string>();
   for (const w of auth) {
     const cut = cuts.has(w.key);
@@ -284,19 +320,24 @@ function addNsec3Chain(
     if (cut) types = w.sets.has(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
     else types = [...w.sets.keys(), T_RRSIG];
     if (w.key === originKey) types.push(T_NSEC3PARAM);
-    names.push({ key: w.key, types });
+    add(w.key, types);
     // Empty non-terminals between the name and the apex get an NSEC3 too.
     for (let k = keyParent(w.key); k !== undefined && k.length > originKey.length; k = keyParent(k))
       if (!owners.has(k) && !ents.has(k)) {
         ents.add(k);
-        names.push({ key: k, types: [] });
+        add(k, []);
       }
   }
-  const hashed = names.map(({ key, types }) => ({
-    hash: nsec3Hash(keyToWire(key), salt, iterations),
-    types,
-  }));
-  hashed.sort((a, b) => compareHash(a.hash, b.hash));
+  const count = maps.length;
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((a, b) => {
+    const x = a * HASH_LENGTH;
+    const y = b * HASH_LENGTH;
+    for (let i = 0; i < HASH_LENGTH; i++)
+      if (hashes[x + i] !== hashes[y + i]) return hashes[x + i]! - hashes[y + i]!;
+    return 0;
+  });
   const head = Uint8Array.from([
     1,
     o.optOut ? 1 : 0,
@@ -305,27 +346,27 @@ function addNsec3Chain(
     salt.length,
     ...salt,
   ]);
-  const bitmapOf = bitmaps();
-  for (let i = 0; i < hashed.length; i++) {
-    const h = hashed[i]!;
-    const next = hashed[(i + 1) % hashed.length]!.hash;
-    const bitmap = bitmapOf(h.types);
-    // RFC 5155 section 3.2: the parameters, the next hashed owner (length first), the type bitmap.
-    const rd = new Uint8Array(head.length + 1 + next.length + bitmap.length);
-    rd.set(head);
-    rd[head.length] = next.length;
-    rd.set(next, head.length + 1);
-    rd.set(bitmap, head.length + 1 + next.length);
-    const owner = `${String.fromCharCode(32)}${base32hexLower(h.hash)}${originKey}`;
-    put(owners, owner, T_NSEC3, ttl, rd);
-  }
   const param = Uint8Array.from([1, 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt]);
   put(owners, originKey, T_NSEC3PARAM, 0, param);
-}
-
-function compareHash(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
+  const hashAt = (i: number) => hashes.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
+  return {
+    count,
+    owner(i) {
+      const k = order[i]!;
+      const next = hashAt(order[(i + 1) % count]!);
+      const bitmap = maps[k]!;
+      // RFC 5155 section 3.2: the parameters, the next hashed owner (length first), the type bitmap.
+      const rd = new Uint8Array(head.length + 1 + HASH_LENGTH + bitmap.length);
+      rd.set(head);
+      rd[head.length] = HASH_LENGTH;
+      rd.set(next, head.length + 1);
+      rd.set(bitmap, head.length + 1 + HASH_LENGTH);
+      const key = `${String.fromCharCode(32)}${base32hexLower(hashAt(k))}${originKey}`;
+      const name = keyToName(key);
+      const rr = { owner: name, type: T_NSEC3, class: 1, ttl, rdata: rd };
+      return { key, name, sets: new Map([[T_NSEC3, [rr]]]) };
+    },
+  };
 }
 
 interface KeyUse {
@@ -366,12 +407,17 @@ function signers(o: SignZoneOptions): Signers {
   };
 }
 
-/** The owners in canonical order, each as a chunk (glue and non-authoritative cut data unsigned). */
+/**
+ * The owners in canonical order (or as met, `canonicalOrder: false`, with the
+ * NSEC3 chain's owners last), each as a chunk (glue and non-authoritative
+ * cut data unsigned).
+ */
 function* chunks(
   owners: Map<string, Owner>,
   cuts: ReadonlySet<string>,
   o: SignZoneOptions,
   belowCut: (key: string) => boolean,
+  chain?: Nsec3Chain,
 ): Generator<SigningChunk> {
   const s = signers(o);
   const order = [...owners.values()].map((w) => ({
@@ -385,6 +431,8 @@ function* chunks(
     owners.delete(w.key);
     yield ownerChunk(w, belowCut(w.key), cuts.has(w.key), s);
   }
+  if (chain)
+    for (let i = 0; i < chain.count; i++) yield ownerChunk(chain.owner(i), false, false, s);
 }
 
 interface Entry {
