@@ -193,6 +193,8 @@ export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   UND_ERR_BODY_TIMEOUT: "undici's error code",
   LEXROUTE_RESOLVER_CATALOGUE: 'an environment variable of the resolver workers',
   LEXROUTE_RESOLVER_WORKER: 'an environment variable of the resolver workers',
+  LEXROUTE_RESOLVER_SERVICE:
+    'an environment variable of the workers of startResolver({ workers }) (their options)',
 };
 
 /** Template-literal prefixes in src that are not codes built at run time (names, types). */

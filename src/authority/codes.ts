@@ -62,6 +62,8 @@ export const SERVER_CODES = {
   CTL_WORKER_TIMEOUT: 'a resolver worker did not answer a forwarded control command in time',
   RESOLVER_RELOAD_FAILED:
     'the resolver configuration or registries could not be reloaded (the previous ones are kept)',
+  RESOLVER_WORKER_FAILED:
+    'a worker of startResolver({ workers }) exited while starting, without saying why',
 } as const;
 
 export type ServerCode = keyof typeof SERVER_CODES;

@@ -508,7 +508,8 @@ function workersStart(o: ResolverServiceOptions, n: number) {
     onMessage,
     err: (text: string) => void (failure ??= { code: 'LISTEN_FAILED', address: '', message: text }),
     urls: () => urls,
-    failure: () => failure ?? { code: 'WORKER_FAILED', address: '', message: 'a worker exited' },
+    failure: () =>
+      failure ?? { code: 'RESOLVER_WORKER_FAILED', address: '', message: 'a worker exited' },
   };
 }
 

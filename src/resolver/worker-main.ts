@@ -37,7 +37,11 @@ try {
   const failure =
     e instanceof ResolverStartError
       ? { code: e.code, address: e.address, message: (e.cause as Error | undefined)?.message ?? '' }
-      : { code: (e as { code?: string }).code ?? 'WORKER_FAILED', address: '', message: String(e) };
+      : {
+          code: (e as { code?: string }).code ?? 'RESOLVER_WORKER_FAILED',
+          address: '',
+          message: String(e),
+        };
   await tell({ event: 'failed', failure });
   process.exit(1);
 }
