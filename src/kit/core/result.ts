@@ -42,10 +42,3 @@ export function err<E extends { readonly code: string }>(error: E): Err<E> {
 export function fail<C extends string>(code: C, message: string): Err<Failure<C>> {
   return { ok: false, error: { code, message } };
 }
-
-/** The code of a failed result, or undefined. */
-export function codeOf<E extends { readonly code: string }>(
-  r: Result<unknown, E>,
-): E['code'] | undefined {
-  return r.ok ? undefined : r.error.code;
-}

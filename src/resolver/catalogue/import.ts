@@ -9,7 +9,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { UrnAnalyser } from '../core/model.ts';
-import { validateRow, ROW_FIELDS, type CatalogueRow } from '../core/row.ts';
+import { validateRow, type CatalogueRow } from '../core/row.ts';
 import { CsvRecordReader, type CsvEvent } from './csv.ts';
 import { PgCatalogue } from './pg.ts';
 import { CatalogueError, type CatalogueWriter, type SqliteCatalogue } from './store.ts';
@@ -393,6 +393,3 @@ export async function importFile(
     ? { rows, imported: 0, rejected, newWorks: 0, newItems: 0, unchangedItems: 0, aborted }
     : { rows, imported, rejected, newWorks, newItems, unchangedItems, aborted };
 }
-
-/** The JSON Lines field names, for help texts. */
-export const JSONL_FIELDS = ROW_FIELDS;

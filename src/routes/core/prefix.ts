@@ -186,6 +186,3 @@ export function overlaps(a: MatchSet, b: MatchSet): boolean {
 export function prefixMatchSet(p: LexPrefix): MatchSet {
   return { literal: prefixUrn(p), boundary: BOUNDARY[p.level] };
 }
-
-/** The match set of a catch-all rule. */
-export const EVERYTHING: MatchSet = { literal: '', boundary: undefined };

@@ -108,9 +108,6 @@ const OPCODE_NAMES: readonly string[] = [
 /** A question, as the model writes it. */
 export type WireQuestion = DnsQuestion;
 
-/** A record, as the model writes it. */
-export type WireRecord = DnsRecord;
-
 /** A decoded response. */
 export interface DecodedResponse<Q = DnsQuestion, R = DnsRecord> {
   readonly id: number;
