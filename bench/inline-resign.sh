@@ -17,6 +17,7 @@
 #   bench/inline-resign.sh                 # 1,000,000 records
 #   RECORDS=100000 bench/inline-resign.sh
 #   STATE=0 bench/inline-resign.sh         # lexroute without --state-dir only
+#   FIRST_ONLY=1 bench/inline-resign.sh    # first-signing peak RSS against dnssec-signzone only
 #   ADDR=127.0.0.44 PORT=5398 BIND_PORT=15454 TIMEOUT=900
 # named listens only on the addresses of an interface (127.0.0.1 here), so
 # BIND gets its own port there; lexroute listens on ADDR:PORT.
@@ -30,6 +31,7 @@ PORT=${PORT:-5398}
 BIND_PORT=${BIND_PORT:-15454}
 TIMEOUT=${TIMEOUT:-900}
 STATE=${STATE:-both}
+FIRST_ONLY=${FIRST_ONLY:-0}
 for t in dnssec-keygen dnssec-signzone named rndc rndc-confgen dig timeout /usr/bin/time; do
   command -v "$t" >/dev/null 2>&1 || { echo "$t is required (bind9, bind9-utils, dnsutils, time)" >&2; exit 1; }
 done
@@ -117,6 +119,11 @@ lexroute() {
   signed_answer "$ADDR" "$PORT" "" "$pid" "lexroute ($mode)" "$TMP/lex-$mode.log"
   eval "S_first_$mode=$(since "$t0")"
   eval "M_first_$mode=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")"
+  if [ "$FIRST_ONLY" = 1 ]; then
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    return
+  fi
   cp "$TMP/zone.v2" "$TMP/lex/lex.bench.zone.new" && mv "$TMP/lex/lex.bench.zone.new" "$TMP/lex/lex.bench.zone"
   c0=$(cpu "$pid")
   t0=$(now)
@@ -137,7 +144,15 @@ case $STATE in
   0) MODES=(memory) ;;
   *) MODES=(state) ;;
 esac
+[ "$FIRST_ONLY" = 1 ] && MODES=(memory)
 for m in "${MODES[@]}"; do lexroute "$m"; done
+if [ "$FIRST_ONLY" = 1 ]; then
+  printf '%-44s %8s s   peak RSS %6s MB\n' "lexroute first signed answer" "$S_first_memory" "$(mb "$M_first_memory")"
+  printf '%-44s %8s s   peak RSS %6s MB\n' "dnssec-signzone (whole file)" "$W_signzone" "$(mb "$M_signzone")"
+  echo "lexroute first signing / dnssec-signzone, peak RSS: $(ratio "$M_first_memory" "$M_signzone")  (target <= 1.5)"
+  echo "machine: load average $(cut -d' ' -f1-3 /proc/loadavg) at end"
+  exit 0
+fi
 
 # BIND: inline signing of the same file with the same keys, then the change + rndc reload.
 cp "$TMP/zone.v1" "$TMP/bind/lex.bench.zone"
