@@ -191,7 +191,7 @@ describe('one zone path: serve refuses what zone check rejects', () => {
         expect(wanted, `zone check reports ${code}`).toBeDefined();
         const first = check.found.find((d) => d.severity === 'error')!;
         const seen = await reload(io);
-        // Files load eight at a time: the rejection of this file (bad-origin.txt's comes too).
+        // Files load together: the rejection of this file (bad-origin.txt's comes too).
         const rejected = seen.find((e) => e.event === 'zone_rejected' && e.file === file);
         // The first error, as zone check prints it first.
         expect(rejected, code).toMatchObject({
@@ -202,7 +202,9 @@ describe('one zone path: serve refuses what zone check rejects', () => {
         });
         expect(String(rejected!.keeping), code).toContain('previous version');
         // The code itself, with zone check's line and message.
-        const logged = seen.find((e) => e.event === 'zone_diagnostic' && e.code === code);
+        const logged = seen.find(
+          (e) => e.event === 'zone_diagnostic' && e.code === code && e.file === file,
+        );
         expect(logged, code).toMatchObject({
           message: wanted!.message,
           ...(wanted!.position ? { line: wanted!.position.line } : {}),

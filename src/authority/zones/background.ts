@@ -3,7 +3,10 @@
  * parses, builds and validates; the zone comes back as transferred columns
  * and is put together here in O(1). One worker serves the loads of one
  * server, one file at a time (a reload is serial anyway); it is started on
- * the first load and restarted after a crash.
+ * the first load and restarted after a crash. The loads asked for in one
+ * turn of the event loop go to the worker in one message, and their replies
+ * come back in groups (`worker.ts`): a start with thousands of small zones
+ * is a few dozen messages each way.
  */
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -13,7 +16,15 @@ import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import { packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
-import type { LoadReply, LoadRequest, ThreadIdMessage, WorkerLoadOptions } from './worker.ts';
+import type {
+  LoadBatch,
+  LoadReply,
+  LoadRequest,
+  ReplyBatch,
+  ThreadIdMessage,
+  WorkerLoadOptions,
+} from './worker.ts';
+import type { FileStamp } from './load.ts';
 import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
 
 /**
@@ -93,6 +104,25 @@ export interface BackgroundLoadResult {
   readonly cpuMs?: number;
   /** The load was starved of CPU at its nice value and given nice 0 back after this many ms. */
   readonly unniced?: number;
+  /** Size and modification time of the file the worker read (when it opened it). */
+  readonly stat?: FileStamp;
+}
+
+/** A batch's starvation watch (`watchStarvation`): when nice 0 was given back, and how many loads are left. */
+interface Watch {
+  /** performance.now() when the load thread got nice 0 back, if it did. */
+  unnicedAt: number | undefined;
+  left: number;
+  stop(): void;
+}
+
+/** A load posted to the worker, until its reply. */
+interface InFlight {
+  readonly resolve: (r: { reply: LoadReply; unniced: number | undefined }) => void;
+  readonly reject: (e: Error) => void;
+  readonly started: number;
+  timer: ReturnType<typeof setTimeout>;
+  watch?: Watch;
 }
 
 const WORKER_URL = new URL(
@@ -124,10 +154,12 @@ export function countBuffersInHeapLimit(): boolean {
 export class BackgroundZoneLoader {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly pending = new Map<
-    number,
-    { resolve: (r: LoadReply) => void; reject: (e: Error) => void }
-  >();
+  private readonly pending = new Map<number, InFlight>();
+  /** Loads asked for in this turn of the event loop, posted together (`flush`). */
+  private queued: LoadRequest[] = [];
+  private flushing: ReturnType<typeof setImmediate> | undefined;
+  /** performance.now() of the worker's last reply. */
+  private lastReply = 0;
   private readonly options: LoadRequest['options'];
   private readonly timeoutMs: number;
   private closed = false;
@@ -147,14 +179,15 @@ export class BackgroundZoneLoader {
   }
 
   /**
-   * While a load runs: after STARVED_AFTER_MS, a load thread that got less
-   * than STARVED_SHARE of a core since the last check gets nice 0 back.
-   * Returns a stop function, which tells when (ms into the load) that happened.
+   * While a batch of loads runs: after STARVED_AFTER_MS, a load thread that
+   * got less than STARVED_SHARE of a core since the last check gets nice 0
+   * back. The watch stops when the batch's last load has its reply.
    */
-  private watchStarvation(): () => number | undefined {
+  private watchStarvation(left: number): Watch {
     const t0 = performance.now();
     let last = { at: t0, cpu: this.tid > 0 ? threadCpuMs(this.tid) : undefined };
-    let unniced: number | undefined;
+    let tried = false;
+    const watch: Watch = { unnicedAt: undefined, left, stop: () => clearInterval(timer) };
     const timer = setInterval(() => {
       const at = performance.now();
       const cpu = this.tid > 0 ? threadCpuMs(this.tid) : undefined;
@@ -164,45 +197,104 @@ export class BackgroundZoneLoader {
       }
       const share = (cpu - last.cpu) / (at - last.at);
       last = { at, cpu };
-      if (unniced !== undefined || at - t0 < STARVED_AFTER_MS || share >= STARVED_SHARE) return;
+      if (tried || at - t0 < STARVED_AFTER_MS || share >= STARVED_SHARE) return;
       if (this.options.nice === 0) return; // already at the normal priority
+      tried = true;
       try {
         setPriority(this.tid, 0);
-        unniced = Math.round(at - t0);
+        watch.unnicedAt = at;
       } catch {
-        unniced = -1; // not permitted: the load goes on at its nice value (bounded by the timeout)
+        // not permitted: the loads go on at their nice value (bounded by the timeout)
       }
     }, WATCH_MS);
     timer.unref();
-    return () => {
-      clearInterval(timer);
-      return unniced !== undefined && unniced >= 0 ? unniced : undefined;
-    };
+    return watch;
   }
 
   private start(): Worker {
     const w = new Worker(WORKER_URL);
     w.unref();
     this.tid = 0;
-    w.on('message', (reply: LoadReply | ThreadIdMessage) => {
-      if ('tid' in reply) {
-        if (this.worker === w) this.tid = reply.tid;
+    w.on('message', (m: ReplyBatch | ThreadIdMessage) => {
+      if ('tid' in m) {
+        if (this.worker === w) this.tid = m.tid;
         return;
       }
-      const p = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
-      p?.resolve(reply);
+      this.lastReply = performance.now();
+      for (const reply of m.replies) this.settle(reply);
     });
     const fail = (e: Error) => {
       // Only this worker's loads fail (a worker ended after its load must not fail the next one's).
       if (this.worker !== w) return;
       this.worker = undefined;
-      for (const p of this.pending.values()) p.reject(e);
-      this.pending.clear();
+      this.failAll(e);
     };
     w.on('error', fail);
     w.on('exit', (code) => fail(new Error(`the zone-load worker stopped (exit code ${code})`)));
     return w;
+  }
+
+  /** A reply arrived: its load resolves (with when, into it, the batch's thread got nice 0 back). */
+  private settle(reply: LoadReply): void {
+    const p = this.pending.get(reply.id);
+    if (p === undefined) return;
+    this.pending.delete(reply.id);
+    clearTimeout(p.timer);
+    const w = p.watch;
+    const at = w?.unnicedAt;
+    if (w && --w.left === 0) w.stop();
+    p.resolve({ reply, unniced: at !== undefined && at >= p.started ? Math.round(at - p.started) : undefined });
+  }
+
+  /** Every load in flight or queued fails with `e`. */
+  private failAll(e: Error): void {
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.watch?.stop();
+      p.reject(e);
+    }
+    this.pending.clear();
+    this.queued = [];
+  }
+
+  /** Post the loads asked for in this turn of the event loop, in one message. */
+  private flush(): void {
+    this.flushing = undefined;
+    const batch = this.queued.filter((r) => this.pending.has(r.id));
+    this.queued = [];
+    if (batch.length === 0 || this.closed) return;
+    const w = (this.worker ??= this.start());
+    const watch = this.watchStarvation(batch.length);
+    for (const r of batch) this.pending.get(r.id)!.watch = watch;
+    w.ref(); // loads in progress keep the process alive
+    w.postMessage({ batch } satisfies LoadBatch);
+  }
+
+  /**
+   * A load's time-out: the worker is stopped, its loads fail, the next load
+   * starts a worker. The worker loads one zone at a time: while it keeps
+   * replying to others queued before this one, the time-out starts again.
+   */
+  private timedOut(id: number, file: string): void {
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    const quiet = performance.now() - Math.max(this.lastReply, p.started);
+    if (quiet < this.timeoutMs) {
+      p.timer = setTimeout(() => this.timedOut(id, file), this.timeoutMs - quiet);
+      return;
+    }
+    this.pending.delete(id);
+    p.watch?.stop();
+    p.reject(
+      new ZoneLoadTimeoutError(
+        `loading ${file} took longer than ${this.timeoutMs} ms: stopped (the previous version is kept)`,
+      ),
+    );
+    const w = this.worker;
+    if (w === undefined) return;
+    this.worker = undefined;
+    this.failAll(new Error('the zone-load worker was stopped'));
+    void w.terminate();
   }
 
   /** Load one zone file in the worker; `previousHash` lets an unchanged file skip the parse. */
@@ -218,7 +310,6 @@ export class BackgroundZoneLoader {
     const hot = await this.hot?.(file);
     if (this.closed) throw new Error('the zone loader is closed');
     clearTimeout(this.idleEnd);
-    const w = (this.worker ??= this.start());
     const id = this.nextId++;
     let req: LoadRequest = {
       id,
@@ -231,54 +322,28 @@ export class BackgroundZoneLoader {
       ...(signedBefore ? { signedBefore: packBefore(signedBefore) } : {}),
     };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
-    const stopWatch = this.watchStarvation();
-    let unniced: number | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const reply = await new Promise<LoadReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      w.ref(); // a load in progress keeps the process alive
-      w.postMessage(req);
-      timer = setTimeout(() => {
-        // Bounded: the worker is stopped, the load fails with its code, the next load starts a worker.
-        this.pending.delete(id);
-        reject(
-          new ZoneLoadTimeoutError(
-            `loading ${file} took longer than ${this.timeoutMs} ms: stopped (the previous version is kept)`,
-          ),
-        );
-        if (this.worker === w) {
-          this.worker = undefined;
-          for (const p of this.pending.values())
-            p.reject(new Error('the zone-load worker was stopped'));
-          this.pending.clear();
-          void w.terminate();
-        }
-      }, this.timeoutMs);
-    }).finally(() => {
-      clearTimeout(timer);
-      unniced = stopWatch();
-      if (this.pending.size > 0) return;
-      w.unref();
-      // A shared load leaves the worker's own copy of the columns as garbage
-      // (a zone's size) until its next GC: end the worker once no load has
-      // followed for IDLE_END_MS, the next load starts one. (Ended after each
-      // load, a start or reload of thousands of small zones started a worker
-      // per zone.)
-      if (this.options.shared && this.worker === w) this.endWhenIdle(w);
-    });
-    const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
-    return {
-      ...(unniced !== undefined ? { unniced } : {}),
-      ...(indexed ? { zone: indexed.zone, indexed } : {}),
-      diagnostics: reply.diagnostics,
-      ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
-      ...(reply.unchanged ? { unchanged: true } : {}),
-      ...(reply.signed ? { signed: reply.signed } : {}),
-      ...(reply.version ? { version: reply.version } : {}),
-      workerMs: reply.ms,
-      ...(reply.phases ? { phases: reply.phases } : {}),
-      ...(reply.cpuMs !== undefined ? { cpuMs: reply.cpuMs } : {}),
-    };
+    const { reply, unniced } = await new Promise<{ reply: LoadReply; unniced: number | undefined }>(
+      (resolve, reject) => {
+        const timer = setTimeout(() => this.timedOut(id, file), this.timeoutMs);
+        this.pending.set(id, { resolve, reject, timer, started: performance.now() });
+        this.queued.push(req);
+        this.flushing ??= setImmediate(() => this.flush());
+      },
+    ).finally(() => this.afterLoad());
+    return resultOf(reply, unniced);
+  }
+
+  /** After each load: with none left, the worker no longer keeps the process alive (and a shared one ends when idle). */
+  private afterLoad(): void {
+    const w = this.worker;
+    if (this.pending.size > 0 || w === undefined) return;
+    w.unref();
+    // A shared load leaves the worker's own copy of the columns as garbage
+    // (a zone's size) until its next GC: end the worker once no load has
+    // followed for IDLE_END_MS, the next load starts one. (Ended after each
+    // load, a start or reload of thousands of small zones started a worker
+    // per zone.)
+    if (this.options.shared) this.endWhenIdle(w);
   }
 
   /** End the shared worker `w` unless a load starts within IDLE_END_MS. */
@@ -296,8 +361,28 @@ export class BackgroundZoneLoader {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleEnd);
+    if (this.flushing) clearImmediate(this.flushing);
+    this.queued = [];
     const w = this.worker;
     this.worker = undefined;
     if (w) await w.terminate();
   }
+}
+
+/** What a load gave, from the worker's reply (the zone put together around its columns). */
+function resultOf(reply: LoadReply, unniced: number | undefined): BackgroundLoadResult {
+  const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
+  return {
+    ...(unniced !== undefined ? { unniced } : {}),
+    ...(indexed ? { zone: indexed.zone, indexed } : {}),
+    diagnostics: reply.diagnostics,
+    ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
+    ...(reply.unchanged ? { unchanged: true } : {}),
+    ...(reply.signed ? { signed: reply.signed } : {}),
+    ...(reply.version ? { version: reply.version } : {}),
+    workerMs: reply.ms,
+    ...(reply.phases ? { phases: reply.phases } : {}),
+    ...(reply.cpuMs !== undefined ? { cpuMs: reply.cpuMs } : {}),
+    ...(reply.stat ? { stat: reply.stat } : {}),
+  };
 }

@@ -5,8 +5,11 @@
  *
  * Only regular files are read (a FIFO or a device is refused without
  * blocking: the file is opened non-blocking and checked with fstat), up to a
- * size limit; the zone file is read asynchronously block by block, so the
- * event loop keeps running (signals, an abort) while a large file loads.
+ * size limit; a zone file larger than one block is read asynchronously block
+ * by block, so the event loop keeps running (signals, an abort) while a large
+ * file loads; a smaller one is read in one synchronous call (thousands of
+ * small zones: each asynchronous open, stat, read and close was a round trip
+ * through the thread pool).
  * `$INCLUDE` reads regular files in the zone file's directory (or the
  * directories allowed), within the same byte budget.
  */
@@ -15,11 +18,11 @@ import {
   constants,
   fstatSync,
   openSync,
+  read,
   readSync,
   realpathSync,
   statSync,
 } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { basename, dirname, resolve, sep } from 'node:path';
@@ -94,6 +97,14 @@ export interface LoadResult {
   /** The NAPTR records of `records` (what the lint reads), made at each access without the others. */
   readonly naptr: readonly ResourceRecord[];
   readonly expects: readonly ExpectDirective[];
+  /** Size and modification time of the file read (fstat of the descriptor read), when it was opened. */
+  readonly stat?: FileStamp;
+}
+
+/** What identifies a file's version without reading it: its size and modification time. */
+export interface FileStamp {
+  readonly size: number;
+  readonly mtimeMs: number;
 }
 
 /** A refusal to read a file, with the code the parser reports. */
@@ -116,15 +127,22 @@ function within(path: string, dir: string): boolean {
  * load's byte budget.
  */
 function includeReader(file: string, options: LoadOptions, budget: { left: number }) {
-  const roots: string[] = [];
-  for (const d of [dirname(resolve(file)), ...(options.includeDirs ?? [])]) {
-    try {
-      roots.push(realpathSync(resolve(d)));
-    } catch {
-      // a directory that does not exist allows nothing
+  // Resolved at the first `$INCLUDE` (most zone files have none).
+  let found: string[] | undefined;
+  const rootsOf = (): string[] => {
+    if (found) return found;
+    found = [];
+    for (const d of [dirname(resolve(file)), ...(options.includeDirs ?? [])]) {
+      try {
+        found.push(realpathSync(resolve(d)));
+      } catch {
+        // a directory that does not exist allows nothing
+      }
     }
-  }
+    return found;
+  };
   return (path: string): string => {
+    const roots = rootsOf();
     let real: string;
     try {
       real = realpathSync(path);
@@ -308,7 +326,9 @@ function finish(
   file: string,
   naming: Naming,
   nameOf: string = file,
+  stat?: FileStamp,
 ): LoadResult {
+  const stamp = stat ? { stat } : {};
   const diagnostics = [...parsed.diagnostics];
   const origin = parsed.origin;
   if (origin === undefined) {
@@ -318,7 +338,7 @@ function finish(
       severity: 'error',
       position: { file, line: 1, column: 1 },
     });
-    return result(store, { diagnostics, file, expects: parsed.expects }, true);
+    return result(store, { diagnostics, file, expects: parsed.expects, ...stamp }, true);
   }
   for (const d of namingDiagnostics(parsed, file, naming, nameOf)) diagnostics.push(d);
   const built = buildStoreZone(store, { origin });
@@ -333,6 +353,7 @@ function finish(
       file,
       origin,
       expects: parsed.expects,
+      ...stamp,
     },
     false,
   );
@@ -341,25 +362,42 @@ function finish(
 /** Size of the blocks a zone file is read in: the whole text is never held at once. */
 const BLOCK = 1 << 16;
 
+/** Reads the next octets of the file into `buf` (0 at the end). */
+type BlockReader = (buf: Buffer) => number | Promise<number>;
+
+/**
+ * The reader of an open file: a file smaller than one block is read with
+ * synchronous calls (one read and the one that finds the end), a larger one
+ * asynchronously, so the event loop runs between its blocks.
+ */
+function blockReader(fd: number, size: number): BlockReader {
+  if (size < BLOCK) return (buf) => readSync(fd, buf, 0, buf.length, null);
+  return (buf) =>
+    new Promise((done, fail) => {
+      read(fd, buf, 0, buf.length, null, (e, n) => (e ? fail(e) : done(n)));
+    });
+}
+
 /**
  * Read the file block by block into the parse (UTF-8; an ASCII block is
  * decoded as Latin-1, which is the same text and the cheapest string V8
- * has). Asynchronous: the event loop runs between blocks.
+ * has).
  */
 async function readInto(
-  fh: FileHandle,
+  next: BlockReader,
   session: ZoneParseSession,
   size: number,
   limit: number,
   options: LoadOptions,
 ): Promise<string | undefined> {
-  const buf = Buffer.allocUnsafe(BLOCK);
+  // A small file fits one read (and one octet more, to see that it did not grow).
+  const buf = Buffer.allocUnsafe(Math.min(BLOCK, size + 1));
   const decoder = new StringDecoder('utf8');
   let pendingUtf8 = false;
   let total = 0;
   for (;;) {
     if (options.signal?.aborted) return 'ZONE_LOAD_ABORTED';
-    const { bytesRead: n } = await fh.read(buf, 0, BLOCK, null);
+    const n = await next(buf);
     if (n === 0) break;
     total += n;
     if (total > limit) return 'ZONE_FILE_TOO_LARGE';
@@ -373,12 +411,14 @@ async function readInto(
     }
     options.onProgress?.(total, size);
     if (session.stopped) return undefined;
+    // A small file read short of its buffer is at its end (a regular file reads short only there).
+    if (n < buf.length && size < BLOCK) break;
   }
   session.push(decoder.end());
   return undefined;
 }
 
-function unreadable(path: string, code: ZoneCode, message: string): LoadResult {
+function unreadable(path: string, code: ZoneCode, message: string, stat?: FileStamp): LoadResult {
   return {
     diagnostics: [
       { code, message, severity: 'error', position: { file: path, line: 0, column: 0 } },
@@ -387,56 +427,62 @@ function unreadable(path: string, code: ZoneCode, message: string): LoadResult {
     records: [],
     naptr: [],
     expects: [],
+    ...(stat ? { stat } : {}),
   };
+}
+
+const cannotRead = (path: string, e: unknown) =>
+  `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`;
+
+/**
+ * Open a zone file for reading (non-blocking: a FIFO without a writer must
+ * not stop the process): its descriptor and stamp, or why it is not read.
+ */
+function openZoneFile(path: string): { fd: number; stat: FileStamp } | LoadResult {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    return unreadable(path, 'ZONE_FILE_UNREADABLE', cannotRead(path, e));
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      closeSync(fd);
+      const why = `cannot read ${path}: it is ${kindOf(st)}; only regular files are read`;
+      return unreadable(path, 'ZONE_NOT_REGULAR_FILE', why);
+    }
+    return { fd, stat: { size: st.size, mtimeMs: st.mtimeMs } };
+  } catch (e) {
+    closeSync(fd);
+    return unreadable(path, 'ZONE_FILE_UNREADABLE', cannotRead(path, e));
+  }
 }
 
 /** Read, parse, build and validate one zone file (the server's load path). */
 export async function loadZoneFile(path: string, options: LoadOptions = {}): Promise<LoadResult> {
   const limit = options.maxBytes ?? DEFAULT_MAX_ZONE_BYTES;
-  let fh: FileHandle;
-  let size: number;
+  const opened = openZoneFile(path);
+  if (!('fd' in opened)) return opened;
+  const { fd, stat } = opened;
   try {
-    // Non-blocking open: a FIFO without a writer must not stop the process.
-    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = await fh.stat();
-    if (!st.isFile()) {
-      await fh.close();
-      return unreadable(
-        path,
-        'ZONE_NOT_REGULAR_FILE',
-        `cannot read ${path}: it is ${kindOf(st)}; only regular files are read`,
-      );
-    }
-    size = st.size;
-  } catch (e) {
-    return unreadable(
-      path,
-      'ZONE_FILE_UNREADABLE',
-      `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`,
-    );
-  }
-  try {
-    if (size > limit) {
-      return unreadable(path, 'ZONE_FILE_TOO_LARGE', tooLarge(path, limit).message);
+    if (stat.size > limit) {
+      return unreadable(path, 'ZONE_FILE_TOO_LARGE', tooLarge(path, limit).message, stat);
     }
     const { session, store, naming, budget } = startParse(path, options);
-    budget.left -= size;
-    const stop = await readInto(fh, session, size, limit, options);
+    budget.left -= stat.size;
+    const stop = await readInto(blockReader(fd, stat.size), session, stat.size, limit, options);
     if (stop === 'ZONE_LOAD_ABORTED') {
-      return unreadable(path, stop, `loading ${path} was stopped`);
+      return unreadable(path, stop, `loading ${path} was stopped`, stat);
     }
     if (stop === 'ZONE_FILE_TOO_LARGE') {
-      return unreadable(path, stop, `${path} grew past ${limit} octets while it was read`);
+      return unreadable(path, stop, `${path} grew past ${limit} octets while it was read`, stat);
     }
-    return finish(session.end(), store, path, naming, options.nameAs ?? path);
+    return finish(session.end(), store, path, naming, options.nameAs ?? path, stat);
   } catch (e) {
-    return unreadable(
-      path,
-      'ZONE_FILE_UNREADABLE',
-      `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    return unreadable(path, 'ZONE_FILE_UNREADABLE', cannotRead(path, e), stat);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 

@@ -27,7 +27,7 @@ import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
 import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { signWithState, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
-import { loadZoneFile, type LoadOptions } from './load.ts';
+import { loadZoneFile, type FileStamp, type LoadOptions } from './load.ts';
 import type {
   PatchedZone} from '../../dns/core/zone/patch.ts';
 import {
@@ -66,6 +66,8 @@ export interface ZonePathResult {
   readonly records: readonly ResourceRecord[];
   /** What inline signing did, when it signed. */
   readonly signed?: InlineSignResult['signed'];
+  /** Size and modification time of the file read (when it was opened). */
+  readonly stat?: FileStamp;
 }
 
 /** Whether a finding refuses the zone: an error, or with `strict` any finding. */
@@ -108,19 +110,21 @@ export async function zoneFromSource(
     file: r.file,
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
     built: r.zone !== undefined,
-    get records() {
-      return r.records;
-    },
+    ...(r.stat ? { stat: r.stat } : {}),
   };
-  if (!r.zone || diagnostics.some((d) => refuses(d, strict))) return { ...base, diagnostics };
-  if (!sign) return { ...base, zone: r.zone, diagnostics };
+  // The records stay unmade until asked for (a spread would make them: the getter is added last).
+  const withRecords = (o: Omit<ZonePathResult, 'records'>): ZonePathResult =>
+    Object.defineProperty(o as ZonePathResult, 'records', { get: () => r.records, enumerable: true });
+  if (!r.zone || diagnostics.some((d) => refuses(d, strict)))
+    return withRecords({ ...base, diagnostics });
+  if (!sign) return withRecords({ ...base, zone: r.zone, diagnostics });
   const s = await signWithState(file, r.zone, sign, previousSerial, load, signedBefore);
-  return {
+  return withRecords({
     ...base,
     ...(s.zone ? { zone: s.zone } : {}),
     diagnostics: [...diagnostics, ...s.diagnostics],
     ...(s.signed ? { signed: s.signed } : {}),
-  };
+  });
 }
 
 /**

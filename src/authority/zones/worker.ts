@@ -5,13 +5,17 @@
  * SHA-256 is compared with the hash of the version being served: a file that
  * was only touched is recognised without parsing it.
  *
- * Messages in: `LoadRequest`; out: `LoadReply` (see `background.ts`).
+ * Messages in: `LoadBatch` (requests); out: `ReplyBatch` (see `background.ts`).
+ * A batch is loaded one zone after the other; the replies go back in groups
+ * (REPLY_GROUP zones, or at once after a zone of more than
+ * COPY_BELOW_RECORDS records): thousands of small zones cost a few dozen
+ * messages, not one round trip each.
  */
 import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import type { LoadOptions } from './load.ts';
+import type { FileStamp, LoadOptions } from './load.ts';
 import { packZone, sharePacked, unpackZone, type PackedZone } from './transfer.ts';
 import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
 import {
@@ -77,6 +81,18 @@ export interface LoadReply {
   readonly phases?: Readonly<Record<string, number>>;
   /** CPU time of the load thread (where the runtime tells it). */
   readonly cpuMs?: number;
+  /** Size and modification time of the file read (when it was opened). */
+  readonly stat?: FileStamp;
+}
+
+/** Loads posted together (one message). */
+export interface LoadBatch {
+  readonly batch: readonly LoadRequest[];
+}
+
+/** Replies posted together (one message). */
+export interface ReplyBatch {
+  readonly replies: readonly LoadReply[];
 }
 
 /** This thread's CPU time in ms (Node 23.9+; undefined before). */
@@ -84,6 +100,13 @@ function threadCpuMs(): number | undefined {
   const u = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.();
   return u && (u.user + u.system) / 1000;
 }
+
+/**
+ * The thread's CPU time at the end of the last load: loads run one after the
+ * other, so it is the next load's start (one reading per load, not two).
+ * Reset at each batch.
+ */
+let lastCpu: number | undefined;
 
 /** Wall time of each step of a load, in ms (one decimal), as `zone_loaded` reports it. */
 function phaseClock(): { lap(name: string): void; phases: Record<string, number> } {
@@ -112,12 +135,18 @@ async function sameContent(
   return { hash, unchanged: hash !== undefined && hash === req.previousHash };
 }
 
-async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: ArrayBuffer[] }> {
+/** One load's reply, the buffers it transfers, and the zone's record count. */
+interface Handled {
+  readonly reply: LoadReply;
+  readonly transfer: ArrayBuffer[];
+  readonly records: number;
+}
+
+async function handle(req: LoadRequest): Promise<Handled> {
   const t0 = performance.now();
-  const cpu0 = threadCpuMs();
+  const cpu0 = lastCpu ?? threadCpuMs();
+  lastCpu = undefined; // set again only by a load that runs to its end
   const clock = phaseClock();
-  // Each load starts at the lowered priority (a starved load may have been given its normal one back).
-  lowerPriority(req.options.nice ?? LOAD_NICE);
   const sign = req.options.sign;
   const first = await sameContent(req);
   if (req.previousHash !== undefined) clock.lap('hash');
@@ -126,6 +155,7 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     return {
       reply: { id: req.id, hash: first.hash!, unchanged: true, diagnostics: [], ms },
       transfer: [],
+      records: 0,
     };
   }
   const digest = first.hash === undefined ? createHash('sha256') : undefined;
@@ -161,7 +191,7 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
   const packed = indexed ? packZone(indexed.zone, indexed) : undefined;
   const zone = packed && (req.options.shared ? sharePacked(packed.packed) : packed.packed);
   clock.lap('pack');
-  const cpu1 = threadCpuMs();
+  const cpu1 = (lastCpu = threadCpuMs());
   const reply: LoadReply = {
     id: req.id,
     ...(hash !== undefined ? { hash } : {}),
@@ -172,11 +202,17 @@ async function handle(req: LoadRequest): Promise<{ reply: LoadReply; transfer: A
     ms: performance.now() - t0,
     phases: clock.phases,
     ...(cpu0 !== undefined && cpu1 !== undefined ? { cpuMs: Math.round(cpu1 - cpu0) } : {}),
+    ...(r.stat ? { stat: r.stat } : {}),
   };
   // A small zone's columns are copied with the message: detaching its few dozen buffers for a
   // transfer costs more than copying their few kilobytes.
-  const small = (indexed?.zone.size ?? 0) <= COPY_BELOW_RECORDS;
-  return { reply, transfer: packed && !req.options.shared && !small ? packed.transfer : [] };
+  const records = indexed?.zone.size ?? 0;
+  const small = records <= COPY_BELOW_RECORDS;
+  return {
+    reply,
+    transfer: packed && !req.options.shared && !small ? packed.transfer : [],
+    records,
+  };
 }
 
 /** Zones of at most this many records travel by copy, larger ones by transfer. */
@@ -228,23 +264,46 @@ export interface ThreadIdMessage {
 // The buffers a load leaves behind here are collected soon after each hand-over (collector.ts).
 const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS) : () => {};
 
-parentPort?.on('message', (req: LoadRequest) => {
-  handle(req).then(
-    ({ reply, transfer }) => {
-      parentPort!.postMessage(reply, transfer);
-      if (!reply.unchanged) collectSoon();
-    },
-    (e: unknown) =>
-      parentPort!.postMessage({
-        id: req.id,
-        diagnostics: [
-          {
-            code: 'ZONE_LOAD_FAILED',
-            message: `loading ${req.file} failed: ${e instanceof Error ? e.message : String(e)}`,
-            severity: 'error',
-          },
-        ],
-        ms: 0,
-      } satisfies LoadReply),
-  );
+/** Replies are posted in groups of at most this many zones (each of at most COPY_BELOW_RECORDS records). */
+const REPLY_GROUP = 16;
+
+/** A load that failed unexpectedly, as a reply. */
+function failed(req: LoadRequest, e: unknown): Handled {
+  const message = `loading ${req.file} failed: ${e instanceof Error ? e.message : String(e)}`;
+  return {
+    reply: { id: req.id, diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }], ms: 0 },
+    transfer: [],
+    records: 0,
+  };
+}
+
+/** Load a batch's zones one after the other, posting their replies in groups. */
+async function handleBatch(batch: readonly LoadRequest[]): Promise<void> {
+  let replies: LoadReply[] = [];
+  let transfer: ArrayBuffer[] = [];
+  let changed = false;
+  const flush = () => {
+    if (replies.length === 0) return;
+    parentPort!.postMessage({ replies } satisfies ReplyBatch, transfer);
+    replies = [];
+    transfer = [];
+  };
+  // Each batch starts at the lowered priority (a starved load may have been given its normal one back).
+  if (batch[0]) lowerPriority(batch[0].options.nice ?? LOAD_NICE);
+  lastCpu = undefined;
+  for (const req of batch) {
+    const h = await handle(req).catch((e: unknown) => failed(req, e));
+    replies.push(h.reply);
+    for (const b of h.transfer) transfer.push(b);
+    if (!h.reply.unchanged) changed = true;
+    if (replies.length >= REPLY_GROUP || h.records > COPY_BELOW_RECORDS) flush();
+  }
+  flush();
+  if (changed) collectSoon();
+}
+
+// Batches are loaded in the order they arrive, one at a time.
+let queue: Promise<void> = Promise.resolve();
+parentPort?.on('message', (m: LoadBatch) => {
+  queue = queue.then(() => handleBatch(m.batch));
 });
