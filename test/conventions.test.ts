@@ -222,19 +222,15 @@ describe('serve, resolver and dev log JSON lines with time, level and event', ()
 });
 
 describe('the same config shape for the same thing: listen is a list in server.json and resolver.json', () => {
-  it('both validate a list; the resolver still reads the old string, with a deprecation warning', async () => {
+  it('both validate a list; the resolver refuses the old single string (CONFIG_BAD_LISTEN)', async () => {
     const { validateServerConfig } = await import('../src/config/server.ts');
     const { validateResolverConfig } = await import('../src/config/resolver.ts');
     const list = ['127.0.0.1:8080', '[::1]:8080'];
     expect(validateServerConfig({ listen: list }).errors).toEqual([]);
     const r = validateResolverConfig({ listen: list });
     expect(r.ok && r.config.listen).toEqual(list);
-    expect(r.ok && r.warnings).toBeUndefined();
     const old = validateResolverConfig({ listen: '127.0.0.1:8080' });
-    expect(old.ok && old.config.listen).toEqual(['127.0.0.1:8080']);
-    expect(old.ok && old.warnings?.map((w) => `${w.code} ${w.path}`)).toEqual([
-      'CONFIG_DEPRECATED listen',
-    ]);
+    expect(!old.ok && old.issues.map((i) => i.code)).toEqual(['CONFIG_BAD_LISTEN']);
     const bad = validateResolverConfig({ listen: [] });
     expect(!bad.ok && bad.issues.map((i) => i.code)).toEqual(['CONFIG_BAD_LISTEN']);
   });

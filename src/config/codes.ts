@@ -27,7 +27,6 @@ export const CONFIG_CODES = {
   CONFIG_DNSSEC_OPT_OUT: 'dnssec.optOut without dnssec.nsec3',
   CONFIG_DNSSEC_REFRESH: 'dnssec.refresh is not shorter than dnssec.validity minus its jitter',
   CONFIG_BAD_TSIG_KEY: 'tsigKeys is not a list of key files, or a key entry is malformed',
-  CONFIG_DEPRECATED: 'warning: a deprecated spelling that is still accepted',
 } as const;
 
 export type ConfigCode = keyof typeof CONFIG_CODES;

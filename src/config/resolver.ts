@@ -8,10 +8,7 @@
 import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 
 export interface ResolverConfig {
-  /**
-   * `ADDR:PORT` addresses to listen on (`[::1]:8080` for IPv6), a list as in
-   * server.json; a single string is still read (deprecated, a warning says so).
-   */
+  /** `ADDR:PORT` addresses to listen on (`[::1]:8080` for IPv6), a list as in server.json. */
   readonly listen: readonly string[];
   /** The SQLite catalogue file (relative to the working directory) or a `postgres://` URL. */
   readonly catalogue: string;
@@ -104,11 +101,7 @@ export const DEFAULT_RESOLVER_CONFIG: ResolverConfig = {
 /** A configuration problem: the JSON path of the value and what is wrong. */
 export interface ConfigIssue {
   readonly code:
-    | 'CONFIG_UNKNOWN_KEY'
-    | 'CONFIG_BAD_TYPE'
-    | 'CONFIG_BAD_VALUE'
-    | 'CONFIG_BAD_LISTEN'
-    | 'CONFIG_DEPRECATED';
+    'CONFIG_UNKNOWN_KEY' | 'CONFIG_BAD_TYPE' | 'CONFIG_BAD_VALUE' | 'CONFIG_BAD_LISTEN';
   /** `matching.minScore` */
   readonly path: string;
   readonly message: string;
@@ -117,11 +110,7 @@ export interface ConfigIssue {
 }
 
 export type ConfigResult =
-  | {
-      readonly ok: true;
-      readonly config: ResolverConfig;
-      readonly warnings?: readonly ConfigIssue[];
-    }
+  | { readonly ok: true; readonly config: ResolverConfig }
   | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
 
 type Check = (value: unknown, path: string) => ConfigIssue | null;
@@ -180,9 +169,8 @@ const oneListen: Check = (v, path) => {
       };
 };
 
-/** A non-empty list of ADDR:PORT (as server.json), or one string (the old form). */
+/** A non-empty list of ADDR:PORT (as server.json). */
 const listen: Check = (v, path) => {
-  if (typeof v === 'string') return oneListen(v, path);
   if (!Array.isArray(v) || v.length === 0) {
     return {
       code: 'CONFIG_BAD_LISTEN',
@@ -228,14 +216,9 @@ export function parseListen(s: string): { host: string; port: number } | null {
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
 export function validateResolverConfig(
   input: unknown,
-  overrides: Partial<
-    Pick<ResolverConfig, 'catalogue' | 'workers' | 'registry'> & {
-      listen: string | readonly string[];
-    }
-  > = {},
+  overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers' | 'registry'>> = {},
 ): ConfigResult {
   const issues: ConfigIssue[] = [];
-  const warnings: ConfigIssue[] = [];
   const isObject = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(input)) {
@@ -266,14 +249,7 @@ export function validateResolverConfig(
     if (typeof schema === 'function') {
       const issue = schema(value, key);
       if (issue) issues.push(issue);
-      else if (key === 'listen' && typeof value === 'string') {
-        out[key] = [value];
-        warnings.push({
-          code: 'CONFIG_DEPRECATED',
-          path: key,
-          message: `listen as a string is deprecated: write a list, ["${value}"] (as in server.json)`,
-        });
-      } else out[key] = value;
+      else out[key] = value;
       continue;
     }
     if (!isObject(value)) {
@@ -287,15 +263,11 @@ export function validateResolverConfig(
     const check = SCHEMA[key] as Check;
     const issue = check(value, `--${key}`);
     if (issue) issues.push(issue);
-    else out[key] = key === 'listen' && typeof value === 'string' ? [value] : value;
+    else out[key] = value;
   }
   return issues.length > 0
     ? { ok: false, issues }
-    : {
-        ok: true,
-        config: out as unknown as ResolverConfig,
-        ...(warnings.length > 0 ? { warnings } : {}),
-      };
+    : { ok: true, config: out as unknown as ResolverConfig };
 }
 
 /** The keys of one section (`key`) checked and copied over its defaults in `target`. */

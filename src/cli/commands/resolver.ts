@@ -193,11 +193,6 @@ async function loadConfig(
     }
     return new Reported(checked.issues.map((i) => i.code));
   }
-  for (const w of checked.warnings ?? []) {
-    report(
-      `lexroute resolver: ${configFile ?? 'configuration'}: warning: ${w.code} ${w.path}: ${w.message}\n`,
-    );
-  }
   // --page-doh (checked by the caller) over the file's page.doh, at start and at each reload.
   const pageDoh = values['page-doh'];
   return pageDoh === undefined
