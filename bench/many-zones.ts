@@ -275,6 +275,8 @@ function cpuNs(pid: number): number {
  */
 interface Figures {
   qps: number;
+  /** Queries dnsperf got no answer to in the full-speed run (each holds a slot until its time-out). */
+  lost: string;
   qpsPerCpu: number;
   cpu: number;
 }
@@ -286,7 +288,7 @@ function figures(pid: number, port: number, queries: string): Figures {
   c0 = cpuNs(pid);
   const { completed } = dnsperf(port, queries, ['-l', String(SECONDS), '-Q', RATE]);
   const cpu = completed > 0 ? (cpuNs(pid) - c0) / 1000 / completed : NaN;
-  return { qps: full.qps, qpsPerCpu, cpu };
+  return { qps: full.qps, lost: full.lost, qpsPerCpu, cpu };
 }
 
 interface Server {
@@ -534,7 +536,7 @@ async function qpsRounds(
       }
       rounds.push(row);
       const show = (x: Figures) =>
-        `${x.qps.toFixed(0)} q/s, ${x.qpsPerCpu.toFixed(0)} per CPU s, ${x.cpu.toFixed(1)} us/query`;
+        `${x.qps.toFixed(0)} q/s (lost ${x.lost}), ${x.qpsPerCpu.toFixed(0)} per CPU s, ${x.cpu.toFixed(1)} us/query`;
       process.stderr.write(
         `  round ${r}: ${count} zones ${show(row.many)}; one zone ${show(row.one)}; ratios ${ratios(
           row,
