@@ -18,6 +18,7 @@
 #   RECORDS=100000 bench/inline-resign.sh
 #   STATE=0 bench/inline-resign.sh         # lexroute without --state-dir only
 #   FIRST_ONLY=1 bench/inline-resign.sh    # first-signing peak RSS against dnssec-signzone only
+#   DENIAL=nsec bench/inline-resign.sh     # NSEC instead of NSEC3 (BIND then signs a large zone far sooner)
 #   ADDR=127.0.0.44 PORT=5398 BIND_PORT=15454 TIMEOUT=900
 # named listens only on the addresses of an interface (127.0.0.1 here), so
 # BIND gets its own port there; lexroute listens on ADDR:PORT.
@@ -32,6 +33,12 @@ BIND_PORT=${BIND_PORT:-15454}
 TIMEOUT=${TIMEOUT:-900}
 STATE=${STATE:-both}
 FIRST_ONLY=${FIRST_ONLY:-0}
+DENIAL=${DENIAL:-nsec3}
+if [ "$DENIAL" = nsec3 ]; then
+  LEX_DENIAL=(--nsec3) SIGNZONE_DENIAL=(-3 - -H 0) BIND_DENIAL='nsec3param iterations 0 optout no salt-length 0;' DENIAL_TYPE=NSEC3
+else
+  LEX_DENIAL=() SIGNZONE_DENIAL=() BIND_DENIAL='' DENIAL_TYPE=NSEC
+fi
 for t in dnssec-keygen dnssec-signzone named rndc rndc-confgen dig timeout /usr/bin/time; do
   command -v "$t" >/dev/null 2>&1 || { echo "$t is required (bind9, bind9-utils, dnsutils, time)" >&2; exit 1; }
 done
@@ -63,7 +70,7 @@ zone 1 0 >"$TMP/zone.v1"
 zone 2 1 >"$TMP/zone.v2"
 dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -f KSK -n ZONE lex.bench >/dev/null
 dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -n ZONE lex.bench >/dev/null
-echo "inline-resign: $RECORDS NAPTR records, ECDSAP256SHA256 KSK+ZSK, NSEC3 (no salt, 0 iterations); a change of 10 records"
+echo "inline-resign: $RECORDS NAPTR records, ECDSAP256SHA256 KSK+ZSK, $DENIAL_TYPE (NSEC3: no salt, 0 iterations); a change of 10 records"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 
 now() { date +%s.%N; }
@@ -87,21 +94,24 @@ signed_answer() { # addr, port, service, pid, what, log
   tail -20 "$6" >&2
   exit 1
 }
-# Wait (at most TIMEOUT s) until a name that does not exist is denied with NSEC3 (BIND builds the chain after signing with NSEC).
-nsec3_denial() { # addr, port, pid, what
-  local end=$((SECONDS + TIMEOUT))
+# Wait (at most TIMEOUT s) until a name that does not exist is denied with
+# NSEC3 (BIND builds the chain after signing with NSEC) or NSEC, and the last
+# name of the zone is signed (BIND signs in quanta after it starts answering).
+denial() { # addr, port, pid, what
+  local end=$((SECONDS + TIMEOUT)) last=j$((RECORDS / 2 - 1)).lex.bench
   while ((SECONDS < end)); do
-    if dig +time=1 +tries=1 +dnssec +norec @"$1" -p "$2" nope.lex.bench A 2>/dev/null | grep -q 'IN[[:space:]]*NSEC3[[:space:]]'; then return 0; fi
+    if dig +time=1 +tries=1 +dnssec +norec @"$1" -p "$2" nope.lex.bench A 2>/dev/null | grep -q "IN[[:space:]]*$DENIAL_TYPE[[:space:]]" &&
+      dig +time=1 +tries=1 +dnssec +norec @"$1" -p "$2" "$last" NAPTR 2>/dev/null | grep -q 'RRSIG[[:space:]]*NAPTR'; then return 0; fi
     kill -0 "$3" 2>/dev/null || { echo "$4: the server stopped" >&2; exit 1; }
     sleep 0.2
   done
-  echo "$4: no NSEC3 denial within $TIMEOUT s" >&2
+  echo "$4: no $DENIAL_TYPE denial or unsigned last name within $TIMEOUT s" >&2
   exit 1
 }
 
 # dnssec-signzone: peak memory of signing the file once.
 timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$TMP/signzone.time" dnssec-signzone -q -K "$TMP/keys" -d "$TMP" \
-  -o lex.bench -S -3 - -H 0 -f "$TMP/signed" "$TMP/zone.v1" >/dev/null 2>&1
+  -o lex.bench -S "${SIGNZONE_DENIAL[@]}" -f "$TMP/signed" "$TMP/zone.v1" >/dev/null 2>&1
 read -r W_signzone M_signzone <"$TMP/signzone.time"
 rm -f "$TMP/signed"
 
@@ -113,7 +123,7 @@ lexroute() {
   cp "$TMP/zone.v1" "$TMP/lex/lex.bench.zone"
   t0=$(now)
   "$NODE" bin/lexroute.js serve --zones "$TMP/lex/lex.bench.zone" --listen "$ADDR:$PORT" --log-level info \
-    --keys "$TMP/keys" --nsec3 "${extra[@]}" >"$TMP/lex-$mode.log" 2>&1 &
+    --keys "$TMP/keys" "${LEX_DENIAL[@]}" "${extra[@]}" >"$TMP/lex-$mode.log" 2>&1 &
   pid=$!
   PIDS+=("$pid")
   signed_answer "$ADDR" "$PORT" "" "$pid" "lexroute ($mode)" "$TMP/lex-$mode.log"
@@ -163,7 +173,7 @@ controls { inet $BIND_ADDR port $((BIND_PORT + 1)) allow { 127.0.0.0/8; } keys {
 options { directory "$TMP/bind"; listen-on port $BIND_PORT { $BIND_ADDR; }; listen-on-v6 { none; };
   pid-file "$TMP/named.pid"; recursion no; dnssec-validation no; notify no; };
 dnssec-policy bench { keys { ksk key-directory lifetime unlimited algorithm ecdsap256sha256;
-  zsk key-directory lifetime unlimited algorithm ecdsap256sha256; }; nsec3param iterations 0 optout no salt-length 0; };
+  zsk key-directory lifetime unlimited algorithm ecdsap256sha256; }; $BIND_DENIAL };
 zone "lex.bench" { type primary; file "lex.bench.zone"; key-directory "$TMP/keys"; dnssec-policy bench; inline-signing yes;
   sig-signing-nodes 10000; sig-signing-signatures 100000; };
 CONF
@@ -172,7 +182,7 @@ named -g -n 2 -c "$TMP/named.conf" >"$TMP/named.log" 2>&1 &
 NAMED=$!
 PIDS+=("$NAMED")
 signed_answer "$BIND_ADDR" "$BIND_PORT" "" "$NAMED" BIND "$TMP/named.log"
-nsec3_denial "$BIND_ADDR" "$BIND_PORT" "$NAMED" BIND
+denial "$BIND_ADDR" "$BIND_PORT" "$NAMED" BIND
 S_bind_first=$(since "$t0")
 M_bind_first=$(awk '/VmHWM/ {print $2}' "/proc/$NAMED/status")
 sleep 1
@@ -188,7 +198,7 @@ kill "$NAMED"
 wait "$NAMED" 2>/dev/null || true
 
 echo "machine: load average $(cut -d' ' -f1-3 /proc/loadavg) at end"
-printf '%-44s %8s s   peak RSS %6s MB\n' "BIND named first signed (NSEC3) answer" "$S_bind_first" "$(mb "$M_bind_first")"
+printf '%-44s %8s s   peak RSS %6s MB\n' "BIND named whole zone signed ($DENIAL_TYPE)" "$S_bind_first" "$(mb "$M_bind_first")"
 for m in "${MODES[@]}"; do
   eval "f=\$S_first_$m; fm=\$M_first_$m"
   printf '%-44s %8s s   peak RSS %6s MB\n' "lexroute ($m) first signed answer" "$f" "$(mb "$fm")"

@@ -185,7 +185,12 @@ function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
     if (DNSSEC_TYPES.has(r.type)) continue;
     const key = nameKey(r.owner);
     let w = owners.get(key);
-    if (!w) owners.set(key, (w = { key, name: keyToName(key), sets: new Map() }));
+    if (!w) {
+      // The record's own spelling when it is the model's: a flat string, where keyToName's
+      // is built a character at a time (held for every owner of the plan).
+      const name = keyToName(key);
+      owners.set(key, (w = { key, name: name === r.owner ? r.owner : name, sets: new Map() }));
+    }
     let set = w.sets.get(r.type);
     if (!set) w.sets.set(r.type, (set = []));
     set.push({ owner: w.name, type: r.type, class: r.class, ttl: r.ttl, rdata: r.rdata });
