@@ -45,8 +45,14 @@ done
 TMP=$(mktemp -d /tmp/lexroute-inline-resign.XXXXXX)
 PIDS=()
 cleanup() {
+  local i
   for p in "${PIDS[@]}"; do
-    if kill -0 "$p" 2>/dev/null; then kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; fi
+    kill -0 "$p" 2>/dev/null || continue
+    kill "$p" 2>/dev/null || true
+    # named busy signing may take long to stop: 10 s, then KILL.
+    for ((i = 0; i < 100; i++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
   done
   rm -rf "$TMP"
 }
