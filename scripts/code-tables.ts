@@ -26,7 +26,7 @@ import { DNSSEC_KEY_CODES } from '../src/dnssec/core/codes.ts';
 import { VALIDATION_CODES } from '../src/dnssec/core/validate/codes.ts';
 import { RESOLVER_HTTP_CODES } from '../src/resolver/http/codes.ts';
 import { SERVER_CODES } from '../src/authority/codes.ts';
-import { TSIG_CODES, XFR_IN_CODES } from '../src/xfr/core/codes.ts';
+import { CATALOG_IN_CODES, TSIG_CODES, XFR_IN_CODES } from '../src/xfr/core/codes.ts';
 
 export interface CodeTable {
   /** Heading in docs/codes.md. */
@@ -135,6 +135,12 @@ export const CODE_TABLES: readonly CodeTable[] = [
     file: 'src/xfr/core/codes.ts',
     name: 'TSIG_CODES',
     codes: TSIG_CODES,
+  },
+  {
+    title: 'Catalog zones consumed (RFC 9432, secondaryCatalogs)',
+    file: 'src/xfr/core/codes.ts',
+    name: 'CATALOG_IN_CODES',
+    codes: CATALOG_IN_CODES,
   },
   {
     title: 'Configuration files',

@@ -37,6 +37,11 @@ import { QueryPipeline, type NotifyHook } from './pipeline.ts';
 import { Transfers } from '../xfr/out.ts';
 import { TransferHistory } from '../xfr/history.ts';
 import { catalogFor, swapWithCatalog, type CatalogPublisher } from '../xfr/catalog.ts';
+import {
+  catalogConsumerFor,
+  secondaryZonesOf,
+  type CatalogConsumer,
+} from '../xfr/catalog-consumer.ts';
 import { readServedStates } from '../xfr/served-state.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
@@ -97,6 +102,8 @@ export interface RunningServer {
   readonly transfers: Transfers;
   /** Secondary zones (transfers in), when configured. */
   readonly secondaries: Secondaries | undefined;
+  /** The catalog zones consumed (`secondaryCatalogs`), when configured. */
+  readonly catalogs: CatalogConsumer | undefined;
   /** Answering workers (`serve --workers`): this thread and `threads`. */
   readonly workers: number;
   /** The answering threads beyond this one (undefined with one worker). */
@@ -117,7 +124,7 @@ export interface ZoneSetControl {
   remove: ZoneReloader['removeZone'];
   /** The catalog zone published (`--catalog`), if any. */
   readonly catalog: CatalogPublisher | undefined;
-  /** Secondary zones (not removable: their configuration says where they come from). */
+  /** Secondary zones (not removable: their configuration, or their catalog, says where they come from). */
   readonly secondaryOrigins: ReadonlySet<string>;
 }
 
@@ -252,7 +259,7 @@ export async function secondariesFor(
   target: SecondaryTarget,
   onNotify?: (origin: string) => void,
 ): Promise<Secondaries | undefined> {
-  const zones = config.zones.filter(isSecondaryZone);
+  const zones = secondaryZonesOf(config);
   if (zones.length === 0) return undefined;
   const dir = config.transfer.stateDir;
   if (dir === null)
@@ -420,7 +427,7 @@ async function firstLoad(
   log: Logger,
 ): Promise<void> {
   const first = await reload();
-  if (first.zones > 0 || config.zones.some(isSecondaryZone)) return;
+  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return;
   if (!config.allowEmpty) {
     throw new ServerStartError(
       'SERVER_NO_ZONES',
@@ -565,12 +572,19 @@ async function reloaderFor(
     log,
     retrySoon,
     onSwap,
-    secondaryFiles: secondaries?.files() ?? [],
+    // Read at each reload: a catalog's members come and go while running.
+    get secondaryFiles() {
+      return secondaries?.files() ?? [];
+    },
     versioning: await versioningFor(config, cwd, log),
     ...(catalog ? { generatedFiles: () => [{ file: catalog.file, origin: catalog.name }] } : {}),
   });
   ref.reloader = reloader;
-  return { transfers, history, secondaries, reloader, catalog };
+  const served = () => reloader.servedOrigins();
+  const stateDir = path.resolve(cwd, config.transfer.stateDir ?? '.');
+  const reload = () => reloader.reload();
+  const catalogs = catalogConsumerFor(config, secondaries, served, reload, stateDir, log);
+  return { transfers, history, secondaries, reloader, catalog, catalogs };
 }
 
 /** The answering threads beyond this one (`--workers`), given the zone set served now; `fail` undoes the start. */
@@ -609,16 +623,19 @@ async function startThreads(
 
 /** `ctl zone add/remove` over the reloader (the signature refresh armed again after each). */
 function zoneSetOf(
-  config: ServerConfig,
   reloader: ZoneReloader,
   catalog: CatalogPublisher | undefined,
+  secondaries: Secondaries | undefined,
   arm: () => void,
 ): ZoneSetControl {
   return {
     add: (spec) => reloader.addZone(spec).finally(arm),
     remove: (origin) => reloader.removeZone(origin).finally(arm),
     catalog,
-    secondaryOrigins: new Set(config.zones.filter(isSecondaryZone).map((z) => z.origin)),
+    // Configured secondary zones, catalogs consumed and their members (which come and go).
+    get secondaryOrigins() {
+      return new Set(secondaries?.status().map((z) => z.origin));
+    },
   };
 }
 
@@ -658,7 +675,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     engine.hotNamesInSlices(undefined, served.reloader?.zoneOfFile(file)?.origin);
   const retrySoon = () => watcher.schedule(500);
   const zones = await zoneServices(options, target, retrySoon, hot);
-  const { transfers, history, secondaries, reloader, loader, catalog } = zones;
+  const { transfers, history, secondaries, reloader, loader, catalog, catalogs } = zones;
   served.reloader = reloader;
   const refresher = signatureRefresher(reloader, log, () => reload());
   const reload = (watching = false, zone?: string) =>
@@ -676,6 +693,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const stop = async () => {
     watcher.close();
     refresher.stop();
+    catalogs?.close();
     secondaries?.close();
     await secondaries?.idle();
     await reloader.idle();
@@ -704,16 +722,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     );
     shareHistories(transfers, threads, log);
   }
+  // The members of the catalogs consumed are served before the first checks.
+  await catalogs?.start();
   await secondaries?.start();
+  void catalogs?.readAll('start');
   return {
     engine,
     ...l,
     transfers,
     secondaries,
+    catalogs,
     workers,
     threads,
     reload: (zone?: string) => reload(false, zone),
-    zoneSet: zoneSetOf(config, reloader, catalog, refresher.arm),
+    zoneSet: zoneSetOf(reloader, catalog, secondaries, refresher.arm),
     close: () => Promise.all([stop(), l.close(), threads?.close()]).then(() => undefined),
   };
 }

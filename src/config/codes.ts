@@ -20,7 +20,8 @@ export const CONFIG_CODES = {
   CONFIG_BAD_ENUM: 'a value that is not one of the allowed words (log.level, log.format)',
   CONFIG_BAD_PATH: 'a value that must be a file path',
   CONFIG_BAD_LISTEN: 'listen is not a non-empty list of "ADDR:PORT"',
-  CONFIG_BAD_ZONES: 'zones (or zoneFiles.includeDirs) is not a list of paths or {file, origin}',
+  CONFIG_BAD_ZONES:
+    'zones (or zoneFiles.includeDirs, secondaryCatalogs) is not a list of paths, {file, origin} or {origin, primaries}',
   CONFIG_BAD_PREFIX: 'rrl.exempt is not a list of addresses or ADDR/BITS prefixes',
   CONFIG_BAD_COOKIE_SECRET: 'cookies.secret is not null or 32 hexadecimal digits (RFC 9018)',
   CONFIG_DOH_TLS_PAIR: 'only one of doh.tlsCert and doh.tlsKey is given',

@@ -267,6 +267,12 @@ export interface ServerConfig {
   readonly allowEmpty: boolean;
   /** The name of the catalog zone (RFC 9432) listing the primary zones served; null: none. */
   readonly catalog: string | null;
+  /**
+   * Catalog zones consumed (RFC 9432, `--secondary-catalog`): each is a
+   * secondary zone whose members become secondary zones of the same
+   * primaries (and key), added and removed as the catalog changes.
+   */
+  readonly secondaryCatalogs: readonly SecondaryZoneConfig[];
   readonly zoneFiles: ZoneFilesConfig;
   /** Reload changed zone files automatically. */
   readonly watch: boolean;
@@ -351,6 +357,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   zones: ['zones'],
   allowEmpty: false,
   catalog: null,
+  secondaryCatalogs: [],
   zoneFiles: {
     maxBytes: 1 << 30,
     maxEntryChars: 1 << 20,
@@ -479,6 +486,7 @@ const KNOWN: Record<string, readonly string[]> = {
     'zones',
     'allowEmpty',
     'catalog',
+    'secondaryCatalogs',
     'zoneFiles',
     'watch',
     'workers',
@@ -598,6 +606,49 @@ function catalogIn(errors: ConfigError[], v: unknown): string | null {
     return null;
   }
   return v.endsWith('.') ? v.toLowerCase() : `${v.toLowerCase()}.`;
+}
+
+/**
+ * `secondaryCatalogs`: catalog zones consumed, each `{"origin": NAME,
+ * "primaries": [...]}` as a secondary zone; a catalog is not also a zone of
+ * `zones`, nor listed twice.
+ */
+function secondaryCatalogsIn(
+  errors: ConfigError[],
+  v: unknown,
+  zones: unknown,
+): SecondaryZoneConfig[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    errors.push({
+      code: 'CONFIG_BAD_ZONES',
+      path: 'secondaryCatalogs',
+      message: 'secondaryCatalogs must be an array of {"origin": NAME, "primaries": [...]}',
+    });
+    return [];
+  }
+  const taken = new Set(
+    (Array.isArray(zones) ? zones : []).map((z: unknown) =>
+      isObject(z) && typeof z.origin === 'string' ? absoluteLowerName(z.origin) : '',
+    ),
+  );
+  const out: SecondaryZoneConfig[] = [];
+  v.forEach((c: unknown, i: number) => {
+    const path = `secondaryCatalogs[${i}]`;
+    const z = isObject(c) ? secondaryZone(errors, path, c) : undefined;
+    if (!isObject(c))
+      errors.push({ code: 'CONFIG_BAD_ZONES', path, message: `${path} must be an object` });
+    if (z === undefined) return;
+    if (taken.has(z.origin))
+      errors.push({
+        code: 'CONFIG_BAD_ZONES',
+        path: `${path}.origin`,
+        message: `${path}.origin: ${z.origin} is a zone of zones already (or a catalog listed twice)`,
+      });
+    else out.push(z);
+    taken.add(z.origin);
+  });
+  return out;
 }
 
 /** `{"origin": NAME, "primaries": ["ADDR:PORT", "ADDR:PORT key NAME", ...]}`. */
@@ -810,6 +861,7 @@ export function validateServerConfig(input: unknown): {
     zones: validateZones(errors, input.zones, d.zones),
     allowEmpty: boolIn(errors, 'allowEmpty', input.allowEmpty, d.allowEmpty),
     catalog: catalogIn(errors, input.catalog),
+    secondaryCatalogs: secondaryCatalogsIn(errors, input.secondaryCatalogs, input.zones),
     zoneFiles: validateZoneFiles(errors, input.zoneFiles, d.zoneFiles),
     watch: boolIn(errors, 'watch', input.watch, d.watch),
     doh: validateDoh(errors, input.doh),

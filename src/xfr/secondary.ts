@@ -139,6 +139,8 @@ interface ZoneState {
   readonly primaries: readonly PrimaryAddress[];
   readonly file: string;
   readonly limits: TransferInLimits;
+  /** The catalog zone this zone is a member of (`addZone`); undefined: configured. */
+  readonly catalog: string | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   expireTimer: ReturnType<typeof setTimeout> | undefined;
   running: Promise<CheckOutcome> | undefined;
@@ -189,33 +191,90 @@ export class Secondaries {
   private readonly sockets = new Set<net.Socket>();
   /** Refused NOTIFYs, one line per interval (they can come once per packet). */
   private readonly summary: LogSummary;
+  private started = false;
+  /** After a transfer installed a new version of a zone (the catalog consumer reads its catalogs). */
+  onInstalled: ((origin: string) => void) | undefined;
 
   constructor(o: SecondaryOptions, target: SecondaryTarget, log: Logger) {
     this.o = o;
     this.target = target;
     this.log = log;
     this.summary = createLogSummary(log, o.summaryIntervalMs ?? 10_000);
-    const serveWide = o.limits ?? DEFAULT_TRANSFER_CONFIG;
-    for (const z of o.zones) {
-      const key = nameKey(z.origin);
-      this.zones.set(key, {
-        origin: z.origin,
-        key,
-        primaries: z.primaries,
-        file: secondaryFile(o.stateDir, z.origin),
-        limits: transferInLimits(serveWide, z),
-        timer: undefined,
-        expireTimer: undefined,
-        running: undefined,
-        again: false,
-        expired: false,
-        writing: undefined,
-        journalDiffs: 0,
-        journalRecords: 0,
-        results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
-        failures: new Map(),
-      });
-    }
+    for (const z of o.zones) this.zones.set(nameKey(z.origin), this.stateOf(z, undefined));
+  }
+
+  /** A zone's state before its first check. */
+  private stateOf(z: SecondaryZoneConfig, catalog: string | undefined): ZoneState {
+    return {
+      origin: z.origin,
+      key: nameKey(z.origin),
+      primaries: z.primaries,
+      file: secondaryFile(this.o.stateDir, z.origin),
+      limits: transferInLimits(this.o.limits ?? DEFAULT_TRANSFER_CONFIG, z),
+      catalog,
+      timer: undefined,
+      expireTimer: undefined,
+      running: undefined,
+      again: false,
+      expired: false,
+      writing: undefined,
+      journalDiffs: 0,
+      journalRecords: 0,
+      results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
+      failures: new Map(),
+    };
+  }
+
+  /**
+   * A secondary zone added while running (a catalog's member, `catalog`
+   * names the catalog): checked now when the service has started, else at
+   * start. False when the zone is a secondary zone here already.
+   */
+  addZone(z: SecondaryZoneConfig, catalog: string): boolean {
+    const key = nameKey(z.origin);
+    if (this.zones.has(key) || this.closed) return false;
+    const state = this.stateOf(z, catalog);
+    this.zones.set(key, state);
+    if (this.started) void this.check(z.origin, 'catalog');
+    return true;
+  }
+
+  /**
+   * Stop being a secondary of a zone added by `addZone` (a catalog dropped
+   * it): its timers stop, a check running ends first, its file and journal
+   * are removed.
+   * The reloader drops the zone at its next reload. False when it is not one.
+   */
+  async removeZone(origin: string): Promise<boolean> {
+    const z = this.zones.get(nameKey(origin));
+    if (z?.catalog === undefined) return false;
+    this.zones.delete(z.key);
+    clearTimeout(z.timer);
+    clearTimeout(z.expireTimer);
+    z.again = false;
+    await z.running?.catch(() => undefined);
+    await z.writing?.catch(() => undefined);
+    clearTimeout(z.timer);
+    clearTimeout(z.expireTimer);
+    await unlink(z.file).catch(() => undefined);
+    await removeJournal(z.file).catch(() => undefined);
+    return true;
+  }
+
+  /** The catalog a secondary zone was provisioned from (undefined: configured, or not a secondary zone). */
+  catalogOf(origin: string): string | undefined {
+    return this.zones.get(nameKey(origin))?.catalog;
+  }
+
+  /** The version of a secondary zone held (served, or expired), if any. */
+  zoneOf(origin: string): Zone | undefined {
+    const z = this.zones.get(nameKey(origin));
+    return z && this.target.zoneOfFile(z.file);
+  }
+
+  /** Whether `origin` is a secondary zone here (configured or from a catalog). */
+  has(origin: string): boolean {
+    return this.zones.has(nameKey(origin));
   }
 
   /** The files of the secondary zones, for the reloader. */
@@ -225,6 +284,7 @@ export class Secondaries {
 
   /** Start: a zone held on disk runs its expire clock from the file's time; every zone is checked now. */
   async start(): Promise<void> {
+    this.started = true;
     await mkdir(path.join(this.o.stateDir, 'secondary'), { recursive: true });
     for (const z of this.zones.values()) {
       let zone = this.target.zoneOfFile(z.file);
@@ -635,6 +695,7 @@ export class Secondaries {
     });
     this.keepOnDisk(z, t);
     await this.refreshed(z);
+    this.onInstalled?.(z.origin);
   }
 
   /**
@@ -785,6 +846,7 @@ export class Secondaries {
       loadMs: Math.round(performance.now() - written),
     });
     await this.refreshed(z);
+    this.onInstalled?.(z.origin);
   }
 
   /** The held version's records (SOA first), for IXFR. */

@@ -127,6 +127,10 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
       'CONFIG_BAD_LISTEN zones[0].notifySource',
     ],
     [{ secondaries: [{ address: '192.0.2.1:53', zones: [] }] }, 'CONFIG_BAD_LISTEN secondaries[0]'],
+    [
+      { secondaryCatalogs: [{ origin: 'cat.example.', primaries: [] }] },
+      'CONFIG_BAD_ZONES secondaryCatalogs[0].primaries',
+    ],
   ])('%j: %s', (input, code) => {
     const r = server(input);
     expect(r.loader).toContain(code);
@@ -154,6 +158,7 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
         { file: 'y.txt', origin: 'y.example.', notifySource: '2001:db8::53' },
       ],
       secondaries: ['192.0.2.7:53', { address: '192.0.2.8:53', zones: ['y.example', 'example.'] }],
+      secondaryCatalogs: [{ origin: 'catalog.example.', primaries: ['192.0.2.1:53 key xfr-key'] }],
       transfer: {
         notifySource: '192.0.2.53',
         inMaxRecords: 100_000,

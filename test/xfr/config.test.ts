@@ -211,3 +211,68 @@ describe('lexroute serve --secondary', () => {
     }
   });
 });
+
+describe('catalog zones consumed (secondaryCatalogs, serve --secondary-catalog)', () => {
+  it('the config reads {origin, primaries}; a catalog that is also a zone, or bad, is named', () => {
+    const { config, errors } = validateServerConfig({
+      secondaryCatalogs: [{ origin: 'Cat.Example', primaries: ['192.0.2.1:53 key k'] }],
+    });
+    expect(errors).toEqual([]);
+    expect(config.secondaryCatalogs).toEqual([
+      { origin: 'cat.example.', primaries: [{ host: '192.0.2.1', port: 53, key: 'k' }] },
+    ]);
+    const bad = validateServerConfig({
+      zones: [{ origin: 'z.example.', primaries: ['192.0.2.1:53'] }],
+      secondaryCatalogs: [
+        { origin: 'z.example', primaries: ['192.0.2.1:53'] },
+        { origin: 'c.example.', primaries: [] },
+        'c.example.',
+        { origin: 'd.example.', primaries: ['192.0.2.1:53'], group: 'x' },
+      ],
+    });
+    expect(bad.errors.map((e) => [e.code, e.path])).toEqual([
+      ['CONFIG_BAD_ZONES', 'secondaryCatalogs[0].origin'],
+      ['CONFIG_BAD_ZONES', 'secondaryCatalogs[1].primaries'],
+      ['CONFIG_BAD_ZONES', 'secondaryCatalogs[2]'],
+      ['CONFIG_BAD_ZONES', 'secondaryCatalogs[3]'],
+    ]);
+    expect(validateServerConfig({ secondaryCatalogs: 'x' }).errors[0]?.path).toBe(
+      'secondaryCatalogs',
+    );
+  });
+
+  it('--secondary-catalog gathers the primaries of a catalog and replaces the default zone folder', () => {
+    const config = serveFlags({
+      'secondary-catalog': ['Cat.Example=192.0.2.1:53,key k', 'cat.example.=192.0.2.2:53'],
+    } as ServeValues).over(DEFAULT_SERVER_CONFIG);
+    expect(config.zones).toEqual([]);
+    expect(config.secondaryCatalogs).toEqual([
+      {
+        origin: 'cat.example.',
+        primaries: [
+          { host: '192.0.2.1', port: 53, key: 'k' },
+          { host: '192.0.2.2', port: 53 },
+        ],
+      },
+    ]);
+  });
+
+  it.each(['cat.example.', 'cat.example.=ns.example:53', 'bad cat=127.0.0.1:53'])(
+    '--secondary-catalog %s is a usage error (exit 2)',
+    async (value) => {
+      const io = captureIo();
+      expect(await run(['serve', '--secondary-catalog', value], io)).toBe(2);
+      expect(io.stderr()).toContain('--secondary-catalog');
+    },
+  );
+
+  it('is in serve --help and needs --state-dir (SECONDARY_STATE_DIR, exit 1)', async () => {
+    const help = captureIo();
+    expect(await run(['serve', '--help'], help)).toBe(0);
+    expect(help.stdout()).toContain('--secondary-catalog CATALOG=ADDR:PORT[,key NAME]');
+    const io = captureIo();
+    const argv = ['serve', '--listen', '127.0.0.1:0', '--secondary-catalog', 'c.=127.0.0.1:9'];
+    expect(await run([...argv, '--json'], io)).toBe(1);
+    expect(io.stderr()).toContain('SECONDARY_STATE_DIR');
+  });
+});

@@ -192,7 +192,7 @@ export function serveFlags(values: ServeValues): {
     ...identityFlags(values, config),
     dnssec: dnssecFlags(values, config),
     ...(listen ? { listen } : {}),
-    ...zonesFlags(values.zones, values.secondary, config),
+    ...zonesFlags(values.zones, values.secondary, config, values['secondary-catalog']),
     ...(values.watch ? { watch: true } : {}),
     ...(values.workers !== undefined ? { workers: workersArg(values.workers) } : {}),
     ...(values['allow-empty'] ? { allowEmpty: true } : {}),

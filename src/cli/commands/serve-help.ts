@@ -27,6 +27,7 @@ export const SERVE_OPTIONS = {
   'notify-source': { type: 'string' },
   'state-dir': { type: 'string' },
   secondary: { type: 'string', multiple: true },
+  'secondary-catalog': { type: 'string', multiple: true },
   serial: { type: 'string' },
   'tsig-keys': { type: 'string' },
   keys: { type: 'string' },
@@ -125,6 +126,17 @@ Options:
                        the zone is kept in DIR/secondary/ZONE.zone, served
                        at once on restart. Without --zones, only secondary
                        zones are served
+  --secondary-catalog CATALOG=ADDR:PORT[,key NAME]
+                       consume the catalog zone CATALOG (RFC 9432 version 2)
+                       of the primary at ADDR:PORT (repeatable, as
+                       --secondary): the catalog is a secondary zone, and
+                       every member zone it lists (ID.zones.CATALOG PTR) is
+                       served as a secondary zone of the same primaries and
+                       key; a member added to the catalog is transferred, a
+                       member removed stops being served (its copy deleted).
+                       The group and coo properties are ignored. A catalog
+                       whose version is not "2" is not applied (the members
+                       stay; CATALOG_ codes in the log). Needs --state-dir
   --serial POLICY      keep | auto | date | increment: when a reload's content
                        changed but its SOA serial did not go up, keep reports
                        it (zone_serial_unchanged, the default); auto or date

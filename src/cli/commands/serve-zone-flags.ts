@@ -1,7 +1,7 @@
 /**
  * The zone and transfer options of `lexroute serve` (--zones, --secondary,
- * --serial, --allow-transfer, --notify, --notify-source, --state-dir,
- * --tsig-keys) over a server configuration.
+ * --secondary-catalog, --serial, --allow-transfer, --notify,
+ * --notify-source, --state-dir, --tsig-keys) over a server configuration.
  */
 import {
   DEFAULT_SERVER_CONFIG,
@@ -12,6 +12,7 @@ import {
   type SecondaryPeer,
   type PrimaryAddress,
   type ServerConfig,
+  type SecondaryZoneConfig,
   type ZoneSourceConfig,
 } from '../../config/server.ts';
 import { SERIAL_POLICIES, type SerialSetting } from '../../config/zone-transfer.ts';
@@ -24,8 +25,25 @@ function zoneArg(text: string): ZoneSourceConfig {
   return z.origin !== undefined ? { file: z.path, origin: z.origin } : z.path;
 }
 
+/** `ZONE=ADDR:PORT[,key NAME]` values (of `flag`): each zone's primaries, in order. */
+function primariesByOrigin(texts: readonly string[], flag: string): SecondaryZoneConfig[] {
+  const byOrigin = new Map<string, PrimaryAddress[]>();
+  for (const text of texts) {
+    const eq = text.indexOf('=');
+    const origin = eq > 0 ? text.slice(0, eq).trim().toLowerCase() : '';
+    if (!/^[a-z0-9._-]+\.?$/.test(origin))
+      throw new UsageError(`${flag} takes ZONE=ADDR:PORT[,key NAME], not '${text}'`);
+    const p = parsePrimary(text.slice(eq + 1));
+    if (typeof p === 'string') throw new UsageError(`${flag}: ${p}`);
+    const o = origin.endsWith('.') ? origin : `${origin}.`;
+    byOrigin.set(o, [...(byOrigin.get(o) ?? []), p]);
+  }
+  return [...byOrigin].map(([origin, primaries]) => ({ origin, primaries }));
+}
+
 /**
- * --zones and --secondary: the zone entries. --secondary alone replaces the
+ * --zones, --secondary and --secondary-catalog: the zone entries and the
+ * catalogs consumed. --secondary or --secondary-catalog alone replaces the
  * default zone folder (a pure secondary has no zone files); zones of the
  * same origin given twice gather their primaries in order.
  */
@@ -33,33 +51,22 @@ export function zonesFlags(
   files: readonly string[] | undefined,
   secondaries: readonly string[] | undefined,
   config: ServerConfig,
-): Partial<Pick<ServerConfig, 'zones'>> {
-  if (files === undefined && secondaries === undefined) return {};
+  catalogs?: readonly string[],
+): Partial<Pick<ServerConfig, 'zones' | 'secondaryCatalogs'>> {
+  const consumed =
+    catalogs === undefined
+      ? {}
+      : { secondaryCatalogs: primariesByOrigin(catalogs, '--secondary-catalog') };
+  if (files === undefined && secondaries === undefined && catalogs === undefined) return {};
   const base =
     files !== undefined
       ? files.map(zoneArg)
       : config === DEFAULT_SERVER_CONFIG
         ? []
         : config.zones.filter((z) => !isSecondaryZone(z));
-  const byOrigin = new Map<string, PrimaryAddress[]>();
-  for (const text of secondaries ?? []) {
-    const eq = text.indexOf('=');
-    const origin = eq > 0 ? text.slice(0, eq).trim().toLowerCase() : '';
-    if (!/^[a-z0-9._-]+\.?$/.test(origin))
-      throw new UsageError(`--secondary takes ZONE=ADDR:PORT[,key NAME], not '${text}'`);
-    const p = parsePrimary(text.slice(eq + 1));
-    if (typeof p === 'string') throw new UsageError(`--secondary: ${p}`);
-    const o = origin.endsWith('.') ? origin : `${origin}.`;
-    byOrigin.set(o, [...(byOrigin.get(o) ?? []), p]);
-  }
   const kept = secondaries === undefined ? config.zones.filter(isSecondaryZone) : [];
-  return {
-    zones: [
-      ...base,
-      ...kept,
-      ...[...byOrigin].map(([origin, primaries]) => ({ origin, primaries })),
-    ],
-  };
+  const added = primariesByOrigin(secondaries ?? [], '--secondary');
+  return { zones: [...base, ...kept, ...added], ...consumed };
 }
 
 /** `--serial POLICY`. */

@@ -78,3 +78,23 @@ export type TsigResponseCode = TsigCode;
 
 /** NOTIFY requests a secondary refuses (server/secondary.ts); server/rcodes.ts gives their rcodes. */
 export type NotifyRefusalCode = 'NOTIFY_REFUSED' | 'NOTIFY_TSIG' | 'NOTIFY_MALFORMED';
+
+/**
+ * Stable codes of a catalog zone consumed (RFC 9432, `secondaryCatalogs`,
+ * `serve --secondary-catalog`): what makes a catalog version, or one of its
+ * members, not applied. The member zones provisioned before stay as they were.
+ */
+export const CATALOG_IN_CODES = {
+  CATALOG_NO_VERSION:
+    'a catalog zone without its version property (version.CATALOG TXT "2"): the version is not applied, the members stay as they were',
+  CATALOG_VERSION:
+    'a catalog zone whose version property is not one TXT record "2" (RFC 9432 schema version 2 only): not applied, the members stay as they were',
+  CATALOG_BAD_PTR:
+    'a member node (ID.zones.CATALOG) without exactly one PTR, or whose PTR is not a zone name lexroute can hold (letters, digits, - and _ per label; not the catalog or below it): that member stays as it was',
+  CATALOG_DUPLICATE_MEMBER:
+    'a member zone listed twice in a catalog (two IDs): that member stays as it was',
+  CATALOG_MEMBER_CONFLICT:
+    'a catalog member that is already a zone here (a zone file, a configured secondary zone, another catalog): not provisioned from the catalog',
+} as const;
+
+export type CatalogInCode = keyof typeof CATALOG_IN_CODES;

@@ -1,0 +1,212 @@
+/**
+ * A catalog zone read by its consumer (RFC 9432, schema version 2), the
+ * pure part: the members a catalog version lists, the problems that keep a
+ * version or a member from being applied, and the plan that takes the
+ * member zones provisioned from one version to the next.
+ *
+ * What is read: `version.CATALOG TXT "2"` and the member nodes
+ * `<unique-id>.zones.CATALOG PTR <member zone>`. Properties (`group`, `coo`,
+ * `ext` and any other) are counted, not acted on: every member is
+ * provisioned the same way, from the catalog's own primaries (RFC 9432
+ * section 4.4: "Catalog consumers MUST ignore any RR in the catalog zone
+ * which is meaningless to or otherwise not supported by the
+ * implementation", section 3).
+ *
+ * A broken version property stops the whole version (the members stay as
+ * they were); a broken member entry (not one PTR, a name lexroute cannot
+ * hold, a zone listed twice) keeps that member as it was and applies the
+ * rest.
+ */
+import { keyIsSubdomain, keyToName, nameKey, wireToKey } from '../../dns/core/wire/name.ts';
+import { TYPE_PTR, TYPE_TXT } from '../../dns/core/rr/types.ts';
+import type { CatalogInCode } from './codes.ts';
+
+/** One record of the catalog zone: owner key (`nameKey`), type, RDATA. */
+export interface CatalogRecord {
+  readonly key: string;
+  readonly type: number;
+  readonly rdata: Uint8Array;
+}
+
+/** What keeps a catalog version or a member from being applied; `owner` is the name it was read at. */
+export interface CatalogProblem {
+  readonly code: CatalogInCode;
+  readonly owner: string;
+  readonly message: string;
+}
+
+/** A catalog version as read. */
+export interface CatalogRead {
+  /** Member zones (absolute, lowercase) to their unique ID; undefined when the version is not applied. */
+  readonly members: ReadonlyMap<string, string> | undefined;
+  /** Member names and IDs whose entries are broken: those members stay as they were. */
+  readonly keepNames: ReadonlySet<string>;
+  readonly keepIds: ReadonlySet<string>;
+  /** Properties read but not acted on (`group`, `coo`, `ext`, ...), counted by name. */
+  readonly ignored: Readonly<Record<string, number>>;
+  readonly problems: readonly CatalogProblem[];
+}
+
+/** The labels of `key` above `suffix` (a subdomain of it), leftmost first. */
+function labelsAbove(key: string, suffix: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const end = key.length - suffix.length;
+  while (i < end) {
+    const len = key.charCodeAt(i);
+    out.push(key.slice(i + 1, i + 1 + len));
+    i += 1 + len;
+  }
+  return out;
+}
+
+const HOST_LABEL = /^[a-z0-9_-]{1,63}$/;
+
+/**
+ * The member zone a PTR names, or why it cannot be one: an uncompressed
+ * name filling the RDATA, each label of letters, digits, `-` and `_` (a
+ * member becomes a file name under the state folder), neither the root nor
+ * the catalog or a name below it.
+ */
+function memberName(rdata: Uint8Array, catalogKey: string): string | { why: string } {
+  let i = 0;
+  while (i < rdata.length && rdata[i] !== 0) {
+    if (rdata[i]! > 63) return { why: 'its RDATA is not an uncompressed domain name' };
+    i += 1 + rdata[i]!;
+  }
+  if (i !== rdata.length - 1 || rdata.length > 255)
+    return { why: 'its RDATA is not one domain name' };
+  const key = wireToKey(rdata);
+  if (key.length === 1) return { why: 'it names the root' };
+  if (keyIsSubdomain(key, catalogKey)) return { why: 'it names the catalog zone or a name in it' };
+  const name = keyToName(key);
+  if (
+    !name
+      .slice(0, -1)
+      .split('.')
+      .every((l) => HOST_LABEL.test(l))
+  )
+    return { why: `${name} holds characters other than letters, digits, - and _` };
+  return name;
+}
+
+/** The version property: undefined when it is one TXT "2", else the problem. */
+function versionProblem(txt: readonly Uint8Array[], owner: string): CatalogProblem | undefined {
+  if (txt.length === 0)
+    return {
+      code: 'CATALOG_NO_VERSION',
+      owner,
+      message: `no TXT record at ${owner}: the catalog's schema version is unknown (RFC 9432 section 4.2.1)`,
+    };
+  const one = txt.length === 1 ? txt[0]! : undefined;
+  if (one?.length === 2 && one[0] === 1 && one[1] === 0x32) return undefined;
+  const shown = txt.map((t) => JSON.stringify(new TextDecoder().decode(t.subarray(1)))).join(', ');
+  return {
+    code: 'CATALOG_VERSION',
+    owner,
+    message: `the version property is ${shown}; lexroute consumes schema version "2" only, in one TXT record`,
+  };
+}
+
+/** The PTR records of each member node and the properties, from the catalog's records. */
+function gather(catalogKey: string, records: Iterable<CatalogRecord>) {
+  const version: Uint8Array[] = [];
+  const nodes = new Map<string, Uint8Array[]>();
+  const ignored: Record<string, number> = {};
+  for (const r of records) {
+    if (!keyIsSubdomain(r.key, catalogKey) || r.key === catalogKey) continue;
+    const labels = labelsAbove(r.key, catalogKey);
+    const top = labels[labels.length - 1]!;
+    if (labels.length === 1 && top === 'version') {
+      if (r.type === TYPE_TXT) version.push(r.rdata);
+    } else if (labels.length === 2 && top === 'zones') {
+      const ptrs = nodes.get(labels[0]!) ?? [];
+      if (r.type === TYPE_PTR) ptrs.push(r.rdata);
+      nodes.set(labels[0]!, ptrs);
+    } else {
+      // A member's property (group, coo, ...) is the label under its node; a global one is its own.
+      const name = labels.length > 2 && top === 'zones' ? labels[labels.length - 3]! : top;
+      ignored[name] = (ignored[name] ?? 0) + 1;
+    }
+  }
+  return { version, nodes, ignored };
+}
+
+/**
+ * Read a catalog version from its records.
+ * @see RFC 9432 section 4.2.1: a consumer does not process a catalog whose
+ * version property lacks the value it expects ("2").
+ * @see RFC 9432 section 4.3: one member node `<unique-N>.zones.$CATZ` per
+ * member zone, holding one PTR record that names it.
+ */
+export function readCatalog(catalog: string, records: Iterable<CatalogRecord>): CatalogRead {
+  const catalogKey = nameKey(catalog);
+  const { version, nodes, ignored } = gather(catalogKey, records);
+  const problems: CatalogProblem[] = [];
+  const keepNames = new Set<string>();
+  const keepIds = new Set<string>();
+  const at = (id: string) => `${keyToName(String.fromCharCode(id.length) + id)}zones.${catalog}`;
+  const bad = versionProblem(version, `version.${catalog}`);
+  if (bad) return { members: undefined, keepNames, keepIds, ignored, problems: [bad] };
+  const ids = new Map<string, string[]>();
+  for (const [id, ptrs] of nodes) {
+    const names = ptrs.map((p) => memberName(p, catalogKey));
+    const ok = names.filter((n): n is string => typeof n === 'string');
+    if (ptrs.length !== 1 || ok.length !== 1) {
+      keepIds.add(id);
+      for (const n of ok) keepNames.add(n);
+      const why = names.find((n) => typeof n !== 'string')?.why;
+      problems.push({
+        code: 'CATALOG_BAD_PTR',
+        owner: at(id),
+        message:
+          ptrs.length !== 1
+            ? `the member node has ${ptrs.length} PTR records, not one (RFC 9432 section 4.3)`
+            : `the member's PTR is unusable: ${why ?? ''}`,
+      });
+      continue;
+    }
+    ids.set(ok[0]!, [...(ids.get(ok[0]!) ?? []), id]);
+  }
+  const members = new Map<string, string>();
+  for (const [name, list] of ids) {
+    if (list.length === 1 && !keepNames.has(name)) members.set(name, list[0]!);
+    else if (list.length > 1) {
+      keepNames.add(name);
+      problems.push({
+        code: 'CATALOG_DUPLICATE_MEMBER',
+        owner: at(list[1]!),
+        message: `${name} is listed ${list.length} times (IDs ${list.join(', ')}): a member zone is listed once`,
+      });
+    }
+  }
+  return { members, keepNames, keepIds, ignored, problems };
+}
+
+/** How the member zones provisioned from a catalog change with a new version. */
+export interface CatalogPlan {
+  /** The members after the change (name to ID). */
+  readonly next: ReadonlyMap<string, string>;
+  readonly add: readonly string[];
+  readonly remove: readonly string[];
+  /**
+   * Members whose ID changed: removed with their data and added again
+   * (RFC 9432 section 5.4: a changed member node label is processed as the
+   * member's removal, its associated state included, then its addition).
+   */
+  readonly reset: readonly string[];
+}
+
+/** The change from the members provisioned (`before`) to those a version lists; none when it is not applied. */
+export function planCatalog(before: ReadonlyMap<string, string>, read: CatalogRead): CatalogPlan {
+  if (read.members === undefined) return { next: before, add: [], remove: [], reset: [] };
+  const next = new Map(read.members);
+  for (const [name, id] of before)
+    if (!next.has(name) && (read.keepNames.has(name) || read.keepIds.has(id))) next.set(name, id);
+  const add = [...next.keys()].filter((n) => !before.has(n));
+  const remove = [...before.keys()].filter((n) => !next.has(n));
+  const reset = [...next]
+    .filter(([n, id]) => before.has(n) && before.get(n) !== id)
+    .map(([n]) => n);
+  return { next, add, remove, reset };
+}
