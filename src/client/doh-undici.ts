@@ -107,9 +107,14 @@ class Exchange implements Dispatcher.DispatchHandler, DohResponse {
   }
 
   onResponseEnd(): void {
-    const all = Buffer.concat(this.#chunks, this.#size);
     // The body in an ArrayBuffer of its own (the socket's buffers are shared slabs).
-    const end = { body: new Uint8Array(all).buffer };
+    const body = new Uint8Array(this.#size);
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      body.set(chunk, at);
+      at += chunk.length;
+    }
+    const end = { body: body.buffer };
     // undici gives the connection back to its pool one event-loop turn after
     // this call (setImmediate); a request made before would open another one.
     setImmediate(() => setImmediate(() => this.#finish(end)));
