@@ -8,6 +8,7 @@
 //   `npm pack` made (prepack) and which runs on Node 22 and 24.
 // The Node version is checked on both paths before anything is imported.
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 const source = new URL('../src/cli/main.ts', import.meta.url);
@@ -56,5 +57,16 @@ if (!fromCheckout && !existsSync(built)) {
   stop('this copy has neither src/ nor dist/: reinstall the package (npm pack builds dist/).');
 }
 watchForOrphaning();
+// Node's compile cache (22.1+; in os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE
+// names another folder, off with NODE_DISABLE_COMPILE_CACHE=1): the code compiled by an
+// earlier run, and on Node 24 the sources with their types stripped, are read back
+// instead of made again. Entries are keyed by the source's content: an edit is never hidden.
+// A start of `serve` took 0.9-1.1 s of CPU before its first answer, 0.43-0.46 s with it
+// (issue 30). Set in the environment too, so that the zone-load and answering worker
+// threads use it. Best effort: a folder that cannot be written leaves it off.
+if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
+  const cache = module.enableCompileCache?.();
+  if (cache?.directory !== undefined) process.env.NODE_COMPILE_CACHE ??= cache.directory;
+}
 const { main } = await import((fromCheckout ? source : built).href);
 await main();
