@@ -136,9 +136,17 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
   private count = -1;
   /** Scratch for `keyOf` (a key is at most 255 octets; a presentation name at most 4 x 255). */
   private scratch: Uint8Array | undefined;
-  constructor(store: ZoneStore, columns?: KeyIndexColumns) {
+  /**
+   * The zone's apex key and node (null: not looked up yet). Every lookup in
+   * the zone starts at the apex: at thousands of zones, a zone's first
+   * lookup of a query finds its name table out of the cache (issue 30).
+   */
+  private readonly apexKey: string | undefined;
+  private apex: ZoneNode | undefined | null = null;
+  constructor(store: ZoneStore, columns?: KeyIndexColumns, apexKey?: string) {
     this.store = store;
     this.columns = store.canonicalNames ? undefined : (columns ?? buildKeyIndex(store));
+    this.apexKey = apexKey;
   }
 
   /** Name rows of the store (indexed or not). */
@@ -201,6 +209,11 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
   }
 
   get(key: string): ZoneNode | undefined {
+    if (key !== this.apexKey) return this.find(key);
+    if (this.apex === null) this.apex = this.find(key);
+    return this.apex;
+  }
+  private find(key: string): ZoneNode | undefined {
     const n = this.row(key);
     if (n < 0) return undefined;
     // A small direct-mapped cache of views by row: every lookup gets the apex

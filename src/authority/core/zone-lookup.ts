@@ -55,7 +55,7 @@ export function indexZone(
   const originKey = nameKey(zone.origin);
   let nodes: ReadonlyMap<string, ZoneNode>;
   if (zone instanceof StoreZone) {
-    nodes = new KeyedNodes(zone.store, prepared?.columns);
+    nodes = new KeyedNodes(zone.store, prepared?.columns, originKey);
   } else {
     const map = new Map<string, ZoneNode>();
     for (const node of zone.nodes.values()) map.set(nameKey(node.name), node);
