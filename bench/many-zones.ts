@@ -6,7 +6,7 @@
  *
  * - start: from the spawn until every zone answers its SOA (NOERROR, AA);
  * - memory: resident memory (VmRSS of the process and its children) once
- *   every zone answers;
+ *   every zone answers, and again after the timed queries (`RSS q/s`);
  * - q/s: dnsperf over random names of the zones (40% apex NAPTR, 40% the
  *   NAPTR below the apex, 10% NXDOMAIN, 10% NODATA), server pinned to one
  *   core, dnsperf to the other (as bench/server-qps.sh), after one pass
@@ -22,19 +22,27 @@
  *   `lexroute ctl reload ZONE` after a second change (until served, with
  *   ctl's own Node start-up, and the reload time the server reports).
  *
+ * - `--servers built`: lexroute as the installed package runs it, the
+ *   sources transpiled to JavaScript (`tsconfig.build.json`, into the
+ *   scratch folder): from a checkout, `bin/lexroute.js` runs the TypeScript
+ *   sources, and Node's type stripping costs each thread that loads them
+ *   (the answering thread and the zone-load thread) its own memory (about
+ *   45 MB in all on this machine).
+ *
  * Prints a side-by-side table and lexroute's ratios to the issue's targets
  * (start <= 3x NSD + 0.5 s, memory <= 2x NSD, q/s over the zones >= 0.85x
  * the same names in one zone, reload <= 1 s after SIGHUP, <= 100 ms by ctl).
  * The zones are generated into a scratch folder, removed at exit.
  *
  *   node_modules/.bin/node bench/many-zones.ts [--zones 1000,5000,10000]
- *     [--seconds 10] [--servers lexroute,one-zone,nsd,knot]
+ *     [--seconds 10] [--servers lexroute,one-zone,built,nsd,knot]
  *     [--server-cpu 0] [--client-cpu 1] [--rounds 0] [--rate 10000]
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as dnsPacket from 'dns-packet';
 import { AS_NOBODY, ROOT, freePort, scratch } from './harness.ts';
@@ -325,9 +333,9 @@ function stopper(child: ChildProcess): () => Promise<void> {
   };
 }
 
-function startLexroute(zones: string, port: number, control: string): Server {
+function startLexroute(zones: string, port: number, control: string, bin = BIN): Server {
   const child = spawnPinned(NODE, [
-    BIN,
+    bin,
     'serve',
     '--zones',
     zones,
@@ -405,6 +413,8 @@ interface Row {
   zones: number;
   startS: number;
   rssMb: number;
+  /** Resident memory after the timed queries. */
+  rssAfterMb?: number;
   qps: number;
   lost: string;
   reloadS?: number;
@@ -446,7 +456,8 @@ async function measure(
     const rss = rssMb(server.child.pid!);
     dnsperf(port, queries, ['-n', '1']);
     const { qps, lost } = dnsperf(port, queries);
-    const row: Row = { server: name, zones: count, startS, rssMb: rss, qps, lost };
+    const rssAfterMb = rssMb(server.child.pid!);
+    const row: Row = { server: name, zones: count, startS, rssMb: rss, rssAfterMb, qps, lost };
     if (reload !== undefined) {
       const i = Math.floor(count / 2);
       // Knot and NSD compare file modification times in whole seconds.
@@ -555,6 +566,25 @@ async function qpsRounds(
 const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 if (!have('dnsperf')) throw new Error('dnsperf is required (apt-get install dnsperf)');
 
+/**
+ * The sources transpiled as `npm pack` builds them (tsc, tsconfig.build.json)
+ * into bench/out/many-zones-js/ (inside the checkout, so that bare imports
+ * resolve from its node_modules); returns an entry that runs their CLI.
+ */
+function buildJs(): string {
+  const out = join(ROOT, 'bench/out/many-zones-js');
+  process.stderr.write(`transpiling the sources into ${out}\n`);
+  rmSync(out, { recursive: true, force: true });
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  const args = ['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out, '--declaration', 'false'];
+  execFileSync(NODE, [tsc, ...args], { stdio: 'inherit' });
+  const entry = join(out, 'main.mjs');
+  const main = JSON.stringify(pathToFileURL(join(out, 'cli/main.js')).href);
+  writeFileSync(entry, `const { main } = await import(${main});\nawait main();\n`);
+  return entry;
+}
+let built: string | undefined;
+
 const rows: Row[] = [];
 const roundsOf = new Map<number, Round[]>();
 for (const count of COUNTS) {
@@ -569,6 +599,23 @@ for (const count of COUNTS) {
         folder,
         ctl: control,
       }),
+    );
+  }
+  if (SERVERS.has('built')) {
+    const control = join(dir, `ctl-built-${count}.sock`);
+    const bin = (built ??= buildJs());
+    rows.push(
+      await measure(
+        'lexroute built',
+        count,
+        (p) => startLexroute(folder, p, control, bin),
+        names,
+        queries,
+        {
+          folder,
+          ctl: control,
+        },
+      ),
     );
   }
   if (SERVERS.has('one-zone')) {
@@ -602,11 +649,11 @@ for (const count of COUNTS) {
 
 const f = (x: number | undefined, d = 2) => (x === undefined ? '-' : x.toFixed(d));
 console.log(
-  `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)} ${'ctl srv ms'.padStart(10)}`,
+  `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'RSS q/s'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)} ${'ctl srv ms'.padStart(10)}`,
 );
 for (const r of rows) {
   console.log(
-    `${r.server.padEnd(16)} ${String(r.zones).padStart(6)} ${f(r.startS).padStart(8)} ${f(r.rssMb, 0).padStart(8)} ${f(r.qps, 0).padStart(9)} ${r.lost.padStart(7)} ${f(r.reloadS, 3).padStart(9)} ${f(r.ctlS, 3).padStart(7)} ${f(r.ctlServerMs, 0).padStart(10)}`,
+    `${r.server.padEnd(16)} ${String(r.zones).padStart(6)} ${f(r.startS).padStart(8)} ${f(r.rssMb, 0).padStart(8)} ${f(r.rssAfterMb, 0).padStart(8)} ${f(r.qps, 0).padStart(9)} ${r.lost.padStart(7)} ${f(r.reloadS, 3).padStart(9)} ${f(r.ctlS, 3).padStart(7)} ${f(r.ctlServerMs, 0).padStart(10)}`,
   );
 }
 console.log('');
@@ -615,11 +662,18 @@ for (const count of COUNTS) {
   const lex = get('lexroute');
   const nsd = get('nsd');
   const one = get('lexroute 1 zone');
+  const js = get('lexroute built');
+  if (js !== undefined && nsd !== undefined)
+    console.log(
+      `${count} zones, built: memory ${f(js.rssMb / nsd.rssMb)}x NSD (target <= 2), after the queries ${f(js.rssAfterMb! / nsd.rssAfterMb!)}x`,
+    );
   if (lex === undefined) continue;
   const parts: string[] = [];
   if (nsd !== undefined) {
     parts.push(`start ${f(lex.startS)} s vs target ${f(3 * nsd.startS + 0.5)} s (3x NSD + 0.5)`);
-    parts.push(`memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2)`);
+    parts.push(
+      `memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2), after the queries ${f(lex.rssAfterMb! / nsd.rssAfterMb!)}x`,
+    );
   }
   if (one !== undefined) parts.push(`q/s ${f(lex.qps / one.qps)}x one zone (target >= 0.85)`);
   const rounds = roundsOf.get(count);
