@@ -13,6 +13,7 @@
  *   first `$ORIGIN`, else its SOA owner. A file name that does not spell a
  *   domain name (`@.zone`) gives none, and the load says so.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 
@@ -79,18 +80,36 @@ export function isZoneFileName(name: string): boolean {
  * name is listed, so that loading it says it is refused (never read).
  */
 export async function zoneFilesIn(dir: string): Promise<string[]> {
-  const names = await readdir(dir);
+  // The entries' types come with the listing: only a symbolic link (or a file
+  // system that does not tell types) is looked at (5,000 zone files: 5,000 stats fewer).
+  const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
-  for (const n of names.sort()) {
-    if (!isZoneFileName(n)) continue;
-    const full = join(dir, n);
-    try {
-      if (!(await stat(full)).isDirectory()) files.push(full);
-    } catch {
-      // removed meanwhile, or a dangling link
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!isZoneFileName(e.name) || e.isDirectory()) continue;
+    const full = join(dir, e.name);
+    if (e.isSymbolicLink() || !typeKnown(e)) {
+      try {
+        if ((await stat(full)).isDirectory()) continue;
+      } catch {
+        continue; // removed meanwhile, or a dangling link
+      }
     }
+    files.push(full);
   }
   return files;
+}
+
+/** Whether a directory entry's type was told by the listing (DT_UNKNOWN on some file systems). */
+function typeKnown(e: Dirent): boolean {
+  return (
+    e.isFile() ||
+    e.isFIFO() ||
+    e.isSocket() ||
+    e.isCharacterDevice() ||
+    e.isBlockDevice() ||
+    e.isDirectory() ||
+    e.isSymbolicLink()
+  );
 }
 
 /**
