@@ -551,18 +551,15 @@ async function reloaderFor(
     install: (file, tmp) => ref.reloader!.install(file, tmp),
     setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
     zoneOfFile: (file) => ref.reloader?.zoneOfFile(file),
-    // Answering threads take loaded zones only (shared columns): with --workers, IXFRs rebuild the zone.
-    ...(workerCount(config) > 1
-      ? {}
-      : {
-          applyDifference: (
-            file: string,
-            from: Zone,
-            to: Parameters<ZoneReloader['applyDifference']>[2],
-            diff: ZoneDiff | undefined,
-          ) => ref.reloader!.applyDifference(file, from, to, diff),
-          fileWritten: (file: string, zone: Zone) => ref.reloader!.fileWritten(file, zone),
-        }),
+    // An IXFR applied by difference reaches answering threads (--workers) as the base's shared
+    // columns and the changed names (`transfer.ts`).
+    applyDifference: (
+      file: string,
+      from: Zone,
+      to: Parameters<ZoneReloader['applyDifference']>[2],
+      diff: ZoneDiff | undefined,
+    ) => ref.reloader!.applyDifference(file, from, to, diff),
+    fileWritten: (file: string, zone: Zone) => ref.reloader!.fileWritten(file, zone),
   });
   const reloader = new ZoneReloader({
     specs: zoneSourceSpecs(config),

@@ -20,7 +20,7 @@
  * checks (CNAME beside other data, NS at the apex, zone cuts: occluded data
  * and glue, the NAPTR lint).
  */
-import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/core/zone/model.ts';
+import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
 import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
 import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
@@ -28,16 +28,14 @@ import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { signWithState, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
 import { loadZoneFile, type FileStamp, type LoadOptions } from './load.ts';
-import type {
-  PatchedZone} from '../../dns/core/zone/patch.ts';
 import {
-  OverlayNodes,
   patchZone,
   touchedCutFindings,
+  type PatchedZone,
   type ZoneChanges,
 } from '../../dns/core/zone/patch.ts';
-import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
-import { nameKey } from '../../dns/core/wire/name.ts';
+import type { IndexedZone } from '../core/zone-lookup.ts';
+import { indexPatched } from './transfer.ts';
 import { TYPE_CNAME, TYPE_NAPTR, TYPE_NS } from '../../dns/core/rr/types.ts';
 
 export interface ZonePathOptions extends LoadOptions {
@@ -181,13 +179,6 @@ function touchedFindings(zone: PatchedZone, touched: readonly string[]): ZoneDia
   return [...out, ...touchedCutFindings(zone, touched), ...lintNaptrRecords(naptr)];
 }
 
-/** The lookup index of a patched zone: the base's index with the overlay's nodes over it. */
-function indexPatched(zone: PatchedZone): IndexedZone {
-  const base = indexZone(zone.base);
-  const overlay = new Map<string, ZoneNode | null>();
-  for (const [name, node] of zone.overlay) overlay.set(nameKey(name), node);
-  return { zone, originKey: base.originKey, nodes: new OverlayNodes(base.nodes, overlay) };
-}
 
 /**
  * Apply one version's difference to the zone served (an IXFR's step), in

@@ -10,10 +10,17 @@
  * This is the hand-over of the reload worker (`worker.ts`); IXFR and
  * multi-worker serving can move zones between threads the same way (or put
  * the arenas on a SharedArrayBuffer, which the same fields allow).
+ *
+ * A zone changed by an IXFR (`PatchedZone`) travels as its base's columns
+ * plus its overlay (the changed names as plain nodes, cloned): what the
+ * answering threads of `serve --workers` receive after an IXFR costs what
+ * changed since the base was loaded, the base's columns being shared.
  */
 import { ZoneStore, type StoreTransfer } from '../../dns/core/zone/store.ts';
 import { RRsetView, StoreZone } from '../../dns/core/zone/views.ts';
-import type { Zone } from '../../dns/core/zone/model.ts';
+import type { RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
+import { OverlayNodes, PatchedZone } from '../../dns/core/zone/patch.ts';
+import { nameKey } from '../../dns/core/wire/name.ts';
 import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
 import { keyIndexBuffers, KeyedNodes, type KeyIndexColumns } from '../core/key-index.ts';
 import type { DnssecIndex } from '../../dns/core/zone/dnssec.ts';
@@ -36,6 +43,57 @@ export interface PackedZone {
   readonly dnssec?: DnssecIndex;
   /** Bodies encoded ahead for the hot names (`core/zone/answer-pack.ts`). */
   readonly answers?: PackedAnswers;
+  /** A patched zone: the store is its base, this its difference from it. */
+  readonly patch?: PackedPatch;
+}
+
+/** What a patched zone holds beside its base: the changed names (null: deleted), the SOA, size and cuts. */
+export interface PackedPatch {
+  readonly overlay: readonly (readonly [string, ZoneNode | null])[];
+  readonly soa: RRset;
+  readonly size: number;
+  readonly cuts: readonly string[];
+}
+
+/** A node as plain data (a base node's views hold the whole store), each RDATA copied to its own octets. */
+function plainNode(n: ZoneNode): ZoneNode {
+  const rrsets = new Map<number, RRset>();
+  for (const [type, s] of n.rrsets) rrsets.set(type, plainSet(s));
+  const { name, emptyNonTerminal, isDelegation, belowCut } = n;
+  return { name, rrsets, emptyNonTerminal, isDelegation, belowCut };
+}
+
+function plainSet(s: RRset): RRset {
+  const records = s.records.map((r) => ({
+    owner: r.owner,
+    type: r.type,
+    class: r.class,
+    ttl: r.ttl,
+    rdata: r.rdata.slice(),
+  }));
+  return { owner: s.owner, type: s.type, ttl: s.ttl, records };
+}
+
+/** A patched zone's base packed with its overlay (the base's key index when `indexed` has one). */
+function packPatched(zone: PatchedZone, indexed?: IndexedZone) {
+  const baseNodes = indexed?.nodes instanceof OverlayNodes ? indexed.nodes.baseNodes : undefined;
+  const keyed = baseNodes instanceof KeyedNodes ? baseNodes : undefined;
+  const base = packZone(zone.base, keyed && { zone: zone.base, originKey: '', nodes: keyed });
+  if (base === undefined) return undefined;
+  const overlay = [...zone.overlay].map(([k, v]) => [k, v && plainNode(v)] as const);
+  const patch: PackedPatch = { overlay, soa: plainSet(zone.soa), size: zone.size, cuts: zone.cuts };
+  return { packed: { ...base.packed, patch }, transfer: base.transfer };
+}
+
+/**
+ * The lookup index of a patched zone: the base's index (its key columns
+ * when given) with the overlay's nodes over it.
+ */
+export function indexPatched(zone: PatchedZone, keys?: KeyIndexColumns): IndexedZone {
+  const base = indexZone(zone.base, keys && { columns: keys, dnssec: undefined });
+  const overlay = new Map<string, ZoneNode | null>();
+  for (const [name, node] of zone.overlay) overlay.set(nameKey(name), node);
+  return { zone, originKey: base.originKey, nodes: new OverlayNodes(base.nodes, overlay) };
 }
 
 function collect(v: unknown, out: Set<ArrayBuffer>): void {
@@ -49,6 +107,7 @@ export function packZone(
   zone: Zone,
   indexed?: IndexedZone,
 ): { packed: PackedZone; transfer: ArrayBuffer[] } | undefined {
+  if (zone instanceof PatchedZone) return packPatched(zone, indexed);
   if (!(zone instanceof StoreZone)) return undefined;
   const keys = indexed?.nodes instanceof KeyedNodes ? indexed.nodes.columns : undefined;
   const store = zone.store.toTransfer();
@@ -80,6 +139,7 @@ export function packZone(
  */
 export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const zone = unpackZone(p);
+  if (zone instanceof PatchedZone) return indexPatched(zone, p.keys);
   const indexed = indexZone(
     zone,
     p.indexed ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec } : undefined,
@@ -93,7 +153,10 @@ export function unpackZone(p: PackedZone): Zone {
   const apex = store.findName(p.origin);
   const soa = store.findSet(apex, TYPE_SOA);
   if (apex < 0 || soa < 0) throw new Error(`packed zone ${p.origin} has no SOA at its apex`);
-  return new StoreZone(store, p.origin, new RRsetView(store, soa), p.order, p.cuts, p.size);
+  const base = new StoreZone(store, p.origin, new RRsetView(store, soa), p.order, p.cuts, p.size);
+  const d = p.patch;
+  if (d === undefined) return base;
+  return new PatchedZone(base, new Map(d.overlay), d.soa, d.size, undefined, d.cuts);
 }
 
 /**

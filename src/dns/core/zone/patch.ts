@@ -83,6 +83,10 @@ export class OverlayNodes<K> implements ReadonlyMap<K, ZoneNode> {
     this.base = base;
     this.overlay = overlay;
   }
+  /** The nodes under the overlay. */
+  get baseNodes(): ReadonlyMap<K, ZoneNode> {
+    return this.base;
+  }
   /** Counted on first use (the base's count can cost a pass over its names: not on the IXFR's path). */
   get size(): number {
     if (this.count < 0) {
