@@ -85,12 +85,19 @@ function packPatched(zone: PatchedZone, indexed?: IndexedZone) {
   return { packed: { ...base.packed, patch }, transfer: base.transfer };
 }
 
+/** The index of each base patched zones stand on: made once (a count of its names, once), not per IXFR. */
+const baseIndexes = new WeakMap<StoreZone, IndexedZone>();
+
 /**
  * The lookup index of a patched zone: the base's index (its key columns
  * when given) with the overlay's nodes over it.
  */
 export function indexPatched(zone: PatchedZone, keys?: KeyIndexColumns): IndexedZone {
-  const base = indexZone(zone.base, keys && { columns: keys, dnssec: undefined });
+  let base = baseIndexes.get(zone.base);
+  if (base === undefined) {
+    base = indexZone(zone.base, keys && { columns: keys, dnssec: undefined });
+    baseIndexes.set(zone.base, base);
+  }
   const overlay = new Map<string, ZoneNode | null>();
   for (const [name, node] of zone.overlay) overlay.set(nameKey(name), node);
   return { zone, originKey: base.originKey, nodes: new OverlayNodes(base.nodes, overlay) };
