@@ -279,7 +279,9 @@ export async function secondariesFor(
   await mkdir(path.join(stateDir, 'secondary'), { recursive: true });
   const limits = config.transfer;
   const summaryIntervalMs = config.log.summaryIntervalMs;
-  const o = { zones, stateDir, keys, limits, summaryIntervalMs, ...(onNotify ? { onNotify } : {}) };
+  const catalogs = config.secondaryCatalogs;
+  const notify = onNotify ? { onNotify, catalogs } : {};
+  const o = { zones, stateDir, keys, limits, summaryIntervalMs, ...notify };
   return new Secondaries(o, target, log);
 }
 

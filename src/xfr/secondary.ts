@@ -112,6 +112,14 @@ export interface SecondaryOptions {
    * thread, whose Secondaries runs the check.
    */
   readonly onNotify?: (origin: string) => void;
+  /**
+   * The catalogs consumed, for an answering thread (`onNotify` set): their
+   * members are known to the main thread only, so a NOTIFY for a zone not
+   * known here that comes from a catalog's primary (with its key) is
+   * accepted and passed on; the main thread ignores a zone that is not a
+   * member.
+   */
+  readonly catalogs?: readonly SecondaryZoneConfig[];
   /** Serve-wide limits of a transfer in (zones may set their own); absent: the defaults. */
   readonly limits?: Pick<TransferConfig, 'inMaxRecords' | 'inMaxBytes' | 'inMaxSeconds'>;
   /** Refused NOTIFYs are counted and summarised once per this interval (`log.summaryIntervalMs`). */
@@ -353,7 +361,7 @@ export class Secondaries {
     } catch {
       return answerHeader(msg, 12, RCODE_OF.NOTIFY_MALFORMED);
     }
-    const z = this.zones.get(q.key);
+    const z = this.zones.get(q.key) ?? this.memberElsewhere(q.key);
     const from = z?.primaries.filter((p) => sameAddress(p.host, source)) ?? [];
     // Counted, one summary line per interval (a refused NOTIFY can come once per packet).
     const refuse = (why: string, code: NotifyRefusalCode) => {
@@ -374,6 +382,15 @@ export class Secondaries {
     if (this.o.onNotify) this.o.onNotify(z.origin);
     else void this.check(z.origin, 'notify');
     return answerHeader(stripped(msg), q.end, RCODE_NOERROR);
+  }
+
+  /** A zone that may be a catalog's member known to the main thread (`catalogs`): its catalogs' primaries. */
+  private memberElsewhere(
+    key: string,
+  ): { origin: string; primaries: PrimaryAddress[] } | undefined {
+    const catalogs = this.o.onNotify ? this.o.catalogs : undefined;
+    if (catalogs === undefined || catalogs.length === 0) return undefined;
+    return { origin: keyToName(key), primaries: catalogs.flatMap((c) => c.primaries) };
   }
 
   /** The zone's configuration, by origin key. */

@@ -14,6 +14,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
 import { startServer, type RunningServer } from '../../src/authority/server.ts';
@@ -22,6 +23,11 @@ import { eventLogger, type LogEvent } from '../helpers/events.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { freePort } from '../server/named.ts';
 import { query } from '../server/harness.ts';
+import { TsigSigner } from '../../src/xfr/core/tsig.ts';
+import { transferRequest } from '../../src/xfr/core/read.ts';
+import { nameKey } from '../../src/dns/core/wire/name.ts';
+import { TYPE_SOA } from '../../src/dns/core/rr/types.ts';
+import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 import { daemonDir, knotHead, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
 
 const named = toolOrSkip('named');
@@ -177,11 +183,13 @@ async function startConsumer(
   primaryPort: number,
   catalog: string,
   dir: string,
+  workers = 1,
 ): Promise<Consumer> {
   const { log, events } = eventLogger();
   const config: ServerConfig = {
     ...DEFAULT_SERVER_CONFIG,
     listen: [{ host: HOST, port }],
+    workers,
     zones: [],
     secondaryCatalogs: [
       { origin: catalog, primaries: [{ host: HOST, port: primaryPort, key: KEY.name }] },
@@ -208,6 +216,29 @@ async function www(port: number, origin: string): Promise<{ rcode: number; addre
 
 const served = async (port: number, origin: string) => (await www(port, origin)).address;
 
+/** A primary (its catalog listing `listed`) and lexroute consuming it, started before the tests of a describe and stopped after. */
+function primaryAndConsumer(
+  kind: 'named' | 'knotd',
+  catalog: string,
+  listed: string[],
+  workers = 1,
+): { primary: Primary; consumer: Consumer; dir: string; port: number } {
+  const s = {} as { primary: Primary; consumer: Consumer; dir: string; port: number };
+  beforeAll(async () => {
+    s.dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-catalog-consumer-'));
+    const primaryPort = await freePort();
+    s.port = await freePort();
+    s.primary = await startPrimary(kind, primaryPort, s.port, catalog, listed);
+    s.consumer = await startConsumer(s.port, primaryPort, catalog, s.dir, workers);
+  }, 30_000);
+  afterAll(async () => {
+    await (s.consumer as Consumer | undefined)?.server.close();
+    await (s.primary as Primary | undefined)?.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+  return s;
+}
+
 const PRIMARIES = [
   { name: 'BIND', kind: 'named', tool: named },
   { name: 'Knot', kind: 'knotd', tool: knotd },
@@ -218,63 +249,46 @@ for (const P of PRIMARIES) {
     `lexroute as catalog consumer of ${P.name}${P.tool.skipReason ? ` (skipped: ${P.tool.skipReason})` : ''}`,
     () => {
       const catalog = `catalog.${P.kind}.test.`;
-      let primary: Primary;
-      let consumer: Consumer | undefined;
-      let dir: string;
-      let port: number;
-
-      beforeAll(async () => {
-        dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-catalog-consumer-'));
-        const primaryPort = await freePort();
-        port = await freePort();
-        primary = await startPrimary(P.kind, primaryPort, port, catalog, MEMBERS.slice(0, 2));
-        consumer = await startConsumer(port, primaryPort, catalog, dir);
-      }, 30_000);
-
-      afterAll(async () => {
-        await consumer?.server.close();
-        await primary?.close();
-        rmSync(dir, { recursive: true, force: true });
-      });
+      const s = primaryAndConsumer(P.kind, catalog, MEMBERS.slice(0, 2));
 
       it('serves every member after the catalog transfer, each transferred with the key', async () => {
-        await eventually(() => served(port, MEMBERS[0]!), '192.0.2.1');
-        await eventually(() => served(port, MEMBERS[1]!), '192.0.2.2');
+        await eventually(() => served(s.port, MEMBERS[0]!), '192.0.2.1');
+        await eventually(() => served(s.port, MEMBERS[1]!), '192.0.2.2');
         // Not listed yet: not a zone here.
-        expect((await www(port, MEMBERS[2]!)).rcode).toBe(5);
-        const applied = consumer!.events.find((e) => e.event === 'catalog_applied');
+        expect((await www(s.port, MEMBERS[2]!)).rcode).toBe(5);
+        const applied = s.consumer.events.find((e) => e.event === 'catalog_applied');
         expect(applied).toMatchObject({ zone: catalog, applied: true, members: 2 });
         expect(applied!.ignoredProperties).toEqual({ group: 1 });
         // Each transferred (xfr_in is logged just after the swap that serves the zone).
         const zonesIn = async () =>
           [
-            ...new Set(consumer!.events.filter((e) => e.event === 'xfr_in').map((e) => e.zone)),
+            ...new Set(s.consumer.events.filter((e) => e.event === 'xfr_in').map((e) => e.zone)),
           ].sort();
         await eventually(zonesIn, [catalog, ...MEMBERS.slice(0, 2)].sort());
-        expect(consumer!.server.catalogs?.status()).toEqual([
+        expect(s.consumer.server.catalogs?.status()).toEqual([
           { catalog, serial: 1, members: 2, problems: {} },
         ]);
       }, 30_000);
 
       it('a member added to the catalog (serial raised, NOTIFY) appears', async () => {
-        primary.catalog(catalogText(catalog, 2, MEMBERS));
-        await eventually(() => served(port, MEMBERS[2]!), '192.0.2.3');
-        const catalogIn = consumer!.events.filter(
+        s.primary.catalog(catalogText(catalog, 2, MEMBERS));
+        await eventually(() => served(s.port, MEMBERS[2]!), '192.0.2.3');
+        const catalogIn = s.consumer.events.filter(
           (e) => e.event === 'xfr_in' && e.zone === catalog,
         );
         expect(catalogIn.at(-1)).toMatchObject({ serial: 2, kind: 'IXFR', trigger: 'notify' });
-        expect(consumer!.server.catalogs?.status()[0]).toMatchObject({ serial: 2, members: 3 });
+        expect(s.consumer.server.catalogs?.status()[0]).toMatchObject({ serial: 2, members: 3 });
       }, 30_000);
 
       it('a member removed from the catalog disappears, its copy deleted', async () => {
-        const file = secondaryFile(dir, MEMBERS[0]!);
+        const file = secondaryFile(s.dir, MEMBERS[0]!);
         expect(existsSync(file)).toBe(true);
-        primary.catalog(catalogText(catalog, 3, MEMBERS.slice(1)));
-        await eventually(async () => (await www(port, MEMBERS[0]!)).rcode, 5);
+        s.primary.catalog(catalogText(catalog, 3, MEMBERS.slice(1)));
+        await eventually(async () => (await www(s.port, MEMBERS[0]!)).rcode, 5);
         expect(existsSync(file)).toBe(false);
-        expect(await served(port, MEMBERS[1]!)).toBe('192.0.2.2');
+        expect(await served(s.port, MEMBERS[1]!)).toBe('192.0.2.2');
         expect(
-          consumer!.server.secondaries
+          s.consumer.server.secondaries
             ?.status()
             .map((s) => s.origin)
             .sort(),
@@ -282,16 +296,16 @@ for (const P of PRIMARIES) {
       }, 30_000);
 
       it('a catalog whose version is not "2" is not applied: the members stay, CATALOG_VERSION', async () => {
-        primary.catalog(catalogText(catalog, 4, MEMBERS.slice(2), '1'));
+        s.primary.catalog(catalogText(catalog, 4, MEMBERS.slice(2), '1'));
         const read = async () =>
-          consumer!.events.some((e) => e.event === 'catalog_problem' && e.serial === 4);
+          s.consumer.events.some((e) => e.event === 'catalog_problem' && e.serial === 4);
         await eventually(read, true);
-        const problem = consumer!.events.find(
+        const problem = s.consumer.events.find(
           (e) => e.event === 'catalog_problem' && e.serial === 4,
         );
         expect(problem).toMatchObject({ code: 'CATALOG_VERSION', owner: `version.${catalog}` });
-        expect(await served(port, MEMBERS[1]!)).toBe('192.0.2.2');
-        expect(consumer!.server.catalogs?.status()[0]).toMatchObject({
+        expect(await served(s.port, MEMBERS[1]!)).toBe('192.0.2.2');
+        expect(s.consumer.server.catalogs?.status()[0]).toMatchObject({
           serial: 4,
           members: 2,
           problems: { CATALOG_VERSION: 1 },
@@ -299,20 +313,59 @@ for (const P of PRIMARIES) {
       }, 30_000);
 
       it('a restart serves the members held on disk at once', async () => {
-        await consumer!.server.close();
-        consumer = undefined;
-        await primary.close();
-        consumer = await startConsumer(port, (primary as Daemon).port, catalog, dir);
+        await s.consumer.server.close();
+        await s.primary.close();
+        s.consumer = await startConsumer(s.port, s.primary.port, catalog, s.dir);
         // The primary is gone: what is served comes from the state folder.
-        expect(await served(port, MEMBERS[1]!)).toBe('192.0.2.2');
-        expect(await served(port, MEMBERS[2]!)).toBe('192.0.2.3');
-        expect((await www(port, MEMBERS[0]!)).rcode).toBe(5);
+        expect(await served(s.port, MEMBERS[1]!)).toBe('192.0.2.2');
+        expect(await served(s.port, MEMBERS[2]!)).toBe('192.0.2.3');
+        expect((await www(s.port, MEMBERS[0]!)).rcode).toBe(5);
         // Then the catalog held (its journal of IXFR differences replayed) is read again: version 4, not applied.
-        const read = () => consumer!.events.find((e) => e.event === 'catalog_applied');
+        const read = () => s.consumer.events.find((e) => e.event === 'catalog_applied');
         await eventually(async () => read()?.serial, 4);
         expect(read()).toMatchObject({ trigger: 'start', applied: false, members: 2 });
-        expect(await served(port, MEMBERS[2]!)).toBe('192.0.2.3');
+        expect(await served(s.port, MEMBERS[2]!)).toBe('192.0.2.3');
       }, 30_000);
     },
   );
 }
+
+/** The rcode of a NOTIFY for `origin` signed with the key, sent from a fresh socket (its own source s.port). */
+function signedNotify(port: number, origin: string, id: number): Promise<number> {
+  const raw = transferRequest(nameKey(origin), TYPE_SOA, id);
+  raw[2] = (4 << 3) | 0x04; // opcode NOTIFY, AA (RFC 1996 section 3.7)
+  const key = {
+    name: `${KEY.name}.`,
+    algorithm: 'hmac-sha256' as const,
+    secret: Buffer.from(KEY.secret, 'base64'),
+  };
+  const msg = new TsigSigner(key, nodeHmac, nowSeconds(), undefined).sign(raw);
+  return new Promise((resolve, reject) => {
+    const s = dgram.createSocket('udp4');
+    const timer = setTimeout(() => {
+      s.close();
+      reject(new Error(`no answer to NOTIFY ${id}`));
+    }, 3000);
+    s.on('message', (m) => {
+      clearTimeout(timer);
+      s.close();
+      resolve(m[3]! & 0x0f);
+    });
+    s.bind(0, HOST, () => s.send(msg, port, HOST));
+  });
+}
+
+describe.skipIf(named.skipReason !== undefined)(
+  `a catalog's members with --workers 2${named.skipReason ? ` (skipped: ${named.skipReason})` : ''}`,
+  () => {
+    const s = primaryAndConsumer('named', 'catalog.workers.test.', MEMBERS.slice(0, 1), 2);
+
+    it('every answering thread accepts the signed NOTIFY of the primary for a member', async () => {
+      await eventually(() => served(s.port, MEMBERS[0]!), '192.0.2.1');
+      // SO_REUSEPORT spreads the source ports over both threads; the other thread does not know the member.
+      const rcodes = [];
+      for (let i = 0; i < 30; i++) rcodes.push(await signedNotify(s.port, MEMBERS[0]!, 3000 + i));
+      expect(new Set(rcodes)).toEqual(new Set([0]));
+    }, 30_000);
+  },
+);
