@@ -694,6 +694,38 @@ export class ZoneReloader {
     }
   }
 
+  /**
+   * Before a load: the file's size and time, or why it is not loaded now
+   * (unreadable, unchanged, or still being written as --watch saw it).
+   */
+  private async lookBefore(
+    file: string,
+    source: string,
+    prev: Loaded | undefined,
+    due: boolean,
+    watching: boolean,
+  ): Promise<{ st: FileStamp | undefined } | 'failed' | 'unchanged' | 'incomplete'> {
+    // A file loaded for the first time is not looked at here: the load worker
+    // tells its size and time (5,000 zones: 5,000 stats off this thread).
+    const first = prev === undefined && direct(source, file) && !watching;
+    const st = first ? undefined : await this.stamp(file, source, prev);
+    if (st === null) return 'failed';
+    const same = prev?.mtimeMs === st?.mtimeMs && prev?.size === st?.size;
+    if (prev && !due && direct(source, file) && same) return 'unchanged';
+    // A change seen by --watch may be a file still being written: wait for a whole one.
+    if (
+      watching &&
+      st &&
+      direct(source, file) &&
+      this.incompleteTries < 20 &&
+      (await looksIncomplete(file, st))
+    ) {
+      this.o.log.info('zone_incomplete', { file, note: 'still being written? retrying shortly' });
+      return 'incomplete';
+    }
+    return { st };
+  }
+
   private async fileFrom(
     file: string,
     origin: string | undefined,
@@ -709,36 +741,12 @@ export class ZoneReloader {
       // A failed refresh is tried again shortly, not at once.
       if (prev) next.set(file, due ? { ...prev, refreshAt: Date.now() + REFRESH_RETRY_MS } : prev);
     };
-    // A file loaded for the first time is not looked at here: the load worker
-    // tells its size and time (5,000 zones: 5,000 stats off this thread).
-    const first = prev === undefined && direct(source, file) && !watching;
-    let st = first ? undefined : await this.stamp(file, source, prev);
-    if (st === null) {
+    const looked = await this.lookBefore(file, source, prev, due, watching);
+    if (typeof looked === 'string') {
       keep();
-      return 'failed';
+      return looked;
     }
-    if (
-      prev &&
-      !due &&
-      direct(source, file) &&
-      prev.mtimeMs === st?.mtimeMs &&
-      prev.size === st.size
-    ) {
-      keep();
-      return 'unchanged';
-    }
-    // A change seen by --watch may be a file still being written: wait for a whole one.
-    if (
-      watching &&
-      st &&
-      direct(source, file) &&
-      this.incompleteTries < 20 &&
-      (await looksIncomplete(file, st))
-    ) {
-      log.info('zone_incomplete', { file, note: 'still being written? retrying shortly' });
-      keep();
-      return 'incomplete';
-    }
+    let st: FileStamp | null | undefined = looked.st;
     const started = now();
     // Another size is another content: the hash is then taken in the parse's own read.
     const sameSize = !due && st !== undefined && prev?.size === st.size;
