@@ -9,6 +9,8 @@
 // The Node version is checked on both paths before anything is imported.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 const source = new URL('../src/cli/main.ts', import.meta.url);
@@ -57,15 +59,23 @@ if (!fromCheckout && !existsSync(built)) {
   stop('this copy has neither src/ nor dist/: reinstall the package (npm pack builds dist/).');
 }
 watchForOrphaning();
-// Node's compile cache (22.1+; in os.tmpdir()/node-compile-cache unless NODE_COMPILE_CACHE
-// names another folder, off with NODE_DISABLE_COMPILE_CACHE=1): the code compiled by an
-// earlier run, and on Node 24 the sources with their types stripped, are read back
-// instead of made again. Entries are keyed by the source's content: an edit is never hidden.
-// A start of `serve` took 0.9-1.1 s of CPU before its first answer, 0.43-0.46 s with it
-// (issue 30). Set in the environment too, so that the zone-load and answering worker
-// threads use it. Best effort: a folder that cannot be written leaves it off.
+// Node's compile cache (22.1+): the code compiled by an earlier run, and on Node 24 the
+// sources with their types stripped, are read back instead of made again. Entries are
+// keyed by the source's content: an edit is never hidden. A start of `serve` took
+// 0.9-1.1 s of CPU before its first answer, 0.43-0.46 s with it (issue 30). The folder
+// is the user's own cache (NODE_COMPILE_CACHE, else $XDG_CACHE_HOME or ~/.cache, then
+// lexroute/node-compile-cache), never the shared temporary folder: compiled code is not
+// read from a place other users can write, and a run leaves nothing in TMPDIR. Off with
+// NODE_DISABLE_COMPILE_CACHE=1. Set in the environment too, so that the zone-load and
+// answering worker threads use it. Best effort: a folder that cannot be written leaves it off.
+function compileCacheFolder() {
+  if (process.env.NODE_COMPILE_CACHE) return process.env.NODE_COMPILE_CACHE;
+  const base = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
+  return base && isAbsolute(base) ? join(base, 'lexroute', 'node-compile-cache') : undefined;
+}
 if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
-  const cache = module.enableCompileCache?.();
+  const folder = compileCacheFolder();
+  const cache = folder === undefined ? undefined : module.enableCompileCache?.(folder);
   if (cache?.directory !== undefined) process.env.NODE_COMPILE_CACHE ??= cache.directory;
 }
 const { main } = await import((fromCheckout ? source : built).href);
