@@ -70,8 +70,13 @@ watchForOrphaning();
 // answering worker threads use it. Best effort: a folder that cannot be written leaves it off.
 function compileCacheFolder() {
   if (process.env.NODE_COMPILE_CACHE) return process.env.NODE_COMPILE_CACHE;
-  const base = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
-  return base && isAbsolute(base) ? join(base, 'lexroute', 'node-compile-cache') : undefined;
+  let base = process.env.XDG_CACHE_HOME;
+  try {
+    base ||= join(homedir(), '.cache');
+  } catch {
+    return undefined; // no home folder (homedir() throws without HOME or a passwd entry)
+  }
+  return isAbsolute(base) ? join(base, 'lexroute', 'node-compile-cache') : undefined;
 }
 if (process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
   const folder = compileCacheFolder();
