@@ -30,8 +30,6 @@ import path from 'node:path';
 import { parseHostPort } from '../kit/core/host-port.ts';
 import { isLoopback } from '../kit/core/ip.ts';
 
-export { isLoopback };
-
 export type ControlEndpoint =
   | { readonly kind: 'unix'; readonly path: string }
   | {

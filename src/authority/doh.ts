@@ -23,6 +23,7 @@ import { DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
 import { answerQuery, type QueryPipeline } from './pipeline.ts';
 import { serveFast, type FastDoh } from './doh-fast.ts';
 import { clientErrorHandler, Http1Connections, problemResponse } from '../kit/http1.ts';
+import { isLoopback } from '../kit/core/ip.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
@@ -82,11 +83,6 @@ export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
     'access-control-max-age': '86400',
     ...(allowOrigin === '*' ? {} : { vary: 'Origin' }),
   };
-}
-
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === '::1' || h === 'localhost' || (net.isIPv4(h) && h.startsWith('127.'));
 }
 
 /** A problem answer; its status is the code's (`dohStatus`, core/wire/codes.ts). */

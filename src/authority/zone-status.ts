@@ -6,7 +6,6 @@
  * passes every event on and keeps these, so the reload code stays as it is.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
-import type { Zone } from '../dns/core/zone/model.ts';
 import type { LogFields, Logger } from './log.ts';
 import { ZoneTrafficBook } from './zone-traffic.ts';
 
@@ -23,18 +22,7 @@ export interface ZoneStatus {
   lastError: string | undefined;
 }
 
-/** The SOA serial of a zone (RFC 1035 section 3.3.13: after MNAME and RNAME). */
-export function soaSerialOf(zone: Zone): number | undefined {
-  const rd = zone.soa.records[0]?.rdata;
-  if (!rd) return undefined;
-  let o = 0;
-  for (let names = 0; names < 2; names++) {
-    while (o < rd.length && rd[o] !== 0) o += rd[o]! + 1;
-    o++;
-  }
-  if (o + 4 > rd.length) return undefined;
-  return ((rd[o]! << 24) | (rd[o + 1]! << 16) | (rd[o + 2]! << 8) | rd[o + 3]!) >>> 0;
-}
+export { soaSerial as soaSerialOf } from './zones/sources.ts';
 
 export class ZoneStatusBook {
   /** By file. */

@@ -1,29 +1,18 @@
 /**
- * lexroute's one HTTP/1.1 fast path (the accelerator beside node:http, the
- * plain path it must equal): requests in the plain shape
- * (`kit/core/http1.ts`) read straight from a connection's bytes and
- * answered with one write each, without node:http's request and response
- * objects. The resolver (`resolver/http/fast.ts`) and the DoH endpoint
- * (`authority/doh-fast.ts`) say which requests they take and what they
- * answer; this file owns the connection. Bench: bench/resolver.ts and
- * bench/doh.ts (each prints the fast path beside a baseline in one run).
+ * The one HTTP/1.1 fast path (beside node:http, the plain path it must
+ * equal): requests in the plain shape (`core/http1.ts`) read from the
+ * connection's bytes and answered with one write each. The resolver
+ * (`resolver/http/fast.ts`) and DoH (`authority/doh-fast.ts`) say which
+ * requests they take and what they answer; this file owns the connection.
+ * Bench: bench/resolver.ts, bench/doh.ts.
  *
- * Back-pressure: a client that sends requests without reading the answers
- * is read no further while the socket's unsent answers are over its
- * high-water mark (`socket.write` returned false), until 'drain'; a
- * connection whose unsent bytes pass `maxUnsent` anyway (a few huge
- * answers) is closed. No more than 64 KiB of requests wait behind an answer
- * that is pending. A client that neither reads nor sends is closed by the
- * idle timer (nothing moves on its socket).
+ * Back-pressure: while `socket.write` reports the socket full, the
+ * connection is not read until 'drain'; past `maxUnsent` unsent bytes it is
+ * closed; at most 64 KiB of requests wait behind a pending answer.
  *
- * Any request outside the shape (another method, HTTP/1.0, a body the
- * service does not take, a head over 8 KiB, a malformed head) hands the
- * connection, with every byte not yet answered, to node:http for the rest
- * of its life: it answers that request and those after it, malformed ones
- * (a 4xx with the edge's code) and timeouts included. A request not
- * complete in what has arrived is waited for, at most `headersMs` in all.
- * Requests on one connection are answered in order, one at a time (an
- * asynchronous answer holds the next).
+ * The first request outside the shape hands the connection, with every byte
+ * not yet answered, to node:http for the rest of its life. Requests on one
+ * connection are answered in order, one at a time.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';

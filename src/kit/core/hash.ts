@@ -1,13 +1,7 @@
 /**
- * FNV-1a (32 bits), the one hash of the hash tables of lexroute (zone names,
- * NAPTR fields, the resolver's doorkeeper). Text is hashed by UTF-16 code
- * unit and bytes by octet, so an ASCII name hashes the same either way (the
- * zone store finds a name given as text among names stored as octets).
- *
- * The result is Math.imul's: a signed 32-bit integer. Callers mask it, or
- * `>>> 0` it, as their table needs.
- *
- * @see https://datatracker.ietf.org/doc/draft-eastlake-fnv/ (FNV-1a)
+ * FNV-1a (32 bits), the one hash of lexroute's hash tables. Text is hashed by
+ * UTF-16 unit and bytes by octet, so an ASCII name hashes the same either
+ * way. The result is a signed 32-bit integer (Math.imul's): callers mask it.
  */
 export const FNV_OFFSET_BASIS = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;

@@ -1,22 +1,11 @@
 /**
- * `host:port` text: the one parser of the listen addresses of `serve` and
- * `resolver` (config and command line) and of the DNS servers the client
- * asks (`--server`, `--root`, `servers`). One contract:
- *
- * - the host is an IP literal or `localhost` (names are not resolved here:
- *   a listen address is bound, a DNS server cannot be found by name);
- *   IPv4 as a dotted quad without leading zeros (inet_pton), IPv6 in
- *   brackets (`[::1]:53`), with an optional `%zone`;
- * - the port is 0-65535, decimal, 1-5 digits;
- * - without a port the host takes `defaultPort`, when the caller has one
- *   (the client: 53); a bare IPv6 literal (`::1`) is then a host; without a
- *   default the port is required.
- *
- * Nothing is trimmed. Pure: no Node, no URL.
- *
- * A refusal is a `Result` failure with a stable code (`HOST_PORT_CODES`);
- * each caller reports it under its own code (`CONFIG_BAD_LISTEN`,
- * `BAD_SERVER_ADDRESS`, ...) with this failure as its `cause`.
+ * `host:port` text: the one parser of listen addresses and of the DNS
+ * servers the client asks. The host is an IP literal or `localhost` (names
+ * are not resolved); IPv4 as inet_pton takes it, IPv6 in brackets with an
+ * optional `%zone`; the port is 0-65535. Without a port the host takes
+ * `defaultPort` when the caller has one (then a bare `::1` is a host).
+ * Nothing is trimmed. A refusal is a failure with a code of
+ * `HOST_PORT_CODES`, which callers wrap as the `cause` of their own code.
  */
 import { parseIpv4, parseIpv6 } from './ip.ts';
 import type { HostPortCode } from './codes.ts';
@@ -33,18 +22,13 @@ export interface HostPort {
   readonly port: number;
 }
 
-/** A refused text: `error` holds the code and message. */
 export type HostPortErr = Err<HostPortError>;
 
-/** A `Result<HostPort, HostPortError>`. */
 export type HostPortResult = Ok<HostPort> | HostPortErr;
 
 const SCRATCH = new Uint8Array(16);
 
-/**
- * 4 for an IPv4 dotted quad, 6 for an IPv6 literal (no brackets; a `%zone`
- * suffix allowed), 0 otherwise.
- */
+/** 4 for an IPv4 dotted quad, 6 for an IPv6 literal (no brackets; `%zone` allowed), else 0. */
 export function ipVersion(text: string): 0 | 4 | 6 {
   if (parseIpv4(text, 0, text.length, SCRATCH, 0)) return 4;
   const pct = text.indexOf('%');

@@ -1,9 +1,6 @@
 /**
- * The HTTP `Date` header's value (IMF-fixdate, RFC 9110 section 5.6.7), as
- * node:http writes it, formatted at most once a second: the raw HTTP paths
- * of the resolver (`resolver-http/fast.ts`) and of DoH (`server/doh-fast.ts`)
- * write it on every answer. The caller gives the time (the core reads no
- * clock) and owns the instance.
+ * The HTTP `Date` value (IMF-fixdate, RFC 9110 section 5.6.7) as node:http
+ * writes it, formatted at most once a second. The caller gives the time.
  */
 export class HttpDate {
   private second = -1;

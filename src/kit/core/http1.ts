@@ -1,27 +1,19 @@
 /**
- * The pure part of lexroute's one HTTP/1.1 codec (the connection driver is
- * `kit/http1.ts`): the request head in the plain shape the fast paths of
- * the resolver and of DoH take, and the response head as node:http writes
- * it. Anything outside that shape is not an error here: the caller hands
- * the connection to node:http (the plain path), which answers it, malformed
- * requests included (a 4xx with the edge's stable code).
+ * The pure part of the HTTP/1.1 codec (the connection driver is
+ * `kit/http1.ts`): the request head in the plain shape the fast paths take,
+ * and the response head as node:http writes it. Anything outside the shape
+ * is handed to node:http, which answers it.
  *
- * The plain shape: `METHOD SP origin-form SP HTTP/1.1`, the target of
- * printable ASCII; header lines `token ":" OWS value OWS` of printable ASCII
- * (and tab), each name at most once; a Host header; Connection, when
- * present, exactly `close` or `keep-alive`; no Transfer-Encoding, Expect,
- * Upgrade or HTTP2-Settings (each of those changes how the bytes after the
- * head are read, which node:http knows and this codec does not).
- *
- * @see RFC 9112 section 3 (request line), section 5 (field syntax: "No
- * whitespace is allowed between the field name and colon"), section 9.6
- * (the "close" connection option).
+ * The plain shape: `METHOD SP origin-form SP HTTP/1.1`; header lines
+ * `token ":" OWS value OWS` of printable ASCII, each name at most once; a
+ * Host header; Connection, if any, `close` or `keep-alive`; no
+ * Transfer-Encoding, Expect, Upgrade or HTTP2-Settings (they change how the
+ * bytes after the head are read). RFC 9112 sections 3, 5 and 9.6.
  */
 
 /** A head longer than this is left to node:http (which answers 431 past its own limit). */
 export const MAX_FAST_HEAD = 8 * 1024;
 
-/** A request head in the plain shape. */
 export interface RequestHead {
   readonly method: string;
   /** The origin-form target (path and query), as sent. */
@@ -37,10 +29,7 @@ const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([\t\x20-\x7e]*?)[ \t]
 /** Characters node:http refuses in a response header value (it throws ERR_INVALID_CHAR). */
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
-/**
- * The head `text` (the octets before the blank line, read as latin1) when it
- * is in the plain shape, else undefined.
- */
+/** The head `text` (the octets before the blank line, as latin1) in the plain shape, else undefined. */
 export function parseRequestHead(text: string): RequestHead | undefined {
   let eol = text.indexOf('\r\n');
   if (eol < 0) eol = text.length;

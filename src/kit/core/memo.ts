@@ -1,10 +1,7 @@
 /**
- * The bounded memo of the hot paths: a Map that is emptied when it is full
- * and a new entry comes. Cheaper than an LRU (no order to keep) and enough for
- * memos of pure functions, whose working set is small and repeats (REGEXP
- * fields, keys, flags, addresses): after a clear the hot entries come back at
- * once. A memo is owned by whoever owns the work (a client, a linter, an
- * engine); the module-level ones say so where they are defined.
+ * A bounded memo: a Map emptied when it is full and a new entry comes.
+ * Cheaper than an LRU, and enough for memos of pure functions, whose working
+ * set is small and repeats (after a clear the hot entries come back at once).
  */
 export class BoundedMemo<K, V> {
   /** Entries held at most; the next new entry first empties the memo. */

@@ -1,14 +1,7 @@
 /**
- * The one failure shape of the core (issue 19): a function that can fail on
- * its input returns a `Result<T, E>`, never throws for bad input. The failure
- * `E` carries a stable SCREAMING_SNAKE `code` from a closed union derived from
- * its area's code table (`core/<area>/codes.ts`), so the edges (the server's
- * rcode, the resolver's HTTP status, the CLI's exit code) can map every code
- * through one table typed `Record<Code, ...>` (see ARCHITECTURE.md, "Failure
- * model").
- *
- * Results are plain objects `{ ok, value }` / `{ ok, error }` (version 1.0
- * removed the older own fields some results kept beside them).
+ * The one failure shape of the core: a function that can fail on its input
+ * returns a `Result<T, E>` and never throws for bad input; `E` carries a
+ * stable `code` from its part's code table (ARCHITECTURE.md, "Failure model").
  */
 
 /** What every failure carries: its stable code and a sentence for a person. */

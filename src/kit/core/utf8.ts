@@ -1,13 +1,7 @@
 /**
- * The one UTF-8 decoder of lexroute (RFC 3629), by the WHATWG Encoding
- * Standard's algorithm, which is also what Node's Buffer#toString('utf-8')
- * and TextDecoder do: no overlong forms, no surrogates, nothing above
- * U+10FFFF. Two modes of the same algorithm:
- *
- * - `decodeUtf8`: each maximal invalid subpart becomes U+FFFD (the client's
- *   response decoder, which must decode as dns-packet does over Buffer);
- * - `decodeUtf8Strict`: undefined at the first invalid sequence (the NAPTR
- *   lint, SVCB dohpath: text that must be UTF-8).
+ * The one UTF-8 decoder (RFC 3629), by the WHATWG Encoding Standard's
+ * algorithm (as Buffer#toString and TextDecoder): `decodeUtf8` turns each
+ * maximal invalid subpart into U+FFFD, `decodeUtf8Strict` gives undefined.
  */
 
 /** Scratch UTF-16 units (a DNS string is at most 512 octets here; a longer run gets its own). */
@@ -18,9 +12,7 @@ function ascii(bytes: Uint8Array, start: number, end: number): string | undefine
   for (let i = start; i < end; i++) if (bytes[i]! >= 0x80) return undefined;
   const len = end - start;
   if (len === 0) return '';
-  // One character: V8 keeps these strings, nothing is made.
   if (len === 1) return String.fromCharCode(bytes[start]!);
-  // One flat string, made at once (no concatenation per character).
   return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
 }
 
