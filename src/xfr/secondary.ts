@@ -1,26 +1,16 @@
 /**
- * Secondary mode (RFC 1034 section 4.3.5, RFC 1995, RFC 1996, RFC 5936):
- * zones transferred from their primaries. Per zone: an SOA query to the
- * primaries at the SOA's refresh interval (or when a NOTIFY from a primary
- * arrives), a transfer when their serial is newer (RFC 1982), IXFR when a
- * version is held and AXFR otherwise or when the IXFR fails; retry at the
- * SOA's retry interval after a failure; past `expire` without a successful
- * check, the zone stops being served (SERVFAIL for its names).
+ * Secondary mode (RFC 1034 section 4.3.5, RFC 1995, RFC 1996, RFC 5936).
+ * Per zone: an SOA query at the SOA's refresh interval or on NOTIFY, a
+ * transfer when the primary's serial is newer (RFC 1982), IXFR when a
+ * version is held (AXFR otherwise or when the IXFR fails), retry at the
+ * SOA's retry interval; past `expire` without a successful check, SERVFAIL.
  *
- * The requests are signed with the primary's TSIG key when one is
- * configured, and every message of the answer is verified
- * (`TsigStreamVerifier`). The answer is read by the pure `XfrReader`. An
- * IXFR is applied by difference to the zone served (`zoneFromDifference`)
- * and swapped in; on disk, its difference is appended to the zone file's
- * journal (`secondary-journal.ts`; the file is written whole again when the
- * journal outgrows a tenth of the zone). A whole zone (AXFR, or an IXFR the
- * zone cannot take by difference) is written as a zone file into a temporary
- * file of the state folder and handed to the reloader, which loads it like
- * any zone file (worker thread, validation) and swaps it in, then renames it
- * over the zone's file: a transfer that fails at any step, or a zone that
- * does not load, leaves the previous version served and on disk. A restart
- * serves the file with its journal replayed at once, then checks the
- * primaries.
+ * An IXFR is applied by difference to the zone served and appended to the
+ * file's journal (`secondary-journal.ts`). A whole zone is written to a
+ * temporary file and handed to the reloader, which loads it like any zone
+ * file and renames it over the zone's file: a failure at any step leaves
+ * the previous version served and on disk. A restart serves the file with
+ * its journal replayed, then checks the primaries.
  */
 import type net from 'node:net';
 import { randomInt } from 'node:crypto';
@@ -43,6 +33,7 @@ import {
   applyIxfr,
   readWireName,
   soaTimers,
+  wireKey,
   transferRequest,
   XfrReadError,
   XfrReader,
@@ -78,8 +69,6 @@ import {
   writeZoneFile,
 } from './secondary-journal.ts';
 
-export { peerText, tcpExchange } from './exchange.ts';
-
 /** Where a transferred zone goes: the reloader's install and expiry. */
 export interface SecondaryTarget {
   install(file: string, tmp: string): Promise<boolean>;
@@ -104,8 +93,6 @@ export interface SecondaryOptions {
   readonly keys: ReadonlyMap<string, TsigKey>;
   /** No answer from a primary for this long (connect, or between messages) fails the try. */
   readonly timeoutMs?: number;
-  /** First retry while no version is held (no SOA to take it from), seconds. */
-  readonly initialRetry?: number;
   /**
    * An accepted NOTIFY starts this instead of a check here: an answering
    * thread (`serve --workers`) answers the NOTIFY itself and tells the main
@@ -315,7 +302,7 @@ export class Secondaries {
   }[] {
     return [...this.zones.values()].map((z) => ({
       origin: z.origin,
-      serial: this.heldSoa(z) && soaTimers(this.heldSoa(z)!.rdata).serial,
+      serial: this.heldSerial(z),
       expired: z.expired,
       results: z.results,
       failures: z.failures,
@@ -363,7 +350,6 @@ export class Secondaries {
     }
     const z = this.zones.get(q.key) ?? this.memberElsewhere(q.key);
     const from = z?.primaries.filter((p) => sameAddress(p.host, source)) ?? [];
-    // Counted, one summary line per interval (a refused NOTIFY can come once per packet).
     const refuse = (why: string, code: NotifyRefusalCode) => {
       this.summary.note('notify_refused', source, code, 'warn', `${keyToName(q.key)}: ${why}`);
       return answerHeader(msg, q.end, RCODE_OF[code]);
@@ -391,11 +377,6 @@ export class Secondaries {
     const catalogs = this.o.onNotify ? this.o.catalogs : undefined;
     if (catalogs === undefined || catalogs.length === 0) return undefined;
     return { origin: keyToName(key), primaries: catalogs.flatMap((c) => c.primaries) };
-  }
-
-  /** The zone's configuration, by origin key. */
-  zoneByKey(key: string): { origin: string; primaries: readonly PrimaryAddress[] } | undefined {
-    return this.zones.get(key);
   }
 
   /**
@@ -444,18 +425,18 @@ export class Secondaries {
 
   private heldSoa(z: ZoneState): XfrRr | undefined {
     const zone = this.target.zoneOfFile(z.file);
-    if (zone === undefined) return undefined;
-    const s = soaRecord(zone);
-    return { key: s.key, type: TYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata };
+    return zone && inClassRr(soaRecord(zone));
+  }
+
+  private heldSerial(z: ZoneState): number | undefined {
+    const held = this.heldSoa(z);
+    return held && soaTimers(held.rdata).serial;
   }
 
   /** One refresh: each primary in order until one answers; timers set from the outcome. */
   private async refresh(z: ZoneState, trigger: string, mode: CheckMode): Promise<CheckOutcome> {
     let lastError: XfrReadError | undefined;
-    const serial = () => {
-      const held = this.heldSoa(z);
-      return held && soaTimers(held.rdata).serial;
-    };
+    const serial = () => this.heldSerial(z);
     for (const p of z.primaries) {
       if (this.closed) break;
       try {
@@ -485,7 +466,8 @@ export class Secondaries {
     if (this.closed) return;
     const soa = this.heldSoa(z);
     const t = soa ? soaTimers(soa.rdata) : undefined;
-    const seconds = t ? (which === 'refresh' ? t.refresh : t.retry) : (this.o.initialRetry ?? 5);
+    // No version held, no SOA to take the retry from: 5 seconds.
+    const seconds = t ? (which === 'refresh' ? t.refresh : t.retry) : 5;
     clearTimeout(z.timer);
     z.timer = setTimeout(() => void this.check(z.origin, which), ms(Math.max(seconds, 1)));
     z.timer.unref();
@@ -856,7 +838,6 @@ export class Secondaries {
       records: rrs.length,
       trigger,
       ms: Math.round(performance.now() - started),
-      // Where the time went: the exchanges, the NAPTR lint, writing the file, its load and swap.
       transferMs: Math.round(received - started),
       lintMs: Math.round(linted - received),
       writeMs: Math.round(written - linted),
@@ -873,8 +854,7 @@ export class Secondaries {
 
   /** A zone's records, SOA first. */
   private recordsOf(zone: Zone): XfrRr[] {
-    const s = soaRecord(zone);
-    const out: XfrRr[] = [{ key: s.key, type: TYPE_SOA, cls: 1, ttl: s.ttl, rdata: s.rdata }];
+    const out: XfrRr[] = [inClassRr(soaRecord(zone))];
     const cur = zoneBodyCursor(zone);
     const r = newXfrRecord();
     while (cur.next(r)) {
@@ -950,7 +930,7 @@ interface Patched {
   readonly diffs: readonly ZoneDiff[];
 }
 
-/** A journal's record as a transfer's (class IN). */
+/** A plain record as a transfer's (class IN). */
 function inClassRr(r: PlainRecord): XfrRr {
   return { key: r.key, type: r.type, cls: 1, ttl: r.ttl, rdata: r.rdata };
 }
@@ -987,9 +967,7 @@ function notifyQuestion(msg: Uint8Array): { key: string; end: number; qtype: num
   if (((msg[4]! << 8) | msg[5]!) !== 1) throw new Error('one question');
   const [wire, end] = readWireName(msg, 12);
   if (end + 4 > msg.length) throw new Error('short');
-  let key = '';
-  for (const c of wire) key += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
-  return { key, end: end + 4, qtype: (msg[end]! << 8) | msg[end + 1]! };
+  return { key: wireKey(wire), end: end + 4, qtype: (msg[end]! << 8) | msg[end + 1]! };
 }
 
 /** The message without its TSIG record (for the answer to a signed NOTIFY). */

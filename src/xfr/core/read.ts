@@ -43,11 +43,6 @@ export type XfrResult =
   | { readonly kind: 'incremental'; readonly soa: XfrRr; readonly steps: readonly XfrStep[] }
   | { readonly kind: 'current'; readonly soa: XfrRr };
 
-export interface XfrFailure {
-  readonly code: XfrInCode;
-  readonly message: string;
-}
-
 export class XfrReadError extends Error {
   readonly code: XfrInCode;
   constructor(code: XfrInCode, message: string) {
@@ -92,7 +87,7 @@ export function readWireName(msg: Uint8Array, off: number, limit = msg.length): 
 }
 
 /** Lowercased key of uncompressed wire octets. */
-function keyOf(wire: readonly number[]): string {
+export function wireKey(wire: readonly number[]): string {
   let s = '';
   for (const c of wire) s += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   return s;
@@ -193,7 +188,7 @@ export function parseXfrMessage(msg: Uint8Array): XfrMessage {
     p += 10;
     if (p + rdlen > msg.length) throw bad(`RDATA runs past the message at byte ${p}`);
     answers.push({
-      key: keyOf(owner),
+      key: wireKey(owner),
       type,
       cls,
       ttl,
@@ -220,7 +215,7 @@ type Phase = 'first' | 'second' | 'full' | 'from' | 'removing' | 'adding' | 'don
 
 /**
  * Reads an AXFR or IXFR answer message by message (`push`), until its
- * closing SOA (`done`). Errors are thrown as `XfrReadError`.
+ * closing SOA. Errors are thrown as `XfrReadError`.
  */
 export class XfrReader {
   private readonly originKey: string;
@@ -253,10 +248,6 @@ export class XfrReader {
     this.qtype = qtype;
     this.clientSerial = clientSerial;
     this.maxRecords = maxRecords;
-  }
-
-  get done(): boolean {
-    return this.phase === 'done';
   }
 
   /** The first record read (the zone SOA), if any: what an SOA query's answer gives. */
@@ -370,7 +361,7 @@ export class XfrReader {
     this.phase = 'removing';
   }
 
-  /** The answer read (after `done`). */
+  /** The answer read (once `push` returned true). */
   result(): XfrResult {
     if (this.phase !== 'done' || this.first === undefined)
       throw new XfrReadError(
