@@ -197,8 +197,6 @@ export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   UND_ERR_CONNECT_TIMEOUT: "undici's error code",
   UND_ERR_HEADERS_TIMEOUT: "undici's error code",
   UND_ERR_BODY_TIMEOUT: "undici's error code",
-  LEXROUTE_RESOLVER_CATALOGUE: 'an environment variable of the resolver workers',
-  LEXROUTE_RESOLVER_WORKER: 'an environment variable of the resolver workers',
   LEXROUTE_RESOLVER_SERVICE:
     'an environment variable of the workers of startResolver({ workers }) (their options)',
 };

@@ -18,10 +18,16 @@
  * - `stop`: stop as on SIGTERM.
  *
  * With `--workers N` the socket is the primary's: it forwards each command
- * to every worker process over the cluster channel and sums their answers.
+ * to every worker process over the cluster channel and sums their answers;
+ * a `reload` carries the configuration the primary read again, so every
+ * worker applies the same one.
  */
 import type { Worker } from 'node:cluster';
 import type { ControlAnswer, ControlRequest } from '../authority/control.ts';
+import type { LoadedConfig } from './service.ts';
+
+/** A command as the primary forwards it (`loaded`: a reload's configuration). */
+type ForwardedRequest = ControlRequest & { readonly loaded?: LoadedConfig };
 
 export const RESOLVER_CONTROL_COMMANDS = [
   'status',
@@ -39,8 +45,8 @@ const WORKER_TIMEOUT_MS = 20_000;
 /** What one resolver process offers its control channel. */
 export interface ResolverControlTarget {
   status(): Record<string, unknown>;
-  /** Re-read the configuration; `ok: false` keeps the previous one. */
-  reload(): Promise<ControlAnswer>;
+  /** Re-read the configuration (or apply `given`); `ok: false` keeps the previous one. */
+  reload(given?: LoadedConfig): Promise<ControlAnswer>;
   flushCache(): { entries: number; bytes: number };
   /** Counters since the start (`ResolverStats` and the answer cache). */
   stats(): ResolverStatsReport;
@@ -110,7 +116,7 @@ function unknownCommand(command: string): ControlAnswer {
 /** Run one command in this process. */
 export async function runResolverCommand(
   t: ResolverControlTarget,
-  req: ControlRequest,
+  req: ForwardedRequest,
 ): Promise<ControlAnswer> {
   switch (req.command) {
     case 'status':
@@ -119,7 +125,7 @@ export async function runResolverCommand(
       if ((req.args ?? []).length > 0) {
         return { ok: false, code: 'CTL_USAGE', message: "the resolver's reload takes no ZONE" };
       }
-      return t.reload();
+      return t.reload(req.loaded);
     case 'flush-cache':
       return { ok: true, result: { kind: 'resolver', flushed: t.flushCache() } };
     case 'stats':
@@ -135,7 +141,7 @@ export async function runResolverCommand(
 /** In a worker process: answer the commands the primary forwards. Returns a function that stops. */
 export function answerControlRequests(t: ResolverControlTarget): () => void {
   const onMessage = (m: unknown) => {
-    const q = m as { type?: string; id?: number; request?: ControlRequest };
+    const q = m as { type?: string; id?: number; request?: ForwardedRequest };
     if (q?.type !== ASK || q.request === undefined) return;
     void runResolverCommand(t, q.request).then((answer) =>
       process.send?.({ type: ANSWER, id: q.id, answer }),
@@ -148,7 +154,7 @@ export function answerControlRequests(t: ResolverControlTarget): () => void {
 let nextId = 0;
 
 /** In the primary: one worker's answer to a forwarded command (an error answer on timeout). */
-function askWorker(w: Worker, request: ControlRequest): Promise<ControlAnswer> {
+function askWorker(w: Worker, request: ForwardedRequest): Promise<ControlAnswer> {
   const id = ++nextId;
   return new Promise((resolve) => {
     const done = (a: ControlAnswer) => {
@@ -195,7 +201,12 @@ const sumKeys = (parts: readonly Record<string, unknown>[], key: string) => {
  */
 export async function runPrimaryCommand(
   workers: () => readonly Worker[],
-  primary: { pid: number; workers: number; stop: () => void },
+  primary: {
+    pid: number;
+    workers: number;
+    stop: () => void;
+    reloadConfig?: (() => Promise<LoadedConfig>) | undefined;
+  },
   req: ControlRequest,
 ): Promise<ControlAnswer> {
   if (!(RESOLVER_CONTROL_COMMANDS as readonly string[]).includes(req.command)) {
@@ -205,8 +216,12 @@ export async function runPrimaryCommand(
     setImmediate(primary.stop);
     return { ok: true, result: { kind: 'resolver', stopping: true } };
   }
+  const forwarded: ForwardedRequest =
+    req.command === 'reload' && primary.reloadConfig
+      ? { ...req, loaded: await primary.reloadConfig() }
+      : req;
   const live = workers();
-  const answers = await Promise.all(live.map((w) => askWorker(w, req)));
+  const answers = await Promise.all(live.map((w) => askWorker(w, forwarded)));
   const failed = answers.filter((a) => !a.ok);
   const results = answers.map((a) => a.result ?? {});
   const perWorker = results.map((r, i) => ({ pid: live[i]!.process.pid, ...r }));

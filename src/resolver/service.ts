@@ -5,8 +5,7 @@
  * `reload`, `flush-cache`, `stop`); it returns `{ reload, status, close }`.
  * With `workers: N` it forks N processes (`workers.ts`), each running it
  * (`worker-main.ts`). `lexroute resolver` parses its arguments into these
- * options and calls it in each process (its `--workers N` primary runs the
- * command again in each worker, through the same `workers.ts` pool).
+ * options and calls it once.
  */
 import { isAbsolute, resolve, basename } from 'node:path';
 import { analyseReference } from './core/from-urn.ts';
@@ -215,8 +214,12 @@ export interface ResolverServiceOptions {
   readonly control?: ControlEndpoint | undefined;
   /** A worker of `--workers N` answering the primary's control commands. */
   readonly answerControl?: boolean;
-  /** Read the configuration again, as at start (`ctl reload`); without it a reload reads the registries again. */
-  readonly reloadConfig?: () => Promise<{ config: ResolverConfig | null; lines: string[] }>;
+  /**
+   * Read the configuration again, as at start (`ctl reload`; with workers,
+   * in this process, the result handed to each); without it a reload reads
+   * the registries again.
+   */
+  readonly reloadConfig?: () => Promise<LoadedConfig>;
   /** This resolver's name, shown in /health (`lexroute dev` names each of its resolvers). */
   readonly name?: string;
   /**
@@ -251,16 +254,23 @@ interface ControlState {
 
 type LogFn = (entry: Readonly<Record<string, unknown>>) => void;
 
+/** A configuration read again for `ctl reload` (null: it did not validate; `lines` say why). */
+export interface LoadedConfig {
+  readonly config: ResolverConfig | null;
+  readonly lines: string[];
+}
+
 /** `ctl reload`: the configuration file and registries read again; what can change is applied. */
 async function reloadResolver(
   cwd: string,
   state: ControlState,
   options: ResolverServiceOptions,
   log: LogFn,
+  given: LoadedConfig | undefined,
 ): Promise<ControlAnswer> {
-  const { config, lines } = options.reloadConfig
-    ? await options.reloadConfig()
-    : { config: state.config, lines: [] as string[] };
+  const { config, lines } =
+    given ??
+    (options.reloadConfig ? await options.reloadConfig() : { config: state.config, lines: [] });
   let registry: Registry | undefined;
   try {
     if (config === null) throw new Error(lines.join('; '));
@@ -319,7 +329,7 @@ function controlTarget(
       configLoadedAt: new Date(state.loadedAt).toISOString(),
       lastReloadError: state.lastError ?? null,
     }),
-    reload: () => reloadResolver(cwd, state, options, log),
+    reload: (given) => reloadResolver(cwd, state, options, log, given),
     flushCache: () => {
       const flushed = state.app.flushCache();
       log({ time: now(), level: 'info', msg: 'cache_flushed', ...flushed });
@@ -383,8 +393,11 @@ export interface RunningResolverService {
   reload(): Promise<ControlAnswer>;
   /** What `ctl status` shows. */
   status(): ReturnType<ResolverControlTarget['status']>;
-  /** Resolves when the control channel was asked to stop (`ctl stop`). */
-  readonly stopAsked: Promise<void>;
+  /**
+   * Resolves when the service should stop: `stopped` (`ctl stop`) or, with
+   * workers, `failed` (a worker started again could not start).
+   */
+  readonly stopAsked: Promise<'stopped' | 'failed'>;
   /** Stop listening, wait for requests in flight, close the catalogue. */
   close(): Promise<void>;
 }
@@ -417,7 +430,7 @@ export async function startResolver(o: ResolverServiceOptions): Promise<RunningR
   const stats = new ResolverStats();
   const collect = metricsCollector(opened, app, stats);
   let askStop = () => {};
-  const stopAsked = new Promise<void>((r) => (askStop = r));
+  const stopAsked = new Promise<'stopped'>((r) => (askStop = () => r('stopped')));
   const t0 = Date.now();
   const state: ControlState = {
     ...{ config, opened, app, labels, stats, stop: () => askStop() },
@@ -463,6 +476,7 @@ async function startResolverWorkers(
     ...{ exec: fileURLToPath(WORKER_MAIN), args: [], workers: n },
     env: { [WORKER_SPEC_ENV]: JSON.stringify(spec) },
     ...{ metrics: o.metrics, control: o.control, err: start.err, onMessage: start.onMessage },
+    reloadConfig: o.reloadConfig,
     log: (level, msg, fields) => o.log({ time: now(), level, msg, ...fields }),
   });
   if ((await Promise.race([start.ready, workers.ended])) !== 'ready') {
@@ -470,7 +484,7 @@ async function startResolverWorkers(
     const f = start.failure();
     throw new ResolverStartError(f.code, f.address, f.message);
   }
-  const info = { pid: process.pid, workers: n, stop: workers.stop };
+  const info = { pid: process.pid, workers: n, stop: workers.stop, reloadConfig: o.reloadConfig };
   return {
     urls: start.urls(),
     reload: () => runPrimaryCommand(workers.alive, info, { command: 'reload' }),
@@ -479,7 +493,7 @@ async function startResolverWorkers(
       ...{ startedAt: new Date(t0).toISOString(), listen: o.config.listen },
       uptimeSeconds: Math.round((Date.now() - t0) / 1000),
     }),
-    stopAsked: workers.ended.then(() => undefined),
+    stopAsked: workers.ended,
     close: async () => {
       await workers.close();
       o.log({ time: now(), level: 'info', msg: 'stopped' });
@@ -496,7 +510,7 @@ function workersStart(o: ResolverServiceOptions, n: number) {
   const onMessage = (_w: unknown, message: unknown) => {
     const m = message as WorkerMessage;
     if (m?.type !== WORKER_MESSAGE) return;
-    if (m.event === 'log') o.log(m.entry);
+    if (m.event === 'log') for (const entry of m.entries) o.log(entry);
     else if (m.event === 'failed') failure ??= m.failure;
     else if (m.event === 'ready') {
       urls = m.urls;

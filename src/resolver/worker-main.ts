@@ -1,9 +1,11 @@
 /**
  * A worker process of `startResolver({ workers })`: starts the service its
  * environment describes (`WorkerSpec`), answering the primary's control
- * and metrics requests, sends its log entries and its readiness to the
- * primary, and stops on SIGTERM or when the primary goes. A failure to
- * start is sent, then the process exits with 1 (the primary stops all).
+ * and metrics requests, sends its log entries (request lines batched: a
+ * message per request would cost about what answering it does) and its
+ * readiness to the primary, and stops on SIGTERM or when the primary goes.
+ * A failure to start is sent, then the process exits with 1 (the primary
+ * stops all).
  */
 import { ResolverStartError, startResolver, type RunningResolverService } from './service.ts';
 import {
@@ -18,6 +20,26 @@ const tell = (m: WorkerEvent) =>
     process.send?.({ type: WORKER_MESSAGE, ...m }, undefined, {}, () => r()),
   );
 
+/** Request lines wait at most this long (ms) before they are sent ... */
+const LOG_FLUSH_MS = 50;
+/** ... or until this many are waiting. */
+const LOG_FLUSH_ENTRIES = 256;
+
+let pending: Record<string, unknown>[] = [];
+let timer: ReturnType<typeof setTimeout> | undefined;
+const flush = () => {
+  clearTimeout(timer);
+  timer = undefined;
+  const entries = pending;
+  pending = [];
+  return entries.length > 0 ? tell({ event: 'log', entries }) : Promise.resolve();
+};
+const log = (entry: Readonly<Record<string, unknown>>) => {
+  pending.push({ ...entry });
+  if (entry.msg !== 'request' || pending.length >= LOG_FLUSH_ENTRIES) void flush();
+  else timer ??= setTimeout(() => void flush(), LOG_FLUSH_MS);
+};
+
 const spec = JSON.parse(process.env[WORKER_SPEC_ENV] ?? 'null') as WorkerSpec;
 const page = {
   ...(spec.pageDoh !== undefined ? { doh: () => spec.pageDoh! } : {}),
@@ -31,7 +53,7 @@ try {
     page,
     answerPrimary: spec.metrics,
     answerControl: true,
-    log: (entry) => void tell({ event: 'log', entry: { ...entry } }),
+    log,
   });
 } catch (e) {
   const failure =
@@ -42,6 +64,7 @@ try {
           address: '',
           message: String(e),
         };
+  await flush();
   await tell({ event: 'failed', failure });
   process.exit(1);
 }
@@ -51,6 +74,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   await running.close();
+  await flush();
   process.exit(0);
 };
 process.once('SIGTERM', () => void stop());

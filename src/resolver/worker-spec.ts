@@ -36,9 +36,9 @@ export interface WorkerFailure {
   readonly message: string;
 }
 
-/** What a worker says: a log entry, its readiness (its URLs), or why it could not start. */
+/** What a worker says: log entries (batched), its readiness (its URLs), or why it could not start. */
 export type WorkerEvent =
-  | { event: 'log'; entry: Record<string, unknown> }
+  | { event: 'log'; entries: Record<string, unknown>[] }
   | { event: 'ready'; urls: string[] }
   | { event: 'failed'; failure: WorkerFailure };
 

@@ -1,5 +1,5 @@
 /**
- * `lexroute resolver --workers N` (node:cluster): N processes sharing the
+ * `startResolver({ workers: N })` (node:cluster): N processes sharing the
  * listening sockets (connections handed out round-robin) and the catalogue,
  * each running `startResolver`; the primary restarts a worker that dies,
  * serves the summed `/metrics` and the control channel, and stops them all
@@ -16,6 +16,7 @@ import { endpointText, type ControlEndpoint } from '../authority/control-endpoin
 import { metricsExposure, type MetricsEndpoint } from '../kit/metrics/http.ts';
 import { runPrimaryCommand } from './control.ts';
 import { startPrimaryMetrics } from './workers-metrics.ts';
+import type { LoadedConfig } from './service.ts';
 
 /** The exit code of a worker that could not start. */
 const WORKER_FAILED = 1;
@@ -33,6 +34,8 @@ export interface WorkersOptions {
   readonly log: (level: string, event: string, fields: Record<string, unknown>) => void;
   /** A failure to report (one line). */
   readonly err: (text: string) => void;
+  /** Read the configuration again for a `ctl reload` (handed to every worker). */
+  readonly reloadConfig?: (() => Promise<LoadedConfig>) | undefined;
   /** A message a worker sent (besides the control and metrics answers). */
   readonly onMessage?: (worker: Worker, message: unknown) => void;
 }
@@ -67,7 +70,7 @@ export async function startWorkers(o: WorkersOptions): Promise<RunningWorkers> {
   const endpoint = await primaryMetrics(o, pool);
   if (endpoint === null) pool.fail();
   const stop = () => end('stopped');
-  const info = { pid: process.pid, workers: o.workers, stop };
+  const info = { pid: process.pid, workers: o.workers, stop, reloadConfig: o.reloadConfig };
   const ctl = pool.failed() ? undefined : await primaryControl(o, pool.alive, info);
   if (ctl === null) pool.fail();
   if (pool.failed()) end('failed');
@@ -82,17 +85,6 @@ export async function startWorkers(o: WorkersOptions): Promise<RunningWorkers> {
       return !pool.failed();
     })());
   return { alive: pool.alive, ended, stop, close };
-}
-
-/** Run the workers until a signal, `ctl stop` or a worker that cannot start; whether all went well. */
-export async function runWorkers(o: WorkersOptions & { signal: AbortSignal }): Promise<boolean> {
-  const workers = await startWorkers(o);
-  const aborted = new Promise<void>((r) => {
-    if (o.signal.aborted) r();
-    else o.signal.addEventListener('abort', () => r(), { once: true });
-  });
-  await Promise.race([workers.ended, aborted]);
-  return workers.close();
 }
 
 /** The workers: forked, restarted when they die, all stopped on a failure to start. */

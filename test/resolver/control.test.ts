@@ -3,10 +3,13 @@
  * for the resolver where it fits"): status, reload of the configuration file
  * (applied, and refused when broken: the previous configuration keeps
  * serving), flush-cache and stop against a running resolver, human output
- * and --json; with --workers 2 the primary forwards to both workers.
+ * and --json; with --workers 2 the primary forwards to both workers, which
+ * run the resolver's `worker-main` (issue 29: the CLI calls
+ * `startResolver({ workers })` once, it does not run itself again), take the
+ * configuration the primary read again at a reload, and stop on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +46,7 @@ async function ctlJson(sock: string, ...args: string[]) {
   return { code: r.code, a: JSON.parse(r.out) as { ok: boolean; code?: string; result: any } };
 }
 
-const config = (found: string, requests = true) =>
+const config = (found: unknown, requests = true) =>
   JSON.stringify({
     sampleCatalogue: path.join(ROOT, 'data/sample-catalogue.jsonl'),
     cacheControl: { found },
@@ -174,5 +177,72 @@ describe('resolver --control', () => {
     expect((await ctlJson(sock, 'reload')).a.ok).toBe(true);
     expect((await ctl(sock, 'stop')).code).toBe(0);
     expect(await exited).toBe(0);
+  });
+
+  it('--workers 2: worker-main processes; a reload of a changed file reaches both; SIGTERM ends all', async () => {
+    const sock = path.join(dir, 'three.sock');
+    const cfg = path.join(dir, 'workers.json');
+    writeFileSync(cfg, config('public, max-age=111', false));
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(ROOT, 'bin/lexroute.js'),
+        ...['resolver', '--sample', '--workers', '2', '--config', cfg],
+        ...['--listen', '127.0.0.1:0', '--control', sock],
+      ],
+      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    children.add(child);
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise((r) => child.once('exit', r));
+    const base = await waitFor(
+      'two workers listening',
+      () =>
+        (err.match(/"event":"listening"/g) ?? []).length >= 2
+          ? /"event":"listening","url":"([^"]+)"/.exec(err)?.[1]
+          : undefined,
+      () => err,
+    );
+    await waitFor(
+      'control',
+      () => (statSync(sock, { throwIfNoEntry: false }) ? 1 : undefined),
+      () => err,
+    );
+    const pids = ((await ctlJson(sock, 'status')).a.result.processes as { pid: number }[]).map(
+      (p) => p.pid,
+    );
+    expect(new Set(pids).size).toBe(2);
+    for (const pid of pids) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.some((a) => /worker-main\.[jt]s$/.test(a))).toBe(true);
+      expect(argv).not.toContain('--workers');
+    }
+    // Each request on a new connection: the primary hands them to the workers in turn.
+    const cacheControls = async () => {
+      const seen = new Set<string | null>();
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`${base}/uri-res/N2L?${CC}`, {
+          redirect: 'manual',
+          headers: { connection: 'close' },
+        });
+        seen.add(res.headers.get('cache-control'));
+      }
+      return [...seen];
+    };
+    expect(await cacheControls()).toEqual(['public, max-age=111']);
+    writeFileSync(cfg, config('public, max-age=222', false));
+    expect((await ctlJson(sock, 'reload')).a.ok).toBe(true);
+    expect(await cacheControls()).toEqual(['public, max-age=222']);
+    writeFileSync(cfg, config(7, false));
+    const broken = await ctlJson(sock, 'reload');
+    expect(broken.code).toBe(1);
+    expect(broken.a.code).toBe('RESOLVER_RELOAD_FAILED');
+    expect(await cacheControls()).toEqual(['public, max-age=222']);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(pids.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
+    expect(err).toContain('"event":"stopped"');
   });
 });

@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommandArgs } from '../args.ts';
 import {
   EXIT_FAIL,
@@ -22,9 +21,7 @@ import { CatalogueError } from '../../resolver/catalogue/store.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { formatLogLine } from '../../authority/log.ts';
-import { runWorkers } from '../../resolver/workers.ts';
 import { controlArg } from '../control-arg.ts';
-import type { ControlEndpoint } from '../../authority/control-endpoint.ts';
 import {
   ResolverStartError,
   startResolver,
@@ -33,10 +30,6 @@ import {
 } from '../../resolver/service.ts';
 import { RESOLVER_HELP } from './resolver-help.ts';
 
-/** Set in the environment of the processes `--workers` starts. */
-const WORKER_ENV = 'LEXROUTE_RESOLVER_WORKER';
-/** The catalogue a worker serves (the primary's choice, a temporary sample included). */
-const WORKER_CATALOGUE_ENV = 'LEXROUTE_RESOLVER_CATALOGUE';
 /** Request log lines wait at most this long (ms) before they are written ... */
 const LOG_FLUSH_MS = 50;
 /** ... or until this many characters are waiting. */
@@ -86,17 +79,10 @@ export const resolverCommand: Command = {
     if (config instanceof Reported) return exitCodeOfFailure(config.codes);
     const control = await controlArg(io, 'resolver', values.control, values['control-key']);
     if (control instanceof Reported) return exitCodeOfFailure(control.codes);
-    const workers =
-      io.env[WORKER_ENV] !== undefined
-        ? 1
-        : config.workers === 0
-          ? availableParallelism()
-          : config.workers;
-
-    // The catalogue: the worker's given one, the sample (a fresh temporary copy), or the configured one.
-    let location = io.env[WORKER_CATALOGUE_ENV] ?? config.catalogue;
+    // The catalogue: the sample (a fresh temporary copy) or the configured one.
+    let location = config.catalogue;
     let tmp: string | undefined;
-    if (values.sample && io.env[WORKER_CATALOGUE_ENV] === undefined) {
+    if (values.sample) {
       tmp = await mkdtemp(join(tmpdir(), 'lexroute-resolver-'));
       location = join(tmp, 'catalogue.sqlite');
       try {
@@ -108,15 +94,11 @@ export const resolverCommand: Command = {
       }
     }
     try {
-      if (workers > 1) {
-        return await runPrimary(io, argv, location, workers, metrics ?? undefined, control);
-      }
-      const isWorker = io.env[WORKER_ENV] !== undefined;
-      return await serve(io, config, location, Boolean(values.sample), {
-        metrics: isWorker ? undefined : (metrics ?? undefined),
-        answerPrimary: isWorker && metrics !== undefined,
-        control: isWorker ? undefined : control,
-        answerControl: isWorker && control !== undefined,
+      return await serve(io, {
+        ...{ config, catalogue: location, cwd: io.cwd, sample: Boolean(values.sample) },
+        workers: config.workers === 0 ? availableParallelism() : config.workers,
+        metrics: metrics ?? undefined,
+        control,
         reloadConfig: () => loadConfigIssues(io, values),
       });
     } finally {
@@ -237,18 +219,12 @@ function batchedLog(io: CliIo) {
   return { log, flush };
 }
 
-/** One resolver process: `startResolver` until a signal or `ctl stop`. */
-async function serve(
-  io: CliIo,
-  config: ResolverConfig,
-  location: string,
-  sample: boolean,
-  m: Omit<ResolverServiceOptions, 'config' | 'catalogue' | 'cwd' | 'log' | 'sample'>,
-): Promise<number> {
+/** `startResolver` (its workers included) until a signal, `ctl stop` or a worker that cannot start. */
+async function serve(io: CliIo, options: Omit<ResolverServiceOptions, 'log'>): Promise<number> {
   const { log, flush } = batchedLog(io);
   let service: RunningResolverService;
   try {
-    service = await startResolver({ ...m, config, catalogue: location, cwd: io.cwd, sample, log });
+    service = await startResolver({ ...options, log });
   } catch (e) {
     flush();
     if (!(e instanceof ResolverStartError)) return catalogueFailed(io, e);
@@ -256,34 +232,13 @@ async function serve(
     return exitCodeOf(e.code);
   }
   const { stopped, stopNow } = stopSignal(io.signal);
-  void service.stopAsked.then(stopNow);
+  let failed = false;
+  void service.stopAsked.then((why) => {
+    failed = why === 'failed';
+    stopNow();
+  });
   await stopped;
   await service.close();
   flush();
-  return EXIT_OK;
-}
-
-/** `--workers N`: the worker processes run this command again (`runWorkers`). */
-async function runPrimary(
-  io: CliIo,
-  argv: readonly string[],
-  location: string,
-  n: number,
-  metrics: { host: string; port: number } | undefined,
-  control: ControlEndpoint | undefined,
-): Promise<number> {
-  const format = io.errIsTTY ? 'pretty' : 'json';
-  const ok = await runWorkers({
-    exec: fileURLToPath(new URL('../../../bin/lexroute.js', import.meta.url)),
-    args: ['resolver', ...argv.filter((a) => a !== '--sample')],
-    env: { [WORKER_ENV]: '1', [WORKER_CATALOGUE_ENV]: location },
-    workers: n,
-    metrics,
-    control,
-    signal: io.signal,
-    log: (level, event, fields) =>
-      io.err(formatLogLine(format, new Date().toISOString(), level, event, fields)),
-    err: (text) => io.err(`lexroute resolver: ${text}\n`),
-  });
-  return ok ? EXIT_OK : EXIT_FAIL;
+  return failed ? EXIT_FAIL : EXIT_OK;
 }
