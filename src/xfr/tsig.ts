@@ -77,13 +77,7 @@ export function tsigErrorResponse(
   }
   return appendTsig(
     head,
-    t.keyKey,
-    t.algorithmKey,
-    t.timeSigned,
-    t.fudge,
-    new Uint8Array(0),
-    t.originalId,
-    check.tsigError,
+    { ...t, error: check.tsigError, other: new Uint8Array(0) },
     new Uint8Array(0),
   );
 }

@@ -16,8 +16,8 @@ import {
   macLengthAllowed,
   nameWireKey,
   readTsig,
-  receivedInput,
   sameMac,
+  signingInput,
   stripTsig,
   TSIG_ERROR_NAMES,
   type Hmac,
@@ -45,7 +45,7 @@ export function verifyResponse(
       'TSIG_PEER_ERROR',
       `the peer reports ${TSIG_ERROR_NAMES[t.error] ?? `TSIG error ${t.error}`} on our request`,
     );
-  const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, requestMac));
+  const full = hmac(key.algorithm, key.secret, signingInput(stripTsig(msg, t), t, requestMac));
   if (!macLengthAllowed(t.mac.length, full.length)) return fail('TSIG_BAD_TRUNC', 'MAC too short');
   if (!sameMac(full.subarray(0, t.mac.length), t.mac)) return fail('TSIG_BAD_SIG', 'wrong MAC');
   if (Math.abs(now - t.timeSigned) > t.fudge)

@@ -65,8 +65,8 @@ export interface TsigKey {
 /** The HMAC, given from outside the core. */
 export type Hmac = (algorithm: TsigAlgorithm, secret: Uint8Array, data: Uint8Array) => Uint8Array;
 
-/** A TSIG record read from a message. */
-export interface TsigRecord {
+/** A TSIG record's fields but its MAC. */
+export interface TsigVars {
   /** Key name as a lowercased wire key. */
   readonly keyKey: string;
   /** Algorithm name as a lowercased wire key. */
@@ -74,10 +74,14 @@ export interface TsigRecord {
   /** Seconds since the epoch (48 bits). */
   readonly timeSigned: number;
   readonly fudge: number;
-  readonly mac: Uint8Array;
   readonly originalId: number;
   readonly error: number;
   readonly other: Uint8Array;
+}
+
+/** A TSIG record read from a message. */
+export interface TsigRecord extends TsigVars {
+  readonly mac: Uint8Array;
   /** Offset where the TSIG record starts (the message without it ends there). */
   readonly start: number;
 }
@@ -187,15 +191,8 @@ export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
 }
 
 /** Octets of the TSIG variables (RFC 8945 section 4.3.3); `timersOnly` for later messages of a stream. */
-function variables(
-  keyKey: string,
-  algorithmKey: string,
-  timeSigned: number,
-  fudge: number,
-  error: number,
-  other: Uint8Array,
-  timersOnly: boolean,
-): Uint8Array {
+function variables(v: TsigVars, timersOnly: boolean): Uint8Array {
+  const { timeSigned, fudge, error, other } = v;
   const timers = [
     Math.floor(timeSigned / 2 ** 32) >>> 8,
     Math.floor(timeSigned / 2 ** 32) & 0xff,
@@ -208,34 +205,33 @@ function variables(
   ];
   if (timersOnly) return Uint8Array.from(timers);
   const out: number[] = [
-    ...keyToWire(keyKey),
+    ...keyToWire(v.keyKey),
     0,
     CLASS_ANY,
     0,
     0,
     0,
     0,
-    ...keyToWire(algorithmKey),
+    ...keyToWire(v.algorithmKey),
     ...timers,
   ];
   out.push(error >>> 8, error & 0xff, other.length >>> 8, other.length & 0xff, ...other);
   return Uint8Array.from(out);
 }
 
-/** What a MAC covers: [prior MAC], the message (TSIG removed, ARCOUNT less one, original ID), the variables. */
+/**
+ * What a MAC covers: [prior MAC], the message (TSIG removed, ARCOUNT less
+ * one, original ID; or the messages since the last signed one), the
+ * variables (`timersOnly` for a later message of a stream).
+ */
 export function signingInput(
   message: Uint8Array,
-  originalId: number,
-  keyKey: string,
-  algorithmKey: string,
-  timeSigned: number,
-  fudge: number,
-  error: number,
-  other: Uint8Array,
+  v: TsigVars,
   prior: Uint8Array | undefined,
   timersOnly = false,
 ): Uint8Array {
-  const vars = variables(keyKey, algorithmKey, timeSigned, fudge, error, other, timersOnly);
+  const { originalId } = v;
+  const vars = variables(v, timersOnly);
   const pre = prior === undefined ? 0 : 2 + prior.length;
   const out = new Uint8Array(pre + message.length + vars.length);
   if (prior !== undefined) {
@@ -248,32 +244,6 @@ export function signingInput(
   out[pre + 1] = originalId & 0xff;
   out.set(vars, pre + message.length);
   return out;
-}
-
-/**
- * What the MAC of a received TSIG record covers: [`prior` MAC], `body` (the
- * message, or the messages since the last signed one, without the TSIG
- * record), and the record's own variables (`timersOnly` for a later message
- * of a stream). One reading of the record's layout for every verifier.
- */
-export function receivedInput(
-  body: Uint8Array,
-  t: TsigRecord,
-  prior: Uint8Array | undefined,
-  timersOnly = false,
-): Uint8Array {
-  return signingInput(
-    body,
-    t.originalId,
-    t.keyKey,
-    t.algorithmKey,
-    t.timeSigned,
-    t.fudge,
-    t.error,
-    t.other,
-    prior,
-    timersOnly,
-  );
 }
 
 /**
@@ -294,19 +264,10 @@ export function stripTsig(msg: Uint8Array, t: TsigRecord): Uint8Array {
 }
 
 /** The message with a TSIG record appended (ARCOUNT plus one). */
-export function appendTsig(
-  message: Uint8Array,
-  keyKey: string,
-  algorithmKey: string,
-  timeSigned: number,
-  fudge: number,
-  mac: Uint8Array,
-  originalId: number,
-  error: number,
-  other: Uint8Array,
-): Uint8Array {
-  const owner = keyToWire(keyKey);
-  const alg = keyToWire(algorithmKey);
+export function appendTsig(message: Uint8Array, v: TsigVars, mac: Uint8Array): Uint8Array {
+  const { timeSigned, fudge, originalId, error, other } = v;
+  const owner = keyToWire(v.keyKey);
+  const alg = keyToWire(v.algorithmKey);
   const rdlen = alg.length + 10 + mac.length + 6 + other.length;
   const out = new Uint8Array(message.length + owner.length + 10 + rdlen);
   out.set(message);
@@ -394,9 +355,8 @@ export function verifyRequest(
   const key = keys.get(t.keyKey);
   if (key === undefined || algorithmKeyOf(key) !== t.algorithmKey)
     return tsigFailure('TSIG_BAD_KEY', 'the key is not known, or not of the algorithm named', t);
-  const full = hmac(key.algorithm, key.secret, receivedInput(stripTsig(msg, t), t, undefined));
-  // RFC 8945 section 5.2.2.1: a truncated MAC must keep at least half and 10 octets.
-  if (t.mac.length < full.length && (t.mac.length < 10 || t.mac.length < full.length / 2)) {
+  const full = hmac(key.algorithm, key.secret, signingInput(stripTsig(msg, t), t, undefined));
+  if (t.mac.length < full.length && !macLengthAllowed(t.mac.length, full.length)) {
     return t.mac.length === 0
       ? tsigFailure('TSIG_BAD_SIG', 'an empty MAC', t, key)
       : tsigFailure('TSIG_BAD_TRUNC', `a MAC truncated to ${t.mac.length} octets`, t, key);
@@ -462,35 +422,19 @@ export class TsigSigner {
   /** The message with its TSIG record. */
   sign(message: Uint8Array): Uint8Array {
     const k = this.key;
-    const keyKey = nameWireKey(k.name);
-    const algKey = algorithmKeyOf(k);
-    const id = (message[0]! << 8) | message[1]!;
-    const input = signingInput(
-      message,
-      id,
-      keyKey,
-      algKey,
-      this.now,
-      this.fudge,
-      this.error,
-      this.other,
-      this.prior,
-      !this.first,
-    );
-    const mac = this.hmac(k.algorithm, k.secret, input);
+    const v: TsigVars = {
+      keyKey: nameWireKey(k.name),
+      algorithmKey: algorithmKeyOf(k),
+      timeSigned: this.now,
+      fudge: this.fudge,
+      originalId: (message[0]! << 8) | message[1]!,
+      error: this.error,
+      other: this.other,
+    };
+    const mac = this.hmac(k.algorithm, k.secret, signingInput(message, v, this.prior, !this.first));
     this.prior = mac;
     this.first = false;
-    return appendTsig(
-      message,
-      keyKey,
-      algKey,
-      this.now,
-      this.fudge,
-      mac,
-      id,
-      this.error,
-      this.other,
-    );
+    return appendTsig(message, v, mac);
   }
 
   /** The room a TSIG record takes on a message. */
@@ -582,7 +526,7 @@ export class TsigStreamVerifier {
       body.set(stripped, o);
     }
     const later = this.signedOnce;
-    const input = receivedInput(body, t, this.prior, later);
+    const input = signingInput(body, t, this.prior, later);
     const full = this.hmac(this.key.algorithm, this.key.secret, input);
     if (
       !macLengthAllowed(t.mac.length, full.length) ||
