@@ -1,9 +1,4 @@
-/**
- * IP prefixes (`192.0.2.0/24`, `2001:db8::/32`) as octets, for the
- * configuration's prefix lists and the rate limiter's client prefixes. The
- * addresses are read by the core's one IP parser (`core/kit/ip.ts`), whose
- * `addressOctets` gives a client address's octets to compare with `inCidr`.
- */
+/** IP prefixes (`192.0.2.0/24`, `2001:db8::/32`) as octets, for prefix lists and RRL. */
 import { addressOctets } from '../kit/core/ip.ts';
 
 export interface Cidr {

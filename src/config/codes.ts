@@ -1,12 +1,4 @@
-/**
- * Stable codes of the configuration files (server.json for `lexroute serve`,
- * resolver.json for `lexroute resolver`): reading the file (load.ts) and
- * checking its keys (server.ts, resolver.ts). Each finding also names the
- * JSON path of the key.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
- */
+/** Stable codes of the configuration files (reading: load.ts; keys: server.ts, resolver.ts). */
 export const CONFIG_CODES = {
   CONFIG_UNREADABLE: 'the configuration file cannot be read',
   CONFIG_BAD_JSON: 'the configuration file is not valid JSON',
@@ -29,5 +21,3 @@ export const CONFIG_CODES = {
   CONFIG_DNSSEC_REFRESH: 'dnssec.refresh is not shorter than dnssec.validity minus its jitter',
   CONFIG_BAD_TSIG_KEY: 'tsigKeys is not a list of key files, or a key entry is malformed',
 } as const;
-
-export type ConfigCode = keyof typeof CONFIG_CODES;

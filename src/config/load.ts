@@ -1,8 +1,4 @@
-/**
- * Generic JSON configuration file loading: read, parse, and report errors
- * with the file name and a stable code. Each program validates the value
- * with its own schema (e.g. `validateServerConfig`).
- */
+/** Read and parse a JSON configuration file; errors name the file and carry a stable code. */
 import { readFile } from 'node:fs/promises';
 
 export class ConfigFileError extends Error {

@@ -20,13 +20,10 @@ export interface ResolverConfig {
   readonly registry: string;
   /** Cache-Control header values per outcome. */
   readonly cacheControl: {
-    /** 303/302 redirects and 200 answers. */
+    /** 303/302 redirects and 200 answers; 300; 404; 400 and other errors. */
     readonly found: string;
-    /** 300 Multiple Choices. */
     readonly ambiguous: string;
-    /** 404. */
     readonly notFound: string;
-    /** 400 and other errors. */
     readonly error: string;
   };
   readonly cors: {
@@ -65,11 +62,7 @@ export interface ResolverConfig {
     readonly maxBytes: number;
     /** How often (ms) to check whether the catalogue file changed; a change empties the cache. */
     readonly checkMs: number;
-    /**
-     * `second-request`: keep an answer only from the second request for it
-     * on (URNs asked once do not evict popular answers); `first-request`:
-     * keep every answer.
-     */
+    /** `second-request`: keep an answer from its second request on (one-off URNs evict nothing). */
     readonly admission: 'second-request' | 'first-request';
   };
 }
@@ -204,10 +197,7 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   },
 };
 
-/**
- * `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when
- * malformed (the one `host:port` parser, `core/kit/host-port.ts`).
- */
+/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */
 export function parseListen(s: string): { host: string; port: number } | null {
   const r = parseHostPort(s);
   return r.ok ? { host: r.value.host, port: r.value.port } : null;
@@ -233,7 +223,7 @@ export function validateResolverConfig(
       ],
     };
   }
-  const out = structuredCopy(DEFAULT_RESOLVER_CONFIG) as unknown as Record<string, unknown>;
+  const out = structuredClone(DEFAULT_RESOLVER_CONFIG) as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(input)) {
     // Comments, and the JSON Schema an editor checks the file against (config/resolver.schema.json).
     if (key.startsWith('//') || key === '$schema') continue;
@@ -294,8 +284,4 @@ function mergeSection(
     if (issue) issues.push(issue);
     else target[sub] = subValue;
   }
-}
-
-function structuredCopy<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
 }

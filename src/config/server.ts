@@ -1,8 +1,4 @@
-/**
- * Configuration of `lexroute serve`: schema, defaults and validation with
- * stable codes. The documented default file is `config/server.json`; every
- * key is explained in `config/README.md`.
- */
+/** Configuration of `lexroute serve`: schema, defaults, validation. Every key: `config/README.md`. */
 import { enumIn } from './checks.ts';
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { parseCidr } from './cidr.ts';
@@ -31,10 +27,7 @@ export interface SecondaryPeer extends ListenAddress {
   readonly zones?: readonly string[];
 }
 
-/**
- * A zone source: a file or a directory of `*.zone`, `*.db`, `db.*` files
- * (relative to the working directory), or a file with an explicit origin.
- */
+/** A zone file, a directory of zone files, a file with an explicit origin, or a secondary zone. */
 export type ZoneSourceConfig =
   | string
   | ({ readonly file: string; readonly origin: string } & ZoneTransferOptions)
@@ -45,37 +38,27 @@ export interface PrimaryAddress extends ListenAddress {
   readonly key?: string;
 }
 
-/**
- * A secondary zone (RFC 1034 section 4.3.5, RFC 1996): no file, the zone is
- * transferred from its primaries (tried in order) and kept under
- * `transfer.stateDir`.
- */
+/** A secondary zone (RFC 1996): transferred from its primaries (tried in order). */
 export interface SecondaryZoneConfig {
   readonly origin: string;
   readonly primaries: readonly PrimaryAddress[];
-  /** This zone's limits on a transfer in (default: `transfer.inMaxRecords`, `inMaxBytes`, `inMaxSeconds`). */
+  /** This zone's limits on a transfer in (default: `transfer.inMax*`). */
   readonly maxRecords?: number;
   readonly maxBytes?: number;
   readonly maxSeconds?: number;
 }
 
-/** The per-zone limit keys of a secondary zone entry, and their ranges. */
 export const SECONDARY_LIMIT_KEYS = {
   maxRecords: [0, 2 ** 32],
   maxBytes: [0, 2 ** 40],
   maxSeconds: [1, 86_400],
 } as const;
 
-/** The zone entry is a secondary zone. */
 export function isSecondaryZone(z: ZoneSourceConfig): z is SecondaryZoneConfig {
   return typeof z === 'object' && 'primaries' in z;
 }
 
-/**
- * A primary as written in the config and on the command line:
- * `ADDR:PORT`, optionally followed by `key NAME` (after a space or a
- * comma). Returns an error message when invalid.
- */
+/** `ADDR:PORT [key NAME]` (a space or a comma before `key`), or an error message. */
 export function parsePrimary(text: string): PrimaryAddress | string {
   const m = /^(\S+?)(?:[ ,]\s*key\s+([A-Za-z0-9._-]+\.?))?$/.exec(text.trim());
   if (!m) return `"${text}" is not ADDR:PORT [key NAME]`;
@@ -84,11 +67,7 @@ export function parsePrimary(text: string): PrimaryAddress | string {
   return m[2] !== undefined ? { ...a, key: m[2] } : a;
 }
 
-/**
- * A `--notify` value: `ADDR:PORT` (a secondary of every zone) or
- * `ZONE=ADDR:PORT` (a secondary of that zone only). Returns an error
- * message when invalid.
- */
+/** A `--notify` value, `ADDR:PORT` or `ZONE=ADDR:PORT`, or an error message. */
 export function parseSecondaryPeer(text: string): SecondaryPeer | string {
   const eq = text.indexOf('=');
   const zone = eq < 0 ? undefined : text.slice(0, eq);
@@ -114,50 +93,30 @@ export function mergeSecondaryPeers(peers: readonly SecondaryPeer[]): SecondaryP
 }
 
 export interface ZoneFilesConfig {
-  /** Most octets read for one zone, `$INCLUDE`d files counted. */
   readonly maxBytes: number;
-  /** Longest entry (logical line) in characters. */
   readonly maxEntryChars: number;
-  /** Directories `$INCLUDE` may read from besides the zone file's own. */
   readonly includeDirs: readonly string[];
-  /**
-   * Seconds a background zone load (inline signing included) may take before
-   * it is stopped with `ZONE_LOAD_TIMEOUT` and the previous version kept;
-   * 0 means the default: 300 s, or 1,800 s when zones are signed inline.
-   */
+  /** Seconds a background load may take (0: 300 s, 1,800 s when signing inline). */
   readonly loadTimeout: number;
-  /**
-   * The nice value of the thread that loads zones (Linux): 0 (the default)
-   * loads at the answering threads' priority; 10 lets them have the CPU
-   * first, and a reload takes longer on a busy machine.
-   */
+  /** The nice value of the zone-loading thread (Linux). */
   readonly loadNice: number;
-  /**
-   * Warnings refuse a zone too, as errors do (`serve --strict`, the same as
-   * `zone check --strict`): a reload keeps the version served.
-   */
+  /** Warnings refuse a zone as errors do (`--strict`). */
   readonly strict: boolean;
 }
 
-/** Response-rate limiting (`src/authority/rrl.ts`; keys as BIND's `rate-limit`). */
+/** Response-rate limiting (`authority/rrl.ts`; keys as BIND's `rate-limit`). */
 export interface RrlConfig {
-  /** Identical responses per second per client prefix; 0 turns RRL off. */
   readonly responsesPerSecond: number;
   /** NXDOMAIN responses per second per client prefix and zone (default: responsesPerSecond). */
   readonly nxdomainsPerSecond?: number;
   /** Error responses (REFUSED, FORMERR, ...) per second per client prefix and zone (default: responsesPerSecond). */
   readonly errorsPerSecond?: number;
-  /** Seconds over which a source that exceeded the rate stays limited. */
   readonly window: number;
-  /** Every slip-th limited response is sent truncated (0: none, 1: all). */
   readonly slip: number;
   readonly ipv4PrefixLength: number;
   readonly ipv6PrefixLength: number;
-  /** Client prefixes never limited, CIDR (`192.0.2.0/24`, `2001:db8::/32`) or addresses. */
   readonly exempt: readonly string[];
-  /** Count what would be limited, send every response. */
   readonly logOnly: boolean;
-  /** Entries kept at most; the oldest are dropped beyond it. */
   readonly maxTableSize: number;
 }
 
@@ -172,21 +131,14 @@ export const DEFAULT_RRL_CONFIG: RrlConfig = {
   maxTableSize: 100_000,
 };
 
-/**
- * Inline DNSSEC signing (`serve --keys DIR`): zones whose keys are in `keys`
- * are signed at load, at each reload and before their signatures expire.
- * Names as `lexroute zone sign`'s options.
- */
+/** Inline DNSSEC signing (`serve --keys DIR`); names as `lexroute zone sign`'s options. */
 export interface DnssecConfig {
-  /** Folder of BIND key files (`K<zone>+<alg>+<tag>.key/.private`); null: no inline signing. */
+  /** Folder of BIND key files; null: no inline signing. */
   readonly keys: string | null;
-  /** NSEC3 (RFC 5155, RFC 9276 parameters) instead of NSEC. */
   readonly nsec3: boolean;
-  /** NSEC3 opt-out (insecure delegations left out of the chain). */
   readonly optOut: boolean;
-  /** Signature validity, seconds. */
   readonly validity: number;
-  /** Re-sign this many seconds before the earliest expiration; null: a quarter of the validity. */
+  /** Re-sign this long before the earliest expiration, s; null: a quarter of the validity. */
   readonly refresh: number | null;
 }
 
@@ -200,35 +152,19 @@ export const DEFAULT_DNSSEC_CONFIG: DnssecConfig = {
 
 /** Zone transfers out (AXFR, IXFR) and NOTIFY: limits, IXFR history, retries. */
 export interface TransferConfig {
-  /** Transfers served at once; more get REFUSED (BIND's transfers-out: 10). */
   readonly maxConcurrent: number;
-  /** Most octets per transfer message (TCP; at most 65535). */
   readonly messageSize: number;
-  /** Differences kept per zone for IXFR; 0: IXFR is answered with the whole zone. */
   readonly historyCount: number;
-  /** Octets of differences kept per zone (the oldest are dropped first). */
   readonly historyBytes: number;
-  /** Directory for the IXFR journals (one file per zone), so a restart keeps the history; null: memory only. */
+  /** Directory of the IXFR journals and served state; null: memory only. */
   readonly stateDir: string | null;
-  /** Answer IXFR from an older serial with one condensed difference (RFC 1995 section 6), not the sequence. */
   readonly ixfrCondense: boolean;
-  /** Port of the NS hosts notified by zones with `notify: "ns"`. */
   readonly nsNotifyPort: number;
-  /** NOTIFY copies sent to a peer that does not answer. */
   readonly notifyTries: number;
-  /** Wait for the first NOTIFY answer; doubled at each retry. */
   readonly notifyTimeoutMs: number;
-  /**
-   * The address NOTIFYs are sent from (BIND's notify-source, Knot's `via`);
-   * null: the zone's listen address of the peer's family (the kernel's
-   * choice when it listens on a wildcard).
-   */
+  /** The address NOTIFYs are sent from; null: the listen address of the peer's family. */
   readonly notifySource: string | null;
-  /**
-   * Limits of a transfer in (secondary zones; zones may set their own):
-   * records and octets received (0: derived from the heap limit, see
-   * `xfr/limits.ts`), and seconds for the whole refresh.
-   */
+  /** Limits of a transfer in (0 records or octets: derived from the heap limit, `xfr/limits.ts`). */
   readonly inMaxRecords: number;
   readonly inMaxBytes: number;
   readonly inMaxSeconds: number;
@@ -251,7 +187,6 @@ export const DEFAULT_TRANSFER_CONFIG: TransferConfig = {
   inMaxSeconds: 900,
 };
 
-/** A TSIG key in the configuration: name, algorithm (hmac-sha256, hmac-sha512, hmac-md5, ...), base64 secret. */
 export interface TsigKeyConfig {
   readonly name: string;
   readonly algorithm: string;
@@ -259,39 +194,22 @@ export interface TsigKeyConfig {
 }
 
 export interface ServerConfig {
-  /** Addresses to serve on; each gets a UDP and a TCP socket. */
   readonly listen: readonly ListenAddress[];
-  /** Zone files, directories of zone files, or `{file, origin}`. */
   readonly zones: readonly ZoneSourceConfig[];
-  /** Start even when no zone loads (a secondary waiting for transfers). */
   readonly allowEmpty: boolean;
-  /** The name of the catalog zone (RFC 9432) listing the primary zones served; null: none. */
+  /** The catalog zone (RFC 9432) listing the primary zones served; null: none. */
   readonly catalog: string | null;
-  /**
-   * Catalog zones consumed (RFC 9432, `--secondary-catalog`): each is a
-   * secondary zone whose members become secondary zones of the same
-   * primaries (and key), added and removed as the catalog changes.
-   */
+  /** Catalog zones consumed (RFC 9432): their members become secondary zones of the same primaries. */
   readonly secondaryCatalogs: readonly SecondaryZoneConfig[];
   readonly zoneFiles: ZoneFilesConfig;
-  /** Reload changed zone files automatically. */
   readonly watch: boolean;
-  /**
-   * Answering workers (threads sharing the UDP and TCP ports through
-   * SO_REUSEPORT, one copy of the zones); 0: one per core.
-   */
+  /** Answering threads sharing the ports (SO_REUSEPORT); 0: one per core. */
   readonly workers: number;
-  /**
-   * The nice value of V8's garbage-collection helper threads (Linux; 0: the
-   * answering threads' own). See `server/gc-helpers.ts`.
-   */
+  /** The nice value of V8's GC helper threads (Linux; `authority/gc-helpers.ts`). */
   readonly gcHelperNice: number;
   readonly udp: {
     readonly maxPayload: number;
-    /**
-     * SO_RCVBUF of each UDP socket, in octets (0: the system's default). The
-     * kernel caps it at net.core.rmem_max (a capped request is logged).
-     */
+    /** SO_RCVBUF of each UDP socket (0: the system's default; capped by net.core.rmem_max). */
     readonly receiveBuffer: number;
   };
   readonly tcp: {
@@ -302,53 +220,32 @@ export interface ServerConfig {
     readonly pressureIdleTimeoutMs: number;
   };
   readonly limits: { readonly maxChain: number; readonly cachePerName: number };
-  /** DNS over HTTPS (RFC 8484): addresses to serve `/dns-query` on; plain HTTP only on loopback. */
+  /** DNS over HTTPS (RFC 8484); plain HTTP only on loopback. */
   readonly doh: {
     readonly listen: readonly ListenAddress[];
-    /** PEM certificate and key files (relative to the working directory); both or neither. */
     readonly tlsCert?: string;
     readonly tlsKey?: string;
-    /**
-     * Access-Control-Allow-Origin of the answers, so pages on other origins
-     * can query (`*` by default, as public DoH services; an origin to allow
-     * only that page; empty: no CORS headers).
-     */
+    /** Access-Control-Allow-Origin of the answers (`*` by default; empty: no CORS headers). */
     readonly allowOrigin?: string;
   };
-  /** Response-rate limiting on UDP; off while `rrl.responsesPerSecond` is 0. */
   readonly rrl: RrlConfig;
   readonly log: {
     readonly level: ServerLogLevel;
     readonly format: ServerLogFormat;
     readonly summaryIntervalMs: number;
   };
-  /** NSID text (RFC 5001) sent to queries that ask for it; null: none. */
   readonly nsid: string | null;
-  /** DNS cookies (RFC 7873, RFC 9018); secret: 32 hex digits shared by an anycast set, null: random at start. */
+  /** DNS cookies (RFC 7873, RFC 9018); secret: 32 hex digits, null: random at start. */
   readonly cookies: { readonly enabled: boolean; readonly secret: string | null };
-  /** CH TXT version.bind/version.server and id.server/hostname.bind; null: REFUSED. */
   readonly chaos: { readonly version: string | null; readonly id: string | null };
-  /** Inline DNSSEC signing; off while `dnssec.keys` is null. */
   readonly dnssec: DnssecConfig;
-  /**
-   * Who may transfer every zone (AXFR, IXFR): address prefixes, and `key NAME`
-   * entries (a transfer must then be signed with one of these TSIG keys);
-   * empty: no transfers.
-   */
+  /** Who may transfer every zone: address prefixes and `key NAME` entries; empty: nobody. */
   readonly allowTransfer: readonly string[];
-  /** TSIG keys (RFC 8945): a file of BIND key statements, or the keys themselves; null: none. */
   readonly tsigKeys: string | readonly TsigKeyConfig[] | null;
-  /**
-   * Secondaries to NOTIFY (RFC 1996) after a reload raises a zone's serial,
-   * `ADDR:PORT` (every zone) or `{"address", "zones"}` (those zones only).
-   */
+  /** Secondaries to NOTIFY (RFC 1996) after a serial goes up: `ADDR:PORT` or `{"address", "zones"}`. */
   readonly secondaries: readonly SecondaryPeer[];
   readonly transfer: TransferConfig;
-  /**
-   * How a reload's SOA serial is chosen (zones may set their own): `keep`
-   * as the file has it; `date` (or `auto`) and `increment` raise it when
-   * the content changed and the file's serial did not go up.
-   */
+  /** How a reload's SOA serial is chosen: `keep`, `date` (or `auto`), `increment`. */
   readonly serial: SerialSetting;
 }
 
@@ -368,9 +265,9 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   },
   watch: false,
   workers: 1,
-  // V8's GC helpers give way to the answering threads (bench/reload.ts, CHANGELOG under #20).
+  // V8's GC helpers give way to the answering threads (CHANGELOG under #20).
   gcHelperNice: 10,
-  // 1 MiB as NSD: about 100 ms of queries at 20,000 q/s held through a GC pause or a busy core.
+  // 1 MiB, as NSD: room for the queries that arrive through a GC pause or a busy core.
   udp: { maxPayload: 1232, receiveBuffer: 1 << 20 },
   tcp: {
     idleTimeoutMs: 10_000,
@@ -478,77 +375,26 @@ function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): n
   return fallback;
 }
 
+/** Words of a text (for the key lists below). */
+const words = (text: string): readonly string[] => text.trim().split(/\s+/);
+
 const KNOWN: Record<string, readonly string[]> = {
-  '': [
-    '$schema',
-    '$comment',
-    'listen',
-    'zones',
-    'allowEmpty',
-    'catalog',
-    'secondaryCatalogs',
-    'zoneFiles',
-    'watch',
-    'workers',
-    'gcHelperNice',
-    'udp',
-    'tcp',
-    'limits',
-    'doh',
-    'rrl',
-    'log',
-    'nsid',
-    'cookies',
-    'chaos',
-    'dnssec',
-    'allowTransfer',
-    'tsigKeys',
-    'secondaries',
-    'transfer',
-    'serial',
-  ],
-  transfer: [
-    'maxConcurrent',
-    'messageSize',
-    'historyCount',
-    'historyBytes',
-    'stateDir',
-    'ixfrCondense',
-    'nsNotifyPort',
-    'notifyTries',
-    'notifyTimeoutMs',
-    'notifySource',
-    'inMaxRecords',
-    'inMaxBytes',
-    'inMaxSeconds',
-  ],
-  dnssec: ['keys', 'nsec3', 'optOut', 'validity', 'refresh'],
-  zoneFiles: ['maxBytes', 'maxEntryChars', 'includeDirs', 'loadTimeout', 'loadNice', 'strict'],
-  doh: ['listen', 'tlsCert', 'tlsKey', 'allowOrigin'],
-  cookies: ['enabled', 'secret'],
-  chaos: ['version', 'id'],
-  udp: ['maxPayload', 'receiveBuffer'],
-  tcp: [
-    'idleTimeoutMs',
-    'maxConnections',
-    'messageTimeoutMs',
-    'maxPerClient',
-    'pressureIdleTimeoutMs',
-  ],
-  limits: ['maxChain', 'cachePerName'],
-  rrl: [
-    'responsesPerSecond',
-    'nxdomainsPerSecond',
-    'errorsPerSecond',
-    'window',
-    'slip',
-    'ipv4PrefixLength',
-    'ipv6PrefixLength',
-    'exempt',
-    'logOnly',
-    'maxTableSize',
-  ],
-  log: ['level', 'format', 'summaryIntervalMs'],
+  '': words(`$schema $comment listen zones allowEmpty catalog secondaryCatalogs zoneFiles
+    watch workers gcHelperNice udp tcp limits doh rrl log nsid cookies chaos dnssec
+    allowTransfer tsigKeys secondaries transfer serial`),
+  transfer: words(`maxConcurrent messageSize historyCount historyBytes stateDir ixfrCondense
+    nsNotifyPort notifyTries notifyTimeoutMs notifySource inMaxRecords inMaxBytes inMaxSeconds`),
+  dnssec: words('keys nsec3 optOut validity refresh'),
+  zoneFiles: words('maxBytes maxEntryChars includeDirs loadTimeout loadNice strict'),
+  doh: words('listen tlsCert tlsKey allowOrigin'),
+  cookies: words('enabled secret'),
+  chaos: words('version id'),
+  udp: words('maxPayload receiveBuffer'),
+  tcp: words('idleTimeoutMs maxConnections messageTimeoutMs maxPerClient pressureIdleTimeoutMs'),
+  limits: words('maxChain cachePerName'),
+  rrl: words(`responsesPerSecond nxdomainsPerSecond errorsPerSecond window slip
+    ipv4PrefixLength ipv6PrefixLength exempt logOnly maxTableSize`),
+  log: words('level format summaryIntervalMs'),
 };
 
 function validateZones(
@@ -895,21 +741,7 @@ export function validateServerConfig(input: unknown): {
 
 function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh'] {
   if (!isObject(input)) return DEFAULT_SERVER_CONFIG.doh;
-  const listen: ListenAddress[] = [];
-  if (input.listen !== undefined) {
-    if (!Array.isArray(input.listen)) {
-      errors.push({
-        code: 'CONFIG_BAD_LISTEN',
-        path: 'doh.listen',
-        message: 'doh.listen must be an array of "ADDR:PORT"',
-      });
-    } else {
-      input.listen.forEach((v: unknown, i: number) => {
-        const r = listenAt(errors, `doh.listen[${i}]`, v);
-        if (r !== undefined) listen.push(r);
-      });
-    }
-  }
+  const listen = listenList(errors, 'doh.listen', input.listen);
   const files: { tlsCert?: string; tlsKey?: string } = {};
   for (const k of ['tlsCert', 'tlsKey'] as const) {
     const v = input[k];
@@ -988,6 +820,20 @@ function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConf
   };
 }
 
+/** A path or null (`what` names the path in the error). */
+function pathOrNull(
+  errors: ConfigError[],
+  path: string,
+  v: unknown,
+  fallback: string | null,
+  what: string,
+): string | null {
+  if (v === undefined) return fallback;
+  if (v === null || (typeof v === 'string' && v !== '')) return v;
+  errors.push({ code: 'CONFIG_BAD_PATH', path, message: `${path} must be null or ${what}` });
+  return fallback;
+}
+
 /** An IPv4 or IPv6 address, optionally with `/BITS`. */
 function isPrefix(text: string): boolean {
   return typeof parseCidr(text) !== 'string';
@@ -1001,16 +847,13 @@ export function dnssecRefresh(d: DnssecConfig): number {
 /** Validate the `dnssec` block (inline signing). */
 function validateDnssec(errors: ConfigError[], r: Record<string, unknown>): DnssecConfig {
   const d = DEFAULT_DNSSEC_CONFIG;
-  let keys = d.keys;
-  if (r.keys !== undefined) {
-    if (r.keys !== null && (typeof r.keys !== 'string' || r.keys === '')) {
-      errors.push({
-        code: 'CONFIG_BAD_PATH',
-        path: 'dnssec.keys',
-        message: 'dnssec.keys must be null or the path of a folder of key files',
-      });
-    } else keys = r.keys as string | null;
-  }
+  const keys = pathOrNull(
+    errors,
+    'dnssec.keys',
+    r.keys,
+    d.keys,
+    'the path of a folder of key files',
+  );
   const flag = (key: 'nsec3' | 'optOut'): boolean =>
     boolIn(errors, `dnssec.${key}`, r[key], d[key]);
   const nsec3 = flag('nsec3');
@@ -1065,16 +908,13 @@ function transferKeys(
     isPrefix,
   });
   const t = isObject(input.transfer) ? input.transfer : {};
-  let stateDir = d.stateDir;
-  if (t.stateDir !== undefined) {
-    if (t.stateDir !== null && (typeof t.stateDir !== 'string' || t.stateDir === '')) {
-      errors.push({
-        code: 'CONFIG_BAD_PATH',
-        path: 'transfer.stateDir',
-        message: 'transfer.stateDir must be null or a directory path',
-      });
-    } else stateDir = t.stateDir as string | null;
-  }
+  const stateDir = pathOrNull(
+    errors,
+    'transfer.stateDir',
+    t.stateDir,
+    d.stateDir,
+    'a directory path',
+  );
   const int = (k: keyof TransferConfig, min: number, max: number) =>
     intIn(errors, `transfer.${k}`, t[k], min, max, d[k] as number);
   const bool = (k: 'ixfrCondense') => boolIn(errors, `transfer.${k}`, t[k], d[k]);

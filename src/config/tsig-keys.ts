@@ -1,9 +1,4 @@
-/**
- * TSIG keys for `serve`: BIND's key statements (`key "name" { algorithm
- * hmac-sha256; secret "base64"; };`, as `tsig-keygen` writes them, comments
- * `#`, `//` and C-style allowed), or objects in the configuration. Errors
- * carry a stable code and a line.
- */
+/** TSIG keys for `serve`: BIND's key statements as `tsig-keygen` writes them (comments allowed). */
 import type { TsigAlgorithm, TsigKey } from '../xfr/core/tsig.ts';
 import { ALGORITHM_NAMES } from '../xfr/core/tsig.ts';
 

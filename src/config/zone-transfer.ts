@@ -1,9 +1,6 @@
 /**
- * The per-zone transfer keys of a `zones` entry (`{"file", "origin", ...}`)
- * and the serve-wide `serial` key: who may transfer the zone, whom to
- * NOTIFY, and how its SOA serial is chosen at reload. The serve-wide
- * `allowTransfer` and `secondaries` (and the CLI's `--allow-transfer`,
- * `--notify`) keep applying to every zone; a zone's own lists add to them.
+ * The per-zone transfer keys of a `zones` entry and the `serial` key. A
+ * zone's own lists add to the serve-wide `allowTransfer` and `secondaries`.
  */
 import { enumIn } from './checks.ts';
 import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
