@@ -1,14 +1,10 @@
 /**
- * What a reload means for transfers: the difference of each changed zone
- * from its previous version goes into the zone's IXFR history (bounded by
- * count and octets, oldest dropped first), the history is written to the
- * state directory (one journal file per zone, replaced atomically), and the
- * secondaries are notified when the serial went up.
- *
- * At start the journal of each zone is read back and kept when its last
- * difference ends at the serial (and SOA) now loaded: a restart does not
- * force the secondaries into full transfers. The serial served for each
- * content goes to the state folder too (`served-state.ts`).
+ * What a reload means for transfers: each changed zone's difference goes
+ * into its IXFR history (bounded by count and octets, oldest dropped
+ * first), written to the state folder (one journal file per zone), and the
+ * secondaries are notified when the serial went up. At start a journal is
+ * kept when it ends at the SOA now loaded, so a restart does not force the
+ * secondaries into full transfers.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -81,17 +77,7 @@ export class TransferHistory {
       if (old === undefined) {
         // First load (start, or a new zone): the journal on disk, and a NOTIFY as BIND sends at start.
         await this.restore(zone);
-        const serial = soaSerialOf(soaRecord(zone).rdata);
-        this.track(
-          notifyAll(
-            zone,
-            serial,
-            this.o.notify(zone),
-            this.o.notifyOptions,
-            this.log,
-            this.abort.signal,
-          ),
-        );
+        this.notify(zone, soaSerialOf(soaRecord(zone).rdata));
         continue;
       }
       const from = soaSerialOf(soaRecord(old).rdata);
@@ -100,16 +86,7 @@ export class TransferHistory {
         await this.record(old, zone, info?.version?.diff, info?.version?.ms);
         // Every answering thread has the new history before a secondary is told to ask.
         await this.transfers.synced();
-        this.track(
-          notifyAll(
-            zone,
-            to,
-            this.o.notify(zone),
-            this.o.notifyOptions,
-            this.log,
-            this.abort.signal,
-          ),
-        );
+        this.notify(zone, to);
       } else {
         // The serial did not go up: the history cannot continue from it (checkSerial logs why).
         this.transfers.setHistory(origin, []);
@@ -120,7 +97,9 @@ export class TransferHistory {
       if (!after.has(origin)) this.transfers.setHistory(origin, []);
   }
 
-  private track(p: Promise<void>): void {
+  private notify(zone: Zone, serial: number): void {
+    const o = this.o;
+    const p = notifyAll(zone, serial, o.notify(zone), o.notifyOptions, this.log, this.abort.signal);
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
   }

@@ -1,13 +1,11 @@
 /**
  * Zone transfers out (AXFR, RFC 5936; IXFR, RFC 1995) and the history of
- * differences IXFR answers from. The transfer ACL (address prefixes) and a
- * bound on concurrent transfers decide who gets a zone; everyone else gets
- * REFUSED from the engine, as before ("Default: no transfers").
+ * differences IXFR answers from. The transfer ACL and a bound on concurrent
+ * transfers decide who gets a zone; everyone else gets REFUSED.
  *
- * A transfer streams the zone snapshot that was served when it began (a
- * reload during the transfer does not change what it sends), message by
- * message, waiting for the socket to drain: a slow secondary holds one
- * connection, not the server's memory.
+ * A transfer streams the snapshot served when it began, message by message,
+ * waiting for the socket to drain: a slow secondary holds one connection,
+ * not the server's memory.
  *
  * @see RFC 5936 section 2.2.1: "The Question section of the initial AXFR
  * response message [...] MUST be a copy of the query"; section 4.2: "servers
@@ -19,6 +17,7 @@ import { inCidr, type Cidr } from '../config/cidr.ts';
 import { addressOctets } from '../kit/core/ip.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
+import { TYPE_AXFR, TYPE_IXFR } from '../dns/core/rr/types.ts';
 import { axfrCursor, type RecordCursor } from './core/records.ts';
 import { messagePump } from './core/message.ts';
 import { ixfrCursor, ixfrQuerySerial, planIxfr, type IxfrPlan } from './core/ixfr.ts';
@@ -36,9 +35,6 @@ import {
 } from './core/tsig.ts';
 import { malformedTsigResponse, nodeHmac, nowSeconds, tsigErrorResponse } from './tsig.ts';
 
-export const QTYPE_IXFR = 251;
-export const QTYPE_AXFR = 252;
-
 /** Who may transfer: a request must come from `allow` and, when `requireKeys` is not empty, be signed with one of them. */
 export interface TransferAcl {
   /** Address prefixes; empty: nobody. */
@@ -48,7 +44,7 @@ export interface TransferAcl {
 }
 
 export interface TransferOptions {
-  /** Address prefixes allowed to transfer every zone; empty: nobody. */
+  /** The serve-wide ACL (`TransferAcl`). */
   readonly allow: readonly Cidr[];
   /** Transfers running at once; more get REFUSED. */
   readonly maxConcurrent: number;
@@ -56,7 +52,6 @@ export interface TransferOptions {
   readonly messageSize?: number;
   /** TSIG keys known, by the wire key of their name (RFC 8945). */
   readonly keys?: ReadonlyMap<string, TsigKey>;
-  /** When not empty: a transfer must be signed with one of these keys (wire keys of names), besides coming from `allow`. */
   readonly requireKeys?: ReadonlySet<string>;
   /** A zone's own ACL (by origin), which admits besides the serve-wide one. */
   readonly zoneAcls?: ReadonlyMap<string, TransferAcl>;
@@ -246,6 +241,17 @@ export class Transfers {
     return { kind: 'ok', signer, key: key.name, keyKey: t.keyKey };
   }
 
+  /** The messages of a transfer's answer, each leaving room for its TSIG (RFC 8945 section 5.3.1). */
+  private pump(p: { cursor: RecordCursor }, r: TransferRequest, size: number) {
+    const { msg, question: q, auth } = r;
+    return messagePump(p.cursor, {
+      id: (msg[0]! << 8) | msg[1]!,
+      queryFlags: (msg[2]! << 8) | msg[3]!,
+      question: msg.subarray(12, q.questionEnd),
+      maxSize: size - (auth.signer ? TsigSigner.room(auth.signer.key) : 0),
+    });
+  }
+
   /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
   private plan(
     engine: Engine,
@@ -260,10 +266,10 @@ export class Transfers {
     if (zone === undefined) {
       this.stats.refused++;
       const why = found === undefined ? 'not served' : keyKey === undefined ? 'ACL' : 'ACL or key';
-      summary.note('xfr_refused', source, `${q.qtype === QTYPE_AXFR ? 'AXFR' : 'IXFR'} (${why})`);
+      summary.note('xfr_refused', source, `${q.qtype === TYPE_AXFR ? 'AXFR' : 'IXFR'} (${why})`);
       return undefined;
     }
-    if (q.qtype === QTYPE_AXFR) {
+    if (q.qtype === TYPE_AXFR) {
       this.stats.axfr++;
       return { zone, cursor: axfrCursor(zone), kind: 'AXFR' };
     }
@@ -299,13 +305,7 @@ export class Transfers {
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
     const signer = auth.signer;
-    const raw = messagePump(p.cursor, {
-      id: (msg[0]! << 8) | msg[1]!,
-      queryFlags: (msg[2]! << 8) | msg[3]!,
-      question: msg.subarray(12, q.questionEnd),
-      // Room for the TSIG record every message carries (RFC 8945 section 5.3.1).
-      maxSize: (this.options.messageSize ?? 65535) - (signer ? TsigSigner.room(signer.key) : 0),
-    });
+    const raw = this.pump(p, r, this.options.messageSize ?? 65535);
     this.stats.active++;
     const started = performance.now();
     const facts = { zone: p.zone.origin, kind: p.kind, peer: source };
@@ -343,21 +343,13 @@ export class Transfers {
     limit: number,
   ): Buffer | undefined {
     const { msg, question: q, auth, source } = r;
-    if (q.qtype !== QTYPE_IXFR) return undefined;
+    if (q.qtype !== TYPE_IXFR) return undefined;
     const p = this.plan(engine, msg, q, source, summary, auth.keyKey);
     if (p === undefined) return undefined;
-    const signer = auth.signer;
-    const base = {
-      id: (msg[0]! << 8) | msg[1]!,
-      queryFlags: (msg[2]! << 8) | msg[3]!,
-      question: msg.subarray(12, q.questionEnd),
-      maxSize: limit - (signer ? TsigSigner.room(signer.key) : 0),
-    };
-    const sign = (m: Uint8Array) => Buffer.from(signer ? signer.sign(m) : m);
-    const pump = messagePump(p.cursor, base);
+    const sign = (m: Uint8Array) => Buffer.from(auth.signer ? auth.signer.sign(m) : m);
+    const pump = this.pump(p, r, limit);
     const first = pump();
     if (first !== undefined && pump() === undefined) return sign(first);
-    const soaOnly = messagePump(ixfrCursor({ kind: 'current' }, p.zone), base)();
-    return sign(soaOnly!);
+    return sign(this.pump({ cursor: ixfrCursor({ kind: 'current' }, p.zone) }, r, limit)()!);
   }
 }

@@ -1,16 +1,10 @@
 /**
- * The served serial in the state folder (`transfer.stateDir`, `serve
- * --state-dir`): reading and writing what `core/served-state.ts` decides
- * with. Per zone, `<origin>serial` (JSON: the serial served, the content
- * hash it was served for, the highest serial ever served, whether it was
- * signed) and, for a zone signed inline, `<origin>signed` (the signed
- * version served, as a zone file). Both are written whole into a temporary
- * file renamed over the old one.
- *
- * The reload path calls `ServedStates.swapped` once per zone it swaps in
- * (after the swap: that version is what secondaries may now hold); inline
- * signing reads the state at a zone's first load (`startSigned`) and keeps
- * each version it signs (`keepSigned`).
+ * The served serial in the state folder (`serve --state-dir`): per zone,
+ * `<origin>serial` (JSON `ServedState`) and, signed inline,
+ * `<origin>signed` (the signed version served, a zone file), each written
+ * whole to a temporary file renamed over the old one. The reload path calls
+ * `ServedStates.swapped` after each swap; inline signing reads the state at
+ * a zone's first load (`startSigned`) and keeps each version (`keepSigned`).
  */
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -38,10 +38,6 @@ export interface XfrMessageOptions {
   readonly question: Uint8Array | undefined;
   /** Most octets per message (at most 65535). */
   readonly maxSize: number;
-  /** Response code of the header (0 for a transfer). */
-  readonly rcode?: number;
-  /** Two octets of TCP length prefix before each message. */
-  readonly framed?: boolean;
 }
 
 /**
@@ -53,62 +49,42 @@ export class XfrMessageWriter {
   private readonly o: XfrMessageOptions;
   private readonly buf: Uint8Array;
   private readonly dict = new Map<string, number>();
-  private readonly base: number;
   private len = 0;
   private count = 0;
   /** The previous record's owner and where its name is in this message (consecutive records mostly share it). */
   private lastKey = '';
   private lastAt = -1;
   private first = true;
-  /** Messages taken so far. */
-  messages = 0;
 
   constructor(options: XfrMessageOptions) {
     this.o = options;
-    this.base = options.framed ? 2 : 0;
-    this.buf = new Uint8Array(this.base + 65535 + 1024);
+    this.buf = new Uint8Array(65535 + 1024);
     this.start();
-  }
-
-  /** Records in the message being built. */
-  get pending(): number {
-    return this.count;
   }
 
   private start(): void {
     const b = this.buf;
-    const h = this.base;
     const o = this.o;
-    b.fill(0, 0, h + 12);
-    b[h] = o.id >>> 8;
-    b[h + 1] = o.id & 0xff;
+    b.fill(0, 0, 12);
+    b[0] = o.id >>> 8;
+    b[1] = o.id & 0xff;
     // QR, opcode 0, AA; RD copied; RA 0.
-    b[h + 2] = 0x84 | ((o.queryFlags >>> 8) & 0x01);
-    b[h + 3] = (o.rcode ?? 0) & 0x0f;
-    this.len = h + 12;
+    b[2] = 0x84 | ((o.queryFlags >>> 8) & 0x01);
+    this.len = 12;
     this.count = 0;
     this.dict.clear();
     this.lastKey = '';
     this.lastAt = -1;
-    if (this.first && o.question !== undefined) {
-      b[h + 5] = 1;
-      b.set(o.question, this.len);
-      // The question name (uncompressed, lowercased or not) may be pointed at.
-      const qn = o.question.length - 4;
-      let p = 0;
-      while (p < qn && o.question[p] !== 0) {
-        let lower = true;
-        for (let k = p; k < qn; k++) {
-          const c = o.question[k]!;
-          if (c >= 0x41 && c <= 0x5a) lower = false;
-        }
-        if (!lower) break;
-        let key = '';
-        for (let k = p; k < qn; k++) key += String.fromCharCode(o.question[k]!);
-        this.dict.set(key, 12 + p);
-        p += 1 + o.question[p]!;
-      }
-      this.len += o.question.length;
+    const q = o.question;
+    if (this.first && q !== undefined) {
+      b[5] = 1;
+      b.set(q, 12);
+      this.len += q.length;
+      // The question name may be pointed at when it is lowercase (names are compared as keys).
+      const qn = q.length - 4;
+      if (q.subarray(0, qn).some((c) => c >= 0x41 && c <= 0x5a)) return;
+      for (let p = 0; p < qn && q[p] !== 0; p += 1 + q[p]!)
+        this.dict.set(String.fromCharCode(...q.subarray(p, qn)), 12 + p);
     }
   }
 
@@ -126,8 +102,7 @@ export class XfrMessageWriter {
         b[this.len++] = target & 0xff;
         return;
       }
-      const here = this.len - this.base;
-      if (here < 0x3fff) this.dict.set(suffix, here);
+      if (this.len < 0x3fff) this.dict.set(suffix, this.len);
       b[this.len++] = len;
       for (let i = off + 1; i <= off + len; i++) b[this.len++] = key.charCodeAt(i);
       off += 1 + len;
@@ -179,7 +154,7 @@ export class XfrMessageWriter {
    */
   add(r: XfrRecord): boolean {
     const worst = r.key.length + 10 + r.len;
-    const limit = this.base + this.o.maxSize;
+    const limit = this.o.maxSize;
     if (this.count > 0 && this.len + worst > limit) return false;
     const mark = this.len;
     const dictSize = this.dict.size;
@@ -223,7 +198,7 @@ export class XfrMessageWriter {
       // Compression made it no smaller than feared: undo.
       this.len = mark;
       if (this.dict.size !== dictSize) this.trimDict(mark);
-      if (this.lastAt >= mark - this.base) this.lastAt = -1;
+      if (this.lastAt >= mark) this.lastAt = -1;
       return false;
     }
     this.count++;
@@ -231,23 +206,16 @@ export class XfrMessageWriter {
   }
 
   private trimDict(mark: number): void {
-    for (const [k, v] of this.dict) if (v >= mark - this.base) this.dict.delete(k);
+    for (const [k, v] of this.dict) if (v >= mark) this.dict.delete(k);
   }
 
   /** The message built so far (a copy), and a fresh one started. */
   take(): Uint8Array {
     const b = this.buf;
-    const h = this.base;
-    b[h + 6] = this.count >>> 8;
-    b[h + 7] = this.count & 0xff;
-    if (this.o.framed) {
-      const n = this.len - 2;
-      b[0] = n >>> 8;
-      b[1] = n & 0xff;
-    }
+    b[6] = this.count >>> 8;
+    b[7] = this.count & 0xff;
     const out = b.slice(0, this.len);
     this.first = false;
-    this.messages++;
     this.start();
     return out;
   }

@@ -1,19 +1,12 @@
 /**
- * The served serial as one fact that survives restarts (issue 29). For each
- * zone the state folder keeps the serial served, the content hash it was
- * served for (the file's; with inline signing the key folder's fingerprint
- * too), and the highest serial ever served (RFC 1982); a signed zone keeps
- * its signed version beside it. At start these are the source of truth: an
- * unchanged content is served again as it was (same serial, same
- * signatures), a changed one gets a serial past every serial served, so a
- * secondary never meets one serial with two contents.
+ * The served serial as one fact that survives restarts, the decisions
+ * (reading and writing: `../served-state.ts`). At start the state is the
+ * source of truth: unchanged content is served again as it was (same
+ * serial, same signatures), changed content gets a serial past every serial
+ * served, so a secondary never meets one serial with two contents.
  *
- * Pure: the decisions; reading and writing are in `../served-state.ts`.
- *
- * @see RFC 1982 section 3.2 (serial order); RFC 1996 section 3.7 and RFC
- * 1995 section 3: a secondary transfers only when the serial is greater than
- * the one it holds, so a serial served twice with different contents leaves
- * it on the old one.
+ * @see RFC 1982 section 3.2; RFC 1996 section 3.7 and RFC 1995 section 3: a
+ * secondary transfers only when the serial is greater than the one it holds.
  */
 import { err, ok, type Result } from '../../kit/core/result.ts';
 import { serialAdd, serialCompare } from './serial.ts';
@@ -86,11 +79,9 @@ export function servedNow(
 }
 
 /**
- * How inline signing starts a zone from its state: `resume` serves the
- * signed version kept (the content and keys are those it was signed for,
- * its signatures are not due, and it is the version the state names);
- * otherwise `sign`, past `previous` (the highest serial ever served, when
- * known).
+ * How inline signing starts a zone: `resume` serves the signed version kept
+ * (same content and keys, signatures not due, the version the state names);
+ * else `sign`, past `previous` (the highest serial ever served, if known).
  */
 export type SigningStart =
   { readonly kind: 'resume' } | { readonly kind: 'sign'; readonly previous: number | undefined };
