@@ -1,22 +1,7 @@
 /**
- * NAPTR RDATA (RFC 3403 section 4.1), the one decoder of its layout:
- *
- *                                     1  1  1  1  1  1
- *       0  1  2  3  4  5  6  7  8  9  0  1  2  3  4  5
- *     +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
- *     |                     ORDER                     |
- *     |                   PREFERENCE                  |
- *     /                     FLAGS                     /
- *     /                   SERVICES                    /
- *     /                    REGEXP                     /
- *     /                  REPLACEMENT                  /
- *     +--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+--+
- *
- * FLAGS, SERVICES and REGEXP are <character-string>s, REPLACEMENT a domain
- * name. The zone layer (additional processing), the NAPTR lint and the
- * client's response decoder all find the fields here and read them in the
- * form they need (lowercased flags and a lookup key, strict UTF-8 text, the
- * client's strings); no other module walks NAPTR RDATA.
+ * NAPTR RDATA (RFC 3403 section 4.1: ORDER, PREFERENCE, FLAGS, SERVICES,
+ * REGEXP as character-strings, REPLACEMENT as a name): the one place that
+ * finds its fields; the zone layer, the lint and the client read them from here.
  */
 
 /** Index in `at` of each field's first octet (a character-string's length octet). */
@@ -27,11 +12,9 @@ export const NAPTR_REGEXP = 2;
 export const NAPTR_REPLACEMENT = 3;
 
 /**
- * Find the fields of the NAPTR RDATA `buf[rd, end)`: `at` gets the offset of
- * FLAGS, SERVICES, REGEXP (each its length octet) and REPLACEMENT. Returns -1
- * when the three strings fit before `end`, else the offset of the first
- * field that does not (ORDER and PREFERENCE missing: `rd`). The name is not
- * read: the caller reads it in its own form, compressed or not.
+ * Put in `at` the offset of FLAGS, SERVICES, REGEXP (each its length octet)
+ * and REPLACEMENT of the NAPTR RDATA `buf[rd, end)`. Returns -1, or the
+ * offset of the first field that does not fit. The name is not read.
  */
 export function naptrLayout(buf: Uint8Array, rd: number, end: number, at: Int32Array): number {
   if (end - rd < 4) return rd;

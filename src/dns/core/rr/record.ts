@@ -1,40 +1,16 @@
 /**
- * The typed record model: one discriminated union of decoded resource
- * records, what the client's response decoder (`core/wire/response.ts`)
- * yields and what the DDDS core reads. `type` is the mnemonic of
- * `core/rr/types.ts` and tells the variant; `code` is the type code.
- *
- * - A, AAAA: `address`, the address as text (IPv6 with the first run of
- *   zero groups compressed).
- * - NS, CNAME, DNAME, PTR: `target`, the one domain name of the RDATA.
- * - MX, SRV, NAPTR, SOA: the fields of RFC 1035 section 3.3.9, RFC 2782,
- *   RFC 3403 section 4.1 and RFC 1035 section 3.3.13, named as there.
- * - TXT: `strings`, the character-strings as octets (RFC 1035 section
- *   3.3.14: TXT is not text of any encoding).
- * - OPT: the EDNS fields of RFC 6891 section 6.1.
- * - any other type (DS, DNSKEY, RRSIG, NSEC and the rest): the opaque
- *   variant, `type: 'unknown'`, with the type's mnemonic in `typeName` and
- *   the RDATA octets in `rdata` (RFC 3597: names in the RDATA of the types
- *   that may be compressed are expanded).
- *
- * Names are written as the message spells them: labels joined by `.`, no
- * escaping, case kept, no final dot, the root as `.` (SOA RNAME writes a `.`
- * inside its first label as `\.`). One exception, for the DDDS: NAPTR
- * REPLACEMENT, the next domain name to query (RFC 3403 section 4.1: "a
- * fully qualified domain-name"), is written with its final dot, and the root
- * (no replacement) as `.`. So a NAPTR record of this model is a DDDS
- * `NaptrRecord` as it is, and an SRV record an `SrvRecord`: the client hands
- * the records of a lookup to the DDDS walk without converting them.
- *
- * Pure: the decoder that fills them is `core/wire/response.ts` (over
- * `core/rr/naptr.ts` for NAPTR); here are the types and two readers.
+ * The typed record model the client's response decoder (`core/wire/response.ts`)
+ * yields and the DDDS reads: a union discriminated by `type` (the mnemonic);
+ * types not taken apart are `type: 'unknown'` with their RDATA octets (names
+ * expanded, RFC 3597). Names are written as the message spells them: no
+ * escaping, case kept, no final dot, the root as `.`; except NAPTR
+ * REPLACEMENT, fully qualified with its final dot (RFC 3403 section 4.1), so
+ * a NAPTR or SRV record here is the DDDS walk's record as it is.
  */
 
 /** Fields every record has. */
 export interface RecordHead {
-  /** The owner name. */
   readonly name: string;
-  /** The type code (`code` of `core/rr/types.ts`'s table). */
   readonly code: number;
   /** CLASS as on the wire (16 bits: in mDNS the top bit is the cache-flush flag). */
   readonly class: number;

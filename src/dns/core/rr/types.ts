@@ -1,12 +1,7 @@
 /**
- * The DNS type table: every RR type code lexroute knows by a named constant,
- * their mnemonics, the class codes and names, and the DNSSEC algorithm
- * mnemonics. The one definition of each (issue 19: no TYPE_ constant is
- * defined twice; test/model.test.ts checks it). The zone parser and writer,
- * the record codecs (`rr/rdata/`), the server, the client and the lint read
- * their names and codes here.
- *
- * @see https://www.iana.org/assignments/dns-parameters (Resource Record (RR) TYPEs)
+ * The DNS type table (IANA dns-parameters): type and class codes, their
+ * mnemonics, the DNSSEC algorithm mnemonics. The one definition of each
+ * (test/model.test.ts checks that no TYPE_ constant is defined twice).
  */
 export const TYPE_A = 1;
 export const TYPE_NS = 2;
@@ -193,22 +188,13 @@ const TYPE_MNEMONICS = [
   ['DLV', TYPE_DLV],
 ] as const;
 
-/**
- * A type mnemonic of the table (IANA registry): the client's query types
- * (`DnsResolver.lookup(qname, qtype)`) and the `type` of its records. It
- * holds every name dns-packet's `RecordType` has, and more.
- */
+/** A type mnemonic of the table (a superset of dns-packet's `RecordType`). */
 export type TypeMnemonic = (typeof TYPE_MNEMONICS)[number][0];
 
 /** Mnemonics of the table (a name not in it does not compile). */
 type Mnemonics<T extends TypeMnemonic> = T;
 
-/**
- * The types a client asks by name (`DnsResolver.lookup(qname, qtype)` and the
- * rest of src/client): the mnemonics the client has always taken, the same
- * set as dns-packet's `RecordType`, so a resolver written against either
- * type compiles with the other (test/client/query-type.test.ts).
- */
+/** The types a client asks by name: the same set as dns-packet's `RecordType` (test/client/query-type.test.ts). */
 export type QueryType = Mnemonics<
   | 'A'
   | 'AAAA'

@@ -1,10 +1,7 @@
 /**
- * A growable byte buffer for encoding wire data (big-endian, RFC 1035
- * section 2.3.2: "the most significant octet first"). The octets written so
- * far are `buf.subarray(0, len)`; callers may patch `buf` below `len` (an
- * RDLENGTH written after its RDATA) and rewind by setting `len`.
- *
- * Pure: no I/O.
+ * A growable big-endian byte buffer for encoding wire data. The octets
+ * written are `buf.subarray(0, len)`; callers may patch `buf` below `len` (an
+ * RDLENGTH after its RDATA) and rewind by setting `len`.
  */
 export class ByteWriter {
   buf: Uint8Array;

@@ -1,13 +1,4 @@
-/**
- * Stable codes of the DNS wire layer (core/wire): why the server's query
- * parser answers FORMERR (query.ts, `ParsedQuery.error`), why a presentation
- * name does not encode (name.ts, `NameError`), and the DNS-over-HTTPS codes
- * (RFC 8484) of core/wire/doh.ts and server/doh.ts (the `code` of the
- * problem+json answers).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
- */
+/** Stable codes of the wire layer: the query parser's FORMERRs, name encoding, DNS over HTTPS. */
 export const WIRE_CODES = {
   // Query parser (query.ts): the message is answered FORMERR.
   QUESTION_TRUNCATED: 'the message ends inside the question',
@@ -30,11 +21,7 @@ export const WIRE_CODES = {
 
 export type WireCode = keyof typeof WIRE_CODES;
 
-/**
- * Why the server answers a well-formed query with an error rcode (the
- * engine, server/engine.ts); `server/rcodes.ts` maps each, and each query
- * parser code, to its rcode.
- */
+/** Why the engine answers a well-formed query with an error rcode (`authority/rcodes.ts` maps each). */
 export const QUERY_REFUSAL_CODES = {
   QUERY_OPCODE_NOT_IMPLEMENTED: 'an opcode other than QUERY (NOTIMP, RFC 8906 section 3.1.5)',
   QUERY_EDNS_VERSION: 'an EDNS version above 0 (BADVERS, RFC 6891 section 6.1.3)',
@@ -81,11 +68,7 @@ export type DohHttpCode = Exclude<
   'DOH_PLAIN_NOT_LOOPBACK' | 'DOH_TLS_FILES' | 'DOH_TLS_UNREADABLE'
 >;
 
-/**
- * The one mapping from a DoH failure to its HTTP status (server/doh.ts and
- * doh-fast.ts take it from `dohStatus`). A `Record` over the closed union: a
- * new code does not compile without its status.
- */
+/** The HTTP status of each DoH failure (a new code does not compile without one). */
 export const DOH_HTTP_STATUS: Readonly<Record<DohHttpCode, number>> = {
   DOH_BAD_BASE64URL: 400,
   DOH_BAD_METHOD: 405,

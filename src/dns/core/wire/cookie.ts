@@ -1,9 +1,7 @@
 /**
- * DNS cookies (RFC 7873) with the interoperable server cookie of RFC 9018:
- * Version 1 | Reserved (3 octets, 0) | Timestamp (32-bit seconds) |
- * Hash = SipHash-2-4(Client Cookie | Version | Reserved | Timestamp | Client-IP, Server Secret).
- *
- * Pure: the time and the secret are parameters.
+ * DNS cookies (RFC 7873) with the server cookie of RFC 9018: Version 1 |
+ * Reserved | Timestamp | SipHash-2-4(Client Cookie | Version | Reserved |
+ * Timestamp | Client-IP, Server Secret). The time and the secret are parameters.
  */
 import { addressOctets } from '../../../kit/core/ip.ts';
 
@@ -139,11 +137,7 @@ export function makeServerCookie(
 
 export type ServerCookieCheck = 'valid' | 'renew' | 'invalid';
 
-/**
- * Check a server cookie a client sent back: 'valid' (keep it), 'renew'
- * (valid but older than half an hour), 'invalid' (wrong version, hash,
- * or outside the time window; serial-number arithmetic, RFC 1982).
- */
+/** A server cookie sent back: 'valid', 'renew' (older than half an hour), 'invalid' (RFC 1982 time window). */
 export function checkServerCookie(
   secret: Uint8Array,
   clientCookie: Uint8Array,
@@ -164,11 +158,7 @@ export function checkServerCookie(
   return age > RENEW_AGE ? 'renew' : 'valid';
 }
 
-/**
- * The octets of a textual IP address as a socket reports it: 4 for IPv4 and
- * IPv4-mapped IPv6 (`::ffff:192.0.2.1`), 16 for IPv6 (a `%zone` suffix is
- * ignored); empty when it is neither.
- */
+/** `addressOctets`, empty when the text is not an address. */
 export function ipBytes(text: string): Uint8Array {
   return addressOctets(text) ?? new Uint8Array(0);
 }

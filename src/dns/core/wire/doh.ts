@@ -1,16 +1,6 @@
 /**
- * DNS over HTTPS (RFC 8484) pieces that need no I/O: the base64url form of
- * the `dns` GET parameter, and the HTTP freshness lifetime of a response.
- *
- * @see RFC 8484 section 4.1: "the variable 'dns' [...] the content of this
- * variable is a DNS request in wire format [...] encoded with base64url",
- * "Padding characters for base64url MUST NOT be included."
- * @see RFC 8484 section 5.1: "The assigned freshness lifetime of a DoH HTTP
- * response MUST be less than or equal to the smallest TTL in the Answer
- * section of the DNS response." and "If the DNS response has no records in
- * the Answer section, and the DNS response has an SOA record in the
- * Authority section, the response freshness lifetime MUST NOT be greater
- * than the MINIMUM field from that SOA record."
+ * DNS over HTTPS (RFC 8484) without I/O: the unpadded base64url `dns` GET
+ * parameter (section 4.1) and a response's freshness lifetime (section 5.1).
  */
 import { TYPE_OPT, TYPE_SOA } from '../rr/types.ts';
 
@@ -46,11 +36,7 @@ export interface Base64UrlError {
   readonly offset: number;
 }
 
-/**
- * Decode unpadded base64url. Padding is tolerated at the very end (some
- * clients send it despite the RFC); any other character, or a length that
- * leaves a lone sextet, is an error with its offset.
- */
+/** Decode base64url (padding at the very end tolerated); an error with its offset otherwise. */
 export function base64UrlDecode(text: string): Uint8Array | Base64UrlError {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 61 /* = */ && text.length - end < 2) end--;
@@ -111,11 +97,9 @@ function skipName(b: Uint8Array, at: number): number {
 }
 
 /**
- * The freshness lifetime (seconds) RFC 8484 section 5.1 allows for a DNS
- * response: the smallest TTL of its answer and authority records (the OPT
- * pseudo-record excluded), and with no answer, at most the SOA MINIMUM.
- * Undefined when the response holds no record to take a lifetime from (an
- * error such as REFUSED): such a response should not be cached by HTTP.
+ * The freshness lifetime (s) of a response: the smallest TTL of its answer
+ * and authority records, with no answer at most the SOA MINIMUM; undefined
+ * when it holds no record (not to be cached).
  */
 export function dohFreshness(msg: Uint8Array): number | undefined {
   if (msg.length < 12) return undefined;

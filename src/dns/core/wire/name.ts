@@ -1,16 +1,9 @@
 /**
- * Domain names between presentation form and wire form, and the server's
- * lookup key.
- *
- * The lookup key of a name is its uncompressed wire form with ASCII letters
- * lowercased, held as a string with one UTF-16 unit per octet (a "latin1"
- * string). It is what the server can build straight from a query's octets
- * (`Buffer.toString('latin1')` gives the same string), it is unique per name
- * (no escaping ambiguity), and its suffixes are cheap: dropping the first
- * label is `key.slice(1 + key.charCodeAt(0))`.
- *
- * @see RFC 1035 section 3.1 (wire form), section 5.1 (`\X` and `\DDD` escapes)
- * @see RFC 4343 (case-insensitive comparison of ASCII letters only)
+ * Domain names between presentation and wire form, and the server's lookup
+ * key: the uncompressed wire form with ASCII letters lowercased (RFC 4343),
+ * one UTF-16 unit per octet, as `Buffer.toString('latin1')` reads it from a
+ * query. Unique per name; dropping the first label is
+ * `key.slice(1 + key.charCodeAt(0))`.
  */
 
 /** The root name's key: one zero octet. */
@@ -78,11 +71,7 @@ export function nameToWire(name: string): Uint8Array {
 /** Scratch for wireToKey: a name is at most 255 octets. */
 const KEY_CODES = new Uint16Array(256);
 
-/**
- * The lookup key of wire octets `bytes[start, end)` (an uncompressed name).
- * One flat string: appending a character at a time would make a tree of
- * concatenations (tens of objects per key) that lives as long as the key.
- */
+/** The lookup key of the uncompressed name `bytes[start, end)`, as one flat string. */
 export function wireToKey(bytes: Uint8Array, start = 0, end = bytes.length): string {
   const n = end - start;
   if (n <= 0) return '';

@@ -1,10 +1,6 @@
 /**
- * The server's hot-path query parser: header, question and the OPT record,
- * read straight from the octets into a reused object (no allocation per
- * query). Everything else about a message is skipped, not decoded.
- *
- * @see RFC 1035 section 4.1 (message format)
- * @see RFC 6891 section 6.1 (the OPT pseudo-RR)
+ * The server's query parser: header, question and OPT (RFC 1035 section 4.1,
+ * RFC 6891 section 6.1) read into a reused object; the rest is skipped.
  */
 import { TYPE_OPT, TYPE_TSIG } from '../rr/types.ts';
 import type { QueryParseCode } from './codes.ts';
@@ -98,12 +94,7 @@ function skipName(buf: Uint8Array, off: number, len: number): number {
   return -1;
 }
 
-/**
- * Parse a query. `len` is the number of valid octets in `buf`.
- *
- * @see RFC 6891 section 6.1.1: "If a query message with more than one OPT RR
- * is received, a FORMERR (RCODE=1) MUST be returned."
- */
+/** Parse the query in `buf[0, len)`; more than one OPT is a FORMERR (RFC 6891 section 6.1.1). */
 export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseStatus {
   q.hasQuestion = false;
   q.edns = false;

@@ -1,34 +1,15 @@
 /**
- * The client's DNS response decoder: a whole message into the project's
- * record model (`core/rr/record.ts`): A, AAAA, NS, CNAME, DNAME, PTR, MX,
- * SOA, SRV, NAPTR (through `core/rr/naptr.ts`), TXT and OPT taken apart,
- * every other type kept as its RDATA's octets (names expanded, RFC 3597).
- * Type and class names come from `core/rr/types.ts`.
+ * The client's DNS response decoder: a message into the record model
+ * (`core/rr/record.ts`). Strict: every RDATA must end exactly at RDLENGTH,
+ * strings and names may not run past it, header counts are checked against a
+ * limit before anything is decoded, compression pointers must point strictly
+ * backwards (which bounds every loop). Every error is a WireError with a
+ * stable code and the byte offset; nothing else is thrown.
  *
- * Strict: every record's RDATA must end exactly at RDLENGTH (dns-packet, the
- * decoder this one replaced, trusts its own walk and, for NS and SRV, skips
- * to RDLENGTH without looking), character-strings and names may not run past
- * RDLENGTH, and header counts are checked against a limit before anything is
- * decoded. Every error is a WireError with a stable code and the byte offset
- * it is about; nothing else is ever thrown and every loop is bounded
- * (compression pointers must point strictly backwards).
- *
- * What dns-packet does with names, kept here: labels are decoded as UTF-8
- * (invalid sequences become U+FFFD, as Node's Buffer does), joined with `.`
- * without escaping (a `.` inside a label is not escaped, except in SOA RNAME,
- * where dns-packet's "mail" mode writes it as `\.`), case is preserved, no
- * trailing dot, and the root is `.`.
- *
- * Pure: Uint8Array and byte arithmetic only.
- *
- * @see RFC 1035 section 4.1 (message format), section 4.1.3 ("RDLENGTH an
- *   unsigned 16 bit integer that specifies the length in octets of the RDATA
- *   field"), section 4.1.4 (compression: "a pointer to a prior occurance of
- *   the same name")
- * @see RFC 3597 section 4 (compressed names in the RDATA of well-known types
- *   must still be decompressed by receivers)
- * @see RFC 6891 section 6.1.2 (OPT fields: UDP payload size in CLASS,
- *   extended RCODE, version and DO in TTL)
+ * Names as dns-packet (the decoder this one replaced) wrote them: labels as
+ * UTF-8 (invalid sequences U+FFFD), joined with `.` unescaped (but `\.` in
+ * SOA RNAME), case kept, no trailing dot, the root `.`.
+ * RFC 1035 section 4.1, RFC 3597 section 4, RFC 6891 section 6.1.2.
  */
 import { decodeUtf8 } from '../../../kit/core/utf8.ts';
 import type { DnsQuestion, DnsRecord, EdnsOption } from '../rr/record.ts';
@@ -139,21 +120,13 @@ export interface KnownQuestion<B extends Uint8Array = Uint8Array, Q = WireQuesti
   readonly question: Q;
 }
 
-// ---------------------------------------------------------------------------
-// Strings: UTF-8 as Node's Buffer#toString('utf-8') decodes it (the WHATWG
-// Encoding Standard's decoder: each maximal invalid subpart becomes U+FFFD).
+// Strings: UTF-8 as Buffer#toString('utf-8') decodes it.
 
-/**
- * Decodes `bytes[start, end)` as UTF-8 exactly as Buffer#toString('utf-8')
- * does. The client passes Node's native one; without it a JavaScript decoder
- * of the same rules is used.
- */
+/** Decodes `bytes[start, end)` as Buffer#toString('utf-8') does (the client passes Node's). */
 export type Utf8Decoder = (bytes: Uint8Array, start: number, end: number) => string;
 
-/** The JavaScript UTF-8 decoder (the Encoding Standard's algorithm): the one of core/kit/utf8.ts. */
 export const utf8ToString: Utf8Decoder = decodeUtf8;
 
-/** The decoder of the message being decoded. */
 // eslint-disable-next-line no-restricted-syntax -- module state: the decoder of the message being decoded (set per call).
 let utf8: Utf8Decoder = utf8ToString;
 
@@ -208,19 +181,12 @@ const segOctet = new Int32Array(SEG_MAX);
 const segLabelBytes = new Int32Array(SEG_MAX);
 
 /**
- * The name's presentation octets: labels joined by `.` (and, in mail mode,
- * `\` before a `.` inside a label). Decoding these octets at once gives the
- * same text as decoding each label and joining, as dns-packet does: an ASCII
- * octet ends any unfinished UTF-8 sequence exactly as the end of a label does.
+ * The name's presentation octets, decoded at once: the same text as decoding
+ * each label, since an ASCII `.` ends an unfinished UTF-8 sequence as a label's end does.
  */
 const NAME_OCTETS = new Uint8Array(512);
 
-/**
- * Where the decoder is, for error messages (set by the callers, read only
- * when something is wrong): -2 a question, -1 a record's owner or fixed
- * fields, otherwise the RDATA of a record of that type; `ctxAt` is the
- * question's or record's first byte.
- */
+/** For error messages: -2 a question, -1 a record's head, else the RDATA type; `ctxAt` its first byte. */
 // eslint-disable-next-line no-restricted-syntax -- module state: error context of the decode in progress.
 let ctxType = -1;
 // eslint-disable-next-line no-restricted-syntax -- module state: error context of the decode in progress.
@@ -238,16 +204,9 @@ let nameBytes = 0;
 
 /**
  * Decode the name at `start`. Its uncompressed part must end by `limit`
- * (RDLENGTH's end for a name in RDATA; -1: the message's end); data
- * reached through a pointer may lie anywhere before. Errors name the context
- * set in `ctxType`/`ctxAt`. Sets `nameBytes`. `mail` is dns-packet's SOA RNAME
- * mode (a `.` inside a label written `\.`).
- *
- * @see RFC 1035 section 4.1.4: "The first two bits are ones. This allows a
- *   pointer to be distinguished from a label, since the label must begin
- *   with two zero bits"; the 10 and 01 combinations "are reserved".
- * @see RFC 1035 section 3.1: "the total length of a domain name (i.e., label
- *   octets and label length octets) is restricted to 255 octets or less."
+ * (RDLENGTH's end in RDATA; -1: the message's end). Sets `nameBytes`.
+ * `mail` is dns-packet's SOA RNAME mode (a `.` inside a label written `\.`).
+ * RFC 1035 sections 3.1 (255 octets) and 4.1.4 (pointers).
  */
 function decodeName(buf: Uint8Array, start: number, limit: number, mail: boolean): string {
   const len = buf.length;
@@ -595,10 +554,7 @@ function decodeQuestion(buf: Uint8Array, o: number): DnsQuestion {
   return { name, type: typeName(u16(buf, f)), class: className(u16(buf, f + 2)) };
 }
 
-/**
- * The question at byte 12 of `buf` (a one-question message, such as a query
- * we built) and the octets it takes: a `KnownQuestion`'s parts.
- */
+/** The question at byte 12 of a one-question message and the octets it takes. */
 export function readQuestion(buf: Uint8Array): { question: DnsQuestion; length: number } {
   memoCount = 0;
   const question = decodeQuestion(buf, 12);
@@ -606,11 +562,9 @@ export function readQuestion(buf: Uint8Array): { question: DnsQuestion; length: 
 }
 
 /**
- * A record of the model from its parts and uncompressed RDATA (a zone's
- * record): the same readers as a response's records, on the RDATA alone
- * (a compression pointer in it is an error). `name` is written as the
- * model writes names (no final dot). Throws WireError DNS_BAD_RESPONSE when
- * the RDATA does not read as its type.
+ * A record of the model from uncompressed RDATA (a zone's record), read as a
+ * response's records are. Throws WireError DNS_BAD_RESPONSE when the RDATA
+ * does not read as its type.
  */
 export function decodeRecordData(
   name: string,
@@ -668,16 +622,10 @@ function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
 }
 
 /**
- * Decode a whole response. Throws WireError `DNS_BAD_RESPONSE` when the
- * message is malformed (short, a name, record or string past the end or past
- * RDLENGTH, RDATA not matching RDLENGTH, a bad label type, a pointer not
- * pointing backwards, a name over 255 octets) and `DNS_RRSET_TOO_LARGE` when
- * it carries more than `maxRecords` records (from the header counts, before
- * any record is decoded). Octets after the last record are ignored, as
- * dns-packet does. `utf8Decoder` replaces the JavaScript UTF-8 decoder (the
- * client passes Node's; both follow the same rules).
- *
- * @see RFC 1035 section 4.1.1 (header)
+ * Decode a whole response. Throws WireError `DNS_BAD_RESPONSE` when it is
+ * malformed, `DNS_RRSET_TOO_LARGE` when its header counts more than
+ * `maxRecords` records. Octets after the last record are ignored.
+ * `utf8Decoder` replaces the JavaScript UTF-8 decoder.
  */
 export function decodeResponseMessage(
   buf: Uint8Array,

@@ -126,9 +126,8 @@ export function buildStoreZone(store: ZoneStore, options: BuildOptions): BuildRe
 }
 
 /**
- * As BIND ("ignoring out-of-zone data"): a record outside the zone is never
- * served, so it is reported and left out, and the zone loads. `zone check
- * --strict` fails on it (warnings fail there). Returns the store's pending
+ * As BIND ("ignoring out-of-zone data"): a record outside the zone is
+ * reported and left out, and the zone loads. Returns the store's pending
  * findings with these warnings merged in, in record order.
  */
 function ignoreOutOfZone(store: ZoneStore, origin: string, owners: number): ZoneDiagnostic[] {
@@ -160,9 +159,7 @@ function ignoreOutOfZone(store: ZoneStore, origin: string, owners: number): Zone
 
 /**
  * Every name's parent, with the empty non-terminals between each owner and
- * the apex made on the way (a name made here is visited by the same loop).
- * Names made here own no data: they are marked empty non-terminals (the
- * apex, too, when it has none).
+ * the apex made on the way (and marked as such, the apex too when it has no data).
  */
 function parentsWithEnts(store: ZoneStore, apex: number, owners: number): Int32Array {
   let parent = new Int32Array(store.nameCount + 64);
@@ -205,12 +202,8 @@ function markCuts(store: ZoneStore, apex: number, owners: number, parent: Int32A
 }
 
 /**
- * The zone's names in DNSSEC canonical order (RFC 4034 section 6.1: "sorting
- * ... by their labels, starting with the least significant label ... as a
- * left-justified octet string ... where the absence of an octet sorts before a
- * zero value octet"), which is the preorder of the name tree with siblings
- * sorted by their first label. Sorting siblings only, in place, makes no sort
- * key per name.
+ * The names in DNSSEC canonical order (RFC 4034 section 6.1): the preorder of
+ * the name tree with siblings sorted by their first label (no key per name).
  */
 function canonicalOrder(store: ZoneStore, apex: number, parent: Int32Array): Int32Array {
   const count = store.nameCount;
@@ -302,10 +295,9 @@ function compareDecoded(a: string, b: string): number {
 }
 
 /**
- * Names sorted in DNSSEC canonical order. The result holds the given string
- * objects (no copies): each sort key carries the name's index after a run of
- * four NULs, which no key contains (labels are never empty and an octet 0 is
- * written \0\1), so it never changes the order of two different keys.
+ * Names sorted in DNSSEC canonical order, the given strings themselves: each
+ * key ends with four NULs and the name's index, which changes no order
+ * (labels are never empty and an octet 0 is written \0\1).
  */
 export function sortCanonical(names: readonly string[]): string[] {
   const keyed: string[] = new Array<string>(names.length);

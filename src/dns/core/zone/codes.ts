@@ -1,14 +1,4 @@
-/**
- * Every stable code of the zone layer, with its one-line meaning: the zone
- * file parser and RDATA codecs (core/zone), the zone checks (validate.ts,
- * store.ts, build.ts), loading files from disk (zonefile/), reloads (server/)
- * and the DNSSEC check of signed zones (dnssec/verify.ts). The NAPTR lint's
- * codes are in core/ddds/lint/codes.ts.
- *
- * Codes are never renamed or reused (add new ones instead). test/codes.test.ts
- * checks that every code used in src is in exactly one table; docs/codes.md
- * is generated from the tables (npm run codes).
- */
+/** Every stable code of the zone layer: parser, RDATA codecs, checks, loading, reloads, DNSSEC check. */
 import type { LintCode } from '../../../ddds/core/lint/codes.ts';
 import type { DnssecKeyCode } from '../../../dnssec/core/codes.ts';
 
@@ -138,12 +128,7 @@ export const ZONE_CODES = {
 
 export type ZoneCode = keyof typeof ZONE_CODES;
 
-/**
- * Every code a zone diagnostic (`ZoneDiagnostic.code`) can carry: the zone
- * layer's; the NAPTR lint's (core/ddds/lint/codes.ts), reported with the
- * zone's diagnostics by `zone check` and the server's load; and inline
- * signing's (core/dnssec/codes.ts), reported by a load or reload.
- */
+/** Every code a `ZoneDiagnostic` can carry: the zone layer's, the NAPTR lint's, inline signing's. */
 export type ZoneDiagnosticCode = ZoneCode | LintCode | DnssecKeyCode;
 
 /** True when `code` is a registered zone code (a code carried by a thrown error, for example). */

@@ -1,11 +1,7 @@
 /**
- * Serving signed zones (RFC 4033-4035, RFC 5155): the NSEC or NSEC3 chain of
- * a zone indexed for proofs, and the choice of the NSEC/NSEC3 records that
- * prove a negative or wildcard answer. The zone is signed beforehand (by
- * `dnssec-signzone` or `lexroute zone sign`): nothing here signs; it selects
- * the records the signer made.
- *
- * Pure: names are lookup keys (lowercased wire form, `../wire/name.ts`).
+ * Serving signed zones (RFC 4033-4035, RFC 5155): the NSEC or NSEC3 chain
+ * indexed for proofs, and the choice of the records that prove a negative or
+ * wildcard answer. Nothing here signs. Names are lookup keys (`../wire/name.ts`).
  */
 import type { ZoneNode } from './model.ts';
 import { keyLabelCount, keyToWire } from '../wire/name.ts';
@@ -34,15 +30,7 @@ export interface DnssecIndex {
   readonly nsec3?: Nsec3Chain;
 }
 
-/**
- * The canonical sort key of a lookup key: labels from the right, each
- * label's octets as they are (the key is lowercased already), 0x00 escaped so
- * that the separator sorts first.
- *
- * @see RFC 4034 section 6.1: "sorting the names by their most significant
- * (rightmost) labels first, then [...] treated as a left-justified unsigned
- * octet sequence in which the absence of an octet sorts before a zero value".
- */
+/** The canonical sort key (RFC 4034 section 6.1) of a lookup key: labels from the right, 0x00 escaped. */
 export function keySortKey(key: string): string {
   const labels: string[] = [];
   let i = 0;
@@ -160,11 +148,7 @@ export function closestEncloser(
   return originKey;
 }
 
-/**
- * RFC 5155 section 7.2.1: the closest provable encloser of `key` (the
- * deepest ancestor whose hash is in the chain) and the NSEC3 that matches it
- * and the one that covers the next closer name.
- */
+/** RFC 5155 section 7.2.1: the closest provable encloser of `key`, its NSEC3, and the one covering the next closer name. */
 export function nsec3ClosestEncloserProof(
   chain: Nsec3Chain,
   originKey: string,
@@ -185,11 +169,9 @@ export function nsec3ClosestEncloserProof(
 export type ProofKind = 'nxdomain' | 'nodata' | 'wildcard-answer' | 'wildcard-nodata' | 'referral';
 
 /**
- * The owner keys of the NSEC/NSEC3 RRsets (in the zone's nodes) that prove
- * `kind` for `key` (for 'wildcard-*', `ce` is the closest encloser: the
- * wildcard's parent). Duplicates removed, in the order BIND adds them.
- *
- * @see RFC 4035 section 3.1.3 (NSEC) and RFC 5155 section 7.2 (NSEC3).
+ * The owner keys of the NSEC/NSEC3 RRsets that prove `kind` for `key` (`ce`:
+ * the wildcard's parent), in the order BIND adds them. RFC 4035 section
+ * 3.1.3, RFC 5155 section 7.2.
  */
 export function proofOwners(
   index: DnssecIndex,

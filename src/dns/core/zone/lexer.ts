@@ -1,13 +1,7 @@
 /**
- * Master-file tokenizer: one pass over the char codes of the whole text,
- * grouping tokens into entries (logical lines). No regexes, no per-token
- * strings: a token is a [start, end) range with a line, a column and flags.
- *
- * @see RFC 1035 section 5.1: "( ) Parentheses are used to group data that
- * crosses a line boundary. In effect, line terminations are not recognized
- * within parentheses." "; Semicolon is used to start a comment; the
- * remainder of the line is ignored." Quoting with `"` lets a string contain
- * spaces; `\X` quotes X and `\DDD` is the octet with that decimal value.
+ * Master-file tokenizer (RFC 1035 section 5.1: parentheses, `;` comments,
+ * quotes, `\X`, `\DDD`): one pass over the char codes, grouping tokens into
+ * entries. A token is a [start, end) range with a line, a column and flags.
  */
 
 import type { ZoneCode } from './codes.ts';

@@ -1,18 +1,9 @@
 /**
- * The zone model: the contract between the zone-file parser (which builds it)
- * and its users (the server's lookup and answer builder, `zone check`,
- * `zone print`). A Zone is an immutable snapshot; reload builds a new one and
- * swaps it atomically.
- *
- * Conventions:
- * - Names are absolute, in presentation form with a trailing dot, lowercased
- *   (`br.lex-nameserver.nic.it.`); the root is `.`. Non-ASCII is never seen:
- *   zone files carry A-labels, and `\DDD` escapes that are not LDH stay escaped
- *   in presentation (`a\046b.example.`), so one name has one spelling.
- * - RDATA is held as uncompressed wire bytes (RFC 3597 / RFC 3403 section 4.1:
- *   NAPTR REPLACEMENT is never compressed), so the server can copy it into
- *   answers as it is, and any type (known or `TYPEnnn`) is handled the same way.
- *   Structured views of known types come from `decodeRdata` in the parser module.
+ * The zone model, between the parser that builds it and its users. A Zone is
+ * an immutable snapshot; a reload builds a new one. Names are absolute,
+ * lowercased presentation names (`\DDD` escapes that are not LDH stay
+ * escaped, so one name has one spelling). RDATA is uncompressed wire bytes
+ * (RFC 3597), copied into answers as it is.
  */
 import type { Diagnostic } from '../../../kit/core/diagnostics.ts';
 import type { ZoneDiagnosticCode } from './codes.ts';
@@ -29,34 +20,24 @@ export interface SourcePosition {
 }
 
 /**
- * A zone built by the loader keeps its records in columns (`store.ts`);
- * records, RRsets and nodes handed out are views made on access
- * (`views.ts`), whose `rdata` and `source` are accessors: copy a record
- * field by field, not with object spread, and do not rely on the identity of
- * a view (two `get`s give two equal objects). Plain objects that follow these
- * interfaces work everywhere too (tests build zones from them).
+ * A loaded zone's records are views made on access (`views.ts`) whose
+ * `rdata` and `source` are accessors: copy a record field by field, not with
+ * object spread, and do not rely on a view's identity. Plain objects work too.
  */
 export interface ResourceRecord {
-  /** Absolute lowercased owner name with trailing dot. */
   readonly owner: string;
-  /** RR type code (1 = A, 35 = NAPTR, ...). */
   readonly type: number;
   readonly class: number;
   readonly ttl: number;
-  /** Uncompressed wire-format RDATA. */
   readonly rdata: Uint8Array;
   readonly source?: SourcePosition;
 }
 
 /**
- * The TTL a record of `set` carries when the zone leaves as zone data (AXFR,
- * IXFR, the secondary's copy, `zone print`): its RRset's, but an RRSIG its
- * own. The RRSIGs of one owner are kept as one RRset whose TTL is the
- * smallest among them, yet each covers another RRset and takes that RRset's
- * TTL.
- * @see RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be the same".
- * @see RFC 4034 section 3: "The TTL value of an RRSIG RR MUST match the TTL
- * value of the RRset it covers."
+ * The TTL of a record of `set` in zone data (AXFR, IXFR, `zone print`): the
+ * RRset's, but an RRSIG its own: the RRSIGs of one owner are one RRset with
+ * the smallest TTL, yet each must carry the TTL of the RRset it covers
+ * (RFC 4034 section 3).
  */
 export function zoneDataTtl(set: RRset, rr: ResourceRecord): number {
   return set.type === TYPE_RRSIG ? rr.ttl : set.ttl;
@@ -93,7 +74,6 @@ export interface ZoneDiagnostic extends Diagnostic {
 }
 
 export interface Zone {
-  /** Apex name, absolute, lowercased, trailing dot. */
   readonly origin: string;
   readonly class: number;
   readonly soa: RRset;
@@ -103,6 +83,5 @@ export interface Zone {
   readonly names: readonly string[];
   /** Names of zone cuts below the apex (owners of NS that are not the apex). */
   readonly cuts: readonly string[];
-  /** Total number of records. */
   readonly size: number;
 }

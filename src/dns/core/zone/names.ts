@@ -1,11 +1,7 @@
 /**
- * Domain names in the zone model: wire form (uncompressed label sequence) and
- * the one canonical presentation spelling the model uses (lowercased,
- * absolute, trailing dot, `\DDD` for any octet that is not a letter, digit,
- * `-`, `_` or `*`).
- *
- * @see RFC 1035 section 5.1 ("\X ... \DDD") and section 2.3.4 (limits:
- * "labels 63 octets or less", "names 255 octets or less").
+ * Domain names in the zone model: wire form, and the one canonical
+ * presentation spelling (lowercased, absolute, `\DDD` for any octet not a
+ * letter, digit, `-`, `_` or `*`). RFC 1035 sections 2.3.4 and 5.1.
  */
 
 /** Octets printed as themselves in a name; everything else becomes `\DDD`. */
@@ -17,11 +13,7 @@ PLAIN[0x2d] = 1; // -
 PLAIN[0x5f] = 1; // _
 PLAIN[0x2a] = 1; // *
 
-/**
- * Characters allowed unescaped in a name: printable ASCII, as BIND reads
- * them (`a,b`, `x&y` load in BIND; Knot refuses them). Control characters
- * must be written \DDD.
- */
+/** Characters allowed unescaped in a name: printable ASCII, as BIND reads them. */
 const NAME_CHAR = new Uint8Array(128);
 for (let c = 0x21; c < 0x7f; c++) NAME_CHAR[c] = 1;
 
@@ -44,11 +36,9 @@ export const NAME_ERROR_MESSAGES: Record<NameError, string> = {
 };
 
 /**
- * Encode the presentation name `text[start, end)` into `out` at `offset`.
- * A name without a trailing (unescaped) dot is relative: `origin` (wire form)
- * is appended. Returns the new offset, or a NameError. `@` is not handled
- * here (the caller maps it to the origin). `relative` reports whether the
- * name lacked the trailing dot (undefined origin -> caller error).
+ * Encode the presentation name `text[start, end)` into `out` at `offset`; a
+ * name without a trailing dot gets `origin` (wire form) appended and
+ * `relative` set. Returns the new offset, or a NameError. `@` is the caller's.
  */
 export function encodeName(
   text: string,
@@ -202,11 +192,8 @@ export function isSubdomain(name: string, ancestor: string): boolean {
 
 /**
  * A string whose code-unit order is the DNSSEC canonical order of names
- * (RFC 4034 section 6.1: "sorting ... by their labels, starting with the
- * least significant label ... as a left-justified octet string ... where the
- * absence of an octet sorts before a zero value octet"). Labels are written
- * from the right, separated by "\0\0"; an octet 0 inside a label is "\0\1",
- * so the end of a label sorts before any octet.
+ * (RFC 4034 section 6.1): labels from the right, separated by "\0\0", an
+ * octet 0 inside a label written "\0\1".
  */
 export function canonicalSortKey(name: string): string {
   if (name === '.') return '';

@@ -1,9 +1,4 @@
-/**
- * Structured views of RDATA through dns-packet's per-type codecs
- * (`packet.record(type)`), for library users who want `{ order, preference,
- * flags, ... }` rather than bytes. dns-packet's encoders write the RDLENGTH
- * prefix first; these helpers add and strip it.
- */
+/** Structured views of RDATA through dns-packet's per-type codecs, for library users. */
 import packet from 'dns-packet';
 import { typeName } from '../rr/types.ts';
 
@@ -18,10 +13,8 @@ function codec(type: number): Codec {
 }
 
 /**
- * Decode uncompressed wire RDATA of `type` into dns-packet's structured form
- * (for example NAPTR: `{ order, preference, flags, services, regexp,
- * replacement }`). Types dns-packet does not know come back as the raw bytes.
- * Throws a RangeError with code ZONE_BAD_RDATA when the bytes do not decode.
+ * Uncompressed RDATA of `type` in dns-packet's structured form (raw bytes for
+ * types it does not know). Throws a RangeError with code ZONE_BAD_RDATA.
  */
 export function decodeRdata(type: number, rdata: Uint8Array): unknown {
   const buf = Buffer.alloc(rdata.length + 2);

@@ -1,10 +1,7 @@
 /**
  * RFC 1035 section 5 master-file parser: text in, records and diagnostics
- * out. Pure: `$INCLUDE` reads files only through the caller's
- * `includeSource`, and is refused without one.
- *
- * @see RFC 1035 section 5.1 (format), RFC 2308 section 4 (`$TTL`),
- * RFC 3597 section 5 (`TYPEnnn`, `CLASSnnn`, `\#`).
+ * out. `$INCLUDE` reads files only through the caller's `includeSource`.
+ * RFC 2308 section 4 (`$TTL`), RFC 3597 section 5 (`TYPEnnn`, `\#`).
  */
 import { Lexer, TOKEN_ESCAPED, TOKEN_QUOTED } from './lexer.ts';
 import type { ResourceRecord, SourcePosition, ZoneDiagnostic } from './model.ts';
@@ -29,11 +26,7 @@ export interface ParseOptions {
   readonly includeSource?: (path: string, fromFile: string) => string | undefined;
   /** Nesting limit for `$INCLUDE` (default 10). */
   readonly maxIncludeDepth?: number;
-  /**
-   * Longest entry (logical line, with its comments) in characters; a longer
-   * one stops the parse with ZONE_ENTRY_TOO_LONG (default 1 MiB: the longest
-   * RDATA, 65535 octets in hex, is about 128 Ki characters).
-   */
+  /** Longest entry in characters (default 1 MiB; the longest RDATA in hex is about 128 Ki). */
   readonly maxEntryChars?: number;
   /**
    * Where records go as they are read (a `ZoneStore` to build a zone from).
@@ -98,11 +91,7 @@ export function parseZoneText(text: string, options: ParseOptions = {}): ParseRe
   return parseZoneChunks([text], options);
 }
 
-/**
- * parseZoneText over a text given in pieces (for example a file read in
- * blocks, so the whole text is never held at once). Pieces may split an
- * entry, a line or a token anywhere.
- */
+/** parseZoneText over a text given in pieces, which may split an entry anywhere. */
 export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions = {}): ParseResult {
   const session = new ZoneParseSession(options);
   for (const piece of chunks) {
@@ -113,11 +102,9 @@ export function parseZoneChunks(chunks: Iterable<string>, options: ParseOptions 
 }
 
 /**
- * A parse fed piece by piece (`push`), for readers that get the text
- * asynchronously; `end` finishes it. An entry cut by the end of a piece is
- * carried over; the carry is lexed again only once at least as much new text
- * has arrived, so the work stays linear in the input however long an entry is
- * (and an entry over `maxEntryChars` stops the parse).
+ * A parse fed piece by piece (`push`, then `end`). A carried-over partial
+ * entry is lexed again only once as much new text has arrived, so the work
+ * stays linear however long an entry is.
  */
 export class ZoneParseSession {
   private readonly p: Parser;
@@ -213,10 +200,8 @@ export class ZoneParseSession {
 }
 
 /**
- * Scratch space of the parsers of this thread, made once: one entry's RDATA
- * and names are encoded here and copied into the sink before the next entry,
- * so parses may share it (a 70 KB buffer per parse was most of the garbage
- * of a start with thousands of small zones).
+ * Scratch space of this thread's parsers, made once: an entry's RDATA and
+ * names are encoded here and copied out before the next entry.
  */
 // eslint-disable-next-line no-restricted-syntax -- scratch only: written and read within one entry, no state survives it
 let scratch: { w: ByteWriter; nameBuf: Uint8Array; nameCodes: Uint16Array } | undefined;
@@ -766,13 +751,7 @@ class Parser {
     }
   }
 
-  /**
-   * @see RFC 1035 section 5.1: "$INCLUDE <file-name> [<domain-name>] [<comment>]
-   * ... inserts the named file into the current file, and may optionally
-   * specify a domain name that sets the relative domain name origin for the
-   * included file." The origin (and $TTL) of the including file are restored
-   * afterwards.
-   */
+  /** `$INCLUDE <file> [<origin>]` (RFC 1035 section 5.1); the includer's origin and $TTL are restored after. */
   private include(lex: Lexer, state: State): void {
     if (lex.count < 2 || lex.count > 3) {
       this.tokDiag(

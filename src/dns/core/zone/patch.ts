@@ -1,19 +1,9 @@
 /**
- * A zone changed by difference (an IXFR applied, RFC 1995): the loaded
- * zone (`StoreZone`) stays as it is and the names the difference touched
- * are kept beside it, so applying a difference costs what it changes, not
- * what the zone holds. A patched zone patched again keeps one overlay over
- * the same base (the overlay grows with the changes since the last load; a
- * full load, at restart or by AXFR, starts over).
- *
- * A difference that adds or removes a zone cut (the first NS at a name
- * below the apex, or its last) also re-marks the names below that cut
- * (occluded or not): it costs what the change touches plus the names under
- * the cut.
- *
- * Not applied by difference (`unsupported`, the caller loads the whole zone
- * instead): a zone with DNSSEC records (the denial chain would need
- * rebuilding), a base that is not a loaded zone.
+ * A zone changed by difference (an IXFR applied, RFC 1995): the loaded zone
+ * stays as it is and the names the difference touched are kept in one
+ * overlay beside it, so a change costs what it changes (plus the names under
+ * a cut it adds or removes). Zones with DNSSEC records, or a base that is not
+ * a loaded zone, are `unsupported`: the caller loads the whole zone.
  */
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
 import { StoreZone } from './views.ts';
@@ -327,11 +317,7 @@ function settle(p: Patch): string[] {
   return touched;
 }
 
-/**
- * The names under the cuts the change added or removed, marked again
- * (below a cut or not), and the zone's cuts after it; the names re-marked
- * are returned (the checks look at them too).
- */
+/** Re-mark the names under the cuts the change added or removed; the cuts after, and the names re-marked. */
 function recut(p: Patch, from: Zone, touched: readonly string[]) {
   const changed = touched.filter(
     (n) => p.wasCut.has(n) !== (p.overlay.get(n)?.isDelegation ?? false),
@@ -357,12 +343,7 @@ function recut(p: Patch, from: Zone, touched: readonly string[]) {
   return { cuts: sortCanonical([...cuts]), remarked: [...under] };
 }
 
-/**
- * Apply one version's changes to `from` (a loaded or patched zone), in time
- * proportional to the changes (and to the names changed since the base was
- * loaded, and to the names under a cut it adds or removes). The SOA is
- * replaced by `changes.soa`.
- */
+/** Apply one version's changes to `from` (a loaded or patched zone); the SOA becomes `changes.soa`. */
 export function patchZone(from: Zone, changes: ZoneChanges): PatchOutcome {
   const why = unsupported(from, changes);
   if (why !== undefined) return { kind: 'unsupported', message: why };
@@ -397,11 +378,8 @@ const AT_CUT_TYPES: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * What `zone check` reports of zone cuts (`validate.ts`: occluded data,
- * glue, NS targets that are aliases), for the names a difference touched:
- * data below a cut but glue, data at a cut but the delegation's, and each
- * NS target inside the zone without an address (an error at the apex, a
- * warning at a cut, as BIND).
+ * `validate.ts`'s zone-cut findings (occluded data, glue, NS targets without
+ * an address) for the names a difference touched.
  */
 export function touchedCutFindings(zone: Zone, touched: readonly string[]): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];

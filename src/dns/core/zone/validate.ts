@@ -1,9 +1,4 @@
-/**
- * Structural checks of a zone (run by buildStoreZone): SOA and NS at the
- * apex, CNAME exclusivity, DS at the apex, glue, occluded data, TTL range,
- * non-terminal wildcards, MX and SRV targets. Reads the store through its
- * named accessors (`ZoneStore`), never its columns.
- */
+/** Structural checks of a zone (run by buildStoreZone), through the store's named accessors. */
 import type { ZoneDiagnostic } from './model.ts';
 import { isSubdomain, nameToText, parentName, wireNameLength } from './names.ts';
 import {
@@ -90,11 +85,7 @@ function checkApex(st: ZoneStore, origin: string, apex: number, out: ZoneDiagnos
   }
 }
 
-/**
- * One owner's own checks: a non-terminal wildcard, SOA off the apex, DS at
- * the apex, TTL range, CNAME and DNAME exclusivity. A DNAME owner is added
- * to `dnames`.
- */
+/** One owner's own checks; a DNAME owner is added to `dnames`. */
 function checkNode(
   st: ZoneStore,
   origin: string,
@@ -139,11 +130,7 @@ function checkNode(
   }
 }
 
-/**
- * The checks of one owner's RRsets (SOA off the apex, DS at the apex, TTL
- * range), and where its CNAME, DNAME and first other non-DNSSEC RRset are
- * (-1 for none).
- */
+/** The checks of one owner's RRsets, and where its CNAME, DNAME and first other RRset are (-1: none). */
 function checkRRsets(
   st: ZoneStore,
   origin: string,
@@ -336,13 +323,9 @@ function checkGlue(
 }
 
 /**
- * MX exchanges and SRV targets inside the zone: an alias, or a name with no
- * address record, is a warning, as in BIND (check-mx-cname, check-srv-cname,
- * check-integrity). Targets in a delegated child zone and the root (null MX,
- * RFC 7505; "no service", RFC 2782) are not checked.
- *
- * @see RFC 2181 section 10.3: "This domain name must have as its value one
- * or more address records."
+ * MX and SRV targets inside the zone that are aliases or have no address are
+ * warnings, as in BIND (RFC 2181 section 10.3). Targets in a child zone and
+ * the root (null MX, "no service") are not checked.
  */
 function checkTargets(st: ZoneStore, origin: string, owners: number, out: ZoneDiagnostic[]): void {
   for (let n = 0; n < owners; n++) {

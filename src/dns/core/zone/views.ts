@@ -1,9 +1,6 @@
 /**
- * The model's objects (`Zone`, `ZoneNode`, `RRset`, `ResourceRecord`) as
- * views over a `ZoneStore`: made on access, holding only the store and a row
- * index, so a loaded zone holds no object per record or RRset. Views are
- * cheap and short-lived; do not rely on their identity (`zone.nodes.get(n)`
- * twice gives two equal views).
+ * The model's objects as views over a `ZoneStore`, made on access: a loaded
+ * zone holds no object per record or RRset. Do not rely on a view's identity.
  */
 import type { ResourceRecord, RRset, SourcePosition, Zone, ZoneNode } from './model.ts';
 import {
@@ -16,12 +13,9 @@ import {
 } from './store.ts';
 
 /**
- * A record of the store that behaves as a plain object: `owner`, `type`,
- * `class`, `ttl`, `rdata` and `source` are its own enumerable properties, so
- * `{...rr}`, `Object.keys(rr)` and `JSON.stringify(rr)` give the record's
- * fields and nothing else (the store and row are private). `rdata` (a view
- * into the store's arena) and `source` are getters made on access: a list of
- * a million views holds no RDATA view and no position object.
+ * A record of the store that behaves as a plain object (spread,
+ * `Object.keys`, JSON give its fields); `rdata` and `source` are getters, so
+ * a list of views holds no RDATA view and no position object.
  */
 export class RecordView implements ResourceRecord {
   readonly owner: string;
@@ -64,13 +58,7 @@ const SOURCE: PropertyDescriptor = {
   enumerable: true,
 };
 
-/**
- * An RRset of the store that behaves as a plain object: `owner`, `type`,
- * `ttl` and `records` are its own enumerable properties, so `{...rrset}`,
- * `Object.keys(rrset)` and `JSON.stringify(rrset)` give the RRset with its
- * records. `records` is an own getter that makes the record views on first
- * access and keeps them.
- */
+/** An RRset of the store that behaves as a plain object; `records` are made on first access. */
 export class RRsetView implements RRset {
   readonly owner: string;
   readonly type: number;
@@ -109,13 +97,8 @@ const RECORDS: PropertyDescriptor = {
 };
 
 /**
- * A name of the zone; it is its own RRset map, keyed by type. It behaves as
- * a plain `ZoneNode` too: `name`, `rrsets`, `emptyNonTerminal`,
- * `isDelegation` and `belowCut` are its own enumerable properties (`name` an
- * own getter: a server keeps a view per name and needs the string only
- * once), so `{...node}` and `Object.keys(node)` give them; `JSON.stringify`
- * gives the same keys, `rrsets` as the list of its RRsets (a Map has no JSON
- * form).
+ * A name of the zone, its own RRset map by type, that behaves as a plain
+ * `ZoneNode` (`name` a getter: the string is made only when asked).
  */
 export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
   // Assigned in the constructor after `name`, so the keys come in ZoneNode's order.

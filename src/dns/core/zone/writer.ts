@@ -1,9 +1,4 @@
-/**
- * Canonical presentation: one record per line, absolute names, explicit TTL
- * and class, `TYPEnnn`/`\#` for types without a presentation layout.
- * parse(write(z)) gives the same records (same owners, types, TTLs, RDATA
- * bytes).
- */
+/** Canonical presentation: one record per line, absolute names, TTL and class; parse(write(z)) gives the same records. */
 import { zoneDataTtl, type ResourceRecord, type Zone } from './model.ts';
 import { canonicalSortKey } from './names.ts';
 import { hasPresentationForm, rdataToText } from '../rr/rdata/registry.ts';
@@ -16,10 +11,8 @@ export function rrToPresentation(rr: ResourceRecord, ttl = rr.ttl): string {
 }
 
 /**
- * A whole zone (or a record list) in canonical order: the SOA first, then
- * names in DNSSEC canonical order (RFC 4034 section 6.1), types ascending,
- * records in file order within an RRset. Each RRset is printed with its
- * RRset TTL when given a Zone, each RRSIG with its own (`zoneDataTtl`).
+ * A zone in canonical order: the SOA, then names in DNSSEC order, types
+ * ascending, records in file order; RRset TTLs (an RRSIG its own).
  */
 export function writeZone(input: Zone | readonly ResourceRecord[]): string {
   const lines: string[] = [];
