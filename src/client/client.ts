@@ -211,10 +211,6 @@ export class LexClient {
     return this.options.random ?? Math.random;
   }
 
-  get httpTimeoutMs(): number | undefined {
-    return this.options.httpTimeoutMs;
-  }
-
   /**
    * Look up (name, type) through the cache. The synchronous cache hit is the
    * warm path: no promise is created for it.

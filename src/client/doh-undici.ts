@@ -12,10 +12,8 @@
  *   spoke last is remembered, so only its first exchange pays for the try.
  *
  * Each exchange is one `dispatch` on undici's connection pool with a small
- * handler that gathers the body (a DNS message), not `undici.request`:
- * that one's body stream, promise wrapping and abort plumbing cost more
- * CPU than the rest of the exchange (bench/doh.ts, cold resolutions, prints
- * undici beside UDP).
+ * handler that gathers the body, not `undici.request` (whose body stream
+ * and abort plumbing cost more CPU than the exchange; bench/doh.ts).
  *
  * @see RFC 8484 section 5.2: "HTTP/2 [...] is the minimum RECOMMENDED
  * version of HTTP for use with DoH."

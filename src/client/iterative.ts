@@ -23,7 +23,7 @@ import type { ReferralStep } from '../ddds/core/trace.ts';
 import { DnsError } from './errors.ts';
 import type { DnsRecord } from '../dns/core/rr/record.ts';
 import { classify, type Classified, type DnsLookupResult, type DnsResolver } from './stub.ts';
-import { formatServer, type ServerAddress } from './servers.ts';
+import { formatServer, type ServerAddress } from './server-address.ts';
 import type { DnsTransportLike, Exchange } from './transport.ts';
 import { canonicalName, sameName } from './wire.ts';
 

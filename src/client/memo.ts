@@ -1,13 +1,6 @@
 /**
- * The client's measured fast paths around the pure walk (`core/ddds/walk.ts`),
- * each kept because `bench/client.ts` shows it on the warm path:
- * - the walk's start (AUS, f-component, partition, first key) memoised per
- *   input text from its second sighting;
- * - step results memoised per cached RRset and AUS (the memo dies with the
- *   cache entry: a WeakMap keyed by the cached result);
- * - the step's view of a cached result's NAPTR records (their NAPTR fields,
- *   what the step reports in the trace), made once per cached result.
- * All three are kept by a `ClientMemos` that each client owns.
+ * The client's warm-path memos around the pure walk (`ddds/core/walk.ts`;
+ * bench/client.ts), kept by a `ClientMemos` that each client owns.
  */
 import type { NaptrRecord, StepResult } from '../ddds/core/step.ts';
 import { stepRecord } from '../ddds/core/naptr.ts';
@@ -57,14 +50,10 @@ function seenSlot(text: string): number {
 }
 
 /**
- * The memos of one client (`LexClient`): owned by it, so
- * two clients in one process share nothing (issue 19: no module-level caches
- * in the client).
- * - The step's view of the NAPTR records of a cached result (`naptrRecords`).
- * - Step results per cached NAPTR RRset and AUS. `dddsStep` is pure, so its
- *   result for the same RRset object (one cache entry, dropped when its TTL
- *   expires) and the same AUS and service is the same: the warm path reuses
- *   it instead of running the regexp engine again.
+ * The memos of one client (two clients share nothing):
+ * - the step's view of the NAPTR records of a cached result (`naptrRecords`);
+ * - step results per cached NAPTR RRset object, AUS and service (`dddsStep`
+ *   is pure; the memo dies with the cache entry);
  * - `prepareWalk` per input text, from its second sighting.
  */
 export class ClientMemos {

@@ -2,14 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { ClientError } from './errors.ts';
 import { parseResolvConf, type ServerAddress } from './server-address.ts';
 
-export {
-  formatServer,
-  ipVersion,
-  parseResolvConf,
-  parseServerAddress,
-  type ServerAddress,
-} from './server-address.ts';
-
 /** Servers from /etc/resolv.conf (or `path`); `DNS_NO_SERVERS` when none. */
 export async function systemServers(path = '/etc/resolv.conf'): Promise<ServerAddress[]> {
   let text: string;

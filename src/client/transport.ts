@@ -12,12 +12,8 @@
  *   (2-byte length framing, partial reads, a cap on the message size).
  * - Per-try timeout, several tries per server, several servers in turn.
  *
- * Hot path (measured by bench/client.ts): queries are encoded once per
- * question and copied with a new ID; the datagram leaves during `send` (IP
- * literals need no lookup tick); one timer serves every try's deadline; a
- * response whose question section repeats our query's bytes reuses the
- * question decoded when the query was built; the first try of the first
- * server settles without the retry loop's async frames.
+ * Hot path (bench/client.ts): queries encoded once per question, one timer
+ * for every try's deadline, an echoed question not decoded again.
  *
  * @see RFC 1035 section 4.2.1 ("Messages carried by UDP are restricted to 512
  *   bytes ... the TC bit is set in the header" and the client retries on TCP)
@@ -40,7 +36,7 @@ import type { DnsProtocol } from '../ddds/core/trace.ts';
 import { questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import { BoundedMemo } from '../kit/core/memo.ts';
-import { formatServer, type ServerAddress } from './servers.ts';
+import { formatServer, type ServerAddress } from './server-address.ts';
 import { tcpRoundTrip } from './tcp.ts';
 import type { ResolutionCode } from '../ddds/core/codes.ts';
 import {
@@ -310,14 +306,9 @@ class UdpPool {
   }
 
   /**
-   * The socket for the next query. Sequential traffic stays on one socket:
-   * libuv's read loop on it then finds the next answer without another poll
-   * of the event loop (answers on another socket cost an epoll wait each).
-   * Queries in flight at once spread over the pool (RFC 5452 section 9.2:
-   * "Use multiple different source ports simultaneously in case of multiple
-   * outstanding queries"). Every socket is replaced after `reuse` queries, so
-   * the source port keeps changing; the replacement is opened and bound while
-   * the query is in flight.
+   * The socket for the next query: sequential traffic stays on one socket
+   * (libuv then reads the next answer without another poll); queries in
+   * flight at once spread over the pool (RFC 5452 section 9.2).
    */
   slot(): Slot {
     let s = this.slots[this.cursor];
@@ -482,10 +473,6 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       udp4: new UdpPool('udp4', this.opts.poolSize, this.opts.socketReuse, this.stats),
       udp6: new UdpPool('udp6', this.opts.poolSize, this.opts.socketReuse, this.stats),
     };
-  }
-
-  get timeoutMs(): number {
-    return this.opts.timeoutMs;
   }
 
   /**

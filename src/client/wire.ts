@@ -1,10 +1,7 @@
 /**
  * Strict decoding of DNS responses for the client, into the project's record
- * model (`core/rr/record.ts`), by the decoder of `src/dns/core/wire/response.ts`.
- * dns-packet's per-record decoding cost 9-11 us of every response on the
- * client's measured hot path (issue 5) and shaped records as its own objects;
- * the client now reads typed records (issue 19) and uses dns-packet only to
- * encode its queries.
+ * model (`core/rr/record.ts`), by the decoder of `src/dns/core/wire/response.ts`
+ * (dns-packet only encodes the queries).
  *
  * Every record's consumed length is compared with RDLENGTH: a NAPTR whose
  * strings run past RDLENGTH would otherwise swallow the next record.
@@ -75,11 +72,9 @@ export function knownQuestion(wire: Buffer): KnownQuestion {
 }
 
 /**
- * Node's own UTF-8 decoder (what dns-packet's `toString('utf-8')` runs),
- * called on any Uint8Array: about 50 ns for any short string, where building
- * a 50-character string in JavaScript costs several times that. Undefined
- * if a Node version lacks it: the core's JavaScript decoder then decodes the
- * same text.
+ * Node's own UTF-8 decoder, called on any Uint8Array (cheaper than building
+ * short strings in JavaScript); undefined if a Node version lacks it, and
+ * the core's JavaScript decoder then decodes the same text.
  */
 const utf8Slice = (
   Buffer.prototype as unknown as {

@@ -4,7 +4,11 @@ import type { Answer, Packet } from 'dns-packet';
 import { DnsTransport } from '../../src/client/transport.ts';
 import { toDnsPacketAnswer } from '../helpers/dns-packet-shapes.ts';
 import { DnsError } from '../../src/client/errors.ts';
-import { parseResolvConf, parseServerAddress, formatServer } from '../../src/client/servers.ts';
+import {
+  parseResolvConf,
+  parseServerAddress,
+  formatServer,
+} from '../../src/client/server-address.ts';
 import { startFakeDns, type FakeDns, type FakeZone, type HookContext } from './helpers/fake-dns.ts';
 
 const SOA = {

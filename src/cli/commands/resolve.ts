@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { ClientError } from '../../client/errors.ts';
 import { LexClient, ResolveError } from '../../client/resolve.ts';
 import { parseDohUrls } from '../../client/doh.ts';
-import { parseServerAddress } from '../../client/servers.ts';
+import { parseServerAddress } from '../../client/server-address.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import type { TrustAnchor, ValidateOptions } from '../../client/validate.ts';
 import { parseTrustAnchors } from '../../dnssec/core/validate/anchors.ts';
