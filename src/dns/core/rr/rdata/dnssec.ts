@@ -1,32 +1,13 @@
 /**
- * RDATA of the DNSSEC records and of the types that share their type bitmap:
- * RRSIG, NSEC (RFC 4034), NSEC3, NSEC3PARAM (RFC 5155), CSYNC (RFC 7477),
- * and ZONEMD (RFC 8976).
- *
- * @see RFC 4034 section 4.1.2 (type bitmap): "the RR type space is split into
- * 256 window blocks"; "Each bitmap encodes the low-order 8 bits of RR types
- * within the window block, in network bit order"; "Blocks with no types
- * present MUST NOT be included. Trailing zero octets in the bitmap MUST be
- * omitted. The length of each block's bitmap is determined by the type code
- * with the largest numerical value, within that block". Section 4.2: "The
- * Type Bit Maps field is represented as a sequence of RR type mnemonics",
- * TYPEnnn for types without one (RFC 3597).
- * @see RFC 4034 section 3.2: "The Signature Expiration Time and Inception
- * Time field values MUST be represented either as an unsigned decimal
- * integer indicating seconds since 1 January 1970 00:00:00 UTC, or in the
- * form YYYYMMDDHHmmSS in UTC". A date beyond 2106 wraps modulo 2^32 (serial
- * arithmetic, section 3.1.5), as BIND reads it (Knot stops at 2225).
- * Printed as YYYYMMDDHHmmSS of the unsigned value (1970 to 2106).
- * @see RFC 5155 section 3.3: "The Salt field is represented as a sequence of
- * case-insensitive hexadecimal digits"; "the Salt field is represented as
- * "-" (without the quotes) when the Salt Length field has a value of 0";
- * "The Next Hashed Owner Name field is represented as an unpadded sequence
- * of case-insensitive base32 digits, without whitespace". Padding is also
- * read (Knot writes it; BIND refuses it); we print without. An SHA-1 hash
- * (algorithm 1) is 20 octets, as BIND checks.
- * @see RFC 8976 section 2.2.4: the digest of SHA384 (1) is 48 octets, of
- * SHA512 (2) 64; "the Digest field MUST NOT be shorter than 12 octets", as
- * BIND checks (Knot accepts a 1-octet digest).
+ * RDATA of RRSIG, NSEC (RFC 4034), NSEC3, NSEC3PARAM (RFC 5155), CSYNC
+ * (RFC 7477) and ZONEMD (RFC 8976): the DNSSEC types and those sharing the
+ * type bitmap (RFC 4034 sections 4.1.2, 4.2; TYPEnnn for types without a
+ * mnemonic). Choices, as BIND unless said:
+ * - RRSIG times (RFC 4034 section 3.2): seconds or YYYYMMDDHHmmSS; a date
+ *   past 2106 wraps modulo 2^32 (Knot stops at 2225); printed as a date.
+ * - NSEC3 salt in hex or `-`; the next hashed owner in base32hex, padding
+ *   read (Knot writes it) and not printed; an SHA-1 hash is 20 octets.
+ * - ZONEMD digests: SHA384 48 octets, SHA512 64, none under 12 (Knot takes 1).
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_QUOTED } from '../../zone/lexer.ts';
@@ -250,11 +231,7 @@ function extra(lex: Lexer, t: number, what: string): RdataError | undefined {
     : undefined;
 }
 
-/**
- * An NSEC RR's own name holds at least the NSEC RRset, so its bitmap cannot
- * be empty (RFC 4034 section 4.1.2: the bitmap lists "the RRset types that
- * exist at the NSEC RR's owner name"). BIND refuses an empty one; Knot reads it.
- */
+/** An NSEC bitmap lists at least NSEC itself, so an empty one is refused (as BIND; Knot reads it). */
 const NSEC_EMPTY =
   'an NSEC type bitmap lists at least the types at its owner name (NSEC, RRSIG; RFC 4034 section 4.1.2)';
 

@@ -1,14 +1,6 @@
 /**
- * EUI48 and EUI64 RDATA (RFC 7043).
- *
- * @see RFC 7043 section 3.2: "The EUI48 RDATA is formatted as six two-digit
- * hexadecimal numbers separated by hyphens (e.g., `00-00-5e-00-53-2a`)" and
- * section 4.2: "eight two-digit hexadecimal numbers separated by hyphens".
- * The wire form is the 6 (or 8) octets (sections 3.1, 4.1).
- *
- * Exactly two digits per group, as BIND and Knot read it (BIND refuses
- * `1-23-45-67-89-ab`); letters in either case; printed in lower case, as
- * BIND prints it.
+ * EUI48 and EUI64 RDATA (RFC 7043): six or eight two-digit hex groups joined
+ * by hyphens (exactly two digits, as BIND and Knot read it), printed in lower case.
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { fail, hexValue, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';

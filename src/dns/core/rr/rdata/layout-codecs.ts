@@ -1,19 +1,9 @@
 /**
- * Types whose RDATA is a plain sequence of the field kinds of `layout.ts`
- * (read, checked and printed by the same field machinery as SOA, MX, DS ...),
- * and two small ones beside them: ISDN (one or two strings) and NSAP (hex
- * after `0x`).
- *
- * @see RFC 4431 (DLV: "the same format as the DS RR"), the TA draft (DS
- * format), draft-reid-dnsext-rkey (RKEY: the DNSKEY format), draft-ietf-dnsop-
- * trust-history (TALINK: two names), draft-lewis-dns-undocumented-types (NINFO:
- * TXT format; EID, NIMLOC: hex), the AVC registration (TXT format), RFC 9886
- * (HHIT, BRID: base64), RFC 1712 (GPOS: three strings), RFC 1183 section
- * 3.2 (ISDN: "ISDN-address [ sa ]"), RFC 1706 section 5 (NSAP: "0x" then hex,
- * "." allowed anywhere for readability).
- *
- * SINK stays generic-only: BIND 9.18 reads `meaning coding subcoding data`,
- * NSD `coding subcoding data` (two drafts of draft-eastlake-kitchen-sink).
+ * Types whose RDATA is a plain sequence of `layout.ts` field kinds (DLV, TA,
+ * RKEY, TALINK, NINFO, EID, NIMLOC, AVC, HHIT, BRID, GPOS), and two small
+ * ones: ISDN (RFC 1183 section 3.2: one or two strings) and NSAP (RFC 1706
+ * section 5: `0x` then hex, dots allowed). SINK stays generic-only: BIND and
+ * NSD read two different drafts of it.
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import {

@@ -1,13 +1,8 @@
 /**
  * RDATA in presentation form <-> uncompressed wire bytes, driven by the field
- * layouts of `SCHEMAS` (registry.ts).
- *
- * Why not dns-packet here: its name encoder splits on every `.` and writes
- * labels as UTF-8, and its character-string encoder writes UTF-8 text, so it
- * cannot carry `\.` inside a label or arbitrary octets (`\255`), both legal
- * master-file content (RFC 1035 section 5.1). dns-packet stays the reference:
- * `decodeRdata`/`encodeRdata` (module `core/zone/packet.ts`) use it, and the tests check
- * byte equality with it for every type both support.
+ * layouts of `SCHEMAS` (registry.ts). Not dns-packet: it cannot carry `\.`
+ * inside a label or arbitrary octets (`\255`) in strings, both legal master-
+ * file content; it stays the reference the tests compare bytes with.
  */
 import { TOKEN_ESCAPED, TOKEN_QUOTED, type Lexer } from '../../zone/lexer.ts';
 import {
@@ -49,11 +44,7 @@ export type FieldKind =
   /** One string written without a length octet, to the end of RDATA (CAA value, URI target). */
   | 'text';
 
-/**
- * A type whose presentation form is not a plain sequence of fields
- * (`SCHEMAS` in registry.ts): its own reader, wire check and printer, in a
- * module of this folder.
- */
+/** A type whose presentation form is not a plain sequence of fields: its own reader, check and printer. */
 export interface RdataCodec {
   /** Encode the RDATA tokens `first..lex.count-1` (at least one) of the current entry into `w`. */
   parse(
@@ -122,10 +113,7 @@ export function numberToken(lex: Lexer, t: number, max: number, what: string): n
   return v;
 }
 
-/**
- * Size of the scratch buffer the parser encodes one RDATA into: the largest
- * RDATA (65535 octets, RFC 1035 section 3.2.1) plus room, so it never grows.
- */
+/** Scratch size for one RDATA: the largest (65535 octets) plus room, so it never grows. */
 export const RDATA_SCRATCH_SIZE = 70000;
 
 /** Decimal digits only, value <= max; -1 when not a number, -2 when too large. */
@@ -141,10 +129,7 @@ export function parseUint(text: string, start: number, end: number, max: number)
   return v;
 }
 
-/**
- * A TTL: decimal seconds or units `1w2d3h4m5s` (BIND syntax, case-insensitive).
- * Returns -1 when malformed, -2 when over 2^32-1.
- */
+/** A TTL, decimal seconds or `1w2d3h4m5s` (BIND syntax); -1 when malformed, -2 over 2^32-1. */
 export function parseTtl(text: string, start: number, end: number): number {
   if (end <= start) return -1;
   let total = 0;
@@ -194,11 +179,7 @@ export function parseTtl(text: string, start: number, end: number): number {
   return total;
 }
 
-/**
- * Decode the character-string content of `text[start, end)` (escapes
- * resolved, non-ASCII as UTF-8) into `w`. Returns the number of octets, or
- * -1 for a bad `\DDD`.
- */
+/** Write the character-string `text[start, end)` (escapes resolved, UTF-8) into `w`; its octets, or -1 for a bad `\DDD`. */
 export function writeStringBytes(
   text: string,
   start: number,
@@ -346,10 +327,7 @@ export function toHex(bytes: Uint8Array, upper = true): string {
   return upper ? s.toUpperCase() : s;
 }
 
-/**
- * Encode tokens `first..lex.count-1` as the fields of `schema` (one wire
- * field per kind, in order) into `w`.
- */
+/** Encode tokens `first..lex.count-1` as the fields of `schema` into `w`. */
 export function encodeFields(
   lex: Lexer,
   first: number,
@@ -426,10 +404,7 @@ export function encodeFields(
   return undefined;
 }
 
-/**
- * A one-token field: an unsigned integer, a DNSSEC algorithm (number or
- * mnemonic), a period, an IPv4 or IPv6 address (none of them quoted).
- */
+/** A one-token field: an integer, a DNSSEC algorithm, a period, an IPv4 or IPv6 address. */
 function encodeScalar(
   kind: 'u8' | 'u16' | 'u32' | 'alg' | 'period' | 'ipv4' | 'ipv6',
   text: string,
@@ -573,10 +548,7 @@ function encodeTag(
   return undefined;
 }
 
-/**
- * Encode the domain name in token `t` (`@` is the origin; relative names get
- * the origin appended) into `w`.
- */
+/** Encode the name in token `t` (`@` the origin; relative names get it appended) into `w`. */
 export function writeNameToken(
   lex: Lexer,
   t: number,

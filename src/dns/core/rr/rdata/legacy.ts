@@ -1,22 +1,11 @@
 /**
- * RDATA of old types still found in zone corpora: WKS (RFC 1035 section
- * 3.4.2), A6 (RFC 2874, historic per RFC 6563), NXT (RFC 2535 section 5,
- * obsoleted by NSEC) and ATMA (ATM Forum af-dans-0152.000).
- *
- * @see RFC 1035 section 3.4.2: WKS is an address, an 8-bit protocol and a
- * bit map "where the bit in position n is set if the port n is" served.
- * The protocol is read as a number or tcp/udp, the services as port
- * numbers or common IANA service names (BIND asks the system's services
- * table for any name). Printed with numbers, as BIND prints.
- * @see RFC 2874 section 3.1: A6 is a prefix length (0-128), the address
- * suffix (the low 128-length bits, in as few octets as hold them; absent at
- * 128) and the prefix name (absent at 0).
- * @see RFC 2535 section 5.2: the NXT type bit map covers types 1-127, bit 0
- * is zero, trailing zero octets are left out. Types are mnemonics, TYPEnnn
- * or bare numbers (BIND prints those).
- * @see ATMA: format 0 is an NSAP address in hex (dots allowed), format 1 an
- * E.164 number written with a leading "+" (dots allowed), stored as ASCII
- * digits.
+ * RDATA of old types still found in zone corpora:
+ * - WKS (RFC 1035 section 3.4.2): address, protocol (number, tcp or udp),
+ *   services as ports or common service names; printed with numbers, as BIND.
+ * - A6 (RFC 2874 section 3.1): prefix length, the suffix in as few octets as
+ *   hold it, the prefix name.
+ * - NXT (RFC 2535 section 5.2): a bitmap of types 1-127, trailing zeros left out.
+ * - ATMA: format 0 an NSAP address in hex, format 1 an E.164 `+number`.
  */
 import { TOKEN_QUOTED } from '../../zone/lexer.ts';
 import { nameToText, wireNameLength } from '../../zone/names.ts';
@@ -33,11 +22,7 @@ import {
 } from './layout.ts';
 import { TYPE_CODES, typeName } from '../types.ts';
 
-/**
- * IANA service names of common ports (the same numbers for tcp and udp), for
- * WKS services written by name. BIND asks the system's services table; this
- * fixed table keeps the core free of I/O and the result the same everywhere.
- */
+/** Service names of common ports, for WKS (BIND asks the system's table; a fixed one keeps the core pure). */
 const SERVICES: ReadonlyMap<string, number> = new Map([
   ['echo', 7],
   ['discard', 9],

@@ -1,31 +1,11 @@
 /**
- * LOC RDATA (RFC 1876).
- *
- * @see RFC 1876 section 3: `d1 [m1 [s1]] {"N"|"S"} d2 [m2 [s2]] {"E"|"W"}
- * alt["m"] [siz["m"] [hp["m"] [vp["m"]]]]` where "d1 is [0 .. 90]
- * (degrees latitude)", "d2 is [0 .. 180] (degrees longitude)", "m1, m2 is
- * [0 .. 59] (minutes latitude/longitude)", "s1, s2 is [0 .. 59.999]
- * (seconds latitude/longitude)", "alt is [-100000.00 .. 42849672.95] BY .01
- * (altitude in meters)", "siz, hp, vp are [0 .. 90000000.00] (size/precision
- * in meters)". "If omitted, minutes and seconds default to zero, size
- * defaults to 1m, horizontal precision defaults to 10000m, and vertical
- * precision defaults to 10m."
- *
- * @see RFC 1876 section 2 (wire): VERSION (0), SIZE, HORIZ PRE, VERT PRE as
- * "a pair of four-bit unsigned integers, each ranging from zero to nine,
- * with the most significant four bits representing the base and the second
- * number representing the power of ten by which to multiply the base",
- * in centimetres; LATITUDE and LONGITUDE in thousandths of a second of arc,
- * "2^31 represents the equator" / "the prime meridian"; ALTITUDE in
- * centimetres "from a base of 100,000m below the WGS 84 reference spheroid".
- *
- * Choices, as BIND 9.18 (`named-compilezone`): degrees and minutes are whole
- * numbers, seconds have at most three decimals and metres at most two; the
- * hemisphere letters are upper case; a size that is not a mantissa times a
- * power of ten is truncated to one (1.5m is 1m, 0.15m is 0.10m); 90 degrees
- * latitude and 180 degrees longitude take no minutes or seconds (Knot
- * accepts `90 59 59.999 S`); sizes over 90000000.00m are refused (as Knot;
- * BIND ignores the centimetres of `90000000.01`). Printed as BIND prints it.
+ * LOC RDATA (RFC 1876): `d1 [m1 [s1]] N|S d2 [m2 [s2]] E|W alt[m] [siz[m]
+ * [hp[m] [vp[m]]]]`, sizes on the wire as a mantissa and a power of ten in
+ * centimetres. As BIND 9.18: whole degrees and minutes, at most three
+ * decimals of seconds and two of metres, upper-case hemispheres, a size that
+ * is not a mantissa times a power of ten truncated to one (1.5m is 1m), no
+ * minutes past 90 degrees latitude or 180 longitude; sizes over 90000000.00m
+ * refused (as Knot). Printed as BIND prints it.
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { fail, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
@@ -45,11 +25,7 @@ function wholeNumber(text: string, s: number, e: number, max: number): number {
   return v > max ? -2 : v;
 }
 
-/**
- * A decimal `[+-]digits[.digits]` with at most `decimals` decimals, scaled
- * by 10^decimals (so metres give centimetres), an optional `m` suffix when
- * `unit`. NaN when malformed.
- */
+/** A decimal with at most `decimals` decimals, scaled by 10^decimals (an `m` suffix when `unit`); NaN when malformed. */
 function decimal(text: string, s: number, e: number, decimals: number, unit: boolean): number {
   if (unit && e > s && text.charCodeAt(e - 1) === 0x6d) e--;
   let neg = false;

@@ -1,26 +1,12 @@
 /**
- * RDATA of less common types: NID, L32, L64, LP (RFC 6742), CERT (RFC 4398),
- * KEY (RFC 2535, RFC 3445), IPSECKEY (RFC 4025), APL (RFC 3123), DSYNC
- * (RFC 9859), WALLET and RESINFO (RFC 9606: TXT-like strings).
- *
- * @see RFC 6742 section 2.1.2 (NID): "The NodeID ... is presented as four
- * 16-bit hexadecimal values separated by colons" (BIND prints them without
- * leading zeros and reads 1-4 digits; Knot wants 4); the same for L64's
- * Locator64, L32's Locator32 is an IPv4 address, LP's FQDN a domain name,
- * each after a 16-bit Preference.
- * @see RFC 4398 section 2.2: "The type field ... MAY be represented as an
- * unsigned decimal integer or as a mnemonic symbol", the algorithm likewise
- * (DNSSEC mnemonics), the certificate in base64.
- * @see RFC 4025 section 3.1: `precedence gateway-type algorithm gateway
- * base64-encoded-public-key`; gateway type 0 is "." (no gateway), 1 an IPv4
- * address, 2 an IPv6 address, 3 a domain name; algorithm 0: "no key is
- * present" (a key with algorithm 0 is refused, as Knot refuses it; BIND
- * reads it), and the key may be left out (as Knot; BIND wants one).
- * @see RFC 3123 section 5: `[!]afi:address/prefix` items; section 4: "the
- * AFDPART ... MUST NOT include trailing zero octets".
- * @see RFC 2535 section 3.1.2: flags with both bits of 0xC000 set mean "no
- * key" and "no key information ... is present" (BIND refuses a key there;
- * Knot reads `KEY 65535 255 255 AA==`).
+ * RDATA of less common types, with the choices where BIND and Knot differ:
+ * - NID, L32, L64, LP (RFC 6742): 16-bit hex groups read with 1-4 digits and
+ *   printed without leading zeros, as BIND.
+ * - CERT (RFC 4398): type and algorithm as numbers or mnemonics, base64.
+ * - IPSECKEY (RFC 4025): algorithm 0 with a key refused and the key optional (as Knot).
+ * - APL (RFC 3123): `[!]afi:address/prefix`, no trailing zero octets.
+ * - KEY (RFC 2535): the "no key" flags with a key refused (as BIND).
+ * - DSYNC (RFC 9859), WALLET, RESINFO (RFC 9606: TXT-like strings).
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_ESCAPED, TOKEN_QUOTED } from '../../zone/lexer.ts';
@@ -298,11 +284,7 @@ export const STRINGS_CODEC: RdataCodec = {
   },
 };
 
-/**
- * The gateway of IPSECKEY (RFC 4025 section 3.1) or the relay of AMTRELAY
- * (RFC 8777 section 4.3), by its type: 0 is ".", 1 an IPv4 address, 2 an
- * IPv6 address, 3 a domain name (the caller has checked type <= 3).
- */
+/** The gateway of IPSECKEY or relay of AMTRELAY by type: 0 `.`, 1 IPv4, 2 IPv6, 3 a name. */
 function writeGateway(
   lex: Lexer,
   t: number,
@@ -506,12 +488,7 @@ export const DSYNC_CODEC: RdataCodec = {
   },
 };
 
-/**
- * HIP (RFC 8005 section 3.1): `PK-algorithm HIT public-key
- * [rendezvous-servers...]`; the HIT in hex and the key in base64, one token
- * each, then any number of names. Wire: HIT length, algorithm, key length
- * (16 bits), HIT, key, the names uncompressed.
- */
+/** HIP (RFC 8005 section 3.1): `PK-algorithm HIT public-key [rendezvous-servers...]`. */
 export const HIP_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
     const alg = numberToken(lex, first, 255, 'public key algorithm');
@@ -570,11 +547,7 @@ export const HIP_CODEC: RdataCodec = {
   },
 };
 
-/**
- * AMTRELAY (RFC 8777 section 4.3): `precedence D-bit type relay`; type 0
- * takes ".", 1 an IPv4 address, 2 an IPv6 address, 3 a domain name. Wire:
- * precedence, then D in the top bit and the type in the low 7 bits.
- */
+/** AMTRELAY (RFC 8777 section 4.3): `precedence D-bit type relay`; D shares an octet with the type. */
 export const AMTRELAY_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
     const prec = numberToken(lex, first, 255, 'precedence');
@@ -625,11 +598,7 @@ export const AMTRELAY_CODEC: RdataCodec = {
   },
 };
 
-/**
- * DOA (draft-durand-doa-over-dns): `enterprise type location "media-type"
- * data`, the data in base64 or "-" for none. Wire: 32-bit enterprise,
- * 32-bit type, 8-bit location, the media type as a <character-string>, data.
- */
+/** DOA (draft-durand-doa-over-dns): `enterprise type location "media-type" data` (base64 or `-`). */
 export const DOA_CODEC: RdataCodec = {
   parse(lex, first, _origin, w) {
     const ent = numberToken(lex, first, 0xffffffff, 'enterprise');

@@ -1,12 +1,8 @@
 /**
- * The RDATA codec registry, keyed by the named type constants of
- * `rr/types.ts`: the field layout of each type whose presentation form is a
- * plain sequence of fields (`SCHEMAS`), the codec of each type that needs its
- * own reader, wire check and printer (one module per family in this folder),
- * and the entry points that choose between the RFC 3597 generic form, a field
- * layout and a codec. The zone parser and writer go through here. The codec
- * modules import their helpers from layout.ts and this module imports them,
- * so no module imports one that imports it back.
+ * The RDATA codec registry: the field layout of each type whose presentation
+ * is a plain sequence of fields (`SCHEMAS`), the codec of each type that
+ * needs its own, and the entry points that choose between those and the
+ * RFC 3597 generic form. Codec modules import helpers from layout.ts, never from here.
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_QUOTED } from '../../zone/lexer.ts';
@@ -144,11 +140,7 @@ import {
 } from './misc.ts';
 import { SVCB_CODEC } from './svcb.ts';
 
-/**
- * RDATA layouts of the types read in presentation form. Each field kind is
- * one field of the wire format, in order (RFC 1035 section 3.3, RFC 3596,
- * RFC 2782, RFC 3403 section 4.1, RFC 8659 section 4.1, RFC 4034, ...).
- */
+/** The field layout of each type read field by field, in wire order. */
 export const SCHEMAS: ReadonlyMap<number, readonly FieldKind[]> = new Map<number, FieldKind[]>([
   [TYPE_A, ['ipv4']],
   [TYPE_NS, ['name']],
@@ -244,10 +236,7 @@ export function hasPresentationForm(type: number): boolean {
   return SCHEMAS.has(type) || codecFor(type) !== undefined;
 }
 
-/**
- * Encode the RDATA tokens `first..lex.count-1` of the current entry for
- * `type` into `w`. Handles the RFC 3597 `\#` form for every type.
- */
+/** Encode the RDATA tokens `first..lex.count-1` for `type` into `w` (the `\#` form for every type). */
 export function encodeRdataTokens(
   lex: Lexer,
   first: number,
@@ -325,10 +314,7 @@ export function encodeRdataTokens(
   return encodeFields(lex, first, type, schema, origin, w);
 }
 
-/**
- * Presentation of RDATA (the part after the type). Types without a layout,
- * or RDATA that does not fit its layout, use the RFC 3597 generic form.
- */
+/** Presentation of RDATA; the RFC 3597 generic form when the type has no layout or the RDATA does not fit it. */
 export function rdataToText(type: number, rdata: Uint8Array): string {
   const schema = SCHEMAS.get(type);
   if (!schema) {

@@ -1,33 +1,12 @@
 /**
- * SVCB and HTTPS RDATA (RFC 9460), with the SvcParamKeys of RFC 9460
- * section 14.3.2, `dohpath` (RFC 9461) and `ohttp` (RFC 9540).
- *
- * @see RFC 9460 section 2.1: "SvcParam = SvcParamKey ["=" SvcParamValue]",
- * "SvcParamKey = 1*63(ALPHA-LC / DIGIT / "-")", "SvcParamValue =
- * char-string"; "SvcParams in presentation format MAY appear in any order,
- * but keys MUST NOT be repeated." Unknown keys: "keyNNNNN" with NNNNN the
- * key number "without leading zeros", whose value "SHALL be used as its
- * wire-format encoding".
- * @see RFC 9460 section 2.2 (wire): "SvcParamKeys SHALL appear in
- * increasing numeric order." Each SvcParam is key (u16), length (u16), value.
- * @see RFC 9460 section 8: mandatory keys are "a comma-separated list
- * (Appendix A.1) of one or more valid SvcParamKeys", "the "mandatory"
- * SvcParamKey MUST NOT be included in its own list", in wire form "in
- * strictly increasing numeric order", and listed keys must be present.
- * @see RFC 9460 section 7.1.1: "When "no-default-alpn" is specified in an
- * RR, "alpn" must also be specified in order for the RR to be
- * "self-consistent"". Refused, as BIND refuses it (Knot accepts it).
- * @see RFC 9460 appendix A.1: a comma-separated list is first decoded as a
- * char-string, then split at commas, where "\," and "\\" stand for a comma
- * and a backslash in an item; any other backslash is an error (as Knot;
- * BIND drops it).
- * @see RFC 9461 section 5: dohpath "MUST contain a "dns" variable" and is a
- * relative URI template (BIND refuses one that does not start with `/`).
- *
- * Values BIND 9.18 reads but Knot refuses, refused here: an empty `ech`.
- * Printed as BIND prints (alpn quoted with the list escapes), except that
- * dohpath keeps its mnemonic (BIND 9.18 prints key7) and ohttp is printed as
- * `key8` (BIND 9.18 does not know the mnemonic).
+ * SVCB and HTTPS RDATA (RFC 9460), with `dohpath` (RFC 9461) and `ohttp`
+ * (RFC 9540). Keys in any order, never repeated, unknown ones as `keyNNNNN`;
+ * on the wire in increasing order; `mandatory` keys listed in strictly
+ * increasing order, present, never itself. As BIND: `no-default-alpn`
+ * without `alpn` is refused; a dohpath must start with `/` and hold `dns`.
+ * As Knot: in comma lists (appendix A.1) a backslash other than `\,` or `\\`
+ * is an error; an empty `ech` is refused. Printed as BIND prints, but
+ * dohpath keeps its mnemonic and ohttp is printed `key8`.
  */
 import { decodeUtf8Strict } from '../../../../kit/core/utf8.ts';
 import type { ZoneCode } from '../../zone/codes.ts';
