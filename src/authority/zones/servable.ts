@@ -21,13 +21,18 @@
  * and glue, the NAPTR lint).
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
-import type { ExpectDirective } from '../../dns/core/zone/parser.ts';
-import { checkExpectations, lintNaptrRecords } from '../../ddds/core/lint/naptr-lint.ts';
+import {
+  checkExpectations,
+  lintNaptrRecords,
+  lintNaptrRows,
+} from '../../ddds/core/lint/naptr-lint.ts';
+import { recordRows, storeRows } from '../../ddds/core/lint/rows.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
 import { lintDelegationCuts } from '../../ddds/core/lint/cuts.ts';
 import { checkDenialChains } from '../../dnssec/core/chain-check.ts';
 import { verifyZoneSignatures } from '../../dnssec/verify.ts';
 import { signWithState, type InlineSignResult, type InlineSigning } from '../../dnssec/inline.ts';
-import { loadZoneFile, type FileStamp, type LoadOptions } from './load.ts';
+import { loadZoneFile, type FileStamp, type LoadOptions, type LoadResult } from './load.ts';
 import {
   patchZone,
   touchedCutFindings,
@@ -74,17 +79,15 @@ export function refuses(d: ZoneDiagnostic, strict = false): boolean {
 }
 
 /** The findings of the checks beyond the build: NAPTR lint, `; expect`, a signed file's DNSSEC. */
-function contentFindings(
-  zone: Zone | undefined,
-  naptr: readonly ResourceRecord[],
-  expects: readonly ExpectDirective[],
-  now: number,
-): ZoneDiagnostic[] {
+function contentFindings(r: LoadResult, now: number): ZoneDiagnostic[] {
+  const zone = r.zone;
+  // A built zone is linted from its store's columns (no record views made).
+  const rows = zone instanceof StoreZone ? storeRows(zone.store) : recordRows(r.naptr);
   return [
-    ...lintNaptrRecords(naptr),
-    ...checkExpectations(expects, naptr),
+    ...lintNaptrRows(rows),
+    ...(r.expects.length > 0 ? checkExpectations(r.expects, r.naptr) : []),
     // A delegation below the apex needs a zone cut, or a secondary holding only this zone answers NXDOMAIN.
-    ...(zone ? lintDelegationCuts(zone, naptr) : []),
+    ...(zone ? lintDelegationCuts(zone, rows) : []),
     // A signed file: every authoritative RRset has a valid, current RRSIG (as dnssec-verify) ...
     ...(zone ? verifyZoneSignatures(zone, now) : []),
     // ... and a complete, closed NSEC or NSEC3 chain whose bitmaps match.
@@ -102,7 +105,7 @@ export async function zoneFromSource(
   const at = now ?? Math.floor(Date.now() / 1000);
   const diagnostics = inLineOrder([
     ...r.diagnostics,
-    ...contentFindings(r.zone, r.naptr, r.expects, at),
+    ...contentFindings(r, at),
   ]);
   const base = {
     file: r.file,

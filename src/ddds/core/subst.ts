@@ -375,7 +375,7 @@ export function parseSubstitution(field: string): ParseSubstitutionResult {
 }
 
 /** Characters a template may stand for (plain literals in the ERE outside brackets and in the replacement). */
-const TEMPLATE_SAFE: Uint8Array = (() => {
+export const TEMPLATE_SAFE: Uint8Array = (() => {
   const t = new Uint8Array(128);
   for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:;@~=,%&-') {
     t[ch.charCodeAt(0)] = 1;
@@ -384,7 +384,7 @@ const TEMPLATE_SAFE: Uint8Array = (() => {
 })();
 
 /** Stands for a run of template-safe characters in a template key. */
-const RUN = '\u0001';
+export const RUN = '\u0001';
 
 /**
  * The template of a REGEXP field: the field with every maximal run of

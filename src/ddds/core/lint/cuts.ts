@@ -11,11 +11,14 @@
  * cut": a child zone exists for the parent's servers only through the NS
  * RRset at the cut.
  */
-import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../../dns/core/zone/model.ts';
+import type { SourcePosition, Zone, ZoneDiagnostic } from '../../../dns/core/zone/model.ts';
 import { TYPE_NAPTR } from '../../../dns/core/rr/types.ts';
 import { naptrFields } from './naptr-lint.ts';
 import { parseSubstitution } from '../subst.ts';
 import { absoluteLowerName } from '../../../kit/core/names.ts';
+import type { NaptrRows } from './rows.ts';
+
+const at = (position: SourcePosition | undefined) => (position ? { position } : {});
 
 /** The next key a non-terminal rule gives whatever the AUS: the REPLACEMENT, or a REGEXP without back-references. */
 export function fixedNextKey(regexp: string, replacement: string): string | undefined {
@@ -37,20 +40,23 @@ function underCut(cuts: ReadonlySet<string>, name: string, origin: string): bool
 
 /**
  * NAPTR_DELEGATION_NO_CUT warnings for `zone`, over its NAPTR records
- * `naptr` (one per owner and target). Terminal rules are passed over on
+ * (`naptr`, rows of its store or a list; one per owner and target). Terminal rules are passed over on
  * their FLAGS length octet, and each distinct rule is read once, so a large
  * zone pays for its delegations only.
  */
-export function lintDelegationCuts(zone: Zone, naptr: readonly ResourceRecord[]): ZoneDiagnostic[] {
+export function lintDelegationCuts(zone: Zone, naptr: NaptrRows): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
   const seen = new Set<string>();
   const origin = zone.origin;
   const cuts = new Set(zone.cuts);
   const targets = new Map<string, string | undefined>();
-  for (const rr of naptr) {
+  for (let k = 0; k < naptr.count; k++) {
+    if (!naptr.isNaptr(k)) continue;
     // RDATA: ORDER (2), PREFERENCE (2), then FLAGS as a <character-string>: non-empty = terminal.
-    if (rr.type !== TYPE_NAPTR || rr.rdata[4] !== 0) continue;
-    const f = naptrFields(rr.rdata);
+    const start = naptr.rdataStart(k);
+    const length = naptr.rdataLength(k);
+    if (length < 5 || naptr.rdataBlock(k)[start + 4] !== 0) continue;
+    const f = naptrFields(naptr.rdataBlock(k).subarray(start, start + length));
     if (f === undefined || f.flags !== '') continue;
     const rule = `${f.regexp}\u0000${f.replacement}`;
     let next = targets.get(rule);
@@ -59,7 +65,7 @@ export function lintDelegationCuts(zone: Zone, naptr: readonly ResourceRecord[])
       if (targets.size < 100_000) targets.set(rule, next);
     }
     if (next === undefined || next === origin || !next.endsWith(`.${origin}`)) continue;
-    const owner = absoluteLowerName(rr.owner);
+    const owner = absoluteLowerName(naptr.ownerName(k));
     if (seen.has(`${owner} ${next}`) || underCut(cuts, owner, origin)) continue;
     seen.add(`${owner} ${next}`);
     if (underCut(cuts, next, origin) || zone.nodes.get(next)?.rrsets.has(TYPE_NAPTR)) continue;
@@ -67,7 +73,7 @@ export function lintDelegationCuts(zone: Zone, naptr: readonly ResourceRecord[])
       code: 'NAPTR_DELEGATION_NO_CUT',
       severity: 'warning',
       message: `${owner} delegates to ${next}, below the apex, but this zone has no NAPTR records there and no zone cut (NS): a server holding only ${origin} answers NXDOMAIN for it (give the route ns: in the routing table, or add NS and glue at ${next})`,
-      ...(rr.source ? { position: rr.source } : {}),
+      ...at(naptr.source(k)),
     });
   }
   return out;

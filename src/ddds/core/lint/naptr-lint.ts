@@ -8,12 +8,14 @@
  * exactly what the client will run.
  *
  * Scale (a registry's zone of a million rules is checked before it is
- * published): a distinct combination of FLAGS, SERVICES, REGEXP and
- * REPLACEMENT is decoded and checked once (cache keyed by its octets); a
- * REGEXP whose template (`substitutionTemplate`: the field with its literal
- * runs abstracted) was seen valid is not parsed again; no engine program is
- * compiled (`compileEre` compiles on first use); the PREFERENCE rule is
- * checked per run of one owner. `test/zone/naptr-lint-scale.test.ts` holds
+ * published, and the server lints every zone it loads): a record with
+ * nothing to report is told from its octets without decoding them
+ * (`quick.ts`); the others are decoded and checked, each distinct
+ * combination of FLAGS, SERVICES, REGEXP and REPLACEMENT once (table keyed
+ * by its octets); a REGEXP whose template (`substitutionTemplate`: the field
+ * with its literal runs abstracted) was seen valid is not parsed again; no
+ * engine program is compiled (`compileEre` compiles on first use); the
+ * PREFERENCE rule is checked per run of one owner. `test/zone/naptr-lint-scale.test.ts` holds
  * the result equal to a per-record reference; `bench/zone-load.ts --lint`
  * measures it.
  */
@@ -41,9 +43,11 @@ import {
   naptrOrder,
   naptrPreference,
 } from '../../../dns/core/rr/naptr.ts';
-import { fnv1aBytes, fnv1aText } from '../../../kit/core/hash.ts';
+import { fnv1aBytes } from '../../../kit/core/hash.ts';
 import { decodeUtf8Strict } from '../../../kit/core/utf8.ts';
 import { BoundedMemo } from '../../../kit/core/memo.ts';
+import { recordRows, type NaptrRows } from './rows.ts';
+import { CLEAN, LOOK, MALFORMED, OctetTable, QuickCheck } from './quick.ts';
 
 /** NAPTR RDATA as strings (wire values: single backslashes), or undefined when malformed. */
 export function naptrFields(rdata: Uint8Array): NaptrRecord | undefined {
@@ -228,6 +232,8 @@ interface RegexpFindings {
   readonly warnings: readonly { readonly code: LintCode; readonly message: string }[];
   /** For a "U" record: the NAPTR_U_NOT_URI message, when the output has no scheme. */
   readonly notUri: string | undefined;
+  /** Valid, and its pattern anchored with "^". */
+  readonly anchored: boolean;
 }
 
 const NO_WARNINGS: readonly { code: LintCode; message: string }[] = Object.freeze([]);
@@ -242,6 +248,7 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
       },
       warnings: NO_WARNINGS,
       notUri: undefined,
+      anchored: false,
     };
   }
   const ere = r.ere;
@@ -264,22 +271,29 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
       !scheme && (prefix.complete || prefix.text !== '')
         ? `a "U" record must output an absolute URI (RFC 3404 section 4.3); the replacement starts ${JSON.stringify(prefix.text)}, which has no scheme`
         : undefined,
+    anchored: ere.startsWith('^'),
   };
 }
 
 /**
- * Per-field memos of one lint run. REGEXP fields repeat across a zone (shared
- * rules), and the distinct ones mostly differ only in literals (one rule per
- * jurisdiction): the checker reads the ERE of a known template only once.
- * Every memo holds small values and is bounded.
+ * Per-field memos of the lint, shared by every lint run of a thread (the
+ * server lints each zone it loads, and thousands of small zones repeat their
+ * shapes): REGEXP fields mostly differ only in literals (one rule per
+ * jurisdiction or zone), so the checker reads the ERE of a known template
+ * only once, and the quick reading (`quick.ts`) passes over a clean record
+ * whose template was seen valid and anchored. Every memo holds small values
+ * of pure functions and is bounded.
  */
 class LintMemo {
   readonly checker = new SubstitutionChecker(LINT_TEMPLATES);
+  readonly quick = new QuickCheck();
   private readonly flags = new BoundedMemo<string, FlagsResult>(LINT_SMALL_FIELDS);
   private readonly services = new BoundedMemo<string, ServicesResult>(LINT_SMALL_FIELDS);
 
   regexp(field: string): RegexpFindings {
-    return regexpFindings(field, this.checker);
+    const found = regexpFindings(field, this.checker);
+    if (found.anchored) this.quick.validAnchoredText(field);
+    return found;
   }
 
   flagsOf(field: string): FlagsResult {
@@ -296,6 +310,8 @@ const LINT_TEMPLATES = 4096;
 /** Distinct FLAGS and SERVICES values kept. */
 const LINT_SMALL_FIELDS = 1024;
 
+const MEMO = new LintMemo();
+
 /** A finding of a record that depends only on its FLAGS, SERVICES, REGEXP and REPLACEMENT. */
 interface Finding {
   readonly code: LintCode;
@@ -304,129 +320,76 @@ interface Finding {
   readonly token: string | undefined;
 }
 
-/** The fields of a NAPTR RDATA after ORDER and PREFERENCE, decoded once, with the findings they give. */
-interface NaptrFields {
-  readonly flags: string;
-  readonly services: string;
-  readonly regexp: string;
-  readonly replacement: string;
-  readonly flagsLower: string;
-  readonly servicesLower: string;
-  readonly findings: readonly Finding[];
-}
-
 const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
 
-/** Most slots of the direct-mapped cache of decoded fields (a power of two). */
+/** Most slots of the table of records read in full (a power of two). */
 const FIELD_SLOTS = 1 << 14;
-/** Most octets of keys kept; when full, the cache starts over. */
+/** Most octets of its keys kept; when full, it starts over. */
 const FIELD_ARENA = 1 << 22;
 
 /**
- * Decoded fields by their octets: a direct-mapped table (one entry per slot,
- * the newest wins) whose keys are copied into one arena, with each slot's
- * hash, key offset and length in typed arrays, so a repeated rule costs a
- * hash and a comparison of its octets, and makes nothing. Sized to the
- * records linted (a handful of records make a small cache).
+ * The findings of the records the quick reading leaves, by their octets after
+ * ORDER and PREFERENCE: a repeated rule costs a hash and a comparison. Sized
+ * to the records linted.
  */
-class FieldCache {
-  private readonly entries: (NaptrFields | undefined)[];
-  private readonly hashes: Int32Array;
-  /** Key offset in the arena, -1 for an empty slot. */
-  private readonly keyAt: Int32Array;
-  private readonly keyLength: Int32Array;
-  /** 1 when the slot's entry was found again since it was stored (second chance). */
-  private readonly reused: Uint8Array;
-  private readonly mask: number;
-  private arena: Uint8Array;
-  private used = 0;
-  private readonly memo: LintMemo;
+class FullReads {
+  private readonly table: OctetTable<readonly Finding[] | null>;
 
-  constructor(memo: LintMemo, records: number) {
-    this.memo = memo;
+  constructor(records: number) {
     let size = 16;
     while (size < FIELD_SLOTS && size < 2 * records) size *= 2;
-    this.entries = new Array<NaptrFields | undefined>(size).fill(undefined);
-    this.hashes = new Int32Array(size);
-    this.keyAt = new Int32Array(size).fill(-1);
-    this.keyLength = new Int32Array(size);
-    this.reused = new Uint8Array(size);
-    this.mask = size - 1;
-    this.arena = new Uint8Array(64 * size);
+    this.table = new OctetTable(size, FIELD_ARENA);
   }
 
-  /** The fields of `rdata` (at least 8 octets), or undefined when they are malformed. */
-  get(rdata: Uint8Array): NaptrFields | undefined {
-    const n = rdata.length;
-    const h = fnv1aBytes(rdata, 4, n);
-    const slot = h & this.mask;
-    const at = this.keyAt[slot]!;
-    if (at >= 0 && this.hashes[slot] === h && this.keyLength[slot] === n - 4) {
-      const arena = this.arena;
-      const d = at - 4;
-      let i = 4;
-      while (i < n && arena[d + i] === rdata[i]) i++;
-      if (i === n) {
-        this.reused[slot] = 1;
-        return this.entries[slot];
-      }
+  /** The findings of the NAPTR RDATA `bytes[start, end)`, or undefined when it is malformed. */
+  findings(bytes: Uint8Array, start: number, end: number): readonly Finding[] | undefined {
+    const h = fnv1aBytes(bytes, start + 4, end);
+    let found = this.table.get(bytes, start + 4, end, h);
+    if (found === undefined) {
+      const f = naptrFields(bytes.subarray(start, end));
+      found = f === undefined ? null : recordFindings(f, MEMO);
+      this.table.set(bytes, start + 4, end, h, found);
     }
-    const f = naptrFields(rdata);
-    if (f === undefined) return undefined;
-    const made: NaptrFields = {
-      flags: f.flags,
-      services: f.services,
-      regexp: f.regexp,
-      replacement: f.replacement,
-      flagsLower: f.flags.toLowerCase(),
-      servicesLower: f.services.toLowerCase(),
-      findings: recordFindings(f, this.memo),
-    };
-    // A rule that was found again keeps its slot once against a newcomer: a
-    // zone's repeated rules are not pushed out by its many one-off ones.
-    if (at >= 0 && this.reused[slot] === 1) {
-      this.reused[slot] = 0;
-      return made;
-    }
-    if (this.used + n - 4 > this.arena.length) {
-      if (this.arena.length < FIELD_ARENA) {
-        const grown = new Uint8Array(Math.min(FIELD_ARENA, 2 * (this.arena.length + n)));
-        grown.set(this.arena.subarray(0, this.used));
-        this.arena = grown;
-      }
-      if (this.used + n - 4 > this.arena.length) {
-        this.keyAt.fill(-1);
-        this.entries.fill(undefined);
-        this.used = 0;
-      }
-    }
-    this.arena.set(rdata.subarray(4), this.used);
-    this.keyAt[slot] = this.used;
-    this.keyLength[slot] = n - 4;
-    this.hashes[slot] = h;
-    this.reused[slot] = 0;
-    this.used += n - 4;
-    this.entries[slot] = made;
-    return made;
+    return found ?? undefined;
   }
 }
 
-/**
- * NAPTR_PREFERENCE_AS_ORDER for the records of one owner, in record order
- * (parallel lists: record, ORDER, PREFERENCE, fields).
- */
-function preferenceFindings(
-  rrs: readonly ResourceRecord[],
-  orders: readonly number[],
-  prefs: readonly number[],
-  fields: readonly NaptrFields[],
-): ZoneDiagnostic[] | undefined {
-  const n = rrs.length;
+/** A well-formed record of one owner, as the PREFERENCE rule compares them. */
+interface RunRecord {
+  readonly source: SourcePosition | undefined;
+  readonly order: number;
+  readonly preference: number;
+  readonly flagsLower: string;
+  readonly servicesLower: string;
+  readonly regexp: string;
+  readonly replacement: string;
+}
+
+/** Row k as the PREFERENCE rule reads it, or undefined when it is malformed. */
+function runRecord(rows: NaptrRows, k: number): RunRecord | undefined {
+  const start = rows.rdataStart(k);
+  const rdata = rows.rdataBlock(k).subarray(start, start + rows.rdataLength(k));
+  const f = rdata.length < 8 ? undefined : naptrFields(rdata);
+  if (f === undefined) return undefined;
+  return {
+    source: rows.source(k),
+    order: f.order,
+    preference: f.preference,
+    flagsLower: f.flags.toLowerCase(),
+    servicesLower: f.services.toLowerCase(),
+    regexp: f.regexp,
+    replacement: f.replacement,
+  };
+}
+
+/** NAPTR_PREFERENCE_AS_ORDER for the records of one owner, in record order. */
+function preferenceFindings(recs: readonly RunRecord[]): ZoneDiagnostic[] | undefined {
+  const n = recs.length;
   if (n <= PAIRWISE_MAX) {
     let out: ZoneDiagnostic[] | undefined;
     for (let i = 0; i < n; i++) {
       for (let j = i + 1; j < n; j++) {
-        const d = preferencePair(rrs, orders, prefs, fields, i, j);
+        const d = preferencePair(recs[i]!, recs[j]!);
         if (d !== undefined) (out ??= []).push(d);
       }
     }
@@ -437,8 +400,8 @@ function preferenceFindings(
   // records all have one PREFERENCE has none. Pairs come out in (i, j) order.
   const groups = new Map<string, number[]>();
   for (let i = 0; i < n; i++) {
-    const f = fields[i]!;
-    const key = `${orders[i]!}\0${f.flagsLower}\0${f.servicesLower}`;
+    const f = recs[i]!;
+    const key = `${f.order}\0${f.flagsLower}\0${f.servicesLower}`;
     const g = groups.get(key);
     if (g === undefined) groups.set(key, [i]);
     else g.push(i);
@@ -447,12 +410,12 @@ function preferenceFindings(
   for (const g of groups.values()) {
     let onePreference = true;
     for (let k = 1; k < g.length && onePreference; k++) {
-      if (prefs[g[k]!] !== prefs[g[0]!]) onePreference = false;
+      if (recs[g[k]!]!.preference !== recs[g[0]!]!.preference) onePreference = false;
     }
     if (onePreference) continue;
     for (let x = 0; x < g.length; x++) {
       for (let y = x + 1; y < g.length; y++) {
-        const d = preferencePair(rrs, orders, prefs, fields, g[x]!, g[y]!);
+        const d = preferencePair(recs[g[x]!]!, recs[g[y]!]!);
         if (d !== undefined) found.push({ i: g[x]!, j: g[y]!, d });
       }
     }
@@ -465,80 +428,23 @@ function preferenceFindings(
 /** Records of one owner compared pairwise below this count; above it, by groups. */
 const PAIRWISE_MAX = 8;
 
-/** NAPTR_PREFERENCE_AS_ORDER for records i < j of one owner, if they are such a pair. */
-function preferencePair(
-  rrs: readonly ResourceRecord[],
-  orders: readonly number[],
-  prefs: readonly number[],
-  fields: readonly NaptrFields[],
-  i: number,
-  j: number,
-): ZoneDiagnostic | undefined {
+/** NAPTR_PREFERENCE_AS_ORDER for records a before b of one owner, if they are such a pair. */
+function preferencePair(a: RunRecord, b: RunRecord): ZoneDiagnostic | undefined {
   // ORDER, not PREFERENCE, makes "more specific first" deterministic.
-  const ao = orders[i]!;
-  const ap = prefs[i]!;
-  const bp = prefs[j]!;
-  if (ao !== orders[j]! || ap === bp) return undefined;
-  const a = fields[i]!;
-  const b = fields[j]!;
+  const ap = a.preference;
+  const bp = b.preference;
+  if (a.order !== b.order || ap === bp) return undefined;
   if (a.flagsLower !== b.flagsLower) return undefined;
   if (a.servicesLower !== b.servicesLower) return undefined;
   if (a.regexp === b.regexp && a.replacement === b.replacement) return undefined;
-  const later = ap > bp ? i : j;
+  const later = ap > bp ? a : b;
   return diag(
     'NAPTR_PREFERENCE_AS_ORDER',
     'warning',
-    `records with ORDER ${ao}, the same flags and services but different rules are told apart only by PREFERENCE (${ap}, ${bp}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
-    rrs[later]!,
-    String(prefs[later]!),
+    `records with ORDER ${a.order}, the same flags and services but different rules are told apart only by PREFERENCE (${ap}, ${bp}); a client MAY pick either (RFC 3403 section 4.1): use different ORDER values for "more specific first"`,
+    later,
+    String(later.preference),
   );
-}
-
-/**
- * Owner names -> index in order of first appearance: open addressing over
- * typed arrays, hashed in place (a zone has as many owners as rules; a Map
- * of them costs twice as much).
- */
-class OwnerTable {
-  private ids = new Int32Array(1024).fill(-1);
-  private hashes = new Int32Array(1024);
-  readonly names: string[] = [];
-
-  /** The owner's index, and whether it was there before. */
-  index(name: string): { id: number; seen: boolean } {
-    const h = fnv1aText(name);
-    const mask = this.ids.length - 1;
-    let i = h & mask;
-    for (;;) {
-      const id = this.ids[i]!;
-      if (id < 0) break;
-      if (this.hashes[i] === h && this.names[id] === name) return { id, seen: true };
-      i = (i + 1) & mask;
-    }
-    const id = this.names.length;
-    this.ids[i] = id;
-    this.hashes[i] = h;
-    this.names.push(name);
-    if (2 * this.names.length > this.ids.length) this.grow();
-    return { id, seen: false };
-  }
-
-  private grow(): void {
-    const size = 2 * this.ids.length;
-    const ids = new Int32Array(size).fill(-1);
-    const hashes = new Int32Array(size);
-    const mask = size - 1;
-    for (let k = 0; k < this.ids.length; k++) {
-      const id = this.ids[k]!;
-      if (id < 0) continue;
-      let j = this.hashes[k]! & mask;
-      while (ids[j]! >= 0) j = (j + 1) & mask;
-      ids[j] = id;
-      hashes[j] = this.hashes[k]!;
-    }
-    this.ids = ids;
-    this.hashes = hashes;
-  }
 }
 
 const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 section 4.1)';
@@ -547,144 +453,180 @@ const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 secti
  * Lint every NAPTR record; records of other types are ignored. Findings come
  * in record order, then the NAPTR_PREFERENCE_AS_ORDER warnings by owner (in
  * order of the owner's first record).
- *
- * Each distinct combination of FLAGS, SERVICES, REGEXP and REPLACEMENT is
- * decoded and checked once (while it stays in a bounded cache); a record
- * only adds its position to the findings. The records of an owner are
- * usually consecutive: each run of one owner is checked for the PREFERENCE
- * rule when it ends; an owner that comes back after another one is checked
- * at the end over its first run (kept as a range) and its later records.
  */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
-  const out: ZoneDiagnostic[] = [];
-  const cache = new FieldCache(new LintMemo(), records.length);
-  const owners = new OwnerTable();
-  /** Each owner's first run: record indices [firstStart[id], firstEnd[id]). */
-  let firstStart = new Int32Array(1024);
-  let firstEnd = new Int32Array(1024);
-  /** Owners that come back after another one: the record indices of their later runs. */
-  const later = new Map<number, number[]>();
-  /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
-  const byOwner = new Map<number, ZoneDiagnostic[]>();
-  let runOwner: string | undefined;
-  let runId = -1;
-  /** The owner's list of later records, when the current run is not its first. */
-  let runLater: number[] | undefined;
-  let lastRecord = -1;
-  // The current run's well-formed records (lists reused from run to run).
-  const runRRs: ResourceRecord[] = [];
-  const runOrders: number[] = [];
-  const runPrefs: number[] = [];
-  const runFields: NaptrFields[] = [];
-  const closeRun = () => {
-    if (runId >= 0 && runLater === undefined) {
-      firstEnd[runId] = lastRecord + 1;
-      if (runRRs.length >= 2) {
-        const found = preferenceFindings(runRRs, runOrders, runPrefs, runFields);
-        if (found !== undefined) byOwner.set(runId, found);
-      }
-    }
-    runRRs.length = 0;
-    runOrders.length = 0;
-    runPrefs.length = 0;
-    runFields.length = 0;
-  };
-  for (let k = 0; k < records.length; k++) {
-    const rr = records[k]!;
-    if (rr.type !== TYPE_NAPTR) continue;
-    const owner = rr.owner;
-    if (owner !== runOwner) {
-      closeRun();
-      runOwner = owner;
-      const { id, seen } = owners.index(owner);
-      runId = id;
-      if (seen) {
-        // Its records are checked together at the end.
-        runLater = later.get(id);
-        if (runLater === undefined) later.set(id, (runLater = []));
-      } else {
-        runLater = undefined;
-        if (id >= firstStart.length) {
-          firstStart = doubled(firstStart);
-          firstEnd = doubled(firstEnd);
-        }
-        firstStart[id] = k;
-      }
-    }
-    lastRecord = k;
-    if (runLater !== undefined) runLater.push(k);
-    const rdata = rr.rdata;
-    const f = rdata.length < 8 ? undefined : cache.get(rdata);
-    if (f === undefined) {
-      out.push(diag('NAPTR_MALFORMED', 'error', MALFORMED_MESSAGE, rr));
-      continue;
-    }
-    runRRs.push(rr);
-    runOrders.push(naptrOrder(rdata, 0));
-    runPrefs.push(naptrPreference(rdata, 0));
-    runFields.push(f);
-    const findings = f.findings;
-    for (let i = 0; i < findings.length; i++) {
-      const d = findings[i]!;
-      out.push(diag(d.code, d.severity, d.message, rr, d.token));
-    }
-  }
-  closeRun();
-  recheckLaterOwners(records, cache, later, firstStart, firstEnd, byOwner);
-  appendByOwner(out, byOwner);
-  return out;
-}
-
-/** The PREFERENCE findings after all others, by owner in order of first appearance. */
-function appendByOwner(out: ZoneDiagnostic[], byOwner: Map<number, ZoneDiagnostic[]>): void {
-  for (const id of [...byOwner.keys()].sort((a, b) => a - b)) {
-    for (const d of byOwner.get(id)!) out.push(d);
-  }
-}
-
-/** A copy of `a` twice as long. */
-function doubled(a: Int32Array): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(2 * a.length);
-  grown.set(a);
-  return grown;
+  return lintNaptrRows(recordRows(records));
 }
 
 /**
- * The PREFERENCE rule again for each owner that came back after another one,
- * over its first run (the range [firstStart, firstEnd)) and its later records:
- * its findings replace those of its first run.
+ * `lintNaptrRecords` over rows (`rows.ts`: a list of records, or a loaded
+ * zone's store). A record with nothing to report is told from its octets
+ * (`quick.ts`); the others are decoded and checked, each distinct
+ * combination of FLAGS, SERVICES, REGEXP and REPLACEMENT once while it stays
+ * in a bounded table, and a record only adds its position to the findings.
+ * With `quick: false` every record is decoded and checked (the reading the
+ * tests hold the quick one equal to).
  */
-function recheckLaterOwners(
-  records: readonly ResourceRecord[],
-  cache: FieldCache,
-  later: Map<number, number[]>,
-  firstStart: Int32Array,
-  firstEnd: Int32Array,
-  byOwner: Map<number, ZoneDiagnostic[]>,
-): void {
-  for (const [id, more] of later) {
-    const rrs: ResourceRecord[] = [];
-    const orders: number[] = [];
-    const prefs: number[] = [];
-    const fields: NaptrFields[] = [];
-    const add = (k: number): void => {
-      const rr = records[k]!;
-      if (rr.type !== TYPE_NAPTR) return;
-      const rdata = rr.rdata;
-      const f = rdata.length < 8 ? undefined : cache.get(rdata);
-      if (f === undefined) return;
-      rrs.push(rr);
-      orders.push((rdata[0]! << 8) | rdata[1]!);
-      prefs.push((rdata[2]! << 8) | rdata[3]!);
-      fields.push(f);
-    };
-    // The first run's range holds only this owner's NAPTR records (and records of other types).
-    for (let k = firstStart[id]!; k < firstEnd[id]!; k++) add(k);
-    for (const k of more) add(k);
-    const found = rrs.length >= 2 ? preferenceFindings(rrs, orders, prefs, fields) : undefined;
-    if (found !== undefined) byOwner.set(id, found);
-    else byOwner.delete(id);
+export function lintNaptrRows(
+  rows: NaptrRows,
+  options: { readonly quick?: boolean } = {},
+): ZoneDiagnostic[] {
+  const out: ZoneDiagnostic[] = [];
+  const quick = options.quick === false ? undefined : MEMO.quick;
+  const runs = new OwnerRuns(rows);
+  let full: FullReads | undefined;
+  for (let k = 0, count = rows.count; k < count; k++) {
+    if (!rows.isNaptr(k)) continue;
+    runs.add(k);
+    const bytes = rows.rdataBlock(k);
+    const start = rows.rdataStart(k);
+    const end = start + rows.rdataLength(k);
+    const verdict = end - start < 8 ? MALFORMED : quick ? quick.check(bytes, start, end) : LOOK;
+    if (verdict === CLEAN) {
+      runs.wellFormed(k);
+      continue;
+    }
+    const found =
+      verdict === MALFORMED
+        ? undefined
+        : (full ??= new FullReads(count)).findings(bytes, start, end);
+    const at = { source: rows.source(k) };
+    if (found === undefined) {
+      out.push(diag('NAPTR_MALFORMED', 'error', MALFORMED_MESSAGE, at));
+      continue;
+    }
+    runs.wellFormed(k);
+    for (let i = 0; i < found.length; i++) {
+      const d = found[i]!;
+      out.push(diag(d.code, d.severity, d.message, at, d.token));
+    }
   }
+  runs.close(out);
+  return out;
+}
+
+/**
+ * The PREFERENCE rule by owner. The records of an owner are usually
+ * consecutive: each run of one owner is checked when it ends; an owner that
+ * comes back after another one is checked at the end over its first run
+ * (kept as a range of rows) and its later records.
+ */
+class OwnerRuns {
+  private readonly rows: NaptrRows;
+  /** Owner key -> owner index (in order of first appearance), -1 when not seen. */
+  private ids = new Int32Array(16).fill(-1);
+  private owners = 0;
+  /** Each owner's first run: rows [firstStart[id], firstEnd[id]). */
+  private firstStart = new Int32Array(16);
+  private firstEnd = new Int32Array(16);
+  /** Owners that come back after another one: the rows of their later runs. */
+  private readonly later = new Map<number, number[]>();
+  /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
+  private readonly byOwner = new Map<number, ZoneDiagnostic[]>();
+  private runKey = -1;
+  private runId = -1;
+  /** The owner's list of later rows, when the current run is not its first. */
+  private runLater: number[] | undefined;
+  private lastRow = -1;
+  /** The current run's well-formed rows. */
+  private readonly run: number[] = [];
+
+  constructor(rows: NaptrRows) {
+    this.rows = rows;
+  }
+
+  /** Row k, a NAPTR record, comes next. */
+  add(k: number): void {
+    const key = this.rows.ownerKey(k);
+    if (key !== this.runKey) this.startRun(k, key);
+    this.lastRow = k;
+    if (this.runLater !== undefined) this.runLater.push(k);
+  }
+
+  /** Row k (the last added) is well formed. */
+  wellFormed(k: number): void {
+    this.run.push(k);
+  }
+
+  /** The PREFERENCE findings after all others, by owner in order of first appearance. */
+  close(out: ZoneDiagnostic[]): void {
+    this.closeRun();
+    this.recheckLater();
+    for (const id of [...this.byOwner.keys()].sort((a, b) => a - b)) {
+      for (const d of this.byOwner.get(id)!) out.push(d);
+    }
+  }
+
+  private startRun(k: number, key: number): void {
+    this.closeRun();
+    this.runKey = key;
+    if (key >= this.ids.length) this.ids = grown(this.ids, key + 1, -1);
+    const seen = this.ids[key]!;
+    if (seen >= 0) {
+      // Its records are checked together at the end.
+      this.runId = seen;
+      this.runLater = this.later.get(seen);
+      if (this.runLater === undefined) this.later.set(seen, (this.runLater = []));
+      return;
+    }
+    const id = this.owners++;
+    this.ids[key] = id;
+    this.runId = id;
+    this.runLater = undefined;
+    if (id >= this.firstStart.length) {
+      this.firstStart = grown(this.firstStart, id + 1, 0);
+      this.firstEnd = grown(this.firstEnd, id + 1, 0);
+    }
+    this.firstStart[id] = k;
+  }
+
+  private closeRun(): void {
+    if (this.runId >= 0 && this.runLater === undefined) {
+      this.firstEnd[this.runId] = this.lastRow + 1;
+      if (this.run.length >= 2) {
+        const found = preferenceFindings(this.records(this.run));
+        if (found !== undefined) this.byOwner.set(this.runId, found);
+      }
+    }
+    this.run.length = 0;
+  }
+
+  /** The well-formed NAPTR records among `rows`. */
+  private records(rows: Iterable<number>): RunRecord[] {
+    const out: RunRecord[] = [];
+    for (const k of rows) {
+      if (!this.rows.isNaptr(k)) continue;
+      const r = runRecord(this.rows, k);
+      if (r !== undefined) out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * The PREFERENCE rule again for each owner that came back after another
+   * one, over its first run and its later records: its findings replace
+   * those of its first run.
+   */
+  private recheckLater(): void {
+    for (const [id, more] of this.later) {
+      const rows: number[] = [];
+      // The first run's range holds only this owner's NAPTR records (and records of other types).
+      for (let k = this.firstStart[id]!; k < this.firstEnd[id]!; k++) rows.push(k);
+      const recs = this.records([...rows, ...more]);
+      const found = recs.length >= 2 ? preferenceFindings(recs) : undefined;
+      if (found !== undefined) this.byOwner.set(id, found);
+      else this.byOwner.delete(id);
+    }
+  }
+}
+
+/** A copy of `a` at least `size` long (doubling), new entries `fill`. */
+function grown(a: Int32Array, size: number, fill: number): Int32Array<ArrayBuffer> {
+  let n = 2 * a.length;
+  while (n < size) n *= 2;
+  const out = new Int32Array(n).fill(fill);
+  out.set(a);
+  return out;
 }
 
 /** The findings of a record's fields, in the order they are reported. */
