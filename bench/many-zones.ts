@@ -37,6 +37,11 @@
  *   node_modules/.bin/node bench/many-zones.ts [--zones 1000,5000,10000]
  *     [--seconds 10] [--servers lexroute,one-zone,built,nsd,knot]
  *     [--server-cpu 0] [--client-cpu 1] [--rounds 0] [--rate 10000]
+ *     [--start-only] [--repeat 1]
+ *
+ * `--start-only` measures the start and its memory only (no queries, no
+ * reload); `--repeat N` measures each selected server N times per zone
+ * count, in turn, and the targets take each server's median start.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -56,6 +61,8 @@ const { values } = parseArgs({
     'client-cpu': { type: 'string', default: '1' },
     rounds: { type: 'string', default: '0' },
     rate: { type: 'string', default: '10000' },
+    'start-only': { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const COUNTS = values.zones.split(',').map(Number);
@@ -65,6 +72,8 @@ const SERVER_CPU = values['server-cpu'];
 const CLIENT_CPU = values['client-cpu'];
 const ROUNDS = Number(values.rounds);
 const RATE = values.rate;
+const START_ONLY = values['start-only'];
+const REPEAT = Number(values.repeat);
 const PARENT = 'lex.bench.';
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const BIN = join(ROOT, 'bin/lexroute.js');
@@ -351,6 +360,7 @@ function startLexroute(zones: string, port: number, control: string, bin = BIN):
 
 function startNsd(folder: string, count: number, port: number): Server {
   const work = join(dir, `nsd-${count}`);
+  rmSync(work, { recursive: true, force: true });
   mkdirSync(work);
   chmodSync(work, 0o777);
   const conf = [
@@ -380,6 +390,7 @@ function startNsd(folder: string, count: number, port: number): Server {
 
 function startKnot(folder: string, count: number, port: number): Server {
   const work = join(dir, `knot-${count}`);
+  rmSync(work, { recursive: true, force: true });
   mkdirSync(work);
   chmodSync(work, 0o777);
   const conf = [
@@ -454,6 +465,11 @@ async function measure(
     const startS = (performance.now() - t0) / 1000;
     await sleep(500);
     const rss = rssMb(server.child.pid!);
+    if (START_ONLY) {
+      const row: Row = { server: name, zones: count, startS, rssMb: rss, qps: NaN, lost: '-' };
+      process.stderr.write(`  ${JSON.stringify(row)}\n`);
+      return row;
+    }
     dnsperf(port, queries, ['-n', '1']);
     const { qps, lost } = dnsperf(port, queries);
     const rssAfterMb = rssMb(server.child.pid!);
@@ -592,61 +608,70 @@ for (const count of COUNTS) {
   const queries = writeQueries(count);
   const names = Array.from({ length: count }, (_, i) => zoneName(i));
   process.stderr.write(`${count} zones in ${folder}\n`);
-  if (SERVERS.has('lexroute')) {
-    const control = join(dir, `ctl-${count}.sock`);
-    rows.push(
-      await measure('lexroute', count, (p) => startLexroute(folder, p, control), names, queries, {
-        folder,
-        ctl: control,
-      }),
-    );
-  }
-  if (SERVERS.has('built')) {
-    const control = join(dir, `ctl-built-${count}.sock`);
-    const bin = (built ??= buildJs());
-    rows.push(
-      await measure(
-        'lexroute built',
-        count,
-        (p) => startLexroute(folder, p, control, bin),
-        names,
-        queries,
-        {
+  for (let rep = 0; rep < REPEAT; rep++) {
+    if (SERVERS.has('lexroute')) {
+      const control = join(dir, `ctl-${count}.sock`);
+      rows.push(
+        await measure('lexroute', count, (p) => startLexroute(folder, p, control), names, queries, {
           folder,
           ctl: control,
-        },
-      ),
-    );
-  }
-  if (SERVERS.has('one-zone')) {
-    const one = writeOneZone(count);
-    const control = join(dir, `ctl-one-${count}.sock`);
-    rows.push(
-      await measure(
-        'lexroute 1 zone',
-        count,
-        (p) => startLexroute(`${PARENT}=${one}`, p, control),
-        [PARENT],
-        queries,
-      ),
-    );
-  }
-  if (ROUNDS > 0 && SERVERS.has('lexroute') && SERVERS.has('one-zone')) {
-    process.stderr.write(`${count} zones: ${ROUNDS} rounds, over the zones and one zone in turn\n`);
-    roundsOf.set(count, await qpsRounds(count, folder, names, queries));
-  }
-  if (SERVERS.has('nsd') && have('nsd')) {
-    rows.push(
-      await measure('nsd', count, (p) => startNsd(folder, count, p), names, queries, { folder }),
-    );
-  }
-  if (SERVERS.has('knot') && have('knotd')) {
-    rows.push(
-      await measure('knot', count, (p) => startKnot(folder, count, p), names, queries, { folder }),
-    );
+        }),
+      );
+    }
+    if (SERVERS.has('built')) {
+      const control = join(dir, `ctl-built-${count}.sock`);
+      const bin = (built ??= buildJs());
+      rows.push(
+        await measure(
+          'lexroute built',
+          count,
+          (p) => startLexroute(folder, p, control, bin),
+          names,
+          queries,
+          {
+            folder,
+            ctl: control,
+          },
+        ),
+      );
+    }
+    if (SERVERS.has('one-zone')) {
+      const one = writeOneZone(count);
+      const control = join(dir, `ctl-one-${count}.sock`);
+      rows.push(
+        await measure(
+          'lexroute 1 zone',
+          count,
+          (p) => startLexroute(`${PARENT}=${one}`, p, control),
+          [PARENT],
+          queries,
+        ),
+      );
+    }
+    if (ROUNDS > 0 && SERVERS.has('lexroute') && SERVERS.has('one-zone')) {
+      process.stderr.write(
+        `${count} zones: ${ROUNDS} rounds, over the zones and one zone in turn\n`,
+      );
+      roundsOf.set(count, await qpsRounds(count, folder, names, queries));
+    }
+    if (SERVERS.has('nsd') && have('nsd')) {
+      rows.push(
+        await measure('nsd', count, (p) => startNsd(folder, count, p), names, queries, { folder }),
+      );
+    }
+    if (SERVERS.has('knot') && have('knotd')) {
+      rows.push(
+        await measure('knot', count, (p) => startKnot(folder, count, p), names, queries, {
+          folder,
+        }),
+      );
+    }
   }
 }
 
+/** Each start of `server` over `count` zones, in the order measured. */
+const startsOf = (server: string, count: number) =>
+  rows.filter((r) => r.server === server && r.zones === count).map((r) => r.startS);
 const f = (x: number | undefined, d = 2) => (x === undefined ? '-' : x.toFixed(d));
 console.log(
   `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'RSS q/s'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)} ${'ctl srv ms'.padStart(10)}`,
@@ -670,10 +695,16 @@ for (const count of COUNTS) {
   if (lex === undefined) continue;
   const parts: string[] = [];
   if (nsd !== undefined) {
-    parts.push(`start ${f(lex.startS)} s vs target ${f(3 * nsd.startS + 0.5)} s (3x NSD + 0.5)`);
+    const [ls, ns] = [startsOf('lexroute', count), startsOf('nsd', count)];
+    const each =
+      REPEAT > 1
+        ? ` (starts ${ls.map((x) => f(x)).join(' ')}; NSD ${ns.map((x) => f(x)).join(' ')})`
+        : '';
     parts.push(
-      `memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2), after the queries ${f(lex.rssAfterMb! / nsd.rssAfterMb!)}x`,
+      `start ${f(median(ls))} s vs target ${f(3 * median(ns) + 0.5)} s (3x NSD + 0.5)${each}`,
     );
+    const after = START_ONLY ? '' : `, after the queries ${f(lex.rssAfterMb! / nsd.rssAfterMb!)}x`;
+    parts.push(`memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2)${after}`);
   }
   if (one !== undefined) parts.push(`q/s ${f(lex.qps / one.qps)}x one zone (target >= 0.85)`);
   const rounds = roundsOf.get(count);
@@ -684,9 +715,10 @@ for (const count of COUNTS) {
       `over ${rounds.length} rounds, median of the ratios to one zone: q/s ${list(q!)}, q/s per server CPU second ${list(qc!)}, CPU per query at ${RATE} q/s ${list(c!)}`,
     );
   }
-  parts.push(
-    `SIGHUP ${f(lex.reloadS, 3)} s (target <= 1), ctl ${f(lex.ctlS, 3)} s, ${f(lex.ctlServerMs, 0)} ms in the server (target <= 0.1 s)`,
-  );
+  if (!START_ONLY)
+    parts.push(
+      `SIGHUP ${f(lex.reloadS, 3)} s (target <= 1), ctl ${f(lex.ctlS, 3)} s, ${f(lex.ctlServerMs, 0)} ms in the server (target <= 0.1 s)`,
+    );
   console.log(`${count} zones: ${parts.join('; ')}`);
 }
 process.exit(0);
