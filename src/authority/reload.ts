@@ -791,7 +791,7 @@ export class ZoneReloader {
  * other and replies in groups (`zones/worker.ts`): enough in flight that it
  * always has the next ones while this thread takes in the last group.
  */
-const LOAD_CONCURRENCY = 64;
+const LOAD_CONCURRENCY = 256;
 
 /** `work` over `items`, at most `limit` at a time; the results in the items' order. */
 async function inTurns<T, R>(

@@ -53,8 +53,6 @@ export const DEFAULT_MAX_ZONE_BYTES = 1 << 30;
 export interface LoadOptions {
   /** Zone apex given from outside; else from the file name, `$ORIGIN` or the SOA owner. */
   readonly origin?: string;
-  /** The file name the origin rule reads, when the file read is a copy under another name. */
-  readonly nameAs?: string;
   /**
    * Allow `$INCLUDE` (default: true for `loadZoneFile`, false for
    * `loadZoneText`, which has no file of its own).
@@ -222,7 +220,7 @@ export function loadZoneText(text: string, file: string, options: LoadOptions = 
   const opts = { ...options, allowInclude: options.allowInclude ?? false };
   const { session, store, naming } = startParse(file, opts);
   session.push(text);
-  return finish(session.end(), store, file, naming, options.nameAs ?? file);
+  return finish(session.end(), store, file, naming);
 }
 
 /** Where the origin came from: the caller, the file name, or the file's content. */
@@ -233,7 +231,7 @@ interface Naming {
 }
 
 function startParse(file: string, options: LoadOptions) {
-  const byName = fileNameOrigin(options.nameAs ?? file);
+  const byName = fileNameOrigin(file);
   const named = byName && 'origin' in byName ? byName.origin : undefined;
   const origin = options.origin ?? named;
   const naming: Naming = {
@@ -288,14 +286,13 @@ function namingDiagnostics(
   parsed: ParseResult,
   file: string,
   naming: Naming,
-  nameOf: string,
 ): ZoneDiagnostic[] {
   const at = { file, line: 1, column: 1 };
   const out: ZoneDiagnostic[] = [];
   if (naming.unusable !== undefined && naming.from === 'content' && parsed.origin !== undefined) {
     out.push({
       code: 'ZONE_FILE_NAME_NOT_ORIGIN',
-      message: `the file name ${basename(nameOf)} does not spell a domain name ("${naming.unusable}"); the origin ${parsed.origin} comes from the file's content`,
+      message: `the file name ${basename(file)} does not spell a domain name ("${naming.unusable}"); the origin ${parsed.origin} comes from the file's content`,
       severity: 'warning',
       position: at,
     });
@@ -304,7 +301,7 @@ function namingDiagnostics(
     if (!sameName(parsed.origin, parsed.soaOwner)) {
       out.push({
         code: 'ZONE_ORIGIN_MISMATCH',
-        message: `the file name ${basename(nameOf)} gives the origin ${parsed.origin}, but the file's SOA is owned by ${parsed.soaOwner}: rename the file, or give the origin explicitly (--origin, --zones ORIGIN=FILE, or "origin" in the configuration)`,
+        message: `the file name ${basename(file)} gives the origin ${parsed.origin}, but the file's SOA is owned by ${parsed.soaOwner}: rename the file, or give the origin explicitly (--origin, --zones ORIGIN=FILE, or "origin" in the configuration)`,
         severity: 'error',
         position: at,
       });
@@ -313,11 +310,11 @@ function namingDiagnostics(
   return out;
 }
 
-function noOriginMessage(naming: Naming, nameOf: string): string {
+function noOriginMessage(naming: Naming, file: string): string {
   const base =
     'cannot tell the zone origin: pass --origin, name the file <origin>.zone, or start it with $ORIGIN';
   if (naming.unusable === undefined) return base;
-  return `${base} (the file name ${basename(nameOf)} does not spell a domain name: "${naming.unusable}")`;
+  return `${base} (the file name ${basename(file)} does not spell a domain name: "${naming.unusable}")`;
 }
 
 function finish(
@@ -325,7 +322,6 @@ function finish(
   store: ZoneStore,
   file: string,
   naming: Naming,
-  nameOf: string = file,
   stat?: FileStamp,
 ): LoadResult {
   const stamp = stat ? { stat } : {};
@@ -334,13 +330,13 @@ function finish(
   if (origin === undefined) {
     diagnostics.push({
       code: 'ZONE_NO_ORIGIN',
-      message: noOriginMessage(naming, nameOf),
+      message: noOriginMessage(naming, file),
       severity: 'error',
       position: { file, line: 1, column: 1 },
     });
     return result(store, { diagnostics, file, expects: parsed.expects, ...stamp }, true);
   }
-  for (const d of namingDiagnostics(parsed, file, naming, nameOf)) diagnostics.push(d);
+  for (const d of namingDiagnostics(parsed, file, naming)) diagnostics.push(d);
   const built = buildStoreZone(store, { origin });
   for (const d of built.diagnostics) diagnostics.push(d);
   const hasError = diagnostics.some((d) => d.severity === 'error');
@@ -478,7 +474,7 @@ export async function loadZoneFile(path: string, options: LoadOptions = {}): Pro
     if (stop === 'ZONE_FILE_TOO_LARGE') {
       return unreadable(path, stop, `${path} grew past ${limit} octets while it was read`, stat);
     }
-    return finish(session.end(), store, path, naming, options.nameAs ?? path, stat);
+    return finish(session.end(), store, path, naming, stat);
   } catch (e) {
     return unreadable(path, 'ZONE_FILE_UNREADABLE', cannotRead(path, e), stat);
   } finally {

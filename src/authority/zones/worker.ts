@@ -11,7 +11,7 @@
  * COPY_BELOW_RECORDS records): thousands of small zones cost a few dozen
  * messages, not one round trip each.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
@@ -135,6 +135,24 @@ async function sameContent(
   return { hash, unchanged: hash !== undefined && hash === req.previousHash };
 }
 
+/**
+ * The SHA-256 of a file's blocks as the parse reads them. A small file is
+ * one block: it is kept (copied: the reader reuses its buffer) and hashed in
+ * one call at the end, without a hash object; a second block starts one.
+ */
+function blockDigest(): { update: (b: Uint8Array) => void; hex: () => string } {
+  let first: Uint8Array | undefined;
+  let stream: Hash | undefined;
+  return {
+    update: (b) => {
+      if (stream) stream.update(b);
+      else if (first === undefined) first = Uint8Array.prototype.slice.call(b);
+      else stream = createHash('sha256').update(first).update(b);
+    },
+    hex: () => stream?.digest('hex') ?? hashOnce('sha256', first ?? new Uint8Array(0), 'hex'),
+  };
+}
+
 /** One load's reply, the buffers it transfers, and the zone's record count. */
 interface Handled {
   readonly reply: LoadReply;
@@ -158,10 +176,8 @@ async function handle(req: LoadRequest): Promise<Handled> {
       records: 0,
     };
   }
-  const digest = first.hash === undefined ? createHash('sha256') : undefined;
-  const options = digest
-    ? { ...req.options, onBlock: (b: Uint8Array) => digest.update(b) }
-    : req.options;
+  const digest = first.hash === undefined ? blockDigest() : undefined;
+  const options = digest ? { ...req.options, onBlock: digest.update } : req.options;
   const { nice: _nice, shared: _shared, ...pathOptions } = options;
   const r = await zoneFromSource(req.file, {
     ...pathOptions,
@@ -171,7 +187,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
   });
   let hash = first.hash;
   if (digest && r.zone) {
-    hash = digest.digest('hex');
+    hash = digest.hex();
     if (sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
   }
   clock.lap(sign ? 'loadAndSign' : 'load');
@@ -265,7 +281,7 @@ export interface ThreadIdMessage {
 const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS) : () => {};
 
 /** Replies are posted in groups of at most this many zones (each of at most COPY_BELOW_RECORDS records). */
-const REPLY_GROUP = 16;
+const REPLY_GROUP = 64;
 
 /** A load that failed unexpectedly, as a reply. */
 function failed(req: LoadRequest, e: unknown): Handled {
