@@ -1,11 +1,7 @@
 /**
- * The authoritative service as `lexroute serve` runs it, for a program to
- * start in one call: `startAuthority(config)` loads the zones (the one zone
- * path, in the zone-load worker), listens (UDP, TCP, DoH, answering
- * workers), reloads (`reload()`, `--watch`, signature refresh), transfers
- * (out, and in for secondary zones), signs inline, and serves metrics and
- * the control channel when asked. It returns `{ reload, status, close }`;
- * the CLI only turns arguments into the configuration and calls it.
+ * The authoritative service as `lexroute serve` runs it: `startAuthority(config)`
+ * loads zones, listens, reloads, transfers, signs, serves metrics and the
+ * control channel, and returns `{ reload, status, close }`.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -44,10 +40,7 @@ export interface Authority {
   readonly server: RunningServer;
   /** The metrics endpoint and the control channel, when asked for. */
   readonly ops: Ops;
-  /**
-   * Re-read the zone sources (as SIGHUP): changed files are reloaded, a
-   * refused one keeps its version; with `zone`, only that zone's file.
-   */
+  /** Re-read the zone sources (as SIGHUP); a refused file keeps its version; `zone`: only that one. */
   reload(zone?: string): Promise<ReloadReport>;
   /** What `ctl status` answers: version, uptime, workers, listen addresses, each zone's state. */
   status(): StatusReport;
@@ -80,12 +73,7 @@ function checkKeysDir(config: ServerConfig, cwd: string): void {
     );
 }
 
-/**
- * V8's process-wide choices of a server: ArrayBuffers counted in the heap
- * limit (a reloaded zone arrives as buffers, `countBuffersInHeapLimit`), the
- * young generation held at its first size (`young-generation.ts`) and the GC
- * helper threads at `gcHelperNice` (`gc-helpers.ts`).
- */
+/** V8's process-wide choices: buffers counted in the heap limit, the young generation, GC helper nice. */
 function tuneProcess(config: ServerConfig, log: Logger): void {
   countBuffersInHeapLimit();
   holdYoungGeneration();
@@ -96,11 +84,7 @@ function tuneProcess(config: ServerConfig, log: Logger): void {
   else if (r.threads > 0) log.debug('gc_helpers_niced', { nice, threads: r.threads });
 }
 
-/**
- * Start the authoritative service of a configuration. A failure to start is
- * a `ServerStartError` with its code (PORT_IN_USE, SERVER_NO_ZONES,
- * DNSSEC_KEYS_DIR, ...), whatever was started being stopped.
- */
+/** Start the authoritative service; a `ServerStartError` with its code stops whatever was started. */
 export async function startAuthority(
   config: ServerConfig,
   options: AuthorityOptions = {},

@@ -1,14 +1,8 @@
 /**
- * The control channel (`lexroute serve --control PATH`, `lexroute ctl`): a
- * Unix socket, mode 0600 (only the server's user may connect), or a
- * loopback TCP port whose requests are signed with a key
- * (`control-endpoint.ts`), one JSON
- * request per line (`{"command":"status","args":[]}`) and one JSON answer
- * per line (`{"ok":true,"result":{...}}` or `{"ok":false,"code":"...",
- * "message":"..."}`), then the server closes the connection.
- *
- * Commands: `status [ZONE]`, `reload [ZONE]`, `zone-status ZONE`, `retransfer
- * ZONE [--force]`, `zone add FILE|ORIGIN`, `zone remove ORIGIN`, `stats`, `stop`.
+ * The control channel (`serve --control`, `lexroute ctl`): one JSON request
+ * line in, one JSON answer line out, then closed; over a Unix socket (mode
+ * 0600) or a loopback TCP port with a key (`control-endpoint.ts`). Commands:
+ * `status`, `reload`, `zone-status`, `retransfer`, `zone add|remove`, `stats`, `stop`.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { chmod, unlink } from 'node:fs/promises';
@@ -211,10 +205,8 @@ export function statusReport(ctx: Omit<ControlContext, 'stop'>) {
 }
 
 /**
- * `retransfer ZONE [--force]`: transfer a secondary zone whole from its
- * primaries now (as BIND's `rndc retransfer`); `--force` also installs a
- * serial older than the one served, the operator's way back. The answer
- * carries the serial served after it, or the transfer's XFR_* failure.
+ * `retransfer ZONE [--force]`: transfer a secondary zone whole now (BIND's
+ * `rndc retransfer`); `--force` also installs an older serial.
  */
 async function retransfer(ctx: ControlContext, args: readonly string[]): Promise<ControlAnswer> {
   const zone = args.find((a) => a !== '--force');
@@ -257,10 +249,8 @@ function catalogState(ctx: ControlContext): Record<string, unknown> {
 }
 
 /**
- * `zone add FILE|ORIGIN`, `zone remove ORIGIN`: change the served set now
- * (the catalog follows). A FILE is an absolute path (`lexroute ctl` resolves
- * it); an ORIGIN is a zone taken out before, or one whose file appeared in a
- * configured folder. Not kept across a restart: the configuration is.
+ * `zone add FILE|ORIGIN`, `zone remove ORIGIN`: change the served set until
+ * a restart (the catalog follows); FILE is absolute (`lexroute ctl` resolves it).
  */
 async function zoneSetCommand(
   ctx: ControlContext,
@@ -368,10 +358,7 @@ export async function startControlServer(
 const answerLine = (a: ControlAnswer) => `${JSON.stringify(a)}\n`;
 const refuse = (code: string, message: string) => answerLine({ ok: false, code, message });
 
-/**
- * One connection: read one request line, check its MAC when the channel
- * has a key (TCP), run it, answer, close.
- */
+/** One connection: one request line, its MAC checked on TCP, run, answer, close. */
 function onConnection(
   socket: net.Socket,
   run: (req: ControlRequest) => Promise<ControlAnswer>,
@@ -425,11 +412,9 @@ function onConnection(
 }
 
 /**
- * The control channel itself, for any command set (the server's here, the
- * resolver's in `resolver/control.ts`): a Unix socket, mode
- * 0600, or a loopback TCP port with a key (`control-endpoint.ts`); one
- * JSON request line in, one JSON answer line out, then closed. Refuses to
- * take over a socket another process listens on.
+ * The control channel for any command set (the server's here, the
+ * resolver's in `resolver/control.ts`). Refuses to take over a socket
+ * another process listens on.
  */
 export async function serveControlSocket(
   where: string | ControlEndpoint,

@@ -1,17 +1,8 @@
 /**
- * DNS over HTTPS endpoint (RFC 8484) of `lexroute serve`: `/dns-query`, GET
- * with the `dns` parameter and POST with an `application/dns-message` body,
- * over HTTP/1.1 and HTTP/2. With a certificate it is HTTPS (ALPN h2 and
- * http/1.1); without one it is plain HTTP, allowed only on loopback
- * addresses (for a local chain and the resolution page), where HTTP/1.1 and
- * HTTP/2 with prior knowledge (h2c) are told apart by the connection preface.
- *
- * Answers come from the same query pipeline and engine as UDP and TCP (TCP's rules: no
- * truncation, full ANY), so there is no second DNS code path.
- *
- * @see RFC 8484 section 4.1 (GET and POST), section 5.1 (HTTP caching:
- * freshness no longer than the smallest TTL), section 6 ("HTTP/2 [...] is
- * the minimum RECOMMENDED version of HTTP for use with DoH").
+ * DNS over HTTPS (RFC 8484) for `lexroute serve`: `/dns-query` by GET and
+ * POST, over HTTP/1.1 and HTTP/2; HTTPS with a certificate, else plain HTTP
+ * on loopback only (HTTP/1.1 and h2c told apart by the preface). Answers come
+ * from the same pipeline as TCP's (no truncation, full ANY).
  */
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -68,11 +59,7 @@ interface Res {
   end(data?: Uint8Array | string): unknown;
 }
 
-/**
- * The CORS headers of every answer, so a page on another origin can query
- * (`allowOrigin`: `*`, one origin, or empty for none). A single origin also
- * gets `Vary: Origin`.
- */
+/** The CORS headers of every answer (`allowOrigin`: `*`, one origin, or empty for none). */
 export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
   if (allowOrigin === '') return {};
   return {
@@ -236,11 +223,9 @@ const dohClientError = clientErrorHandler((kind, detail) => {
 });
 
 /**
- * HTTP/1.1 and h2c on one plain port: the HTTP/2 connection preface starts
- * with "PRI ". HTTP/1.1 connections start on the fast path (doh-fast.ts),
- * which hands them to node:http at the first request outside its shape.
- * The octets already read are put back on the socket before node:http or
- * node:http2 takes it (node:http2 reads a socket's buffered octets first).
+ * HTTP/1.1 and h2c on one plain port (the HTTP/2 preface starts with "PRI ").
+ * HTTP/1.1 starts on the fast path (doh-fast.ts); the octets already read are
+ * put back before node:http or node:http2 takes the socket.
  */
 function plainServer(
   handler: (req: Req, res: Res) => void,

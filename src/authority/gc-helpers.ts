@@ -1,21 +1,9 @@
 /**
- * The priority of V8's garbage-collection helper threads (issue 20).
- *
- * Node runs one pool of V8 platform threads per process (four by default,
- * `--v8-pool-size`), named `V8Worker` on Linux, shared by every isolate: the
- * answering thread's, the zone-load thread's and those of `--workers N`.
- * They do V8's concurrent marking, parallel scavenges and compaction, and
- * array-buffer sweeping. While a large zone loads, the load thread's
- * collections put up to four of them to work at once; on a machine of two
- * cores that is more runnable threads than cores, and the answering thread
- * waits for a core: answers of 10-17 ms in the middle of the load, with no
- * collection on the answering thread itself (`bench/reload.ts --timeline`,
- * beside per-thread CPU samples).
- *
- * At a nice value above the answering thread's, those helpers give way to it
- * when it wakes with queries to answer and use the cores it leaves idle
- * otherwise; nothing else changes (the scheduler still gives them every idle
- * cycle). Raising a thread's nice value needs no privilege.
+ * The priority of V8's GC helper threads (`V8Worker`, one pool per process
+ * shared by every isolate). While a large zone loads, the load thread's
+ * collections can keep several of them runnable; on a small machine the
+ * answering thread then waits for a core. At a higher nice value they give
+ * way to it and still use every idle cycle. Raising nice needs no privilege.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -27,12 +15,7 @@ export interface HelpersNiced {
   readonly error?: string;
 }
 
-/**
- * Set every `V8Worker` thread of this process to `nice` (Linux: threads are
- * tasks in /proc/self/task). Elsewhere, or with none found: `threads` 0.
- * The pool is created before any JavaScript runs, so one call at start
- * covers the process's life.
- */
+/** Set every `V8Worker` thread of this process to `nice` (Linux; elsewhere `threads` 0). The pool exists from start. */
 export function niceGcHelpers(nice: number): HelpersNiced {
   let tasks: string[];
   try {

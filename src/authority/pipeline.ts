@@ -1,33 +1,18 @@
 /**
- * The query pipeline: the one front door of the authoritative server. A
- * listener (UDP, TCP, DoH) hands it a whole message and its transport
- * facts (which transport, the client's address) and gets an `Outcome`
- * back: answer bytes to send, a transfer to stream, a NOTIFY answered, or
- * nothing to send. The listeners only frame, apply back-pressure and send;
- * everything between the octets in and the octets out happens here, in
- * one order, the same on every transport:
- *
- * 1. parse once (`parseQuery`: header, question, OPT, where a TSIG is);
- *    a response or a message shorter than a header is dropped;
- * 2. the request's TSIG is verified before anything else is done with it
- *    (RFC 8945 section 5.2), NOTIFY included: a failure is answered at once
- *    (NOTAUTH with BADKEY, BADSIG, BADTRUNC or BADTIME; FORMERR for a TSIG
- *    record that cannot be read or is not the last);
- * 3. NOTIFY (RFC 1996) for a secondary zone goes to the secondary service
- *    with the name of the key that signed it, which takes it only from a
- *    primary of the zone, signed with that primary's key when it has one
- *    (RFC 1996 section 3.10); its answer is signed with the request's key;
- * 4. AXFR and IXFR from peers the transfer ACL allows go to the transfer
- *    service (a stream over TCP, one datagram over UDP), anything it
- *    refuses to the engine, which answers REFUSED;
- * 5. the engine answers, and tells what response-rate limiting and
- *    logging need about the answer as a value (`Answer`);
- * 6. response-rate limiting (UDP): send, slip (TC=1, no records) or drop;
- * 7. the answer to a signed request is signed with its key (RFC 8945
- *    section 5.3).
- *
- * @see RFC 8945 section 5.2: "the server MUST [...] verify the TSIG"
- * before processing; section 5.3: "the server MUST sign the response".
+ * The query pipeline, the one front door of the authoritative server: a
+ * listener hands it a message and its transport facts and gets an `Outcome`
+ * (bytes to send, a transfer to stream, nothing). In one order on every
+ * transport:
+ * 1. parse once; a response or a message shorter than a header is dropped;
+ * 2. verify the request's TSIG before anything else (RFC 8945 section 5.2);
+ *    a failure is answered at once (NOTAUTH with the TSIG error, or FORMERR);
+ * 3. NOTIFY for a secondary zone goes to the secondary service with the
+ *    signing key's name (RFC 1996 section 3.10);
+ * 4. AXFR and IXFR from allowed peers go to the transfer service, the rest
+ *    to the engine (REFUSED);
+ * 5. the engine answers, with what RRL and logging need as a value (`Answer`);
+ * 6. RRL (UDP): send, slip or drop;
+ * 7. the answer to a signed request is signed (RFC 8945 section 5.3).
  */
 import {
   newParsedQuery,
@@ -61,11 +46,7 @@ import {
 
 export { TRANSPORT_DOH, TRANSPORT_TCP, TRANSPORT_UDP, type Transport };
 
-/**
- * NOTIFY in for secondary zones, its TSIG already verified (`key`: the name
- * of the key that signed it, undefined when unsigned): the unsigned answer,
- * or undefined for a message that is not a NOTIFY for them.
- */
+/** NOTIFY for secondary zones, TSIG verified (`key`: the signer's name): the unsigned answer, or undefined. */
 export type NotifyHook = (
   msg: Uint8Array,
   source: string,

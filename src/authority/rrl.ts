@@ -1,32 +1,16 @@
 /**
- * Response-rate limiting (RRL) for UDP, with the semantics of BIND 9's
- * `rate-limit` and Knot DNS's `mod-rrl` (there is no RFC): a spoofed source
- * address must not draw more than a few identical responses per second,
- * so the server is useless as a reflector, while real clients, whose
- * dropped answers come back truncated now and then (`slip`), retry over TCP,
- * which is never limited.
+ * Response-rate limiting for UDP, as BIND 9's `rate-limit` and Knot's
+ * `mod-rrl` (there is no RFC): a spoofed source draws at most a few identical
+ * responses per second, while real clients, whose dropped answers come back
+ * truncated now and then (`slip`), retry over TCP, which is never limited.
  *
- * Accounting, per (client prefix, response identity):
- * - the client prefix is the source address masked to `ipv4PrefixLength`
- *   (24) or `ipv6PrefixLength` (56) bits;
- * - the identity is the question name and type for answers and NODATA, the
- *   zone for NXDOMAIN and referrals, the wildcard's owner (`*.<closest
- *   encloser>`) for wildcard answers, and the zone (or nothing, for REFUSED
- *   outside our zones and FORMERR) for errors;
- * - each entry holds a balance credited with the rate for every second
- *   elapsed (never above the rate) and debited one per response; at or
- *   above zero the response is sent; below it, the response is limited and
- *   the balance may fall to `-window * rate`, so a source that kept
- *   exceeding the rate stays limited for up to `window` seconds after it
- *   slows down (BIND's `window`);
- * - a limited response is dropped, except every `slip`-th one, sent with
- *   TC=1 and no records (slip 0: drop all; 1: truncate all);
- * - exempt prefixes are never limited; `logOnly` counts what would be
- *   limited and sends everything.
- *
- * Cost on the hot path: one Map lookup of the question's key (whose hash
- * the engine's own lookup cached) and one probe of a typed-array table per
- * UDP response, nothing allocated (`rrl-table.ts`).
+ * Per (client prefix, response identity): the prefix is the source masked to
+ * `ipv4PrefixLength`/`ipv6PrefixLength`; the identity is the question for
+ * answers and NODATA, the zone for NXDOMAIN, referrals and errors, the
+ * wildcard's owner for wildcard answers. A balance is credited with the rate
+ * each second (never above it) and debited per response; below zero the
+ * response is limited, down to `-window * rate` (BIND's `window`). A limited
+ * response is dropped but every `slip`-th, sent with TC=1 and no records.
  */
 import { inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
 import { addressOctets } from '../kit/core/ip.ts';
@@ -42,12 +26,7 @@ export const RRL_DROP = 1;
 export const RRL_SLIP = 2;
 export type RrlAction = typeof RRL_SEND | typeof RRL_DROP | typeof RRL_SLIP;
 
-/**
- * What RRL needs to know about a response (the engine's `Answer` is one):
- * the body's rcode, AA and answer count (answer, NODATA, NXDOMAIN, referral
- * or error), the question's lookup key and type, the zone that answered and
- * whether a wildcard was used.
- */
+/** What RRL needs to know of a response (the engine's `Answer` is one). */
 export interface ResponseFacts {
   readonly body: Pick<EncodedBody, 'rcode' | 'aa' | 'ancount'>;
   readonly key: string;
@@ -75,11 +54,7 @@ const TAG_WILDCARD = 0x40000;
 /** Set on the tag of an IPv6 client's entries (its prefix is a hash, not an address). */
 const TAG_V6 = 0x100000;
 
-/**
- * The client prefix as a short string: the masked octets of the prefix,
- * IPv4 as `10.0.0` (for /24), IPv6 as `6:20.1.d.b8.0.0.0` (IPv4-mapped IPv6
- * addresses count as IPv4).
- */
+/** The client prefix as a short string of its masked octets (IPv4-mapped IPv6 counts as IPv4). */
 function prefixOf(address: string, v4Bits: number, v6Bits: number): string {
   if (v4Bits === 24 && !address.includes(':')) {
     // The common case without parsing: drop the last octet.
@@ -132,11 +107,8 @@ export class Rrl {
   }
 
   /**
-   * The current whole second, read from the clock once per event-loop turn:
-   * libuv hands up to 32 datagrams to JavaScript per turn, and a
-   * `Date.now()` per datagram cost as much as the rest of the check
-   * (30-300 ns here; BIND reads a coarse clock for the same reason). The
-   * value is never older than the turn that uses it.
+   * The current whole second, read once per event-loop turn (libuv hands up
+   * to 32 datagrams per turn; BIND reads a coarse clock for the same reason).
    */
   nowSecond(): number {
     if (!this.fresh) {
@@ -162,10 +134,7 @@ export class Rrl {
     return prefixOf(address, this.config.ipv4PrefixLength, this.config.ipv6PrefixLength);
   }
 
-  /**
-   * Decide for one UDP response built for `address`.
-   * `second` is the current time in whole seconds.
-   */
+  /** Decide for one UDP response to `address` at `second`. */
   check(address: string, facts: ResponseFacts, second: number): RrlAction {
     this.counters.checked++;
     const body = facts.body;
@@ -232,11 +201,7 @@ export class Rrl {
     return RRL_DROP;
   }
 
-  /**
-   * The client prefix as the table's integer: IPv4 masked (the last
-   * address's kept: a burst comes from one source), IPv6 as a hash of its
-   * prefix text, marked apart from IPv4 by the tag.
-   */
+  /** The client prefix as the table's integer: IPv4 masked, IPv6 a hash of its prefix, tagged apart. */
   private prefixKey(address: string): number {
     if (address === this.lastAddress) return this.lastPrefix;
     const v4 = v4PrefixInt(address, this.config.ipv4PrefixLength);
@@ -247,10 +212,8 @@ export class Rrl {
   }
 
   /**
-   * The identity text's number. The engine looked the question's key up in
-   * a Map just before, so its hash is cached and this lookup is cheap. The
-   * map is emptied when it holds as many texts as the table may hold
-   * entries (entries of forgotten numbers age out like any other).
+   * The identity text's number (its hash cached by the engine's own lookup).
+   * The map is emptied when it holds as many texts as the table has entries.
    */
   private idOf(text: string): number {
     const id = this.ids.get(text);
@@ -269,11 +232,7 @@ export class Rrl {
   }
 }
 
-/**
- * The truncated response sent instead of a limited one: the response's
- * header and question, TC=1, no records (RFC 2181 section 9: a client
- * seeing TC retries over TCP).
- */
+/** The response sent instead of a limited one: header and question, TC=1 (RFC 2181 section 9). */
 export function slipResponse(out: Buffer, questionEnd: number): Buffer {
   const s = Buffer.from(out.subarray(0, questionEnd));
   s[2] = s[2]! | 0x02;

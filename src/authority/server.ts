@@ -1,10 +1,7 @@
 /**
- * The routing server: loads zones, starts UDP and TCP listeners on every
- * configured address, reloads zones on request (SIGHUP, `--watch`), and
- * shuts down cleanly.
- *
- * Reload keeps serving the previous good version of any zone whose file
- * fails to load, and swaps the whole compiled zone set in one assignment.
+ * The routing server: loads zones, listens on every configured address,
+ * reloads on request (SIGHUP, `--watch`, `ctl reload`) keeping the previous
+ * version of a zone that fails, and shuts down cleanly.
  */
 import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
@@ -108,10 +105,7 @@ export interface RunningServer {
   readonly workers: number;
   /** The answering threads beyond this one (undefined with one worker). */
   readonly threads: AnswerThreads | undefined;
-  /**
-   * Re-read the zone sources; changed files are reloaded, failures keep the
-   * old zone. With `zone` (an origin), only that zone's file is looked at.
-   */
+  /** Re-read the zone sources (only `zone`'s with an origin); a failure keeps the old zone. */
   reload(zone?: string): Promise<ReloadReport>;
   /** The served set changed without a restart (`ctl zone add`, `ctl zone remove`). */
   readonly zoneSet: ZoneSetControl;
@@ -136,11 +130,7 @@ export function rrlFor(config: ServerConfig): Rrl | undefined {
   return on ? new Rrl(r) : undefined;
 }
 
-/**
- * NSID, cookie secret and CH TXT texts for the engine. Without a configured
- * secret, a random one is drawn at start (cookies then change on restart and
- * differ between servers, as BIND's default).
- */
+/** NSID, cookie secret (random at start when none is set, as BIND) and CH TXT texts for the engine. */
 export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
   const { nsid, cookies, chaos } = config;
   return {
@@ -196,11 +186,7 @@ function orFail<T extends object>(v: T | XfrConfigProblem): T {
   return v as T;
 }
 
-/**
- * The transfer service of a configuration (every answering thread builds
- * one; the IXFR history comes from the main thread's reloads): the
- * serve-wide ACL and each zone's own, the TSIG keys, the limits.
- */
+/** The transfer service of a configuration (each answering thread builds one). */
 export async function transferServiceFor(config: ServerConfig, cwd: string, log: Logger) {
   const t = config.transfer;
   const keys = await tsigKeysFor(config, cwd);
@@ -223,9 +209,8 @@ export async function transferServiceFor(config: ServerConfig, cwd: string, log:
 
 /**
  * The transfer service and the reload hook that feeds its history and sends
- * NOTIFY: the serve-wide ACL and each zone's own; the serve-wide secondaries
- * signed with the first key the serve-wide ACL requires, a zone's own with
- * the key each names.
+ * NOTIFY: serve-wide secondaries are signed with the first key the serve-wide
+ * ACL requires, a zone's own with the key each names.
  */
 async function transfersFor(
   config: ServerConfig,
@@ -320,21 +305,16 @@ export interface StartOptions {
 }
 
 /**
- * Zones go to the answering threads on SharedArrayBuffers: with several
- * threads, and when the load worker compares each load with the version
- * served (transfers, a serial policy), which it reads without a copy. This
- * thread then collects its heap soon after each swap, or the versions
- * replaced stay in memory (collector.ts).
+ * Zones go to the answering threads on SharedArrayBuffers with several
+ * threads, or when the load worker compares each load with the version served
+ * (transfers, a serial policy); this thread then collects its heap soon after
+ * each swap (collector.ts).
  */
 export function sharedColumns(config: ServerConfig): boolean {
   return workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config);
 }
 
-/**
- * `--watch`: a reload once the watched folders have been quiet for `ms`
- * (editors and copies write in several steps); `schedule` also serves the
- * retry of a file still being written. Does nothing when `enabled` is false.
- */
+/** `--watch`: a reload once the watched folders have been quiet for `ms` (writes come in steps). */
 async function watchSources(
   enabled: boolean,
   sources: readonly string[],
@@ -378,10 +358,7 @@ async function watchSources(
   return { schedule, close };
 }
 
-/**
- * Inline signing: a reload when the earliest signatures of a served zone are
- * due for refresh (`arm` after each reload sets the timer again).
- */
+/** Inline signing: a reload when a served zone's earliest signatures are due (`arm` sets the timer again). */
 function signatureRefresher(
   reloader: ZoneReloader,
   log: Logger,
@@ -509,11 +486,7 @@ async function listenAll(
   return { udp, tcp, doh, summary, rrl, pipeline, close };
 }
 
-/**
- * The reloader and what hangs on it: the transfer history fed by each swap,
- * and the secondary zones, whose transfers go through the reloader (load,
- * swap) and whose files it reads.
- */
+/** The reloader, the transfer history its swaps feed, and the secondary zones, which load through it. */
 async function zoneServices(
   options: StartOptions,
   target: ReloaderOptions['engine'],

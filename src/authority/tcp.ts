@@ -1,25 +1,12 @@
 /**
- * TCP listener (RFC 7766): two-octet length prefix, several queries per
- * connection processed as they arrive (pipelining), each response written as
- * soon as it is ready.
- *
- * Slow and hostile clients (slowloris) cannot hold the listener:
- * - a message must arrive whole within `messageTimeoutMs` of its first octet
- *   (a deadline per message, not reset by each octet);
- * - a connection with no complete query for `idleTimeoutMs` is closed, and
- *   for only `pressureIdleTimeoutMs` while three quarters of the slots are
- *   taken (RFC 7766 section 6.2.3);
- * - one client address holds at most `maxPerClient` connections, all clients
- *   together at most `maxConnections`; refusals are counted and summarised in
- *   one log line per interval, never one line per connection.
- * Partial messages are reassembled in one growing buffer per connection:
- * linear in the octets received however they are segmented.
- *
- * @see RFC 7766 section 6.2.1.1: "servers MUST be able to process pipelined
- * queries" and section 7: "the client MUST match responses to outstanding
- * queries [...] using the Message ID".
- * @see RFC 7766 section 6.2.3: "DNS servers SHOULD have a configurable idle
- * timeout [...] Servers MAY use shorter timeouts when under heavy load".
+ * TCP listener (RFC 7766): length-prefixed messages, pipelined queries
+ * answered as they are ready. Slow and hostile clients cannot hold it: a
+ * message must arrive whole within `messageTimeoutMs` of its first octet; a
+ * connection with no query for `idleTimeoutMs` is closed, sooner
+ * (`pressureIdleTimeoutMs`) while three quarters of the slots are taken
+ * (section 6.2.3); at most `maxPerClient` connections per address and
+ * `maxConnections` in all, refusals summarised in one log line per interval.
+ * Partial messages are reassembled in one growing buffer per connection.
  */
 import net from 'node:net';
 import type { Logger } from './log.ts';
@@ -146,11 +133,7 @@ function drained(socket: net.Socket): Promise<void> {
   });
 }
 
-/**
- * Write a transfer's messages, each framed, waiting for the socket to drain
- * (a slow secondary holds its connection, not the server's memory) and
- * letting the event loop run every few ms; tells the transfer how it ended.
- */
+/** Write a transfer's messages framed, waiting for drain (a slow secondary holds its connection, not our memory). */
 async function stream(c: Conn, t: Extract<Outcome, { kind: 'transfer' }>['transfer']) {
   const socket = c.socket;
   let n = 0;

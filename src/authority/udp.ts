@@ -1,9 +1,4 @@
-/**
- * UDP listener: one datagram in, at most one datagram out (one `send` per
- * query). What to send is the query pipeline's to say (`pipeline.ts`:
- * NOTIFY, TSIG, IXFR, the engine's answer, response-rate limiting); this
- * file only receives and sends. Errors on a socket never end the process.
- */
+/** UDP listener: one datagram in, at most one out; what to send is the pipeline's to say. */
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import type { Logger } from './log.ts';
@@ -33,20 +28,15 @@ function rmemMax(): number | undefined {
   }
 }
 
-/**
- * The receive buffer granted to a request: Linux doubles the value asked for
- * (its bookkeeping) and reports the double; the system default is reported as is.
- */
+/** The receive buffer granted (Linux reports the double of what was asked). */
 function grantedOf(socket: dgram.Socket): number {
   const got = socket.getRecvBufferSize();
   return process.platform === 'linux' ? Math.floor(got / 2) : got;
 }
 
 /**
- * Ask for the socket's receive buffer: it holds the queries that arrive while
- * the thread is busy (a GC pause, a reload's swap, another process on the
- * core); when it is full the kernel drops them (RcvbufErrors). The kernel caps
- * the request at net.core.rmem_max: a capped request is logged, with the cap.
+ * Ask for the socket's receive buffer, which holds the queries that arrive
+ * while the thread is busy; a request capped by net.core.rmem_max is logged.
  */
 function setReceiveBuffer(socket: dgram.Socket, want: number, log: Logger): number {
   try {

@@ -1,18 +1,11 @@
 /**
- * Answers encoded before their first query (issue 20): for the names the
- * server was being asked before a reload (its hot set), the zone-load worker
- * encodes the response bodies the engine would otherwise encode on each
- * name's first query after the swap, and hands them over as two typed arrays
- * (transferred or shared like the zone's columns): per name row of the
- * zone's store, where its bodies start in one byte arena. On a name's first
- * query the engine reads them there (a few views, no lookup, no encoding)
- * instead of building them on the answering thread.
- *
- * A body is kept only when the answer depends on this zone alone: a chain or
- * additional-section name that another served zone owns (`others`, the
- * origins served beside it when the worker encoded) leaves that body to the
- * engine, which also drops all of a zone's bodies when it is served beside
- * other zones than `others` named.
+ * Answers encoded before their first query: for the names asked before a
+ * reload (the hot set), the load worker encodes the bodies the engine would
+ * encode on each name's first query after the swap, in one byte arena with a
+ * row index, transferred or shared like the zone's columns. A body is kept
+ * only when it depends on this zone alone: a chain or additional name owned
+ * by another served zone (`others`) leaves it to the engine, which drops a
+ * zone's bodies when the zones beside it are not `others`.
  */
 import { encodeBody, planResponse, type EncodedBody } from './answer.ts';
 import { KeyedNodes } from './key-index.ts';
@@ -28,11 +21,7 @@ const MAX_PER_NAME = 255;
 export interface PackedAnswers {
   /** Per node row of the zone's store: 1 + offset of its bodies in `data`; 0: none. */
   readonly at: Int32Array;
-  /**
-   * Per name that has bodies (in the order packed), its row. At a row's
-   * offset: the number of its bodies (one octet), its index here (four),
-   * then the bodies.
-   */
+  /** Per name with bodies, its row; at its offset: body count (1 octet), index (4), the bodies. */
   readonly rows: Int32Array;
   readonly data: Uint8Array;
   /** Names that have bodies. */
@@ -42,10 +31,9 @@ export interface PackedAnswers {
 }
 
 /**
- * The names to encode ahead, flat so that posting them to the worker costs
- * the answering thread little: `keys` is each lookup key preceded by one
- * character giving its length; `slots` is, per name in the same order, the
- * number of its slots then the slots (qtype, or qtype + DO_KEY).
+ * The names to encode ahead, flat so that posting them is cheap: `keys` is
+ * each lookup key after one length character; `slots` per name its slot
+ * count then the slots (qtype, or qtype + DO_KEY).
  */
 export interface HotNames {
   readonly keys: string;
@@ -86,10 +74,7 @@ function writeBody(v: DataView, out: Uint8Array, o: number, slot: number, b: Enc
   return o + 4 + b.bytes.length;
 }
 
-/**
- * The hot set built name by name (see `HotNames`), so that a caller can
- * spread the work over several turns of its event loop.
- */
+/** The hot set built name by name, so a caller can spread the work over several turns. */
 export class HotNamesBuilder {
   private keys = '';
   private readonly slots: number[] = [];
@@ -161,10 +146,7 @@ function nextBody(d: Uint8Array, o: number): number {
   return at + 4 + (d[at]! | (d[at + 1]! << 8) | (d[at + 2]! << 16) | (d[at + 3]! << 24));
 }
 
-/**
- * Where row's body for `slot` (qtype, or qtype + DO_KEY) starts in `p.data`,
- * or -1; read in place with `PackedBody`.
- */
+/** Where row's body for `slot` starts in `p.data`, or -1. */
 export function findPacked(p: PackedAnswers, row: number, slot: number): number {
   const e = entryAt(p, row);
   if (e < 0) return -1;
@@ -196,11 +178,9 @@ export function packedSlots(p: PackedAnswers, row: number): number[] {
 }
 
 /**
- * A body of packed answers read in place: one object, pointed at a body by
- * `read` and used until the next `read` (the engine answers from it at
- * once), so answering a name from its packed body makes no object that
- * outlives the query. The per-RRset columns (needed only to truncate) are
- * decoded when asked for.
+ * A packed body read in place: one object pointed at a body by `read`, used
+ * until the next `read`, so answering from it makes nothing that outlives the
+ * query. The per-RRset columns (needed only to truncate) are decoded when asked.
  */
 export class PackedBody implements EncodedBody {
   rcode = 0;
@@ -297,10 +277,9 @@ export function readAnswers(
 }
 
 /**
- * Encode the hot names' bodies in a freshly loaded zone, as the engine would
- * on their first query (UDP lookup options; ANY and the apex DS, which the
- * engine never keeps, are left out), keeping only those that depend on this
- * zone alone. Undefined when the zone has no name index by rows.
+ * Encode the hot names' bodies in a freshly loaded zone as the engine would
+ * (ANY and the apex DS left out), keeping those that depend on this zone
+ * alone. Undefined when the zone has no name index by rows.
  */
 export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers | undefined {
   if (!(z.nodes instanceof KeyedNodes)) return undefined;

@@ -1,11 +1,9 @@
 /**
- * The response builder: turns a ZoneLookupResult into the answer, authority and
+ * The response builder: a ZoneLookupResult into the answer, authority and
  * additional sections (RFC 1034 section 4.3.2, RFC 2308, RFC 3403 section
- * 4.2) and encodes them, with name compression, into the octets that follow
- * the question. The server copies the header and the question from the query
- * at send time, so the same encoded body serves every query for a name+type.
- *
- * Pure: no I/O, no clock.
+ * 4.2), encoded with compression into the octets after the question. The
+ * header and question are copied from the query at send time, so one body
+ * serves every query for a name and type.
  */
 import type { IndexedZone, ZoneLookupResult } from './zone-lookup.ts';
 import {
@@ -42,10 +40,7 @@ export const RCODE_BADVERS = 16;
 
 export { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';
 
-/**
- * RFC 2308 section 3: "the TTL of this record is set from the minimum of the
- * MINIMUM field of the SOA record and the TTL of the SOA itself".
- */
+/** RFC 2308 section 3: the SOA of a negative answer, its TTL the smaller of its own and MINIMUM. */
 export function negativeSoa(z: IndexedZone, qtype = 0): SectionRRset {
   const soa = z.zone.soa;
   const rd = soa.records[0]!.rdata;
@@ -104,12 +99,8 @@ export function naptrFlagsAndReplacement(
 }
 
 /**
- * Additional-section processing for the answer RRsets. Only data from the
- * same zone, outside zone cuts, as BIND does (RFC 2181 section 5.4.1: the
- * additional section is the least trusted, so nothing from elsewhere).
- *
- * @see RFC 3403 section 4.2: "it would be prudent for the server to return
- * [...] the SRV (for 'S') or A/AAAA (for 'A') records".
+ * Additional-section processing: only data of the same zone outside cuts, as
+ * BIND (RFC 2181 section 5.4.1); SRV or A/AAAA for NAPTR (RFC 3403 section 4.2).
  */
 function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): SectionRRset[] {
   const out: SectionRRset[] = [];
@@ -192,11 +183,7 @@ function additionalFor(z: IndexedZone, answer: readonly SectionRRset[]): Section
   return out;
 }
 
-/**
- * The sections for a lookup result of a query for `qtype`; with `dnssec`
- * (the query's DO bit) and a signed zone, the RRSIGs and NSEC/NSEC3 proofs
- * too (`answer-dnssec.ts`).
- */
+/** The sections for a lookup result; with `dnssec` (DO) and a signed zone, RRSIGs and proofs too. */
 export function planResponse(r: ZoneLookupResult, qtype: number, dnssec = false): ResponsePlan {
   const plan = planPlain(r, qtype);
   return dnssec ? addDnssec(plan, r, qtype) : plan;
@@ -240,10 +227,7 @@ function planPlain(r: ZoneLookupResult, qtype: number): ResponsePlan {
     case 'dname':
       return { rcode: RCODE_NOERROR, aa: true, answer, authority: [], additional: [] };
     case 'referral': {
-      // RFC 1034 section 4.3.2 step 3b: "copy the NS RRs for the subzone into the
-      // authority section [...] put whatever addresses are available into the
-      // additional section, using glue RRs if the addresses are not available
-      // from authoritative data or the cache."
+      // RFC 1034 section 4.3.2 step 3b: the subzone's NS in authority, glue in additional.
       const cut = r.cut!;
       const ns = place(cut.key, cut.ns);
       const additional: SectionRRset[] = [];
@@ -306,18 +290,13 @@ export interface EncodedBody {
 }
 
 export interface EncodeOptions {
-  /**
-   * Names of the question available as compression targets. 'all' (default):
-   * every suffix of the question name; otherwise only the given suffix key
-   * (so the body depends on the question's length only, not its labels).
-   */
+  /** Question names usable as compression targets: every suffix ('all'), or only the given key. */
   readonly questionSuffixes?: 'all' | string;
 }
 
 /**
- * Encode the sections to follow a question whose name has key `qkey`
- * (question at offset 12, so the body starts at 12 + qkey.length + 4).
- * Owner names and RFC 1035 RDATA names are compressed (RFC 1035 section 4.1.4).
+ * Encode the sections that follow a question whose name has key `qkey`;
+ * owner names and RFC 1035 RDATA names compressed (RFC 1035 section 4.1.4).
  */
 export function encodeBody(
   qkey: string,
@@ -370,10 +349,7 @@ interface BodyWriter {
   readonly w: ByteWriter;
   /** The body's offset in the message (after the header and the question). */
   readonly base: number;
-  /**
-   * Names in the question -> offset: their case is the client's, so only
-   * owner names may point there (RDATA names keep the zone's spelling).
-   */
+  /** Question names -> offset: their case is the client's, so only owner names point there. */
   readonly qdict: Map<string, number>;
   /** Names written in the body -> offset (usable by owner and RDATA names). */
   readonly dict: Map<string, number>;
@@ -457,18 +433,10 @@ function writeName(b: BodyWriter, key: string, owner: boolean): void {
   w.u8(0);
 }
 
-/**
- * One writer for every body (encodeBody is synchronous and not reentrant):
- * a fresh buffer per body would be an ArrayBuffer allocation per answer.
- */
+/** One writer for every body (encodeBody is synchronous), not an ArrayBuffer per answer. */
 const WRITER = new ByteWriter(512);
 
-/**
- * Body octets are copied into shared 64 KiB blocks: a server compiles one
- * body per name and type at load, and an ArrayBuffer of its own per body
- * costs more than the octets of a typical answer. A block lives as long as a
- * body in it.
- */
+/** Body octets are copied into shared 64 KiB blocks: an ArrayBuffer per body costs more than its octets. */
 class BodySlab {
   private block = new Uint8Array(0);
   private used = 0;
@@ -486,11 +454,7 @@ class BodySlab {
 }
 const BODIES = new BodySlab();
 
-/**
- * The small per-RRset arrays of a body (sections, counts, required) take few
- * distinct values across a zone: equal ones are shared (frozen), so a body
- * compiled per name does not carry arrays of its own.
- */
+/** The small per-RRset arrays of bodies take few distinct values: equal ones are shared, frozen. */
 // eslint-disable-next-line no-restricted-syntax -- module state: interned frozen arrays, shared by all zones
 const SHARED_ARRAYS = new Map<string, readonly (number | boolean)[]>();
 function shared<T extends number | boolean>(a: T[]): readonly T[] {
@@ -514,12 +478,8 @@ export interface Fitted {
 }
 
 /**
- * Keep whole RRsets, in order, while they fit. A missing answer or authority
- * RRset, or missing required glue, sets TC; missing optional additional data
- * does not.
- *
- * @see RFC 2181 section 9: "the TC bit should only be set when some RRs that
- * were required to be sent could not be" and "only complete RRsets".
+ * Keep whole RRsets while they fit (RFC 2181 section 9): a missing answer or
+ * authority RRset, or missing required glue, sets TC; missing additional data does not.
  */
 export function fitBody(body: EncodedBody, limit: number, out: Fitted): Fitted {
   out.tc = false;

@@ -1,19 +1,11 @@
 /**
- * The server's name index of a stored zone: a name found by its lookup key
- * (lowercased wire form, `../../dns/core/wire/name.ts`), as a query gives it, with no
- * `Map<string, ZoneNode>` of a million entries (no string and no object per
- * name), so a zone loaded by one thread is served by another with nothing to
- * prepare.
- *
- * A store the parser filled holds every name in the canonical spelling, and
- * is searched through its own name table (`ZoneStore.findKey`, issue 20:
- * the reload no longer builds a second table). A store with names made by
- * hand in another spelling (`buildZone` of records with upper case or `\X`
- * escapes) gets key columns: each name's key in one byte arena, found
- * through an open-addressing table in an Int32Array, built from the stored
- * names octet by octet (`\X` and `\DDD` escapes decoded, ASCII lowercased),
- * exactly as `nameKey` would (a test compares the two over zones with
- * escapes).
+ * The server's name index of a stored zone, by lookup key
+ * (`dns/core/wire/name.ts`), with no object or string per name, so a zone
+ * loaded by one thread is served by another with nothing to prepare. A store
+ * the parser filled (canonical spelling) is searched through its own name
+ * table; a store with names made by hand in another spelling gets key
+ * columns: keys in one arena, found through an open-addressing table, built
+ * as `nameKey` would (a test compares the two).
  */
 import { fnv1aBytes, fnv1aText } from '../../kit/core/hash.ts';
 import type { ZoneNode } from '../../dns/core/zone/model.ts';
@@ -43,10 +35,7 @@ function lower(c: number): number {
   return c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
 }
 
-/**
- * Write the lookup key of the presentation name `src[o, o + len)` at
- * `dst[d]`; returns its length.
- */
+/** Write the lookup key of the presentation name `src[o, o + len)` at `dst[d]`; its length. */
 function writeKey(src: Uint8Array, o: number, len: number, dst: Uint8Array, d: number): number {
   if (len === 0 || (len === 1 && src[o] === 0x2e)) {
     dst[d] = 0;
@@ -79,10 +68,7 @@ function writeKey(src: Uint8Array, o: number, len: number, dst: Uint8Array, d: n
   return p - d;
 }
 
-/**
- * Build the index of a store's in-zone names (O(names), no allocation per
- * name): only for a store whose names are not all canonical (`KeyedNodes`).
- */
+/** The key columns of a store whose names are not all canonical (O(names), nothing per name). */
 export function buildKeyIndex(store: ZoneStore): KeyIndexColumns {
   const rows = store.nameCount;
   let bound = 0;
@@ -122,13 +108,7 @@ export function keyIndexBuffers(c: KeyIndexColumns): ArrayBuffer[] {
   return out;
 }
 
-/**
- * The zone's names by lookup key. A store whose names are all in the
- * canonical spelling (every store the parser filled) is searched through its
- * own name table (`ZoneStore.findKey`): nothing is built, nothing is handed
- * between threads. A store with names made by hand in another spelling gets
- * the key columns above (`columns`).
- */
+/** The zone's names by lookup key: the store's own table, or the key columns above. */
 export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
   /** The key columns, for a store whose names are not all canonical (to hand them to another thread). */
   readonly columns: KeyIndexColumns | undefined;
