@@ -30,28 +30,9 @@ import type { HttpStepResult } from './thttp.ts';
 import type { WalkNeed } from '../ddds/core/walk.ts';
 import { nodeDnssecCrypto } from '../dnssec/node-crypto.ts';
 
-export { ResolveError, type WalkOptions } from './resolution.ts';
-export {
-  LexClient,
-  resolveLexUrn,
-  type ClientOptions,
-  type ClientTransport,
-  type ResolveOptions,
-} from './client.ts';
-export type {
-  FallbackTraceStep,
-  Handoff,
-  HandoffResult,
-  HttpTraceStep,
-  LookupTraceStep,
-  NaptrTraceStep,
-  PartitionTraceStep,
-  ResolvedResult,
-  ResolveResult,
-  Service,
-  Trace,
-  TraceStep,
-} from '../ddds/core/trace.ts';
+export { ResolveError } from './resolution.ts';
+export { LexClient, resolveLexUrn } from './client.ts';
+export type { Handoff, ResolveResult, Service, Trace, TraceStep } from '../ddds/core/trace.ts';
 
 /** The options of the Node transports (those of `ClientOptions` without `transport`). */
 export type NodeTransportOptions = DefaultTransportOptions;

@@ -9,12 +9,8 @@
  * serves the zones (lexroute, NSD, Knot).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  LexClient,
-  resolveLexUrn,
-  type HandoffResult,
-  type ResolveResult,
-} from '../../src/client/resolve.ts';
+import { LexClient, resolveLexUrn, type ResolveResult } from '../../src/client/resolve.ts';
+import type { HandoffResult } from '../../src/ddds/core/trace.ts';
 import { EXIT_HANDOFF } from '../../src/cli/commands/resolve.ts';
 import { run } from '../../src/cli/main.ts';
 import { captureIo } from '../helpers/io.ts';

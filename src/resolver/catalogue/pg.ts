@@ -13,15 +13,10 @@
  * Text columns use the "C" collation (byte order, as SQLite's BINARY), so
  * the B-tree lookups do not depend on the database's locale.
  *
- * Reads go through `fill` (see `./prefetch.ts`): an exact match is one
- * statement (lookup joined to works by primary keys), shared by the
- * concurrent requests' names (`./batcher.ts`) and sent on one held
- * connection without pg's general query path (`./pg-names.ts`); a partial
- * match one more,
- * which returns the candidates' whole documents, found through the
- * `names_number`/`names_year` indexes or the `name_numbers` primary key.
- * The resolver's statements are named (parsed once per connection) and,
- * with `plan_cache_mode = force_generic_plan`, planned once.
+ * Reads go through `fill` (`./prefetch.ts`): an exact match is one
+ * statement shared by the concurrent requests' names (`./batcher.ts`,
+ * `./pg-names.ts`); a partial match one more, through the indexes. The
+ * resolver's statements are named and planned once.
  *
  * Imports run in one transaction (`PgImport`): readers see the catalogue
  * before or after it, never half of it, and a killed import (its connection
@@ -221,10 +216,8 @@ export class PgCatalogue implements AsyncCatalogueSource {
   readonly #url: string;
   /**
    * Exact-name lookups, gathered into statements over an array of names
-   * (see `./batcher.ts`). One statement out at a time: the names asked for
-   * meanwhile make the next one bigger, which costs both sides less CPU
-   * per name than two smaller statements (measured with bench/resolver.ts;
-   * a round trip still answers every request waiting for it).
+   * (`./batcher.ts`): one statement out at a time, the names asked for
+   * meanwhile go together in the next one.
    */
   readonly #names: NameLookups;
   readonly #byNames = new Batcher<string, CatalogueWork>((urns) => this.#fetchNames(urns), {
@@ -245,16 +238,10 @@ export class PgCatalogue implements AsyncCatalogueSource {
       connectionString: url,
       max: Math.max(2, options.poolSize ?? 8),
       application_name: 'lexroute',
-      // A resolver's lookups are named statements run with new values every
-      // time: plan them once. In the default mode the server keeps planning
-      // each run (the plan for an array of unknown length looks dearer than
-      // one made for the values at hand), which costs more than the lookup
-      // itself. Imports keep the default: their statements run once a batch.
-      // (PostgreSQL 12 and later; an older server plans each run, as before.)
-      // Awaited before the pool hands the client out: set from a 'connect'
-      // listener it ran beside the first lookup, and pg printed a
-      // DeprecationWarning (client.query() while a query is executing) at
-      // every resolver start.
+      // A resolver's named statements run with new values every time: plan
+      // them once (PostgreSQL 12+; the default mode re-plans each run, which
+      // costs more than the lookup). Imports keep the default. Awaited here,
+      // not in a 'connect' listener (pg warns of a query while one runs).
       ...(options.readOnly === true
         ? {
             onConnect: async (client: pg.ClientBase) => {
@@ -510,12 +497,6 @@ function copyField(v: string): string {
     : v;
 }
 
-/**
- * One import into PostgreSQL, in one transaction. The writer's synchronous
- * calls are answered from what `prefetch` fetched for the batch and from the
- * batch's own writes; `endBatch` writes the batch with COPY (new works,
- * names) and one UPDATE (changed stored works).
- */
 /** One batch's rows, taken out of the import's state to be written. */
 interface PgBatch {
   readonly works: string[];
@@ -525,6 +506,12 @@ interface PgBatch {
   readonly updates: [number, string][];
 }
 
+/**
+ * One import into PostgreSQL, in one transaction. The writer's synchronous
+ * calls are answered from what `prefetch` fetched for the batch and from the
+ * batch's own writes; `endBatch` writes the batch with COPY (new works,
+ * names) and one UPDATE (changed stored works).
+ */
 export class PgImport implements WriterBackend {
   readonly #client: pg.PoolClient;
   #maxId: number;

@@ -359,11 +359,9 @@ export class SqliteCatalogue implements CatalogueReader {
   }
 
   /**
-   * Lookups share one read transaction per turn of the event loop: starting
-   * a read transaction costs a lock and an unlock of the WAL index and an
-   * fstat (three system calls), more than the lookup itself. The snapshot
-   * ends when the turn does, so a commit by another connection (an import)
-   * is seen from the next turn on.
+   * Lookups share one read transaction per turn of the event loop (or the
+   * snapshot window): starting one costs more than the lookup. A commit by
+   * another connection (an import) is seen from the next snapshot on.
    */
   #read(): void {
     if (this.#pending.size > 0) this.flushWriters();
@@ -376,12 +374,9 @@ export class SqliteCatalogue implements CatalogueReader {
 
   /**
    * Let lookups share one read snapshot for up to `ms` milliseconds instead
-   * of one turn of the event loop (0, the default). A server at moderate
-   * load handles about one request per turn, so per-turn snapshots cost a
-   * BEGIN and a COMMIT per request (about 4 us, more than the lookup); a
-   * window of a few milliseconds amortises them. A commit by another
-   * connection (an import) is then seen at most `ms` later. Writes by this
-   * store end the snapshot first, as before.
+   * of one turn of the event loop (0, the default): a server at moderate load
+   * handles about one request per turn. An import's commit is then seen at
+   * most `ms` later; writes by this store end the snapshot first.
    */
   setSnapshotWindow(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) {
@@ -471,13 +466,10 @@ export class SqliteCatalogue implements CatalogueReader {
 
   /**
    * Start an import: one write transaction for the whole file, so readers
-   * (other connections: a running resolver) see the catalogue before or
-   * after it, and a failed or killed import leaves it as it was. A large
-   * page cache keeps a large import from slowing down as the lookup B-tree
-   * grows. Into an empty catalogue, the partial-matching indexes are dropped
-   * inside the same transaction and built once before the commit (much
-   * faster than growing them row by row): a kill -9 rolls the drop back with
-   * the rows, so they are never left missing.
+   * see the catalogue before or after it, and a failed or killed import
+   * leaves it as it was. Into an empty catalogue, the partial-matching
+   * indexes are dropped inside the same transaction and built once before
+   * the commit (a kill -9 rolls the drop back with the rows).
    */
   beginImport(): void {
     this.#endSnapshot();
@@ -596,12 +588,6 @@ interface CatalogueNameWrite {
 }
 
 /**
- * Idempotent writes of validated rows: importing a row twice changes nothing
- * the second time. Rows change works in memory; `flush` (run by the store's
- * `commit`) writes each changed work's document once, the new works and
- * names in the order they appeared.
- */
-/**
  * Where a `CatalogueWriter` reads stored works and writes changed ones:
  * synchronous calls (SQLite runs them at once; the PostgreSQL import
  * answers them from what it fetched for the batch and buffers the writes
@@ -704,6 +690,10 @@ class SqliteWriterBackend implements WriterBackend {
   }
 }
 
+/**
+ * Idempotent writes of validated rows (a row imported twice changes nothing
+ * the second time); `flush` writes each changed work's document once.
+ */
 export class CatalogueWriter {
   readonly #backend: WriterBackend;
   /** Works changed since the last flush, by every one of their names. */
