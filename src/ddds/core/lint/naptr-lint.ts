@@ -322,24 +322,17 @@ interface Finding {
 
 const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
 
-/** Most slots of the table of records read in full (a power of two). */
+/** Slots of the table of records read in full (a power of two). */
 const FIELD_SLOTS = 1 << 14;
 /** Most octets of its keys kept; when full, it starts over. */
 const FIELD_ARENA = 1 << 22;
 
 /**
  * The findings of the records the quick reading leaves, by their octets after
- * ORDER and PREFERENCE: a repeated rule costs a hash and a comparison. Sized
- * to the records linted.
+ * ORDER and PREFERENCE: a repeated rule costs a hash and a comparison.
  */
 class FullReads {
-  private readonly table: OctetTable<readonly Finding[] | null>;
-
-  constructor(records: number) {
-    let size = 16;
-    while (size < FIELD_SLOTS && size < 2 * records) size *= 2;
-    this.table = new OctetTable(size, FIELD_ARENA);
-  }
+  private readonly table = new OctetTable<readonly Finding[] | null>(FIELD_SLOTS, FIELD_ARENA);
 
   /** The findings of the NAPTR RDATA `bytes[start, end)`, or undefined when it is malformed. */
   findings(bytes: Uint8Array, start: number, end: number): readonly Finding[] | undefined {
@@ -353,6 +346,9 @@ class FullReads {
     return found ?? undefined;
   }
 }
+
+/** Shared by the lint runs of a thread, as the memos. */
+const FULL = new FullReads();
 
 /** A well-formed record of one owner, as the PREFERENCE rule compares them. */
 interface RunRecord {
@@ -474,7 +470,6 @@ export function lintNaptrRows(
   const out: ZoneDiagnostic[] = [];
   const quick = options.quick === false ? undefined : MEMO.quick;
   const runs = new OwnerRuns(rows);
-  let full: FullReads | undefined;
   for (let k = 0, count = rows.count; k < count; k++) {
     if (!rows.isNaptr(k)) continue;
     runs.add(k);
@@ -486,10 +481,7 @@ export function lintNaptrRows(
       runs.wellFormed(k);
       continue;
     }
-    const found =
-      verdict === MALFORMED
-        ? undefined
-        : (full ??= new FullReads(count)).findings(bytes, start, end);
+    const found = verdict === MALFORMED ? undefined : FULL.findings(bytes, start, end);
     const at = { source: rows.source(k) };
     if (found === undefined) {
       out.push(diag('NAPTR_MALFORMED', 'error', MALFORMED_MESSAGE, at));
@@ -514,11 +506,11 @@ export function lintNaptrRows(
 class OwnerRuns {
   private readonly rows: NaptrRows;
   /** Owner key -> owner index (in order of first appearance), -1 when not seen. */
-  private ids = new Int32Array(16).fill(-1);
+  private ids: Int32Array;
   private owners = 0;
   /** Each owner's first run: rows [firstStart[id], firstEnd[id]). */
-  private firstStart = new Int32Array(16);
-  private firstEnd = new Int32Array(16);
+  private firstStart: Int32Array;
+  private firstEnd: Int32Array;
   /** Owners that come back after another one: the rows of their later runs. */
   private readonly later = new Map<number, number[]>();
   /** NAPTR_PREFERENCE_AS_ORDER findings by owner index. */
@@ -533,6 +525,11 @@ class OwnerRuns {
 
   constructor(rows: NaptrRows) {
     this.rows = rows;
+    // Keys and owners are about as many as rows.
+    const size = Math.max(16, rows.count + 1);
+    this.ids = new Int32Array(size).fill(-1);
+    this.firstStart = new Int32Array(size);
+    this.firstEnd = new Int32Array(size);
   }
 
   /** Row k, a NAPTR record, comes next. */

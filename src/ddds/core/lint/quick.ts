@@ -20,7 +20,7 @@ import {
   naptrLayout,
 } from '../../../dns/core/rr/naptr.ts';
 import { wireNameLength } from '../../../dns/core/zone/names.ts';
-import { fnv1aBytes } from '../../../kit/core/hash.ts';
+import { FNV_OFFSET_BASIS, FNV_PRIME, fnv1aBytes } from '../../../kit/core/hash.ts';
 import { parseFlags, parseServices } from '../naptr.ts';
 import { RUN, TEMPLATE_SAFE } from '../subst.ts';
 
@@ -57,7 +57,7 @@ export class OctetTable<V> {
   private arena: Uint8Array;
   private used = 0;
 
-  /** `slots` a power of two; the arena grows from 64 octets per slot up to `maxArena`. */
+  /** `slots` a power of two; the arena grows from 16 KiB (or less) up to `maxArena`. */
   constructor(slots: number, maxArena: number) {
     this.values = new Array<V | undefined>(slots).fill(undefined);
     this.hashes = new Int32Array(slots);
@@ -66,7 +66,7 @@ export class OctetTable<V> {
     this.reused = new Uint8Array(slots);
     this.mask = slots - 1;
     this.maxArena = maxArena;
-    this.arena = new Uint8Array(Math.min(maxArena, 64 * slots));
+    this.arena = new Uint8Array(Math.min(maxArena, 1 << 14));
   }
 
   /** The value of the key `bytes[start, end)` of hash `h` (`fnv1aBytes`). */
@@ -170,8 +170,14 @@ export class QuickCheck {
   private readonly key = new Uint8Array(256);
   /** A field's octets (`validAnchoredText`). */
   private readonly text = new Uint8Array(255);
+  /** `fnv1aBytes` of the template in `key`. */
+  private keyHash = 0;
   private d2 = 0;
   private d3 = 0;
+  /** FLAGS + SERVICES of the last record read (most records of a zone share them) and their verdict. */
+  private readonly lastFlagsServices = new Uint8Array(64);
+  private lastLength = -1;
+  private lastVerdict = LOOK;
 
   /** CLEAN, MALFORMED or LOOK for the NAPTR RDATA `bytes[start, end)` (at least 8 octets). */
   check(bytes: Uint8Array, start: number, end: number): number {
@@ -182,17 +188,35 @@ export class QuickCheck {
     if (nlen < 0 || p + nlen !== end) return MALFORMED;
     const f = at[NAPTR_FLAGS]!;
     const r = at[NAPTR_REGEXP]!;
+    const fs = this.flagsServicesOf(bytes, f, r);
+    if (fs === LOOK) return LOOK;
+    const hasRegexp = bytes[r]! > 0;
+    if (hasRegexp === (bytes[p]! !== 0)) return LOOK;
+    if (!hasRegexp) return fs === FS_U ? LOOK : CLEAN;
+    return this.regexpClean(bytes, r + 1, r + 1 + bytes[r]!, fs === FS_U) ? CLEAN : LOOK;
+  }
+
+  /** The verdict of FLAGS + SERVICES `bytes[f, r)`: the last record's again, or by the table. */
+  private flagsServicesOf(bytes: Uint8Array, f: number, r: number): number {
+    const last = this.lastFlagsServices;
+    const n = r - f;
+    if (n === this.lastLength) {
+      let i = 0;
+      while (i < n && last[i] === bytes[f + i]) i++;
+      if (i === n) return this.lastVerdict;
+    }
     const h = fnv1aBytes(bytes, f, r);
     let fs = this.flagsServices.get(bytes, f, r, h);
     if (fs === undefined) {
       fs = flagsServicesVerdict(bytes, f, r);
       this.flagsServices.set(bytes, f, r, h, fs);
     }
-    if (fs === LOOK) return LOOK;
-    const hasRegexp = bytes[r]! > 0;
-    if (hasRegexp === (bytes[p]! !== 0)) return LOOK;
-    if (!hasRegexp) return fs === FS_U ? LOOK : CLEAN;
-    return this.regexpClean(bytes, r + 1, r + 1 + bytes[r]!, fs === FS_U) ? CLEAN : LOOK;
+    if (n <= last.length) {
+      for (let i = 0; i < n; i++) last[i] = bytes[f + i]!;
+      this.lastLength = n;
+      this.lastVerdict = fs;
+    }
+    return fs;
   }
 
   /** Record a REGEXP field read in full as valid and anchored (kept when it is ASCII). */
@@ -205,13 +229,12 @@ export class QuickCheck {
       text[i] = c;
     }
     const n = this.templateOf(text, 0, field.length);
-    if (n >= 0) this.templates.set(this.key, 0, n, fnv1aBytes(this.key, 0, n), true);
+    if (n >= 0) this.templates.set(this.key, 0, n, this.keyHash, true);
   }
 
   private regexpClean(bytes: Uint8Array, start: number, end: number, uri: boolean): boolean {
     const n = this.templateOf(bytes, start, end);
-    if (n < 0 || this.templates.get(this.key, 0, n, fnv1aBytes(this.key, 0, n)) === undefined)
-      return false;
+    if (n < 0 || this.templates.get(this.key, 0, n, this.keyHash) === undefined) return false;
     // The jurisdiction warnings read the literals after "urn:lex:" (the template hides them).
     const j = bytes[start + 1] === 0x5e ? start + 2 : start + 1;
     for (let q = start + 1; q < j + URN_LEX.length && q < end; q++)
@@ -245,7 +268,9 @@ export class QuickCheck {
     const delim = bytes[start]!;
     if (delim >= 0x80 || delim === RUN_OCTET) return -1;
     let k = 0;
+    let h = FNV_OFFSET_BASIS;
     key[k++] = delim;
+    h = Math.imul(h ^ delim, FNV_PRIME);
     let part = 0;
     let ereRuns = true;
     for (let i = start + 1; i < end;) {
@@ -256,30 +281,32 @@ export class QuickCheck {
         if (next >= 0x80 || next === RUN_OCTET) return -1;
         key[k++] = c;
         key[k++] = next;
+        h = Math.imul(Math.imul(h ^ c, FNV_PRIME) ^ next, FNV_PRIME);
         i += 2;
         continue;
       }
+      i++;
       if (c === delim) {
         part++;
-        if (part === 1) this.d2 = i;
-        else if (part === 2) this.d3 = i;
-        key[k++] = c;
-        i++;
-        continue;
-      }
-      if (part === 0 && (c === 0x5b || c === 0x7b)) {
+        if (part === 1) this.d2 = i - 1;
+        else if (part === 2) this.d3 = i - 1;
+      } else if (part === 0 && (c === 0x5b || c === 0x7b)) {
         if (c === 0x7b) return -1;
         ereRuns = false;
+      } else if (TEMPLATE_SAFE[c] === 1 && (part === 1 || (part === 0 && ereRuns))) {
+        key[k++] = RUN_OCTET;
+        h = Math.imul(h ^ RUN_OCTET, FNV_PRIME);
+        while (i < end) {
+          const d = bytes[i]!;
+          if (d >= 0x80 || TEMPLATE_SAFE[d] !== 1 || d === delim) break;
+          i++;
+        }
+        continue;
       }
-      key[k++] = TEMPLATE_SAFE[c] === 1 && (part === 1 || (part === 0 && ereRuns)) ? RUN_OCTET : c;
-      i++;
-      if (key[k - 1] !== RUN_OCTET) continue;
-      while (i < end) {
-        const d = bytes[i]!;
-        if (d >= 0x80 || TEMPLATE_SAFE[d] !== 1 || d === delim) break;
-        i++;
-      }
+      key[k++] = c;
+      h = Math.imul(h ^ c, FNV_PRIME);
     }
+    this.keyHash = h;
     return part < 2 ? -1 : k;
   }
 }
