@@ -20,7 +20,6 @@ import {
 } from './thttp.ts';
 import type { ThttpService } from './thttp-url.ts';
 
-export { parseUriList, splitHttpUrl, thttpUrl, type ThttpService } from './thttp-url.ts';
 export type { HttpStepResult } from './thttp.ts';
 
 export interface HttpStepOptions extends PortableOptions {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
-import { parseUriList, splitHttpUrl, thttpRequest, thttpUrl } from '../../src/client/http-step.ts';
+import { thttpRequest } from '../../src/client/http-step.ts';
+import { parseUriList, splitHttpUrl, thttpUrl } from '../../src/client/thttp-url.ts';
 import { HttpStepError } from '../../src/client/errors.ts';
 
 const URN = 'urn:lex:br;sao.paulo:governo:decreto:2008-03-05;52789~art1';

@@ -17,6 +17,3 @@ export type ToDnsKey = (text: string) => DnsKeyResult;
 
 /** The conversion `dddsStep` uses when the caller passes none. */
 export const defaultToDnsKey: ToDnsKey = toDnsKey;
-
-/** True: non-ASCII keys convert through IDNA2008 (kept for the vector tests' `requires: idna`). */
-export const IDNA_AVAILABLE: boolean = true;
