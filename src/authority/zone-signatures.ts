@@ -6,26 +6,16 @@
  * replaces).
  */
 import type { Zone } from '../dns/core/zone/model.ts';
+import { earliestSignatureExpiration } from '../dnssec/core/resign-difference.ts';
 
-const RRSIG = 46;
 const cache = new WeakMap<Zone, number | null>();
 
 /** The earliest RRSIG expiration of a zone (RFC 4034 section 3.1.5, seconds since 1970 mod 2^32), or undefined when unsigned. */
 export function earliestExpiration(zone: Zone): number | undefined {
   const hit = cache.get(zone);
   if (hit !== undefined) return hit ?? undefined;
-  let earliest: number | undefined;
-  // Serial arithmetic (RFC 4034 section 3.1.5): compared through a reference, the first one seen.
-  for (const node of zone.nodes.values()) {
-    const set = node.rrsets.get(RRSIG);
-    if (!set) continue;
-    for (const r of set.records) {
-      const d = r.rdata;
-      if (d.length < 12) continue;
-      const exp = ((d[8]! << 24) | (d[9]! << 16) | (d[10]! << 8) | d[11]!) >>> 0;
-      if (earliest === undefined || ((exp - earliest) | 0) < 0) earliest = exp;
-    }
-  }
+  // Read from the store's columns for a loaded or patched zone (no view per record).
+  const earliest = earliestSignatureExpiration(zone);
   cache.set(zone, earliest ?? null);
   return earliest;
 }

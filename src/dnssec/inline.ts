@@ -19,8 +19,9 @@ import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
 import { ZoneStore } from '../dns/core/zone/store.ts';
-import { signingPlan, soaSerial } from './core/sign-zone.ts';
-import { KeyError, readZoneKeys } from './keys.ts';
+import { signingPlan, soaSerial, type SignZoneOptions } from './core/sign-zone.ts';
+import { resignByDifference } from './core/resign-difference.ts';
+import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
 import { zoneRecords } from './sign.ts';
 import { signChunks } from './parallel-sign.ts';
 import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
@@ -138,38 +139,33 @@ export async function signLoadedZone(
     return { zone, diagnostics: [{ code: 'DNSSEC_NO_KEYS', message, severity: 'warning' }] };
   }
   const serial = signedSerial(soaSerial(zone.soa.records[0]!.rdata), previousSerial);
+  const due = o.refresh + refreshSlice(o.validity);
+  const options: SignZoneOptions = {
+    origin: zone.origin,
+    keys,
+    denial: o.nsec3 ? 'nsec3' : 'nsec',
+    optOut: o.optOut,
+    now,
+    validity: o.validity,
+    random: Math.random,
+    serial,
+    // The zone is built from the records (buildStoreZone orders its names).
+    canonicalOrder: false,
+    ...(previous ? { kept: keptSignatures(previous, now, due) } : {}),
+  };
   let built;
   try {
-    const plan = signingPlan(zoneRecords(zone), {
-      origin: zone.origin,
-      keys,
-      denial: o.nsec3 ? 'nsec3' : 'nsec',
-      optOut: o.optOut,
-      now,
-      validity: o.validity,
-      random: Math.random,
-      serial,
-      // The zone is built from the records (buildStoreZone orders its names).
-      canonicalOrder: false,
-      ...(previous
-        ? { kept: keptSignatures(previous, now, o.refresh + refreshSlice(o.validity)) }
-        : {}),
-    });
-    // Each owner's signed records go into the new zone's columns as they come (the signed
-    // zone is never a list of record objects: at 1,000,000 records that list was the peak).
-    const store = new ZoneStore();
-    let kept = 0;
-    const counted = function* () {
-      for (const c of plan) {
-        kept += c.kept ?? 0;
-        yield c;
-      }
-    };
-    const signed = await signChunks(counted(), keys, (rrs) => {
-      for (const r of rrs)
-        store.add(r.owner, r.type, r.class, r.ttl, r.rdata, r.rdata.length, 0, '');
-    });
-    built = { ...buildStoreZone(store, { origin: zone.origin }), rrsets: signed, kept };
+    // A change of RRsets' content only: the names that changed are signed beside the previous version.
+    const diff = previous && resignByDifference(zone, previous, options, due);
+    built = diff
+      ? {
+          zone: diff.zone,
+          diagnostics: [],
+          rrsets: diff.rrsets,
+          kept: diff.kept,
+          earliest: diff.earliest,
+        }
+      : await signWhole(zone, options, keys);
   } catch (e) {
     return failure('DNSSEC_SIGN_FAILED', `signing ${zone.origin}: ${(e as Error).message}`);
   }
@@ -180,7 +176,7 @@ export async function signLoadedZone(
       `the signed ${zone.origin} does not build: ${errors.map((d) => `${d.code} ${d.message}`).join('; ')}`,
     );
   // The earliest expiration, kept signatures included (RFC 4034 section 3.1.5 arithmetic).
-  const earliest = earliestExpiration(built.zone) ?? now + o.validity;
+  const earliest = built.earliest ?? earliestExpiration(built.zone) ?? now + o.validity;
   const refreshAt = (now + ((earliest - now) | 0) - o.refresh) * 1000;
   return {
     zone: built.zone,
@@ -193,6 +189,33 @@ export async function signLoadedZone(
       refreshAt,
       ms: Math.round(performance.now() - t0),
     },
+  };
+}
+
+/**
+ * The whole zone signed (signatures kept from `options.kept` where they
+ * can be): each owner's signed records go into the new zone's columns as
+ * they come (the signed zone is never a list of record objects: at
+ * 1,000,000 records that list was the peak).
+ */
+async function signWhole(zone: Zone, options: SignZoneOptions, keys: readonly LoadedKey[]) {
+  const plan = signingPlan(zoneRecords(zone), options);
+  const store = new ZoneStore();
+  let kept = 0;
+  const counted = function* () {
+    for (const c of plan) {
+      kept += c.kept ?? 0;
+      yield c;
+    }
+  };
+  const signed = await signChunks(counted(), keys, (rrs) => {
+    for (const r of rrs) store.add(r.owner, r.type, r.class, r.ttl, r.rdata, r.rdata.length, 0, '');
+  });
+  return {
+    ...buildStoreZone(store, { origin: zone.origin }),
+    rrsets: signed,
+    kept,
+    earliest: undefined,
   };
 }
 

@@ -65,6 +65,33 @@ function unsignedText(zone: Zone): string[] {
 
 const sh = runTool;
 
+/** A folder for one case, its zone file's name and the signing options. */
+function setup(name: string, nsec3: boolean, state: boolean) {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir);
+  const sign: InlineSigning = {
+    keysDir: keys,
+    nsec3,
+    optOut: false,
+    validity: 30 * 86400,
+    refresh: 7 * 86400,
+    ...(state ? { stateDir: path.join(dir, 'state') } : {}),
+  };
+  return { dir, file: path.join(dir, 'inc.test.zone'), sign };
+}
+
+/** `dnssec-verify` and `ldns-verify-zone` accept the zone (written to `out`). */
+async function expectVerified(zone: Zone, out: string): Promise<void> {
+  if (verify.skipReason ?? ldns.skipReason) return;
+  writeFileSync(out, writeZone(zone));
+  const v = await sh(verify.path!, ['-o', ORIGIN, out]);
+  expect(v.code, v.out).toBe(0);
+  expect(v.out).toContain('Zone fully signed');
+  const l = await sh(ldns.path!, [out]);
+  expect(l.code, l.out).toBe(0);
+  expect(l.out).toContain('Zone is verified and complete');
+}
+
 beforeAll(async () => {
   mkdirSync(keys);
   await generateKey(keys, ORIGIN, 13, true);
@@ -82,17 +109,7 @@ describe('a reload of a signed zone signs what changed', () => {
     const denial = nsec3 ? 'NSEC3' : 'NSEC';
     // From the state folder's kept version, or from the signed version served (`signedBefore`, no state folder).
     it(`${denial}, previous version from ${from}: unchanged RRsets keep their RRSIG bytes; as valid as a full re-sign`, async () => {
-      const dir = path.join(tmp, `${denial}-${from}`);
-      mkdirSync(dir);
-      const file = path.join(dir, 'inc.test.zone');
-      const sign: InlineSigning = {
-        keysDir: keys,
-        nsec3,
-        optOut: false,
-        validity: 30 * 86400,
-        refresh: 7 * 86400,
-        ...(from === 'state' ? { stateDir: path.join(dir, 'state') } : {}),
-      };
+      const { dir, file, sign } = setup(`${denial}-${from}`, nsec3, from === 'state');
       if (sign.stateDir) mkdirSync(sign.stateDir);
       writeFileSync(file, zoneText(false, 1));
       const first = await zoneFromSource(file, { origin: ORIGIN, sign });
@@ -129,15 +146,62 @@ describe('a reload of a signed zone signs what changed', () => {
       expect(unsignedText(again.zone!)).toEqual(unsignedText(full.zone!));
       // No NSEC names the removed n20.
       expect(writeZone(again.zone!)).not.toMatch(/NSEC\s+n20\.inc\.test\./);
-      if (verify.skipReason ?? ldns.skipReason) return;
-      const out = path.join(dir, 'signed.zone');
-      writeFileSync(out, writeZone(again.zone!));
-      const v = await sh(verify.path!, ['-o', ORIGIN, out]);
-      expect(v.code, v.out).toBe(0);
-      expect(v.out).toContain('Zone fully signed');
-      const l = await sh(ldns.path!, [out]);
-      expect(l.code, l.out).toBe(0);
-      expect(l.out).toContain('Zone is verified and complete');
+      await expectVerified(again.zone!, path.join(dir, 'signed.zone'));
+    }, 60_000);
+  }
+});
+
+describe('a change of RRset content only is signed beside the previous version', () => {
+  for (const nsec3 of [false, true]) {
+    const denial = nsec3 ? 'NSEC3' : 'NSEC';
+    it(`${denial}: the changed names and the apex re-signed, twice in a row; verified; the records of a full re-sign`, async () => {
+      const { dir, file, sign } = setup(`${denial}-content`, nsec3, false);
+      const text = (txt: (i: number) => string, serial: number) =>
+        zoneText(false, serial).replace(
+          /n(\d+) IN TXT "v\d+"/g,
+          (_, i) => `n${i} IN TXT "${txt(Number(i))}"`,
+        );
+      writeFileSync(
+        file,
+        text((i) => `v${i}`, 1),
+      );
+      const first = await zoneFromSource(file, { origin: ORIGIN, sign });
+      expect(first.zone && first.signed, JSON.stringify(first.diagnostics)).toBeTruthy();
+      let before = first.zone!;
+      let serial = first.signed!.serial;
+      // Two changes in a row: the second patches the first's patched version.
+      for (const changed of [
+        [3, 40],
+        [3, 40, 41, 59],
+      ]) {
+        writeFileSync(
+          file,
+          text((i) => (changed.includes(i) ? `c${serial}` : `v${i}`), 1),
+        );
+        const again = await zoneFromSource(file, {
+          origin: ORIGIN,
+          sign,
+          previousSerial: serial,
+          signedBefore: before,
+        });
+        expect(again.zone && again.signed, JSON.stringify(again.diagnostics)).toBeTruthy();
+        expect(again.zone!.constructor.name).toBe('PatchedZone');
+        // The changed TXT RRsets and the SOA signed anew; the apex's and the changed names' other RRsets kept.
+        expect(again.signed!.rrsets - (again.signed!.kept ?? 0)).toBe(changed.length + 1);
+        const a = signatures(before);
+        const b = signatures(again.zone!);
+        for (const i of changed)
+          expect(b.get(`n${i}.${ORIGIN}/16`)).not.toBe(a.get(`n${i}.${ORIGIN}/16`));
+        expect(b.get(`${ORIGIN}/6`)).not.toBe(a.get(`${ORIGIN}/6`));
+        for (const i of [0, 5, 39])
+          expect(b.get(`n${i}.${ORIGIN}/16`)).toBe(a.get(`n${i}.${ORIGIN}/16`));
+        expect(again.zone!.size).toBe(before.size);
+        const full = await zoneFromSource(file, { origin: ORIGIN, sign, previousSerial: serial });
+        expect(unsignedText(again.zone!)).toEqual(unsignedText(full.zone!));
+        before = again.zone!;
+        serial = again.signed!.serial;
+        await expectVerified(again.zone!, path.join(dir, `signed-${serial}.zone`));
+      }
     }, 60_000);
   }
 });

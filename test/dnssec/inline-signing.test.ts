@@ -183,6 +183,8 @@ describe('serve --keys: inline signing', () => {
       const out = await runDelv('www.inline.test', 'TXT');
       expect(out, out).toContain('; fully validated');
       expect(out).toContain('"second"');
+      // Re-signed by difference (the changed name and the apex): the denial chain still proves.
+      expect(await runDelv('nx.inline.test', 'A')).toMatch(/negative response, fully validated/);
     }
   });
 

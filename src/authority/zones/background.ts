@@ -79,8 +79,9 @@ export interface VersionRequest extends Omit<WorkerVersionRequest, 'before'> {
 export function packBefore(zone: Zone | undefined): PackedZone | undefined {
   const p = zone ? packZone(zone)?.packed : undefined;
   if (p === undefined) return undefined;
-  const { store, origin, order, cuts, size } = p;
-  return { store, origin, order, cuts, size };
+  const { store, origin, order, cuts, size, patch } = p;
+  // A patched zone (a signed zone re-signed by difference) goes with its overlay.
+  return { store, origin, order, cuts, size, ...(patch ? { patch } : {}) };
 }
 
 export interface BackgroundLoadResult {

@@ -78,7 +78,11 @@ function plainSet(s: RRset): RRset {
 function packPatched(zone: PatchedZone, indexed?: IndexedZone) {
   const baseNodes = indexed?.nodes instanceof OverlayNodes ? indexed.nodes.baseNodes : undefined;
   const keyed = baseNodes instanceof KeyedNodes ? baseNodes : undefined;
-  const base = packZone(zone.base, keyed && { zone: zone.base, originKey: '', nodes: keyed });
+  const dnssec = indexed?.dnssec;
+  const base = packZone(
+    zone.base,
+    keyed && { zone: zone.base, originKey: '', nodes: keyed, ...(dnssec ? { dnssec } : {}) },
+  );
   if (base === undefined) return undefined;
   const overlay = [...zone.overlay].map(([k, v]) => [k, v && plainNode(v)] as const);
   const patch: PackedPatch = { overlay, soa: plainSet(zone.soa), size: zone.size, cuts: zone.cuts };
@@ -92,15 +96,21 @@ const baseIndexes = new WeakMap<StoreZone, IndexedZone>();
  * The lookup index of a patched zone: the base's index (its key columns
  * when given) with the overlay's nodes over it.
  */
-export function indexPatched(zone: PatchedZone, keys?: KeyIndexColumns): IndexedZone {
+export function indexPatched(
+  zone: PatchedZone,
+  prepared?: { readonly columns?: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
+): IndexedZone {
   let base = baseIndexes.get(zone.base);
   if (base === undefined) {
-    base = indexZone(zone.base, keys && { columns: keys, dnssec: undefined });
+    base = indexZone(zone.base, prepared);
     baseIndexes.set(zone.base, base);
   }
   const overlay = new Map<string, ZoneNode | null>();
   for (const [name, node] of zone.overlay) overlay.set(nameKey(name), node);
-  return { zone, originKey: base.originKey, nodes: new OverlayNodes(base.nodes, overlay) };
+  const nodes = new OverlayNodes(base.nodes, overlay);
+  // A signed zone is patched only when its names stay (`dnssec/core/resign-difference.ts`): the base's chain holds.
+  const { dnssec } = base;
+  return { zone, originKey: base.originKey, nodes, ...(dnssec ? { dnssec } : {}) };
 }
 
 function collect(v: unknown, out: Set<ArrayBuffer>): void {
@@ -146,11 +156,11 @@ export function packZone(
  */
 export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const zone = unpackZone(p);
-  if (zone instanceof PatchedZone) return indexPatched(zone, p.keys);
-  const indexed = indexZone(
-    zone,
-    p.indexed ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec } : undefined,
-  );
+  const prepared = p.indexed
+    ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec }
+    : undefined;
+  if (zone instanceof PatchedZone) return indexPatched(zone, prepared);
+  const indexed = indexZone(zone, prepared);
   return p.answers ? { ...indexed, answers: p.answers } : indexed;
 }
 

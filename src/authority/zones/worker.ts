@@ -16,7 +16,14 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { FileStamp, LoadOptions } from './load.ts';
-import { packZone, sharePacked, unpackZone, type PackedZone } from './transfer.ts';
+import {
+  indexPatched,
+  packZone,
+  sharePacked,
+  unpackZone,
+  type PackedZone,
+} from './transfer.ts';
+import { PatchedZone } from '../../dns/core/zone/patch.ts';
 import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
 import {
   compareVersion,
@@ -198,7 +205,11 @@ async function handle(req: LoadRequest): Promise<Handled> {
   // here too: the answering thread receives the zone ready to serve.
   // So are the answers of the names the server is being asked (its hot set):
   // after the swap their first queries find them encoded (answer-pack.ts).
-  let indexed = r.zone ? indexZone(r.zone) : undefined;
+  let indexed = r.zone
+    ? r.zone instanceof PatchedZone
+      ? indexPatched(r.zone)
+      : indexZone(r.zone)
+    : undefined;
   clock.lap('index');
   const ok = !r.diagnostics.some((d) => d.severity === 'error');
   const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;

@@ -55,9 +55,8 @@ export interface SignZoneOptions {
   readonly iterations?: number;
   /** Seconds since the epoch. */
   readonly now: number;
-  /** Signature validity in seconds (default 30 days) and inception backdating (default 1 hour). */
+  /** Signature validity in seconds (default 30 days); inceptions are backdated an hour (clock skew). */
   readonly validity?: number;
-  readonly backdate?: number;
   /** Largest random reduction of an expiration, in seconds (default validity / 8). */
   readonly jitter?: number;
   /** [0, 1) */
@@ -374,6 +373,18 @@ function nsec3Chain(
   };
 }
 
+/**
+ * One owner's RRsets signed as the plan signs them (not a cut, not glue):
+ * for a re-signing that touches a few names (`resign-difference.ts`).
+ */
+export function signOwnerSets(
+  name: string,
+  sets: Map<number, ResourceRecord[]>,
+  o: SignZoneOptions,
+): SigningChunk {
+  return ownerChunk({ key: nameKey(name), name, sets }, false, false, signers(o));
+}
+
 interface KeyUse {
   readonly index: number;
   readonly tag: number;
@@ -408,7 +419,7 @@ function signers(o: SignZoneOptions): Signers {
     forData: zsks.length ? zsks : ksks,
     validity,
     jitter: o.jitter ?? Math.floor(validity / 8),
-    inception: o.now - (o.backdate ?? 3600),
+    inception: o.now - 3600,
   };
 }
 

@@ -9,6 +9,7 @@ import type { ResourceRecord, RRset, Zone } from '../../dns/core/zone/model.ts';
 import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
 import { canonicalNameKey, soaRecord, soaSerialOf, TYPE_SOA, type PlainRecord } from './records.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';
+import { PatchedZone } from '../../dns/core/zone/patch.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';
 
 export interface ZoneDiff {
@@ -138,14 +139,18 @@ function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): bo
 }
 
 /**
- * The names whose RRsets differ between two stores, read from the columns
- * alone: no name string and no view is made for a name that did not change.
- * Rows of two loads of similar files mostly line up, so each name is first
- * looked for at the row the previous match suggests, then in the hash table.
+ * Each name row n of `after` with its row m in `before` (-1: none), in
+ * `after`'s order, until `visit` returns false (then undefined); else the
+ * rows of `before` met. Rows of two loads of similar files mostly line up,
+ * so each name is first looked for at the row the previous match suggests,
+ * then in the hash table: no name string is made for rows that line up.
  */
-function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[]; gone: string[] } {
+export function pairRows(
+  before: ZoneStore,
+  after: ZoneStore,
+  visit: (n: number, m: number) => boolean,
+): Uint8Array | undefined {
   const seen = new Uint8Array(before.nameCount);
-  const changed: string[] = [];
   let delta = 0;
   for (let n = 0; n < after.nameCount; n++) {
     let m = n + delta;
@@ -154,9 +159,22 @@ function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[];
       if (m >= 0) delta = m - n;
     }
     if (m >= 0) seen[m] = 1;
-    if (after.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
-    if (m < 0 || !sameSets(before, m, after, n)) changed.push(after.name(n));
+    if (!visit(n, m)) return undefined;
   }
+  return seen;
+}
+
+/**
+ * The names whose RRsets differ between two stores, read from the columns
+ * alone: no name string and no view is made for a name that did not change.
+ */
+function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[]; gone: string[] } {
+  const changed: string[] = [];
+  const seen = pairRows(before, after, (n, m) => {
+    if (after.hasNameFlag(n, NODE_OUT_OF_ZONE)) return true;
+    if (m < 0 || !sameSets(before, m, after, n)) changed.push(after.name(n));
+    return true;
+  })!;
   const gone: string[] = [];
   for (let m = 0; m < before.nameCount; m++)
     if (!seen[m] && !before.hasNameFlag(m, NODE_OUT_OF_ZONE)) gone.push(before.name(m));
@@ -169,6 +187,34 @@ function allNames(before: Zone, after: Zone): { changed: string[]; gone: string[
     changed: [...after.nodes.keys()],
     gone: [...before.nodes.keys()].filter((n) => !after.nodes.has(n)),
   };
+}
+
+/** The store a zone stands on: its own, or a patched zone's base. */
+function baseOf(z: Zone): StoreZone | undefined {
+  return z instanceof StoreZone ? z : z instanceof PatchedZone ? z.base : undefined;
+}
+
+/**
+ * The names to compare: for zones on stores (patched ones too: a signed
+ * zone re-signed by difference), those whose base rows differ and those a
+ * patch of either replaced; else every name.
+ */
+function namesToCompare(before: Zone, after: Zone): { changed: string[]; gone: string[] } {
+  const a = baseOf(before);
+  const b = baseOf(after);
+  if (a === undefined || b === undefined) return allNames(before, after);
+  const rows = changedNames(a.store, b.store);
+  if (before === a && after === b) return rows;
+  const names = new Set([...rows.changed, ...rows.gone]);
+  for (const z of [before, after])
+    if (z instanceof PatchedZone) for (const n of z.overlay.keys()) names.add(n);
+  const changed: string[] = [];
+  const gone: string[] = [];
+  for (const n of names) {
+    if (after.nodes.has(n)) changed.push(n);
+    else if (before.nodes.has(n)) gone.push(n);
+  }
+  return { changed, gone };
 }
 
 /** A copy of a record's RDATA (a view would keep the zone's whole arena alive in the history). */
@@ -186,10 +232,7 @@ export function diffZones(before: Zone, after: Zone): ZoneDiff {
   const removed: PlainRecord[] = [];
   const added: PlainRecord[] = [];
   const apex = after.origin;
-  const names =
-    before instanceof StoreZone && after instanceof StoreZone
-      ? changedNames(before.store, after.store)
-      : allNames(before, after);
+  const names = namesToCompare(before, after);
   for (const name of names.changed) {
     const node = after.nodes.get(name);
     if (node === undefined) continue;

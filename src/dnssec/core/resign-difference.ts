@@ -1,0 +1,360 @@
+/**
+ * Re-signing by difference (issue 30, signing that costs what changed): a
+ * signed zone whose new unsigned version changes only the content of some
+ * RRsets (no name added or removed, no type added or removed at a name, no
+ * zone cut touched) is the previous signed version with those names, and
+ * the apex for its new SOA serial, re-signed beside it (`PatchedZone`):
+ * every other name keeps its records, signatures and NSEC/NSEC3 record,
+ * and the NSEC/NSEC3 chain keeps its order. The comparison runs over the
+ * two stores' columns (no view per unchanged name).
+ *
+ * Anything else (a name or type added or removed, which moves the denial
+ * chain or a bitmap; a cut; other keys; another denial or NSEC3
+ * parameters; opt-out; a file that carries DNSSEC records itself;
+ * signatures due for refresh) gives undefined: the caller signs the whole
+ * zone, keeping the signatures of what did not change
+ * (`keep-signatures.ts`). Pure.
+ */
+import type { ResourceRecord, RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
+import { PatchedZone } from '../../dns/core/zone/patch.ts';
+import {
+  NODE_BELOW_CUT,
+  NODE_DELEGATION,
+  NODE_OUT_OF_ZONE,
+  type ZoneStore,
+} from '../../dns/core/zone/store.ts';
+import { completeSignature, signOwnerSets, type SignZoneOptions } from './sign-zone.ts';
+import { dnskeyRdata } from './records.ts';
+import { pairRows } from '../../xfr/core/diff.ts';
+import {
+  TYPE_DNSKEY,
+  TYPE_NSEC,
+  TYPE_NSEC3,
+  TYPE_NSEC3PARAM,
+  TYPE_RRSIG,
+  TYPE_SOA,
+} from '../../dns/core/rr/types.ts';
+
+/** Types the signer makes: a file holding them is signed whole. */
+const SIGNER_TYPES: ReadonlySet<number> = new Set([
+  TYPE_RRSIG,
+  TYPE_NSEC,
+  TYPE_NSEC3,
+  TYPE_NSEC3PARAM,
+]);
+
+export interface ResignedZone {
+  readonly zone: PatchedZone;
+  /** RRsets of the re-signed names (the apex included), and of those, the ones whose signatures were kept. */
+  readonly rrsets: number;
+  readonly kept: number;
+  /** Names re-signed. */
+  readonly names: number;
+  /** The earliest RRSIG expiration of the new version (RFC 4034 section 3.1.5). */
+  readonly earliest: number;
+}
+
+function u32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}
+
+/** The earlier of two expirations in serial arithmetic (RFC 4034 section 3.1.5). */
+function earlier(a: number | undefined, b: number): number {
+  return a === undefined || ((b - a) | 0) < 0 ? b : a;
+}
+
+/** The earliest RRSIG expiration among a node's RRSIGs. */
+function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) {
+  for (const r of node?.rrsets.get(TYPE_RRSIG)?.records ?? [])
+    if (r.rdata.length >= 12) e = earlier(e, u32(r.rdata, 8));
+  return e;
+}
+
+/**
+ * The earliest RRSIG expiration of a zone: for a zone on a store, read from
+ * the store's RDATA (no view per record), the names a patch replaced
+ * skipped; any other zone through its nodes.
+ */
+export function earliestSignatureExpiration(zone: Zone): number | undefined {
+  const base =
+    zone instanceof StoreZone ? zone : zone instanceof PatchedZone ? zone.base : undefined;
+  if (base === undefined) {
+    let e: number | undefined;
+    for (const node of zone.nodes.values()) e = nodeEarliest(node, e);
+    return e;
+  }
+  const store = base.store;
+  const replaced = new Set<number>();
+  let e: number | undefined;
+  if (zone instanceof PatchedZone)
+    for (const [name, node] of zone.overlay) {
+      const row = store.findName(name);
+      if (row >= 0) replaced.add(row);
+      e = nodeEarliest(node, e);
+    }
+  for (let r = 0; r < store.recordCount; r++) {
+    if (store.recordType(r) !== TYPE_RRSIG || store.rdataLength(r) < 12) continue;
+    if (replaced.size > 0 && replaced.has(store.recordNode(r))) continue;
+    e = earlier(e, u32(store.rdataBlock(r), store.rdataStart(r) + 8));
+  }
+  return e;
+}
+
+type RowCompare = 'same' | 'content' | 'other';
+
+/** Name row n of the unsigned `after` against row m of the signed `before`, signer data aside. */
+function compareRow(before: ZoneStore, m: number, after: ZoneStore, n: number): RowCompare {
+  let count = 0;
+  let content = false;
+  for (let s = after.firstRRset(n); s >= 0; s = after.nextRRset(s)) {
+    const t = after.rrsetType(s);
+    if (SIGNER_TYPES.has(t) || t === TYPE_DNSKEY) return 'other';
+    count++;
+    const o = before.findSet(m, t);
+    if (o < 0) return 'other';
+    if (content) continue;
+    if (before.rrsetTtl(o) !== after.rrsetTtl(s) || before.rrsetSize(o) !== after.rrsetSize(s)) {
+      content = true;
+      continue;
+    }
+    for (
+      let r = after.firstRecord(s), q = before.firstRecord(o);
+      r >= 0 && !content;
+      r = after.nextRecord(r), q = before.nextRecord(q)
+    )
+      if (q < 0 || !after.sameRdata(r, before, q)) content = true;
+  }
+  for (let s = before.firstRRset(m); s >= 0; s = before.nextRRset(s)) {
+    const t = before.rrsetType(s);
+    if (!SIGNER_TYPES.has(t) && t !== TYPE_DNSKEY) count--;
+  }
+  if (count !== 0) return 'other';
+  if (!content) return 'same';
+  const cut = NODE_DELEGATION | NODE_BELOW_CUT;
+  return after.hasNameFlag(n, cut) || before.hasNameFlag(m, cut) ? 'other' : 'content';
+}
+
+/** The same comparison through the views (the names a previous patch replaced). */
+function compareNodes(
+  before: ZoneNode | null | undefined,
+  after: ZoneNode | undefined,
+): RowCompare {
+  const data = (n: ZoneNode | null | undefined) =>
+    [...(n?.rrsets.values() ?? [])].filter(
+      (s) => !SIGNER_TYPES.has(s.type) && s.type !== TYPE_DNSKEY,
+    );
+  const a = data(after);
+  const b = data(before);
+  if (after?.rrsets.size !== a.length || a.length !== b.length) return 'other';
+  if (!before || before.isDelegation || before.belowCut || after.isDelegation || after.belowCut)
+    return a.length === 0 ? 'same' : 'other';
+  let content = false;
+  for (const s of a) {
+    const o = before.rrsets.get(s.type);
+    if (!o) return 'other';
+    const same =
+      o.ttl === s.ttl &&
+      o.records.length === s.records.length &&
+      o.records.every((r, i) => sameBytes(r.rdata, s.records[i]!.rdata));
+    if (!same) content = true;
+  }
+  return content ? 'content' : 'same';
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The names whose data changed from the signed `previous` to the unsigned
+ * `zone` (both on stores; the names a patch of `previous` replaced compared
+ * through the views), or undefined when a change is more than content.
+ */
+function changedNames(zone: StoreZone, previous: Zone, base: StoreZone): string[] | undefined {
+  const before = base.store;
+  const after = zone.store;
+  const patched = previous instanceof PatchedZone ? previous.overlay : new Map<string, null>();
+  const skipBefore = new Set<number>();
+  const skipAfter = new Set<number>();
+  const changed: string[] = [];
+  for (const name of patched.keys()) {
+    const c = compareNodes(previous.nodes.get(name), zone.nodes.get(name));
+    if (c === 'other') return undefined;
+    if (c === 'content') changed.push(name);
+    const m = before.findName(name);
+    if (m >= 0) skipBefore.add(m);
+    const n = after.findName(name);
+    if (n >= 0) skipAfter.add(n);
+  }
+  const seen = pairRows(before, after, (n, m) => {
+    if (skipAfter.has(n) || after.hasNameFlag(n, NODE_OUT_OF_ZONE)) return true;
+    // A name new to the zone (not an empty non-terminal) moves the chain.
+    if (m < 0) return after.firstRRset(n) < 0;
+    const c = compareRow(before, m, after, n);
+    if (c === 'content') changed.push(after.name(n));
+    return c !== 'other';
+  });
+  if (seen === undefined) return undefined;
+  // A name gone from the zone (the NSEC3 chain's own names aside) moves the chain.
+  for (let m = 0; m < before.nameCount; m++) {
+    if (seen[m] || skipBefore.has(m) || before.hasNameFlag(m, NODE_OUT_OF_ZONE)) continue;
+    for (let s = before.firstRRset(m); s >= 0; s = before.nextRRset(s)) {
+      const t = before.rrsetType(s);
+      if (t !== TYPE_NSEC3 && t !== TYPE_RRSIG) return undefined;
+    }
+  }
+  return changed;
+}
+
+/** The apex as signed before is the apex the options sign: same keys, same denial, same SOA but its serial. */
+function sameApex(zone: Zone, previous: Zone, o: SignZoneOptions): boolean {
+  const apex = previous.nodes.get(previous.origin);
+  if (!apex || o.optOut || zone.origin !== previous.origin) return false;
+  const keys = apex.rrsets.get(TYPE_DNSKEY)?.records.map((r) => r.rdata) ?? [];
+  const wanted = o.keys.map((k) => dnskeyRdata(k.flags, k.algorithm, k.publicKey));
+  if (keys.length !== wanted.length || !wanted.every((w) => keys.some((k) => sameBytes(k, w))))
+    return false;
+  const param = apex.rrsets.get(TYPE_NSEC3PARAM)?.records[0]?.rdata;
+  if (o.denial === 'nsec') {
+    if (param !== undefined || !apex.rrsets.has(TYPE_NSEC)) return false;
+  } else {
+    const salt = o.salt ?? new Uint8Array(0);
+    const it = o.iterations ?? 0;
+    const want = Uint8Array.from([1, 0, it >>> 8, it & 0xff, salt.length, ...salt]);
+    if (param === undefined || !sameBytes(param, want)) return false;
+  }
+  const a = zone.soa.records[0];
+  const b = previous.soa.records[0];
+  if (!a || !b || a.ttl !== b.ttl || a.rdata.length !== b.rdata.length) return false;
+  // Everything but the serial (the 4 octets 20 from the end).
+  const at = a.rdata.length - 20;
+  return a.rdata.every((x, i) => (i >= at && i < at + 4) || x === b.rdata[i]);
+}
+
+function withSerial(rdata: Uint8Array, serial: number): Uint8Array {
+  const rd = rdata.slice();
+  const at = rd.length - 20;
+  rd[at] = (serial >>> 24) & 0xff;
+  rd[at + 1] = (serial >>> 16) & 0xff;
+  rd[at + 2] = (serial >>> 8) & 0xff;
+  rd[at + 3] = serial & 0xff;
+  return rd;
+}
+
+/** One changed name signed: its new data, the signer's records kept from `before`, the signatures. */
+function resignName(
+  name: string,
+  now: ZoneNode,
+  before: ZoneNode,
+  apex: boolean,
+  o: SignZoneOptions,
+): { node: ZoneNode; rrsets: number; kept: number; records: number; earliest: number | undefined } {
+  const sets = new Map<number, ResourceRecord[]>();
+  const owner = before.name;
+  for (const [type, set] of now.rrsets) {
+    const rs = set.records.map((r) => {
+      const rdata =
+        type === TYPE_SOA && apex && o.serial !== undefined
+          ? withSerial(r.rdata, o.serial)
+          : r.rdata;
+      return { owner, type, class: r.class, ttl: r.ttl, rdata };
+    });
+    sets.set(type, rs);
+  }
+  for (const type of [TYPE_NSEC, TYPE_DNSKEY, TYPE_NSEC3PARAM]) {
+    const set = before.rrsets.get(type);
+    if (set)
+      sets.set(
+        type,
+        set.records.map((r) => ({ owner, type, class: r.class, ttl: r.ttl, rdata: r.rdata })),
+      );
+  }
+  const chunk = signOwnerSets(owner, sets, o);
+  const records = chunk.records;
+  let earliest: number | undefined;
+  for (const job of chunk.jobs) {
+    const r = records[job.at]!;
+    const rdata = completeSignature(job, o.keys[job.key]!.sign(job.data));
+    records[job.at] = { owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
+  }
+  const rrsets = new Map<number, RRset>();
+  for (const r of records) {
+    const set = rrsets.get(r.type);
+    if (set) (set.records as ResourceRecord[]).push(r);
+    else rrsets.set(r.type, { owner, type: r.type, ttl: r.ttl, records: [r] });
+    if (r.type === TYPE_RRSIG) {
+      earliest = earlier(earliest, u32(r.rdata, 8));
+      const sigs = rrsets.get(TYPE_RRSIG)!;
+      if (r.ttl < sigs.ttl) rrsets.set(TYPE_RRSIG, { ...sigs, ttl: r.ttl });
+    }
+  }
+  const node = {
+    name: owner,
+    rrsets,
+    emptyNonTerminal: false,
+    isDelegation: false,
+    belowCut: false,
+  };
+  return { node, rrsets: chunk.signed, kept: chunk.kept ?? 0, records: records.length, earliest };
+}
+
+function recordCount(node: ZoneNode): number {
+  let n = 0;
+  for (const s of node.rrsets.values()) n += s.records.length;
+  return n;
+}
+
+/**
+ * The signed `previous` with what changed in `zone` re-signed (the apex
+ * with `o.serial` always), or undefined when the change is more than the
+ * content of RRsets (see the module comment). `due`: seconds from `o.now`
+ * within which a signature of `previous` is due for refresh (any such: the
+ * whole zone is signed instead, refreshing them).
+ */
+export function resignByDifference(
+  zone: Zone,
+  previous: Zone,
+  o: SignZoneOptions,
+  due: number,
+): ResignedZone | undefined {
+  const base =
+    previous instanceof StoreZone
+      ? previous
+      : previous instanceof PatchedZone
+        ? previous.base
+        : undefined;
+  if (!(zone instanceof StoreZone) || base === undefined || !sameApex(zone, previous, o))
+    return undefined;
+  const before = earliestSignatureExpiration(previous);
+  if (before === undefined || ((before - o.now - due) | 0) <= 0) return undefined;
+  const names = changedNames(zone, previous, base);
+  if (names === undefined) return undefined;
+  const origin = zone.origin;
+  if (!names.some((n) => n.toLowerCase() === origin)) names.push(origin);
+  const overlay = new Map<string, ZoneNode | null>(
+    previous instanceof PatchedZone ? previous.overlay : [],
+  );
+  let size = previous.size;
+  let rrsets = 0;
+  let kept = 0;
+  let earliest = before;
+  for (const name of names) {
+    const key = name.toLowerCase();
+    const now = zone.nodes.get(key);
+    const old = previous.nodes.get(key);
+    if (!now || !old) return undefined;
+    const r = resignName(name, now, old, key === origin, o);
+    overlay.set(key, r.node);
+    size += r.records - recordCount(old);
+    rrsets += r.rrsets;
+    kept += r.kept;
+    if (r.earliest !== undefined) earliest = earlier(earliest, r.earliest);
+  }
+  const soa = overlay.get(origin)!.rrsets.get(TYPE_SOA)!;
+  const positions = previous instanceof PatchedZone ? previous.positions : undefined;
+  const patched = new PatchedZone(base, overlay, soa, size, positions, previous.cuts);
+  return { zone: patched, rrsets, kept, names: names.length, earliest };
+}
