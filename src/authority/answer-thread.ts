@@ -1,12 +1,7 @@
 /**
- * An answering thread of `serve --workers N` (N > 1): its own `Engine`,
- * UDP and TCP sockets on every configured address with `SO_REUSEPORT` (the
- * kernel spreads queries over the threads' sockets), its own response-rate
- * limiter and log summaries. It loads nothing: the main thread sends each
- * zone set, whose columns are on SharedArrayBuffers (one copy in memory for
- * every thread), and the thread swaps it in one assignment.
- *
- * Messages in: `ThreadCommand`; out: `ThreadReply` (see `answer-threads.ts`).
+ * An answering thread of `serve --workers N`: its own engine, sockets
+ * (`SO_REUSEPORT`), rate limiter and log summaries; it loads nothing and
+ * swaps in each zone set the main thread sends (`answer-threads.ts`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from '../config/server.ts';
@@ -53,11 +48,7 @@ export type ThreadCommand =
     }
   | { readonly type: 'close'; readonly id: number };
 
-/**
- * NOTIFY for the secondary zones, answered in this thread as in the main one
- * (same primaries, same keys); an accepted one is passed to the main thread,
- * whose Secondaries runs the check and the transfer.
- */
+/** NOTIFY for the secondary zones, answered here; an accepted one goes to the main thread's Secondaries. */
 async function notifyHook(
   init: ThreadInit,
   log: Logger,

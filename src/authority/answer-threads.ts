@@ -1,13 +1,9 @@
 /**
  * `serve --workers N`: the main thread answers as worker 0 and starts N - 1
- * answering threads (`answer-thread.ts`), all on the same addresses and
- * ports with `SO_REUSEPORT`. Zones are loaded once (by the zone-load worker,
- * their columns on SharedArrayBuffers) and every reload's zone set is sent
- * to each thread, which swaps it in one assignment: N threads, one copy of
- * the zones in memory, one load per reload. Metrics and `ctl stats` are
- * collected from every thread and summed (plus queries per worker). Each
- * thread serves zone transfers; the IXFR history, kept by the main thread's
- * reloads, is sent to every thread on each change.
+ * answering threads (`answer-thread.ts`) on the same ports (`SO_REUSEPORT`).
+ * Zones are loaded once, on SharedArrayBuffers, and each reload's zone set
+ * and IXFR history are sent to every thread. Metrics and `ctl stats` are
+ * summed over the threads.
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -146,10 +142,7 @@ export class AnswerThreads {
     this.threads = threads;
   }
 
-  /**
-   * Start `count` threads (workers 1..count); zones sent with `setZones` before
-   * they listen are queued and served from their first query.
-   */
+  /** Start threads 1..count; zones sent before they listen are served from their first query. */
   static start(init: AnswerThreadsInit): AnswerThreads {
     const { count, onNotify, ...rest } = init;
     const threads: Thread[] = [];

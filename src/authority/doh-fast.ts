@@ -1,17 +1,9 @@
 /**
- * The DoH endpoint's requests on the one HTTP/1.1 fast path
- * (`kit/http1.ts`, which owns the connection and its back-pressure): the
- * two requests DoH clients send, `GET /dns-query?dns=...` and
- * `POST /dns-query` with an `application/dns-message` body, answered with
- * the headers node:http writes for them (test/server/doh-fast.test.ts
- * compares both paths). Bench: bench/doh.ts.
- *
- * Taken here: GET or POST in the plain shape at the path `/dns-query`; for
- * POST a Content-Length of at most 65535 and the DoH content type; for GET
- * one `dns` parameter with no percent-encoding that decodes. Any other
- * request goes, with the connection, to node:http and `handleDohRequest`,
- * which answer it, errors and problem+json included. The answer itself is
- * `answerQuery`, the query pipeline's DoH entry (pipeline.ts).
+ * DoH on the HTTP/1.1 fast path (`kit/http1.ts`): `GET /dns-query?dns=...`
+ * (one unencoded `dns` parameter) and `POST /dns-query` (the DoH type, at
+ * most 65535 octets), answered with node:http's headers
+ * (test/server/doh-fast.test.ts compares both paths; bench/doh.ts). Any other
+ * request goes with the connection to node:http and `handleDohRequest`.
  */
 import type net from 'node:net';
 import { base64UrlDecode } from '../dns/core/wire/doh.ts';
@@ -110,11 +102,7 @@ function responseTo(fast: FastDoh, query: Buffer, close: boolean, source: string
   return responseBytes(200, headers, answer.out, o) as Buffer;
 }
 
-/**
- * Serve a plain HTTP/1.1 connection whose first bytes are `first`: requests
- * in the fast shape here, the connection handed to node:http at the first
- * one that is not.
- */
+/** Serve a plain HTTP/1.1 connection whose first bytes are `first`. */
 export function serveFast(socket: net.Socket, first: Buffer, fast: FastDoh): void {
   const source = socket.remoteAddress ?? '';
   const service: Http1Service<Buffer> = {

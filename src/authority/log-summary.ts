@@ -1,10 +1,6 @@
 /**
- * Logs that survive abuse: events that can repeat once per packet or per
- * connection (refused TCP connections, FORMERR answers, RRL drops, failed
- * queries) are counted, and one line per event kind is written per interval
- * ("refused 2,744 TCP connections from 1 source in the last 10 s"), never one
- * line per packet. Counting costs one Map update; nothing is formatted until
- * the interval ends.
+ * Logs that survive abuse: events that can repeat per packet or connection
+ * are counted (one Map update) and written as one line per kind per interval.
  */
 import type { Logger, LogLevel } from './log.ts';
 
@@ -25,11 +21,7 @@ interface Tally {
 }
 
 export interface LogSummary {
-  /**
-   * Count one occurrence of `event` (e.g. `tcp_connections_refused`) from
-   * `source` (an address), with an optional `reason` code and a sample
-   * message (the first of the interval is kept).
-   */
+  /** Count one `event` from `source`, with an optional `reason` code and a sample message (the first kept). */
   note(
     event: string,
     source: string,
@@ -42,11 +34,7 @@ export interface LogSummary {
   close(): void;
 }
 
-/**
- * Summaries written every `intervalMs` through `log`, one line per event
- * kind seen in the interval: `{event, count, sources, top, reasons,
- * intervalMs}`; `top` lists the busiest sources with their counts.
- */
+/** Summaries every `intervalMs`, one line per event kind: `{event, count, sources, top, reasons, intervalMs}`. */
 export function createLogSummary(log: Logger, intervalMs: number): LogSummary {
   let tallies = new Map<string, Tally>();
   let since = Date.now();

@@ -17,11 +17,7 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-/**
- * One log line in the shared schema: JSON `{"time","level","event",...fields}`,
- * or `HH:MM:SS.mmm LEVEL event key=value ...` for a terminal. `serve`,
- * `resolver` and `dev` all write through it.
- */
+/** One log line: JSON `{"time","level","event",...fields}`, or `HH:MM:SS.mmm LEVEL event key=value ...`. */
 export function formatLogLine(
   format: LogFormat,
   time: string,

@@ -1,9 +1,7 @@
 /**
- * Per-query counters of one engine (one worker): queries by transport, type
- * and response code, by zone, and response sizes. Plain numbers and Maps
- * with number or interned string keys, updated in place on the hot path (no
- * lock, no allocation once a key exists); read at scrape time and summed
- * across workers there.
+ * Per-query counters of one engine: by transport, type, rcode, zone, and
+ * response sizes, updated in place (nothing allocated once a key exists) and
+ * summed across workers at scrape time.
  */
 import type { MetricFamily } from '../kit/metrics/prom.ts';
 import { family, histogram } from '../kit/metrics/prom.ts';
@@ -21,11 +19,7 @@ export interface ZoneCounter {
 export class QueryStats {
   /** ((transport * 4096 + rcode) * 65536 + qtype) -> responses. */
   readonly byKind = new Map<number, number>();
-  /**
-   * Zone origin key -> responses from that zone (a counter box: one Map
-   * lookup per query, no set; at thousands of zones each Map operation is a
-   * cache miss, issue 30); origin key -> presentation name.
-   */
+  /** Zone origin key -> its response counter (one Map lookup per query), and its name. */
   readonly byZone = new Map<string, ZoneCounter>();
   readonly zoneNames = new Map<string, string>();
   /** Per transport: counts per size bucket (the last is above every bound), and the sum. */
@@ -36,10 +30,7 @@ export class QueryStats {
   ];
   readonly sizeSums = [0, 0, 0];
 
-  /**
-   * The counter of a zone's responses (listed from its first query on; the
-   * same box across reloads): `count` adds to it in place.
-   */
+  /** The counter of a zone's responses (the same box across reloads). */
   zoneCounter(zoneKey: string, zoneName: string): ZoneCounter {
     let c = this.byZone.get(zoneKey);
     if (c === undefined) {

@@ -1,11 +1,7 @@
 /**
- * The one mapping from a failure to its DNS rcode at the server's edge
- * (issue 19): the query parser's codes (core/wire/query.ts), the engine's
- * refusals (QUERY_REFUSAL_CODES, core/wire/codes.ts), the NOTIFYs a
- * secondary refuses (server/secondary.ts) and the TSIG failures of a signed
- * request (core/xfr/tsig.ts `verifyRequest`; server/tsig.ts). A `Record`
- * over the closed union: a new code does not compile without its rcode, and
- * test/server/rcodes.test.ts checks each against the server's answers.
+ * The one mapping from a failure to its DNS rcode at the server's edge: a
+ * `Record` over the closed union, so a new code does not compile without its
+ * rcode (test/server/rcodes.test.ts checks each against the answers).
  */
 import type { QueryParseCode, QueryRefusalCode } from '../dns/core/wire/codes.ts';
 import type { NotifyRefusalCode, TsigMalformedCode, TsigRequestCode } from '../xfr/core/codes.ts';
@@ -19,11 +15,7 @@ import {
   RCODE_SERVFAIL,
 } from './core/answer.ts';
 
-/**
- * The mnemonics (RFC 6895 section 2.3) of the rcodes: the wire decoder's
- * table (core/wire/response.ts) and BADVERS, an extended rcode. Metric
- * labels, the NOTIFY answers' log, tests.
- */
+/** Rcode mnemonics (RFC 6895 section 2.3): the wire decoder's table and BADVERS. */
 export const RCODE_NAMES: Readonly<Record<number, string>> = {
   ...WIRE_RCODE_NAMES,
   [RCODE_BADVERS]: 'BADVERS',
@@ -66,9 +58,8 @@ export const RCODE_OF: Readonly<Record<DnsFailureCode, number>> = {
   TSIG_BAD_SIG: RCODE_NOTAUTH,
   TSIG_BAD_TRUNC: RCODE_NOTAUTH,
   TSIG_BAD_TIME: RCODE_NOTAUTH,
-  // A TSIG record that cannot be read, or is not the last record (RFC 8945
-  // sections 5.1 and 5.2: "the server MUST regard the message as corrupt
-  // and return a FORMERR"), answered unsigned. BIND and Knot do the same.
+  // A TSIG record that cannot be read or is not the last (RFC 8945 sections
+  // 5.1, 5.2): FORMERR, unsigned, as BIND and Knot.
   TSIG_MALFORMED: RCODE_FORMERR,
 };
 

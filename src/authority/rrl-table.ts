@@ -1,18 +1,9 @@
 /**
- * The table behind response-rate limiting (`rrl.ts`): one bucket per
- * (client prefix, response identity), kept in typed arrays with open
- * addressing and linear probing, keyed by three integers: the client
- * prefix (`v4PrefixInt`, or a hash of an IPv6 prefix's text), the
- * identity's number (`rrl.ts` numbers each identity text once) and a tag
- * (the identity's class and type). Looking a response up builds no string
- * and allocates nothing, which is what keeps RRL cheap on the UDP hot path
- * (a `Map` keyed by `prefix|identity` text cost about 1 µs per response, a
- * tenth of a query's budget).
- *
- * Entries are removed by rebuilding the table (`keepWhere`): after a sweep
- * of stale entries, and when the table is full (the oldest tenth by
- * insertion goes, as before). The slot count doubles while the table fills,
- * so an idle server holds a few kilobytes.
+ * The table behind RRL (`rrl.ts`): one bucket per (client prefix, identity
+ * number, tag) in typed arrays with open addressing, so a lookup builds no
+ * string and allocates nothing. Entries are removed by rebuilding the table
+ * (`keepWhere`) after a sweep or when it is full (the oldest tenth goes); the
+ * slot count doubles as it fills, so an idle server holds a few kilobytes.
  */
 import { FNV_PRIME } from '../kit/core/hash.ts';
 
@@ -27,11 +18,7 @@ function fmix32(x: number): number {
   return h ^ (h >>> 16);
 }
 
-/**
- * The IPv4 prefix of `address` as an integer (`bits` leading bits kept),
- * for a dotted quad or an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`);
- * -1 for anything else (IPv6: the caller hashes its prefix text).
- */
+/** The IPv4 prefix of `address` (dotted quad or `::ffff:a.b.c.d`) as an integer, -1 for IPv6. */
 export function v4PrefixInt(address: string, bits: number): number {
   let i = 0;
   if (address.charCodeAt(0) === 58 /* : */) {

@@ -1,13 +1,8 @@
 /**
- * DNS-over-TCP framing (RFC 1035 section 4.2.2, RFC 7766 section 8): each
- * message is preceded by its length in two octets. Segments may split a
- * message anywhere, even inside the length prefix.
- *
- * Reassembly keeps the octets of an incomplete message in one buffer that is
- * compacted or doubled as needed, so the work is linear in the octets
- * received however the stream is segmented (a 64 KiB message sent one octet
- * per segment is copied a small constant number of times, not 64 Ki times).
- * `copied` counts the octets copied, for tests.
+ * DNS-over-TCP framing (RFC 1035 section 4.2.2): a two-octet length before
+ * each message; segments may split a message anywhere. An incomplete message
+ * is kept in one buffer compacted or doubled as needed, so reassembly is
+ * linear in the octets received (`copied` counts them, for tests).
  */
 
 const EMPTY = Buffer.alloc(0);
@@ -26,11 +21,7 @@ export class FrameReader {
     return this.end - this.start;
   }
 
-  /**
-   * Feed one chunk; `onMessage` is called with each whole message (a view,
-   * valid only during the call) and returns false to stop (the connection is
-   * closing). Returns the number of messages completed, or -1 when stopped.
-   */
+  /** Feed one chunk; `onMessage` gets each whole message (a view) and returns false to stop. Messages completed, or -1. */
   push(chunk: Buffer, onMessage: (msg: Buffer) => boolean): number {
     if (this.end === this.start) {
       // Nothing pending: read straight from the chunk, keep only an incomplete tail.

@@ -1,12 +1,7 @@
 /**
- * The DNSSEC part of a response (RFC 4035 section 3.1): with the DO bit set
- * and a signed zone, every RRset in the answer and authority sections (and
- * the additional section's authoritative data) comes with the RRSIGs that
- * cover it; negative and wildcard answers carry the NSEC or NSEC3 records
- * that prove them (`dnssec.ts`); a referral carries the DS RRset of the cut,
- * or the proof that there is none.
- *
- * Pure: it selects records the signer made; nothing is signed here.
+ * The DNSSEC part of a response (RFC 4035 section 3.1): with DO and a signed
+ * zone, RRSIGs with every authoritative RRset, the NSEC/NSEC3 proofs of
+ * negative and wildcard answers, and a referral's DS or its absence proof.
  */
 import type { RRset, ZoneNode } from '../../dns/core/zone/model.ts';
 import type { IndexedZone, ZoneLookupResult } from './zone-lookup.ts';
@@ -16,11 +11,7 @@ import { nameKey } from '../../dns/core/wire/name.ts';
 
 import { TYPE_DS, TYPE_NSEC, TYPE_NSEC3, TYPE_RRSIG } from '../../dns/core/rr/types.ts';
 
-/**
- * The RRSIGs at `node` covering `type`, placed under `ownerKey` (a wildcard
- * answer's owner is the query name; RFC 4035 section 3.1.3.3 keeps the
- * RRSIG's Labels field, which is how a validator sees the expansion).
- */
+/** The RRSIGs at `node` covering `type`, placed under `ownerKey` (a wildcard answer's is the query name). */
 export function sigsFor(
   node: ZoneNode,
   type: number,
@@ -111,10 +102,7 @@ export function addDnssec(plan: ResponsePlan, r: ZoneLookupResult, qtype: number
       authority.push(...plan.authority);
       const node = z.nodes.get(cut.key);
       const ds = node?.rrsets.get(TYPE_DS);
-      // RFC 4035 section 3.1.4: "If a DS RRset is present at the delegation point, the
-      // name server MUST return both the DS RRset and its associated RRSIG RR(s)";
-      // otherwise "the name server MUST return the NSEC RR that proves that the DS
-      // RRset was not present".
+      // RFC 4035 section 3.1.4: the DS RRset with its RRSIGs, or the NSEC proving there is none.
       if (ds && node) withSigs(authority, place(cut.key, ds), node);
       else authority.push(...proof(z, 'referral', cut.key, qtype));
       break;

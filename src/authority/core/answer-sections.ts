@@ -1,8 +1,4 @@
-/**
- * An RRset as it goes into a section of a response, and the plan of a
- * response: the shapes the response builder (answer.ts) and its DNSSEC part
- * (answer-dnssec.ts) share.
- */
+/** The shapes the response builder (answer.ts) and its DNSSEC part (answer-dnssec.ts) share. */
 import type { RRset } from '../../dns/core/zone/model.ts';
 import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
 
@@ -35,12 +31,7 @@ export function place(
   return { ownerKey, type: rrset.type, ttl, rdatas: rrset.records.map((r) => r.rdata), required };
 }
 
-/**
- * An RRset placed in a section; the RRSIGs of one owner are split by the
- * type they cover, each group with its own TTL (RFC 4034 section 3: an
- * RRSIG's TTL is that of the RRset it covers), as BIND answers a query for
- * type RRSIG.
- */
+/** An RRset placed in a section; RRSIGs split by covered type, each its own TTL (RFC 4034 section 3), as BIND. */
 export function placeSplit(ownerKey: string, rrset: RRset): SectionRRset[] {
   if (rrset.type !== TYPE_RRSIG) return [place(ownerKey, rrset)];
   const groups = new Map<number, { ttl: number; rdatas: Uint8Array[] }>();
