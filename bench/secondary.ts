@@ -17,7 +17,10 @@
  * `--prof DIR` runs lexroute with `--cpu-prof` (its profile, written at exit,
  * goes to DIR).
  *
- *   node_modules/.bin/node bench/secondary.ts [--records N] [--runs R] [--prof DIR]
+ * `--workers N` runs lexroute with N answering threads (each swaps in every
+ * applied IXFR: its cost is in `applyMs`).
+ *
+ *   node_modules/.bin/node bench/secondary.ts [--records N] [--runs R] [--workers N] [--prof DIR]
  */
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     records: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '5' },
     prof: { type: 'string' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const RECORDS = Number(values.records);
@@ -136,6 +140,8 @@ const lex = spawnServe(
     join(dir, 'lexroute'),
     '--secondary',
     `${ORIGIN}=127.0.0.1:${qPort}`,
+    '--workers',
+    values.workers,
   ],
   children,
 );

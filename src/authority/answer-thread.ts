@@ -16,6 +16,7 @@ import { unpackIndexedZone, type PackedZone } from './zones/transfer.ts';
 import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
 import type { ZoneDiff } from '../xfr/core/diff.ts';
 import type { Transfers } from '../xfr/out.ts';
+import type { Secondaries } from '../xfr/secondary.ts';
 import { plainStats, workerQueriesFamily } from './answer-threads.ts';
 import { collectorAfter, COLLECT_AFTER_MS } from './zones/collector.ts';
 
@@ -46,6 +47,11 @@ export type ThreadCommand =
       readonly diffs: readonly ZoneDiff[];
       readonly id: number;
     }
+  | {
+      readonly type: 'members';
+      readonly members: readonly (readonly [string, string])[];
+      readonly id: number;
+    }
   | { readonly type: 'close'; readonly id: number };
 
 /** NOTIFY for the secondary zones, answered here; an accepted one goes to the main thread's Secondaries. */
@@ -53,14 +59,14 @@ async function notifyHook(
   init: ThreadInit,
   log: Logger,
   accepted: (origin: string) => void,
-): Promise<NotifyHook | undefined> {
+): Promise<{ hook: NotifyHook; secondaries: Secondaries } | undefined> {
   const noTarget = {
     install: () => Promise.resolve(false),
     setExpired: () => Promise.resolve(),
     zoneOfFile: () => undefined,
   };
   const s = await secondariesFor(init.config, init.cwd, log, noTarget, accepted);
-  return s && ((msg, source, key) => s.notify(msg, source, key));
+  return s && { hook: (msg, source, key) => s.notify(msg, source, key), secondaries: s };
 }
 
 async function main(init: ThreadInit): Promise<void> {
@@ -87,6 +93,7 @@ async function main(init: ThreadInit): Promise<void> {
   const tcp: TcpListener[] = [];
   let transfers: Transfers;
   let pipeline: QueryPipeline;
+  let secondaries: Secondaries | undefined;
   const closeAll = async () => {
     await Promise.all([...udp, ...tcp].map((l) => l.close()));
     clearInterval(rrlSweep);
@@ -97,7 +104,9 @@ async function main(init: ThreadInit): Promise<void> {
     const notify = await notifyHook(init, log, (origin) =>
       port.postMessage({ type: 'notify', origin }),
     );
-    pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify });
+    const hook = notify?.hook;
+    secondaries = notify?.secondaries;
+    pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify: hook });
     for (const [i, { host }] of config.listen.entries()) {
       const p = init.ports[i]!;
       tcp.push(await listenTcp(pipeline, host, p, config.tcp, log, summary, true));
@@ -119,6 +128,9 @@ async function main(init: ThreadInit): Promise<void> {
       port.postMessage({ type: 'done', id: cmd.id, value: families });
     } else if (cmd.type === 'history') {
       transfers.setHistory(cmd.origin, [...cmd.diffs]);
+      port.postMessage({ type: 'done', id: cmd.id });
+    } else if (cmd.type === 'members') {
+      secondaries?.setCatalogMembers(cmd.members);
       port.postMessage({ type: 'done', id: cmd.id });
     } else if (cmd.type === 'stats') {
       port.postMessage({

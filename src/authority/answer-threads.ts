@@ -175,6 +175,11 @@ export class AnswerThreads {
     await Promise.all(this.threads.map((t) => t.ask({ type: 'history', origin, diffs })));
   }
 
+  /** Every thread's copy of the catalog members (member, catalog): it answers their NOTIFYs. */
+  async setCatalogMembers(members: readonly (readonly [string, string])[]): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.ask({ type: 'members', members })));
+  }
+
   /** Each thread's metric families. */
   metrics(): Promise<MetricFamily[][]> {
     return Promise.all(this.threads.map((t) => t.ask<MetricFamily[]>({ type: 'metrics' })));

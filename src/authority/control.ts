@@ -201,7 +201,28 @@ export function statusReport(ctx: Omit<ControlContext, 'stop'>) {
     listen: ctx.server.udp.map((u) => `${u.address}:${u.port}`),
     rrl: ctx.server.rrl !== undefined,
     zones: allZones(ctx),
+    ...catalogsConsumed(ctx),
   };
+}
+
+/** The catalogs consumed, without their member lists (`status CATALOG` has them). */
+function catalogsConsumed(ctx: Omit<ControlContext, 'stop'>) {
+  const c = ctx.server.catalogs;
+  if (c === undefined) return {};
+  return { catalogs: c.status().map(({ memberZones: _members, ...summary }) => summary) };
+}
+
+/** A catalog consumed (its members listed), or a member's catalog, ID, groups and state. */
+function catalogOf(ctx: Omit<ControlContext, 'stop'>, origin: string) {
+  const all = ctx.server.catalogs?.status() ?? [];
+  const catalog = all.find((c) => c.catalog === origin);
+  if (catalog) return { catalogConsumed: catalog };
+  for (const c of all) {
+    const m = c.memberZones.find((z) => z.zone === origin);
+    if (m)
+      return { catalogMember: { catalog: c.catalog, id: m.id, groups: m.groups, state: m.state } };
+  }
+  return {};
 }
 
 /**
@@ -235,7 +256,7 @@ function zoneStatus(ctx: ControlContext, zone: string): ControlAnswer {
   if (!st && !ctx.server.engine.zones.some((z) => z.origin === origin)) {
     return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
   }
-  return { ok: true, result: { ...zoneReport(ctx, origin, st) } };
+  return { ok: true, result: { ...zoneReport(ctx, origin, st), ...catalogOf(ctx, origin) } };
 }
 
 /** The catalog's serial and member count, for the answers of `zone add` and `zone remove`. */

@@ -7,6 +7,7 @@
  * and summed by `mergeFamilies`.
  */
 import type { Secondaries } from '../xfr/secondary.ts';
+import type { CatalogConsumed } from '../xfr/catalog-consumer.ts';
 import { family, type MetricFamily } from '../kit/metrics/prom.ts';
 import type { Engine } from './engine.ts';
 import type { QueryPipeline } from './pipeline.ts';
@@ -228,6 +229,70 @@ export function secondaryFamilies(status: ReturnType<Secondaries['status']>): Me
       'gauge',
       '1 while a secondary zone is past its SOA expire (answered SERVFAIL).',
       expired,
+    ),
+  ];
+}
+
+type Series = [Record<string, string>, number][];
+
+/** Catalogs consumed (`catalog-consumer.ts`): serial, members by state, problems, last transfer; each member's state. */
+export function catalogFamilies(status: readonly CatalogConsumed[]): MetricFamily[] {
+  const serial: Series = [];
+  const members: Series = [];
+  const problems: Series = [];
+  const applied: Series = [];
+  const transferAt: Series = [];
+  const transferOk: Series = [];
+  const member: Series = [];
+  for (const c of status) {
+    const catalog = c.catalog;
+    if (c.serial !== undefined) serial.push([{ catalog }, c.serial]);
+    for (const [state, n] of Object.entries(c.states)) members.push([{ catalog, state }, n]);
+    members.push([{ catalog, state: 'rejected' }, c.rejected.length]);
+    for (const [code, n] of Object.entries(c.problems)) problems.push([{ catalog, code }, n]);
+    if (c.appliedAt) applied.push([{ catalog }, Date.parse(c.appliedAt) / 1000]);
+    if (c.lastTransfer) {
+      transferAt.push([{ catalog }, Date.parse(c.lastTransfer.at) / 1000]);
+      transferOk.push([{ catalog }, c.lastTransfer.result === 'failed' ? 0 : 1]);
+    }
+    for (const m of c.memberZones) member.push([{ catalog, zone: m.zone, state: m.state }, 1]);
+  }
+  const g = (name: string, help: string, series: Series) => family(name, 'gauge', help, series);
+  return [
+    g(
+      'lexroute_dns_catalog_serial',
+      'SOA serial of the version of each catalog consumed read last.',
+      serial,
+    ),
+    g(
+      'lexroute_dns_catalog_members',
+      'Members of each catalog consumed by state (provisioned, pending: no version yet, failed: last refresh failed, rejected: listed but not provisioned, CATALOG_MEMBER_CONFLICT).',
+      members,
+    ),
+    g(
+      'lexroute_dns_catalog_problems',
+      "Problems of each catalog's last version read, by code.",
+      problems,
+    ),
+    g(
+      'lexroute_dns_catalog_applied_timestamp_seconds',
+      "When each catalog's last version was read (Unix time).",
+      applied,
+    ),
+    g(
+      'lexroute_dns_catalog_last_transfer_timestamp_seconds',
+      'When each catalog zone was last refreshed from its primaries, or tried (Unix time).',
+      transferAt,
+    ),
+    g(
+      'lexroute_dns_catalog_last_transfer_success',
+      "1 when the catalog zone's last refresh succeeded (a transfer, or current), 0 when it failed.",
+      transferOk,
+    ),
+    g(
+      'lexroute_dns_catalog_member_state',
+      '1 for each member of a catalog consumed, labelled with its state (provisioned, pending, failed).',
+      member,
     ),
   ];
 }

@@ -13,7 +13,13 @@ import { mergeFamilies } from '../kit/metrics/prom.ts';
 import { startControlServer, type ControlServer } from './control.ts';
 import type { ControlEndpoint } from './control-endpoint.ts';
 import type { Logger } from './log.ts';
-import { secondaryFamilies, SHARED_GAUGES, workerFamilies, zoneFamilies } from './metrics.ts';
+import {
+  catalogFamilies,
+  secondaryFamilies,
+  SHARED_GAUGES,
+  workerFamilies,
+  zoneFamilies,
+} from './metrics.ts';
 import type { RunningServer } from './server.ts';
 import { workerQueriesFamily } from './answer-threads.ts';
 import type { ZoneStatusBook } from './zone-status.ts';
@@ -50,6 +56,7 @@ export async function collectServerMetrics(
       ...threads,
       zoneFamilies(server.engine, book, startedAt),
       server.secondaries ? secondaryFamilies(server.secondaries.status()) : [],
+      server.catalogs ? catalogFamilies(server.catalogs.status()) : [],
     ],
     SHARED_GAUGES,
   );

@@ -633,6 +633,15 @@ function swapTarget(
   };
 }
 
+/** Every answering thread learns the catalogs' members as they change (it answers their NOTIFYs). */
+function shareMembers(catalogs: CatalogConsumer | undefined, threads: AnswerThreads, log: Logger) {
+  if (catalogs === undefined) return;
+  catalogs.onMembers = (m) =>
+    void threads.setCatalogMembers(m).catch((e: unknown) => {
+      log.error('workers_members_failed', { error: (e as Error).message });
+    });
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
@@ -693,6 +702,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       (origin) => void secondaries?.check(origin, 'notify'),
     );
     shareHistories(transfers, threads, log);
+    shareMembers(catalogs, threads, log);
   }
   // The members of the catalogs consumed are served before the first checks.
   await catalogs?.start();

@@ -10,13 +10,19 @@
  * zone of the catalog's primaries and key, through the one secondary and
  * zone-load path.
  *
- * Properties (`group`, `coo`, `ext`) are read and ignored: every member is
- * provisioned alike, a change of ownership is not followed. A broken
- * version leaves the members as they were; a broken member entry leaves
- * that member as it was. The members provisioned are kept in
- * `transfer.stateDir/catalogs/<catalog>json`: a restart serves them at once. A member that is already a zone here (a zone
- * file, a configured secondary zone, another catalog's member) is not
- * provisioned (CATALOG_MEMBER_CONFLICT).
+ * Properties: `group` values are reported (`status`, `ctl status CATALOG`),
+ * every member is provisioned alike; `coo` (section 5.3) lets a member of
+ * one catalog consumed here move to another: when the new catalog lists a
+ * member another catalog owns, it takes it over only if the owner's `coo`
+ * for it names the new catalog (else CATALOG_MEMBER_CONFLICT), keeping the
+ * zone's data when the member's ID is the same in both, transferring it
+ * afresh otherwise; the old catalog dropping it later does not remove it.
+ * Other properties (`ext`) are ignored. A broken version leaves the members
+ * as they were; a broken member entry leaves that member as it was. The
+ * members provisioned are kept in `transfer.stateDir/catalogs/<catalog>json`:
+ * a restart serves them at once. A member that is already a zone here (a
+ * zone file, a configured secondary zone, another catalog's member without
+ * a `coo` to this one) is not provisioned (CATALOG_MEMBER_CONFLICT).
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,7 +31,7 @@ import { isSecondaryZone, type ServerConfig, type SecondaryZoneConfig } from '..
 import type { Zone } from '../dns/core/zone/model.ts';
 import { planCatalog, readCatalog, type CatalogRecord } from './core/catalog-read.ts';
 import { newXfrRecord, soaRecord, soaSerialOf, zoneBodyCursor } from './core/records.ts';
-import type { Secondaries } from './secondary.ts';
+import type { LastRefresh, Secondaries, XfrInResult } from './secondary.ts';
 
 export interface CatalogConsumerOptions {
   /** The catalogs consumed (each also a secondary zone of `secondaries`). */
@@ -44,15 +50,70 @@ export interface CatalogConsumerOptions {
   readonly log: Logger;
 }
 
-/** What `ctl status` and the tests learn of a catalog consumed. */
+/** A member zone of a catalog consumed, as `status` reports it. */
+export interface CatalogMemberStatus {
+  readonly zone: string;
+  /** Its member node's unique ID. */
+  readonly id: string;
+  /** Its `group` property values (RFC 9432 section 5.2). */
+  readonly groups: readonly string[];
+  /**
+   * provisioned: a version is held and the last refresh did not fail;
+   * pending: no version yet (the first transfer has not ended);
+   * failed: the last refresh failed (a version held is still served).
+   */
+  readonly state: 'provisioned' | 'pending' | 'failed';
+  readonly serial: number | undefined;
+  /** The member's last refresh: result (axfr, ixfr, current, failed), time, failure code. */
+  readonly lastRefresh: LastRefreshReport | undefined;
+}
+
+export interface LastRefreshReport {
+  readonly result: XfrInResult;
+  readonly at: string;
+  readonly code?: string;
+}
+
+/** What `ctl status`, the metrics and the tests learn of a catalog consumed. */
 export interface CatalogConsumed {
   readonly catalog: string;
-  /** The serial of the version applied last (undefined: none yet). */
+  /** The serial of the version read last (undefined: none yet). */
   readonly serial: number | undefined;
   readonly members: number;
   /** Problems of the last version read, by code. */
   readonly problems: Readonly<Record<string, number>>;
+  /** When the last version was read (ISO time). */
+  readonly appliedAt: string | undefined;
+  /** The catalog zone's own last refresh from its primaries. */
+  readonly lastTransfer: LastRefreshReport | undefined;
+  /** The members by state. */
+  readonly states: Readonly<Record<CatalogMemberStatus['state'], number>>;
+  readonly memberZones: readonly CatalogMemberStatus[];
+  /** Members listed but not provisioned from this catalog (CATALOG_MEMBER_CONFLICT). */
+  readonly rejected: readonly {
+    readonly zone: string;
+    readonly code: string;
+    readonly message: string;
+  }[];
 }
+
+/** What is known of a catalog's last version read, beside its members. */
+interface CatalogState {
+  serial?: number;
+  appliedAt?: number;
+  problems: Record<string, number>;
+  groups: ReadonlyMap<string, readonly string[]>;
+  /** Member to the catalog its `coo` names. */
+  coo: ReadonlyMap<string, string>;
+  rejected: Map<string, { code: string; message: string }>;
+}
+
+const emptyState = (): CatalogState => ({
+  problems: {},
+  groups: new Map(),
+  coo: new Map(),
+  rejected: new Map(),
+});
 
 /** The catalog zone's records as the reader takes them. */
 function recordsOf(zone: Zone): CatalogRecord[] {
@@ -64,20 +125,29 @@ function recordsOf(zone: Zone): CatalogRecord[] {
   return out;
 }
 
+const refreshReport = (l: LastRefresh | undefined): LastRefreshReport | undefined =>
+  l && { ...l, at: new Date(l.at).toISOString() };
+
 export class CatalogConsumer {
   private readonly o: CatalogConsumerOptions;
   /** Per catalog: the members provisioned from it, name to unique ID. */
-  private readonly members = new Map<string, ReadonlyMap<string, string>>();
-  private readonly state = new Map<string, { serial?: number; problems: Record<string, number> }>();
+  private readonly members = new Map<string, Map<string, string>>();
+  private readonly state = new Map<string, CatalogState>();
   /** Updates run one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
+  /**
+   * After each change of the members: every member and the catalog it is
+   * provisioned from (the answering threads of `--workers` learn them, to
+   * answer a NOTIFY as the main thread does).
+   */
+  onMembers: ((members: readonly (readonly [string, string])[]) => void) | undefined;
 
   constructor(o: CatalogConsumerOptions) {
     this.o = o;
     for (const c of o.catalogs) {
       this.members.set(c.origin, new Map());
-      this.state.set(c.origin, { problems: {} });
+      this.state.set(c.origin, emptyState());
     }
   }
 
@@ -102,9 +172,10 @@ export class CatalogConsumer {
         () => new Map<string, string>(),
       );
       const next = new Map(kept);
-      added += this.provision(c.origin, c, [...kept.keys()], next).length;
+      added += (await this.provision(c.origin, c, [...kept.keys()], next)).length;
       this.members.set(c.origin, next);
     }
+    this.announce();
     if (added > 0) await this.o.reload();
   }
 
@@ -118,10 +189,18 @@ export class CatalogConsumer {
   }
 
   /** Keep the members of `catalog` for the next start. */
-  private async keep(catalog: string, members: ReadonlyMap<string, string>): Promise<void> {
+  private async keep(catalog: string): Promise<void> {
     const file = this.keptFile(catalog);
+    const members = this.members.get(catalog) ?? new Map<string, string>();
     await writeFile(`${file}.tmp`, `${JSON.stringify(Object.fromEntries(members), null, 1)}\n`);
     await rename(`${file}.tmp`, file);
+  }
+
+  /** Tell `onMembers` every member and its catalog. */
+  private announce(): void {
+    const all: [string, string][] = [];
+    for (const [catalog, m] of this.members) for (const name of m.keys()) all.push([name, catalog]);
+    this.onMembers?.(all);
   }
 
   /** A new version of `catalog` was installed (the secondary service's hook). */
@@ -139,12 +218,34 @@ export class CatalogConsumer {
   }
 
   status(): CatalogConsumed[] {
-    return [...this.members].map(([catalog, m]) => ({
-      catalog,
-      serial: this.state.get(catalog)?.serial,
-      members: m.size,
-      problems: this.state.get(catalog)?.problems ?? {},
-    }));
+    const zones = new Map(this.o.secondaries.status().map((z) => [z.origin, z]));
+    return [...this.members].map(([catalog, m]) => {
+      const st = this.state.get(catalog) ?? emptyState();
+      const states = { provisioned: 0, pending: 0, failed: 0 };
+      const memberZones = [...m].sort().map(([zone, id]): CatalogMemberStatus => {
+        const z = zones.get(zone);
+        const state =
+          z?.last?.result === 'failed' || z?.expired
+            ? 'failed'
+            : z?.serial === undefined
+              ? 'pending'
+              : 'provisioned';
+        states[state]++;
+        const groups = st.groups.get(zone) ?? [];
+        return { zone, id, groups, state, serial: z?.serial, lastRefresh: refreshReport(z?.last) };
+      });
+      return {
+        catalog,
+        serial: st.serial,
+        members: m.size,
+        problems: st.problems,
+        appliedAt: st.appliedAt === undefined ? undefined : new Date(st.appliedAt).toISOString(),
+        lastTransfer: refreshReport(zones.get(catalog)?.last),
+        states,
+        memberZones,
+        rejected: [...st.rejected].map(([zone, r]) => ({ zone, ...r })),
+      };
+    });
   }
 
   /** Apply the version of `catalog` served now; the number of members added. */
@@ -170,17 +271,29 @@ export class CatalogConsumer {
       problems[p.code] = (problems[p.code] ?? 0) + 1;
       this.o.log.warn('catalog_problem', { zone: catalog, serial, ...p });
     }
-    this.state.set(catalog, { serial, problems });
     const before = this.members.get(catalog) ?? new Map<string, string>();
+    const old = this.state.get(catalog) ?? emptyState();
+    // A version not applied keeps the properties of the members as they were.
+    const props = read.members === undefined ? old : read;
+    const st: CatalogState = {
+      serial,
+      appliedAt: Date.now(),
+      problems,
+      groups: props.groups,
+      coo: props.coo,
+      rejected: read.members === undefined ? old.rejected : new Map(),
+    };
+    this.state.set(catalog, st);
     const plan = planCatalog(before, read);
     const next = new Map(plan.next);
     const gone = [...plan.remove, ...plan.reset];
     for (const name of gone) await this.o.secondaries.removeZone(name);
     // The zones removed leave the served set before any is added again (a reset).
     if (gone.length > 0) await this.o.reload();
-    const added = this.provision(catalog, config, [...plan.add, ...plan.reset], next);
+    const added = await this.provision(catalog, config, [...plan.add, ...plan.reset], next);
     this.members.set(catalog, next);
-    await this.keep(catalog, next);
+    await this.keep(catalog);
+    this.announce();
     this.o.log.info('catalog_applied', {
       zone: catalog,
       serial,
@@ -195,35 +308,92 @@ export class CatalogConsumer {
     return added.length;
   }
 
-  /** Add the members `names` as secondary zones of the catalog's primaries; conflicts leave `next`. */
-  private provision(
+  /** Why `name` cannot be provisioned from a catalog, or undefined. */
+  private conflict(name: string, served: ReadonlySet<string>): string | undefined {
+    if (this.o.secondaries.has(name)) {
+      const owner = this.o.secondaries.catalogOf(name);
+      return `a secondary zone here already${owner ? ` (a member of ${owner})` : ''}`;
+    }
+    if (served.has(name)) return 'served here from a zone file';
+    return this.isCatalog(name) ? 'a catalog consumed here' : undefined;
+  }
+
+  /**
+   * Add the members `names` as secondary zones of the catalog's primaries;
+   * a member another catalog owns moves here when that catalog's `coo`
+   * names this one (`takeOver`); other conflicts leave `next`. The names
+   * added (or taken over).
+   */
+  private async provision(
     catalog: string,
     config: SecondaryZoneConfig,
     names: readonly string[],
     next: Map<string, string>,
-  ): string[] {
+  ): Promise<string[]> {
     const served = new Set(this.o.served());
     const added: string[] = [];
+    const rejected = this.state.get(catalog)?.rejected;
+    const coo = this.state.get(catalog)?.coo;
     for (const name of names) {
-      const here = this.o.secondaries.has(name)
-        ? `a secondary zone here already${this.o.secondaries.catalogOf(name) ? ` (a member of ${this.o.secondaries.catalogOf(name)!})` : ''}`
-        : served.has(name)
-          ? 'served here from a zone file'
-          : undefined;
-      if (here !== undefined || this.isCatalog(name)) {
+      const owner = this.o.secondaries.catalogOf(name);
+      // Moved to the catalog this one's coo names: still listed here until its producer drops it.
+      if (owner !== undefined && owner !== catalog && coo?.get(name) === owner) {
         next.delete(name);
-        this.o.log.warn('catalog_problem', {
-          zone: catalog,
-          code: 'CATALOG_MEMBER_CONFLICT',
-          owner: name,
-          message: `${name} is ${here ?? 'a catalog consumed here'}: not provisioned from ${catalog}`,
-        });
         continue;
       }
-      this.o.secondaries.addZone({ origin: name, primaries: config.primaries }, catalog);
-      added.push(name);
+      if (
+        owner !== undefined &&
+        owner !== catalog &&
+        this.state.get(owner)?.coo.get(name) === catalog
+      ) {
+        await this.takeOver(name, owner, catalog, config, next.get(name)!);
+        added.push(name);
+        continue;
+      }
+      const here = this.conflict(name, served);
+      if (here === undefined) {
+        this.o.secondaries.addZone({ origin: name, primaries: config.primaries }, catalog);
+        added.push(name);
+        continue;
+      }
+      next.delete(name);
+      const message = `${name} is ${here}: not provisioned from ${catalog}`;
+      rejected?.set(name, { code: 'CATALOG_MEMBER_CONFLICT', message });
+      this.o.log.warn('catalog_problem', {
+        zone: catalog,
+        code: 'CATALOG_MEMBER_CONFLICT',
+        owner: name,
+        message,
+      });
     }
     return added;
+  }
+
+  /**
+   * A change of ownership (RFC 9432 section 5.3): `name` leaves `from` for
+   * `to`. With the same member ID in both, the zone keeps its data and
+   * state and is refreshed from its new primaries; with another ID its
+   * data is removed and it is transferred afresh ("all associated state
+   * [...] MUST be reset").
+   */
+  private async takeOver(
+    name: string,
+    from: string,
+    to: string,
+    config: SecondaryZoneConfig,
+    id: string,
+  ): Promise<void> {
+    const oldId = this.members.get(from)?.get(name);
+    this.members.get(from)?.delete(name);
+    await this.keep(from);
+    const kept = oldId === id;
+    if (kept) this.o.secondaries.moveZone(name, to, config.primaries);
+    else {
+      await this.o.secondaries.removeZone(name);
+      await this.o.reload();
+      this.o.secondaries.addZone({ origin: name, primaries: config.primaries }, to);
+    }
+    this.o.log.info('catalog_member_moved', { zone: name, from, to, id, kept });
   }
 }
 

@@ -101,10 +101,10 @@ export interface SecondaryOptions {
   readonly onNotify?: (origin: string) => void;
   /**
    * The catalogs consumed, for an answering thread (`onNotify` set): their
-   * members are known to the main thread only, so a NOTIFY for a zone not
-   * known here that comes from a catalog's primary (with its key) is
-   * accepted and passed on; the main thread ignores a zone that is not a
-   * member.
+   * members come and go in the main thread, which sends them
+   * (`setCatalogMembers`); a NOTIFY for one is checked against its
+   * catalog's primaries and key, and one for any other zone is refused as
+   * the main thread refuses it.
    */
   readonly catalogs?: readonly SecondaryZoneConfig[];
   /** Serve-wide limits of a transfer in (zones may set their own); absent: the defaults. */
@@ -131,11 +131,12 @@ export type XfrInResult = 'axfr' | 'ixfr' | 'current' | 'failed';
 interface ZoneState {
   readonly origin: string;
   readonly key: string;
-  readonly primaries: readonly PrimaryAddress[];
+  /** Changed by `moveZone` (a member taken over by another catalog). */
+  primaries: readonly PrimaryAddress[];
   readonly file: string;
   readonly limits: TransferInLimits;
-  /** The catalog zone this zone is a member of (`addZone`); undefined: configured. */
-  readonly catalog: string | undefined;
+  /** The catalog zone this zone is a member of (`addZone`, `moveZone`); undefined: configured. */
+  catalog: string | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   expireTimer: ReturnType<typeof setTimeout> | undefined;
   running: Promise<CheckOutcome> | undefined;
@@ -148,6 +149,15 @@ interface ZoneState {
   journalRecords: number;
   readonly results: Record<XfrInResult, number>;
   readonly failures: Map<string, number>;
+  /** The last refresh's result and time (epoch ms), with the failure's code. */
+  last: LastRefresh | undefined;
+}
+
+/** A secondary zone's last refresh (`ctl status`, the catalog consumer's status). */
+export interface LastRefresh {
+  readonly result: XfrInResult;
+  readonly at: number;
+  readonly code?: string;
 }
 
 /** The file a secondary zone is kept in. */
@@ -187,6 +197,8 @@ export class Secondaries {
   /** Refused NOTIFYs, one line per interval (they can come once per packet). */
   private readonly summary: LogSummary;
   private started = false;
+  /** An answering thread: catalog members by key, to their catalog (`setCatalogMembers`). */
+  private catalogMembers = new Map<string, string>();
   /** After a transfer installed a new version of a zone (the catalog consumer reads its catalogs). */
   onInstalled: ((origin: string) => void) | undefined;
 
@@ -217,6 +229,7 @@ export class Secondaries {
       journalRecords: 0,
       results: { axfr: 0, ixfr: 0, current: 0, failed: 0 },
       failures: new Map(),
+      last: undefined,
     };
   }
 
@@ -253,6 +266,20 @@ export class Secondaries {
     clearTimeout(z.expireTimer);
     await unlink(z.file).catch(() => undefined);
     await removeJournal(z.file).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * A zone added by `addZone` now belongs to `catalog`, with its
+   * primaries (a change of ownership that keeps the zone's data): checked
+   * now from them. False when it is not such a zone.
+   */
+  moveZone(origin: string, catalog: string, primaries: readonly PrimaryAddress[]): boolean {
+    const z = this.zones.get(nameKey(origin));
+    if (z?.catalog === undefined) return false;
+    z.catalog = catalog;
+    z.primaries = primaries;
+    if (this.started) void this.check(z.origin, 'catalog');
     return true;
   }
 
@@ -299,6 +326,7 @@ export class Secondaries {
     expired: boolean;
     results: Readonly<Record<XfrInResult, number>>;
     failures: ReadonlyMap<string, number>;
+    last: LastRefresh | undefined;
   }[] {
     return [...this.zones.values()].map((z) => ({
       origin: z.origin,
@@ -306,7 +334,14 @@ export class Secondaries {
       expired: z.expired,
       results: z.results,
       failures: z.failures,
+      last: z.last,
     }));
+  }
+
+  /** A refresh's result counted, and kept as the zone's last. */
+  private counted(z: ZoneState, result: XfrInResult, code?: string): void {
+    z.results[result]++;
+    z.last = { result, at: Date.now(), ...(code !== undefined ? { code } : {}) };
   }
 
   /** Resolves when no check is running. */
@@ -370,13 +405,23 @@ export class Secondaries {
     return answerHeader(stripped(msg), q.end, RCODE_NOERROR);
   }
 
-  /** A zone that may be a catalog's member known to the main thread (`catalogs`): its catalogs' primaries. */
+  /**
+   * A catalog's member known to the main thread (`setCatalogMembers`), in
+   * an answering thread: its catalog's primaries. Undefined for any other
+   * zone, which is then refused as the main thread refuses it.
+   */
   private memberElsewhere(
     key: string,
-  ): { origin: string; primaries: PrimaryAddress[] } | undefined {
-    const catalogs = this.o.onNotify ? this.o.catalogs : undefined;
-    if (catalogs === undefined || catalogs.length === 0) return undefined;
-    return { origin: keyToName(key), primaries: catalogs.flatMap((c) => c.primaries) };
+  ): { origin: string; primaries: readonly PrimaryAddress[] } | undefined {
+    const catalog = this.o.onNotify ? this.catalogMembers.get(key) : undefined;
+    const c =
+      catalog === undefined ? undefined : this.o.catalogs?.find((x) => x.origin === catalog);
+    return c && { origin: keyToName(key), primaries: c.primaries };
+  }
+
+  /** An answering thread: the members of the catalogs consumed (member, catalog), as the main thread has them now. */
+  setCatalogMembers(members: readonly (readonly [string, string])[]): void {
+    this.catalogMembers = new Map(members.map(([m, c]) => [nameKey(m), c]));
   }
 
   /**
@@ -447,7 +492,7 @@ export class Secondaries {
         const err = e instanceof XfrReadError ? e : new XfrReadError('XFR_BAD_MESSAGE', String(e));
         lastError = err;
         z.failures.set(err.code, (z.failures.get(err.code) ?? 0) + 1);
-        z.results.failed++;
+        this.counted(z, 'failed', err.code);
         this.log.warn('xfr_in_failed', {
           zone: z.origin,
           primary: peerText(p),
@@ -529,7 +574,7 @@ export class Secondaries {
             serial: remoteSerial,
             held: soaTimers(held.rdata).serial,
           });
-        z.results.current++;
+        this.counted(z, 'current');
         this.log.debug('xfr_in_current', { zone: z.origin, serial: remoteSerial, trigger });
         await this.refreshed(z);
         return;
@@ -679,7 +724,7 @@ export class Secondaries {
         'XFR_ZONE_REJECTED',
         'the zone was reloaded while the IXFR was applied; checked again at the next refresh',
       );
-    z.results.ixfr++;
+    this.counted(z, 'ixfr');
     this.log.info('xfr_in', {
       zone: z.origin,
       primary: peerText(p),
@@ -829,7 +874,7 @@ export class Secondaries {
     z.journalDiffs = 0;
     z.journalRecords = 0;
     const serial = soaTimers(records[0]!.rdata).serial;
-    z.results[kind === 'IXFR' ? 'ixfr' : 'axfr']++;
+    this.counted(z, kind === 'IXFR' ? 'ixfr' : 'axfr');
     this.log.info('xfr_in', {
       zone: z.origin,
       primary: peerText(p),

@@ -17,7 +17,12 @@ import path from 'node:path';
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVER_CONFIG, type ServerConfig } from '../../src/config/server.ts';
-import { startServer, type RunningServer } from '../../src/authority/server.ts';
+import type { RunningServer } from '../../src/authority/server.ts';
+import { startAuthority, type Authority } from '../../src/authority/authority.ts';
+import { sendControlCommand } from '../../src/authority/control.ts';
+import { run } from '../../src/cli/main.ts';
+import { captureIo } from '../helpers/io.ts';
+import type { CatalogConsumed } from '../../src/xfr/catalog-consumer.ts';
 import { secondaryFile } from '../../src/xfr/secondary.ts';
 import { eventLogger, type LogEvent } from '../helpers/events.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
@@ -59,18 +64,19 @@ $TTL 0
 @ NS invalid.
 version TXT "${version}"
 ${members.map((m) => `id-${m.split('.')[0]!}.zones PTR ${m}`).join('\n')}
-group.id-m1.zones TXT "ignored-group"
+group.id-m1.zones TXT "operator-x"
 `;
 }
 
 interface Primary extends Daemon {
-  /** Rewrite the catalog and reload (SIGHUP): the primary NOTIFYs lexroute. */
-  catalog(text: string): void;
+  /** Rewrite a catalog (the first one by default) and reload (SIGHUP): the primary NOTIFYs lexroute. */
+  catalog(text: string, origin?: string): void;
 }
 
 interface PrimarySetup {
   readonly dir: string;
-  readonly catalog: string;
+  /** The catalogs (NOTIFYd to lexroute). */
+  readonly catalogs: readonly string[];
   readonly port: number;
   readonly notifyPort: number;
   /** The zone files, by origin (the catalog's included). */
@@ -84,7 +90,7 @@ function bindConf(s: PrimarySetup): string {
   type primary;
   file "${f}";
   allow-transfer { key "${KEY.name}"; };
-  ${o === s.catalog ? `notify explicit; also-notify { ${HOST} port ${s.notifyPort} key "${KEY.name}"; };` : 'notify no;'}
+  ${s.catalogs.includes(o) ? `notify explicit; also-notify { ${HOST} port ${s.notifyPort} key "${KEY.name}"; };` : 'notify no;'}
 };`,
     )
     .join('\n');
@@ -111,7 +117,7 @@ function knotConf(s: PrimarySetup): string {
   const zones = [...s.files]
     .map(
       ([o, f]) =>
-        `  - domain: "${o}"\n    file: "${f}"\n    acl: transfer\n${o === s.catalog ? '    notify: lexroute\n' : ''}`,
+        `  - domain: "${o}"\n    file: "${f}"\n    acl: transfer\n${s.catalogs.includes(o) ? '    notify: lexroute\n' : ''}`,
     )
     .join('');
   return `${knotHead(s.dir, HOST, s.port)}key:
@@ -137,13 +143,12 @@ zone:
 ${zones}`;
 }
 
-/** BIND or Knot serving the catalog and every member zone (the catalog listing `listed`). */
+/** BIND or Knot serving every member zone and the catalogs, by origin to their first text. */
 async function startPrimary(
   kind: 'named' | 'knotd',
   port: number,
   notifyPort: number,
-  catalog: string,
-  listed: string[],
+  catalogs: Readonly<Record<string, string>>,
 ): Promise<Primary> {
   const dir = daemonDir(`${kind}-catalog-primary`);
   const files = new Map<string, string>();
@@ -153,9 +158,10 @@ async function startPrimary(
     chmodSync(file, 0o666);
     files.set(origin, file);
   };
-  write(catalog, catalogText(catalog, 1, listed));
+  for (const [origin, text] of Object.entries(catalogs)) write(origin, text);
   for (const m of MEMBERS) write(m, memberText(m));
-  const setup = { dir, catalog, port, notifyPort, files };
+  const catalog = Object.keys(catalogs)[0]!;
+  const setup = { dir, catalogs: Object.keys(catalogs), port, notifyPort, files };
   const conf = path.join(dir, kind === 'named' ? 'named.conf' : 'knot.conf');
   if (kind === 'knotd') mkdirSync(path.join(dir, 'db'), { mode: 0o777 });
   if (kind === 'knotd') chmodSync(path.join(dir, 'db'), 0o777);
@@ -166,8 +172,8 @@ async function startPrimary(
   const ready = await waitReady(daemon, child, catalog, 'SOA');
   return {
     ...ready,
-    catalog(text: string) {
-      write(catalog, text);
+    catalog(text: string, origin = catalog) {
+      write(origin, text);
       child.kill('SIGHUP');
     },
   };
@@ -175,13 +181,17 @@ async function startPrimary(
 
 interface Consumer {
   server: RunningServer;
+  authority: Authority;
+  /** The control channel's socket. */
+  control: string;
   events: LogEvent[];
 }
 
+/** lexroute consuming the catalogs `catalog` from the primary, with a control channel and metrics. */
 async function startConsumer(
   port: number,
   primaryPort: number,
-  catalog: string,
+  catalog: string | readonly string[],
   dir: string,
   workers = 1,
 ): Promise<Consumer> {
@@ -191,14 +201,17 @@ async function startConsumer(
     listen: [{ host: HOST, port }],
     workers,
     zones: [],
-    secondaryCatalogs: [
-      { origin: catalog, primaries: [{ host: HOST, port: primaryPort, key: KEY.name }] },
-    ],
+    secondaryCatalogs: (typeof catalog === 'string' ? [catalog] : catalog).map((origin) => ({
+      origin,
+      primaries: [{ host: HOST, port: primaryPort, key: KEY.name }],
+    })),
     tsigKeys: [KEY],
     transfer: { ...DEFAULT_SERVER_CONFIG.transfer, stateDir: dir },
   };
-  const server = await startServer({ config, log, cwd: dir });
-  return { server, events };
+  const control = path.join(dir, 'ctl.sock');
+  const metrics = { host: HOST, port: 0 };
+  const authority = await startAuthority(config, { log, cwd: dir, control, metrics });
+  return { server: authority.server, authority, control, events };
 }
 
 /** Poll `f` (a failed query counts as undefined) until it gives `want`, for up to 20 s. */
@@ -219,8 +232,7 @@ const served = async (port: number, origin: string) => (await www(port, origin))
 /** A primary (its catalog listing `listed`) and lexroute consuming it, started before the tests of a describe and stopped after. */
 function primaryAndConsumer(
   kind: 'named' | 'knotd',
-  catalog: string,
-  listed: string[],
+  catalogs: Readonly<Record<string, string>>,
   workers = 1,
 ): { primary: Primary; consumer: Consumer; dir: string; port: number } {
   const s = {} as { primary: Primary; consumer: Consumer; dir: string; port: number };
@@ -228,11 +240,11 @@ function primaryAndConsumer(
     s.dir = mkdtempSync(path.join(os.tmpdir(), 'lexroute-catalog-consumer-'));
     const primaryPort = await freePort();
     s.port = await freePort();
-    s.primary = await startPrimary(kind, primaryPort, s.port, catalog, listed);
-    s.consumer = await startConsumer(s.port, primaryPort, catalog, s.dir, workers);
+    s.primary = await startPrimary(kind, primaryPort, s.port, catalogs);
+    s.consumer = await startConsumer(s.port, primaryPort, Object.keys(catalogs), s.dir, workers);
   }, 30_000);
   afterAll(async () => {
-    await (s.consumer as Consumer | undefined)?.server.close();
+    await (s.consumer as Consumer | undefined)?.authority.close();
     await (s.primary as Primary | undefined)?.close();
     rmSync(s.dir, { recursive: true, force: true });
   });
@@ -249,7 +261,9 @@ for (const P of PRIMARIES) {
     `lexroute as catalog consumer of ${P.name}${P.tool.skipReason ? ` (skipped: ${P.tool.skipReason})` : ''}`,
     () => {
       const catalog = `catalog.${P.kind}.test.`;
-      const s = primaryAndConsumer(P.kind, catalog, MEMBERS.slice(0, 2));
+      const s = primaryAndConsumer(P.kind, {
+        [catalog]: catalogText(catalog, 1, MEMBERS.slice(0, 2)),
+      });
 
       it('serves every member after the catalog transfer, each transferred with the key', async () => {
         await eventually(() => served(s.port, MEMBERS[0]!), '192.0.2.1');
@@ -258,15 +272,16 @@ for (const P of PRIMARIES) {
         expect((await www(s.port, MEMBERS[2]!)).rcode).toBe(5);
         const applied = s.consumer.events.find((e) => e.event === 'catalog_applied');
         expect(applied).toMatchObject({ zone: catalog, applied: true, members: 2 });
-        expect(applied!.ignoredProperties).toEqual({ group: 1 });
+        // group is read (reported in status), not ignored.
+        expect(applied!.ignoredProperties).toEqual({});
         // Each transferred (xfr_in is logged just after the swap that serves the zone).
         const zonesIn = async () =>
           [
             ...new Set(s.consumer.events.filter((e) => e.event === 'xfr_in').map((e) => e.zone)),
           ].sort();
         await eventually(zonesIn, [catalog, ...MEMBERS.slice(0, 2)].sort());
-        expect(s.consumer.server.catalogs?.status()).toEqual([
-          { catalog, serial: 1, members: 2, problems: {} },
+        expect(s.consumer.server.catalogs?.status()).toMatchObject([
+          { catalog, serial: 1, members: 2, problems: {}, rejected: [] },
         ]);
       }, 30_000);
 
@@ -278,6 +293,69 @@ for (const P of PRIMARIES) {
         );
         expect(catalogIn.at(-1)).toMatchObject({ serial: 2, kind: 'IXFR', trigger: 'notify' });
         expect(s.consumer.server.catalogs?.status()[0]).toMatchObject({ serial: 2, members: 3 });
+      }, 30_000);
+
+      it('ctl status, ctl status CATALOG, ctl status MEMBER and the metrics report the catalog and its members', async () => {
+        const c = s.consumer;
+        const provisioned = async () => {
+          const a = await sendControlCommand(c.control, { command: 'status', args: [] });
+          return a.ok ? (a.result.catalogs as { states: unknown }[])[0]!.states : undefined;
+        };
+        await eventually(provisioned, { provisioned: 3, pending: 0, failed: 0 });
+        const all = await sendControlCommand(c.control, { command: 'status', args: [] });
+        expect(all.ok && all.result.catalogs).toMatchObject([
+          {
+            catalog,
+            serial: 2,
+            members: 3,
+            problems: {},
+            rejected: [],
+            lastTransfer: { result: expect.stringMatching(/^(ixfr|current)$/) as string },
+          },
+        ]);
+        // The summary leaves the member list to `status CATALOG`.
+        expect(all.ok && (all.result.catalogs as object[])[0]).not.toHaveProperty('memberZones');
+        const one = await sendControlCommand(c.control, { command: 'status', args: [catalog] });
+        expect(one.ok && one.result).toMatchObject({
+          zone: catalog,
+          serial: 2,
+          catalogConsumed: {
+            memberZones: MEMBERS.map((zone) => ({
+              zone,
+              id: `id-${zone.split('.')[0]!}`,
+              groups: zone === MEMBERS[0] ? ['operator-x'] : [],
+              state: 'provisioned',
+              serial: 1,
+              lastRefresh: { result: expect.stringMatching(/^(axfr|current)$/) as string },
+            })),
+          },
+        });
+        const member = await sendControlCommand(c.control, {
+          command: 'status',
+          args: [MEMBERS[0]!],
+        });
+        expect(member.ok && member.result.catalogMember).toEqual({
+          catalog,
+          id: 'id-m1',
+          groups: ['operator-x'],
+          state: 'provisioned',
+        });
+        // The text of `lexroute ctl status CATALOG`.
+        const io = captureIo();
+        expect(await run(['ctl', '--control', c.control, 'status', catalog], io)).toBe(0);
+        expect(io.stdout()).toContain(
+          `catalog ${catalog}  serial 2  3 members (3 provisioned, 0 pending, 0 failed)`,
+        );
+        expect(io.stdout()).toContain(`${MEMBERS[0]!}  provisioned  serial 1  group operator-x`);
+        const text = await (await fetch(c.authority.ops.metrics!.url)).text();
+        for (const line of [
+          `lexroute_dns_catalog_serial{catalog="${catalog}"} 2`,
+          `lexroute_dns_catalog_members{catalog="${catalog}",state="provisioned"} 3`,
+          `lexroute_dns_catalog_members{catalog="${catalog}",state="rejected"} 0`,
+          `lexroute_dns_catalog_last_transfer_success{catalog="${catalog}"} 1`,
+          `lexroute_dns_catalog_member_state{catalog="${catalog}",zone="${MEMBERS[2]!}",state="provisioned"} 1`,
+        ])
+          expect(text.split('\n')).toContain(line);
       }, 30_000);
 
       it('a member removed from the catalog disappears, its copy deleted', async () => {
@@ -313,7 +391,7 @@ for (const P of PRIMARIES) {
       }, 30_000);
 
       it('a restart serves the members held on disk at once', async () => {
-        await s.consumer.server.close();
+        await s.consumer.authority.close();
         await s.primary.close();
         s.consumer = await startConsumer(s.port, s.primary.port, catalog, s.dir);
         // The primary is gone: what is served comes from the state folder.
@@ -358,7 +436,12 @@ function signedNotify(port: number, origin: string, id: number): Promise<number>
 describe.skipIf(named.skipReason !== undefined)(
   `a catalog's members with --workers 2${named.skipReason ? ` (skipped: ${named.skipReason})` : ''}`,
   () => {
-    const s = primaryAndConsumer('named', 'catalog.workers.test.', MEMBERS.slice(0, 1), 2);
+    const catalog = 'catalog.workers.test.';
+    const s = primaryAndConsumer(
+      'named',
+      { [catalog]: catalogText(catalog, 1, MEMBERS.slice(0, 1)) },
+      2,
+    );
 
     it('every answering thread accepts the signed NOTIFY of the primary for a member', async () => {
       await eventually(() => served(s.port, MEMBERS[0]!), '192.0.2.1');
@@ -366,6 +449,150 @@ describe.skipIf(named.skipReason !== undefined)(
       const rcodes = [];
       for (let i = 0; i < 30; i++) rcodes.push(await signedNotify(s.port, MEMBERS[0]!, 3000 + i));
       expect(new Set(rcodes)).toEqual(new Set([0]));
+    }, 30_000);
+
+    it('every answering thread refuses a NOTIFY of the primary for a zone that is not a member, as the main thread does', async () => {
+      await eventually(() => served(s.port, MEMBERS[0]!), '192.0.2.1');
+      const rcodes = [];
+      for (let i = 0; i < 30; i++) rcodes.push(await signedNotify(s.port, MEMBERS[1]!, 4000 + i));
+      expect(new Set(rcodes)).toEqual(new Set([5])); // REFUSED (NOTIFY_REFUSED)
+    }, 30_000);
+
+    it('a member added to the catalog is accepted by every thread', async () => {
+      s.primary.catalog(catalogText(catalog, 2, MEMBERS.slice(0, 2)));
+      await eventually(() => served(s.port, MEMBERS[1]!), '192.0.2.2');
+      const rcodes = [];
+      for (let i = 0; i < 30; i++) rcodes.push(await signedNotify(s.port, MEMBERS[1]!, 5000 + i));
+      expect(new Set(rcodes)).toEqual(new Set([0]));
+    }, 30_000);
+  },
+);
+
+/** A member entry of `catzText`: its ID, and its coo and group properties. */
+interface Entry {
+  readonly zone: string;
+  readonly id: string;
+  readonly coo?: string;
+  readonly group?: string;
+}
+
+/** A catalog with the members `entries` (RFC 9432 sections 4.3, 5.2, 5.3). */
+function catzText(catalog: string, serial: number, entries: readonly Entry[]): string {
+  const lines = entries.flatMap((e) => [
+    `${e.id}.zones PTR ${e.zone}`,
+    ...(e.coo ? [`coo.${e.id}.zones PTR ${e.coo}`] : []),
+    ...(e.group ? [`group.${e.id}.zones TXT "${e.group}"`] : []),
+  ]);
+  return `$ORIGIN ${catalog}
+$TTL 0
+@ SOA invalid. invalid. ${serial} 3600 600 2147483646 0
+@ NS invalid.
+version TXT "2"
+${lines.join('\n')}
+`;
+}
+
+describe.skipIf(named.skipReason !== undefined)(
+  `change of ownership between two catalogs of a BIND primary (RFC 9432 section 5.3)${named.skipReason ? ` (skipped: ${named.skipReason})` : ''}`,
+  () => {
+    const OLD = 'old.catz.test.';
+    const NEW = 'new.catz.test.';
+    const [m1, m2, m3] = MEMBERS as [string, string, string];
+    const UNSERVED = 'm9.catz.test.';
+    const oldV1: Entry[] = [
+      { zone: m1, id: 'id-m1', coo: NEW },
+      { zone: m2, id: 'id-m2', group: 'blue' },
+    ];
+    const s = primaryAndConsumer('named', {
+      [OLD]: catzText(OLD, 1, oldV1),
+      [NEW]: catzText(NEW, 1, [
+        { zone: m3, id: 'id-m3' },
+        { zone: UNSERVED, id: 'id-m9' },
+      ]),
+    });
+    const status = async (catalog: string) => {
+      const a = await sendControlCommand(s.consumer.control, {
+        command: 'status',
+        args: [catalog],
+      });
+      if (!a.ok) throw new Error(a.message);
+      return a.result.catalogConsumed as CatalogConsumed;
+    };
+    const owner = (zone: string) => s.consumer.server.secondaries?.catalogOf(zone);
+
+    it('each catalog provisions its members; a member its primary does not serve is failed', async () => {
+      await eventually(() => served(s.port, m1), '192.0.2.1');
+      await eventually(() => served(s.port, m2), '192.0.2.2');
+      await eventually(() => served(s.port, m3), '192.0.2.3');
+      expect(owner(m1)).toBe(OLD);
+      await eventually(
+        async () => (await status(NEW)).memberZones.find((m) => m.zone === UNSERVED)?.state,
+        'failed',
+      );
+      const n = await status(NEW);
+      expect(n.memberZones.find((m) => m.zone === UNSERVED)?.lastRefresh?.code).toMatch(/^XFR_/);
+      expect(n.states).toEqual({ provisioned: 1, pending: 0, failed: 1 });
+      expect((await status(OLD)).memberZones.find((m) => m.zone === m2)?.groups).toEqual(['blue']);
+    }, 30_000);
+
+    it('the new catalog takes over the member the old one hands it (same ID: its data kept), not the other', async () => {
+      const axfrs = () =>
+        s.consumer.events.filter((e) => e.event === 'xfr_in' && e.zone === m1 && e.kind === 'AXFR')
+          .length;
+      const before = axfrs();
+      s.primary.catalog(
+        catzText(NEW, 2, [
+          { zone: m3, id: 'id-m3' },
+          { zone: UNSERVED, id: 'id-m9' },
+          { zone: m1, id: 'id-m1' },
+          { zone: m2, id: 'id-m2' },
+        ]),
+        NEW,
+      );
+      await eventually(async () => owner(m1), NEW);
+      const moved = s.consumer.events.find((e) => e.event === 'catalog_member_moved');
+      expect(moved).toMatchObject({ zone: m1, from: OLD, to: NEW, id: 'id-m1', kept: true });
+      expect(await served(s.port, m1)).toBe('192.0.2.1');
+      // m2 has no coo in the old catalog: it stays there.
+      expect(owner(m2)).toBe(OLD);
+      const n = await status(NEW);
+      expect(n.rejected).toMatchObject([{ zone: m2, code: 'CATALOG_MEMBER_CONFLICT' }]);
+      expect(n.memberZones.map((m) => m.zone)).toEqual([m1, m3, UNSERVED].sort());
+      expect((await status(OLD)).memberZones.map((m) => m.zone)).toEqual([m2]);
+      // Its data kept: checked against the new catalog's primaries (the same here), current, not transferred.
+      const last = () => s.consumer.server.secondaries?.status().find((z) => z.origin === m1)?.last;
+      await eventually(async () => last()?.result, 'current');
+      expect(axfrs()).toBe(before);
+    }, 30_000);
+
+    it('the old catalog dropping the member leaves it served; a move under another ID transfers it afresh', async () => {
+      s.primary.catalog(catzText(OLD, 2, [{ zone: m2, id: 'id-m2', coo: NEW }]), OLD);
+      await eventually(
+        async () =>
+          s.consumer.events.some(
+            (e) => e.event === 'catalog_applied' && e.zone === OLD && e.serial === 2,
+          ),
+        true,
+      );
+      expect(await served(s.port, m1)).toBe('192.0.2.1');
+      expect(owner(m1)).toBe(NEW);
+      // The old catalog's coo for m2 now names NEW: NEW's next version takes it over, under another ID.
+      s.primary.catalog(
+        catzText(NEW, 3, [
+          { zone: m3, id: 'id-m3' },
+          { zone: m1, id: 'id-m1' },
+          { zone: m2, id: 'new-m2' },
+        ]),
+        NEW,
+      );
+      await eventually(async () => owner(m2), NEW);
+      expect(
+        s.consumer.events.filter((e) => e.event === 'catalog_member_moved').at(-1),
+      ).toMatchObject({ zone: m2, from: OLD, to: NEW, id: 'new-m2', kept: false });
+      await eventually(() => served(s.port, m2), '192.0.2.2');
+      const n = await status(NEW);
+      expect(n.rejected).toEqual([]);
+      expect((await status(OLD)).members).toBe(0);
     }, 30_000);
   },
 );

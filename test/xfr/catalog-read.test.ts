@@ -27,7 +27,7 @@ const VERSION = txt(`version.${CAT}`, '2');
 const codes = (rs: CatalogRecord[]) => readCatalog(CAT, rs).problems.map((p) => p.code);
 
 describe('readCatalog', () => {
-  it('lists the members by name with their IDs; properties are counted, not acted on', () => {
+  it('lists the members by name with their IDs, their group and coo properties; others are counted', () => {
     const r = readCatalog(CAT, [
       { key: nameKey(CAT), type: 6, rdata: new Uint8Array(22) },
       VERSION,
@@ -42,7 +42,43 @@ describe('readCatalog', () => {
       ['one.example.', 'a1'],
       ['two.example.', 'b2'],
     ]);
-    expect(r.ignored).toEqual({ group: 1, coo: 1, ext: 1 });
+    expect(r.ignored).toEqual({ ext: 1 });
+    expect(Object.fromEntries(r.groups)).toEqual({ 'one.example.': ['blue'] });
+    expect(Object.fromEntries(r.coo)).toEqual({ 'two.example.': 'other.cat.' });
+  });
+
+  it('reads every group of a member, each TXT record one value (RFC 9432 section 5.2)', () => {
+    const r = readCatalog(CAT, [
+      VERSION,
+      ptr('a1', 'one.example.'),
+      txt(`group.a1.zones.${CAT}`, 'operator-x-', 'nsec3'),
+      txt(`group.a1.zones.${CAT}`, 'operator-y-nsec3'),
+      txt(`group.gone.zones.${CAT}`, 'no member'),
+      txt(`ext.a1.zones.${CAT}`, 'custom'),
+    ]);
+    expect(r.problems).toEqual([]);
+    expect(r.groups.get('one.example.')).toEqual(['operator-x-nsec3', 'operator-y-nsec3']);
+    expect(r.groups.size).toBe(1);
+    expect(r.ignored).toEqual({ ext: 1 });
+  });
+
+  it('refuses the version for a coo that is not one PTR naming a catalog (CATALOG_BAD_COO)', () => {
+    const coo = (target: string | Uint8Array): CatalogRecord => ({
+      key: nameKey(`coo.a1.zones.${CAT}`),
+      type: 12,
+      rdata: typeof target === 'string' ? nameToWire(target) : target,
+    });
+    const base = [VERSION, ptr('a1', 'one.example.')];
+    for (const bad of [
+      [coo('new1.cat.'), coo('new2.cat.')],
+      [coo(Uint8Array.from([3, 0x61, 0x62]))],
+      [coo('.')],
+    ]) {
+      const r = readCatalog(CAT, [...base, ...bad]);
+      expect(r.members).toBeUndefined();
+      expect(r.problems).toMatchObject([{ code: 'CATALOG_BAD_COO', owner: `coo.a1.zones.${CAT}` }]);
+    }
+    expect(readCatalog(CAT, [...base, coo('New.Cat.')]).coo.get('one.example.')).toBe('new.cat.');
   });
 
   it('refuses a catalog without version, or with another version or two TXT records', () => {

@@ -4,6 +4,7 @@
  * reloads, a resolver's.
  */
 import type { ControlAnswer, ZoneReport } from '../../authority/control.ts';
+import type { CatalogConsumed } from '../../xfr/catalog-consumer.ts';
 
 function zoneLine(z: ZoneReport): string {
   const name = z.zone || `(${z.file ?? '?'})`;
@@ -15,6 +16,42 @@ function zoneLine(z: ZoneReport): string {
       ? `\n      last reload FAILED ${z.lastAttemptAt}: ${z.lastError ?? ''}`
       : '';
   return `  ${name}  ${serial}${records}${loaded}${err}`;
+}
+
+/** A catalog consumed: serial, members by state, last transfer, problems; with `members`, one line each. */
+function catalogLines(c: Partial<CatalogConsumed>, members: boolean): string {
+  const states = Object.entries(c.states ?? {})
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
+  const t = c.lastTransfer;
+  const problems = Object.entries(c.problems ?? {}).map(([k, v]) => `${k} x${v}`);
+  const lines = [
+    `  catalog ${String(c.catalog)}  ${c.serial === undefined ? 'no version read' : `serial ${c.serial}`}  ` +
+      `${String(c.members)} members (${states})` +
+      (t ? `  last transfer ${t.result}${t.code ? ` ${t.code}` : ''} ${t.at}` : ''),
+    ...(problems.length > 0 ? [`      problems: ${problems.join(', ')}`] : []),
+    ...(c.rejected ?? []).map((r) => `      not provisioned ${r.zone}: ${r.code}`),
+  ];
+  if (members)
+    for (const m of c.memberZones ?? [])
+      lines.push(
+        `    ${m.zone}  ${m.state}${m.serial === undefined ? '' : `  serial ${m.serial}`}` +
+          `${m.groups.length > 0 ? `  group ${m.groups.join(', ')}` : ''}` +
+          `${m.lastRefresh?.code ? `  ${m.lastRefresh.code}` : ''}`,
+      );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `status ZONE`: the zone's line, and what it is to a catalog consumed. */
+function zoneStatusText(r: Record<string, unknown>): string {
+  const consumed = r.catalogConsumed as CatalogConsumed | undefined;
+  const member = r.catalogMember as
+    { catalog: string; state: string; groups: string[] } | undefined;
+  const line = `${zoneLine(r as unknown as ZoneReport).trimStart()}\n`;
+  if (consumed) return line + catalogLines(consumed, true);
+  if (member)
+    return `${line}  member of catalog ${member.catalog} (${member.state})${member.groups.length > 0 ? `, group ${member.groups.join(', ')}` : ''}\n`;
+  return line;
 }
 
 const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en') : '?');
@@ -115,11 +152,14 @@ export function formatAnswer(command: string, a: ControlAnswer): string {
         `lexroute ${String(r.version)}, pid ${String(r.pid)}, up ${String(r.uptimeSeconds)} s, ` +
         `${String(r.workers)} worker(s), listening on ${(r.listen as string[]).join(' ')}` +
         `${r.rrl ? ', RRL on' : ''}\n` +
-        `zones (${zones.length}):\n${zones.map(zoneLine).join('\n')}\n`
+        `zones (${zones.length}):\n${zones.map(zoneLine).join('\n')}\n` +
+        ((r.catalogs as CatalogConsumed[] | undefined) ?? [])
+          .map((c) => catalogLines(c, false))
+          .join('')
       );
     }
     case 'zone-status':
-      return `${zoneLine(r as unknown as ZoneReport).trimStart()}\n`;
+      return zoneStatusText(r);
     case 'retransfer':
       return `${String(r.zone)}: transferred, serving serial ${String(r.serial)}\n`;
     case 'stats':

@@ -1,21 +1,26 @@
 /**
  * A catalog zone read by its consumer (RFC 9432, schema version 2), the
- * pure part: the members a catalog version lists, the problems that keep a
- * version or a member from being applied, and the plan that takes the
- * member zones provisioned from one version to the next.
+ * pure part: the members a catalog version lists with their properties,
+ * the problems that keep a version or a member from being applied, and the
+ * plan that takes the member zones provisioned from one version to the
+ * next.
  *
- * What is read: `version.CATALOG TXT "2"` and the member nodes
- * `<unique-id>.zones.CATALOG PTR <member zone>`. Properties (`group`, `coo`,
- * `ext` and any other) are counted, not acted on: every member is
- * provisioned the same way, from the catalog's own primaries (RFC 9432
- * section 4.4: "Catalog consumers MUST ignore any RR in the catalog zone
- * which is meaningless to or otherwise not supported by the
- * implementation", section 3).
+ * What is read: `version.CATALOG TXT "2"`, the member nodes
+ * `<unique-id>.zones.CATALOG PTR <member zone>`, and two member properties:
+ * `group.<unique-id>.zones.CATALOG TXT` (section 5.2: any number, each TXT
+ * record one group; reported, lexroute provisions every group alike) and
+ * `coo.<unique-id>.zones.CATALOG PTR <new catalog>` (section 5.3: the member
+ * may move to that catalog; the consumer acts on it). Other properties
+ * (`ext` and any unknown) are counted, not acted on (section 4.4:
+ * "Catalog consumers MUST ignore any RR in the catalog zone which is
+ * meaningless to or otherwise not supported by the implementation").
  *
- * A broken version property stops the whole version (the members stay as
- * they were); a broken member entry (not one PTR, a name lexroute cannot
- * hold, a zone listed twice) keeps that member as it was and applies the
- * rest.
+ * A broken version property, or a `coo` that is not one PTR naming a
+ * domain (section 5.3: "More than one record in the RRset denotes a broken
+ * catalog zone which MUST NOT be processed"), stops the whole version (the
+ * members stay as they were); a broken member entry (not one PTR, a name
+ * lexroute cannot hold, a zone listed twice) keeps that member as it was
+ * and applies the rest.
  */
 import { keyIsSubdomain, keyToName, nameKey, wireToKey } from '../../dns/core/wire/name.ts';
 import { TYPE_PTR, TYPE_TXT } from '../../dns/core/rr/types.ts';
@@ -42,7 +47,11 @@ export interface CatalogRead {
   /** Member names and IDs whose entries are broken: those members stay as they were. */
   readonly keepNames: ReadonlySet<string>;
   readonly keepIds: ReadonlySet<string>;
-  /** Properties read but not acted on (`group`, `coo`, `ext`, ...), counted by name. */
+  /** Each member's `group` property values (members without one are absent). */
+  readonly groups: ReadonlyMap<string, readonly string[]>;
+  /** Each member's `coo` property: the catalog it may move to (absolute, lowercase). */
+  readonly coo: ReadonlyMap<string, string>;
+  /** Properties read but not acted on (`ext`, unknown ones), counted by name. */
   readonly ignored: Readonly<Record<string, number>>;
   readonly problems: readonly CatalogProblem[];
 }
@@ -62,13 +71,8 @@ function labelsAbove(key: string, suffix: string): string[] {
 
 const HOST_LABEL = /^[a-z0-9_-]{1,63}$/;
 
-/**
- * The member zone a PTR names, or why it cannot be one: an uncompressed
- * name filling the RDATA, each label of letters, digits, `-` and `_` (a
- * member becomes a file name under the state folder), neither the root nor
- * the catalog or a name below it.
- */
-function memberName(rdata: Uint8Array, catalogKey: string): string | { why: string } {
+/** The name key of a PTR's RDATA, or why it is not one uncompressed domain name. */
+function ptrKey(rdata: Uint8Array): string | { why: string } {
   let i = 0;
   while (i < rdata.length && rdata[i] !== 0) {
     if (rdata[i]! > 63) return { why: 'its RDATA is not an uncompressed domain name' };
@@ -76,7 +80,18 @@ function memberName(rdata: Uint8Array, catalogKey: string): string | { why: stri
   }
   if (i !== rdata.length - 1 || rdata.length > 255)
     return { why: 'its RDATA is not one domain name' };
-  const key = wireToKey(rdata);
+  return wireToKey(rdata);
+}
+
+/**
+ * The member zone a PTR names, or why it cannot be one: an uncompressed
+ * name filling the RDATA, each label of letters, digits, `-` and `_` (a
+ * member becomes a file name under the state folder), neither the root nor
+ * the catalog or a name below it.
+ */
+function memberName(rdata: Uint8Array, catalogKey: string): string | { why: string } {
+  const key = ptrKey(rdata);
+  if (typeof key !== 'string') return key;
   if (key.length === 1) return { why: 'it names the root' };
   if (keyIsSubdomain(key, catalogKey)) return { why: 'it names the catalog zone or a name in it' };
   const name = keyToName(key);
@@ -108,11 +123,18 @@ function versionProblem(txt: readonly Uint8Array[], owner: string): CatalogProbl
   };
 }
 
+/** The records of one member property (`group` TXT, `coo` PTR), by member node ID. */
+type PropertyRecords = Map<string, Uint8Array[]>;
+
 /** The PTR records of each member node and the properties, from the catalog's records. */
 function gather(catalogKey: string, records: Iterable<CatalogRecord>) {
   const version: Uint8Array[] = [];
   const nodes = new Map<string, Uint8Array[]>();
+  const group: PropertyRecords = new Map();
+  const coo: PropertyRecords = new Map();
   const ignored: Record<string, number> = {};
+  const take = (to: PropertyRecords, id: string, rdata: Uint8Array) =>
+    to.set(id, [...(to.get(id) ?? []), rdata]);
   for (const r of records) {
     if (!keyIsSubdomain(r.key, catalogKey) || r.key === catalogKey) continue;
     const labels = labelsAbove(r.key, catalogKey);
@@ -123,13 +145,57 @@ function gather(catalogKey: string, records: Iterable<CatalogRecord>) {
       const ptrs = nodes.get(labels[0]!) ?? [];
       if (r.type === TYPE_PTR) ptrs.push(r.rdata);
       nodes.set(labels[0]!, ptrs);
+    } else if (labels.length === 3 && top === 'zones' && labels[0] === 'group') {
+      if (r.type === TYPE_TXT) take(group, labels[1]!, r.rdata);
+    } else if (labels.length === 3 && top === 'zones' && labels[0] === 'coo') {
+      if (r.type === TYPE_PTR) take(coo, labels[1]!, r.rdata);
     } else {
-      // A member's property (group, coo, ...) is the label under its node; a global one is its own.
+      // A member's property (ext, ...) is the label under its node; a global one is its own.
       const name = labels.length > 2 && top === 'zones' ? labels[labels.length - 3]! : top;
       ignored[name] = (ignored[name] ?? 0) + 1;
     }
   }
-  return { version, nodes, ignored };
+  return { version, nodes, group, coo, ignored };
+}
+
+/** A TXT record's character-strings, joined (one `group` value). */
+function txtText(rdata: Uint8Array): string {
+  const parts: string[] = [];
+  for (let i = 0; i < rdata.length; i += 1 + rdata[i]!)
+    parts.push(new TextDecoder().decode(rdata.subarray(i + 1, i + 1 + rdata[i]!)));
+  return parts.join('');
+}
+
+/**
+ * The members' `group` values and `coo` targets, or the problem of a `coo`
+ * that is not one PTR naming a domain (the version is then not applied).
+ */
+function memberProperties(
+  catalog: string,
+  members: ReadonlyMap<string, string>,
+  group: PropertyRecords,
+  coo: PropertyRecords,
+) {
+  const groups = new Map<string, string[]>();
+  const moves = new Map<string, string>();
+  for (const [name, id] of members) {
+    const g = group.get(id);
+    if (g !== undefined) groups.set(name, g.map(txtText));
+    const c = coo.get(id);
+    if (c === undefined) continue;
+    const key = c.length === 1 ? ptrKey(c[0]!) : { why: `${c.length} PTR records, not one` };
+    if (typeof key !== 'string' || key.length === 1) {
+      const why = typeof key === 'string' ? 'it names the root' : key.why;
+      const problem: CatalogProblem = {
+        code: 'CATALOG_BAD_COO',
+        owner: `coo.${keyToName(String.fromCharCode(id.length) + id)}zones.${catalog}`,
+        message: `the change of ownership of ${name} is unusable: ${why} (RFC 9432 section 5.3: the catalog is broken)`,
+      };
+      return { groups, coo: moves, problem };
+    }
+    moves.set(name, keyToName(key));
+  }
+  return { groups, coo: moves, problem: undefined };
 }
 
 /**
@@ -141,13 +207,14 @@ function gather(catalogKey: string, records: Iterable<CatalogRecord>) {
  */
 export function readCatalog(catalog: string, records: Iterable<CatalogRecord>): CatalogRead {
   const catalogKey = nameKey(catalog);
-  const { version, nodes, ignored } = gather(catalogKey, records);
+  const { version, nodes, group, coo, ignored } = gather(catalogKey, records);
   const problems: CatalogProblem[] = [];
   const keepNames = new Set<string>();
   const keepIds = new Set<string>();
+  const none = { keepNames, keepIds, groups: new Map(), coo: new Map(), ignored };
   const at = (id: string) => `${keyToName(String.fromCharCode(id.length) + id)}zones.${catalog}`;
   const bad = versionProblem(version, `version.${catalog}`);
-  if (bad) return { members: undefined, keepNames, keepIds, ignored, problems: [bad] };
+  if (bad) return { ...none, members: undefined, problems: [bad] };
   const ids = new Map<string, string[]>();
   for (const [id, ptrs] of nodes) {
     const names = ptrs.map((p) => memberName(p, catalogKey));
@@ -180,7 +247,9 @@ export function readCatalog(catalog: string, records: Iterable<CatalogRecord>): 
       });
     }
   }
-  return { members, keepNames, keepIds, ignored, problems };
+  const props = memberProperties(catalog, members, group, coo);
+  if (props.problem) return { ...none, members: undefined, problems: [props.problem] };
+  return { members, keepNames, keepIds, groups: props.groups, coo: props.coo, ignored, problems };
 }
 
 /** How the member zones provisioned from a catalog change with a new version. */

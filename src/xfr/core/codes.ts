@@ -94,7 +94,9 @@ export const CATALOG_IN_CODES = {
   CATALOG_DUPLICATE_MEMBER:
     'a member zone listed twice in a catalog (two IDs): that member stays as it was',
   CATALOG_MEMBER_CONFLICT:
-    'a catalog member that is already a zone here (a zone file, a configured secondary zone, another catalog): not provisioned from the catalog',
+    'a catalog member that is already a zone here (a zone file, a configured secondary zone, another catalog without a change of ownership to this one): not provisioned from the catalog',
+  CATALOG_BAD_COO:
+    "a member's change of ownership property (coo.ID.zones.CATALOG) that is not one PTR naming a catalog: the version is not applied (RFC 9432 section 5.3), the members stay as they were",
 } as const;
 
 export type CatalogInCode = keyof typeof CATALOG_IN_CODES;
