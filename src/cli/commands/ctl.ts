@@ -26,14 +26,17 @@ key cannot command the server.
 
 Server commands:
   status             version, uptime, workers, listen addresses, and per zone
-                     the serial, records, when it was loaded and the last error
+                     the serial, records, when it was loaded and the last error;
+                     each catalog consumed: serial, members by state, problems
   reload [ZONE]      re-read changed zone files now (as SIGHUP); with ZONE,
                      only that zone's file (if it changed; the others are
                      not looked at) and its result. A zone whose file fails to load
                      keeps its previous version; the error is reported and the
                      exit code is 1
   status ZONE, zone-status ZONE
-                     one zone's serial, records, load time and last error
+                     one zone's serial, records, load time and last error; a
+                     catalog consumed: its members (state, groups); a member:
+                     its catalog
   zone add FILE|ORIGIN
                      serve a zone file from now on (its origin: the file
                      name's, else its $ORIGIN or SOA owner), or an ORIGIN
