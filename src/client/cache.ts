@@ -58,7 +58,6 @@ export function cacheKey(qname: string, qtype: string): string {
 /**
  * `cacheKey` memoised per (qtype, qname): the warm path asks for the same
  * names, and a memoised key is the same string object, whose hash V8 keeps.
- * Each cache has its own (issue 19: no module-level caches in the client).
  */
 const KEY_MEMO_MAX = 4096;
 

@@ -57,7 +57,7 @@ export type WalkFailure = Extract<WalkNeed, { kind: 'failed' }>;
 
 type End = ResolveResult | WalkFailure;
 
-/** Default overall deadline of one resolution, ms (issue 21: ten slow steps took 19 s). */
+/** Default overall deadline of one resolution, ms. */
 export const DEFAULT_DEADLINE_MS = 8000;
 
 /**

@@ -1,10 +1,7 @@
 /**
- * The page's default when the serving resolver hands it no trust anchor
- * (issue 32: "validate when the DoH endpoint returns signatures"): one DoH
- * query, `. DNSKEY` with DO set; when the root comes back signed (a DNSKEY
- * RRset), the page validates from the built-in root anchors. Unsigned zones
- * (plain `lexroute dev`), a DoH endpoint that does not serve the root, or a
- * failed query: no validation, as before.
+ * The page's default when the serving resolver hands it no trust anchor:
+ * one DoH query, `. DNSKEY` with DO set; when the root comes back signed,
+ * the page validates from the built-in root anchors, else not at all.
  */
 import { DohTransport } from '../client/doh.ts';
 import { StubResolver } from '../client/stub.ts';

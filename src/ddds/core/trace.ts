@@ -10,7 +10,7 @@ import type { Verdict } from '../../dnssec/core/validate/verdict.ts';
 
 /**
  * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
- * the one definition of the service names (issue 19).
+ * the one definition of the service names.
  */
 export type Service = 'N2L' | 'N2Ls' | 'N2C';
 

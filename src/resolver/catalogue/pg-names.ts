@@ -5,11 +5,8 @@
  * Bind, Execute and Sync in one buffer for the statement prepared once per
  * connection, and keeps the rows as the server sends them (texts), with no
  * Query or Result objects, no row description, no type parsing and no
- * per-statement pool checkout (`NameLookups` holds one connection).
- *
- * Measured on a 100,000-work catalogue, batches of 6 names: about a quarter
- * less client CPU per name than `pool.query({rowMode: 'array'})`
- * (bench/resolver.ts and the #17 notes give the whole-resolver figures).
+ * per-statement pool checkout (`NameLookups` holds one connection;
+ * bench/resolver.ts).
  */
 import type pg from 'pg';
 

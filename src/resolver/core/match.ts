@@ -511,15 +511,12 @@ interface SelectOptions {
 /**
  * Choose the expression and manifestations of a work for the query, and build the URLs.
  *
- * A URN that names a manifestation but no version (`...;1988$lexml.gov.br:text-html`)
- * is looked for first under the unversioned expression when that is where
- * exactly this manifestation is catalogued (its own URN: an exact match;
- * unless `at` asks for the version in force on a day),
- * then among the expressions that have that manifestation: a manifestation
- * catalogued without an expression (or under an older version only) must be
- * found for its own URN, not looked for inside the most recent version alone. The language, `at` and Accept-Language choices
- * then apply among those expressions. When none has it, the choice is made
- * among all of them, as before (and ends in `MANIFESTATION_NOT_FOUND`).
+ * A URN that names a manifestation but no version is looked for first under
+ * the unversioned expression when exactly this manifestation is catalogued
+ * there (unless `at` asks for a day), then among the expressions that have
+ * it (a manifestation catalogued under an older version only must still be
+ * found); language, `at` and Accept-Language choose among those. When none
+ * has it, the choice is made among all (ending in `MANIFESTATION_NOT_FOUND`).
  */
 export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptions): Selection {
   const ex = selectExpressionFor(work, query, opts);
@@ -918,10 +915,8 @@ export function splitQComponent(q: string | null): { at: string | null; rest: st
  *   identified in the act, it could return <URL-document>#art15 only."
  *
  * Levels are separated by a literal `;` only, as in the RFC's examples
- * (`art15;par3`, "paragraph 2 of article 3 might have the value "art3;par2"").
- * Other spellings of a hierarchy (`art15-par3`, `art15.par3`, `art15,par3`,
- * or an encoded `%3B`) are one level: the RFC leaves their construction rules
- * to each jurisdiction, so they are never split.
+ * (`art3;par2`); other spellings (`art15-par3`, `%3B`) are one level, their
+ * rules being left to each jurisdiction.
  *
  * - `depth` null (unknown): the whole partition (`whole`);
  * - `depth` 0: no partition (`omitted`), the URL points "at the beginning";
