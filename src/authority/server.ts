@@ -18,7 +18,7 @@ import type { ZoneDiff } from '../xfr/core/diff.ts';
 import type { IndexedZone } from './core/zone-lookup.ts';
 import { AnswerThreads } from './answer-threads.ts';
 import { createLogSummary, type LogSummary } from './log-summary.ts';
-import { DohConfigError, listenDoh, type DohListener } from './doh.ts';
+import type { DohConfigError, DohListener } from './doh.ts';
 import { listenTcp, type TcpListener } from './tcp.ts';
 import { listenUdp, type UdpListener } from './udp.ts';
 import type { ZoneSourceSpec } from './zones/sources.ts';
@@ -41,7 +41,7 @@ import {
 } from '../xfr/catalog-consumer.ts';
 import { readServedStates } from '../xfr/served-state.ts';
 import { mkdir, readFile } from 'node:fs/promises';
-import { Secondaries, type SecondaryTarget } from '../xfr/secondary.ts';
+import type { Secondaries, SecondaryTarget } from '../xfr/secondary.ts';
 import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
 import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
 import { zoneLoaderFor } from './zones/loader.ts';
@@ -267,6 +267,7 @@ export async function secondariesFor(
   const catalogs = config.secondaryCatalogs;
   const notify = onNotify ? { onNotify, catalogs } : {};
   const o = { zones, stateDir, keys, limits, summaryIntervalMs, ...notify };
+  const { Secondaries } = await import('../xfr/secondary.ts');
   return new Secondaries(o, target, log);
 }
 
@@ -445,6 +446,7 @@ async function listenAll(
     ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
     : undefined;
   const pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify });
+  const dohModule = config.doh.listen.length > 0 ? await import('./doh.ts') : undefined;
   const close = async () => {
     await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
     clearInterval(rrlSweep);
@@ -473,14 +475,15 @@ async function listenAll(
         ...(tlsKey !== undefined ? { tlsKey: path.resolve(cwd, tlsKey) } : {}),
         ...(allowOrigin !== undefined ? { allowOrigin } : {}),
       };
-      const d = await listenDoh(pipeline, { host, port, ...files }, log, summary);
+      const d = await dohModule!.listenDoh(pipeline, { host, port, ...files }, log, summary);
       doh.push(d);
       const transports = d.tls ? 'https' : 'http';
       log.info('listening', { address: host, port: d.port, transports, url: d.url });
     }
   } catch (e) {
     await close();
-    if (e instanceof DohConfigError) throw new ServerStartError(e.code, e.message, e);
+    if (dohModule !== undefined && e instanceof dohModule.DohConfigError)
+      throw new ServerStartError(e.code, e.message, e);
     throw new ServerStartError(listenErrorCode(e), `cannot listen: ${(e as Error).message}`, e);
   }
   return { udp, tcp, doh, summary, rrl, pipeline, close };

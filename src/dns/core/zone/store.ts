@@ -235,7 +235,7 @@ export interface StoreTransfer {
  * methods (row in, value out) that the JIT inlines. Rows:
  *
  * - record r in `[0, recordCount)`, in file order;
- * - RRset s in `[0, rrsetCount)`: its records from `firstRecord(s)` along `nextRecord(r)`;
+ * - RRset s: its records from `firstRecord(s)` along `nextRecord(r)`;
  * - name n in `[0, nameCount)`: its RRsets from `firstRRset(n)` along `nextRRset(s)`.
  *
  * A chain ends at -1. Row arguments are not checked: a row out of range reads
@@ -553,9 +553,6 @@ export class ZoneStore implements RecordSink {
 
   // --- RRsets.
 
-  get rrsetCount(): number {
-    return this.setCount;
-  }
   /** The name row of RRset s. */
   rrsetNode(s: number): number {
     return this.setNode[s]!;
