@@ -1,12 +1,4 @@
-/**
- * Stable codes of the authoritative server's start-up (`ServerStartError`,
- * shared by `lexroute dev`) and of its control socket (`lexroute ctl`). The
- * zone codes (ZONE_RELOAD_FAILED ...) are in core/zone/codes.ts, DoH's in
- * core/wire/codes.ts.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
- */
+/** Stable codes of the server's start-up (`ServerStartError`, also `lexroute dev`) and control socket. */
 export const SERVER_CODES = {
   // Start-up.
   PORT_IN_USE: 'the address and port are already in use (EADDRINUSE)',
@@ -65,5 +57,3 @@ export const SERVER_CODES = {
   RESOLVER_WORKER_FAILED:
     'a worker of startResolver({ workers }) exited while starting, without saying why',
 } as const;
-
-export type ServerCode = keyof typeof SERVER_CODES;

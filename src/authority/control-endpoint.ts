@@ -1,28 +1,10 @@
 /**
- * Where the control channel listens (`--control`), and how a loopback TCP
- * control port proves its client knows the key.
- *
- * - A path: a Unix socket, mode 0600. The file system's permissions are
- *   the access control; no key.
- * - `ADDRESS:PORT` on a loopback address (127.0.0.0/8, `::1`,
- *   `localhost`): a TCP port, for hosts or containers where a shared
- *   socket file is awkward. It needs a key (`--control-key FILE`, made by
- *   `lexroute ctl keygen FILE`): 32 random octets in base64, in a file
- *   nobody but its owner may read. A non-loopback address is refused: the
- *   channel can stop the server, so it never faces a network.
- *
- * The TCP exchange (one command per connection, as on the Unix socket):
- *
- *   server -> {"challenge":"<32 random octets, base64>"}
- *   client -> {"command":"reload","args":["lex.example."],"mac":"<base64>"}
- *   server -> {"ok":true,"result":{...}}
- *
- * where `mac` is HMAC-SHA256(key, "lexroute-ctl\n" + challenge + "\n" +
- * JSON.stringify({command, args})). The challenge is fresh per connection,
- * so a recorded request cannot be replayed; the key never crosses the
- * socket. A wrong or missing MAC is answered `CTL_AUTH_FAILED` and the
- * command is not run. (BIND's rndc signs its messages with an HMAC key in
- * the same spirit; Knot and NSD offer a Unix socket or a TLS port.)
+ * Where the control channel listens (`--control`): a Unix socket (mode 0600,
+ * no key), or a TCP port on a loopback address only (the channel can stop
+ * the server) whose requests carry
+ * `mac` = HMAC-SHA256(key, "lexroute-ctl\n" + challenge + "\n" + JSON of {command, args})
+ * over a fresh challenge per connection, so a request cannot be replayed and
+ * the key never crosses the socket (config/README.md describes the exchange).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';

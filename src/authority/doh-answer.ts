@@ -1,9 +1,4 @@
-/**
- * What every path of the DoH endpoint shares (node:http and node:http2 in
- * doh.ts, the plain HTTP/1.1 fast path in doh-fast.ts): the path, the media
- * type and the problem+json body of an error. The answer to a decoded query
- * is `answerQuery` (pipeline.ts), the one entry into the query pipeline.
- */
+/** What every path of the DoH endpoint shares: the path, the media type, the problem+json body. */
 import http from 'node:http';
 import type { DohHttpCode } from '../dns/core/wire/codes.ts';
 

@@ -1,10 +1,7 @@
 /**
- * `lexroute/server`: the authoritative routing server for embedding and
- * tests (`node:dgram`, `node:net`, `node:fs`). `startAuthority(config)`
- * starts what `lexroute serve` runs (zones, reloads, transfers, signing,
- * workers, control, metrics) and returns `{ reload, status, close }`;
- * `startServer()` is its core (zone files over UDP, TCP and DoH); `Engine`
- * answers wire queries from compiled zones.
+ * `lexroute/server`: `startAuthority(config)` starts what `lexroute serve`
+ * runs and returns `{ reload, status, close }`; `startServer()` is its core;
+ * `Engine` answers wire queries from compiled zones.
  */
 export { startAuthority, type Authority, type AuthorityOptions } from './authority.ts';
 export type { StatusReport, ZoneReport } from './control.ts';

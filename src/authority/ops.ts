@@ -1,8 +1,4 @@
-/**
- * The operator's side of a running server: the `/metrics` endpoint
- * (`--metrics ADDR:PORT`) and the control channel (`--control PATH` or a loopback `ADDR:PORT` with a key), started
- * next to the listeners and closed with them.
- */
+/** The operator's side of a running server: `/metrics` and the control channel, closed with the listeners. */
 import type { ListenAddress } from '../config/server.ts';
 import {
   metricsExposure,

@@ -1,9 +1,7 @@
 /**
- * Readiness for systemd (`Type=notify`): when the service manager set
- * `NOTIFY_SOCKET`, `serve` reports READY=1 once its zones are loaded and
- * every worker listens, and STOPPING=1 when it begins to stop. Node has no
- * Unix datagram socket, so the message goes through `systemd-notify` (the
- * unit sets `NotifyAccess=all` for that child). Outside systemd, nothing.
+ * systemd readiness (`Type=notify`): READY=1 once zones are loaded and every
+ * worker listens, STOPPING=1 at stop, through `systemd-notify` (Node has no
+ * Unix datagram socket; the unit sets `NotifyAccess=all`).
  */
 import { spawn } from 'node:child_process';
 import type { Logger } from './log.ts';

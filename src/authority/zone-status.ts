@@ -1,9 +1,6 @@
 /**
- * What each served zone is doing, for `/metrics` and the control channel:
- * serial, records, when it was loaded, and the last reload attempt's result
- * and error. Fed by the server's own log events (`zone_loaded`,
- * `zone_rejected`, `zone_unreadable`, `zone_diagnostic`): `tapLogger`
- * passes every event on and keeps these, so the reload code stays as it is.
+ * What each served zone is doing, for `/metrics` and the control channel,
+ * kept from the server's own log events (`tapLogger` passes every event on).
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import type { LogFields, Logger } from './log.ts';

@@ -1,13 +1,7 @@
 /**
- * Per-zone transfer and NOTIFY results (issue 30, per-zone visibility):
- * transfers out by type, peer and result (`xfr_out`, `xfr_out_failed`),
- * NOTIFY results by peer (`notify_sent`, `notify_rejected`,
- * `notify_failed`), counted from the server's own log events as
- * `ZoneStatusBook` counts loads. Peers are addresses without the port (a
- * client's source port changes with every connection).
- *
- * Transfers served by the other answering threads (`serve --workers N`) log
- * in those threads and are not counted here.
+ * Per-zone transfer-out and NOTIFY results by peer address (without the
+ * port), counted from the server's own log events as `ZoneStatusBook` counts
+ * loads. Transfers served by other answering threads are not counted here.
  */
 import type { LogFields } from './log.ts';
 
