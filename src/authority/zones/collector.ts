@@ -40,20 +40,31 @@ function ownCollector(): (() => void) | undefined {
  * reloads follow each other. The delay keeps it off the hand-over itself:
  * run at once, the load thread's collection overlapped the answering
  * thread's swap, and its GC helpers beside it made more runnable threads
- * than a 2-core machine has.
+ * than a 2-core machine has. With `busy`, a collection due while it says
+ * true waits `ms` more, up to BUSY_WAITS times: a start of thousands of
+ * small zones is one long run of loads, and a full collection in the middle
+ * of it stops them all (each 10-170 ms on the load thread); it runs once
+ * they end.
  */
-export function collectorAfter(ms: number): () => void {
+export function collectorAfter(ms: number, busy?: () => boolean): () => void {
   const collect = ownCollector();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return () => {
-    if (collect === undefined || timer !== undefined) return;
+  const at = (waits: number) => {
     timer = setTimeout(() => {
+      if (busy?.() && waits < BUSY_WAITS) return at(waits + 1);
       timer = undefined;
-      collect();
+      collect!();
     }, ms);
     timer.unref();
   };
+  return () => {
+    if (collect === undefined || timer !== undefined) return;
+    at(0);
+  };
 }
+
+/** How many times a collection waits for a busy thread (`collectorAfter`) before it runs anyway. */
+const BUSY_WAITS = 20;
 
 /** How long after a hand-over the collection runs. */
 export const COLLECT_AFTER_MS = 500;

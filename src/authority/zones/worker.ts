@@ -289,7 +289,8 @@ export interface ThreadIdMessage {
 }
 
 // The buffers a load leaves behind here are collected soon after each hand-over (collector.ts).
-const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+// Not while batches are waiting: the collection runs once a start's loads are done.
+const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS, () => waiting > 0) : () => {};
 
 /** Replies are posted in groups of at most this many zones (each of at most COPY_BELOW_RECORDS records). */
 const REPLY_GROUP = 64;
@@ -331,6 +332,9 @@ async function handleBatch(batch: readonly LoadRequest[]): Promise<void> {
 
 // Batches are loaded in the order they arrive, one at a time.
 let queue: Promise<void> = Promise.resolve();
+/** Batches received and not yet loaded to their end. */
+let waiting = 0;
 parentPort?.on('message', (m: LoadBatch) => {
-  queue = queue.then(() => handleBatch(m.batch));
+  waiting++;
+  queue = queue.then(() => handleBatch(m.batch)).finally(() => waiting--);
 });
