@@ -17,6 +17,7 @@ import { notifyAll, type NotifyOptions, type NotifyTarget } from './notify.ts';
 import type { Transfers } from './out.ts';
 import type { SwapInfo } from '../authority/reload.ts';
 import { ServedStates, stateFile } from './served-state.ts';
+import { sameBytes } from '../kit/core/bytes.ts';
 
 export interface HistoryOptions {
   /** Differences kept per zone. 0: no IXFR history (IXFR answered in full). */
@@ -33,10 +34,6 @@ export interface HistoryOptions {
 /** A zone's IXFR journal file. */
 export function journalFile(dir: string, origin: string): string {
   return stateFile(dir, origin, 'ixfr');
-}
-
-function sameSoa(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Drop the oldest differences beyond the bounds. */
@@ -166,7 +163,7 @@ export class TransferHistory {
       const diffs = decodeJournal(bytes);
       const last = diffs.at(-1);
       if (last === undefined) return;
-      if (!sameSoa(last.toSoa.rdata, soaRecord(zone).rdata)) {
+      if (!sameBytes(last.toSoa.rdata, soaRecord(zone).rdata)) {
         this.log.info('journal_stale', {
           zone: zone.origin,
           file,

@@ -1,18 +1,11 @@
 /**
- * The limits of a transfer in (a secondary zone's AXFR or IXFR), as BIND's
- * `max-records` and `max-transfer-time-in` and Knot's `zone-max-size`: the
- * records and octets one answer may carry, checked while it is received,
- * and the seconds a whole refresh may take (an overall deadline that a
- * primary sending one octet at a time cannot stretch).
- *
- * Records and octets left at 0 in the configuration are derived from the
- * heap this process may use (V8's `heap_size_limit`, which
- * `--max-old-space-size` sets): a transfer may hold a quarter of it, so the
- * zone it makes can still be written, loaded and swapped in next to the
- * version served. A record held costs about `HEAP_PER_RECORD` octets of
- * heap (measured: 691 per NAPTR record of 83 wire octets, in
- * `XfrReader`); a 4 GiB heap takes a 1,500,000-record zone, the 448 MiB of
- * `--max-old-space-size=256` about 168,000 records.
+ * The limits of a transfer in, as BIND's `max-records` and
+ * `max-transfer-time-in` and Knot's `zone-max-size`: records and octets one
+ * answer may carry, checked while it is received, and the seconds a whole
+ * refresh may take (a deadline a primary sending one octet at a time cannot
+ * stretch). Records and octets left at 0 are derived from V8's
+ * `heap_size_limit`: a transfer may hold a quarter of it, so the zone it
+ * makes can still be loaded and swapped in next to the version served.
  */
 import v8 from 'node:v8';
 import type { SecondaryZoneConfig, TransferConfig } from '../config/server.ts';

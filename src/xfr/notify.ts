@@ -25,6 +25,7 @@ import { verifyResponse } from './core/tsig-response.ts';
 import type { TsigResponseCode } from './core/codes.ts';
 import type { Failure } from '../kit/core/result.ts';
 import { nodeHmac, nowSeconds } from './tsig.ts';
+import { peerText } from './exchange.ts';
 import { RCODE_NAMES } from '../authority/rcodes.ts';
 
 /** A NOTIFY target, the TSIG key its NOTIFYs are signed with, and the address they go out from. */
@@ -153,11 +154,10 @@ export async function notifyAll(
 ): Promise<void> {
   await Promise.all(
     peers.map(async (peer) => {
-      const to = `${peer.host.includes(':') ? `[${peer.host}]` : peer.host}:${peer.port}`;
       const base = {
         zone: zone.origin,
         serial,
-        peer: to,
+        peer: peerText(peer),
         ...(peer.source ? { from: peer.source } : {}),
       };
       const onBadTsig = (p: TsigProblem) =>

@@ -29,10 +29,14 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
  * key to sign with).
  */
 export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uint8Array {
-  const head = new Uint8Array(questionEnd);
-  head.set(msg.subarray(0, questionEnd));
+  return answerHead(msg, questionEnd, rcodeOf('TSIG_MALFORMED'));
+}
+
+/** Header (QR, opcode and RD kept, `rcode`) and question of the request. */
+function answerHead(msg: Uint8Array, questionEnd: number, rcode: number): Uint8Array {
+  const head = new Uint8Array(msg.subarray(0, questionEnd));
   head[2] = 0x80 | (msg[2]! & 0x79);
-  head[3] = rcodeOf('TSIG_MALFORMED');
+  head[3] = rcode;
   head.fill(0, 4, 12);
   head[5] = questionEnd > 12 ? 1 : 0;
   return head;
@@ -48,13 +52,7 @@ export function tsigErrorResponse(
   questionEnd: number,
   check: TsigFailure,
 ): Uint8Array {
-  const head = new Uint8Array(questionEnd);
-  head.set(msg.subarray(0, questionEnd));
-  head[2] = 0x80 | (msg[2]! & 0x79);
-  head[3] = rcodeOf(check.code);
-  head.fill(0, 6, 12);
-  head[5] = questionEnd > 12 ? 1 : 0;
-  head[4] = 0;
+  const head = answerHead(msg, questionEnd, rcodeOf(check.code));
   const t = check.tsig;
   if (check.tsigError === TSIG_BADTIME && check.key) {
     // RFC 8945 section 5.2.3: signed, with our time in Other Data.

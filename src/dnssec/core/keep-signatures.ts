@@ -9,6 +9,7 @@
  * Pure: the previous version and the clock are parameters.
  */
 import type { Zone, ZoneNode } from '../../dns/core/zone/model.ts';
+import { compareBytes } from '../../kit/core/bytes.ts';
 
 const T_RRSIG = 46;
 
@@ -27,12 +28,6 @@ function u16(b: Uint8Array, o: number): number {
 
 function u32(b: Uint8Array, o: number): number {
   return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
 }
 
 /** The same RDATA set (order aside, RFC 4034 section 6.3 signs it sorted). */

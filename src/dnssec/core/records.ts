@@ -5,6 +5,7 @@
  * function passed in by the caller (node:crypto lives outside the core).
  */
 import { keyToWire, nameKey } from '../../dns/core/wire/name.ts';
+import { compareBytes } from '../../kit/core/bytes.ts';
 
 export const ALG_RSASHA256 = 8;
 export const ALG_ECDSAP256SHA256 = 13;
@@ -105,12 +106,6 @@ export function canonicalRdata(type: number, rdata: Uint8Array): Uint8Array {
       break;
   }
   return rd;
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
 }
 
 /** The RRSIG fields before the signature (RFC 4034 section 3.1). */

@@ -12,15 +12,11 @@
  */
 import type { ZoneDiff } from './diff.ts';
 import type { PlainRecord } from './records.ts';
+import { latin1 } from '../../kit/core/bytes.ts';
 
 /** A record's identity for condensing: owner, type and RDATA (the TTL aside). */
 function identity(r: PlainRecord): string {
-  let s = `${r.key}\u0001${r.type}\u0001`;
-  const d = r.rdata;
-  for (let i = 0; i < d.length; i += 4096) {
-    s += String.fromCharCode.apply(null, d.subarray(i, i + 4096) as unknown as number[]);
-  }
-  return s;
+  return `${r.key}\u0001${r.type}\u0001${latin1(r.rdata)}`;
 }
 
 /** Records of a sequence of differences: SOAs and the records each deletes and adds. */

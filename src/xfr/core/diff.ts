@@ -11,6 +11,7 @@ import { canonicalNameKey, soaRecord, soaSerialOf, TYPE_SOA, type PlainRecord } 
 import { StoreZone } from '../../dns/core/zone/views.ts';
 import { PatchedZone } from '../../dns/core/zone/patch.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';
+import { latin1, sameBytes } from '../../kit/core/bytes.ts';
 
 export interface ZoneDiff {
   readonly fromSoa: PlainRecord;
@@ -38,23 +39,9 @@ export function diffBytes(d: ZoneDiff): number {
   return n;
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function latin1(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i += 4096) {
-    s += String.fromCharCode.apply(null, b.subarray(i, i + 4096) as unknown as number[]);
-  }
-  return s;
-}
-
 /** Records of `a` not in `b` (by RDATA octets). */
 function minus(a: readonly Uint8Array[], b: readonly Uint8Array[]): Uint8Array[] {
-  if (a.length * b.length <= 1024) return a.filter((x) => !b.some((y) => equalBytes(x, y)));
+  if (a.length * b.length <= 1024) return a.filter((x) => !b.some((y) => sameBytes(x, y)));
   const seen = new Set(b.map(latin1));
   return a.filter((x) => !seen.has(latin1(x)));
 }
@@ -105,7 +92,7 @@ function diffSet(
     for (const rdata of b) added.push({ key, type, ttl: after.ttl, rdata });
     return;
   }
-  if (a.length === b.length && a.every((x, i) => equalBytes(x, b[i]!))) return;
+  if (a.length === b.length && a.every((x, i) => sameBytes(x, b[i]!))) return;
   for (const rdata of minus(a, b)) removed.push({ key, type, ttl: before!.ttl, rdata });
   for (const rdata of minus(b, a)) added.push({ key, type, ttl: after!.ttl, rdata });
 }

@@ -14,7 +14,6 @@ import { diffFromSerial, diffToSerial, type ZoneDiff } from './diff.ts';
 import {
   arrayCursor,
   axfrCursor,
-  chainCursors,
   soaRecord,
   soaSerialOf,
   type PlainRecord,
@@ -54,7 +53,7 @@ export function ixfrCursor(plan: IxfrPlan, zone: Zone): RecordCursor {
   const list: PlainRecord[] = [soa];
   for (const d of plan.diffs) list.push(d.fromSoa, ...d.removed, d.toSoa, ...d.added);
   list.push(soa);
-  return chainCursors([arrayCursor(list)]);
+  return arrayCursor(list);
 }
 
 /**

@@ -20,6 +20,7 @@ import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';
 import { soaSerialOf } from './records.ts';
 import { TYPE_IXFR, TYPE_SOA } from '../../dns/core/rr/types.ts';
+import { sameBytes } from '../../kit/core/bytes.ts';
 
 /** One record of a transfer: owner key (lowercased wire name), type, class, TTL, uncompressed RDATA. */
 export interface XfrRr {
@@ -201,12 +202,7 @@ export function parseXfrMessage(msg: Uint8Array): XfrMessage {
 
 /** Two records are the same (owner, type, class, RDATA; the TTL is not part of identity). */
 export function sameRr(a: XfrRr, b: XfrRr): boolean {
-  if (a.key !== b.key || a.type !== b.type || a.cls !== b.cls) return false;
-  const x = a.rdata;
-  const y = b.rdata;
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
+  return a.key === b.key && a.type === b.type && a.cls === b.cls && sameBytes(a.rdata, b.rdata);
 }
 
 const serialOf = (r: XfrRr) => soaSerialOf(r.rdata);

@@ -1,13 +1,9 @@
 /**
- * A reloaded zone as a new version of the one served: its records compared
- * with the previous version (the IXFR difference), and its SOA serial chosen
- * by the zone's serial policy (`serial: "date" | "increment"` raises it for
- * the user when the content changed and the file's serial did not go up).
- * This runs where the zone was loaded (the reload worker in `serve`), before
- * the zone is handed over, so the answering thread only receives the result.
- *
- * The serial is changed in the loaded zone itself (its SOA RDATA); the file
- * on disk is not rewritten.
+ * A reloaded zone as a new version of the one served: the IXFR difference
+ * from the previous version, and the SOA serial chosen by the zone's serial
+ * policy (raised when the content changed and the file's serial did not go
+ * up; in the loaded zone's SOA RDATA, not in the file). Runs where the zone
+ * was loaded, before it is handed to the answering thread.
  */
 import type { Zone } from '../../dns/core/zone/model.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';

@@ -27,6 +27,7 @@ import { keyAncestor, keySortKey, wildcardOf } from '../../../dns/core/zone/dnss
 import { bitmapTypes } from '../chain-check.ts';
 import { base32hexLower, nsec3Hash } from '../sha1.ts';
 import { T_CNAME, T_DS, T_NS, T_SOA } from './message.ts';
+import { sameBytes } from '../../../kit/core/bytes.ts';
 
 /** An NSEC record taken apart. */
 export interface NsecRecord {
@@ -159,10 +160,6 @@ class Nsec3View {
     }
     return undefined;
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 // ------------------------------------------------------------------ proofs

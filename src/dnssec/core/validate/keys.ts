@@ -18,6 +18,7 @@ import { keyTag, signingInput } from '../records.ts';
 import type { BogusCode } from './codes.ts';
 import { digestHash, type DnssecCrypto } from './crypto.ts';
 import { rrsigFields, type SignedSet } from './message.ts';
+import { sameBytes } from '../../../kit/core/bytes.ts';
 
 /** A DNSKEY of a zone. */
 export interface ZoneKey {
@@ -54,12 +55,6 @@ export function zoneKeyOf(rd: Uint8Array): ZoneKey | undefined {
 function before(a: number, b: number): boolean {
   const d = (b - a) >>> 0;
   return d !== 0 && d < 0x80000000;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The outcome of checking one RRset's signatures. */
