@@ -6,10 +6,17 @@
  * `ServedStates.swapped` after each swap; inline signing reads the state at
  * a zone's first load (`startSigned`) and keeps each version (`keepSigned`).
  */
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { writeZone } from '../dns/core/zone/writer.ts';
+import { PatchedZone } from '../dns/core/zone/patch.ts';
+import { StoreZone } from '../dns/core/zone/views.ts';
+import {
+  earliestSignatureExpiration,
+  overlayRecords,
+  patchedWith,
+} from '../dnssec/core/resign-difference.ts';
 import type { Logger } from '../authority/log.ts';
 import type { SerialPolicy } from './core/serial.ts';
 import { soaRecord, soaSerialOf } from './core/records.ts';
@@ -188,11 +195,12 @@ export async function startSigned(
 ): Promise<{ start: SigningStart; kept?: KeptSigned }> {
   const state = await readOne(serialFile(dir, origin), undefined);
   let kept: KeptSigned | undefined;
-  const zone = state?.signed
+  const whole = state?.signed
     ? await load(signedFile(dir, origin)).catch(() => undefined)
     : undefined;
+  const zone = whole && (await withJournal(dir, whole, load));
   if (zone !== undefined && zone.origin === origin) {
-    const exp = earliestExpiration(zone);
+    const exp = earliestSignatureExpiration(zone);
     if (exp !== undefined) {
       const serial = soaSerialOf(soaRecord(zone).rdata);
       kept = { zone, serial, refreshAt: (exp - refreshSeconds) * 1000 };
@@ -202,24 +210,66 @@ export async function startSigned(
   return { start, ...(kept && start.kind === 'resume' ? { kept } : {}) };
 }
 
-/** Keep a signed version (before it is served: a start then finds the version the state names). */
+/**
+ * Keep a signed version (before it is served: a start then finds the version
+ * the state names). A version re-signed by difference over the one the
+ * folder holds (`dnssec/core/resign-difference.ts`) is kept as its changed
+ * names only (`<origin>signed.journal`, written whole each time: the
+ * changes since the whole file), not the whole zone again.
+ */
 export async function keepSigned(dir: string, zone: Zone): Promise<void> {
-  await replaceFile(signedFile(dir, zone.origin), writeZone(zone));
-}
-
-/** The earliest signature expiration of a zone (seconds since the epoch), if it has RRSIGs. */
-function earliestExpiration(zone: Zone): number | undefined {
-  let min: number | undefined;
-  for (const node of zone.nodes.values()) {
-    const sigs = node.rrsets.get(46);
-    if (sigs === undefined) continue;
-    for (const r of sigs.records) {
-      const d = r.rdata;
-      if (d.length < 12) continue;
-      // RFC 4034 section 3.1: type covered (2), algorithm, labels, original TTL (4), then the expiration.
-      const exp = ((d[8]! << 24) | (d[9]! << 16) | (d[10]! << 8) | d[11]!) >>> 0;
-      if (min === undefined || exp < min) min = exp;
+  const file = signedFile(dir, zone.origin);
+  const journal = journalFile(dir, zone.origin);
+  const records = zone instanceof PatchedZone ? overlayRecords(zone) : undefined;
+  if (zone instanceof PatchedZone && records !== undefined) {
+    const base = soaSerialOf(soaRecord(zone.base).rdata);
+    if ((await keptSerial(file)) === base) {
+      await replaceFile(journal, `${JOURNAL_HEAD}${base}\n${writeZone(records)}`);
+      return;
     }
   }
-  return min;
+  await replaceFile(file, writeZone(zone));
+  await rm(journal, { force: true });
+}
+
+/** The first line of a journal, before the serial of the whole version it goes over. */
+const JOURNAL_HEAD = '; changes over the signed version of serial ';
+
+/** The changed names kept over the whole signed version (`keepSigned`). */
+function journalFile(dir: string, origin: string): string {
+  return stateFile(dir, origin, 'signed.journal');
+}
+
+/** The SOA serial of a signed version kept whole (its SOA is its first record), or undefined. */
+async function keptSerial(file: string): Promise<number | undefined> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+    const { bytesRead, buffer } = await fh.read(Buffer.alloc(4096), 0, 4096, 0);
+    const m = /\sSOA\s+\S+\s+\S+\s+(\d+)\s/.exec(buffer.toString('latin1', 0, bytesRead));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** The kept version with its journal applied, when the journal goes over it; else as it is. */
+async function withJournal(
+  dir: string,
+  zone: Zone,
+  load: (file: string) => Promise<Zone | undefined>,
+): Promise<Zone> {
+  const file = journalFile(dir, zone.origin);
+  let head: string;
+  try {
+    head = (await readFile(file, 'latin1')).slice(0, 200);
+  } catch {
+    return zone;
+  }
+  const serial = soaSerialOf(soaRecord(zone).rdata);
+  if (!(zone instanceof StoreZone) || !head.startsWith(`${JOURNAL_HEAD}${serial}\n`)) return zone;
+  const overlay = await load(file).catch(() => undefined);
+  return (overlay && patchedWith(zone, overlay)) ?? zone;
 }

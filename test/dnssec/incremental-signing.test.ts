@@ -8,7 +8,7 @@
  * is as valid as a full re-sign (`dnssec-verify`, `ldns-verify-zone`), has
  * the same NSEC/NSEC3 chain, and a removed name leaves no NSEC pointing at it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,4 +204,48 @@ describe('a change of RRset content only is signed beside the previous version',
       }
     }, 60_000);
   }
+});
+
+describe('the state folder keeps a change signed by difference as a journal', () => {
+  it('NSEC3: the whole signed file is not written again; a restart serves the changed version again (same serial, verified)', async () => {
+    const { dir, file, sign } = setup('journal', true, true);
+    mkdirSync(sign.stateDir!);
+    writeFileSync(file, zoneText(false, 1));
+    const first = await zoneFromSource(file, { origin: ORIGIN, sign });
+    expect(first.zone && first.signed, JSON.stringify(first.diagnostics)).toBeTruthy();
+    const whole = path.join(sign.stateDir!, `${ORIGIN}signed`);
+    const kept = readFileSync(whole, 'utf8');
+    // One TXT changed, re-signed by difference over `from`; the whole signed file stays as it was.
+    const change = async (name: string, from: NonNullable<typeof first.zone>, serial: number) => {
+      writeFileSync(file, zoneText(false, 1).replace(`"${name}"`, '"changed"'));
+      const r = await zoneFromSource(file, {
+        origin: ORIGIN,
+        sign,
+        previousSerial: serial,
+        signedBefore: from,
+      });
+      expect(r.zone!.constructor.name).toBe('PatchedZone');
+      expect(readFileSync(whole, 'utf8')).toBe(kept);
+      return r;
+    };
+    const again = await change('v40', first.zone!, first.signed!.serial);
+    const journal = readFileSync(`${whole}.journal`, 'utf8');
+    expect(journal).toContain('"changed"');
+    expect(journal).not.toContain('n39.');
+    // What the served-serial state says after the swap: this version, for this content.
+    const { ServedStates } = await import('../../src/xfr/served-state.ts');
+    const { contentHash } = await import('../../src/dnssec/inline.ts');
+    const log = { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never;
+    const hash = await contentHash(file, sign);
+    await new ServedStates(sign.stateDir, log).swapped(again.zone!, { hash, signed: true }, false);
+    // A restart: the kept version with its journal, served again as it was.
+    const resumed = await zoneFromSource(file, { origin: ORIGIN, sign });
+    expect(resumed.signed?.resumed, JSON.stringify(resumed.diagnostics)).toBe(true);
+    expect(resumed.signed!.serial).toBe(again.signed!.serial);
+    expect(writeZone(resumed.zone!)).toBe(writeZone(again.zone!));
+    await expectVerified(resumed.zone!, path.join(dir, 'resumed.zone'));
+    // A change after the restart patches the resumed version; the journal goes over the same whole file.
+    const third = await change('v41', resumed.zone!, resumed.signed!.serial);
+    await expectVerified(third.zone!, path.join(dir, 'third.zone'));
+  }, 60_000);
 });

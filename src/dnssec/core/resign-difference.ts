@@ -27,10 +27,12 @@ import {
 import { completeSignature, signOwnerSets, type SignZoneOptions } from './sign-zone.ts';
 import { dnskeyRdata } from './records.ts';
 import { pairRows } from '../../xfr/core/diff.ts';
+import { isSubdomain, nameToText } from '../../dns/core/zone/names.ts';
 import {
   TYPE_DNSKEY,
   TYPE_NSEC,
   TYPE_NSEC3,
+  TYPE_NS,
   TYPE_NSEC3PARAM,
   TYPE_RRSIG,
   TYPE_SOA,
@@ -357,4 +359,54 @@ export function resignByDifference(
   const positions = previous instanceof PatchedZone ? previous.positions : undefined;
   const patched = new PatchedZone(base, overlay, soa, size, positions, previous.cuts);
   return { zone: patched, rrsets, kept, names: names.length, earliest };
+}
+
+/**
+ * A patched zone's records beside its base (its overlay: the names
+ * re-signed, the apex first), with the whole names of the apex's in-zone
+ * NS targets (their addresses make the records a zone that builds), or
+ * undefined when it deletes names.
+ */
+export function overlayRecords(zone: PatchedZone): ResourceRecord[] | undefined {
+  const names = new Set(zone.overlay.keys());
+  for (const r of zone.nodes.get(zone.origin)?.rrsets.get(TYPE_NS)?.records ?? []) {
+    const target = nameToText(r.rdata);
+    if (isSubdomain(target, zone.origin)) names.add(target);
+  }
+  const out: ResourceRecord[] = [];
+  for (const name of names) {
+    const node = zone.nodes.get(name);
+    if (zone.overlay.get(name) === null) return undefined;
+    for (const set of node?.rrsets.values() ?? [])
+      for (const r of set.records)
+        out.push({ owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata: r.rdata });
+  }
+  return out;
+}
+
+/**
+ * A signed version again from its base and the zone of its overlay's
+ * records (`overlayRecords`, as the state folder keeps them): each name
+ * there replaces the base's.
+ */
+export function patchedWith(base: StoreZone, overlayZone: Zone): PatchedZone | undefined {
+  if (overlayZone.origin !== base.origin) return undefined;
+  const overlay = new Map<string, ZoneNode | null>();
+  let size = base.size;
+  for (const [name, node] of overlayZone.nodes) {
+    if (node.rrsets.size === 0) continue;
+    const old = base.nodes.get(name);
+    if (!old) return undefined;
+    const { rrsets } = node;
+    overlay.set(name, {
+      name,
+      rrsets,
+      emptyNonTerminal: false,
+      isDelegation: false,
+      belowCut: false,
+    });
+    size += recordCount(node) - recordCount(old);
+  }
+  if (!overlay.has(base.origin)) return undefined;
+  return new PatchedZone(base, overlay, overlayZone.soa, size, undefined, base.cuts);
 }
