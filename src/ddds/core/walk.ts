@@ -385,44 +385,24 @@ export class DddsWalk {
   ): WalkNeed {
     const { key, stepNo, trace } = this;
     const outcome = step.outcome;
+    const punycode =
+      outcome.kind === 'next' && absoluteLowerName(outcome.rewritten) !== outcome.key
+        ? { from: outcome.rewritten, to: outcome.key }
+        : undefined;
+    trace.steps.push(
+      naptrEntry(stepNo, key, 'answer', feed.meta, feed.cached, step.considered, outcome, punycode),
+    );
     if (outcome.kind === 'next') {
-      let punycode: { from: string; to: string } | undefined;
-      const plain = absoluteLowerName(outcome.rewritten);
-      if (plain !== outcome.key) punycode = { from: outcome.rewritten, to: outcome.key };
       // Remember which record was used, for a fallback.
       if (frame.excluded !== NOTHING_EXCLUDED) {
         const used = feed.records.findIndex((r) => sameNaptr(r, outcome.record));
         if (used >= 0) frame.excluded.add(used);
       }
       const visit = this.guard.visit(outcome.key);
-      trace.steps.push(
-        naptrEntry(
-          stepNo,
-          key,
-          'answer',
-          feed.meta,
-          feed.cached,
-          step.considered,
-          outcome,
-          punycode,
-        ),
-      );
       if (!visit.ok) return this.fail(visit.error.code, visit.error.message);
       this.key = outcome.key;
       return this.askNaptr();
     }
-    trace.steps.push(
-      naptrEntry(
-        stepNo,
-        key,
-        'answer',
-        feed.meta,
-        feed.cached,
-        step.considered,
-        outcome,
-        undefined,
-      ),
-    );
     if (outcome.kind === 'failure') return this.failOrFallBack(outcome.code, outcome.message);
     if (outcome.kind === 'handoff') return this.done(handoffResult(key, stepNo, outcome, trace));
     return this.toTerminal(outcome);
