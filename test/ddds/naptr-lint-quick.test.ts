@@ -2,12 +2,15 @@
  * The NAPTR lint's quick reading (src/ddds/core/lint/quick.ts): a record it
  * calls clean has nothing to report, and the lint over a zone's store (the
  * server's load) reports what it reports over the records (`zone check`).
- * - property: on generated records (many delimiters, escapes, `urn:lex:`
- *   patterns, schemes, non-ASCII and malformed fields, flags and services),
- *   the lint equals the lint that reads every record in full, after the
- *   quick reading has seen every template (the second pass);
+ * - property, a fresh quick reading: on generated records, each after a twin
+ *   of the same template whose literals differ where the template hides them
+ *   (`urn:lex:`, a scheme), every record called clean has no finding read in
+ *   full, every one called malformed only NAPTR_MALFORMED (and many are
+ *   called clean: the reading is exercised); again on jurisdiction patterns;
+ * - property, the lint (shared memos) equals the lint that reads every
+ *   record in full;
  * - rules that differ only in their literals are read quickly once one was
- *   read in full, and a change the template does not show is still seen;
+ *   read in full;
  * - a loaded zone with findings: the same findings from its store's rows.
  */
 import { describe, expect, it } from 'vitest';
@@ -15,7 +18,8 @@ import fc from 'fast-check';
 import type { ResourceRecord } from '../../src/dns/core/zone/model.ts';
 import { lintNaptrRecords, lintNaptrRows } from '../../src/ddds/core/lint/naptr-lint.ts';
 import { recordRows, storeRows } from '../../src/ddds/core/lint/rows.ts';
-import { CLEAN, LOOK, QuickCheck } from '../../src/ddds/core/lint/quick.ts';
+import { CLEAN, LOOK, MALFORMED, QuickCheck } from '../../src/ddds/core/lint/quick.ts';
+import { parseSubstitution } from '../../src/ddds/core/subst.ts';
 import { lintDelegationCuts } from '../../src/ddds/core/lint/cuts.ts';
 import { loadZoneText } from '../../src/authority/zones/load.ts';
 import { StoreZone } from '../../src/dns/core/zone/views.ts';
@@ -95,7 +99,7 @@ const REPL_PARTS = [
 /** Fields of few shapes, mostly valid: literals that differ, what the template hides. */
 const shaped = fc
   .tuple(
-    fc.constantFrom('!', '!', '/', '#', ':', '+', '.', 'a'),
+    fc.constantFrom('!', '!', '!', '!', '/', '#', ':', '+', '.', 'a'),
     fc.constantFrom('^', '^', ''),
     fc.constantFrom('', 'urn:lex:', 'URN:LEX:', 'urn:lex', 'urn\\:lex\\:', '\\u\\r\\n:lex:'),
     fc.array(
@@ -157,43 +161,141 @@ const regexp = fc.oneof(
   fc.constantFrom('', '!^(.*)$!https://r.example/\\1!', '!^urn:lex:br[;:].*$!lex.example!i'),
 );
 
-const record = fc
-  .record({
-    owner: fc.constantFrom('a.example.', 'b.example.', 'c.example.'),
-    flags: fc.constantFrom('', 'u', 'u', 'U', 's', 'a', 'p', 'x', 'us', 'é'),
-    services: fc.constantFrom('', 'http+N2L', 'E2U+sip', '+x', 'http'),
-    regexp,
-    next: fc.constantFrom('.', '.', '.', 'next.example.'),
-    bad: fc.integer({ min: 0, max: 40 }),
-  })
-  .map((s): ResourceRecord => {
-    let data = rdata(s.flags, s.services, s.regexp, s.next);
-    if (s.bad === 0) data = new Uint8Array([0, 1, 0, 2, 0]);
-    if (s.bad === 1)
-      data = rdata(
-        s.flags,
-        s.services,
-        new Uint8Array([0x21, 0xc3, 0x28, 0x21, 0x78, 0x21]),
-        s.next,
-      );
-    if (s.bad === 2) data = data.subarray(0, data.length - 1);
-    return { owner: s.owner, type: 35, class: 1, ttl: 300, rdata: data };
-  });
+interface Spec {
+  owner: string;
+  flags: string;
+  services: string;
+  regexp: string;
+  next: string;
+  bad: number;
+}
+
+const spec: fc.Arbitrary<Spec> = fc.record({
+  owner: fc.constantFrom('a.example.', 'b.example.', 'c.example.'),
+  flags: fc.constantFrom('', '', '', 'u', 'u', 'U', 's', 'a', 'p', 'x', 'us', 'é'),
+  services: fc.constantFrom('', '', 'http+N2L', 'http+N2L', 'E2U+sip', '+x', 'http'),
+  regexp,
+  next: fc.constantFrom('.', '.', '.', 'next.example.'),
+  bad: fc.integer({ min: 0, max: 40 }),
+});
+
+function record(s: Spec, line: number): ResourceRecord {
+  let data = rdata(s.flags, s.services, s.regexp, s.next);
+  if (s.bad === 0) data = new Uint8Array([0, 1, 0, 2, 0]);
+  if (s.bad === 1)
+    data = rdata(s.flags, s.services, new Uint8Array([0x21, 0xc3, 0x28, 0x21, 0x78, 0x21]), s.next);
+  if (s.bad === 2) data = data.subarray(0, data.length - 1);
+  if (s.bad === 4) data = new Uint8Array([...data, 0]);
+  return {
+    owner: s.owner,
+    type: 35,
+    class: 1,
+    ttl: 300,
+    rdata: data,
+    source: { file: 'g.zone', line, column: 1 },
+  };
+}
+
+/**
+ * The same field with other literals where the template hides them: a
+ * pattern that starts "qqq:qqq:" where it started "urn:lex:", a replacement
+ * that starts with a scheme where it started with a digit.
+ */
+function twin(s: Spec): Spec {
+  return { ...s, regexp: s.regexp.replace(/urn:lex:/gi, 'qqq:qqq:').replace('1abc:', 'qabc:') };
+}
+
+/**
+ * A fresh quick reading over `specs` in order (each after its twin), with
+ * what the lint records in it (templates of REGEXP fields valid and
+ * anchored): a record it calls clean has no finding when read in full, one it
+ * calls malformed only NAPTR_MALFORMED. Returns how many it called clean.
+ */
+function quickAgreesWithFull(specs: readonly Spec[]): number {
+  const q = new QuickCheck();
+  let clean = 0;
+  specs
+    .flatMap((s) => [twin(s), s])
+    .forEach((s, i) => {
+      const rr = record(s, i + 1);
+      const full = lintNaptrRows(recordRows([rr]), { quick: false }).map((d) => d.code);
+      const verdict = rr.rdata.length < 8 ? MALFORMED : q.check(rr.rdata, 0, rr.rdata.length);
+      if (verdict === CLEAN) {
+        clean++;
+        expect([s.regexp, full]).toEqual([s.regexp, []]);
+      }
+      if (verdict === MALFORMED) expect(full).toEqual(['NAPTR_MALFORMED']);
+      const parsed = parseSubstitution(s.regexp);
+      if (parsed.ok && parsed.value.ere.source.startsWith('^')) q.validAnchoredText(s.regexp);
+    });
+  return clean;
+}
 
 describe('the quick reading reports what the full reading reports', () => {
+  it('a fresh quick reading on generated records (fast-check)', () => {
+    let clean = 0;
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 20 }), (specs) => {
+        clean += quickAgreesWithFull(specs);
+      }),
+      { numRuns: 1000, seed: 3404 },
+    );
+    expect(clean).toBeGreaterThan(500);
+  });
+
   it('on generated records (fast-check)', () => {
     fc.assert(
-      fc.property(fc.array(record, { maxLength: 30 }), (generated) => {
-        const records = generated.map((rr, i) => ({
-          ...rr,
-          source: { file: 'g.zone', line: i + 1, column: 1 },
-        }));
+      fc.property(fc.array(spec, { maxLength: 20 }), (specs) => {
+        // Each record after its twin: the twin's template is known when the record is read.
+        const records = specs.flatMap((s, i) => [record(twin(s), 2 * i + 1), record(s, 2 * i + 2)]);
         lintNaptrRecords(records);
         const quick = lintNaptrRecords(records);
         expect(quick).toEqual(lintNaptrRows(recordRows(records), { quick: false }));
       }),
       { numRuns: 1500, seed: 3402 },
     );
+  });
+
+  it('on generated jurisdiction patterns (fast-check)', () => {
+    const code = fc.array(
+      fc.constantFrom(
+        'br',
+        'x',
+        '9',
+        '.',
+        '\\.',
+        ';',
+        ';sp',
+        '[;:]',
+        '(.*)',
+        '.*',
+        'x+',
+        '$',
+        '-',
+        '%C3',
+      ),
+      { minLength: 1, maxLength: 4 },
+    );
+    const field = fc
+      .tuple(fc.constantFrom('^', ''), fc.constantFrom('urn:lex:', 'URN:Lex:'), code)
+      .map(([a, lex, c]) => `!${a}${lex}${c.join('')}!lex.example!`);
+    let clean = 0;
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 1, maxLength: 10 }), (fields) => {
+        clean += quickAgreesWithFull(
+          fields.map((regexp) => ({
+            owner: 'a.',
+            flags: '',
+            services: '',
+            regexp,
+            next: '.',
+            bad: 3,
+          })),
+        );
+      }),
+      { numRuns: 300, seed: 8 },
+    );
+    expect(clean).toBeGreaterThan(100);
   });
 
   it('rules that differ in literals only are read quickly once one was read in full', () => {
@@ -207,7 +309,11 @@ describe('the quick reading reports what the full reading reports', () => {
       const r = rule(k);
       expect(q.check(r, 0, r.length)).toBe(CLEAN);
     }
-    // What the template hides: a scheme that is not one, a jurisdiction pattern.
+    // A jurisdiction pattern is read on its text: bounded, clean; unbounded, read in full.
+    q.validAnchoredText('!^urn:lex:br;([a-z]+)[;:].*$!\\1.example!');
+    const bounded = rdata('', '', '!^urn:lex:it;([a-z]+)[;:].*$!\\1.example!', '.');
+    expect(q.check(bounded, 0, bounded.length)).toBe(CLEAN);
+    // What the template hides: a scheme that is not one, an unbounded jurisdiction.
     const noScheme = rule(3, '1http');
     expect(q.check(noScheme, 0, noScheme.length)).toBe(LOOK);
     q.validAnchoredText('!^urn:lex:br.*$!y.example!');

@@ -8,9 +8,9 @@
  * and REPLACEMENT is set, a "U" record has a REGEXP, and the REGEXP's
  * template (`substitutionTemplate`, read from the octets) was seen valid and
  * anchored, while the two findings the template does not settle are ruled
- * out on the octets: the pattern does not start with `urn:lex:` (the
- * jurisdiction warnings), and a "U" record's replacement starts with a URI
- * scheme. Anything else is read in full by the lint, which then records a
+ * out on the octets: the jurisdiction warnings (read on the pattern's text
+ * when it starts with `urn:lex:`), and a "U" record's replacement that does
+ * not start with a URI scheme. Anything else is read in full by the lint, which then records a
  * valid, anchored template here.
  */
 import {
@@ -23,6 +23,7 @@ import { wireNameLength } from '../../../dns/core/zone/names.ts';
 import { FNV_OFFSET_BASIS, FNV_PRIME, fnv1aBytes } from '../../../kit/core/hash.ts';
 import { parseFlags, parseServices } from '../naptr.ts';
 import { RUN, TEMPLATE_SAFE } from '../subst.ts';
+import { isAlnum, lintJurisdictionPattern } from './jurisdiction.ts';
 
 /** `QuickCheck.check`: nothing to report. */
 export const CLEAN = 0;
@@ -155,10 +156,6 @@ function urnLexAt(bytes: Uint8Array, at: number, end: number): boolean {
   return true;
 }
 
-function isAlnum(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-
 /** The quick reading, with its memos (bounded; shared by every lint run of a thread). */
 export class QuickCheck {
   private readonly at = new Int32Array(4);
@@ -174,6 +171,8 @@ export class QuickCheck {
   private keyHash = 0;
   private d2 = 0;
   private d3 = 0;
+  /** The ERE holds an escaped delimiter (its text is not the field's octets). */
+  private ereEscapesDelimiter = false;
   /** FLAGS + SERVICES of the last record read (most records of a zone share them) and their verdict. */
   private readonly lastFlagsServices = new Uint8Array(64);
   private lastLength = -1;
@@ -235,11 +234,17 @@ export class QuickCheck {
   private regexpClean(bytes: Uint8Array, start: number, end: number, uri: boolean): boolean {
     const n = this.templateOf(bytes, start, end);
     if (n < 0 || this.templates.get(this.key, 0, n, this.keyHash) === undefined) return false;
-    // The jurisdiction warnings read the literals after "urn:lex:" (the template hides them).
+    // The jurisdiction warnings read the literals after "urn:lex:" (the template hides
+    // them); without an escaped delimiter the ERE is the field's octets up to d2.
+    if (this.ereEscapesDelimiter) return false;
     const j = bytes[start + 1] === 0x5e ? start + 2 : start + 1;
-    for (let q = start + 1; q < j + URN_LEX.length && q < end; q++)
-      if (bytes[q] === 0x5c) return false;
-    if (urnLexAt(bytes, j, end)) return false;
+    if (urnLexAt(bytes, j, this.d2)) {
+      const ere = String.fromCharCode.apply(
+        null,
+        bytes.subarray(start + 1, this.d2) as unknown as number[],
+      );
+      if (lintJurisdictionPattern(ere).length > 0) return false;
+    }
     return !uri || this.schemeFirst(bytes, bytes[start]!);
   }
 
@@ -279,6 +284,7 @@ export class QuickCheck {
       if (c === 0x5c && i + 1 < end) {
         const next = bytes[i + 1]!;
         if (next >= 0x80 || next === RUN_OCTET) return -1;
+        if (next === delim && part === 0) this.ereEscapesDelimiter = true;
         key[k++] = c;
         key[k++] = next;
         h = Math.imul(Math.imul(h ^ c, FNV_PRIME) ^ next, FNV_PRIME);
