@@ -1,9 +1,4 @@
-/**
- * `lexroute/zone`: zone files (RFC 1035 master format) for Node. Everything
- * of the portable part (parser, model, writer, NAPTR lint, lookup), plus
- * reading files and directories the way `lexroute serve` and `zone check` do
- * (`node:fs`), and RDATA as dns-packet's structured objects.
- */
+/** `lexroute/zone` for Node: the portable part, plus reading files and directories and dns-packet's RDATA views. */
 export * from './portable.ts';
 export {
   inferOriginFromFileName,

@@ -1,10 +1,4 @@
-/**
- * The part of `lexroute/zone` that uses no Node built-in (what the `browser`
- * export condition gives): parse zone text, build and validate a zone, write
- * it back, lint NAPTR records, look names up, a record as the typed record
- * model (`recordOf`). `lexroute/zone` adds reading files and directories,
- * and dns-packet's structured RDATA views.
- */
+/** The part of `lexroute/zone` with no Node built-in (the `browser` condition): parse, build, write, lint, look up. */
 export type { Diagnostic, Result, Severity, Span } from '../kit/core/diagnostics.ts';
 export type {
   ResourceRecord,

@@ -1,8 +1,7 @@
 /**
- * IP address literals to octets: the one IPv4 and IPv6 text parser of the
- * core (RDATA of A, AAAA, APL, SVCB hints, ...; `host:port` texts). The rules
- * of inet_pton: IPv4 as four decimal octets without leading zeros; IPv6 with
- * at most one `::` and an optional dotted IPv4 tail.
+ * The one IPv4 and IPv6 text parser of the core, by inet_pton's rules: IPv4
+ * as four decimal octets without leading zeros, IPv6 with at most one `::`
+ * and an optional dotted IPv4 tail.
  */
 
 /** IPv4 text `text[start, end)` into 4 octets at `out[o]`; false when it is not one. */
@@ -116,11 +115,7 @@ export function hexValue(c: number): number {
   return -1;
 }
 
-/**
- * The octets of an address as sockets and configuration write it: 4 for IPv4
- * and for IPv4-mapped IPv6 (`::ffff:192.0.2.1`), 16 for other IPv6 (a `%zone`
- * suffix is ignored); undefined when the text is neither.
- */
+/** An address's octets: 4 for IPv4 and IPv4-mapped IPv6, 16 for other IPv6 (`%zone` ignored); else undefined. */
 export function addressOctets(text: string): Uint8Array | undefined {
   if (!text.includes(':')) {
     const v4 = new Uint8Array(4);

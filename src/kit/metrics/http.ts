@@ -1,19 +1,10 @@
-/**
- * The `/metrics` endpoint (`--metrics ADDR:PORT`): a small node:http server
- * that answers `GET /metrics` with the Prometheus text format, computed at
- * each scrape, and 404 for anything else.
- */
+/** The `/metrics` endpoint (`--metrics ADDR:PORT`): `GET /metrics` computed at each scrape, else 404. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopback } from '../core/ip.ts';
 import { CONTENT_TYPE, renderFamilies, type MetricFamily } from './prom.ts';
 
-/**
- * The warning a `/metrics` endpoint on `host` deserves: none on loopback;
- * elsewhere it is reachable by anyone who can reach the address (zone
- * names, serials, peers and rates), which an operator should choose
- * knowingly (the control channel refuses such an address outright).
- */
+/** The warning a `/metrics` endpoint on `host` deserves: none on loopback (it shows zones, serials, peers, rates). */
 export function metricsExposure(
   host: string,
 ): { readonly code: 'METRICS_NOT_LOOPBACK'; readonly message: string } | undefined {

@@ -1,12 +1,7 @@
 /**
- * Prometheus text exposition format 0.0.4, written by hand (the format is
- * small, and `promtool check metrics` checks what we write): `# HELP` and
- * `# TYPE` per family, one line per sample, label values escaped.
- *
- * Metrics are collected as plain data (`MetricFamily[]`), so the families of
+ * Prometheus text exposition format 0.0.4, by hand (`promtool check metrics`
+ * checks it). Metrics are plain data (`MetricFamily[]`), so the families of
  * several workers can be summed (`mergeFamilies`) before they are written.
- *
- * @see https://prometheus.io/docs/instrumenting/exposition_formats/
  */
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
@@ -98,12 +93,7 @@ export function histogram(
   return { name, help, type: 'histogram', samples };
 }
 
-/**
- * Sum the families of several workers: samples with the same name and labels
- * are added (counters, histograms, and gauges that are totals such as open
- * connections). Gauges named in `maxGauges` (timestamps, serials) take the
- * largest value instead.
- */
+/** Sum the families of several workers by name and labels; gauges in `maxGauges` take the largest value. */
 export function mergeFamilies(
   parts: readonly (readonly MetricFamily[])[],
   maxGauges: ReadonlySet<string> = new Set(),

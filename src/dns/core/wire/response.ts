@@ -130,10 +130,7 @@ export const utf8ToString: Utf8Decoder = decodeUtf8;
 // eslint-disable-next-line no-restricted-syntax -- module state: the decoder of the message being decoded (set per call).
 let utf8: Utf8Decoder = utf8ToString;
 
-/**
- * Text of `bytes[start, end)`. Short ASCII runs are built here (cheaper than
- * any call into native code); the rest goes to the UTF-8 decoder.
- */
+/** Text of `bytes[start, end)`: short ASCII runs built here (cheaper than a native call), the rest decoded. */
 function text(bytes: Uint8Array, start: number, end: number): string {
   const n = end - start;
   if (n <= 10) {
@@ -148,10 +145,8 @@ function text(bytes: Uint8Array, start: number, end: number): string {
   return utf8(bytes, start, end);
 }
 
-// ---------------------------------------------------------------------------
-// Names, with a per-message memo: owner names are mostly pointers to a name
-// decoded before (0xC00C, the question), so each distinct suffix is decoded
-// once per message.
+// Names, with a per-message memo: owner names mostly point to a name decoded
+// before (the question), so each distinct suffix is decoded once per message.
 
 const MEMO_MAX = 32;
 const memoOffset = new Int32Array(MEMO_MAX);
