@@ -156,6 +156,8 @@ await until(
 const bindMs: number[] = [];
 const lexMs: number[] = [];
 const lexInner: number[] = [];
+/** lexroute's `applyMs` of each run (its xfr_in line: the IXFR received to the new version swapped in). */
+const applyMs: number[] = [];
 for (let run = 0; run < RUNS; run++) {
   serial++;
   const name = `v${serial}.${ORIGIN}`;
@@ -197,15 +199,17 @@ for (let run = 0; run < RUNS; run++) {
     .slice(logFrom)
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { event: string; time: string });
+    .map((l) => JSON.parse(l) as { event: string; time: string; applyMs?: number });
   const n = lines.find((l) => l.event === 'notify_received');
   // The transfer this NOTIFY started (a late line of the previous run may come first).
   const x = n && lines.slice(lines.indexOf(n)).find((l) => l.event === 'xfr_in');
   if (n && x) lexInner.push(Date.parse(x.time) - Date.parse(n.time));
   if (process.env.BENCH_VERBOSE)
     console.log(JSON.stringify({ notifyAt: n && Date.parse(n.time) - wall0, x }));
+  const parts = x as { transferMs?: number; applyMs?: number } | undefined;
+  if (parts?.applyMs !== undefined) applyMs.push(parts.applyMs);
   console.log(
-    `run ${run + 1}: BIND secondary ${bind.toFixed(0)} ms, lexroute ${lexroute.toFixed(0)} ms (NOTIFY to answer)`,
+    `run ${run + 1}: BIND secondary ${bind.toFixed(0)} ms, lexroute ${lexroute.toFixed(0)} ms (NOTIFY to answer; lexroute's transfer ${parts?.transferMs ?? '?'} ms, apply ${parts?.applyMs ?? '?'} ms)`,
   );
 }
 const mb = median(bindMs);
@@ -220,6 +224,7 @@ console.log(
 console.log(
   `  lexroute NOTIFY in -> swapped: median ${lexInner.length ? median(lexInner).toFixed(0) : 'n/a'} ms (its log: notify_received to xfr_in)`,
 );
+console.log(`  lexroute apply by run:        ${applyMs.join(', ')} ms (xfr_in applyMs)`);
 if (values.prof) {
   // The profile is written when lexroute exits.
   const exited = new Promise((r) => lex.child.once('exit', r));

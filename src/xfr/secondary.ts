@@ -548,6 +548,9 @@ export class Secondaries {
     if (zone === undefined) return;
     const now = new Date();
     await utimes(z.file, now, now).catch(() => undefined);
+    // The content is the one loaded: the reloader takes the new time as its own (the next
+    // SIGHUP or ctl reload does not read and hash the file again to find it unchanged).
+    await this.target.fileWritten?.(z.file, zone).catch(() => undefined);
     this.armExpire(z, zone, now.getTime());
   }
 

@@ -156,6 +156,16 @@ for (const P of PRIMARIES) {
         const file = path.join(s.dir, 'secondary', `${origin}zone`);
         await until('the journal written', 4000, () => Promise.resolve(existsSync(`${file}.jnl`)));
         expect(readFileSync(file, 'utf8')).not.toContain(`b.${origin}`);
+        // A reload after it (SIGHUP, ctl reload, a catalog's) does not read the file again: its
+        // time records the refresh, its content is the one loaded.
+        await s.server.secondaries?.idle();
+        const seen = s.events.length;
+        await s.server.reload();
+        const read = s.events
+          .slice(seen)
+          .filter((e) => e.file === file && /^zone_(loaded|unchanged)$/.test(String(e.event)));
+        expect(read).toEqual([]);
+        expect(await answers(lp, `b.${origin}`)).toBe(1);
         await primary.close();
         await s.server.close();
         closed = true;
