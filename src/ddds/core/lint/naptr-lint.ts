@@ -467,15 +467,36 @@ class OwnerRuns {
     this.run.length = 0;
   }
 
-  /** The well-formed NAPTR records among `rows`. */
-  private records(rows: Iterable<number>): RunRecord[] {
+  /**
+   * The well-formed NAPTR records among `rows`; none when no two of them
+   * share an ORDER with different PREFERENCEs (no pair to compare: nothing
+   * is decoded).
+   */
+  private records(rows: readonly number[]): RunRecord[] {
     const out: RunRecord[] = [];
+    if (!this.mayPair(rows)) return out;
     for (const k of rows) {
       if (!this.rows.isNaptr(k)) continue;
       const r = runRecord(this.rows, k);
       if (r !== undefined) out.push(r);
     }
     return out;
+  }
+
+  /** Whether two NAPTR rows of `rows` (8 octets or more) have one ORDER and two PREFERENCEs. */
+  private mayPair(rows: readonly number[]): boolean {
+    const preferences = new Map<number, number>();
+    for (const k of rows) {
+      if (!this.rows.isNaptr(k) || this.rows.rdataLength(k) < 8) continue;
+      const bytes = this.rows.rdataBlock(k);
+      const at = this.rows.rdataStart(k);
+      const order = naptrOrder(bytes, at);
+      const preference = naptrPreference(bytes, at);
+      const seen = preferences.get(order);
+      if (seen === undefined) preferences.set(order, preference);
+      else if (seen !== preference) return true;
+    }
+    return false;
   }
 
   /**
