@@ -13,7 +13,7 @@ import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
-import { packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
+import { dnssecChainOf, packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
 import type {
@@ -80,8 +80,9 @@ export function packBefore(zone: Zone | undefined): PackedZone | undefined {
   const p = zone ? packZone(zone)?.packed : undefined;
   if (p === undefined) return undefined;
   const { store, origin, order, cuts, size, patch } = p;
-  // A patched zone (a signed zone re-signed by difference) goes with its overlay.
-  return { store, origin, order, cuts, size, ...(patch ? { patch } : {}) };
+  // A patched zone (a signed zone re-signed by difference) goes with its overlay, a signed one with its chain.
+  const dnssec = dnssecChainOf(zone!);
+  return { store, origin, order, cuts, size, ...(patch ? { patch } : {}), ...(dnssec ? { dnssec } : {}) };
 }
 
 export interface BackgroundLoadResult {

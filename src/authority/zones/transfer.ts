@@ -159,9 +159,31 @@ export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const prepared = p.indexed
     ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec }
     : undefined;
-  if (zone instanceof PatchedZone) return indexPatched(zone, prepared);
-  const indexed = indexZone(zone, prepared);
+  const indexed = zone instanceof PatchedZone ? indexPatched(zone, prepared) : indexZone(zone, prepared);
+  if (indexed.dnssec) chains.set(zone, indexed.dnssec);
   return p.answers ? { ...indexed, answers: p.answers } : indexed;
+}
+
+/** The DNSSEC chain of each signed zone unpacked here: a version re-signed goes back to the load worker with it. */
+const chains = new WeakMap<Zone, DnssecIndex>();
+
+/** The DNSSEC chain a zone was unpacked with (`unpackIndexedZone`), if signed. */
+export function dnssecChainOf(zone: Zone): DnssecIndex | undefined {
+  return chains.get(zone);
+}
+
+/**
+ * A signed version sent to the load worker (`packBefore`), unpacked with
+ * its base's index made from the chain it came with: re-signed by
+ * difference (names unchanged), the new version's index is that one, not
+ * the chain gathered again from every name.
+ */
+export function unpackBefore(p: PackedZone): Zone {
+  const zone = unpackZone(p);
+  const base = zone instanceof PatchedZone ? zone.base : zone;
+  if (p.dnssec && base instanceof StoreZone && !baseIndexes.has(base))
+    baseIndexes.set(base, indexZone(base, { dnssec: p.dnssec }));
+  return zone;
 }
 
 /** The zone again, around the received columns (no record is decoded or copied). */

@@ -19,8 +19,8 @@ import type { FileStamp, LoadOptions } from './load.ts';
 import {
   indexPatched,
   packZone,
+  unpackBefore,
   sharePacked,
-  unpackZone,
   type PackedZone,
 } from './transfer.ts';
 import { PatchedZone } from '../../dns/core/zone/patch.ts';
@@ -190,7 +190,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
     ...pathOptions,
     ...(req.origin !== undefined ? { origin: req.origin } : {}),
     previousSerial: req.previousSerial,
-    ...(req.signedBefore ? { signedBefore: unpackZone(req.signedBefore) } : {}),
+    ...(req.signedBefore ? { signedBefore: unpackBefore(req.signedBefore) } : {}),
   });
   let hash = first.hash;
   if (digest && r.zone) {
