@@ -10,7 +10,7 @@ import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
-import { collectorAfter, COLLECT_AFTER_MS } from './zones/collector.ts';
+import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBack } from './zones/collector.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -400,14 +400,18 @@ export function workerCount(config: ServerConfig): number {
 }
 
 /** The first load; with no zone, the start fails unless `allowEmpty` or secondary zones wait for their transfer. */
+/** A first load of at least this many zones is followed by `giveMemoryBack`. */
+const GIVE_BACK_AFTER_ZONES = 1000;
+
+/** The first load; resolves to the number of zones it served. */
 async function firstLoad(
   reload: () => Promise<ReloadReport>,
   config: ServerConfig,
   sources: readonly string[],
   log: Logger,
-): Promise<void> {
+): Promise<number> {
   const first = await reload();
-  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return;
+  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return first.zones;
   if (!config.allowEmpty) {
     throw new ServerStartError(
       'SERVER_NO_ZONES',
@@ -415,6 +419,7 @@ async function firstLoad(
     );
   }
   log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+  return 0;
 }
 
 interface Listeners {
@@ -687,7 +692,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const workers = workerCount(config);
   let l: Listeners;
   try {
-    await firstLoad(reload, config, sources, log);
+    // The garbage of a first load of thousands of zones is collected and its pages given
+    // back once, here before any query waits on the pause, and in the load thread (a few
+    // zones leave too little to pay for it).
+    if ((await firstLoad(reload, config, sources, log)) >= GIVE_BACK_AFTER_ZONES) {
+      giveMemoryBack();
+      loader.giveMemoryBack();
+    }
     const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
   } catch (e) {

@@ -17,6 +17,7 @@ import { dnssecChainOf, packZone, unpackIndexedZone, type PackedZone } from './t
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
 import type {
+  GiveBackMessage,
   LoadBatch,
   LoadReply,
   LoadRequest,
@@ -357,6 +358,11 @@ export class BackgroundZoneLoader {
       void w.terminate();
     }, IDLE_END_MS);
     this.idleEnd.unref();
+  }
+
+  /** The load thread collects its garbage and gives the pages back, after the loads before (`giveMemoryBack`). */
+  giveMemoryBack(): void {
+    this.worker?.postMessage({ giveBack: true } satisfies GiveBackMessage);
   }
 
   /** Stop the worker (a load in progress is abandoned). */

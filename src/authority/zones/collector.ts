@@ -22,15 +22,34 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** The thread's full collection, or undefined where the runtime refuses it. */
-function ownCollector(): (() => void) | undefined {
+/**
+ * The thread's full collection, or undefined where the runtime refuses it.
+ * With `giveBack`, V8's "last resort" flavour: collected until nothing more
+ * is freed, the old generation compacted and the young one shrunk, so the
+ * pages freed go back to the system (a plain full collection leaves them
+ * mapped for the heap to grow into again). It costs a few times the CPU of
+ * a plain one.
+ */
+function ownCollector(giveBack = false): (() => void) | undefined {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : undefined;
+    if (typeof gc !== 'function') return undefined;
+    if (!giveBack) return () => void gc();
+    return () => void gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   } catch {
     return undefined;
   }
+}
+
+/**
+ * One full collection now that gives the freed memory back to the system
+ * (`ownCollector(true)`): for a thread that has just made much garbage and
+ * will not make it again soon: the answering thread and the zone-load
+ * thread after a first load of thousands of zones.
+ */
+export function giveMemoryBack(): void {
+  ownCollector(true)?.();
 }
 
 /**

@@ -24,7 +24,7 @@ import {
   type PackedZone,
 } from './transfer.ts';
 import { PatchedZone } from '../../dns/core/zone/patch.ts';
-import { collectorAfter, COLLECT_AFTER_MS } from './collector.ts';
+import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBack } from './collector.ts';
 import {
   compareVersion,
   type VersionOutcome,
@@ -334,7 +334,17 @@ async function handleBatch(batch: readonly LoadRequest[]): Promise<void> {
 let queue: Promise<void> = Promise.resolve();
 /** Batches received and not yet loaded to their end. */
 let waiting = 0;
-parentPort?.on('message', (m: LoadBatch) => {
+
+/** Asked after a first load of thousands of zones: this thread's garbage collected, its pages given back. */
+export interface GiveBackMessage {
+  readonly giveBack: true;
+}
+
+parentPort?.on('message', (m: LoadBatch | GiveBackMessage) => {
+  if ('giveBack' in m) {
+    queue = queue.then(giveMemoryBack);
+    return;
+  }
   waiting++;
   queue = queue.then(() => handleBatch(m.batch)).finally(() => waiting--);
 });
