@@ -15,11 +15,7 @@ export interface Diagnostic {
   readonly span?: Span;
 }
 
-/** The core's result shape (`result.ts`), re-exported for `lexroute/urn` and `lexroute/zone`. */
 import type { Result as KitResult } from './result.ts';
 
-export type { Err, Failure, Ok } from './result.ts';
-export { err, ok } from './result.ts';
-
-/** `result.ts`'s `Result`, whose failure defaults to a `Diagnostic` here. */
+/** `result.ts`'s `Result` (for `lexroute/urn` and `lexroute/zone`), its failure a `Diagnostic` by default. */
 export type Result<T, E extends { readonly code: string } = Diagnostic> = KitResult<T, E>;

@@ -86,9 +86,6 @@ const OPCODE_NAMES: readonly string[] = [
   'UPDATE',
 ];
 
-/** A question, as the model writes it. */
-export type WireQuestion = DnsQuestion;
-
 /** A decoded response. */
 export interface DecodedResponse<Q = DnsQuestion, R = DnsRecord> {
   readonly id: number;
@@ -111,7 +108,7 @@ export interface DecodedResponse<Q = DnsQuestion, R = DnsRecord> {
  * The question we asked, as sent: a response whose question section is the
  * same bytes has this question (decoded once when the query was built).
  */
-export interface KnownQuestion<B extends Uint8Array = Uint8Array, Q = WireQuestion> {
+export interface KnownQuestion<B extends Uint8Array = Uint8Array, Q = DnsQuestion> {
   /** Our query; its question section starts at byte 12. */
   readonly wire: B;
   /** Length of the question section in `wire`. */
