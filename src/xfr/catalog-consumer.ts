@@ -17,6 +17,8 @@
  * for it names the new catalog (else CATALOG_MEMBER_CONFLICT), keeping the
  * zone's data when the member's ID is the same in both, transferring it
  * afresh otherwise; the old catalog dropping it later does not remove it.
+ * A member a catalog could not take because another owned it is
+ * provisioned when the owner drops it (`released`).
  * Other properties (`ext`) are ignored. A broken version leaves the members
  * as they were; a broken member entry leaves that member as it was. The
  * members provisioned are kept in `transfer.stateDir/catalogs/<catalog>json`:
@@ -294,6 +296,7 @@ export class CatalogConsumer {
     this.members.set(catalog, next);
     await this.keep(catalog);
     this.announce();
+    this.released(catalog, plan.remove);
     this.o.log.info('catalog_applied', {
       zone: catalog,
       serial,
@@ -306,6 +309,17 @@ export class CatalogConsumer {
       ignoredProperties: read.ignored,
     });
     return added.length;
+  }
+
+  /**
+   * Members `catalog` no longer provisions: another catalog that lists one
+   * of them but could not take it (CATALOG_MEMBER_CONFLICT) is applied
+   * again, after this update, and provisions it now.
+   */
+  private released(catalog: string, names: readonly string[]): void {
+    for (const [other, st] of this.state)
+      if (other !== catalog && names.some((n) => st.rejected.has(n)))
+        void this.update(other, `released by ${catalog}`);
   }
 
   /** Why `name` cannot be provisioned from a catalog, or undefined. */

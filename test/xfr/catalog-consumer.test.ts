@@ -594,5 +594,26 @@ describe.skipIf(named.skipReason !== undefined)(
       expect(n.rejected).toEqual([]);
       expect((await status(OLD)).members).toBe(0);
     }, 30_000);
+
+    it('a member one catalog could not take (owned by another) is provisioned once the owner drops it', async () => {
+      s.primary.catalog(catzText(OLD, 3, [{ zone: m3, id: 'id-m3' }]), OLD);
+      await eventually(async () => (await status(OLD)).rejected.map((r) => r.zone), [m3]);
+      expect(owner(m3)).toBe(NEW);
+      s.primary.catalog(
+        catzText(NEW, 4, [
+          { zone: m1, id: 'id-m1' },
+          { zone: m2, id: 'new-m2' },
+        ]),
+        NEW,
+      );
+      await eventually(async () => owner(m3), OLD);
+      await eventually(() => served(s.port, m3), '192.0.2.3');
+      expect(await status(OLD)).toMatchObject({ members: 1, rejected: [] });
+      expect(
+        s.consumer.events.find(
+          (e) => e.event === 'catalog_applied' && e.trigger === `released by ${NEW}`,
+        ),
+      ).toMatchObject({ zone: OLD, added: [m3] });
+    }, 30_000);
   },
 );
