@@ -6,7 +6,6 @@
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
-import type { ZoneCode } from '../dns/core/zone/codes.ts';
 import {
   ALG_ECDSAP256SHA256,
   ALG_ED25519,
@@ -17,13 +16,16 @@ import {
 } from './core/records.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
 import { nodePublicKey } from './node-crypto.ts';
-import { typeName } from '../dns/core/rr/types.ts';
-
-const T_NS = 2;
-const T_DS = 43;
-const T_RRSIG = 46;
-const T_NSEC = 47;
-const T_DNSKEY = 48;
+import {
+  typeName,
+  TYPE_DNSKEY,
+  TYPE_DS,
+  TYPE_NS,
+  TYPE_NSEC,
+  TYPE_RRSIG,
+} from '../dns/core/rr/types.ts';
+import { finding } from './core/chain-check.ts';
+import { serialCompare } from '../xfr/core/serial.ts';
 
 interface PublicKey {
   readonly tag: number;
@@ -54,25 +56,7 @@ function u32(b: Uint8Array, o: number): number {
 }
 
 /** RFC 1982: a is before b. */
-function before(a: number, b: number): boolean {
-  const d = (b - a) >>> 0;
-  return d !== 0 && d < 0x80000000;
-}
-
-function finding(
-  code: ZoneCode,
-  message: string,
-  rr: ResourceRecord,
-  severity: 'error' | 'warning' = 'error',
-): ZoneDiagnostic {
-  return {
-    code,
-    message,
-    severity,
-    ...(rr.source ? { position: rr.source } : {}),
-    token: rr.owner,
-  };
-}
+const before = (a: number, b: number) => serialCompare(a, b) < 0;
 
 /** The length of the RRSIG RDATA before the signature (fixed part and signer's name). */
 function headerLength(rd: Uint8Array): number {
@@ -82,7 +66,7 @@ function headerLength(rd: Uint8Array): number {
 }
 
 function isDelegation(zone: Zone, name: string, types: ReadonlyMap<number, unknown>): boolean {
-  return name !== zone.origin && types.has(T_NS);
+  return name !== zone.origin && types.has(TYPE_NS);
 }
 
 /** The RRSIGs over one RRset: whether one verifies, and what is wrong with the others. */
@@ -164,7 +148,7 @@ function checkSignatures(
  */
 export function verifyZoneSignatures(zone: Zone, now: number): ZoneDiagnostic[] {
   const apex = zone.nodes.get(zone.origin);
-  const dnskeys = apex?.rrsets.get(T_DNSKEY);
+  const dnskeys = apex?.rrsets.get(TYPE_DNSKEY);
   if (!apex || !dnskeys) return [];
   const keys: PublicKey[] = dnskeys.records.map((r) => ({
     tag: keyTag(r.rdata),
@@ -175,10 +159,10 @@ export function verifyZoneSignatures(zone: Zone, now: number): ZoneDiagnostic[] 
   for (const node of zone.nodes.values()) {
     if (node.belowCut) continue;
     const cut = isDelegation(zone, node.name, node.rrsets);
-    const sigs = node.rrsets.get(T_RRSIG)?.records ?? [];
+    const sigs = node.rrsets.get(TYPE_RRSIG)?.records ?? [];
     for (const set of node.rrsets.values()) {
-      if (set.type === T_RRSIG) continue;
-      if (cut && set.type !== T_DS && set.type !== T_NSEC) continue;
+      if (set.type === TYPE_RRSIG) continue;
+      if (cut && set.type !== TYPE_DS && set.type !== TYPE_NSEC) continue;
       const ownerKey = nameKey(node.name);
       const covering = sigs.filter((s) => ((s.rdata[0]! << 8) | s.rdata[1]!) === set.type);
       const what = `${typeName(set.type)} at ${node.name}`;

@@ -23,18 +23,20 @@ import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/c
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { keySortKey } from '../../dns/core/zone/dnssec.ts';
 import { nameToText } from '../../dns/core/zone/names.ts';
-import { typeName } from '../../dns/core/rr/types.ts';
+import {
+  typeName,
+  TYPE_DNSKEY,
+  TYPE_DS,
+  TYPE_NSEC,
+  TYPE_NSEC3,
+  TYPE_NSEC3PARAM,
+  TYPE_RRSIG,
+} from '../../dns/core/rr/types.ts';
 import type { ZoneCode } from '../../dns/core/zone/codes.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 
-const T_DS = 43;
-const T_RRSIG = 46;
-const T_NSEC = 47;
-const T_DNSKEY = 48;
-const T_NSEC3 = 50;
-const T_NSEC3PARAM = 51;
-
-function finding(
+/** A zone diagnostic at `rr` (its position and owner). */
+export function finding(
   code: ZoneCode,
   message: string,
   rr: ResourceRecord | undefined,
@@ -81,7 +83,7 @@ function bitmapDifference(
   listed: readonly number[],
   node: ZoneNode | undefined,
 ): string | undefined {
-  const present = new Set(node ? [...node.rrsets.keys()].filter((t) => t !== T_NSEC3) : []);
+  const present = new Set(node ? [...node.rrsets.keys()].filter((t) => t !== TYPE_NSEC3) : []);
   const have = new Set(listed);
   const missing = [...present].filter((t) => !have.has(t)).map(typeName);
   const extra = [...have].filter((t) => !present.has(t)).map(typeName);
@@ -99,7 +101,7 @@ function authoritative(zone: Zone): { name: string; node: ZoneNode }[] {
     if (node.belowCut || node.emptyNonTerminal) continue;
     // NSEC3 records live under hashed names that are not part of the chain's input
     // (or left with their RRSIG only when the NSEC3 is gone).
-    if ([...node.rrsets.keys()].every((t) => t === T_NSEC3 || t === T_RRSIG)) continue;
+    if ([...node.rrsets.keys()].every((t) => t === TYPE_NSEC3 || t === TYPE_RRSIG)) continue;
     out.push({ name, node });
   }
   return out;
@@ -112,7 +114,7 @@ function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
     .map((n) => ({ ...n, s: keySortKey(nameKey(n.name)) }))
     .sort((a, b) => (a.s < b.s ? -1 : a.s > b.s ? 1 : 0));
   for (const [name, node] of zone.nodes) {
-    const set = node.rrsets.get(T_NSEC);
+    const set = node.rrsets.get(TYPE_NSEC);
     if (set && node.belowCut)
       out.push(
         finding(
@@ -123,7 +125,7 @@ function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
       );
   }
   for (const { name, node } of all)
-    if (!node.rrsets.has(T_NSEC))
+    if (!node.rrsets.has(TYPE_NSEC))
       out.push(
         finding(
           'ZONE_NSEC_MISSING',
@@ -134,7 +136,7 @@ function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
   // Each NSEC points to the next authoritative name, the last one to the apex.
   for (let i = 0; i < all.length; i++) {
     const { name, node } = all[i]!;
-    const set = node.rrsets.get(T_NSEC);
+    const set = node.rrsets.get(TYPE_NSEC);
     if (!set) continue;
     const rr = set.records[0]!;
     if (set.records.length > 1)
@@ -183,7 +185,7 @@ function nsec3Names(zone: Zone, optOut: boolean): Map<string, ZoneNode | undefin
   const originKey = nameKey(zone.origin);
   const need = new Map<string, ZoneNode | undefined>();
   for (const { name, node } of authoritative(zone)) {
-    if (optOut && node.isDelegation && !node.rrsets.has(T_DS)) continue;
+    if (optOut && node.isDelegation && !node.rrsets.has(TYPE_DS)) continue;
     need.set(name, node);
     for (let k = keyParent(nameKey(name)); k !== undefined && k.length > originKey.length;) {
       const parent = keyToName(k);
@@ -207,7 +209,7 @@ function nsec3Entries(zone: Zone, p: Nsec3Params, out: ZoneDiagnostic[]): Nsec3E
   const entries: Nsec3Entry[] = [];
   const suffix = `.${zone.origin === '.' ? '' : zone.origin}`;
   for (const [name, node] of zone.nodes) {
-    const set = node.rrsets.get(T_NSEC3);
+    const set = node.rrsets.get(TYPE_NSEC3);
     if (!set) continue;
     const label = name.slice(0, name.indexOf('.'));
     const rr = set.records[0]!;
@@ -263,9 +265,9 @@ function checkNsec3Order(entries: readonly Nsec3Entry[], out: ZoneDiagnostic[]):
 /** RFC 5155 section 7.1: the NSEC3 chain against the names that need one. */
 function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
   const apex = zone.nodes.get(zone.origin)!;
-  const paramSet = apex.rrsets.get(T_NSEC3PARAM);
-  const anyNsec3 = [...zone.nodes.values()].find((n) => n.rrsets.has(T_NSEC3));
-  const paramRr = paramSet?.records[0] ?? anyNsec3?.rrsets.get(T_NSEC3)?.records[0];
+  const paramSet = apex.rrsets.get(TYPE_NSEC3PARAM);
+  const anyNsec3 = [...zone.nodes.values()].find((n) => n.rrsets.has(TYPE_NSEC3));
+  const paramRr = paramSet?.records[0] ?? anyNsec3?.rrsets.get(TYPE_NSEC3)?.records[0];
   if (!paramSet)
     out.push(
       finding(
@@ -345,13 +347,13 @@ function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
  */
 export function checkDenialChains(zone: Zone): ZoneDiagnostic[] {
   const apex = zone.nodes.get(zone.origin);
-  const dnskey = apex?.rrsets.get(T_DNSKEY);
+  const dnskey = apex?.rrsets.get(TYPE_DNSKEY);
   if (!apex || !dnskey) return [];
   let nsec = false;
-  let nsec3 = apex.rrsets.has(T_NSEC3PARAM);
+  let nsec3 = apex.rrsets.has(TYPE_NSEC3PARAM);
   for (const node of zone.nodes.values()) {
-    if (node.rrsets.has(T_NSEC)) nsec = true;
-    if (node.rrsets.has(T_NSEC3)) nsec3 = true;
+    if (node.rrsets.has(TYPE_NSEC)) nsec = true;
+    if (node.rrsets.has(TYPE_NSEC3)) nsec3 = true;
     if (nsec && nsec3) break;
   }
   const out: ZoneDiagnostic[] = [];

@@ -1,17 +1,12 @@
 /**
- * Signatures kept across a re-signing (issue 30, signing that costs what
- * changed): when a signed zone is signed again, an RRset whose owner, type,
- * TTL and RDATA set are those of the previous signed version keeps that
- * version's RRSIGs, byte for byte, as long as each current signing key has
- * one that is valid now and not due for refresh. Everything else (changed
- * RRsets, the NSEC/NSEC3 records whose next name or bitmap changed, the SOA
- * with its new serial, signatures near expiry, new keys) is signed anew.
- * Pure: the previous version and the clock are parameters.
+ * Signatures kept across a re-signing: an RRset whose owner, type, TTL and
+ * RDATA set are those of the previous signed version keeps that version's
+ * RRSIGs, byte for byte, while each current signing key has one valid now
+ * and not due for refresh. Everything else is signed anew.
  */
 import type { Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { compareBytes } from '../../kit/core/bytes.ts';
-
-const T_RRSIG = 46;
+import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
 
 /** The RRSIG RDATA to keep for an RRset, or undefined to sign it again. */
 export type KeptSignatures = (
@@ -56,7 +51,7 @@ export function keptSignatures(previous: Zone, now: number, refresh: number): Ke
   const ownerOf = (owner: string) => {
     if (last?.owner === owner) return last;
     const node = previous.nodes.get(owner.toLowerCase());
-    const sigs = node?.rrsets.get(T_RRSIG)?.records.map((r) => r.rdata) ?? [];
+    const sigs = node?.rrsets.get(TYPE_RRSIG)?.records.map((r) => r.rdata) ?? [];
     return (last = { owner, node, sigs });
   };
   return (owner, type, ttl, rdatas, signers) => {

@@ -11,8 +11,7 @@ export const ALG_RSASHA256 = 8;
 export const ALG_ECDSAP256SHA256 = 13;
 export const ALG_ED25519 = 15;
 
-/** DNSKEY flags: Zone Key (256), plus Secure Entry Point (1) for a KSK or CSK. */
-export const FLAGS_ZSK = 256;
+/** DNSKEY flags of a KSK or CSK: Zone Key (256) plus Secure Entry Point (1). */
 export const FLAGS_KSK = 257;
 
 /** DNSKEY RDATA: flags, protocol 3, algorithm, public key (RFC 4034 section 2.1). */

@@ -1,19 +1,11 @@
 /**
- * Re-signing by difference (issue 30, signing that costs what changed): a
- * signed zone whose new unsigned version changes only the content of some
- * RRsets (no name added or removed, no type added or removed at a name, no
- * zone cut touched) is the previous signed version with those names, and
- * the apex for its new SOA serial, re-signed beside it (`PatchedZone`):
- * every other name keeps its records, signatures and NSEC/NSEC3 record,
- * and the NSEC/NSEC3 chain keeps its order. The comparison runs over the
- * two stores' columns (no view per unchanged name).
- *
- * Anything else (a name or type added or removed, which moves the denial
- * chain or a bitmap; a cut; other keys; another denial or NSEC3
- * parameters; opt-out; a file that carries DNSSEC records itself;
- * signatures due for refresh) gives undefined: the caller signs the whole
- * zone, keeping the signatures of what did not change
- * (`keep-signatures.ts`). Pure.
+ * Re-signing by difference: a signed zone whose new unsigned version only
+ * changes the content of some RRsets (no name or type added or removed, no
+ * zone cut touched) is the previous signed version with those names and the
+ * apex re-signed (`PatchedZone`); every other name keeps its records,
+ * signatures and NSEC/NSEC3 record. Anything else gives undefined: the
+ * caller signs the whole zone, keeping the signatures of what did not
+ * change (`keep-signatures.ts`). Pure.
  */
 import type { ResourceRecord, RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';

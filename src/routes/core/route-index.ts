@@ -1,31 +1,17 @@
 /**
- * A route index (issue 30): the rules of a table with many sibling routes
- * (one per municipality of a state, say) spread over owner names inside the
- * zone, so that no NAPTR answer outgrows a UDP message.
+ * A route index: the rules of a table with many sibling routes (one per
+ * municipality of a state) spread over owner names inside the zone, so that
+ * no NAPTR answer outgrows a UDP message (853 routes at one owner would be
+ * about 85,000 octets, more than any DNS message holds).
  *
- * Without it, every route is one NAPTR record at the table's owner, and the
- * client gets them all in one answer: Minas Gerais's 853 municipalities make
- * about 85,000 octets, more than any DNS message holds (65,535), so no
- * lookup of the state's zone can be answered at all (`zone build` refuses
- * it: TABLE_RRSET_TOO_LARGE).
- *
- * With `index: true` in the table, the routes (all one level below one
- * jurisdiction, `br;minas.gerais;<city>`) are sorted by their last unit
- * and cut into runs of about equal size, as many as an answer of 1,232
- * octets holds (the UDP payload that avoids fragmentation, DNS flag day
- * 2020); a run too big for one owner is cut again below. Each run gets an
- * owner, `d<depth>-<its first unit>.lex-route-index.<owner>`, and its parent
- * one rule that leads there: the starts that tell the run from the units
- * just before and after it (the nearest in sorted order share the longest
- * starts), `!^urn:lex:br;minas\.gerais;(cab|cae)[^;:]*[;:].*$!d1-cabo.
- * lex-route-index.lex.mg.gov.br!i`, a delegation the client follows as any
- * other (RFC 3402 section 3.2: a non-terminal rule's output is the next
- * key). Every owner ends with the table's default, so a URN that no route
- * takes still gets it after an index step (a failure after a delegation is
- * final). Sibling routes never overlap and the runs' rules match disjoint
- * units, so the ORDER between them carries no meaning and regrouping keeps
- * every URN's outcome; 853 routes take three index steps, within the
- * client's limit of ten keys.
+ * With `index: true`, the routes (all one level below one jurisdiction) are
+ * sorted by their last unit and cut into runs, as many as an answer of
+ * 1,232 octets holds; a run too big for one owner is cut again below. Each
+ * run gets an owner `d<depth>-<first unit>.lex-route-index.<owner>` and its
+ * parent one rule leading there, matching the starts that tell the run from
+ * its neighbours (a delegation, RFC 3402 section 3.2). Every owner ends with
+ * the table's default. Sibling routes never overlap and the runs match
+ * disjoint units, so ORDER between them carries no meaning.
  *
  * @see RFC 3403 section 4.1 (ORDER, PREFERENCE, the regexp's output)
  * @see RFC 6891 section 6.2.5, and the DNS flag day 2020 (1,232 octets)

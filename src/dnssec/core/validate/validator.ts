@@ -155,11 +155,6 @@ export class Validator {
     this.anchors = anchors;
   }
 
-  /** Zone keys and delegation proofs held. */
-  get cacheSize(): number {
-    return this.zones.size + this.delegations.size;
-  }
-
   /** The anchor name at or above `key` that is deepest, or undefined. */
   private anchorFor(key: string): string | undefined {
     for (let k: string | undefined = key; k !== undefined; k = keyParent(k))
