@@ -84,9 +84,11 @@ export async function zoneFilesIn(dir: string): Promise<string[]> {
   // system that does not tell types) is looked at (5,000 zone files: 5,000 stats fewer).
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
+  // The folder's path made once (an entry's name holds no separator): `join` per entry normalised it again each time.
+  const prefix = join(dir, '_').slice(0, -1);
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!isZoneFileName(e.name) || e.isDirectory()) continue;
-    const full = join(dir, e.name);
+    const full = prefix + e.name;
     if (e.isSymbolicLink() || !typeKnown(e)) {
       try {
         if ((await stat(full)).isDirectory()) continue;
