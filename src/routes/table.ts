@@ -1,28 +1,8 @@
 /**
- * Reading a routing table (YAML 1.2, so JSON works too) into the model of
- * `src/routes/core/model.ts`, with every problem at the table's line and
- * column.
- *
- * The `yaml` package (eemeli/yaml) parses: it keeps every node's source
- * range (turned into line:column by its LineCounter), reports syntax
- * errors and duplicate keys with positions, reads JSON as YAML 1.2 does, and
- * has no dependencies. The schema below is checked by hand so each message
- * names the key and the fix.
- *
- * ```yaml
- * zone: lex.senado.gov.br.
- * ttl: 3600                      # optional, default 3600
- * soa: { mname: ns1.lex.senado.gov.br., rname: hostmaster.senado.gov.br., serial: 2026112001 }
- * ns:
- *   - { name: ns1.lex.senado.gov.br., address: 127.0.0.1 }
- * routes:
- *   - prefix: br;sao.paulo       # urn:lex: may be written or not
- *     zone: lex.sao-paulo.gov.br.
- *     example: urn:lex:br;sao.paulo:estadual:lei:1998-12-30;10177   # optional
- * default:                       # or: default: none
- *   url: http://127.0.0.1:8300/uri-res/{service}?{urn}
- *   services: [N2L, N2Ls, N2C]
- * ```
+ * Reading a routing table (YAML 1.2, so JSON works too; the form is in the
+ * README) into the model of `core/model.ts`, with every problem at the
+ * table's line and column. The `yaml` package parses and keeps positions;
+ * the schema is checked by hand so each message names the key and the fix.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';

@@ -1,12 +1,9 @@
 /**
- * One request to a primary over TCP and its framed answer messages, read
- * one by one (RFC 1035 section 4.2.2: a two-octet length before each),
- * with the bounds a transfer in keeps: no data for `idleMs` fails it
- * (XFR_TIMEOUT, or XFR_CONNECT before the connection), the whole exchange
- * past `deadline` fails it however steadily data comes (XFR_TIME_LIMIT: a
- * primary sending one octet at a time cannot hold it), and more than
- * `maxBytes` octets fail it (XFR_TOO_LARGE) before the message that
- * crosses the bound is buffered beyond its length prefix.
+ * One request to a primary over TCP and its framed answer messages (RFC
+ * 1035 section 4.2.2), within a transfer in's bounds: no data for `idleMs`
+ * (XFR_TIMEOUT, or XFR_CONNECT), past `deadline` however steadily data
+ * comes (XFR_TIME_LIMIT), more than `maxBytes` octets (XFR_TOO_LARGE,
+ * before the message that crosses it is buffered).
  */
 import net from 'node:net';
 import type { PrimaryAddress } from '../config/server.ts';

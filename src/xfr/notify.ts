@@ -1,16 +1,9 @@
 /**
  * NOTIFY out (RFC 1996): after a reload that raised a zone's serial, tell
- * each configured secondary, over UDP, and retry with a doubling timeout
- * until it answers. Each peer's answer (its rcode) or the giving up is
- * logged. A NOTIFY signed with TSIG must get a signed answer: one that
- * is unsigned or signed wrongly is logged (`notify_reply_tsig`) and counts
- * as no answer (the NOTIFY is sent again).
- *
- * @see RFC 1996 section 3.6: "the master [...] periodically sends a NOTIFY
- * request to the slave until either too many copies have been sent (a
- * 'timeout'), an ICMP message indicating that the port is unreachable, or
- * until a NOTIFY response is received"; section 3.7: the query carries the
- * zone's SOA in the answer section ("QDCOUNT=1 [...] ANCOUNT>=0").
+ * each configured secondary over UDP, retrying with a doubling timeout
+ * until it answers (section 3.6). A signed NOTIFY must get a signed answer:
+ * one unsigned or signed wrongly is logged (`notify_reply_tsig`) and counts
+ * as no answer.
  */
 import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';

@@ -1,25 +1,17 @@
 /**
  * `lexroute zone build`: a routing table -> the zone file that implements it.
  *
- * - ORDER comes from the table's order (`routeOrder`): the first route has
- *   ORDER 100, the next 110, ...; the default a round hundred above them
- *   (200 for one to ten routes, 100 when it is alone). RFC 3403 section 4.1: "once a match is found
- *   the client MUST NOT consider records with a different Order", so a more
- *   specific route listed first locks out the catch-all, as the sample zones
- *   do by hand. PREFERENCE only ranks the records of one route (one per
- *   service of a `U` route: 10, 20, 30, ...).
- * - A prefix route's REGEXP is anchored at both ends, its dots and other ERE
- *   metacharacters escaped (`quoteEre`), the part closed by a bracket
- *   expression of the characters that may follow it (`[;:]`), and the `i`
- *   flag set (LEX names are case-insensitive). No bracket expression ends in
- *   `-` (BIND's validator refuses `[0-9-]`, which POSIX allows); none starts
- *   with `[:` (read as a character class by some engines).
- * - Zone-file text doubles every backslash and escapes quotes (RFC 1035
- *   section 5.1), so `\.` is written `\\.` and `\1` is `\\1`.
- * - After each route a `; expect` line says what its example URN gives,
- *   which `lexroute zone check` verifies with the client's own DDDS step.
- * - The same table gives the same bytes: no clock, no randomness, no
- *   ordering that depends on anything but the table.
+ * - ORDER follows the table's order (100, 110, ...; the default a round
+ *   hundred above them): RFC 3403 section 4.1, "once a match is found the
+ *   client MUST NOT consider records with a different Order", so a more
+ *   specific route listed first locks out the catch-all. PREFERENCE ranks
+ *   the records of one route (one per service of a `U` route).
+ * - A prefix route's REGEXP is anchored, its metacharacters escaped, the
+ *   part closed by `[;:]`-like brackets, with the `i` flag. No bracket
+ *   expression ends in `-` (BIND refuses `[0-9-]`) or starts with `[:`.
+ * - After each route a `; expect` line says what its example URN gives
+ *   (`zone check` verifies it with the client's own DDDS step).
+ * - The same table gives the same bytes.
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { formatSubstitution, type ReplPart } from '../../ddds/core/subst.ts';

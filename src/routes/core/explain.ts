@@ -1,26 +1,18 @@
 /**
  * `lexroute zone explain`: the routing table that NAPTR rules implement.
  *
- * Each rule's REGEXP is parsed with the client's own parser
- * (`parseSubstitution`) and its ERE tree read back into a prefix: the shape
- * `^urn:lex:<literal>[<boundary>].*$` (optionally inside one group that the
- * output copies as `\1`) is a prefix route; `^.*$`, `^(.*)$` and an empty
- * REGEXP with a REPLACEMENT take every URN; anything else is reported as a
- * pattern with its literal start. Records of one owner and ORDER with the
- * same prefix and the same target (a `U` URL that differs only by the
- * service name) make one route.
+ * Each rule's REGEXP is parsed with the client's own parser and its ERE
+ * tree read back into a prefix: `^urn:lex:<literal>[<boundary>].*$`
+ * (optionally inside one group the output copies as `\1`) is a prefix
+ * route; `^.*$`, `^(.*)$` and an empty REGEXP with a REPLACEMENT take every
+ * URN; anything else is a pattern with its literal start. Records of one
+ * owner and ORDER with the same prefix and target make one route.
  *
- * Findings (warnings):
- * - ROUTE_NEVER_MATCHES: clients drop the record (unknown or several flags,
- *   REGEXP and REPLACEMENT both set, a REGEXP that does not parse) or its
- *   pattern cannot match a LEX AUS (not `urn:lex:`; upper case or lower-case
- *   `%hh` without the `i` flag, where the AUS is normalised);
- * - ROUTE_SHADOWED: a rule of a lower ORDER takes every URN this one takes
- *   (RFC 3403 section 4.1: "once a match is found the client MUST NOT
- *   consider records with a different Order"), so it is never used;
- * - ROUTE_DOUBLY_CLAIMED: two rules of the same ORDER with different targets
- *   take some of the same URNs: which one a client uses depends on
- *   PREFERENCE and on what it supports.
+ * Findings (warnings, `core/codes.ts`): ROUTE_NEVER_MATCHES (clients drop
+ * the record, or it cannot match a normalised LEX AUS), ROUTE_SHADOWED (a
+ * lower ORDER takes every URN this one takes; RFC 3403 section 4.1),
+ * ROUTE_DOUBLY_CLAIMED (two rules of one ORDER, different targets, some
+ * URNs in common: the client's choice depends on PREFERENCE).
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { parseFlags, parseServices, type NaptrRecord } from '../../ddds/core/naptr.ts';

@@ -1,14 +1,7 @@
 /**
  * Condensed IXFR (RFC 1995 section 6): consecutive differences merged into
- * one, from the oldest version to the newest. A record added by one
- * difference and deleted by a later one does not appear at all, nor does a
- * record deleted and added back with the same TTL; what is left is what
- * tells the version asked for from the current one.
- *
- * @see RFC 1995 section 6 (Optional Condensation of Multiple Versions): "An
- * IXFR server may optionally condense multiple difference sequences into a
- * single difference sequence, thus, dropping information on intermediate
- * versions."
+ * one, from the oldest version to the newest. A record added then deleted
+ * does not appear, nor one deleted and added back with the same TTL.
  */
 import type { ZoneDiff } from './diff.ts';
 import type { PlainRecord } from './records.ts';

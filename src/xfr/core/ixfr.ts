@@ -1,13 +1,9 @@
 /**
- * What to answer an IXFR query (RFC 1995), from the history of differences
- * kept for a zone, and the records of that answer.
+ * What to answer an IXFR query from the history of differences kept for a
+ * zone, and the records of that answer.
  *
- * @see RFC 1995 section 2: "If an IXFR query with the same or newer version
- * number than that of the server is received, it is replied to with a single
- * SOA record of the server's current version".
- * @see RFC 1995 section 4: "If incremental zone transfer is not available,
- * the entire zone is returned. The first and the last RR of the response is
- * the SOA record of the zone."
+ * @see RFC 1995 section 2 (same or newer serial: the single current SOA),
+ * section 4 (no incremental answer: the entire zone).
  */
 import type { Zone } from '../../dns/core/zone/model.ts';
 import { diffFromSerial, diffToSerial, type ZoneDiff } from './diff.ts';

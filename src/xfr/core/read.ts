@@ -1,20 +1,14 @@
 /**
- * Zone transfers in (secondary mode), the pure part: the requests a
- * secondary sends (SOA query, AXFR, IXFR with its SOA in the authority
- * section), and the reading of a primary's answer stream message by message
- * into a whole zone, a sequence of differences, or "current".
+ * Zone transfers in, the pure part: the requests a secondary sends (SOA,
+ * AXFR, IXFR with its SOA in the authority section), and the reading of a
+ * primary's answer, message by message, into a whole zone, a sequence of
+ * differences, or "current". Records come out with uncompressed RDATA (RFC
+ * 3597 section 4), as the zone store holds them.
  *
- * Records come out with uncompressed RDATA (names in the RDATA of the types
- * whose names may be compressed are expanded, RFC 3597 section 4), as the
- * zone store holds them, so a transferred zone is written and loaded by the
- * same code as a zone file.
- *
- * @see RFC 5936 section 2.2: an AXFR answer is the SOA, the zone's other
- * records, then the SOA again; section 2.2.1: each message's header.
- * @see RFC 1995 section 4: an IXFR answer is the new SOA, then per version
- * the old SOA, its deleted records, the new SOA, its added records, and the
- * new SOA again; "If incremental zone transfer is not available, the entire
- * zone is returned"; a single SOA when the client is current.
+ * @see RFC 5936 section 2.2: an AXFR answer is the SOA, the other records,
+ * then the SOA again. RFC 1995 section 4: an IXFR answer is the new SOA,
+ * then per version the old SOA, its deletions, the new SOA, its additions,
+ * and the new SOA again; or the whole zone; or one SOA when current.
  */
 import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';
