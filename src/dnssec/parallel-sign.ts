@@ -1,13 +1,10 @@
 /**
- * Making a zone's signatures on several cores. The signing plan
- * (`signingPlan` in the core) is walked in this thread: it groups, chains
- * and hashes, draws the expiration jitter and builds each RRSIG's signing
- * input, owner by owner in canonical order. The signing inputs go in
- * batches to worker threads (`sign-worker.ts`) that hold the private keys,
- * since the node:crypto sign calls are most of the time. Completed owners
- * come back in plan order, so the result is the same records as signing in
- * one thread (`signZone`), and a caller can write them out as they come
- * instead of holding the signed zone.
+ * Making a zone's signatures on several cores. The signing plan is walked
+ * in this thread (grouping, chaining, hashing, each RRSIG's signing input,
+ * owner by owner in canonical order); the signing inputs go in batches to
+ * worker threads (`sign-worker.ts`) that hold the private keys. Owners come
+ * back in plan order: the same records as `signZone`, which a caller can
+ * write out as they come.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -137,12 +134,9 @@ function signHere(chunks: readonly SigningChunk[], keys: readonly LoadedKey[]): 
 
 /**
  * Make the signatures of a plan's chunks and hand each owner's completed
- * records to `emit`, in plan order. Returns the number of RRsets signed.
- * The signing threads start with the first batch that fills up (`batch`
- * signatures): owners whose signatures were kept, and the few signatures of
- * a re-signing that kept most (a few changed RRsets among thousands of
- * owners), are completed in this thread as they come, without the threads'
- * start-up.
+ * records to `emit`, in plan order; the number of RRsets signed. The
+ * threads start with the first batch that fills up (`batch` signatures):
+ * a re-signing that kept most signatures never starts them.
  */
 export async function signChunks(
   plan: Iterable<SigningChunk>,

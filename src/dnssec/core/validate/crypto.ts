@@ -10,6 +10,7 @@
  * @see RFC 8624 section 3.1 (the algorithms a validator implements)
  */
 import { base64UrlEncode } from '../../../dns/core/wire/doh.ts';
+import { sameBytes } from '../../../kit/core/bytes.ts';
 
 export const ALG_RSASHA1 = 5;
 export const ALG_RSASHA1_NSEC3 = 7;
@@ -121,18 +122,12 @@ export interface DnssecCrypto {
 /** Signatures whose verification a validator remembers (most; the oldest go first). */
 export const VERIFIED_MEMO = 4096;
 
-const sameOctets = (a: Uint8Array, b: Uint8Array): boolean =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
-
 /**
  * `crypto` with a memory of the signatures it found valid: the same
- * signature over the same data with the same key is not checked again. A
- * client that asks the same signed RRset again (its DNS cache off or
- * expired, the answer fetched anew) then pays a comparison of octets, not
- * an ECDSA or RSA verification; the RRSIG's validity period is still
- * checked by the caller every time. Only successes are kept, each with its
- * exact key and data, so a signature replayed over other data or with
- * another key is verified in full (and fails).
+ * signature over the same data with the same key is not checked again (the
+ * caller still checks the validity period). Only successes are kept, each
+ * with its exact key and data, so a signature replayed over other data or
+ * with another key is verified in full.
  */
 export function rememberingVerifier(crypto: DnssecCrypto, most = VERIFIED_MEMO): DnssecCrypto {
   const seen = new Map<string, { alg: number; publicKey: Uint8Array; data: Uint8Array }>();
@@ -150,8 +145,8 @@ export function rememberingVerifier(crypto: DnssecCrypto, most = VERIFIED_MEMO):
       if (
         hit &&
         hit.alg === alg &&
-        sameOctets(hit.publicKey, publicKey) &&
-        sameOctets(hit.data, data)
+        sameBytes(hit.publicKey, publicKey) &&
+        sameBytes(hit.data, data)
       )
         return true;
       const r = crypto.verify(alg, publicKey, data, signature);

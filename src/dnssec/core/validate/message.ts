@@ -1,12 +1,8 @@
 /**
  * A response as the validator reads it: the answer and authority sections
- * as records with their owner's lookup key and uncompressed RDATA (through
- * the transfer reader's name and RDATA expansion, `xfr/core/read.ts`: names
- * in RDATA are as the server sent them, case kept, which is what the
- * canonical form of RFC 4034 section 6.2 starts from), grouped into RRsets
- * with the RRSIGs that cover them.
- *
- * @see RFC 4034 section 3.1.1 (an RRSIG's Type Covered), section 6.2
+ * as records with uncompressed RDATA (names as the server sent them, case
+ * kept: RFC 4034 section 6.2 starts from there), grouped into RRsets with
+ * the RRSIGs that cover them.
  */
 import { expandRdata, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
 import { wireToKey } from '../../../dns/core/wire/name.ts';
