@@ -1,31 +1,15 @@
 /**
- * Column storage for a zone: what the parser streams records into and what a
- * built Zone reads from. A zone may hold millions of records, so nothing here
- * is an object per record:
+ * Column storage for a zone: what the parser streams records into and a
+ * built Zone reads from, with no object per record: RDATA in arena blocks,
+ * records, RRsets and names as rows of typed-array columns linked by index,
+ * owner names interned once. The model's objects are views (`views.ts`).
  *
- * - RDATA octets live in one arena of 1 MiB blocks; a record is an offset and
- *   a length in it (an RRset's duplicate points at the first copy).
- * - Records, RRsets and names are rows of typed-array columns; an RRset links
- *   its records (`recNext`), a name links its RRsets (`setNext`).
- * - Owner names are interned once per name (one string, shared by the name
- *   index, the canonical name list and every view).
- *
- * `ResourceRecord`, `RRset` and `ZoneNode` objects are views made on access
- * (`views.ts`): the model's interfaces stay as they are for their consumers.
- *
- * The columns are private: every other module reads them through the store's
- * methods (`recordType(r)`, `firstRRset(n)`, ...), so the layout can change
- * without touching its readers; `test/model.test.ts` checks that no module
- * indexes them. They are TypeScript `private` fields, not `#` fields, and
- * `add` has no default parameter: measured in Node 24 on 200,000 records,
- * `#` fields and a default parameter on `add` each made the load (parse,
- * build, validate) 10-35% slower. `add`'s steps are private methods
- * (`newRecord`, `newSet`, `findIn`, `mergeTtl`) the JIT inlines: split so,
- * bench/zone-load.ts (1,000,000 records) took 3.0-3.6 s of CPU against
- * 3.5-4.3 s for the one body, in one run.
- *
- * A zone of a few records is packed into one ArrayBuffer once built
- * (`compact`): thousands of small zones cost what their records cost.
+ * The columns are private, read through the store's methods
+ * (`test/model.test.ts` checks that no module indexes them). They are
+ * TypeScript `private` fields, not `#` fields, and `add` has no default
+ * parameter: in Node 24 either made the load 10-35% slower. `add`'s steps
+ * are small private methods the JIT inlines (faster than one body).
+ * A zone of a few records is packed into one ArrayBuffer once built (`compact`).
  */
 import { fnv1aBytes, fnv1aText, FNV_OFFSET_BASIS, FNV_PRIME } from '../../../kit/core/hash.ts';
 import type { SourcePosition, ZoneDiagnostic } from './model.ts';
@@ -33,11 +17,7 @@ import { TYPE_RRSIG } from '../rr/types.ts';
 
 /** Where the parser delivers records. */
 export interface RecordSink {
-  /**
-   * One record. `rdata[0, len)` is copied (the caller reuses its buffer).
-   * `line` 0 means no source position; `column` is the column of the
-   * record's first token (1 when not given).
-   */
+  /** One record; `rdata[0, len)` is copied. `line` 0: no source position. */
   add(
     owner: string,
     type: number,
@@ -56,29 +36,16 @@ const BLOCK_BITS = 20;
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
 /**
- * The first size of an arena block: a block grows (copied, keeping its index,
- * so offsets stay valid) by 4x up to BLOCK before the next one is started,
- * so a zone of a few records holds a few KB, not 1 MiB (issue 30: thousands
- * of small zones).
+ * The first size of an arena block: it grows 4x (copied, keeping its index)
+ * up to BLOCK, so a zone of a few records holds a few KB, not 1 MiB.
  */
 const FIRST_BLOCK = 4096;
-/**
- * First capacity of the record, name and RRset columns (doubled as they
- * fill). A new store's columns are empty (no ArrayBuffer behind them: a
- * store made around received columns, `fromTransfer`, allocates nothing).
- */
+/** First capacity of the columns (doubled as they fill); a new store's are empty. */
 const FIRST_ROWS = 32;
-/**
- * Stores of at most this many records are packed into one ArrayBuffer when
- * built (`compact`): columns trimmed to their rows, arenas to their octets.
- */
+/** Stores of at most this many records are packed into one ArrayBuffer when built (`compact`). */
 const COMPACT_RECORDS = 4096;
 
-/**
- * The block to write `len` more octets into at `used`: `last` itself, or
- * `last` grown (a copy replacing it in `blocks`) while under BLOCK, or a new
- * block pushed on `blocks` (writing starts at 0 there).
- */
+/** The block to write `len` more octets into: `last`, `last` grown while under BLOCK, or a new one. */
 function roomFor(blocks: Uint8Array[], last: Uint8Array, used: number, len: number): Uint8Array {
   if (used + len <= last.length) return last;
   if (blocks.length > 0 && last.length < BLOCK && used + len <= BLOCK) {
@@ -109,10 +76,7 @@ export const NODE_OUT_OF_ZONE = 8;
 /** Set flags. */
 const SET_MIXED_REPORTED = 1;
 
-/**
- * Octets a canonical name (`names.ts`: lowercased, `\DDD` for the rest)
- * writes as themselves inside a label: `a-z`, `0-9`, `-`, `_`, `*`.
- */
+/** Octets a canonical name writes as themselves inside a label: `a-z`, `0-9`, `-`, `_`, `*`. */
 const CANON = new Uint8Array(256);
 for (let c = 0x30; c <= 0x39; c++) CANON[c] = 1;
 for (let c = 0x61; c <= 0x7a; c++) CANON[c] = 1;
@@ -161,10 +125,7 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   return b;
 }
 
-/**
- * Typed arrays carved one after another out of one ArrayBuffer, each a copy
- * of the first rows of a column (`ZoneStore.compact`).
- */
+/** Typed arrays carved one after another out of one ArrayBuffer (`ZoneStore.compact`). */
 class Carver {
   private readonly buffer: ArrayBuffer;
   private at = 0;
@@ -187,11 +148,7 @@ export interface PendingDiagnostic {
   readonly diagnostic: ZoneDiagnostic;
 }
 
-/**
- * The store as plain data, as it travels between threads (`toTransfer`,
- * `fromTransfer`): the columns, the arenas and the counters. Its layout is
- * the store's own business; code outside `store.ts` only carries it.
- */
+/** The store as plain data between threads (`toTransfer`, `fromTransfer`); only `store.ts` reads its layout. */
 export interface StoreTransfer {
   readonly recCount: number;
   readonly recNode: Int32Array;
@@ -232,14 +189,9 @@ export interface StoreTransfer {
 
 /**
  * Records, RRsets and names as rows of private columns, read through small
- * methods (row in, value out) that the JIT inlines. Rows:
- *
- * - record r in `[0, recordCount)`, in file order;
- * - RRset s: its records from `firstRecord(s)` along `nextRecord(r)`;
- * - name n in `[0, nameCount)`: its RRsets from `firstRRset(n)` along `nextRRset(s)`.
- *
- * A chain ends at -1. Row arguments are not checked: a row out of range reads
- * `undefined` as from any typed array.
+ * methods the JIT inlines: record r in file order; an RRset's records from
+ * `firstRecord(s)` along `nextRecord(r)`; a name's RRsets from
+ * `firstRRset(n)` along `nextRRset(s)`. A chain ends at -1. Rows are not checked.
  */
 export class ZoneStore implements RecordSink {
   // Records, in file order.
@@ -267,10 +219,8 @@ export class ZoneStore implements RecordSink {
   private block: Uint8Array = new Uint8Array(0);
   private used = 0;
 
-  // Names: their text (canonical presentation, ASCII) in an arena like RDATA,
-  // found through an open-addressing table in a typed array. No name is a
-  // JavaScript string until asked for (`name(n)`): a million strings and Map
-  // entries would live on the heap and make V8 grow its young generation.
+  // Names: canonical text in an arena, found through an open-addressing table;
+  // no name is a JavaScript string until asked for (`name(n)`).
   private nodeCount = 0;
   private nodeNameOff: Uint32Array = new Uint32Array(0);
   private nodeNameLen: Uint16Array = new Uint16Array(0);
@@ -308,10 +258,7 @@ export class ZoneStore implements RecordSink {
 
   // --- Moving between threads.
 
-  /**
-   * The store as plain data for `postMessage(data, buffers)`. Once the
-   * buffers are transferred this store is unusable (they are detached).
-   */
+  /** The store as plain data for `postMessage(data, buffers)`; unusable once they are transferred. */
   toTransfer(): { readonly data: StoreTransfer; readonly buffers: ArrayBuffer[] } {
     const data: StoreTransfer = {
       recCount: this.recCount,
@@ -403,15 +350,11 @@ export class ZoneStore implements RecordSink {
   }
 
   /**
-   * Pack a small store (at most COMPACT_RECORDS records, one arena block of
-   * each kind) into one ArrayBuffer: every column becomes a view of it
-   * trimmed to its rows, the arenas to their octets, the name table to the
-   * smallest size at most half full. Issue 30: a zone of 6 records held 24
-   * columns of 32 rows and two 4 KB arenas, 26 ArrayBuffers and ~12 KB, for
-   * ~0.7 KB of data; thousands of such zones spent most of the server's
-   * memory there. Rows added later grow the columns as before (a grown
-   * column leaves the packed buffer). Larger stores, and stores whose
-   * columns are already shared between threads, are left as they are.
+   * Pack a small store (one arena block of each kind) into one ArrayBuffer:
+   * columns trimmed to their rows, the name table to the smallest size at
+   * most half full, so thousands of small zones cost what their records
+   * cost. A column grown later leaves the packed buffer. Stores with shared
+   * columns are left as they are.
    */
   compact(): void {
     const rc = this.recCount;
@@ -685,20 +628,15 @@ export class ZoneStore implements RecordSink {
     }
   }
 
-  /**
-   * Whether every name is in the canonical spelling (as the parser writes
-   * them): then `findKey` finds any name by its lookup key.
-   */
+  /** Every name is in the canonical spelling (as the parser writes them): `findKey` works. */
   get canonicalNames(): boolean {
     return !this.nonCanonical;
   }
 
   /**
-   * The row of the name whose lookup key (wire form, ASCII lowercased, as
-   * `wire/name.ts` makes it from a query) is `key`, or -1. The name table is
-   * searched with the hash of the key's canonical spelling, computed from the
-   * key and compared octet by octet, so no string is made and no second index
-   * is needed. Only for a store whose `canonicalNames` holds.
+   * The row of the name whose lookup key is `key`, or -1: the table is
+   * searched with the hash of the key's canonical spelling, compared octet by
+   * octet (no string made, no second index). Only when `canonicalNames`.
    */
   findKey(key: string): number {
     const klen = key.length;
@@ -785,11 +723,7 @@ export class ZoneStore implements RecordSink {
     return n;
   }
 
-  /**
-   * The parent of name row n (its name without the first label), created
-   * when new (with no RRsets); -1 for the root. Canonical names write a dot inside a label as
-   * `\046`, so the first `.` ends the first label.
-   */
+  /** The parent of name row n, created when new; -1 for the root (a dot inside a label is `\046`). */
   parentOf(n: number): number {
     const len = this.nodeNameLen[n]!;
     const b = this.nameBlockOf(n);
@@ -1059,11 +993,8 @@ export class ZoneStore implements RecordSink {
 
   /** Record r joins RRset s with a TTL `ttl` that differs from the set's. */
   private mergeTtl(s: number, r: number, type: number, ttl: number, owner: string): void {
-    // RRSIGs at one owner cover different types: each covered type is its own
-    // RRset for TTL purposes (RFC 4034 section 3: "the RRSIG RR's TTL is equal
-    // to the TTL of the RRset"), so differing TTLs among them are no fault.
-    // Otherwise RFC 2181 section 5.2: "the TTLs of all RRs in an RRSet must be
-    // the same"; a client treats differing TTLs as the smallest; so does this server.
+    // RRSIGs covering different types may differ in TTL (RFC 4034 section 3);
+    // otherwise an RRset has one TTL, the smallest (RFC 2181 section 5.2).
     if (type !== TYPE_RRSIG && !(this.setFlags[s]! & SET_MIXED_REPORTED)) {
       this.setFlags[s] = this.setFlags[s]! | SET_MIXED_REPORTED;
       this.pending.push({
@@ -1080,11 +1011,7 @@ export class ZoneStore implements RecordSink {
     if (ttl < this.setTtl[s]!) this.setTtl[s] = ttl;
   }
 
-  /**
-   * Diagnostics raised while records arrived (duplicates, mixed TTLs), except
-   * those of out-of-zone records, merged in record order with `more` (which
-   * must be in record order too).
-   */
+  /** Diagnostics raised while records arrived (out-of-zone ones left out), merged in record order with `more`. */
   takePending(more: PendingDiagnostic[]): ZoneDiagnostic[] {
     const kept = this.pending.filter((p) => !(this.recFlags[p.rec]! & REC_OUT_OF_ZONE));
     const out: ZoneDiagnostic[] = [];
