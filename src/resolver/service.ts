@@ -35,12 +35,9 @@ import {
 import { endpointText, type ControlEndpoint } from '../authority/control-endpoint.ts';
 import { VERSION } from '../kit/version.ts';
 import { listenErrorCode } from '../authority/listen-error.ts';
-import { fileURLToPath } from 'node:url';
 import { startWorkers } from './workers.ts';
 import {
-  WORKER_MAIN,
   WORKER_MESSAGE,
-  WORKER_SPEC_ENV,
   type WorkerFailure,
   type WorkerMessage,
   type WorkerSpec,
@@ -473,8 +470,7 @@ async function startResolverWorkers(
   };
   const start = workersStart(o, n);
   const workers = await startWorkers({
-    ...{ exec: fileURLToPath(WORKER_MAIN), args: [], workers: n },
-    env: { [WORKER_SPEC_ENV]: JSON.stringify(spec) },
+    ...{ spec, workers: n },
     ...{ metrics: o.metrics, control: o.control, err: start.err, onMessage: start.onMessage },
     reloadConfig: o.reloadConfig,
     log: (level, msg, fields) => o.log({ time: now(), level, msg, ...fields }),

@@ -7,6 +7,7 @@
  * in use) stops the whole resolver.
  */
 import cluster, { type Worker } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
 import {
   ControlSocketError,
   serveControlSocket,
@@ -17,16 +18,14 @@ import { metricsExposure, type MetricsEndpoint } from '../kit/metrics/http.ts';
 import { runPrimaryCommand } from './control.ts';
 import { startPrimaryMetrics } from './workers-metrics.ts';
 import type { LoadedConfig } from './service.ts';
+import { WORKER_MAIN, WORKER_SPEC_ENV, type WorkerSpec } from './worker-spec.ts';
 
 /** The exit code of a worker that could not start. */
 const WORKER_FAILED = 1;
 
 export interface WorkersOptions {
-  /** The program the workers run (node:cluster's exec) and its arguments. */
-  readonly exec: string;
-  readonly args: readonly string[];
-  /** Added to the workers' environment (how a worker knows it is one). */
-  readonly env: Readonly<Record<string, string>>;
+  /** The service each worker starts (`worker-main.ts`). */
+  readonly spec: WorkerSpec;
   readonly workers: number;
   readonly metrics?: { host: string; port: number } | undefined;
   readonly control?: ControlEndpoint | undefined;
@@ -57,12 +56,12 @@ export interface RunningWorkers {
 }
 
 /**
- * Fork the workers (node:cluster, `exec` with `args`), serve the summed
+ * Fork the workers (node:cluster, each running `worker-main.ts`), serve the summed
  * `/metrics` and the control channel from this process; a worker that dies
  * is started again, one that cannot start (exit code 1) ends them all.
  */
 export async function startWorkers(o: WorkersOptions): Promise<RunningWorkers> {
-  cluster.setupPrimary({ exec: o.exec, args: [...o.args] });
+  cluster.setupPrimary({ exec: fileURLToPath(WORKER_MAIN), args: [] });
   let end = (_why: 'stopped' | 'failed') => {};
   const ended = new Promise<'stopped' | 'failed'>((r) => (end = r));
   const pool = workerPool(o, () => end('failed'));
@@ -93,7 +92,7 @@ function workerPool(o: WorkersOptions, onFailure: () => void) {
   let failed = false;
   const alive = new Set<Worker>();
   const start = () => {
-    const w = cluster.fork(o.env);
+    const w = cluster.fork({ [WORKER_SPEC_ENV]: JSON.stringify(o.spec) });
     alive.add(w);
     if (o.onMessage) w.on('message', (m: unknown) => o.onMessage?.(w, m));
     w.once('exit', (code, signal) => {
