@@ -1,10 +1,7 @@
 /**
  * Authoritative lookup: RFC 1034 section 4.3.2 over an immutable Zone, with
- * wildcards (RFC 4592), DNAME (RFC 6672) and empty non-terminals (RFC 8020).
- * Pure: it classifies; `answer.ts` turns the classification into sections.
- *
- * Names are handled as lookup keys (lowercased wire form, see
- * `../../dns/core/wire/name.ts`), so the server can look up straight from query octets.
+ * wildcards (RFC 4592), DNAME (RFC 6672) and empty non-terminals (RFC 8020),
+ * by lookup key (`dns/core/wire/name.ts`). It classifies; `answer.ts` builds sections.
  */
 import type { RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { indexDnssec, type DnssecIndex } from '../../dns/core/zone/dnssec.ts';
@@ -42,11 +39,9 @@ export interface IndexedZone {
 }
 
 /**
- * A zone prepared for lookups. A stored zone (`StoreZone`) is searched
- * through its store's name table (`key-index.ts`: nothing to build), or key
- * columns for a store with names in another spelling (pass `columns` built
- * elsewhere, e.g. by the thread that loaded it, and its `dnssec` chain
- * likewise); any other zone through a Map.
+ * A zone prepared for lookups: a stored zone through its store's name table
+ * or key columns (`key-index.ts`; `columns` and `dnssec` may come from the
+ * loading thread), any other zone through a Map.
  */
 export function indexZone(
   zone: Zone,
@@ -114,23 +109,13 @@ export interface ZoneLookupOptions {
   readonly maxChain: number;
   /** ANY (RFC 8482): one RRset ('minimal') or every RRset ('full', e.g. over TCP). */
   readonly any: 'minimal' | 'full';
-  /**
-   * The served zone for a name (most specific), to follow a chain into other
-   * zones this server is authoritative for. RFC 1034 section 4.3.2 step 3a:
-   * "change QNAME to the canonical name in the CNAME RR, and go back to step
-   * 1", and step 1 searches all available zones. Without it the chain stops
-   * at the zone's edge.
-   */
+  /** The served zone for a name, so a chain continues into other zones (RFC 1034 section 4.3.2 steps 1, 3a). */
   readonly zoneFor?: (key: string, qtype: number) => IndexedZone | undefined;
 }
 
 export const DEFAULT_ZONE_LOOKUP_OPTIONS: ZoneLookupOptions = { maxChain: 8, any: 'minimal' };
 
-/**
- * RFC 8482 section 4.1: "A DNS responder that receives an ANY query MAY decide
- * to return a single RRset". We return the RRset with the lowest type code
- * (deterministic), RRSIG excluded.
- */
+/** RFC 8482 section 4.1: ANY gets one RRset, the lowest type code (RRSIG excluded). */
 function anyRRsets(node: ZoneNode, mode: 'minimal' | 'full'): RRset[] {
   const sets = [...node.rrsets.values()].filter((s) => s.type !== TYPE_RRSIG);
   sets.sort((a, b) => a.type - b.type);
@@ -176,15 +161,8 @@ function done(c: Chain, kind: ZoneLookupKind, wildcard = false): ZoneLookupResul
 }
 
 /**
- * RFC 1034 section 4.3.2 step 3 for a key inside `z` (the caller chose the
- * most specific zone).
- *
- * @see RFC 1034 section 4.3.2: "If the data at the node is a CNAME, and QTYPE
- * doesn't match CNAME, copy the CNAME RR into the answer section of the
- * response, change QNAME to the canonical name in the CNAME RR, and go back
- * to step 1."
- * @see RFC 4592 section 3.3.1: the source of synthesis is `*.<closest encloser>`.
- * @see RFC 6672 section 3.2: DNAME substitution with a synthesized CNAME.
+ * RFC 1034 section 4.3.2 step 3 for a key inside `z` (the most specific
+ * zone): CNAME chains, wildcards (RFC 4592 section 3.3.1), DNAME (RFC 6672 section 3.2).
  */
 export function lookupInZone(
   start: IndexedZone,
@@ -225,11 +203,7 @@ export function lookupInZone(
   }
 }
 
-/**
- * The zone for the chain's name: after a redirection, the served zone for it
- * (`options.zoneFor`), else the zone searched so far if the name is inside
- * it. False when the name is in no zone (the chain ends there).
- */
+/** Enter the zone for the chain's name (after a redirection, `options.zoneFor`); false when in none. */
 function enterZone(c: Chain, step: number): boolean {
   if (step > 0 && c.options.zoneFor) {
     const next = c.options.zoneFor(c.key, c.qtype);
@@ -241,9 +215,8 @@ function enterZone(c: Chain, step: number): boolean {
 }
 
 /**
- * Walk down from the apex to the name: a zone cut on the way is a referral,
- * a DNAME above the name redirects; otherwise sets `exact` (the name's node)
- * and `closest` (its closest encloser) and returns undefined.
+ * Walk down from the apex: a cut on the way is a referral, a DNAME above the
+ * name redirects; otherwise set `exact` and `closest`.
  */
 function walkDown(c: Chain): Step | undefined {
   const z = c.zone;
@@ -270,11 +243,7 @@ function walkDown(c: Chain): Step | undefined {
   return undefined;
 }
 
-/**
- * RFC 1034 4.3.2 step 3b: a cut on the way down is a referral, except that
- * DS at the cut belongs to the parent (RFC 4035 section 3.1.4.1). NSEC at a
- * cut is parent-side data too (RFC 4035 section 2.3), as BIND answers it.
- */
+/** A cut is a referral, but DS and NSEC there are parent-side data (RFC 4035 sections 2.3, 3.1.4.1). */
 function isCut(node: ZoneNode, isName: boolean, qtype: number): boolean {
   return (
     node.isDelegation &&
@@ -313,10 +282,7 @@ function followDname(c: Chain, node: ZoneNode, ownerKey: string): Step | undefin
   return FOLLOW;
 }
 
-/**
- * At the name's node (or the wildcard that stands for it): follow a CNAME,
- * or answer the type (ANY: RFC 8482), or NODATA.
- */
+/** At the name's node (or its wildcard): follow a CNAME, answer the type, or NODATA. */
 function atName(c: Chain, node: ZoneNode, wildcard: boolean): Step {
   const { qtype, key, answer, zone } = c;
   const cname = node.rrsets.get(TYPE_CNAME);
@@ -360,11 +326,7 @@ export function makeZoneSet(zones: readonly IndexedZone[]): ZoneSet {
   return { byOrigin };
 }
 
-/**
- * The zone that answers `key`/`qtype`: the most specific one, except that DS
- * at the apex of a served zone is answered from its parent zone when that is
- * served too (RFC 4035 section 3.1.4.1: DS lives on the parent side of a cut).
- */
+/** The zone that answers `key`/`qtype`: the most specific, but its parent for DS at an apex (RFC 4035 section 3.1.4.1). */
 export function findZoneFor(set: ZoneSet, key: string, qtype: number): IndexedZone | undefined {
   const z = findZone(set, key);
   if (qtype === TYPE_DS && z !== undefined && z.originKey === key && key.length > 1) {
