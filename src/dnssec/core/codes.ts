@@ -1,11 +1,8 @@
 /**
- * Stable codes of DNSSEC key files and signing (here in the core because
- * they flow into `ZoneDiagnostic.code`) (`KeyError.code`,
- * `lexroute zone sign`, the inline signing of `lexroute serve --keys`). The checks of a signed zone (ZONE_RRSIG_*) are
- * zone codes (core/zone/codes.ts).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of DNSSEC key files and signing (`KeyError.code`, `zone
+ * sign`, `serve --keys`), in the core because they flow into
+ * `ZoneDiagnostic.code`. The checks of a signed zone (ZONE_RRSIG_*) are
+ * zone codes (dns/core/zone/codes.ts).
  */
 export const DNSSEC_KEY_CODES = {
   KEY_NONE: 'no K<zone>+*.private key files for the zone in the keys folder',

@@ -1,13 +1,8 @@
 /**
- * Stable codes of routing tables (routes.yaml): reading the table
- * (routes/table.ts), checking it (core/routes/validate.ts), turning it into
- * NAPTR rules (core/routes/build.ts), the prefix syntax (prefix.ts), the
- * explanation of a zone's rules (explain.ts) and the local chain check
- * (routes/chain.ts). A YAML syntax error is reported as TABLE_YAML_ + the
- * code of the yaml package (e.g. TABLE_YAML_BAD_INDENT).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of routing tables: reading (table.ts), checking
+ * (core/validate.ts), building NAPTR rules (core/build.ts), prefixes,
+ * `zone explain` and `chain check`. A YAML syntax error is TABLE_YAML_ + the
+ * yaml package's code (e.g. TABLE_YAML_BAD_INDENT).
  */
 export const ROUTE_CODES = {
   // Shape of the YAML document.

@@ -16,17 +16,10 @@ export function matchesUrn(set: MatchSet, urn: string): boolean {
 }
 
 /**
- * - TABLE_ROUTE_DUPLICATE: two routes with the same prefix;
- * - TABLE_ROUTE_SHADOWED: a route after one that takes every URN it takes (it
- *   gets a higher ORDER, so no client ever reaches it): list the more
- *   specific prefix first;
- * - TABLE_EXAMPLE_ELSEWHERE: a route's example is not taken by that route;
- * - TABLE_ROUTE_LOOP: a delegation to the table's own zone and owner;
- * - TABLE_CUT_NO_NS (warning): a delegation to a zone below the table's
- *   without `ns` (no zone cut is written: a secondary holding only this zone
- *   answers NXDOMAIN for the next key); TABLE_CUT_OUTSIDE: `ns` on a
- *   delegation to a zone that is not below the table's (that cut is written
- *   by the zone's own parent).
+ * TABLE_ROUTE_DUPLICATE, TABLE_ROUTE_SHADOWED (list the more specific prefix
+ * first), TABLE_EXAMPLE_ELSEWHERE, TABLE_ROUTE_LOOP, TABLE_CUT_NO_NS
+ * (warning: without `ns` no zone cut is written) and TABLE_CUT_OUTSIDE (that
+ * cut is the zone's own parent's to write).
  */
 export function validateRoutes(
   table: RoutingTable,

@@ -2,9 +2,6 @@
  * Stable codes of zone transfers in (secondary mode): what makes a transfer
  * from a primary fail. A transfer that fails with any of these keeps the
  * zone version served before it.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
  */
 export const XFR_IN_CODES = {
   XFR_BAD_MESSAGE: 'a transfer message that is not a valid DNS message (header, names, RDLENGTH)',

@@ -2,9 +2,6 @@
  * Stable codes of the client's own DNSSEC validation (`resolve --validate`,
  * `validate: { trustAnchors }`): the reason of a `bogus` verdict (BOGUS_*)
  * and the proof kind of an `insecure` one (INSECURE_*).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
  */
 export const VALIDATION_CODES = {
   BOGUS_EXPIRED:
