@@ -1,14 +1,8 @@
 /**
- * The query engine: one parsed query in, one answer out (or nothing), with
- * what response-rate limiting and logging need to know about it as a value
- * (`Answer`). Called by the query pipeline (`pipeline.ts`) for every
- * transport. A name's response bodies are encoded on its
- * first query and kept, keyed by name and type; a query on the hot path then
- * costs one parse, one Map lookup, and one copy into the response buffer.
- *
- * The zone set and its name index are replaced in one assignment on reload
- * (atomic: a query sees the old or the new zones, never a mix); a reloaded
- * zone arrives indexed by the thread that loaded it (`zonefile/worker.ts`).
+ * The query engine: one parsed query in, one answer out, with what RRL and
+ * logging need as a value (`Answer`). A name's response bodies are encoded on
+ * its first query and kept by name and type. The zone set is replaced in one
+ * assignment on reload: a query sees the old or the new zones, never a mix.
  */
 import type { Zone, ZoneNode } from '../dns/core/zone/model.ts';
 import {
@@ -127,18 +121,10 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   cachePerName: 16,
 };
 
-/**
- * The bodies of one name. Most names own one type: its body is held inline,
- * and a Map is made only for a second type (a Map per name costs more than
- * a typical answer).
- */
+/** The bodies of one name: one type inline, a Map only for a second type. */
 interface NameEntry {
   readonly zone: IndexedZone;
-  /**
-   * The zone's query counter, kept here from the name's first query on: a
-   * query of a known name then reads nothing of its zone (at thousands of
-   * zones, each per-zone object read is a cache miss, issue 30).
-   */
+  /** The zone's query counter, kept from the name's first query on (no read of the zone after). */
   counter: ZoneCounter | undefined;
   readonly node: ZoneNode;
   type: number;
@@ -147,10 +133,7 @@ interface NameEntry {
   extra: number;
 }
 
-/**
- * What the engine keeps per served zone, made on the zone's first query
- * that needs it (a reload keeps the slots of the zones it did not change).
- */
+/** What the engine keeps per served zone, made on first need (a reload keeps unchanged zones' slots). */
 interface ZoneSlot {
   /** Negative bodies that depend only on the question's length: (qlen*4 + soa*2 + nx) -> body. */
   readonly negatives: Map<number, EncodedBody>;
@@ -197,18 +180,11 @@ interface Compiled {
   readonly aheadZones: readonly IndexedZone[];
   /** Each zone of `aheadZones` -> its index there (a name's first query: no scan of the list). */
   readonly aheadAt: ReadonlyMap<IndexedZone, number>;
-  /**
-   * The names answered from bodies encoded ahead: lookup key -> the name's
-   * index in its zone's `answers.rows` times AHEAD_ZONES plus the zone's index
-   * in `aheadZones` (a small integer: no object per name).
-   */
+  /** Names answered from bodies encoded ahead: key -> row index * AHEAD_ZONES + zone index. */
   readonly ahead: Map<string, number>;
 }
 
-/**
- * `others` (sorted) is `origins` (sorted) without `own`: the zones the load
- * worker assumed served beside this one are the ones served now.
- */
+/** `others` (sorted) is `origins` (sorted) without `own`: the zones the worker assumed are served now. */
 function sameOthers(origins: readonly string[], own: string, others: readonly string[]): boolean {
   if (others.length !== origins.length - 1) return false;
   let j = 0;
@@ -220,10 +196,8 @@ function sameOthers(origins: readonly string[], own: string, others: readonly st
 }
 
 /**
- * Carry over from the set replaced the answers of the zones served unchanged
- * (the same nodes and the same bodies encoded ahead) whose names the same
- * zone still answers: reloading one zone of thousands re-encodes only its
- * own answers. A zone's answers depend on that zone alone (`lookupInZone`).
+ * Carry over the answers of zones served unchanged, so reloading one zone of
+ * thousands re-encodes only its own (a zone's answers depend on it alone).
  */
 function keepUnchanged(
   old: Compiled,
@@ -262,11 +236,9 @@ export interface EngineCounters {
 }
 
 /**
- * The engine's answer to one query, and the facts response-rate limiting
- * (`rrl.ts`) and logging need about it: the body (its rcode, AA and counts
- * tell answer, NODATA, NXDOMAIN, referral or error), the question's lookup
- * key and type, the zone that answered, whether a wildcard was used, where
- * the question ends, and whether the answer was truncated to fit (TC=1).
+ * The engine's answer to one query and the facts RRL and logging need: the
+ * body, the question's key and type, the zone, wildcard use, where the
+ * question ends, and truncation.
  */
 export interface Answer {
   readonly bytes: Buffer;
@@ -315,11 +287,7 @@ function emptyBody(rcode: number): EncodedBody {
 
 const NODATA_AA_BODY: EncodedBody = { ...emptyBody(0), aa: true };
 
-/**
- * The empty answer of each failure, its rcode from `RCODE_OF` (rcodes.ts,
- * the server's one failure-to-rcode table); failures with the same rcode
- * share one body.
- */
+/** The empty answer of each failure, its rcode from `RCODE_OF`; equal rcodes share one body. */
 function failureBodies(): Readonly<Record<DnsFailureCode, EncodedBody>> {
   const byRcode = new Map<number, EncodedBody>();
   const out: Partial<Record<DnsFailureCode, EncodedBody>> = {};
@@ -395,10 +363,8 @@ export class Engine {
   }
 
   /**
-   * Replace every served zone at once (one assignment: a query sees the old
-   * or the new set). A zone given as an `IndexedZone` (prepared by the thread
-   * that loaded it: key columns and DNSSEC chain) costs nothing here; a plain
-   * `Zone` is indexed first, on this thread.
+   * Replace every served zone at once. An `IndexedZone` (prepared by the
+   * thread that loaded it) costs nothing here; a plain `Zone` is indexed first.
    */
   setZones(zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[] = []): void {
     this.state = this.compile(zones, unavailable);
@@ -459,10 +425,7 @@ export class Engine {
     return (s as Latin1Buffer).latin1Slice(0, n);
   }
 
-  /**
-   * The entry of a name without one yet, made if zone `z` (the most specific
-   * zone for it: only that zone answers for a name) owns it; else undefined.
-   */
+  /** The entry of a name without one yet, if zone `z` (the only one that answers for it) owns it. */
   private entryFor(state: Compiled, key: string, z: IndexedZone): NameEntry | undefined {
     const node = z.nodes.get(key);
     if (node === undefined) return undefined;
@@ -489,12 +452,9 @@ export class Engine {
   }
 
   /**
-   * A body the load worker encoded ahead, for a name that has no entry here,
-   * read in place (`PackedBody`): no entry, view or body is made for the
-   * name (only a number in `ahead`), so after a swap the hot names' first
-   * queries leave next to nothing on the heap, and the answers of the
-   * version replaced are a few typed arrays. Undefined when the name has no
-   * such body for this type (the engine then makes its entry).
+   * A body encoded ahead, read in place (`PackedBody`) with no entry made for
+   * the name, so a swap's first queries leave next to nothing on the heap.
+   * Undefined when the name has no such body for this type.
    */
   private aheadBody(
     a: Making,
@@ -534,23 +494,15 @@ export class Engine {
     return this.ahead;
   }
 
-  /**
-   * The names being asked (those with answers kept, and those answered from
-   * bodies encoded ahead), with their slots, for the next load to encode
-   * ahead; bounded to HOT_LIMIT names.
-   */
+  /** The names being asked, with their slots, for the next load to encode ahead (at most HOT_LIMIT). */
   hotNames(): HotNames {
     return hotNames(this.hotEntries(), this.servedKeys(), this.options.maxChain);
   }
 
   /**
-   * The same, built `slice` names per turn of the event loop: listing
-   * 10,000 names at once took the answering thread 5-10 ms, the stall of a
-   * reload's start (and of a SIGHUP with an unchanged file). With `origin`
-   * (the zone being reloaded), only the names at or below it are listed:
-   * the load worker encodes ahead only its own zone's names, so reloading
-   * one zone of thousands lists (and waits turns for) that zone's names
-   * alone, not the hot names of every zone (issue 30).
+   * The same, built `slice` names per event-loop turn, so listing does not
+   * stall the answering thread; with `origin`, only the names at or below it
+   * (the worker encodes ahead only the zone it reloads).
    */
   async hotNamesInSlices(slice = HOT_SLICE, origin?: string): Promise<HotNames> {
     const b = new HotNamesBuilder();
@@ -672,11 +624,7 @@ export class Engine {
     return false;
   }
 
-  /**
-   * Answer one message: parse it, then `answer`. `msg` holds exactly the
-   * query octets. Undefined when the message must be dropped. (The query
-   * pipeline parses once and calls `answer`; this is for tests and benches.)
-   */
+  /** Parse and answer one message (tests and benches; the pipeline parses once and calls `answer`). */
   query(msg: Buffer, transport: Transport, client = ''): Answer | undefined {
     const q = this.q;
     return this.answer(msg, q, parseQuery(msg, msg.length, q), transport, client);
@@ -687,11 +635,7 @@ export class Engine {
     return this.query(msg, transport, client)?.bytes;
   }
 
-  /**
-   * Answer one parsed message (`q` and `status` from `parseQuery` over
-   * `msg`): the response and what RRL and logging need to know about it,
-   * or undefined when the message must be dropped.
-   */
+  /** Answer one parsed message; undefined when it must be dropped. */
   answer(
     msg: Buffer,
     q: ParsedQuery,
@@ -739,8 +683,7 @@ export class Engine {
       return FAILURE.QUERY_OPCODE_NOT_IMPLEMENTED;
     }
     if (q.edns && q.ednsVersion > 0) {
-      // RFC 6891 section 6.1.3: "If a responder does not implement the VERSION level
-      // of the request, then it MUST respond with RCODE=BADVERS."
+      // RFC 6891 section 6.1.3: an unimplemented VERSION gets BADVERS.
       this.tally.badvers++;
       return FAILURE.QUERY_EDNS_VERSION;
     }
@@ -768,11 +711,7 @@ export class Engine {
     return this.bodyFor(a, this.questionKey(msg, q.qnameEnd), q.qtype, transport, q.dnssecOk);
   }
 
-  /**
-   * CH TXT for version.bind, version.server, id.server and hostname.bind when
-   * configured (other types: NOERROR without an answer); anything else in
-   * class CH is REFUSED, as for names outside the zones.
-   */
+  /** CH TXT version/id answers when configured; anything else in class CH is REFUSED. */
   private chaosAnswer(msg: Buffer, q: ParsedQuery): EncodedBody {
     const body = this.chaos.get(this.questionKey(msg, q.qnameEnd));
     if (body === undefined) return FAILURE.QUERY_CLASS_REFUSED;
@@ -780,11 +719,9 @@ export class Engine {
   }
 
   /**
-   * The EDNS options of the response: NSID when asked and configured (RFC
-   * 5001 section 2.2), and the client cookie with a server cookie (RFC 7873
-   * section 5.2; RFC 9018: a valid server cookie younger than half an hour is
-   * returned as it came, anything else gets a fresh one, and the query is
-   * answered normally either way, as BIND and NSD do by default).
+   * The response's EDNS options: NSID (RFC 5001) and cookies (RFC 7873, RFC
+   * 9018: a valid server cookie younger than half an hour is returned as it
+   * came, anything else gets a fresh one; the query is answered either way).
    */
   private ednsOptions(msg: Buffer, q: ParsedQuery, client: string): Uint8Array | undefined {
     const nsid = q.nsid ? this.options.nsid : undefined;
@@ -844,9 +781,8 @@ export class Engine {
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
     a.tc = f.tc;
     if (f.tc) {
-      // As BIND: a truncated EDNS response carries no records (the client retries
-      // over TCP), so no RRset goes out without the RRSIGs a DO query needs
-      // (RFC 4035 section 3.1.1: "the name server MUST set the TC bit").
+      // As BIND: a truncated EDNS response carries no records, so no RRset goes
+      // out without its RRSIGs (RFC 4035 section 3.1.1).
       if (q.edns) {
         f.length = 0;
         f.ancount = 0;
