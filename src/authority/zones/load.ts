@@ -388,8 +388,8 @@ async function readInto(
 ): Promise<string | undefined> {
   // A small file fits one read (and one octet more, to see that it did not grow).
   const buf = Buffer.allocUnsafe(Math.min(BLOCK, size + 1));
-  const decoder = new StringDecoder('utf8');
-  let pendingUtf8 = false;
+  // Made at the first block that is not ASCII (most zone files have none).
+  let decoder: StringDecoder | undefined;
   let total = 0;
   for (;;) {
     if (options.signal?.aborted) return 'ZONE_LOAD_ABORTED';
@@ -399,10 +399,10 @@ async function readInto(
     if (total > limit) return 'ZONE_FILE_TOO_LARGE';
     const block = buf.subarray(0, n);
     options.onBlock?.(block);
-    if (!pendingUtf8 && isAscii(block)) session.push(block.toString('latin1'));
+    if (decoder === undefined && isAscii(block)) session.push(block.toString('latin1'));
     else {
       // A multi-byte character cut by the block end stays in the decoder.
-      pendingUtf8 = true;
+      decoder ??= new StringDecoder('utf8');
       session.push(decoder.write(block));
     }
     options.onProgress?.(total, size);
@@ -410,7 +410,7 @@ async function readInto(
     // A small file read short of its buffer is at its end (a regular file reads short only there).
     if (n < buf.length && size < BLOCK) break;
   }
-  session.push(decoder.end());
+  if (decoder) session.push(decoder.end());
   return undefined;
 }
 
