@@ -1,16 +1,10 @@
 /**
- * Zone reload for the server: which files changed, loading them (through
- * the loader: the one zone path, `zones/servable.ts`, in the zone-load
- * worker, so reading, parsing, building, checking and signing happen off the
- * thread that answers), keeping the previous version of a zone the path
- * refuses (`zone_rejected`), warnings on the SOA serial, and the
- * swap of the new zone set, one assignment: the loader hands zones over
- * already indexed, so the answering thread only assigns.
- *
- * A file is unchanged when its size and mtime are (no read at all), or when
- * the loader recognises its content hash (read off the query path, not
- * parsed). Per-zone state (`Loaded`: zone, serial, hash) is what IXFR
- * (differences between versions) and multi-worker serving can build on.
+ * Zone reload for the server: which files changed, loading them through the
+ * one zone path in the zone-load worker (off the answering thread), keeping
+ * the version served of a zone the path refuses (`zone_rejected`), and the
+ * swap of the new zone set in one assignment (zones arrive indexed). A file
+ * is unchanged when its size and mtime are, or when the loader recognises
+ * its content hash.
  */
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
@@ -65,13 +59,10 @@ export interface ZoneLoadResult {
 }
 
 /**
- * Loads one zone file (the zone path's `zoneFromSource`, in the zone-load
- * worker: `zones/loader.ts`); `origin` is the one given explicitly for the file, else the file name
- * or content names it; `previousHash` is the content hash of the version
- * served (a loader may then answer `unchanged`); `previousSerial` is the
- * served version's SOA serial (inline signing raises the serial past it);
- * `signedBefore` is the signed version served (inline signing keeps the
- * signatures of the RRsets it has unchanged).
+ * Loads one zone file in the zone-load worker (`zones/loader.ts`). `origin`:
+ * the one given for the file; `previousHash`: the served version's (the
+ * loader may answer `unchanged`); `previousSerial` and `signedBefore`: what
+ * inline signing raises the serial past and keeps the signatures of.
  */
 export type ZoneFileLoader = (
   file: string,
@@ -225,10 +216,8 @@ function logDiagnostics(log: Logger, file: string, diagnostics: readonly ZoneDia
 }
 
 /**
- * A load the zone path refused (`servable.ts`: what `zone check` reports as
- * an error, or any finding with `strict`): one `zone_rejected` line with the
- * count and the first refusing finding's code, line and message, as `zone
- * check` prints it. True when refused (the version served stays).
+ * A load the zone path refused: one `zone_rejected` line with the count and
+ * the first refusing finding as `zone check` prints it. True when refused.
  */
 function rejected(
   log: Logger,
@@ -285,21 +274,14 @@ export interface ReloaderOptions {
   readonly specs: readonly ZoneSourceSpec[];
   readonly cwd: string;
   readonly loader: ZoneFileLoader;
-  /**
-   * Where each new zone set goes (the engine, and the other answering
-   * threads), with the origin keys of configured zones not served
-   * (SERVFAIL: a secondary zone expired or not transferred yet).
-   */
+  /** Where each new zone set goes, with the origin keys of configured zones not served (SERVFAIL). */
   readonly engine: {
     setZones(
       zones: readonly (Zone | IndexedZone)[],
       unavailable: readonly string[],
     ): void | Promise<void>;
   };
-  /**
-   * Secondary zones (`server/secondary.ts`): the file each transferred zone
-   * is kept in (loaded like any zone file; absent until the first transfer).
-   */
+  /** Secondary zones: the file each transferred zone is kept in (absent until the first transfer). */
   readonly secondaryFiles?: readonly { readonly file: string; readonly origin: string }[];
   readonly log: Logger;
   /** Ask for another reload shortly (a file was still being written). */
@@ -342,12 +324,9 @@ export class ZoneReloader {
   }
 
   /**
-   * Re-read the sources; reloads are serial (a second request waits for the
-   * first, then runs). Each file is looked at (stat) and loaded only when
-   * its size or modification time changed. With `only` (an origin, as `ctl
-   * reload ZONE`), only the file that zone was loaded from is looked at: every
-   * other zone is kept as served, whatever its file (issue 30: one zone of
-   * thousands costs one zone). A zone not served yet takes the full reload.
+   * Re-read the sources, one reload at a time; a file is loaded only when its
+   * size or mtime changed. With `only` (`ctl reload ZONE`) only that zone's
+   * file is looked at (a zone not served yet takes the full reload).
    */
   reload(
     watching = false,
@@ -363,11 +342,7 @@ export class ZoneReloader {
     return run;
   }
 
-  /**
-   * A secondary zone transferred into `tmp`: loaded as the zone of `file`
-   * (through the same reload and swap), renamed over `file` when it loads,
-   * removed when it does not (the version served stays). True when loaded.
-   */
+  /** A secondary zone transferred into `tmp`: loaded as `file`'s zone, renamed over it when it loads, else removed. */
   async install(file: string, tmp: string): Promise<boolean> {
     await this.reload(false, new Map([[file, tmp]]));
     const o = this.outcomes.get(file);
@@ -383,10 +358,9 @@ export class ZoneReloader {
   }
 
   /**
-   * `ctl zone add`: serve the zone of `spec` from now on (a file; its origin
-   * from the spec, the file name or its content), or, with `origin` alone,
-   * serve again a zone taken out by `removeZone` or whose file appeared in a
-   * configured folder. The outcome of its file and the origin served from it.
+   * `ctl zone add`: serve the zone of `spec` from now on, or, with `origin`
+   * alone, a zone taken out by `removeZone` or whose file appeared in a
+   * configured folder.
    */
   async addZone(
     spec: ZoneSourceSpec | { readonly origin: string },
@@ -507,10 +481,9 @@ export class ZoneReloader {
   }
 
   /**
-   * A secondary zone changed by difference (IXFR, `zoneFromDifference`):
-   * `to` replaces the version `from` loaded from `file` and is swapped in as
-   * a reload swaps (in turn with reloads). False when the zone of `file` is
-   * no longer `from` (the caller transfers again).
+   * A secondary zone changed by difference (IXFR): `to` replaces `from`
+   * and is swapped in as a reload swaps. False when the zone of `file` is no
+   * longer `from` (the caller transfers again).
    */
   applyDifference(
     file: string,
@@ -694,10 +667,7 @@ export class ZoneReloader {
     }
   }
 
-  /**
-   * Before a load: the file's size and time, or why it is not loaded now
-   * (unreadable, unchanged, or still being written as --watch saw it).
-   */
+  /** Before a load: the file's size and time, or why it is not loaded now. */
   private async lookBefore(
     file: string,
     source: string,
@@ -786,11 +756,7 @@ export class ZoneReloader {
   }
 }
 
-/**
- * Files loaded at once by a reload. The load worker takes them one after the
- * other and replies in groups (`zones/worker.ts`): enough in flight that it
- * always has the next ones while this thread takes in the last group.
- */
+/** Files in flight per reload, so the load worker always has the next ones (`zones/worker.ts`). */
 const LOAD_CONCURRENCY = 256;
 
 /** `work` over `items`, at most `limit` at a time; the results in the items' order. */
