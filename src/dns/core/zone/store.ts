@@ -249,7 +249,8 @@ export class ZoneStore implements RecordSink {
   private setNext: Int32Array = new Int32Array(0);
   private setFlags: Uint8Array = new Uint8Array(0);
 
-  private readonly bigSets = new Map<number, Set<string>>();
+  /** RDATA seen per RRset of BIG_SET records or more, while loading (made on the first such set). */
+  private bigSets: Map<number, Set<string>> | undefined;
   private readonly pending: PendingDiagnostic[] = [];
   private lastOwner: string | undefined;
   private lastNode = -1;
@@ -978,12 +979,13 @@ export class ZoneStore implements RecordSink {
 
   /** `findIn` for an RRset of BIG_SET records or more: a hash set of its RDATA says when to walk. */
   private findInBig(s: number, rdata: Uint8Array, len: number): number {
-    let seen = this.bigSets.get(s);
+    const sets = (this.bigSets ??= new Map());
+    let seen = sets.get(s);
     if (seen === undefined) {
       seen = new Set();
       for (let q = this.setFirst[s]!; q >= 0; q = this.recNext[q]!)
         seen.add(bytesKey(this.rdata(q), this.recLen[q]!));
-      this.bigSets.set(s, seen);
+      sets.set(s, seen);
     }
     const k = bytesKey(rdata, len);
     if (seen.has(k)) return this.findIn(s, rdata, len);
@@ -1023,7 +1025,7 @@ export class ZoneStore implements RecordSink {
       else out.push(more[j++]!.diagnostic);
     }
     this.pending.length = 0;
-    this.bigSets.clear();
+    this.bigSets = undefined;
     return out;
   }
 }
