@@ -1,18 +1,11 @@
 /**
- * `lexroute chain check`: resolve many URNs (or jurisdiction codes) through a
- * delegation chain and report where each one ends.
- *
- * Two ways through the chain, one outcome shape:
- * - `ZoneChain` (--zones DIR): the zones are loaded in process and walked
- *   without sockets: the same zone lookup as the server (`core/zone/lookup`)
- *   and the client's own DDDS step (`dddsStep`), SRV and address lookups
- *   included, so the answer is what `lexroute resolve --no-http` would give
- *   against those zones served.
- * - `ClientChain` (--server, --root): the real client (`LexClient`) over UDP
- *   with `noHttp`.
- * A resolver is named by its URL template (the AUS replaced by `{urn}`) for
- * `U` rules, `S <srv name>` and `A <host>` for `S` and `A` rules, and
- * `P <protocol> <output>` for a hand-off.
+ * `lexroute chain check`: resolve many URNs (or jurisdiction codes) through
+ * a delegation chain and report where each one ends. `ZoneChain` (--zones
+ * DIR) walks zones loaded in process with the server's lookup and the
+ * client's DDDS step, as `resolve --no-http` would against them served;
+ * `ClientChain` (--server, --root) uses the real client over UDP. A resolver
+ * is named by its URL template (`{urn}` for the AUS) for `U` rules, `S
+ * <srv name>`, `A <host>`, or `P <protocol> <output>` for a hand-off.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { DddsLoopGuard, buildAus, dddsStep } from '../ddds/core/index.ts';

@@ -1,23 +1,13 @@
 /**
  * Completeness of the NSEC and NSEC3 chains of a signed zone, for `zone
- * check` (what `dnssec-verify` and `ldns-verify-zone` check besides the
- * signatures): every name that needs a record of the chain has one, each
- * record points to the next in order and the last to the first (the chain
- * is closed), each type bitmap lists exactly the types at its name, and the
- * NSEC3 parameters agree with the apex NSEC3PARAM.
+ * check` (as `dnssec-verify` and `ldns-verify-zone` do besides signatures):
+ * every name that needs a chain record has one, each points to the next in
+ * order and the last to the first, each type bitmap lists exactly the types
+ * at its name, and the NSEC3 parameters agree with the NSEC3PARAM. Pure.
  *
- * @see RFC 4035 section 2.3: "An NSEC record [...] MUST be created for each
- * name in the zone's authoritative data and for each delegation point."
- * @see RFC 4034 section 4.1.1-4.1.2 (Next Domain Name, "the last NSEC
- * record in the canonical order of the zone [...] contain[s] the zone apex",
- * the type bitmap "indicates the RRset types that exist [...] at the NSEC
- * RR's owner name").
- * @see RFC 5155 section 7.1: an NSEC3 for each authoritative name, each
- * delegation point (unless Opt-Out excludes an unsigned one) and each empty
- * non-terminal; "the value of [Hash Algorithm, Iterations, Salt] MUST be
- * the same" in every NSEC3 of the chain and its NSEC3PARAM.
- *
- * Pure: the zone in, diagnostics with the positions of the records out.
+ * @see RFC 4035 section 2.3; RFC 4034 sections 4.1.1-4.1.2; RFC 5155
+ * section 7.1 (one NSEC3 per authoritative name, delegation unless opted
+ * out, and empty non-terminal; the same parameters throughout)
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/core/zone/model.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';

@@ -1,13 +1,8 @@
 /**
- * Transfer responses: records packed into as many DNS messages as needed
- * (RFC 5936 section 2.2), each at most `maxSize` octets, with owner names and
- * the RDATA names of RFC 1035 types compressed within each message (RFC 1035
- * section 4.1.4; RFC 3597 section 4: only those types' RDATA may be
- * compressed, NAPTR's never is).
- *
- * @see RFC 5936 section 2.2.1: "The Question section of the initial AXFR
- * response message [...] MUST be a copy of the query" and, for the later
- * messages, "QDCOUNT MUST be 0 or 1": they carry none here.
+ * Transfer responses: records packed into as many messages as needed (RFC
+ * 5936 section 2.2), each at most `maxSize` octets, owner names and the
+ * RDATA names of RFC 1035 types compressed (RFC 3597 section 4: NAPTR's
+ * never is). The question is in the first message only (section 2.2.1).
  */
 import type { RecordCursor, XfrRecord } from './records.ts';
 import { newXfrRecord } from './records.ts';

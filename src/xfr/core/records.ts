@@ -1,9 +1,8 @@
 /**
- * The records of a zone in transfer order (RFC 5936 section 2.2: the SOA
- * first, then every other record of the zone, glue and occluded data
- * included, then the SOA again). A cursor fills one reused object per step
- * (no object per record): a zone of a million records goes out without a
- * million allocations.
+ * The records of a zone in transfer order (RFC 5936 section 2.2: SOA, every
+ * other record, glue and occluded data included, SOA). A cursor fills one
+ * reused object per step, so a large zone goes out without an object per
+ * record.
  */
 import { zoneDataTtl, type Zone } from '../../dns/core/zone/model.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';

@@ -1,13 +1,9 @@
 /**
- * SOA serial arithmetic (RFC 1982): serials live on a circle of 2^32, and
- * one serial is "greater" than another when it lies less than half the
- * circle ahead of it.
- *
- * @see RFC 1982 section 3.2: "s1 is said to be less than s2 if [...] (i1 <
- * i2 and i2 - i1 < 2^(SERIAL_BITS - 1)) or (i1 > i2 and i1 - i2 >
- * 2^(SERIAL_BITS - 1))"; a pair exactly half the circle apart is undefined.
- * @see RFC 1995 section 3 and RFC 1996 section 3.7: secondaries compare
- * serials this way to decide whether to transfer.
+ * SOA serial arithmetic (RFC 1982 section 3.2): serials live on a circle of
+ * 2^32; one is greater than another when it lies less than half the circle
+ * ahead; a pair exactly half apart is undefined. Secondaries compare serials
+ * this way to decide whether to transfer (RFC 1995 section 3, RFC 1996
+ * section 3.7).
  */
 
 /** -1 when a < b, 0 when equal, 1 when a > b, NaN when undefined (2^31 apart). */

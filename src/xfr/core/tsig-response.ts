@@ -1,13 +1,7 @@
 /**
  * Checking the TSIG of an answer to a request we signed (RFC 8945 section
- * 5.3.1 seen from the requester): the answer must be signed with the same
- * key, over the request's MAC, the answer and the full variables, and its
- * time must be within the fudge. The peer may also report an error in the
- * TSIG it sends (BADKEY, BADSIG, BADTIME), which fails the check too.
- *
- * @see RFC 8945 section 5.3.2 (as the requester applies it): "If the TSIG
- * RR is absent [...] or if the MAC is not valid [...] the client MUST
- * discard the response".
+ * 5.3.2, as the requester applies it): signed with the same key, over the
+ * request's MAC, within the fudge, and no TSIG error from the peer.
  */
 import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
 import type { TsigResponseCode } from './codes.ts';

@@ -1,17 +1,12 @@
 /**
- * TSIG (RFC 8945): the pure parts. Reading the TSIG record of a message,
- * assembling the octets a MAC is computed over (request, response, and the
- * later messages of a multi-message answer), and writing the TSIG record.
- * The HMAC itself is passed in (`Hmac`), so the core stays free of crypto
- * and I/O; `src/xfr/tsig.ts` gives it node:crypto.
+ * TSIG (RFC 8945), the pure parts: reading a message's TSIG record, the
+ * octets a MAC covers, and writing the record. The HMAC is passed in
+ * (`Hmac`; `src/xfr/tsig.ts` gives node:crypto's).
  *
- * @see RFC 8945 section 4.3.3: the digest covers the message as sent with
- * the TSIG record removed and the original ID, then the TSIG variables
- * (name, class ANY, TTL 0, algorithm, time signed, fudge, error, other).
- * @see RFC 8945 section 5.3.1: "each response message MUST be signed" in a
- * multi-message answer (as BIND and Knot do; the RFC allows gaps of up to 99
- * messages, which this server does not use); a later message's digest is the
- * prior MAC, the message, and the timers only.
+ * @see RFC 8945 section 4.3.3: the digest covers the message without its
+ * TSIG, with the original ID, then the TSIG variables. Section 5.3.1: every
+ * message of a multi-message answer is signed here (as BIND and Knot do); a
+ * later message's digest is the prior MAC, the message and the timers only.
  */
 import { keyToWire } from '../../dns/core/wire/name.ts';
 import { CLASS_ANY, TYPE_TSIG } from '../../dns/core/rr/types.ts';

@@ -1,20 +1,12 @@
 /**
- * Authenticated denial of existence, over NSEC and NSEC3 records whose
- * signatures the validator has already checked: NXDOMAIN, NODATA, the proof
- * that a wildcard answer was the right one to give, and the proof that a
- * delegation has no DS (an unsigned child: "insecure"). Pure and
- * synchronous.
+ * Authenticated denial of existence over NSEC and NSEC3 records whose
+ * signatures are already checked: NXDOMAIN, NODATA, the proof that a
+ * wildcard answer was right, and that a delegation has no DS (insecure).
  *
- * @see RFC 4035 section 5.4 ("the resolver ... must check ... that the
- *   NSEC RR ... proves that the name does not exist ... [and] that no
- *   wildcard could have matched")
- * @see RFC 4035 section 5.3.4 (a wildcard answer: "the validator MUST
- *   verify that ... the query name [does not exist]")
- * @see RFC 5155 section 8.3 (closest encloser proof), 8.4 (NXDOMAIN), 8.5
- *   and 8.6 (NODATA, DS NODATA and Opt-Out), 8.7 (wildcard NODATA), 8.8
- *   (wildcard answer)
- * @see RFC 6840 section 4.4 (an NSEC at the delegation proves no DS only
- *   when "the NS bit is set and the SOA bit is clear")
+ * @see RFC 4035 sections 5.3.4 and 5.4; RFC 5155 sections 8.3 to 8.8
+ *   (closest encloser, NXDOMAIN, NODATA, opt-out, wildcards); RFC 6840
+ *   section 4.4 (an NSEC at a delegation proves no DS only when the NS bit
+ *   is set and the SOA bit clear)
  */
 import {
   keyIsSubdomain,

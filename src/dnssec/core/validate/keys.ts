@@ -1,15 +1,10 @@
 /**
  * Zone keys: the DNSKEY RRset of a zone authenticated by a trust anchor or
- * by the DS RRset of its parent (RFC 4035 section 5.2), and the check of one
- * RRset's RRSIGs against them (RFC 4035 section 5.3). Pure; the crypto is
- * the caller's.
+ * the parent's DS RRset (RFC 4035 section 5.2), and the check of one
+ * RRset's RRSIGs against them (section 5.3: signer is the zone, inception
+ * <= now <= expiration in serial arithmetic, RFC 4034 section 3.1.5). Pure;
+ * the crypto is the caller's.
  *
- * @see RFC 4035 section 5.3.1 ("The RRSIG RR's Signer's Name field MUST be
- *   the name of the zone that contains the RRset"; "The validator's notion
- *   of the current time MUST be less than or equal to the time listed in the
- *   RRSIG RR's Expiration field"; "... greater than or equal to ... the
- *   Inception field")
- * @see RFC 4034 section 3.1.5 (times compared in serial number arithmetic)
  * @see RFC 4034 section 5.1.4 (DS digest = digest(owner name | DNSKEY RDATA))
  */
 import { keyLabelCount, keyToWire } from '../../../dns/core/wire/name.ts';
