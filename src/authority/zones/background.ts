@@ -1,12 +1,9 @@
 /**
  * Zone loading off the query path: a worker thread (`worker.ts`) reads,
- * parses, builds and validates; the zone comes back as transferred columns
- * and is put together here in O(1). One worker serves the loads of one
- * server, one file at a time (a reload is serial anyway); it is started on
- * the first load and restarted after a crash. The loads asked for in one
- * turn of the event loop go to the worker in one message, and their replies
- * come back in groups (`worker.ts`): a start with thousands of small zones
- * is a few dozen messages each way.
+ * parses, builds and validates; the zone comes back as transferred columns,
+ * put together here in O(1). One worker per server, one file at a time,
+ * started on the first load and restarted after a crash. The loads asked in
+ * one event-loop turn go in one message, their replies come back in groups.
  */
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -33,19 +30,12 @@ import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
  * version kept) after this long: a reload always ends, in bounded time.
  */
 export const LOAD_TIMEOUT_MS = 300_000;
-/**
- * The same for a load that signs the zone (`serve --keys`): signing a
- * 1,000,000-record zone takes 40-120 s on two free cores, and several minutes
- * on a busy machine.
- */
+/** The same for a load that signs the zone (`serve --keys`): a large zone signs in minutes. */
 export const SIGNED_LOAD_TIMEOUT_MS = 1_800_000;
 /**
- * A load thread run above nice 0 (`zoneFiles.loadNice`, e.g. 10, so that on
- * a busy machine the threads answering queries get the CPU first) can be
- * starved by other work on the machine at nice 0 (on 2 shared cores, a
- * 1,000,000-record reload under load took minutes): a load that has run this long and got less than
- * STARVED_SHARE of a core over the last check is given nice 0 back (where
- * permitted: root, CAP_SYS_NICE, or RLIMIT_NICE, which the systemd unit sets).
+ * A load thread above nice 0 (`zoneFiles.loadNice`) can be starved by other
+ * work at nice 0: a load that has run this long with less than STARVED_SHARE
+ * of a core gets nice 0 back (where permitted: root, CAP_SYS_NICE, RLIMIT_NICE).
  */
 const STARVED_AFTER_MS = 5000;
 const STARVED_SHARE = 0.5;
@@ -137,16 +127,11 @@ const WORKER_URL = new URL(
 const IDLE_END_MS = 200;
 
 /**
- * Count ArrayBuffers in the heap's global limit (V8 13 and later, so Node
- * 24; a no-op before). By default V8 treats memory outside its heap that
- * grows more than 64 MiB past the last collection as pressure: on the thread
- * that receives it, it starts a collection and marks in steps of 5-10 ms, one
- * per buffer received past the limit. A reloaded 1,000,000-record zone is 170
- * MB of columns arriving at once on the answering thread, and that stalled it
- * 15-35 ms at the swap (bench/reload-stall.ts; under dnsperf, p99.9 over 15
- * ms in the reload windows). Counted in the global limit, the same memory
- * starts ordinary incremental marking, in small steps. Process-wide: `serve`
- * calls it at start; a program that embeds `BackgroundZoneLoader` may too.
+ * Count ArrayBuffers in the heap's global limit (V8 13+, Node 24; else a
+ * no-op). Otherwise a reloaded zone's columns arriving at once past V8's
+ * external-memory threshold start marking steps on the receiving thread at
+ * the swap (bench/reload-stall.ts); counted, they start ordinary incremental
+ * marking. Process-wide: `serve` calls it at start.
  */
 export function countBuffersInHeapLimit(): boolean {
   if (Number(process.versions.v8.split('.')[0]) < 13) return false;
@@ -167,11 +152,7 @@ export class BackgroundZoneLoader {
   private readonly timeoutMs: number;
   private closed = false;
   private idleEnd: ReturnType<typeof setTimeout> | undefined;
-  /**
-   * The names the server is being asked (its engine's hot set), read at each
-   * load: the worker encodes their answers in the new version too. Given
-   * the file being loaded, so that the hot set can be cut to its zone.
-   */
+  /** The names being asked (the engine's hot set, cut to `file`'s zone): the worker encodes their answers too. */
   hot: ((file: string) => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
   private tid = 0;
@@ -181,11 +162,7 @@ export class BackgroundZoneLoader {
     this.timeoutMs = limits.timeoutMs ?? LOAD_TIMEOUT_MS;
   }
 
-  /**
-   * While a batch of loads runs: after STARVED_AFTER_MS, a load thread that
-   * got less than STARVED_SHARE of a core since the last check gets nice 0
-   * back. The watch stops when the batch's last load has its reply.
-   */
+  /** While a batch runs: a load thread starved past STARVED_AFTER_MS gets nice 0 back. */
   private watchStarvation(left: number): Watch {
     const t0 = performance.now();
     let last = { at: t0, cpu: this.tid > 0 ? threadCpuMs(this.tid) : undefined };
@@ -275,8 +252,7 @@ export class BackgroundZoneLoader {
 
   /**
    * A load's time-out: the worker is stopped, its loads fail, the next load
-   * starts a worker. The worker loads one zone at a time: while it keeps
-   * replying to others queued before this one, the time-out starts again.
+   * starts a worker. The time-out starts again while the worker replies to others.
    */
   private timedOut(id: number, file: string): void {
     const p = this.pending.get(id);
@@ -341,11 +317,8 @@ export class BackgroundZoneLoader {
     const w = this.worker;
     if (this.pending.size > 0 || w === undefined) return;
     w.unref();
-    // A shared load leaves the worker's own copy of the columns as garbage
-    // (a zone's size) until its next GC: end the worker once no load has
-    // followed for IDLE_END_MS, the next load starts one. (Ended after each
-    // load, a start or reload of thousands of small zones started a worker
-    // per zone.)
+    // A shared load leaves the worker's copy of the columns as garbage until
+    // its next GC: end the worker after IDLE_END_MS without a load.
     if (this.options.shared) this.endWhenIdle(w);
   }
 

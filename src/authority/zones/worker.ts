@@ -1,15 +1,9 @@
 /**
  * The zone-load worker thread: reads, parses, builds, validates and indexes
- * zone files away from the thread that answers queries, and hands each zone
- * back as its transferred columns and name index (`transfer.ts`). Before parsing, the file's
- * SHA-256 is compared with the hash of the version being served: a file that
- * was only touched is recognised without parsing it.
- *
- * Messages in: `LoadBatch` (requests); out: `ReplyBatch` (see `background.ts`).
- * A batch is loaded one zone after the other; the replies go back in groups
- * (REPLY_GROUP zones, or at once after a zone of more than
- * COPY_BELOW_RECORDS records): thousands of small zones cost a few dozen
- * messages, not one round trip each.
+ * zone files off the answering thread and hands each zone back as
+ * transferred columns (`transfer.ts`). A file whose SHA-256 is the served
+ * version's is not parsed. A batch (`LoadBatch`) is loaded one zone after
+ * the other and the replies (`ReplyBatch`) go back in groups.
  */
 import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
@@ -108,11 +102,7 @@ function threadCpuMs(): number | undefined {
   return u && (u.user + u.system) / 1000;
 }
 
-/**
- * The thread's CPU time at the end of the last load: loads run one after the
- * other, so it is the next load's start (one reading per load, not two).
- * Reset at each batch.
- */
+/** The thread's CPU time at the end of the last load, the next one's start (reset per batch). */
 let lastCpu: number | undefined;
 
 /** Wall time of each step of a load, in ms (one decimal), as `zone_loaded` reports it. */
@@ -129,11 +119,7 @@ function phaseClock(): { lap(name: string): void; phases: Record<string, number>
   };
 }
 
-/**
- * The content hash first, only when the reloader gave the served version's
- * hash (same size: maybe the same content): equal, nothing is parsed.
- * Otherwise the hash is computed in the parse's own read of the file.
- */
+/** Compare hashes first when the served version's is given (same size); else hash during the parse's read. */
 async function sameContent(
   req: LoadRequest,
 ): Promise<{ hash: string | undefined; unchanged: boolean }> {
@@ -142,11 +128,7 @@ async function sameContent(
   return { hash, unchanged: hash !== undefined && hash === req.previousHash };
 }
 
-/**
- * The SHA-256 of a file's blocks as the parse reads them. A small file is
- * one block: it is kept (copied: the reader reuses its buffer) and hashed in
- * one call at the end, without a hash object; a second block starts one.
- */
+/** The SHA-256 of a file's blocks as the parse reads them (one block: hashed in one call at the end). */
 function blockDigest(): { update: (b: Uint8Array) => void; hex: () => string } {
   let first: Uint8Array | undefined;
   let stream: Hash | undefined;
