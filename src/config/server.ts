@@ -199,6 +199,8 @@ export interface ServerConfig {
   readonly allowEmpty: boolean;
   /** The catalog zone (RFC 9432) listing the primary zones served; null: none. */
   readonly catalog: string | null;
+  /** `group` properties (RFC 9432 section 5.2) of members of `catalog`: zone (absolute, lowercase) to its groups. */
+  readonly catalogGroups: Readonly<Record<string, readonly string[]>>;
   /** Catalog zones consumed (RFC 9432): their members become secondary zones of the same primaries. */
   readonly secondaryCatalogs: readonly SecondaryZoneConfig[];
   readonly zoneFiles: ZoneFilesConfig;
@@ -254,6 +256,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   zones: ['zones'],
   allowEmpty: false,
   catalog: null,
+  catalogGroups: {},
   secondaryCatalogs: [],
   zoneFiles: {
     maxBytes: 1 << 30,
@@ -379,7 +382,7 @@ function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): n
 const words = (text: string): readonly string[] => text.trim().split(/\s+/);
 
 const KNOWN: Record<string, readonly string[]> = {
-  '': words(`$schema $comment listen zones allowEmpty catalog secondaryCatalogs zoneFiles
+  '': words(`$schema $comment listen zones allowEmpty catalog catalogGroups secondaryCatalogs zoneFiles
     watch workers gcHelperNice udp tcp limits doh rrl log nsid cookies chaos dnssec
     allowTransfer tsigKeys secondaries transfer serial`),
   transfer: words(`maxConcurrent messageSize historyCount historyBytes stateDir ixfrCondense
@@ -433,6 +436,34 @@ function validateZones(
         `zones[${i}] must be a path, {"file": PATH, "origin": NAME} with optional ${ZONE_TRANSFER_KEYS.join(', ')}, or {"origin": NAME, "primaries": [...]} (nothing else)`,
       );
   });
+  return out;
+}
+
+/** A group value: printable ASCII but `"` and `\\`, 1 to 255 characters (one TXT string). */
+const GROUP_VALUE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
+
+/**
+ * `catalogGroups`: `{"ZONE": "GROUP"}`, zones lowercased and absolute. One
+ * group per zone: RFC 9432 allows several, Knot 3.2 refuses a catalog
+ * with two for one member ("such record already exists").
+ */
+function catalogGroupsIn(errors: ConfigError[], v: unknown): Record<string, string[]> {
+  if (v === undefined || v === null) return {};
+  const bad = (path: string, message: string) => {
+    errors.push({ code: 'CONFIG_BAD_VALUE', path, message });
+    return {};
+  };
+  if (!isObject(v))
+    return bad('catalogGroups', 'catalogGroups must be an object: {"ZONE": "GROUP"}');
+  const out: Record<string, string[]> = {};
+  for (const [zone, g] of Object.entries(v)) {
+    const path = `catalogGroups.${zone}`;
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(zone))
+      return bad(path, `${zone} is not a zone name`);
+    if (typeof g !== 'string' || !GROUP_VALUE.test(g))
+      return bad(path, 'a group is 1 to 255 printable ASCII characters without " or \\');
+    out[zone.endsWith('.') ? zone.toLowerCase() : `${zone.toLowerCase()}.`] = [g];
+  }
   return out;
 }
 
@@ -707,6 +738,7 @@ export function validateServerConfig(input: unknown): {
     zones: validateZones(errors, input.zones, d.zones),
     allowEmpty: boolIn(errors, 'allowEmpty', input.allowEmpty, d.allowEmpty),
     catalog: catalogIn(errors, input.catalog),
+    catalogGroups: catalogGroupsIn(errors, input.catalogGroups),
     secondaryCatalogs: secondaryCatalogsIn(errors, input.secondaryCatalogs, input.zones),
     zoneFiles: validateZoneFiles(errors, input.zoneFiles, d.zoneFiles),
     watch: boolIn(errors, 'watch', input.watch, d.watch),

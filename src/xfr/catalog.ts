@@ -30,6 +30,8 @@ export interface CatalogOptions {
   readonly stateDir: string | undefined;
   /** Origins never listed (the secondary zones: their primary is elsewhere). */
   readonly exclude: ReadonlySet<string>;
+  /** Members' `group` properties (`catalogGroups`), by zone. */
+  readonly groups?: Readonly<Record<string, readonly string[]>>;
   readonly log: Logger;
 }
 
@@ -39,6 +41,8 @@ export class CatalogPublisher {
   file = '';
   private serial: number | undefined;
   private members: string[] | undefined;
+  /** The text of the version written last, but its serial: a version differs when this does. */
+  private body: string | undefined;
   private temp: string | undefined;
   private readonly o: CatalogOptions;
 
@@ -56,10 +60,12 @@ export class CatalogPublisher {
       await mkdir(dir, { recursive: true });
     } else dir = p.temp = await mkdtemp(path.join(tmpdir(), 'lexroute-catalog-'));
     p.file = path.join(dir, `${o.name === '.' ? '.' : o.name}zone`);
-    const before = await readFile(p.file, 'utf8').then(readCatalogText, () => undefined);
+    const text = await readFile(p.file, 'utf8').catch(() => undefined);
+    const before = text === undefined ? undefined : readCatalogText(text);
     if (before) {
       p.serial = before.serial;
       p.members = before.members;
+      p.body = bodyOf(text!);
     }
     return p;
   }
@@ -79,9 +85,11 @@ export class CatalogPublisher {
       [...served].filter((o) => !this.o.exclude.has(o.toLowerCase())),
       this.name,
     );
-    if (this.members !== undefined && members.join('\n') === this.members.join('\n')) return false;
+    const groups = this.o.groups;
+    const body = bodyOf(catalogZoneText({ name: this.name, serial: 0, members, groups }));
+    if (this.members !== undefined && body === this.body) return false;
     const serial = nextCatalogSerial(this.serial, Date.now() / 1000);
-    const text = catalogZoneText({ name: this.name, serial, members });
+    const text = catalogZoneText({ name: this.name, serial, members, groups });
     const tmp = `${this.file}.tmp`;
     await writeFile(tmp, text);
     await rename(tmp, this.file);
@@ -89,6 +97,7 @@ export class CatalogPublisher {
     const removed = (this.members ?? []).filter((m) => !members.includes(m));
     this.serial = serial;
     this.members = members;
+    this.body = body;
     this.o.log.info('catalog_updated', {
       zone: this.name,
       serial,
@@ -104,6 +113,9 @@ export class CatalogPublisher {
     if (this.temp !== undefined) await rm(this.temp, { recursive: true, force: true });
   }
 }
+
+/** A catalog's text without its SOA line (what a new version must change). */
+const bodyOf = (text: string) => text.replace(/^@ IN SOA .*$/m, '');
 
 type SwapHook = NonNullable<ReloaderOptions['onSwap']>;
 
@@ -142,6 +154,7 @@ export async function catalogFor(
     name: config.catalog,
     stateDir: dir === null ? undefined : path.resolve(cwd, dir),
     exclude,
+    groups: config.catalogGroups,
     log,
   });
 }

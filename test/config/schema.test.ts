@@ -94,6 +94,8 @@ describe('server.schema.json and validateServerConfig refuse the same things', (
     [{ tcp: { idleTimeoutMs: 1.5 } }, 'CONFIG_BAD_NUMBER tcp.idleTimeoutMs'],
     [{ zones: [{ file: 'a.zone' }] }, 'CONFIG_BAD_ZONES zones[0]'],
     [{ watch: 'yes' }, 'CONFIG_BAD_BOOLEAN watch'],
+    [{ catalogGroups: { 'a.example.': 'x"y' } }, 'CONFIG_BAD_VALUE catalogGroups.a.example.'],
+    [{ catalogGroups: { 'a.example.': ['x', 'y'] } }, 'CONFIG_BAD_VALUE catalogGroups.a.example.'],
     [{ log: { level: 'loud' } }, 'CONFIG_BAD_ENUM log.level'],
     [{ cookies: { secret: 'abc' } }, 'CONFIG_BAD_COOKIE_SECRET cookies.secret'],
     [{ nsid: 'a\nb' }, 'CONFIG_BAD_TEXT nsid'],

@@ -16,12 +16,16 @@ import { startAuthority, type Authority } from '../../src/authority/authority.ts
 import { sendControlCommand } from '../../src/authority/control.ts';
 import { DnsTransport } from '../../src/client/transport.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { catalogMemberId } from '../../src/xfr/core/catalog.ts';
 import { daemonDir, knotHead, launch, waitReady, writeConf, type Daemon } from '../e2e/daemons.ts';
 import { freePort } from '../server/named.ts';
 import { stopAll } from './secondaries.ts';
 
 const knotd = toolOrSkip('knotd');
 const named = toolOrSkip('named');
+const kdig = toolOrSkip('kdig');
 const skip = knotd.skipReason ?? named.skipReason;
 
 const CATALOG = 'catalog.invalid.';
@@ -157,6 +161,7 @@ describe.skipIf(skip !== undefined)(
           listen: [{ host: HOST, port: 0 }],
           zones: ['zones'],
           catalog: CATALOG,
+          catalogGroups: { 'one.cat.test.': ['operator-x-nsec3'] },
           allowTransfer: ['127.0.0.1/32'],
           secondaries: ports.map((port) => ({ host: HOST, port })),
           transfer: { ...DEFAULT_SERVER_CONFIG.transfer, notifyTimeoutMs: 250, notifyTries: 4 },
@@ -188,6 +193,28 @@ describe.skipIf(skip !== undefined)(
       const loaded = events.filter((e) => e.event === 'catalog_updated');
       expect(loaded[0]).toMatchObject({ zone: CATALOG, members: 2 });
     }, 60_000);
+
+    it.skipIf(kdig.skipReason !== undefined)(
+      "the catalog carries each member's configured group (kdig AXFR)",
+      async () => {
+        const port = authority!.server.tcp[0]!.port;
+        // Asynchronous: this process is the server kdig asks.
+        const { stdout } = await promisify(execFile)(
+          kdig.path!,
+          ['@127.0.0.1', '-p', String(port), '+tcp', '+nocomments', CATALOG, 'AXFR'],
+          { encoding: 'utf8' },
+        );
+        const id = catalogMemberId('one.cat.test.');
+        const group = (o: string) =>
+          stdout
+            .split('\n')
+            .filter((l) => l.startsWith(`group.${catalogMemberId(o)}.zones.${CATALOG}`))
+            .map((l) => l.split(/\s+/).slice(4).join(' '));
+        expect(stdout).toContain(`${id}.zones.${CATALOG}`);
+        expect(group('one.cat.test.')).toEqual(['"operator-x-nsec3"']);
+        expect(group('two.cat.test.')).toEqual([]);
+      },
+    );
 
     it('ctl zone add FILE: the new zone appears on both consumers', async () => {
       const a = await sendControlCommand(control(), {

@@ -33,11 +33,13 @@ export function nextCatalogSerial(previous: number | undefined, nowSeconds: numb
   return ahead > 0 && ahead < 0x80000000 ? t : (previous + 1) >>> 0;
 }
 
-/** A catalog's content: its name, serial and members (absolute names, any order). */
+/** A catalog's content: its name, serial and members (absolute names, any order), and members' groups. */
 export interface CatalogContent {
   readonly name: string;
   readonly serial: number;
   readonly members: readonly string[];
+  /** `group` properties (RFC 9432 section 5.2) by member (lowercase, absolute). */
+  readonly groups?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The members sorted and lowercased, without duplicates: the set a catalog version lists. */
@@ -61,7 +63,11 @@ export function catalogZoneText(c: CatalogContent): string {
     `@ IN NS invalid.`,
     `version IN TXT "2"`,
   ];
-  for (const m of c.members) lines.push(`${catalogMemberId(m)}.zones IN PTR ${m}`);
+  for (const m of c.members) {
+    const id = catalogMemberId(m);
+    lines.push(`${id}.zones IN PTR ${m}`);
+    for (const g of c.groups?.[m] ?? []) lines.push(`group.${id}.zones IN TXT "${g}"`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
