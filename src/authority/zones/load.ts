@@ -1,17 +1,11 @@
 /**
- * Reading zone files and directories from disk: the one load path shared by
- * `serve` (start and reload), `zone check`, `zone print` and `dev`. Which
- * files and which origins: `sources.ts`.
- *
- * Only regular files are read (a FIFO or a device is refused without
- * blocking: the file is opened non-blocking and checked with fstat), up to a
- * size limit; a zone file larger than one block is read asynchronously block
- * by block, so the event loop keeps running (signals, an abort) while a large
- * file loads; a smaller one is read in one synchronous call (thousands of
- * small zones: each asynchronous open, stat, read and close was a round trip
- * through the thread pool).
- * `$INCLUDE` reads regular files in the zone file's directory (or the
- * directories allowed), within the same byte budget.
+ * Reading zone files and directories from disk: the one load path of
+ * `serve`, `zone check`, `zone print` and `dev` (which files and origins:
+ * `sources.ts`). Only regular files, opened non-blocking and checked with
+ * fstat, up to a size limit; a file larger than one block is read
+ * asynchronously block by block, a smaller one in one synchronous call
+ * (thousands of small zones). `$INCLUDE` reads regular files of the zone's
+ * directory (or those allowed) within the same byte budget.
  */
 import {
   closeSync,
@@ -86,11 +80,7 @@ export interface LoadResult {
   readonly diagnostics: ZoneDiagnostic[];
   readonly file: string;
   readonly origin?: string;
-  /**
-   * The parsed records in file order (also when the zone did not build), for
-   * linting; out-of-zone records (ignored) are left out. Made from the zone's
-   * columns on first access: a server that only needs `zone` never makes them.
-   */
+  /** The parsed records in file order, out-of-zone ones left out (made on first access, for linting). */
   readonly records: readonly ResourceRecord[];
   /** The NAPTR records of `records` (what the lint reads), made at each access without the others. */
   readonly naptr: readonly ResourceRecord[];
@@ -119,11 +109,7 @@ function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
-/**
- * The `$INCLUDE` file source: regular files only, in the zone file's
- * directory or an allowed one (symbolic links resolved first), within the
- * load's byte budget.
- */
+/** The `$INCLUDE` source: regular files in the zone's or an allowed directory (links resolved), within the budget. */
 function includeReader(file: string, options: LoadOptions, budget: { left: number }) {
   // Resolved at the first `$INCLUDE` (most zone files have none).
   let found: string[] | undefined;
@@ -361,11 +347,7 @@ const BLOCK = 1 << 16;
 /** Reads the next octets of the file into `buf` (0 at the end). */
 type BlockReader = (buf: Buffer) => number | Promise<number>;
 
-/**
- * The reader of an open file: a file smaller than one block is read with
- * synchronous calls (one read and the one that finds the end), a larger one
- * asynchronously, so the event loop runs between its blocks.
- */
+/** The reader of an open file: synchronous below one block, asynchronous block by block above. */
 function blockReader(fd: number, size: number): BlockReader {
   if (size < BLOCK) return (buf) => readSync(fd, buf, 0, buf.length, null);
   return (buf) =>
@@ -374,11 +356,7 @@ function blockReader(fd: number, size: number): BlockReader {
     });
 }
 
-/**
- * Read the file block by block into the parse (UTF-8; an ASCII block is
- * decoded as Latin-1, which is the same text and the cheapest string V8
- * has).
- */
+/** Read the file block by block into the parse (an ASCII block decoded as Latin-1, the cheapest string). */
 async function readInto(
   next: BlockReader,
   session: ZoneParseSession,

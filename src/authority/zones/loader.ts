@@ -1,10 +1,8 @@
 /**
  * The zone loader of a server configuration: the one zone path
- * (`servable.ts`) run in the zone-load worker (`background.ts`), never on a
- * thread that answers queries, with the configuration's limits, strictness
- * and inline signing. `startServer` makes it from the configuration; every
- * start, reload, `ctl reload`, `--watch` and secondary transfer goes through
- * it, in `serve` and in `dev` alike.
+ * (`servable.ts`) in the zone-load worker, with the configuration's limits,
+ * strictness and inline signing, for every start, reload and transfer, in
+ * `serve` and `dev` alike.
  */
 import path from 'node:path';
 import { dnssecRefresh, type ServerConfig } from '../../config/server.ts';
@@ -34,11 +32,7 @@ export function loadTimeoutMs(seconds: number, signing: boolean): number {
   return signing ? SIGNED_LOAD_TIMEOUT_MS : LOAD_TIMEOUT_MS;
 }
 
-/**
- * The loader of a configuration; `shared`: the zones go to the answering
- * threads on SharedArrayBuffers (several threads, or a load that compares
- * with the version served, which the worker then reads without a copy).
- */
+/** The loader of a configuration; `shared`: zones go to the answering threads on SharedArrayBuffers. */
 export function zoneLoaderFor(
   config: ServerConfig,
   cwd: string,

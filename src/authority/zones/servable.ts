@@ -1,24 +1,12 @@
 /**
- * The one zone path: a zone source (a file, with its origin and limits)
- * becomes a zone ready to serve, or a list of coded diagnostics. Every way
- * a zone reaches the server takes it: `zone check` (which prints what it
- * finds), `serve` at start and at each reload (SIGHUP, `ctl reload`,
- * `--watch`, in the zone-load worker), a secondary zone's transfer-in (the
- * transferred zone is loaded as its file, through the same reload), inline
- * signing (signing runs only on a zone that passed) and `dev`.
- *
- * The checks, in order: reading and parsing (`load.ts`), the zone build and
- * its content checks (SOA, NS, glue, CNAME ...), the NAPTR lint and the
- * `; expect` directives, and for a zone signed in its file the RRSIGs and
- * the NSEC/NSEC3 chain (as dnssec-verify). A diagnostic of severity error
- * refuses the zone; with `strict`, a warning does too (`zone check
- * --strict`, `serve --strict`, `zoneFiles.strict`).
- *
- * A secondary zone changed by an IXFR takes `zoneFromDifference`: the
- * difference is applied to the zone served (`patch.ts`, in time proportional
- * to the difference) and the names it touched go through the same content
- * checks (CNAME beside other data, NS at the apex, zone cuts: occluded data
- * and glue, the NAPTR lint).
+ * The one zone path: a zone source becomes a zone ready to serve, or coded
+ * diagnostics, for `zone check`, `serve` (start, reloads, in the zone-load
+ * worker), a secondary's transfer-in, inline signing and `dev`. In order:
+ * reading and parsing (`load.ts`), the build and its content checks, the
+ * NAPTR lint and `; expect` directives, and for a signed file the RRSIGs and
+ * NSEC/NSEC3 chain. An error refuses the zone; with `strict`, a warning too.
+ * An IXFR takes `zoneFromDifference`: the difference applied to the zone
+ * served (`patch.ts`) and the names it touched checked the same way.
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import {
@@ -128,11 +116,7 @@ export async function zoneFromSource(
   });
 }
 
-/**
- * Diagnostics in the order of the text: by file (in order of first
- * appearance, so an $INCLUDE's findings stay together), then line and column;
- * those without a position (about the whole zone) come last. Stable.
- */
+/** Diagnostics in text order: by file (first appearance), line, column; those without a position last. */
 export function inLineOrder(ds: readonly ZoneDiagnostic[]): ZoneDiagnostic[] {
   const files = new Map<string, number>();
   for (const d of ds)

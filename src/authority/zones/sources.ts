@@ -1,17 +1,9 @@
 /**
- * Zone sources: which files a list of paths (files and directories) holds,
- * and which origin each file gets. One rule for `serve`, `zone check`, `dev`
- * and the reload path:
- *
- * - a directory contributes its regular files named `<origin>.zone`,
- *   `<origin>.db` or `db.<origin>` (sorted by name); other names are not zone
- *   files there (README, editor backups);
- * - a file named on its own is read whatever its name;
- * - the origin is the explicit one (configuration `{"file", "origin"}`, or
- *   `--zones ORIGIN=FILE`, `zone check --origin`), else the one the file name
- *   gives (the three patterns above; `..zone` is the root), else the file's
- *   first `$ORIGIN`, else its SOA owner. A file name that does not spell a
- *   domain name (`@.zone`) gives none, and the load says so.
+ * Zone sources, one rule for `serve`, `zone check`, `dev` and reloads: a
+ * directory gives its regular files named `<origin>.zone`, `<origin>.db` or
+ * `db.<origin>` (sorted); a file named on its own is read whatever its name.
+ * The origin is the explicit one, else the file name's, else the file's
+ * first `$ORIGIN`, else its SOA owner.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -47,11 +39,9 @@ function stemOf(name: string): string | undefined {
 }
 
 /**
- * The origin a file name gives: `example.com.zone`, `example.com.db`,
- * `db.example.com` -> `example.com.`; `..zone` -> `.` (the root). A stem that
- * is not a plain domain name (letters, digits, `-`, `_`, dots; labels of at
- * most 63 characters) gives `unusable`, never a name with escapes: `@.zone`
- * must not become the zone `\064.`.
+ * The origin a file name gives (`example.com.zone`, `.db`, `db.example.com`;
+ * `..zone` the root). A stem that is not a plain domain name gives
+ * `unusable`: `@.zone` must not become the zone `\064.`.
  */
 export function fileNameOrigin(path: string): FileNameOrigin {
   const stem = stemOf(basename(path));
@@ -74,11 +64,7 @@ export function isZoneFileName(name: string): boolean {
   return stemOf(name) !== undefined;
 }
 
-/**
- * Zone files in a directory: entries named `*.zone`, `*.db` and `db.*`
- * (sorted by name) that are not directories. A FIFO or a device of such a
- * name is listed, so that loading it says it is refused (never read).
- */
+/** Zone files in a directory, sorted; a FIFO or device of such a name is listed, so loading it is refused. */
 export async function zoneFilesIn(dir: string): Promise<string[]> {
   // The entries' types come with the listing: only a symbolic link (or a file
   // system that does not tell types) is looked at (5,000 zone files: 5,000 stats fewer).
@@ -114,11 +100,7 @@ function typeKnown(e: Dirent): boolean {
   );
 }
 
-/**
- * The zone files of a list of sources, in order, relative paths resolved
- * against `cwd`. A directory gives its zone files; a file, or a path that
- * does not exist, is kept as it is (loading it reports the problem).
- */
+/** The zone files of a list of sources, in order (a file or a missing path kept as it is). */
 export async function expandZoneSources(
   sources: readonly ZoneSourceSpec[],
   cwd: string,

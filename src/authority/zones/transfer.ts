@@ -1,20 +1,9 @@
 /**
- * Handing a loaded zone from one thread to another without encoding it
- * again: a `StoreZone` is its `ZoneStore` columns (typed arrays and 1 MiB
- * byte arenas, handed out as plain data by `ZoneStore.toTransfer()` and taken
- * back by `ZoneStore.fromTransfer()`) plus a few scalars, so the columns' ArrayBuffers are
- * transferred (moved, not copied) in a `postMessage` and the zone is put
- * together again around them on the receiving side in O(1) per column.
- *
- * The sending side's store is unusable afterwards (its buffers are detached).
- * This is the hand-over of the reload worker (`worker.ts`); IXFR and
- * multi-worker serving can move zones between threads the same way (or put
- * the arenas on a SharedArrayBuffer, which the same fields allow).
- *
- * A zone changed by an IXFR (`PatchedZone`) travels as its base's columns
- * plus its overlay (the changed names as plain nodes, cloned): what the
- * answering threads of `serve --workers` receive after an IXFR costs what
- * changed since the base was loaded, the base's columns being shared.
+ * Handing a loaded zone between threads without encoding it again: a
+ * `StoreZone` is its store's columns (`toTransfer`/`fromTransfer`) plus a few
+ * scalars, transferred in a `postMessage` (the sender's store is then
+ * unusable) or shared, and put together again in O(1) per column. A zone
+ * changed by an IXFR travels as its base's columns plus its overlay.
  */
 import { ZoneStore, type StoreTransfer } from '../../dns/core/zone/store.ts';
 import { RRsetView, StoreZone } from '../../dns/core/zone/views.ts';
@@ -149,11 +138,7 @@ export function packZone(
   };
 }
 
-/**
- * The zone again, ready to serve: with the name index and DNSSEC chain the
- * sending thread built (nothing is computed here), or indexed now when the
- * packed zone came without them.
- */
+/** The zone again, ready to serve, with the sender's name index and DNSSEC chain (or indexed now). */
 export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const zone = unpackZone(p);
   const prepared = p.indexed
@@ -198,11 +183,7 @@ export function unpackZone(p: PackedZone): Zone {
   return new PatchedZone(base, new Map(d.overlay), d.soa, d.size, undefined, d.cuts);
 }
 
-/**
- * The packed zone with every typed array moved onto SharedArrayBuffers (one
- * copy per buffer; views that shared a buffer share its copy): posted to
- * several threads, the zone then exists once in memory (`serve --workers`).
- */
+/** The packed zone with every typed array on SharedArrayBuffers, so it exists once for every thread. */
 export function sharePacked(p: PackedZone): PackedZone {
   const copies = new Map<ArrayBuffer, SharedArrayBuffer>();
   const share = (v: unknown): unknown => {
