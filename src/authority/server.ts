@@ -403,15 +403,24 @@ export function workerCount(config: ServerConfig): number {
 /** A first load of at least this many zones is followed by `giveMemoryBack`. */
 const GIVE_BACK_AFTER_ZONES = 1000;
 
-/** The first load; resolves to the number of zones it served. */
+/**
+ * The first load. After one of thousands of zones, its garbage is collected
+ * and the pages given back, on this thread before any query waits on the
+ * pause, and on the load thread (a few zones leave too little to pay for it).
+ */
 async function firstLoad(
   reload: () => Promise<ReloadReport>,
   config: ServerConfig,
   sources: readonly string[],
   log: Logger,
-): Promise<number> {
+  loader: BackgroundZoneLoader,
+): Promise<void> {
   const first = await reload();
-  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return first.zones;
+  if (first.zones >= GIVE_BACK_AFTER_ZONES) {
+    giveMemoryBack();
+    loader.giveMemoryBack();
+  }
+  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return;
   if (!config.allowEmpty) {
     throw new ServerStartError(
       'SERVER_NO_ZONES',
@@ -419,7 +428,6 @@ async function firstLoad(
     );
   }
   log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
-  return 0;
 }
 
 interface Listeners {
@@ -692,13 +700,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const workers = workerCount(config);
   let l: Listeners;
   try {
-    // The garbage of a first load of thousands of zones is collected and its pages given
-    // back once, here before any query waits on the pause, and in the load thread (a few
-    // zones leave too little to pay for it).
-    if ((await firstLoad(reload, config, sources, log)) >= GIVE_BACK_AFTER_ZONES) {
-      giveMemoryBack();
-      loader.giveMemoryBack();
-    }
+    await firstLoad(reload, config, sources, log, loader);
     const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
   } catch (e) {
