@@ -116,11 +116,7 @@ export class KeyedNodes implements ReadonlyMap<string, ZoneNode> {
   private count = -1;
   /** Scratch for `keyOf` (a key is at most 255 octets; a presentation name at most 4 x 255). */
   private scratch: Uint8Array | undefined;
-  /**
-   * The zone's apex key and node (null: not looked up yet). Every lookup in
-   * the zone starts at the apex: at thousands of zones, a zone's first
-   * lookup of a query finds its name table out of the cache (issue 30).
-   */
+  /** The zone's apex key and node (null: not looked up yet); every lookup starts at the apex. */
   private readonly apexKey: string | undefined;
   private apex: ZoneNode | undefined | null = null;
   constructor(store: ZoneStore, columns?: KeyIndexColumns, apexKey?: string) {

@@ -244,12 +244,8 @@ function lowerPriority(nice: number): void {
 
 /**
  * The default nice value of a load (`zoneFiles.loadNice`): 0, the answering
- * threads' own. Measured with `bench/reload.ts` (1,000,000 records, dnsperf
- * at 20,000 q/s, 2 cores): at 10 the load thread got 0.4-0.6 of a core and
- * the reload took 1.8-2.5x the plain load; at 0 it got 0.8-0.85 and took
- * 1.2-1.3x; the answers' latency while it loaded was no worse at 0 than at
- * 10 beyond the run-to-run noise of a shared machine (CHANGELOG). See
- * `background.ts`: a load above 0 starved for long gets 0 back.
+ * threads' own: at 10 a reload under load took about twice as long, with no
+ * better answer latency (bench/reload.ts, CHANGELOG).
  */
 export const LOAD_NICE = 0;
 
