@@ -1,21 +1,14 @@
 /**
- * LEX URN prefixes as routing tables write them, and as NAPTR rules match
- * them.
+ * LEX URN prefixes as routing tables write them and NAPTR rules match them:
+ * the start of a LEX name (RFC 9676 section 8): jurisdiction, optionally
+ * authority and measure (`br;sao.paulo`, `br:federal:lei`), `urn:lex:`
+ * optional. Non-ASCII units are held as the AUS has them: percent-encoded
+ * UTF-8, uppercase hex, other letters lower case (RFC 9676 section 3.3).
  *
- * A prefix names the start of a LEX name in the terms of RFC 9676 section
- * 8: the jurisdiction (`code *(";" unit)`), optionally the authority and the
- * measure: `br`, `br;sao.paulo`, `br:federal`, `br:federal:lei`. The
- * `urn:lex:` head may be written or not. A person writes non-ASCII units as
- * they are (`de;stadt.münchen`); the prefix holds them as the URN does:
- * percent-encoded UTF-8 with uppercase hex, and every other letter in lower
- * case (RFC 9676 section 3.3, the form the client's AUS has).
- *
- * A rule matches a prefix when the AUS starts with `urn:lex:<prefix>` and the
- * next character ends the part: `;` or `:` after the jurisdiction (a unit
- * below it, or the authority), `;`, `:` or `+` after the authority (RFC 9676
- * section 5.3 joins issuers with `;` and authorities with `+`), `;` or `:`
- * after the measure. `br;sao.paulo` therefore matches
- * `br;sao.paulo;campinas` but not `br;sao.paulo2` nor `br;saoxpaulo`.
+ * A rule matches when the AUS starts with `urn:lex:<prefix>` and the next
+ * character ends the part: `;` or `:` after the jurisdiction or the
+ * measure, also `+` after the authority (RFC 9676 section 5.3).
+ * `br;sao.paulo` matches `br;sao.paulo;campinas`, not `br;sao.paulo2`.
  */
 import { normalizeLexUrn } from '../../urn/core/index.ts';
 import type { RouteCode } from './codes.ts';

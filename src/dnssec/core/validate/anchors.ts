@@ -1,14 +1,10 @@
 /**
- * Trust anchors: the built-in root anchors, and the text of a trust anchor
- * file in any of three forms, all read by the zone parser (one record
- * codec): DS or DNSKEY records in zone file form (what `lexroute dev
- * --dnssec` writes as trust-anchor.key), BIND's `trust-anchors { ... };`
- * (static-key/initial-key, static-ds/initial-ds), and IANA's root anchor XML
- * (root-anchors.xml: one DS per KeyDigest).
+ * Trust anchors: the built-in root anchors, and a trust anchor file in any
+ * of three forms, all read by the zone parser: DS or DNSKEY records (what
+ * `lexroute dev --dnssec` writes), BIND's `trust-anchors { ... };`, and
+ * IANA's root-anchors.xml (one DS per KeyDigest).
  *
- * @see RFC 9718 section 2 (the root anchor XML: TrustAnchor, Zone,
- *   KeyDigest with validFrom/validUntil, KeyTag, Algorithm, DigestType, Digest)
- * @see RFC 4034 section 5.3 (DS presentation form), section 2.2 (DNSKEY)
+ * @see RFC 9718 section 2 (the root anchor XML); RFC 4034 sections 5.3, 2.2
  */
 import { parseZoneText } from '../../../dns/core/zone/parser.ts';
 import type { TrustAnchor } from './validator.ts';

@@ -1,21 +1,15 @@
 /**
- * The client's DNSSEC validator: the chain of trust from a trust anchor down
- * to the RRsets of one lookup's responses, over DNSKEY and DS RRsets it
- * fetches through the host (the same resolver the lookup used), with a
- * cache of validated zone keys and delegation proofs. Pure: the crypto, the
- * clock and the fetching are the host's, so the same code runs in Node and
- * in a browser.
+ * The client's DNSSEC validator: the chain of trust from a trust anchor to
+ * the RRsets of one lookup's responses, over DNSKEY and DS RRsets fetched
+ * through the host, with a cache of validated keys and delegation proofs.
+ * Pure: crypto, clock and fetching are the host's (Node or a browser).
+ * Top-down for unsigned data (one DS query per label until an unsigned
+ * delegation is proven), bottom-up for signed data (signer's keys, its DS,
+ * its parent's keys, up to an anchor).
  *
- * Top-down for unsigned data (from the anchor, one DS query per label, until
- * an unsigned delegation is proven), bottom-up for signed data (the
- * signer's keys, through its DS and its parent's keys, up to an anchor).
- *
- * @see RFC 4033 section 5 (secure, insecure, bogus), RFC 4035 section 5
- *   (authenticating DNS responses), RFC 5155 section 8 (NSEC3 validation),
- *   RFC 6840 (clarifications: section 4.4 the NS/SOA bits of a DS denial,
- *   section 5.11 "a validator ... SHOULD ... treat [a zone signed only with
- *   unsupported algorithms] as insecure")
- * @see RFC 6672 section 5.3.1 (a DNAME's CNAME is synthesised, unsigned)
+ * @see RFC 4033 section 5, RFC 4035 section 5, RFC 5155 section 8, RFC 6840
+ *   sections 4.4 and 5.11 (only unsupported algorithms: insecure), RFC 6672
+ *   section 5.3.1 (a DNAME's CNAME is synthesised, unsigned)
  */
 import {
   keyIsSubdomain,
@@ -121,11 +115,8 @@ interface Entry<T> {
 const CACHE_MAX = 4096;
 
 /**
- * NSEC3 iterations above which a denial is not hashed but treated as
- * insecure: RFC 9276 section 3.2 lets validators do so ("MAY return an
- * insecure response"); BIND 9.18 and Unbound use 150, and so does delv, so
- * their verdicts and lexroute's agree. Each iteration is one SHA-1 per name
- * checked: a zone with 2,500 would cost a client that many per proof.
+ * NSEC3 iterations above which a denial is treated as insecure, not hashed
+ * (RFC 9276 section 3.2); 150 as BIND, Unbound and delv, so verdicts agree.
  */
 export const NSEC3_MAX_ITERATIONS = 150;
 
