@@ -1,10 +1,6 @@
 /**
- * The routing server's metrics (`lexroute serve --metrics ADDR:PORT`):
- * queries by transport, type, rcode and zone and response sizes (from the
- * engine's `QueryStats`), malformed and truncated answers, TCP connections
- * open, refused and closed, RRL actions, and per zone the serial, records
- * and the last reload (time, result). Collected as plain data per worker
- * and summed by `mergeFamilies`.
+ * The server's metrics (`serve --metrics ADDR:PORT`) as plain data per
+ * worker, summed by `mergeFamilies`; each family's help text says what it counts.
  */
 import type { Secondaries } from '../xfr/secondary.ts';
 import type { CatalogConsumed } from '../xfr/catalog-consumer.ts';

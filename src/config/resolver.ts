@@ -1,9 +1,6 @@
 /**
- * Configuration of the jurisdiction resolver (`lexroute resolver`): schema,
- * defaults and validation with clear messages. Pure: the CLI reads the file
- * and passes the parsed JSON in. `config/resolver.json` holds the defaults.
- *
- * Keys starting with `//` are comments and ignored.
+ * Configuration of `lexroute resolver`: schema, defaults (`config/resolver.json`)
+ * and validation of the parsed JSON. Keys starting with `//` are comments.
  */
 import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
 

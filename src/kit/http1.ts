@@ -295,11 +295,9 @@ export function serveHttp1<R>(
 export type ClientErrorKind = 'timeout' | 'head-too-large' | 'malformed';
 
 /**
- * node:http's `clientError` for a server: a malformed, oversized or
- * timed-out request gets the edge's problem answer (`answer` gives the
- * whole HTTP response text for the kind, with `Connection: close`) when
- * the socket still takes data, then the connection is destroyed (not a
- * half-close, which would leave its file descriptor to a slow client).
+ * node:http's `clientError`: the edge's problem answer (`answer` gives the
+ * whole response text) when the socket still takes data, then the socket is
+ * destroyed (a half-close would leave its descriptor to a slow client).
  */
 export function clientErrorHandler(
   answer: (kind: ClientErrorKind, detail: string) => string,
