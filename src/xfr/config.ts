@@ -144,11 +144,9 @@ export function nsHosts(zone: Zone, port: number): NotifyTarget[] {
 }
 
 /**
- * The address NOTIFYs to `peer` go out from, when no `notifySource` is
- * configured: the first listen address of the peer's family (the address
- * the zones are served on, which a secondary's allow-notify ACL names, as
- * it names the primary it transfers from); none (the kernel's choice) when
- * the server listens on a wildcard or by name only.
+ * The address NOTIFYs to `peer` go out from without `notifySource`: the
+ * first listen address of its family (the one a secondary's allow-notify
+ * names); none (the kernel's choice) on a wildcard or a name.
  */
 export function servedSource(
   listen: readonly { readonly host: string }[],
@@ -212,15 +210,10 @@ export function notifyTargets(
             ...(globalKey ? { key: globalKey } : {}),
           }))
         : [];
-    const all = [...forZone, ...(own.get(zone.origin) ?? []), ...ns];
-    const seen = new Set<string>();
-    return all
-      .filter((t) => {
-        const id = `${t.host}|${t.port}`;
-        if (seen.has(id)) return false;
-        seen.add(id);
-        return true;
-      })
-      .map(from);
+    // The first entry for each host and port.
+    const unique = new Map<string, NotifyTarget>();
+    for (const t of [...forZone, ...(own.get(zone.origin) ?? []), ...ns])
+      if (!unique.has(`${t.host}|${t.port}`)) unique.set(`${t.host}|${t.port}`, t);
+    return [...unique.values()].map(from);
   };
 }
