@@ -154,6 +154,8 @@ lexroute() {
     tr '\n' ' ' | sed "s/^/  lexroute ($mode) reload: /" >"$TMP/phases-$mode"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
+  # Printed now too: a BIND that does not finish signing within TIMEOUT still leaves these.
+  eval "echo \"lexroute ($mode): first signed answer \$S_first_$mode s, SIGHUP -> change signed \$S_reload_$mode s, CPU \$C_reload_$mode s\""
 }
 case $STATE in
   both) MODES=(memory state) ;;
