@@ -169,7 +169,7 @@ describe('lintNaptrRecords equals the per-record reference', () => {
 
 describe('more distinct fields than the lint keeps', () => {
   it('the cache starts over and a rule seen before the restart is checked again', () => {
-    // 45,000 distinct rules of about 100 octets (more than the 4 MiB the cache keeps),
+    // 45,000 distinct rules of about 100 octets (more than the 1 MiB the cache keeps),
     // and one faulty rule every 997 records (a repeat hits or misses the cache).
     const records: ResourceRecord[] = [];
     const want: [string, number][] = [];

@@ -203,7 +203,7 @@ const NO_FINDINGS: readonly Finding[] = Object.freeze([]);
 /** Slots of the table of records read in full (a power of two). */
 const FIELD_SLOTS = 1 << 14;
 /** Most octets of its keys kept; when full, it starts over. */
-const FIELD_ARENA = 1 << 22;
+const FIELD_ARENA = 1 << 20;
 
 /**
  * The findings of the records the quick reading leaves, by their octets after
