@@ -14,6 +14,7 @@ import { soaSerialOf, type PlainRecord } from '../../xfr/core/records.ts';
 import { serialCompare } from '../../xfr/core/serial.ts';
 import { rrToPresentation } from '../../dns/core/zone/writer.ts';
 import { keyToName } from '../../dns/core/wire/name.ts';
+import { sameBytes } from '../../kit/core/bytes.ts';
 
 export const DIFF_HELP = `Usage: lexroute zone diff <old file> <new file> [--origin NAME]
 
@@ -126,8 +127,4 @@ export async function leadingOrigin(file: string): Promise<string | undefined> {
     return m && m[1]!.endsWith('.') ? m[1] : undefined;
   }
   return undefined;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

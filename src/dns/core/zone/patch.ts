@@ -7,6 +7,7 @@
  */
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
 import { StoreZone } from './views.ts';
+import { sameBytes } from '../../../kit/core/bytes.ts';
 import { sortCanonical } from './build.ts';
 import { isSubdomain, nameToText, wireNameLength } from './names.ts';
 import {
@@ -168,12 +169,6 @@ const plain = (r: ResourceRecord): ResourceRecord => ({
   rdata: r.rdata,
 });
 
-function sameRdata(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** The change being made: the base, the overlay so far and the RRsets of the touched names. */
 class Patch {
   readonly overlay: Map<string, ZoneNode | null>;
@@ -241,7 +236,7 @@ class Patch {
 
 function remove(p: Patch, r: ResourceRecord): string | undefined {
   const set = p.sets(r.owner).get(r.type);
-  const i = set ? set.records.findIndex((x) => sameRdata(x.rdata, r.rdata)) : -1;
+  const i = set ? set.records.findIndex((x) => sameBytes(x.rdata, r.rdata)) : -1;
   if (i < 0) return `deletes a record the zone does not hold (${r.owner} type ${r.type})`;
   set!.records.splice(i, 1);
   if (set!.records.length === 0) p.sets(r.owner).delete(r.type);
@@ -253,7 +248,7 @@ function add(p: Patch, r: ResourceRecord): void {
   const sets = p.sets(r.owner);
   const set = sets.get(r.type);
   if (set === undefined) sets.set(r.type, { ttl: r.ttl, records: [plain(r)] });
-  else if (!set.records.some((x) => sameRdata(x.rdata, r.rdata))) {
+  else if (!set.records.some((x) => sameBytes(x.rdata, r.rdata))) {
     set.records.push(plain(r));
     set.ttl = Math.min(set.ttl, r.ttl);
   } else return;
