@@ -16,7 +16,14 @@ import {
   NODE_OUT_OF_ZONE,
   type ZoneStore,
 } from '../../dns/core/zone/store.ts';
-import { completeSignature, signOwnerSets, type SignZoneOptions } from './sign-zone.ts';
+import {
+  completeSignature,
+  readU32,
+  signOwnerSets,
+  soaRdataWithSerial,
+  type SignZoneOptions,
+} from './sign-zone.ts';
+import { sameBytes } from '../../kit/core/bytes.ts';
 import { dnskeyRdata } from './records.ts';
 import { pairRows } from '../../xfr/core/diff.ts';
 import { isSubdomain, nameToText } from '../../dns/core/zone/names.ts';
@@ -49,10 +56,6 @@ export interface ResignedZone {
   readonly earliest: number;
 }
 
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
-}
-
 /** The earlier of two expirations in serial arithmetic (RFC 4034 section 3.1.5). */
 function earlier(a: number | undefined, b: number): number {
   return a === undefined || ((b - a) | 0) < 0 ? b : a;
@@ -61,7 +64,7 @@ function earlier(a: number | undefined, b: number): number {
 /** The earliest RRSIG expiration among a node's RRSIGs. */
 function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) {
   for (const r of node?.rrsets.get(TYPE_RRSIG)?.records ?? [])
-    if (r.rdata.length >= 12) e = earlier(e, u32(r.rdata, 8));
+    if (r.rdata.length >= 12) e = earlier(e, readU32(r.rdata, 8));
   return e;
 }
 
@@ -90,7 +93,7 @@ export function earliestSignatureExpiration(zone: Zone): number | undefined {
   for (let r = 0; r < store.recordCount; r++) {
     if (store.recordType(r) !== TYPE_RRSIG || store.rdataLength(r) < 12) continue;
     if (replaced.size > 0 && replaced.has(store.recordNode(r))) continue;
-    e = earlier(e, u32(store.rdataBlock(r), store.rdataStart(r) + 8));
+    e = earlier(e, readU32(store.rdataBlock(r), store.rdataStart(r) + 8));
   }
   return e;
 }
@@ -154,12 +157,6 @@ function compareNodes(
     if (!same) content = true;
   }
   return content ? 'content' : 'same';
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -228,16 +225,6 @@ function sameApex(zone: Zone, previous: Zone, o: SignZoneOptions): boolean {
   return a.rdata.every((x, i) => (i >= at && i < at + 4) || x === b.rdata[i]);
 }
 
-function withSerial(rdata: Uint8Array, serial: number): Uint8Array {
-  const rd = rdata.slice();
-  const at = rd.length - 20;
-  rd[at] = (serial >>> 24) & 0xff;
-  rd[at + 1] = (serial >>> 16) & 0xff;
-  rd[at + 2] = (serial >>> 8) & 0xff;
-  rd[at + 3] = serial & 0xff;
-  return rd;
-}
-
 /** One changed name signed: its new data, the signer's records kept from `before`, the signatures. */
 function resignName(
   name: string,
@@ -252,7 +239,7 @@ function resignName(
     const rs = set.records.map((r) => {
       const rdata =
         type === TYPE_SOA && apex && o.serial !== undefined
-          ? withSerial(r.rdata, o.serial)
+          ? soaRdataWithSerial(r.rdata, o.serial)
           : r.rdata;
       return { owner, type, class: r.class, ttl: r.ttl, rdata };
     });
@@ -280,7 +267,7 @@ function resignName(
     if (set) (set.records as ResourceRecord[]).push(r);
     else rrsets.set(r.type, { owner, type: r.type, ttl: r.ttl, records: [r] });
     if (r.type === TYPE_RRSIG) {
-      earliest = earlier(earliest, u32(r.rdata, 8));
+      earliest = earlier(earliest, readU32(r.rdata, 8));
       const sigs = rrsets.get(TYPE_RRSIG)!;
       if (r.ttl < sigs.ttl) rrsets.set(TYPE_RRSIG, { ...sigs, ttl: r.ttl });
     }

@@ -197,18 +197,25 @@ function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
   return owners;
 }
 
-function readU32(b: Uint8Array, o: number): number {
+/** The unsigned 32-bit integer at `o` (network order). */
+export function readU32(b: Uint8Array, o: number): number {
   return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
 }
 
-function withSerial(soa: ResourceRecord, serial: number): ResourceRecord {
-  const rd = soa.rdata.slice();
+/** A copy of SOA RDATA with `serial` as its serial. */
+export function soaRdataWithSerial(rdata: Uint8Array, serial: number): Uint8Array {
+  const rd = rdata.slice();
   const at = rd.length - 20;
   rd[at] = (serial >>> 24) & 0xff;
   rd[at + 1] = (serial >>> 16) & 0xff;
   rd[at + 2] = (serial >>> 8) & 0xff;
   rd[at + 3] = serial & 0xff;
-  return { owner: soa.owner, type: soa.type, class: soa.class, ttl: soa.ttl, rdata: rd };
+  return rd;
+}
+
+function withSerial(soa: ResourceRecord, serial: number): ResourceRecord {
+  const rdata = soaRdataWithSerial(soa.rdata, serial);
+  return { owner: soa.owner, type: soa.type, class: soa.class, ttl: soa.ttl, rdata };
 }
 
 /** The SOA serial of an SOA RDATA. */
