@@ -17,7 +17,8 @@ import type { SerialPolicy } from '../xfr/core/serial.ts';
 import type { RestoredServed } from './zones/version.ts';
 import type { VersionRequest } from './zones/background.ts';
 import type { VersionOutcome } from './zones/version.ts';
-import { soaRecord, soaSerialOf } from '../xfr/core/records.ts';
+import { soaRecord } from '../xfr/core/records.ts';
+import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import type { ZoneDiff } from '../xfr/core/diff.ts';
 import type { FileStamp } from './zones/load.ts';
 

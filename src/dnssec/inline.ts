@@ -19,7 +19,8 @@ import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
 import { ZoneStore } from '../dns/core/zone/store.ts';
-import { signingPlan, soaSerial, type SignZoneOptions } from './core/sign-zone.ts';
+import { signingPlan, type SignZoneOptions } from './core/sign-zone.ts';
+import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import { resignByDifference } from './core/resign-difference.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
 import { zoneRecords } from './sign.ts';
@@ -138,7 +139,7 @@ export async function signLoadedZone(
     const message = `no K${zone.origin}+*.private key in ${o.keysDir}: ${zone.origin} is served as the file has it (unsigned unless signed already)`;
     return { zone, diagnostics: [{ code: 'DNSSEC_NO_KEYS', message, severity: 'warning' }] };
   }
-  const serial = signedSerial(soaSerial(zone.soa.records[0]!.rdata), previousSerial);
+  const serial = signedSerial(soaSerialOf(zone.soa.records[0]!.rdata), previousSerial);
   const due = o.refresh + refreshSlice(o.validity);
   const options: SignZoneOptions = {
     origin: zone.origin,

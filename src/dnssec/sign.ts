@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import type { ResourceRecord, Zone } from '../dns/core/zone/model.ts';
-import { signingPlan, soaSerial, type SigningChunk } from './core/sign-zone.ts';
+import { signingPlan, type SigningChunk } from './core/sign-zone.ts';
+import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import { rrToPresentation } from '../dns/core/zone/writer.ts';
 import { loadZoneFile } from '../authority/zones/load.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
@@ -99,10 +100,10 @@ export async function signZoneFile(file: string, o: SignFileOptions): Promise<Si
   const keys = await readZoneKeys(o.keysDir, zone.origin);
   if (keys.length === 0)
     throw new KeyError('KEY_NONE', `no K${zone.origin}+*.private keys in ${o.keysDir}`);
-  let serial = soaSerial(zone.soa.records[0]!.rdata);
+  let serial = soaSerialOf(zone.soa.records[0]!.rdata);
   if (existsSync(o.out)) {
     const prev = await loadZoneFile(o.out, { origin: zone.origin });
-    if (prev.zone) serial = laterSerial(serial, soaSerial(prev.zone.soa.records[0]!.rdata));
+    if (prev.zone) serial = laterSerial(serial, soaSerialOf(prev.zone.soa.records[0]!.rdata));
   }
   serial = (serial + 1) >>> 0;
   const now = o.now ?? Math.floor(Date.now() / 1000);

@@ -32,7 +32,8 @@ import type { Logger } from '../authority/log.ts';
 import { isSecondaryZone, type ServerConfig, type SecondaryZoneConfig } from '../config/server.ts';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { planCatalog, readCatalog, type CatalogRecord } from './core/catalog-read.ts';
-import { newXfrRecord, soaRecord, soaSerialOf, zoneBodyCursor } from './core/records.ts';
+import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
+import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import type { LastRefresh, Secondaries, XfrInResult } from './secondary.ts';
 
 export interface CatalogConsumerOptions {

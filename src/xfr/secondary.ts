@@ -28,11 +28,11 @@ import { writeZone } from '../dns/core/zone/writer.ts';
 import { lintNaptrRecords } from '../ddds/core/lint/naptr-lint.ts';
 import { newXfrRecord, soaRecord, zoneBodyCursor, type PlainRecord } from './core/records.ts';
 import { serialCompare } from './core/serial.ts';
+import { soaTimers } from '../dns/core/rr/soa.ts';
 import { TYPE_AXFR, TYPE_IXFR, TYPE_SOA } from '../dns/core/rr/types.ts';
 import {
   applyIxfr,
   readWireName,
-  soaTimers,
   wireKey,
   transferRequest,
   XfrReadError,

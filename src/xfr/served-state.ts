@@ -19,7 +19,8 @@ import {
 } from '../dnssec/core/resign-difference.ts';
 import type { Logger } from '../authority/log.ts';
 import type { SerialPolicy } from './core/serial.ts';
-import { soaRecord, soaSerialOf } from './core/records.ts';
+import { soaRecord } from './core/records.ts';
+import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import {
   decodeServedState,
   encodeServedState,

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TRANSFER_CONFIG } from '../../src/config/server.ts';
 import { readTsig, TsigSigner, type TsigKey } from '../../src/xfr/core/tsig.ts';
-import { soaSerialOf } from '../../src/xfr/core/records.ts';
+import { soaSerialOf } from '../../src/dns/core/rr/soa.ts';
 import { nodeHmac, nowSeconds } from '../../src/xfr/tsig.ts';
 import { startTestServer, query, type Harness } from '../server/harness.ts';
 import { xfr, xfrQuery } from './client.ts';

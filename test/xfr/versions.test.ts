@@ -14,7 +14,8 @@ import {
 } from '../../src/xfr/core/condense.ts';
 import { diffZones, type ZoneDiff } from '../../src/xfr/core/diff.ts';
 import { prepareVersion } from '../../src/xfr/core/version.ts';
-import { soaRecord, soaSerialOf, type PlainRecord } from '../../src/xfr/core/records.ts';
+import { soaRecord, type PlainRecord } from '../../src/xfr/core/records.ts';
+import { soaSerialOf } from '../../src/dns/core/rr/soa.ts';
 import { parseZoneText } from '../../src/dns/core/zone/parser.ts';
 import { buildZone } from '../../src/dns/core/zone/build.ts';
 import type { Zone } from '../../src/dns/core/zone/model.ts';

@@ -8,6 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 
 /** A configured zone source: a file or a directory, with an explicit origin for a file. */
 export interface ZoneSourceSpec {
@@ -131,19 +132,12 @@ export function parseZoneSourceArg(text: string): ZoneSourceSpec {
   return { path: text };
 }
 
-/** The SOA serial of a zone (RFC 1035 section 3.3.13: after MNAME and RNAME), if it has a SOA. */
+/** The SOA serial of a zone, if it has a SOA. */
 export function soaSerial(zone: {
   readonly soa: { readonly records: readonly { readonly rdata: Uint8Array }[] };
 }): number | undefined {
   const rd = zone.soa.records[0]?.rdata;
-  if (!rd) return undefined;
-  let o = 0;
-  for (let names = 0; names < 2; names++) {
-    while (o < rd.length && rd[o] !== 0) o += rd[o]! + 1;
-    o++;
-  }
-  if (o + 4 > rd.length) return undefined;
-  return ((rd[o]! << 24) | (rd[o + 1]! << 16) | (rd[o + 2]! << 8) | rd[o + 3]!) >>> 0;
+  return rd && soaSerialOf(rd);
 }
 
 /**

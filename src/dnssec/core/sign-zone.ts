@@ -218,11 +218,6 @@ function withSerial(soa: ResourceRecord, serial: number): ResourceRecord {
   return { owner: soa.owner, type: soa.type, class: soa.class, ttl: soa.ttl, rdata };
 }
 
-/** The SOA serial of an SOA RDATA. */
-export function soaSerial(rdata: Uint8Array): number {
-  return readU32(rdata, rdata.length - 20);
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -7,7 +7,8 @@
  */
 import type { ResourceRecord, RRset, Zone } from '../../dns/core/zone/model.ts';
 import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
-import { canonicalNameKey, soaRecord, soaSerialOf, TYPE_SOA, type PlainRecord } from './records.ts';
+import { canonicalNameKey, soaRecord, TYPE_SOA, type PlainRecord } from './records.ts';
+import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';
 import { PatchedZone } from '../../dns/core/zone/patch.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';

@@ -11,10 +11,10 @@ import {
   arrayCursor,
   axfrCursor,
   soaRecord,
-  soaSerialOf,
   type PlainRecord,
   type RecordCursor,
 } from './records.ts';
+import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { serialCompare } from './serial.ts';
 import { TYPE_SOA } from '../../dns/core/rr/types.ts';
 

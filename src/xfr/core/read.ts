@@ -12,7 +12,7 @@
  */
 import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';
-import { soaSerialOf } from './records.ts';
+import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { TYPE_IXFR, TYPE_SOA } from '../../dns/core/rr/types.ts';
 import { sameBytes } from '../../kit/core/bytes.ts';
 
@@ -449,24 +449,4 @@ export function transferRequest(
     for (const b of soa.rdata) out.push(b);
   }
   return Uint8Array.from(out);
-}
-
-/** The SOA fields a secondary's timers run on (RFC 1035 section 3.3.13), in seconds. */
-export interface SoaTimers {
-  readonly serial: number;
-  readonly refresh: number;
-  readonly retry: number;
-  readonly expire: number;
-  readonly minimum: number;
-}
-
-export function soaTimers(rdata: Uint8Array): SoaTimers {
-  const o = rdata.length - 20;
-  const at = (i: number) =>
-    ((rdata[o + i]! << 24) |
-      (rdata[o + i + 1]! << 16) |
-      (rdata[o + i + 2]! << 8) |
-      rdata[o + i + 3]!) >>>
-    0;
-  return { serial: at(0), refresh: at(4), retry: at(8), expire: at(12), minimum: at(16) };
 }

@@ -64,12 +64,6 @@ export function soaRecord(zone: Zone): PlainRecord {
   return { key: nameKey(zone.origin), type: TYPE_SOA, ttl: zone.soa.ttl, rdata: rr.rdata };
 }
 
-/** The serial of SOA RDATA (the first of the five 32-bit counters at its end). */
-export function soaSerialOf(rdata: Uint8Array): number {
-  const o = rdata.length - 20;
-  return ((rdata[o]! << 24) | (rdata[o + 1]! << 16) | (rdata[o + 2]! << 8) | rdata[o + 3]!) >>> 0;
-}
-
 const KEY_SCRATCH = new Uint16Array(256);
 
 /**

@@ -8,7 +8,8 @@
 import type { Zone } from '../../dns/core/zone/model.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';
 import { diffChangesContent, diffZones, type ZoneDiff } from './diff.ts';
-import { soaRecord, soaSerialOf, TYPE_SOA } from './records.ts';
+import { soaRecord, TYPE_SOA } from './records.ts';
+import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { chooseSerial, serialCompare, type SerialChoice, type SerialPolicy } from './serial.ts';
 
 export interface VersionOptions {
