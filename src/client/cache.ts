@@ -13,6 +13,7 @@
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { DnsLookupResult, DnsResolver } from './stub.ts';
+import { LruCache } from '../kit/core/lru.ts';
 import { canonicalName } from './names.ts';
 
 export interface CacheOptions {
@@ -35,13 +36,9 @@ export interface CacheStats {
   expirations: number;
 }
 
-/** A cache entry, also a node of the recency list (least recent at the head). */
 interface Entry {
-  readonly key: string;
   readonly result: DnsLookupResult;
   readonly expires: number;
-  prev: Entry | undefined;
-  next: Entry | undefined;
 }
 
 /** A cached result and how long it has left. */
@@ -87,19 +84,15 @@ class KeyMemo {
 
 export class DnsCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, shared: 0, evictions: 0, expirations: 0 };
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LruCache<Entry>;
   private readonly keys = new KeyMemo();
-  /** Recency list: `head` is the least recently used entry, `tail` the most recent. */
-  private head: Entry | undefined;
-  private tail: Entry | undefined;
   private readonly inflight = new Map<string, Promise<DnsLookupResult>>();
-  private readonly maxEntries: number;
   private readonly maxTtl: number;
   private readonly maxNegativeTtl: number;
   readonly now: () => number;
 
   constructor(options: CacheOptions = {}) {
-    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
+    this.entries = new LruCache(Math.max(1, options.maxEntries ?? 10_000));
     this.maxTtl = options.maxTtl ?? 7 * 86400;
     this.maxNegativeTtl = options.maxNegativeTtl ?? 3 * 3600;
     this.now = options.now ?? Date.now;
@@ -119,38 +112,11 @@ export class DnsCache {
     if (!e) return undefined;
     const now = this.now();
     if (now >= e.expires) {
-      this.remove(e);
+      this.entries.delete(key);
       this.stats.expirations++;
       return undefined;
     }
-    // LRU: move to the most recent end (pointer updates, no rehashing).
-    if (e !== this.tail) {
-      this.unlink(e);
-      this.append(e);
-    }
     return { result: e.result, remaining: Math.floor((e.expires - now) / 1000) };
-  }
-
-  private unlink(e: Entry): void {
-    if (e.prev) e.prev.next = e.next;
-    else this.head = e.next;
-    if (e.next) e.next.prev = e.prev;
-    else this.tail = e.prev;
-    e.prev = undefined;
-    e.next = undefined;
-  }
-
-  private append(e: Entry): void {
-    e.prev = this.tail;
-    e.next = undefined;
-    if (this.tail) this.tail.next = e;
-    else this.head = e;
-    this.tail = e;
-  }
-
-  private remove(e: Entry): void {
-    this.entries.delete(e.key);
-    this.unlink(e);
   }
 
   /** Store a result under its question. Results with ttl < 0 or 0 are not kept. */
@@ -160,23 +126,10 @@ export class DnsCache {
 
   private setByKey(key: string, result: DnsLookupResult): void {
     if (result.ttl <= 0) return;
-    const cap = result.kind === 'answer' ? this.maxTtl : this.maxNegativeTtl;
-    const ttl = Math.min(result.ttl, cap);
-    const old = this.entries.get(key);
-    if (old) this.remove(old);
-    const e: Entry = {
-      key,
-      result,
-      expires: this.now() + ttl * 1000,
-      prev: undefined,
-      next: undefined,
-    };
-    this.entries.set(key, e);
-    this.append(e);
-    while (this.entries.size > this.maxEntries && this.head) {
-      this.remove(this.head);
-      this.stats.evictions++;
-    }
+    const ttl = Math.min(result.ttl, result.kind === 'answer' ? this.maxTtl : this.maxNegativeTtl);
+    const evicted = this.entries.evictions;
+    this.entries.set(key, { result, expires: this.now() + ttl * 1000 });
+    this.stats.evictions += this.entries.evictions - evicted;
   }
 
   /**
@@ -217,8 +170,6 @@ export class DnsCache {
 
   clear(): void {
     this.entries.clear();
-    this.head = undefined;
-    this.tail = undefined;
   }
 }
 

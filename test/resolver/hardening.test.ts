@@ -18,7 +18,7 @@ import { catalogueCommand } from '../../src/cli/commands/catalogue.ts';
 import { resolverCommand } from '../../src/cli/commands/resolver.ts';
 import { DEFAULT_RESOLVER_CONFIG } from '../../src/config/resolver.ts';
 import { createResolverApp } from '../../src/resolver/http/app.ts';
-import { LruCache } from '../../src/resolver/http/lru.ts';
+import { LruCache } from '../../src/kit/core/lru.ts';
 import { startResolverServer, type LogEntry } from '../../src/resolver/http/server.ts';
 import { captureIo } from '../helpers/io.ts';
 

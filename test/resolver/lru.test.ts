@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Doorkeeper, LruCache } from '../../src/resolver/http/lru.ts';
+import { Doorkeeper, LruCache } from '../../src/kit/core/lru.ts';
 
 describe('LruCache', () => {
   it('drops the least recently used entry when full; get marks an entry used', () => {
@@ -26,6 +26,20 @@ describe('LruCache', () => {
     expect(c.get('a')).toBeUndefined();
     c.set('e', 5);
     expect(c.keys()).toEqual(['e']);
+  });
+
+  it('delete frees a slot that the next set reuses, without counting an eviction', () => {
+    const c = new LruCache<number>(2);
+    c.set('a', 1);
+    c.set('b', 2);
+    expect(c.delete('a')).toBe(true);
+    expect(c.delete('a')).toBe(false);
+    c.set('c', 3);
+    expect(c.keys()).toEqual(['c', 'b']);
+    expect(c.evictions).toBe(0);
+    c.set('d', 4);
+    expect(c.keys()).toEqual(['d', 'c']);
+    expect(c.evictions).toBe(1);
   });
 
   it('rejects a capacity that is not a positive integer', () => {

@@ -5,7 +5,7 @@
  * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache hits).
  */
 import { parsePreferences } from '../core/negotiate.ts';
-import { Doorkeeper, LruCache } from './lru.ts';
+import { Doorkeeper, LruCache } from '../../kit/core/lru.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';
 
 export type CacheAdmission = 'first-request' | 'second-request';

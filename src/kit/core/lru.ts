@@ -1,4 +1,4 @@
-import { fnv1aText } from '../../kit/core/hash.ts';
+import { fnv1aText } from './hash.ts';
 
 /**
  * A least-recently-used map of bounded size with O(1) `get`, `set` and
@@ -17,7 +17,9 @@ export class LruCache<V> {
   readonly #sizeOf: (key: string, value: V) => number;
   readonly #sizes: Float64Array;
   #bytes = 0;
-  /** Slots freed by byte evictions, reused first. */
+  /** Entries dropped to make room (by count or bytes), since construction. */
+  evictions = 0;
+  /** Slots freed by byte evictions and deletes, reused first. */
   readonly #free: number[] = [];
   /** Slots handed out so far. */
   #used = 0;
@@ -65,13 +67,25 @@ export class LruCache<V> {
   }
 
   #evictTail(): number {
-    const slot = this.#tail;
+    this.evictions++;
+    return this.#drop(this.#tail);
+  }
+
+  #drop(slot: number): number {
     this.#index.delete(this.#keys[slot] as string);
     this.#unlink(slot);
     this.#bytes -= this.#sizes[slot] as number;
     this.#sizes[slot] = 0;
     this.#values[slot] = undefined as V;
     return slot;
+  }
+
+  /** Remove `key`; true when it was there. */
+  delete(key: string): boolean {
+    const slot = this.#index.get(key);
+    if (slot === undefined) return false;
+    this.#free.push(this.#drop(slot));
+    return true;
   }
 
   /** The value, marked most recently used; undefined when absent. */
