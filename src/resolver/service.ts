@@ -10,7 +10,7 @@
 import { isAbsolute, resolve, basename } from 'node:path';
 import { analyseReference } from './core/from-urn.ts';
 import { closeCatalogue, openCatalogue, type OpenedCatalogue } from './catalogue/open.ts';
-import { CatalogueError } from './catalogue/store.ts';
+import { CatalogueError } from './catalogue/codes.ts';
 import { readLexmlRegistry } from './catalogue/registry-lexml.ts';
 import { Registry } from './core/registry.ts';
 import { parseListen, type ResolverConfig } from '../config/resolver.ts';

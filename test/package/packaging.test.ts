@@ -423,6 +423,8 @@ describe('the npm package (npm pack, installed offline into a fresh project)', (
         ]);
         expectOk(parsed, 'urn parse');
         expect(JSON.parse(parsed.stdout)).toMatchObject({ ok: true });
+        // Nothing on standard error: `urn` does not load node:sqlite (Node 22 warns when it is).
+        expect(parsed.stderr).toBe('');
 
         const checked = await lexroute([
           'zone',
@@ -431,6 +433,7 @@ describe('the npm package (npm pack, installed offline into a fresh project)', (
         ]);
         expectOk(checked, 'zone check');
         expect(checked.stdout).toMatch(/1 zone loaded: 0 errors, 0 warnings/);
+        expect(checked.stderr).toBe('');
 
         // pg is an optional peer, not installed here: a postgres:// catalogue says what to install.
         expect(existsSync(path.join(project, 'node_modules/pg'))).toBe(false);

@@ -17,7 +17,7 @@ import {
 } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { ensureCatalogue } from '../../resolver/catalogue/open.ts';
-import { CatalogueError } from '../../resolver/catalogue/store.ts';
+import { CatalogueError } from '../../resolver/catalogue/codes.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
 import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
 import { formatLogLine } from '../../authority/log.ts';

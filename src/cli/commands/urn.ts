@@ -18,7 +18,7 @@ import { analyseReference } from '../../resolver/core/from-urn.ts';
 import type { MatchQuery } from '../../resolver/core/model.ts';
 import type { RegistryResult } from '../../resolver/core/registry.ts';
 import { readLexmlRegistry } from '../../resolver/catalogue/registry-lexml.ts';
-import { CatalogueError } from '../../resolver/catalogue/store.ts';
+import { CatalogueError } from '../../resolver/catalogue/codes.ts';
 import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { MAIN_HELP, PARSE_HELP, NORMALIZE_HELP, KEY_HELP } from './urn-help.ts';

@@ -26,3 +26,17 @@ export const CATALOGUE_CODES = {
 } as const;
 
 export type CatalogueCode = keyof typeof CATALOGUE_CODES;
+
+/**
+ * A catalogue problem at the storage edge (bad file, wrong schema). Kept here,
+ * away from store.ts, so that code which only reports it (`lexroute urn`, the
+ * LexML registry) does not load `node:sqlite`.
+ */
+export class CatalogueError extends Error {
+  readonly code: CatalogueCode;
+  constructor(code: CatalogueCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CatalogueError';
+    this.code = code;
+  }
+}

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry, type RegistryEntry, type RegistryKind } from '../core/registry.ts';
 import { CsvRecordReader, type CsvEvent } from './csv.ts';
-import { CatalogueError } from './store.ts';
+import { CatalogueError } from './codes.ts';
 
 export const LEXML_FILES: Readonly<Record<RegistryKind, string>> = {
   jurisdiction: 'localidade.csv',

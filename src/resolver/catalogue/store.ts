@@ -36,7 +36,9 @@ import type {
   WorkKey,
 } from '../core/model.ts';
 import type { CatalogueRow, RowError } from '../core/row.ts';
-import type { CatalogueCode } from './codes.ts';
+import { CatalogueError, type CatalogueCode } from './codes.ts';
+
+export { CatalogueError };
 import type { RowErrorCode } from '../core/codes.ts';
 import type { RegistryEntry, RegistryKind } from '../core/registry.ts';
 import { expressionUrn, manifestationUrn } from '../core/compose.ts';
@@ -155,16 +157,6 @@ export function mergeRegistryEntries(entries: readonly RegistryEntry[]): Registr
     );
   }
   return [...out.values()];
-}
-
-/** A catalogue problem at the storage edge (bad file, wrong schema). */
-export class CatalogueError extends Error {
-  readonly code: CatalogueCode;
-  constructor(code: CatalogueCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'CatalogueError';
-    this.code = code;
-  }
 }
 
 export function yearOf(key: WorkKey): string {
