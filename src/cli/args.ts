@@ -1,16 +1,39 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './io.ts';
+import { UsageError, type CliIo } from './io.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
 /**
- * Strict option parsing shared by every command: unknown options and missing
- * values become a UsageError (exit code 2) with node's own message.
+ * Strict option parsing shared by every command, `-h`/`--help` included:
+ * unknown options and missing values become a UsageError (exit code 2) with
+ * node's own message; with `--help` the command's `help` text goes to
+ * standard output and the result is undefined (the command exits 0).
  */
-export function parseCommandArgs<O extends Options>(argv: readonly string[], options: O) {
+export function parseCommandArgs<O extends Options>(
+  argv: readonly string[],
+  io: Pick<CliIo, 'out'>,
+  help: string,
+  options: O,
+) {
+  let parsed;
   try {
-    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...options, ...HELP_OPTION },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
+  if ((parsed.values as { help?: boolean }).help !== true) return parsed;
+  io.out(help);
+  return undefined;
 }
+
+/** The option values `parseCommandArgs` gives for these options. */
+export type CommandValues<O extends Options> = NonNullable<
+  ReturnType<typeof parseCommandArgs<O>>
+>['values'];

@@ -226,17 +226,14 @@ export const catalogueCommand: Command = {
   name: 'catalogue',
   summary: "manage the resolver's catalogue (import | export | registry | migrate)",
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
+    const parsed = parseCommandArgs(argv, io, CATALOGUE_HELP, {
       catalogue: { type: 'string' },
       format: { type: 'string' },
       output: { type: 'string' },
       json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     });
-    if (values.help) {
-      io.out(CATALOGUE_HELP);
-      return EXIT_OK;
-    }
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     const [sub, ...rest] = positionals;
     const path = (p: string) => (isAbsolute(p) ? p : resolve(io.cwd, p));
     const location = values.catalogue ?? DEFAULT_RESOLVER_CONFIG.catalogue;

@@ -91,7 +91,7 @@ async function readListText(file: string, io: CliIo): Promise<string> {
 }
 
 async function check(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, HELP, {
     zones: { type: 'string' },
     server: { type: 'string' },
     root: { type: 'string' },
@@ -99,12 +99,9 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
     html: { type: 'string' },
     tail: { type: 'string' },
     concurrency: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const modes = [values.zones, values.server, values.root].filter((x) => x !== undefined);
   if (modes.length !== 1)
     throw new UsageError('give exactly one of --zones DIR, --server HOST:PORT, --root HOST:PORT');

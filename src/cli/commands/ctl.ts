@@ -137,17 +137,14 @@ export const ctlCommand: Command = {
   summary:
     'control a running server or resolver (status | reload | stats | flush-cache | stop ...)',
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
+    const parsed = parseCommandArgs(argv, io, CTL_HELP, {
       control: { type: 'string' },
       'control-key': { type: 'string' },
       json: { type: 'boolean' },
       force: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     });
-    if (values.help) {
-      io.out(CTL_HELP);
-      return EXIT_OK;
-    }
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     if (positionals[0] === 'keygen') return keygen(io, positionals.slice(1));
     const [command, ...args] = positionals;
     const known = ['keygen', ...ALL_COMMANDS].join(', ');

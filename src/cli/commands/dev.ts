@@ -146,19 +146,16 @@ export const devCommand: Command = {
   name: 'dev',
   summary: 'start the whole sample chain locally (what npm start runs)',
   async run(argv, io: CliIo) {
-    const { values, positionals } = parseCommandArgs(argv, {
+    const parsed = parseCommandArgs(argv, io, DEV_HELP, {
       config: { type: 'string' },
       'dns-port': { type: 'string' },
       'http-port': { type: 'string' },
       catalogue: { type: 'string' },
       quiet: { type: 'boolean' },
       dnssec: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     });
-    if (values.help) {
-      io.out(DEV_HELP);
-      return EXIT_OK;
-    }
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     const dnsPort = port('dns-port', values['dns-port']);
     const httpPort = port('http-port', values['http-port']);

@@ -12,7 +12,7 @@ import { parseServerAddress } from '../../client/server-address.ts';
 import { formatTrace } from '../../client/trace-format.ts';
 import type { TrustAnchor, ValidateOptions } from '../../client/validate.ts';
 import { parseTrustAnchors } from '../../dnssec/core/validate/anchors.ts';
-import { parseCommandArgs } from '../args.ts';
+import { parseCommandArgs, type CommandValues } from '../args.ts';
 import { EXIT_FAIL, EXIT_OK, UsageError, type CliIo, type Command } from '../io.ts';
 import { exitCodeOf } from '../exit.ts';
 import { HELP } from './resolve-help.ts';
@@ -50,7 +50,6 @@ const OPTIONS = {
   'require-secure': { type: 'boolean' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 function positiveInt(name: string, text: string | undefined, max: number): number | undefined {
@@ -61,7 +60,7 @@ function positiveInt(name: string, text: string | undefined, max: number): numbe
   return Number(text);
 }
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+type Values = CommandValues<typeof OPTIONS>;
 
 /** The client and the per-resolution settings from the options (usage errors thrown). */
 function setup(
@@ -225,11 +224,9 @@ export const resolveCommand: Command = {
   name: 'resolve',
   summary: 'resolve a LEX URN through the DDDS chain to document URLs',
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-    if (values.help) {
-      io.out(HELP);
-      return EXIT_OK;
-    }
+    const parsed = parseCommandArgs(argv, io, HELP, OPTIONS);
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     let made;
     try {
       made = setup(values, positionals);

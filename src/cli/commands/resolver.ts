@@ -39,7 +39,7 @@ export const resolverCommand: Command = {
   name: 'resolver',
   summary: 'run the jurisdiction resolver (THTTP URN-to-URL service)',
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, {
+    const parsed = parseCommandArgs(argv, io, RESOLVER_HELP, {
       listen: { type: 'string', multiple: true },
       catalogue: { type: 'string' },
       config: { type: 'string' },
@@ -50,12 +50,9 @@ export const resolverCommand: Command = {
       control: { type: 'string' },
       'control-key': { type: 'string' },
       'page-doh': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     });
-    if (values.help) {
-      io.out(RESOLVER_HELP);
-      return EXIT_OK;
-    }
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     for (const l of values.listen ?? []) {
       if (!parseListen(l)) {

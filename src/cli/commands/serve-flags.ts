@@ -12,7 +12,7 @@ import {
   type ServerLogLevel,
 } from '../../config/server.ts';
 import { ipVersion } from '../../kit/core/host-port.ts';
-import type { parseCommandArgs } from '../args.ts';
+import type { CommandValues } from '../args.ts';
 import { UsageError } from '../io.ts';
 import type { SERVE_OPTIONS } from './serve-help.ts';
 import { notifyPeers, serialArg, transferFlags, zonesFlags } from './serve-zone-flags.ts';
@@ -171,7 +171,7 @@ function identityFlags(
 }
 
 /** The parsed values of `lexroute serve`'s options. */
-export type ServeValues = ReturnType<typeof parseCommandArgs<typeof SERVE_OPTIONS>>['values'];
+export type ServeValues = CommandValues<typeof SERVE_OPTIONS>;
 
 /**
  * The flags, checked now (before the configuration file is read), and the

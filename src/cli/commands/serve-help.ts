@@ -37,7 +37,6 @@ export const SERVE_OPTIONS = {
   'log-format': { type: 'string' },
   json: { type: 'boolean' },
   'log-level': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export const SERVE_HELP = `Usage: lexroute serve [options]

@@ -96,11 +96,9 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the authoritative DNS routing server',
   async run(argv, io) {
-    const { values, positionals } = parseCommandArgs(argv, SERVE_OPTIONS);
-    if (values.help) {
-      io.out(SERVE_HELP);
-      return EXIT_OK;
-    }
+    const parsed = parseCommandArgs(argv, io, SERVE_HELP, SERVE_OPTIONS);
+    if (parsed === undefined) return EXIT_OK;
+    const { values, positionals } = parsed;
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     const flags = serveFlags(values);
     // Zone paths in a config file are relative to the working directory, as on the command line.

@@ -23,10 +23,7 @@ import { EXIT_OK, EXIT_USAGE, UsageError, type CliIo, type Command } from '../io
 import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { MAIN_HELP, PARSE_HELP, NORMALIZE_HELP, KEY_HELP } from './urn-help.ts';
 
-const OPTIONS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const OPTIONS = { json: { type: 'boolean' } } as const;
 
 const NORMALIZE_OPTIONS = { ...OPTIONS, registry: { type: 'string' } } as const;
 
@@ -134,11 +131,9 @@ function json(value: unknown): string {
 }
 
 function runParse(argv: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (values.help) {
-    io.out(PARSE_HELP);
-    return EXIT_OK;
-  }
+  const parsed = parseCommandArgs(argv, io, PARSE_HELP, OPTIONS);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const text = oneArgument(positionals, 'URN');
   const r = parseLexUrn(text);
   if (values.json) {
@@ -155,11 +150,9 @@ function runParse(argv: readonly string[], io: CliIo): number {
 }
 
 function runNormalize(argv: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseCommandArgs(argv, NORMALIZE_OPTIONS);
-  if (values.help) {
-    io.out(NORMALIZE_HELP);
-    return EXIT_OK;
-  }
+  const parsed = parseCommandArgs(argv, io, NORMALIZE_HELP, NORMALIZE_OPTIONS);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const text = oneArgument(positionals, 'URN');
   const r = normalizeLexUrn(text);
   let reg: RegistryResult | undefined;
@@ -187,11 +180,9 @@ function runNormalize(argv: readonly string[], io: CliIo): number {
 }
 
 function runKey(argv: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
-  if (values.help) {
-    io.out(KEY_HELP);
-    return EXIT_OK;
-  }
+  const parsed = parseCommandArgs(argv, io, KEY_HELP, OPTIONS);
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const text = oneArgument(positionals, 'text');
   const r = toDnsKey(text);
   if (values.json) {

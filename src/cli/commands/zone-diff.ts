@@ -46,14 +46,11 @@ function line(r: PlainRecord): string {
 }
 
 export async function zoneDiff(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, DIFF_HELP, {
     origin: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(DIFF_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError('zone diff takes two files: OLD NEW');
   const zones = [];
   for (const file of positionals) {

@@ -84,14 +84,11 @@ function canonical(urn: string): string {
 }
 
 export async function zoneBuild(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, BUILD_HELP, {
     output: { type: 'string', short: 'o' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(BUILD_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('zone build takes exactly one table file');
   const file = positionals[0]!;
   let text: string;
@@ -248,16 +245,13 @@ function tableOf(
 }
 
 export async function zoneExplain(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, EXPLAIN_HELP, {
     json: { type: 'boolean' },
     table: { type: 'boolean' },
     origin: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(EXPLAIN_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError('zone explain needs at least one zone file');
   if (values.table && (values.json || positionals.length !== 1))
     throw new UsageError('--table takes one zone file and no --json');

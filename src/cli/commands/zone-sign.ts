@@ -63,7 +63,7 @@ or written), 2 usage error.
 `;
 
 export async function zoneSign(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, SIGN_HELP, {
     keys: { type: 'string' },
     nsec3: { type: 'boolean' },
     'opt-out': { type: 'boolean' },
@@ -71,12 +71,9 @@ export async function zoneSign(argv: readonly string[], io: CliIo): Promise<numb
     origin: { type: 'string' },
     validity: { type: 'string' },
     threads: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(SIGN_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('zone sign takes exactly one zone file');
   if (values.keys === undefined) throw new UsageError('zone sign needs --keys DIR');
   if (values['opt-out'] && !values.nsec3) throw new UsageError('--opt-out needs --nsec3');
@@ -109,16 +106,13 @@ export async function zoneSign(argv: readonly string[], io: CliIo): Promise<numb
 }
 
 export async function zoneKeygen(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, KEYGEN_HELP, {
     algorithm: { type: 'string' },
     csk: { type: 'boolean' },
     dir: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(KEYGEN_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('zone keygen takes exactly one zone name');
   const alg = algorithmOf(values.algorithm ?? '13');
   if (alg === undefined)

@@ -101,19 +101,16 @@ function checkOriginOption(origin: string | undefined): void {
 }
 
 async function check(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, CHECK_HELP, {
     json: { type: 'boolean' },
     strict: { type: 'boolean' },
     origin: { type: 'string' },
     'include-dir': { type: 'string', multiple: true },
     'max-bytes': { type: 'string' },
     'max-entry-chars': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(CHECK_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   const limits: LoadOptions = {
     ...(values['include-dir'] ? { includeDirs: values['include-dir'] } : {}),
     ...(values['max-bytes'] !== undefined
@@ -180,14 +177,11 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function print(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, {
+  const parsed = parseCommandArgs(argv, io, PRINT_HELP, {
     origin: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    io.out(PRINT_HELP);
-    return EXIT_OK;
-  }
+  if (parsed === undefined) return EXIT_OK;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('zone print takes exactly one file');
   checkOriginOption(values.origin);
   const file = positionals[0]!;
