@@ -7,13 +7,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from '../config/server.ts';
 import { Engine, type EngineOptions } from './engine.ts';
 import { createLogger, type LogFormat, type Logger } from './log.ts';
-import { createLogSummary } from './log-summary.ts';
 import { workerFamilies } from './metrics.ts';
-import { listenTcp, type TcpListener } from './tcp.ts';
-import { QueryPipeline, type NotifyHook } from './pipeline.ts';
-import { listenUdp, type UdpListener } from './udp.ts';
+import type { NotifyHook } from './pipeline.ts';
 import { unpackIndexedZone, type PackedZone } from './zones/transfer.ts';
-import { rrlFor, secondariesFor, transferServiceFor } from './server.ts';
+import { listenAll, secondariesFor, transferServiceFor, type Listeners } from './server.ts';
 import type { ZoneDiff } from '../xfr/core/diff.ts';
 import type { Transfers } from '../xfr/out.ts';
 import type { Secondaries } from '../xfr/secondary.ts';
@@ -84,47 +81,25 @@ async function main(init: ThreadInit): Promise<void> {
     port.postMessage({ type: 'done', id: cmd.id });
     collectSoon();
   });
-  const summary = createLogSummary(log, config.log.summaryIntervalMs);
-  const rrl = rrlFor(config);
-  const rrlSweep = rrl
-    ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
-    : undefined;
-  const udp: UdpListener[] = [];
-  const tcp: TcpListener[] = [];
   let transfers: Transfers;
-  let pipeline: QueryPipeline;
+  let l: Listeners;
   let secondaries: Secondaries | undefined;
-  const closeAll = async () => {
-    await Promise.all([...udp, ...tcp].map((l) => l.close()));
-    clearInterval(rrlSweep);
-    summary.close();
-  };
   try {
     transfers = (await transferServiceFor(config, init.cwd, log)).transfers;
     const notify = await notifyHook(init, log, (origin) =>
       port.postMessage({ type: 'notify', origin }),
     );
-    const hook = notify?.hook;
     secondaries = notify?.secondaries;
-    pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify: hook });
-    for (const [i, { host }] of config.listen.entries()) {
-      const p = init.ports[i]!;
-      tcp.push(await listenTcp(pipeline, host, p, config.tcp, log, summary, true));
-      const udpOptions = { reusePort: true, receiveBuffer: config.udp.receiveBuffer };
-      udp.push(await listenUdp(pipeline, host, p, log, udpOptions));
-    }
+    l = await listenAll(engine, config, init.cwd, log, true, transfers, notify?.hook, init.ports);
   } catch (e) {
-    await closeAll();
     port.postMessage({ type: 'failed', error: (e as Error).message });
     return;
   }
+  const source = { engine, pipeline: l.pipeline, tcp: l.tcp, rrl: l.rrl };
   port.on('message', (cmd: ThreadCommand) => {
     if (cmd.type === 'zones') return;
     if (cmd.type === 'metrics') {
-      const families = [
-        ...workerFamilies({ engine, pipeline, tcp, rrl }),
-        workerQueriesFamily(index, engine),
-      ];
+      const families = [...workerFamilies(source), workerQueriesFamily(index, engine)];
       port.postMessage({ type: 'done', id: cmd.id, value: families });
     } else if (cmd.type === 'history') {
       transfers.setHistory(cmd.origin, [...cmd.diffs]);
@@ -133,13 +108,9 @@ async function main(init: ThreadInit): Promise<void> {
       secondaries?.setCatalogMembers(cmd.members);
       port.postMessage({ type: 'done', id: cmd.id });
     } else if (cmd.type === 'stats') {
-      port.postMessage({
-        type: 'done',
-        id: cmd.id,
-        value: plainStats({ engine, pipeline, tcp, rrl }),
-      });
+      port.postMessage({ type: 'done', id: cmd.id, value: plainStats(source) });
     } else {
-      void closeAll().then(() => {
+      void l.close().then(() => {
         port.postMessage({ type: 'done', id: cmd.id });
         port.close();
       });

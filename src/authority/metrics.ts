@@ -8,7 +8,7 @@ import { family, type MetricFamily } from '../kit/metrics/prom.ts';
 import type { Engine } from './engine.ts';
 import type { QueryPipeline } from './pipeline.ts';
 import type { Rrl } from './rrl.ts';
-import type { TcpListener } from './tcp.ts';
+import type { TcpListener, TcpStats } from './tcp.ts';
 import { secondsToExpiry } from './zone-signatures.ts';
 import { soaSerialOf, type ZoneStatusBook } from './zone-status.ts';
 
@@ -31,63 +31,48 @@ export const SHARED_GAUGES: ReadonlySet<string> = new Set([
   'lexroute_start_time_seconds',
 ]);
 
+type Series = [Record<string, string>, number][];
+const counter = (name: string, help: string, series: Series) =>
+  family(name, 'counter', help, series);
+const gauge = (name: string, help: string, series: Series) => family(name, 'gauge', help, series);
+
 /** The families of one worker: its engine, listeners and rate limiter. */
 export function workerFamilies(s: ServerMetricsSource): MetricFamily[] {
-  const c = s.engine.counters;
-  const tcp = { open: 0, accepted: 0, max: 0, perClient: 0, message: 0, idle: 0 };
-  for (const l of s.tcp) {
-    tcp.open += l.stats.open;
-    tcp.accepted += l.stats.accepted;
-    tcp.max += l.stats.refusedMax;
-    tcp.perClient += l.stats.refusedPerClient;
-    tcp.message += l.stats.closedMessageTimeout;
-    tcp.idle += l.stats.closedIdle;
-  }
+  const tcp = (k: keyof TcpStats) => s.tcp.reduce((n, l) => n + l.stats[k], 0);
   const out: MetricFamily[] = [
     ...s.engine.stats.families(),
-    family(
+    counter(
       'lexroute_dns_queries_dropped_total',
-      'counter',
       'Messages dropped without an answer (shorter than a header, or a response).',
-      [[{}, c.dropped]],
+      [[{}, s.engine.counters.dropped]],
     ),
-    family(
+    counter(
       'lexroute_dns_truncated_total',
-      'counter',
       'Answers sent truncated (TC=1) because they did not fit (RRL slips are counted apart).',
       [[{}, s.pipeline.counters.truncated]],
     ),
-    family('lexroute_dns_tcp_connections_open', 'gauge', 'TCP connections open now.', [
-      [{}, tcp.open],
+    gauge('lexroute_dns_tcp_connections_open', 'TCP connections open now.', [[{}, tcp('open')]]),
+    counter('lexroute_dns_tcp_connections_accepted_total', 'TCP connections accepted.', [
+      [{}, tcp('accepted')],
     ]),
-    family('lexroute_dns_tcp_connections_accepted_total', 'counter', 'TCP connections accepted.', [
-      [{}, tcp.accepted],
+    counter('lexroute_dns_tcp_connections_refused_total', 'TCP connections refused, by reason.', [
+      [{ reason: 'maxConnections' }, tcp('refusedMax')],
+      [{ reason: 'perClient' }, tcp('refusedPerClient')],
     ]),
-    family(
-      'lexroute_dns_tcp_connections_refused_total',
-      'counter',
-      'TCP connections refused, by reason.',
-      [
-        [{ reason: 'maxConnections' }, tcp.max],
-        [{ reason: 'perClient' }, tcp.perClient],
-      ],
-    ),
-    family(
+    counter(
       'lexroute_dns_tcp_connections_closed_total',
-      'counter',
       'TCP connections closed by the server, by reason.',
       [
-        [{ reason: 'messageTimeout' }, tcp.message],
-        [{ reason: 'idle' }, tcp.idle],
+        [{ reason: 'messageTimeout' }, tcp('closedMessageTimeout')],
+        [{ reason: 'idle' }, tcp('closedIdle')],
       ],
     ),
   ];
   if (s.rrl) {
     const r = s.rrl.counters;
     out.push(
-      family(
+      counter(
         'lexroute_dns_rrl_responses_total',
-        'counter',
         'UDP responses seen by response-rate limiting, by action.',
         [
           [{ action: 'sent' }, r.checked - r.dropped - r.slipped],
@@ -95,15 +80,12 @@ export function workerFamilies(s: ServerMetricsSource): MetricFamily[] {
           [{ action: 'slipped' }, r.slipped],
         ],
       ),
-      family(
+      counter(
         'lexroute_dns_rrl_would_limit_total',
-        'counter',
         'Responses RRL would have limited but sent (log-only mode or exempt prefix).',
         [[{}, r.wouldLimit]],
       ),
-      family('lexroute_dns_rrl_table_entries', 'gauge', 'Entries in the RRL table.', [
-        [{}, s.rrl.size],
-      ]),
+      gauge('lexroute_dns_rrl_table_entries', 'Entries in the RRL table.', [[{}, s.rrl.size]]),
     );
   }
   return out;
@@ -115,9 +97,12 @@ export function zoneFamilies(
   book: ZoneStatusBook,
   startedAt: number,
 ): MetricFamily[] {
-  const serial: [Record<string, string>, number][] = [];
-  const records: [Record<string, string>, number][] = [];
-  const expiry: [Record<string, string>, number][] = [];
+  const serial: Series = [];
+  const records: Series = [];
+  const expiry: Series = [];
+  const attempt: Series = [];
+  const ok: Series = [];
+  const loaded: Series = [];
   const now = Date.now();
   for (const z of engine.zones) {
     const s = soaSerialOf(z);
@@ -126,9 +111,6 @@ export function zoneFamilies(
     const e = secondsToExpiry(z, now);
     if (e !== undefined) expiry.push([{ zone: z.origin }, e]);
   }
-  const attempt: [Record<string, string>, number][] = [];
-  const ok: [Record<string, string>, number][] = [];
-  const loaded: [Record<string, string>, number][] = [];
   for (const st of book.files.values()) {
     const labels = { zone: st.origin ?? '', file: st.file };
     attempt.push([labels, st.lastAttemptAt / 1000]);
@@ -136,35 +118,31 @@ export function zoneFamilies(
     if (st.loadedAt !== undefined) loaded.push([labels, st.loadedAt / 1000]);
   }
   return [
-    family('lexroute_dns_zones', 'gauge', 'Zones served.', [[{}, engine.zones.length]]),
-    family('lexroute_dns_zone_serial', 'gauge', 'SOA serial of each served zone.', serial),
-    family('lexroute_dns_zone_records', 'gauge', 'Records in each served zone.', records),
-    family(
+    gauge('lexroute_dns_zones', 'Zones served.', [[{}, engine.zones.length]]),
+    gauge('lexroute_dns_zone_serial', 'SOA serial of each served zone.', serial),
+    gauge('lexroute_dns_zone_records', 'Records in each served zone.', records),
+    gauge(
       'lexroute_dns_zone_signature_expiry_seconds',
-      'gauge',
       'Seconds to the earliest RRSIG expiration of each signed zone (negative: expired).',
       expiry,
     ),
-    family(
+    gauge(
       'lexroute_dns_zone_loaded_timestamp_seconds',
-      'gauge',
       'When the version being served was loaded (Unix time).',
       loaded,
     ),
-    family(
+    gauge(
       'lexroute_dns_zone_last_reload_timestamp_seconds',
-      'gauge',
       'When the zone file was last loaded or tried (Unix time).',
       attempt,
     ),
-    family(
+    gauge(
       'lexroute_dns_zone_last_reload_success',
-      'gauge',
       '1 when the last load of the zone file succeeded, 0 when it failed (the previous version is kept).',
       ok,
     ),
     ...trafficFamilies(book),
-    family('lexroute_start_time_seconds', 'gauge', 'When the server started (Unix time).', [
+    gauge('lexroute_start_time_seconds', 'When the server started (Unix time).', [
       [{}, startedAt / 1000],
     ]),
   ];
@@ -172,8 +150,8 @@ export function zoneFamilies(
 
 /** Transfers out and NOTIFY results per zone (this thread's: `zone-traffic.ts`). */
 function trafficFamilies(book: ZoneStatusBook): MetricFamily[] {
-  const out: [Record<string, string>, number][] = [];
-  const notify: [Record<string, string>, number][] = [];
+  const out: Series = [];
+  const notify: Series = [];
   for (const zone of book.traffic.zones.keys()) {
     const r = book.traffic.report(zone);
     for (const t of r.transfersOut)
@@ -181,15 +159,13 @@ function trafficFamilies(book: ZoneStatusBook): MetricFamily[] {
     for (const n of r.notify) notify.push([{ zone, peer: n.peer, result: n.result }, n.count]);
   }
   return [
-    family(
+    counter(
       'lexroute_dns_xfr_out_total',
-      'counter',
       'Transfers served per zone by type (AXFR, IXFR:incremental, IXFR:full, IXFR:current), peer address and result (ok, failed).',
       out,
     ),
-    family(
+    counter(
       'lexroute_dns_notify_total',
-      'counter',
       "NOTIFY sent per zone by peer and result: the peer's rcode (NOERROR, REFUSED, NOTAUTH, ...) or timeout.",
       notify,
     ),
@@ -198,9 +174,9 @@ function trafficFamilies(book: ZoneStatusBook): MetricFamily[] {
 
 /** Secondary zones: transfers in by result, the serial held, expiry (`server/secondary.ts`). */
 export function secondaryFamilies(status: ReturnType<Secondaries['status']>): MetricFamily[] {
-  const results: [Record<string, string>, number][] = [];
-  const serial: [Record<string, string>, number][] = [];
-  const expired: [Record<string, string>, number][] = [];
+  const results: Series = [];
+  const serial: Series = [];
+  const expired: Series = [];
   for (const z of status) {
     for (const [result, n] of Object.entries(z.results))
       results.push([{ zone: z.origin, result }, n]);
@@ -208,28 +184,19 @@ export function secondaryFamilies(status: ReturnType<Secondaries['status']>): Me
     expired.push([{ zone: z.origin }, z.expired ? 1 : 0]);
   }
   return [
-    family(
+    counter(
       'lexroute_dns_xfr_in_total',
-      'counter',
       'Refreshes of secondary zones by result (axfr, ixfr, current, failed).',
       results,
     ),
-    family(
-      'lexroute_dns_secondary_serial',
-      'gauge',
-      'SOA serial held for each secondary zone.',
-      serial,
-    ),
-    family(
+    gauge('lexroute_dns_secondary_serial', 'SOA serial held for each secondary zone.', serial),
+    gauge(
       'lexroute_dns_secondary_expired',
-      'gauge',
       '1 while a secondary zone is past its SOA expire (answered SERVFAIL).',
       expired,
     ),
   ];
 }
-
-type Series = [Record<string, string>, number][];
 
 /** Catalogs consumed (`catalog-consumer.ts`): serial, members by state, problems, last transfer; each member's state. */
 export function catalogFamilies(status: readonly CatalogConsumed[]): MetricFamily[] {
@@ -253,39 +220,38 @@ export function catalogFamilies(status: readonly CatalogConsumed[]): MetricFamil
     }
     for (const m of c.memberZones) member.push([{ catalog, zone: m.zone, state: m.state }, 1]);
   }
-  const g = (name: string, help: string, series: Series) => family(name, 'gauge', help, series);
   return [
-    g(
+    gauge(
       'lexroute_dns_catalog_serial',
       'SOA serial of the version of each catalog consumed read last.',
       serial,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_members',
       'Members of each catalog consumed by state (provisioned, pending: no version yet, failed: last refresh failed, rejected: listed but not provisioned, CATALOG_MEMBER_CONFLICT).',
       members,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_problems',
       "Problems of each catalog's last version read, by code.",
       problems,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_applied_timestamp_seconds',
       "When each catalog's last version was read (Unix time).",
       applied,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_last_transfer_timestamp_seconds',
       'When each catalog zone was last refreshed from its primaries, or tried (Unix time).',
       transferAt,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_last_transfer_success',
       "1 when the catalog zone's last refresh succeeded (a transfer, or current), 0 when it failed.",
       transferOk,
     ),
-    g(
+    gauge(
       'lexroute_dns_catalog_member_state',
       '1 for each member of a catalog consumed, labelled with its state (provisioned, pending, failed).',
       member,

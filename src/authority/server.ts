@@ -27,7 +27,6 @@ import {
   type ReloaderOptions,
   type ReloadReport,
   type Versioning,
-  type ZoneFileLoader,
 } from './reload.ts';
 import { Rrl } from './rrl.ts';
 import { QueryPipeline, type NotifyHook } from './pipeline.ts';
@@ -122,18 +121,16 @@ export interface ZoneSetControl {
   readonly secondaryOrigins: ReadonlySet<string>;
 }
 
-/** The rate limiter when any of its rates is set. */
-export function rrlFor(config: ServerConfig): Rrl | undefined {
-  const r = config.rrl;
-  const on =
-    r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
-  return on ? new Rrl(r) : undefined;
-}
-
-/** NSID, cookie secret (random at start when none is set, as BIND) and CH TXT texts for the engine. */
-export function identityOptions(config: ServerConfig): Partial<EngineOptions> {
+/**
+ * The engine's options from the configuration: NSID, cookie secret (random at
+ * start when none is set, as BIND; one for every worker) and CH TXT texts.
+ */
+function engineOptionsFor(config: ServerConfig): Partial<EngineOptions> {
   const { nsid, cookies, chaos } = config;
   return {
+    maxUdpPayload: config.udp.maxPayload,
+    maxChain: config.limits.maxChain,
+    cachePerName: config.limits.cachePerName,
     nsid: nsid === null ? undefined : Buffer.from(nsid, 'utf8'),
     cookieSecret: !cookies.enabled
       ? undefined
@@ -384,22 +381,11 @@ function signatureRefresher(
   };
 }
 
-/** The engine's options from the configuration (one cookie secret for every worker). */
-function engineOptionsFor(config: ServerConfig): Partial<EngineOptions> {
-  return {
-    maxUdpPayload: config.udp.maxPayload,
-    maxChain: config.limits.maxChain,
-    cachePerName: config.limits.cachePerName,
-    ...identityOptions(config),
-  };
-}
-
 /** Answering workers: `workers`, 0 meaning one per core. */
 export function workerCount(config: ServerConfig): number {
   return config.workers === 0 ? availableParallelism() : config.workers;
 }
 
-/** The first load; with no zone, the start fails unless `allowEmpty` or secondary zones wait for their transfer. */
 /** A first load of at least this many zones is followed by `giveMemoryBack`. */
 const GIVE_BACK_AFTER_ZONES = 1000;
 
@@ -407,6 +393,8 @@ const GIVE_BACK_AFTER_ZONES = 1000;
  * The first load. After one of thousands of zones, its garbage is collected
  * and the pages given back, on this thread before any query waits on the
  * pause, and on the load thread (a few zones leave too little to pay for it).
+ * With no zone, the start fails unless `allowEmpty` or secondary zones wait
+ * for their transfer.
  */
 async function firstLoad(
   reload: () => Promise<ReloadReport>,
@@ -430,7 +418,7 @@ async function firstLoad(
   log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
 }
 
-interface Listeners {
+export interface Listeners {
   readonly udp: UdpListener[];
   readonly tcp: TcpListener[];
   readonly doh: DohListener[];
@@ -440,8 +428,13 @@ interface Listeners {
   close(): Promise<void>;
 }
 
-/** This thread's UDP, TCP and DoH listeners; on failure, those opened are closed. */
-async function listenAll(
+/**
+ * A thread's UDP, TCP and DoH listeners; on failure, those opened are closed.
+ * An answering thread (`ports`: those the main thread bound) opens UDP and TCP
+ * on the same ports (SO_REUSEPORT) and leaves DoH and the `listening` lines to
+ * the main thread.
+ */
+export async function listenAll(
   engine: Engine,
   config: ServerConfig,
   cwd: string,
@@ -449,30 +442,38 @@ async function listenAll(
   reusePort: boolean,
   transfers: Transfers,
   notify?: NotifyHook,
+  ports?: readonly number[],
 ): Promise<Listeners> {
   const udp: UdpListener[] = [];
   const tcp: TcpListener[] = [];
   const doh: DohListener[] = [];
   const summary = createLogSummary(log, config.log.summaryIntervalMs);
-  const rrl = rrlFor(config);
+  // The rate limiter when any of its rates is set.
+  const r = config.rrl;
+  const rrlOn =
+    r.responsesPerSecond > 0 || (r.nxdomainsPerSecond ?? 0) > 0 || (r.errorsPerSecond ?? 0) > 0;
+  const rrl = rrlOn ? new Rrl(r) : undefined;
   const rrlSweep = rrl
     ? setInterval(() => rrl.sweep((Date.now() / 1000) | 0), 5000).unref()
     : undefined;
   const pipeline = new QueryPipeline({ engine: () => engine, summary, rrl, transfers, notify });
-  const dohModule = config.doh.listen.length > 0 ? await import('./doh.ts') : undefined;
+  const dohListen = ports === undefined ? config.doh.listen : [];
+  const dohModule = dohListen.length > 0 ? await import('./doh.ts') : undefined;
   const close = async () => {
     await Promise.all([...udp, ...tcp, ...doh].map((l) => l.close()));
     clearInterval(rrlSweep);
     summary.close();
   };
   try {
-    for (const { host, port } of config.listen) {
+    for (const [i, { host, port }] of config.listen.entries()) {
       // The TCP port is bound first so that port 0 gives one number for both transports.
-      const t = await listenTcp(pipeline, host, port, config.tcp, log, summary, reusePort);
+      const p = ports?.[i] ?? port;
+      const t = await listenTcp(pipeline, host, p, config.tcp, log, summary, reusePort);
       tcp.push(t);
       const udpOptions = { reusePort, receiveBuffer: config.udp.receiveBuffer };
       const u = await listenUdp(pipeline, host, t.port, log, udpOptions);
       udp.push(u);
+      if (ports !== undefined) continue;
       const udpReceiveBuffer = u.receiveBuffer;
       log.info('listening', {
         address: host,
@@ -481,7 +482,7 @@ async function listenAll(
         udpReceiveBuffer,
       });
     }
-    for (const { host, port } of config.doh.listen) {
+    for (const { host, port } of dohListen) {
       const { tlsCert, tlsKey, allowOrigin } = config.doh;
       const files = {
         ...(tlsCert !== undefined ? { tlsCert: path.resolve(cwd, tlsCert) } : {}),
@@ -502,77 +503,60 @@ async function listenAll(
   return { udp, tcp, doh, summary, rrl, pipeline, close };
 }
 
-/** The reloader, the transfer history its swaps feed, and the secondary zones, which load through it. */
+/**
+ * The reloader over the one zone loader (the zone path in the zone-load
+ * worker, off this thread), the transfer history its swaps feed, and the
+ * secondary zones, which load through it.
+ */
 async function zoneServices(
-  options: StartOptions,
+  { config, log, cwd }: StartOptions,
   target: ReloaderOptions['engine'],
   retrySoon: () => void,
   hot: BackgroundZoneLoader['hot'],
 ) {
-  const { config, cwd } = options;
-  // The one zone loader: the zone path in the zone-load worker, off this thread.
-  const bg = zoneLoaderFor(config, cwd, sharedColumns(config));
+  const loader = zoneLoaderFor(config, cwd, sharedColumns(config));
   // The loads encode ahead the answers of the names the server is being asked.
-  bg.hot = hot;
+  loader.hot = hot;
   try {
-    return {
-      ...(await reloaderFor(options, (...a) => bg.load(...a), target, retrySoon)),
-      loader: bg,
-    };
+    const { transfers, history } = await transfersFor(config, cwd, log);
+    const catalog = await catalogFor(config, cwd, log);
+    const ref: { reloader?: ZoneReloader } = {};
+    const reloadCatalog = () => ref.reloader!.reload(false, undefined, catalog?.name);
+    const onSwap = swapWithCatalog(history.changed.bind(history), catalog, reloadCatalog, log);
+    const secondaries = await secondariesFor(config, cwd, log, {
+      install: (file, tmp) => ref.reloader!.install(file, tmp),
+      setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
+      zoneOfFile: (file) => ref.reloader?.zoneOfFile(file),
+      // An IXFR applied by difference reaches answering threads (--workers) as the base's shared
+      // columns and the changed names (`transfer.ts`).
+      applyDifference: (...a) => ref.reloader!.applyDifference(...a),
+      fileWritten: (file, zone) => ref.reloader!.fileWritten(file, zone),
+    });
+    const reloader = new ZoneReloader({
+      specs: zoneSourceSpecs(config),
+      cwd,
+      loader: (...a) => loader.load(...a),
+      engine: target,
+      log,
+      retrySoon,
+      onSwap,
+      // Read at each reload: a catalog's members come and go while running.
+      get secondaryFiles() {
+        return secondaries?.files() ?? [];
+      },
+      versioning: await versioningFor(config, cwd, log),
+      ...(catalog ? { generatedFiles: () => [{ file: catalog.file, origin: catalog.name }] } : {}),
+    });
+    ref.reloader = reloader;
+    const served = () => reloader.servedOrigins();
+    const stateDir = path.resolve(cwd, config.transfer.stateDir ?? '.');
+    const reload = () => reloader.reload();
+    const catalogs = catalogConsumerFor(config, secondaries, served, reload, stateDir, log);
+    return { loader, transfers, history, secondaries, reloader, catalog, catalogs };
   } catch (e) {
-    await bg.close();
+    await loader.close();
     throw e;
   }
-}
-
-/** The reloader over a loader, with the transfer history and the secondary zones. */
-async function reloaderFor(
-  options: StartOptions,
-  loader: ZoneFileLoader,
-  target: ReloaderOptions['engine'],
-  retrySoon: () => void,
-) {
-  const { config, log, cwd } = options;
-  const { transfers, history } = await transfersFor(config, cwd, log);
-  const catalog = await catalogFor(config, cwd, log);
-  const ref: { reloader?: ZoneReloader } = {};
-  const reloadCatalog = () => ref.reloader!.reload(false, undefined, catalog?.name);
-  const onSwap = swapWithCatalog(history.changed.bind(history), catalog, reloadCatalog, log);
-  const secondaries = await secondariesFor(config, cwd, log, {
-    install: (file, tmp) => ref.reloader!.install(file, tmp),
-    setExpired: (origin, expired) => ref.reloader!.setExpired(origin, expired),
-    zoneOfFile: (file) => ref.reloader?.zoneOfFile(file),
-    // An IXFR applied by difference reaches answering threads (--workers) as the base's shared
-    // columns and the changed names (`transfer.ts`).
-    applyDifference: (
-      file: string,
-      from: Zone,
-      to: Parameters<ZoneReloader['applyDifference']>[2],
-      diff: ZoneDiff | undefined,
-    ) => ref.reloader!.applyDifference(file, from, to, diff),
-    fileWritten: (file: string, zone: Zone) => ref.reloader!.fileWritten(file, zone),
-  });
-  const reloader = new ZoneReloader({
-    specs: zoneSourceSpecs(config),
-    cwd,
-    loader,
-    engine: target,
-    log,
-    retrySoon,
-    onSwap,
-    // Read at each reload: a catalog's members come and go while running.
-    get secondaryFiles() {
-      return secondaries?.files() ?? [];
-    },
-    versioning: await versioningFor(config, cwd, log),
-    ...(catalog ? { generatedFiles: () => [{ file: catalog.file, origin: catalog.name }] } : {}),
-  });
-  ref.reloader = reloader;
-  const served = () => reloader.servedOrigins();
-  const stateDir = path.resolve(cwd, config.transfer.stateDir ?? '.');
-  const reload = () => reloader.reload();
-  const catalogs = catalogConsumerFor(config, secondaries, served, reload, stateDir, log);
-  return { transfers, history, secondaries, reloader, catalog, catalogs };
 }
 
 /** The answering threads beyond this one (`--workers`), given the zone set served now; `fail` undoes the start. */

@@ -194,12 +194,6 @@ const SCHEMA: Record<string, Check | Record<string, Check>> = {
   },
 };
 
-/** `127.0.0.1:8080`, `[::1]:8080`, `localhost:0` -> host and port; null when malformed. */
-export function parseListen(s: string): { host: string; port: number } | null {
-  const r = parseHostPort(s);
-  return r.ok ? { host: r.value.host, port: r.value.port } : null;
-}
-
 /** Merge a parsed JSON value over the defaults, reporting every problem (not only the first). */
 export function validateResolverConfig(
   input: unknown,

@@ -2,7 +2,14 @@
 import { enumIn } from './checks.ts';
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { parseCidr } from './cidr.ts';
-import { ipVersion, parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
+import {
+  ipVersion,
+  parseHostPort,
+  parseListen,
+  type HostPort,
+  type HostPortError,
+} from '../kit/core/host-port.ts';
+import { LOG_LEVELS, type LogLevel } from '../authority/log.ts';
 import {
   allowTransferList,
   serialSetting,
@@ -12,15 +19,10 @@ import {
   type ZoneTransferOptions,
 } from './zone-transfer.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type ServerLogLevel = (typeof LOG_LEVELS)[number];
+export { parseListen };
 export const LOG_FORMATS = ['json', 'pretty', 'auto'] as const;
-export type ServerLogFormat = (typeof LOG_FORMATS)[number];
 
-export interface ListenAddress {
-  readonly host: string;
-  readonly port: number;
-}
+export type ListenAddress = HostPort;
 
 /** A serve-wide NOTIFY target: every zone, or only `zones` (origins, absolute, lowercase). */
 export interface SecondaryPeer extends ListenAddress {
@@ -232,8 +234,8 @@ export interface ServerConfig {
   };
   readonly rrl: RrlConfig;
   readonly log: {
-    readonly level: ServerLogLevel;
-    readonly format: ServerLogFormat;
+    readonly level: LogLevel;
+    readonly format: (typeof LOG_FORMATS)[number];
     readonly summaryIntervalMs: number;
   };
   readonly nsid: string | null;
@@ -301,16 +303,6 @@ export interface ConfigError {
   readonly message: string;
   /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
   readonly cause?: HostPortError;
-}
-
-/**
- * Parse `host:port`, `[v6]:port` (the one `host:port` parser,
- * `core/kit/host-port.ts`: an IP literal or `localhost`, port 0-65535).
- * Returns an error message when invalid.
- */
-export function parseListen(text: string): ListenAddress | string {
-  const r = parseHostPort(text);
-  return r.ok ? r.value : r.error.message;
 }
 
 /**

@@ -13,7 +13,8 @@ import { closeCatalogue, openCatalogue, type OpenedCatalogue } from './catalogue
 import { CatalogueError } from './catalogue/codes.ts';
 import { readLexmlRegistry } from './catalogue/registry-lexml.ts';
 import { Registry } from './core/registry.ts';
-import { parseListen, type ResolverConfig } from '../config/resolver.ts';
+import type { ResolverConfig } from '../config/resolver.ts';
+import { parseListen, type HostPort } from '../kit/core/host-port.ts';
 import { createResolverApp, type ResolverApp } from './http/app.ts';
 import { pageScript } from './http/page.ts';
 import { startResolverServer } from './http/server.ts';
@@ -551,7 +552,7 @@ async function listenAll(
     }
     // One HTTP server per listen address, all answering from the same app.
     for (address of config.listen) {
-      const at = parseListen(address) as { host: string; port: number };
+      const at = parseListen(address) as HostPort;
       const r = await startResolverServer({
         ...{ stats, app, host: at.host, port: at.port, log },
         ...{ logRequests: config.log.requests, logSample: config.log.sample },

@@ -7,7 +7,6 @@ import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ipVersion, parseHostPort } from '../../src/kit/core/host-port.ts';
 import { parseListen as parseServerListen } from '../../src/config/server.ts';
-import { parseListen as parseResolverListen } from '../../src/config/resolver.ts';
 import { parseServerAddress } from '../../src/client/server-address.ts';
 
 const ok = (host: string, port: number) => ({ ok: true, value: { host, port } });
@@ -75,11 +74,10 @@ describe('parseHostPort', () => {
 });
 
 describe('the three edges use it', () => {
-  it('serve: an error message; resolver: null; client: BAD_SERVER_ADDRESS, port 0 refused', () => {
+  it('serve and resolver: an error message; client: BAD_SERVER_ADDRESS, port 0 refused', () => {
     expect(parseServerListen('[::1]:53')).toEqual({ host: '::1', port: 53 });
     expect(typeof parseServerListen('ns.example:53')).toBe('string');
-    expect(parseResolverListen('localhost:0')).toEqual({ host: 'localhost', port: 0 });
-    expect(parseResolverListen('ns.example:8080')).toBeNull();
+    expect(parseServerListen('localhost:0')).toEqual({ host: 'localhost', port: 0 });
     expect(parseServerAddress('localhost')).toEqual({ host: 'localhost', port: 53 });
     expect(() => parseServerAddress('127.0.0.1:0')).toThrow(/BAD_SERVER_ADDRESS|port must be/);
     expect(() => parseServerAddress('ns.example')).toThrow(/not a server address/);

@@ -20,6 +20,7 @@ import {
   TYPE_HTTPS,
 } from '../../dns/core/rr/types.ts';
 import { ByteWriter } from '../../dns/core/wire/bytes.ts';
+import { wireNameLength } from '../../dns/core/zone/names.ts';
 import { NAPTR_FLAGS, NAPTR_REPLACEMENT, naptrLayout } from '../../dns/core/rr/naptr.ts';
 import { addDnssec } from './answer-dnssec.ts';
 import { place, placeSplit, type ResponsePlan, type SectionRRset } from './answer-sections.ts';
@@ -54,20 +55,8 @@ function readU32(b: Uint8Array, o: number): number {
   return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
 }
 
-/** Length of the uncompressed name at `o` in rdata, or -1. */
-function nameLength(rd: Uint8Array, o: number): number {
-  let i = o;
-  while (i < rd.length) {
-    const len = rd[i]!;
-    if (len === 0) return i + 1 - o;
-    if (len & 0xc0) return -1;
-    i += 1 + len;
-  }
-  return -1;
-}
-
 function nameKeyAt(rd: Uint8Array, o: number): string | undefined {
-  const n = nameLength(rd, o);
+  const n = wireNameLength(rd, o);
   return n < 0 ? undefined : wireToKey(rd, o, o + n);
 }
 
@@ -403,7 +392,7 @@ function writeRdata(b: BodyWriter, type: number, rd: Uint8Array): void {
 
 /** The name at `o` in RDATA, compressed; returns the offset after it (a bad name: copied to the end). */
 function writeRdataName(b: BodyWriter, rd: Uint8Array, o: number): number {
-  const n = nameLength(rd, o);
+  const n = wireNameLength(rd, o);
   if (n < 0) {
     b.w.bytes(rd, o);
     return rd.length;

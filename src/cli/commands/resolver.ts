@@ -19,7 +19,8 @@ import { exitCodeOf, exitCodeOfFailure } from '../exit.ts';
 import { ensureCatalogue } from '../../resolver/catalogue/open.ts';
 import { CatalogueError } from '../../resolver/catalogue/codes.ts';
 import { ConfigFileError, readJsonConfig } from '../../config/load.ts';
-import { parseListen, validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
+import { validateResolverConfig, type ResolverConfig } from '../../config/resolver.ts';
+import { parseListen } from '../../kit/core/host-port.ts';
 import { formatLogLine } from '../../authority/log.ts';
 import { controlArg } from '../control-arg.ts';
 import {
@@ -55,12 +56,12 @@ export const resolverCommand: Command = {
     const { values, positionals } = parsed;
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
     for (const l of values.listen ?? []) {
-      if (!parseListen(l)) {
+      if (typeof parseListen(l) === 'string') {
         throw new UsageError(`--listen must be ADDR:PORT (e.g. 127.0.0.1:8080), got '${l}'`);
       }
     }
     const metrics = values.metrics === undefined ? undefined : parseListen(values.metrics);
-    if (values.metrics !== undefined && !metrics) {
+    if (typeof metrics === 'string') {
       throw new UsageError(
         `--metrics must be ADDR:PORT (e.g. 127.0.0.1:9154), got '${values.metrics}'`,
       );
@@ -94,7 +95,7 @@ export const resolverCommand: Command = {
       return await serve(io, {
         ...{ config, catalogue: location, cwd: io.cwd, sample: Boolean(values.sample) },
         workers: config.workers === 0 ? availableParallelism() : config.workers,
-        metrics: metrics ?? undefined,
+        metrics,
         control,
         reloadConfig: () => loadConfigIssues(io, values),
       });

@@ -4,13 +4,8 @@
  * configuration file's values (or the defaults).
  */
 import { parseCidr } from '../../config/cidr.ts';
-import {
-  LOG_LEVELS,
-  parseListen,
-  type ListenAddress,
-  type ServerConfig,
-  type ServerLogLevel,
-} from '../../config/server.ts';
+import { LOG_LEVELS, type LogLevel } from '../../authority/log.ts';
+import { parseListen, type ListenAddress, type ServerConfig } from '../../config/server.ts';
 import { ipVersion } from '../../kit/core/host-port.ts';
 import type { CommandValues } from '../args.ts';
 import { UsageError } from '../io.ts';
@@ -86,7 +81,7 @@ function checkedOptions(values: {
     throw new UsageError(`--log-format must be json or pretty, not '${format}'`);
   }
   const level = values['log-level'];
-  if (level !== undefined && !LOG_LEVELS.includes(level as ServerLogLevel)) {
+  if (level !== undefined && !LOG_LEVELS.includes(level as LogLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   }
   const allowTransfer = values['allow-transfer'];
@@ -204,7 +199,7 @@ export function serveFlags(values: ServeValues): {
     ...(values.serial !== undefined ? { serial: serialArg(values.serial) } : {}),
     log: {
       ...config.log,
-      level: (level as ServerLogLevel | undefined) ?? config.log.level,
+      level: (level as LogLevel | undefined) ?? config.log.level,
       format: format ?? config.log.format,
     },
   });

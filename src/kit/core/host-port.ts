@@ -83,6 +83,12 @@ export function parseHostPort(text: string, defaultPort?: number): HostPortResul
   return { ok: true, value: { host, port: Number(portText) } };
 }
 
+/** `parseHostPort` without a default port, as the listen lists and `--listen` flags take it: the address or the error message. */
+export function parseListen(text: string): HostPort | string {
+  const r = parseHostPort(text);
+  return r.ok ? r.value : r.error.message;
+}
+
 function fail(code: HostPortCode, message: string): HostPortResult {
   return { ok: false, error: { code, message } };
 }
