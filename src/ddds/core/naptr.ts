@@ -78,32 +78,26 @@ export type FlagsResult =
  */
 export function parseFlags(flags: string): FlagsResult {
   if (flags === '') return { kind: 'non-terminal' };
-  for (const ch of flags) {
-    if (!/^[A-Za-z0-9]$/.test(ch)) {
-      return {
-        kind: 'unusable',
-        code: 'NAPTR_FLAG_INVALID',
-        message: `flag ${JSON.stringify(ch)} is not in A-Z or 0-9 (RFC 3403 section 4.1)`,
-      };
-    }
-  }
+  const unusable = (code: Extract<FlagsResult, { kind: 'unusable' }>['code'], message: string) =>
+    ({ kind: 'unusable', code, message }) as const;
+  const invalid = [...flags].find((ch) => !/^[A-Za-z0-9]$/.test(ch));
+  if (invalid !== undefined)
+    return unusable(
+      'NAPTR_FLAG_INVALID',
+      `flag ${JSON.stringify(invalid)} is not in A-Z or 0-9 (RFC 3403 section 4.1)`,
+    );
   const upper = flags.toUpperCase();
-  for (const ch of upper) {
-    if (!'SAUP'.includes(ch)) {
-      return {
-        kind: 'unusable',
-        code: 'NAPTR_FLAG_UNKNOWN',
-        message: `unknown flag '${ch}' (URI/URN resolution defines S, A, U and P; RFC 3404 section 4.3: ignore the record before ordering)`,
-      };
-    }
-  }
-  if (upper.length > 1) {
-    return {
-      kind: 'unusable',
-      code: 'NAPTR_FLAG_MULTIPLE',
-      message: `flags '${flags}': S, A, U and P are mutually exclusive (RFC 3404 section 4.3)`,
-    };
-  }
+  const unknown = [...upper].find((ch) => !'SAUP'.includes(ch));
+  if (unknown !== undefined)
+    return unusable(
+      'NAPTR_FLAG_UNKNOWN',
+      `unknown flag '${unknown}' (URI/URN resolution defines S, A, U and P; RFC 3404 section 4.3: ignore the record before ordering)`,
+    );
+  if (upper.length > 1)
+    return unusable(
+      'NAPTR_FLAG_MULTIPLE',
+      `flags '${flags}': S, A, U and P are mutually exclusive (RFC 3404 section 4.3)`,
+    );
   return { kind: 'flag', flag: upper as KnownFlag };
 }
 
@@ -216,54 +210,38 @@ export function checkServices(
   services: ServicesResult,
   wanted: string,
 ): ServiceCheck {
-  if (!services.ok) {
-    return { usable: false, code: 'NAPTR_SERVICES_SYNTAX', reason: services.error.message };
-  }
+  const no = (code: ResolutionCode, reason: string): ServiceCheck => ({
+    usable: false,
+    code,
+    reason,
+  });
+  const yes = (reason: string): ServiceCheck => ({ usable: true, reason });
+  if (!services.ok) return no('NAPTR_SERVICES_SYNTAX', services.error.message);
   const { protocol, services: list } = services.value;
   const want = canonicalService(wanted);
   const listed = list.some((s) => canonicalService(s) === want);
   const listNote = list.length === 0 ? 'no service list' : `services ${list.join('+')}`;
-  if (list.length > 0 && !listed) {
-    return {
-      usable: false,
-      code: 'NAPTR_SERVICE_UNWANTED',
-      reason: `${listNote} do not include ${wanted}`,
-    };
-  }
-  if (flags.kind === 'non-terminal') {
-    return { usable: true, reason: `non-terminal, ${listNote}` };
-  }
-  if (flags.kind !== 'flag') {
-    return { usable: false, code: flags.code, reason: flags.message };
-  }
-  if (flags.flag === 'P') {
-    if (protocol === undefined) {
-      return {
-        usable: false,
-        code: 'NAPTR_PROTOCOL_MISSING',
-        reason: "'P' record names no protocol to hand over to",
-      };
-    }
-    return { usable: true, reason: `hand-off to protocol ${protocol}` };
-  }
-  if (protocol === undefined) {
-    if (flags.flag === 'U') {
-      return { usable: true, reason: `'U' with no protocol (the URI scheme decides), ${listNote}` };
-    }
-    return {
-      usable: false,
-      code: 'NAPTR_PROTOCOL_MISSING',
-      reason: `'${flags.flag}' record names no protocol (RFC 2915 section 2: a terminal rule must)`,
-    };
-  }
-  if (protocolInfo(protocol) === undefined) {
-    return {
-      usable: false,
-      code: 'NAPTR_PROTOCOL_UNKNOWN',
-      reason: `protocol ${protocol} is not one this client speaks (thttp, http, https)`,
-    };
-  }
-  return { usable: true, reason: `protocol ${protocol}, ${listNote}` };
+  if (list.length > 0 && !listed)
+    return no('NAPTR_SERVICE_UNWANTED', `${listNote} do not include ${wanted}`);
+  if (flags.kind === 'non-terminal') return yes(`non-terminal, ${listNote}`);
+  if (flags.kind !== 'flag') return no(flags.code, flags.message);
+  if (flags.flag === 'P')
+    return protocol === undefined
+      ? no('NAPTR_PROTOCOL_MISSING', "'P' record names no protocol to hand over to")
+      : yes(`hand-off to protocol ${protocol}`);
+  if (protocol === undefined)
+    return flags.flag === 'U'
+      ? yes(`'U' with no protocol (the URI scheme decides), ${listNote}`)
+      : no(
+          'NAPTR_PROTOCOL_MISSING',
+          `'${flags.flag}' record names no protocol (RFC 2915 section 2: a terminal rule must)`,
+        );
+  if (protocolInfo(protocol) === undefined)
+    return no(
+      'NAPTR_PROTOCOL_UNKNOWN',
+      `protocol ${protocol} is not one this client speaks (thttp, http, https)`,
+    );
+  return yes(`protocol ${protocol}, ${listNote}`);
 }
 
 // ---------------------------------------------------------------- rewrite
@@ -440,7 +418,35 @@ export function compileRecord(record: NaptrRecord): CompiledRecord {
 function compileRecordUncached(record: NaptrRecord): CompiledRecord {
   const flags = parseFlags(record.flags);
   const isU = flags.kind === 'flag' && flags.flag === 'U';
-  const base = {
+  const hasRegexp = record.regexp !== '';
+  const hasReplacement = !isEmptyReplacement(record.replacement);
+  const parsed = hasRegexp && !hasReplacement ? parseSubstitutionCached(record.regexp) : undefined;
+  let fixed: RewriteResult | undefined;
+  if (hasRegexp && hasReplacement)
+    fixed = malformed(
+      'NAPTR_BOTH_FIELDS',
+      `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
+    );
+  else if (!hasRegexp && !hasReplacement)
+    fixed = malformed(
+      'NAPTR_NO_FIELDS',
+      'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
+    );
+  else if (!hasRegexp)
+    fixed = isU
+      ? malformed(
+          'NAPTR_U_WITHOUT_REGEXP',
+          "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
+        )
+      : rewritten(record.replacement, 'replacement');
+  else if (!parsed!.ok) {
+    const e = parsed!.error;
+    fixed = malformed(
+      e.code,
+      `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
+    );
+  }
+  return {
     flagsField: record.flags,
     servicesField: record.services,
     regexpField: record.regexp,
@@ -451,59 +457,9 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
     checks: new Map<string, ServiceCheck>(),
     noMatch: undefined,
     emptyOutput: undefined,
+    expr: parsed?.ok ? parsed.value : undefined,
+    fixed,
   };
-  const hasRegexp = record.regexp !== '';
-  const hasReplacement = !isEmptyReplacement(record.replacement);
-  if (hasRegexp && hasReplacement) {
-    return {
-      ...base,
-      expr: undefined,
-      fixed: malformed(
-        'NAPTR_BOTH_FIELDS',
-        `both REGEXP and REPLACEMENT (${record.replacement}) are set; RFC 3403 section 4.1: the record is in error and SHOULD be ignored`,
-      ),
-    };
-  }
-  if (!hasRegexp && !hasReplacement) {
-    return {
-      ...base,
-      expr: undefined,
-      fixed: malformed(
-        'NAPTR_NO_FIELDS',
-        'REGEXP is empty and REPLACEMENT is "." : the record produces nothing',
-      ),
-    };
-  }
-  if (!hasRegexp) {
-    if (isU) {
-      return {
-        ...base,
-        expr: undefined,
-        fixed: malformed(
-          'NAPTR_U_WITHOUT_REGEXP',
-          "a 'U' record must produce its URI with REGEXP; a REPLACEMENT is a domain name",
-        ),
-      };
-    }
-    return {
-      ...base,
-      expr: undefined,
-      fixed: rewritten(record.replacement, 'replacement'),
-    };
-  }
-  const parsed = parseSubstitutionCached(record.regexp);
-  if (!parsed.ok) {
-    const e = parsed.error;
-    return {
-      ...base,
-      expr: undefined,
-      fixed: malformed(
-        e.code,
-        `REGEXP ${JSON.stringify(record.regexp)} at column ${e.span.start + 1}: ${e.message}`,
-      ),
-    };
-  }
-  return { ...base, expr: parsed.value, fixed: undefined };
 }
 
 /** checkServices for a compiled record, memoised per wanted service. */

@@ -106,30 +106,16 @@ export interface StepResult {
 function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
   if (/[^\x21-\x7e]/.test(text) || text.includes('%')) return toDnsKey(text);
   const name = text.endsWith('.') ? text.slice(0, -1) : text;
-  if (name === '') {
-    return { ok: false, error: { code: 'DDDS_KEY_EMPTY', message: 'the name is the root' } };
-  }
-  if (name.length > 253) {
-    return {
-      ok: false,
-      error: {
-        code: 'DDDS_KEY_TOO_LONG',
-        message: `name is ${name.length} characters; at most 253`,
-      },
-    };
-  }
-  for (const label of name.split('.')) {
-    if (label === '' || label.length > 63) {
-      return {
-        ok: false,
-        error: {
-          code: label === '' ? 'DDDS_KEY_EMPTY_LABEL' : 'DDDS_KEY_LABEL_TOO_LONG',
-          message: `name ${JSON.stringify(text)} has ${label === '' ? 'an empty label' : 'a label over 63 octets'}`,
-        },
-      };
-    }
-  }
-  return { ok: true, value: `${name.toLowerCase()}.` };
+  if (name === '') return fail('DDDS_KEY_EMPTY', 'the name is the root');
+  if (name.length > 253)
+    return fail('DDDS_KEY_TOO_LONG', `name is ${name.length} characters; at most 253`);
+  const bad = name.split('.').find((label) => label === '' || label.length > 63);
+  if (bad !== undefined)
+    return fail(
+      bad === '' ? 'DDDS_KEY_EMPTY_LABEL' : 'DDDS_KEY_LABEL_TOO_LONG',
+      `name ${JSON.stringify(text)} has ${bad === '' ? 'an empty label' : 'a label over 63 octets'}`,
+    );
+  return ok(`${name.toLowerCase()}.`);
 }
 
 /**
@@ -203,36 +189,18 @@ interface Candidate {
 
 /**
  * Steps 1-2: records with unknown flags dropped before ordering, the rest in
- * a stable sort by ORDER then PREFERENCE (an RRset already in that order, the
- * usual case, is left as it is).
+ * a stable sort by ORDER then PREFERENCE.
  */
 function candidatesInOrder(records: readonly NaptrRecord[], fates: Fates): Candidate[] {
   const candidates: Candidate[] = [];
-  let sorted = true;
-  for (let index = 0; index < records.length; index++) {
-    const record = records[index] as NaptrRecord;
+  records.forEach((record, index) => {
     const c = compileRecord(record);
-    const flags = c.flags;
-    if (flags.kind === 'unusable') {
-      fates.set(index, 'skipped', flags.code, `${flags.message}; dropped before ordering`);
-      continue;
-    }
-    const last = candidates[candidates.length - 1];
-    if (
-      last !== undefined &&
-      (last.record.order > record.order ||
-        (last.record.order === record.order && last.record.preference > record.preference))
-    ) {
-      sorted = false;
-    }
-    candidates.push({ record, index, c });
-  }
-  if (!sorted) {
-    candidates.sort(
-      (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
-    );
-  }
-  return candidates;
+    if (c.flags.kind !== 'unusable') candidates.push({ record, index, c });
+    else fates.set(index, 'skipped', c.flags.code, `${c.flags.message}; dropped before ordering`);
+  });
+  return candidates.sort(
+    (a, b) => a.record.order - b.record.order || a.record.preference - b.record.preference,
+  );
 }
 
 /**

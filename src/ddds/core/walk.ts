@@ -180,12 +180,12 @@ export function prepareWalk(input: string): WalkStart | CodedError {
 
 /** An IP address literal (an S or A target given as one needs no lookup). */
 export function isIpLiteral(host: string): boolean {
-  if (
-    /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(host)
-  ) {
-    return true;
-  }
-  return host.includes(':') && /^[0-9a-f:.]+$/i.test(host) && host.split(':').length <= 9;
+  return (
+    /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(
+      host,
+    ) ||
+    (host.includes(':') && /^[0-9a-f:.]+$/i.test(host) && host.split(':').length <= 9)
+  );
 }
 
 /**
@@ -290,9 +290,13 @@ export class DddsWalk {
 
   private fail(code: ResolutionCode, message: string, cause?: unknown): WalkNeed {
     this.phase = 'end';
-    return cause === undefined
-      ? { kind: 'failed', code, message, trace: this.trace }
-      : { kind: 'failed', code, message, trace: this.trace, cause };
+    return {
+      kind: 'failed',
+      code,
+      message,
+      trace: this.trace,
+      ...(cause === undefined ? {} : { cause }),
+    };
   }
 
   private done(result: ResolveResult): WalkNeed {
@@ -313,17 +317,7 @@ export class DddsWalk {
     this.expect('naptr');
     const key = this.key;
     if (feed.kind === 'error') {
-      this.trace.steps.push({
-        kind: 'naptr',
-        step: this.stepNo,
-        key,
-        server: feed.server,
-        cached: false,
-        result: 'error',
-        ...(feed.validation !== undefined ? { validation: feed.validation } : {}),
-        records: [],
-        error: { code: feed.code, message: feed.message },
-      });
+      this.trace.steps.push({ kind: 'naptr', step: this.stepNo, key, ...errorEntry(feed) });
       return this.fail(feed.code, `NAPTR lookup of ${key} failed: ${feed.message}`, feed.cause);
     }
     // Used records are remembered only for a fallback (no Set per step otherwise).
@@ -359,23 +353,19 @@ export class DddsWalk {
     frame: Frame,
   ): StepResult {
     const { aus, key, service } = this;
-    let records = feed.records;
-    if (frame.excluded.size > 0) {
-      records = records.filter((_, i) => !frame.excluded.has(i));
-      return dddsStep({ aus, key, records, service, toDnsKey: defaultToDnsKey });
-    }
+    const excluded = frame.excluded;
+    const records =
+      excluded.size > 0 ? feed.records.filter((_, i) => !excluded.has(i)) : feed.records;
+    const step = () => dddsStep({ aus, key, records, service, toDnsKey: defaultToDnsKey });
     const memo = this.options.memo;
     const rrset = feed.rrset;
-    if (memo === undefined || rrset === undefined) {
-      return dddsStep({ aus, key, records, service, toDnsKey: defaultToDnsKey });
-    }
-    let step = feed.cached ? memo.store.get(rrset, memo.key) : undefined;
-    if (step === undefined) {
-      step = dddsStep({ aus, key, records, service, toDnsKey: defaultToDnsKey });
-      // Fresh from the DNS: seed the memo for the next warm resolution (when it may be cached).
-      if (feed.cached || feed.meta.ttl > 0) memo.store.set(rrset, memo.key, step);
-    }
-    return step;
+    if (excluded.size > 0 || memo === undefined || rrset === undefined) return step();
+    const memoised = feed.cached ? memo.store.get(rrset, memo.key) : undefined;
+    if (memoised !== undefined) return memoised;
+    const fresh = step();
+    // Fresh from the DNS: seed the memo for the next warm resolution (when it may be cached).
+    if (feed.cached || feed.meta.ttl > 0) memo.store.set(rrset, memo.key, fresh);
+    return fresh;
   }
 
   private afterStep(
@@ -553,17 +543,7 @@ export class DddsWalk {
     qtype: 'SRV' | 'A' | 'AAAA',
     feed: Extract<DnsFeed<unknown>, { kind: 'error' }>,
   ): void {
-    this.trace.steps.push({
-      kind,
-      name,
-      qtype,
-      server: feed.server,
-      cached: false,
-      result: 'error',
-      ...(feed.validation !== undefined ? { validation: feed.validation } : {}),
-      records: [],
-      error: { code: feed.code, message: feed.message },
-    });
+    this.trace.steps.push({ kind, name, qtype, ...errorEntry(feed) });
   }
 
   // ---------------------------------------------------------------- HTTP
@@ -638,6 +618,18 @@ export class DddsWalk {
 
 /** URL schemes accepted from a resolver by default. */
 export const DEFAULT_URL_SCHEMES: readonly string[] = ['http', 'https'];
+
+/** The trace entry's fields of a lookup that failed. */
+function errorEntry(feed: Extract<DnsFeed<unknown>, { kind: 'error' }>) {
+  return {
+    server: feed.server,
+    cached: false,
+    result: 'error' as const,
+    ...(feed.validation !== undefined ? { validation: feed.validation } : {}),
+    records: [],
+    error: { code: feed.code, message: feed.message },
+  };
+}
 
 function formatSrv(s: SrvRecord): string {
   return `${s.priority} ${s.weight} ${s.port} ${s.target}`;
