@@ -35,7 +35,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Span } from '../../kit/core/diagnostics.ts';
-import type { Result } from '../../kit/core/result.ts';
+import { ok, type Result } from '../../kit/core/result.ts';
 import { buildFastPath, type EreFastPath } from './fast-match.ts';
 
 /** POSIX RE_DUP_MAX lower bound, and the bound BIND enforces. */
@@ -267,10 +267,7 @@ class EreParser {
         );
       }
     }
-    return {
-      ok: true,
-      value: { type: 'alternation', branches, span: this.span(start, this.pos) },
-    };
+    return ok({ type: 'alternation', branches, span: this.span(start, this.pos) });
   }
 
   parseBranch(): ParseResult<EreNode[]> {
@@ -289,47 +286,35 @@ class EreParser {
         const qStart = this.pos;
         let min: number;
         let max: number | undefined;
-        if (q === '*' || q === '+' || q === '?') {
-          if (quantified) {
-            if (q === '?') {
-              return this.fail(
-                'ERE_UNSUPPORTED',
-                `lazy quantifier '${this.text[qStart - 1]}?' is Perl syntax, not POSIX`,
-                qStart - 1,
-                qStart + 1,
-              );
-            }
-            if (q === '+') {
-              return this.fail(
-                'ERE_UNSUPPORTED',
-                `possessive quantifier '${this.text[qStart - 1]}+' is not POSIX`,
-                qStart - 1,
-                qStart + 1,
-              );
-            }
+        const interval = q === '{' && isDigit(this.text[this.pos + 1]);
+        if (!interval && q !== '*' && q !== '+' && q !== '?') break;
+        if (quantified) {
+          if (q === '?' || q === '+') {
+            const prev = this.text[qStart - 1];
             return this.fail(
-              'ERE_SYNTAX',
-              'a quantifier cannot follow another quantifier (undefined in POSIX; BIND rejects it)',
-              qStart,
+              'ERE_UNSUPPORTED',
+              q === '?'
+                ? `lazy quantifier '${prev}?' is Perl syntax, not POSIX`
+                : `possessive quantifier '${prev}+' is not POSIX`,
+              qStart - 1,
+              qStart + 1,
             );
           }
+          return this.fail(
+            'ERE_SYNTAX',
+            'a quantifier cannot follow another quantifier (undefined in POSIX; BIND rejects it)',
+            qStart,
+          );
+        }
+        if (interval) {
+          const iv = this.parseInterval();
+          if (!iv.ok) return iv;
+          min = iv.value.min;
+          max = iv.value.max;
+        } else {
           this.pos += 1;
           min = q === '+' ? 1 : 0;
           max = q === '?' ? 1 : undefined;
-        } else if (q === '{' && isDigit(this.text[this.pos + 1])) {
-          if (quantified) {
-            return this.fail(
-              'ERE_SYNTAX',
-              'a quantifier cannot follow another quantifier (undefined in POSIX; BIND rejects it)',
-              qStart,
-            );
-          }
-          const interval = this.parseInterval();
-          if (!interval.ok) return interval;
-          min = interval.value.min;
-          max = interval.value.max;
-        } else {
-          break;
         }
         if (node.type === 'anchor') {
           return this.fail(
@@ -427,10 +412,7 @@ class EreParser {
           return this.fail('ERE_SYNTAX', "unclosed '('", start);
         }
         this.pos += 1;
-        return {
-          ok: true,
-          value: { type: 'group', index, body: body.value, span: this.span(start, this.pos) },
-        };
+        return ok({ type: 'group', index, body: body.value, span: this.span(start, this.pos) });
       }
       case '[':
         return this.parseBracket();
@@ -440,14 +422,11 @@ class EreParser {
       case '^':
       case '$':
         this.pos += 1;
-        return {
-          ok: true,
-          value: {
-            type: 'anchor',
-            kind: c === '^' ? 'start' : 'end',
-            span: this.span(start, this.pos),
-          },
-        };
+        return ok({
+          type: 'anchor',
+          kind: c === '^' ? 'start' : 'end',
+          span: this.span(start, this.pos),
+        });
       case '*':
       case '+':
       case '?':
@@ -489,10 +468,7 @@ class EreParser {
         this.pos += 1;
         const lit = this.literalAt(this.pos);
         if (!lit.ok) return lit;
-        return {
-          ok: true,
-          value: { ...lit.value, span: this.span(start, this.pos) } as EreNode,
-        };
+        return ok({ ...lit.value, span: this.span(start, this.pos) } as EreNode);
       }
       default:
         return this.literalAt(start);
@@ -646,10 +622,7 @@ class EreParser {
       if (lo.value.kind === 'class') items.push({ type: 'class', name: lo.value.name });
       else items.push({ type: 'char', codePoint: lo.value.cp });
     }
-    return {
-      ok: true,
-      value: { type: 'bracket', negated, items, span: this.span(start, this.pos) },
-    };
+    return ok({ type: 'bracket', negated, items, span: this.span(start, this.pos) });
   }
 }
 
@@ -723,15 +696,12 @@ export function parseEre(
   const parser = new EreParser(source, offsets, shift);
   const parsed = parser.parse();
   if (!parsed.ok) return parsed;
-  return {
-    ok: true,
-    value: {
-      source,
-      ast: parsed.value.ast,
-      groupCount: parsed.value.groupCount,
-      translated: translateAlternation(parsed.value.ast),
-    },
-  };
+  return ok({
+    source,
+    ast: parsed.value.ast,
+    groupCount: parsed.value.groupCount,
+    translated: translateAlternation(parsed.value.ast),
+  });
 }
 
 /** Flags for every compiled ERE: POSIX leftmost-longest, `.` matches newline. */

@@ -34,7 +34,7 @@
  * - Code points, not bytes: the engine works on Unicode scalar values.
  */
 import type { Span } from '../../kit/core/diagnostics.ts';
-import type { Err, Ok, Result } from '../../kit/core/result.ts';
+import { err, ok, type Err, type Ok, type Result } from '../../kit/core/result.ts';
 import {
   compileEre,
   parseEre,
@@ -98,15 +98,6 @@ export type ApplySubstitutionResult =
   | { readonly matched: false; readonly error?: undefined }
   | { readonly matched: true; readonly output: string; readonly error?: undefined }
   | { readonly matched: false; readonly error: SubstError };
-
-function fail(
-  code: SubstErrorCode,
-  message: string,
-  start: number,
-  end: number,
-): ParseSubstitutionResult {
-  return { ok: false, error: { code, message, span: { start, end } } };
-}
 
 function utf8Length(text: string): number {
   let n = 0;
@@ -349,20 +340,17 @@ function parseReplacement(
  */
 export function parseSubstitution(field: string): ParseSubstitutionResult {
   const split = splitSubstitution(field);
-  if ('code' in split) return { ok: false, error: split };
+  if ('code' in split) return err(split);
   const compiled = compileEre(
     split.ere,
     split.offsets === undefined
       ? { caseInsensitive: split.caseInsensitive, shift: 1 }
       : { caseInsensitive: split.caseInsensitive, offsets: split.offsets },
   );
-  if (!compiled.ok) {
-    const e = compiled.error;
-    return fail(e.code, e.message, e.span.start, e.span.end);
-  }
+  if (!compiled.ok) return err(compiled.error);
   const r = parseReplacement(field, split, compiled.value.groupCount);
-  if ('code' in r) return { ok: false, error: r };
-  return substParsed({
+  if ('code' in r) return err(r);
+  return ok({
     source: field,
     delimiter: split.delim,
     ere: compiled.value,
@@ -482,7 +470,7 @@ export class SubstitutionChecker {
     if (groups !== undefined) {
       const split = splitSubstitution(field);
       // Only the length can differ between fields of one template.
-      if ('code' in split) return { ok: false, error: split };
+      if ('code' in split) return err(split);
       const r = parseReplacement(field, split, groups);
       if (!('code' in r)) {
         return { ok: true, ere: split.ere, repl: r.repl, caseInsensitive: split.caseInsensitive };
@@ -532,14 +520,8 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
     lastAscii = ascii;
   }
   if (!ascii && !isWellFormed(input)) {
-    return {
-      matched: false,
-      error: {
-        code: 'SUBST_BAD_INPUT',
-        message: 'the input contains an unpaired surrogate (not Unicode text)',
-        span: { start: 0, end: 0 },
-      },
-    };
+    const message = 'the input contains an unpaired surrogate (not Unicode text)';
+    return { matched: false, error: substError('SUBST_BAD_INPUT', message, 0, 0) };
   }
   const fast = expr.ere.fast;
   if (fast !== undefined) {
@@ -571,14 +553,8 @@ export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitu
     groups = [];
     for (let g = 0; g <= expr.maxBackref; g++) groups.push(m.group(g));
   } catch (e) {
-    return {
-      matched: false,
-      error: {
-        code: 'SUBST_ENGINE',
-        message: `regular expression engine error: ${e instanceof Error ? e.message : String(e)}`,
-        span: expr.ereSpan,
-      },
-    };
+    const message = `regular expression engine error: ${e instanceof Error ? e.message : String(e)}`;
+    return { matched: false, error: { code: 'SUBST_ENGINE', message, span: expr.ereSpan } };
   }
   let output = '';
   for (const part of expr.repl) {
@@ -627,30 +603,21 @@ export function formatSubstitution(parts: {
   }
   const field = `${d}${ere}${d}${repl}${d}${parts.caseInsensitive === true ? 'i' : ''}`;
   const back = parseSubstitution(field);
-  if (!back.ok) return { ok: false, error: back.error };
+  if (!back.ok) return back;
+  const unrepresentable = (message: string, span: Span) =>
+    err({ code: 'SUBST_UNREPRESENTABLE' as const, message, span });
   const intended = parseEre(parts.ere);
-  if (intended.ok && intended.value.translated !== back.value.ere.translated) {
-    return {
-      ok: false,
-      error: {
-        code: 'SUBST_UNREPRESENTABLE',
-        message: `the regular expression uses the delimiter ${describe(d)} as an operator; choose another delimiter`,
-        span: back.value.ereSpan,
-      },
-    };
-  }
-  if (replKey(back.value.repl) !== replKey(parts.repl)) {
-    return {
-      ok: false,
-      error: {
-        code: 'SUBST_UNREPRESENTABLE',
-        message:
-          'the replacement cannot be written: a literal backslash before a digit, the delimiter or a back-reference has no RFC 3402 spelling',
-        span: back.value.replSpan,
-      },
-    };
-  }
-  return { ok: true, value: field };
+  if (intended.ok && intended.value.translated !== back.value.ere.translated)
+    return unrepresentable(
+      `the regular expression uses the delimiter ${describe(d)} as an operator; choose another delimiter`,
+      back.value.ereSpan,
+    );
+  if (replKey(back.value.repl) !== replKey(parts.repl))
+    return unrepresentable(
+      'the replacement cannot be written: a literal backslash before a digit, the delimiter or a back-reference has no RFC 3402 spelling',
+      back.value.replSpan,
+    );
+  return ok(field);
 }
 
 /** Canonical text of a replacement (adjacent text parts merged), for comparisons. */
@@ -666,8 +633,4 @@ function replKey(repl: readonly ReplPart[]): string {
   }
   merged.push(JSON.stringify(text));
   return merged.join(',');
-}
-
-function substParsed(expr: SubstExpr): ParsedSubstitution {
-  return { ok: true, value: expr };
 }
