@@ -76,15 +76,18 @@ function countsOf(opened: OpenedCatalogue) {
   return opened.kind === 'sqlite' ? opened.store.counts() : opened.store.cachedCounts();
 }
 
+/** Changes when the catalogue does (a commit): SQLite's data_version, PostgreSQL's generation. */
+function versionOf(opened: OpenedCatalogue): () => number {
+  return opened.kind === 'sqlite' ? () => opened.store.dataVersion() : () => opened.store.version();
+}
+
 /** What this process reports at a scrape: its counters and the catalogue's size and last change. */
 function metricsCollector(
   opened: OpenedCatalogue,
   app: { cacheStats(): { entries: number; bytes: number; hits: number; misses: number } },
   stats: ResolverStats,
 ): () => MetricFamily[] {
-  const version = () =>
-    opened.kind === 'sqlite' ? opened.store.dataVersion() : opened.store.version();
-  const counts = () => countsOf(opened);
+  const version = versionOf(opened);
   let seenVersion = version();
   let changedAt = Date.now();
   return () => {
@@ -93,7 +96,7 @@ function metricsCollector(
       seenVersion = v;
       changedAt = Date.now();
     }
-    return [...stats.families(app.cacheStats()), ...catalogueFamilies(counts(), changedAt)];
+    return [...stats.families(app.cacheStats()), ...catalogueFamilies(countsOf(opened), changedAt)];
   };
 }
 
@@ -109,10 +112,7 @@ async function loadRegistry(
     );
   }
   // Without --registry, the registries stored in the catalogue (lexroute catalogue registry).
-  const stored =
-    opened.kind === 'sqlite'
-      ? opened.store.registryEntries()
-      : await opened.store.registryEntries();
+  const stored = await opened.store.registryEntries();
   return stored.length > 0 ? new Registry(stored) : undefined;
 }
 
@@ -147,21 +147,11 @@ function buildApp(
     ...(labels.resolver !== undefined ? { resolver: labels.resolver } : {}),
     catalogue: labels.catalogue,
   };
-  if (opened.kind === 'sqlite') {
-    const store = opened.store;
-    return createResolverApp({
-      ...shared,
-      reader: store,
-      health: () => ({ ...named, ...store.counts() }),
-      cache: { ...config.cache, version: () => store.dataVersion() },
-    });
-  }
-  const store = opened.store;
   return createResolverApp({
     ...shared,
-    source: store,
-    health: () => ({ ...named, ...store.cachedCounts() }),
-    cache: { ...config.cache, version: () => store.version() },
+    ...(opened.kind === 'sqlite' ? { reader: opened.store } : { source: opened.store }),
+    health: () => ({ ...named, ...countsOf(opened) }),
+    cache: { ...config.cache, version: versionOf(opened) },
   });
 }
 

@@ -196,8 +196,7 @@ async function runRegistry(io: CliIo, location: string, dir: string): Promise<nu
     return failed(io, e);
   }
   try {
-    if (opened.kind === 'sqlite') opened.store.replaceRegistry(entries);
-    else await opened.store.replaceRegistry(entries);
+    await opened.store.replaceRegistry(entries);
     const by = (k: string) => entries.filter((e) => e.kind === k).length.toLocaleString('en');
     io.out(
       `registries of ${opened.label}: ${by('jurisdiction')} jurisdictions, ${by('authority')} authorities, ${by('measure')} measure types (from ${dir})\n`,

@@ -102,11 +102,10 @@ export async function openCatalogue(
 
 /** Close either kind. */
 export async function closeCatalogue(c: OpenedCatalogue): Promise<void> {
-  if (c.kind === 'postgres') await c.store.close();
-  else c.store.close();
+  await c.store.close();
 }
 
 /** The running counts of either kind. */
 export async function catalogueCounts(c: OpenedCatalogue): Promise<Counts> {
-  return c.kind === 'postgres' ? c.store.counts() : c.store.counts();
+  return c.store.counts();
 }

@@ -42,6 +42,7 @@ export { CatalogueError };
 import type { RowErrorCode } from '../core/codes.ts';
 import type { RegistryEntry, RegistryKind } from '../core/registry.ts';
 import { expressionUrn, manifestationUrn } from '../core/compose.ts';
+import { sameManifestation } from '../core/match.ts';
 import {
   compareBinary,
   decodeWork,
@@ -177,6 +178,13 @@ export interface OpenOptions {
   readonly create?: boolean;
 }
 
+/** A prepared statement; `arrays`: its rows as arrays (no object per row). */
+function prepare(db: DatabaseSync, sql: string, arrays: boolean): StatementSync {
+  const st = db.prepare(sql);
+  if (arrays) st.setReturnArrays(true);
+  return st;
+}
+
 /** The SQLite catalogue: reader for the matcher, writer for imports. */
 export class SqliteCatalogue implements CatalogueReader {
   readonly db: DatabaseSync;
@@ -240,11 +248,7 @@ export class SqliteCatalogue implements CatalogueReader {
     this.db.exec(
       'PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;',
     );
-    const p = (sql: string, arrays = true) => {
-      const st = this.db.prepare(sql);
-      if (arrays) st.setReturnArrays(true);
-      return st;
-    };
+    const p = (sql: string, arrays = true) => prepare(this.db, sql, arrays);
     this.#byName = p(
       'SELECT w.id, w.doc FROM lookup k JOIN works w ON w.id = k.work_id WHERE k.urn = ?',
     );
@@ -620,13 +624,10 @@ class SqliteWriterBackend implements WriterBackend {
   constructor(db: DatabaseSync, store: SqliteCatalogue) {
     this.#db = db;
     this.#store = store;
-    const p = (sql: string) => db.prepare(sql);
-    this.#findName = p('SELECT work_id FROM lookup WHERE urn = ?');
-    this.#findName.setReturnArrays(true);
-    this.#loadWork = p('SELECT doc FROM works WHERE id = ?');
-    this.#loadWork.setReturnArrays(true);
-    this.#insertWork = p('INSERT INTO works(doc) VALUES (?) RETURNING id');
-    this.#insertWork.setReturnArrays(true);
+    const p = (sql: string, arrays = false) => prepare(db, sql, arrays);
+    this.#findName = p('SELECT work_id FROM lookup WHERE urn = ?', true);
+    this.#loadWork = p('SELECT doc FROM works WHERE id = ?', true);
+    this.#insertWork = p('INSERT INTO works(doc) VALUES (?) RETURNING id', true);
     this.#updateWork = p('UPDATE works SET doc = ? WHERE id = ?');
     this.#insertLookup = p('INSERT INTO lookup(urn, work_id) VALUES (?, ?)');
     this.#insertName = p(
@@ -832,12 +833,7 @@ export class CatalogueWriter {
       feature: null,
     };
     for (const m of ex.manifestations) {
-      if (
-        m.key.editor === mk.editor &&
-        m.key.format === mk.format &&
-        m.key.component === mk.component &&
-        m.key.feature === mk.feature
-      ) {
+      if (sameManifestation(m.key, mk)) {
         // As inForce on an expression: a row that gives a depth replaces the earlier one.
         if (row.partitionDepth !== null) m.partitionDepth = row.partitionDepth;
         return m;

@@ -456,23 +456,15 @@ function scoreDates(
 
 /** The authority's and measure's part of scoreName: reasons for a partial or different one. */
 function scoreQualified(q: WorkKey, c: WorkKey, reasons: MatchReason[]): void {
-  const authority = compareQualified(q.authority, c.authority);
-  if (authority === 'partial') {
+  for (const part of ['authority', 'measure'] as const) {
+    const how = compareQualified(q[part], c[part]);
+    if (how === 'equal') continue;
+    const code = part === 'authority' ? 'AUTHORITY' : 'MEASURE';
     reasons.push(
-      reason('AUTHORITY_PARTIAL', `authority ${q.authority} only partly matches ${c.authority}`),
+      how === 'partial'
+        ? reason(`${code}_PARTIAL`, `${part} ${q[part]} only partly matches ${c[part]}`)
+        : reason(`${code}_DIFFERS`, `${part} ${q[part]} differs from ${c[part]}`),
     );
-  } else if (authority === 'differs') {
-    reasons.push(
-      reason('AUTHORITY_DIFFERS', `authority ${q.authority} differs from ${c.authority}`),
-    );
-  }
-  const measure = compareQualified(q.measure, c.measure);
-  if (measure === 'partial') {
-    reasons.push(
-      reason('MEASURE_PARTIAL', `measure ${q.measure} only partly matches ${c.measure}`),
-    );
-  } else if (measure === 'differs') {
-    reasons.push(reason('MEASURE_DIFFERS', `measure ${q.measure} differs from ${c.measure}`));
   }
 }
 
@@ -662,7 +654,7 @@ export function selectExpression(
   const versioned = chooseVersion(work, pool, qx, opts, reasons);
   if (!versioned.ok) return versioned;
   pool = versioned.value.pool;
-  const chosen = versioned.value.chosen ?? mostRecent(work, pool);
+  const chosen = versioned.value.chosen ?? latest(work, pool);
   if (!chosen) {
     return fail('NO_LOCATION', `${work.urn} has no expression`);
   }
@@ -744,7 +736,7 @@ function chooseVersion(
           penalty: 0,
         });
       } else {
-        chosen = inForceAt(work, pool, qx.versionDate);
+        chosen = latest(work, pool, qx.versionDate);
         if (!chosen) {
           return fail(
             'VERSION_NOT_FOUND',
@@ -761,7 +753,7 @@ function chooseVersion(
       return fail('VERSION_NOT_FOUND', `${work.urn} has no version '${version}'`);
     }
   } else if (opts.at !== null) {
-    chosen = inForceAt(work, pool, opts.at);
+    chosen = latest(work, pool, opts.at);
     if (!chosen) {
       return fail('NOT_IN_FORCE', `no version of ${work.urn} is in force on ${opts.at}`);
     }
@@ -793,33 +785,18 @@ function pickLanguage(
   return best;
 }
 
-function mostRecent(
+/** The expression with the latest effective date (on or before `date` when given; without a date, one without an effective date may do). */
+function latest(
   work: CatalogueWork,
   pool: readonly CatalogueExpression[],
+  date?: string,
 ): CatalogueExpression | undefined {
   let best: CatalogueExpression | undefined;
   let bestDate = '';
   for (const e of pool) {
-    const d = effectiveDate(work, e) ?? '';
-    if (!best || d > bestDate) {
-      best = e;
-      bestDate = d;
-    }
-  }
-  return best;
-}
-
-/** The expression with the latest effective date on or before `date`. */
-function inForceAt(
-  work: CatalogueWork,
-  pool: readonly CatalogueExpression[],
-  date: string,
-): CatalogueExpression | undefined {
-  let best: CatalogueExpression | undefined;
-  let bestDate = '';
-  for (const e of pool) {
-    const d = effectiveDate(work, e);
-    if (d === null || d > date) continue;
+    const effective = effectiveDate(work, e);
+    if (date !== undefined && (effective === null || effective > date)) continue;
+    const d = effective ?? '';
     if (!best || d > bestDate) {
       best = e;
       bestDate = d;
@@ -875,7 +852,7 @@ function manifestationMatches(wanted: ManifestationKey, have: ManifestationKey):
   );
 }
 
-function sameManifestation(a: ManifestationKey, b: ManifestationKey): boolean {
+export function sameManifestation(a: ManifestationKey, b: ManifestationKey): boolean {
   return (
     a.editor === b.editor &&
     a.format === b.format &&
