@@ -6,18 +6,26 @@
  *   hold it, the prefix name.
  * - NXT (RFC 2535 section 5.2): a bitmap of types 1-127, trailing zeros left out.
  * - ATMA: format 0 an NSAP address in hex, format 1 an E.164 `+number`.
+ * - ISDN (RFC 1183 section 3.2): one or two strings.
+ * - NSAP (RFC 1706 section 5): `0x` then hex, dots allowed.
+ * SINK stays generic-only: BIND and NSD read two different drafts of it.
  */
 import { TOKEN_QUOTED } from '../../zone/lexer.ts';
 import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
+  checkWire,
+  encodeFields,
   fail,
+  fieldsText,
   hexValue,
   ipv6Text,
   parseIpv4,
   parseIpv6,
   parseUint,
   toHex,
+  writeHexToken,
   writeNameToken,
+  type FieldKind,
   type RdataCodec,
 } from './layout.ts';
 import { TYPE_CODES, typeName } from '../types.ts';
@@ -232,4 +240,33 @@ export const ATMA_CODEC: RdataCodec = {
     }
     return s;
   },
+};
+
+const ONE: readonly FieldKind[] = ['cstr'];
+const TWO: readonly FieldKind[] = ['cstr', 'cstr'];
+
+export const ISDN_CODEC: RdataCodec = {
+  parse: (lex, first, origin, w, type) =>
+    encodeFields(lex, first, type, lex.count - first > 1 ? TWO : ONE, origin, w),
+  check: (b) => checkWire(ONE, b) && checkWire(TWO, b),
+  print: (b) => fieldsText(checkWire(ONE, b) ? TWO : ONE, b),
+};
+
+export const NSAP_CODEC: RdataCodec = {
+  parse(lex, first, _origin, w) {
+    const text = lex.token(first);
+    const bad = fail(
+      'ZONE_BAD_RDATA',
+      'an NSAP address is 0x followed by hexadecimal octets, dots allowed between digits (RFC 1706 section 5)',
+      first,
+    );
+    if (!/^0[xX]/.test(text)) return bad;
+    const digits = text.slice(2).replaceAll('.', '');
+    if (digits.length === 0 || !writeHexToken(digits, 0, digits.length, w)) return bad;
+    return first + 1 < lex.count
+      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the NSAP address', first + 1)
+      : undefined;
+  },
+  check: (b) => (b.length > 0 ? undefined : 'empty NSAP address'),
+  print: (b) => `0x${toHex(b, false)}`,
 };

@@ -6,7 +6,7 @@
  * - IPSECKEY (RFC 4025): algorithm 0 with a key refused and the key optional (as Knot).
  * - APL (RFC 3123): `[!]afi:address/prefix`, no trailing zero octets.
  * - KEY (RFC 2535): the "no key" flags with a key refused (as BIND).
- * - DSYNC (RFC 9859), WALLET, RESINFO (RFC 9606: TXT-like strings).
+ * - DSYNC (RFC 9859).
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_ESCAPED, TOKEN_QUOTED } from '../../zone/lexer.ts';
@@ -240,48 +240,6 @@ export const KEY_CODEC: RdataCodec = {
     return undefined;
   },
   print: (b) => `${u16(b, 0)} ${b[2]} ${b[3]}${b.length > 4 ? ` ${toBase64(b.subarray(4))}` : ''}`,
-};
-
-/** One or more <character-string>s (WALLET, RESINFO: the TXT layout). */
-export const STRINGS_CODEC: RdataCodec = {
-  parse(lex, first, _origin, w) {
-    for (let t = first; t < lex.count; t++) {
-      const at = w.len;
-      w.u8(0);
-      const n = writeStringBytes(
-        lex.text,
-        lex.starts[t]!,
-        lex.ends[t]!,
-        w,
-        (lex.flags[t]! & TOKEN_ESCAPED) !== 0,
-      );
-      if (n < 0)
-        return fail(
-          'ZONE_BAD_ESCAPE',
-          'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
-          t,
-        );
-      if (n > 255)
-        return fail(
-          'ZONE_STRING_TOO_LONG',
-          `character-string of ${n} octets (at most 255, RFC 1035 section 3.3)`,
-          t,
-        );
-      w.buf[at] = n;
-    }
-    return undefined;
-  },
-  check(b) {
-    if (b.length === 0) return 'empty';
-    let p = 0;
-    while (p < b.length) p += 1 + b[p]!;
-    return p === b.length ? undefined : 'truncated character-string';
-  },
-  print(b) {
-    const parts: string[] = [];
-    for (let p = 0; p < b.length; p += 1 + b[p]!) parts.push(quoteString(b, p + 1, p + 1 + b[p]!));
-    return parts.join(' ');
-  },
 };
 
 /** The gateway of IPSECKEY or relay of AMTRELAY by type: 0 `.`, 1 IPv4, 2 IPv6, 3 a name. */

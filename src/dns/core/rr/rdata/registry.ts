@@ -6,88 +6,7 @@
  */
 import type { Lexer } from '../../zone/lexer.ts';
 import { TOKEN_QUOTED } from '../../zone/lexer.ts';
-import {
-  TYPE_A,
-  TYPE_A6,
-  TYPE_AAAA,
-  TYPE_AFSDB,
-  TYPE_AMTRELAY,
-  TYPE_APL,
-  TYPE_ATMA,
-  TYPE_AVC,
-  TYPE_BRID,
-  TYPE_CAA,
-  TYPE_CDNSKEY,
-  TYPE_CDS,
-  TYPE_CERT,
-  TYPE_CNAME,
-  TYPE_CSYNC,
-  TYPE_DHCID,
-  TYPE_DLV,
-  TYPE_DNAME,
-  TYPE_DNSKEY,
-  TYPE_DOA,
-  TYPE_DS,
-  TYPE_DSYNC,
-  TYPE_EID,
-  TYPE_EUI48,
-  TYPE_EUI64,
-  TYPE_GPOS,
-  TYPE_HHIT,
-  TYPE_HINFO,
-  TYPE_HIP,
-  TYPE_HTTPS,
-  TYPE_IPSECKEY,
-  TYPE_ISDN,
-  TYPE_KEY,
-  TYPE_KX,
-  TYPE_L32,
-  TYPE_L64,
-  TYPE_LOC,
-  TYPE_LP,
-  TYPE_MB,
-  TYPE_MD,
-  TYPE_MF,
-  TYPE_MG,
-  TYPE_MINFO,
-  TYPE_MR,
-  TYPE_MX,
-  TYPE_NAPTR,
-  TYPE_NID,
-  TYPE_NIMLOC,
-  TYPE_NINFO,
-  TYPE_NS,
-  TYPE_NSAP,
-  TYPE_NSAP_PTR,
-  TYPE_NSEC,
-  TYPE_NSEC3,
-  TYPE_NSEC3PARAM,
-  TYPE_NXT,
-  TYPE_OPENPGPKEY,
-  TYPE_PTR,
-  TYPE_PX,
-  TYPE_RESINFO,
-  TYPE_RKEY,
-  TYPE_RP,
-  TYPE_RRSIG,
-  TYPE_RT,
-  TYPE_SMIMEA,
-  TYPE_SOA,
-  TYPE_SPF,
-  TYPE_SRV,
-  TYPE_SSHFP,
-  TYPE_SVCB,
-  TYPE_TA,
-  TYPE_TALINK,
-  TYPE_TLSA,
-  TYPE_TXT,
-  TYPE_URI,
-  TYPE_WALLET,
-  TYPE_WKS,
-  TYPE_X25,
-  TYPE_ZONEMD,
-  typeName,
-} from '../types.ts';
+import { TYPE_CAA, TYPE_CODES, typeName, type TypeMnemonic } from '../types.ts';
 import {
   caaTagOk,
   checkWire,
@@ -111,17 +30,7 @@ import {
   ZONEMD_CODEC,
 } from './dnssec.ts';
 import { EUI48_CODEC, EUI64_CODEC } from './eui.ts';
-import {
-  BASE64_CODEC,
-  DNSKEY_LAYOUT_CODEC,
-  DS_LAYOUT_CODEC,
-  GPOS_CODEC,
-  HEX_CODEC,
-  ISDN_CODEC,
-  NSAP_CODEC,
-  TALINK_CODEC,
-} from './layout-codecs.ts';
-import { A6_CODEC, ATMA_CODEC, NXT_CODEC, WKS_CODEC } from './legacy.ts';
+import { A6_CODEC, ATMA_CODEC, ISDN_CODEC, NSAP_CODEC, NXT_CODEC, WKS_CODEC } from './legacy.ts';
 import { LOC_CODEC } from './loc.ts';
 import {
   AMTRELAY_CODEC,
@@ -136,104 +45,108 @@ import {
   L64_CODEC,
   LP_CODEC,
   NID_CODEC,
-  STRINGS_CODEC,
 } from './misc.ts';
 import { SVCB_CODEC } from './svcb.ts';
 
+/** A table by mnemonic as a table by type code. */
+function byCode<V>(table: Partial<Record<TypeMnemonic, V>>): ReadonlyMap<number, V> {
+  return new Map(Object.entries(table).map(([name, v]) => [TYPE_CODES.get(name)!, v as V]));
+}
+
+const DS: readonly FieldKind[] = ['u16', 'alg', 'u8', 'hex'];
+const DNSKEY: readonly FieldKind[] = ['u16', 'u8', 'alg', 'b64'];
+
 /** The field layout of each type read field by field, in wire order. */
-export const SCHEMAS: ReadonlyMap<number, readonly FieldKind[]> = new Map<number, FieldKind[]>([
-  [TYPE_A, ['ipv4']],
-  [TYPE_NS, ['name']],
-  [TYPE_MD, ['name']],
-  [TYPE_MF, ['name']],
-  [TYPE_CNAME, ['name']],
-  [TYPE_SOA, ['name', 'name', 'u32', 'period', 'period', 'period', 'period']],
-  [TYPE_MB, ['name']],
-  [TYPE_MG, ['name']],
-  [TYPE_MR, ['name']],
-  [TYPE_PTR, ['name']],
-  [TYPE_HINFO, ['cstr', 'cstr']],
-  [TYPE_MINFO, ['name', 'name']],
-  [TYPE_MX, ['u16', 'name']],
-  [TYPE_TXT, ['cstrs']],
-  [TYPE_RP, ['name', 'name']],
-  [TYPE_AFSDB, ['u16', 'name']],
-  [TYPE_X25, ['cstr']],
-  [TYPE_RT, ['u16', 'name']],
-  [TYPE_NSAP_PTR, ['name']],
-  [TYPE_PX, ['u16', 'name', 'name']],
-  [TYPE_AAAA, ['ipv6']],
-  [TYPE_SRV, ['u16', 'u16', 'u16', 'name']],
-  [TYPE_NAPTR, ['u16', 'u16', 'cstr', 'cstr', 'cstr', 'name']],
-  [TYPE_KX, ['u16', 'name']],
-  [TYPE_DNAME, ['name']],
-  [TYPE_DS, ['u16', 'alg', 'u8', 'hex']],
-  [TYPE_SSHFP, ['u8', 'u8', 'hex']],
-  [TYPE_DNSKEY, ['u16', 'u8', 'alg', 'b64']],
-  [TYPE_DHCID, ['b64']],
-  [TYPE_TLSA, ['u8', 'u8', 'u8', 'hex']],
-  [TYPE_SMIMEA, ['u8', 'u8', 'u8', 'hex']],
-  [TYPE_CDS, ['u16', 'alg', 'u8', 'hex']],
-  [TYPE_CDNSKEY, ['u16', 'u8', 'alg', 'b64']],
-  [TYPE_OPENPGPKEY, ['b64']],
-  [TYPE_SPF, ['cstrs']],
-  [TYPE_URI, ['u16', 'u16', 'text']],
-  [TYPE_CAA, ['u8', 'tag', 'text']],
-]);
+const SCHEMAS = byCode<readonly FieldKind[]>({
+  A: ['ipv4'],
+  NS: ['name'],
+  MD: ['name'],
+  MF: ['name'],
+  CNAME: ['name'],
+  SOA: ['name', 'name', 'u32', 'period', 'period', 'period', 'period'],
+  MB: ['name'],
+  MG: ['name'],
+  MR: ['name'],
+  PTR: ['name'],
+  HINFO: ['cstr', 'cstr'],
+  MINFO: ['name', 'name'],
+  MX: ['u16', 'name'],
+  TXT: ['cstrs'],
+  RP: ['name', 'name'],
+  AFSDB: ['u16', 'name'],
+  X25: ['cstr'],
+  RT: ['u16', 'name'],
+  'NSAP-PTR': ['name'],
+  PX: ['u16', 'name', 'name'],
+  GPOS: ['cstr', 'cstr', 'cstr'],
+  AAAA: ['ipv6'],
+  EID: ['hex'],
+  NIMLOC: ['hex'],
+  SRV: ['u16', 'u16', 'u16', 'name'],
+  NAPTR: ['u16', 'u16', 'cstr', 'cstr', 'cstr', 'name'],
+  KX: ['u16', 'name'],
+  DNAME: ['name'],
+  DS,
+  SSHFP: ['u8', 'u8', 'hex'],
+  DNSKEY,
+  DHCID: ['b64'],
+  TLSA: ['u8', 'u8', 'u8', 'hex'],
+  SMIMEA: ['u8', 'u8', 'u8', 'hex'],
+  // NINFO, RESINFO (RFC 9606), WALLET, AVC: the TXT layout.
+  NINFO: ['cstrs'],
+  RKEY: DNSKEY,
+  TALINK: ['name', 'name'],
+  CDS: DS,
+  CDNSKEY: DNSKEY,
+  OPENPGPKEY: ['b64'],
+  HHIT: ['b64'],
+  BRID: ['b64'],
+  SPF: ['cstrs'],
+  URI: ['u16', 'u16', 'text'],
+  CAA: ['u8', 'tag', 'text'],
+  AVC: ['cstrs'],
+  RESINFO: ['cstrs'],
+  WALLET: ['cstrs'],
+  TA: DS,
+  DLV: DS,
+});
 
 /** The codec of each type that is not a plain sequence of fields. */
-const CODECS: ReadonlyMap<number, RdataCodec> = new Map<number, RdataCodec>([
-  [TYPE_WKS, WKS_CODEC],
-  [TYPE_ISDN, ISDN_CODEC],
-  [TYPE_NSAP, NSAP_CODEC],
-  [TYPE_KEY, KEY_CODEC],
-  [TYPE_GPOS, GPOS_CODEC],
-  [TYPE_LOC, LOC_CODEC],
-  [TYPE_NXT, NXT_CODEC],
-  [TYPE_EID, HEX_CODEC],
-  [TYPE_NIMLOC, HEX_CODEC],
-  [TYPE_ATMA, ATMA_CODEC],
-  [TYPE_CERT, CERT_CODEC],
-  [TYPE_A6, A6_CODEC],
-  [TYPE_APL, APL_CODEC],
-  [TYPE_IPSECKEY, IPSECKEY_CODEC],
-  [TYPE_RRSIG, RRSIG_CODEC],
-  [TYPE_NSEC, NSEC_CODEC],
-  [TYPE_NSEC3, NSEC3_CODEC],
-  [TYPE_NSEC3PARAM, NSEC3PARAM_CODEC],
-  [TYPE_HIP, HIP_CODEC],
-  [TYPE_NINFO, STRINGS_CODEC],
-  [TYPE_RKEY, DNSKEY_LAYOUT_CODEC],
-  [TYPE_TALINK, TALINK_CODEC],
-  [TYPE_CSYNC, CSYNC_CODEC],
-  [TYPE_ZONEMD, ZONEMD_CODEC],
-  [TYPE_DSYNC, DSYNC_CODEC],
-  [TYPE_HHIT, BASE64_CODEC],
-  [TYPE_BRID, BASE64_CODEC],
-  [TYPE_NID, NID_CODEC],
-  [TYPE_L32, L32_CODEC],
-  [TYPE_L64, L64_CODEC],
-  [TYPE_LP, LP_CODEC],
-  [TYPE_SVCB, SVCB_CODEC],
-  [TYPE_HTTPS, SVCB_CODEC],
-  [TYPE_EUI48, EUI48_CODEC],
-  [TYPE_EUI64, EUI64_CODEC],
-  [TYPE_RESINFO, STRINGS_CODEC],
-  [TYPE_WALLET, STRINGS_CODEC],
-  [TYPE_AVC, STRINGS_CODEC],
-  [TYPE_DOA, DOA_CODEC],
-  [TYPE_AMTRELAY, AMTRELAY_CODEC],
-  [TYPE_TA, DS_LAYOUT_CODEC],
-  [TYPE_DLV, DS_LAYOUT_CODEC],
-]);
-
-function codecFor(type: number): RdataCodec | undefined {
-  return CODECS.get(type);
-}
+const CODECS = byCode<RdataCodec>({
+  WKS: WKS_CODEC,
+  ISDN: ISDN_CODEC,
+  NSAP: NSAP_CODEC,
+  KEY: KEY_CODEC,
+  LOC: LOC_CODEC,
+  NXT: NXT_CODEC,
+  ATMA: ATMA_CODEC,
+  CERT: CERT_CODEC,
+  A6: A6_CODEC,
+  APL: APL_CODEC,
+  IPSECKEY: IPSECKEY_CODEC,
+  RRSIG: RRSIG_CODEC,
+  NSEC: NSEC_CODEC,
+  NSEC3: NSEC3_CODEC,
+  NSEC3PARAM: NSEC3PARAM_CODEC,
+  HIP: HIP_CODEC,
+  CSYNC: CSYNC_CODEC,
+  ZONEMD: ZONEMD_CODEC,
+  DSYNC: DSYNC_CODEC,
+  NID: NID_CODEC,
+  L32: L32_CODEC,
+  L64: L64_CODEC,
+  LP: LP_CODEC,
+  SVCB: SVCB_CODEC,
+  HTTPS: SVCB_CODEC,
+  EUI48: EUI48_CODEC,
+  EUI64: EUI64_CODEC,
+  DOA: DOA_CODEC,
+  AMTRELAY: AMTRELAY_CODEC,
+});
 
 /** True when `type` has a presentation form other than RFC 3597 `\#` (the writer prints its mnemonic). */
 export function hasPresentationForm(type: number): boolean {
-  return SCHEMAS.has(type) || codecFor(type) !== undefined;
+  return SCHEMAS.has(type) || CODECS.get(type) !== undefined;
 }
 
 /** Encode the RDATA tokens `first..lex.count-1` for `type` into `w` (the `\#` form for every type). */
@@ -279,7 +192,7 @@ export function encodeRdataTokens(
         first + 1,
       );
     const schema = SCHEMAS.get(type);
-    const codec = schema ? undefined : codecFor(type);
+    const codec = schema ? undefined : CODECS.get(type);
     if (schema || codec) {
       const bytes = w.buf.subarray(start, w.len);
       const problem = schema ? checkWire(schema, bytes) : codec!.check(bytes, type);
@@ -294,7 +207,7 @@ export function encodeRdataTokens(
   }
   const schema = SCHEMAS.get(type);
   if (!schema) {
-    const codec = codecFor(type);
+    const codec = CODECS.get(type);
     if (codec) {
       if (first >= count && !codec.emptyOk)
         return fail('ZONE_MISSING_RDATA', `${typeName(type)} RDATA is missing`, -1);
@@ -318,7 +231,7 @@ export function encodeRdataTokens(
 export function rdataToText(type: number, rdata: Uint8Array): string {
   const schema = SCHEMAS.get(type);
   if (!schema) {
-    const codec = codecFor(type);
+    const codec = CODECS.get(type);
     if (codec && codec.check(rdata, type) === undefined)
       return codec.print(rdata, type) ?? genericText(rdata);
     return genericText(rdata);
