@@ -4,6 +4,7 @@
  * transfer RDATA holds its names uncompressed, so the counters are always
  * its last 20 octets: the one place that reads them.
  */
+import { readU32 } from '../wire/bytes.ts';
 
 /** The SOA fields a secondary's timers run on, in seconds. */
 export interface SoaTimers {
@@ -16,8 +17,7 @@ export interface SoaTimers {
 
 /** Counter `i` (0 SERIAL ... 4 MINIMUM) of SOA RDATA. */
 function counter(rdata: Uint8Array, i: number): number {
-  const o = rdata.length - 20 + 4 * i;
-  return ((rdata[o]! << 24) | (rdata[o + 1]! << 16) | (rdata[o + 2]! << 8) | rdata[o + 3]!) >>> 0;
+  return readU32(rdata, rdata.length - 20 + 4 * i);
 }
 
 /** The serial of SOA RDATA. */

@@ -49,3 +49,13 @@ export class ByteWriter {
     this.len += end - start;
   }
 }
+
+/** The unsigned 16-bit integer at `o` (network order). */
+export function readU16(b: Uint8Array, o: number): number {
+  return (b[o]! << 8) | b[o + 1]!;
+}
+
+/** The unsigned 32-bit integer at `o` (network order). */
+export function readU32(b: Uint8Array, o: number): number {
+  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
+}

@@ -3,6 +3,7 @@
  * parameter (section 4.1) and a response's freshness lifetime (section 5.1).
  */
 import { TYPE_OPT, TYPE_SOA } from '../rr/types.ts';
+import { readU16, readU32 } from './bytes.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const VALUES = new Int8Array(128).fill(-1);
@@ -69,19 +70,6 @@ export function base64UrlDecode(text: string): Uint8Array | Base64UrlError {
     }
   }
   return out;
-}
-
-function readU16(b: Uint8Array, at: number): number {
-  return ((b[at] as number) << 8) | (b[at + 1] as number);
-}
-
-function readU32(b: Uint8Array, at: number): number {
-  return (
-    (((b[at] as number) << 24) >>> 0) +
-    ((b[at + 1] as number) << 16) +
-    ((b[at + 2] as number) << 8) +
-    (b[at + 3] as number)
-  );
 }
 
 /** Offset past the name at `at` (labels or a compression pointer), or -1 past the end. */

@@ -12,6 +12,7 @@
  * RFC 1035 section 4.1, RFC 3597 section 4, RFC 6891 section 6.1.2.
  */
 import { decodeUtf8 } from '../../../kit/core/utf8.ts';
+import { readU16, readU32 } from './bytes.ts';
 import type { DnsQuestion, DnsRecord, EdnsOption } from '../rr/record.ts';
 import {
   TYPE_A,
@@ -318,20 +319,12 @@ function decodeString(buf: Uint8Array, o: number, end: number): string {
   return n === 0 ? '' : text(buf, o + 1, o + 1 + n);
 }
 
-function u16(buf: Uint8Array, o: number): number {
-  return (buf[o]! << 8) | buf[o + 1]!;
-}
-
-function u32(buf: Uint8Array, o: number): number {
-  return ((buf[o]! << 24) | (buf[o + 1]! << 16) | (buf[o + 2]! << 8) | buf[o + 3]!) >>> 0;
-}
-
 /** IPv6 text exactly as dns-packet's ip-codec writes it (first run of zero groups compressed). */
 function ipv6Text(buf: Uint8Array, o: number): string {
   let s = '';
   for (let i = 0; i < 16; i += 2) {
     if (i !== 0) s += ':';
-    s += u16(buf, o + i).toString(16);
+    s += readU16(buf, o + i).toString(16);
   }
   return s.replace(/(^|:)0(:0)*:0(:|$)/, '$1::$3').replace(/:{3,4}/, '::');
 }
@@ -372,9 +365,9 @@ function nameRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: nu
 function srvRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
   const rdlength = end - rd;
   if (rdlength < 6) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
-  const priority = u16(buf, rd);
-  const weight = u16(buf, rd + 2);
-  const port = u16(buf, rd + 4);
+  const priority = readU16(buf, rd);
+  const weight = readU16(buf, rd + 2);
+  const port = readU16(buf, rd + 4);
   const target = decodeName(buf, rd + 6, end, false);
   if (6 + nameBytes !== rdlength) throw lengthMismatch('SRV', start, 6 + nameBytes, rdlength);
   const { name, code, ttl } = h;
@@ -425,11 +418,11 @@ function soaRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: num
     type: 'SOA',
     mname,
     rname,
-    serial: u32(buf, o),
-    refresh: u32(buf, o + 4),
-    retry: u32(buf, o + 8),
-    expire: u32(buf, o + 12),
-    minimum: u32(buf, o + 16),
+    serial: readU32(buf, o),
+    refresh: readU32(buf, o + 4),
+    retry: readU32(buf, o + 8),
+    expire: readU32(buf, o + 12),
+    minimum: readU32(buf, o + 16),
   };
 }
 
@@ -461,21 +454,21 @@ function optRecord(
   const options: EdnsOption[] = [];
   for (let o = rd; o < end;) {
     if (o + 4 > end) throw bad(`${where()}: EDNS option at byte ${o} is cut short`, o);
-    const n = u16(buf, o + 2);
+    const n = readU16(buf, o + 2);
     if (o + 4 + n > end) {
       throw bad(`${where()}: EDNS option at byte ${o} (${n} octets) runs past RDLENGTH`, o);
     }
-    options.push({ code: u16(buf, o), value: copy(buf, o + 4, o + 4 + n) });
+    options.push({ code: readU16(buf, o), value: copy(buf, o + 4, o + 4 + n) });
     o += 4 + n;
   }
-  const flags = u16(buf, fixed + 6);
+  const flags = readU16(buf, fixed + 6);
   return {
     name,
     code: TYPE_OPT,
-    class: u16(buf, fixed + 2),
-    ttl: u32(buf, fixed + 4),
+    class: readU16(buf, fixed + 2),
+    ttl: readU32(buf, fixed + 4),
     type: 'OPT',
-    udpPayloadSize: u16(buf, fixed + 2),
+    udpPayloadSize: readU16(buf, fixed + 2),
     extendedRcode: buf[fixed + 4]!,
     ednsVersion: buf[fixed + 5]!,
     flags,
@@ -519,7 +512,7 @@ function decodeRdata(buf: Uint8Array, h: Head, start: number, rd: number, end: n
       return nameRecord(buf, h, start, rd, end);
     case TYPE_MX: {
       if (rdlength < 2) throw bad(`${where()}: RDATA of ${rdlength} bytes is cut short`, rd);
-      const preference = u16(buf, rd);
+      const preference = readU16(buf, rd);
       const exchange = decodeName(buf, rd + 2, end, false);
       if (2 + nameBytes !== rdlength) throw lengthMismatch('MX', start, 2 + nameBytes, rdlength);
       const { name, ttl } = h;
@@ -543,7 +536,7 @@ function decodeQuestion(buf: Uint8Array, o: number): DnsQuestion {
   const name = decodeName(buf, o, -1, false);
   const f = o + nameBytes;
   if (f + 4 > buf.length) throw bad(`question at byte ${o} is cut short`, o);
-  return { name, type: typeName(u16(buf, f)), class: className(u16(buf, f + 2)) };
+  return { name, type: typeName(readU16(buf, f)), class: className(readU16(buf, f + 2)) };
 }
 
 /** The question at byte 12 of a one-question message and the octets it takes. */
@@ -591,8 +584,8 @@ function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
   const name = decodeName(buf, start, -1, false);
   const fixed = start + nameBytes;
   if (fixed + 10 > len) throw bad(`record at byte ${start} is cut short`, start);
-  const type = u16(buf, fixed);
-  const rdlength = u16(buf, fixed + 8);
+  const type = readU16(buf, fixed);
+  const rdlength = readU16(buf, fixed + 8);
   const rd = fixed + 10;
   const end = rd + rdlength;
   if (end > len) {
@@ -608,8 +601,8 @@ function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
   }
   HEAD.name = name;
   HEAD.code = type;
-  HEAD.class = u16(buf, fixed + 2);
-  HEAD.ttl = u32(buf, fixed + 4);
+  HEAD.class = readU16(buf, fixed + 2);
+  HEAD.ttl = readU32(buf, fixed + 4);
   return decodeRdata(buf, HEAD, start, rd, end);
 }
 
@@ -628,9 +621,9 @@ export function decodeResponseMessage(
   const len = buf.length;
   utf8 = utf8Decoder ?? utf8ToString;
   if (len < 12) throw bad(`message of ${len} bytes has no header`, 0);
-  const ancount = u16(buf, 6);
-  const nscount = u16(buf, 8);
-  const arcount = u16(buf, 10);
+  const ancount = readU16(buf, 6);
+  const nscount = readU16(buf, 8);
+  const arcount = readU16(buf, 10);
   const total = ancount + nscount + arcount;
   if (total > maxRecords) {
     throw new WireError(
@@ -639,8 +632,8 @@ export function decodeResponseMessage(
       6,
     );
   }
-  const flags = u16(buf, 2);
-  const qdcount = u16(buf, 4);
+  const flags = readU16(buf, 2);
+  const qdcount = readU16(buf, 4);
   memoCount = 0;
   let offset = 12;
   const questions: DnsQuestion[] = [];
@@ -674,7 +667,7 @@ export function decodeResponseMessage(
   const opcode = (flags >> 11) & 0xf;
   const rcode = flags & 0xf;
   return {
-    id: u16(buf, 0),
+    id: readU16(buf, 0),
     qr: (flags & 0x8000) !== 0,
     opcode: OPCODE_NAMES[opcode] ?? `OPCODE${opcode}`,
     aa: (flags & 0x0400) !== 0,

@@ -14,36 +14,25 @@ import { TOKEN_QUOTED } from '../../zone/lexer.ts';
 import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   algorithmNumber,
+  base64Tokens,
+  extra,
   fail,
   isError,
   numberToken,
   hexValue,
   parseTtl,
   parseUint,
+  typeNumber,
+  readU16,
+  readU32,
   toBase64,
   toHex,
-  writeBase64,
   writeNameToken,
   type ByteWriter,
   type RdataCodec,
   type RdataError,
 } from './layout.ts';
-import { TYPE_CODES, typeName } from '../types.ts';
-
-/** A type mnemonic or TYPEnnn (case-insensitive); -1 when unknown. */
-function typeNumber(text: string, s: number, e: number): number {
-  const word = text.slice(s, e).toUpperCase();
-  const known = TYPE_CODES.get(word);
-  if (known !== undefined) return known;
-  if (!word.startsWith('TYPE') || e - s < 5) return -1;
-  return parseUint(text, s + 4, e, 65535);
-}
-
-function typeText(t: number): string {
-  const name = typeName(t);
-  // A mnemonic the parser knows, or TYPEnnn (typeName already falls back to it).
-  return TYPE_CODES.has(name) ? name : `TYPE${t}`;
-}
+import { typeName } from '../types.ts';
 
 /** Type bitmap from tokens `t..count-1` (RFC 4034 section 4.1.2). */
 function writeBitmap(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
@@ -98,7 +87,7 @@ function bitmapText(b: Uint8Array, p: number): string[] {
     const len = b[p + 1]!;
     for (let i = 0; i < len; i++)
       for (let bit = 0; bit < 8; bit++)
-        if (b[p + 2 + i]! & (0x80 >> bit)) out.push(typeText(win * 256 + i * 8 + bit));
+        if (b[p + 2 + i]! & (0x80 >> bit)) out.push(typeName(win * 256 + i * 8 + bit));
     p += 2 + len;
   }
   return out;
@@ -211,10 +200,6 @@ function timeText(v: number): string {
   return `${p(d.getUTCFullYear(), 4)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
 }
 
-const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
-const u32 = (b: Uint8Array, p: number) =>
-  ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
-
 /** Labels of the wire name at `p`, the root not counted. */
 function labelCount(b: Uint8Array, p: number): number {
   let n = 0;
@@ -223,12 +208,6 @@ function labelCount(b: Uint8Array, p: number): number {
     p += b[p]! + 1;
   }
   return n;
-}
-
-function extra(lex: Lexer, t: number, what: string): RdataError | undefined {
-  return t < lex.count
-    ? fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what} RDATA`, t)
-    : undefined;
 }
 
 /** An NSEC bitmap lists at least NSEC itself, so an empty one is refused (as BIND; Knot reads it). */
@@ -263,7 +242,7 @@ export const CSYNC_CODEC: RdataCodec = {
     return writeBitmap(lex, first + 2, w);
   },
   check: (b) => (b.length < 6 ? 'truncated' : bitmapProblem(b, 6)),
-  print: (b) => [String(u32(b, 0)), String(u16(b, 4)), ...bitmapText(b, 6)].join(' '),
+  print: (b) => [String(readU32(b, 0)), String(readU16(b, 4)), ...bitmapText(b, 6)].join(' '),
 };
 
 /** Algorithm, flags, iterations and salt of NSEC3/NSEC3PARAM; returns the hash algorithm. */
@@ -281,7 +260,7 @@ function nsec3Head(lex: Lexer, first: number, w: ByteWriter): number | RdataErro
 }
 
 function headText(b: Uint8Array): string {
-  return `${b[0]} ${b[1]} ${u16(b, 2)} ${b[4] === 0 ? '-' : toHex(b.subarray(5, 5 + b[4]!))}`;
+  return `${b[0]} ${b[1]} ${readU16(b, 2)} ${b[4] === 0 ? '-' : toHex(b.subarray(5, 5 + b[4]!))}`;
 }
 
 export const NSEC3_CODEC: RdataCodec = {
@@ -326,7 +305,7 @@ export const NSEC3_CODEC: RdataCodec = {
 export const NSEC3PARAM_CODEC: RdataCodec = {
   parse(lex, first, _origin, w) {
     const alg = nsec3Head(lex, first, w);
-    return isError(alg) ? alg : extra(lex, first + 4, 'NSEC3PARAM');
+    return isError(alg) ? alg : extra(lex, first + 4, 'NSEC3PARAM RDATA');
   },
   check: (b) =>
     b.length < 5 || b.length !== 5 + b[4]!
@@ -389,12 +368,7 @@ export const RRSIG_CODEC: RdataCodec = {
     t++;
     if (t >= lex.count)
       return fail('ZONE_MISSING_RDATA', 'RRSIG RDATA is missing its signature', -1);
-    let b64 = '';
-    const sigTok = t;
-    for (; t < lex.count; t++) b64 += lex.token(t);
-    if (!writeBase64(b64, w))
-      return fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', sigTok);
-    return undefined;
+    return base64Tokens(lex, t, w);
   },
   check(b) {
     if (b.length < 19) return 'truncated';
@@ -406,13 +380,13 @@ export const RRSIG_CODEC: RdataCodec = {
   print(b) {
     const n = wireNameLength(b, 18, b.length);
     return [
-      typeText(u16(b, 0)),
+      typeName(readU16(b, 0)),
       String(b[2]),
       String(b[3]),
-      String(u32(b, 4)),
-      timeText(u32(b, 8)),
-      timeText(u32(b, 12)),
-      String(u16(b, 16)),
+      String(readU32(b, 4)),
+      timeText(readU32(b, 8)),
+      timeText(readU32(b, 12)),
+      String(readU16(b, 16)),
       nameToText(b, 18, false),
       toBase64(b.subarray(18 + n)),
     ].join(' ');
@@ -462,5 +436,5 @@ export const ZONEMD_CODEC: RdataCodec = {
     return problem ? fail('ZONE_BAD_DIGEST', problem, first + 3) : undefined;
   },
   check: (b) => (b.length < 6 ? 'truncated' : zonemdProblem(b[5]!, b.length - 6)),
-  print: (b) => `${u32(b, 0)} ${b[4]} ${b[5]} ${toHex(b.subarray(6))}`,
+  print: (b) => `${readU32(b, 0)} ${b[4]} ${b[5]} ${toHex(b.subarray(6))}`,
 };

@@ -3,7 +3,14 @@
  * by hyphens (exactly two digits, as BIND and Knot read it), printed in lower case.
  */
 import type { Lexer } from '../../zone/lexer.ts';
-import { fail, hexValue, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
+import {
+  extra,
+  fail,
+  hexValue,
+  type ByteWriter,
+  type RdataCodec,
+  type RdataError,
+} from './layout.ts';
 
 function parseEui(
   lex: Lexer,
@@ -32,9 +39,7 @@ function parseEui(
     w.buf[w.len + k] = (h << 4) | l;
   }
   w.len += octets;
-  if (first + 1 < lex.count)
-    return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what} address`, first + 1);
-  return undefined;
+  return extra(lex, first + 1, `${what} address`);
 }
 
 function printEui(rdata: Uint8Array): string {

@@ -12,12 +12,12 @@ import {
   wireNameLength,
   type NameError,
 } from '../../zone/names.ts';
-import { DNSSEC_ALGORITHMS, typeName } from '../types.ts';
+import { DNSSEC_ALGORITHMS, TYPE_CODES, typeName } from '../types.ts';
 import type { ZoneCode } from '../../zone/codes.ts';
-import { ByteWriter } from '../../wire/bytes.ts';
+import { ByteWriter, readU16, readU32 } from '../../wire/bytes.ts';
 import { hexValue, parseIpv4, parseIpv6 } from '../../../../kit/core/ip.ts';
 
-export { ByteWriter, hexValue, parseIpv4, parseIpv6 };
+export { ByteWriter, hexValue, parseIpv4, parseIpv6, readU16, readU32 };
 
 /** Field kinds of an RDATA layout (`SCHEMAS` in registry.ts). */
 export type FieldKind =
@@ -111,6 +111,48 @@ export function numberToken(lex: Lexer, t: number, max: number, what: string): n
       t,
     );
   return v;
+}
+
+/** A number or a mnemonic from `names` (case-insensitive). */
+export function mnemonicToken(
+  lex: Lexer,
+  t: number,
+  max: number,
+  names: ReadonlyMap<string, number> | ((word: string) => number),
+  what: string,
+): number | RdataError {
+  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
+  const word = lex.token(t);
+  const known = typeof names === 'function' ? names(word) : (names.get(word.toUpperCase()) ?? -1);
+  if (known >= 0 && !(lex.flags[t]! & TOKEN_QUOTED)) return known;
+  const v = numberToken(lex, t, max, what);
+  if (isError(v)) return fail(v.code, `${what} must be a number 0-${max} or a mnemonic`, t);
+  return v;
+}
+
+/** A type mnemonic or TYPEnnn (case-insensitive); -1 when unknown, -2 when over 65535. */
+export function typeNumber(text: string, s: number, e: number): number {
+  const word = text.slice(s, e).toUpperCase();
+  const known = TYPE_CODES.get(word);
+  if (known !== undefined) return known;
+  if (!word.startsWith('TYPE') || e - s < 5) return -1;
+  return parseUint(text, s + 4, e, 65535);
+}
+
+/** ZONE_EXTRA_RDATA at token `t` when the entry goes on after its RDATA (`what`). */
+export function extra(lex: Lexer, t: number, what: string): RdataError | undefined {
+  return t < lex.count
+    ? fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what}`, t)
+    : undefined;
+}
+
+/** Base64 over tokens `t..count-1` into `w`; a malformed one is reported at token `at`. */
+export function base64Tokens(lex: Lexer, t: number, w: ByteWriter, at = t): RdataError | undefined {
+  let s = '';
+  for (let i = t; i < lex.count; i++) s += lex.token(i);
+  return writeBase64(s, w)
+    ? undefined
+    : fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', at);
 }
 
 /** Scratch size for one RDATA: the largest (65535 octets) plus room, so it never grows. */
@@ -397,8 +439,8 @@ export function encodeFields(
       }
     }
   }
-  if (t < count)
-    return fail('ZONE_EXTRA_RDATA', `unexpected data after the ${typeName(type)} RDATA`, t);
+  const problem = extra(lex, t, `${typeName(type)} RDATA`);
+  if (problem) return problem;
   if (w.len - start > 65535)
     return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
   return undefined;
@@ -483,13 +525,8 @@ function encodeBinary(
       }
       return t;
     }
-    case 'b64': {
-      let s64 = '';
-      for (; t < lex.count; t++) s64 += text.slice(lex.starts[t], lex.ends[t]);
-      if (!writeBase64(s64, w))
-        return fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', first);
-      return t;
-    }
+    case 'b64':
+      return base64Tokens(lex, t, w, first) ?? lex.count;
   }
 }
 
@@ -681,7 +718,7 @@ export function quoteString(bytes: Uint8Array, start: number, end: number): stri
 
 export function ipv6Text(b: Uint8Array, p: number): string {
   const words: number[] = [];
-  for (let k = 0; k < 8; k++) words.push((b[p + 2 * k]! << 8) | b[p + 2 * k + 1]!);
+  for (let k = 0; k < 8; k++) words.push(readU16(b, p + 2 * k));
   // RFC 5952 section 4.2: compress the longest run (>= 2) of zero words, first if tied.
   let bestStart = -1;
   let bestLen = 0;
@@ -713,17 +750,12 @@ export function fieldsText(schema: readonly FieldKind[], rdata: Uint8Array): str
         p += 1;
         break;
       case 'u16':
-        parts.push(String((rdata[p]! << 8) | rdata[p + 1]!));
+        parts.push(String(readU16(rdata, p)));
         p += 2;
         break;
       case 'u32':
       case 'period':
-        parts.push(
-          String(
-            ((rdata[p]! << 24) | (rdata[p + 1]! << 16) | (rdata[p + 2]! << 8) | rdata[p + 3]!) >>>
-              0,
-          ),
-        );
+        parts.push(String(readU32(rdata, p)));
         p += 4;
         break;
       case 'ipv4':

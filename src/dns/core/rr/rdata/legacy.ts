@@ -15,6 +15,7 @@ import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   checkWire,
   encodeFields,
+  extra,
   fail,
   fieldsText,
   hexValue,
@@ -23,12 +24,13 @@ import {
   parseIpv6,
   parseUint,
   toHex,
+  typeNumber,
   writeHexToken,
   writeNameToken,
   type FieldKind,
   type RdataCodec,
 } from './layout.ts';
-import { TYPE_CODES, typeName } from '../types.ts';
+import { typeName } from '../types.ts';
 
 /** Service names of common ports, for WKS (BIND asks the system's table; a fixed one keeps the core pure). */
 const SERVICES: ReadonlyMap<string, number> = new Map([
@@ -141,9 +143,7 @@ export const A6_CODEC: RdataCodec = {
       if (problem) return problem;
       t++;
     }
-    return t < lex.count
-      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the A6 RDATA', t)
-      : undefined;
+    return extra(lex, t, 'A6 RDATA');
   },
   check(b) {
     if (b.length < 1 || b[0]! > 128) return 'A6 prefix length is 0-128';
@@ -164,10 +164,6 @@ export const A6_CODEC: RdataCodec = {
   },
 };
 
-function nxtTypeText(t: number): string {
-  return TYPE_CODES.has(typeName(t)) ? typeName(t) : `TYPE${t}`;
-}
-
 export const NXT_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
     const problem = writeNameToken(lex, first, origin, w);
@@ -175,11 +171,9 @@ export const NXT_CODEC: RdataCodec = {
     const bits = new Uint8Array(16);
     let len = 0;
     for (let t = first + 1; t < lex.count; t++) {
-      const word = lex.token(t).toUpperCase();
-      let v = TYPE_CODES.get(word) ?? -1;
-      if (v < 0 && word.startsWith('TYPE')) v = parseUint(word, 4, word.length, 65535);
+      let v = typeNumber(lex.text, lex.starts[t]!, lex.ends[t]!);
       // BIND prints a type without a mnemonic as a bare number in NXT.
-      if (v < 0) v = parseUint(word, 0, word.length, 65535);
+      if (v < 0) v = parseUint(lex.text, lex.starts[t]!, lex.ends[t]!, 65535);
       if (v < 1 || v > 127)
         return fail('ZONE_BAD_TYPE', 'an NXT bit map holds types 1-127 (RFC 2535 section 5.2)', t);
       bits[v >> 3]! |= 0x80 >> (v & 7);
@@ -201,7 +195,7 @@ export const NXT_CODEC: RdataCodec = {
     const parts = [nameToText(b, 0, false)];
     for (let i = n; i < b.length; i++)
       for (let bit = 0; bit < 8; bit++)
-        if (b[i]! & (0x80 >> bit)) parts.push(nxtTypeText((i - n) * 8 + bit));
+        if (b[i]! & (0x80 >> bit)) parts.push(typeName((i - n) * 8 + bit));
     return parts.join(' ');
   },
 };
@@ -225,9 +219,7 @@ export const ATMA_CODEC: RdataCodec = {
       for (let i = 0; i < text.length; i += 2)
         w.u8((hexValue(text.charCodeAt(i)) << 4) | hexValue(text.charCodeAt(i + 1)));
     }
-    return first + 1 < lex.count
-      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the ATMA address', first + 1)
-      : undefined;
+    return extra(lex, first + 1, 'ATMA address');
   },
   check: (b) => (b.length >= 2 ? undefined : 'ATMA RDATA is a format and an address'),
   print(b) {
@@ -263,9 +255,7 @@ export const NSAP_CODEC: RdataCodec = {
     if (!/^0[xX]/.test(text)) return bad;
     const digits = text.slice(2).replaceAll('.', '');
     if (digits.length === 0 || !writeHexToken(digits, 0, digits.length, w)) return bad;
-    return first + 1 < lex.count
-      ? fail('ZONE_EXTRA_RDATA', 'unexpected data after the NSAP address', first + 1)
-      : undefined;
+    return extra(lex, first + 1, 'NSAP address');
   },
   check: (b) => (b.length > 0 ? undefined : 'empty NSAP address'),
   print: (b) => `0x${toHex(b, false)}`,

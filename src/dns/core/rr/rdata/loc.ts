@@ -8,7 +8,7 @@
  * refused (as Knot). Printed as BIND prints it.
  */
 import type { Lexer } from '../../zone/lexer.ts';
-import { fail, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
+import { fail, readU32, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
 
 const EQUATOR = 0x80000000;
 const ALT_BASE = 10000000; // 100,000 m in cm
@@ -173,10 +173,6 @@ function parseLoc(lex: Lexer, first: number, w: ByteWriter): RdataError | undefi
   return undefined;
 }
 
-function u32(b: Uint8Array, p: number): number {
-  return ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
-}
-
 function precisionOk(c: number): boolean {
   return c === 0 || (c >> 4 >= 1 && c >> 4 <= 9 && (c & 15) <= 9);
 }
@@ -189,8 +185,8 @@ function checkLoc(rdata: Uint8Array): string | undefined {
   if (rdata.length !== 16) return 'LOC version 0 RDATA is 16 octets';
   if (!precisionOk(rdata[1]!) || !precisionOk(rdata[2]!) || !precisionOk(rdata[3]!))
     return 'a size or precision is not a digit times a power of ten up to 10^9';
-  const lat = u32(rdata, 4);
-  const lon = u32(rdata, 8);
+  const lat = readU32(rdata, 4);
+  const lon = readU32(rdata, 8);
   if (Math.abs(lat - EQUATOR) > 90 * 3600000) return 'latitude beyond 90 degrees';
   if (Math.abs(lon - EQUATOR) > 180 * 3600000) return 'longitude beyond 180 degrees';
   return undefined;
@@ -215,12 +211,12 @@ function angle(v: number, pos: string, neg: string): string {
 
 function printLoc(rdata: Uint8Array): string | undefined {
   if (rdata[0] !== 0) return undefined;
-  const altCm = u32(rdata, 12) - ALT_BASE;
+  const altCm = readU32(rdata, 12) - ALT_BASE;
   const abs = Math.abs(altCm);
   const alt = `${altCm < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}m`;
   return [
-    angle(u32(rdata, 4), 'N', 'S'),
-    angle(u32(rdata, 8), 'E', 'W'),
+    angle(readU32(rdata, 4), 'N', 'S'),
+    angle(readU32(rdata, 8), 'E', 'W'),
     alt,
     metres(rdata[1]!),
     metres(rdata[2]!),

@@ -14,17 +14,22 @@ import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   algorithmNumber,
   algorithmText,
+  base64Tokens,
+  extra,
   fail,
+  mnemonicToken,
   isError,
   numberToken,
   hexValue,
   ipv6Text,
   parseIpv4,
   parseIpv6,
-  parseUint,
   quoteString,
+  readU16,
+  readU32,
   toBase64,
   toHex,
+  typeNumber,
   writeBase64,
   writeNameToken,
   writeStringBytes,
@@ -32,40 +37,7 @@ import {
   type RdataCodec,
   type RdataError,
 } from './layout.ts';
-import { TYPE_CODES, typeName } from '../types.ts';
-
-const u16 = (b: Uint8Array, p: number) => (b[p]! << 8) | b[p + 1]!;
-
-/** A number or a mnemonic from `names` (case-insensitive). */
-function mnemonicToken(
-  lex: Lexer,
-  t: number,
-  max: number,
-  names: ReadonlyMap<string, number> | ((word: string) => number),
-  what: string,
-): number | RdataError {
-  if (t >= lex.count) return fail('ZONE_MISSING_RDATA', `RDATA is missing its ${what}`, -1);
-  const word = lex.token(t);
-  const known = typeof names === 'function' ? names(word) : (names.get(word.toUpperCase()) ?? -1);
-  if (known >= 0 && !(lex.flags[t]! & TOKEN_QUOTED)) return known;
-  const v = numberToken(lex, t, max, what);
-  if (isError(v)) return fail(v.code, `${what} must be a number 0-${max} or a mnemonic`, t);
-  return v;
-}
-
-function extra(lex: Lexer, t: number, what: string): RdataError | undefined {
-  return t < lex.count
-    ? fail('ZONE_EXTRA_RDATA', `unexpected data after the ${what} RDATA`, t)
-    : undefined;
-}
-
-function base64Tokens(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
-  let s = '';
-  for (let i = t; i < lex.count; i++) s += lex.token(i);
-  return writeBase64(s, w)
-    ? undefined
-    : fail('ZONE_BAD_BASE64', 'expected base64 (RFC 4648 section 4)', t);
-}
+import { typeName } from '../types.ts';
 
 /** Four colon-separated groups of 1-4 hex digits (a 64-bit NodeID or Locator64). */
 function writeLocator64(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
@@ -94,7 +66,7 @@ function locator64Text(b: Uint8Array, p: number): string {
   const g: string[] = [];
   for (let i = 0; i < 4; i++)
     g.push(
-      u16(b, p + 2 * i)
+      readU16(b, p + 2 * i)
         .toString(16)
         .padStart(4, '0'),
     );
@@ -112,14 +84,14 @@ function prefAnd(
   print: (b: Uint8Array) => string,
 ): RdataCodec {
   return {
-    parse(lex, first, origin, w) {
+    parse(lex, first, origin, w, type) {
       const pref = numberToken(lex, first, 65535, 'preference');
       if (isError(pref)) return pref;
       w.u16(pref);
-      return second(lex, first + 1, w, origin) ?? extra(lex, first + 2, 'RDATA');
+      return second(lex, first + 1, w, origin) ?? extra(lex, first + 2, `${typeName(type)} RDATA`);
     },
     check,
-    print: (b) => `${u16(b, 0)} ${print(b)}`,
+    print: (b) => `${readU16(b, 0)} ${print(b)}`,
   };
 }
 
@@ -199,8 +171,8 @@ export const CERT_CODEC: RdataCodec = {
   check: (b) => (b.length < 6 ? 'CERT RDATA is 5 octets and a certificate' : undefined),
   print(b) {
     certNames ??= reverse(CERT_TYPES);
-    const type = certNames.get(u16(b, 0)) ?? String(u16(b, 0));
-    return `${type} ${u16(b, 2)} ${algorithmText(b[4]!)} ${toBase64(b.subarray(5))}`;
+    const type = certNames.get(readU16(b, 0)) ?? String(readU16(b, 0));
+    return `${type} ${readU16(b, 2)} ${algorithmText(b[4]!)} ${toBase64(b.subarray(5))}`;
   },
 };
 
@@ -234,12 +206,13 @@ export const KEY_CODEC: RdataCodec = {
   },
   check(b) {
     if (b.length < 4) return 'truncated';
-    const noKey = (u16(b, 0) & 0xc000) === 0xc000;
+    const noKey = (readU16(b, 0) & 0xc000) === 0xc000;
     if (noKey !== (b.length === 4))
       return noKey ? 'a KEY with the no-key flags has a key' : 'KEY RDATA without a key';
     return undefined;
   },
-  print: (b) => `${u16(b, 0)} ${b[2]} ${b[3]}${b.length > 4 ? ` ${toBase64(b.subarray(4))}` : ''}`,
+  print: (b) =>
+    `${readU16(b, 0)} ${b[2]} ${b[3]}${b.length > 4 ? ` ${toBase64(b.subarray(4))}` : ''}`,
 };
 
 /** The gateway of IPSECKEY or relay of AMTRELAY by type: 0 `.`, 1 IPv4, 2 IPv6, 3 a name. */
@@ -383,7 +356,7 @@ export const APL_CODEC: RdataCodec = {
   check(b) {
     for (let p = 0; p < b.length;) {
       if (p + 4 > b.length) return 'truncated APL item';
-      const family = u16(b, p);
+      const family = readU16(b, p);
       const len = b[p + 3]! & 0x7f;
       const size = family === 1 ? 4 : family === 2 ? 16 : 0;
       if (!size) return `APL address family ${family} has no presentation form`;
@@ -398,7 +371,7 @@ export const APL_CODEC: RdataCodec = {
   print(b) {
     const items: string[] = [];
     for (let p = 0; p < b.length;) {
-      const family = u16(b, p);
+      const family = readU16(b, p);
       const len = b[p + 3]! & 0x7f;
       const addr = new Uint8Array(family === 1 ? 4 : 16);
       addr.set(b.subarray(p + 4, p + 4 + len));
@@ -414,10 +387,7 @@ const DSYNC_SCHEMES: ReadonlyMap<string, number> = new Map([['NOTIFY', 1]]);
 
 export const DSYNC_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
-    const word = lex.token(first).toUpperCase();
-    let type = TYPE_CODES.get(word) ?? -1;
-    if (type < 0 && word.startsWith('TYPE') && word.length > 4)
-      type = parseUint(word, 4, word.length, 65535);
+    const type = typeNumber(lex.text, lex.starts[first]!, lex.ends[first]!);
     if (type < 0 || lex.flags[first]! & TOKEN_QUOTED)
       return fail(
         'ZONE_BAD_TYPE',
@@ -433,16 +403,14 @@ export const DSYNC_CODEC: RdataCodec = {
     w.u16(port);
     if (first + 3 >= lex.count)
       return fail('ZONE_MISSING_RDATA', 'DSYNC RDATA is missing its target', -1);
-    return writeNameToken(lex, first + 3, origin, w) ?? extra(lex, first + 4, 'DSYNC');
+    return writeNameToken(lex, first + 3, origin, w) ?? extra(lex, first + 4, 'DSYNC RDATA');
   },
   check: (b) =>
     b.length > 5 && wireNameLength(b, 5, b.length) === b.length - 5
       ? undefined
       : 'malformed DSYNC RDATA',
   print(b) {
-    const t = u16(b, 0);
-    const type = TYPE_CODES.has(typeName(t)) ? typeName(t) : `TYPE${t}`;
-    return `${type} ${b[2] === 1 ? 'NOTIFY' : b[2]} ${u16(b, 3)} ${nameToText(b, 5, false)}`;
+    return `${typeName(readU16(b, 0))} ${b[2] === 1 ? 'NOTIFY' : b[2]} ${readU16(b, 3)} ${nameToText(b, 5, false)}`;
   },
 };
 
@@ -481,8 +449,8 @@ export const HIP_CODEC: RdataCodec = {
   },
   check(b) {
     if (b.length < 4) return 'truncated';
-    let p = 4 + b[0]! + u16(b, 2);
-    if (b[0] === 0 || u16(b, 2) === 0 || p > b.length)
+    let p = 4 + b[0]! + readU16(b, 2);
+    if (b[0] === 0 || readU16(b, 2) === 0 || p > b.length)
       return 'HIT or public key missing or truncated';
     while (p < b.length) {
       const n = wireNameLength(b, p, b.length);
@@ -493,7 +461,7 @@ export const HIP_CODEC: RdataCodec = {
   },
   print(b) {
     const hitEnd = 4 + b[0]!;
-    const keyEnd = hitEnd + u16(b, 2);
+    const keyEnd = hitEnd + readU16(b, 2);
     const parts = [
       String(b[1]),
       toHex(b.subarray(4, hitEnd)),
@@ -530,7 +498,7 @@ export const AMTRELAY_CODEC: RdataCodec = {
     }
     const problem = writeGateway(lex, t, type, 'relay', 'RFC 8777 section 4.3', origin, w);
     if (problem) return problem;
-    return extra(lex, t + 1, 'AMTRELAY');
+    return extra(lex, t + 1, 'AMTRELAY RDATA');
   },
   check(b) {
     if (b.length < 2) return 'truncated';
@@ -595,8 +563,6 @@ export const DOA_CODEC: RdataCodec = {
   print(b) {
     const mediaEnd = 10 + b[9]!;
     const data = mediaEnd < b.length ? toBase64(b.subarray(mediaEnd)) : '-';
-    const v = (p: number) =>
-      ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
-    return `${v(0)} ${v(4)} ${b[8]} ${quoteString(b, 10, mediaEnd)} ${data}`;
+    return `${readU32(b, 0)} ${readU32(b, 4)} ${b[8]} ${quoteString(b, 10, mediaEnd)} ${data}`;
   },
 };

@@ -22,6 +22,7 @@ import {
   parseIpv6,
   parseUint,
   quoteString,
+  readU16,
   toBase64,
   writeBase64,
   writeNameToken,
@@ -126,7 +127,7 @@ function valueProblem(key: number, v: Uint8Array): string | undefined {
       if (v.length === 0 || v.length % 2) return 'mandatory lists one or more keys';
       let prev = -1;
       for (let p = 0; p < v.length; p += 2) {
-        const k = (v[p]! << 8) | v[p + 1]!;
+        const k = readU16(v, p);
         if (k === MANDATORY) return 'mandatory may not list itself (RFC 9460 section 8)';
         if (k <= prev) return 'mandatory keys must be distinct (in increasing order on the wire)';
         prev = k;
@@ -355,7 +356,7 @@ function crossProblem(
 ): { code: ZoneCode; message: string; key?: number } | undefined {
   if (mandatory)
     for (let p = 0; p < mandatory.length; p += 2) {
-      const k = (mandatory[p]! << 8) | mandatory[p + 1]!;
+      const k = readU16(mandatory, p);
       if (!keys.includes(k))
         return {
           code: 'ZONE_SVCB_MANDATORY',
@@ -382,8 +383,8 @@ function checkSvcb(rdata: Uint8Array): string | undefined {
   let mandatory: Uint8Array | undefined;
   while (p < rdata.length) {
     if (p + 4 > rdata.length) return 'truncated SvcParam';
-    const key = (rdata[p]! << 8) | rdata[p + 1]!;
-    const len = (rdata[p + 2]! << 8) | rdata[p + 3]!;
+    const key = readU16(rdata, p);
+    const len = readU16(rdata, p + 2);
     if (p + 4 + len > rdata.length) return 'truncated SvcParam';
     if (keys.length && key <= keys[keys.length - 1]!)
       return 'SvcParamKeys not in increasing order (RFC 9460 section 2.2)';
@@ -399,17 +400,17 @@ function checkSvcb(rdata: Uint8Array): string | undefined {
 
 /** A char-string value in quotes (`"` and `\` escaped, other non-printables as \DDD). */
 function printSvcb(rdata: Uint8Array): string {
-  const parts = [String((rdata[0]! << 8) | rdata[1]!), nameToText(rdata, 2, false)];
+  const parts = [String(readU16(rdata, 0)), nameToText(rdata, 2, false)];
   let p = 2 + wireNameLength(rdata, 2, rdata.length);
   while (p < rdata.length) {
-    const key = (rdata[p]! << 8) | rdata[p + 1]!;
-    const len = (rdata[p + 2]! << 8) | rdata[p + 3]!;
+    const key = readU16(rdata, p);
+    const len = readU16(rdata, p + 2);
     const v = rdata.subarray(p + 4, p + 4 + len);
     p += 4 + len;
     switch (key) {
       case MANDATORY: {
         const names: string[] = [];
-        for (let i = 0; i < v.length; i += 2) names.push(keyText((v[i]! << 8) | v[i + 1]!));
+        for (let i = 0; i < v.length; i += 2) names.push(keyText(readU16(v, i)));
         parts.push(`mandatory=${names.join(',')}`);
         break;
       }
@@ -431,7 +432,7 @@ function printSvcb(rdata: Uint8Array): string {
         parts.push('no-default-alpn');
         break;
       case PORT:
-        parts.push(`port=${(v[0]! << 8) | v[1]!}`);
+        parts.push(`port=${readU16(v, 0)}`);
         break;
       case IPV4HINT: {
         const a: string[] = [];
