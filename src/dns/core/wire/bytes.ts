@@ -50,6 +50,27 @@ export class ByteWriter {
   }
 }
 
+export const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+export const BASE64URL_ALPHABET = BASE64_ALPHABET.slice(0, 62) + '-_';
+
+/** Base64 of `bytes` (RFC 4648 section 4, padded); `url`: base64url without padding (section 5). */
+export function toBase64(bytes: Uint8Array, url = false): string {
+  const abc = url ? BASE64URL_ALPHABET : BASE64_ALPHABET;
+  let s = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    s += abc[n >> 18]! + abc[(n >> 12) & 63]! + abc[(n >> 6) & 63]! + abc[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest > 0) {
+    const n = (bytes[i]! << 16) | ((rest > 1 ? bytes[i + 1]! : 0) << 8);
+    s += abc[n >> 18]! + abc[(n >> 12) & 63]! + (rest > 1 ? abc[(n >> 6) & 63]! : '');
+    if (!url) s += rest > 1 ? '=' : '==';
+  }
+  return s;
+}
+
 /** The unsigned 16-bit integer at `o` (network order). */
 export function readU16(b: Uint8Array, o: number): number {
   return (b[o]! << 8) | b[o + 1]!;

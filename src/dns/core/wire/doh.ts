@@ -3,31 +3,14 @@
  * parameter (section 4.1) and a response's freshness lifetime (section 5.1).
  */
 import { TYPE_OPT, TYPE_SOA } from '../rr/types.ts';
-import { readU16, readU32 } from './bytes.ts';
+import { BASE64URL_ALPHABET, readU16, readU32, toBase64 } from './bytes.ts';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const VALUES = new Int8Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) VALUES[ALPHABET.charCodeAt(i)] = i;
+for (let i = 0; i < 64; i++) VALUES[BASE64URL_ALPHABET.charCodeAt(i)] = i;
 
 /** Unpadded base64url of `bytes` (RFC 4648 section 5). */
 export function base64UrlEncode(bytes: Uint8Array): string {
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n =
-      ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
-    out +=
-      ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
-  }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = (bytes[i] as number) << 16;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
-  } else if (rest === 2) {
-    const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8);
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]!;
-  }
-  return out;
+  return toBase64(bytes, true);
 }
 
 export interface Base64UrlError {

@@ -19,7 +19,6 @@ import {
   fail,
   isError,
   numberToken,
-  hexValue,
   parseTtl,
   parseUint,
   typeNumber,
@@ -27,6 +26,7 @@ import {
   readU32,
   toBase64,
   toHex,
+  writeHexToken,
   writeNameToken,
   type ByteWriter,
   type RdataCodec,
@@ -119,13 +119,8 @@ function saltToken(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined
       t,
     );
   w.u8((e - s) / 2);
-  for (let i = s; i < e; i += 2) {
-    const h = hexValue(lex.text.charCodeAt(i));
-    const l = hexValue(lex.text.charCodeAt(i + 1));
-    if (h < 0 || l < 0)
-      return fail('ZONE_BAD_HEX', 'the salt is hexadecimal octets or - (RFC 5155 section 3.3)', t);
-    w.u8((h << 4) | l);
-  }
+  if (!writeHexToken(lex.text, s, e, w))
+    return fail('ZONE_BAD_HEX', 'the salt is hexadecimal octets or - (RFC 5155 section 3.3)', t);
   return undefined;
 }
 
@@ -426,12 +421,8 @@ export const ZONEMD_CODEC: RdataCodec = {
         'expected hexadecimal octets (an even number of digits)',
         first + 3,
       );
-    for (let i = 0; i < digits.length; i += 2) {
-      const h = hexValue(digits.charCodeAt(i));
-      const l = hexValue(digits.charCodeAt(i + 1));
-      if (h < 0 || l < 0) return fail('ZONE_BAD_HEX', 'expected hexadecimal octets', first + 3);
-      w.u8((h << 4) | l);
-    }
+    if (!writeHexToken(digits, 0, digits.length, w))
+      return fail('ZONE_BAD_HEX', 'expected hexadecimal octets', first + 3);
     const problem = zonemdProblem(alg, w.len - start);
     return problem ? fail('ZONE_BAD_DIGEST', problem, first + 3) : undefined;
   },

@@ -14,10 +14,10 @@ import {
 } from '../../zone/names.ts';
 import { DNSSEC_ALGORITHMS, TYPE_CODES, typeName } from '../types.ts';
 import type { ZoneCode } from '../../zone/codes.ts';
-import { ByteWriter, readU16, readU32 } from '../../wire/bytes.ts';
+import { BASE64_ALPHABET, ByteWriter, readU16, readU32, toBase64 } from '../../wire/bytes.ts';
 import { hexValue, parseIpv4, parseIpv6 } from '../../../../kit/core/ip.ts';
 
-export { ByteWriter, hexValue, parseIpv4, parseIpv6, readU16, readU32 };
+export { ByteWriter, hexValue, parseIpv4, parseIpv6, readU16, readU32, toBase64 };
 
 /** Field kinds of an RDATA layout (`SCHEMAS` in registry.ts). */
 export type FieldKind =
@@ -308,10 +308,7 @@ function utf8(text: string, i: number, c: number, buf: Uint8Array, o: number): n
 }
 
 const B64 = new Int8Array(128).fill(-1);
-{
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  for (let i = 0; i < 64; i++) B64[alphabet.charCodeAt(i)] = i;
-}
+for (let i = 0; i < 64; i++) B64[BASE64_ALPHABET.charCodeAt(i)] = i;
 
 /** Decode base64 (RFC 4648 section 4, padding required) into w; false when malformed. */
 export function writeBase64(s: string, w: ByteWriter): boolean {
@@ -343,24 +340,6 @@ export function writeBase64(s: string, w: ByteWriter): boolean {
     w.u8(((c & 3) << 6) | d);
   }
   return true;
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let s = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    s +=
-      alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + alphabet[n & 63]!;
-  }
-  if (i < bytes.length) {
-    const rest = bytes.length - i;
-    const n = (bytes[i]! << 16) | ((rest > 1 ? bytes[i + 1]! : 0) << 8);
-    s += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]!;
-    s += rest > 1 ? alphabet[(n >> 6) & 63]! + '=' : '==';
-  }
-  return s;
 }
 
 export function toHex(bytes: Uint8Array, upper = true): string {
@@ -716,6 +695,10 @@ export function quoteString(bytes: Uint8Array, start: number, end: number): stri
   return s + '"';
 }
 
+export function ipv4Text(b: Uint8Array, p: number): string {
+  return `${b[p]}.${b[p + 1]}.${b[p + 2]}.${b[p + 3]}`;
+}
+
 export function ipv6Text(b: Uint8Array, p: number): string {
   const words: number[] = [];
   for (let k = 0; k < 8; k++) words.push(readU16(b, p + 2 * k));
@@ -759,7 +742,7 @@ export function fieldsText(schema: readonly FieldKind[], rdata: Uint8Array): str
         p += 4;
         break;
       case 'ipv4':
-        parts.push(`${rdata[p]}.${rdata[p + 1]}.${rdata[p + 2]}.${rdata[p + 3]}`);
+        parts.push(ipv4Text(rdata, p));
         p += 4;
         break;
       case 'ipv6':

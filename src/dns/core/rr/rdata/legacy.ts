@@ -18,7 +18,7 @@ import {
   extra,
   fail,
   fieldsText,
-  hexValue,
+  ipv4Text,
   ipv6Text,
   parseIpv4,
   parseIpv6,
@@ -108,7 +108,7 @@ export const WKS_CODEC: RdataCodec = {
   print(b) {
     // A bit map with trailing zero octets has no presentation that reads back to it.
     if (b.length > 5 && b[b.length - 1] === 0) return undefined;
-    const parts = [`${b[0]}.${b[1]}.${b[2]}.${b[3]}`, String(b[4])];
+    const parts = [ipv4Text(b, 0), String(b[4])];
     for (let i = 5; i < b.length; i++)
       for (let bit = 0; bit < 8; bit++)
         if (b[i]! & (0x80 >> bit)) parts.push(String((i - 5) * 8 + bit));
@@ -216,8 +216,7 @@ export const ATMA_CODEC: RdataCodec = {
           first,
         );
       w.u8(0);
-      for (let i = 0; i < text.length; i += 2)
-        w.u8((hexValue(text.charCodeAt(i)) << 4) | hexValue(text.charCodeAt(i + 1)));
+      writeHexToken(text, 0, text.length, w);
     }
     return extra(lex, first + 1, 'ATMA address');
   },

@@ -21,6 +21,7 @@ import {
   isError,
   numberToken,
   hexValue,
+  ipv4Text,
   ipv6Text,
   parseIpv4,
   parseIpv6,
@@ -31,6 +32,7 @@ import {
   toHex,
   typeNumber,
   writeBase64,
+  writeHexToken,
   writeNameToken,
   writeStringBytes,
   type ByteWriter,
@@ -119,7 +121,7 @@ export const L32_CODEC: RdataCodec = prefAnd(
     return undefined;
   },
   (b) => (b.length === 6 ? undefined : 'L32 RDATA is 6 octets'),
-  (b) => `${b[2]}.${b[3]}.${b[4]}.${b[5]}`,
+  (b) => ipv4Text(b, 2),
 );
 export const LP_CODEC: RdataCodec = prefAnd(
   (lex, t, w, origin) =>
@@ -247,6 +249,17 @@ function writeGateway(
   return undefined;
 }
 
+/** Octets of the gateway or relay of `type` at `p`: -1 a malformed name, -2 an unknown type. */
+function gatewayLength(b: Uint8Array, p: number, type: number): number {
+  if (type === 3) return wireNameLength(b, p, b.length);
+  return type === 0 ? 0 : type === 1 ? 4 : type === 2 ? 16 : -2;
+}
+
+function gatewayText(b: Uint8Array, p: number, type: number): string {
+  if (type === 3) return nameToText(b, p, false);
+  return type === 0 ? '.' : type === 1 ? ipv4Text(b, p) : ipv6Text(b, p);
+}
+
 export const IPSECKEY_CODEC: RdataCodec = {
   parse(lex, first, origin, w) {
     const prec = numberToken(lex, first, 255, 'precedence');
@@ -280,35 +293,16 @@ export const IPSECKEY_CODEC: RdataCodec = {
   },
   check(b) {
     if (b.length < 3) return 'truncated';
-    const gw = b[1]!;
-    let p = 3;
-    if (gw === 1) p += 4;
-    else if (gw === 2) p += 16;
-    else if (gw === 3) {
-      const n = wireNameLength(b, 3, b.length);
-      if (n < 0) return 'malformed gateway name';
-      p += n;
-    } else if (gw !== 0) return 'unknown gateway type';
-    if (p > b.length) return 'truncated gateway';
-    if (b[2] === 0 && p < b.length) return 'algorithm 0 with a key';
+    const n = gatewayLength(b, 3, b[1]!);
+    if (n < 0) return n === -2 ? 'unknown gateway type' : 'malformed gateway name';
+    if (3 + n > b.length) return 'truncated gateway';
+    if (b[2] === 0 && 3 + n < b.length) return 'algorithm 0 with a key';
     return undefined;
   },
   print(b) {
-    const gw = b[1]!;
-    let p = 3;
-    let gateway = '.';
-    if (gw === 1) {
-      gateway = `${b[3]}.${b[4]}.${b[5]}.${b[6]}`;
-      p += 4;
-    } else if (gw === 2) {
-      gateway = ipv6Text(b, 3);
-      p += 16;
-    } else if (gw === 3) {
-      gateway = nameToText(b, 3, false);
-      p += wireNameLength(b, 3, b.length);
-    }
+    const p = 3 + gatewayLength(b, 3, b[1]!);
     const key = p < b.length ? ` ${toBase64(b.subarray(p))}` : '';
-    return `${b[0]} ${gw} ${b[2]} ${gateway}${key}`;
+    return `${b[0]} ${b[1]} ${b[2]} ${gatewayText(b, 3, b[1]!)}${key}`;
   },
 };
 
@@ -375,7 +369,7 @@ export const APL_CODEC: RdataCodec = {
       const len = b[p + 3]! & 0x7f;
       const addr = new Uint8Array(family === 1 ? 4 : 16);
       addr.set(b.subarray(p + 4, p + 4 + len));
-      const text = family === 1 ? `${addr[0]}.${addr[1]}.${addr[2]}.${addr[3]}` : ipv6Text(addr, 0);
+      const text = family === 1 ? ipv4Text(addr, 0) : ipv6Text(addr, 0);
       items.push(`${b[p + 3]! & 0x80 ? '!' : ''}${family}:${text}/${b[p + 2]}`);
       p += 4 + len;
     }
@@ -429,8 +423,7 @@ export const HIP_CODEC: RdataCodec = {
     w.u8(hit.length / 2);
     w.u8(alg);
     w.u16(0);
-    for (let i = 0; i < hit.length; i += 2)
-      w.u8((hexValue(hit.charCodeAt(i)) << 4) | hexValue(hit.charCodeAt(i + 1)));
+    writeHexToken(hit, 0, hit.length, w);
     const keyStart = w.len;
     if (!writeBase64(lex.token(t + 1), w) || w.len === keyStart)
       return fail(
@@ -503,24 +496,18 @@ export const AMTRELAY_CODEC: RdataCodec = {
   check(b) {
     if (b.length < 2) return 'truncated';
     const type = b[1]! & 0x7f;
-    if (type === 0) return b.length === 2 ? undefined : 'relay type 0 has no relay';
-    if (type === 1) return b.length === 6 ? undefined : 'an IPv4 relay is 4 octets';
-    if (type === 2) return b.length === 18 ? undefined : 'an IPv6 relay is 16 octets';
-    if (type === 3)
-      return wireNameLength(b, 2, b.length) === b.length - 2 ? undefined : 'malformed relay name';
-    return 'unknown relay type';
+    if (type > 3) return 'unknown relay type';
+    if (2 + gatewayLength(b, 2, type) === b.length) return undefined;
+    return [
+      'relay type 0 has no relay',
+      'an IPv4 relay is 4 octets',
+      'an IPv6 relay is 16 octets',
+      'malformed relay name',
+    ][type];
   },
   print(b) {
     const type = b[1]! & 0x7f;
-    const relay =
-      type === 0
-        ? '.'
-        : type === 1
-          ? `${b[2]}.${b[3]}.${b[4]}.${b[5]}`
-          : type === 2
-            ? ipv6Text(b, 2)
-            : nameToText(b, 2, false);
-    return `${b[0]} ${b[1]! >> 7} ${type} ${relay}`;
+    return `${b[0]} ${b[1]! >> 7} ${type} ${gatewayText(b, 2, type)}`;
   },
 };
 

@@ -17,6 +17,7 @@ import {
   ByteWriter,
   RDATA_SCRATCH_SIZE,
   fail,
+  ipv4Text,
   ipv6Text,
   parseIpv4,
   parseIpv6,
@@ -436,7 +437,7 @@ function printSvcb(rdata: Uint8Array): string {
         break;
       case IPV4HINT: {
         const a: string[] = [];
-        for (let i = 0; i < v.length; i += 4) a.push(`${v[i]}.${v[i + 1]}.${v[i + 2]}.${v[i + 3]}`);
+        for (let i = 0; i < v.length; i += 4) a.push(ipv4Text(v, i));
         parts.push(`ipv4hint=${a.join(',')}`);
         break;
       }
