@@ -19,7 +19,9 @@ import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
 import { ZoneStore } from '../dns/core/zone/store.ts';
+import { StoreZone } from '../dns/core/zone/views.ts';
 import { signingPlan, type SignZoneOptions } from './core/sign-zone.ts';
+import { storeSigningPlan } from './core/sign-store.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import { resignByDifference } from './core/resign-difference.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
@@ -196,11 +198,14 @@ export async function signLoadedZone(
 /**
  * The whole zone signed (signatures kept from `options.kept` where they
  * can be): each owner's signed records go into the new zone's columns as
- * they come (the signed zone is never a list of record objects: at
- * 1,000,000 records that list was the peak).
+ * they come (the signed zone is never a list of record objects); a loaded
+ * zone's owners are read from its columns one at a time (`sign-store.ts`).
  */
 async function signWhole(zone: Zone, options: SignZoneOptions, keys: readonly LoadedKey[]) {
-  const plan = signingPlan(zoneRecords(zone), options);
+  const plan =
+    zone instanceof StoreZone
+      ? storeSigningPlan(zone, options)
+      : signingPlan(zoneRecords(zone), options);
   const store = new ZoneStore();
   let kept = 0;
   const counted = function* () {

@@ -33,7 +33,7 @@ const T_NSEC = 47;
 const T_DNSKEY = 48;
 const T_NSEC3 = 50;
 const T_NSEC3PARAM = 51;
-const DNSSEC_TYPES: ReadonlySet<number> = new Set([T_RRSIG, T_NSEC, T_NSEC3, T_NSEC3PARAM]);
+export const DNSSEC_TYPES: ReadonlySet<number> = new Set([T_RRSIG, T_NSEC, T_NSEC3, T_NSEC3PARAM]);
 
 export interface ZoneSigningKey {
   /** 256 (ZSK) or 257 (KSK, or CSK when it is the only kind given). */
@@ -73,7 +73,8 @@ export interface SignZoneOptions {
   readonly canonicalOrder?: boolean;
 }
 
-interface Owner {
+/** One owner name of the zone being signed, its RRsets by type (in the order met). */
+export interface Owner {
   readonly key: string;
   readonly name: string;
   readonly sets: Map<number, ResourceRecord[]>;
@@ -128,10 +129,7 @@ export function signingPlan(
   const apex = owners.get(originKey);
   const soa = apex?.sets.get(T_SOA)?.[0];
   if (!apex || !soa) throw new Error(`no SOA at ${o.origin}`);
-  if (o.serial !== undefined) apex.sets.set(T_SOA, [withSerial(soa, o.serial)]);
-  addDnskeys(apex, o.keys, soa.ttl);
-  const soaRd = soa.rdata;
-  const negTtl = Math.min(soa.ttl, readU32(soaRd, soaRd.length - 4));
+  const negTtl = prepareApex(apex, soa, o);
   const cuts = new Set<string>();
   for (const w of owners.values()) if (w.key !== originKey && w.sets.has(T_NS)) cuts.add(w.key);
   const belowCut = (key: string) => {
@@ -154,6 +152,18 @@ export function signingPlan(
   return chunks(owners, cuts, o, belowCut);
 }
 
+/**
+ * The apex made ready for signing: the SOA with the new serial, the signing
+ * keys' DNSKEYs added. Returns the TTL of the NSEC/NSEC3 records (RFC 9077:
+ * the smaller of the SOA's TTL and its MINIMUM).
+ */
+export function prepareApex(apex: Owner, soa: ResourceRecord, o: SignZoneOptions): number {
+  if (o.serial !== undefined) apex.sets.set(T_SOA, [withSerial(soa, o.serial)]);
+  addDnskeys(apex, o.keys, soa.ttl);
+  const soaRd = soa.rdata;
+  return Math.min(soa.ttl, readU32(soaRd, soaRd.length - 4));
+}
+
 /** The RRSIG RDATA of a job with its signature. */
 export function completeSignature(job: SignatureJob, signature: Uint8Array): Uint8Array {
   const rdata = new Uint8Array(job.header.length + signature.length);
@@ -164,12 +174,20 @@ export function completeSignature(job: SignatureJob, signature: Uint8Array): Uin
 
 /** Sign a zone's records in this thread, with each key's `sign`. */
 export function signZone(input: Iterable<ResourceRecord>, o: SignZoneOptions): SignZoneResult {
+  return signPlanHere(signingPlan(input, o), o.keys);
+}
+
+/** Make a plan's signatures in this thread: the signed zone's records, in plan order. */
+export function signPlanHere(
+  plan: Iterable<SigningChunk>,
+  keys: readonly ZoneSigningKey[],
+): SignZoneResult {
   const records: ResourceRecord[] = [];
   let signed = 0;
-  for (const chunk of signingPlan(input, o)) {
+  for (const chunk of plan) {
     for (const job of chunk.jobs) {
       const r = chunk.records[job.at]!;
-      const rdata = completeSignature(job, o.keys[job.key]!.sign(job.data));
+      const rdata = completeSignature(job, keys[job.key]!.sign(job.data));
       chunk.records[job.at] = { owner: r.owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
     }
     for (const r of chunk.records) records.push(r);
@@ -244,7 +262,7 @@ function put(owners: Map<string, Owner>, key: string, type: number, ttl: number,
  * few type sets (a routing zone's: NAPTR and RRSIG), so a chain of a million
  * names makes a few bitmaps, not a million.
  */
-function bitmaps(): (types: readonly number[]) => Uint8Array {
+export function bitmaps(): (types: readonly number[]) => Uint8Array {
   const made = new Map<string, Uint8Array>();
   return (types) => {
     const key = types.join(',');
@@ -267,19 +285,39 @@ function addNsecChain(
   for (let i = 0; i < sorted.length; i++) {
     const w = sorted[i]!.w;
     const next = keyToWire(sorted[(i + 1) % sorted.length]!.w.key);
-    const types = cuts.has(w.key)
-      ? [...w.sets.keys()].filter((t) => t === T_NS || t === T_DS)
-      : [...w.sets.keys()];
-    const bitmap = bitmapOf([...types, T_RRSIG, T_NSEC]);
-    const rd = new Uint8Array(next.length + bitmap.length);
-    rd.set(next);
-    rd.set(bitmap, next.length);
-    put(owners, w.key, T_NSEC, ttl, rd);
+    const types = nsecTypes([...w.sets.keys()], cuts.has(w.key));
+    put(owners, w.key, T_NSEC, ttl, nsecRdata(next, bitmapOf(types)));
   }
 }
 
+/** The types an NSEC lists (RFC 4035 section 2.3): at a cut only NS and DS; RRSIG and NSEC. */
+export function nsecTypes(types: readonly number[], cut: boolean): number[] {
+  return [...(cut ? types.filter((t) => t === T_NS || t === T_DS) : types), T_RRSIG, T_NSEC];
+}
+
+/** NSEC RDATA: the next owner's wire form, then the type bitmap. */
+export function nsecRdata(next: Uint8Array, bitmap: Uint8Array): Uint8Array {
+  const rd = new Uint8Array(next.length + bitmap.length);
+  rd.set(next);
+  rd.set(bitmap, next.length);
+  return rd;
+}
+
+/**
+ * The types an NSEC3 lists (RFC 5155 section 7.1): at a cut NS, and DS with
+ * RRSIG when it has a DS; elsewhere the name's types and RRSIG; at the apex
+ * NSEC3PARAM too. An empty non-terminal lists none.
+ */
+export function nsec3Types(types: readonly number[], cut: boolean, apex: boolean): number[] {
+  let out: number[];
+  if (cut) out = types.includes(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
+  else out = [...types, T_RRSIG];
+  if (apex) out.push(T_NSEC3PARAM);
+  return out;
+}
+
 /** The NSEC3 chain of a zone, its owners made one at a time (`owner(i)`, in hash order). */
-interface Nsec3Chain {
+export interface Nsec3Chain {
   readonly count: number;
   owner(i: number): Owner;
 }
@@ -287,13 +325,7 @@ interface Nsec3Chain {
 /** SHA-1, the only NSEC3 hash algorithm (RFC 5155 section 11). */
 const HASH_LENGTH = 20;
 
-/**
- * RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal,
- * in hash order; the NSEC3PARAM at the apex. The chain is held as the hashes
- * in one buffer and a shared type bitmap per name (a million names: 20 MB,
- * not a million owners with their records), each NSEC3 record made when
- * its owner is asked for.
- */
+/** RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal; the NSEC3PARAM at the apex. */
 function nsec3Chain(
   owners: Map<string, Owner>,
   auth: readonly Owner[],
@@ -302,77 +334,100 @@ function nsec3Chain(
   ttl: number,
   o: SignZoneOptions,
 ): Nsec3Chain {
+  const chain = nsec3Collector(originKey, ttl, o);
+  const ents = new Set<string>();
+  for (const w of auth) {
+    const cut = cuts.has(w.key);
+    // Opt-out: an insecure delegation (no DS) is left out of the chain.
+    if (cut && o.optOut && !w.sets.has(T_DS)) continue;
+    chain.add(keyToWire(w.key), nsec3Types([...w.sets.keys()], cut, w.key === originKey));
+    // Empty non-terminals between the name and the apex get an NSEC3 too.
+    for (let k = keyParent(w.key); k !== undefined && k.length > originKey.length; k = keyParent(k))
+      if (!owners.has(k) && !ents.has(k)) {
+        ents.add(k);
+        chain.add(keyToWire(k), []);
+      }
+  }
+  put(owners, originKey, T_NSEC3PARAM, 0, nsec3ParamRdata(o));
+  return chain.done();
+}
+
+/** NSEC3PARAM RDATA (RFC 5155 section 4.2): SHA-1, no flags, the iterations and the salt. */
+export function nsec3ParamRdata(o: SignZoneOptions): Uint8Array {
+  const salt = o.salt ?? new Uint8Array(0);
+  const iterations = o.iterations ?? 0;
+  return Uint8Array.from([1, 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt]);
+}
+
+/** An NSEC3 chain being collected: each name hashed as it is added, in any order. */
+export interface Nsec3Collector {
+  /** A name (canonical wire form) and the types its NSEC3 lists (`nsec3Types`). */
+  add(wire: Uint8Array, types: readonly number[]): void;
+  /** The chain, in hash order. */
+  done(): Nsec3Chain;
+}
+
+/**
+ * The chain is held as the hashes in one buffer and a shared type bitmap per
+ * name (a million names: 20 MB, not a million owners with their records),
+ * each NSEC3 record made when its owner is asked for.
+ */
+export function nsec3Collector(originKey: string, ttl: number, o: SignZoneOptions): Nsec3Collector {
   const salt = o.salt ?? new Uint8Array(0);
   const iterations = o.iterations ?? 0;
   const bitmapOf = bitmaps();
   let hashes = new Uint8Array(HASH_LENGTH * 1024);
   const maps: Uint8Array[] = [];
-  const add = (key: string, types: readonly number[]) => {
+  const add = (wire: Uint8Array, types: readonly number[]) => {
     const at = maps.length * HASH_LENGTH;
     if (at + HASH_LENGTH > hashes.length) {
       const grown = new Uint8Array(hashes.length * 2);
       grown.set(hashes);
       hashes = grown;
     }
-    hashes.set(nsec3Hash(keyToWire(key), salt, iterations), at);
+    hashes.set(nsec3Hash(wire, salt, iterations), at);
     maps.push(bitmapOf(types));
   };
-  const ents = new Set<string>();
-  for (const w of auth) {
-    const cut = cuts.has(w.key);
-    // Opt-out: an insecure delegation (no DS) is left out of the chain.
-    if (cut && o.optOut && !w.sets.has(T_DS)) continue;
-    let types: number[];
-    if (cut) types = w.sets.has(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
-    else types = [...w.sets.keys(), T_RRSIG];
-    if (w.key === originKey) types.push(T_NSEC3PARAM);
-    add(w.key, types);
-    // Empty non-terminals between the name and the apex get an NSEC3 too.
-    for (let k = keyParent(w.key); k !== undefined && k.length > originKey.length; k = keyParent(k))
-      if (!owners.has(k) && !ents.has(k)) {
-        ents.add(k);
-        add(k, []);
-      }
-  }
-  const count = maps.length;
-  const order = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[i] = i;
-  order.sort((a, b) => {
-    const x = a * HASH_LENGTH;
-    const y = b * HASH_LENGTH;
-    for (let i = 0; i < HASH_LENGTH; i++)
-      if (hashes[x + i] !== hashes[y + i]) return hashes[x + i]! - hashes[y + i]!;
-    return 0;
-  });
-  const head = Uint8Array.from([
-    1,
-    o.optOut ? 1 : 0,
-    iterations >>> 8,
-    iterations & 0xff,
-    salt.length,
-    ...salt,
-  ]);
-  const param = Uint8Array.from([1, 0, iterations >>> 8, iterations & 0xff, salt.length, ...salt]);
-  put(owners, originKey, T_NSEC3PARAM, 0, param);
-  const hashAt = (i: number) => hashes.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
-  return {
-    count,
-    owner(i) {
-      const k = order[i]!;
-      const next = hashAt(order[(i + 1) % count]!);
-      const bitmap = maps[k]!;
-      // RFC 5155 section 3.2: the parameters, the next hashed owner (length first), the type bitmap.
-      const rd = new Uint8Array(head.length + 1 + HASH_LENGTH + bitmap.length);
-      rd.set(head);
-      rd[head.length] = HASH_LENGTH;
-      rd.set(next, head.length + 1);
-      rd.set(bitmap, head.length + 1 + HASH_LENGTH);
-      const key = `${String.fromCharCode(32)}${base32hexLower(hashAt(k))}${originKey}`;
-      const name = keyToName(key);
-      const rr = { owner: name, type: T_NSEC3, class: 1, ttl, rdata: rd };
-      return { key, name, sets: new Map([[T_NSEC3, [rr]]]) };
-    },
+  const done = (): Nsec3Chain => {
+    const count = maps.length;
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    order.sort((a, b) => {
+      const x = a * HASH_LENGTH;
+      const y = b * HASH_LENGTH;
+      for (let i = 0; i < HASH_LENGTH; i++)
+        if (hashes[x + i] !== hashes[y + i]) return hashes[x + i]! - hashes[y + i]!;
+      return 0;
+    });
+    const head = Uint8Array.from([
+      1,
+      o.optOut ? 1 : 0,
+      iterations >>> 8,
+      iterations & 0xff,
+      salt.length,
+      ...salt,
+    ]);
+    const hashAt = (i: number) => hashes.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
+    return {
+      count,
+      owner(i) {
+        const k = order[i]!;
+        const next = hashAt(order[(i + 1) % count]!);
+        const bitmap = maps[k]!;
+        // RFC 5155 section 3.2: the parameters, the next hashed owner (length first), the type bitmap.
+        const rd = new Uint8Array(head.length + 1 + HASH_LENGTH + bitmap.length);
+        rd.set(head);
+        rd[head.length] = HASH_LENGTH;
+        rd.set(next, head.length + 1);
+        rd.set(bitmap, head.length + 1 + HASH_LENGTH);
+        const key = `${String.fromCharCode(32)}${base32hexLower(hashAt(k))}${originKey}`;
+        const name = keyToName(key);
+        const rr = { owner: name, type: T_NSEC3, class: 1, ttl, rdata: rd };
+        return { key, name, sets: new Map([[T_NSEC3, [rr]]]) };
+      },
+    };
   };
+  return { add, done };
 }
 
 /**
@@ -393,7 +448,7 @@ interface KeyUse {
   readonly algorithm: number;
 }
 
-interface Signers {
+export interface Signers {
   readonly o: SignZoneOptions;
   readonly forKeys: readonly KeyUse[];
   readonly forData: readonly KeyUse[];
@@ -402,7 +457,7 @@ interface Signers {
   readonly inception: number;
 }
 
-function signers(o: SignZoneOptions): Signers {
+export function signers(o: SignZoneOptions): Signers {
   const tagged = (ksk: boolean) =>
     o.keys
       .map((k, index) => ({ k, index }))
@@ -458,7 +513,8 @@ interface Entry {
   readonly job?: Omit<SignatureJob, 'at'>;
 }
 
-function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningChunk {
+/** One owner as a chunk: its records, and the RRSIGs to make (none for glue; at a cut, DS and NSEC only). */
+export function ownerChunk(w: Owner, glue: boolean, cut: boolean, s: Signers): SigningChunk {
   const entries: Entry[] = [];
   let signed = 0;
   let kept = 0;

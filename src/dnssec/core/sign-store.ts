@@ -1,0 +1,156 @@
+/**
+ * Signing a loaded zone straight from its store's columns (inline signing,
+ * `serve --keys`): the chunks of `signingPlan` with `canonicalOrder: false`
+ * (the owners in the store's row order, then the NSEC3 chain in hash order;
+ * the same expiration jitter drawn in the same order), but each owner's
+ * records are read from the columns when its turn comes. The zone is never
+ * a map of owner objects holding their records: what lives as long as the
+ * signing is typed arrays (the NSEC3 hashes, 20 octets a name, or the NSEC
+ * chain's successor of each name, 4 octets).
+ */
+import type { ResourceRecord } from '../../dns/core/zone/model.ts';
+import {
+  NODE_BELOW_CUT,
+  NODE_DELEGATION,
+  NODE_OUT_OF_ZONE,
+  type ZoneStore,
+} from '../../dns/core/zone/store.ts';
+import type { StoreZone } from '../../dns/core/zone/views.ts';
+import { keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
+import {
+  bitmaps,
+  DNSSEC_TYPES,
+  nsec3Collector,
+  nsec3ParamRdata,
+  nsec3Types,
+  nsecRdata,
+  nsecTypes,
+  ownerChunk,
+  prepareApex,
+  signers,
+  type Nsec3Chain,
+  type Owner,
+  type SignZoneOptions,
+  type SigningChunk,
+} from './sign-zone.ts';
+
+const T_SOA = 6;
+const T_DS = 43;
+const T_NSEC = 47;
+const T_NSEC3PARAM = 51;
+
+/** Name row n's RRsets as the plan holds an owner's (DNSSEC records left out), or undefined when it has none. */
+function ownerOf(st: ZoneStore, n: number): Owner | undefined {
+  let sets: Map<number, ResourceRecord[]> | undefined;
+  let key = '';
+  let name = '';
+  for (let s = st.firstRRset(n); s >= 0; s = st.nextRRset(s)) {
+    const type = st.rrsetType(s);
+    if (DNSSEC_TYPES.has(type)) continue;
+    if (sets === undefined) {
+      sets = new Map();
+      name = st.name(n);
+      key = nameKey(name);
+      // As `signingPlan`'s owners: the key's spelling (`a\.b`, where the store has `a\046b`).
+      if (name.includes('\\')) name = keyToName(key);
+    }
+    const list: ResourceRecord[] = [];
+    for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r))
+      list.push({
+        owner: name,
+        type,
+        class: st.classOf(r),
+        ttl: st.recordTtl(r),
+        rdata: st.rdata(r),
+      });
+    sets.set(type, list);
+  }
+  return sets && { key, name, sets };
+}
+
+/** The types of name row n's RRsets, DNSSEC types left out (in the store's order). */
+function dataTypes(st: ZoneStore, n: number): number[] {
+  const out: number[] = [];
+  for (let s = st.firstRRset(n); s >= 0; s = st.nextRRset(s)) {
+    const type = st.rrsetType(s);
+    if (!DNSSEC_TYPES.has(type)) out.push(type);
+  }
+  return out;
+}
+
+/** The signing plan of a built zone, read from its store (see the header). */
+export function storeSigningPlan(zone: StoreZone, o: SignZoneOptions): Iterable<SigningChunk> {
+  const st = zone.store;
+  const apexRow = st.findName(zone.origin);
+  const apex = apexRow < 0 ? undefined : ownerOf(st, apexRow);
+  const soa = apex?.sets.get(T_SOA)?.[0];
+  if (!apex || !soa) throw new Error(`no SOA at ${o.origin}`);
+  const ttl = prepareApex(apex, soa, o);
+  const types = (n: number) => (n === apexRow ? [...apex.sets.keys()] : dataTypes(st, n));
+  const auth = (n: number) =>
+    !st.hasNameFlag(n, NODE_OUT_OF_ZONE | NODE_BELOW_CUT) && types(n).length > 0;
+  if (o.denial === 'nsec') return rows(st, apexRow, apex, o, nsecNext(zone, auth), ttl);
+  const chain = nsec3Collector(apex.key, ttl, o);
+  const ent = new Uint8Array(st.nameCount);
+  for (let n = 0, count = st.nameCount; n < count; n++) {
+    if (!auth(n)) continue;
+    const cut = n !== apexRow && st.hasNameFlag(n, NODE_DELEGATION);
+    // Opt-out: an insecure delegation (no DS) is left out of the chain.
+    if (cut && o.optOut && st.findSet(n, T_DS) < 0) continue;
+    chain.add(keyToWire(nameKey(st.name(n))), nsec3Types(types(n), cut, n === apexRow));
+    // Empty non-terminals between the name and the apex get an NSEC3 too.
+    for (let p = n === apexRow ? -1 : st.parentOf(n); p >= 0 && p !== apexRow; p = st.parentOf(p))
+      if (ent[p] === 0 && types(p).length === 0) {
+        ent[p] = 1;
+        chain.add(keyToWire(nameKey(st.name(p))), []);
+      }
+  }
+  apex.sets.set(T_NSEC3PARAM, [
+    { owner: apex.name, type: T_NSEC3PARAM, class: 1, ttl: 0, rdata: nsec3ParamRdata(o) },
+  ]);
+  return rows(st, apexRow, apex, o, undefined, ttl, chain.done());
+}
+
+/** Each authoritative name's successor in canonical order (the last's is the first): the NSEC chain. */
+function nsecNext(zone: StoreZone, auth: (n: number) => boolean): Int32Array {
+  const next = new Int32Array(zone.store.nameCount).fill(-1);
+  let first = -1;
+  let prev = -1;
+  for (const n of zone.order) {
+    if (!auth(n)) continue;
+    if (prev < 0) first = n;
+    else next[prev] = n;
+    prev = n;
+  }
+  if (prev >= 0) next[prev] = first;
+  return next;
+}
+
+/** The owners in row order (with their NSEC when `next` is given), then the NSEC3 chain's. */
+function* rows(
+  st: ZoneStore,
+  apexRow: number,
+  apex: Owner,
+  o: SignZoneOptions,
+  next: Int32Array | undefined,
+  ttl: number,
+  chain?: Nsec3Chain,
+): Generator<SigningChunk> {
+  const s = signers(o);
+  const bitmapOf = bitmaps();
+  for (let n = 0, count = st.nameCount; n < count; n++) {
+    if (st.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
+    const w = n === apexRow ? apex : ownerOf(st, n);
+    if (w === undefined) continue;
+    const glue = st.hasNameFlag(n, NODE_BELOW_CUT);
+    const cut = n !== apexRow && st.hasNameFlag(n, NODE_DELEGATION);
+    if (next !== undefined && !glue) {
+      const bitmap = bitmapOf(nsecTypes([...w.sets.keys()], cut));
+      const rdata = nsecRdata(keyToWire(nameKey(st.name(next[n]!))), bitmap);
+      w.sets.set(T_NSEC, [{ owner: w.name, type: T_NSEC, class: 1, ttl, rdata }]);
+    }
+    yield ownerChunk(w, glue, cut, s);
+  }
+  if (chain)
+    for (let i = 0; i < chain.count; i++) yield ownerChunk(chain.owner(i), false, false, s);
+}
