@@ -42,7 +42,8 @@ import { readServedStates } from '../xfr/served-state.ts';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Secondaries, SecondaryTarget } from '../xfr/secondary.ts';
 import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
-import { base64Secret, keyName, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
+import { base64Secret, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
 import { zoneLoaderFor } from './zones/loader.ts';
 import type { BackgroundZoneLoader } from './zones/background.ts';
 import {
@@ -173,7 +174,7 @@ async function tsigKeysFor(config: ServerConfig, cwd: string): Promise<TsigKey[]
       );
     if (!secret)
       throw new ServerStartError('TSIG_KEY_SECRET', `tsigKeys[${i}]: secret must be base64`);
-    return { name: keyName(c.name), algorithm, secret };
+    return { name: absoluteLowerName(c.name), algorithm, secret };
   });
 }
 

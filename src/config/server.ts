@@ -1,14 +1,16 @@
 /** Configuration of `lexroute serve`: schema, defaults, validation. Every key: `config/README.md`. */
-import { enumIn } from './checks.ts';
-import { absoluteLowerName } from '../kit/core/names.ts';
-import { parseCidr } from './cidr.ts';
 import {
-  ipVersion,
-  parseHostPort,
-  parseListen,
-  type HostPort,
-  type HostPortError,
-} from '../kit/core/host-port.ts';
+  boolIn,
+  enumIn,
+  intIn,
+  isObject,
+  isPrefix,
+  notifySourceIn,
+  sectionInts,
+  type ConfigError,
+} from './checks.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
+import { parseHostPort, parseListen, type HostPort } from '../kit/core/host-port.ts';
 import { LOG_LEVELS, type LogLevel } from '../authority/log.ts';
 import {
   allowTransferList,
@@ -19,7 +21,7 @@ import {
   type ZoneTransferOptions,
 } from './zone-transfer.ts';
 
-export { parseListen };
+export { parseListen, type ConfigError };
 export const LOG_FORMATS = ['json', 'pretty', 'auto'] as const;
 
 export type ListenAddress = HostPort;
@@ -296,15 +298,6 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   serial: 'keep',
 };
 
-export interface ConfigError {
-  readonly code: string;
-  /** JSON path of the offending key, e.g. `tcp.maxConnections`. */
-  readonly path: string;
-  readonly message: string;
-  /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
-  readonly cause?: HostPortError;
-}
-
 /**
  * One `ADDR:PORT` of a listen list, or its `CONFIG_BAD_LISTEN` error (with the
  * address parser's failure as its `cause`) pushed to `errors`.
@@ -325,38 +318,6 @@ function listenAt(errors: ConfigError[], path: string, v: unknown): ListenAddres
   return undefined;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function intIn(
-  errors: ConfigError[],
-  path: string,
-  v: unknown,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    errors.push({
-      code: 'CONFIG_BAD_NUMBER',
-      path,
-      message: `${path} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`,
-    });
-    return fallback;
-  }
-  return v;
-}
-
-/** A boolean key: `fallback` when absent; CONFIG_BAD_BOOLEAN naming `path` when not a boolean. */
-function boolIn(errors: ConfigError[], path: string, v: unknown, fallback: boolean): boolean {
-  if (v === undefined) return fallback;
-  if (typeof v === 'boolean') return v;
-  errors.push({ code: 'CONFIG_BAD_BOOLEAN', path, message: `${path} must be true or false` });
-  return fallback;
-}
-
 /** `udp.receiveBuffer`: 0 (the system's default), or 4096 octets to 1 GiB. */
 function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): number {
   if (v === undefined) return fallback;
@@ -370,27 +331,18 @@ function receiveBufferIn(errors: ConfigError[], v: unknown, fallback: number): n
   return fallback;
 }
 
-/** Words of a text (for the key lists below). */
-const words = (text: string): readonly string[] => text.trim().split(/\s+/);
-
-const KNOWN: Record<string, readonly string[]> = {
-  '': words(`$schema $comment listen zones allowEmpty catalog catalogGroups secondaryCatalogs zoneFiles
-    watch workers gcHelperNice udp tcp limits doh rrl log nsid cookies chaos dnssec
-    allowTransfer tsigKeys secondaries transfer serial`),
-  transfer: words(`maxConcurrent messageSize historyCount historyBytes stateDir ixfrCondense
-    nsNotifyPort notifyTries notifyTimeoutMs notifySource inMaxRecords inMaxBytes inMaxSeconds`),
-  dnssec: words('keys nsec3 optOut validity refresh'),
-  zoneFiles: words('maxBytes maxEntryChars includeDirs loadTimeout loadNice strict'),
-  doh: words('listen tlsCert tlsKey allowOrigin'),
-  cookies: words('enabled secret'),
-  chaos: words('version id'),
-  udp: words('maxPayload receiveBuffer'),
-  tcp: words('idleTimeoutMs maxConnections messageTimeoutMs maxPerClient pressureIdleTimeoutMs'),
-  limits: words('maxChain cachePerName'),
-  rrl: words(`responsesPerSecond nxdomainsPerSecond errorsPerSecond window slip
-    ipv4PrefixLength ipv6PrefixLength exempt logOnly maxTableSize`),
-  log: words('level format summaryIntervalMs'),
+/** Keys a section may have beyond those of its defaults. */
+const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': ['$schema', '$comment'],
+  rrl: ['nxdomainsPerSecond', 'errorsPerSecond'],
+  doh: ['tlsCert', 'tlsKey', 'allowOrigin'],
 };
+
+/** The sections whose keys are checked ('': the top level; `catalogGroups`' keys are zone names). */
+const SECTIONS = [
+  '',
+  ...'transfer dnssec zoneFiles doh cookies chaos udp tcp limits rrl log'.split(' '),
+];
 
 function validateZones(
   errors: ConfigError[],
@@ -420,7 +372,7 @@ function validateZones(
       z.origin !== '' &&
       Object.keys(z).every((k) => known.has(k))
     ) {
-      const t = zoneTransferOptions(errors, `zones[${i}]`, z, { isPrefix, source: notifySourceIn });
+      const t = zoneTransferOptions(errors, `zones[${i}]`, z);
       out.push({ file: z.file, origin: z.origin, ...t });
     } else
       bad(
@@ -454,7 +406,7 @@ function catalogGroupsIn(errors: ConfigError[], v: unknown): Record<string, stri
       return bad(path, `${zone} is not a zone name`);
     if (typeof g !== 'string' || !GROUP_VALUE.test(g))
       return bad(path, 'a group is 1 to 255 printable ASCII characters without " or \\');
-    out[zone.endsWith('.') ? zone.toLowerCase() : `${zone.toLowerCase()}.`] = [g];
+    out[absoluteLowerName(zone)] = [g];
   }
   return out;
 }
@@ -474,7 +426,7 @@ function catalogIn(errors: ConfigError[], v: unknown): string | null {
     });
     return null;
   }
-  return v.endsWith('.') ? v.toLowerCase() : `${v.toLowerCase()}.`;
+  return absoluteLowerName(v);
 }
 
 /**
@@ -551,7 +503,7 @@ function secondaryZone(
       return bad(`${path}.primaries[${i}]`, `${path}.primaries[${i}]: ${r}`);
     primaries.push(r);
   }
-  const origin = z.origin.endsWith('.') ? z.origin.toLowerCase() : `${z.origin.toLowerCase()}.`;
+  const origin = absoluteLowerName(z.origin);
   const own: Record<string, number> = {};
   for (const [k, [min, max]] of Object.entries(SECONDARY_LIMIT_KEYS))
     if (z[k] !== undefined) own[k] = intIn(errors, `${path}.${k}`, z[k], min, max, 0);
@@ -573,19 +525,13 @@ function validateZoneFiles(errors: ConfigError[], v: unknown, d: ZoneFilesConfig
       });
     } else includeDirs = o.includeDirs as string[];
   }
+  const int = sectionInts(errors, 'zoneFiles', o, d);
   return {
-    maxBytes: intIn(errors, 'zoneFiles.maxBytes', o.maxBytes, 1, 2 ** 40, d.maxBytes),
-    maxEntryChars: intIn(
-      errors,
-      'zoneFiles.maxEntryChars',
-      o.maxEntryChars,
-      1024,
-      1 << 28,
-      d.maxEntryChars,
-    ),
+    maxBytes: int('maxBytes', 1, 2 ** 40),
+    maxEntryChars: int('maxEntryChars', 1024, 1 << 28),
     includeDirs,
-    loadTimeout: intIn(errors, 'zoneFiles.loadTimeout', o.loadTimeout, 0, 86_400, d.loadTimeout),
-    loadNice: intIn(errors, 'zoneFiles.loadNice', o.loadNice, 0, 19, d.loadNice),
+    loadTimeout: int('loadTimeout', 0, 86_400),
+    loadNice: int('loadNice', 0, 19),
     strict: boolIn(errors, 'zoneFiles.strict', o.strict, d.strict),
   };
 }
@@ -643,7 +589,10 @@ function identityKeys(
 
 /** CONFIG_UNKNOWN_KEY for each key no section knows (typos must not pass silently). */
 function unknownKeys(errors: ConfigError[], input: Record<string, unknown>): void {
-  for (const [section, keys] of Object.entries(KNOWN)) {
+  for (const section of SECTIONS) {
+    // A section's defaults, read only for their keys (the cast names one section for the type).
+    const d = section === '' ? DEFAULT_SERVER_CONFIG : DEFAULT_SERVER_CONFIG[section as 'log'];
+    const keys = [...Object.keys(d), ...(OPTIONAL_KEYS[section] ?? [])];
     const obj = section === '' ? input : input[section];
     if (obj === undefined) continue;
     if (!isObject(obj)) {
@@ -678,9 +627,7 @@ function validateListen(errors: ConfigError[], v: unknown): readonly ListenAddre
 }
 
 function validateTcp(errors: ConfigError[], tcp: Record<string, unknown>): ServerConfig['tcp'] {
-  const d = DEFAULT_SERVER_CONFIG.tcp;
-  const int = (k: keyof ServerConfig['tcp'], min: number, max: number) =>
-    intIn(errors, `tcp.${k}`, tcp[k], min, max, d[k]);
+  const int = sectionInts(errors, 'tcp', tcp, DEFAULT_SERVER_CONFIG.tcp);
   return {
     idleTimeoutMs: int('idleTimeoutMs', 100, 3_600_000),
     maxConnections: int('maxConnections', 1, 100_000),
@@ -695,14 +642,7 @@ function validateLog(errors: ConfigError[], log: Record<string, unknown>): Serve
   return {
     level: enumIn(errors, 'log.level', log.level, LOG_LEVELS, d.level),
     format: enumIn(errors, 'log.format', log.format, LOG_FORMATS, d.format),
-    summaryIntervalMs: intIn(
-      errors,
-      'log.summaryIntervalMs',
-      log.summaryIntervalMs,
-      100,
-      3_600_000,
-      d.summaryIntervalMs,
-    ),
+    summaryIntervalMs: sectionInts(errors, 'log', log, d)('summaryIntervalMs', 100, 3_600_000),
   };
 }
 
@@ -723,8 +663,8 @@ export function validateServerConfig(input: unknown): {
   }
   unknownKeys(errors, input);
   const section = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
-  const udp = section(input.udp);
-  const limits = section(input.limits);
+  const udp = sectionInts(errors, 'udp', section(input.udp), d.udp);
+  const limits = sectionInts(errors, 'limits', section(input.limits), d.limits);
   const config: ServerConfig = {
     listen: validateListen(errors, input.listen),
     zones: validateZones(errors, input.zones, d.zones),
@@ -737,21 +677,11 @@ export function validateServerConfig(input: unknown): {
     doh: validateDoh(errors, input.doh),
     // RFC 6891 section 6.2.5: values below 512 are treated as 512; RFC 9715 / DNS flag day 2020 recommend 1232.
     udp: {
-      maxPayload: intIn(errors, 'udp.maxPayload', udp.maxPayload, 512, 65535, d.udp.maxPayload),
-      receiveBuffer: receiveBufferIn(errors, udp.receiveBuffer, d.udp.receiveBuffer),
+      maxPayload: udp('maxPayload', 512, 65535),
+      receiveBuffer: receiveBufferIn(errors, section(input.udp).receiveBuffer, d.udp.receiveBuffer),
     },
     tcp: validateTcp(errors, section(input.tcp)),
-    limits: {
-      maxChain: intIn(errors, 'limits.maxChain', limits.maxChain, 0, 64, d.limits.maxChain),
-      cachePerName: intIn(
-        errors,
-        'limits.cachePerName',
-        limits.cachePerName,
-        0,
-        1024,
-        d.limits.cachePerName,
-      ),
-    },
+    limits: { maxChain: limits('maxChain', 0, 64), cachePerName: limits('cachePerName', 0, 1024) },
     rrl: validateRrl(errors, section(input.rrl)),
     log: validateLog(errors, section(input.log)),
     ...identityKeys(errors, input),
@@ -801,9 +731,12 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
 /** Validate the `rrl` block (keys as BIND's `rate-limit`, camel-cased). */
 function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConfig {
   const d = DEFAULT_RRL_CONFIG;
-  const rate = (key: string, fallback: number) =>
-    intIn(errors, `rrl.${key}`, r[key], 0, 1_000_000, fallback);
-  const responsesPerSecond = rate('responsesPerSecond', d.responsesPerSecond);
+  const int = sectionInts(errors, 'rrl', r, d);
+  const responsesPerSecond = int('responsesPerSecond', 0, 1_000_000);
+  const rate = (key: string) =>
+    r[key] === undefined
+      ? {}
+      : { [key]: intIn(errors, `rrl.${key}`, r[key], 0, 1e6, responsesPerSecond) };
   let exempt = d.exempt;
   if (r.exempt !== undefined) {
     if (!Array.isArray(r.exempt) || r.exempt.some((e) => typeof e !== 'string')) {
@@ -828,19 +761,15 @@ function validateRrl(errors: ConfigError[], r: Record<string, unknown>): RrlConf
   const logOnly = boolIn(errors, 'rrl.logOnly', r.logOnly, d.logOnly);
   return {
     responsesPerSecond,
-    ...(r.nxdomainsPerSecond !== undefined
-      ? { nxdomainsPerSecond: rate('nxdomainsPerSecond', responsesPerSecond) }
-      : {}),
-    ...(r.errorsPerSecond !== undefined
-      ? { errorsPerSecond: rate('errorsPerSecond', responsesPerSecond) }
-      : {}),
-    window: intIn(errors, 'rrl.window', r.window, 1, 3600, d.window),
-    slip: intIn(errors, 'rrl.slip', r.slip, 0, 10, d.slip),
-    ipv4PrefixLength: intIn(errors, 'rrl.ipv4PrefixLength', r.ipv4PrefixLength, 0, 32, 24),
-    ipv6PrefixLength: intIn(errors, 'rrl.ipv6PrefixLength', r.ipv6PrefixLength, 0, 128, 56),
+    ...rate('nxdomainsPerSecond'),
+    ...rate('errorsPerSecond'),
+    window: int('window', 1, 3600),
+    slip: int('slip', 0, 10),
+    ipv4PrefixLength: int('ipv4PrefixLength', 0, 32),
+    ipv6PrefixLength: int('ipv6PrefixLength', 0, 128),
     exempt,
     logOnly,
-    maxTableSize: intIn(errors, 'rrl.maxTableSize', r.maxTableSize, 1, 10_000_000, d.maxTableSize),
+    maxTableSize: int('maxTableSize', 1, 10_000_000),
   };
 }
 
@@ -856,11 +785,6 @@ function pathOrNull(
   if (v === null || (typeof v === 'string' && v !== '')) return v;
   errors.push({ code: 'CONFIG_BAD_PATH', path, message: `${path} must be null or ${what}` });
   return fallback;
-}
-
-/** An IPv4 or IPv6 address, optionally with `/BITS`. */
-function isPrefix(text: string): boolean {
-  return typeof parseCidr(text) !== 'string';
 }
 
 /** The effective re-sign window of a `dnssec` block, seconds. */
@@ -928,9 +852,7 @@ function transferKeys(
   input: Record<string, unknown>,
 ): Pick<ServerConfig, 'allowTransfer' | 'secondaries' | 'transfer' | 'tsigKeys' | 'serial'> {
   const d = DEFAULT_TRANSFER_CONFIG;
-  const allowTransfer = allowTransferList(errors, 'allowTransfer', input.allowTransfer, {
-    isPrefix,
-  });
+  const allowTransfer = allowTransferList(errors, 'allowTransfer', input.allowTransfer);
   const t = isObject(input.transfer) ? input.transfer : {};
   const stateDir = pathOrNull(
     errors,
@@ -939,8 +861,7 @@ function transferKeys(
     d.stateDir,
     'a directory path',
   );
-  const int = (k: keyof TransferConfig, min: number, max: number) =>
-    intIn(errors, `transfer.${k}`, t[k], min, max, d[k] as number);
+  const int = sectionInts(errors, 'transfer', t, d);
   const bool = (k: 'ixfrCondense') => boolIn(errors, `transfer.${k}`, t[k], d[k]);
   return {
     allowTransfer,
@@ -990,26 +911,9 @@ function secondaryPeers(errors: ConfigError[], key: string, v: unknown): Seconda
       return;
     }
     const r = listenAt(errors, `${p}.address`, x.address);
-    const abs = (z: string) => (z.endsWith('.') ? z : `${z}.`).toLowerCase();
-    if (r !== undefined) out.push({ ...r, zones: (zones as string[]).map(abs) });
+    if (r !== undefined) out.push({ ...r, zones: (zones as string[]).map(absoluteLowerName) });
   });
   return out;
-}
-
-/** `transfer.notifySource` (and a zone's): an IP address; undefined when absent or invalid (error pushed). */
-export function notifySourceIn(
-  errors: { code: string; path: string; message: string }[],
-  path: string,
-  v: unknown,
-): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string' && ipVersion(v) !== 0) return v;
-  errors.push({
-    code: 'CONFIG_BAD_LISTEN',
-    path,
-    message: `${path} must be an IP address (the source of the NOTIFYs), got ${JSON.stringify(v)}`,
-  });
-  return undefined;
 }
 
 /** `tsigKeys`: null, a key file path, or an array of {name, algorithm, secret}. */

@@ -1,6 +1,7 @@
 /** TSIG keys for `serve`: BIND's key statements as `tsig-keygen` writes them (comments allowed). */
 import type { TsigAlgorithm, TsigKey } from '../xfr/core/tsig.ts';
 import { ALGORITHM_NAMES } from '../xfr/core/tsig.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
 
 export interface TsigKeyError {
   readonly code:
@@ -21,12 +22,6 @@ export function base64Secret(text: string): Uint8Array | undefined {
   const t = text.replace(/\s+/g, '');
   if (t === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(t) || t.length % 4 !== 0) return undefined;
   return new Uint8Array(Buffer.from(t, 'base64'));
-}
-
-/** A key name: lowercase, absolute. */
-export function keyName(text: string): string {
-  const t = text.toLowerCase();
-  return t.endsWith('.') ? t : `${t}.`;
 }
 
 /** Tokens of a BIND configuration text with their lines. */
@@ -120,7 +115,7 @@ export function parseTsigKeyFile(text: string): { keys: TsigKey[]; errors: TsigK
           line: start.line,
           message: 'a key needs algorithm and secret',
         };
-      const n = keyName(unquote(name.t));
+      const n = absoluteLowerName(unquote(name.t));
       if (keys.some((k) => k.name === n))
         throw { code: 'TSIG_KEY_DUPLICATE', line: start.line, message: `key ${n} defined twice` };
       keys.push({ name: n, algorithm, secret });

@@ -2,10 +2,9 @@
  * The per-zone transfer keys of a `zones` entry and the `serial` key. A
  * zone's own lists add to the serve-wide `allowTransfer` and `secondaries`.
  */
-import { enumIn } from './checks.ts';
-import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
+import { enumIn, isPrefix, notifySourceIn, type ConfigError } from './checks.ts';
+import { parseHostPort, type HostPort } from '../kit/core/host-port.ts';
 import type { SerialPolicy } from '../xfr/core/serial.ts';
-import type { ListenAddress } from './server.ts';
 
 export const SERIAL_POLICIES = ['keep', 'date', 'increment', 'auto'] as const;
 /** As written in the config: `auto` is `date`. */
@@ -16,7 +15,7 @@ export function serialPolicy(s: SerialSetting): SerialPolicy {
 }
 
 /** A NOTIFY target, with the TSIG key to sign with (a key of `tsigKeys`). */
-export interface NotifyTarget extends ListenAddress {
+export interface NotifyTarget extends HostPort {
   readonly key?: string;
 }
 
@@ -42,23 +41,9 @@ export const ZONE_TRANSFER_KEYS = [
   'notifySource',
 ] as const;
 
-interface Problem {
-  readonly code: string;
-  readonly path: string;
-  readonly message: string;
-  /** What the address parser found, for a bad `ADDR:PORT` (`HOST_PORT_*`). */
-  readonly cause?: HostPortError;
-}
-
-type Check = {
-  isPrefix(text: string): boolean;
-  /** An IP address (the NOTIFY source), or undefined with a problem pushed. */
-  source(errors: Problem[], path: string, v: unknown): string | undefined;
-};
-
 /** A `serial` value (serve-wide or per zone); undefined when absent, a problem pushed when invalid. */
 export function serialSetting(
-  errors: Problem[],
+  errors: ConfigError[],
   path: string,
   v: unknown,
 ): SerialSetting | undefined {
@@ -66,12 +51,7 @@ export function serialSetting(
 }
 
 /** An `allowTransfer` list (serve-wide or per zone). */
-export function allowTransferList(
-  errors: Problem[],
-  path: string,
-  v: unknown,
-  check: Pick<Check, 'isPrefix'>,
-): string[] {
+export function allowTransferList(errors: ConfigError[], path: string, v: unknown): string[] {
   if (v === undefined) return [];
   if (!Array.isArray(v) || v.some((e) => typeof e !== 'string')) {
     errors.push({
@@ -83,7 +63,7 @@ export function allowTransferList(
   }
   const list = v as string[];
   list.forEach((e, i) => {
-    if (!check.isPrefix(e) && !/^key [A-Za-z0-9._-]+\.?$/.test(e)) {
+    if (!isPrefix(e) && !/^key [A-Za-z0-9._-]+\.?$/.test(e)) {
       errors.push({
         code: 'CONFIG_BAD_PREFIX',
         path: `${path}[${i}]`,
@@ -95,7 +75,7 @@ export function allowTransferList(
 }
 
 /** A zone's `secondaries`: "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}. */
-function notifyTargets(errors: Problem[], path: string, v: unknown): NotifyTarget[] {
+function notifyTargets(errors: ConfigError[], path: string, v: unknown): NotifyTarget[] {
   const shape = 'must be "ADDR:PORT" or {"address": "ADDR:PORT", "key": NAME}';
   if (!Array.isArray(v)) {
     errors.push({
@@ -129,8 +109,7 @@ function notifyTargets(errors: Problem[], path: string, v: unknown): NotifyTarge
       const why = r === undefined ? ': not "ADDR:PORT"' : '';
       errors.push({ code: 'CONFIG_BAD_LISTEN', path: p, message: `${p} ${shape}${why}` });
     } else {
-      const at: ListenAddress = { host: r.value.host, port: r.value.port };
-      out.push({ ...at, ...(typeof key === 'string' ? { key } : {}) });
+      out.push({ ...r.value, ...(typeof key === 'string' ? { key } : {}) });
     }
   });
   return out;
@@ -138,13 +117,12 @@ function notifyTargets(errors: Problem[], path: string, v: unknown): NotifyTarge
 
 /** The transfer keys of the `zones[i]` object `z` (the other keys are checked by the caller). */
 export function zoneTransferOptions(
-  errors: Problem[],
+  errors: ConfigError[],
   path: string,
   z: Record<string, unknown>,
-  check: Check,
 ): ZoneTransferOptions {
   const serial = serialSetting(errors, `${path}.serial`, z.serial);
-  const notifySource = check.source(errors, `${path}.notifySource`, z.notifySource);
+  const notifySource = notifySourceIn(errors, `${path}.notifySource`, z.notifySource);
   let notify: ZoneTransferOptions['notify'];
   if (z.notify !== undefined) {
     if (z.notify === 'ns' || z.notify === 'listed') notify = z.notify;
@@ -159,7 +137,7 @@ export function zoneTransferOptions(
     ...(serial !== undefined ? { serial } : {}),
     ...(z.allowTransfer !== undefined
       ? {
-          allowTransfer: allowTransferList(errors, `${path}.allowTransfer`, z.allowTransfer, check),
+          allowTransfer: allowTransferList(errors, `${path}.allowTransfer`, z.allowTransfer),
         }
       : {}),
     ...(z.secondaries !== undefined

@@ -6,7 +6,7 @@
  */
 import type { ServerConfig } from '../config/server.ts';
 import { parseCidr, type Cidr } from '../config/cidr.ts';
-import { keyName } from '../config/tsig-keys.ts';
+import { absoluteLowerName } from '../kit/core/names.ts';
 import { serialPolicy } from '../config/zone-transfer.ts';
 import type { SerialPolicy } from './core/serial.ts';
 import { nameWireKey, type TsigKey } from './core/tsig.ts';
@@ -53,7 +53,9 @@ export function aclFrom(
   where: string,
 ): TransferAcl | XfrConfigProblem {
   const prefixes = list.filter((e) => !e.startsWith('key '));
-  const required = list.filter((e) => e.startsWith('key ')).map((e) => keyName(e.slice(4).trim()));
+  const required = list
+    .filter((e) => e.startsWith('key '))
+    .map((e) => absoluteLowerName(e.slice(4).trim()));
   for (const name of required) {
     if (!keys.has(nameWireKey(name)))
       return {
@@ -177,7 +179,7 @@ export function notifyTargets(
   for (const [origin, z] of entries) {
     const list: NotifyTarget[] = [];
     for (const t of z.secondaries ?? []) {
-      const key = t.key === undefined ? undefined : keys.get(nameWireKey(keyName(t.key)));
+      const key = t.key === undefined ? undefined : keys.get(nameWireKey(absoluteLowerName(t.key)));
       if (t.key !== undefined && key === undefined)
         return {
           code: 'TSIG_KEY_UNKNOWN',
