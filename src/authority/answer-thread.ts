@@ -36,6 +36,7 @@ export type ThreadCommand =
       readonly unavailable: readonly string[];
       readonly id: number;
     }
+  | { readonly type: 'zone'; readonly zone: PackedZone; readonly id: number }
   | { readonly type: 'metrics'; readonly id: number }
   | { readonly type: 'stats'; readonly id: number }
   | {
@@ -76,9 +77,11 @@ async function main(init: ThreadInit): Promise<void> {
   const collectSoon = collectorAfter(COLLECT_AFTER_MS * (1 + init.index));
   // Zone sets arrive from the start (queued while the sockets open).
   port.on('message', (cmd: ThreadCommand) => {
-    if (cmd.type !== 'zones') return;
-    engine.setZones(cmd.zones.map(unpackIndexedZone), cmd.unavailable);
-    port.postMessage({ type: 'done', id: cmd.id });
+    let value: boolean | undefined;
+    if (cmd.type === 'zones') engine.setZones(cmd.zones.map(unpackIndexedZone), cmd.unavailable);
+    else if (cmd.type === 'zone') value = engine.replaceZone(unpackIndexedZone(cmd.zone));
+    else return;
+    port.postMessage({ type: 'done', id: cmd.id, value });
     collectSoon();
   });
   let transfers: Transfers;
@@ -97,7 +100,7 @@ async function main(init: ThreadInit): Promise<void> {
   }
   const source = { engine, pipeline: l.pipeline, tcp: l.tcp, rrl: l.rrl };
   port.on('message', (cmd: ThreadCommand) => {
-    if (cmd.type === 'zones') return;
+    if (cmd.type === 'zones' || cmd.type === 'zone') return;
     if (cmd.type === 'metrics') {
       const families = [...workerFamilies(source), workerQueriesFamily(index, engine)];
       port.postMessage({ type: 'done', id: cmd.id, value: families });

@@ -170,6 +170,16 @@ export class AnswerThreads {
     );
   }
 
+  /** Every thread replaces one zone (same origin) by this version; false when one could not. */
+  async replaceZone(zone: Zone | IndexedZone): Promise<boolean> {
+    const [packed] = packAll([zone]);
+    if (packed === undefined) return false;
+    const done = await Promise.all(
+      this.threads.map((t) => t.ask<boolean>({ type: 'zone', zone: packed })),
+    );
+    return done.every(Boolean);
+  }
+
   /** Every thread's copy of a zone's IXFR history (each serves transfers). */
   async setHistory(origin: string, diffs: readonly ZoneDiff[]): Promise<void> {
     await Promise.all(this.threads.map((t) => t.ask({ type: 'history', origin, diffs })));

@@ -172,14 +172,17 @@ interface Compiled {
   readonly names: Map<string, NameEntry>;
   /** Per zone served and queried: its negative bodies and query counter. */
   readonly slots: Map<IndexedZone, ZoneSlot>;
-  readonly zones: readonly Zone[];
-  readonly indexed: readonly IndexedZone[];
+  /** The zones served, in the order given (a one-zone replacement writes its place). */
+  readonly zones: Zone[];
+  readonly indexed: IndexedZone[];
   /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
   readonly unavailable: readonly string[];
+  /** The origin keys served and unavailable, sorted (what bodies encoded ahead are checked against). */
+  readonly origins: readonly string[];
   /** The zones with answers encoded ahead (at most AHEAD_ZONES are read in place). */
-  readonly aheadZones: readonly IndexedZone[];
+  readonly aheadZones: IndexedZone[];
   /** Each zone of `aheadZones` -> its index there (a name's first query: no scan of the list). */
-  readonly aheadAt: ReadonlyMap<IndexedZone, number>;
+  readonly aheadAt: Map<IndexedZone, number>;
   /** Names answered from bodies encoded ahead: key -> row index * AHEAD_ZONES + zone index. */
   readonly ahead: Map<string, number>;
 }
@@ -193,6 +196,43 @@ function sameOthers(origins: readonly string[], own: string, others: readonly st
     if (others[j++] !== o) return false;
   }
   return true;
+}
+
+/** `z` without its bodies encoded ahead when the worker assumed other zones beside it. */
+function fitAnswers(origins: readonly string[], z: IndexedZone): IndexedZone {
+  if (z.answers === undefined || sameOthers(origins, z.originKey, z.answers.others)) return z;
+  const { answers: _dropped, ...rest } = z;
+  return rest;
+}
+
+/** The zones whose bodies encoded ahead are read in place (the first AHEAD_ZONES), and each one's index. */
+function aheadOf(indexed: readonly IndexedZone[]) {
+  const aheadZones = indexed
+    .filter((z) => z.answers !== undefined && z.nodes instanceof KeyedNodes)
+    .slice(0, AHEAD_ZONES);
+  const aheadAt = new Map<IndexedZone, number>();
+  aheadZones.forEach((z, i) => aheadAt.set(z, i));
+  return { aheadZones, aheadAt };
+}
+
+/**
+ * Forget the names of zone `old` (its entries and bodies read in place), by
+ * its own names or by the engine's, whichever are fewer.
+ */
+function forgetNames(state: Compiled, old: IndexedZone): void {
+  const { names, ahead } = state;
+  const at = state.aheadAt.get(old);
+  const rows = old.nodes instanceof KeyedNodes ? old.nodes.rows : old.nodes.size;
+  if (rows < names.size + ahead.size) {
+    for (const key of old.nodes.keys()) {
+      if (names.get(key)?.zone === old) names.delete(key);
+      const v = ahead.get(key);
+      if (v !== undefined && v % AHEAD_ZONES === at) ahead.delete(key);
+    }
+    return;
+  }
+  for (const [key, e] of names) if (e.zone === old) names.delete(key);
+  if (at !== undefined) for (const [key, v] of ahead) if (v % AHEAD_ZONES === at) ahead.delete(key);
 }
 
 /**
@@ -220,6 +260,23 @@ function keepUnchanged(
     if (now === undefined || findZone(set, key) !== now) continue;
     names.set(key, now === e.zone ? e : { ...e, zone: now });
   }
+}
+
+/** The names with entries, then those only read in place. */
+function* allHotKeys(names: ReadonlyMap<string, unknown>, ahead: ReadonlyMap<string, number>) {
+  yield* names.keys();
+  for (const key of ahead.keys()) if (!names.has(key)) yield key;
+}
+
+/** The slots a name was asked (its entry's bodies, or those read in place), if any. */
+function hotSlots(state: Compiled, key: string): Iterable<number> | undefined {
+  const e = state.names.get(key);
+  if (e !== undefined)
+    return e.body === undefined ? undefined : [e.type, ...(e.more?.keys() ?? [])];
+  const v = state.ahead.get(key);
+  if (v === undefined) return undefined;
+  const p = state.aheadZones[v % AHEAD_ZONES]!.answers!;
+  return packedSlots(p, p.rows[(v / AHEAD_ZONES) | 0]!);
 }
 
 /** Zones whose answers encoded ahead are read in place (the rest make entries). */
@@ -383,11 +440,7 @@ export class Engine {
     // Bodies encoded ahead hold only where the worker assumed the same other zones.
     // The origins are sorted once (not once per zone: thousands of small zones).
     const origins = [...given.map((z) => z.originKey), ...unavailable].sort();
-    const indexed = given.map((z) => {
-      if (z.answers === undefined || sameOthers(origins, z.originKey, z.answers.others)) return z;
-      const { answers: _dropped, ...rest } = z;
-      return rest;
-    });
+    const indexed = given.map((z) => fitAnswers(origins, z));
     const set = makeZoneSet(indexed);
     const slots = new Map<IndexedZone, ZoneSlot>();
     const names = new Map<string, NameEntry>();
@@ -396,13 +449,54 @@ export class Engine {
     // Answers are encoded on a name's first query and kept (see bodyFor):
     // a reload allocates no answer, so the swap is cheap and GC pauses short.
     const zs = indexed.map((z) => z.zone);
-    const aheadZones = (indexed as readonly IndexedZone[])
-      .filter((z) => z.answers !== undefined && z.nodes instanceof KeyedNodes)
-      .slice(0, AHEAD_ZONES);
     const ahead = new Map<string, number>();
-    const aheadAt = new Map<IndexedZone, number>();
-    aheadZones.forEach((z, i) => aheadAt.set(z, i));
-    return { set, names, slots, zones: zs, indexed, unavailable, aheadZones, aheadAt, ahead };
+    return {
+      set,
+      names,
+      slots,
+      zones: zs,
+      indexed,
+      unavailable,
+      origins,
+      ...aheadOf(indexed),
+      ahead,
+    };
+  }
+
+  /**
+   * Serve a new version of one zone (`ctl reload ZONE`), in time
+   * proportional to that zone: the other zones keep their answers and
+   * slots, the set of origins stays. False, nothing changed, when no zone of
+   * that origin is served (then `setZones`).
+   */
+  replaceZone(zone: Zone | IndexedZone): boolean {
+    const state = this.state;
+    const given = 'originKey' in zone ? zone : indexZone(zone);
+    const old = state.set.byOrigin.get(given.originKey);
+    if (old === undefined) return false;
+    if (old === given) return true;
+    const z = fitAnswers(state.origins, given);
+    forgetNames(state, old);
+    state.slots.delete(old);
+    const i = state.indexed.indexOf(old);
+    state.indexed[i] = z;
+    state.zones[i] = z.zone;
+    // The set is this state's own (made by `compile`): written in place, between two queries.
+    (state.set.byOrigin as Map<string, IndexedZone>).set(z.originKey, z);
+    const at = state.aheadAt.get(old);
+    const readAhead = z.answers !== undefined && z.nodes instanceof KeyedNodes;
+    if (at !== undefined && readAhead) {
+      state.aheadAt.delete(old);
+      state.aheadZones[at] = z;
+      state.aheadAt.set(z, at);
+    } else if (at !== undefined) {
+      // The places of the zones after it change: listed again, their names found again on first query.
+      this.state = { ...state, ...aheadOf(state.indexed), ahead: new Map() };
+    } else if (readAhead && state.aheadZones.length < AHEAD_ZONES) {
+      state.aheadAt.set(z, state.aheadZones.length);
+      state.aheadZones.push(z);
+    }
+    return true;
   }
 
   /** The lookup key of the question name: its wire octets, ASCII lowercased. */
@@ -496,7 +590,7 @@ export class Engine {
 
   /** The names being asked, with their slots, for the next load to encode ahead (at most HOT_LIMIT). */
   hotNames(): HotNames {
-    return hotNames(this.hotEntries(), this.servedKeys(), this.options.maxChain);
+    return hotNames(this.hotEntries(), this.state.origins, this.options.maxChain);
   }
 
   /**
@@ -506,10 +600,12 @@ export class Engine {
    */
   async hotNamesInSlices(slice = HOT_SLICE, origin?: string): Promise<HotNames> {
     const b = new HotNamesBuilder();
-    const origins = this.servedKeys();
+    const origins = this.state.origins;
     const under = origin === undefined ? undefined : nameKey(origin);
+    // A zone served already: its own names looked up, when fewer than the names asked.
+    const own = under === undefined ? undefined : this.state.set.byOrigin.get(under);
     let seen = 0;
-    for (const [key, types] of this.hotEntries()) {
+    for (const [key, types] of this.hotEntries(own)) {
       if (++seen % (slice * 8) === 0) await new Promise<void>((r) => setImmediate(r));
       if (under !== undefined && !keyIsSubdomain(key, under)) continue;
       b.add(key, types);
@@ -518,24 +614,25 @@ export class Engine {
     return b.finish(origins, this.options.maxChain);
   }
 
-  private servedKeys(): string[] {
-    return [...this.state.indexed.map((z) => z.originKey), ...this.state.unavailable];
-  }
-
-  /** The hot set's names and slots, from the state served when the listing starts. */
-  private *hotEntries(): Generator<readonly [string, Iterable<number>]> {
+  /**
+   * The hot set's names and slots, from the state served when the listing
+   * starts; with `only`, those of that zone's names (when it has fewer names
+   * than the engine has hot ones; else all, filtered by the caller).
+   */
+  private *hotEntries(only?: IndexedZone): Generator<readonly [string, Iterable<number>]> {
     const state = this.state;
+    const { names, ahead } = state;
     let n = 0;
-    for (const [key, e] of state.names) {
-      if (e.body === undefined) continue;
+    const rows = only && (only.nodes instanceof KeyedNodes ? only.nodes.rows : only.nodes.size);
+    const keys =
+      rows !== undefined && rows < names.size + ahead.size
+        ? only!.nodes.keys()
+        : allHotKeys(names, ahead);
+    for (const key of keys) {
+      const slots = hotSlots(state, key);
+      if (slots === undefined) continue;
       if (n++ >= HOT_LIMIT) return;
-      yield [key, [e.type, ...(e.more?.keys() ?? [])]] as const;
-    }
-    for (const [key, v] of state.ahead) {
-      if (state.names.has(key)) continue; // listed above, with its entry's slots
-      if (n++ >= HOT_LIMIT) return;
-      const p = state.aheadZones[v % AHEAD_ZONES]!.answers!;
-      yield [key, packedSlots(p, p.rows[(v / AHEAD_ZONES) | 0]!)] as const;
+      yield [key, slots] as const;
     }
   }
 

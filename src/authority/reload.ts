@@ -281,17 +281,24 @@ export interface ReloaderOptions {
       zones: readonly (Zone | IndexedZone)[],
       unavailable: readonly string[],
     ): void | Promise<void>;
+    /** A new version of one zone served (same origin); false: not done (then `setZones`). */
+    replaceZone?(zone: Zone | IndexedZone): boolean | Promise<boolean>;
   };
   /** Secondary zones: the file each transferred zone is kept in (absent until the first transfer). */
   readonly secondaryFiles?: readonly { readonly file: string; readonly origin: string }[];
   readonly log: Logger;
   /** Ask for another reload shortly (a file was still being written). */
   readonly retrySoon: () => void;
-  /** After each swap: the zones served before and after, by origin (IXFR history, NOTIFY). */
+  /**
+   * After each swap: the zones served before and after, by origin (IXFR
+   * history, NOTIFY); with `sameSet`, only the zones that changed (one
+   * zone reloaded: the set of origins served is the same).
+   */
   readonly onSwap?: (
     before: ReadonlyMap<string, Zone>,
     after: ReadonlyMap<string, Zone>,
     loaded: ReadonlyMap<string, SwapInfo>,
+    sameSet?: boolean,
   ) => Promise<void>;
   /** Compare loads with the served versions (serial policy, IXFR differences). */
   readonly versioning?: Versioning;
@@ -305,7 +312,7 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 export class ZoneReloader {
   private readonly o: ReloaderOptions;
   private current = new Map<string, Loaded>();
-  private served: ReadonlyMap<string, Zone> = new Map();
+  private served = new Map<string, Zone>();
   private running: Promise<ReloadReport> | undefined;
   private incompleteTries = 0;
   /** Secondary zones past their expire time (origins): left out of the set, SERVFAIL. */
@@ -319,6 +326,10 @@ export class ZoneReloader {
   private readonly added: ZoneSourceSpec[] = [];
   /** Origins taken out of the served set while running (`ctl zone remove`). */
   private readonly removedOrigins = new Set<string>();
+  /** The file of each origin in `current` (the first in order), made again at each swap of the set. */
+  private fileByOrigin = new Map<string, string>();
+  /** The earliest `refreshAt` in `current` (Infinity: none; NaN: to be found again). */
+  private earliest = NaN;
 
   constructor(options: ReloaderOptions) {
     this.o = options;
@@ -399,10 +410,20 @@ export class ZoneReloader {
 
   /** The earliest time (epoch ms) a served zone's signatures need refreshing (inline signing). */
   nextRefresh(): number | undefined {
-    let at: number | undefined;
-    for (const l of this.current.values())
-      if (l.refreshAt !== undefined && (at === undefined || l.refreshAt < at)) at = l.refreshAt;
-    return at;
+    if (Number.isNaN(this.earliest)) {
+      this.earliest = Infinity;
+      for (const l of this.current.values())
+        if (l.refreshAt !== undefined && l.refreshAt < this.earliest) this.earliest = l.refreshAt;
+    }
+    return this.earliest === Infinity ? undefined : this.earliest;
+  }
+
+  /** One file's zone replaced in `current` (a reload of that zone alone). */
+  private setCurrent(file: string, l: Loaded): void {
+    const prev = this.current.get(file);
+    this.current.set(file, l);
+    if (prev?.refreshAt === this.earliest) this.earliest = NaN;
+    else if (l.refreshAt !== undefined && l.refreshAt < this.earliest) this.earliest = l.refreshAt;
   }
 
   /** Resolves once no reload is running. */
@@ -436,8 +457,7 @@ export class ZoneReloader {
 
   /** The file the served zone `origin` was loaded from, if any. */
   private fileOf(origin: string): string | undefined {
-    for (const [file, l] of this.current) if (l.zone.origin === origin) return file;
-    return undefined;
+    return this.fileByOrigin.get(origin);
   }
 
   private async run(
@@ -447,10 +467,8 @@ export class ZoneReloader {
   ): Promise<ReloadReport> {
     const t0 = now();
     const target = only === undefined ? undefined : this.fileOf(only);
-    const files =
-      target === undefined
-        ? await this.allFiles(overrides)
-        : [...this.current.keys()].map((file) => ({ file, origin: this.origins.get(file) }));
+    if (target !== undefined) return this.runOne(target, t0);
+    const files = await this.allFiles(overrides);
     const next = new Map<string, Loaded>();
     const counts = { loaded: 0, unchanged: 0, failed: 0, incomplete: 0 };
     this.outcomes = new Map();
@@ -458,10 +476,7 @@ export class ZoneReloader {
     // load worker in one message), then taken in file order: the first file of an origin wins.
     const results = await inTurns(files, LOAD_CONCURRENCY, async ({ file, origin }) => {
       const own = new Map<string, Loaded>();
-      const kept = target !== undefined && file !== target ? this.current.get(file) : undefined;
-      const o = kept
-        ? (own.set(file, kept), 'unchanged' as const)
-        : await this.file(file, origin, own, watching, overrides?.get(file));
+      const o = await this.file(file, origin, own, watching, overrides?.get(file));
       return { file, origin, o, loaded: own.get(file) };
     });
     for (const { file, origin, o, loaded } of results) {
@@ -479,6 +494,54 @@ export class ZoneReloader {
     const zones = await this.swapIn(next, counts.loaded > 0 || removed > 0);
     const { loaded, unchanged, failed } = counts;
     return { loaded, unchanged, failed, removed, zones, ms: Math.round(now() - t0) };
+  }
+
+  /**
+   * `ctl reload ZONE`: that zone's file alone, in time proportional to it:
+   * a new version of the same origin replaces the served one by itself
+   * (engine, answering threads, swap hook); anything else takes the swap of
+   * the whole set.
+   */
+  private async runOne(file: string, t0: number): Promise<ReloadReport> {
+    const prev = this.current.get(file)!;
+    const own = new Map<string, Loaded>();
+    const o = await this.file(file, this.origins.get(file), own, false);
+    this.outcomes.set(file, o);
+    const l = own.get(file);
+    if (o === 'loaded' && l && !(await this.swapOne(file, prev, l))) {
+      await this.swapIn(new Map(this.current).set(file, l), true);
+    } else if (l) this.setCurrent(file, l);
+    const count = (x: FileOutcome) => (o === x ? 1 : 0);
+    return {
+      loaded: count('loaded'),
+      unchanged: count('unchanged'),
+      failed: count('failed'),
+      removed: 0,
+      zones: this.served.size,
+      ms: Math.round(now() - t0),
+    };
+  }
+
+  /** Serve `l` in place of `prev`, the zone of `file` (same origin, served from it); false: not done. */
+  private async swapOne(file: string, prev: Loaded, l: Loaded): Promise<boolean> {
+    const origin = l.zone.origin;
+    const { replaceZone } = this.o.engine;
+    if (replaceZone === undefined || origin !== prev.zone.origin) return false;
+    if (this.served.get(origin) !== prev.zone || this.expired.has(origin)) return false;
+    const c0 = now();
+    if (!(await replaceZone.call(this.o.engine, l.indexed ?? l.zone))) return false;
+    this.o.log.info('zones_compiled', { zones: this.served.size, ms: round1(now() - c0), origin });
+    this.setCurrent(file, l);
+    this.served.set(origin, l.zone);
+    const info = new Map([[origin, this.swapInfo(file, l)]]);
+    await this.swapHook(new Map([[origin, prev.zone]]), new Map([[origin, l.zone]]), info, true);
+    return true;
+  }
+
+  private async swapHook(...a: Parameters<NonNullable<ReloaderOptions['onSwap']>>) {
+    await this.o.onSwap?.(...a).catch((e: unknown) => {
+      this.o.log.error('zones_swap_hook_failed', { error: (e as Error).message });
+    });
   }
 
   /**
@@ -570,12 +633,14 @@ export class ZoneReloader {
       this.o.log.info('zones_compiled', { zones: byOrigin.size, ms: round1(now() - c0) });
     }
     this.current = next;
+    this.earliest = NaN;
+    this.fileByOrigin = new Map();
+    for (const [file, l] of next)
+      if (!this.fileByOrigin.has(l.zone.origin)) this.fileByOrigin.set(l.zone.origin, file);
     if (changed) {
       const before = this.served;
       this.served = zones;
-      await this.o.onSwap?.(before, zones, swapped).catch((e: unknown) => {
-        this.o.log.error('zones_swap_hook_failed', { error: (e as Error).message });
-      });
+      await this.swapHook(before, zones, swapped);
     }
     return byOrigin.size;
   }

@@ -631,6 +631,18 @@ function swapTarget(
           log.error('workers_swap_failed', { error: (e as Error).message });
         });
     },
+    // One zone's new version: every answering thread replaces that zone alone (or takes the set).
+    replaceZone: async (zone: Zone | IndexedZone) => {
+      if (!engine.replaceZone(zone)) return false;
+      collectSoon();
+      const t = threads();
+      const done = await t?.replaceZone(zone).catch((e: unknown) => {
+        log.error('workers_swap_failed', { error: (e as Error).message });
+        return false;
+      });
+      if (done === false) await t!.setZones(engine.zoneEntries, engine.unavailable);
+      return true;
+    },
   };
 }
 

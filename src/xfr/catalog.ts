@@ -131,8 +131,9 @@ export function swapWithCatalog(
   log: Logger,
 ): SwapHook {
   if (catalog === undefined) return onSwap;
-  return async (before, after, loaded) => {
-    await onSwap(before, after, loaded);
+  return async (before, after, loaded, sameSet) => {
+    await onSwap(before, after, loaded, sameSet);
+    if (sameSet) return;
     const written = await catalog.update(after.keys()).catch((e: unknown) => {
       log.error('catalog_write_failed', { zone: catalog.name, error: (e as Error).message });
       return false;

@@ -168,6 +168,32 @@ describe('answers encoded ahead by the load worker', () => {
     expect(other.answersAhead).toBe(0);
   });
 
+  it("replaceZone serves one zone's new version as a fresh engine does, keeping the other zones' answers", async () => {
+    const b = await load('b.test.', B);
+    const engine = new Engine([await load('a.test.', A(1)), b]);
+    const hex = (rs: readonly Buffer[]) => rs.map((r) => r.toString('hex'));
+    ask(engine);
+    const bQuery = buildQuery('www.b.test', 'A');
+    const bBody = engine.query(bQuery, TRANSPORT_UDP)!.body;
+    // Reloaded alone (`ctl reload a.test`): its hot names come encoded ahead, read in place.
+    bg.hot = () => engine.hotNamesInSlices(2, 'a.test.');
+    const a2 = await load('a.test.', A(2));
+    bg.hot = undefined;
+    expect(a2.answers?.names).toBeGreaterThanOrEqual(5);
+    expect(engine.replaceZone(a2)).toBe(true);
+    expect(hex(ask(engine))).toEqual(hex(ask(new Engine([await load('a.test.', A(2)), b]))));
+    expect(engine.answersAhead).toBeGreaterThanOrEqual(5);
+    expect(engine.query(bQuery, TRANSPORT_UDP)!.body).toBe(bBody);
+    // Again, without bodies encoded ahead (the zone leaves the list of those read in place).
+    expect(engine.replaceZone(await load('a.test.', A(3)))).toBe(true);
+    expect(hex(ask(engine))).toEqual(hex(ask(new Engine([await load('a.test.', A(3)), b]))));
+    expect(engine.query(bQuery, TRANSPORT_UDP)!.body).toBe(bBody);
+    expect(engine.zones.map((z) => z.origin)).toEqual(['a.test.', 'b.test.']);
+    // A zone not served is not added by it.
+    expect(engine.replaceZone(await load('c.test.', B))).toBe(false);
+    expect(engine.zones).toHaveLength(2);
+  });
+
   it('a swap keeps the answers of the zones served unchanged, and only theirs', async () => {
     const b = await load('b.test.', B);
     const engine = new Engine([await load('a.test.', A(1)), b]);

@@ -23,6 +23,10 @@ const RECORDS = 20_000;
 const dnsperf = toolOrSkip('dnsperf');
 
 const zoneText = (serial: number) => naptrZoneText(RECORDS, serial);
+/** A second, small zone: `ctl reload` of it alone. */
+const SMALL = 'small.test.';
+const smallZone = (serial: number) =>
+  `$ORIGIN ${SMALL}\n@ 300 IN SOA ns h ${serial} 3600 600 86400 300\n@ 300 IN NS ns\nns 300 IN A 192.0.2.1\n`;
 
 let dir: string;
 let file: string;
@@ -54,8 +58,8 @@ function delta(after: Map<string, number>, before: Map<string, number>): number[
 }
 
 /** The SOA serial answered to one query from a fresh UDP socket (a new source port). */
-async function serialUdp(): Promise<number> {
-  const q = dnsPacket.encode({ type: 'query', id: 9, questions: [{ type: 'SOA', name: ORIGIN }] });
+async function serialUdp(name = ORIGIN): Promise<number> {
+  const q = dnsPacket.encode({ type: 'query', id: 9, questions: [{ type: 'SOA', name }] });
   const m = await udpRaw(port, q, 2000);
   if (!m) throw new Error('no answer');
   const soa = dnsPacket.decode(m).answers?.[0] as { data: { serial: number } } | undefined;
@@ -63,7 +67,7 @@ async function serialUdp(): Promise<number> {
 }
 
 /** The SOA serial over a fresh TCP connection. */
-function serialTcp(): Promise<number> {
+function serialTcp(name = ORIGIN): Promise<number> {
   return new Promise((done, fail) => {
     const c = net.connect(port, '127.0.0.1');
     let buf = Buffer.alloc(0);
@@ -79,9 +83,7 @@ function serialTcp(): Promise<number> {
       done((m.answers?.[0] as { data: { serial: number } } | undefined)?.data.serial ?? -1);
     });
     c.on('error', fail);
-    c.write(
-      dnsPacket.streamEncode({ type: 'query', id: 9, questions: [{ type: 'SOA', name: ORIGIN }] }),
-    );
+    c.write(dnsPacket.streamEncode({ type: 'query', id: 9, questions: [{ type: 'SOA', name }] }));
   });
 }
 
@@ -89,6 +91,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lexroute-workers-'));
   file = join(dir, `${ORIGIN}zone`);
   writeFileSync(file, zoneText(1));
+  writeFileSync(join(dir, `${SMALL}zone`), smallZone(1));
   child = spawn(
     process.execPath,
     [
@@ -184,6 +187,31 @@ describe('serve --workers 2', () => {
     },
     60_000,
   );
+
+  it("ctl reload ZONE: every worker serves that zone's new version, sent to it alone", async () => {
+    const many = (name: string) => Promise.all(Array.from({ length: 40 }, () => serialUdp(name)));
+    expect(new Set(await many(SMALL))).toEqual(new Set([1]));
+    const big = await serialUdp();
+    writeFileSync(join(dir, `${SMALL}zone`), smallZone(2));
+    const from = logs.length;
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'ctl', '--control', join(dir, 'ctl.sock'), '--json', 'reload', SMALL],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { loaded: 1, serial: 2 } });
+    // The one-zone swap (its origin named), not the whole set; no thread refused it.
+    await waitFor(/"event":"zones_compiled"[^\n]*"origin":"small\.test\."/, from);
+    expect(logs.slice(from)).not.toContain('workers_swap_failed');
+    const before = await perWorker();
+    const serials = await many(SMALL);
+    for (let i = 0; i < 10; i++) serials.push(await serialTcp(SMALL));
+    expect(new Set(serials)).toEqual(new Set([2]));
+    const d = delta(await perWorker(), before);
+    expect(d[0]).toBeGreaterThan(0);
+    expect(d[1]).toBeGreaterThan(0);
+    expect(new Set(await many(ORIGIN))).toEqual(new Set([big]));
+  });
 
   it('ctl stats sums the workers', () => {
     const r = spawnSync(
