@@ -24,7 +24,8 @@ export function peerText(p: { host: string; port: number }): string {
 
 /**
  * Send one framed request over TCP and read framed messages into `onMessage`
- * until it returns true. The stream ending first is XFR_CUT_SHORT.
+ * until it returns true (it throws to fail the exchange). The stream ending
+ * first is XFR_CUT_SHORT.
  */
 export function tcpExchange(
   p: PrimaryAddress,
@@ -32,7 +33,6 @@ export function tcpExchange(
   bounds: ExchangeBounds,
   sockets: Set<net.Socket>,
   onMessage: (msg: Uint8Array, index: number) => boolean,
-  onDone: () => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const left = bounds.deadline - performance.now();
@@ -77,10 +77,7 @@ export function tcpExchange(
           octets += 2 + n;
           const msg = new Uint8Array(buf.subarray(2, 2 + n));
           buf = buf.subarray(2 + n);
-          if (onMessage(msg, index++)) {
-            onDone();
-            return finish();
-          }
+          if (onMessage(msg, index++)) return finish();
         }
       } catch (e) {
         finish(e);

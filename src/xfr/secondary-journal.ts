@@ -11,7 +11,7 @@
  * the file's SOA, is dropped: the primaries are then asked from the file's
  * serial, as after any restart.
  */
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { zoneDataTtl } from '../dns/core/zone/model.ts';
 import { rrToPresentation } from '../dns/core/zone/writer.ts';
@@ -38,18 +38,8 @@ export function compactAfter(zoneSize: number): number {
 
 /** The journal's differences, oldest first; [] when there is none. Throws `JournalError` when it does not decode. */
 export async function readJournal(file: string): Promise<ZoneDiff[]> {
-  let fh;
-  try {
-    fh = await open(journalOf(file), 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const b = await fh.readFile();
-    return decodeJournal(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
-  } finally {
-    await fh.close();
-  }
+  const b = await readFile(journalOf(file)).catch(() => undefined);
+  return b === undefined ? [] : decodeJournal(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 }
 
 /**
@@ -64,14 +54,8 @@ export async function appendJournal(
 ): Promise<void> {
   const bytes = encodeJournal(diffs);
   if (count === 0) {
-    const tmp = `${journalOf(file)}.tmp`;
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.write(bytes);
-    } finally {
-      await fh.close();
-    }
-    return rename(tmp, journalOf(file));
+    await writeFile(`${journalOf(file)}.tmp`, bytes);
+    return rename(`${journalOf(file)}.tmp`, journalOf(file));
   }
   const fh = await open(journalOf(file), 'r+');
   try {

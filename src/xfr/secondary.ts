@@ -44,7 +44,6 @@ import { RCODE_NOERROR } from '../authority/core/answer.ts';
 import {
   nameWireKey,
   readTsig,
-  stripTsig,
   TsigSigner,
   TsigStreamVerifier,
   type TsigKey,
@@ -402,7 +401,7 @@ export class Secondaries {
     this.log.info('notify_received', { zone: z.origin, from: source });
     if (this.o.onNotify) this.o.onNotify(z.origin);
     else void this.check(z.origin, 'notify');
-    return answerHeader(stripped(msg), q.end, RCODE_NOERROR);
+    return answerHeader(msg, q.end, RCODE_NOERROR);
   }
 
   /**
@@ -897,11 +896,7 @@ export class Secondaries {
 
   /** The held version's records (SOA first), for IXFR. */
   private heldRecords(z: ZoneState): XfrRr[] {
-    return this.recordsOf(this.target.zoneOfFile(z.file)!);
-  }
-
-  /** A zone's records, SOA first. */
-  private recordsOf(zone: Zone): XfrRr[] {
+    const zone = this.target.zoneOfFile(z.file)!;
     const out: XfrRr[] = [inClassRr(soaRecord(zone))];
     const cur = zoneBodyCursor(zone);
     const r = newXfrRecord();
@@ -944,25 +939,20 @@ export class Secondaries {
       deadline,
       maxBytes: z.limits.maxBytes,
     };
-    return tcpExchange(
-      p,
-      request,
-      bounds,
-      this.sockets,
-      (msg, index) => {
-        const fault = verifier?.check(msg, index);
-        if (fault) throw new XfrReadError(fault.code, fault.message);
-        if (qtype === TYPE_SOA) return soaOnly(msg, reader);
-        return reader.push(msg);
-      },
-      () => {
-        const fault = verifier?.finish();
-        if (fault) throw new XfrReadError(fault.code, fault.message);
-      },
-    ).then(() => {
-      if (qtype === TYPE_SOA) return { soa: soaOf(reader), result: undefined };
-      const result = reader.result();
-      return { soa: result.soa, result };
+    return tcpExchange(p, request, bounds, this.sockets, (msg, index) => {
+      let fault = verifier?.check(msg, index);
+      if (fault) throw new XfrReadError(fault.code, fault.message);
+      // An SOA answer is one message (the reader checks its ID, flags, rcode and first record).
+      const done = reader.push(msg) || qtype === TYPE_SOA;
+      fault = done ? verifier?.finish() : undefined;
+      if (fault) throw new XfrReadError(fault.code, fault.message);
+      return done;
+    }).then(() => {
+      const result = qtype === TYPE_SOA ? undefined : reader.result();
+      if (result) return { soa: result.soa, result };
+      const soa = reader.firstSoa;
+      if (soa === undefined) throw new XfrReadError('XFR_NO_SOA', 'the SOA answer holds no SOA');
+      return { soa, result: undefined };
     });
   }
 }
@@ -996,18 +986,6 @@ function zoneText(origin: string, records: readonly XfrRr[]) {
   return { text: `$ORIGIN ${origin}\n${writeZone(rrs)}`, rrs, inClass };
 }
 
-/** An SOA answer: one message (the reader checks its ID, flags, rcode and first record). */
-function soaOnly(msg: Uint8Array, reader: XfrReader): boolean {
-  reader.push(msg);
-  return true;
-}
-
-function soaOf(reader: XfrReader): XfrRr {
-  const f = reader.firstSoa;
-  if (f === undefined) throw new XfrReadError('XFR_NO_SOA', 'the SOA answer holds no SOA');
-  return f;
-}
-
 const OPCODE_NOTIFY = 4;
 
 /** The question of a NOTIFY: name key, type, and where it ends. */
@@ -1018,13 +996,7 @@ function notifyQuestion(msg: Uint8Array): { key: string; end: number; qtype: num
   return { key: wireKey(wire), end: end + 4, qtype: (msg[end]! << 8) | msg[end + 1]! };
 }
 
-/** The message without its TSIG record (for the answer to a signed NOTIFY). */
-function stripped(msg: Uint8Array): Uint8Array {
-  const t = readTsig(msg);
-  return t === undefined || t === 'FORMERR' ? msg : stripTsig(msg, t);
-}
-
-/** An answer of header and question only: QR and AA set, opcode kept, `rcode`. */
+/** An answer of header and question only (a signed NOTIFY's TSIG left behind): QR and AA set, opcode kept, `rcode`. */
 function answerHeader(msg: Uint8Array, questionEnd: number, rcode: number): Uint8Array {
   const out = new Uint8Array(msg.subarray(0, questionEnd));
   out[2] = 0x80 | (msg[2]! & 0x78) | 0x04;
