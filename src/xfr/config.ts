@@ -14,6 +14,7 @@ import type { Zone } from '../dns/core/zone/model.ts';
 import { keyToName, wireToKey } from '../dns/core/wire/name.ts';
 import type { NotifyTarget } from './notify.ts';
 import { ipVersion } from '../kit/core/host-port.ts';
+import { absoluteLowerName as originKey } from '../kit/core/names.ts';
 import type { TransferAcl } from './out.ts';
 
 /** A configuration problem found while building the transfer side (the server does not start). */
@@ -23,12 +24,6 @@ export interface XfrConfigProblem {
 }
 
 type FileZoneEntry = Extract<ServerConfig['zones'][number], { readonly file: string }>;
-
-/** An origin as a key: absolute, lowercase. */
-function originKey(origin: string): string {
-  const o = origin.toLowerCase();
-  return o.endsWith('.') ? o : `${o}.`;
-}
 
 /** The `{file, origin, ...}` entries, which carry their own options, by origin. */
 function zoneEntries(config: ServerConfig): Map<string, FileZoneEntry> {
@@ -189,11 +184,12 @@ export function notifyTargets(
     }
     own.set(origin, list);
   }
+  const keyed = globalKey ? { key: globalKey } : {};
   const global = config.secondaries.map((p) => ({
     host: p.host,
     port: p.port,
     zones: p.zones,
-    ...(globalKey ? { key: globalKey } : {}),
+    ...keyed,
   }));
   return (zone) => {
     const e = entries.get(zone.origin);
@@ -207,10 +203,7 @@ export function notifyTargets(
       .map(({ zones: _, ...p }) => p);
     const ns =
       e?.notify === 'ns'
-        ? nsHosts(zone, config.transfer.nsNotifyPort).map((p) => ({
-            ...p,
-            ...(globalKey ? { key: globalKey } : {}),
-          }))
+        ? nsHosts(zone, config.transfer.nsNotifyPort).map((p) => ({ ...p, ...keyed }))
         : [];
     // The first entry for each host and port.
     const unique = new Map<string, NotifyTarget>();

@@ -66,12 +66,7 @@ export async function readServedStates(
 ): Promise<Map<string, ServedState>> {
   const out = new Map<string, ServedState>();
   if (dir === undefined) return out;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return out;
-  }
+  const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.endsWith('.serial'))) {
     const s = await readOne(path.join(dir, name), log);
     if (s) out.set(s.origin, s);
@@ -80,12 +75,8 @@ export async function readServedStates(
 }
 
 async function readOne(file: string, log: Logger | undefined): Promise<ServedState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
   const r = decodeServedState(text);
   if (r.ok) return r.value;
   log?.warn('serial_state_unreadable', { file, code: r.error.code, error: r.error.message });
@@ -263,12 +254,8 @@ async function withJournal(
   load: (file: string) => Promise<Zone | undefined>,
 ): Promise<Zone> {
   const file = journalFile(dir, zone.origin);
-  let head: string;
-  try {
-    head = (await readFile(file, 'latin1')).slice(0, 200);
-  } catch {
-    return zone;
-  }
+  const head = (await readFile(file, 'latin1').catch(() => undefined))?.slice(0, 200);
+  if (head === undefined) return zone;
   const serial = soaSerialOf(soaRecord(zone).rdata);
   if (!(zone instanceof StoreZone) || !head.startsWith(`${JOURNAL_HEAD}${serial}\n`)) return zone;
   const overlay = await load(file).catch(() => undefined);
