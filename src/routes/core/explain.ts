@@ -146,64 +146,43 @@ function readMatch(r: NaptrRecord): {
   repl: readonly ReplPart[] | undefined;
   whole: boolean;
 } {
-  if (r.regexp === '') {
-    return r.replacement === '.' || r.replacement === ''
-      ? {
-          match: { kind: 'never', reason: 'REGEXP empty and REPLACEMENT "."' },
-          repl: undefined,
-          whole: false,
-        }
-      : { match: { kind: 'any' }, repl: undefined, whole: false };
-  }
-  if (r.replacement !== '.' && r.replacement !== '') {
-    return {
-      match: {
-        kind: 'never',
-        reason:
-          'REGEXP and REPLACEMENT are both set: clients ignore the record (RFC 3403 section 4.1)',
-      },
-      repl: undefined,
-      whole: false,
-    };
-  }
+  const never = (reason: string) => ({
+    match: { kind: 'never', reason } as const,
+    repl: undefined,
+    whole: false,
+  });
+  const hasReplacement = r.replacement !== '.' && r.replacement !== '';
+  if (r.regexp === '')
+    return hasReplacement
+      ? { match: { kind: 'any' }, repl: undefined, whole: false }
+      : never('REGEXP empty and REPLACEMENT "."');
+  if (hasReplacement)
+    return never(
+      'REGEXP and REPLACEMENT are both set: clients ignore the record (RFC 3403 section 4.1)',
+    );
   const p = parseSubstitution(r.regexp);
-  if (!p.ok)
-    return {
-      match: { kind: 'never', reason: `${p.error.code} ${p.error.message}` },
-      repl: undefined,
-      whole: false,
-    };
+  if (!p.ok) return never(`${p.error.code} ${p.error.message}`);
+  const repl = p.value.repl;
+  const pattern = (literal: string) => ({
+    match: { kind: 'pattern', literal, regexp: r.regexp } as const,
+    repl,
+    whole: false,
+  });
   const ast = p.value.ere.ast;
-  if (ast.branches.length !== 1)
-    return {
-      match: { kind: 'pattern', literal: '', regexp: r.regexp },
-      repl: p.value.repl,
-      whole: false,
-    };
   let nodes = ast.branches[0]!;
-  if (nodes[0]?.type !== 'anchor' || nodes[0].kind !== 'start') {
-    return {
-      match: { kind: 'pattern', literal: '', regexp: r.regexp },
-      repl: p.value.repl,
-      whole: false,
-    };
-  }
+  if (ast.branches.length !== 1 || nodes[0]?.type !== 'anchor' || nodes[0].kind !== 'start')
+    return pattern('');
   nodes = nodes.slice(1);
   const last = nodes[nodes.length - 1];
   if (last?.type === 'anchor' && last.kind === 'end') nodes = nodes.slice(0, -1);
-  else if (!isDotStar(last))
-    return {
-      match: { kind: 'pattern', literal: literalRun(nodes, 0).text, regexp: r.regexp },
-      repl: p.value.repl,
-      whole: false,
-    };
+  else if (!isDotStar(last)) return pattern(literalRun(nodes, 0).text);
   let whole = false;
   const g = nodes[0];
   if (nodes.length === 1 && g?.type === 'group' && g.index === 1 && g.body.branches.length === 1) {
     nodes = g.body.branches[0]!;
     whole = true;
   }
-  return { match: readShape(nodes, p.value.caseInsensitive, r.regexp), repl: p.value.repl, whole };
+  return { match: readShape(nodes, p.value.caseInsensitive, r.regexp), repl, whole };
 }
 
 /** Replacement parts as a template: `\1` is `{urn}` when group 1 is the whole AUS, else `{1}`. */
@@ -278,32 +257,21 @@ function withinSet(m: RuleMatch): MatchSet | undefined {
 
 function groupOwner(owner: string, records: readonly ExplainInput[]): ExplainedRoute[] {
   const routes: ExplainedRoute[] = [];
-  const sorted = sortRecords(records.map((r, i) => ({ ...r, fileIndex: i })));
-  let cur: { route: ExplainedRoute; target: RuleTarget } | undefined;
+  const sorted = sortRecords(records);
   sorted.forEach((r, k) => {
     const { match, repl, whole } = readMatch(r);
     const target = readTarget(r, repl, whole);
     const position = r.source;
-    if (
-      cur &&
-      cur.route.order === r.order &&
-      sameMatch(cur.route.match, match) &&
-      mergeable(cur.target, target)
-    ) {
-      const t = cur.target as Extract<RuleTarget, { kind: 'U' }>;
-      const merged: RuleTarget = {
-        ...t,
-        services: [...t.services, ...(target as typeof t).services],
+    const prev = routes.at(-1);
+    if (prev?.order === r.order && sameMatch(prev.match, match) && mergeable(prev.target, target)) {
+      const t = prev.target as Extract<RuleTarget, { kind: 'U' }>;
+      routes[routes.length - 1] = {
+        ...prev,
+        target: { ...t, services: [...t.services, ...(target as typeof t).services] },
+        preferences: [...prev.preferences, r.preference],
+        rules: [...prev.rules, k + 1],
+        positions: position ? [...prev.positions, position] : prev.positions,
       };
-      cur.route = {
-        ...cur.route,
-        target: merged,
-        preferences: [...cur.route.preferences, r.preference],
-        rules: [...cur.route.rules, k + 1],
-        positions: position ? [...cur.route.positions, position] : cur.route.positions,
-      };
-      cur.target = merged;
-      routes[routes.length - 1] = cur.route;
       return;
     }
     const route: ExplainedRoute = {
@@ -322,7 +290,6 @@ function groupOwner(owner: string, records: readonly ExplainInput[]): ExplainedR
       positions: position ? [position] : [],
     };
     routes.push(route);
-    cur = { route, target };
   });
   return routes;
 }
