@@ -438,21 +438,16 @@ function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): Ro
       return { kind: 'U', template, services: list, protocol: readProtocol(r, protocol, scheme) };
     }
     case 'srv':
-      return {
-        kind: 'S',
-        name: r.name(pair, 'srv'),
+    case 'host': {
+      const offer = {
+        name: r.name(pair, key),
         services: readServices(r, services, ['N2L']),
         protocol: readProtocol(r, protocol, 'thttp', THTTP_PROTOCOLS),
-        srv: readSrvTargets(r, m.get('targets')),
       };
-    case 'host':
-      return {
-        kind: 'A',
-        name: r.name(pair, 'host'),
-        services: readServices(r, services, ['N2L']),
-        protocol: readProtocol(r, protocol, 'thttp', THTTP_PROTOCOLS),
-        addresses: r.addresses(m.get('address')),
-      };
+      return key === 'srv'
+        ? { kind: 'S', ...offer, srv: readSrvTargets(r, m.get('targets')) }
+        : { kind: 'A', ...offer, addresses: r.addresses(m.get('address')) };
+    }
     default: {
       if (!protocol)
         r.fail(

@@ -36,25 +36,16 @@ export type RuleMatch =
 export type RuleTarget =
   | { readonly kind: 'zone'; readonly name: string }
   | { readonly kind: 'copy'; readonly template: string }
-  | {
-      readonly kind: 'U';
-      readonly template: string;
-      readonly protocol: string;
-      readonly services: readonly string[];
-    }
-  | {
-      readonly kind: 'S' | 'A';
-      readonly name: string;
-      readonly protocol: string;
-      readonly services: readonly string[];
-    }
-  | {
-      readonly kind: 'P';
-      readonly output: string;
-      readonly protocol: string;
-      readonly services: readonly string[];
-    }
+  | (Offer & { readonly kind: 'U'; readonly template: string })
+  | (Offer & { readonly kind: 'S' | 'A'; readonly name: string })
+  | (Offer & { readonly kind: 'P'; readonly output: string })
   | { readonly kind: 'dropped'; readonly flags: string };
+
+/** A terminal rule's protocol and services. */
+interface Offer {
+  readonly protocol: string;
+  readonly services: readonly string[];
+}
 
 /** One explained route: one or more records of an owner. */
 export interface ExplainedRoute {

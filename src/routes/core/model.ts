@@ -45,32 +45,16 @@ export type RouteTarget =
       /** The child's DS RDATA (zone-file text), written at the cut beside the NS. */
       readonly ds?: readonly string[];
     }
-  | {
-      readonly kind: 'U';
-      readonly template: string;
-      readonly services: readonly string[];
-      readonly protocol: string;
-    }
-  | {
-      readonly kind: 'S';
-      readonly name: string;
-      readonly services: readonly string[];
-      readonly protocol: string;
-      readonly srv: readonly SrvTarget[];
-    }
-  | {
-      readonly kind: 'A';
-      readonly name: string;
-      readonly services: readonly string[];
-      readonly protocol: string;
-      readonly addresses: readonly string[];
-    }
-  | {
-      readonly kind: 'P';
-      readonly output: string;
-      readonly services: readonly string[];
-      readonly protocol: string;
-    };
+  | (Offer & { readonly kind: 'U'; readonly template: string })
+  | (Offer & { readonly kind: 'S'; readonly name: string; readonly srv: readonly SrvTarget[] })
+  | (Offer & { readonly kind: 'A'; readonly name: string; readonly addresses: readonly string[] })
+  | (Offer & { readonly kind: 'P'; readonly output: string });
+
+/** What a terminal route offers: its resolution services and protocol. */
+interface Offer {
+  readonly services: readonly string[];
+  readonly protocol: string;
+}
 
 export interface Route {
   /** undefined for the default route (matches every URN). */
