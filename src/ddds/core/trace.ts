@@ -46,20 +46,25 @@ export interface CodedError {
 /** How a DNS answer travelled: UDP, TCP (after TC=1), or DNS over HTTPS (`doh`, RFC 8484). */
 export type DnsProtocol = 'udp' | 'tcp' | 'doh';
 
-/** One NAPTR lookup and what the step function made of it. */
-export interface NaptrTraceStep {
-  readonly kind: 'naptr';
-  readonly step: number;
-  readonly key: string;
+/** What every DNS lookup of the trace says: who answered, how, and the failure if any. */
+interface LookupFacts {
   readonly server: string;
   readonly cached: boolean;
-  readonly protocol?: DnsProtocol;
-  readonly rttMs?: number;
   readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
   /** With DNSSEC required: the validating resolver's verdict. */
   readonly dnssec?: 'secure' | 'insecure';
   /** With the client's own validation (`--validate`): its verdict. */
   readonly validation?: Verdict;
+  readonly error?: CodedError;
+}
+
+/** One NAPTR lookup and what the step function made of it. */
+export interface NaptrTraceStep extends LookupFacts {
+  readonly kind: 'naptr';
+  readonly step: number;
+  readonly key: string;
+  readonly protocol?: DnsProtocol;
+  readonly rttMs?: number;
   readonly ttl?: number;
   readonly cnames?: readonly string[];
   readonly referrals?: readonly ReferralStep[];
@@ -67,23 +72,14 @@ export interface NaptrTraceStep {
   readonly outcome?: StepOutcome;
   /** Rewrite output to DNS key, when IDNA/Punycode changed it. */
   readonly punycode?: { readonly from: string; readonly to: string };
-  readonly error?: CodedError;
 }
 
-export interface LookupTraceStep {
+export interface LookupTraceStep extends LookupFacts {
   readonly kind: 'srv' | 'address';
   readonly name: string;
   readonly qtype: QueryType;
-  readonly server: string;
-  readonly cached: boolean;
-  readonly result: 'answer' | 'nxdomain' | 'nodata' | 'error';
-  /** With DNSSEC required: the validating resolver's verdict. */
-  readonly dnssec?: 'secure' | 'insecure';
-  /** With the client's own validation (`--validate`): its verdict. */
-  readonly validation?: Verdict;
   readonly records: readonly string[];
   readonly selected?: readonly string[];
-  readonly error?: CodedError;
 }
 
 export interface HttpTraceStep {

@@ -23,7 +23,6 @@ import { absoluteLowerName } from '../../../kit/core/names.ts';
 import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../naptr.ts';
 import { dddsStep, type NaptrRecord } from '../step.ts';
 import { SubstitutionChecker, type ReplPart } from '../subst.ts';
-import { toDnsKey } from '../../../urn/core/dns-key.ts';
 import type {
   ResourceRecord,
   SourcePosition,
@@ -119,15 +118,9 @@ const NO_WARNINGS: readonly { code: LintCode; message: string }[] = Object.freez
 function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFindings {
   const r = checker.check(field);
   if (!r.ok) {
-    return {
-      error: {
-        code: `NAPTR_${r.error.code}`,
-        message: `REGEXP ${JSON.stringify(field)}: ${r.error.message}`,
-      },
-      warnings: NO_WARNINGS,
-      notUri: undefined,
-      anchored: false,
-    };
+    const message = `REGEXP ${JSON.stringify(field)}: ${r.error.message}`;
+    const error = { code: `NAPTR_${r.error.code}` as const, message };
+    return { error, warnings: NO_WARNINGS, notUri: undefined, anchored: false };
   }
   const ere = r.ere;
   let warnings: { code: LintCode; message: string }[] | undefined;
@@ -628,70 +621,42 @@ export function checkExpectations(
   if (expects.length === 0) return out;
   const sets = expectedRRsets(expects, records);
   for (const e of expects) {
-    const where = { source: e.position };
+    const fail = (code: LintCode, message: string, token: string) =>
+      out.push(diag(code, 'error', message, { source: e.position }, token));
     const parsed = parseExpect(e.text);
     if (!parsed) {
-      out.push(
-        diag(
-          'NAPTR_EXPECT_SYNTAX',
-          'error',
-          'expect directive: write "; expect <urn> -> <next.key.> | U <uri> | S <name> | A <name> | P <text> | fail"',
-          where,
-          e.text,
-        ),
+      fail(
+        'NAPTR_EXPECT_SYNTAX',
+        'expect directive: write "; expect <urn> -> <next.key.> | U <uri> | S <name> | A <name> | P <text> | fail"',
+        e.text,
       );
       continue;
     }
     if (e.owner === undefined) {
-      out.push(
-        diag(
-          'NAPTR_EXPECT_NO_OWNER',
-          'error',
-          'expect directive before any record: it has no owner to test',
-          where,
-          e.text,
-        ),
+      fail(
+        'NAPTR_EXPECT_NO_OWNER',
+        'expect directive before any record: it has no owner to test',
+        e.text,
       );
       continue;
     }
-    const rrset = sets.get(e.owner) ?? [];
-    if (rrset.length === 0) {
-      out.push(
-        diag(
-          'NAPTR_EXPECT_NO_NAPTR',
-          'error',
-          `expect directive: ${e.owner} has no NAPTR records to apply`,
-          where,
-          e.owner,
-        ),
+    const records = sets.get(e.owner) ?? [];
+    if (records.length === 0) {
+      fail(
+        'NAPTR_EXPECT_NO_NAPTR',
+        `expect directive: ${e.owner} has no NAPTR records to apply`,
+        e.owner,
       );
       continue;
     }
-    const step = dddsStep({
-      aus: parsed.urn,
-      key: e.owner,
-      records: rrset,
-      service: 'N2L',
-      toDnsKey: (t) => {
-        const r = toDnsKey(t);
-        return r.ok
-          ? { ok: true, value: r.value }
-          : { ok: false, error: { code: r.error.code, message: r.error.message } };
-      },
-    });
+    const step = dddsStep({ aus: parsed.urn, key: e.owner, records, service: 'N2L' });
     const { got, same } = compareOutcome(parsed, step.outcome);
-    if (!same) {
-      const want = wantText(parsed);
-      out.push(
-        diag(
-          'NAPTR_EXPECT_MISMATCH',
-          'error',
-          `expect ${parsed.urn} at ${e.owner}: wanted ${want}, the rules give ${got}`,
-          where,
-          e.text,
-        ),
+    if (!same)
+      fail(
+        'NAPTR_EXPECT_MISMATCH',
+        `expect ${parsed.urn} at ${e.owner}: wanted ${wantText(parsed)}, the rules give ${got}`,
+        e.text,
       );
-    }
   }
   return out;
 }
