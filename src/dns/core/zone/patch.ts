@@ -6,7 +6,7 @@
  * a loaded zone, are `unsupported`: the caller loads the whole zone.
  */
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './model.ts';
-import { StoreZone } from './views.ts';
+import { MapView, StoreZone } from './views.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
 import { sortCanonical } from './build.ts';
 import { isSubdomain, nameToText, wireNameLength } from './names.ts';
@@ -66,11 +66,12 @@ function parentName(name: string): string {
 }
 
 /** The nodes of a patched zone: the overlay's (null: deleted) over the base's. */
-export class OverlayNodes<K> implements ReadonlyMap<K, ZoneNode> {
+export class OverlayNodes<K> extends MapView<K, ZoneNode> {
   private readonly base: ReadonlyMap<K, ZoneNode>;
   private readonly overlay: ReadonlyMap<K, ZoneNode | null>;
   private count = -1;
   constructor(base: ReadonlyMap<K, ZoneNode>, overlay: ReadonlyMap<K, ZoneNode | null>) {
+    super();
     this.base = base;
     this.overlay = overlay;
   }
@@ -96,24 +97,9 @@ export class OverlayNodes<K> implements ReadonlyMap<K, ZoneNode> {
     if (o !== undefined) return o ?? undefined;
     return this.base.get(k);
   }
-  has(k: K): boolean {
-    return this.get(k) !== undefined;
-  }
-  forEach(cb: (v: ZoneNode, k: K, m: ReadonlyMap<K, ZoneNode>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
-  }
   *entries(): MapIterator<[K, ZoneNode]> {
     for (const [k, v] of this.base) if (!this.overlay.has(k)) yield [k, v];
     for (const [k, v] of this.overlay) if (v !== null) yield [k, v];
-  }
-  *keys(): MapIterator<K> {
-    for (const [k] of this.entries()) yield k;
-  }
-  *values(): MapIterator<ZoneNode> {
-    for (const [, v] of this.entries()) yield v;
-  }
-  [Symbol.iterator](): MapIterator<[K, ZoneNode]> {
-    return this.entries();
   }
 }
 

@@ -12,6 +12,28 @@ import {
   type ZoneStore,
 } from './store.ts';
 
+/** A read-only map made of `size`, `get` and `entries`; the rest of `ReadonlyMap` follows from them. */
+export abstract class MapView<K, V> implements ReadonlyMap<K, V> {
+  abstract readonly size: number;
+  abstract get(key: K): V | undefined;
+  abstract entries(): MapIterator<[K, V]>;
+  has(key: K): boolean {
+    return this.get(key) !== undefined;
+  }
+  forEach(cb: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
+  }
+  *keys(): MapIterator<K> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+}
+
 /**
  * A record of the store that behaves as a plain object (spread,
  * `Object.keys`, JSON give its fields); `rdata` and `source` are getters, so
@@ -100,7 +122,7 @@ const RECORDS: PropertyDescriptor = {
  * A name of the zone, its own RRset map by type, that behaves as a plain
  * `ZoneNode` (`name` a getter: the string is made only when asked).
  */
-export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
+export class NodeView extends MapView<number, RRset> implements ZoneNode {
   // Assigned in the constructor after `name`, so the keys come in ZoneNode's order.
   declare readonly name: string;
   declare readonly rrsets: ReadonlyMap<number, RRset>;
@@ -112,6 +134,7 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
   #lastSet = -1;
   #lastView: RRsetView | undefined;
   constructor(store: ZoneStore, n: number) {
+    super();
     this.#store = store;
     this.#n = n;
     Object.defineProperty(this, 'name', NAME);
@@ -149,28 +172,19 @@ export class NodeView implements ZoneNode, ReadonlyMap<number, RRset> {
     this.#lastView = v;
     return v;
   }
-  has(type: number): boolean {
+  override has(type: number): boolean {
     return this.#store.findSet(this.#n, type) >= 0;
-  }
-  forEach(
-    cb: (value: RRset, key: number, map: ReadonlyMap<number, RRset>) => void,
-    thisArg?: unknown,
-  ): void {
-    for (const s of this.values()) cb.call(thisArg, s, s.type, this);
   }
   *entries(): MapIterator<[number, RRset]> {
     for (const s of this.values()) yield [s.type, s];
   }
-  *keys(): MapIterator<number> {
+  override *keys(): MapIterator<number> {
     const st = this.#store;
     for (let s = st.firstRRset(this.#n); s >= 0; s = st.nextRRset(s)) yield st.rrsetType(s);
   }
-  *values(): MapIterator<RRset> {
+  override *values(): MapIterator<RRset> {
     const st = this.#store;
     for (let s = st.firstRRset(this.#n); s >= 0; s = st.nextRRset(s)) yield new RRsetView(st, s);
-  }
-  [Symbol.iterator](): MapIterator<[number, RRset]> {
-    return this.entries();
   }
 }
 
@@ -182,10 +196,11 @@ const NAME: PropertyDescriptor = {
 };
 
 /** The zone's names (out-of-zone owners excluded), keyed by name. */
-export class NodeMap implements ReadonlyMap<string, ZoneNode> {
+export class NodeMap extends MapView<string, ZoneNode> {
   readonly #store: ZoneStore;
   readonly size: number;
   constructor(store: ZoneStore, size: number) {
+    super();
     this.#store = store;
     this.size = size;
   }
@@ -197,30 +212,21 @@ export class NodeMap implements ReadonlyMap<string, ZoneNode> {
     const n = this.index(name);
     return n < 0 ? undefined : new NodeView(this.#store, n);
   }
-  has(name: string): boolean {
+  override has(name: string): boolean {
     return this.index(name) >= 0;
-  }
-  forEach(
-    cb: (value: ZoneNode, key: string, map: ReadonlyMap<string, ZoneNode>) => void,
-    thisArg?: unknown,
-  ): void {
-    for (const [k, v] of this.entries()) cb.call(thisArg, v, k, this);
   }
   *entries(): MapIterator<[string, ZoneNode]> {
     for (const v of this.values()) yield [v.name, v];
   }
-  *keys(): MapIterator<string> {
+  override *keys(): MapIterator<string> {
     const st = this.#store;
     for (let n = 0, count = st.nameCount; n < count; n++)
       if (!st.hasNameFlag(n, NODE_OUT_OF_ZONE)) yield st.name(n);
   }
-  *values(): MapIterator<ZoneNode> {
+  override *values(): MapIterator<ZoneNode> {
     const st = this.#store;
     for (let n = 0, count = st.nameCount; n < count; n++)
       if (!st.hasNameFlag(n, NODE_OUT_OF_ZONE)) yield new NodeView(st, n);
-  }
-  [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
-    return this.entries();
   }
 }
 
