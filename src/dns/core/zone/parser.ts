@@ -56,6 +56,8 @@ export interface ParseResult {
   readonly stopped?: boolean;
 }
 
+const NO_ORIGIN = 'relative name but no origin is known ($ORIGIN or --origin)';
+
 /** Default `maxEntryChars`. */
 export const DEFAULT_MAX_ENTRY_CHARS = 1 << 20;
 
@@ -224,6 +226,8 @@ class Parser {
   private readonly nameCodes = scratchSpace().nameCodes;
   readonly options: ParseOptions;
   private readonly maxDepth: number;
+  /** The state of the file being read (an `$INCLUDE`d file's while it is read). */
+  private state!: State;
 
   constructor(options: ParseOptions) {
     this.options = options;
@@ -232,7 +236,6 @@ class Parser {
   }
 
   private diag(
-    state: State,
     code: ZoneCode,
     message: string,
     line: number,
@@ -244,13 +247,12 @@ class Parser {
       code,
       message,
       severity,
-      position: { file: state.file, line, column },
+      position: { file: this.state.file, line, column },
       ...(token !== undefined ? { token } : {}),
     });
   }
 
   private tokDiag(
-    state: State,
     lex: Lexer,
     i: number,
     code: ZoneCode,
@@ -263,12 +265,8 @@ class Parser {
         lex.cols[last]! +
         (lex.ends[last]! - lex.starts[last]!) +
         (lex.flags[last]! & TOKEN_QUOTED ? 2 : 0);
-      this.diag(state, code, message, lex.lines[last]!, col, '', severity);
-    } else this.diag(state, code, message, lex.lines[i]!, lex.cols[i]!, lex.raw(i), severity);
-  }
-
-  run(text: string, state: State): void {
-    this.lexPiece(text, 1, true, state);
+      this.diag(code, message, lex.lines[last]!, col, '', severity);
+    } else this.diag(code, message, lex.lines[i]!, lex.cols[i]!, lex.raw(i), severity);
   }
 
   /**
@@ -281,6 +279,8 @@ class Parser {
     final: boolean,
     state: State,
   ): { rest: string; line: number } {
+    const outer = this.state;
+    this.state = state;
     const lex = new Lexer(text, line, final);
     let nextExpect = 0;
     const bindExpects = (beforeLine: number) => {
@@ -299,7 +299,7 @@ class Parser {
     const flush = () => {
       for (; flushed < lex.diagnostics.length; flushed++) {
         const d = lex.diagnostics[flushed]!;
-        this.diag(state, d.code, d.message, d.line, d.column, d.token);
+        this.diag(d.code, d.message, d.line, d.column, d.token);
       }
     };
     while (lex.next()) {
@@ -310,6 +310,7 @@ class Parser {
     }
     bindExpects(final ? Number.MAX_SAFE_INTEGER : lex.nextLine);
     flush();
+    this.state = outer;
     return final ? { rest: '', line: lex.nextLine } : { rest: lex.rest(), line: lex.nextLine };
   }
 
@@ -327,7 +328,6 @@ class Parser {
       owner = state.lastOwner;
       if (owner !== undefined && state.originChanged) {
         this.tokDiag(
-          state,
           lex,
           0,
           'ZONE_INHERITED_OWNER',
@@ -338,7 +338,6 @@ class Parser {
       state.originChanged = false;
       if (owner === undefined) {
         this.tokDiag(
-          state,
           lex,
           0,
           'ZONE_NO_OWNER',
@@ -366,20 +365,8 @@ class Parser {
       const e = lex.ends[t]!;
       const c = text.charCodeAt(s);
       if (ttl < 0 && c >= 0x30 && c <= 0x39) {
-        const v = parseTtl(text, s, e);
-        if (v < 0) {
-          this.tokDiag(
-            state,
-            lex,
-            t,
-            'ZONE_BAD_TTL',
-            v === -2
-              ? 'TTL larger than 4294967295'
-              : 'malformed TTL (seconds, or units like 1h30m)',
-          );
-          return;
-        }
-        ttl = v;
+        ttl = this.ttlToken(lex, t);
+        if (ttl < 0) return;
         t++;
         continue;
       }
@@ -394,7 +381,7 @@ class Parser {
       break;
     }
     if (t >= lex.count) {
-      this.tokDiag(state, lex, -1, 'ZONE_MISSING_TYPE', 'record has no type');
+      this.tokDiag(lex, -1, 'ZONE_MISSING_TYPE', 'record has no type');
       return;
     }
     const type = this.typeCode(text, lex.starts[t]!, lex.ends[t]!);
@@ -402,12 +389,11 @@ class Parser {
       const tok = lex.token(t);
       const looksNumeric = /^[0-9]/.test(tok);
       if (type === -2)
-        this.tokDiag(state, lex, t, 'ZONE_BAD_TYPE', 'type number out of range (TYPE0-TYPE65535)');
+        this.tokDiag(lex, t, 'ZONE_BAD_TYPE', 'type number out of range (TYPE0-TYPE65535)');
       else if (looksNumeric && ttl >= 0)
-        this.tokDiag(state, lex, t, 'ZONE_BAD_TTL', 'a record has at most one TTL');
+        this.tokDiag(lex, t, 'ZONE_BAD_TTL', 'a record has at most one TTL');
       else
         this.tokDiag(
-          state,
           lex,
           t,
           'ZONE_UNKNOWN_TYPE',
@@ -417,7 +403,6 @@ class Parser {
     }
     if (META_TYPES.has(type)) {
       this.tokDiag(
-        state,
         lex,
         t,
         'ZONE_META_TYPE',
@@ -430,7 +415,6 @@ class Parser {
     if (cls < 0) cls = this.firstClass ?? 1;
     else if (this.firstClass !== undefined && cls !== this.firstClass) {
       this.tokDiag(
-        state,
         lex,
         0,
         'ZONE_CLASS_MISMATCH',
@@ -442,7 +426,7 @@ class Parser {
     this.w.reset();
     const err = encodeRdataTokens(lex, t, type, state.origin, this.w);
     if (err) {
-      this.tokDiag(state, lex, err.tokenIndex, err.code, err.message);
+      this.tokDiag(lex, err.tokenIndex, err.code, err.message);
       return;
     }
     if (ttl >= 0) state.lastTtl = ttl;
@@ -456,7 +440,6 @@ class Parser {
       ttl = ((b[n - 4]! << 24) | (b[n - 3]! << 16) | (b[n - 2]! << 8) | b[n - 1]!) >>> 0;
       state.lastTtl = ttl;
       this.tokDiag(
-        state,
         lex,
         typeTok,
         'ZONE_TTL_FROM_SOA',
@@ -465,7 +448,6 @@ class Parser {
       );
     } else {
       this.tokDiag(
-        state,
         lex,
         typeTok,
         'ZONE_NO_TTL',
@@ -496,13 +478,12 @@ class Parser {
     const s = lex.starts[i]!;
     const e = lex.ends[i]!;
     if (lex.flags[i]! & TOKEN_QUOTED) {
-      this.tokDiag(state, lex, i, 'ZONE_BAD_NAME', 'an owner name cannot be quoted');
+      this.tokDiag(lex, i, 'ZONE_BAD_NAME', 'an owner name cannot be quoted');
       return undefined;
     }
     if (e - s === 1 && text.charCodeAt(s) === 0x40) {
       if (state.originText === undefined) {
         this.tokDiag(
-          state,
           lex,
           i,
           'ZONE_NO_ORIGIN',
@@ -570,23 +551,15 @@ class Parser {
       }
       if (plain) {
         const absolute = text.charCodeAt(e - 1) === 0x2e;
-        if (!absolute) {
-          if (state.originText === undefined) {
-            this.tokDiag(
-              state,
-              lex,
-              i,
-              'ZONE_NO_ORIGIN',
-              'relative name but no origin is known ($ORIGIN or --origin)',
-            );
-            return undefined;
-          }
+        if (!absolute && state.originText === undefined) {
+          this.tokDiag(lex, i, 'ZONE_NO_ORIGIN', NO_ORIGIN);
+          return undefined;
         }
         const suffix = absolute || state.originText === '.' ? '' : state.originText!;
         const len = e - s + (absolute ? 0 : 1) + suffix.length;
         // Wire length = presentation length + 1 (root label), except the root itself.
         if (len + 1 > 255 && !(len === 1 && absolute)) {
-          this.tokDiag(state, lex, i, 'ZONE_NAME_TOO_LONG', NAME_ERROR_MESSAGES.ZONE_NAME_TOO_LONG);
+          this.tokDiag(lex, i, 'ZONE_NAME_TOO_LONG', NAME_ERROR_MESSAGES.ZONE_NAME_TOO_LONG);
           return undefined;
         }
         // One flat string of its own: a slice or a concatenation would keep the
@@ -602,19 +575,7 @@ class Parser {
         return String.fromCharCode.apply(null, codes.subarray(0, k) as unknown as number[]);
       }
     }
-    const r = encodeName(text, s, e, state.origin, this.nameBuf, 0, true);
-    if (typeof r !== 'number') {
-      if (r === 'RELATIVE')
-        this.tokDiag(
-          state,
-          lex,
-          i,
-          'ZONE_NO_ORIGIN',
-          'relative name but no origin is known ($ORIGIN or --origin)',
-        );
-      else this.tokDiag(state, lex, i, r, NAME_ERROR_MESSAGES[r]);
-      return undefined;
-    }
+    if (this.wireName(lex, state, i, NO_ORIGIN) === undefined) return undefined;
     return nameToText(this.nameBuf, 0, true);
   }
 
@@ -660,78 +621,53 @@ class Parser {
     return -1;
   }
 
+  /** Token `t` as a TTL, or -1 after reporting why it is not one. */
+  private ttlToken(lex: Lexer, t: number): number {
+    const v = parseTtl(lex.text, lex.starts[t]!, lex.ends[t]!);
+    if (v >= 0) return v;
+    const why =
+      v === -2 ? 'TTL larger than 4294967295' : 'malformed TTL (seconds, or units like 1h30m)';
+    this.tokDiag(lex, t, 'ZONE_BAD_TTL', why);
+    return -1;
+  }
+
   /**
-   * The domain name of a directive's token `index` ($ORIGIN's name, $INCLUDE's
-   * origin), in wire form, or undefined after reporting why it is not one.
+   * The domain name of token `index`, lowercased, in wire form in `nameBuf`:
+   * its length, or undefined after reporting why it is not one.
    */
-  private directiveName(
-    lex: Lexer,
-    state: State,
-    index: number,
-    relativeMessage: string,
-  ): Uint8Array | undefined {
-    const r = encodeName(
-      lex.text,
-      lex.starts[index]!,
-      lex.ends[index]!,
-      state.origin,
-      this.nameBuf,
-      0,
-      true,
-    );
-    if (typeof r === 'number') return this.nameBuf.slice(0, r);
-    if (r === 'RELATIVE') this.tokDiag(state, lex, index, 'ZONE_NO_ORIGIN', relativeMessage);
-    else this.tokDiag(state, lex, index, r, NAME_ERROR_MESSAGES[r]);
+  private wireName(lex: Lexer, state: State, index: number, relative: string): number | undefined {
+    const { text, starts, ends } = lex;
+    const r = encodeName(text, starts[index]!, ends[index]!, state.origin, this.nameBuf, 0, true);
+    if (typeof r === 'number') return r;
+    if (r === 'RELATIVE') this.tokDiag(lex, index, 'ZONE_NO_ORIGIN', relative);
+    else this.tokDiag(lex, index, r, NAME_ERROR_MESSAGES[r]);
     return undefined;
+  }
+
+  /** True when the directive has `min` to `max` tokens (its name included), else reported. */
+  private arity(lex: Lexer, min: number, max: number, message: string): boolean {
+    if (lex.count >= min && lex.count <= max) return true;
+    this.tokDiag(lex, lex.count < min ? -1 : max, 'ZONE_BAD_DIRECTIVE', message);
+    return false;
   }
 
   private directive(lex: Lexer, state: State): void {
     const name = lex.token(0).toUpperCase();
     switch (name) {
       case '$ORIGIN': {
-        if (lex.count !== 2) {
-          this.tokDiag(
-            state,
-            lex,
-            lex.count < 2 ? -1 : 2,
-            'ZONE_BAD_DIRECTIVE',
-            '$ORIGIN takes exactly one domain name',
-          );
-          return;
-        }
-        const origin = this.directiveName(lex, state, 1, 'relative $ORIGIN but no origin is known');
-        if (origin === undefined) return;
-        state.origin = origin;
+        if (!this.arity(lex, 2, 2, '$ORIGIN takes exactly one domain name')) return;
+        const r = this.wireName(lex, state, 1, 'relative $ORIGIN but no origin is known');
+        if (r === undefined) return;
+        state.origin = this.nameBuf.slice(0, r);
         state.originText = nameToText(state.origin, 0, true);
         state.originChanged = true;
         if (this.firstOrigin === undefined) this.firstOrigin = state.originText;
         return;
       }
       case '$TTL': {
-        if (lex.count !== 2) {
-          this.tokDiag(
-            state,
-            lex,
-            lex.count < 2 ? -1 : 2,
-            'ZONE_BAD_DIRECTIVE',
-            '$TTL takes exactly one TTL',
-          );
-          return;
-        }
-        const v = parseTtl(lex.text, lex.starts[1]!, lex.ends[1]!);
-        if (v < 0) {
-          this.tokDiag(
-            state,
-            lex,
-            1,
-            'ZONE_BAD_TTL',
-            v === -2
-              ? 'TTL larger than 4294967295'
-              : 'malformed TTL (seconds, or units like 1h30m)',
-          );
-          return;
-        }
-        state.defaultTtl = v;
+        if (!this.arity(lex, 2, 2, '$TTL takes exactly one TTL')) return;
+        const v = this.ttlToken(lex, 1);
+        if (v >= 0) state.defaultTtl = v;
         return;
       }
       case '$INCLUDE': {
@@ -740,7 +676,6 @@ class Parser {
       }
       default:
         this.tokDiag(
-          state,
           lex,
           0,
           name === '$GENERATE' ? 'ZONE_UNSUPPORTED_DIRECTIVE' : 'ZONE_UNKNOWN_DIRECTIVE',
@@ -753,20 +688,10 @@ class Parser {
 
   /** `$INCLUDE <file> [<origin>]` (RFC 1035 section 5.1); the includer's origin and $TTL are restored after. */
   private include(lex: Lexer, state: State): void {
-    if (lex.count < 2 || lex.count > 3) {
-      this.tokDiag(
-        state,
-        lex,
-        lex.count < 2 ? -1 : 3,
-        'ZONE_BAD_DIRECTIVE',
-        '$INCLUDE takes a file name and an optional origin',
-      );
-      return;
-    }
+    if (!this.arity(lex, 2, 3, '$INCLUDE takes a file name and an optional origin')) return;
     const source = this.options.includeSource;
     if (!source) {
       this.tokDiag(
-        state,
         lex,
         0,
         'ZONE_INCLUDE_DISABLED',
@@ -776,7 +701,6 @@ class Parser {
     }
     if (state.depth >= this.maxDepth) {
       this.tokDiag(
-        state,
         lex,
         1,
         'ZONE_INCLUDE_DEPTH',
@@ -788,14 +712,9 @@ class Parser {
     let origin = state.origin;
     let originText = state.originText;
     if (lex.count === 3) {
-      const named = this.directiveName(
-        lex,
-        state,
-        2,
-        'relative $INCLUDE origin but no origin is known',
-      );
-      if (named === undefined) return;
-      origin = named;
+      const r = this.wireName(lex, state, 2, 'relative $INCLUDE origin but no origin is known');
+      if (r === undefined) return;
+      origin = this.nameBuf.slice(0, r);
       originText = nameToText(origin, 0, true);
     }
     const slash = state.file.lastIndexOf('/');
@@ -808,7 +727,6 @@ class Parser {
       // A file source may name its refusal (ZONE_INCLUDE_OUTSIDE, ZONE_NOT_REGULAR_FILE, ...).
       const code = (e as { code?: unknown } | null)?.code;
       this.tokDiag(
-        state,
         lex,
         1,
         isZoneCode(code) ? code : 'ZONE_INCLUDE_NOT_FOUND',
@@ -817,13 +735,7 @@ class Parser {
       return;
     }
     if (content === undefined) {
-      this.tokDiag(
-        state,
-        lex,
-        1,
-        'ZONE_INCLUDE_NOT_FOUND',
-        `cannot read included file ${fileName}`,
-      );
+      this.tokDiag(lex, 1, 'ZONE_INCLUDE_NOT_FOUND', `cannot read included file ${fileName}`);
       return;
     }
     const child: State = {
@@ -833,7 +745,7 @@ class Parser {
       originText,
       depth: state.depth + 1,
     };
-    this.run(content, child);
+    this.lexPiece(content, 1, true, child);
     // The owner carries on (BIND and Knot); origin and $TTL are restored.
     state.lastOwner = child.lastOwner;
     state.lastOwnerRaw = undefined;
