@@ -160,19 +160,16 @@ export function dohTransport(config: DohTransportConfig): ClientTransport {
       const doh = new DohTransport({
         urls: typeof config.doh === 'string' ? [config.doh] : config.doh,
         fetch: fetchFn,
-        ...(config.dohMethod !== undefined ? { method: config.dohMethod } : {}),
-        ...(config.timeoutMs !== undefined ? { timeoutMs: config.timeoutMs } : {}),
-        ...(config.tries !== undefined ? { tries: config.tries } : {}),
-        ...(setup.keepWire ? { dnssecOk: true } : {}),
+        method: config.dohMethod,
+        timeoutMs: config.timeoutMs,
+        tries: config.tries,
+        dnssecOk: setup.keepWire,
       });
       const resolver = new StubResolver(doh, { servers: [], keepWire: setup.keepWire });
       return Promise.resolve({ resolver, servers: doh.urls });
     },
     thttp(need, signal, timeoutMs) {
-      return pagesThttp(get, need, {
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(signal ? { signal } : {}),
-      });
+      return pagesThttp(get, need, { timeoutMs, signal });
     },
     crypto: () => webDnssecCrypto(),
     close: () => Promise.resolve(),

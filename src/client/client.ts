@@ -125,14 +125,7 @@ export function setDefaultTransport(f: (options: ClientOptions) => ClientTranspo
 function transportFor(options: ClientOptions): ClientTransport {
   if (options.transport) return options.transport;
   if (defaultTransport) return defaultTransport(options);
-  if (options.doh !== undefined)
-    return dohTransport({
-      doh: options.doh,
-      ...(options.dohMethod !== undefined ? { dohMethod: options.dohMethod } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.tries !== undefined ? { tries: options.tries } : {}),
-      ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
-    });
+  if (options.doh !== undefined) return dohTransport({ ...options, doh: options.doh });
   throw new ClientError(
     'CLIENT_NO_TRANSPORT',
     'no DNS transport here: give `transport` (dohTransport) or `doh` URLs',
@@ -176,7 +169,7 @@ export class LexClient {
       const opened = await this.transport.open({
         keepWire: o.validate !== undefined,
         dnssec: o.dnssec === true,
-        ...(this.cache ? { now: this.cache.now } : {}),
+        now: this.cache?.now,
       });
       this.serverList = opened.servers;
       let resolver = opened.resolver;

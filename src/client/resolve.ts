@@ -61,8 +61,9 @@ class NodeTransport implements ClientTransport {
     this.socketPool ??= new DnsTransport({
       ...this.o.sockets,
       ...(dnssecOk ? { dnssecOk: true } : {}),
-      ...(this.o.timeoutMs !== undefined ? { timeoutMs: this.o.timeoutMs } : {}),
-      ...(this.o.tries !== undefined ? { tries: this.o.tries } : {}),
+      // Undefined ones are left to the transport's defaults.
+      timeoutMs: this.o.timeoutMs,
+      tries: this.o.tries,
     });
     return this.socketPool;
   }
@@ -79,10 +80,10 @@ class NodeTransport implements ClientTransport {
       const doh = new DohTransport({
         urls: typeof o.doh === 'string' ? [o.doh] : o.doh,
         fetch: (this.dohHttp = new NodeDoh()).fetch,
-        ...(o.dohMethod !== undefined ? { method: o.dohMethod } : {}),
-        ...(keepWire ? { dnssecOk: true } : {}),
-        ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-        ...(o.tries !== undefined ? { tries: o.tries } : {}),
+        method: o.dohMethod,
+        dnssecOk: keepWire,
+        timeoutMs: o.timeoutMs,
+        tries: o.tries,
       });
       return { resolver: new StubResolver(doh, { servers: [], keepWire }), servers: doh.urls };
     }
@@ -95,7 +96,7 @@ class NodeTransport implements ClientTransport {
       const root = typeof o.root === 'string' ? parseServerAddress(o.root) : o.root;
       const resolver = new IterativeResolver(this.sockets(dnssecOk), {
         root,
-        ...(setup.now ? { now: setup.now } : {}),
+        now: setup.now,
         keepWire,
       });
       return { resolver, servers: [`${root.host}:${root.port}`] };
@@ -104,7 +105,7 @@ class NodeTransport implements ClientTransport {
     const servers = given.length > 0 ? given : await systemServers(o.resolvConf);
     const resolver = new StubResolver(this.sockets(dnssecOk), {
       servers,
-      ...(setup.dnssec ? { dnssec: true } : {}),
+      dnssec: setup.dnssec,
       keepWire,
     });
     return { resolver, servers: servers.map((s) => `${s.host}:${s.port}`) };
@@ -147,8 +148,8 @@ class NodeTransport implements ClientTransport {
     for (const pin of need.pins) this.pinHost(pin.host, pin.address);
     return thttpRequest(need.url, need.service, {
       dispatcher: this.dispatcher(),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(signal ? { signal } : {}),
+      timeoutMs,
+      signal,
     });
   }
 
@@ -159,7 +160,7 @@ class NodeTransport implements ClientTransport {
       const ex = await this.sockets().query(name, type, {
         servers,
         checkingDisabled: true,
-        ...(signal ? { signal } : {}),
+        signal,
       });
       return ex.message.rcode === 'NOERROR' || ex.message.rcode === 'NXDOMAIN';
     } catch {
