@@ -5,8 +5,71 @@
  *
  * @see RFC 5452 section 4.3 (the answer must match the question section)
  */
+// The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
+import type { Buffer } from 'buffer';
+import * as dnsPacket from 'dns-packet';
+import type { QueryType } from '../dns/core/rr/types.ts';
 import { DnsError } from './errors.ts';
 import { sameName, type Message } from './wire.ts';
+
+/**
+ * A one-question query with ID 0 and header `flags` (RD, CD), with an OPT
+ * record of this UDP payload size unless it is 0, DO set when asked.
+ *
+ * @see RFC 6891 section 6.2.5 (the requestor's UDP payload size)
+ * @see RFC 3225 section 3 (the DO bit is the top bit of the OPT TTL's flags)
+ */
+export function encodeQuery(
+  qname: string,
+  qtype: QueryType,
+  flags: number,
+  payloadSize: number,
+  dnssecOk: boolean,
+): Buffer {
+  return dnsPacket.encode({
+    type: 'query',
+    id: 0,
+    flags,
+    questions: [{ type: qtype, name: qname, class: 'IN' }],
+    additionals:
+      payloadSize > 0
+        ? [
+            {
+              type: 'OPT',
+              name: '.',
+              udpPayloadSize: payloadSize,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: dnssecOk ? 0x8000 : 0,
+              flag_do: dnssecOk,
+              options: [],
+            },
+          ]
+        : [],
+  });
+}
+
+export function abortError(qname: string, qtype: string, server?: string): DnsError {
+  const ctx = server === undefined ? { qname, qtype } : { qname, qtype, server };
+  return new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, ctx);
+}
+
+const SEVERITY: Record<string, number> = {
+  DNS_TIMEOUT: 1,
+  DNS_NETWORK: 2,
+  DNS_BAD_RESPONSE: 3,
+  DNS_DOH_STATUS: 3,
+};
+
+/** How informative a failure is: an RCODE (4) beats malformed beats network beats timeout. */
+export function severity(e: DnsError): number {
+  return SEVERITY[e.code] ?? 4;
+}
+
+/** The more informative of two failures (the later one on a tie). */
+export function pickWorse(a: DnsError | undefined, b: DnsError): DnsError {
+  return a === undefined || severity(b) >= severity(a) ? b : a;
+}
 
 /**
  * Why a decoded response does not answer our question, or undefined when it

@@ -20,11 +20,17 @@
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
-import * as dnsPacket from 'dns-packet';
 import type { QueryType } from '../dns/core/rr/types.ts';
 import { BoundedMemo } from '../kit/core/memo.ts';
 import { base64UrlEncode } from '../dns/core/wire/doh.ts';
-import { questionMismatch, rcodeError } from './checks.ts';
+import {
+  abortError,
+  encodeQuery,
+  pickWorse,
+  questionMismatch,
+  rcodeError,
+  severity,
+} from './checks.ts';
 import { DnsError } from './errors.ts';
 import type { DnsTransportLike, Exchange, QueryOptions, TryNote } from './transport.ts';
 import type { WireError } from './wire.ts';
@@ -98,28 +104,6 @@ interface QueryTemplate {
 /** Encoded queries kept per question (as the UDP transport keeps its templates); bounded. */
 const TEMPLATE_MAX = 1024;
 
-function encodeQuery(qname: string, qtype: QueryType, rd: boolean, dnssec: boolean): Buffer {
-  return dnsPacket.encode({
-    type: 'query',
-    id: 0,
-    // With DNSSEC records asked for (a validating client), CD as well (RFC 4035 section 3.2.2).
-    flags: (rd ? dnsPacket.RECURSION_DESIRED : 0) | (dnssec ? dnsPacket.CHECKING_DISABLED : 0),
-    questions: [{ type: qtype, name: qname, class: 'IN' }],
-    additionals: [
-      {
-        type: 'OPT',
-        name: '.',
-        udpPayloadSize: 1232,
-        extendedRcode: 0,
-        ednsVersion: 0,
-        flags: dnssec ? 0x8000 : 0,
-        flag_do: dnssec,
-        options: [],
-      },
-    ],
-  });
-}
-
 export class DohTransport implements DnsTransportLike {
   readonly urls: readonly string[];
   private readonly method: 'GET' | 'POST';
@@ -159,7 +143,9 @@ export class DohTransport implements DnsTransportLike {
     const key = `${qtype} ${rd ? 1 : 0} ${qname}`;
     let t = this.templates.get(key);
     if (t === undefined) {
-      const wire = encodeQuery(qname, qtype, rd, this.dnssecOk);
+      // With DNSSEC records asked for (a validating client), CD as well (RFC 4035 section 3.2.2).
+      const flags = (rd ? 0x0100 : 0) | (this.dnssecOk ? 0x0010 : 0);
+      const wire = encodeQuery(qname, qtype, flags, 1232, this.dnssecOk);
       t = this.templates.set(key, {
         wire,
         base64url: base64UrlEncode(wire),
@@ -175,12 +161,7 @@ export class DohTransport implements DnsTransportLike {
     let worst: DnsError | undefined;
     for (const url of this.urls) {
       for (let t = 0; t < this.tries; t++) {
-        if (options.signal?.aborted) {
-          throw new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, {
-            qname,
-            qtype,
-          });
-        }
+        if (options.signal?.aborted) throw abortError(qname, qtype);
         const started = performance.now();
         try {
           const { message, wire } = await this.exchange(url, query, qname, qtype, options.signal);
@@ -202,9 +183,9 @@ export class DohTransport implements DnsTransportLike {
               : new DnsError('DNS_NETWORK', String(e), { qname, qtype, server: url });
           if (err.code === 'DNS_ABORTED') throw err;
           failures.push({ server: url, code: err.code, message: err.message });
-          worst = worst === undefined || rank(err) >= rank(worst) ? err : worst;
+          worst = pickWorse(worst, err);
           // An RCODE is the server's answer: asking the same URL again will not change it.
-          if (rank(err) >= 4) break;
+          if (severity(err) >= 4) break;
         }
       }
     }
@@ -254,8 +235,7 @@ export class DohTransport implements DnsTransportLike {
       body = await this.readBody(await this.fetchFn(target, init), ctx);
     } catch (e) {
       if (e instanceof DnsError) throw e;
-      if (signal?.aborted)
-        throw new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, ctx);
+      if (signal?.aborted) throw abortError(qname, qtype, url);
       if (timedOut) {
         throw new DnsError(
           'DNS_TIMEOUT',
@@ -351,18 +331,6 @@ export class DohTransport implements DnsTransportLike {
     }
     return message;
   }
-}
-
-const RANK: Record<string, number> = {
-  DNS_TIMEOUT: 1,
-  DNS_NETWORK: 2,
-  DNS_DOH_STATUS: 3,
-  DNS_BAD_RESPONSE: 3,
-};
-
-/** How informative a failure is: an RCODE beats malformed beats network beats timeout. */
-function rank(e: DnsError): number {
-  return RANK[e.code] ?? 4;
 }
 
 /** A ServerAddress-shaped name for the URL (the trace prints `via`, the URL itself). */

@@ -30,17 +30,15 @@ import dgram from 'node:dgram';
 import { lookup as dnsLookup } from 'node:dns';
 import net from 'node:net';
 import { getRandomValues } from 'node:crypto';
-import * as dnsPacket from 'dns-packet';
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { DnsProtocol } from '../ddds/core/trace.ts';
-import { questionMismatch, rcodeError } from './checks.ts';
+import { abortError, encodeQuery, pickWorse, questionMismatch, rcodeError } from './checks.ts';
 import { DnsError } from './errors.ts';
 import { BoundedMemo } from '../kit/core/memo.ts';
 import { formatServer, type ServerAddress } from './server-address.ts';
 import { tcpRoundTrip } from './tcp.ts';
 import type { ResolutionCode } from '../ddds/core/codes.ts';
 import {
-  RCODE_NAMES,
   WireError,
   decodeResponse,
   knownQuestion,
@@ -440,10 +438,6 @@ class UdpPool {
   }
 }
 
-function abortError(qname: string, qtype: string): DnsError {
-  return new DnsError('DNS_ABORTED', `query for ${qname} ${qtype} was aborted`, { qname, qtype });
-}
-
 /** Encoded queries kept as templates (only the ID changes); bounded. */
 const TEMPLATE_MAX = 1024;
 
@@ -617,27 +611,13 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
         if (t.qtype === qtype && t.rd === rd && t.edns === edns) return t.known;
       }
     }
-    const wire = dnsPacket.encode({
-      type: 'query',
-      id: 0,
-      flags: rd,
-      questions: [{ type: qtype, name: qname, class: 'IN' }],
-      additionals: edns
-        ? [
-            {
-              type: 'OPT',
-              name: '.',
-              udpPayloadSize: this.opts.udpPayloadSize,
-              extendedRcode: 0,
-              ednsVersion: 0,
-              // RFC 3225 section 3: the DO bit is the top bit of the OPT TTL's flags.
-              flags: this.opts.dnssecOk ? 0x8000 : 0,
-              flag_do: false,
-              options: [],
-            },
-          ]
-        : [],
-    });
+    const wire = encodeQuery(
+      qname,
+      qtype,
+      rd,
+      edns ? this.opts.udpPayloadSize : 0,
+      this.opts.dnssecOk,
+    );
     const known = knownQuestion(wire);
     list ??= this.templates.set(qname, []);
     list.push({ qtype, rd, edns, known });
@@ -841,23 +821,9 @@ function answered(
   };
 }
 
-const SEVERITY: Record<string, number> = {
-  DNS_TIMEOUT: 1,
-  DNS_NETWORK: 2,
-  DNS_BAD_RESPONSE: 3,
-};
-
-/** The more informative of two failures: an rcode beats malformed beats network beats timeout. */
-function pickWorse(a: DnsError | undefined, b: DnsError): DnsError {
-  if (!a) return b;
-  return (SEVERITY[b.code] ?? 9) >= (SEVERITY[a.code] ?? 9) ? b : a;
-}
-
 function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o))
     if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
-
-export { RCODE_NAMES };

@@ -25,17 +25,12 @@ import {
 export { RCODE_NAMES, WireError } from '../dns/core/wire/response.ts';
 export { canonicalName, sameName } from './names.ts';
 
+/** What the UDP transport checks of a response's header before decoding it. */
 export interface Header {
   readonly id: number;
   readonly qr: boolean;
   readonly opcode: number;
-  readonly aa: boolean;
   readonly tc: boolean;
-  readonly rcode: number;
-  readonly qdcount: number;
-  readonly ancount: number;
-  readonly nscount: number;
-  readonly arcount: number;
 }
 
 /** The 12-byte header, or undefined when the buffer is shorter. */
@@ -46,13 +41,7 @@ export function readHeader(buf: Buffer): Header | undefined {
     id: buf.readUInt16BE(0),
     qr: (flags & 0x8000) !== 0,
     opcode: (flags >> 11) & 0xf,
-    aa: (flags & 0x0400) !== 0,
     tc: (flags & 0x0200) !== 0,
-    rcode: flags & 0xf,
-    qdcount: buf.readUInt16BE(4),
-    ancount: buf.readUInt16BE(6),
-    nscount: buf.readUInt16BE(8),
-    arcount: buf.readUInt16BE(10),
   };
 }
 
