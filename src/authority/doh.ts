@@ -3,6 +3,12 @@
  * POST, over HTTP/1.1 and HTTP/2; HTTPS with a certificate, else plain HTTP
  * on loopback only (HTTP/1.1 and h2c told apart by the preface). Answers come
  * from the same pipeline as TCP's (no truncation, full ANY).
+ *
+ * Plain HTTP/1.1 starts on the fast path (`kit/http1.ts`): `GET
+ * /dns-query?dns=...` (one unencoded `dns` parameter) and `POST /dns-query`
+ * (the DoH type, at most 65535 octets), answered with node:http's headers
+ * (test/server/doh-fast.test.ts compares both paths; bench/doh.ts). Any other
+ * request goes with the connection to node:http and `handleDohRequest`.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -10,18 +16,28 @@ import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { base64UrlDecode } from '../dns/core/wire/doh.ts';
 import { dohStatus, type DohHttpCode } from '../dns/core/wire/codes.ts';
-import { DNS_MESSAGE, DOH_PATH, problemBody } from './doh-answer.ts';
-import { answerQuery, type QueryPipeline } from './pipeline.ts';
-import { serveFast, type FastDoh } from './doh-fast.ts';
-import { clientErrorHandler, Http1Connections, problemResponse } from '../kit/http1.ts';
+import { answerQuery, type DohAnswer, type QueryPipeline } from './pipeline.ts';
+import {
+  clientErrorHandler,
+  Http1Connections,
+  problemResponse,
+  responseBytes,
+  serveHttp1,
+  type Http1Service,
+  type RequestHead,
+  type Taken,
+} from '../kit/http1.ts';
 import { isLoopback } from '../kit/core/ip.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
-export { DNS_MESSAGE, DOH_PATH };
+export const DOH_PATH = '/dns-query';
+export const DNS_MESSAGE = 'application/dns-message';
 /** A DNS message carried over DoH is at most 65535 octets, as over TCP (RFC 8484 section 6). */
 const MAX_MESSAGE = 65535;
 const HTTP_TIMEOUT_MS = 10_000;
+/** An idle kept-alive connection is closed after this long (node:http's default). */
+const KEEP_ALIVE_MS = 5000;
 
 export interface DohOptions {
   readonly host: string;
@@ -72,16 +88,35 @@ export function dohCorsHeaders(allowOrigin = '*'): Record<string, string> {
   };
 }
 
-/** A problem answer; its status is the code's (`dohStatus`, core/wire/codes.ts). */
-function problem(res: Res, code: DohHttpCode, detail: string, inUrl = false): void {
+/** A problem answer (RFC 9457): its status is the code's (`dohStatus`, core/wire/codes.ts). */
+function problemOf(code: DohHttpCode, detail: string, inUrl = false) {
   const status = dohStatus(code, inUrl);
-  const body = problemBody(status, code, detail);
-  res.writeHead(status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
+  const body = JSON.stringify({
+    type: `https://lexroute.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: http.STATUS_CODES[status] ?? 'Error',
+    ...{ status, code, detail },
   });
-  res.end(body);
+  const headers = {
+    'content-type': 'application/problem+json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+  };
+  return { status, headers, body };
+}
+
+function problem(res: Res, code: DohHttpCode, detail: string, inUrl = false): void {
+  const p = problemOf(code, detail, inUrl);
+  res.writeHead(p.status, p.headers);
+  res.end(p.body);
+}
+
+/** The headers of a DNS answer. */
+function answerHeaders(answer: Extract<DohAnswer, { ok: true }>): Record<string, string> {
+  return {
+    'content-type': DNS_MESSAGE,
+    'content-length': String(answer.out.length),
+    'cache-control': answer.cacheControl,
+  };
 }
 
 /** Read a POST body up to MAX_MESSAGE octets; undefined when larger (the rest is not read). */
@@ -180,11 +215,7 @@ export async function handleDohRequest(
     problem(res, answer.code, answer.detail);
     return;
   }
-  res.writeHead(200, {
-    'content-type': DNS_MESSAGE,
-    'content-length': answer.out.length,
-    'cache-control': answer.cacheControl,
-  });
+  res.writeHead(200, answerHeaders(answer));
   if (req.method === 'HEAD') res.end();
   else res.end(answer.out);
 }
@@ -217,19 +248,86 @@ const CLIENT_ERROR_CODE = {
 
 /** A request node:http could not read: a problem+json answer with its code, then close. */
 const dohClientError = clientErrorHandler((kind, detail) => {
-  const code = CLIENT_ERROR_CODE[kind];
-  const status = dohStatus(code);
-  return problemResponse(status, problemBody(status, code, detail));
+  const p = problemOf(CLIENT_ERROR_CODE[kind], detail);
+  return problemResponse(p.status, p.body);
 });
+
+/** The request at `bodyStart`-ended `head` in `buf`, in the fast shape: its query. */
+function takeQuery(
+  head: RequestHead,
+  buf: Buffer,
+  bodyStart: number,
+): Taken<Buffer> | 'more' | 'other' {
+  const target = head.target;
+  const q = target.indexOf('?');
+  if ((q < 0 ? target : target.slice(0, q)) !== DOH_PATH) return 'other';
+  const contentLength = head.headers.get('content-length');
+  if (head.method === 'GET') {
+    if (contentLength !== undefined && contentLength !== '0') return 'other';
+    const query = dnsParameter(q < 0 ? '' : target.slice(q + 1));
+    return query === undefined ? 'other' : { request: query, length: bodyStart, close: head.close };
+  }
+  if (head.method !== 'POST' || contentLength === undefined) return 'other';
+  const type = head.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (type !== DNS_MESSAGE || !/^\d{1,5}$/.test(contentLength)) return 'other';
+  const length = Number(contentLength);
+  if (length > MAX_MESSAGE) return 'other';
+  if (buf.length < bodyStart + length) return 'more';
+  const query = Buffer.from(buf.subarray(bodyStart, bodyStart + length));
+  return { request: query, length: bodyStart + length, close: head.close };
+}
+
+/** The query in the one `dns` parameter (no percent-encoding), or undefined. */
+function dnsParameter(search: string): Buffer | undefined {
+  if (search.includes('%') || search.includes('+')) return undefined;
+  let found: string | undefined;
+  for (const pair of search.split('&')) {
+    if (pair.startsWith('dns=')) {
+      if (found !== undefined) return undefined;
+      found = pair.slice(4);
+    } else if (pair === 'dns') return undefined;
+  }
+  if (found === undefined || found === '' || found.length > Math.ceil((MAX_MESSAGE * 4) / 3) + 2) {
+    return undefined;
+  }
+  const bytes = base64UrlDecode(found);
+  if (!(bytes instanceof Uint8Array) || bytes.length < 12) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** The fast path's service for one connection from `source`: each answer in one buffer. */
+function fastService(
+  pipeline: QueryPipeline,
+  cors: Readonly<Record<string, string>>,
+  source: string,
+  handOver: Http1Service<Buffer>['handOver'],
+): Http1Service<Buffer> {
+  const answer = (query: Buffer, close: boolean) => {
+    const a = answerQuery(pipeline, query, source);
+    const o = { head: false, close, keepAliveMs: KEEP_ALIVE_MS };
+    if (a.ok) return responseBytes(200, { ...cors, ...answerHeaders(a) }, a.out, o) as Buffer;
+    const p = problemOf(a.code, a.detail);
+    return responseBytes(p.status, { ...cors, ...p.headers }, p.body, o) as Buffer;
+  };
+  return {
+    take: takeQuery,
+    answer,
+    handOver,
+    headersMs: HTTP_TIMEOUT_MS,
+    onHeadersTimeout: (s) => s.destroy(),
+    keepAliveMs: KEEP_ALIVE_MS,
+  };
+}
 
 /**
  * HTTP/1.1 and h2c on one plain port (the HTTP/2 preface starts with "PRI ").
- * HTTP/1.1 starts on the fast path (doh-fast.ts); the octets already read are
- * put back before node:http or node:http2 takes the socket.
+ * HTTP/1.1 starts on the fast path; the octets already read are put back
+ * before node:http or node:http2 takes the socket.
  */
 function plainServer(
   handler: (req: Req, res: Res) => void,
-  fast: Omit<FastDoh, 'handOver' | 'requestTimeoutMs' | 'connections'>,
+  pipeline: QueryPipeline,
+  cors: Readonly<Record<string, string>>,
 ): net.Server {
   const h1 = http.createServer(
     { requestTimeout: HTTP_TIMEOUT_MS, headersTimeout: HTTP_TIMEOUT_MS },
@@ -238,16 +336,12 @@ function plainServer(
   h1.on('clientError', dohClientError);
   const h2 = http2.createServer(handler);
   h2.setTimeout(HTTP_TIMEOUT_MS);
-  const toH1: FastDoh = {
-    ...fast,
-    requestTimeoutMs: HTTP_TIMEOUT_MS,
-    connections: new Http1Connections(),
-    handOver: (socket, pending) => {
-      socket.pause();
-      if (pending.length > 0) socket.unshift(pending);
-      h1.emit('connection', socket);
-      socket.resume();
-    },
+  const connections = new Http1Connections();
+  const toH1 = (socket: net.Socket, pending: Buffer) => {
+    socket.pause();
+    if (pending.length > 0) socket.unshift(pending);
+    h1.emit('connection', socket);
+    socket.resume();
   };
   // node:http2 reads what is buffered on the socket first (it must stay paused until then).
   const toH2 = (socket: net.Socket, pending: Buffer) => {
@@ -271,7 +365,10 @@ function plainServer(
       socket.off('timeout', onIdle);
       socket.setTimeout(0);
       if (seen.subarray(0, 4).equals(H2_PREFACE)) toH2(socket, seen);
-      else serveFast(socket, seen, toH1);
+      else {
+        const service = fastService(pipeline, cors, socket.remoteAddress ?? '', toH1);
+        serveHttp1(socket, seen, service, connections);
+      }
     };
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
@@ -301,7 +398,7 @@ export async function listenDoh(
   };
   const server: net.Server = tls
     ? http2.createSecureServer({ ...tls, allowHTTP1: true }, handler)
-    : plainServer(handler, { pipeline, cors });
+    : plainServer(handler, pipeline, cors);
   server.on('error', (e) => log.warn('doh_server_error', { error: e.message }));
   const sockets = new Set<net.Socket>();
   server.on(tls ? 'secureConnection' : 'connection', (s: net.Socket) => {

@@ -2,7 +2,7 @@
  * The one HTTP/1.1 fast path (beside node:http, the plain path it must
  * equal): requests in the plain shape (`core/http1.ts`) read from the
  * connection's bytes and answered with one write each. The resolver
- * (`resolver/http/fast.ts`) and DoH (`authority/doh-fast.ts`) say which
+ * (`resolver/http/fast.ts`) and DoH (`authority/doh.ts`) say which
  * requests they take and what they answer; this file owns the connection.
  * Bench: bench/resolver.ts, bench/doh.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * The plain-HTTP/1.1 fast path of the DoH endpoint (src/authority/doh-fast.ts),
+ * The plain-HTTP/1.1 fast path of the DoH endpoint (src/authority/doh.ts),
  * over raw sockets to `lexroute serve --doh` on loopback: it answers what
  * node:http answers (same status, body and headers but Date), pipelined and
  * byte-by-byte requests, a query that is not one, Connection: close; and

@@ -17,8 +17,6 @@ const LISTENERS = [
   'authority/tcp.ts',
   'authority/tcp-frames.ts',
   'authority/doh.ts',
-  'authority/doh-fast.ts',
-  'authority/doh-answer.ts',
 ];
 
 /** What a listener must not import: transfers, NOTIFY, TSIG (all in src/xfr), RRL. */
