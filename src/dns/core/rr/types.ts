@@ -281,20 +281,11 @@ export const CLASS_CODES: ReadonlyMap<string, number> = new Map([
   ['HS', CLASS_HS],
 ]);
 
+const CLASS_NAMES = ['', 'IN', 'CS', 'CH', 'HS'];
+
 /** Mnemonic of a class, or `CLASSnnn` (RFC 3597 section 5). */
 export function className(code: number): string {
-  switch (code) {
-    case CLASS_IN:
-      return 'IN';
-    case CLASS_CS:
-      return 'CS';
-    case CLASS_CH:
-      return 'CH';
-    case CLASS_HS:
-      return 'HS';
-    default:
-      return `CLASS${code}`;
-  }
+  return CLASS_NAMES[code] || `CLASS${code}`;
 }
 
 /** DNSSEC algorithm mnemonics (RFC 4034 appendix A.1 and the IANA registry). */

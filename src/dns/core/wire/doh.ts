@@ -4,6 +4,7 @@
  */
 import { TYPE_OPT, TYPE_SOA } from '../rr/types.ts';
 import { BASE64URL_ALPHABET, readU16, readU32, toBase64 } from './bytes.ts';
+import { skipName } from './query.ts';
 
 const VALUES = new Int8Array(128).fill(-1);
 for (let i = 0; i < 64; i++) VALUES[BASE64URL_ALPHABET.charCodeAt(i)] = i;
@@ -55,18 +56,6 @@ export function base64UrlDecode(text: string): Uint8Array | Base64UrlError {
   return out;
 }
 
-/** Offset past the name at `at` (labels or a compression pointer), or -1 past the end. */
-function skipName(b: Uint8Array, at: number): number {
-  let p = at;
-  while (p < b.length) {
-    const len = b[p] as number;
-    if (len === 0) return p + 1;
-    if ((len & 0xc0) === 0xc0) return p + 2 <= b.length ? p + 2 : -1;
-    p += len + 1;
-  }
-  return -1;
-}
-
 /**
  * The freshness lifetime (s) of a response: the smallest TTL of its answer
  * and authority records, with no answer at most the SOA MINIMUM; undefined
@@ -79,13 +68,13 @@ export function dohFreshness(msg: Uint8Array): number | undefined {
   const ns = readU16(msg, 8);
   let p = 12;
   for (let i = 0; i < qd; i++) {
-    p = skipName(msg, p);
+    p = skipName(msg, p, msg.length);
     if (p < 0 || p + 4 > msg.length) return undefined;
     p += 4;
   }
   let min: number | undefined;
   for (let i = 0; i < an + ns; i++) {
-    p = skipName(msg, p);
+    p = skipName(msg, p, msg.length);
     if (p < 0 || p + 10 > msg.length) return min;
     const type = readU16(msg, p);
     const ttl = readU32(msg, p + 4);
@@ -96,8 +85,8 @@ export function dohFreshness(msg: Uint8Array): number | undefined {
       min = min === undefined ? ttl : Math.min(min, ttl);
       if (type === TYPE_SOA && i >= an && an === 0) {
         // SOA RDATA: MNAME, RNAME, then SERIAL REFRESH RETRY EXPIRE MINIMUM.
-        let q = skipName(msg, rdata);
-        q = q < 0 ? -1 : skipName(msg, q);
+        let q = skipName(msg, rdata, msg.length);
+        q = q < 0 ? -1 : skipName(msg, q, msg.length);
         if (q >= 0 && q + 20 <= rdata + rdlength) min = Math.min(min, readU32(msg, q + 16));
       }
     }

@@ -80,8 +80,18 @@ export function newParsedQuery(): ParsedQuery {
   };
 }
 
+/** Set the reason of a malformed message: FORMERR, or NOTIMP when the opcode is not QUERY. */
+function malformed(
+  q: ParsedQuery,
+  code: QueryParseCode,
+  status: ParseStatus = q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP,
+): ParseStatus {
+  q.error = code;
+  return status;
+}
+
 /** Skip a possibly compressed name; returns the offset after it or -1 when malformed. */
-function skipName(buf: Uint8Array, off: number, len: number): number {
+export function skipName(buf: Uint8Array, off: number, len: number): number {
   for (let guard = 0; guard < 128; guard++) {
     if (off >= len) return -1;
     const b = buf[off]!;
@@ -127,33 +137,21 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
     // The question name: plain labels only (nothing to point back to yet).
     let total = 0;
     for (;;) {
-      if (off >= len) {
-        q.error = 'QUESTION_TRUNCATED';
-        return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-      }
+      if (off >= len) return malformed(q, 'QUESTION_TRUNCATED');
       const b = buf[off]!;
       if (b === 0) {
         off += 1;
         break;
       }
-      if (b & 0xc0) {
-        q.error = 'QUESTION_BAD_LABEL';
-        return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-      }
+      if (b & 0xc0) return malformed(q, 'QUESTION_BAD_LABEL');
       off += 1 + b;
       total += 1 + b;
       // RFC 1035 section 3.1: "the total length of a domain name (i.e., label
       // octets and label length octets) is restricted to 255 octets or less";
       // with the root octet still to come, more than 254 here is too long.
-      if (total > 254) {
-        q.error = 'QUESTION_NAME_TOO_LONG';
-        return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-      }
+      if (total > 254) return malformed(q, 'QUESTION_NAME_TOO_LONG');
     }
-    if (off + 4 > len) {
-      q.error = 'QUESTION_TRUNCATED';
-      return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-    }
+    if (off + 4 > len) return malformed(q, 'QUESTION_TRUNCATED');
     q.qnameEnd = off;
     q.qtype = (buf[off]! << 8) | buf[off + 1]!;
     q.qclass = (buf[off + 2]! << 8) | buf[off + 3]!;
@@ -170,32 +168,20 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
   // Answer and authority records of a query are skipped, not interpreted.
   for (let i = 0; i < ancount + nscount; i++) {
     off = skipName(buf, off, len);
-    if (off < 0 || off + 10 > len) {
-      q.error = 'RECORD_TRUNCATED';
-      return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-    }
+    if (off < 0 || off + 10 > len) return malformed(q, 'RECORD_TRUNCATED');
     off += 10 + ((buf[off + 8]! << 8) | buf[off + 9]!);
-    if (off > len) {
-      q.error = 'RECORD_TRUNCATED';
-      return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-    }
+    if (off > len) return malformed(q, 'RECORD_TRUNCATED');
   }
   let opts = 0;
   for (let i = 0; i < arcount; i++) {
     const start = off;
     off = skipName(buf, off, len);
-    if (off < 0 || off + 10 > len) {
-      q.error = 'RECORD_TRUNCATED';
-      return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-    }
+    if (off < 0 || off + 10 > len) return malformed(q, 'RECORD_TRUNCATED');
     const type = (buf[off]! << 8) | buf[off + 1]!;
     const rdlen = (buf[off + 8]! << 8) | buf[off + 9]!;
     const rdStart = off + 10;
     const rdEnd = rdStart + rdlen;
-    if (rdEnd > len) {
-      q.error = 'RECORD_TRUNCATED';
-      return q.opcode === OPCODE_QUERY ? PARSE_FORMERR : PARSE_NOTIMP;
-    }
+    if (rdEnd > len) return malformed(q, 'RECORD_TRUNCATED');
     if (type === TYPE_TSIG) q.tsigAt = start;
     else if (type === TYPE_OPT) {
       opts++;
@@ -205,17 +191,12 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
         q.error = 'MULTIPLE_OPT';
         return PARSE_FORMERR;
       }
-      if (off !== start + 1 || buf[start] !== 0) {
-        q.error = 'OPT_OWNER_NOT_ROOT';
-        return PARSE_FORMERR;
-      }
+      if (off !== start + 1 || buf[start] !== 0)
+        return malformed(q, 'OPT_OWNER_NOT_ROOT', PARSE_FORMERR);
       // Options are {code, length, data}; a malformed list is a malformed message.
       let o = rdStart;
       while (o < rdEnd) {
-        if (o + 4 > rdEnd) {
-          q.error = 'OPT_OPTION_TRUNCATED';
-          return PARSE_FORMERR;
-        }
+        if (o + 4 > rdEnd) return malformed(q, 'OPT_OPTION_TRUNCATED', PARSE_FORMERR);
         const code = (buf[o]! << 8) | buf[o + 1]!;
         const olen = (buf[o + 2]! << 8) | buf[o + 3]!;
         if (code === OPTION_NSID) q.nsid = true;
@@ -225,10 +206,7 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
         }
         o += 4 + olen;
       }
-      if (o !== rdEnd) {
-        q.error = 'OPT_OPTION_TRUNCATED';
-        return PARSE_FORMERR;
-      }
+      if (o !== rdEnd) return malformed(q, 'OPT_OPTION_TRUNCATED', PARSE_FORMERR);
       q.edns = true;
       q.udpSize = (buf[off + 2]! << 8) | buf[off + 3]!;
       q.ednsVersion = buf[off + 5]!;

@@ -649,21 +649,10 @@ export function decodeResponseMessage(
       offset += nameBytes + 4;
     }
   }
-  const answers: DnsRecord[] = [];
-  const authorities: DnsRecord[] = [];
-  const additionals: DnsRecord[] = [];
-  for (let i = 0; i < ancount; i++) {
-    answers.push(decodeRecord(buf, offset));
-    offset = recordEnd;
-  }
-  for (let i = 0; i < nscount; i++) {
-    authorities.push(decodeRecord(buf, offset));
-    offset = recordEnd;
-  }
-  for (let i = 0; i < arcount; i++) {
-    additionals.push(decodeRecord(buf, offset));
-    offset = recordEnd;
-  }
+  recordEnd = offset;
+  const answers = decodeRecords(buf, ancount);
+  const authorities = decodeRecords(buf, nscount);
+  const additionals = decodeRecords(buf, arcount);
   const opcode = (flags >> 11) & 0xf;
   const rcode = flags & 0xf;
   return {
@@ -681,6 +670,13 @@ export function decodeResponseMessage(
     authorities,
     additionals,
   };
+}
+
+/** The next `count` records, from `recordEnd` on. */
+function decodeRecords(buf: Uint8Array, count: number): DnsRecord[] {
+  const out: DnsRecord[] = [];
+  for (let i = 0; i < count; i++) out.push(decodeRecord(buf, recordEnd));
+  return out;
 }
 
 function sameQuestion(buf: Uint8Array, known: KnownQuestion): boolean {

@@ -9,7 +9,7 @@ import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './mo
 import { MapView, StoreZone } from './views.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
 import { sortCanonical } from './build.ts';
-import { isSubdomain, nameToText, wireNameLength } from './names.ts';
+import { isSubdomain, nameToText, parentName, wireNameLength } from './names.ts';
 import {
   TYPE_A,
   TYPE_AAAA,
@@ -56,13 +56,7 @@ function positionsOf(base: StoreZone): Int32Array {
 
 /** `name` strictly below `ancestor` (presentation names, lowercased, trailing dot). */
 function strictlyUnder(name: string, ancestor: string): boolean {
-  if (ancestor === '.') return name !== '.';
-  return name.length > ancestor.length && name.endsWith(`.${ancestor}`);
-}
-
-function parentName(name: string): string {
-  const dot = name.indexOf('.');
-  return dot + 1 >= name.length ? '.' : name.slice(dot + 1);
+  return name !== ancestor && isSubdomain(name, ancestor);
 }
 
 /** The nodes of a patched zone: the overlay's (null: deleted) over the base's. */

@@ -171,6 +171,8 @@ export function parseUint(text: string, start: number, end: number, max: number)
   return v;
 }
 
+const TTL_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
 /** A TTL, decimal seconds or `1w2d3h4m5s` (BIND syntax); -1 when malformed, -2 over 2^32-1. */
 export function parseTtl(text: string, start: number, end: number): number {
   if (end <= start) return -1;
@@ -186,27 +188,8 @@ export function parseTtl(text: string, start: number, end: number): number {
       digits++;
       continue;
     }
-    if (digits === 0) return -1;
-    let mul: number;
-    switch (c | 0x20) {
-      case 0x73: // s
-        mul = 1;
-        break;
-      case 0x6d: // m
-        mul = 60;
-        break;
-      case 0x68: // h
-        mul = 3600;
-        break;
-      case 0x64: // d
-        mul = 86400;
-        break;
-      case 0x77: // w
-        mul = 604800;
-        break;
-      default:
-        return -1;
-    }
+    const mul = TTL_UNITS[String.fromCharCode(c | 0x20)];
+    if (digits === 0 || mul === undefined) return -1;
     total += cur * mul;
     if (total > 0xffffffff) return -2;
     cur = 0;
@@ -365,7 +348,7 @@ export function encodeFields(
     if (t >= count) {
       return fail(
         'ZONE_MISSING_RDATA',
-        `${typeName(type)} RDATA is missing its ${fieldLabel(kind)}`,
+        `${typeName(type)} RDATA is missing its ${FIELD_LABELS[kind] ?? 'number'}`,
         -1,
       );
     }
@@ -596,29 +579,17 @@ export function writeNameToken(
   return undefined;
 }
 
-function fieldLabel(kind: FieldKind): string {
-  switch (kind) {
-    case 'name':
-      return 'domain name';
-    case 'cstr':
-    case 'cstrs':
-      return 'character-string';
-    case 'ipv4':
-      return 'IPv4 address';
-    case 'ipv6':
-      return 'IPv6 address';
-    case 'hex':
-      return 'hexadecimal data';
-    case 'b64':
-      return 'base64 data';
-    case 'tag':
-      return 'tag';
-    case 'text':
-      return 'value';
-    default:
-      return 'number';
-  }
-}
+const FIELD_LABELS: Readonly<Partial<Record<FieldKind, string>>> = {
+  name: 'domain name',
+  cstr: 'character-string',
+  cstrs: 'character-string',
+  ipv4: 'IPv4 address',
+  ipv6: 'IPv6 address',
+  hex: 'hexadecimal data',
+  b64: 'base64 data',
+  tag: 'tag',
+  text: 'value',
+};
 
 export function writeHexToken(text: string, s: number, e: number, w: ByteWriter): boolean {
   if ((e - s) % 2 !== 0) return false;
