@@ -24,13 +24,6 @@ export function journalOf(file: string): string {
   return `${file}.jnl`;
 }
 
-/** Records a journal of these differences holds. */
-export function journalRecords(diffs: readonly ZoneDiff[]): number {
-  let n = 0;
-  for (const d of diffs) n += d.removed.length + d.added.length + 2;
-  return n;
-}
-
 /** Journal records past which the zone is written whole again: a tenth of the zone, at least 1,000. */
 export function compactAfter(zoneSize: number): number {
   return Math.max(1000, Math.floor(zoneSize / 10));

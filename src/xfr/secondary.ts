@@ -56,13 +56,12 @@ import { peerText, tcpExchange } from './exchange.ts';
 import { zoneFromDifference } from '../authority/zones/servable.ts';
 import type { IndexedZone } from '../authority/core/zone-lookup.ts';
 import type { ZoneDiff } from './core/diff.ts';
-import { condenseDiffs } from './core/condense.ts';
+import { condenseDiffs, sequenceRecords } from './core/condense.ts';
 import type { XfrStep } from './core/read.ts';
 import { transferInLimits, type TransferInLimits } from './limits.ts';
 import {
   appendJournal,
   compactAfter,
-  journalRecords,
   readJournal,
   removeJournal,
   writeZoneFile,
@@ -752,11 +751,11 @@ export class Secondaries {
   private keepOnDisk(z: ZoneState, t: Patched): void {
     const write = async () => {
       try {
-        if (z.journalRecords + journalRecords(t.diffs) > compactAfter(t.zone.size))
+        if (z.journalRecords + sequenceRecords(t.diffs) > compactAfter(t.zone.size))
           return await this.compact(z, t.zone);
         await appendJournal(z.file, z.journalDiffs, t.diffs);
         z.journalDiffs += t.diffs.length;
-        z.journalRecords += journalRecords(t.diffs);
+        z.journalRecords += sequenceRecords(t.diffs);
       } catch (e) {
         this.log.error('xfr_in_write_failed', {
           zone: z.origin,
@@ -818,7 +817,7 @@ export class Secondaries {
       if (t === undefined || !(await this.target.applyDifference(z.file, t.from, t, t.diff)))
         throw new Error('the zone cannot take it by difference');
       z.journalDiffs = diffs.length;
-      z.journalRecords = journalRecords(diffs);
+      z.journalRecords = sequenceRecords(diffs);
       this.log.info('xfr_in_journal_replayed', {
         zone: z.origin,
         differences: diffs.length,

@@ -12,7 +12,7 @@ function identity(r: PlainRecord): string {
   return `${r.key}\u0001${r.type}\u0001${latin1(r.rdata)}`;
 }
 
-/** Records of a sequence of differences: SOAs and the records each deletes and adds. */
+/** Records of a sequence of differences: SOAs and the records each deletes and adds (as a journal of them holds). */
 export function sequenceRecords(diffs: readonly ZoneDiff[]): number {
   let n = 0;
   for (const d of diffs) n += 2 + d.removed.length + d.added.length;

@@ -17,6 +17,7 @@ import {
 import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { serialCompare } from './serial.ts';
 import { TYPE_SOA } from '../../dns/core/rr/types.ts';
+import { skipName } from '../../dns/core/wire/query.ts';
 
 export type IxfrPlan =
   | { readonly kind: 'current' }
@@ -62,21 +63,8 @@ export function ixfrQuerySerial(msg: Uint8Array, questionEnd: number): number | 
   const nscount = (msg[8]! << 8) | msg[9]!;
   let off = questionEnd;
   for (let i = 0; i < ancount + nscount; i++) {
-    // Skip the owner (possibly a pointer).
-    for (let guard = 0; ; guard++) {
-      if (off >= msg.length || guard > 128) return undefined;
-      const b = msg[off]!;
-      if (b === 0) {
-        off++;
-        break;
-      }
-      if ((b & 0xc0) === 0xc0) {
-        off += 2;
-        break;
-      }
-      off += 1 + b;
-    }
-    if (off + 10 > msg.length) return undefined;
+    off = skipName(msg, off, msg.length);
+    if (off < 0 || off + 10 > msg.length) return undefined;
     const type = (msg[off]! << 8) | msg[off + 1]!;
     const rdlen = (msg[off + 8]! << 8) | msg[off + 9]!;
     const end = off + 10 + rdlen;
