@@ -6,7 +6,7 @@
  * kept when it ends at the SOA now loaded, so a restart does not force the
  * secondaries into full transfers.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';
 import { diffBytes, diffToSerial, diffZones, type ZoneDiff } from './core/diff.ts';
 import { decodeJournal, encodeJournal } from './core/journal.ts';
@@ -17,7 +17,7 @@ import type { Logger } from '../authority/log.ts';
 import { notifyAll, type NotifyOptions, type NotifyTarget } from './notify.ts';
 import type { Transfers } from './out.ts';
 import type { SwapInfo } from '../authority/reload.ts';
-import { ServedStates, stateFile } from './served-state.ts';
+import { replaceFile, ServedStates, stateFile } from './served-state.ts';
 import { sameBytes } from '../kit/core/bytes.ts';
 
 export interface HistoryOptions {
@@ -141,9 +141,7 @@ export class TransferHistory {
     if (dir === undefined) return;
     const file = journalFile(dir, origin);
     try {
-      await mkdir(dir, { recursive: true });
-      await writeFile(`${file}.tmp`, encodeJournal(history));
-      await rename(`${file}.tmp`, file);
+      await replaceFile(file, encodeJournal(history));
     } catch (e) {
       this.log.warn('journal_write_failed', { zone: origin, file, error: (e as Error).message });
     }
@@ -154,12 +152,8 @@ export class TransferHistory {
     const dir = this.o.stateDir;
     if (dir === undefined || this.o.count === 0) return;
     const file = journalFile(dir, zone.origin);
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(file);
-    } catch {
-      return;
-    }
+    const bytes = await readFile(file).catch(() => undefined);
+    if (bytes === undefined) return;
     try {
       const diffs = decodeJournal(bytes);
       const last = diffs.at(-1);

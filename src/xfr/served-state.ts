@@ -53,7 +53,7 @@ export function signedFile(dir: string, origin: string): string {
 }
 
 /** Write `text` to `file` whole: a temporary file renamed over it. */
-async function replaceFile(file: string, text: string): Promise<void> {
+export async function replaceFile(file: string, text: string | Uint8Array): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(`${file}.tmp`, text);
   await rename(`${file}.tmp`, file);
