@@ -483,56 +483,40 @@ export class TsigStreamVerifier {
 
   /** Check one message of the answer; undefined when it is acceptable. */
   check(msg: Uint8Array, index: number): TsigStreamFault | undefined {
+    const fault = (code: TsigStreamFault['code'], message: string) => ({ code, message });
     const t = readTsig(msg);
     if (t === 'FORMERR')
-      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: a malformed TSIG record` };
+      return fault('XFR_TSIG_BAD', `message ${index + 1}: a malformed TSIG record`);
     if (t === undefined) {
       this.lastSigned = false;
       if (!this.signedOnce)
-        return {
-          code: 'XFR_TSIG_MISSING',
-          message: 'the first message of the answer is not signed',
-        };
+        return fault('XFR_TSIG_MISSING', 'the first message of the answer is not signed');
       this.pending.push(msg);
       if (this.pending.length > 99)
-        return {
-          code: 'XFR_TSIG_MISSING',
-          message: `message ${index + 1}: 100 unsigned messages in a row`,
-        };
+        return fault('XFR_TSIG_MISSING', `message ${index + 1}: 100 unsigned messages in a row`);
       return undefined;
     }
-    if (t.error !== 0)
-      return { code: 'XFR_TSIG_ERROR', message: `the primary answered TSIG error ${t.error}` };
+    if (t.error !== 0) return fault('XFR_TSIG_ERROR', `the primary answered TSIG error ${t.error}`);
     if (t.keyKey !== this.keyKey || t.algorithmKey !== this.algKey)
-      return {
-        code: 'XFR_TSIG_BAD',
-        message: `message ${index + 1}: signed with another key or algorithm`,
-      };
-    const stripped = stripTsig(msg, t);
-    let body = stripped;
-    if (this.pending.length > 0) {
-      const n = this.pending.reduce((s, m) => s + m.length, 0) + stripped.length;
-      body = new Uint8Array(n);
-      let o = 0;
-      for (const m of this.pending) {
-        body.set(m, o);
-        o += m.length;
-      }
-      body.set(stripped, o);
+      return fault('XFR_TSIG_BAD', `message ${index + 1}: signed with another key or algorithm`);
+    // The messages since the last signed one, and this one without its TSIG.
+    const parts = [...this.pending, stripTsig(msg, t)];
+    const body = new Uint8Array(parts.reduce((s, m) => s + m.length, 0));
+    let o = 0;
+    for (const m of parts) {
+      body.set(m, o);
+      o += m.length;
     }
-    const later = this.signedOnce;
-    const input = signingInput(body, t, this.prior, later);
+    const input = signingInput(body, t, this.prior, this.signedOnce);
     const full = this.hmac(this.key.algorithm, this.key.secret, input);
-    if (
-      !macLengthAllowed(t.mac.length, full.length) ||
-      !sameMac(full.subarray(0, t.mac.length), t.mac)
-    )
-      return { code: 'XFR_TSIG_BAD', message: `message ${index + 1}: the MAC does not verify` };
+    const macOk = macLengthAllowed(t.mac.length, full.length);
+    if (!macOk || !sameMac(full.subarray(0, t.mac.length), t.mac))
+      return fault('XFR_TSIG_BAD', `message ${index + 1}: the MAC does not verify`);
     if (Math.abs(this.now - t.timeSigned) > t.fudge)
-      return {
-        code: 'XFR_TSIG_BAD',
-        message: `message ${index + 1}: signed at ${t.timeSigned}, now ${this.now} (fudge ${t.fudge})`,
-      };
+      return fault(
+        'XFR_TSIG_BAD',
+        `message ${index + 1}: signed at ${t.timeSigned}, now ${this.now} (fudge ${t.fudge})`,
+      );
     this.prior = t.mac;
     this.pending = [];
     this.signedOnce = true;
