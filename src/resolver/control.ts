@@ -25,6 +25,7 @@
 import type { Worker } from 'node:cluster';
 import type { ControlAnswer, ControlRequest } from '../authority/control.ts';
 import type { LoadedConfig } from './service.ts';
+import { answerPrimary, askWorker } from './worker-spec.ts';
 
 /** A command as the primary forwards it (`loaded`: a reload's configuration). */
 type ForwardedRequest = ControlRequest & { readonly loaded?: LoadedConfig };
@@ -37,8 +38,8 @@ export const RESOLVER_CONTROL_COMMANDS = [
   'stop',
 ] as const;
 
-const ASK = 'lexroute-ctl?';
-const ANSWER = 'lexroute-ctl';
+/** The control commands' requests and answers between the primary and its workers. */
+const KIND = 'lexroute-ctl';
 /** A worker must answer a forwarded command within this time (a reload reads the registries). */
 const WORKER_TIMEOUT_MS = 20_000;
 
@@ -140,48 +141,20 @@ export async function runResolverCommand(
 
 /** In a worker process: answer the commands the primary forwards. Returns a function that stops. */
 export function answerControlRequests(t: ResolverControlTarget): () => void {
-  const onMessage = (m: unknown) => {
-    const q = m as { type?: string; id?: number; request?: ForwardedRequest };
-    if (q?.type !== ASK || q.request === undefined) return;
-    void runResolverCommand(t, q.request).then((answer) =>
-      process.send?.({ type: ANSWER, id: q.id, answer }),
-    );
-  };
-  process.on('message', onMessage);
-  return () => process.off('message', onMessage);
+  return answerPrimary(KIND, (request: ForwardedRequest) => runResolverCommand(t, request));
 }
 
-let nextId = 0;
-
 /** In the primary: one worker's answer to a forwarded command (an error answer on timeout). */
-function askWorker(w: Worker, request: ForwardedRequest): Promise<ControlAnswer> {
-  const id = ++nextId;
-  return new Promise((resolve) => {
-    const done = (a: ControlAnswer) => {
-      clearTimeout(timer);
-      w.off('message', onMessage);
-      resolve(a);
-    };
-    const timer = setTimeout(
-      () =>
-        done({
+function askCommand(w: Worker, request: ForwardedRequest): Promise<ControlAnswer> {
+  return askWorker(w, KIND, request, WORKER_TIMEOUT_MS, (why): ControlAnswer =>
+    why === 'timeout'
+      ? {
           ok: false,
           code: 'CTL_WORKER_TIMEOUT',
           message: `worker ${w.process.pid} did not answer '${request.command}' in ${WORKER_TIMEOUT_MS} ms`,
-        }),
-      WORKER_TIMEOUT_MS,
-    );
-    const onMessage = (m: unknown) => {
-      const a = m as { type?: string; id?: number; answer?: ControlAnswer };
-      if (a?.type === ANSWER && a.id === id && a.answer) done(a.answer);
-    };
-    w.on('message', onMessage);
-    try {
-      w.send({ type: ASK, id, request });
-    } catch (e) {
-      done({ ok: false, code: 'CTL_FAILED', message: (e as Error).message });
-    }
-  });
+        }
+      : { ok: false, code: 'CTL_FAILED', message: why.message },
+  );
 }
 
 const sumKeys = (parts: readonly Record<string, unknown>[], key: string) => {
@@ -221,7 +194,7 @@ export async function runPrimaryCommand(
       ? { ...req, loaded: await primary.reloadConfig() }
       : req;
   const live = workers();
-  const answers = await Promise.all(live.map((w) => askWorker(w, forwarded)));
+  const answers = await Promise.all(live.map((w) => askCommand(w, forwarded)));
   const failed = answers.filter((a) => !a.ok);
   const results = answers.map((a) => a.result ?? {});
   const perWorker = results.map((r, i) => ({ pid: live[i]!.process.pid, ...r }));

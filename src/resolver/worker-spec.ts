@@ -2,8 +2,10 @@
  * What a resolver worker process (`startResolver` with `workers` above 1)
  * is told at its start and says back to the primary: the service to start
  * (in its environment, as JSON), and its log entries, readiness or failure
- * (cluster messages).
+ * (cluster messages); and the primary's requests to its workers (control
+ * commands, metrics) with their answers over the cluster channel.
  */
+import type { Worker } from 'node:cluster';
 import type { ResolverConfig } from '../config/resolver.ts';
 
 /** The environment variable holding the worker's `WorkerSpec`. */
@@ -43,3 +45,57 @@ export type WorkerEvent =
   | { event: 'failed'; failure: WorkerFailure };
 
 export type WorkerMessage = WorkerEvent & { type: typeof WORKER_MESSAGE };
+
+/**
+ * In a worker: answer the primary's requests of `kind` (`askWorker`) with
+ * `answer`. Returns a function that stops answering.
+ */
+export function answerPrimary<Q, A>(
+  kind: string,
+  answer: (request: Q) => A | Promise<A>,
+): () => void {
+  const onMessage = (m: unknown) => {
+    const q = m as { type?: string; id?: number; request: Q };
+    if (q?.type !== `${kind}?`) return;
+    void Promise.resolve(answer(q.request)).then((a) =>
+      process.send?.({ type: kind, id: q.id, answer: a }),
+    );
+  };
+  process.on('message', onMessage);
+  return () => process.off('message', onMessage);
+}
+
+let nextId = 0;
+
+/**
+ * In the primary: worker `w`'s answer to a request of `kind`, or what
+ * `failed` makes of its silence for `timeoutMs` (`timeout`) or of a send
+ * that failed.
+ */
+export function askWorker<Q, A>(
+  w: Worker,
+  kind: string,
+  request: Q,
+  timeoutMs: number,
+  failed: (why: 'timeout' | Error) => A,
+): Promise<A> {
+  const id = ++nextId;
+  return new Promise((resolve) => {
+    const done = (a: A) => {
+      clearTimeout(timer);
+      w.off('message', onMessage);
+      resolve(a);
+    };
+    const timer = setTimeout(() => done(failed('timeout')), timeoutMs);
+    const onMessage = (m: unknown) => {
+      const a = m as { type?: string; id?: number; answer?: A };
+      if (a?.type === kind && a.id === id && a.answer !== undefined) done(a.answer);
+    };
+    w.on('message', onMessage);
+    try {
+      w.send({ type: `${kind}?`, id, request });
+    } catch (e) {
+      done(failed(e as Error));
+    }
+  });
+}

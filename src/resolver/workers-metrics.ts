@@ -8,9 +8,10 @@
 import type { Worker } from 'node:cluster';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../kit/metrics/http.ts';
 import { family, mergeFamilies, type MetricFamily } from '../kit/metrics/prom.ts';
+import { answerPrimary, askWorker } from './worker-spec.ts';
 
-const ASK = 'lexroute-metrics?';
-const ANSWER = 'lexroute-metrics';
+/** The metrics' requests and answers between the primary and its workers. */
+const KIND = 'lexroute-metrics';
 /** A worker that does not answer within this time is left out of the scrape. */
 const WORKER_TIMEOUT_MS = 2000;
 
@@ -22,13 +23,7 @@ const SHARED = new Set([
 
 /** In a worker: answer the primary's metrics requests. Returns a function that stops answering. */
 export function answerMetricsRequests(collect: () => MetricFamily[]): () => void {
-  const onMessage = (m: unknown) => {
-    if (typeof m === 'object' && m !== null && (m as { type?: string }).type === ASK) {
-      process.send?.({ type: ANSWER, id: (m as { id: number }).id, families: collect() });
-    }
-  };
-  process.on('message', onMessage);
-  return () => process.off('message', onMessage);
+  return answerPrimary(KIND, () => collect());
 }
 
 /** In the primary: the endpoint, summing what the live workers report. */
@@ -37,30 +32,16 @@ export async function startPrimaryMetrics(
   port: number,
   workers: () => readonly Worker[],
 ): Promise<MetricsEndpoint> {
-  let next = 0;
-  const askOne = (w: Worker, id: number) =>
-    new Promise<MetricFamily[] | undefined>((resolve) => {
-      const timer = setTimeout(() => done(undefined), WORKER_TIMEOUT_MS);
-      const onMessage = (m: unknown) => {
-        const a = m as { type?: string; id?: number; families?: MetricFamily[] };
-        if (a?.type === ANSWER && a.id === id) done(a.families);
-      };
-      const done = (f: MetricFamily[] | undefined) => {
-        clearTimeout(timer);
-        w.off('message', onMessage);
-        resolve(f);
-      };
-      w.on('message', onMessage);
-      try {
-        w.send({ type: ASK, id });
-      } catch {
-        done(undefined);
-      }
-    });
+  const askOne = (w: Worker) =>
+    askWorker<undefined, MetricFamily[] | undefined>(
+      w,
+      KIND,
+      undefined,
+      WORKER_TIMEOUT_MS,
+      () => undefined,
+    );
   return startMetricsEndpoint(host, port, async () => {
-    const id = ++next;
-    const live = workers();
-    const parts = await Promise.all(live.map((w) => askOne(w, id)));
+    const parts = await Promise.all(workers().map(askOne));
     const got = parts.filter((p): p is MetricFamily[] => p !== undefined);
     return [
       ...mergeFamilies(got, SHARED),
