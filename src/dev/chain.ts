@@ -210,7 +210,7 @@ function describeBindProblem(
  */
 async function signServed(
   zoneFiles: Map<string, string>,
-  served: readonly { files: string[]; origins: string[] }[],
+  served: DevZones['served'],
   tmp: string | undefined,
   closers: (() => Promise<void>)[],
 ): Promise<SignedChain> {
@@ -228,8 +228,7 @@ async function signServed(
       cause: e,
     });
   }
-  for (const s of served)
-    s.files.splice(0, s.files.length, ...s.origins.map((o) => signed.files.get(o)!));
+  for (const z of served.flat()) z.file = signed.files.get(z.origin)!;
   for (const [origin, file] of signed.files) zoneFiles.set(origin, file);
   return signed;
 }
@@ -272,7 +271,7 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
     anchors = dnssec ? `${dnssec.anchor}\n` : '';
     const dns = await startDnsServers(setup, zones.served);
     const doh = await startDohView(
-      zones.served.flatMap(zoneEntries),
+      zones.served.flat(),
       options.log,
       cwd,
       config.dns[0] ? setup.dnsAt(config.dns[0].listen).host : '127.0.0.1',
@@ -413,8 +412,13 @@ function resolverCatalogueFailed(catalogue: string, e: unknown): DevStartError {
 interface DevZones {
   /** Zone file served, per origin. */
   readonly zoneFiles: Map<string, string>;
-  /** Per DNS server, its files and their origins (in configuration order). */
-  readonly served: { files: string[]; origins: string[] }[];
+  /**
+   * Per DNS server, its zones as the server configuration names them, in
+   * configuration order: each file with its origin (the configured one, else
+   * the original file name's), so that a rewritten copy, named otherwise,
+   * serves the same zone.
+   */
+  readonly served: { file: string; origin: string }[][];
 }
 
 /** The zone files as they are, or rewritten copies when resolvers moved to other ports. */
@@ -434,13 +438,9 @@ async function prepareZones(
     const dir = zoneDir;
     setup.closers.push(() => rm(dir, { recursive: true, force: true }));
   }
-  const zones: DevZones = {
-    zoneFiles: new Map(),
-    served: [],
-  };
+  const zones: DevZones = { zoneFiles: new Map(), served: [] };
   for (const [i, d] of config.dns.entries()) {
-    const files: string[] = [];
-    const origins: string[] = [];
+    const served: DevZones['served'][number] = [];
     for (const [j, z] of d.zones.entries()) {
       const src = setup.abs(z.file);
       const origin = z.origin ?? inferOriginFromFileName(src);
@@ -456,10 +456,9 @@ async function prepareZones(
           ? src
           : await copyRewritten(src, path.join(zoneDir, `${i}-${j}-${path.basename(src)}`), moves);
       zones.zoneFiles.set(norm, file);
-      files.push(file);
-      origins.push(norm);
+      served.push({ file, origin: norm });
     }
-    zones.served.push({ files, origins });
+    zones.served.push(served);
   }
   return zones;
 }
@@ -480,15 +479,6 @@ async function copyRewritten(
   return file;
 }
 
-/**
- * A DNS server's zones as the server configuration names them: each file
- * with its origin (the configured one, else the original file name's), so
- * that a rewritten copy, named otherwise, serves the same zone.
- */
-function zoneEntries(s: DevZones['served'][number]): { file: string; origin: string }[] {
-  return s.files.map((file, i) => ({ file, origin: s.origins[i]! }));
-}
-
 /** One authoritative service (`startAuthority`) per configured DNS server; a zone that fails to load fails the start. */
 async function startDnsServers(
   setup: Setup,
@@ -501,7 +491,7 @@ async function startDnsServers(
     const problems: string[] = [];
     let authority: Authority;
     try {
-      const config = { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: zoneEntries(served[i]!) };
+      const config = { ...DEFAULT_SERVER_CONFIG, listen: [l], zones: [...served[i]!] };
       const log = serverLog(d.name, options.log, problems);
       authority = await startAuthority(config, { log, cwd: options.cwd });
     } catch (e) {
@@ -520,7 +510,8 @@ async function startDnsServers(
       );
     }
     const port = server.udp[0]?.port ?? l.port;
-    dns.push({ name: d.name, host: l.host, port, origins: served[i]!.origins, server });
+    const origins = served[i]!.map((z) => z.origin);
+    dns.push({ name: d.name, host: l.host, port, origins, server });
   }
   return dns;
 }
