@@ -141,6 +141,23 @@ class Parser {
     return c === TILDE || c === 0x3f || c === 0x23;
   }
 
+  /** At the end of the work's elements: the end of the name, or `:`, `@` or `$`. */
+  atWorkEnd(i: number): boolean {
+    const c = this.code(i);
+    return this.atNameEnd(i) || c === COLON || c === AT || c === DOLLAR;
+  }
+
+  /** `*(";" part)` from `i`: the parts, and where they end. */
+  parts(i: number, kind: number, code: UrnCode, what: string): [Segment[], number] {
+    const out: Segment[] = [];
+    while (this.code(i) === SEMI) {
+      const e = this.need(i + 1, kind, code, what);
+      out.push(this.seg(i + 1, e));
+      i = e;
+    }
+    return [out, i];
+  }
+
   /** Read a token of the given kind from `i`; returns its end (== i when there is none). */
   token(i: number, kind: number): number {
     const text = this.text;
@@ -240,14 +257,8 @@ class Parser {
     const start = i;
     const end = this.need(i, kind, code, what);
     const value = this.seg(i, end);
-    const specifications: Segment[] = [];
-    i = end;
-    while (this.code(i) === SEMI) {
-      const e = this.need(i + 1, specKind, code, `a specification of ${what}`);
-      specifications.push(this.seg(i + 1, e));
-      i = e;
-    }
-    return [{ value, specifications, span: { start, end: i } }, i];
+    const [specifications, e] = this.parts(end, specKind, code, `a specification of ${what}`);
+    return [{ value, specifications, span: { start, end: e } }, e];
   }
 
   /** After an element: the next character must be one of `allowed` or the end of the name. */
@@ -412,13 +423,8 @@ class Parser {
       );
     }
     const code = this.seg(i, end);
-    const units: Segment[] = [];
-    i = end;
-    while (this.code(i) === SEMI) {
-      const e = this.need(i + 1, ALF_DOT, 'LEX_BAD_JURISDICTION', 'a jurisdiction unit');
-      units.push(this.seg(i + 1, e));
-      i = e;
-    }
+    const [units, e] = this.parts(end, ALF_DOT, 'LEX_BAD_JURISDICTION', 'a jurisdiction unit');
+    i = e;
     if (this.atNameEnd(i)) {
       fail(
         'LEX_MISSING_AUTHORITY',
@@ -445,18 +451,9 @@ class Parser {
         issuers.length ? 'an issuer after "+"' : 'the authority',
       );
       const name = this.seg(i, end);
-      const bodyFunctions: Segment[] = [];
-      i = end;
-      while (this.code(i) === SEMI) {
-        const e = this.need(
-          i + 1,
-          ALF_DOT,
-          'LEX_BAD_AUTHORITY',
-          'a body or function of the issuer',
-        );
-        bodyFunctions.push(this.seg(i + 1, e));
-        i = e;
-      }
+      const what = 'a body or function of the issuer';
+      const [bodyFunctions, e] = this.parts(end, ALF_DOT, 'LEX_BAD_AUTHORITY', what);
+      i = e;
       issuers.push({ name, bodyFunctions, span: { start: istart, end: i } });
       if (this.code(i) !== PLUS) break;
       i++;
@@ -475,12 +472,7 @@ class Parser {
 
   details(i: number): [LexDetails, number] {
     const start = i;
-    if (
-      this.atNameEnd(i) ||
-      this.code(i) === COLON ||
-      this.code(i) === AT ||
-      this.code(i) === DOLLAR
-    ) {
+    if (this.atWorkEnd(i)) {
       fail(
         'LEX_MISSING_DETAILS',
         'the details (date or period, then ";" and a number) are missing',
@@ -513,12 +505,7 @@ class Parser {
       i = e;
     }
     if (this.code(i) !== SEMI) {
-      if (
-        this.atNameEnd(i) ||
-        this.code(i) === COLON ||
-        this.code(i) === AT ||
-        this.code(i) === DOLLAR
-      ) {
+      if (this.atWorkEnd(i)) {
         fail(
           'LEX_MISSING_NUMBER',
           'the details need ";" and a number after the ' +
