@@ -172,9 +172,8 @@ interface Compiled {
   readonly names: Map<string, NameEntry>;
   /** Per zone served and queried: its negative bodies and query counter. */
   readonly slots: Map<IndexedZone, ZoneSlot>;
-  /** The zones served, in the order given (a one-zone replacement writes its place). */
-  readonly zones: Zone[];
-  readonly indexed: IndexedZone[];
+  readonly zones: readonly Zone[];
+  readonly indexed: readonly IndexedZone[];
   /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
   readonly unavailable: readonly string[];
   /** The origin keys served and unavailable, sorted (what bodies encoded ahead are checked against). */
@@ -478,24 +477,28 @@ export class Engine {
     const z = fitAnswers(state.origins, given);
     forgetNames(state, old);
     state.slots.delete(old);
+    // The lists are new (a reader may compare them with those it saw: `xfr/out.ts`); the
+    // maps are this state's own (made by `compile`), written in place between two queries.
     const i = state.indexed.indexOf(old);
-    state.indexed[i] = z;
-    state.zones[i] = z.zone;
-    // The set is this state's own (made by `compile`): written in place, between two queries.
+    const indexed = state.indexed.with(i, z);
+    const zones = state.zones.with(i, z.zone);
     (state.set.byOrigin as Map<string, IndexedZone>).set(z.originKey, z);
     const at = state.aheadAt.get(old);
     const readAhead = z.answers !== undefined && z.nodes instanceof KeyedNodes;
-    if (at !== undefined && readAhead) {
+    if (at !== undefined && !readAhead) {
+      // The places of the zones after it change: listed again, their names found again on first query.
+      this.state = { ...state, indexed, zones, ...aheadOf(indexed), ahead: new Map() };
+      return true;
+    }
+    if (at !== undefined) {
       state.aheadAt.delete(old);
       state.aheadZones[at] = z;
       state.aheadAt.set(z, at);
-    } else if (at !== undefined) {
-      // The places of the zones after it change: listed again, their names found again on first query.
-      this.state = { ...state, ...aheadOf(state.indexed), ahead: new Map() };
     } else if (readAhead && state.aheadZones.length < AHEAD_ZONES) {
       state.aheadAt.set(z, state.aheadZones.length);
       state.aheadZones.push(z);
     }
+    this.state = { ...state, indexed, zones };
     return true;
   }
 

@@ -330,6 +330,8 @@ export class ZoneReloader {
   private fileByOrigin = new Map<string, string>();
   /** The earliest `refreshAt` in `current` (Infinity: none; NaN: to be found again). */
   private earliest = NaN;
+  /** A zone expired or came back since the last swap of the set (the next reload swaps it). */
+  private expiryChanged = false;
 
   constructor(options: ReloaderOptions) {
     this.o = options;
@@ -366,6 +368,7 @@ export class ZoneReloader {
     if (expired === this.expired.has(origin)) return;
     if (expired) this.expired.add(origin);
     else this.expired.delete(origin);
+    this.expiryChanged = true;
     await this.reload();
   }
 
@@ -491,7 +494,10 @@ export class ZoneReloader {
       this.o.retrySoon();
     } else this.incompleteTries = 0;
     const removed = [...this.current.keys()].filter((f) => !next.has(f)).length;
-    const zones = await this.swapIn(next, counts.loaded > 0 || removed > 0);
+    const loadedFiles = results.filter((r) => r.o === 'loaded').map((r) => r.file);
+    const zones =
+      (await this.replaceEach(next, loadedFiles, removed)) ??
+      (await this.swapIn(next, counts.loaded > 0 || removed > 0));
     const { loaded, unchanged, failed } = counts;
     return { loaded, unchanged, failed, removed, zones, ms: Math.round(now() - t0) };
   }
@@ -522,12 +528,45 @@ export class ZoneReloader {
     };
   }
 
-  /** Serve `l` in place of `prev`, the zone of `file` (same origin, served from it); false: not done. */
+  /**
+   * A reload that changed a few zones and nothing else of the set (no file
+   * added or gone, no expiry changed): each zone replaced by itself, as by
+   * `ctl reload ZONE`. The number of zones served; undefined: not done
+   * (the caller swaps the set).
+   */
+  private async replaceEach(
+    next: Map<string, Loaded>,
+    loaded: readonly string[],
+    removed: number,
+  ): Promise<number | undefined> {
+    if (loaded.length === 0 || loaded.length > REPLACE_AT_MOST || this.expiryChanged) return;
+    if (removed > 0 || next.size !== this.current.size) return;
+    if (this.unavailable(this.served).join() !== this.unavailableKey) return;
+    const swaps = loaded.map((file) => ({
+      file,
+      prev: this.current.get(file),
+      l: next.get(file)!,
+    }));
+    if (!swaps.every(({ prev, l }) => prev && this.replaceable(prev, l))) return;
+    for (const { file, prev, l } of swaps) if (!(await this.swapOne(file, prev!, l))) return;
+    // The other files' sizes and times (a touched file) as this reload found them.
+    this.current = next;
+    this.earliest = NaN;
+    return this.served.size;
+  }
+
+  /** `l` can replace `prev` alone: the same origin, served from `prev`'s file, not expired. */
+  private replaceable(prev: Loaded, l: Loaded): boolean {
+    const origin = l.zone.origin;
+    if (this.o.engine.replaceZone === undefined || origin !== prev.zone.origin) return false;
+    return this.served.get(origin) === prev.zone && !this.expired.has(origin);
+  }
+
+  /** Serve `l` in place of `prev`, the zone of `file`; false: not done (then the set is swapped). */
   private async swapOne(file: string, prev: Loaded, l: Loaded): Promise<boolean> {
     const origin = l.zone.origin;
     const { replaceZone } = this.o.engine;
-    if (replaceZone === undefined || origin !== prev.zone.origin) return false;
-    if (this.served.get(origin) !== prev.zone || this.expired.has(origin)) return false;
+    if (replaceZone === undefined || !this.replaceable(prev, l)) return false;
     const c0 = now();
     if (!(await replaceZone.call(this.o.engine, l.indexed ?? l.zone))) return false;
     this.o.log.info('zones_compiled', { zones: this.served.size, ms: round1(now() - c0), origin });
@@ -619,9 +658,7 @@ export class ZoneReloader {
         swapped.set(l.zone.origin, this.swapInfo(file, l));
       }
     }
-    const unavailable = (this.o.secondaryFiles ?? [])
-      .filter((s) => !byOrigin.has(s.origin))
-      .map((s) => nameKey(s.origin));
+    const unavailable = this.unavailable(byOrigin);
     const changed =
       changedFiles ||
       unavailable.join() !== this.unavailableKey ||
@@ -634,6 +671,7 @@ export class ZoneReloader {
     }
     this.current = next;
     this.earliest = NaN;
+    this.expiryChanged = false;
     this.fileByOrigin = new Map();
     for (const [file, l] of next)
       if (!this.fileByOrigin.has(l.zone.origin)) this.fileByOrigin.set(l.zone.origin, file);
@@ -643,6 +681,13 @@ export class ZoneReloader {
       await this.swapHook(before, zones, swapped);
     }
     return byOrigin.size;
+  }
+
+  /** The origin keys of the secondary zones configured and not in `served` (SERVFAIL). */
+  private unavailable(served: ReadonlyMap<string, unknown>): string[] {
+    return (this.o.secondaryFiles ?? [])
+      .filter((s) => !served.has(s.origin))
+      .map((s) => nameKey(s.origin));
   }
 
   /** What the swap hook learns of a zone loaded by this reload. */
@@ -821,6 +866,9 @@ export class ZoneReloader {
     return 'loaded';
   }
 }
+
+/** A reload that changed more zones than this swaps the set whole (not zone by zone). */
+const REPLACE_AT_MOST = 16;
 
 /** Files in flight per reload, so the load worker always has the next ones (`zones/worker.ts`). */
 const LOAD_CONCURRENCY = 256;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { captureIo, type CapturedIo } from '../helpers/io.ts';
 import { query, REPO } from './harness.ts';
+import { xfr, xfrQuery } from '../xfr/client.ts';
 
 let io: CapturedIo;
 let done: Promise<number>;
@@ -50,7 +51,19 @@ beforeAll(async () => {
   sock = path.join(dir, 'control.sock');
   io = captureIo({ cwd: REPO });
   done = run(
-    ['serve', '--zones', dir, '--listen', '127.0.0.1:0', '--control', sock, '--log-format', 'json'],
+    [
+      'serve',
+      '--zones',
+      dir,
+      '--listen',
+      '127.0.0.1:0',
+      '--control',
+      sock,
+      '--allow-transfer',
+      '127.0.0.1/32',
+      '--log-format',
+      'json',
+    ],
     io,
   );
   port = (await waitEvent('listening')).port as number;
@@ -96,11 +109,18 @@ describe('lexroute ctl', () => {
   it('reload ZONE: a good edit is served; a broken file keeps the old zone and reports the error', async () => {
     const file = path.join(dir, 'urn.arpa.zone');
     const good = readFileSync(file, 'utf8');
+    const axfrSerial = async () => {
+      const soa = (await xfr(port, xfrQuery('urn.arpa.', 'AXFR'))).records[0];
+      return soa?.type === 'SOA' ? soa.data.serial : undefined;
+    };
+    expect(await axfrSerial()).toBe(2026112001);
     writeFileSync(file, good.replace('2026112001', '2026112002'));
     const ok = await ctl('reload', 'urn.arpa');
     expect(ok.code).toBe(0);
     expect(ok.out).toContain('serial 2026112002');
     expect(await serial('urn.arpa')).toBe(2026112002);
+    // Transfers give the new version too (they find the zone by the engine's list).
+    expect(await axfrSerial()).toBe(2026112002);
 
     writeFileSync(file, good.replace('2026112001', '2026112003') + 'bad line with ( unbalanced\n');
     const bad = await ctl('--json', 'reload', 'urn.arpa');
