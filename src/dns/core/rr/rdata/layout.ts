@@ -603,11 +603,19 @@ export function writeHexToken(text: string, s: number, e: number, w: ByteWriter)
   return true;
 }
 
-/** Check wire RDATA against a layout; returns a problem description or undefined. */
-export function checkWire(schema: readonly FieldKind[], rdata: Uint8Array): string | undefined {
+/**
+ * Walk wire RDATA along a layout: why it does not fit, or undefined; with
+ * `parts`, the presentation of each field is pushed to it on the way.
+ */
+export function checkWire(
+  schema: readonly FieldKind[],
+  rdata: Uint8Array,
+  parts?: string[],
+): string | undefined {
   let p = 0;
   const n = rdata.length;
   for (const kind of schema) {
+    const start = p;
     switch (kind) {
       case 'u8':
       case 'alg':
@@ -645,13 +653,49 @@ export function checkWire(schema: readonly FieldKind[], rdata: Uint8Array): stri
         p = n;
         break;
       case 'text':
-        p = Math.max(p, n);
+        p = n;
         break;
     }
     if (p > n) return 'truncated';
+    parts?.push(fieldText(kind, rdata, start, p));
   }
   if (p !== n) return `${n - p} trailing octets`;
   return undefined;
+}
+
+/** Presentation of the field of `kind` at `rdata[s, e)`. */
+function fieldText(kind: FieldKind, b: Uint8Array, s: number, e: number): string {
+  switch (kind) {
+    case 'u8':
+    case 'alg':
+      return String(b[s]);
+    case 'u16':
+      return String(readU16(b, s));
+    case 'u32':
+    case 'period':
+      return String(readU32(b, s));
+    case 'ipv4':
+      return ipv4Text(b, s);
+    case 'ipv6':
+      return ipv6Text(b, s);
+    case 'name':
+      return nameToText(b, s, false);
+    case 'cstr':
+      return quoteString(b, s + 1, e);
+    case 'cstrs': {
+      const out: string[] = [];
+      for (let p = s; p < e; p += 1 + b[p]!) out.push(quoteString(b, p + 1, p + 1 + b[p]!));
+      return out.join(' ');
+    }
+    case 'tag':
+      return String.fromCharCode(...b.subarray(s + 1, e));
+    case 'text':
+      return quoteString(b, s, e);
+    case 'hex':
+      return toHex(b.subarray(s, e));
+    case 'b64':
+      return toBase64(b.subarray(s, e));
+  }
 }
 
 /** Quoted presentation of a character-string (`"` and `\` escaped, non-printables as \DDD). */
@@ -695,69 +739,7 @@ export function ipv6Text(b: Uint8Array, p: number): string {
 /** Presentation of RDATA that fits `schema` (checkWire passed). */
 export function fieldsText(schema: readonly FieldKind[], rdata: Uint8Array): string {
   const parts: string[] = [];
-  let p = 0;
-  for (const kind of schema) {
-    switch (kind) {
-      case 'u8':
-      case 'alg':
-        parts.push(String(rdata[p]));
-        p += 1;
-        break;
-      case 'u16':
-        parts.push(String(readU16(rdata, p)));
-        p += 2;
-        break;
-      case 'u32':
-      case 'period':
-        parts.push(String(readU32(rdata, p)));
-        p += 4;
-        break;
-      case 'ipv4':
-        parts.push(ipv4Text(rdata, p));
-        p += 4;
-        break;
-      case 'ipv6':
-        parts.push(ipv6Text(rdata, p));
-        p += 16;
-        break;
-      case 'name': {
-        parts.push(nameToText(rdata, p, false));
-        p += wireNameLength(rdata, p);
-        break;
-      }
-      case 'cstr':
-        parts.push(quoteString(rdata, p + 1, p + 1 + rdata[p]!));
-        p += 1 + rdata[p]!;
-        break;
-      case 'cstrs':
-        while (p < rdata.length) {
-          parts.push(quoteString(rdata, p + 1, p + 1 + rdata[p]!));
-          p += 1 + rdata[p]!;
-        }
-        break;
-      case 'tag': {
-        let t = '';
-        for (let i = p + 1; i < p + 1 + rdata[p]!; i++) t += String.fromCharCode(rdata[i]!);
-        parts.push(t);
-        p += 1 + rdata[p]!;
-        break;
-      }
-      case 'text':
-        parts.push(quoteString(rdata, p, rdata.length));
-        p = rdata.length;
-        break;
-      case 'hex':
-        parts.push(p === rdata.length ? '' : toHex(rdata.subarray(p)));
-        p = rdata.length;
-        break;
-      case 'b64':
-        parts.push(toBase64(rdata.subarray(p)));
-        p = rdata.length;
-        break;
-    }
-  }
-  // An empty hex/base64 tail cannot be written in presentation form.
-  if (parts[parts.length - 1] === '') return genericText(rdata);
+  checkWire(schema, rdata, parts);
   return parts.join(' ');
 }
 

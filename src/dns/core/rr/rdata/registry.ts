@@ -12,7 +12,6 @@ import {
   checkWire,
   encodeFields,
   fail,
-  fieldsText,
   genericText,
   parseUint,
   writeHexToken,
@@ -236,7 +235,8 @@ export function rdataToText(type: number, rdata: Uint8Array): string {
       return codec.print(rdata, type) ?? genericText(rdata);
     return genericText(rdata);
   }
-  if (checkWire(schema, rdata) !== undefined || (type === TYPE_CAA && !caaTagOk(rdata)))
+  const parts: string[] = [];
+  if (checkWire(schema, rdata, parts) !== undefined || (type === TYPE_CAA && !caaTagOk(rdata)))
     return genericText(rdata);
-  return fieldsText(schema, rdata);
+  return parts.join(' ');
 }
