@@ -9,20 +9,19 @@ import type { ResourceRecord, RRset, Zone, ZoneDiagnostic, ZoneNode } from './mo
 import { MapView, StoreZone } from './views.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
 import { sortCanonical } from './build.ts';
+import { AT_CUT_TYPES, GLUE_TYPES, glueFinding, occluded } from './validate.ts';
 import { isSubdomain, nameToText, parentName, wireNameLength } from './names.ts';
 import {
   TYPE_A,
   TYPE_AAAA,
   TYPE_CNAME,
   TYPE_DNSKEY,
-  TYPE_DS,
   TYPE_NS,
   TYPE_NSEC,
   TYPE_NSEC3,
   TYPE_NSEC3PARAM,
   TYPE_RRSIG,
   TYPE_SOA,
-  typeName,
 } from '../rr/types.ts';
 
 /** One version's difference: the records deleted, those added, and the new SOA. */
@@ -342,16 +341,6 @@ export function patchZone(from: Zone, changes: ZoneChanges): PatchOutcome {
   };
 }
 
-const GLUE_TYPES: ReadonlySet<number> = new Set([TYPE_A, TYPE_AAAA]);
-const AT_CUT_TYPES: ReadonlySet<number> = new Set([
-  TYPE_NS,
-  TYPE_DS,
-  TYPE_A,
-  TYPE_AAAA,
-  TYPE_RRSIG,
-  TYPE_NSEC,
-]);
-
 /**
  * `validate.ts`'s zone-cut findings (occluded data, glue, NS targets without
  * an address) for the names a difference touched.
@@ -364,13 +353,7 @@ export function touchedCutFindings(zone: Zone, touched: readonly string[]): Zone
     for (const type of node.rrsets.keys()) {
       if (node.belowCut ? GLUE_TYPES.has(type) : !node.isDelegation || AT_CUT_TYPES.has(type))
         continue;
-      out.push({
-        code: 'ZONE_OCCLUDED',
-        message: node.belowCut
-          ? `${typeName(type)} at ${name} is below a zone cut and will not be served`
-          : `${typeName(type)} at the delegation point ${name} is not authoritative and will not be served`,
-        severity: 'warning',
-      });
+      out.push(occluded(type, name, node.belowCut));
     }
     const ns = node.rrsets.get(TYPE_NS);
     if (ns !== undefined && !node.belowCut) out.push(...glueFindings(zone, name, ns));
@@ -380,28 +363,17 @@ export function touchedCutFindings(zone: Zone, touched: readonly string[]): Zone
 
 function glueFindings(zone: Zone, owner: string, ns: RRset): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];
-  const severity = owner === zone.origin ? 'error' : 'warning';
   for (const r of ns.records) {
     if (wireNameLength(r.rdata, 0) !== r.rdata.length) continue;
     const target = nameToText(r.rdata, 0, true);
     if (!isSubdomain(target, zone.origin)) continue;
     const t = zone.nodes.get(target);
-    if (t?.rrsets.has(TYPE_CNAME)) {
-      out.push({
-        code: 'ZONE_NS_TARGET_CNAME',
-        message: `NS ${target} of ${owner} is an alias (CNAME); a name server name must not be one (RFC 2181 section 10.3)`,
-        severity,
-      });
-      continue;
-    }
-    if (t?.rrsets.has(TYPE_A) || t?.rrsets.has(TYPE_AAAA)) continue;
-    out.push({
-      code: 'ZONE_MISSING_GLUE',
-      message: t?.belowCut
-        ? `NS ${target} of ${owner} is inside a delegated child zone and has no glue address record`
-        : `NS ${target} of ${owner} is inside the zone but has no A or AAAA record`,
-      severity,
+    const found = glueFinding(target, owner, owner === zone.origin, {
+      cname: t?.rrsets.has(TYPE_CNAME) ?? false,
+      address: (t?.rrsets.has(TYPE_A) || t?.rrsets.has(TYPE_AAAA)) ?? false,
+      inChild: () => t?.belowCut ?? false,
     });
+    if (found) out.push(found);
   }
   return out;
 }

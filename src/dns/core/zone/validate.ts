@@ -20,10 +20,62 @@ import {
   TYPE_SOA,
   TYPE_SRV,
   typeName,
+  TYPE_DS,
 } from '../rr/types.ts';
-import { TYPE_DS } from '../rr/types.ts';
 
 const MAX_TTL = 0x7fffffff;
+
+/** What may stand below a zone cut (glue), and at a delegation point. */
+export const GLUE_TYPES: ReadonlySet<number> = new Set([TYPE_A, TYPE_AAAA]);
+export const AT_CUT_TYPES: ReadonlySet<number> = new Set([
+  TYPE_NS,
+  TYPE_DS,
+  TYPE_A,
+  TYPE_AAAA,
+  TYPE_RRSIG,
+  TYPE_NSEC,
+]);
+
+/** ZONE_OCCLUDED: data of `type` at `name`, below a cut or at a delegation point. */
+export function occluded(type: number, name: string, belowCut: boolean): ZoneDiagnostic {
+  return {
+    code: 'ZONE_OCCLUDED',
+    message: belowCut
+      ? `${typeName(type)} at ${name} is below a zone cut and will not be served`
+      : `${typeName(type)} at the delegation point ${name} is not authoritative and will not be served`,
+    severity: 'warning',
+  };
+}
+
+/**
+ * What is wrong with the in-zone name server `target` of `owner`: it is an
+ * alias (RFC 2181 section 10.3: "The domain name used as the value of a NS
+ * resource record ... must not be an alias"), or it has no address (glue).
+ * As BIND: an error at the apex (the zone is unusable), a warning at a cut
+ * (reported, and the zone loads).
+ */
+export function glueFinding(
+  target: string,
+  owner: string,
+  atApex: boolean,
+  t: { cname: boolean; address: boolean; inChild: () => boolean },
+): ZoneDiagnostic | undefined {
+  const severity = atApex ? 'error' : 'warning';
+  if (t.cname)
+    return {
+      code: 'ZONE_NS_TARGET_CNAME',
+      message: `NS ${target} of ${owner} is an alias (CNAME); a name server name must not be one (RFC 2181 section 10.3)`,
+      severity,
+    };
+  if (t.address) return undefined;
+  return {
+    code: 'ZONE_MISSING_GLUE',
+    message: t.inChild()
+      ? `NS ${target} of ${owner} is inside a delegated child zone and has no glue address record`
+      : `NS ${target} of ${owner} is inside the zone but has no A or AAAA record`,
+    severity,
+  };
+}
 
 /**
  * @param owners names [0, owners) of the store own records (the rest are
@@ -221,32 +273,17 @@ function checkOccluded(
     if (flags & NODE_OUT_OF_ZONE) continue;
     const owner = (): string => st.name(n);
     const first = st.firstRRset(n);
-    if (flags & NODE_BELOW_CUT) {
+    const belowCut = (flags & NODE_BELOW_CUT) !== 0;
+    if (belowCut || flags & NODE_DELEGATION)
       for (let s = first; s >= 0; s = st.nextRRset(s)) {
         const type = st.rrsetType(s);
-        if (type === TYPE_A || type === TYPE_AAAA) continue;
+        if ((belowCut ? GLUE_TYPES : AT_CUT_TYPES).has(type)) continue;
         out.push({
-          code: 'ZONE_OCCLUDED',
-          message: `${typeName(type)} at ${owner()} is below a zone cut and will not be served`,
-          severity: 'warning',
+          ...occluded(type, owner(), belowCut),
           ...st.at(st.firstRecord(s)),
           token: owner(),
         });
       }
-    } else if (flags & NODE_DELEGATION) {
-      for (let s = first; s >= 0; s = st.nextRRset(s)) {
-        const type = st.rrsetType(s);
-        if (type === TYPE_NS || type === TYPE_DS || type === TYPE_A || type === TYPE_AAAA) continue;
-        if (type === TYPE_RRSIG || type === TYPE_NSEC) continue;
-        out.push({
-          code: 'ZONE_OCCLUDED',
-          message: `${typeName(type)} at the delegation point ${owner()} is not authoritative and will not be served`,
-          severity: 'warning',
-          ...st.at(st.firstRecord(s)),
-          token: owner(),
-        });
-      }
-    }
     if (dnames.length > 0)
       for (const d of dnames) {
         if (owner() !== d && isSubdomain(owner(), d)) {
@@ -290,34 +327,13 @@ function checkGlue(
       const target = nameToText(rd, 0, true);
       if (!isSubdomain(target, origin)) continue;
       const t = st.findName(target);
-      // RFC 2181 section 10.3: "The domain name used as the value of a NS
-      // resource record, or part of the value of a MX resource record must
-      // not be an alias." As BIND: an error at the apex, a warning at a cut.
-      if (t >= 0 && st.findSet(t, TYPE_CNAME) >= 0) {
-        out.push({
-          code: 'ZONE_NS_TARGET_CNAME',
-          message: `NS ${target} of ${owner} is an alias (CNAME); a name server name must not be one (RFC 2181 section 10.3)`,
-          severity: n === apex ? 'error' : 'warning',
-          ...st.at(r),
-          token: target,
-        });
-        continue;
-      }
-      const hasAddress = t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0);
-      if (hasAddress) continue;
-      const inChild =
-        (t >= 0 && (st.nameFlags(t) & NODE_BELOW_CUT) !== 0) || isBelowAnyCut(st, target, origin);
-      // As BIND: an apex name server without an address makes the zone unusable
-      // (error); a delegation without its glue is reported but loads (warning).
-      out.push({
-        code: 'ZONE_MISSING_GLUE',
-        message: inChild
-          ? `NS ${target} of ${owner} is inside a delegated child zone and has no glue address record`
-          : `NS ${target} of ${owner} is inside the zone but has no A or AAAA record`,
-        severity: n === apex ? 'error' : 'warning',
-        ...st.at(r),
-        token: target,
+      const found = glueFinding(target, owner, n === apex, {
+        cname: t >= 0 && st.findSet(t, TYPE_CNAME) >= 0,
+        address: t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0),
+        inChild: () =>
+          (t >= 0 && (st.nameFlags(t) & NODE_BELOW_CUT) !== 0) || isBelowAnyCut(st, target, origin),
       });
+      if (found) out.push({ ...found, ...st.at(r), token: target });
     }
   }
 }
