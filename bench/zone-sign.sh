@@ -11,11 +11,15 @@
 # thread) signs the same file with the same keys as a second baseline when it
 # is installed (ldnsutils). Then `lexroute serve --keys` on the unsigned file:
 # the time from start to the first signed answer (load and inline signing in
-# the zone-load worker) next to the same server on the unsigned file.
+# the zone-load worker) next to the same server on the unsigned file, and the
+# server's peak RSS (VmHWM) by then against dnssec-signzone's (issue 30:
+# first inline signing within 1.5x its memory).
 #
 #   bench/zone-sign.sh                    # 1,000,000 records
 #   RECORDS=100000 bench/zone-sign.sh
 #   VERIFY=0 bench/zone-sign.sh           # without the verification of the output
+#   LDNS=0 UNSIGNED=0 bench/zone-sign.sh  # without ldns-signzone, without the unsigned server
+#   ADDR=127.0.0.9 PORT=5300 bench/zone-sign.sh  # where the servers listen
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${RECORDS:-1000000}
@@ -63,7 +67,7 @@ if [ "${VERIFY:-1}" = 1 ]; then
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 HAVE_LDNS=0
-if command -v ldns-signzone >/dev/null 2>&1; then
+if [ "${LDNS:-1}" = 1 ] && command -v ldns-signzone >/dev/null 2>&1; then
   HAVE_LDNS=1
   KEYS=$(ls "$TMP"/keys/*.private | sed 's/\.private$//')
   # shellcheck disable=SC2086
@@ -76,28 +80,32 @@ fi
 
 # Inline signing: start to the first signed answer, against the same server on the unsigned file.
 PORT=${PORT:-5397}
+ADDR=${ADDR:-127.0.0.1}
 first_answer() { # name, extra serve options...
   local name=$1; shift
   local t0 t1 pid
   t0=$(date +%s.%N)
-  "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "127.0.0.1:$PORT" --log-level warn "$@" &
+  "$NODE" bin/lexroute.js serve --zones "$ZONE" --listen "$ADDR:$PORT" --log-level warn "$@" &
   pid=$!
-  until dig +time=1 +tries=1 +dnssec @127.0.0.1 -p "$PORT" j1.lex.bench NAPTR 2>/dev/null | grep -q 'status: NOERROR'; do
+  until dig +time=1 +tries=1 +dnssec @"$ADDR" -p "$PORT" j1.lex.bench NAPTR 2>/dev/null | grep -q 'status: NOERROR'; do
     kill -0 "$pid" 2>/dev/null || { echo "serve stopped" >&2; exit 1; }
     sleep 0.2
   done
   t1=$(date +%s.%N)
   if [ "$name" = inline ]; then
-    dig +dnssec @127.0.0.1 -p "$PORT" j1.lex.bench NAPTR | grep -q 'RRSIG' || { echo "no RRSIG in the inline-signed answer" >&2; exit 1; }
+    dig +dnssec @"$ADDR" -p "$PORT" j1.lex.bench NAPTR | grep -q 'RRSIG' || { echo "no RRSIG in the inline-signed answer" >&2; exit 1; }
   fi
   local rss
   rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill "$pid"; wait "$pid" 2>/dev/null || true
   printf '%-16s first answer after %8.1f s  peak RSS %8.0f MB\n' "serve-$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$(awk -v k="$rss" 'BEGIN{print k/1024}')"
-  eval "S_$name=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
+  eval "S_$name=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}'); R_$name=$rss"
 }
 if command -v dig >/dev/null 2>&1; then
-  first_answer unsigned
+  if [ "${UNSIGNED:-1}" = 1 ]; then first_answer unsigned; fi
   first_answer inline --keys "$TMP/keys" --nsec3
-  echo "serve --keys / serve (unsigned): time to the first answer $(ratio "$S_inline" "$S_unsigned")"
+  if [ "${UNSIGNED:-1}" = 1 ]; then
+    echo "serve --keys / serve (unsigned): time to the first answer $(ratio "$S_inline" "$S_unsigned")"
+  fi
+  echo "serve --keys first signing / dnssec-signzone: peak RSS $(ratio "$R_inline" "$M_bind")  (target <= 1.5)"
 fi

@@ -19,13 +19,11 @@ import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
 import { ZoneStore } from '../dns/core/zone/store.ts';
-import { StoreZone } from '../dns/core/zone/views.ts';
-import { signingPlan, type SignZoneOptions } from './core/sign-zone.ts';
-import { storeSigningPlan } from './core/sign-store.ts';
+import type { SignZoneOptions } from './core/sign-zone.ts';
+import { zoneSigningPlan } from './core/sign-store.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import { resignByDifference } from './core/resign-difference.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
-import { zoneRecords } from './sign.ts';
 import { signChunks } from './parallel-sign.ts';
 import { loadZoneFile, type LoadOptions } from '../authority/zones/load.ts';
 import { hashFile } from '../authority/zones/version.ts';
@@ -202,10 +200,7 @@ export async function signLoadedZone(
  * zone's owners are read from its columns one at a time (`sign-store.ts`).
  */
 async function signWhole(zone: Zone, options: SignZoneOptions, keys: readonly LoadedKey[]) {
-  const plan =
-    zone instanceof StoreZone
-      ? storeSigningPlan(zone, options)
-      : signingPlan(zoneRecords(zone), options);
+  const plan = zoneSigningPlan(zone, options);
   const store = new ZoneStore();
   let kept = 0;
   const counted = function* () {

@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import type { ResourceRecord, Zone } from '../dns/core/zone/model.ts';
-import { signingPlan, type SigningChunk } from './core/sign-zone.ts';
+import type { SigningChunk } from './core/sign-zone.ts';
+import { zoneSigningPlan } from './core/sign-store.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import { rrToPresentation } from '../dns/core/zone/writer.ts';
 import { loadZoneFile } from '../authority/zones/load.ts';
@@ -34,12 +34,6 @@ export interface SignFileResult {
   readonly keys: readonly string[];
   readonly rrsets: number;
   readonly records: number;
-}
-
-/** Every record of a loaded zone. */
-export function* zoneRecords(zone: Zone): Generator<ResourceRecord> {
-  for (const node of zone.nodes.values())
-    for (const set of node.rrsets.values()) yield* set.records;
 }
 
 /** RFC 1982 serial arithmetic: the later of two serials. */
@@ -107,7 +101,7 @@ export async function signZoneFile(file: string, o: SignFileOptions): Promise<Si
   }
   serial = (serial + 1) >>> 0;
   const now = o.now ?? Math.floor(Date.now() / 1000);
-  const plan = signingPlan(zoneRecords(zone), {
+  const plan = zoneSigningPlan(zone, {
     origin: zone.origin,
     keys,
     denial: o.nsec3 ? 'nsec3' : 'nsec',

@@ -1,22 +1,23 @@
 /**
- * Signing a loaded zone straight from its store's columns (inline signing,
- * `serve --keys`): the chunks of `signingPlan` with `canonicalOrder: false`
- * (the owners in the store's row order, then the NSEC3 chain in hash order;
- * the same expiration jitter drawn in the same order), but each owner's
- * records are read from the columns when its turn comes. The zone is never
+ * Signing a loaded zone straight from its store's columns (`serve --keys`,
+ * `zone sign`): the chunks of `signingPlan` (in canonical order, or with
+ * `canonicalOrder: false` the owners in the store's row order, then the
+ * NSEC3 chain in hash order; the same expiration jitter drawn in the same
+ * order), but each owner's records are read from the columns when its turn
+ * comes. The zone is never
  * a map of owner objects holding their records: what lives as long as the
  * signing is typed arrays (the NSEC3 hashes, 20 octets a name, or the NSEC
  * chain's successor of each name, 4 octets).
  */
-import type { ResourceRecord } from '../../dns/core/zone/model.ts';
+import type { ResourceRecord, Zone } from '../../dns/core/zone/model.ts';
 import {
   NODE_BELOW_CUT,
   NODE_DELEGATION,
   NODE_OUT_OF_ZONE,
   type ZoneStore,
 } from '../../dns/core/zone/store.ts';
-import type { StoreZone } from '../../dns/core/zone/views.ts';
-import { keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
+import { StoreZone } from '../../dns/core/zone/views.ts';
+import { keyLabelCount, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import {
   bitmaps,
   DNSSEC_TYPES,
@@ -28,6 +29,7 @@ import {
   ownerChunk,
   prepareApex,
   signers,
+  signingPlan,
   type Nsec3Chain,
   type Owner,
   type SignZoneOptions,
@@ -51,8 +53,6 @@ function ownerOf(st: ZoneStore, n: number): Owner | undefined {
       sets = new Map();
       name = st.name(n);
       key = nameKey(name);
-      // As `signingPlan`'s owners: the key's spelling (`a\.b`, where the store has `a\046b`).
-      if (name.includes('\\')) name = keyToName(key);
     }
     const list: ResourceRecord[] = [];
     for (let r = st.firstRecord(s); r >= 0; r = st.nextRecord(r))
@@ -78,6 +78,30 @@ function dataTypes(st: ZoneStore, n: number): number[] {
   return out;
 }
 
+/** Every record of a zone. */
+export function* zoneRecords(zone: Zone): Generator<ResourceRecord> {
+  for (const node of zone.nodes.values())
+    for (const set of node.rrsets.values()) yield* set.records;
+}
+
+/** The signing plan of a zone: from its store when it is a loaded one, else from its records. */
+export function zoneSigningPlan(zone: Zone, o: SignZoneOptions): Iterable<SigningChunk> {
+  return zone instanceof StoreZone ? storeSigningPlan(zone, o) : signingPlan(zoneRecords(zone), o);
+}
+
+/** What the owners of the plan are made from. */
+interface StorePlan {
+  readonly zone: StoreZone;
+  readonly apexRow: number;
+  /** The apex as signed: SOA with the new serial, DNSKEYs, NSEC3PARAM. */
+  readonly apex: Owner;
+  /** NSEC and NSEC3 TTL. */
+  readonly ttl: number;
+  /** NSEC: each authoritative name's successor. */
+  readonly next?: Int32Array;
+  readonly chain?: Nsec3Chain;
+}
+
 /** The signing plan of a built zone, read from its store (see the header). */
 export function storeSigningPlan(zone: StoreZone, o: SignZoneOptions): Iterable<SigningChunk> {
   const st = zone.store;
@@ -89,7 +113,25 @@ export function storeSigningPlan(zone: StoreZone, o: SignZoneOptions): Iterable<
   const types = (n: number) => (n === apexRow ? [...apex.sets.keys()] : dataTypes(st, n));
   const auth = (n: number) =>
     !st.hasNameFlag(n, NODE_OUT_OF_ZONE | NODE_BELOW_CUT) && types(n).length > 0;
-  if (o.denial === 'nsec') return rows(st, apexRow, apex, o, nsecNext(zone, auth), ttl);
+  const plan: StorePlan =
+    o.denial === 'nsec'
+      ? { zone, apexRow, apex, ttl, next: nsecNext(zone, auth) }
+      : { zone, apexRow, apex, ttl, chain: nsec3Chain(zone, apexRow, apex, o, ttl, types, auth) };
+  const order = o.canonicalOrder === false ? rowOrder(plan) : canonicalOrder(plan);
+  return owners(plan, order, o);
+}
+
+/** RFC 5155 section 7.1: NSEC3 per authoritative name and empty non-terminal; the NSEC3PARAM at the apex. */
+function nsec3Chain(
+  zone: StoreZone,
+  apexRow: number,
+  apex: Owner,
+  o: SignZoneOptions,
+  ttl: number,
+  types: (n: number) => number[],
+  auth: (n: number) => boolean,
+): Nsec3Chain {
+  const st = zone.store;
   const chain = nsec3Collector(apex.key, ttl, o);
   const ent = new Uint8Array(st.nameCount);
   for (let n = 0, count = st.nameCount; n < count; n++) {
@@ -108,7 +150,7 @@ export function storeSigningPlan(zone: StoreZone, o: SignZoneOptions): Iterable<
   apex.sets.set(T_NSEC3PARAM, [
     { owner: apex.name, type: T_NSEC3PARAM, class: 1, ttl: 0, rdata: nsec3ParamRdata(o) },
   ]);
-  return rows(st, apexRow, apex, o, undefined, ttl, chain.done());
+  return chain.done();
 }
 
 /** Each authoritative name's successor in canonical order (the last's is the first): the NSEC chain. */
@@ -126,31 +168,59 @@ function nsecNext(zone: StoreZone, auth: (n: number) => boolean): Int32Array {
   return next;
 }
 
-/** The owners in row order (with their NSEC when `next` is given), then the NSEC3 chain's. */
-function* rows(
-  st: ZoneStore,
-  apexRow: number,
-  apex: Owner,
+/** The plan's owners as rows (`n >= 0`) and NSEC3 chain owners (`-1 - i`): rows in store order, then the chain. */
+function* rowOrder(p: StorePlan): Generator<number> {
+  for (let n = 0, count = p.zone.store.nameCount; n < count; n++) yield n;
+  for (let i = 0; i < (p.chain?.count ?? 0); i++) yield -1 - i;
+}
+
+/**
+ * The same in DNSSEC canonical order (as `writeZone` prints): the zone's
+ * order, each NSEC3 owner (a child of the apex) before the first child
+ * of the apex whose label sorts after its own.
+ */
+function* canonicalOrder(p: StorePlan): Generator<number> {
+  const st = p.zone.store;
+  const depth = keyLabelCount(p.apex.key) + 1;
+  const chain = p.chain;
+  let i = 0;
+  for (const n of p.zone.order) {
+    if (chain && i < chain.count && n !== p.apexRow) {
+      const key = nameKey(st.name(n));
+      if (keyLabelCount(key) === depth) {
+        const label = key.slice(1, 1 + key.charCodeAt(0));
+        while (i < chain.count && chain.label(i) < label) yield -1 - i++;
+      }
+    }
+    yield n;
+  }
+  while (chain && i < chain.count) yield -1 - i++;
+}
+
+/** The chunks of the owners in `order` (each authoritative one with its NSEC, in an NSEC plan). */
+function* owners(
+  p: StorePlan,
+  order: Iterable<number>,
   o: SignZoneOptions,
-  next: Int32Array | undefined,
-  ttl: number,
-  chain?: Nsec3Chain,
 ): Generator<SigningChunk> {
+  const st = p.zone.store;
   const s = signers(o);
   const bitmapOf = bitmaps();
-  for (let n = 0, count = st.nameCount; n < count; n++) {
+  for (const n of order) {
+    if (n < 0) {
+      yield ownerChunk(p.chain!.owner(-1 - n), false, false, s);
+      continue;
+    }
     if (st.hasNameFlag(n, NODE_OUT_OF_ZONE)) continue;
-    const w = n === apexRow ? apex : ownerOf(st, n);
+    const w = n === p.apexRow ? p.apex : ownerOf(st, n);
     if (w === undefined) continue;
     const glue = st.hasNameFlag(n, NODE_BELOW_CUT);
-    const cut = n !== apexRow && st.hasNameFlag(n, NODE_DELEGATION);
-    if (next !== undefined && !glue) {
+    const cut = n !== p.apexRow && st.hasNameFlag(n, NODE_DELEGATION);
+    if (p.next !== undefined && !glue) {
       const bitmap = bitmapOf(nsecTypes([...w.sets.keys()], cut));
-      const rdata = nsecRdata(keyToWire(nameKey(st.name(next[n]!))), bitmap);
-      w.sets.set(T_NSEC, [{ owner: w.name, type: T_NSEC, class: 1, ttl, rdata }]);
+      const rdata = nsecRdata(keyToWire(nameKey(st.name(p.next[n]!))), bitmap);
+      w.sets.set(T_NSEC, [{ owner: w.name, type: T_NSEC, class: 1, ttl: p.ttl, rdata }]);
     }
     yield ownerChunk(w, glue, cut, s);
   }
-  if (chain)
-    for (let i = 0; i < chain.count; i++) yield ownerChunk(chain.owner(i), false, false, s);
 }

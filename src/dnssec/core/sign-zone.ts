@@ -11,7 +11,7 @@
  */
 import type { ResourceRecord } from '../../dns/core/zone/model.ts';
 import { keySortKey } from '../../dns/core/zone/dnssec.ts';
-import { canonicalSortKey } from '../../dns/core/zone/names.ts';
+import { canonicalSortKey, nameToText } from '../../dns/core/zone/names.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 import type { KeptSignatures } from './keep-signatures.ts';
@@ -203,9 +203,9 @@ function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
     const key = nameKey(r.owner);
     let w = owners.get(key);
     if (!w) {
-      // The record's own spelling when it is the model's: a flat string, where keyToName's
-      // is built a character at a time (held for every owner of the plan).
-      const name = keyToName(key);
+      // The model's spelling (`\DDD` escapes, as the parser writes names and canonicalSortKey
+      // reads them); the record's own string when it is that.
+      const name = nameToText(keyToWire(key));
       owners.set(key, (w = { key, name: name === r.owner ? r.owner : name, sets: new Map() }));
     }
     let set = w.sets.get(r.type);
@@ -320,6 +320,8 @@ export function nsec3Types(types: readonly number[], cut: boolean, apex: boolean
 export interface Nsec3Chain {
   readonly count: number;
   owner(i: number): Owner;
+  /** The first label of owner i (base32hex of its hash). */
+  label(i: number): string;
 }
 
 /** SHA-1, the only NSEC3 hash algorithm (RFC 5155 section 11). */
@@ -425,6 +427,7 @@ export function nsec3Collector(originKey: string, ttl: number, o: SignZoneOption
         const rr = { owner: name, type: T_NSEC3, class: 1, ttl, rdata: rd };
         return { key, name, sets: new Map([[T_NSEC3, [rr]]]) };
       },
+      label: (i) => base32hexLower(hashAt(order[i]!)),
     };
   };
   return { add, done };
