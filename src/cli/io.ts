@@ -33,9 +33,8 @@ export const EXIT_FAIL = EXIT_STATUS.failed;
 /** Bad command line. */
 export const EXIT_USAGE = EXIT_STATUS.usage;
 
+/** A command (its name and summary are in the table of `commands/index.ts`). */
 export interface Command {
-  readonly name: string;
-  readonly summary: string;
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 

@@ -222,8 +222,6 @@ async function runMigrate(io: CliIo, location: string): Promise<number> {
 }
 
 export const catalogueCommand: Command = {
-  name: 'catalogue',
-  summary: "manage the resolver's catalogue (import | export | registry | migrate)",
   async run(argv, io) {
     const parsed = parseCommandArgs(argv, io, CATALOGUE_HELP, {
       catalogue: { type: 'string' },

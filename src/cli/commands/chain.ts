@@ -169,8 +169,6 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 export const chainCommand: Command = {
-  name: 'chain',
-  summary: 'check a delegation chain over a list of URNs or codes (check)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {

@@ -133,9 +133,6 @@ async function zoneSet(
 }
 
 export const ctlCommand: Command = {
-  name: 'ctl',
-  summary:
-    'control a running server or resolver (status | reload | stats | flush-cache | stop ...)',
   async run(argv, io) {
     const parsed = parseCommandArgs(argv, io, CTL_HELP, {
       control: { type: 'string' },

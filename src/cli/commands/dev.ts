@@ -143,8 +143,6 @@ export function describeChain(
 }
 
 export const devCommand: Command = {
-  name: 'dev',
-  summary: 'start the whole sample chain locally (what npm start runs)',
   async run(argv, io: CliIo) {
     const parsed = parseCommandArgs(argv, io, DEV_HELP, {
       config: { type: 'string' },

@@ -221,8 +221,6 @@ async function runOne(
 }
 
 export const resolveCommand: Command = {
-  name: 'resolve',
-  summary: 'resolve a LEX URN through the DDDS chain to document URLs',
   async run(argv, io) {
     const parsed = parseCommandArgs(argv, io, HELP, OPTIONS);
     if (parsed === undefined) return EXIT_OK;

@@ -37,8 +37,6 @@ const LOG_FLUSH_MS = 50;
 const LOG_FLUSH_BYTES = 64 * 1024;
 
 export const resolverCommand: Command = {
-  name: 'resolver',
-  summary: 'run the jurisdiction resolver (THTTP URN-to-URL service)',
   async run(argv, io) {
     const parsed = parseCommandArgs(argv, io, RESOLVER_HELP, {
       listen: { type: 'string', multiple: true },

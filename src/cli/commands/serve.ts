@@ -93,8 +93,6 @@ async function configFile(file: string | undefined, io: CliIo): Promise<ServerCo
 }
 
 export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'run the authoritative DNS routing server',
   async run(argv, io) {
     const parsed = parseCommandArgs(argv, io, SERVE_HELP, SERVE_OPTIONS);
     if (parsed === undefined) return EXIT_OK;

@@ -199,8 +199,6 @@ function runKey(argv: readonly string[], io: CliIo): number {
 }
 
 export const urnCommand: Command = {
-  name: 'urn',
-  summary: 'parse, normalize and convert LEX URNs (parse | normalize | key)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     switch (sub) {

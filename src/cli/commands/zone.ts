@@ -193,9 +193,6 @@ async function print(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 export const zoneCommand: Command = {
-  name: 'zone',
-  summary:
-    'check, print, build, explain, sign and diff zone files (check | print | build | explain | sign | keygen | diff)',
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === undefined) {
