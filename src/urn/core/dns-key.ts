@@ -174,27 +174,14 @@ function checkALabel(l: string): LabelResult | undefined {
  * Error spans are offsets in `label`.
  */
 export function toALabel(label: string): Result<string, UrnDiagnostic> {
-  if (label.includes('.')) {
-    const i = label.indexOf('.');
-    return { ok: false, error: diag('KEY_BAD_LDH', 'a single label cannot contain "."', i, i + 1) };
-  }
+  const dot = label.indexOf('.');
+  if (dot >= 0) return failWith('KEY_BAD_LDH', 'a single label cannot contain "."', dot, dot + 1);
   const r = convertLabel(label);
-  if (!r.ok)
-    return {
-      ok: false,
-      error: diag(r.error.code, r.error.message, r.error.start, r.error.end),
-    };
+  if (!r.ok) return failWith(r.error.code, r.error.message, r.error.start, r.error.end);
   const bidi = isRtlLabel(r.value.uLabel) ? bidiRuleFailure(r.value.uLabel) : 0;
   if (bidi) {
-    return {
-      ok: false,
-      error: diag(
-        'KEY_BIDI',
-        `the label breaks condition ${bidi} of the Bidi rule (RFC 5893 section 2)`,
-        0,
-        label.length,
-      ),
-    };
+    const message = `the label breaks condition ${bidi} of the Bidi rule (RFC 5893 section 2)`;
+    return failWith('KEY_BIDI', message, 0, label.length);
   }
   return { ok: true, value: r.value.aLabel };
 }
