@@ -41,7 +41,7 @@ import { CatalogueError, type CatalogueCode } from './codes.ts';
 export { CatalogueError };
 import type { RowErrorCode } from '../core/codes.ts';
 import type { RegistryEntry, RegistryKind } from '../core/registry.ts';
-import { expressionUrn, manifestationUrn } from '../core/compose.ts';
+import { EMPTY_MANIFESTATION, expressionUrn, manifestationUrn } from '../core/compose.ts';
 import { sameManifestation } from '../core/match.ts';
 import {
   compareBinary,
@@ -826,12 +826,7 @@ export class CatalogueWriter {
 
   /** The row's manifestation of `ex` (all fields null for none), added if new. */
   #manifestationOf(ex: MutableExpression, row: CatalogueRow): MutableManifestation {
-    const mk: ManifestationKey = row.manifestation ?? {
-      editor: null,
-      format: null,
-      component: null,
-      feature: null,
-    };
+    const mk: ManifestationKey = row.manifestation ?? EMPTY_MANIFESTATION;
     for (const m of ex.manifestations) {
       if (sameManifestation(m.key, mk)) {
         // As inForce on an expression: a row that gives a depth replaces the earlier one.

@@ -16,6 +16,7 @@ import type {
 } from './model.ts';
 import type { CatalogueRow } from './row.ts';
 import { EMPTY_MANIFESTATION, expressionUrn, manifestationUrn } from './compose.ts';
+import { sameManifestation } from './match.ts';
 
 /** True when a catalogued name is a candidate for the query, per the `CatalogueReader.candidates` contract. */
 export function isCandidateName(key: WorkKey, q: CandidateQuery): boolean {
@@ -128,13 +129,7 @@ export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
     if (row.inForce !== null) ex.inForce = row.inForce;
     if (row.manifestation === null && row.item === null) continue;
     const mk = row.manifestation ?? EMPTY_MANIFESTATION;
-    let man = ex.manifestations.find(
-      (m) =>
-        m.key.editor === mk.editor &&
-        m.key.format === mk.format &&
-        m.key.component === mk.component &&
-        m.key.feature === mk.feature,
-    );
+    let man = ex.manifestations.find((m) => sameManifestation(m.key, mk));
     if (!man) {
       man = { urn: manifestationUrn(ex.urn, mk), key: mk, items: [], partitionDepth: null };
       ex.manifestations.push(man);
