@@ -82,26 +82,22 @@ export function parsePrefix(input: string): PrefixResult {
     text = text.slice(HEAD.length);
     base = HEAD.length;
   }
-  if (text === '') {
-    return err({ code: 'ROUTE_PREFIX_EMPTY', message: 'the prefix is empty', offset: 0 });
-  }
+  const bad = (code: RouteCode, message: string, offset: number) => err({ code, message, offset });
+  if (text === '') return bad('ROUTE_PREFIX_EMPTY', 'the prefix is empty', 0);
   const parts = text.split(':');
-  if (parts.length > 3 || parts.some((p) => p === '')) {
-    return err({
-      code: 'ROUTE_PREFIX_PART',
-      message:
-        'a prefix is <jurisdiction>[:<authority>[:<measure>]] with no empty part (e.g. br;sao.paulo or br:federal:lei)',
-      offset: base,
-    });
-  }
+  if (parts.length > 3 || parts.some((p) => p === ''))
+    return bad(
+      'ROUTE_PREFIX_PART',
+      'a prefix is <jurisdiction>[:<authority>[:<measure>]] with no empty part (e.g. br;sao.paulo or br:federal:lei)',
+      base,
+    );
   const units = parts[0]!.split(';');
-  if (units.some((u) => u === '')) {
-    return err({
-      code: 'ROUTE_PREFIX_PART',
-      message: 'the jurisdiction has an empty unit (write code;unit;unit)',
-      offset: base,
-    });
-  }
+  if (units.some((u) => u === ''))
+    return bad(
+      'ROUTE_PREFIX_PART',
+      'the jurisdiction has an empty unit (write code;unit;unit)',
+      base,
+    );
   const jurisdiction = units.map(canonicalPart);
   const authority = parts[1] !== undefined ? canonicalPart(parts[1]) : undefined;
   const measure = parts[2] !== undefined ? canonicalPart(parts[2]) : undefined;
@@ -120,19 +116,15 @@ export function parsePrefix(input: string): PrefixResult {
   if (!n.ok) {
     const e = n.error;
     const at = Math.max(0, e.span.start - HEAD.length);
-    return err({
-      code: 'ROUTE_PREFIX_SYNTAX',
-      message: `not a LEX prefix: ${e.code} ${e.message}`,
-      offset: base + Math.min(at, text.length),
-    });
+    const message = `not a LEX prefix: ${e.code} ${e.message}`;
+    return bad('ROUTE_PREFIX_SYNTAX', message, base + Math.min(at, text.length));
   }
-  if (!n.canonical.startsWith(`${HEAD}${value.text}`)) {
-    return err({
-      code: 'ROUTE_PREFIX_SYNTAX',
-      message: `not a LEX prefix in canonical form (the URN reads ${n.canonical})`,
-      offset: base,
-    });
-  }
+  if (!n.canonical.startsWith(`${HEAD}${value.text}`))
+    return bad(
+      'ROUTE_PREFIX_SYNTAX',
+      `not a LEX prefix in canonical form (the URN reads ${n.canonical})`,
+      base,
+    );
   return ok(value);
 }
 

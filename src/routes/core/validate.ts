@@ -3,7 +3,8 @@
  * table's order makes useless, examples that another route would take, and
  * delegations back to the zone itself.
  */
-import type { Route, RouteTarget, RoutingTable, TableDiagnostic } from './model.ts';
+import type { Route, RoutingTable, TableDiagnostic } from './model.ts';
+import type { TableCode } from './codes.ts';
 import { covers, prefixMatchSet, prefixUrn, type MatchSet } from './prefix.ts';
 
 /** Does the rule whose match set is `set` take this URN (canonical form)? */
@@ -26,21 +27,25 @@ export function validateRoutes(
   canonical: (urn: string) => string,
 ): TableDiagnostic[] {
   const out: TableDiagnostic[] = [];
-  const where = (i: number) => table.routes[i]!.position ?? { line: 1, column: 1 };
+  const report = (
+    code: TableCode,
+    message: string,
+    route: Route,
+    severity: TableDiagnostic['severity'] = 'error',
+  ) => out.push({ code, message, severity, position: route.position ?? { line: 1, column: 1 } });
   const sets = table.routes.map((r) => prefixMatchSet(r.prefix!));
   for (let j = 0; j < sets.length; j++) {
     for (let i = 0; i < j; i++) {
       if (!covers(sets[i]!, sets[j]!)) continue;
       const same = sets[i]!.literal === sets[j]!.literal;
       const at = table.routes[i]!.position;
-      out.push({
-        code: same ? 'TABLE_ROUTE_DUPLICATE' : 'TABLE_ROUTE_SHADOWED',
-        message: same
+      report(
+        same ? 'TABLE_ROUTE_DUPLICATE' : 'TABLE_ROUTE_SHADOWED',
+        same
           ? `route ${j + 1} repeats the prefix ${prefixUrn(table.routes[j]!.prefix!)} of route ${i + 1}${at ? ` (line ${at.line})` : ''}`
           : `route ${j + 1} (${prefixUrn(table.routes[j]!.prefix!)}) is never used: route ${i + 1} (${prefixUrn(table.routes[i]!.prefix!)}${at ? `, line ${at.line}` : ''}) comes first and takes every URN it takes; list the more specific prefix first`,
-        severity: 'error',
-        position: where(j),
-      });
+        table.routes[j]!,
+      );
       break;
     }
   }
@@ -49,24 +54,34 @@ export function validateRoutes(
     const urn = canonical(route.example);
     const taker = sets.findIndex((s) => matchesUrn(s, urn));
     const own = k < sets.length ? k : -1;
-    if (taker !== own) {
-      out.push({
-        code: 'TABLE_EXAMPLE_ELSEWHERE',
-        message: `example ${urn} ${taker < 0 ? 'is not taken by this route' : `is taken by route ${taker + 1} (${prefixUrn(table.routes[taker]!.prefix!)})`}${own >= 0 ? `, not by route ${own + 1}` : ', not by the default'}`,
-        severity: 'error',
-        position: route.position ?? { line: 1, column: 1 },
-      });
-    }
+    if (taker !== own)
+      report(
+        'TABLE_EXAMPLE_ELSEWHERE',
+        `example ${urn} ${taker < 0 ? 'is not taken by this route' : `is taken by route ${taker + 1} (${prefixUrn(table.routes[taker]!.prefix!)})`}${own >= 0 ? `, not by route ${own + 1}` : ', not by the default'}`,
+        route,
+      );
     const t = route.target;
-    if (t.kind === 'zone') out.push(...cutFindings(table.zone, t, route));
-    if (t.kind === 'zone' && t.name === table.owner) {
-      out.push({
-        code: 'TABLE_ROUTE_LOOP',
-        message: `the route delegates to ${t.name}, the owner of these rules: the client would ask the same rules again (DDDS_LOOP)`,
-        severity: 'error',
-        position: route.position ?? { line: 1, column: 1 },
-      });
-    }
+    if (t.kind !== 'zone') return;
+    const below = isBelowZone(t.name, table.zone);
+    if (t.ns !== undefined && !below)
+      report(
+        'TABLE_CUT_OUTSIDE',
+        `ns is written at a zone cut below ${table.zone}, and ${t.name} is not below it: its NS belong in its own parent zone`,
+        route,
+      );
+    if (t.ns === undefined && below)
+      report(
+        'TABLE_CUT_NO_NS',
+        `the route delegates to ${t.name}, below ${table.zone}, without ns: no zone cut is written, so a secondary holding only ${table.zone} answers NXDOMAIN for it (add ns: [{ name: ..., address: ... }] to the route)`,
+        route,
+        'warning',
+      );
+    if (t.name === table.owner)
+      report(
+        'TABLE_ROUTE_LOOP',
+        `the route delegates to ${t.name}, the owner of these rules: the client would ask the same rules again (DDDS_LOOP)`,
+        route,
+      );
   });
   return out;
 }
@@ -74,34 +89,4 @@ export function validateRoutes(
 /** Is `name` strictly below `zone` (both absolute, lowercased)? */
 export function isBelowZone(name: string, zone: string): boolean {
   return name !== zone && (zone === '.' || name.endsWith(`.${zone}`));
-}
-
-function cutFindings(
-  zone: string,
-  t: Extract<RouteTarget, { kind: 'zone' }>,
-  route: Route,
-): TableDiagnostic[] {
-  const position = route.position ?? { line: 1, column: 1 };
-  const below = isBelowZone(t.name, zone);
-  if (t.ns !== undefined && !below) {
-    return [
-      {
-        code: 'TABLE_CUT_OUTSIDE',
-        message: `ns is written at a zone cut below ${zone}, and ${t.name} is not below it: its NS belong in its own parent zone`,
-        severity: 'error',
-        position,
-      },
-    ];
-  }
-  if (t.ns === undefined && below) {
-    return [
-      {
-        code: 'TABLE_CUT_NO_NS',
-        message: `the route delegates to ${t.name}, below ${zone}, without ns: no zone cut is written, so a secondary holding only ${zone} answers NXDOMAIN for it (add ns: [{ name: ..., address: ... }] to the route)`,
-        severity: 'warning',
-        position,
-      },
-    ];
-  }
-  return [];
 }
