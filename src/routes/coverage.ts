@@ -154,26 +154,20 @@ export function generalize(paths: readonly (readonly string[])[]): string[] {
 
 /** Totals, counts per resolver and per failure code, and groups by path and outcome. */
 export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
-  const byResolver = [
-    ...countBy(
-      outcomes.filter((o) => o.kind !== 'failed'),
-      (o) => o.resolver!,
-    ),
-  ]
-    .map(([resolver, l]) => ({ resolver, count: l.length }))
-    .sort((a, b) => b.count - a.count || a.resolver.localeCompare(b.resolver));
-  const byFailure = [
-    ...countBy(
-      outcomes.filter((o) => o.kind === 'failed'),
-      (o) => o.code!,
-    ),
-  ]
-    .map(([code, l]) => ({
+  const failed = outcomes.filter((o) => o.kind === 'failed');
+  const reached = outcomes.filter((o) => o.kind !== 'failed');
+  const byResolver = Array.from(
+    countBy(reached, (o) => o.resolver!),
+    ([resolver, l]) => ({ resolver, count: l.length }),
+  ).sort((a, b) => b.count - a.count || a.resolver.localeCompare(b.resolver));
+  const byFailure = Array.from(
+    countBy(failed, (o) => o.code!),
+    ([code, l]) => ({
       code: code as ChainCode,
       count: l.length,
       examples: l.slice(0, 5).map((o) => o.input),
-    }))
-    .sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+    }),
+  ).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
   // One group per outcome and path length; keys that differ inside a group
   // (a rule that copies a unit into the key: sao.carlos.municipios...,
   // campinas.municipios...) are shown as `*.` and their common suffix.
@@ -195,8 +189,8 @@ export function summarize(outcomes: readonly ChainOutcome[]): CoverageReport {
   return {
     total: outcomes.length,
     resolved: outcomes.filter((o) => o.kind === 'resolved').length,
-    handoff: outcomes.filter((o) => o.kind === 'handoff').length,
-    failed: outcomes.filter((o) => o.kind === 'failed').length,
+    handoff: reached.filter((o) => o.kind === 'handoff').length,
+    failed: failed.length,
     byResolver,
     byFailure,
     groups,
