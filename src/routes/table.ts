@@ -617,33 +617,23 @@ function readTop(r: Reader, top: Node): RoutingTable | TableError[] {
 export function readRoutingTable(text: string): ReadTableResult {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  const error = (code: TableCode, message: string, position: TablePosition): TableDiagnostic => ({
+    code,
+    message,
+    severity: 'error',
+    position,
+  });
   if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      diagnostics: doc.errors.map((e) => {
-        const p = lc.linePos(e.pos[0]);
-        return {
-          code: `TABLE_YAML_${e.code}`,
-          message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
-          severity: 'error' as const,
-          position: { line: p.line, column: p.col },
-        };
-      }),
-    };
+    const diagnostics = doc.errors.map((e) => {
+      const p = lc.linePos(e.pos[0]);
+      const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      return error(`TABLE_YAML_${e.code}`, message, { line: p.line, column: p.col });
+    });
+    return { ok: false, diagnostics };
   }
-  const r = new Reader(lc);
-  const table = readTop(r, doc.contents as Node);
-  if (Array.isArray(table)) {
-    return {
-      ok: false,
-      diagnostics: table.map((e) => ({
-        code: e.code,
-        message: e.message,
-        severity: 'error' as const,
-        position: e.position,
-      })),
-    };
-  }
+  const table = readTop(new Reader(lc), doc.contents as Node);
+  if (Array.isArray(table))
+    return { ok: false, diagnostics: table.map((e) => error(e.code, e.message, e.position)) };
   const found = validateRoutes(table, (u) => {
     const n = normalizeLexUrn(u);
     return n.ok ? n.canonical : u;
