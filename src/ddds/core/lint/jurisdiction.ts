@@ -100,17 +100,7 @@ function jurisdictionAtom(
   }
   if (j >= n) return -1;
   // `[;:]` itself is the boundary, not part of the code.
-  if (c === 0x5b && j >= i + 2) {
-    let boundary = true;
-    for (let k = i + 1; k < j; k++) {
-      const d = ere.charCodeAt(k);
-      if (d !== 0x3b && d !== 0x3a) {
-        boundary = false;
-        break;
-      }
-    }
-    if (boundary) return -1;
-  }
+  if (c === 0x5b && /^[;:]+$/.test(ere.slice(i + 1, j))) return -1;
   let next = j + 1;
   const q = ere.charCodeAt(next);
   if (q === 0x2b || q === 0x2a || q === 0x3f) next++;
