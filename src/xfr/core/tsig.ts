@@ -185,33 +185,39 @@ export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
   };
 }
 
+/** Two octets, network order. */
+const u16 = (n: number) => [(n >>> 8) & 0xff, n & 0xff];
+
+/** Time Signed (48 bits) and Fudge: the timers of RFC 8945 section 4.3.3. */
+function timers(v: TsigVars): number[] {
+  const t = v.timeSigned;
+  return [
+    ...u16(Math.floor(t / 2 ** 32)),
+    ...u16((t >>> 16) & 0xffff),
+    ...u16(t & 0xffff),
+    ...u16(v.fudge),
+  ];
+}
+
 /** Octets of the TSIG variables (RFC 8945 section 4.3.3); `timersOnly` for later messages of a stream. */
 function variables(v: TsigVars, timersOnly: boolean): Uint8Array {
-  const { timeSigned, fudge, error, other } = v;
-  const timers = [
-    Math.floor(timeSigned / 2 ** 32) >>> 8,
-    Math.floor(timeSigned / 2 ** 32) & 0xff,
-    (timeSigned >>> 24) & 0xff,
-    (timeSigned >>> 16) & 0xff,
-    (timeSigned >>> 8) & 0xff,
-    timeSigned & 0xff,
-    fudge >>> 8,
-    fudge & 0xff,
-  ];
-  if (timersOnly) return Uint8Array.from(timers);
-  const out: number[] = [
+  if (timersOnly) return Uint8Array.from(timers(v));
+  const head = [
     ...keyToWire(v.keyKey),
-    0,
-    CLASS_ANY,
+    ...u16(CLASS_ANY),
     0,
     0,
     0,
     0,
     ...keyToWire(v.algorithmKey),
-    ...timers,
   ];
-  out.push(error >>> 8, error & 0xff, other.length >>> 8, other.length & 0xff, ...other);
-  return Uint8Array.from(out);
+  return Uint8Array.from([
+    ...head,
+    ...timers(v),
+    ...u16(v.error),
+    ...u16(v.other.length),
+    ...v.other,
+  ]);
 }
 
 /**
@@ -260,38 +266,22 @@ export function stripTsig(msg: Uint8Array, t: TsigRecord): Uint8Array {
 
 /** The message with a TSIG record appended (ARCOUNT plus one). */
 export function appendTsig(message: Uint8Array, v: TsigVars, mac: Uint8Array): Uint8Array {
-  const { timeSigned, fudge, originalId, error, other } = v;
+  const rdata = [
+    ...keyToWire(v.algorithmKey),
+    ...timers(v),
+    ...u16(mac.length),
+    ...mac,
+    ...u16(v.originalId),
+    ...u16(v.error),
+    ...u16(v.other.length),
+    ...v.other,
+  ];
   const owner = keyToWire(v.keyKey);
-  const alg = keyToWire(v.algorithmKey);
-  const rdlen = alg.length + 10 + mac.length + 6 + other.length;
-  const out = new Uint8Array(message.length + owner.length + 10 + rdlen);
+  const rr = [...owner, ...u16(TYPE_TSIG), ...u16(CLASS_ANY), 0, 0, 0, 0, ...u16(rdata.length)];
+  const out = new Uint8Array(message.length + rr.length + rdata.length);
   out.set(message);
-  let p = message.length;
-  out.set(owner, p);
-  p += owner.length;
-  const put16 = (v: number) => {
-    out[p++] = v >>> 8;
-    out[p++] = v & 0xff;
-  };
-  put16(TYPE_TSIG);
-  put16(CLASS_ANY);
-  put16(0);
-  put16(0);
-  put16(rdlen);
-  out.set(alg, p);
-  p += alg.length;
-  const hi = Math.floor(timeSigned / 2 ** 32);
-  put16(hi);
-  put16((timeSigned >>> 16) & 0xffff);
-  put16(timeSigned & 0xffff);
-  put16(fudge);
-  put16(mac.length);
-  out.set(mac, p);
-  p += mac.length;
-  put16(originalId);
-  put16(error);
-  put16(other.length);
-  out.set(other, p);
+  out.set(rr, message.length);
+  out.set(rdata, message.length + rr.length);
   const ar = ((out[10]! << 8) | out[11]!) + 1;
   out[10] = ar >>> 8;
   out[11] = ar & 0xff;
