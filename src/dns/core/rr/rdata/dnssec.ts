@@ -56,9 +56,7 @@ function writeBitmap(lex: Lexer, t: number, w: ByteWriter): RdataError | undefin
     while (win[len - 1] === 0) len--;
     w.u8(n);
     w.u8(len);
-    w.ensure(len);
-    w.buf.set(win.subarray(0, len), w.len);
-    w.len += len;
+    w.bytes(win, 0, len);
   }
   return undefined;
 }

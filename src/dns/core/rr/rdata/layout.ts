@@ -449,25 +449,27 @@ function encodeScalar(
       w.u32(v);
       return undefined;
     }
-    case 'ipv4': {
-      w.ensure(4);
-      if (fl & TOKEN_QUOTED || !parseIpv4(text, s, e, w.buf, w.len))
+    case 'ipv4':
+      if (fl & TOKEN_QUOTED || !writeAddress(text, s, e, 4, w))
         return fail(
           'ZONE_BAD_IPV4',
           'expected an IPv4 address (four decimal octets, RFC 1035 section 3.4.1)',
           t,
         );
-      w.len += 4;
       return undefined;
-    }
-    case 'ipv6': {
-      w.ensure(16);
-      if (fl & TOKEN_QUOTED || !parseIpv6(text, s, e, w.buf, w.len))
+    case 'ipv6':
+      if (fl & TOKEN_QUOTED || !writeAddress(text, s, e, 16, w))
         return fail('ZONE_BAD_IPV6', 'expected an IPv6 address (RFC 4291 section 2.2)', t);
-      w.len += 16;
       return undefined;
-    }
   }
+}
+
+/** Write the IPv4 (`size` 4) or IPv6 (16) address `text[s, e)` into `w`; false when it is not one. */
+export function writeAddress(text: string, s: number, e: number, size: 4 | 16, w: ByteWriter) {
+  w.ensure(size);
+  const ok = size === 4 ? parseIpv4(text, s, e, w.buf, w.len) : parseIpv6(text, s, e, w.buf, w.len);
+  if (ok) w.len += size;
+  return ok;
 }
 
 /** Hexadecimal or base64 octets: every token that remains (the index after them). */

@@ -20,11 +20,11 @@ import {
   fieldsText,
   ipv4Text,
   ipv6Text,
-  parseIpv4,
   parseIpv6,
   parseUint,
   toHex,
   typeNumber,
+  writeAddress,
   writeHexToken,
   writeNameToken,
   type FieldKind,
@@ -73,10 +73,8 @@ const SERVICES: ReadonlyMap<string, number> = new Map([
 export const WKS_CODEC: RdataCodec = {
   parse(lex, first, _origin, w) {
     const text = lex.text;
-    w.ensure(4);
-    if (!parseIpv4(text, lex.starts[first]!, lex.ends[first]!, w.buf, w.len))
+    if (!writeAddress(text, lex.starts[first]!, lex.ends[first]!, 4, w))
       return fail('ZONE_BAD_IPV4', 'expected an IPv4 address (RFC 1035 section 3.4.2)', first);
-    w.len += 4;
     const t = first + 1;
     if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'WKS RDATA is missing its protocol', -1);
     const word = lex.token(t).toLowerCase();
@@ -99,9 +97,7 @@ export const WKS_CODEC: RdataCodec = {
       bits[port >> 3]! |= 0x80 >> (port & 7);
       len = Math.max(len, (port >> 3) + 1);
     }
-    w.ensure(len);
-    w.buf.set(bits.subarray(0, len), w.len);
-    w.len += len;
+    w.bytes(bits, 0, len);
     return undefined;
   },
   check: (b) => (b.length >= 5 ? undefined : 'WKS RDATA is at least 5 octets'),

@@ -31,6 +31,7 @@ import {
   toBase64,
   toHex,
   typeNumber,
+  writeAddress,
   writeBase64,
   writeHexToken,
   writeNameToken,
@@ -110,14 +111,12 @@ export const L64_CODEC: RdataCodec = prefAnd(
 export const L32_CODEC: RdataCodec = prefAnd(
   (lex, t, w) => {
     if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'L32 RDATA is missing its locator', -1);
-    w.ensure(4);
-    if (!parseIpv4(lex.text, lex.starts[t]!, lex.ends[t]!, w.buf, w.len))
+    if (!writeAddress(lex.text, lex.starts[t]!, lex.ends[t]!, 4, w))
       return fail(
         'ZONE_BAD_IPV4',
         'expected an IPv4 address as Locator32 (RFC 6742 section 2.2)',
         t,
       );
-    w.len += 4;
     return undefined;
   },
   (b) => (b.length === 6 ? undefined : 'L32 RDATA is 6 octets'),
@@ -235,18 +234,12 @@ function writeGateway(
     return undefined;
   }
   if (type === 3) return writeNameToken(lex, t, origin, w);
-  const size = type === 1 ? 4 : 16;
-  w.ensure(size);
-  const ok =
-    type === 1 ? parseIpv4(lex.text, s, e, w.buf, w.len) : parseIpv6(lex.text, s, e, w.buf, w.len);
-  if (!ok)
-    return fail(
-      type === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
-      `${what} type ${type} takes an IPv${type === 1 ? 4 : 6} address`,
-      t,
-    );
-  w.len += size;
-  return undefined;
+  if (writeAddress(lex.text, s, e, type === 1 ? 4 : 16, w)) return undefined;
+  return fail(
+    type === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
+    `${what} type ${type} takes an IPv${type === 1 ? 4 : 6} address`,
+    t,
+  );
 }
 
 /** Octets of the gateway or relay of `type` at `p`: -1 a malformed name, -2 an unknown type. */

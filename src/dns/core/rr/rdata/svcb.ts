@@ -19,12 +19,11 @@ import {
   fail,
   ipv4Text,
   ipv6Text,
-  parseIpv4,
-  parseIpv6,
   parseUint,
   quoteString,
   readU16,
   toBase64,
+  writeAddress,
   writeBase64,
   writeNameToken,
   writeStringBytes,
@@ -186,9 +185,7 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       for (const it of items) {
         if (it.length > 255) return 'an alpn id is at most 255 octets';
         w.u8(it.length);
-        w.ensure(it.length);
-        w.buf.set(it, w.len);
-        w.len += it.length;
+        w.bytes(it);
       }
       return undefined;
     }
@@ -206,13 +203,8 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       const size = key === IPV4HINT ? 4 : 16;
       for (const it of items) {
         const s = latin(it);
-        w.ensure(size);
-        const ok =
-          size === 4
-            ? parseIpv4(s, 0, s.length, w.buf, w.len)
-            : parseIpv6(s, 0, s.length, w.buf, w.len);
-        if (!ok) return `${JSON.stringify(s)} is not an IPv${size === 4 ? 4 : 6} address`;
-        w.len += size;
+        if (!writeAddress(s, 0, s.length, size, w))
+          return `${JSON.stringify(s)} is not an IPv${size === 4 ? 4 : 6} address`;
       }
       return undefined;
     }
@@ -221,9 +213,7 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       return undefined;
     }
     default:
-      w.ensure(v.length);
-      w.buf.set(v, w.len);
-      w.len += v.length;
+      w.bytes(v);
       return undefined;
   }
 }
@@ -343,9 +333,7 @@ function parseSvcb(
   for (const p of params) {
     w.u16(p.key);
     w.u16(p.value.length);
-    w.ensure(p.value.length);
-    w.buf.set(p.value, w.len);
-    w.len += p.value.length;
+    w.bytes(p.value);
   }
   return undefined;
 }
@@ -429,9 +417,6 @@ function printSvcb(rdata: Uint8Array): string {
         parts.push(`alpn=${quoteString(b, 0, b.length)}`);
         break;
       }
-      case NO_DEFAULT_ALPN:
-        parts.push('no-default-alpn');
-        break;
       case PORT:
         parts.push(`port=${readU16(v, 0)}`);
         break;
