@@ -23,8 +23,6 @@ export interface ExpectComment {
   readonly column: number;
   /** Text after `expect`, trimmed. */
   readonly text: string;
-  /** Number of entries completed before the comment was read. */
-  readonly afterEntry: number;
 }
 
 export class Lexer {
@@ -43,7 +41,6 @@ export class Lexer {
   blankOwner = false;
   /** Line of the current entry's first character. */
   entryLine = 0;
-  entries = 0;
   readonly diagnostics: LexDiagnostic[] = [];
   readonly expects: ExpectComment[] = [];
 
@@ -294,14 +291,7 @@ export class Lexer {
         }
       }
       this.pos = pos;
-      if (broken) {
-        this.entries++;
-        continue;
-      }
-      if (this.count > 0) {
-        this.entries++;
-        return true;
-      }
+      if (!broken && this.count > 0) return true;
     }
   }
 
@@ -311,22 +301,11 @@ export class Lexer {
     while (p < end && (text.charCodeAt(p) === 0x20 || text.charCodeAt(p) === 0x09)) p++;
     if (end - p < 7) return;
     // "expect" followed by white space
-    if (
-      (text.charCodeAt(p) | 0x20) !== 0x65 ||
-      (text.charCodeAt(p + 1) | 0x20) !== 0x78 ||
-      (text.charCodeAt(p + 2) | 0x20) !== 0x70 ||
-      (text.charCodeAt(p + 3) | 0x20) !== 0x65 ||
-      (text.charCodeAt(p + 4) | 0x20) !== 0x63 ||
-      (text.charCodeAt(p + 5) | 0x20) !== 0x74
-    )
-      return;
-    const after = text.charCodeAt(p + 6);
-    if (after !== 0x20 && after !== 0x09) return;
+    if (!/^expect[ \t]/i.test(text.slice(p, p + 7))) return;
     this.expects.push({
       line: this.line,
       column: start - this.lineStart + 1,
       text: text.slice(p + 7, end).trim(),
-      afterEntry: this.entries,
     });
   }
 }

@@ -8,22 +8,17 @@
  * refused (as Knot). Printed as BIND prints it.
  */
 import type { Lexer } from '../../zone/lexer.ts';
-import { fail, readU32, type ByteWriter, type RdataCodec, type RdataError } from './layout.ts';
+import {
+  fail,
+  parseUint,
+  readU32,
+  type ByteWriter,
+  type RdataCodec,
+  type RdataError,
+} from './layout.ts';
 
 const EQUATOR = 0x80000000;
 const ALT_BASE = 10000000; // 100,000 m in cm
-
-/** Whole number in [0, max] of digits only; -1 when malformed, -2 when too large. */
-function wholeNumber(text: string, s: number, e: number, max: number): number {
-  if (e <= s || e - s > 10) return -1;
-  let v = 0;
-  for (let i = s; i < e; i++) {
-    const d = text.charCodeAt(i) - 0x30;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v > max ? -2 : v;
-}
 
 /** A decimal with at most `decimals` decimals, scaled by 10^decimals (an `m` suffix when `unit`); NaN when malformed. */
 function decimal(text: string, s: number, e: number, decimals: number, unit: boolean): number {
@@ -90,7 +85,7 @@ function parseLoc(lex: Lexer, first: number, w: ByteWriter): RdataError | undefi
         -1,
       );
     const degTok = t;
-    const deg = wholeNumber(text, lex.starts[t]!, lex.ends[t]!, max);
+    const deg = parseUint(text, lex.starts[t]!, lex.ends[t]!, max);
     if (deg < 0)
       return fail(
         'ZONE_BAD_LOC',
@@ -110,7 +105,7 @@ function parseLoc(lex: Lexer, first: number, w: ByteWriter): RdataError | undefi
       if (sign !== 0) break;
       if (part === 2) return fail('ZONE_BAD_LOC', `expected the ${what} hemisphere, ${letters}`, t);
       if (part === 0) {
-        min = wholeNumber(text, s, e, 59);
+        min = parseUint(text, s, e, 59);
         if (min < 0)
           return fail(
             'ZONE_BAD_LOC',
