@@ -650,7 +650,7 @@ function swapTarget(
 function shareMembers(catalogs: CatalogConsumer | undefined, threads: AnswerThreads, log: Logger) {
   if (catalogs === undefined) return;
   catalogs.onMembers = (m) =>
-    void threads.setCatalogMembers(m).catch((e: unknown) => {
+    threads.setCatalogMembers(m).catch((e: unknown) => {
       log.error('workers_members_failed', { error: (e as Error).message });
     });
 }

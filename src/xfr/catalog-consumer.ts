@@ -140,11 +140,11 @@ export class CatalogConsumer {
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
   /**
-   * After each change of the members: every member and the catalog it is
-   * provisioned from (the answering threads of `--workers` learn them, to
-   * answer a NOTIFY as the main thread does).
+   * Every member and the catalog it is provisioned from, before members are
+   * added and after each change (the answering threads of `--workers` learn
+   * them, to answer a NOTIFY as the main thread does); awaited.
    */
-  onMembers: ((members: readonly (readonly [string, string])[]) => void) | undefined;
+  onMembers: ((members: readonly (readonly [string, string])[]) => Promise<void>) | undefined;
 
   constructor(o: CatalogConsumerOptions) {
     this.o = o;
@@ -175,10 +175,11 @@ export class CatalogConsumer {
         () => new Map<string, string>(),
       );
       const next = new Map(kept);
+      await this.announce(c.origin, [...kept.keys()]);
       added += (await this.provision(c.origin, c, [...kept.keys()], next)).length;
       this.members.set(c.origin, next);
     }
-    this.announce();
+    await this.announce();
     if (added > 0) await this.o.reload();
   }
 
@@ -199,11 +200,17 @@ export class CatalogConsumer {
     await rename(`${file}.tmp`, file);
   }
 
-  /** Tell `onMembers` every member and its catalog. */
-  private announce(): void {
-    const all: [string, string][] = [];
-    for (const [catalog, m] of this.members) for (const name of m.keys()) all.push([name, catalog]);
-    this.onMembers?.(all);
+  /**
+   * Tell `onMembers` every member and its catalog, with `adding` (of
+   * `catalog`, unless another has them): the answering threads know a member
+   * before it is provisioned, so a NOTIFY for it right after is accepted by
+   * each (the main thread checks the zone it forwards them).
+   */
+  private async announce(catalog?: string, adding: readonly string[] = []): Promise<void> {
+    const all = new Map<string, string>();
+    for (const [c, m] of this.members) for (const name of m.keys()) all.set(name, c);
+    for (const name of adding) if (!all.has(name)) all.set(name, catalog!);
+    await this.onMembers?.([...all]);
   }
 
   /** A new version of `catalog` was installed (the secondary service's hook). */
@@ -293,10 +300,12 @@ export class CatalogConsumer {
     for (const name of gone) await this.o.secondaries.removeZone(name);
     // The zones removed leave the served set before any is added again (a reset).
     if (gone.length > 0) await this.o.reload();
-    const added = await this.provision(catalog, config, [...plan.add, ...plan.reset], next);
+    const adding = [...plan.add, ...plan.reset];
+    if (adding.length > 0) await this.announce(catalog, adding);
+    const added = await this.provision(catalog, config, adding, next);
     this.members.set(catalog, next);
     await this.keep(catalog);
-    this.announce();
+    await this.announce();
     this.released(catalog, plan.remove);
     this.o.log.info('catalog_applied', {
       zone: catalog,

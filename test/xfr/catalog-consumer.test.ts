@@ -465,6 +465,28 @@ describe.skipIf(named.skipReason !== undefined)(
       for (let i = 0; i < 30; i++) rcodes.push(await signedNotify(s.port, MEMBERS[1]!, 5000 + i));
       expect(new Set(rcodes)).toEqual(new Set([0]));
     }, 30_000);
+
+    it('a NOTIFY for a member sent the moment it is provisioned is accepted by every thread', async () => {
+      // The NOTIFYs leave when the member becomes a secondary zone (its first check starts):
+      // every thread must know it by then, not after the catalog's update ends.
+      const secondaries = s.consumer.server.secondaries!;
+      const addZone = secondaries.addZone.bind(secondaries);
+      let sent: Promise<number[]> | undefined;
+      secondaries.addZone = (z, catalog) => {
+        if (z.origin === MEMBERS[2])
+          sent = Promise.all(
+            Array.from({ length: 30 }, (_, i) => signedNotify(s.port, z.origin, 6000 + i)),
+          );
+        return addZone(z, catalog);
+      };
+      try {
+        s.primary.catalog(catalogText(catalog, 3, MEMBERS));
+        await eventually(() => served(s.port, MEMBERS[2]!), '192.0.2.3');
+      } finally {
+        secondaries.addZone = addZone;
+      }
+      expect(new Set(await sent)).toEqual(new Set([0]));
+    }, 30_000);
   },
 );
 
