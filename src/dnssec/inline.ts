@@ -19,6 +19,7 @@ import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
 import { ZoneStore } from '../dns/core/zone/store.ts';
+import { StoreZone } from '../dns/core/zone/views.ts';
 import type { SignZoneOptions } from './core/sign-zone.ts';
 import { zoneSigningPlan } from './core/sign-store.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
@@ -31,6 +32,13 @@ import { signedSerial } from '../xfr/core/served-state.ts';
 import { keepSigned, signedFile, startSigned } from '../xfr/served-state.ts';
 import { keptSignatures } from './core/keep-signatures.ts';
 import { earliestExpiration } from '../authority/zone-signatures.ts';
+import {
+  dataDigest,
+  digestChanges,
+  signChangedNames,
+  type DataDigest,
+  type ResignedName,
+} from './core/resign-digest.ts';
 
 /** What `serve` signs with (the `dnssec` block of the server configuration, folder resolved). */
 export interface InlineSigning {
@@ -55,6 +63,14 @@ export interface InlineSignResult {
   /** The signed zone, or the zone as loaded when the folder has no key for it. */
   readonly zone?: Zone;
   readonly diagnostics: readonly ZoneDiagnostic[];
+  /**
+   * Signed against the token of the version served (`servedToken`): the
+   * names re-signed, to put over that version where it is served
+   * (`core/resign-digest.ts` applyResigned), in place of `zone`.
+   */
+  readonly resigned?: readonly ResignedName[];
+  /** Signed against a token, and more than content changed: load again with the signed version served. */
+  readonly needBefore?: true;
   /** Present when the zone was signed. */
   readonly signed?: {
     readonly keys: readonly string[];
@@ -67,7 +83,92 @@ export interface InlineSignResult {
     readonly ms: number;
     /** The signed version kept in the state folder was served again (nothing signed). */
     readonly resumed?: boolean;
+    /** Names this version for this thread's next signing of the zone (`servedToken`). */
+    readonly token?: string;
   };
+}
+
+/**
+ * Of the last version this thread signed, per origin: its token, the digest
+ * of its unsigned data, what it was signed with, its earliest expiration. A
+ * reload whose served version has that token is signed against the digest
+ * (`signAgainstDigest`), without the signed version being sent here.
+ */
+interface LastSigned {
+  readonly token: string;
+  readonly digest: DataDigest;
+  readonly facts: string;
+  readonly earliest: number;
+}
+const lastSigned = new Map<string, LastSigned>();
+let tokenCount = 0;
+
+/** What a signature depends on beside the data: the keys and the denial. */
+function signingFacts(o: SignZoneOptions): string {
+  const keys = o.keys.map(
+    (k) => `${k.flags}/${k.algorithm}/${Buffer.from(k.publicKey).toString('hex')}`,
+  );
+  const salt = Buffer.from(o.salt ?? []).toString('hex');
+  return `${keys.sort().join(',')} ${o.denial} ${o.optOut ? 1 : 0} ${salt} ${o.iterations ?? 0}`;
+}
+
+/** Remember a version just signed from `zone` (unsigned); its token. */
+function remember(zone: Zone, o: SignZoneOptions, earliest: number): string | undefined {
+  const digest = zone instanceof StoreZone ? dataDigest(zone) : undefined;
+  if (digest === undefined) {
+    lastSigned.delete(zone.origin);
+    return undefined;
+  }
+  const token = `${zone.origin}#${++tokenCount}`;
+  lastSigned.set(zone.origin, { token, digest, facts: signingFacts(o), earliest });
+  return token;
+}
+
+/** What `signed` says of a version signed against a token. */
+function signedInfo(
+  keys: readonly LoadedKey[],
+  d: { rrsets: number; earliest: number; token: string },
+  serial: number,
+  refresh: number,
+  now: number,
+  t0: number,
+): NonNullable<InlineSignResult['signed']> {
+  const refreshAt = (now + ((d.earliest - now) | 0) - refresh) * 1000;
+  const ms = Math.round(performance.now() - t0);
+  return {
+    keys: keys.map((k) => k.basename),
+    rrsets: d.rrsets,
+    kept: 0,
+    serial,
+    refreshAt,
+    ms,
+    token: d.token,
+  };
+}
+
+/**
+ * `zone` signed against the version served, known by its token: the names
+ * whose data changed and the apex, or undefined when this thread did not
+ * sign that version, or more than content changed, or a signature is due.
+ */
+function signAgainstDigest(
+  zone: Zone,
+  token: string,
+  o: SignZoneOptions,
+  due: number,
+): { resigned: ResignedName[]; rrsets: number; earliest: number; token: string } | undefined {
+  const last = lastSigned.get(zone.origin);
+  if (last?.token !== token || last.facts !== signingFacts(o)) return undefined;
+  if (((last.earliest - o.now - due) | 0) <= 0 || !(zone instanceof StoreZone)) return undefined;
+  const digest = dataDigest(zone);
+  const names = digest && digestChanges(last.digest, digest, zone);
+  const r = names && signChangedNames(zone, names, o);
+  if (!r || !digest) return undefined;
+  const e = r.earliest;
+  const earliest = e === undefined || ((last.earliest - e) | 0) < 0 ? last.earliest : e;
+  const next = `${zone.origin}#${++tokenCount}`;
+  lastSigned.set(zone.origin, { ...last, token: next, digest, earliest });
+  return { resigned: r.names, rrsets: r.rrsets, earliest, token: next };
 }
 
 /** The largest random reduction of an expiration (as `signZone`'s default). */
@@ -113,21 +214,8 @@ export function refreshSlice(validity: number): number {
   return Math.max(60, Math.floor(signatureJitter(validity) / 4));
 }
 
-/**
- * Sign a loaded zone with its keys from the folder. `previousSerial` is the
- * serial of the version being served (the new one goes past it); `now` is in
- * seconds since the epoch. With `previous` (the signed version served), the
- * RRsets it has unchanged keep its signatures unless they are due for
- * refresh (`core/keep-signatures.ts`): only what changed is signed.
- */
-export async function signLoadedZone(
-  zone: Zone,
-  o: InlineSigning,
-  previousSerial: number | undefined,
-  now = Math.floor(Date.now() / 1000),
-  previous?: Zone,
-): Promise<InlineSignResult> {
-  const t0 = performance.now();
+/** The zone's keys from the folder, or why it is not signed (none there: served as loaded). */
+async function keysOf(zone: Zone, o: InlineSigning): Promise<LoadedKey[] | InlineSignResult> {
   let keys;
   try {
     keys = await readZoneKeys(o.keysDir, zone.origin);
@@ -135,10 +223,32 @@ export async function signLoadedZone(
     const code = e instanceof KeyError ? e.code : 'DNSSEC_KEYS_UNREADABLE';
     return failure(code, `signing ${zone.origin}: ${(e as Error).message}`);
   }
-  if (keys.length === 0) {
-    const message = `no K${zone.origin}+*.private key in ${o.keysDir}: ${zone.origin} is served as the file has it (unsigned unless signed already)`;
-    return { zone, diagnostics: [{ code: 'DNSSEC_NO_KEYS', message, severity: 'warning' }] };
-  }
+  if (keys.length > 0) return keys;
+  const message = `no K${zone.origin}+*.private key in ${o.keysDir}: ${zone.origin} is served as the file has it (unsigned unless signed already)`;
+  return { zone, diagnostics: [{ code: 'DNSSEC_NO_KEYS', message, severity: 'warning' }] };
+}
+
+/**
+ * Sign a loaded zone with its keys from the folder. `previousSerial` is the
+ * serial of the version being served (the new one goes past it); `now` is in
+ * seconds since the epoch. With `previous` (the signed version served), the
+ * RRsets it has unchanged keep its signatures unless they are due for
+ * refresh (`core/keep-signatures.ts`): only what changed is signed. With
+ * `servedToken` instead (the version served is the one this thread signed
+ * last): the names that changed are signed against its digest
+ * (`resigned`), or `needBefore` when that cannot be.
+ */
+export async function signLoadedZone(
+  zone: Zone,
+  o: InlineSigning,
+  previousSerial: number | undefined,
+  now = Math.floor(Date.now() / 1000),
+  previous?: Zone,
+  servedToken?: string,
+): Promise<InlineSignResult> {
+  const t0 = performance.now();
+  const keys = await keysOf(zone, o);
+  if (!Array.isArray(keys)) return keys;
   const serial = signedSerial(soaSerialOf(zone.soa.records[0]!.rdata), previousSerial);
   const due = o.refresh + refreshSlice(o.validity);
   const options: SignZoneOptions = {
@@ -154,6 +264,15 @@ export async function signLoadedZone(
     canonicalOrder: false,
     ...(previous ? { kept: keptSignatures(previous, now, due) } : {}),
   };
+  if (servedToken !== undefined && previous === undefined) {
+    const d = signAgainstDigest(zone, servedToken, options, due);
+    if (!d) return { diagnostics: [], needBefore: true };
+    return {
+      diagnostics: [],
+      resigned: d.resigned,
+      signed: signedInfo(keys, d, serial, o.refresh, now, t0),
+    };
+  }
   let built;
   try {
     // A change of RRsets' content only: the names that changed are signed beside the previous version.
@@ -179,6 +298,7 @@ export async function signLoadedZone(
   // The earliest expiration, kept signatures included (RFC 4034 section 3.1.5 arithmetic).
   const earliest = built.earliest ?? earliestExpiration(built.zone) ?? now + o.validity;
   const refreshAt = (now + ((earliest - now) | 0) - o.refresh) * 1000;
+  const token = remember(zone, options, earliest);
   return {
     zone: built.zone,
     diagnostics: [],
@@ -189,6 +309,7 @@ export async function signLoadedZone(
       serial,
       refreshAt,
       ms: Math.round(performance.now() - t0),
+      ...(token !== undefined ? { token } : {}),
     },
   };
 }
@@ -305,8 +426,14 @@ export async function signWithState(
   previousSerial: number | undefined,
   loadOptions: LoadOptions,
   signedBefore?: Zone,
+  servedToken?: string,
 ): Promise<InlineSignResult> {
   const stateDir = o.stateDir;
+  // The state folder keeps whole versions: signed against a token only without one.
+  if (servedToken !== undefined && signedBefore === undefined && previousSerial !== undefined)
+    return stateDir === undefined
+      ? signLoadedZone(zone, o, previousSerial, undefined, undefined, servedToken)
+      : { diagnostics: [], needBefore: true };
   let previous = previousSerial;
   if (previous === undefined && stateDir !== undefined) {
     const st = await fromState(file, zone, { ...o, stateDir }, loadOptions);

@@ -18,6 +18,7 @@ import { generateKey } from '../../src/dnssec/keys.ts';
 import type { Zone } from '../../src/dns/core/zone/model.ts';
 import { writeZone } from '../../src/dns/core/zone/writer.ts';
 import { runTool, toolOrSkip } from '../helpers/tools.ts';
+import { applyResigned } from '../../src/dnssec/core/resign-digest.ts';
 
 const verify = toolOrSkip('dnssec-verify');
 const ldns = toolOrSkip('ldns-verify-zone');
@@ -247,5 +248,117 @@ describe('the state folder keeps a change signed by difference as a journal', ()
     // A change after the restart patches the resumed version; the journal goes over the same whole file.
     const third = await change('v41', resumed.zone!, resumed.signed!.serial);
     await expectVerified(third.zone!, path.join(dir, 'third.zone'));
+  }, 60_000);
+});
+
+describe('a reload signed against the token of the version served (the load worker kept its digest)', () => {
+  for (const nsec3 of [false, true]) {
+    const denial = nsec3 ? 'NSEC3' : 'NSEC';
+    it(`${denial}: the names re-signed put over the version served equal the signing with it; twice in a row; verified`, async () => {
+      const { dir, file, sign } = setup(`${denial}-token`, nsec3, false);
+      // n40 and n41: TXT changed (n41's NAPTR too); the other RRsets of n40 keep their signatures.
+      const text = (serial: number, changed: readonly number[]) =>
+        zoneText(false, 1)
+          .replace(/n(\d+) IN TXT "v\d+"/g, (l, i) =>
+            changed.includes(Number(i)) ? `n${i} IN TXT "c${serial}"` : l,
+          )
+          .replace(
+            '"!^.*$!https://x/41!"',
+            changed.includes(41) ? `"!^.*$!https://y/${serial}!"` : '$&',
+          );
+      writeFileSync(file, text(0, []));
+      const first = await zoneFromSource(file, { origin: ORIGIN, sign });
+      expect(first.signed?.token, JSON.stringify(first.diagnostics)).toBeDefined();
+      let served = first.zone!;
+      let { serial, token } = first.signed!;
+      for (const changed of [[40], [3, 40, 41]]) {
+        writeFileSync(file, text(serial, changed));
+        const r = await zoneFromSource(file, {
+          origin: ORIGIN,
+          sign,
+          previousSerial: serial,
+          servedToken: token,
+        });
+        expect(r.zone).toBeUndefined();
+        expect(r.resigned, JSON.stringify(r.diagnostics)).toBeDefined();
+        // The changed names and the apex, nothing else.
+        expect(r.resigned!.map((n) => n.name).sort()).toEqual(
+          [ORIGIN, ...changed.map((i) => `n${i}.${ORIGIN}`)].sort(),
+        );
+        const zone = applyResigned(served, r.resigned!)!;
+        expect(zone.constructor.name).toBe('PatchedZone');
+        const a = signatures(served);
+        const b = signatures(zone);
+        for (const i of changed)
+          expect(b.get(`n${i}.${ORIGIN}/16`)).not.toBe(a.get(`n${i}.${ORIGIN}/16`));
+        // An unchanged RRset at a changed name, the apex's DNSKEY and NS, and the other names keep theirs.
+        expect(b.get(`n40.${ORIGIN}/35`)).toBe(a.get(`n40.${ORIGIN}/35`));
+        expect(b.get(`${ORIGIN}/48`)).toBe(a.get(`${ORIGIN}/48`));
+        expect(b.get(`${ORIGIN}/2`)).toBe(a.get(`${ORIGIN}/2`));
+        expect(b.get(`${ORIGIN}/6`)).not.toBe(a.get(`${ORIGIN}/6`));
+        for (const i of [0, 5, 39, 59])
+          expect(b.get(`n${i}.${ORIGIN}/16`)).toBe(a.get(`n${i}.${ORIGIN}/16`));
+        expect(zone.size).toBe(served.size);
+        expect(zone.soa.records[0]!.rdata).toEqual(
+          zone.nodes.get(ORIGIN)!.rrsets.get(6)!.records[0]!.rdata,
+        );
+        // The same records as signing with the version served at hand, and as a full re-sign.
+        const withBefore = await zoneFromSource(file, {
+          origin: ORIGIN,
+          sign,
+          previousSerial: serial,
+          signedBefore: served,
+        });
+        expect(unsignedText(zone)).toEqual(unsignedText(withBefore.zone!));
+        const c = signatures(withBefore.zone!);
+        expect([...b.keys()].sort()).toEqual([...c.keys()].sort());
+        const fresh = [...b.keys()].filter((k) => b.get(k) !== c.get(k)).sort();
+        const renamed = changed.map((i) => `n${i}.${ORIGIN}/16`);
+        if (changed.includes(41)) renamed.push(`n41.${ORIGIN}/35`);
+        expect(fresh).toEqual([`${ORIGIN}/6`, ...renamed].sort());
+        const full = await zoneFromSource(file, { origin: ORIGIN, sign, previousSerial: serial });
+        expect(unsignedText(zone)).toEqual(unsignedText(full.zone!));
+        await expectVerified(zone, path.join(dir, `signed-${r.signed!.serial}.zone`));
+        // The thread signed twice more since (with the version at hand, whole): that token is gone.
+        const redo = await zoneFromSource(file, {
+          origin: ORIGIN,
+          sign,
+          previousSerial: serial,
+          servedToken: r.signed!.token!,
+        });
+        expect(redo.needBefore).toBe(true);
+        served = full.zone!;
+        ({ serial, token } = full.signed!);
+      }
+    }, 60_000);
+  }
+
+  it('more than content changed, or another token: asks for the version served', async () => {
+    const { file, sign } = setup('token-fallback', false, false);
+    writeFileSync(file, zoneText(false, 1));
+    const first = await zoneFromSource(file, { origin: ORIGIN, sign });
+    const { serial, token } = first.signed!;
+    const again = (o: { servedToken?: string; now?: number } = {}) =>
+      zoneFromSource(file, {
+        origin: ORIGIN,
+        sign,
+        previousSerial: serial,
+        servedToken: token,
+        ...o,
+      });
+    // A name removed and one added.
+    writeFileSync(file, zoneText(true, 1));
+    expect((await again()).needBefore).toBe(true);
+    // A type added to a name.
+    writeFileSync(file, `${zoneText(false, 1)}n3 IN A 192.0.2.3\n`);
+    expect((await again()).needBefore).toBe(true);
+    // The SOA's minimum (every NSEC's TTL).
+    writeFileSync(file, zoneText(false, 1).replace(' 86400 300', ' 86400 301'));
+    expect((await again()).needBefore).toBe(true);
+    // Another token: this thread did not sign the version served.
+    writeFileSync(file, zoneText(false, 1).replace('"v7"', '"c7"'));
+    expect((await again({ servedToken: `${ORIGIN}#0` })).needBefore).toBe(true);
+    // The right token: signed against it.
+    expect((await again()).resigned?.length).toBe(2);
   }, 60_000);
 });

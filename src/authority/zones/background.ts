@@ -10,7 +10,14 @@ import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
-import { dnssecChainOf, packZone, unpackIndexedZone, type PackedZone } from './transfer.ts';
+import {
+  dnssecChainOf,
+  indexResigned,
+  packZone,
+  unpackIndexedZone,
+  type PackedZone,
+} from './transfer.ts';
+import { applyResigned } from '../../dnssec/core/resign-digest.ts';
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
 import type {
@@ -276,7 +283,13 @@ export class BackgroundZoneLoader {
     void w.terminate();
   }
 
-  /** Load one zone file in the worker; `previousHash` lets an unchanged file skip the parse. */
+  /**
+   * Load one zone file in the worker; `previousHash` lets an unchanged file
+   * skip the parse. `signedBefore`, the signed version served: when the
+   * worker signed it (its token), it is not sent; the worker signs what
+   * changed against what it kept of it and the names re-signed are put
+   * over it here, or it asks for it (more than content changed).
+   */
   async load(
     file: string,
     origin?: string,
@@ -284,6 +297,7 @@ export class BackgroundZoneLoader {
     previousSerial?: number,
     version?: VersionRequest,
     signedBefore?: Zone,
+    byToken = true,
   ): Promise<BackgroundLoadResult> {
     if (this.closed) throw new Error('the zone loader is closed');
     const hot = await this.hot?.(file);
@@ -298,8 +312,14 @@ export class BackgroundZoneLoader {
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
       ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
-      ...(signedBefore ? { signedBefore: packBefore(signedBefore) } : {}),
     };
+    // The state folder keeps whole versions: the worker signs with the version served then.
+    const token =
+      byToken && signedBefore && !version && this.options.sign?.stateDir === undefined
+        ? signedTokens.get(signedBefore)
+        : undefined;
+    if (token !== undefined) req = { ...req, servedToken: token };
+    else if (signedBefore) req = { ...req, signedBefore: packBefore(signedBefore)! };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
     const { reply, unniced } = await new Promise<{ reply: LoadReply; unniced: number | undefined }>(
       (resolve, reject) => {
@@ -309,7 +329,14 @@ export class BackgroundZoneLoader {
         this.flushing ??= setImmediate(() => this.flush());
       },
     ).finally(() => this.afterLoad());
-    return resultOf(reply, unniced);
+    const again = () => this.load(file, origin, previousHash, previousSerial, version, signedBefore, false);
+    if (reply.needBefore) return again();
+    if (reply.resigned === undefined) return resultOf(reply, unniced);
+    const zone = signedBefore && applyResigned(signedBefore, reply.resigned);
+    if (!zone) return again();
+    const result = { ...resultOf(reply, unniced), zone, indexed: indexResigned(zone) };
+    if (reply.signed?.token !== undefined) signedTokens.set(zone, reply.signed.token);
+    return result;
   }
 
   /** After each load: with none left, the worker no longer keeps the process alive (and a shared one ends when idle). */
@@ -350,9 +377,13 @@ export class BackgroundZoneLoader {
   }
 }
 
+/** The token of each signed version the worker signed (`LoadRequest.servedToken`). */
+const signedTokens = new WeakMap<Zone, string>();
+
 /** What a load gave, from the worker's reply (the zone put together around its columns). */
 function resultOf(reply: LoadReply, unniced: number | undefined): BackgroundLoadResult {
   const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
+  if (indexed && reply.signed?.token !== undefined) signedTokens.set(indexed.zone, reply.signed.token);
   return {
     ...(unniced !== undefined ? { unniced } : {}),
     ...(indexed ? { zone: indexed.zone, indexed } : {}),

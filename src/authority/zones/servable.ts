@@ -40,6 +40,8 @@ export interface ZonePathOptions extends LoadOptions {
   readonly previousSerial?: number | undefined;
   /** The signed version served: inline signing keeps the signatures of the RRsets it has unchanged. */
   readonly signedBefore?: Zone | undefined;
+  /** Or the token of the signed version served, when this thread signed it (`InlineSignResult.resigned`). */
+  readonly servedToken?: string | undefined;
   /** Seconds since the epoch the RRSIGs of a signed file are checked against (default: now). */
   readonly now?: number;
 }
@@ -57,6 +59,10 @@ export interface ZonePathResult {
   readonly records: readonly ResourceRecord[];
   /** What inline signing did, when it signed. */
   readonly signed?: InlineSignResult['signed'];
+  /** Signed against `servedToken`: the names re-signed, in place of `zone`. */
+  readonly resigned?: InlineSignResult['resigned'];
+  /** Signed against `servedToken`, and more than content changed: load again with `signedBefore`. */
+  readonly needBefore?: true;
   /** Size and modification time of the file read (when it was opened). */
   readonly stat?: FileStamp;
 }
@@ -88,7 +94,8 @@ export async function zoneFromSource(
   file: string,
   options: ZonePathOptions = {},
 ): Promise<ZonePathResult> {
-  const { strict = false, sign, previousSerial, signedBefore, now, ...load } = options;
+  const { strict = false, sign, previousSerial, signedBefore, servedToken, now, ...load } =
+    options;
   const r = await loadZoneFile(file, load);
   const at = now ?? Math.floor(Date.now() / 1000);
   const diagnostics = inLineOrder([
@@ -107,10 +114,12 @@ export async function zoneFromSource(
   if (!r.zone || diagnostics.some((d) => refuses(d, strict)))
     return withRecords({ ...base, diagnostics });
   if (!sign) return withRecords({ ...base, zone: r.zone, diagnostics });
-  const s = await signWithState(file, r.zone, sign, previousSerial, load, signedBefore);
+  const s = await signWithState(file, r.zone, sign, previousSerial, load, signedBefore, servedToken);
   return withRecords({
     ...base,
     ...(s.zone ? { zone: s.zone } : {}),
+    ...(s.resigned ? { resigned: s.resigned } : {}),
+    ...(s.needBefore ? { needBefore: s.needBefore } : {}),
     diagnostics: [...diagnostics, ...s.diagnostics],
     ...(s.signed ? { signed: s.signed } : {}),
   });

@@ -146,11 +146,20 @@ export function unpackIndexedZone(p: PackedZone): IndexedZone {
     : undefined;
   const indexed = zone instanceof PatchedZone ? indexPatched(zone, prepared) : indexZone(zone, prepared);
   if (indexed.dnssec) chains.set(zone, indexed.dnssec);
+  // A signed zone's index is the base of the versions re-signed over it here (`indexResigned`).
+  if (indexed.dnssec && zone instanceof StoreZone && !baseIndexes.has(zone)) baseIndexes.set(zone, indexed);
   return p.answers ? { ...indexed, answers: p.answers } : indexed;
 }
 
 /** The DNSSEC chain of each signed zone unpacked here: a version re-signed goes back to the load worker with it. */
 const chains = new WeakMap<Zone, DnssecIndex>();
+
+/** A version re-signed over the one served here (`applyResigned`): indexed over its base's index, its chain that one. */
+export function indexResigned(zone: PatchedZone): IndexedZone {
+  const indexed = indexPatched(zone);
+  if (indexed.dnssec) chains.set(zone, indexed.dnssec);
+  return indexed;
+}
 
 /** The DNSSEC chain a zone was unpacked with (`unpackIndexedZone`), if signed. */
 export function dnssecChainOf(zone: Zone): DnssecIndex | undefined {

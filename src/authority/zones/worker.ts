@@ -51,6 +51,8 @@ export interface LoadRequest {
   readonly version?: WorkerVersionRequest;
   /** Inline signing: the signed version served, whose unchanged RRsets keep their signatures. */
   readonly signedBefore?: PackedZone;
+  /** Or the token of the signed version served, when this thread signed it: the reply has `resigned`, or `needBefore`. */
+  readonly servedToken?: string;
 }
 
 export interface WorkerLoadOptions extends Pick<
@@ -75,6 +77,10 @@ export interface LoadReply {
   readonly diagnostics: readonly ZoneDiagnostic[];
   readonly zone?: PackedZone;
   readonly signed?: InlineSignResult['signed'];
+  /** Signed against `servedToken`: the names to put over the version served. */
+  readonly resigned?: InlineSignResult['resigned'];
+  /** Signed against `servedToken`, and more than content changed: ask again with `signedBefore`. */
+  readonly needBefore?: true;
   readonly version?: VersionOutcome;
   /** Time spent in the worker (hash, read, parse, build, validate). */
   readonly ms: number;
@@ -173,9 +179,11 @@ async function handle(req: LoadRequest): Promise<Handled> {
     ...(req.origin !== undefined ? { origin: req.origin } : {}),
     previousSerial: req.previousSerial,
     ...(req.signedBefore ? { signedBefore: unpackBefore(req.signedBefore) } : {}),
+    ...(req.servedToken !== undefined ? { servedToken: req.servedToken } : {}),
   });
   let hash = first.hash;
-  if (digest && r.zone) {
+  if (r.needBefore) return { reply: { id: req.id, needBefore: true, diagnostics: [], ms: 0 }, transfer: [], records: 0 };
+  if (digest && (r.zone || r.resigned)) {
     hash = digest.hex();
     if (sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
   }
@@ -207,6 +215,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
     diagnostics: r.diagnostics,
     ...(zone ? { zone } : {}),
     ...(r.signed ? { signed: r.signed } : {}),
+    ...(r.resigned ? { resigned: r.resigned } : {}),
     ...(version ? { version } : {}),
     ms: performance.now() - t0,
     phases: clock.phases,

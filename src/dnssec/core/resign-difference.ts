@@ -61,6 +61,11 @@ function earlier(a: number | undefined, b: number): number {
   return a === undefined || ((b - a) | 0) < 0 ? b : a;
 }
 
+/** The zone on a store a zone is, or stands on (a patched zone's base). */
+export function storeBase(zone: Zone): StoreZone | undefined {
+  return zone instanceof StoreZone ? zone : zone instanceof PatchedZone ? zone.base : undefined;
+}
+
 /** The earliest RRSIG expiration among a node's RRSIGs. */
 function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) {
   for (const r of node?.rrsets.get(TYPE_RRSIG)?.records ?? [])
@@ -74,8 +79,7 @@ function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) 
  * skipped; any other zone through its nodes.
  */
 export function earliestSignatureExpiration(zone: Zone): number | undefined {
-  const base =
-    zone instanceof StoreZone ? zone : zone instanceof PatchedZone ? zone.base : undefined;
+  const base = storeBase(zone);
   if (base === undefined) {
     let e: number | undefined;
     for (const node of zone.nodes.values()) e = nodeEarliest(node, e);
@@ -225,16 +229,23 @@ function sameApex(zone: Zone, previous: Zone, o: SignZoneOptions): boolean {
   return a.rdata.every((x, i) => (i >= at && i < at + 4) || x === b.rdata[i]);
 }
 
-/** One changed name signed: its new data, the signer's records kept from `before`, the signatures. */
-function resignName(
-  name: string,
+/** Whether the signer makes records of this type (a file holding them is signed whole). */
+export function isSignerType(type: number): boolean {
+  return SIGNER_TYPES.has(type);
+}
+
+/**
+ * One name's data signed (its SOA with `o.serial` at the apex), with the
+ * signer's records of `before` (NSEC, DNSKEY, NSEC3PARAM) when given.
+ */
+export function signOwner(
+  owner: string,
   now: ZoneNode,
-  before: ZoneNode,
+  before: ZoneNode | undefined,
   apex: boolean,
   o: SignZoneOptions,
-): { node: ZoneNode; rrsets: number; kept: number; records: number; earliest: number | undefined } {
+): { records: ResourceRecord[]; rrsets: number; kept: number; earliest: number | undefined } {
   const sets = new Map<number, ResourceRecord[]>();
-  const owner = before.name;
   for (const [type, set] of now.rrsets) {
     const rs = set.records.map((r) => {
       const rdata =
@@ -246,7 +257,7 @@ function resignName(
     sets.set(type, rs);
   }
   for (const type of [TYPE_NSEC, TYPE_DNSKEY, TYPE_NSEC3PARAM]) {
-    const set = before.rrsets.get(type);
+    const set = before?.rrsets.get(type);
     if (set)
       sets.set(
         type,
@@ -261,28 +272,40 @@ function resignName(
     const rdata = completeSignature(job, o.keys[job.key]!.sign(job.data));
     records[job.at] = { owner, type: r.type, class: r.class, ttl: r.ttl, rdata };
   }
+  for (const r of records)
+    if (r.type === TYPE_RRSIG) earliest = earlier(earliest, readU32(r.rdata, 8));
+  return { records, rrsets: chunk.signed, kept: chunk.kept ?? 0, earliest };
+}
+
+/** A node of records (the RRSIG RRset's TTL the lowest of its records'). */
+export function nodeOf(owner: string, records: readonly ResourceRecord[]): ZoneNode {
   const rrsets = new Map<number, RRset>();
   for (const r of records) {
     const set = rrsets.get(r.type);
     if (set) (set.records as ResourceRecord[]).push(r);
     else rrsets.set(r.type, { owner, type: r.type, ttl: r.ttl, records: [r] });
     if (r.type === TYPE_RRSIG) {
-      earliest = earlier(earliest, readU32(r.rdata, 8));
       const sigs = rrsets.get(TYPE_RRSIG)!;
       if (r.ttl < sigs.ttl) rrsets.set(TYPE_RRSIG, { ...sigs, ttl: r.ttl });
     }
   }
-  const node = {
-    name: owner,
-    rrsets,
-    emptyNonTerminal: false,
-    isDelegation: false,
-    belowCut: false,
-  };
-  return { node, rrsets: chunk.signed, kept: chunk.kept ?? 0, records: records.length, earliest };
+  return { name: owner, rrsets, emptyNonTerminal: false, isDelegation: false, belowCut: false };
 }
 
-function recordCount(node: ZoneNode): number {
+/** One changed name signed: its new data, the signer's records kept from `before`, the signatures. */
+function resignName(
+  name: string,
+  now: ZoneNode,
+  before: ZoneNode,
+  apex: boolean,
+  o: SignZoneOptions,
+): { node: ZoneNode; rrsets: number; kept: number; records: number; earliest: number | undefined } {
+  const owner = before.name;
+  const r = signOwner(owner, now, before, apex, o);
+  return { ...r, node: nodeOf(owner, r.records), records: r.records.length };
+}
+
+export function recordCount(node: ZoneNode): number {
   let n = 0;
   for (const s of node.rrsets.values()) n += s.records.length;
   return n;
@@ -301,12 +324,7 @@ export function resignByDifference(
   o: SignZoneOptions,
   due: number,
 ): ResignedZone | undefined {
-  const base =
-    previous instanceof StoreZone
-      ? previous
-      : previous instanceof PatchedZone
-        ? previous.base
-        : undefined;
+  const base = storeBase(previous);
   if (!(zone instanceof StoreZone) || base === undefined || !sameApex(zone, previous, o))
     return undefined;
   const before = earliestSignatureExpiration(previous);
