@@ -124,8 +124,3 @@ export class ClientMemos {
     return p;
   }
 }
-
-/** Without a client's memos (a host that has none): nothing is kept. */
-export function prepareOnce(input: string): Prepared {
-  return { start: prepareWalk(input), repeat: false, memo: {} };
-}

@@ -10,7 +10,7 @@ import { DddsWalk } from '../ddds/core/walk.ts';
 import type { DnsCache } from './cache.ts';
 import { describeError, drive, type DriverHost, type WalkFailure } from './drive.ts';
 import { ClientError } from './errors.ts';
-import { prepareOnce } from './memo.ts';
+import type { ClientMemos } from './memo.ts';
 
 /** A failed resolution: a stable `code`, and the trace up to the failure. */
 export class ResolveError extends ClientError {
@@ -53,6 +53,7 @@ export interface WalkOptions {
 /** A client the walk can be driven over. */
 export interface WalkHost extends DriverHost {
   readonly cache: DnsCache | undefined;
+  readonly memos: ClientMemos;
   readonly mode: 'stub' | 'iterative';
   /** The servers (or DoH URLs) the trace names. */
   readonly servers: readonly string[];
@@ -82,11 +83,10 @@ export async function resolveWith(
       throw new ResolveError(d.code, d.message, trace, e);
     }
   }
-  const memos = host.memos;
-  const prepared = memos === undefined ? prepareOnce(urn) : memos.prepare(urn);
+  const prepared = host.memos.prepare(urn);
   const memo =
-    memos !== undefined && options.memoSteps !== false && prepared.repeat && host.cache
-      ? memos.memoFor(prepared, service)
+    options.memoSteps !== false && prepared.repeat && host.cache
+      ? host.memos.memoFor(prepared, service)
       : undefined;
   const walk = new DddsWalk(
     urn,
