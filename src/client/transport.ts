@@ -399,10 +399,6 @@ class UdpPool {
     pending.badReason = reason;
   }
 
-  register(slot: Slot, id: number, p: UdpTry): void {
-    slot.pending.set(id, p);
-  }
-
   release(slot: Slot, id: number): void {
     slot.pending.delete(id);
     if (slot.retired && slot.pending.size === 0) this.closeIfIdle(slot);
@@ -590,15 +586,9 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     );
   }
 
-  /** The query in wire form with this ID: encoded once per question, then copied. */
-  private encodeQuery(
-    id: number,
-    qname: string,
-    qtype: QueryType,
-    rd: number,
-    edns: boolean,
-  ): Buffer {
-    const query = Buffer.from(this.template(qname, qtype, rd, edns).wire);
+  /** The query in wire form with this ID: its template (encoded once per question) copied. */
+  private static stamped(known: KnownQuestion, id: number): Buffer {
+    const query = Buffer.from(known.wire);
     query.writeUInt16BE(id, 0);
     return query;
   }
@@ -650,8 +640,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     const slot = pool.slot();
     const id = pool.freeId(slot, this.ids);
     const known = this.template(qname, qtype, rd, edns);
-    const query = Buffer.from(known.wire);
-    query.writeUInt16BE(id, 0);
+    const query = DnsTransport.stamped(known, id);
     const t = new UdpTry(
       this,
       server,
@@ -675,7 +664,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
       t.onAbort = onAbort;
       signal.addEventListener('abort', onAbort, { once: true });
     }
-    pool.register(slot, id, t);
+    slot.pending.set(id, t);
     this.waiting.add(t);
     if (this.timer === undefined) {
       this.timer = setTimeout(this.onTimer, this.opts.timeoutMs);
@@ -749,7 +738,7 @@ export class DnsTransport implements DnsTransportLike, TryOwner {
     return tcpRoundTrip({
       host: server.host,
       port: server.port,
-      query: this.encodeQuery(id, qname, qtype, rd, edns),
+      query: DnsTransport.stamped(this.template(qname, qtype, rd, edns), id),
       timeoutMs: this.opts.timeoutMs,
       maxMessageBytes: this.opts.maxMessageBytes,
       signal,
