@@ -33,6 +33,7 @@ import {
   type RdataError,
 } from './layout.ts';
 import { typeName } from '../types.ts';
+import { base32hexLower } from '../../../../dnssec/core/sha1.ts';
 
 /** Type bitmap from tokens `t..count-1` (RFC 4034 section 4.1.2). */
 function writeBitmap(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
@@ -147,22 +148,6 @@ function base32hex(text: string, s: number, e: number): number[] | undefined {
     }
   }
   return out;
-}
-
-function toBase32hex(b: Uint8Array): string {
-  let s = '';
-  let acc = 0;
-  let bits = 0;
-  for (const x of b) {
-    acc = ((acc << 8) | x) & 0xffff;
-    bits += 8;
-    while (bits >= 5) {
-      bits -= 5;
-      s += B32HEX[(acc >> bits) & 31];
-    }
-  }
-  if (bits > 0) s += B32HEX[(acc << (5 - bits)) & 31];
-  return s;
 }
 
 /** A time: 14 digits YYYYMMDDHHmmSS (UTC, modulo 2^32) or seconds; -1 when malformed, -2 out of range. */
@@ -291,7 +276,11 @@ export const NSEC3_CODEC: RdataCodec = {
   print(b) {
     const hp = 5 + b[4]!;
     const hash = b.subarray(hp + 1, hp + 1 + b[hp]!);
-    return [headText(b), toBase32hex(hash), ...bitmapText(b, hp + 1 + b[hp]!)].join(' ');
+    return [
+      headText(b),
+      base32hexLower(hash).toUpperCase(),
+      ...bitmapText(b, hp + 1 + b[hp]!),
+    ].join(' ');
   },
 };
 

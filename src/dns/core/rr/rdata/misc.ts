@@ -83,7 +83,7 @@ function prefAnd(
     w: ByteWriter,
     origin: Uint8Array | undefined,
   ) => RdataError | undefined,
-  check: (b: Uint8Array) => string | undefined,
+  check: (b: Uint8Array, type: number) => string | undefined,
   print: (b: Uint8Array) => string,
 ): RdataCodec {
   return {
@@ -98,14 +98,10 @@ function prefAnd(
   };
 }
 
-export const NID_CODEC: RdataCodec = prefAnd(
+/** NID and L64: a preference and a 64-bit value. */
+export const LOCATOR64_CODEC: RdataCodec = prefAnd(
   writeLocator64,
-  (b) => (b.length === 10 ? undefined : 'NID RDATA is 10 octets'),
-  (b) => locator64Text(b, 2),
-);
-export const L64_CODEC: RdataCodec = prefAnd(
-  writeLocator64,
-  (b) => (b.length === 10 ? undefined : 'L64 RDATA is 10 octets'),
+  (b, type) => (b.length === 10 ? undefined : `${typeName(type)} RDATA is 10 octets`),
   (b) => locator64Text(b, 2),
 );
 export const L32_CODEC: RdataCodec = prefAnd(
