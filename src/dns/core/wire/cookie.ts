@@ -4,6 +4,7 @@
  * Timestamp | Client-IP, Server Secret). The time and the secret are parameters.
  */
 import { addressOctets } from '../../../kit/core/ip.ts';
+import { readU32 } from './bytes.ts';
 
 /** 64-bit words as [lo, hi] pairs in one scratch array (SipHash state v0..v3). */
 const V = new Uint32Array(8);
@@ -146,12 +147,10 @@ export function checkServerCookie(
   nowSeconds: number,
 ): ServerCookieCheck {
   if (serverCookie.length !== SERVER_COOKIE_LENGTH || serverCookie[0] !== 1) return 'invalid';
-  const ts =
-    ((serverCookie[4]! << 24) | (serverCookie[5]! << 16) | (serverCookie[6]! << 8)) +
-    serverCookie[7]!;
-  const age = ((nowSeconds >>> 0) - (ts >>> 0)) | 0; // RFC 1982 difference
+  const ts = readU32(serverCookie, 4);
+  const age = ((nowSeconds >>> 0) - ts) | 0; // RFC 1982 difference
   if (age > MAX_AGE || age < -MAX_FUTURE) return 'invalid';
-  const expected = makeServerCookie(secret, clientCookie, clientIp, ts >>> 0);
+  const expected = makeServerCookie(secret, clientCookie, clientIp, ts);
   let diff = 0;
   for (let i = 0; i < SERVER_COOKIE_LENGTH; i++) diff |= expected[i]! ^ serverCookie[i]!;
   if (diff !== 0) return 'invalid';

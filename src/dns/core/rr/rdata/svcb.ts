@@ -8,6 +8,7 @@
  * is an error; an empty `ech` is refused. Printed as BIND prints, but
  * dohpath keeps its mnemonic and ohttp is printed `key8`.
  */
+import { latin1 } from '../../../../kit/core/bytes.ts';
 import { decodeUtf8Strict } from '../../../../kit/core/utf8.ts';
 import type { ZoneCode } from '../../zone/codes.ts';
 import type { Lexer } from '../../zone/lexer.ts';
@@ -93,12 +94,6 @@ function splitList(bytes: Uint8Array, escapes: boolean): Uint8Array[] | string {
   return items;
 }
 
-function latin(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return s;
-}
-
 /** Why a dohpath value is not a relative URI template with a `dns` variable, or undefined. */
 function dohpathProblem(v: Uint8Array): string | undefined {
   const text = decodeUtf8Strict(v);
@@ -170,7 +165,7 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       if (typeof items === 'string') return items;
       const keys: number[] = [];
       for (const it of items) {
-        const name = latin(it);
+        const name = latin1(it);
         const k = keyNumber(name, 0, name.length);
         if (k < 0) return `unknown key ${JSON.stringify(name)} in mandatory`;
         if (keys.includes(k)) return `key ${name} is listed twice in mandatory`;
@@ -190,7 +185,7 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       return undefined;
     }
     case PORT: {
-      const s = latin(v);
+      const s = latin1(v);
       const n = parseUint(s, 0, s.length, 65535);
       if (n < 0) return 'port is one number 0-65535';
       w.u16(n);
@@ -202,14 +197,14 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       if (typeof items === 'string') return items;
       const size = key === IPV4HINT ? 4 : 16;
       for (const it of items) {
-        const s = latin(it);
+        const s = latin1(it);
         if (!writeAddress(s, 0, s.length, size, w))
           return `${JSON.stringify(s)} is not an IPv${size === 4 ? 4 : 6} address`;
       }
       return undefined;
     }
     case ECH: {
-      if (!writeBase64(latin(v), w)) return 'ech must be base64 (RFC 4648 section 4)';
+      if (!writeBase64(latin1(v), w)) return 'ech must be base64 (RFC 4648 section 4)';
       return undefined;
     }
     default:
