@@ -153,16 +153,10 @@ function base32hex(text: string, s: number, e: number): number[] | undefined {
 /** A time: 14 digits YYYYMMDDHHmmSS (UTC, modulo 2^32) or seconds; -1 when malformed, -2 out of range. */
 function timeValue(text: string, s: number, e: number): number {
   if (e - s !== 14) return parseUint(text, s, e, 0xffffffff);
-  const num = (a: number, b: number) => parseUint(text, s + a, s + b, 9999);
-  const [y, mo, d, h, mi, se] = [
-    num(0, 4),
-    num(4, 6),
-    num(6, 8),
-    num(8, 10),
-    num(10, 12),
-    num(12, 14),
-  ];
-  if ([y, mo, d, h, mi, se].some((v) => v < 0)) return -1;
+  // YYYY, then MM, DD, HH, mm, SS of two digits.
+  const fields = [0, 4, 6, 8, 10, 12].map((a) => parseUint(text, s + a, s + (a || 2) + 2, 9999));
+  if (fields.some((v) => v < 0)) return -1;
+  const [y, mo, d, h, mi, se] = fields as [number, number, number, number, number, number];
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1]! || h > 23 || mi > 59 || se > 59) return -2;

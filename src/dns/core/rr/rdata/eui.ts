@@ -43,12 +43,7 @@ function parseEui(
 }
 
 function printEui(rdata: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < rdata.length; i++) {
-    if (i > 0) s += '-';
-    s += rdata[i]!.toString(16).padStart(2, '0');
-  }
-  return s;
+  return Array.from(rdata, (b) => b.toString(16).padStart(2, '0')).join('-');
 }
 
 function codec(octets: number): RdataCodec {

@@ -66,14 +66,8 @@ function writeLocator64(lex: Lexer, t: number, w: ByteWriter): RdataError | unde
 }
 
 function locator64Text(b: Uint8Array, p: number): string {
-  const g: string[] = [];
-  for (let i = 0; i < 4; i++)
-    g.push(
-      readU16(b, p + 2 * i)
-        .toString(16)
-        .padStart(4, '0'),
-    );
-  return g.join(':');
+  const group = (i: number) => readU16(b, p + 2 * i).toString(16);
+  return [0, 1, 2, 3].map((i) => group(i).padStart(4, '0')).join(':');
 }
 
 function prefAnd(
@@ -143,12 +137,7 @@ const CERT_TYPES: ReadonlyMap<string, number> = new Map([
   ['OID', 254],
 ]);
 
-function reverse(m: ReadonlyMap<string, number>): Map<number, string> {
-  return new Map([...m].map(([k, v]) => [v, k]));
-}
-
-// eslint-disable-next-line no-restricted-syntax -- module state: a constant table built on first use.
-let certNames: Map<number, string> | undefined;
+const CERT_NAMES: ReadonlyMap<number, string> = new Map([...CERT_TYPES].map(([k, v]) => [v, k]));
 
 export const CERT_CODEC: RdataCodec = {
   parse(lex, first, _origin, w) {
@@ -167,8 +156,7 @@ export const CERT_CODEC: RdataCodec = {
   },
   check: (b) => (b.length < 6 ? 'CERT RDATA is 5 octets and a certificate' : undefined),
   print(b) {
-    certNames ??= reverse(CERT_TYPES);
-    const type = certNames.get(readU16(b, 0)) ?? String(readU16(b, 0));
+    const type = CERT_NAMES.get(readU16(b, 0)) ?? String(readU16(b, 0));
     return `${type} ${readU16(b, 2)} ${algorithmText(b[4]!)} ${toBase64(b.subarray(5))}`;
   },
 };
