@@ -14,7 +14,8 @@ import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';
 import { soaSerialOf } from '../../dns/core/rr/soa.ts';
 import { TYPE_IXFR, TYPE_SOA } from '../../dns/core/rr/types.ts';
-import { sameBytes } from '../../kit/core/bytes.ts';
+import { latin1, sameBytes } from '../../kit/core/bytes.ts';
+import { keyToWire } from '../../dns/core/wire/name.ts';
 
 /** One record of a transfer: owner key (lowercased wire name), type, class, TTL, uncompressed RDATA. */
 export interface XfrRr {
@@ -379,7 +380,7 @@ export class XfrReader {
  * replace the SOA. Returns the new record list.
  */
 export function applyIxfr(records: readonly XfrRr[], steps: readonly XfrStep[]): XfrRr[] {
-  const id = (r: XfrRr) => `${r.key}\u0000${r.type}\u0000${r.cls}\u0000${hex(r.rdata)}`;
+  const id = (r: XfrRr) => `${r.key}\u0000${r.type}\u0000${r.cls}\u0000${latin1(r.rdata)}`;
   const map = new Map<string, XfrRr>();
   let soa: XfrRr | undefined;
   for (const r of records) {
@@ -405,17 +406,6 @@ export function applyIxfr(records: readonly XfrRr[], steps: readonly XfrStep[]):
   return [soa!, ...map.values()];
 }
 
-function hex(b: Uint8Array): string {
-  let s = '';
-  for (const x of b) s += (x < 16 ? '0' : '') + x.toString(16);
-  return s;
-}
-
-/** Write a name given by its key (lowercased wire) at `p`. */
-function putKey(out: number[], key: string): void {
-  for (let i = 0; i < key.length; i++) out.push(key.charCodeAt(i));
-}
-
 /**
  * A request for the zone: SOA (a refresh check), AXFR, or IXFR with the
  * client's SOA in the authority section (RFC 1995 section 3). Opcode QUERY,
@@ -428,25 +418,12 @@ export function transferRequest(
   soa?: XfrRr,
 ): Uint8Array {
   const out: number[] = [id >>> 8, id & 0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
-  putKey(out, originKey);
-  out.push(qtype >>> 8, qtype & 0xff, 0, 1);
+  out.push(...keyToWire(originKey), qtype >>> 8, qtype & 0xff, 0, 1);
   if (qtype === TYPE_IXFR && soa !== undefined) {
     out[9] = 1;
-    out.push(
-      0xc0,
-      12,
-      0,
-      TYPE_SOA,
-      0,
-      1,
-      0,
-      0,
-      0,
-      0,
-      soa.rdata.length >>> 8,
-      soa.rdata.length & 0xff,
-    );
-    for (const b of soa.rdata) out.push(b);
+    // Its owner a pointer to the question's name, class IN, TTL 0.
+    const rdlen = soa.rdata.length;
+    out.push(0xc0, 12, 0, TYPE_SOA, 0, 1, 0, 0, 0, 0, rdlen >>> 8, rdlen & 0xff, ...soa.rdata);
   }
   return Uint8Array.from(out);
 }
