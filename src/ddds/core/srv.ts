@@ -39,16 +39,10 @@ export function selectSrv(records: readonly SrvRecord[], random: () => number): 
       reason: 'SRV target "." : the service is decidedly not available (RFC 2782)',
     };
   }
-  const byPriority = new Map<number, SrvRecord[]>();
-  for (const r of usable) {
-    const list = byPriority.get(r.priority);
-    if (list === undefined) byPriority.set(r.priority, [r]);
-    else list.push(r);
-  }
-  const priorities = [...byPriority.keys()].sort((a, b) => a - b);
+  const priorities = [...new Set(usable.map((r) => r.priority))].sort((a, b) => a - b);
   const ordered: SrvRecord[] = [];
   for (const p of priorities) {
-    const pending = [...(byPriority.get(p) ?? [])];
+    const pending = usable.filter((r) => r.priority === p);
     // Zero-weight records at the beginning, otherwise keep the given order (stable).
     pending.sort((a, b) => (a.weight === 0 ? 0 : 1) - (b.weight === 0 ? 0 : 1));
     while (pending.length > 0) {
@@ -57,16 +51,8 @@ export function selectSrv(records: readonly SrvRecord[], random: () => number): 
       const unit = Number.isFinite(raw) ? Math.min(Math.max(raw, 0), 1 - Number.EPSILON) : 0;
       const draw = Math.floor(unit * (sum + 1));
       let running = 0;
-      let pick = pending.length - 1;
-      for (let i = 0; i < pending.length; i++) {
-        running += pending[i]?.weight ?? 0;
-        if (running >= draw) {
-          pick = i;
-          break;
-        }
-      }
-      const [chosen] = pending.splice(pick, 1);
-      if (chosen !== undefined) ordered.push(chosen);
+      const first = pending.findIndex((r) => (running += r.weight) >= draw);
+      ordered.push(...pending.splice(first < 0 ? pending.length - 1 : first, 1));
     }
   }
   return { kind: 'targets', targets: ordered };
