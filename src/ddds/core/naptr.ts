@@ -288,10 +288,6 @@ export function parseSubstitutionCached(field: string): ParseSubstitutionResult 
   return substCache.getOrCompute(field, parseSubstitution);
 }
 
-function isEmptyReplacement(replacement: string): boolean {
-  return replacement === '' || replacement === '.';
-}
-
 /**
  * RFC 3986 absolute-URI (`scheme ":" hier-part [ "?" query ]`): a scheme, then
  * only URI characters and well-formed percent-encodings, no fragment.
@@ -419,7 +415,7 @@ function compileRecordUncached(record: NaptrRecord): CompiledRecord {
   const flags = parseFlags(record.flags);
   const isU = flags.kind === 'flag' && flags.flag === 'U';
   const hasRegexp = record.regexp !== '';
-  const hasReplacement = !isEmptyReplacement(record.replacement);
+  const hasReplacement = record.replacement !== '' && record.replacement !== '.';
   const parsed = hasRegexp && !hasReplacement ? parseSubstitutionCached(record.regexp) : undefined;
   let fixed: RewriteResult | undefined;
   if (hasRegexp && hasReplacement)

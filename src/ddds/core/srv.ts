@@ -17,10 +17,6 @@ export type SrvSelection =
   | { readonly kind: 'unavailable'; readonly reason: string }
   | { readonly kind: 'none'; readonly reason: string };
 
-function isRootTarget(target: string): boolean {
-  return target === '.' || target === '';
-}
-
 /**
  * The order in which to try the SRV targets. `random()` returns a number in
  * [0, 1) (inject `Math.random` at the edge, or a seeded generator in tests).
@@ -32,7 +28,7 @@ function isRootTarget(target: string): boolean {
  */
 export function selectSrv(records: readonly SrvRecord[], random: () => number): SrvSelection {
   if (records.length === 0) return { kind: 'none', reason: 'no SRV records' };
-  const usable = records.filter((r) => !isRootTarget(r.target));
+  const usable = records.filter((r) => r.target !== '.' && r.target !== '');
   if (usable.length === 0) {
     return {
       kind: 'unavailable',

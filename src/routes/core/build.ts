@@ -265,11 +265,6 @@ function targetRecordLines(t: RouteTarget, zone: string): string[] {
   ];
 }
 
-/** The targets' records (`targetRecordLines`), each line once. */
-function targetLines(routes: readonly Route[], zone: string): string[] {
-  return [...new Set(routes.flatMap((r) => targetRecordLines(r.target, zone)))];
-}
-
 function commentLines(text: string | undefined): string[] {
   if (text === undefined || text.trim() === '') return [];
   return text
@@ -465,6 +460,7 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
       : indexLines(table, parent, labels, canonical, diagnostics)),
   );
   const routes = table.default ? [...table.routes, table.default] : table.routes;
-  lines.push(...targetLines(routes, z));
+  // The targets' records, each line once.
+  lines.push(...new Set(routes.flatMap((r) => targetRecordLines(r.target, z))));
   return { text: lines.join('\n') + '\n', diagnostics };
 }

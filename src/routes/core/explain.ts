@@ -224,10 +224,6 @@ function readTarget(
   }
 }
 
-function sameMatch(a: RuleMatch, b: RuleMatch): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 function mergeable(a: RuleTarget, b: RuleTarget): boolean {
   if (a.kind !== 'U' || b.kind !== 'U') return false;
   return a.template === b.template && a.protocol === b.protocol && a.template.includes('{service}');
@@ -254,7 +250,11 @@ function groupOwner(owner: string, records: readonly ExplainInput[]): ExplainedR
     const target = readTarget(r, repl, whole);
     const position = r.source;
     const prev = routes.at(-1);
-    if (prev?.order === r.order && sameMatch(prev.match, match) && mergeable(prev.target, target)) {
+    if (
+      prev?.order === r.order &&
+      JSON.stringify(prev.match) === JSON.stringify(match) &&
+      mergeable(prev.target, target)
+    ) {
       const t = prev.target as Extract<RuleTarget, { kind: 'U' }>;
       routes[routes.length - 1] = {
         ...prev,
