@@ -35,7 +35,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Span } from '../../kit/core/diagnostics.ts';
-import { ok, type Result } from '../../kit/core/result.ts';
+import { err, ok, type Result } from '../../kit/core/result.ts';
 import { buildFastPath, type EreFastPath } from './fast-match.ts';
 
 /** POSIX RE_DUP_MAX lower bound, and the bound BIND enforces. */
@@ -632,17 +632,10 @@ function isDigit(c: string | undefined): boolean {
 
 /** A code point as a literal in RE2 syntax (valid inside and outside a character class). */
 function re2Literal(cp: number): string {
-  if ((cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a)) {
-    return String.fromCodePoint(cp);
-  }
-  if (
-    (cp >= 0x21 && cp <= 0x2f) ||
-    (cp >= 0x3a && cp <= 0x40) ||
-    (cp >= 0x5b && cp <= 0x60) ||
-    (cp >= 0x7b && cp <= 0x7e)
-  ) {
-    return `\\${String.fromCodePoint(cp)}`;
-  }
+  const ch = String.fromCodePoint(cp);
+  if (/^[0-9A-Za-z]$/.test(ch)) return ch;
+  // ASCII punctuation: escaped.
+  if (/^[!-/:-@[-`{-~]$/.test(ch)) return `\\${ch}`;
   return `\\x{${cp.toString(16).toUpperCase()}}`;
 }
 
@@ -815,19 +808,13 @@ export function compileEre(
       program = compileProgram(parsed.value.translated, caseInsensitive);
     } catch (e) {
       const detail = e instanceof Error ? e.message : String(e);
-      const first = options.offsets?.[0] ?? shift;
-      const last = options.offsets?.[source.length] ?? source.length + shift;
-      return {
-        ok: false,
-        error: {
-          code: 'ERE_UNSUPPORTED',
-          message: `the linear-time engine refuses this expression (${detail})`,
-          span: { start: first, end: last },
-        },
-      };
+      const start = options.offsets?.[0] ?? shift;
+      const end = options.offsets?.[source.length] ?? source.length + shift;
+      const message = `the linear-time engine refuses this expression (${detail})`;
+      return err({ code: 'ERE_UNSUPPORTED', message, span: { start, end } });
     }
   }
-  return { ok: true, value: new LazyCompiledEre(parsed.value, caseInsensitive, program) };
+  return ok(new LazyCompiledEre(parsed.value, caseInsensitive, program));
 }
 
 /**
