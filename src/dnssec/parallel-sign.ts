@@ -16,7 +16,12 @@ import type { SignBatch, SignedBatch, SignWorkerInit } from './sign-worker.ts';
 export interface ParallelSignOptions {
   /** Signing threads; 0 or 1 signs in this thread. Default: the cores available. */
   readonly threads?: number;
-  /** Signatures per batch handed to a thread (default 2048). */
+  /**
+   * Signatures per batch handed to a thread (default 512). Up to two
+   * batches per thread are out at once, their chunks alive meanwhile:
+   * small batches keep that few enough to die young (with 2048, they
+   * outlived scavenges, were promoted and grew the heap).
+   */
   readonly batch?: number;
 }
 
@@ -145,7 +150,7 @@ export async function signChunks(
   o: ParallelSignOptions = {},
 ): Promise<number> {
   const threads = o.threads ?? defaultSigningThreads();
-  const size = o.batch ?? 2048;
+  const size = o.batch ?? 512;
   let pool: SignerPool | undefined;
   let signed = 0;
   const queue: Promise<SigningChunk[]>[] = [];
