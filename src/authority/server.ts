@@ -405,6 +405,7 @@ async function firstLoad(
   loader: BackgroundZoneLoader,
 ): Promise<void> {
   const first = await reload();
+  loader.offThread();
   if (first.zones >= GIVE_BACK_AFTER_ZONES) {
     giveMemoryBack();
     loader.giveMemoryBack();

@@ -4,6 +4,9 @@
  * put together here in O(1). One worker per server, one file at a time,
  * started on the first load and restarted after a crash. The loads asked in
  * one event-loop turn go in one message, their replies come back in groups.
+ * A server's first load, before it answers anything, runs in its own thread
+ * (`inThreadFirst`, unsigned zones): no load thread to start, no columns to
+ * copy, and no second heap kept for thousands of small zones.
  */
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -20,6 +23,7 @@ import {
 import { applyResigned } from '../../dnssec/core/resign-digest.ts';
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
+import type * as LoadThreadModule from './worker.ts';
 import type {
   GiveBackMessage,
   LoadBatch,
@@ -163,10 +167,34 @@ export class BackgroundZoneLoader {
   hot: ((file: string) => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
   private tid = 0;
+  /** Loads run in this thread (until `offThread`); signed zones always go to the worker. */
+  private inThread: boolean;
 
-  constructor(options: WorkerLoadOptions = {}, limits: { timeoutMs?: number } = {}) {
+  constructor(
+    options: WorkerLoadOptions = {},
+    limits: { timeoutMs?: number; inThreadFirst?: boolean } = {},
+  ) {
     this.options = options;
     this.timeoutMs = limits.timeoutMs ?? LOAD_TIMEOUT_MS;
+    this.inThread = (limits.inThreadFirst ?? false) && options.sign === undefined;
+  }
+
+  /** From now on every load runs in the worker (the server answers queries: its thread stays free). */
+  offThread(): void {
+    this.inThread = false;
+  }
+
+  /** A load in this thread, bounded by the same time-out (the load is then abandoned, not stopped). */
+  private async loadHere(req: LoadRequest): Promise<LoadReply> {
+    const { loadHere } = (await import(WORKER_URL.href)) as typeof LoadThreadModule;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const message = `loading ${req.file} took longer than ${this.timeoutMs} ms: abandoned`;
+        reject(new ZoneLoadTimeoutError(message));
+      }, this.timeoutMs);
+    });
+    return Promise.race([loadHere(req), bound]).finally(() => clearTimeout(timer));
   }
 
   /** While a batch runs: a load thread starved past STARVED_AFTER_MS gets nice 0 back. */
@@ -199,7 +227,7 @@ export class BackgroundZoneLoader {
   }
 
   private start(): Worker {
-    const w = new Worker(WORKER_URL);
+    const w = new Worker(WORKER_URL, { workerData: { zoneLoad: true } });
     w.unref();
     this.tid = 0;
     w.on('message', (m: ReplyBatch | ThreadIdMessage) => {
@@ -321,6 +349,7 @@ export class BackgroundZoneLoader {
     if (token !== undefined) req = { ...req, servedToken: token };
     else if (signedBefore) req = { ...req, signedBefore: packBefore(signedBefore)! };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
+    if (this.inThread) return resultOf(await this.loadHere(req), undefined);
     const { reply, unniced } = await new Promise<{ reply: LoadReply; unniced: number | undefined }>(
       (resolve, reject) => {
         const timer = setTimeout(() => this.timedOut(id, file), this.timeoutMs);

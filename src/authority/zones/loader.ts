@@ -50,6 +50,7 @@ export function zoneLoaderFor(
       ...(sign ? { sign } : {}),
       ...(shared ? { shared: true } : {}),
     },
-    { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined) },
+    // The first load runs in the server's thread, before it answers (`offThread` after it).
+    { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined), inThreadFirst: true },
   );
 }

@@ -8,7 +8,7 @@
 import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort as threadPort, workerData } from 'node:worker_threads';
 import type { FileStamp, LoadOptions } from './load.ts';
 import {
   indexPatched,
@@ -233,6 +233,18 @@ async function handle(req: LoadRequest): Promise<Handled> {
   };
 }
 
+/**
+ * One load in the calling thread (`BackgroundZoneLoader` before anything is
+ * served): the same steps as in the load thread, the reply not posted.
+ */
+export function loadHere(req: LoadRequest): Promise<LoadReply> {
+  lastCpu = undefined;
+  return handle(req).then(
+    (h) => h.reply,
+    (e: unknown) => failed(req, e).reply,
+  );
+}
+
 /** Zones of at most this many records travel by copy, larger ones by transfer. */
 const COPY_BELOW_RECORDS = 256;
 
@@ -266,6 +278,8 @@ function ownTid(): number {
     return 0;
   }
 }
+/** The port to the server, in the load thread only (a thread that imports this module for `loadHere` has none). */
+const parentPort = (workerData as { zoneLoad?: boolean } | undefined)?.zoneLoad ? threadPort : null;
 const tid = parentPort ? ownTid() : 0;
 // The parent watches this thread's CPU time while it loads (a starved load is given its priority back).
 if (parentPort) parentPort.postMessage({ tid } satisfies ThreadIdMessage);
