@@ -147,14 +147,10 @@ interface UdpOutcome {
   readonly ignored: number;
 }
 
-/** The transport side of a try: called once when the try ends, however it ends. */
-interface TryOwner {
-  endTry(t: UdpTry): void;
-}
-
 /** One UDP try in flight. */
 class UdpTry {
-  readonly owner: TryOwner;
+  /** Told once when the try ends, however it ends. */
+  readonly owner: DnsTransport;
   readonly server: ServerAddress;
   /** The server's address as the kernel reports a source (for the source check). */
   readonly host: string;
@@ -176,7 +172,7 @@ class UdpTry {
   onAbort: (() => void) | undefined = undefined;
 
   constructor(
-    owner: TryOwner,
+    owner: DnsTransport,
     server: ServerAddress,
     host: string,
     qname: string,
@@ -438,7 +434,7 @@ class UdpPool {
 const TEMPLATE_MAX = 1024;
 
 /** The stub transport. One instance per client; `close()` when done. */
-export class DnsTransport implements DnsTransportLike, TryOwner {
+export class DnsTransport implements DnsTransportLike {
   readonly stats: TransportStats = { queries: 0, udpSent: 0, tcpSent: 0, ignored: 0, timeouts: 0 };
   private readonly opts: Required<TransportOptions>;
   private readonly ids = new IdSource();

@@ -63,9 +63,7 @@ export class ValidatingResolver implements DnsResolver {
       anchors: anchorsOf(options),
       now: () => Math.floor(now() / 1000),
       fetch: (name, type) => inner.lookup(name, type).then((r) => r.wires ?? []),
-      ...(options.nsec3MaxIterations !== undefined
-        ? { nsec3MaxIterations: options.nsec3MaxIterations }
-        : {}),
+      nsec3MaxIterations: options.nsec3MaxIterations,
     });
   }
 
