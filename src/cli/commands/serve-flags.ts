@@ -40,23 +40,10 @@ function dohOverride(
 }
 
 /** The command-line values that need checking, checked (UsageError otherwise). */
-function checkedOptions(values: {
-  listen?: string[] | undefined;
-  metrics?: string | undefined;
-  rrl?: string | undefined;
-  'allow-transfer'?: string[] | undefined;
-  notify?: string[] | undefined;
-  'notify-source'?: string | undefined;
-  'log-format'?: string | undefined;
-  'log-level'?: string | undefined;
-}) {
+function checkedOptions(values: ServeValues) {
   const listen = values.listen && addresses('--listen', values.listen);
-  let metrics: ListenAddress | undefined;
-  if (values.metrics !== undefined) {
-    const r = parseListen(values.metrics);
-    if (typeof r === 'string') throw new UsageError(`--metrics: ${r}`);
-    metrics = r;
-  }
+  const metrics =
+    values.metrics === undefined ? undefined : addresses('--metrics', [values.metrics])[0];
   let rrlRate: number | undefined;
   if (values.rrl !== undefined) {
     rrlRate = Number(values.rrl);
