@@ -140,8 +140,6 @@ export function keyLabelOffsets(key: string): number[] {
   return out;
 }
 
-const PLAIN = /[A-Za-z0-9\-_*]/;
-
 /** Presentation form of a key (lowercase, trailing dot, `\DDD` for octets that need it). */
 export function keyToName(key: string): string {
   if (key === ROOT_KEY) return '.';
@@ -153,11 +151,8 @@ export function keyToName(key: string): string {
     for (let j = i + 1; j <= i + len; j++) {
       const c = key.charCodeAt(j);
       const ch = key[j]!;
-      if (PLAIN.test(ch)) out += ch;
-      else if (c > 0x20 && c < 0x7f && ch !== '.' && ch !== '\\' && ch !== '"' && ch !== ';') {
-        out += ch === '(' || ch === ')' || ch === '@' || ch === '$' ? `\\${ch}` : ch;
-      } else if (ch === '.' || ch === '\\' || ch === '"' || ch === ';') out += `\\${ch}`;
-      else out += `\\${String(c).padStart(3, '0')}`;
+      if (c <= 0x20 || c >= 0x7f) out += `\\${String(c).padStart(3, '0')}`;
+      else out += '.\\";()@$'.includes(ch) ? `\\${ch}` : ch;
     }
     out += '.';
     i += 1 + len;
