@@ -8,7 +8,7 @@ export type {
   ZoneDiagnostic,
   ZoneNode,
 } from './core/zone/model.ts';
-export { CLASS_IN } from './core/zone/model.ts';
+export { CLASS_IN } from './core/rr/types.ts';
 export {
   parseZoneChunks,
   parseZoneText,

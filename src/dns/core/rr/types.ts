@@ -266,6 +266,7 @@ export function typeName(code: number): string {
   return TYPE_NAMES.get(code) ?? `TYPE${code}`;
 }
 
+/** DNS CLASS IN. Other classes are parsed but only IN zones are served. */
 export const CLASS_IN = 1;
 export const CLASS_CS = 2;
 export const CLASS_CH = 3;

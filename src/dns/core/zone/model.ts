@@ -9,9 +9,6 @@ import type { Diagnostic } from '../../../kit/core/diagnostics.ts';
 import type { ZoneDiagnosticCode } from './codes.ts';
 import { TYPE_RRSIG } from '../rr/types.ts';
 
-/** DNS CLASS IN. Other classes are parsed but only IN zones are served. */
-export const CLASS_IN = 1;
-
 /** Where a record or diagnostic came from in the master file (1-based line and column). */
 export interface SourcePosition {
   readonly file: string;
