@@ -274,23 +274,10 @@ function compareFirstLabels(store: ZoneStore, a: number, b: number): number {
   }
 }
 
-/** The first label of a canonical name as octets (one char per octet, `\\DDD` decoded). */
-function firstLabelOctets(name: string): string {
-  let out = '';
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c === 0x2e) break;
-    if (c === 0x5c) {
-      out += String.fromCharCode(Number(name.slice(i + 1, i + 4)));
-      i += 3;
-    } else out += String.fromCharCode(c);
-  }
-  return out;
-}
-
+/** Canonical order of the first labels of two names (`\\DDD` decoded; a canonical name escapes its dots). */
 function compareDecoded(a: string, b: string): number {
-  const x = firstLabelOctets(a);
-  const y = firstLabelOctets(b);
+  const x = canonicalSortKey(a.slice(0, a.indexOf('.') + 1));
+  const y = canonicalSortKey(b.slice(0, b.indexOf('.') + 1));
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
