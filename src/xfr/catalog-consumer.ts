@@ -18,11 +18,14 @@
  * zone's data when the member's ID is the same in both, transferring it
  * afresh otherwise; the old catalog dropping it later does not remove it.
  * A member a catalog could not take because another owned it is
- * provisioned when the owner drops it (`released`).
+ * provisioned when the owner drops it, or when the owner's `coo` comes to
+ * name that catalog (`reapplyOthers`).
  * Other properties (`ext`) are ignored. A broken version leaves the members
  * as they were; a broken member entry leaves that member as it was. The
- * members provisioned are kept in `transfer.stateDir/catalogs/<catalog>json`:
- * a restart serves them at once. A member that is already a zone here (a
+ * members provisioned and the catalog's `coo` are kept in
+ * `transfer.stateDir/catalogs/<catalog>json`: a restart serves the members
+ * at once and a move allowed before it (even when the version read again
+ * is broken) stays allowed. A member that is already a zone here (a
  * zone file, a configured secondary zone, another catalog's member without
  * a `coo` to this one) is not provisioned (CATALOG_MEMBER_CONFLICT).
  */
@@ -170,10 +173,9 @@ export class CatalogConsumer {
     await mkdir(this.o.stateDir, { recursive: true });
     let added = 0;
     for (const c of this.o.catalogs) {
-      const kept = await readFile(this.keptFile(c.origin), 'utf8').then(
-        (t) => new Map(Object.entries(JSON.parse(t) as Record<string, string>)),
-        () => new Map<string, string>(),
-      );
+      const { members: kept, coo } = await this.readKept(c.origin);
+      // The coo of the last version applied: a move it allows survives a restart (and a broken version after).
+      this.state.set(c.origin, { ...emptyState(), coo });
       const next = new Map(kept);
       await this.announce(c.origin, [...kept.keys()]);
       added += (await this.provision(c.origin, c, [...kept.keys()], next)).length;
@@ -192,12 +194,30 @@ export class CatalogConsumer {
     return path.join(this.o.stateDir, `${catalog}json`);
   }
 
-  /** Keep the members of `catalog` for the next start. */
+  /** Keep the members of `catalog` (name to ID) and its `coo` (name to catalog) for the next start. */
   private async keep(catalog: string): Promise<void> {
     const file = this.keptFile(catalog);
-    const members = this.members.get(catalog) ?? new Map<string, string>();
-    await writeFile(`${file}.tmp`, `${JSON.stringify(Object.fromEntries(members), null, 1)}\n`);
+    const members = Object.fromEntries(this.members.get(catalog) ?? []);
+    const coo = Object.fromEntries(this.state.get(catalog)?.coo ?? []);
+    await writeFile(`${file}.tmp`, `${JSON.stringify({ members, coo }, null, 1)}\n`);
     await rename(`${file}.tmp`, file);
+  }
+
+  /** What `keep` wrote (a file of an older version holds the members alone: name to ID). */
+  private async readKept(catalog: string) {
+    const file = this.keptFile(catalog);
+    const text = await readFile(file, 'utf8').catch(() => '{}');
+    let o: { members?: Record<string, string>; coo?: Record<string, string> } = {};
+    try {
+      o = JSON.parse(text) as typeof o;
+    } catch (e) {
+      this.o.log.warn('catalog_state_unreadable', { file, error: (e as Error).message });
+    }
+    const flat = typeof o.members !== 'object';
+    return {
+      members: new Map(Object.entries(flat ? (o as Record<string, string>) : o.members!)),
+      coo: new Map(Object.entries(flat ? {} : (o.coo ?? {}))),
+    };
   }
 
   /**
@@ -306,7 +326,7 @@ export class CatalogConsumer {
     this.members.set(catalog, next);
     await this.keep(catalog);
     await this.announce();
-    this.released(catalog, plan.remove);
+    this.reapplyOthers(catalog, plan.remove, old.coo, st.coo);
     this.o.log.info('catalog_applied', {
       zone: catalog,
       serial,
@@ -322,14 +342,25 @@ export class CatalogConsumer {
   }
 
   /**
-   * Members `catalog` no longer provisions: another catalog that lists one
-   * of them but could not take it (CATALOG_MEMBER_CONFLICT) is applied
-   * again, after this update, and provisions it now.
+   * Another catalog that lists a member but could not take it
+   * (CATALOG_MEMBER_CONFLICT) is applied again, after this update, and
+   * takes it now: when `catalog` no longer provisions it (`dropped`), or
+   * when its `coo` in `catalog` newly names that catalog.
    */
-  private released(catalog: string, names: readonly string[]): void {
-    for (const [other, st] of this.state)
-      if (other !== catalog && names.some((n) => st.rejected.has(n)))
+  private reapplyOthers(
+    catalog: string,
+    dropped: readonly string[],
+    cooBefore: ReadonlyMap<string, string>,
+    coo: ReadonlyMap<string, string>,
+  ): void {
+    const handed = [...coo].filter(([name, to]) => cooBefore.get(name) !== to);
+    for (const [other, st] of this.state) {
+      if (other === catalog) continue;
+      if (dropped.some((n) => st.rejected.has(n)))
         void this.update(other, `released by ${catalog}`);
+      else if (handed.some(([n, to]) => to === other && st.rejected.has(n)))
+        void this.update(other, `coo of ${catalog}`);
+    }
   }
 
   /** Why `name` cannot be provisioned from a catalog, or undefined. */

@@ -499,7 +499,12 @@ interface Entry {
 }
 
 /** A catalog with the members `entries` (RFC 9432 sections 4.3, 5.2, 5.3). */
-function catzText(catalog: string, serial: number, entries: readonly Entry[]): string {
+function catzText(
+  catalog: string,
+  serial: number,
+  entries: readonly Entry[],
+  version = '2',
+): string {
   const lines = entries.flatMap((e) => [
     `${e.id}.zones PTR ${e.zone}`,
     ...(e.coo ? [`coo.${e.id}.zones PTR ${e.coo}`] : []),
@@ -509,7 +514,7 @@ function catzText(catalog: string, serial: number, entries: readonly Entry[]): s
 $TTL 0
 @ SOA invalid. invalid. ${serial} 3600 600 2147483646 0
 @ NS invalid.
-version TXT "2"
+version TXT "${version}"
 ${lines.join('\n')}
 `;
 }
@@ -567,7 +572,7 @@ describe.skipIf(named.skipReason !== undefined)(
           { zone: m3, id: 'id-m3' },
           { zone: UNSERVED, id: 'id-m9' },
           { zone: m1, id: 'id-m1' },
-          { zone: m2, id: 'id-m2' },
+          { zone: m2, id: 'new-m2' },
         ]),
         NEW,
       );
@@ -598,7 +603,12 @@ describe.skipIf(named.skipReason !== undefined)(
       );
       expect(await served(s.port, m1)).toBe('192.0.2.1');
       expect(owner(m1)).toBe(NEW);
-      // The old catalog's coo for m2 now names NEW: NEW's next version takes it over, under another ID.
+      // The old catalog's coo for m2 now names NEW, which lists m2 (under another ID) but could
+      // not take it: NEW is applied again at once and takes it over, transferred afresh.
+      await eventually(async () => owner(m2), NEW);
+      expect(
+        s.consumer.events.filter((e) => e.event === 'catalog_member_moved').at(-1),
+      ).toMatchObject({ zone: m2, from: OLD, to: NEW, id: 'new-m2', kept: false });
       s.primary.catalog(
         catzText(NEW, 3, [
           { zone: m3, id: 'id-m3' },
@@ -607,10 +617,7 @@ describe.skipIf(named.skipReason !== undefined)(
         ]),
         NEW,
       );
-      await eventually(async () => owner(m2), NEW);
-      expect(
-        s.consumer.events.filter((e) => e.event === 'catalog_member_moved').at(-1),
-      ).toMatchObject({ zone: m2, from: OLD, to: NEW, id: 'new-m2', kept: false });
+      await eventually(async () => (await status(NEW)).serial, 3);
       await eventually(() => served(s.port, m2), '192.0.2.2');
       const n = await status(NEW);
       expect(n.rejected).toEqual([]);
@@ -636,6 +643,58 @@ describe.skipIf(named.skipReason !== undefined)(
           (e) => e.event === 'catalog_applied' && e.trigger === `released by ${NEW}`,
         ),
       ).toMatchObject({ zone: OLD, added: [m3] });
+    }, 30_000);
+
+    it("a member a catalog could not take is taken once the owner's coo names that catalog", async () => {
+      const [v1, v2] = [m1, m2].map((zone) => ({ zone, id: zone === m1 ? 'id-m1' : 'new-m2' }));
+      s.primary.catalog(catzText(NEW, 5, [v1!, v2!, { zone: m3, id: 'id-m3' }]), NEW);
+      await eventually(async () => (await status(NEW)).rejected.map((r) => r.zone), [m3]);
+      s.primary.catalog(catzText(OLD, 4, [{ zone: m3, id: 'id-m3', coo: NEW }]), OLD);
+      // NEW is applied again, its trigger the coo, and takes m3 over (same ID: its data kept).
+      const byCoo = (e: LogEvent) =>
+        e.event === 'catalog_applied' && e.zone === NEW && e.trigger === `coo of ${OLD}`;
+      await eventually(
+        async () => s.consumer.events.filter(byCoo).some((e) => String(e.added) === m3),
+        true,
+      );
+      expect(owner(m3)).toBe(NEW);
+      expect(
+        s.consumer.events.filter((e) => e.event === 'catalog_member_moved').at(-1),
+      ).toMatchObject({ zone: m3, from: OLD, to: NEW, kept: true });
+      expect(await served(s.port, m3)).toBe('192.0.2.3');
+    }, 30_000);
+
+    it('a coo survives a restart in the state folder, a broken version after it too', async () => {
+      const entries: Entry[] = [
+        { zone: m1, id: 'id-m1' },
+        { zone: m2, id: 'new-m2', coo: OLD },
+        { zone: m3, id: 'id-m3' },
+      ];
+      s.primary.catalog(catzText(NEW, 6, entries), NEW);
+      const applied = (serial: number) => () =>
+        Promise.resolve(
+          s.consumer.events.some(
+            (e) => e.event === 'catalog_applied' && e.zone === NEW && e.serial === serial,
+          ),
+        );
+      await eventually(applied(6), true);
+      // A version that is not applied keeps the members and the coo as they were.
+      s.primary.catalog(catzText(NEW, 7, entries, '1'), NEW);
+      await eventually(applied(7), true);
+      await s.consumer.authority.close();
+      s.consumer = await startConsumer(s.port, s.primary.port, [OLD, NEW], s.dir);
+      // Version 7 read again at the start (not applied): the coo kept before the restart holds.
+      await eventually(applied(7), true);
+      expect(owner(m2)).toBe(NEW);
+      s.primary.catalog(catzText(OLD, 5, [{ zone: m2, id: 'new-m2' }]), OLD);
+      await eventually(async () => owner(m2), OLD);
+      expect(s.consumer.events.find((e) => e.event === 'catalog_member_moved')).toMatchObject({
+        zone: m2,
+        from: NEW,
+        to: OLD,
+        kept: true,
+      });
+      expect(await served(s.port, m2)).toBe('192.0.2.2');
     }, 30_000);
   },
 );
