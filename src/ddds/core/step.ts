@@ -266,58 +266,43 @@ function outcomeOf(
   const services = c.services;
   const protocol = services.ok ? services.value.protocol : undefined;
   const { output, via } = rewritten;
+  const record = fates.plainAt(index);
+  const used = (code: ResolutionCode, reason: string) => fates.set(index, 'used', code, reason);
+  const skipped = (reason: string): undefined =>
+    void fates.set(index, 'skipped', 'DDDS_BAD_KEY', reason);
   if (flags.kind === 'non-terminal') {
     const key =
       via === 'replacement' ? convertName(output, toDnsKey) : convertKey(output, toDnsKey);
-    if (!key.ok) {
-      fates.set(
-        index,
-        'skipped',
-        'DDDS_BAD_KEY',
+    if (!key.ok)
+      return skipped(
         `rewrite gave ${JSON.stringify(output)}, which is not a valid key: ${key.error.code} ${key.error.message}`,
       );
-      return undefined;
-    }
-    fates.set(
-      index,
-      'used',
-      'DDDS_NEXT_KEY',
-      `${via} gave ${JSON.stringify(output)}; next key ${key.value} (${why})`,
-    );
-    return { kind: 'next', key: key.value, rewritten: output, record: fates.plainAt(index), via };
+    used('DDDS_NEXT_KEY', `${via} gave ${JSON.stringify(output)}; next key ${key.value} (${why})`);
+    return { kind: 'next', key: key.value, rewritten: output, record, via };
   }
   if (flags.kind !== 'flag') return undefined; // unreachable: unusable flags were dropped
   if (flags.flag === 'P') {
-    fates.set(index, 'used', 'DDDS_HANDOFF', `hand-off with ${JSON.stringify(output)} (${why})`);
-    return { kind: 'handoff', flag: 'P', output, record: fates.plainAt(index), protocol };
+    used('DDDS_HANDOFF', `hand-off with ${JSON.stringify(output)} (${why})`);
+    return { kind: 'handoff', flag: 'P', output, record, protocol };
   }
   let target = output;
   if (flags.flag === 'S' || flags.flag === 'A') {
     const name = convertName(output, toDnsKey);
-    if (!name.ok) {
-      fates.set(
-        index,
-        'skipped',
-        'DDDS_BAD_KEY',
+    if (!name.ok)
+      return skipped(
         `'${flags.flag}' output ${JSON.stringify(output)} is not a domain name: ${name.error.code} ${name.error.message}`,
       );
-      return undefined;
-    }
     target = name.value;
   }
-  fates.set(
-    index,
-    'used',
-    'DDDS_TERMINAL',
-    `terminal '${flags.flag}': ${via} gave ${JSON.stringify(target)} (${why})`,
-  );
+  used('DDDS_TERMINAL', `terminal '${flags.flag}': ${via} gave ${JSON.stringify(target)} (${why})`);
+  const list = services.ok ? services.value.services : [];
   return {
     kind: 'terminal',
     flag: flags.flag,
     output: target,
-    record: fates.plainAt(index),
+    record,
     protocol,
-    services: services.ok ? services.value.services : [],
+    services: list,
     via,
   };
 }
