@@ -137,6 +137,9 @@ export type DnsFeed<R> =
       readonly validation?: Verdict;
     };
 
+/** A DNS lookup that was answered (records, or none). */
+type Answered<R> = Extract<DnsFeed<R>, { kind: 'answer' | 'nxdomain' | 'nodata' }>;
+
 /** SRV records with their targets as received (`''` or a name without the final dot). */
 export type SrvFeed = DnsFeed<SrvRecord>;
 /** Addresses as text. */
@@ -348,10 +351,7 @@ export class DddsWalk {
   }
 
   /** `dddsStep` on the RRset (less the records a fallback excluded), through the memo when given. */
-  private runStep(
-    feed: Extract<DnsFeed<NaptrRecord>, { kind: 'answer' | 'nxdomain' | 'nodata' }>,
-    frame: Frame,
-  ): StepResult {
+  private runStep(feed: Answered<NaptrRecord>, frame: Frame): StepResult {
     const { aus, key, service } = this;
     const excluded = frame.excluded;
     const records =
@@ -368,11 +368,7 @@ export class DddsWalk {
     return fresh;
   }
 
-  private afterStep(
-    feed: Extract<DnsFeed<NaptrRecord>, { kind: 'answer' | 'nxdomain' | 'nodata' }>,
-    frame: Frame,
-    step: StepResult,
-  ): WalkNeed {
+  private afterStep(feed: Answered<NaptrRecord>, frame: Frame, step: StepResult): WalkNeed {
     const { key, stepNo, trace } = this;
     const outcome = step.outcome;
     const punycode =
@@ -639,7 +635,7 @@ function lookupEntry<R>(
   kind: 'srv' | 'address',
   name: string,
   qtype: 'SRV' | 'A' | 'AAAA',
-  feed: Extract<DnsFeed<R>, { kind: 'answer' | 'nxdomain' | 'nodata' }>,
+  feed: Answered<R>,
   format: (r: R) => string,
 ): LookupTraceStep {
   return {
