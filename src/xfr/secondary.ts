@@ -564,8 +564,9 @@ export class Secondaries {
     const deadline = started + z.limits.maxSeconds * 1000;
     const soaAnswer = await this.exchange(z, p, TYPE_SOA, deadline);
     const remoteSerial = soaTimers(soaAnswer.soa.rdata).serial;
-    if (held !== undefined && !mode.retransfer) {
-      const order = serialCompare(remoteSerial, soaTimers(held.rdata).serial);
+    const heldSerial = held && soaTimers(held.rdata).serial;
+    if (heldSerial !== undefined && !mode.retransfer) {
+      const order = serialCompare(remoteSerial, heldSerial);
       if (!(order > 0)) {
         if (order < 0)
           this.log.warn('xfr_in_serial_older', {
@@ -573,7 +574,7 @@ export class Secondaries {
             primary: peerText(p),
             code: 'XFR_SERIAL_OLDER',
             serial: remoteSerial,
-            held: soaTimers(held.rdata).serial,
+            held: heldSerial,
           });
         this.counted(z, 'current');
         this.log.debug('xfr_in_current', { zone: z.origin, serial: remoteSerial, trigger });
@@ -584,15 +585,12 @@ export class Secondaries {
     const got = await this.transfer(z, p, mode.retransfer ? undefined : held, deadline);
     const end = got.patched ? soaRecord(got.patched.zone) : got.records[0]!;
     const newSerial = soaTimers(end.rdata).serial;
-    if (held !== undefined && !mode.force) {
-      const heldSerial = soaTimers(held.rdata).serial;
-      // @see RFC 1982 section 3.2; RFC 1996 section 3.11: a secondary takes a newer serial only.
-      if (serialCompare(newSerial, heldSerial) < 0)
-        throw new XfrReadError(
-          'XFR_SERIAL_OLDER',
-          `the ${got.kind} ends on serial ${newSerial}, older than the ${heldSerial} served (the SOA query said ${remoteSerial}); ctl retransfer ${z.origin} --force installs it`,
-        );
-    }
+    // @see RFC 1982 section 3.2; RFC 1996 section 3.11: a secondary takes a newer serial only.
+    if (heldSerial !== undefined && !mode.force && serialCompare(newSerial, heldSerial) < 0)
+      throw new XfrReadError(
+        'XFR_SERIAL_OLDER',
+        `the ${got.kind} ends on serial ${newSerial}, older than the ${heldSerial} served (the SOA query said ${remoteSerial}); ctl retransfer ${z.origin} --force installs it`,
+      );
     const count = got.patched ? got.patched.zone.size : got.records.length;
     if (count > z.limits.maxRecords)
       throw new XfrReadError(
