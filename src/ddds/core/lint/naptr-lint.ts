@@ -522,14 +522,8 @@ function grown(a: Int32Array, size: number, fill: number): Int32Array<ArrayBuffe
 /** The findings of a record's fields, in the order they are reported. */
 function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
   let out: Finding[] | undefined;
-  const add = (
-    code: LintCode,
-    severity: 'error' | 'warning',
-    message: string,
-    token?: string,
-  ): void => {
+  const add = (code: LintCode, severity: Finding['severity'], message: string, token?: string) =>
     (out ??= []).push({ code, severity, message, token });
-  };
   const hasRegexp = f.regexp !== '';
   const hasReplacement = f.replacement !== '.';
   // RFC 3403 section 4.1: "The Regexp and Replacement fields are mutually exclusive."
