@@ -352,6 +352,14 @@ function copy(buf: Uint8Array, start: number, end: number): Uint8Array {
 /** The record scratch head (filled per record, its fields copied into the record). */
 const HEAD: Head = { name: '', code: 0, class: 0, ttl: 0 };
 
+function head(name: string, code: number, klass: number, ttl: number): Head {
+  HEAD.name = name;
+  HEAD.code = code;
+  HEAD.class = klass;
+  HEAD.ttl = ttl;
+  return HEAD;
+}
+
 /** The names of RDATA holding one domain name. */
 function nameRecord(buf: Uint8Array, h: Head, start: number, rd: number, end: number): DnsRecord {
   const target = decodeName(buf, rd, end, false);
@@ -566,11 +574,7 @@ export function decodeRecordData(
     const head = { name, code, class: klass, ttl, type: 'unknown' as const };
     return { ...head, typeName: typeName(code), rdata: copy(rdata, 0, rdata.length) };
   }
-  HEAD.name = name;
-  HEAD.code = code;
-  HEAD.class = klass;
-  HEAD.ttl = ttl;
-  return decodeRdata(rdata, HEAD, 0, 0, rdata.length);
+  return decodeRdata(rdata, head(name, code, klass, ttl), 0, 0, rdata.length);
 }
 
 /** Offset just past the last record decodeRecord read. */
@@ -599,11 +603,8 @@ function decodeRecord(buf: Uint8Array, start: number): DnsRecord {
     ctxType = type;
     return optRecord(buf, name, fixed, rd, end);
   }
-  HEAD.name = name;
-  HEAD.code = type;
-  HEAD.class = readU16(buf, fixed + 2);
-  HEAD.ttl = readU32(buf, fixed + 4);
-  return decodeRdata(buf, HEAD, start, rd, end);
+  const h = head(name, type, readU16(buf, fixed + 2), readU32(buf, fixed + 4));
+  return decodeRdata(buf, h, start, rd, end);
 }
 
 /**

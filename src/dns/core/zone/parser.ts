@@ -122,23 +122,19 @@ export class ZoneParseSession {
   constructor(options: ParseOptions = {}) {
     this.p = new Parser(options);
     this.maxEntry = options.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
-    let origin: ReturnType<typeof originWire> | undefined;
-    if (options.origin !== undefined) {
-      origin = originWire(options.origin);
-      if (typeof origin !== 'object') {
-        this.p.diagnostics.push({
-          code: 'ZONE_BAD_ORIGIN',
-          message: `origin ${JSON.stringify(options.origin)} is not a valid domain name`,
-          severity: 'error',
-          token: options.origin,
-        });
-        origin = undefined;
-      }
-    }
+    const given = options.origin === undefined ? undefined : originWire(options.origin);
+    if (typeof given === 'string')
+      this.p.diagnostics.push({
+        code: 'ZONE_BAD_ORIGIN',
+        message: `origin ${JSON.stringify(options.origin)} is not a valid domain name`,
+        severity: 'error',
+        token: options.origin!,
+      });
+    const origin = typeof given === 'object' ? given : undefined;
     this.state = {
       file: options.file ?? '<zone>',
-      origin: origin && typeof origin === 'object' ? origin.wire : undefined,
-      originText: origin && typeof origin === 'object' ? origin.text : undefined,
+      origin: origin?.wire,
+      originText: origin?.text,
       defaultTtl: undefined,
       lastTtl: undefined,
       lastOwner: undefined,

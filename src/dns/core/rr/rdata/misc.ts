@@ -23,8 +23,6 @@ import {
   hexValue,
   ipv4Text,
   ipv6Text,
-  parseIpv4,
-  parseIpv6,
   quoteString,
   readU16,
   readU32,
@@ -304,23 +302,19 @@ export const APL_CODEC: RdataCodec = {
           `an APL prefix of family ${family} is at most ${size * 8}`,
           t,
         );
-      const addr = new Uint8Array(size);
-      const ok =
-        family === 1
-          ? parseIpv4(m[3]!, 0, m[3]!.length, addr, 0)
-          : parseIpv6(m[3]!, 0, m[3]!.length, addr, 0);
-      if (!ok)
+      w.u16(family);
+      w.u8(prefix);
+      const at = w.len;
+      w.u8(0);
+      if (!writeAddress(m[3]!, 0, m[3]!.length, size, w))
         return fail(
           family === 1 ? 'ZONE_BAD_IPV4' : 'ZONE_BAD_IPV6',
           `the address of family ${family} is not an IPv${family === 1 ? 4 : 6} address`,
           t,
         );
-      let len = size;
-      while (len > 0 && addr[len - 1] === 0) len--;
-      w.u16(family);
-      w.u8(prefix);
-      w.u8((m[1] ? 0x80 : 0) | len);
-      for (let i = 0; i < len; i++) w.u8(addr[i]!);
+      // RFC 3123 section 4: the address without its trailing zero octets.
+      while (w.len > at + 1 && w.buf[w.len - 1] === 0) w.len--;
+      w.buf[at] = (m[1] ? 0x80 : 0) | (w.len - at - 1);
     }
     return undefined;
   },
