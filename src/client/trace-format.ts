@@ -8,14 +8,15 @@ import type { NaptrRecord, RecordFate } from '../ddds/core/step.ts';
 import type { Trace, TraceStep } from './resolve.ts';
 import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';
 
-function rr(r: NaptrRecord): string {
+/** A NAPTR record as one line of text (the trace's and the page's). */
+export function naptrText(r: NaptrRecord): string {
   const repl = r.replacement === '' ? '.' : r.replacement;
   return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${repl}`;
 }
 
 function fate(f: RecordFate): string {
   const mark = f.fate === 'used' ? 'used   ' : 'skipped';
-  return `    ${mark} #${f.index} ${rr(f.record)}\n              ${f.code}: ${f.reason}`;
+  return `    ${mark} #${f.index} ${naptrText(f.record)}\n              ${f.code}: ${f.reason}`;
 }
 
 function ms(n: number | undefined): string {

@@ -9,7 +9,8 @@
  * elements with `data-` attributes a test (or a stylesheet) can select.
  */
 import type { Trace, TraceStep } from '../client/portable.ts';
-import type { NaptrRecord, RecordFate, StepOutcome } from '../ddds/core/step.ts';
+import { naptrText } from '../client/trace-format.ts';
+import type { RecordFate, StepOutcome } from '../ddds/core/step.ts';
 import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../ddds/core/trace.ts';
 import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';
 
@@ -35,18 +36,13 @@ function facts(rows: readonly (readonly [string, ...Child[]])[]): HTMLDListEleme
   return dl;
 }
 
-function recordText(r: NaptrRecord): string {
-  const repl = r.replacement === '' ? '.' : r.replacement;
-  return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${repl}`;
-}
-
 function recordItem(f: RecordFate): HTMLLIElement {
   return el(
     'li',
     { 'data-fate': f.fate, 'data-code': f.code, 'data-index': String(f.index) },
     el('span', { class: 'fate' }, f.fate === 'used' ? 'used' : 'skipped'),
     ' ',
-    code(recordText(f.record), { class: 'rr' }),
+    code(naptrText(f.record), { class: 'rr' }),
     el('span', { class: 'reason' }, code(f.code), ` ${f.reason}`),
   );
 }
