@@ -84,7 +84,7 @@ function versionOf(opened: OpenedCatalogue): () => number {
 /** What this process reports at a scrape: its counters and the catalogue's size and last change. */
 function metricsCollector(
   opened: OpenedCatalogue,
-  app: { cacheStats(): { entries: number; bytes: number; hits: number; misses: number } },
+  app: Pick<ResolverApp, 'cacheStats'>,
   stats: ResolverStats,
 ): () => MetricFamily[] {
   const version = versionOf(opened);

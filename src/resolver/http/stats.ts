@@ -6,6 +6,7 @@
  * summed by `mergeFamilies`.
  */
 import { family, histogram, type MetricFamily } from '../../kit/metrics/prom.ts';
+import type { ResolverApp } from './app.ts';
 
 /** Upper bounds of the latency histogram, seconds. */
 export const LATENCY_BOUNDS = [
@@ -41,12 +42,7 @@ export class ResolverStats {
     this.latencySum += seconds;
   }
 
-  families(cache: {
-    hits: number;
-    misses: number;
-    entries: number;
-    bytes: number;
-  }): MetricFamily[] {
+  families(cache: ReturnType<ResolverApp['cacheStats']>): MetricFamily[] {
     return [
       family(
         'lexroute_resolver_requests_total',
