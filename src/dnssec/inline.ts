@@ -429,11 +429,9 @@ export async function signWithState(
   servedToken?: string,
 ): Promise<InlineSignResult> {
   const stateDir = o.stateDir;
-  // The state folder keeps whole versions: signed against a token only without one.
+  // Signed against a token: the thread that serves the version keeps the names re-signed (`keepSignedJournal`).
   if (servedToken !== undefined && signedBefore === undefined && previousSerial !== undefined)
-    return stateDir === undefined
-      ? signLoadedZone(zone, o, previousSerial, undefined, undefined, servedToken)
-      : { diagnostics: [], needBefore: true };
+    return signLoadedZone(zone, o, previousSerial, undefined, undefined, servedToken);
   let previous = previousSerial;
   if (previous === undefined && stateDir !== undefined) {
     const st = await fromState(file, zone, { ...o, stateDir }, loadOptions);

@@ -210,18 +210,22 @@ export async function startSigned(
  * changes since the whole file), not the whole zone again.
  */
 export async function keepSigned(dir: string, zone: Zone): Promise<void> {
-  const file = signedFile(dir, zone.origin);
-  const journal = journalFile(dir, zone.origin);
-  const records = zone instanceof PatchedZone ? overlayRecords(zone) : undefined;
-  if (zone instanceof PatchedZone && records !== undefined) {
-    const base = soaSerialOf(soaRecord(zone.base).rdata);
-    if ((await keptSerial(file)) === base) {
-      await replaceFile(journal, `${JOURNAL_HEAD}${base}\n${writeZone(records)}`);
-      return;
-    }
-  }
-  await replaceFile(file, writeZone(zone));
-  await rm(journal, { force: true });
+  if (zone instanceof PatchedZone && (await keepSignedJournal(dir, zone))) return;
+  await replaceFile(signedFile(dir, zone.origin), writeZone(zone));
+  await rm(journalFile(dir, zone.origin), { force: true });
+}
+
+/**
+ * A patched signed version kept as the journal over the whole version kept,
+ * when that is its base (false, nothing written, when not).
+ */
+export async function keepSignedJournal(dir: string, zone: PatchedZone): Promise<boolean> {
+  const records = overlayRecords(zone);
+  const base = soaSerialOf(soaRecord(zone.base).rdata);
+  if (records === undefined || (await keptSerial(signedFile(dir, zone.origin))) !== base)
+    return false;
+  await replaceFile(journalFile(dir, zone.origin), `${JOURNAL_HEAD}${base}\n${writeZone(records)}`);
+  return true;
 }
 
 /** The first line of a journal, before the serial of the whole version it goes over. */

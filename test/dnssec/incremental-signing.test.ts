@@ -8,7 +8,7 @@
  * is as valid as a full re-sign (`dnssec-verify`, `ldns-verify-zone`), has
  * the same NSEC/NSEC3 chain, and a removed name leaves no NSEC pointing at it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import type { Zone } from '../../src/dns/core/zone/model.ts';
 import { writeZone } from '../../src/dns/core/zone/writer.ts';
 import { runTool, toolOrSkip } from '../helpers/tools.ts';
 import { applyResigned } from '../../src/dnssec/core/resign-digest.ts';
+import { keepSignedJournal } from '../../src/xfr/served-state.ts';
 
 const verify = toolOrSkip('dnssec-verify');
 const ldns = toolOrSkip('ldns-verify-zone');
@@ -332,6 +333,41 @@ describe('a reload signed against the token of the version served (the load work
       }
     }, 60_000);
   }
+
+  it('NSEC3, a state folder: the names re-signed are kept as the journal; a restart serves that version again', async () => {
+    const { dir, file, sign } = setup('token-state', true, true);
+    mkdirSync(sign.stateDir!);
+    writeFileSync(file, zoneText(false, 1));
+    const first = await zoneFromSource(file, { origin: ORIGIN, sign });
+    const whole = path.join(sign.stateDir!, `${ORIGIN}signed`);
+    const kept = readFileSync(whole, 'utf8');
+    writeFileSync(file, zoneText(false, 1).replace('"v40"', '"changed"'));
+    const { serial, token } = first.signed!;
+    const r = await zoneFromSource(file, {
+      origin: ORIGIN,
+      sign,
+      previousSerial: serial,
+      servedToken: token,
+    });
+    // Nothing written by the signing thread: the serving one keeps what it puts over its version.
+    expect(existsSync(`${whole}.journal`)).toBe(false);
+    const zone = applyResigned(first.zone!, r.resigned!)!;
+    expect(await keepSignedJournal(sign.stateDir!, zone)).toBe(true);
+    expect(readFileSync(whole, 'utf8')).toBe(kept);
+    expect(readFileSync(`${whole}.journal`, 'utf8')).toContain('"changed"');
+    const { ServedStates } = await import('../../src/xfr/served-state.ts');
+    const { contentHash } = await import('../../src/dnssec/inline.ts');
+    const log = { warn: () => {}, info: () => {}, debug: () => {}, error: () => {} } as never;
+    await new ServedStates(sign.stateDir, log).swapped(
+      zone,
+      { hash: await contentHash(file, sign), signed: true },
+      false,
+    );
+    const resumed = await zoneFromSource(file, { origin: ORIGIN, sign });
+    expect(resumed.signed?.resumed, JSON.stringify(resumed.diagnostics)).toBe(true);
+    expect(writeZone(resumed.zone!)).toBe(writeZone(zone));
+    await expectVerified(resumed.zone!, path.join(dir, 'resumed.zone'));
+  }, 60_000);
 
   it('more than content changed, or another token: asks for the version served', async () => {
     const { file, sign } = setup('token-fallback', false, false);

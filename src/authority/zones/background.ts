@@ -21,6 +21,7 @@ import {
   type PackedZone,
 } from './transfer.ts';
 import { applyResigned } from '../../dnssec/core/resign-digest.ts';
+import { keepSignedJournal } from '../../xfr/served-state.ts';
 import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
 import type * as LoadThreadModule from './worker.ts';
@@ -341,11 +342,7 @@ export class BackgroundZoneLoader {
       ...(previousSerial !== undefined ? { previousSerial } : {}),
       ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
     };
-    // The state folder keeps whole versions: the worker signs with the version served then.
-    const token =
-      byToken && signedBefore && !version && this.options.sign?.stateDir === undefined
-        ? signedTokens.get(signedBefore)
-        : undefined;
+    const token = byToken && signedBefore && !version ? signedTokens.get(signedBefore) : undefined;
     if (token !== undefined) req = { ...req, servedToken: token };
     else if (signedBefore) req = { ...req, signedBefore: packBefore(signedBefore)! };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };
@@ -362,7 +359,10 @@ export class BackgroundZoneLoader {
     if (reply.needBefore) return again();
     if (reply.resigned === undefined) return resultOf(reply, unniced);
     const zone = signedBefore && applyResigned(signedBefore, reply.resigned);
-    if (!zone) return again();
+    const stateDir = this.options.sign?.stateDir;
+    // With a state folder, the names re-signed are kept as the journal over the whole version kept.
+    if (!zone || (stateDir && !(await keepSignedJournal(stateDir, zone).catch(() => false))))
+      return again();
     const result = { ...resultOf(reply, unniced), zone, indexed: indexResigned(zone) };
     if (reply.signed?.token !== undefined) signedTokens.set(zone, reply.signed.token);
     return result;
