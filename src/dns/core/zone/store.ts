@@ -125,6 +125,25 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   return b;
 }
 
+/**
+ * The columns of a store without rows: one shared array of each type (never
+ * written: a column is grown before its first row), so a new store, or one
+ * put together around received columns, allocates none of its own.
+ */
+const NONE_I32 = new Int32Array(0);
+const NONE_U32 = new Uint32Array(0);
+const NONE_U16 = new Uint16Array(0);
+const NONE_U8 = new Uint8Array(0);
+/** The name table of a store without names (grown before the first is placed). */
+const NO_SLOTS = new Int32Array(1);
+/** Whether `b` is one of the shared arrays above (never listed for transfer: that would detach it). */
+const sharedEmpty = (b: ArrayBufferLike) =>
+  b === NONE_I32.buffer ||
+  b === NONE_U32.buffer ||
+  b === NONE_U16.buffer ||
+  b === NONE_U8.buffer ||
+  b === NO_SLOTS.buffer;
+
 /** Typed arrays carved one after another out of one ArrayBuffer (`ZoneStore.compact`). */
 class Carver {
   private readonly buffer: ArrayBuffer;
@@ -196,15 +215,15 @@ export interface StoreTransfer {
 export class ZoneStore implements RecordSink {
   // Records, in file order.
   private recCount = 0;
-  private recNode: Int32Array = new Int32Array(0);
-  private recType: Uint16Array = new Uint16Array(0);
-  private recTtl: Uint32Array = new Uint32Array(0);
-  private recOff: Uint32Array = new Uint32Array(0);
-  private recLen: Uint16Array = new Uint16Array(0);
-  private recLine: Uint32Array = new Uint32Array(0);
+  private recNode: Int32Array = NONE_I32;
+  private recType: Uint16Array = NONE_U16;
+  private recTtl: Uint32Array = NONE_U32;
+  private recOff: Uint32Array = NONE_U32;
+  private recLen: Uint16Array = NONE_U16;
+  private recLine: Uint32Array = NONE_U32;
   /** Next record of the same RRset (-1 at the end). */
-  private recNext: Int32Array = new Int32Array(0);
-  private recFlags: Uint8Array = new Uint8Array(0);
+  private recNext: Int32Array = NONE_I32;
+  private recFlags: Uint8Array = NONE_U8;
   /** File index per record; absent while every record comes from files[0]. */
   private recFile: Uint32Array | undefined;
   /** Column of each record's first token; absent while every record starts in column 1. */
@@ -216,22 +235,22 @@ export class ZoneStore implements RecordSink {
 
   // RDATA arena.
   private blocks: Uint8Array[] = [];
-  private block: Uint8Array = new Uint8Array(0);
+  private block: Uint8Array = NONE_U8;
   private used = 0;
 
   // Names: canonical text in an arena, found through an open-addressing table;
   // no name is a JavaScript string until asked for (`name(n)`).
   private nodeCount = 0;
-  private nodeNameOff: Uint32Array = new Uint32Array(0);
-  private nodeNameLen: Uint16Array = new Uint16Array(0);
-  private nodeHash: Uint32Array = new Uint32Array(0);
-  private nodeFirstSet: Int32Array = new Int32Array(0);
-  private nodeFlags: Uint8Array = new Uint8Array(0);
+  private nodeNameOff: Uint32Array = NONE_U32;
+  private nodeNameLen: Uint16Array = NONE_U16;
+  private nodeHash: Uint32Array = NONE_U32;
+  private nodeFirstSet: Int32Array = NONE_I32;
+  private nodeFlags: Uint8Array = NONE_U8;
   private nameBlocks: Uint8Array[] = [];
-  private nameBlock: Uint8Array = new Uint8Array(0);
+  private nameBlock: Uint8Array = NONE_U8;
   private nameUsed = 0;
   /** Name table: row + 1 per slot, 0 = free; at most half full (its size a power of 2). */
-  private slots: Int32Array = new Int32Array(1);
+  private slots: Int32Array = NO_SLOTS;
   /** Some name is not in the canonical spelling (a record made by hand): `findKey` cannot be used. */
   private nonCanonical = false;
   private cachedNode = -1;
@@ -239,15 +258,15 @@ export class ZoneStore implements RecordSink {
 
   // RRsets.
   private setCount = 0;
-  private setNode: Int32Array = new Int32Array(0);
-  private setType: Uint16Array = new Uint16Array(0);
-  private setTtl: Uint32Array = new Uint32Array(0);
-  private setFirst: Int32Array = new Int32Array(0);
-  private setLast: Int32Array = new Int32Array(0);
-  private setSize: Uint32Array = new Uint32Array(0);
+  private setNode: Int32Array = NONE_I32;
+  private setType: Uint16Array = NONE_U16;
+  private setTtl: Uint32Array = NONE_U32;
+  private setFirst: Int32Array = NONE_I32;
+  private setLast: Int32Array = NONE_I32;
+  private setSize: Uint32Array = NONE_U32;
   /** Next RRset of the same name (-1 at the end). */
-  private setNext: Int32Array = new Int32Array(0);
-  private setFlags: Uint8Array = new Uint8Array(0);
+  private setNext: Int32Array = NONE_I32;
+  private setFlags: Uint8Array = NONE_U8;
 
   /** RDATA seen per RRset of BIG_SET records or more, while loading (made on the first such set). */
   private bigSets: Map<number, Set<string>> | undefined;
@@ -302,7 +321,8 @@ export class ZoneStore implements RecordSink {
     for (const v of Object.values(data)) {
       const list: unknown[] = Array.isArray(v) ? v : [v];
       for (const x of list)
-        if (ArrayBuffer.isView(x) && x.buffer instanceof ArrayBuffer) buffers.add(x.buffer);
+        if (ArrayBuffer.isView(x) && x.buffer instanceof ArrayBuffer && !sharedEmpty(x.buffer))
+          buffers.add(x.buffer);
     }
     return { data, buffers: [...buffers] };
   }
@@ -325,7 +345,7 @@ export class ZoneStore implements RecordSink {
     st.firstClass = d.zoneClass;
     st.files = [...d.files];
     st.blocks = [...d.blocks];
-    st.block = st.blocks.at(-1) ?? new Uint8Array(0);
+    st.block = st.blocks.at(-1) ?? NONE_U8;
     st.used = d.used;
     st.nodeCount = d.nodeCount;
     st.nodeNameOff = d.nodeNameOff;
@@ -334,7 +354,7 @@ export class ZoneStore implements RecordSink {
     st.nodeFirstSet = d.nodeFirstSet;
     st.nodeFlags = d.nodeFlags;
     st.nameBlocks = [...d.nameBlocks];
-    st.nameBlock = st.nameBlocks.at(-1) ?? new Uint8Array(0);
+    st.nameBlock = st.nameBlocks.at(-1) ?? NONE_U8;
     st.nameUsed = d.nameUsed;
     st.slots = d.slots;
     st.nonCanonical = d.nonCanonical;
@@ -761,8 +781,43 @@ export class ZoneStore implements RecordSink {
     return len === al || b[d - 1] === 0x2e;
   }
 
+  /**
+   * A new store's first columns (FIRST_ROWS rows of records, RRsets and
+   * names, and a name table for them) carved from one ArrayBuffer: one
+   * allocation where there were two dozen, for the thousands of small zones
+   * a server loads (`compact` then packs each into its own).
+   */
+  private firstColumns(): void {
+    const r = FIRST_ROWS;
+    const cut = new Carver((5 + 6 + 3 + 2) * 4 * r + (2 + 1 + 1) * 2 * r + 3 * r);
+    this.recNode = cut.take(NONE_I32, r);
+    this.recTtl = cut.take(NONE_U32, r);
+    this.recOff = cut.take(NONE_U32, r);
+    this.recLine = cut.take(NONE_U32, r);
+    this.recNext = cut.take(NONE_I32, r);
+    this.setNode = cut.take(NONE_I32, r);
+    this.setTtl = cut.take(NONE_U32, r);
+    this.setFirst = cut.take(NONE_I32, r);
+    this.setLast = cut.take(NONE_I32, r);
+    this.setSize = cut.take(NONE_U32, r);
+    this.setNext = cut.take(NONE_I32, r);
+    this.nodeNameOff = cut.take(NONE_U32, r);
+    this.nodeHash = cut.take(NONE_U32, r);
+    this.nodeFirstSet = cut.take(NONE_I32, r);
+    this.slots = cut.take(NONE_I32, 2 * r);
+    this.recType = cut.take(NONE_U16, r);
+    this.recLen = cut.take(NONE_U16, r);
+    this.setType = cut.take(NONE_U16, r);
+    this.nodeNameLen = cut.take(NONE_U16, r);
+    this.recFlags = cut.take(NONE_U8, r);
+    this.setFlags = cut.take(NONE_U8, r);
+    this.nodeFlags = cut.take(NONE_U8, r);
+  }
+
   /** A new name row with room for `len` octets of text in the current block. */
   private newRow(len: number): number {
+    if (this.nodeFirstSet.length === 0 && this.recNode.length === 0 && this.setNode.length === 0)
+      this.firstColumns();
     const n = this.nodeCount++;
     if (n === this.nodeFirstSet.length) {
       const cap = Math.max(n * 2, FIRST_ROWS);
