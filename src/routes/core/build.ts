@@ -23,9 +23,11 @@ import {
   type RouteTarget,
   type RoutingTable,
   type TableDiagnostic,
+  type TablePosition,
 } from './model.ts';
 import { BOUNDARY, prefixUrn, type LexPrefix } from './prefix.ts';
 import { isBelowZone } from './validate.ts';
+import type { TableCode } from './codes.ts';
 import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
 import type { NaptrData } from '../../dns/core/rr/record.ts';
 import {
@@ -273,6 +275,14 @@ function commentLines(text: string | undefined): string[] {
     .map((l) => (l.trim() === '' ? ';' : `; ${l.replace(/\s+$/, '')}`));
 }
 
+/** What the writers of one table's rules share: route labels, the AUS of an example, the findings. */
+interface Build {
+  readonly labels: ReadonlyMap<Route, string>;
+  readonly canonical: (urn: string) => string;
+  /** Adds an error at `position`. */
+  readonly error: (code: TableCode, message: string, position?: TablePosition) => void;
+}
+
 /** One route's rules at an owner, as the zone file writes them. */
 interface RuleEntry {
   readonly route: Route;
@@ -284,32 +294,27 @@ interface RuleEntry {
 function routeLines(
   owner: string,
   e: RuleEntry,
-  canonical: (urn: string) => string,
-  diagnostics: TableDiagnostic[],
+  b: Build,
 ): { lines: string[]; records: BuiltNaptr[] } {
   const { route, order, label } = e;
-  const position = route.position ?? { line: 1, column: 1 };
   const built = routeRecords(route, order);
   if (!built.ok) {
     const message = `${label}: the rule cannot be written: ${built.error.message}`;
-    diagnostics.push({ code: built.error.code, message, severity: 'error', position });
+    b.error(built.error.code, message, route.position);
     return { lines: [], records: [] };
   }
   const lines = [`; ${label} -> ${describeTarget(route.target)}`, ...commentLines(route.comment)];
   for (const r of built.value) {
-    for (const f of [r.flags, r.services, r.regexp]) {
-      if (new TextEncoder().encode(f).length > 255) {
-        diagnostics.push({
-          code: 'TABLE_FIELD_TOO_LONG',
-          message: `${label}: a NAPTR field is over 255 octets: ${f.slice(0, 40)}...`,
-          severity: 'error',
-          position,
-        });
-      }
-    }
+    for (const f of [r.flags, r.services, r.regexp])
+      if (new TextEncoder().encode(f).length > 255)
+        b.error(
+          'TABLE_FIELD_TOO_LONG',
+          `${label}: a NAPTR field is over 255 octets: ${f.slice(0, 40)}...`,
+          route.position,
+        );
     lines.push(naptrLine(owner, r));
   }
-  const aus = canonical(route.example);
+  const aus = b.canonical(route.example);
   lines.push(`; expect ${aus} -> ${expectedResult(route, aus)}`);
   return { lines, records: built.value };
 }
@@ -323,13 +328,7 @@ function firstRoute(node: IndexNode): Route {
  * The rules of a table with `index: true` (`route-index.ts`): at each owner
  * of the index, its own routes, one rule per group below, the default.
  */
-function indexLines(
-  table: RoutingTable,
-  parent: string,
-  labels: ReadonlyMap<Route, string>,
-  canonical: (urn: string) => string,
-  diagnostics: TableDiagnostic[],
-): string[] {
+function indexLines(table: RoutingTable, parent: string, b: Build): string[] {
   const z = absolute(table.zone);
   const top = absolute(table.owner);
   const dflt = table.default ? routeRecords(table.default, 0) : undefined;
@@ -361,18 +360,18 @@ function indexLines(
     const owner = ownerText(ownerName, z);
     let i = 0;
     for (const route of node.routes) {
-      const e = { route, order: routeOrder(i++), label: labels.get(route)! };
-      lines.push(...routeLines(owner, e, canonical, diagnostics).lines);
+      const e = { route, order: routeOrder(i++), label: b.labels.get(route)! };
+      lines.push(...routeLines(owner, e, b).lines);
     }
     for (const child of node.children) {
       const to = absolute(indexOwner(child, top));
-      const aus = canonical(firstRoute(child).example);
+      const aus = b.canonical(firstRoute(child).example);
       const rule = indexRule(child.pattern, routeOrder(i++), to);
       lines.push(`; index -> ${to}`, naptrLine(owner, rule), `; expect ${aus} -> ${to}`);
     }
     if (table.default) {
       const e = { route: table.default, order: defaultOrder(i), label: 'default: any other URN' };
-      lines.push(...routeLines(owner, e, canonical, diagnostics).lines);
+      lines.push(...routeLines(owner, e, b).lines);
     }
     for (const child of node.children) visit(child, indexOwner(child, top));
   };
@@ -381,17 +380,12 @@ function indexLines(
 }
 
 /** The rules of a table at its owner, one after the other, with a diagnostic when their answer is too big. */
-function flatLines(
-  table: RoutingTable,
-  labels: ReadonlyMap<Route, string>,
-  canonical: (urn: string) => string,
-  diagnostics: TableDiagnostic[],
-): string[] {
+function flatLines(table: RoutingTable, b: Build): string[] {
   const owner = ownerText(table.owner, absolute(table.zone));
   const all: RuleEntry[] = table.routes.map((r, i) => ({
     route: r,
     order: routeOrder(i),
-    label: labels.get(r)!,
+    label: b.labels.get(r)!,
   }));
   if (table.default) {
     const order = defaultOrder(table.routes.length);
@@ -400,7 +394,7 @@ function flatLines(
   const lines: string[] = [];
   const records: BuiltNaptr[] = [];
   for (const e of all) {
-    const r = routeLines(owner, e, canonical, diagnostics);
+    const r = routeLines(owner, e, b);
     lines.push(...r.lines);
     records.push(...r.records);
   }
@@ -410,12 +404,10 @@ function flatLines(
       siblingParent(table.routes) === undefined
         ? ''
         : '; index: true spreads them over owners that each fit';
-    diagnostics.push({
-      code: 'TABLE_RRSET_TOO_LARGE',
-      message: `the ${records.length} rules at ${absolute(table.owner)} make a NAPTR answer of about ${size} octets, more than a DNS message holds (65,535): no lookup there can be answered${hint}`,
-      severity: 'error',
-      position: { line: 1, column: 1 },
-    });
+    b.error(
+      'TABLE_RRSET_TOO_LARGE',
+      `the ${records.length} rules at ${absolute(table.owner)} make a NAPTR answer of about ${size} octets, more than a DNS message holds (65,535): no lookup there can be answered${hint}`,
+    );
   }
   if (!table.default) {
     lines.push('; default: none (any other URN fails here)');
@@ -441,24 +433,20 @@ export function buildZone(table: RoutingTable, canonical: (urn: string) => strin
   ];
   for (const ns of table.ns) lines.push(`@ IN NS ${absolute(ns.name)}`);
   for (const ns of table.ns) lines.push(...addressLines(ns.name, ns.addresses, z));
-  const labels = new Map(
-    table.routes.map((r, i) => [r, `route ${i + 1}: ${prefixUrn(r.prefix!)}`]),
-  );
+  const b: Build = {
+    labels: new Map(table.routes.map((r, i) => [r, `route ${i + 1}: ${prefixUrn(r.prefix!)}`])),
+    canonical,
+    error: (code, message, position = { line: 1, column: 1 }) =>
+      diagnostics.push({ code, message, severity: 'error', position }),
+  };
   const parent = table.index ? siblingParent(table.routes) : undefined;
-  if (table.index && parent === undefined) {
-    diagnostics.push({
-      code: 'TABLE_INDEX_NOT_SIBLINGS',
-      message:
-        'index: true needs routes that are all one level below one jurisdiction (br;minas.gerais;<city>...)',
-      severity: 'error',
-      position: table.indexPosition ?? { line: 1, column: 1 },
-    });
-  }
-  lines.push(
-    ...(parent === undefined
-      ? flatLines(table, labels, canonical, diagnostics)
-      : indexLines(table, parent, labels, canonical, diagnostics)),
-  );
+  if (table.index && parent === undefined)
+    b.error(
+      'TABLE_INDEX_NOT_SIBLINGS',
+      'index: true needs routes that are all one level below one jurisdiction (br;minas.gerais;<city>...)',
+      table.indexPosition,
+    );
+  lines.push(...(parent === undefined ? flatLines(table, b) : indexLines(table, parent, b)));
   const routes = table.default ? [...table.routes, table.default] : table.routes;
   // The targets' records, each line once.
   lines.push(...new Set(routes.flatMap((r) => targetRecordLines(r.target, z))));
