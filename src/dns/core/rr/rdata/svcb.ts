@@ -32,31 +32,16 @@ import {
   type RdataError,
 } from './layout.ts';
 
-const KEY_NAMES = [
-  'mandatory',
-  'alpn',
-  'no-default-alpn',
-  'port',
-  'ipv4hint',
-  'ech',
-  'ipv6hint',
-  'dohpath',
-  'ohttp',
-];
 const MANDATORY = 0;
 const ALPN = 1;
 const NO_DEFAULT_ALPN = 2;
-const PORT = 3;
-const IPV4HINT = 4;
-const ECH = 5;
-const IPV6HINT = 6;
 const DOHPATH = 7;
 const OHTTP = 8;
 
 /** Key number of `text[s, e)` (a mnemonic or keyNNNNN), -1 when unknown or malformed. */
 function keyNumber(text: string, s: number, e: number): number {
   const name = text.slice(s, e);
-  const known = KEY_NAMES.indexOf(name);
+  const known = KEYS.findIndex((k) => k.name === name);
   if (known >= 0) return known;
   if (!name.startsWith('key') || e - s < 4 || e - s > 8) return -1;
   // no leading zeros
@@ -66,7 +51,7 @@ function keyNumber(text: string, s: number, e: number): number {
 }
 
 function keyText(key: number): string {
-  return key <= DOHPATH ? KEY_NAMES[key]! : `key${key}`;
+  return key <= DOHPATH ? KEYS[key]!.name : `key${key}`;
 }
 
 /** The items of a comma-separated list (RFC 9460 appendix A.1); a string: why it is malformed. */
@@ -115,10 +100,54 @@ function dohpathProblem(v: Uint8Array): string | undefined {
     : 'dohpath must contain the "dns" variable, as in /dns-query{?dns} (RFC 9461 section 5)';
 }
 
-/** Why `v` is not a valid wire value of `key`, or undefined (keys without a definition take anything). */
-function valueProblem(key: number, v: Uint8Array): string | undefined {
-  switch (key) {
-    case MANDATORY: {
+/**
+ * The keys with a mnemonic, by number (RFC 9460 section 14.3.2): why a wire
+ * value is not valid; for those read in their own syntax, the presentation
+ * value (octets, escapes resolved) into wire form (a string: why it is
+ * malformed) and back (the others: their octets as they are, printed as a
+ * quoted character-string).
+ */
+interface SvcKey {
+  readonly name: string;
+  readonly problem: (v: Uint8Array) => string | undefined;
+  readonly encode?: (v: Uint8Array, w: ByteWriter) => string | undefined;
+  readonly print?: (v: Uint8Array) => string;
+}
+
+const noValue = (name: string) => (v: Uint8Array) =>
+  v.length === 0 ? undefined : `${name} takes no value`;
+
+/** ipv4hint, ipv6hint: a comma list of addresses of `size` octets. */
+function hints(name: string, size: 4 | 16): SvcKey {
+  const ip = `IPv${size === 4 ? 4 : 6}`;
+  return {
+    name,
+    problem: (v) =>
+      v.length > 0 && v.length % size === 0
+        ? undefined
+        : `${name} lists one or more ${ip} addresses`,
+    encode(v, w) {
+      const items = splitList(v, false);
+      if (typeof items === 'string') return items;
+      for (const it of items) {
+        const s = latin1(it);
+        if (!writeAddress(s, 0, s.length, size, w))
+          return `${JSON.stringify(s)} is not an ${ip} address`;
+      }
+      return undefined;
+    },
+    print(v) {
+      const a: string[] = [];
+      for (let i = 0; i < v.length; i += size) a.push(size === 4 ? ipv4Text(v, i) : ipv6Text(v, i));
+      return a.join(',');
+    },
+  };
+}
+
+const KEYS: readonly SvcKey[] = [
+  {
+    name: 'mandatory',
+    problem(v) {
       if (v.length === 0 || v.length % 2) return 'mandatory lists one or more keys';
       let prev = -1;
       for (let p = 0; p < v.length; p += 2) {
@@ -128,39 +157,8 @@ function valueProblem(key: number, v: Uint8Array): string | undefined {
         prev = k;
       }
       return undefined;
-    }
-    case ALPN: {
-      if (v.length === 0) return 'alpn needs one or more protocol ids';
-      for (let p = 0; p < v.length; p += 1 + v[p]!)
-        if (v[p] === 0 || p + 1 + v[p]! > v.length) return 'alpn ids are non-empty strings';
-      return undefined;
-    }
-    case NO_DEFAULT_ALPN:
-    case OHTTP:
-      return v.length === 0 ? undefined : `${KEY_NAMES[key]} takes no value`;
-    case PORT:
-      return v.length === 2 ? undefined : 'port is one number 0-65535';
-    case IPV4HINT:
-      return v.length > 0 && v.length % 4 === 0
-        ? undefined
-        : 'ipv4hint lists one or more IPv4 addresses';
-    case ECH:
-      return v.length > 0 ? undefined : 'ech needs a base64 ECHConfigList';
-    case IPV6HINT:
-      return v.length > 0 && v.length % 16 === 0
-        ? undefined
-        : 'ipv6hint lists one or more IPv6 addresses';
-    case DOHPATH:
-      return dohpathProblem(v);
-    default:
-      return undefined;
-  }
-}
-
-/** Presentation value of a known key, as wire bytes into `w`; a string: why it is malformed. */
-function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefined {
-  switch (key) {
-    case MANDATORY: {
+    },
+    encode(v, w) {
       const items = splitList(v, false);
       if (typeof items === 'string') return items;
       const keys: number[] = [];
@@ -173,8 +171,22 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
       }
       for (const k of keys.sort((a, b) => a - b)) w.u16(k);
       return undefined;
-    }
-    case ALPN: {
+    },
+    print(v) {
+      const names: string[] = [];
+      for (let i = 0; i < v.length; i += 2) names.push(keyText(readU16(v, i)));
+      return names.join(',');
+    },
+  },
+  {
+    name: 'alpn',
+    problem(v) {
+      if (v.length === 0) return 'alpn needs one or more protocol ids';
+      for (let p = 0; p < v.length; p += 1 + v[p]!)
+        if (v[p] === 0 || p + 1 + v[p]! > v.length) return 'alpn ids are non-empty strings';
+      return undefined;
+    },
+    encode(v, w) {
       const items = splitList(v, true);
       if (typeof items === 'string') return items;
       for (const it of items) {
@@ -183,35 +195,45 @@ function encodeValue(key: number, v: Uint8Array, w: ByteWriter): string | undefi
         w.bytes(it);
       }
       return undefined;
-    }
-    case PORT: {
+    },
+    print(v) {
+      // List escapes first (\, and \\), then the char-string's own.
+      const items: number[] = [];
+      for (let i = 0; i < v.length; i += 1 + v[i]!) {
+        if (i > 0) items.push(0x2c);
+        for (let k = i + 1; k <= i + v[i]!; k++) {
+          if (v[k] === 0x2c || v[k] === 0x5c) items.push(0x5c);
+          items.push(v[k]!);
+        }
+      }
+      return quoteString(Uint8Array.from(items), 0, items.length);
+    },
+  },
+  { name: 'no-default-alpn', problem: noValue('no-default-alpn') },
+  {
+    name: 'port',
+    problem: (v) => (v.length === 2 ? undefined : 'port is one number 0-65535'),
+    encode(v, w) {
       const s = latin1(v);
       const n = parseUint(s, 0, s.length, 65535);
       if (n < 0) return 'port is one number 0-65535';
       w.u16(n);
       return undefined;
-    }
-    case IPV4HINT:
-    case IPV6HINT: {
-      const items = splitList(v, false);
-      if (typeof items === 'string') return items;
-      const size = key === IPV4HINT ? 4 : 16;
-      for (const it of items) {
-        const s = latin1(it);
-        if (!writeAddress(s, 0, s.length, size, w))
-          return `${JSON.stringify(s)} is not an IPv${size === 4 ? 4 : 6} address`;
-      }
-      return undefined;
-    }
-    case ECH: {
-      if (!writeBase64(latin1(v), w)) return 'ech must be base64 (RFC 4648 section 4)';
-      return undefined;
-    }
-    default:
-      w.bytes(v);
-      return undefined;
-  }
-}
+    },
+    print: (v) => String(readU16(v, 0)),
+  },
+  hints('ipv4hint', 4),
+  {
+    name: 'ech',
+    problem: (v) => (v.length > 0 ? undefined : 'ech needs a base64 ECHConfigList'),
+    encode: (v, w) =>
+      writeBase64(latin1(v), w) ? undefined : 'ech must be base64 (RFC 4648 section 4)',
+    print: toBase64,
+  },
+  hints('ipv6hint', 16),
+  { name: 'dohpath', problem: dohpathProblem },
+  { name: 'ohttp', problem: noValue('ohttp') },
+];
 
 /** Made on first use: a module-level `new ByteWriter()` would run before rdata.ts when this module is loaded first. */
 // eslint-disable-next-line no-restricted-syntax -- module state: a scratch buffer, used within one synchronous call.
@@ -297,7 +319,8 @@ function parseSvcb(
     if (raw.length === 0) hasValue = false;
     const generic = key > OHTTP || text.startsWith('key', s);
     let value: Uint8Array;
-    if (generic || key === NO_DEFAULT_ALPN || key === OHTTP || key === DOHPATH) value = raw;
+    const encode = generic ? undefined : KEYS[key]!.encode;
+    if (!encode) value = raw;
     else {
       if (!hasValue)
         return fail(
@@ -306,11 +329,11 @@ function parseSvcb(
           tok,
         );
       scratch.reset();
-      const problem = encodeValue(key, raw, scratch);
+      const problem = encode(raw, scratch);
       if (problem) return fail('ZONE_SVCB_BAD_VALUE', problem, tok);
       value = scratch.buf.slice(0, scratch.len);
     }
-    const problem = valueProblem(key, value);
+    const problem = KEYS[key]?.problem(value);
     if (problem) return fail('ZONE_SVCB_BAD_VALUE', problem, tok);
     if (value.length > 65535)
       return fail('ZONE_RDATA_TOO_LONG', 'SvcParamValue longer than 65535 octets', tok);
@@ -373,7 +396,7 @@ function checkSvcb(rdata: Uint8Array): string | undefined {
     if (keys.length && key <= keys[keys.length - 1]!)
       return 'SvcParamKeys not in increasing order (RFC 9460 section 2.2)';
     const value = rdata.subarray(p + 4, p + 4 + len);
-    const problem = valueProblem(key, value);
+    const problem = KEYS[key]?.problem(value);
     if (problem) return problem;
     if (key === MANDATORY) mandatory = value;
     keys.push(key);
@@ -391,50 +414,10 @@ function printSvcb(rdata: Uint8Array): string {
     const len = readU16(rdata, p + 2);
     const v = rdata.subarray(p + 4, p + 4 + len);
     p += 4 + len;
-    switch (key) {
-      case MANDATORY: {
-        const names: string[] = [];
-        for (let i = 0; i < v.length; i += 2) names.push(keyText(readU16(v, i)));
-        parts.push(`mandatory=${names.join(',')}`);
-        break;
-      }
-      case ALPN: {
-        // List escapes first (\, and \\), then the char-string's own.
-        const items: number[] = [];
-        for (let i = 0; i < v.length; i += 1 + v[i]!) {
-          if (i > 0) items.push(0x2c);
-          for (let k = i + 1; k <= i + v[i]!; k++) {
-            if (v[k] === 0x2c || v[k] === 0x5c) items.push(0x5c);
-            items.push(v[k]!);
-          }
-        }
-        const b = Uint8Array.from(items);
-        parts.push(`alpn=${quoteString(b, 0, b.length)}`);
-        break;
-      }
-      case PORT:
-        parts.push(`port=${readU16(v, 0)}`);
-        break;
-      case IPV4HINT: {
-        const a: string[] = [];
-        for (let i = 0; i < v.length; i += 4) a.push(ipv4Text(v, i));
-        parts.push(`ipv4hint=${a.join(',')}`);
-        break;
-      }
-      case ECH:
-        parts.push(`ech=${toBase64(v)}`);
-        break;
-      case IPV6HINT: {
-        const a: string[] = [];
-        for (let i = 0; i < v.length; i += 16) a.push(ipv6Text(v, i));
-        parts.push(`ipv6hint=${a.join(',')}`);
-        break;
-      }
-      default:
-        parts.push(
-          v.length === 0 ? keyText(key) : `${keyText(key)}=${quoteString(v, 0, v.length)}`,
-        );
-    }
+    const print = KEYS[key]?.print;
+    if (print) parts.push(`${keyText(key)}=${print(v)}`);
+    else
+      parts.push(v.length === 0 ? keyText(key) : `${keyText(key)}=${quoteString(v, 0, v.length)}`);
   }
   return parts.join(' ');
 }
