@@ -607,9 +607,10 @@ export class ZoneReloader {
         diff,
         ms: 0,
       };
-      const next = new Map(this.current);
-      next.set(file, { ...prev, zone: to.zone, indexed: to.indexed, serial, version });
-      await this.swapIn(next, true);
+      const l = { ...prev, zone: to.zone, indexed: to.indexed, serial, version };
+      // Replaced alone, as by `ctl reload ZONE` (else the set is swapped).
+      if (!(await this.swapOne(file, prev, l)))
+        await this.swapIn(new Map(this.current).set(file, l), true);
       return true;
     };
     const run = (this.running ?? Promise.resolve()).then(go, go);
