@@ -26,6 +26,9 @@ import type {
   CatalogueWork,
   ExpressionKey,
   ManifestationKey,
+  MutableExpression,
+  MutableManifestation,
+  MutableWork,
   WorkKey,
 } from '../core/model.ts';
 import { expressionUrn, manifestationUrn } from '../core/compose.ts';
@@ -37,27 +40,6 @@ type ManDoc =
   [Str, Str, Str, Str, (string | number)[]] | [Str, Str, Str, Str, (string | number)[], number];
 type ExprDoc = [Str, Str, Str, Str, ManDoc[]];
 type WorkDoc = [Str, NameDoc[], ExprDoc[]];
-
-/** A work as the writer edits it (the shapes of `CatalogueWork`, mutable). */
-export interface MutableManifestation {
-  readonly urn: string;
-  readonly key: ManifestationKey;
-  items: CatalogueItem[];
-  partitionDepth: number | null;
-}
-export interface MutableExpression {
-  readonly urn: string;
-  readonly key: ExpressionKey;
-  inForce: string | null;
-  readonly manifestations: MutableManifestation[];
-}
-export interface MutableWork {
-  id: number;
-  readonly urn: string;
-  title: string | null;
-  readonly names: CatalogueName[];
-  readonly expressions: MutableExpression[];
-}
 
 /**
  * Order of SQLite's BINARY collation (UTF-8 bytes, i.e. code points) for two

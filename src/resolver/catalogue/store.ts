@@ -33,6 +33,9 @@ import type {
   CatalogueWork,
   ExpressionKey,
   ManifestationKey,
+  MutableExpression,
+  MutableManifestation,
+  MutableWork,
   WorkKey,
 } from '../core/model.ts';
 import type { CatalogueRow, RowError } from '../core/row.ts';
@@ -43,14 +46,7 @@ import type { RowErrorCode } from '../core/codes.ts';
 import type { RegistryEntry, RegistryKind } from '../core/registry.ts';
 import { EMPTY_MANIFESTATION, expressionUrn, manifestationUrn } from '../core/compose.ts';
 import { sameManifestation } from '../core/match.ts';
-import {
-  compareBinary,
-  decodeWork,
-  encodeWork,
-  type MutableExpression,
-  type MutableManifestation,
-  type MutableWork,
-} from './doc.ts';
+import { compareBinary, decodeWork, encodeWork } from './doc.ts';
 
 export const SCHEMA_VERSION = 3;
 

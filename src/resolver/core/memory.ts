@@ -6,12 +6,10 @@
 import type {
   CandidateName,
   CandidateQuery,
-  CatalogueItem,
-  CatalogueName,
   CatalogueReader,
   CatalogueWork,
   ExpressionKey,
-  ManifestationKey,
+  MutableWork,
   WorkKey,
 } from './model.ts';
 import type { CatalogueRow } from './row.ts';
@@ -78,25 +76,6 @@ export class MemoryCatalogue implements CatalogueReader {
  * replaces an earlier row's, a row without one keeps it). For tests and small in-memory catalogues.
  */
 export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
-  interface MutableManifestation {
-    urn: string;
-    key: ManifestationKey;
-    items: CatalogueItem[];
-    partitionDepth: number | null;
-  }
-  interface MutableExpression {
-    urn: string;
-    key: ExpressionKey;
-    inForce: string | null;
-    manifestations: MutableManifestation[];
-  }
-  interface MutableWork {
-    id: number;
-    urn: string;
-    title: string | null;
-    names: CatalogueName[];
-    expressions: MutableExpression[];
-  }
   const works: MutableWork[] = [];
   const byName = new Map<string, MutableWork>();
   for (const row of rows) {

@@ -113,6 +113,27 @@ export interface CatalogueWork {
   readonly expressions: readonly CatalogueExpression[];
 }
 
+/** A work as a writer edits it (the catalogue's writer, `worksFromRows`) (the shapes of `CatalogueWork`, mutable). */
+export interface MutableManifestation {
+  readonly urn: string;
+  readonly key: ManifestationKey;
+  items: CatalogueItem[];
+  partitionDepth: number | null;
+}
+export interface MutableExpression {
+  readonly urn: string;
+  readonly key: ExpressionKey;
+  inForce: string | null;
+  readonly manifestations: MutableManifestation[];
+}
+export interface MutableWork {
+  id: number;
+  readonly urn: string;
+  title: string | null;
+  readonly names: CatalogueName[];
+  readonly expressions: MutableExpression[];
+}
+
 /** What the matcher asks the store for partial matching. */
 export interface CandidateQuery {
   readonly jurisdiction: string;
