@@ -170,6 +170,8 @@ export class BackgroundZoneLoader {
   private tid = 0;
   /** Loads run in this thread (until `offThread`); signed zones always go to the worker. */
   private inThread: boolean;
+  /** The last load queued in this thread (`loadHere`). */
+  private hereTail: Promise<unknown> = Promise.resolve();
 
   constructor(
     options: WorkerLoadOptions = {},
@@ -185,8 +187,19 @@ export class BackgroundZoneLoader {
     this.inThread = false;
   }
 
+  /**
+   * Loads in this thread, one at a time in the order asked, as in the
+   * worker (a start's LOAD_CONCURRENCY files at once held as many reads and
+   * parses in memory together).
+   */
+  private loadHere(req: LoadRequest): Promise<LoadReply> {
+    const run = this.hereTail.then(() => this.loadNow(req));
+    this.hereTail = run.catch(() => undefined);
+    return run;
+  }
+
   /** A load in this thread, bounded by the same time-out (the load is then abandoned, not stopped). */
-  private async loadHere(req: LoadRequest): Promise<LoadReply> {
+  private async loadNow(req: LoadRequest): Promise<LoadReply> {
     const { loadHere } = (await import(WORKER_URL.href)) as typeof LoadThreadModule;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const bound = new Promise<never>((_, reject) => {
