@@ -155,74 +155,60 @@ export function encodeRdataTokens(
   origin: Uint8Array | undefined,
   w: ByteWriter,
 ): RdataError | undefined {
-  const text = lex.text;
-  const count = lex.count;
-  // RFC 3597 section 5: "\# <length> <hex>"
-  if (
-    first < count &&
-    !(lex.flags[first]! & TOKEN_QUOTED) &&
-    lex.ends[first]! - lex.starts[first]! === 2 &&
-    text.charCodeAt(lex.starts[first]!) === 0x5c &&
-    text.charCodeAt(lex.starts[first]! + 1) === 0x23
-  ) {
-    if (first + 1 >= count)
-      return fail(
-        'ZONE_BAD_GENERIC_RDATA',
-        'generic RDATA \\# needs a length (RFC 3597 section 5)',
-        -1,
-      );
-    const len = parseUint(text, lex.starts[first + 1]!, lex.ends[first + 1]!, 65535);
-    if (len < 0)
-      return fail(
-        'ZONE_BAD_GENERIC_RDATA',
-        'generic RDATA length must be a number 0-65535',
-        first + 1,
-      );
-    const start = w.len;
-    for (let t = first + 2; t < count; t++) {
-      if (!writeHexToken(text, lex.starts[t]!, lex.ends[t]!, w))
-        return fail('ZONE_BAD_HEX', 'generic RDATA must be hexadecimal octets', t);
-    }
-    if (w.len - start !== len)
-      return fail(
-        'ZONE_BAD_GENERIC_RDATA',
-        `generic RDATA length ${len} does not match the ${w.len - start} octets given`,
-        first + 1,
-      );
-    const schema = SCHEMAS.get(type);
-    const codec = schema ? undefined : CODECS.get(type);
-    if (schema || codec) {
-      const bytes = w.buf.subarray(start, w.len);
-      const problem = schema ? checkWire(schema, bytes) : codec!.check(bytes, type);
-      if (problem)
-        return fail(
-          'ZONE_BAD_GENERIC_RDATA',
-          `generic RDATA is not valid ${typeName(type)} RDATA: ${problem}`,
-          first,
-        );
-    }
-    return undefined;
-  }
   const schema = SCHEMAS.get(type);
-  if (!schema) {
-    const codec = CODECS.get(type);
-    if (codec) {
-      if (first >= count && !codec.emptyOk)
-        return fail('ZONE_MISSING_RDATA', `${typeName(type)} RDATA is missing`, -1);
-      const start = w.len;
-      const problem = codec.parse(lex, first, origin, w, type);
-      if (problem) return problem;
-      if (w.len - start > 65535)
-        return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
-      return undefined;
-    }
+  const codec = schema ? undefined : CODECS.get(type);
+  const s = lex.starts[first]!;
+  // RFC 3597 section 5: "\# <length> <hex>"
+  const generic = lex.ends[first]! - s === 2 && lex.text.startsWith('\\#', s);
+  if (first < lex.count && !(lex.flags[first]! & TOKEN_QUOTED) && generic) {
+    const start = w.len;
+    const problem = encodeGeneric(lex, first, w);
+    if (problem || !(schema || codec)) return problem;
+    const bytes = w.buf.subarray(start, w.len);
+    const why = schema ? checkWire(schema, bytes) : codec!.check(bytes, type);
+    if (why === undefined) return undefined;
+    const message = `generic RDATA is not valid ${typeName(type)} RDATA: ${why}`;
+    return fail('ZONE_BAD_GENERIC_RDATA', message, first);
+  }
+  if (schema) return encodeFields(lex, first, type, schema, origin, w);
+  if (!codec)
     return fail(
       'ZONE_UNSUPPORTED_TYPE_SYNTAX',
       `${typeName(type)} RDATA is only read in the generic form (\\# length hex, RFC 3597 section 5)`,
-      first < count ? first : -1,
+      first < lex.count ? first : -1,
     );
+  if (first >= lex.count && !codec.emptyOk)
+    return fail('ZONE_MISSING_RDATA', `${typeName(type)} RDATA is missing`, -1);
+  const start = w.len;
+  const problem = codec.parse(lex, first, origin, w, type);
+  if (problem || w.len - start <= 65535) return problem;
+  return fail('ZONE_RDATA_TOO_LONG', 'RDATA longer than 65535 octets', first);
+}
+
+/** The generic form from token `first` (`\#`) on: its length, then hex octets. */
+function encodeGeneric(lex: Lexer, first: number, w: ByteWriter): RdataError | undefined {
+  const { text, count } = lex;
+  if (first + 1 >= count)
+    return fail(
+      'ZONE_BAD_GENERIC_RDATA',
+      'generic RDATA \\# needs a length (RFC 3597 section 5)',
+      -1,
+    );
+  const len = parseUint(text, lex.starts[first + 1]!, lex.ends[first + 1]!, 65535);
+  if (len < 0)
+    return fail(
+      'ZONE_BAD_GENERIC_RDATA',
+      'generic RDATA length must be a number 0-65535',
+      first + 1,
+    );
+  const start = w.len;
+  for (let t = first + 2; t < count; t++) {
+    if (!writeHexToken(text, lex.starts[t]!, lex.ends[t]!, w))
+      return fail('ZONE_BAD_HEX', 'generic RDATA must be hexadecimal octets', t);
   }
-  return encodeFields(lex, first, type, schema, origin, w);
+  if (w.len - start === len) return undefined;
+  const message = `generic RDATA length ${len} does not match the ${w.len - start} octets given`;
+  return fail('ZONE_BAD_GENERIC_RDATA', message, first + 1);
 }
 
 /** Presentation of RDATA; the RFC 3597 generic form when the type has no layout or the RDATA does not fit it. */
