@@ -116,21 +116,10 @@ export interface TransferStream {
   end(messages: number, error?: Error): void;
 }
 
-export interface TransferStats {
-  axfr: number;
-  ixfr: number;
-  ixfrCurrent: number;
-  ixfrFull: number;
-  refused: number;
-  busy: number;
-  active: number;
-  /** Requests whose TSIG failed (BADKEY, BADSIG, BADTIME). */
-  tsigFailed: number;
-}
-
 export class Transfers {
   readonly options: TransferOptions;
-  readonly stats: TransferStats = {
+  /** Transfers by kind, refused and busy; `tsigFailed`: requests whose TSIG failed (BADKEY, BADSIG, BADTIME). */
+  readonly stats = {
     axfr: 0,
     ixfr: 0,
     ixfrCurrent: 0,
