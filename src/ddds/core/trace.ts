@@ -177,7 +177,7 @@ export interface HandoffResult {
 export type ResolveResult = ResolvedResult | HandoffResult;
 
 /** What a DNS lookup reports besides its records (a client's LookupResult has these fields). */
-export interface LookupMeta {
+export interface LookupMeta extends Pick<LookupFacts, 'dnssec' | 'validation'> {
   /** The server that answered, e.g. `127.0.0.1:5353`. */
   readonly server: string;
   readonly protocol: DnsProtocol;
@@ -187,10 +187,6 @@ export interface LookupMeta {
   readonly cnames: readonly string[];
   /** Referrals an iterative resolver followed. */
   readonly referrals?: readonly ReferralStep[];
-  /** With DNSSEC required: 'secure' (AD from the validating resolver) or 'insecure'. */
-  readonly dnssec?: 'secure' | 'insecure';
-  /** With the client's own validation (`--validate`): its verdict. */
-  readonly validation?: Verdict;
 }
 
 /**
