@@ -28,6 +28,7 @@ import { nameKey } from '../dns/core/wire/name.ts';
 import { LexClient, ResolveError } from '../client/resolve.ts';
 import type { ResolutionCode } from '../ddds/core/codes.ts';
 import type { RouteCode } from './core/codes.ts';
+import type { Failure } from '../kit/core/result.ts';
 
 /** A chain check's failure: a resolution's code, or CHAIN_NO_ZONE (a route code). */
 export type ChainCode = ResolutionCode | RouteCode;
@@ -66,10 +67,10 @@ export class ZoneChain implements ChainWalker {
    * record's REGEXP once per record object, so the same objects are handed
    * to it for every URN.
    */
-  private readonly naptrs = new Map<string, NaptrRecord[] | { code: ChainCode; message: string }>();
+  private readonly naptrs = new Map<string, NaptrRecord[] | Failure<ChainCode>>();
 
   /** Each zone's missing cut in its parent zone (false: none missing), by origin key. */
-  private readonly cuts = new Map<string, { code: ChainCode; message: string } | false>();
+  private readonly cuts = new Map<string, Failure<ChainCode> | false>();
 
   constructor(zones: readonly Zone[]) {
     this.set = makeZoneSet(zones.map((z) => indexZone(z)));
@@ -85,7 +86,7 @@ export class ZoneChain implements ChainWalker {
    * holding only the parent (a secondary) answers NXDOMAIN, as the real
    * chain would fail. Once per zone.
    */
-  private missingCut(zone: IndexedZone): { code: ChainCode; message: string } | undefined {
+  private missingCut(zone: IndexedZone): Failure<ChainCode> | undefined {
     let found = this.cuts.get(zone.originKey);
     if (found === undefined) {
       const key = zone.originKey;
@@ -106,10 +107,7 @@ export class ZoneChain implements ChainWalker {
   }
 
   /** The records of one RRset, or a failure code. */
-  private rrset(
-    name: string,
-    type: number,
-  ): { records: Uint8Array[] } | { code: ChainCode; message: string } {
+  private rrset(name: string, type: number): { records: Uint8Array[] } | Failure<ChainCode> {
     const key = nameKey(name);
     const zone = findZoneFor(this.set, key, type);
     if (!zone) return { code: 'CHAIN_NO_ZONE', message: `no zone of the folder holds ${name}` };
@@ -131,7 +129,7 @@ export class ZoneChain implements ChainWalker {
     return { code: 'DNS_SERVFAIL', message: `${name}: ${r.kind}` };
   }
 
-  private naptrRecords(key: string): NaptrRecord[] | { code: ChainCode; message: string } {
+  private naptrRecords(key: string): NaptrRecord[] | Failure<ChainCode> {
     let got = this.naptrs.get(key);
     if (got === undefined) {
       const rr = this.rrset(key, TYPE_NAPTR);
