@@ -242,8 +242,9 @@ function readNs(
   });
 }
 
-function readServices(r: Reader, pair: Pair<Node, Node> | undefined, fallback: string[]): string[] {
-  if (!pair) return fallback;
+/** The route's resolution services (N2L when it names none). */
+function readServices(r: Reader, pair: Pair<Node, Node> | undefined): string[] {
+  if (!pair) return ['N2L'];
   const list = r.strings(pair, 'service');
   if (list.length === 0)
     r.fail('TABLE_NO_SERVICES', 'services is empty (e.g. [N2L, N2Ls, N2C])', pair.value);
@@ -427,7 +428,7 @@ function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): Ro
       return readZoneTarget(r, m, pair);
     case 'url': {
       const { template, scheme } = readUrl(r, pair);
-      const list = readServices(r, services, ['N2L']);
+      const list = readServices(r, services);
       if (list.length > 1 && !template.includes('{service}')) {
         r.fail(
           'TABLE_URL_NO_SERVICE',
@@ -441,7 +442,7 @@ function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): Ro
     case 'host': {
       const offer = {
         name: r.name(pair, key),
-        services: readServices(r, services, ['N2L']),
+        services: readServices(r, services),
         protocol: readProtocol(r, protocol, 'thttp', THTTP_PROTOCOLS),
       };
       return key === 'srv'
@@ -465,7 +466,7 @@ function readTarget(r: Reader, m: Map<string, Pair<Node, Node>>, node: Node): Ro
       return {
         kind: 'P',
         output,
-        services: readServices(r, services, ['N2L']),
+        services: readServices(r, services),
         protocol: readProtocol(r, protocol, ''),
       };
     }
