@@ -129,17 +129,7 @@ export class CsvRecordReader {
       }
     }
     this.#lines.length = 0;
-    out.push(
-      rec.kind === 'record'
-        ? { kind: 'record', fields: rec.fields, line: first.line }
-        : {
-            kind: 'error',
-            code: rec.code,
-            message: rec.message,
-            column: rec.column,
-            line: first.line,
-          },
-    );
+    out.push({ ...rec, line: first.line });
   }
 
   /** The end of the input: whatever is pending is reported, and its later lines read again. */

@@ -174,11 +174,8 @@ class RowReader {
         continue;
       }
       if (ev.kind === 'error') {
-        const { line, code, message, column } = ev;
-        out.push({
-          line,
-          error: column === undefined ? { line, code, message } : { line, code, message, column },
-        });
+        const { kind: _kind, ...error } = ev;
+        out.push({ line: ev.line, error });
         continue;
       }
       const header = this.#header;
