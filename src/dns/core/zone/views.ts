@@ -67,18 +67,18 @@ export class RecordView implements ResourceRecord {
   }
 }
 
-const RDATA: PropertyDescriptor = {
-  get(this: RecordView): Uint8Array {
-    return RecordView.rdataOf(this);
-  },
-  enumerable: true,
-};
-const SOURCE: PropertyDescriptor = {
-  get(this: RecordView): SourcePosition | undefined {
-    return RecordView.sourceOf(this);
-  },
-  enumerable: true,
-};
+/** An enumerable accessor, one shared descriptor per field (a spread calls it). */
+function accessor<T>(get: (view: T) => unknown): PropertyDescriptor {
+  return {
+    get(this: T) {
+      return get(this);
+    },
+    enumerable: true,
+  };
+}
+
+const RDATA = accessor(RecordView.rdataOf);
+const SOURCE = accessor(RecordView.sourceOf);
 
 /** An RRset of the store that behaves as a plain object; `records` are made on first access. */
 export class RRsetView implements RRset {
@@ -111,12 +111,7 @@ export class RRsetView implements RRset {
   }
 }
 
-const RECORDS: PropertyDescriptor = {
-  get(this: RRsetView): readonly ResourceRecord[] {
-    return RRsetView.recordsOf(this);
-  },
-  enumerable: true,
-};
+const RECORDS = accessor(RRsetView.recordsOf);
 
 /**
  * A name of the zone, its own RRset map by type, that behaves as a plain
@@ -188,12 +183,7 @@ export class NodeView extends MapView<number, RRset> implements ZoneNode {
   }
 }
 
-const NAME: PropertyDescriptor = {
-  get(this: NodeView): string {
-    return NodeView.nameOf(this);
-  },
-  enumerable: true,
-};
+const NAME = accessor(NodeView.nameOf);
 
 /** The zone's names (out-of-zone owners excluded), keyed by name. */
 export class NodeMap extends MapView<string, ZoneNode> {
