@@ -13,13 +13,7 @@
  * not catalogued is remembered as absent for the same reason.
  * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache misses).
  */
-import type {
-  CandidateName,
-  CandidateQuery,
-  CatalogueReader,
-  CatalogueWork,
-  MatchQuery,
-} from './model.ts';
+import type { CatalogueReader, MatchQuery } from './model.ts';
 
 /**
  * Text that can only be a work-level LEX name: lowercase ASCII letters,
@@ -40,31 +34,6 @@ export interface ExactLookup {
   readonly reader: CatalogueReader;
 }
 
-/** A reader that answers one name from what was already read. */
-class OneNameReader implements CatalogueReader {
-  readonly #inner: CatalogueReader;
-  readonly #urn: string;
-  readonly #work: CatalogueWork | undefined;
-
-  constructor(inner: CatalogueReader, urn: string, work: CatalogueWork | undefined) {
-    this.#inner = inner;
-    this.#urn = urn;
-    this.#work = work;
-  }
-
-  byName(workUrn: string): CatalogueWork | undefined {
-    return workUrn === this.#urn ? this.#work : this.#inner.byName(workUrn);
-  }
-
-  candidates(query: CandidateQuery): readonly CandidateName[] {
-    return this.#inner.candidates(query);
-  }
-
-  work(id: number): CatalogueWork | undefined {
-    return this.#inner.work(id);
-  }
-}
-
 /**
  * Look `text` up as a stored name when it can only be a plain work-level
  * name; undefined when it cannot (the caller analyses it and matches with
@@ -73,17 +42,15 @@ class OneNameReader implements CatalogueReader {
 export function exactLookup(text: string, reader: CatalogueReader): ExactLookup | undefined {
   if (!PLAIN.test(text)) return undefined;
   const work = reader.byName(text);
-  const one = new OneNameReader(reader, text, work);
-  if (work === undefined) return { query: null, reader: one };
-  let key = null;
-  for (const n of work.names) {
-    if (n.urn === text) {
-      key = n.key;
-      break;
-    }
-  }
-  /* c8 ignore next: byName(text) found the work by one of its names */
-  if (key === null) return { query: null, reader: one };
+  // A reader that answers this one name from what was already read.
+  const one: CatalogueReader = {
+    byName: (urn) => (urn === text ? work : reader.byName(urn)),
+    candidates: (query) => reader.candidates(query),
+    work: (id) => reader.work(id),
+  };
+  const key = work?.names.find((n) => n.urn === text)?.key;
+  // Not catalogued (a found work always has the name it was found by).
+  if (key === undefined) return { query: null, reader: one };
   return {
     query: {
       urn: text,
