@@ -187,25 +187,14 @@ function naptrLine(owner: string, r: BuiltNaptr): string {
 /** What the client's step gives for the route's example URN (the `; expect` result). */
 export function expectedResult(route: Route, aus: string): string {
   const t = route.target;
-  const offersN2L = (s: readonly string[]) => s.length === 0 || s.some((x) => /^[in]2l$/i.test(x));
-  switch (t.kind) {
-    case 'zone':
-      return absolute(t.name);
-    case 'U':
-      return offersN2L(t.services)
-        ? `U ${t.template
-            .replaceAll(
-              '{service}',
-              t.services.find((x) => /^[in]2l$/i.test(x))!,
-            )
-            .replaceAll('{urn}', aus)}`
-        : 'fail';
-    case 'S':
-    case 'A':
-      return offersN2L(t.services) ? `${t.kind} ${absolute(t.name)}` : 'fail';
-    case 'P':
-      return offersN2L(t.services) ? `P ${t.output.replaceAll('{urn}', aus)}` : 'fail';
-  }
+  if (t.kind === 'zone') return absolute(t.name);
+  // The step takes a rule that lists no service, or N2L (I2L).
+  const n2l = t.services.find((x) => /^[in]2l$/i.test(x));
+  if (t.services.length > 0 && n2l === undefined) return 'fail';
+  if (t.kind === 'U')
+    return `U ${t.template.replaceAll('{service}', n2l!).replaceAll('{urn}', aus)}`;
+  if (t.kind === 'P') return `P ${t.output.replaceAll('{urn}', aus)}`;
+  return `${t.kind} ${absolute(t.name)}`;
 }
 
 export function describeTarget(t: RouteTarget): string {
