@@ -448,13 +448,7 @@ export class DddsWalk {
       const code = feed.kind === 'nxdomain' ? 'DNS_NXDOMAIN' : 'DNS_NODATA';
       return this.fail(code, `not found: no SRV records at ${name} (${feed.kind})`);
     }
-    const srv = feed.records.map((s) => ({
-      priority: s.priority,
-      weight: s.weight,
-      port: s.port,
-      target: s.target === '' ? '.' : s.target,
-    }));
-    const selection = selectSrv(srv, this.options.random);
+    const selection = selectSrv(feed.records, this.options.random);
     if (selection.kind !== 'targets') {
       this.trace.steps.push(entry);
       return this.fail(
