@@ -439,7 +439,7 @@ export class DddsWalk {
     this.expect('srv');
     const name = this.srvName;
     if (feed.kind === 'error') {
-      this.pushLookupError('srv', name, 'SRV', feed);
+      this.trace.steps.push({ kind: 'srv', name, qtype: 'SRV', ...errorEntry(feed) });
       return this.fail(feed.code, `SRV lookup of ${name} failed: ${feed.message}`, feed.cause);
     }
     const entry = lookupEntry('srv', name, 'SRV', feed, formatSrv);
@@ -489,7 +489,7 @@ export class DddsWalk {
     this.expect('address');
     const { host, qtype } = this;
     if (feed.kind === 'error') {
-      this.pushLookupError('address', host, qtype, feed);
+      this.trace.steps.push({ kind: 'address', name: host, qtype, ...errorEntry(feed) });
       return this.noAddress(
         feed.code,
         `${qtype} lookup of ${host} failed: ${feed.message}`,
@@ -517,23 +517,10 @@ export class DddsWalk {
   private gotAddress(address: string): WalkNeed {
     const host = this.host;
     (this.pins ??= []).push({ host, address });
-    const candidates = (this.candidates ??= []);
-    if (this.flag === 'S') {
-      const t = this.targets[this.target] as SrvRecord;
-      candidates.push(thttpUrl(this.scheme, host, t.port, this.service, this.aus));
-      return this.nextTarget();
-    }
-    candidates.push(thttpUrl(this.scheme, host, this.port, this.service, this.aus));
-    return this.afterCandidates();
-  }
-
-  private pushLookupError(
-    kind: 'srv' | 'address',
-    name: string,
-    qtype: 'SRV' | 'A' | 'AAAA',
-    feed: Extract<DnsFeed<unknown>, { kind: 'error' }>,
-  ): void {
-    this.trace.steps.push({ kind, name, qtype, ...errorEntry(feed) });
+    const srv = this.flag === 'S' ? (this.targets[this.target] as SrvRecord) : undefined;
+    const port = srv?.port ?? this.port;
+    (this.candidates ??= []).push(thttpUrl(this.scheme, host, port, this.service, this.aus));
+    return srv ? this.nextTarget() : this.afterCandidates();
   }
 
   // ---------------------------------------------------------------- HTTP
