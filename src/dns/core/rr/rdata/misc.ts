@@ -20,7 +20,6 @@ import {
   mnemonicToken,
   isError,
   numberToken,
-  hexValue,
   ipv4Text,
   ipv6Text,
   quoteString,
@@ -43,23 +42,14 @@ import { typeName } from '../types.ts';
 /** Four colon-separated groups of 1-4 hex digits (a 64-bit NodeID or Locator64). */
 function writeLocator64(lex: Lexer, t: number, w: ByteWriter): RdataError | undefined {
   if (t >= lex.count) return fail('ZONE_MISSING_RDATA', 'RDATA is missing its 64-bit value', -1);
-  const parts = lex.token(t).split(':');
-  const bad = fail(
-    'ZONE_BAD_RDATA',
-    'expected four colon-separated groups of hexadecimal digits, like 0014:4fff:ff20:ee64 (RFC 6742 section 2.1.2)',
-    t,
-  );
-  if (parts.length !== 4) return bad;
-  for (const p of parts) {
-    if (p.length < 1 || p.length > 4) return bad;
-    let v = 0;
-    for (let i = 0; i < p.length; i++) {
-      const h = hexValue(p.charCodeAt(i));
-      if (h < 0) return bad;
-      v = (v << 4) | h;
-    }
-    w.u16(v);
-  }
+  const token = lex.token(t);
+  if (!/^[0-9a-f]{1,4}(:[0-9a-f]{1,4}){3}$/i.test(token))
+    return fail(
+      'ZONE_BAD_RDATA',
+      'expected four colon-separated groups of hexadecimal digits, like 0014:4fff:ff20:ee64 (RFC 6742 section 2.1.2)',
+      t,
+    );
+  for (const group of token.split(':')) w.u16(parseInt(group, 16));
   return undefined;
 }
 
