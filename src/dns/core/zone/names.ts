@@ -165,13 +165,6 @@ export function nameToWire(name: string): Uint8Array {
   return buf.slice(0, r);
 }
 
-/** Split a canonical (model) name into its labels, still in presentation spelling. */
-export function labelsOf(name: string): string[] {
-  if (name === '.') return [];
-  // Canonical names never contain an escaped dot (it is printed \046).
-  return name.slice(0, -1).split('.');
-}
-
 /** The parent of a canonical name (`a.b.` -> `b.`, `b.` -> `.`). */
 export function parentName(name: string): string {
   const i = name.indexOf('.');
@@ -197,24 +190,11 @@ export function isSubdomain(name: string, ancestor: string): boolean {
  */
 export function canonicalSortKey(name: string): string {
   if (name === '.') return '';
-  if (name.indexOf('\\') < 0) return name.slice(0, -1).split('.').reverse().join('\u0000\u0000');
-  const labels = labelsOf(name);
-  let key = '';
-  for (let i = labels.length - 1; i >= 0; i--) {
-    const label = labels[i]!;
-    if (i !== labels.length - 1) key += '\u0000\u0000';
-    for (let k = 0; k < label.length; k++) {
-      const c = label.charCodeAt(k);
-      if (c === 0x5c) {
-        const v = Number(label.slice(k + 1, k + 4));
-        key += v === 0 ? '\u0000\u0001' : String.fromCharCode(v);
-        k += 3;
-      } else {
-        key += String.fromCharCode(c);
-      }
-    }
-  }
-  return key;
+  // Canonical names never contain an escaped dot (it is printed \046).
+  const labels = name.slice(0, -1).split('.').reverse();
+  if (name.indexOf('\\') < 0) return labels.join('\u0000\u0000');
+  const octet = (_: string, d: string) => (d === '000' ? '\u0000\u0001' : String.fromCharCode(+d));
+  return labels.map((l) => l.replace(/\\([0-9]{3})/g, octet)).join('\u0000\u0000');
 }
 
 /** RFC 4034 section 6.1 comparison of two canonical names. */
