@@ -176,8 +176,8 @@ interface Compiled {
   readonly indexed: readonly IndexedZone[];
   /** Origin keys of configured zones not served (a secondary zone expired or never transferred): SERVFAIL. */
   readonly unavailable: readonly string[];
-  /** The origin keys served and unavailable, sorted (what bodies encoded ahead are checked against). */
-  readonly origins: readonly string[];
+  /** Each served origin key -> the origin keys served or unavailable below it, sorted (`originsBelow`). */
+  readonly below: ReadonlyMap<string, readonly string[]>;
   /** The zones with answers encoded ahead (at most AHEAD_ZONES are read in place). */
   readonly aheadZones: IndexedZone[];
   /** Each zone of `aheadZones` -> its index there (a name's first query: no scan of the list). */
@@ -186,20 +186,40 @@ interface Compiled {
   readonly ahead: Map<string, number>;
 }
 
-/** `others` (sorted) is `origins` (sorted) without `own`: the zones the worker assumed are served now. */
-function sameOthers(origins: readonly string[], own: string, others: readonly string[]): boolean {
-  if (others.length !== origins.length - 1) return false;
-  let j = 0;
-  for (const o of origins) {
-    if (o === own) continue;
-    if (others[j++] !== o) return false;
+/**
+ * Each served origin key -> the keys of `all` below it, sorted: a zone's
+ * bodies encoded ahead depend on those alone (`answer-pack.ts`). Each
+ * origin's ancestors are looked up, not every pair compared.
+ */
+function originsBelow(
+  served: ReadonlyMap<string, unknown>,
+  all: readonly string[],
+): Map<string, string[]> {
+  const below = new Map<string, string[]>();
+  for (const o of all) {
+    let i = 0;
+    for (let len = o.charCodeAt(0); len > 0; len = o.charCodeAt(i)) {
+      i += 1 + len;
+      const up = o.slice(i);
+      if (!served.has(up)) continue;
+      const list = below.get(up);
+      if (list === undefined) below.set(up, [o]);
+      else list.push(o);
+    }
   }
-  return true;
+  for (const list of below.values()) list.sort();
+  return below;
 }
 
-/** `z` without its bodies encoded ahead when the worker assumed other zones beside it. */
-function fitAnswers(origins: readonly string[], z: IndexedZone): IndexedZone {
-  if (z.answers === undefined || sameOthers(origins, z.originKey, z.answers.others)) return z;
+/** `z` without its bodies encoded ahead when the worker assumed other zones below it. */
+function fitAnswers(below: ReadonlyMap<string, readonly string[]>, z: IndexedZone): IndexedZone {
+  const now = below.get(z.originKey) ?? [];
+  const assumed = z.answers?.others;
+  if (
+    assumed === undefined ||
+    (assumed.length === now.length && assumed.every((o, i) => o === now[i]))
+  )
+    return z;
   const { answers: _dropped, ...rest } = z;
   return rest;
 }
@@ -436,10 +456,12 @@ export class Engine {
     unavailable: readonly string[] = [],
   ): Compiled {
     const given = zones.map((z) => ('originKey' in z ? z : indexZone(z)));
-    // Bodies encoded ahead hold only where the worker assumed the same other zones.
-    // The origins are sorted once (not once per zone: thousands of small zones).
-    const origins = [...given.map((z) => z.originKey), ...unavailable].sort();
-    const indexed = given.map((z) => fitAnswers(origins, z));
+    // Bodies encoded ahead hold only where the worker assumed the same zones below.
+    const below = originsBelow(makeZoneSet(given).byOrigin, [
+      ...given.map((z) => z.originKey),
+      ...unavailable,
+    ]);
+    const indexed = given.map((z) => fitAnswers(below, z));
     const set = makeZoneSet(indexed);
     const slots = new Map<IndexedZone, ZoneSlot>();
     const names = new Map<string, NameEntry>();
@@ -456,7 +478,7 @@ export class Engine {
       zones: zs,
       indexed,
       unavailable,
-      origins,
+      below,
       ...aheadOf(indexed),
       ahead,
     };
@@ -474,7 +496,7 @@ export class Engine {
     const old = state.set.byOrigin.get(given.originKey);
     if (old === undefined) return false;
     if (old === given) return true;
-    const z = fitAnswers(state.origins, given);
+    const z = fitAnswers(state.below, given);
     forgetNames(state, old);
     state.slots.delete(old);
     // The lists are new (a reader may compare them with those it saw: `xfr/out.ts`); the
@@ -593,7 +615,7 @@ export class Engine {
 
   /** The names being asked, with their slots, for the next load to encode ahead (at most HOT_LIMIT). */
   hotNames(): HotNames {
-    return hotNames(this.hotEntries(), this.state.origins, this.options.maxChain);
+    return hotNames(this.hotEntries(), this.originKeys(), this.options.maxChain);
   }
 
   /**
@@ -603,10 +625,16 @@ export class Engine {
    */
   async hotNamesInSlices(slice = HOT_SLICE, origin?: string): Promise<HotNames> {
     const b = new HotNamesBuilder();
-    const origins = this.state.origins;
     const under = origin === undefined ? undefined : nameKey(origin);
-    // A zone served already: its own names looked up, when fewer than the names asked.
+    // A zone served already: its own names looked up, when fewer than the names asked,
+    // and the zones below it from the list kept (the worker needs no other).
     const own = under === undefined ? undefined : this.state.set.byOrigin.get(under);
+    const origins =
+      under === undefined
+        ? this.originKeys()
+        : own !== undefined
+          ? [under, ...(this.state.below.get(under) ?? [])]
+          : this.originKeys().filter((o) => keyIsSubdomain(o, under));
     let seen = 0;
     for (const [key, types] of this.hotEntries(own)) {
       if (++seen % (slice * 8) === 0) await new Promise<void>((r) => setImmediate(r));
@@ -615,6 +643,11 @@ export class Engine {
       if (b.count % slice === 0) await new Promise<void>((r) => setImmediate(r));
     }
     return b.finish(origins, this.options.maxChain);
+  }
+
+  /** The origin keys served and unavailable. */
+  private originKeys(): string[] {
+    return [...this.state.set.byOrigin.keys(), ...this.state.unavailable];
   }
 
   /**

@@ -144,14 +144,16 @@ describe('answers encoded ahead by the load worker', () => {
     const ofA = await engine.hotNamesInSlices(2, 'a.test.');
     expect(ofB.count).toBe(1);
     expect(ofA.count + ofB.count).toBe(whole.count);
-    expect(ofA.origins).toEqual(whole.origins);
+    // The worker is given the zone and those below it alone (the bodies depend on no other).
+    expect(ofA.origins).toEqual(['\u0001a\u0004test\u0000']);
+    expect(whole.origins).toHaveLength(2);
     bg.hot = () => ofA;
     const ahead = await load('a.test.', A(5));
     bg.hot = undefined;
     expect(ahead.answers?.names).toBeGreaterThanOrEqual(5);
   });
 
-  it('a chain into another served zone is left to the engine; other zones served: not used', async () => {
+  it('a chain into another served zone is left to the engine; another zone below served: not used', async () => {
     const b = await load('b.test.', B);
     const old = new Engine([await load('a.test.', A(1)), b]);
     ask(old);
@@ -162,8 +164,16 @@ describe('answers encoded ahead by the load worker', () => {
     const alone = new Engine([ahead, b]);
     alone.respond(buildQuery('out.a.test', 'A'), TRANSPORT_UDP);
     expect(alone.answersAhead).toBe(0);
-    // Served without b.test. (not the set the worker assumed): nothing encoded ahead is used.
-    const other = new Engine([ahead]);
+    // Served without b.test. (a zone beside it): the bodies hold, and are used.
+    const beside = new Engine([ahead]);
+    const got = ask(beside).map((r) => r.toString('hex'));
+    expect(beside.answersAhead).toBeGreaterThanOrEqual(5);
+    expect(got).toEqual(
+      ask(new Engine([await load('a.test.', A(3))])).map((r) => r.toString('hex')),
+    );
+    // Served with a zone below a.test. (not what the worker assumed): nothing encoded ahead is used.
+    const sub = await load('www.a.test.', head(1) + '@ IN A 203.0.113.9\n');
+    const other = new Engine([ahead, sub]);
     ask(other);
     expect(other.answersAhead).toBe(0);
   });

@@ -3,9 +3,10 @@
  * reload (the hot set), the load worker encodes the bodies the engine would
  * encode on each name's first query after the swap, in one byte arena with a
  * row index, transferred or shared like the zone's columns. A body is kept
- * only when it depends on this zone alone: a chain or additional name owned
- * by another served zone (`others`) leaves it to the engine, which drops a
- * zone's bodies when the zones beside it are not `others`.
+ * only when it depends on this zone alone: a chain or additional name
+ * outside it, or owned by a zone served below it (`others`), leaves it to
+ * the engine, which drops a zone's bodies when the zones below it are not
+ * `others` (zones beside or above it change none of them).
  */
 import { encodeBody, planResponse, type EncodedBody } from './answer.ts';
 import { KeyedNodes } from './key-index.ts';
@@ -26,7 +27,7 @@ export interface PackedAnswers {
   readonly data: Uint8Array;
   /** Names that have bodies. */
   readonly names: number;
-  /** The lookup keys of the other zones served when the bodies were encoded, sorted. */
+  /** The lookup keys of the zones served below this one when the bodies were encoded, sorted. */
   readonly others: readonly string[];
 }
 
@@ -39,7 +40,7 @@ export interface HotNames {
   readonly keys: string;
   readonly slots: Int32Array;
   readonly count: number;
-  /** The lookup keys of every zone served (this one's included). */
+  /** The lookup keys of the zones served: at least every one below the zone loaded (its own may be there). */
   readonly origins: readonly string[];
   /** The engine's CNAME/DNAME chain bound. */
   readonly maxChain: number;
@@ -285,8 +286,7 @@ export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers 
   if (!(z.nodes instanceof KeyedNodes)) return undefined;
   const nodes = z.nodes;
   const own = z.originKey;
-  const others = hot.origins.filter((o) => o !== own);
-  const deeper = others.filter((o) => o !== own && keyIsSubdomain(o, own));
+  const deeper = hot.origins.filter((o) => o !== own && keyIsSubdomain(o, own));
   const ours = (key: string) =>
     keyIsSubdomain(key, own) && !deeper.some((o) => keyIsSubdomain(key, o));
   const set = makeZoneSet([z]);
@@ -322,5 +322,5 @@ export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers 
     }
     if (bodies.length > 0) entries.push({ row, bodies });
   }
-  return packAnswers(nodes.rows, entries, others);
+  return packAnswers(nodes.rows, entries, deeper);
 }
