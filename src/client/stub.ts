@@ -90,10 +90,6 @@ export type Classified =
     }
   | { readonly kind: 'lame'; readonly reason: string };
 
-function ttlOf(a: DnsRecord): number {
-  return a.ttl;
-}
-
 /** The record is of the type named `qtype` (an opaque record by its `typeName`). */
 function isType(a: DnsRecord, qtype: string): boolean {
   return a.type === qtype || (a.type === 'unknown' && a.typeName === qtype);
@@ -116,7 +112,7 @@ export function classify(m: Message, qname: string, qtype: QueryType): Classifie
     const here = m.answers.filter((a) => sameName(a.name, current));
     const records = here.filter((a) => isType(a, qtype));
     if (records.length > 0) {
-      for (const r of records) ttl = Math.min(ttl, ttlOf(r));
+      for (const r of records) ttl = Math.min(ttl, r.ttl);
       return { kind: 'answer', name: current, records, cnames, ttl };
     }
     const cname = qtype === 'CNAME' ? undefined : here.find((a) => a.type === 'CNAME');
@@ -126,7 +122,7 @@ export function classify(m: Message, qname: string, qtype: QueryType): Classifie
       return { kind: 'lame', reason: `CNAME loop in the answer at ${current}` };
     }
     cnames.push(current);
-    ttl = Math.min(ttl, ttlOf(cname));
+    ttl = Math.min(ttl, cname.ttl);
     current = target;
   }
   if (cnames.length > MAX_CNAMES_IN_MESSAGE) {
@@ -155,7 +151,7 @@ export function classify(m: Message, qname: string, qtype: QueryType): Classifie
       cut,
       ns: names,
       glue,
-      ttl: Math.min(...ns.map(ttlOf)),
+      ttl: Math.min(...ns.map((a) => a.ttl)),
       cnames,
     };
   }
