@@ -6,27 +6,20 @@ export function canonicalName(name: string): string {
   return n === '.' ? '' : n.toLowerCase();
 }
 
+/** `long` is `short` with one trailing dot added. */
+function withDot(short: string, long: string): boolean {
+  const n = short.length;
+  return (
+    long.length === n + 1 &&
+    long.charCodeAt(n) === 0x2e &&
+    short.charCodeAt(n - 1) !== 0x2e &&
+    long.startsWith(short)
+  );
+}
+
 /** Question names compare case-insensitively (RFC 4343). */
 export function sameName(a: string, b: string): boolean {
-  if (a === b) return true;
-  // The common case: the same name with and without its trailing dot.
-  const la = a.length;
-  const lb = b.length;
-  if (
-    lb === la + 1 &&
-    b.charCodeAt(la) === 0x2e &&
-    a.charCodeAt(la - 1) !== 0x2e &&
-    b.startsWith(a)
-  ) {
-    return true;
-  }
-  if (
-    la === lb + 1 &&
-    a.charCodeAt(lb) === 0x2e &&
-    b.charCodeAt(lb - 1) !== 0x2e &&
-    a.startsWith(b)
-  ) {
-    return true;
-  }
+  // The common cases: the same text, or the same name with and without its trailing dot.
+  if (a === b || withDot(a, b) || withDot(b, a)) return true;
   return canonicalName(a) === canonicalName(b);
 }
