@@ -32,13 +32,8 @@ export interface DnssecIndex {
 /** The canonical sort key (RFC 4034 section 6.1) of a lookup key: labels from the right, 0x00 escaped. */
 export function keySortKey(key: string): string {
   const labels: string[] = [];
-  let i = 0;
-  while (i < key.length) {
-    const len = key.charCodeAt(i);
-    if (len === 0) break;
+  for (let i = 0, len = key.charCodeAt(0); len > 0; i += 1 + len, len = key.charCodeAt(i))
     labels.push(key.slice(i + 1, i + 1 + len).replace(/\u0000/g, '\u0000\u0001'));
-    i += 1 + len;
-  }
   return labels.reverse().join('\u0000\u0000');
 }
 

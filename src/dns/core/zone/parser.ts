@@ -578,18 +578,12 @@ class Parser {
   private classCode(text: string, s: number, e: number): number {
     const len = e - s;
     if (len === 2) {
-      const a = text.charCodeAt(s) | 0x20;
-      const b = text.charCodeAt(s + 1) | 0x20;
-      if (a === 0x69 && b === 0x6e) return 1; // IN
+      if ((text.charCodeAt(s) | 0x20) === 0x69 && (text.charCodeAt(s + 1) | 0x20) === 0x6e)
+        return 1; // IN
+      return CLASS_CODES.get(text.slice(s, e).toUpperCase()) ?? -1;
     }
-    if (len > 5 && text.slice(s, s + 5).toUpperCase() === 'CLASS') {
-      const v = parseUint(text, s + 5, e, 65535);
-      return v;
-    }
-    if (len === 2) {
-      const c = CLASS_CODES.get(text.slice(s, e).toUpperCase());
-      if (c !== undefined) return c;
-    }
+    if (len > 5 && text.slice(s, s + 5).toUpperCase() === 'CLASS')
+      return parseUint(text, s + 5, e, 65535);
     return -1;
   }
 
@@ -609,12 +603,7 @@ class Parser {
     const up = text.slice(s, e).toUpperCase();
     const known = TYPE_CODES.get(up);
     if (known !== undefined) return known;
-    if (len > 4 && up.startsWith('TYPE')) {
-      const v = parseUint(text, s + 4, e, 65535);
-      if (v === -2) return -2;
-      return v;
-    }
-    return -1;
+    return len > 4 && up.startsWith('TYPE') ? parseUint(text, s + 4, e, 65535) : -1;
   }
 
   /** Token `t` as a TTL, or -1 after reporting why it is not one. */
