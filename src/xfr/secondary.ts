@@ -48,7 +48,7 @@ import {
   TsigStreamVerifier,
   type TsigKey,
 } from './core/tsig.ts';
-import { nodeHmac, nowSeconds } from './tsig.ts';
+import { answerHead, nodeHmac, nowSeconds } from './tsig.ts';
 import { RCODE_OF } from '../authority/rcodes.ts';
 import type { Logger } from '../authority/log.ts';
 import { createLogSummary, type LogSummary } from '../authority/log-summary.ts';
@@ -995,13 +995,7 @@ function notifyQuestion(msg: Uint8Array): { key: string; end: number; qtype: num
 
 /** An answer of header and question only (a signed NOTIFY's TSIG left behind): QR and AA set, opcode kept, `rcode`. */
 function answerHeader(msg: Uint8Array, questionEnd: number, rcode: number): Uint8Array {
-  const out = new Uint8Array(msg.subarray(0, questionEnd));
-  out[2] = 0x80 | (msg[2]! & 0x78) | 0x04;
-  out[3] = rcode;
-  out[4] = 0;
-  out[5] = questionEnd > 12 ? 1 : 0;
-  out.fill(0, 6, 12);
-  return out;
+  return answerHead(msg, questionEnd, rcode, (msg[2]! & 0x78) | 0x04);
 }
 
 /** The same IP address (an IPv4-mapped IPv6 source counts as its IPv4 address). */

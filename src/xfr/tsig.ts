@@ -32,10 +32,18 @@ export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uin
   return answerHead(msg, questionEnd, rcodeOf('TSIG_MALFORMED'));
 }
 
-/** Header (QR, opcode and RD kept, `rcode`) and question of the request. */
-function answerHead(msg: Uint8Array, questionEnd: number, rcode: number): Uint8Array {
+/**
+ * Header and question of the request as an answer: QR set with `flags` (by
+ * default the request's opcode and RD), `rcode`, no records.
+ */
+export function answerHead(
+  msg: Uint8Array,
+  questionEnd: number,
+  rcode: number,
+  flags = msg[2]! & 0x79,
+): Uint8Array {
   const head = new Uint8Array(msg.subarray(0, questionEnd));
-  head[2] = 0x80 | (msg[2]! & 0x79);
+  head[2] = 0x80 | flags;
   head[3] = rcode;
   head.fill(0, 4, 12);
   head[5] = questionEnd > 12 ? 1 : 0;
