@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';
-import { diffBytes, diffToSerial, diffZones, type ZoneDiff } from './core/diff.ts';
+import { diffBytes, diffFromSerial, diffToSerial, diffZones, type ZoneDiff } from './core/diff.ts';
 import { decodeJournal, encodeJournal } from './core/journal.ts';
 import { soaRecord } from './core/records.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
@@ -81,7 +81,7 @@ export class TransferHistory {
       const from = soaSerialOf(soaRecord(old).rdata);
       const to = soaSerialOf(soaRecord(zone).rdata);
       if (serialCompare(to, from) > 0) {
-        await this.record(old, zone, info?.version?.diff, info?.version?.ms);
+        await this.record(old, zone, info?.version);
         // Every answering thread has the new history before a secondary is told to ask.
         await this.transfers.synced();
         this.notify(zone, to);
@@ -107,16 +107,12 @@ export class TransferHistory {
    * it (the reload worker, in `serve`), else computed here (loaders that do
    * not compare versions).
    */
-  private async record(
-    old: Zone,
-    zone: Zone,
-    computed: ZoneDiff | undefined,
-    computedMs: number | undefined,
-  ): Promise<void> {
+  private async record(old: Zone, zone: Zone, loaded: SwapInfo['version']): Promise<void> {
     if (this.o.count === 0) return;
     const t0 = performance.now();
+    const computed = loaded?.diff;
     const diff = computed ?? diffZones(old, zone);
-    const ms = Math.round(computed ? (computedMs ?? 0) : performance.now() - t0);
+    const ms = Math.round(computed ? loaded!.ms : performance.now() - t0);
     const history = boundHistory(
       [...this.transfers.history(zone.origin), diff],
       this.o.count,
@@ -125,7 +121,7 @@ export class TransferHistory {
     this.transfers.setHistory(zone.origin, history);
     this.log.info('ixfr_difference', {
       zone: zone.origin,
-      from: soaSerialOf(diff.fromSoa.rdata),
+      from: diffFromSerial(diff),
       to: diffToSerial(diff),
       removed: diff.removed.length,
       added: diff.added.length,
