@@ -426,7 +426,7 @@ const signedTokens = new WeakMap<Zone, string>();
 
 /** What a load gave, from the worker's reply (the zone put together around its columns). */
 function resultOf(reply: LoadReply, unniced: number | undefined): BackgroundLoadResult {
-  const indexed = reply.zone ? unpackIndexedZone(reply.zone) : undefined;
+  const indexed = reply.indexed ?? (reply.zone ? unpackIndexedZone(reply.zone) : undefined);
   if (indexed && reply.signed?.token !== undefined) signedTokens.set(indexed.zone, reply.signed.token);
   return {
     ...(unniced !== undefined ? { unniced } : {}),

@@ -26,7 +26,7 @@ import {
 } from './version.ts';
 
 export type { VersionOutcome, WorkerVersionRequest };
-import { indexZone } from '../core/zone-lookup.ts';
+import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
 import { precomputeAnswers, type HotNames } from '../core/answer-pack.ts';
 import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import {
@@ -53,6 +53,8 @@ export interface LoadRequest {
   readonly signedBefore?: PackedZone;
   /** Or the token of the signed version served, when this thread signed it: the reply has `resigned`, or `needBefore`. */
   readonly servedToken?: string;
+  /** Loaded in the server's own thread (`loadHere`): the zone is handed over as built, not packed. */
+  readonly here?: true;
 }
 
 export interface WorkerLoadOptions extends Pick<
@@ -76,6 +78,8 @@ export interface LoadReply {
   readonly unchanged?: boolean;
   readonly diagnostics: readonly ZoneDiagnostic[];
   readonly zone?: PackedZone;
+  /** A `here` load's zone, ready to serve (never posted; `zone` is then absent). */
+  readonly indexed?: IndexedZone;
   readonly signed?: InlineSignResult['signed'];
   /** Signed against `servedToken`: the names to put over the version served. */
   readonly resigned?: InlineSignResult['resigned'];
@@ -205,7 +209,9 @@ async function handle(req: LoadRequest): Promise<Handled> {
   const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
   if (indexed && answers) indexed = { ...indexed, answers };
   if (answers) clock.lap('answers');
-  const packed = indexed ? packZone(indexed.zone, indexed) : undefined;
+  // In the server's own thread, a zone not shared with other threads is served as built.
+  const kept = req.here && !req.options.shared ? indexed : undefined;
+  const packed = indexed && !kept ? packZone(indexed.zone, indexed) : undefined;
   const zone = packed && (req.options.shared ? sharePacked(packed.packed) : packed.packed);
   clock.lap('pack');
   const cpu1 = (lastCpu = threadCpuMs());
@@ -214,6 +220,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
     ...(hash !== undefined ? { hash } : {}),
     diagnostics: r.diagnostics,
     ...(zone ? { zone } : {}),
+    ...(kept ? { indexed: kept } : {}),
     ...(r.signed ? { signed: r.signed } : {}),
     ...(r.resigned ? { resigned: r.resigned } : {}),
     ...(version ? { version } : {}),
@@ -239,7 +246,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
  */
 export function loadHere(req: LoadRequest): Promise<LoadReply> {
   lastCpu = undefined;
-  return handle(req).then(
+  return handle({ ...req, here: true }).then(
     (h) => h.reply,
     (e: unknown) => failed(req, e).reply,
   );
