@@ -123,26 +123,23 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
     return { error, warnings: NO_WARNINGS, notUri: undefined, anchored: false };
   }
   const ere = r.ere;
-  let warnings: { code: LintCode; message: string }[] | undefined;
-  if (!ere.startsWith('^'))
-    warnings = [
-      {
-        code: 'NAPTR_UNANCHORED',
-        message: `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (docs/ddds.md section 1); anchor it ^...$`,
-      },
-    ];
-  const j = lintJurisdictionPattern(ere);
-  if (j.length > 0) warnings = warnings === undefined ? j : [...warnings, ...j];
+  const anchored = ere.startsWith('^');
+  const warnings = lintJurisdictionPattern(ere);
+  if (!anchored)
+    warnings.unshift({
+      code: 'NAPTR_UNANCHORED',
+      message: `the pattern ${JSON.stringify(ere)} is not anchored with ^: sed-style and whole-string readings differ (docs/ddds.md section 1); anchor it ^...$`,
+    });
   const prefix = staticPrefix(r.repl);
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(prefix.text);
   return {
     error: undefined,
-    warnings: warnings ?? NO_WARNINGS,
+    warnings: warnings.length > 0 ? warnings : NO_WARNINGS,
     notUri:
       !scheme && (prefix.complete || prefix.text !== '')
         ? `a "U" record must output an absolute URI (RFC 3404 section 4.3); the replacement starts ${JSON.stringify(prefix.text)}, which has no scheme`
         : undefined,
-    anchored: ere.startsWith('^'),
+    anchored,
   };
 }
 
