@@ -40,11 +40,13 @@
  *   node_modules/.bin/node bench/many-zones.ts [--zones 1000,5000,10000]
  *     [--seconds 10] [--servers lexroute,one-zone,built,nsd,knot]
  *     [--server-cpu 0] [--client-cpu 1] [--rounds 0] [--rate 10000]
- *     [--start-only] [--repeat 1]
+ *     [--start-only] [--repeat 1] [--workers 1]
  *
  * `--start-only` measures the start and its memory only (no queries, no
  * reload); `--repeat N` measures each selected server N times per zone
- * count, in turn, and the targets take each server's median start.
+ * count, in turn, and the targets take each server's median start;
+ * `--workers N` runs lexroute with N answering threads (`--server-cpu
+ * 0,1` gives them both cores).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -66,6 +68,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '10000' },
     'start-only': { type: 'boolean', default: false },
     repeat: { type: 'string', default: '1' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const COUNTS = values.zones.split(',').map(Number);
@@ -77,6 +80,7 @@ const ROUNDS = Number(values.rounds);
 const RATE = values.rate;
 const START_ONLY = values['start-only'];
 const REPEAT = Number(values.repeat);
+const WORKERS = Number(values.workers);
 const PARENT = 'lex.bench.';
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const BIN = join(ROOT, 'bin/lexroute.js');
@@ -357,6 +361,7 @@ function startLexroute(zones: string, port: number, control: string, bin = BIN):
     'warn',
     '--control',
     control,
+    ...(WORKERS > 1 ? ['--workers', String(WORKERS)] : []),
   ]);
   return { child, stop: stopper(child) };
 }
