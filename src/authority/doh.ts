@@ -20,6 +20,7 @@ import { answerQuery, type DohAnswer, type QueryPipeline } from './pipeline.ts';
 import {
   clientErrorHandler,
   Http1Connections,
+  listenOn,
   problemResponse,
   responseBytes,
   serveHttp1,
@@ -406,15 +407,7 @@ export async function listenDoh(
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as net.AddressInfo;
-  const hostText = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  const { address: addr, urlHost: hostText } = await listenOn(server, options.port, options.host);
   return {
     address: addr.address,
     port: addr.port,

@@ -15,7 +15,7 @@
  * connection are answered in order, one at a time.
  */
 import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { HttpDate } from './core/http-date.ts';
 import { MAX_FAST_HEAD, parseRequestHead, responseHead, type RequestHead } from './core/http1.ts';
 
@@ -333,4 +333,25 @@ export function problemResponse(status: number, body: string): string {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/problem+json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
+}
+
+/**
+ * Listen on `host:port` (0: a free port): the address bound, and its host
+ * as a URL writes it (an IPv6 address in brackets).
+ */
+export async function listenOn(
+  server: Server,
+  port: number,
+  host: string,
+): Promise<{ address: AddressInfo; urlHost: string }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { address, urlHost };
 }

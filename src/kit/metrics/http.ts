@@ -1,7 +1,7 @@
 /** The `/metrics` endpoint (`--metrics ADDR:PORT`): `GET /metrics` computed at each scrape, else 404. */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isLoopback } from '../core/ip.ts';
+import { listenOn } from '../http1.ts';
 import { CONTENT_TYPE, renderFamilies, type MetricFamily } from './prom.ts';
 
 /** The warning a `/metrics` endpoint on `host` deserves: none on loopback (it shows zones, serials, peers, rates). */
@@ -49,19 +49,11 @@ export async function startMetricsEndpoint(
         },
       );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const a = server.address() as AddressInfo;
-  const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  const { address: a, urlHost } = await listenOn(server, port, host);
   return {
     host: a.address,
     port: a.port,
-    url: `http://${h}:${a.port}/metrics`,
+    url: `http://${urlHost}:${a.port}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

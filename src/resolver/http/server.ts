@@ -4,13 +4,13 @@
  * bytes (`fast.ts`), one structured JSON log line per request, clean close.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { AppResponse, ResolverApp } from './app.ts';
 import type { ResolverStats } from './stats.ts';
 import { HTTP_STATUS } from './codes.ts';
 import { REASONS } from './respond.ts';
 import { FastSockets, serveFast, type FastHttp } from './fast.ts';
-import { clientErrorHandler, problemResponse } from '../../kit/http1.ts';
+import { clientErrorHandler, listenOn, problemResponse } from '../../kit/http1.ts';
 
 /** node:http's keepAliveTimeout, and the fast path's idle limit on a kept-alive connection. */
 const KEEP_ALIVE_MS = 5_000;
@@ -251,28 +251,16 @@ export async function startResolverServer(
     fastPath(server, options, { record, timed }, onClientError, fastSockets);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  log?.({
-    time: new Date().toISOString(),
-    level: 'info',
-    msg: 'listening',
-    url: `http://${hostForUrl}:${address.port}`,
-  });
+  const { address, urlHost } = await listenOn(server, options.port, options.host);
+  const origin = `http://${urlHost}:${address.port}`;
+  log?.({ time: new Date().toISOString(), level: 'info', msg: 'listening', url: origin });
 
   let closing: Promise<void> | undefined;
   return {
     server,
     host: address.address,
     port: address.port,
-    url: `http://${hostForUrl}:${address.port}`,
+    url: origin,
     close() {
       closeLog();
       closing ??= new Promise<void>((resolve) => {
