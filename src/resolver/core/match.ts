@@ -459,11 +459,15 @@ function scoreQualified(q: WorkKey, c: WorkKey, reasons: MatchReason[]): void {
   for (const part of ['authority', 'measure'] as const) {
     const how = compareQualified(q[part], c[part]);
     if (how === 'equal') continue;
-    const code = part === 'authority' ? 'AUTHORITY' : 'MEASURE';
+    // The codes spelt out: each stable code appears literally where it is reported.
+    const [partial, differs] =
+      part === 'authority'
+        ? (['AUTHORITY_PARTIAL', 'AUTHORITY_DIFFERS'] as const)
+        : (['MEASURE_PARTIAL', 'MEASURE_DIFFERS'] as const);
     reasons.push(
       how === 'partial'
-        ? reason(`${code}_PARTIAL`, `${part} ${q[part]} only partly matches ${c[part]}`)
-        : reason(`${code}_DIFFERS`, `${part} ${q[part]} differs from ${c[part]}`),
+        ? reason(partial, `${part} ${q[part]} only partly matches ${c[part]}`)
+        : reason(differs, `${part} ${q[part]} differs from ${c[part]}`),
     );
   }
 }
