@@ -205,6 +205,8 @@ function namesToCompare(before: Zone, after: Zone): { changed: string[]; gone: s
   return { changed, gone };
 }
 
+const NO_SETS: ReadonlyMap<number, RRset> = new Map();
+
 /** A copy of a record's RDATA (a view would keep the zone's whole arena alive in the history). */
 function detached(list: PlainRecord[]): PlainRecord[] {
   return list.map((r) => ({ ...r, rdata: r.rdata.slice() }));
@@ -222,18 +224,18 @@ export function diffZones(before: Zone, after: Zone): ZoneDiff {
   const apex = after.origin;
   const names = namesToCompare(before, after);
   for (const name of names.changed) {
-    const node = after.nodes.get(name);
-    if (node === undefined) continue;
+    // A name the new version does not show (no node) loses all its records.
+    const sets = after.nodes.get(name)?.rrsets ?? NO_SETS;
     const old = before.nodes.get(name);
     const key = canonicalNameKey(name);
-    for (const [type, set] of node.rrsets) {
+    for (const [type, set] of sets) {
       if (type === TYPE_SOA && name === apex) continue;
       diffSet(key, type, old?.rrsets.get(type), set, removed, added);
     }
     if (old === undefined) continue;
     for (const [type, set] of old.rrsets) {
       if (type === TYPE_SOA && name === apex) continue;
-      if (!node.rrsets.has(type)) diffSet(key, type, set, undefined, removed, added);
+      if (!sets.has(type)) diffSet(key, type, set, undefined, removed, added);
     }
   }
   for (const name of names.gone) {
