@@ -2,24 +2,13 @@
  * Building responses: the CORS and Vary headers every answer carries, the
  * Cache-Control of each kind of answer, and RFC 9457 problem+json bodies.
  */
+import { STATUS_CODES } from 'node:http';
 import type { ResolverConfig } from '../../config/resolver.ts';
 import type { AppResponse } from './types.ts';
 import { HTTP_STATUS, type ResolverProblemCode } from './codes.ts';
 
-export const REASONS: Record<number, string> = {
-  200: 'OK',
-  204: 'No Content',
-  300: 'Multiple Choices',
-  302: 'Found',
-  303: 'See Other',
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-};
+/** Reason phrases by status (node's table: every status this resolver answers is in it). */
+export const REASONS: Readonly<Record<number, string | undefined>> = STATUS_CODES;
 
 export type ResponderConfig = Pick<ResolverConfig, 'cacheControl' | 'cors'>;
 
