@@ -13,7 +13,7 @@ import { isZoneCode } from '../dns/core/zone/codes.ts';
 import type { IndexedZone } from './core/zone-lookup.ts';
 import type { Logger } from './log.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
-import type { SerialPolicy } from '../xfr/core/serial.ts';
+import { serialCompare, type SerialPolicy } from '../xfr/core/serial.ts';
 import type { RestoredServed } from './zones/version.ts';
 import type { VersionRequest } from './zones/background.ts';
 import type { VersionOutcome } from './zones/version.ts';
@@ -24,7 +24,6 @@ import type { FileStamp } from './zones/load.ts';
 
 export type { VersionRequest, VersionOutcome };
 import {
-  compareSerials,
   expandZoneSources,
   inferOriginFromFileName,
   soaSerial,
@@ -184,8 +183,8 @@ function checkSerial(
     prev.serial === undefined
   )
     return;
-  const order = compareSerials(serial, prev.serial);
-  if (order < 0 || (order === 0 && serial !== prev.serial)) {
+  const order = serialCompare(serial, prev.serial);
+  if (order < 0 || Number.isNaN(order)) {
     log.warn('zone_serial_backwards', {
       file,
       origin: zone.origin,

@@ -140,13 +140,3 @@ export function soaSerial(zone: {
   return rd && soaSerialOf(rd);
 }
 
-/**
- * RFC 1982 section 3.2 serial number comparison (SERIAL_BITS 32): -1 when
- * `a` is before `b`, 1 when after, 0 when equal or undefined (2^31 apart).
- */
-export function compareSerials(a: number, b: number): -1 | 0 | 1 {
-  if (a === b) return 0;
-  const d = (b - a) >>> 0;
-  if (d === 0x80000000) return 0;
-  return d < 0x80000000 ? -1 : 1;
-}
