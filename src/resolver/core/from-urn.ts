@@ -7,7 +7,7 @@
  */
 import { canonicalizeLexUrn, parseLexIri, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
 import type { UrnCode } from '../../urn/core/codes.ts';
-import type { MatchQuery, UrnAnalysis, UrnAnalysisErr, UrnAnalysisOk, WorkKey } from './model.ts';
+import type { MatchQuery, UrnAnalysis, UrnAnalysisErr, WorkKey } from './model.ts';
 
 export interface AnalyseOptions {
   /**
@@ -62,11 +62,7 @@ export function analyseLexUrn(text: string, options: AnalyseOptions = {}): UrnAn
     }
     tree = again.value;
   }
-  return analysed(queryFromTree(tree, missingNumber));
-}
-
-function analysed(query: MatchQuery): UrnAnalysisOk {
-  return { ok: true, value: query };
+  return { ok: true, value: queryFromTree(tree, missingNumber) };
 }
 
 function analysisRefused(
