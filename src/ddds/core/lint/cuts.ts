@@ -13,6 +13,7 @@
  */
 import type { SourcePosition, Zone, ZoneDiagnostic } from '../../../dns/core/zone/model.ts';
 import { TYPE_NAPTR } from '../../../dns/core/rr/types.ts';
+import { NAPTR_REGEXP, NAPTR_REPLACEMENT, naptrLayout } from '../../../dns/core/rr/naptr.ts';
 import { naptrFields } from './naptr-lint.ts';
 import { parseSubstitution } from '../subst.ts';
 import { absoluteLowerName } from '../../../kit/core/names.ts';
@@ -28,6 +29,21 @@ export function fixedNextKey(regexp: string, replacement: string): string | unde
   if (!s.ok || s.value.repl.some((p) => p.kind !== 'text')) return undefined;
   const text = s.value.repl.map((p) => (p.kind === 'text' ? p.text : '')).join('');
   return text === '' ? undefined : absoluteLowerName(text);
+}
+
+/**
+ * A rule with no fixed next key, known from its octets: its REPLACEMENT is
+ * the root and its REGEXP has a back-reference (`\\` then a digit: as
+ * `fixedNextKey` tests the text). Most delegating rules are such; no text is made.
+ */
+function backReferenceToRoot(b: Uint8Array, start: number, end: number, at: Int32Array): boolean {
+  if (naptrLayout(b, start, end, at) >= 0) return false;
+  const p = at[NAPTR_REPLACEMENT]!;
+  if (p + 1 !== end || b[p] !== 0) return false;
+  const re = at[NAPTR_REGEXP]!;
+  for (let i = re + 1; i + 1 < p; i++)
+    if (b[i] === 0x5c && b[i + 1]! >= 0x30 && b[i + 1]! <= 0x39) return true;
+  return false;
 }
 
 /** Is `name` at or below one of `cuts` (walking up its labels to `origin`)? */
@@ -50,13 +66,16 @@ export function lintDelegationCuts(zone: Zone, naptr: NaptrRows): ZoneDiagnostic
   const origin = zone.origin;
   const cuts = new Set(zone.cuts);
   const targets = new Map<string, string | undefined>();
+  const layout = new Int32Array(4);
   for (let k = 0; k < naptr.count; k++) {
     if (!naptr.isNaptr(k)) continue;
     // RDATA: ORDER (2), PREFERENCE (2), then FLAGS as a <character-string>: non-empty = terminal.
     const start = naptr.rdataStart(k);
     const length = naptr.rdataLength(k);
-    if (length < 5 || naptr.rdataBlock(k)[start + 4] !== 0) continue;
-    const f = naptrFields(naptr.rdataBlock(k).subarray(start, start + length));
+    const block = naptr.rdataBlock(k);
+    if (length < 5 || block[start + 4] !== 0) continue;
+    if (backReferenceToRoot(block, start, start + length, layout)) continue;
+    const f = naptrFields(block.subarray(start, start + length));
     if (f === undefined || f.flags !== '') continue;
     const rule = `${f.regexp}\u0000${f.replacement}`;
     let next = targets.get(rule);
