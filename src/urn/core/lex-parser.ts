@@ -25,7 +25,7 @@
 import { C_ALPHA, C_DIGIT, C_OTHER, C_PCHAR, CLASS, describeChar, pctOctet } from './chars.ts';
 import type { UrnCode } from './codes.ts';
 import { diag, fail, UrnFailure } from './fail.ts';
-import { lexParsed, UrnRejected } from './results.ts';
+import { UrnRejected } from './results.ts';
 import {
   failBadChar,
   parseUrn8141AllowingPipe,
@@ -856,7 +856,7 @@ export function parseLexUrn(text: string): LexParseResult {
   const p = new Parser(text);
   try {
     const urn = p.parse();
-    return lexParsed(urn, p.warnings);
+    return { ok: true, value: urn, warnings: p.warnings };
   } catch (e) {
     if (!(e instanceof UrnFailure)) throw e;
     const code = e.diagnostic.code;

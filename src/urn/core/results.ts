@@ -3,24 +3,7 @@
  * a normalisation also carries its `canonical` text and `changes`, a
  * rejection all its `errors` (`error` is the first).
  */
-import type {
-  LexParseOk,
-  LexUrn,
-  NormalizationChange,
-  NormalizeOk,
-  Urn8141,
-  Urn8141Ok,
-  UrnDiagnostic,
-  UrnRejection,
-} from './types.ts';
-
-export function urn8141Parsed(urn: Urn8141): Urn8141Ok {
-  return { ok: true, value: urn };
-}
-
-export function lexParsed(urn: LexUrn, warnings: readonly UrnDiagnostic[]): LexParseOk {
-  return { ok: true, value: urn, warnings };
-}
+import type { NormalizationChange, NormalizeOk, UrnDiagnostic, UrnRejection } from './types.ts';
 
 export class Normalized implements NormalizeOk {
   readonly ok = true as const;

@@ -20,7 +20,7 @@ import {
   upperHex,
 } from './chars.ts';
 import { fail, UrnFailure } from './fail.ts';
-import { UrnRejected, urn8141Parsed } from './results.ts';
+import { UrnRejected } from './results.ts';
 import type { Segment, Urn8141, Urn8141Result } from './types.ts';
 
 /** Allow `/` in a scanned run. */
@@ -270,7 +270,7 @@ function parse8141(text: string, extra: number): Urn8141Result {
       span: { start: 0, end: n },
       assignedName: seg(text, 0, nssEnd),
     };
-    return urn8141Parsed(urn);
+    return { ok: true, value: urn };
   } catch (e) {
     if (e instanceof UrnFailure) return new UrnRejected(e.diagnostic);
     throw e;
