@@ -39,15 +39,14 @@ export interface ValidateOptions {
   readonly nsec3MaxIterations?: number;
 }
 
-/** The built-in root trust anchors (IANA: KSK-2017 id 20326, KSK-2024 id 38696). */
-export function rootTrustAnchors(): TrustAnchor[] {
-  const r = parseTrustAnchors(ROOT_ANCHORS_TEXT, '<built-in>', 0);
-  return 'anchors' in r ? r.anchors : [];
-}
-
-/** The anchors a `validate` option names. */
-export function anchorsOf(o: ValidateOptions): TrustAnchor[] {
-  return [...(o.rootAnchors === false ? [] : rootTrustAnchors()), ...(o.trustAnchors ?? [])];
+/**
+ * The anchors a `validate` option names: the built-in root anchors (IANA:
+ * KSK-2017 id 20326, KSK-2024 id 38696) unless turned off, and those given.
+ */
+function anchorsOf(o: ValidateOptions): TrustAnchor[] {
+  const root = parseTrustAnchors(ROOT_ANCHORS_TEXT, '<built-in>', 0);
+  const builtIn = o.rootAnchors === false || !('anchors' in root) ? [] : root.anchors;
+  return [...builtIn, ...(o.trustAnchors ?? [])];
 }
 
 /** A resolver (asking with DO and CD, keeping wires) whose lookups carry a `validation` verdict. */

@@ -73,10 +73,6 @@ function nameOf(n: NameDoc): CatalogueName {
   return { urn: n[0], key, alias: n[1] === 1 };
 }
 
-function byBinaryUrn(a: CatalogueName, b: CatalogueName): number {
-  return compareBinary(a.urn, b.urn);
-}
-
 /**
  * Decode a stored work. `names` are the canonical name and then the aliases
  * by URN (SQLite's BINARY order), or with `insertionOrder` as they were added.
@@ -90,7 +86,7 @@ export function decodeWork(id: number, text: string, insertionOrder = false): Mu
   let names: CatalogueName[] = new Array<CatalogueName>(nd.length);
   for (let i = 0; i < nd.length; i++) names[i] = nameOf(nd[i] as NameDoc);
   if (names.length > 2 && !insertionOrder) {
-    const aliases = names.slice(1).sort(byBinaryUrn);
+    const aliases = names.slice(1).sort((a, b) => compareBinary(a.urn, b.urn));
     aliases.unshift(names[0] as CatalogueName);
     names = aliases;
   }

@@ -85,10 +85,6 @@ async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
   if (rest !== '') yield [rest.endsWith('\r') ? rest.slice(0, -1) : rest];
 }
 
-export function formatFromPath(path: string): RowFormat {
-  return /\.csv$/i.test(path) ? 'csv' : 'jsonl';
-}
-
 const CSV_COLUMNS: Record<string, string> = {
   urn: 'urn',
   url: 'url',
@@ -333,7 +329,7 @@ export async function importFile(
       { cause: e },
     );
   }
-  const format = options.format ?? formatFromPath(path);
+  const format = options.format ?? (/\.csv$/i.test(path) ? 'csv' : 'jsonl');
   const batchSize = options.batchSize ?? 20_000;
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 16 });
   const reader = new RowReader(format, path);

@@ -626,10 +626,6 @@ export function effectiveDate(work: CatalogueWork, e: CatalogueExpression): stri
   return null;
 }
 
-function hasItems(e: CatalogueExpression): boolean {
-  return e.manifestations.some((m) => m.items.length > 0);
-}
-
 /**
  * RFC 9676 section 10.3: "Lacking more specific indications, the resolver
  * SHOULD select the best (most recent) version". An explicit `@version`
@@ -643,7 +639,9 @@ export function selectExpression(
   opts: SelectOptions,
 ): Result<{ expression: CatalogueExpression; reasons: MatchReason[] }, Failure<NotFoundCode>> {
   const reasons: MatchReason[] = [];
-  const withItems = work.expressions.filter(hasItems);
+  const withItems = work.expressions.filter((e) =>
+    e.manifestations.some((m) => m.items.length > 0),
+  );
   let pool: readonly CatalogueExpression[] = withItems.length > 0 ? withItems : work.expressions;
   if (pool.length === 0) {
     return fail('NO_LOCATION', `${work.urn} is catalogued but has no location`);
