@@ -29,6 +29,7 @@ import {
   type Taken,
 } from '../kit/http1.ts';
 import { isLoopback } from '../kit/core/ip.ts';
+import type { ListenAddress, ServerConfig } from '../config/server.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 
@@ -40,15 +41,7 @@ const HTTP_TIMEOUT_MS = 10_000;
 /** An idle kept-alive connection is closed after this long (node:http's default). */
 const KEEP_ALIVE_MS = 5000;
 
-export interface DohOptions {
-  readonly host: string;
-  readonly port: number;
-  /** PEM files; both or neither. Without them only a loopback address may be used. */
-  readonly tlsCert?: string;
-  readonly tlsKey?: string;
-  /** Access-Control-Allow-Origin (default `*`; empty: no CORS headers). */
-  readonly allowOrigin?: string;
-}
+type DohOptions = ListenAddress & Omit<ServerConfig['doh'], 'listen'>;
 
 export interface DohListener {
   readonly address: string;

@@ -81,19 +81,8 @@ function chaosBody(text: string): EncodedBody {
   const rr = [0xc0, 0x0c, 0, TYPE_TXT, 0, CLASS_CH, 0, 0, 0, 0, strings.length >>> 8];
   rr.push(strings.length & 0xff, ...strings);
   const bytes = Uint8Array.from(rr);
-  return {
-    rcode: 0,
-    aa: true,
-    bytes,
-    ancount: 1,
-    nscount: 0,
-    arcount: 0,
-    ends: [bytes.length],
-    sections: [0],
-    counts: [1],
-    required: [true],
-    attached: [false],
-  };
+  const one = { ancount: 1, ends: [bytes.length], sections: [0], counts: [1] };
+  return { ...emptyBody(0), aa: true, bytes, ...one, required: [true], attached: [false] };
 }
 
 export interface EngineOptions {
@@ -328,20 +317,12 @@ export interface Answer {
 }
 
 /** An answer while it is being made (one object per query, returned as `Answer`). */
-interface Making {
-  bytes: Buffer;
-  body: EncodedBody;
-  key: string;
-  qtype: number;
-  zone: IndexedZone | undefined;
+type Making = { -readonly [K in keyof Answer]: Answer[K] } & {
   /** The name's entry when the answer came from it (its zone is `zone`). */
   entry: NameEntry | undefined;
   /** The slot of `zone` when the engine had it at hand (else found when counting). */
   slot: ZoneSlot | undefined;
-  wildcard: boolean;
-  questionEnd: number;
-  tc: boolean;
-}
+};
 
 const NO_BYTES = Buffer.alloc(0);
 

@@ -9,6 +9,7 @@
  * Partial messages are reassembled in one growing buffer per connection.
  */
 import net from 'node:net';
+import type { ServerConfig } from '../config/server.ts';
 import type { Logger } from './log.ts';
 import type { LogSummary } from './log-summary.ts';
 import { FrameReader } from './tcp-frames.ts';
@@ -21,18 +22,7 @@ const SLICE_MS = 2;
 /** Share of `maxConnections` in use from which the shorter idle timeout applies. */
 const PRESSURE_SHARE = 0.75;
 
-export interface TcpOptions {
-  /** Close a connection with no complete query for this long (RFC 7766 section 6.2.3). */
-  readonly idleTimeoutMs: number;
-  /** Refuse (close) connections beyond this many. */
-  readonly maxConnections: number;
-  /** A message must be received whole within this time of its first octet. */
-  readonly messageTimeoutMs: number;
-  /** Connections one client address may hold at once. */
-  readonly maxPerClient: number;
-  /** The idle timeout while 75 % of `maxConnections` are in use. */
-  readonly pressureIdleTimeoutMs: number;
-}
+type TcpOptions = ServerConfig['tcp'];
 
 export interface TcpStats {
   /** Connections open now. */

@@ -86,19 +86,16 @@ export class ZoneStatusBook {
 
 /** A logger that passes every event to `log` and lets `book` observe it. */
 export function tapLogger(log: Logger, book: ZoneStatusBook): Logger {
+  const tap =
+    (level: 'info' | 'warn' | 'error') =>
+    (e: string, f?: LogFields): void => {
+      book.observe(e, f ?? {});
+      log[level](e, f);
+    };
   return {
     debug: (e, f) => log.debug(e, f),
-    info: (e, f) => {
-      book.observe(e, f ?? {});
-      log.info(e, f);
-    },
-    warn: (e, f) => {
-      book.observe(e, f ?? {});
-      log.warn(e, f);
-    },
-    error: (e, f) => {
-      book.observe(e, f ?? {});
-      log.error(e, f);
-    },
+    info: tap('info'),
+    warn: tap('warn'),
+    error: tap('error'),
   };
 }

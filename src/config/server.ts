@@ -218,17 +218,24 @@ export interface ServerConfig {
     /** SO_RCVBUF of each UDP socket (0: the system's default; capped by net.core.rmem_max). */
     readonly receiveBuffer: number;
   };
+  /** The TCP listener's limits (`authority/tcp.ts`). */
   readonly tcp: {
+    /** Close a connection with no complete query for this long (RFC 7766 section 6.2.3). */
     readonly idleTimeoutMs: number;
+    /** Refuse (close) connections beyond this many. */
     readonly maxConnections: number;
+    /** A message must be received whole within this time of its first octet. */
     readonly messageTimeoutMs: number;
+    /** Connections one client address may hold at once. */
     readonly maxPerClient: number;
+    /** The idle timeout while 75 % of `maxConnections` are in use. */
     readonly pressureIdleTimeoutMs: number;
   };
   readonly limits: { readonly maxChain: number; readonly cachePerName: number };
   /** DNS over HTTPS (RFC 8484); plain HTTP only on loopback. */
   readonly doh: {
     readonly listen: readonly ListenAddress[];
+    /** PEM files; both or neither. Without them only a loopback address may be used. */
     readonly tlsCert?: string;
     readonly tlsKey?: string;
     /** Access-Control-Allow-Origin of the answers (`*` by default; empty: no CORS headers). */
