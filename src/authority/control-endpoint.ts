@@ -9,7 +9,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseHostPort } from '../kit/core/host-port.ts';
+import { parseListen } from '../kit/core/host-port.ts';
 import { isLoopback } from '../kit/core/ip.ts';
 
 export type ControlEndpoint =
@@ -34,20 +34,15 @@ export class ControlEndpointError extends Error {
 /** The smallest key accepted, octets (HMAC-SHA256 keys shorter than this are weak). */
 export const MIN_KEY_OCTETS = 16;
 
-/** `ADDRESS:PORT` text as a TCP address, or null for a path. */
-export function tcpAddressOf(text: string): { host: string; port: number } | null {
-  const r = parseHostPort(text);
-  return r.ok ? r.value : null;
-}
-
 /** Text a user writes as `--control` (a path or ADDRESS:PORT) and its key file, as an endpoint. */
 export async function controlEndpointOf(
   text: string,
   cwd: string,
   keyFile: string | undefined,
 ): Promise<ControlEndpoint> {
-  const tcp = tcpAddressOf(text);
-  if (tcp === null) return { kind: 'unix', path: path.resolve(cwd, text) };
+  // Text that is not `ADDRESS:PORT` is a socket path.
+  const tcp = parseListen(text);
+  if (typeof tcp === 'string') return { kind: 'unix', path: path.resolve(cwd, text) };
   if (!isLoopback(tcp.host)) {
     throw new ControlEndpointError(
       'CONTROL_NOT_LOOPBACK',

@@ -6,9 +6,9 @@
 import {
   controlEndpointOf,
   ControlEndpointError,
-  tcpAddressOf,
   type ControlEndpoint,
 } from '../authority/control-endpoint.ts';
+import { parseListen } from '../kit/core/host-port.ts';
 import { Reported, UsageError, type CliIo } from './io.ts';
 
 /**
@@ -27,7 +27,7 @@ export async function controlArg(
     if (keyFile !== undefined) throw new UsageError('--control-key needs --control ADDR:PORT');
     return undefined;
   }
-  if (keyFile !== undefined && tcpAddressOf(text) === null) {
+  if (keyFile !== undefined && typeof parseListen(text) === 'string') {
     throw new UsageError(`--control-key is for a TCP control port; ${text} is a socket path`);
   }
   try {
