@@ -35,11 +35,7 @@ import {
   type SignZoneOptions,
   type SigningChunk,
 } from './sign-zone.ts';
-
-const T_SOA = 6;
-const T_DS = 43;
-const T_NSEC = 47;
-const T_NSEC3PARAM = 51;
+import { TYPE_DS, TYPE_NSEC, TYPE_NSEC3PARAM, TYPE_SOA } from '../../dns/core/rr/types.ts';
 
 /** Name row n's RRsets as the plan holds an owner's (DNSSEC records left out), or undefined when it has none. */
 function ownerOf(st: ZoneStore, n: number): Owner | undefined {
@@ -107,7 +103,7 @@ export function storeSigningPlan(zone: StoreZone, o: SignZoneOptions): Iterable<
   const st = zone.store;
   const apexRow = st.findName(zone.origin);
   const apex = apexRow < 0 ? undefined : ownerOf(st, apexRow);
-  const soa = apex?.sets.get(T_SOA)?.[0];
+  const soa = apex?.sets.get(TYPE_SOA)?.[0];
   if (!apex || !soa) throw new Error(`no SOA at ${o.origin}`);
   const ttl = prepareApex(apex, soa, o);
   const types = (n: number) => (n === apexRow ? [...apex.sets.keys()] : dataTypes(st, n));
@@ -138,7 +134,7 @@ function nsec3Chain(
     if (!auth(n)) continue;
     const cut = n !== apexRow && st.hasNameFlag(n, NODE_DELEGATION);
     // Opt-out: an insecure delegation (no DS) is left out of the chain.
-    if (cut && o.optOut && st.findSet(n, T_DS) < 0) continue;
+    if (cut && o.optOut && st.findSet(n, TYPE_DS) < 0) continue;
     chain.add(keyToWire(nameKey(st.name(n))), nsec3Types(types(n), cut, n === apexRow));
     // Empty non-terminals between the name and the apex get an NSEC3 too.
     for (let p = n === apexRow ? -1 : st.parentOf(n); p >= 0 && p !== apexRow; p = st.parentOf(p))
@@ -147,8 +143,8 @@ function nsec3Chain(
         chain.add(keyToWire(nameKey(st.name(p))), []);
       }
   }
-  apex.sets.set(T_NSEC3PARAM, [
-    { owner: apex.name, type: T_NSEC3PARAM, class: 1, ttl: 0, rdata: nsec3ParamRdata(o) },
+  apex.sets.set(TYPE_NSEC3PARAM, [
+    { owner: apex.name, type: TYPE_NSEC3PARAM, class: 1, ttl: 0, rdata: nsec3ParamRdata(o) },
   ]);
   return chain.done();
 }
@@ -219,7 +215,7 @@ function* owners(
     if (p.next !== undefined && !glue) {
       const bitmap = bitmapOf(nsecTypes([...w.sets.keys()], cut));
       const rdata = nsecRdata(keyToWire(nameKey(st.name(p.next[n]!))), bitmap);
-      w.sets.set(T_NSEC, [{ owner: w.name, type: T_NSEC, class: 1, ttl: p.ttl, rdata }]);
+      w.sets.set(TYPE_NSEC, [{ owner: w.name, type: TYPE_NSEC, class: 1, ttl: p.ttl, rdata }]);
     }
     yield ownerChunk(w, glue, cut, s);
   }
