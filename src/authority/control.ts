@@ -18,7 +18,7 @@ import type { Logger } from './log.ts';
 import type { ReloadReport, RunningServer } from './server.ts';
 import { plainStats } from './answer-threads.ts';
 import { secondsToExpiry } from './zone-signatures.ts';
-import { soaSerialOf, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
+import { soaSerial, type ZoneStatus, type ZoneStatusBook } from './zone-status.ts';
 
 export const CONTROL_COMMANDS = [
   'status',
@@ -86,7 +86,7 @@ function zoneReport(
   return {
     zone: origin,
     file: st?.file,
-    serial: zone ? soaSerialOf(zone) : undefined,
+    serial: zone ? soaSerial(zone) : undefined,
     records: zone?.size,
     loadedAt: iso(st?.loadedAt),
     lastAttemptAt: iso(st?.lastAttemptAt),
@@ -265,7 +265,7 @@ function catalogState(ctx: ControlContext): Record<string, unknown> {
   if (c === undefined) return {};
   const z = ctx.server.engine.zones.find((x) => x.origin === c.name);
   return {
-    catalog: { zone: c.name, serial: z ? soaSerialOf(z) : null, members: c.listed()?.length ?? 0 },
+    catalog: { zone: c.name, serial: z ? soaSerial(z) : null, members: c.listed()?.length ?? 0 },
   };
 }
 

@@ -10,7 +10,7 @@ import type { QueryPipeline } from './pipeline.ts';
 import type { Rrl } from './rrl.ts';
 import type { TcpListener, TcpStats } from './tcp.ts';
 import { secondsToExpiry } from './zone-signatures.ts';
-import { soaSerialOf, type ZoneStatusBook } from './zone-status.ts';
+import { soaSerial, type ZoneStatusBook } from './zone-status.ts';
 
 export interface ServerMetricsSource {
   readonly engine: Engine;
@@ -105,7 +105,7 @@ export function zoneFamilies(
   const loaded: Series = [];
   const now = Date.now();
   for (const z of engine.zones) {
-    const s = soaSerialOf(z);
+    const s = soaSerial(z);
     if (s !== undefined) serial.push([{ zone: z.origin }, s]);
     records.push([{ zone: z.origin }, z.size]);
     const e = secondsToExpiry(z, now);

@@ -19,7 +19,7 @@ export interface ZoneStatus {
   lastError: string | undefined;
 }
 
-export { soaSerial as soaSerialOf } from './zones/sources.ts';
+export { soaSerial } from './zones/sources.ts';
 
 export class ZoneStatusBook {
   /** By file. */
