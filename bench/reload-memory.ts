@@ -28,7 +28,11 @@ const RELOADS = Number(values.reloads);
 const ORIGIN = 'lex.reload.bench.';
 
 const zoneText = (serial: number) =>
-  naptrZoneText(RECORDS, serial, `v${serial} IN NAPTR 100 10 "u" "" "" .\n`);
+  naptrZoneText(
+    RECORDS,
+    serial,
+    `v${serial} IN NAPTR 100 10 "u" "" "!^.*$!https://v${serial}.example/!" .\n`,
+  );
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -51,12 +55,21 @@ const { child: server, log } = spawnServe(
 const count = (event: string) => log().split(`"event":"${event}"`).length - 1;
 const pid = server.pid!;
 try {
-  await until('ready', () => count('ready') > 0, 300_000, 100);
+  const refused = () => {
+    // A zone the one zone path refuses is never served: say why rather than wait.
+    if (count('zone_rejected') > 0) throw new Error(`the zone was rejected:\n${log()}`);
+  };
+  await until('ready', () => (refused(), count('ready') > 0), 300_000, 100);
   const figures = [`start ${rssMb(pid)}`];
   for (let s = 2; s <= RELOADS + 1; s++) {
     renameSync(join(dir, `v${s}.tmp`), file);
     server.kill('SIGHUP');
-    await until(`reload ${s - 1}`, () => count('zones_reloaded') >= s - 1, 300_000, 100);
+    await until(
+      `reload ${s - 1}`,
+      () => (refused(), count('zones_reloaded') >= s - 1),
+      300_000,
+      100,
+    );
     await sleep(3000);
     figures.push(String(rssMb(pid)));
   }
