@@ -135,7 +135,7 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-/** A shared load's worker is ended this long after its last load (the next load, sooner, reuses it). */
+/** A shared load's worker collects its garbage this long after its last load (a load sooner delays it). */
 const IDLE_END_MS = 200;
 
 /**
@@ -383,23 +383,26 @@ export class BackgroundZoneLoader {
     return result;
   }
 
-  /** After each load: with none left, the worker no longer keeps the process alive (and a shared one ends when idle). */
+  /** After each load: with none left, the worker no longer keeps the process alive (and a shared one collects when idle). */
   private afterLoad(): void {
     const w = this.worker;
     if (this.pending.size > 0 || w === undefined) return;
     w.unref();
     // A shared load leaves the worker's copy of the columns as garbage until
-    // its next GC: end the worker after IDLE_END_MS without a load.
+    // its next GC: collect it after IDLE_END_MS without a load.
     if (this.options.shared) this.endWhenIdle(w);
   }
 
-  /** End the shared worker `w` unless a load starts within IDLE_END_MS. */
+  /**
+   * Unless a load starts within IDLE_END_MS, the shared worker `w` collects
+   * its garbage and gives the pages back; it stays, so the next reload (one
+   * zone by `ctl reload ZONE`) does not pay a thread's start.
+   */
   private endWhenIdle(w: Worker): void {
     clearTimeout(this.idleEnd);
     this.idleEnd = setTimeout(() => {
       if (this.worker !== w || this.pending.size > 0) return;
-      this.worker = undefined;
-      void w.terminate();
+      this.giveMemoryBack();
     }, IDLE_END_MS);
     this.idleEnd.unref();
   }
