@@ -136,7 +136,7 @@ const WORKER_URL = new URL(
 );
 
 /** A shared load's worker collects its garbage this long after its last load (a load sooner delays it). */
-const IDLE_END_MS = 200;
+const IDLE_COLLECT_MS = 200;
 
 /**
  * Count ArrayBuffers in the heap's global limit (V8 13+, Node 24; else a
@@ -163,7 +163,7 @@ export class BackgroundZoneLoader {
   private readonly options: LoadRequest['options'];
   private readonly timeoutMs: number;
   private closed = false;
-  private idleEnd: ReturnType<typeof setTimeout> | undefined;
+  private idleCollect: ReturnType<typeof setTimeout> | undefined;
   /** The names being asked (the engine's hot set, cut to `file`'s zone): the worker encodes their answers too. */
   hot: ((file: string) => HotNames | undefined | Promise<HotNames | undefined>) | undefined;
   /** The worker's kernel thread id (Linux), sent as its first message. */
@@ -346,7 +346,7 @@ export class BackgroundZoneLoader {
     if (this.closed) throw new Error('the zone loader is closed');
     const hot = await this.hot?.(file);
     if (this.closed) throw new Error('the zone loader is closed');
-    clearTimeout(this.idleEnd);
+    clearTimeout(this.idleCollect);
     const id = this.nextId++;
     let req: LoadRequest = {
       id,
@@ -389,22 +389,22 @@ export class BackgroundZoneLoader {
     if (this.pending.size > 0 || w === undefined) return;
     w.unref();
     // A shared load leaves the worker's copy of the columns as garbage until
-    // its next GC: collect it after IDLE_END_MS without a load.
-    if (this.options.shared) this.endWhenIdle(w);
+    // its next GC: collect it after IDLE_COLLECT_MS without a load.
+    if (this.options.shared) this.collectWhenIdle(w);
   }
 
   /**
-   * Unless a load starts within IDLE_END_MS, the shared worker `w` collects
+   * Unless a load starts within IDLE_COLLECT_MS, the shared worker `w` collects
    * its garbage and gives the pages back; it stays, so the next reload (one
    * zone by `ctl reload ZONE`) does not pay a thread's start.
    */
-  private endWhenIdle(w: Worker): void {
-    clearTimeout(this.idleEnd);
-    this.idleEnd = setTimeout(() => {
+  private collectWhenIdle(w: Worker): void {
+    clearTimeout(this.idleCollect);
+    this.idleCollect = setTimeout(() => {
       if (this.worker !== w || this.pending.size > 0) return;
       this.giveMemoryBack();
-    }, IDLE_END_MS);
-    this.idleEnd.unref();
+    }, IDLE_COLLECT_MS);
+    this.idleCollect.unref();
   }
 
   /** The load thread collects its garbage and gives the pages back, after the loads before (`giveMemoryBack`). */
@@ -415,7 +415,7 @@ export class BackgroundZoneLoader {
   /** Stop the worker (a load in progress is abandoned). */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.idleEnd);
+    clearTimeout(this.idleCollect);
     if (this.flushing) clearImmediate(this.flushing);
     this.queued = [];
     const w = this.worker;
