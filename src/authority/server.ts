@@ -10,7 +10,7 @@ import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
-import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBack } from './zones/collector.ts';
+import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBackWhenIdle } from './zones/collector.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -391,10 +391,10 @@ export function workerCount(config: ServerConfig): number {
 const GIVE_BACK_AFTER_ZONES = 1000;
 
 /**
- * The first load. After one of thousands of zones, its garbage is collected
- * and the pages given back, on this thread before any query waits on the
- * pause, and on the load thread (a few zones leave too little to pay for it).
- * With no zone, the start fails unless `allowEmpty` or secondary zones wait
+ * The first load; true when it loaded thousands of zones, whose garbage is
+ * then worth collecting and giving back (`giveMemoryBackWhenIdle`, once the
+ * server listens; a few zones leave too little to pay for it). A load thread
+ * (signed zones) does the same at once. With no zone, the start fails unless `allowEmpty` or secondary zones wait
  * for their transfer.
  */
 async function firstLoad(
@@ -403,14 +403,12 @@ async function firstLoad(
   sources: readonly string[],
   log: Logger,
   loader: BackgroundZoneLoader,
-): Promise<void> {
+): Promise<boolean> {
   const first = await reload();
   loader.offThread();
-  if (first.zones >= GIVE_BACK_AFTER_ZONES) {
-    giveMemoryBack();
-    loader.giveMemoryBack();
-  }
-  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return;
+  const many = first.zones >= GIVE_BACK_AFTER_ZONES;
+  if (many) loader.giveMemoryBack();
+  if (first.zones > 0 || secondaryZonesOf(config).length > 0) return many;
   if (!config.allowEmpty) {
     throw new ServerStartError(
       'SERVER_NO_ZONES',
@@ -418,6 +416,7 @@ async function firstLoad(
     );
   }
   log.warn('no_zones', { sources: config.zones, note: 'every query gets REFUSED' });
+  return false;
 }
 
 export interface Listeners {
@@ -685,7 +684,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
     ),
   );
+  let stopGivingBack = () => {};
   const stop = async () => {
+    stopGivingBack();
     watcher.close();
     refresher.stop();
     catalogs?.close();
@@ -698,9 +699,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const workers = workerCount(config);
   let l: Listeners;
   try {
-    await firstLoad(reload, config, sources, log, loader);
+    const many = await firstLoad(reload, config, sources, log, loader);
     const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
+    if (many) stopGivingBack = giveMemoryBackWhenIdle();
   } catch (e) {
     await stop();
     throw e;

@@ -6,7 +6,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { giveMemoryBack } from '../../src/authority/zones/collector.ts';
+import { giveMemoryBack, giveMemoryBackWhenIdle } from '../../src/authority/zones/collector.ts';
 
 /**
  * About 60 MB of small objects, of which one in 50 is returned: the rest is
@@ -28,6 +28,17 @@ describe('giveMemoryBack', () => {
     const sparse = sparseSurvivors();
     const before = getHeapStatistics().total_heap_size;
     giveMemoryBack();
+    const after = getHeapStatistics().total_heap_size;
+    expect(sparse.length).toBe(24_000);
+    expect(before - after).toBeGreaterThan(20 * 1024 * 1024);
+  });
+
+  it('runs once the thread is idle after a start (giveMemoryBackWhenIdle)', async () => {
+    const sparse = sparseSurvivors();
+    const before = getHeapStatistics().total_heap_size;
+    giveMemoryBackWhenIdle();
+    // The event loop idles here: the first check (100 ms) finds it so.
+    await new Promise((r) => setTimeout(r, 400));
     const after = getHeapStatistics().total_heap_size;
     expect(sparse.length).toBe(24_000);
     expect(before - after).toBeGreaterThan(20 * 1024 * 1024);
