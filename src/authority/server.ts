@@ -10,7 +10,7 @@ import { isSecondaryZone, type ServerConfig } from '../config/server.ts';
 import { randomBytes } from 'node:crypto';
 import { listenErrorCode, type ListenErrorCode } from './listen-error.ts';
 import { Engine, type EngineOptions } from './engine.ts';
-import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBackWhenIdle } from './zones/collector.ts';
+import { collectorAfter, COLLECT_AFTER_MS, collectWhenIdle } from './zones/collector.ts';
 import type { Logger, LogFormat } from './log.ts';
 import { availableParallelism } from 'node:os';
 import type { Zone } from '../dns/core/zone/model.ts';
@@ -387,14 +387,14 @@ export function workerCount(config: ServerConfig): number {
   return config.workers === 0 ? availableParallelism() : config.workers;
 }
 
-/** A first load of at least this many zones is followed by `giveMemoryBack`. */
-const GIVE_BACK_AFTER_ZONES = 1000;
+/** A first load of at least this many zones is followed by a collection (`collectWhenIdle`). */
+const COLLECT_AFTER_ZONES = 1000;
 
 /**
  * The first load; true when it loaded thousands of zones, whose garbage is
- * then worth collecting and giving back (`giveMemoryBackWhenIdle`, once the
- * server listens; a few zones leave too little to pay for it). A load thread
- * (signed zones) does the same at once. With no zone, the start fails unless `allowEmpty` or secondary zones wait
+ * then worth a collection (`collectWhenIdle`, once the server listens; a few
+ * zones leave too little to pay for it). A load thread (signed zones) gives
+ * its memory back at once. With no zone, the start fails unless `allowEmpty` or secondary zones wait
  * for their transfer.
  */
 async function firstLoad(
@@ -406,7 +406,7 @@ async function firstLoad(
 ): Promise<boolean> {
   const first = await reload();
   loader.offThread();
-  const many = first.zones >= GIVE_BACK_AFTER_ZONES;
+  const many = first.zones >= COLLECT_AFTER_ZONES;
   if (many) loader.giveMemoryBack();
   if (first.zones > 0 || secondaryZonesOf(config).length > 0) return many;
   if (!config.allowEmpty) {
@@ -684,9 +684,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
     ),
   );
-  let stopGivingBack = () => {};
+  let stopCollecting = () => {};
   const stop = async () => {
-    stopGivingBack();
+    stopCollecting();
     watcher.close();
     refresher.stop();
     catalogs?.close();
@@ -702,7 +702,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const many = await firstLoad(reload, config, sources, log, loader);
     const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
-    if (many) stopGivingBack = giveMemoryBackWhenIdle();
+    if (many) stopCollecting = collectWhenIdle();
   } catch (e) {
     await stop();
     throw e;
