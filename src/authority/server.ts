@@ -655,6 +655,22 @@ function shareMembers(catalogs: CatalogConsumer | undefined, threads: AnswerThre
     });
 }
 
+/** `--watch`: each change reloads (and is logged), from now on. */
+function watchAndReload(
+  config: ServerConfig,
+  sources: readonly string[],
+  log: Logger,
+  reload: (watching: boolean) => Promise<ReloadReport>,
+) {
+  return watchSources(config.watch, sources, log, (watching) =>
+    reload(watching).then(
+      (r) => log.info('zones_reloaded', { trigger: 'watch', ...r }),
+      (e: unknown) =>
+        log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
+    ),
+  );
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, log, cwd } = options;
   const specs = zoneSourceSpecs(config);
@@ -677,13 +693,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   // Watch before the first load: a change made while loading, or right after
   // the server reports it is listening, is never missed.
-  const watcher = await watchSources(config.watch, sources, log, (watching) =>
-    reload(watching).then(
-      (r) => log.info('zones_reloaded', { trigger: 'watch', ...r }),
-      (e: unknown) =>
-        log.error('zones_reload_failed', { trigger: 'watch', error: (e as Error).message }),
-    ),
-  );
+  const watcher = await watchAndReload(config, sources, log, reload);
   let stopCollecting = () => {};
   const stop = async () => {
     stopCollecting();
