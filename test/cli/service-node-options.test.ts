@@ -6,43 +6,19 @@
  * and exit code as before), node options given are kept, and an explicit
  * choice is left alone.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { minimalZoneFolder, startServeChild } from '../helpers/serve-child.ts';
 
-const BIN = new URL('../../bin/lexroute.js', import.meta.url).pathname;
-const dir = mkdtempSync(join(tmpdir(), 'lexroute-node-options-'));
-const zone = join(dir, 'lex.urn.arpa.zone');
-writeFileSync(
-  zone,
-  '$ORIGIN lex.urn.arpa.\n@ 300 SOA ns hm 1 3600 600 86400 300\n@ 300 NS ns\nns 300 A 127.0.0.1\n',
-);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const folder = minimalZoneFolder('lexroute-node-options-');
+afterAll(() => folder.remove());
 
-const args = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-
-/** Start `serve` with `nodeArgs`; returns its command line once it is ready, then stops it. */
+/** Start `serve` with `nodeArgs`; its command line once ready, and its exit code after SIGTERM. */
 async function serveCommandLine(
   nodeArgs: string[],
 ): Promise<{ argv: string[]; code: number | null }> {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, BIN, 'serve', '--zones', zone, '--listen', '127.0.0.1:0'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const end = Date.now() + 20_000;
-  while (!out.includes('"event":"ready"')) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const argv = args(child.pid!);
+  const { child } = await startServeChild(folder.zone, nodeArgs);
+  const argv = readFileSync(`/proc/${child.pid!}/cmdline`, 'utf8').split('\0');
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   child.kill('SIGTERM');
   return { argv, code: await exited };
