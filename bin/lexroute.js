@@ -76,7 +76,11 @@ function serveWithoutCompilerThreads() {
   if (!services.includes(process.argv[2] ?? '') || typeof process.execve !== 'function') return;
   if (process.execArgv.some((a) => a.endsWith('concurrent-recompilation'))) return;
   const flags = [...process.execArgv, '--no-concurrent-recompilation'];
-  process.execve(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)]);
+  try {
+    process.execve(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)]);
+  } catch {
+    // Not replaced (the binary cannot be executed again): run as started.
+  }
 }
 
 serveWithoutCompilerThreads();
