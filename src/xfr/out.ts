@@ -338,7 +338,18 @@ export class Transfers {
     const sign = (m: Uint8Array) => Buffer.from(auth.signer ? auth.signer.sign(m) : m);
     const pump = this.pump(p, r, limit);
     const first = pump();
-    if (first !== undefined && pump() === undefined) return sign(first);
+    if (first !== undefined && pump() === undefined) {
+      // Sent whole in one datagram: a transfer out like one over TCP (log, per-zone counts).
+      this.log.info('xfr_out', {
+        zone: p.zone.origin,
+        kind: p.kind,
+        peer: source,
+        transport: 'udp',
+        messages: 1,
+        ...(auth.key !== undefined ? { key: auth.key } : {}),
+      });
+      return sign(first);
+    }
     return sign(this.pump({ cursor: ixfrCursor({ kind: 'current' }, p.zone) }, r, limit)()!);
   }
 }

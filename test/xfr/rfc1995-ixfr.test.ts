@@ -147,8 +147,14 @@ describe('IXFR out over TCP and UDP, with the journal across a restart', () => {
 
   it('IXFR over UDP: the answer when it fits, else the single SOA (RFC 1995 section 2)', async () => {
     const q = xfrQuery(ORIGIN, 'IXFR', 2).subarray(2);
+    const logged = h.logs.length;
     const res = dnsPacket.decode((await udpRaw(h.port, Buffer.from(q)))!);
     expect(res.answers!.map((a) => a.type)).toEqual(['SOA', 'SOA', 'A', 'SOA', 'SOA']);
+    // Logged (and counted per zone) as a transfer out, as over TCP.
+    const out = h.logs.slice(logged).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out.filter((e) => e.event === 'xfr_out')).toMatchObject([
+      { zone: ORIGIN, kind: 'IXFR:incremental', transport: 'udp', messages: 1 },
+    ]);
     const axfr = (await udpRaw(h.port, Buffer.from(xfrQuery(ORIGIN, 'AXFR').subarray(2))))!;
     // AXFR is TCP only (RFC 5936 section 4.2): REFUSED over UDP.
     expect(axfr[3]! & 0xf).toBe(5);
