@@ -302,6 +302,15 @@ for (const P of PRIMARIES) {
           return a.ok ? (a.result.catalogs as { states: unknown }[])[0]!.states : undefined;
         };
         await eventually(provisioned, { provisioned: 3, pending: 0, failed: 0 });
+        // A member's refresh is recorded just after its zone is served: wait for the records too.
+        const refreshed = async () => {
+          const a = await sendControlCommand(c.control, { command: 'status', args: [catalog] });
+          const members = a.ok
+            ? (a.result.catalogConsumed as { memberZones: { lastRefresh?: unknown }[] }).memberZones
+            : [];
+          return members.filter((m) => m.lastRefresh !== undefined).length;
+        };
+        await eventually(refreshed, MEMBERS.length);
         const all = await sendControlCommand(c.control, { command: 'status', args: [] });
         expect(all.ok && all.result.catalogs).toMatchObject([
           {
