@@ -98,6 +98,20 @@ describe('zone check DIR and serve --zones DIR agree', () => {
     expect((ready?.zones as string[]).sort()).toEqual(checked.sort());
   });
 
+  it('past 100 zones, the ready line names the first 100 and counts them all (one line journald keeps whole)', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) files[`z${i}.example.zone`] = zone(`z${i}.example.`);
+    const s = await serve(['--zones', folder(files)]);
+    const ready = logLines(s.io).find((l) => l.event === 'ready');
+    s.io.abort();
+    expect(await s.code).toBe(0);
+    expect(ready).toMatchObject({ zoneCount: 150, zonesNotNamed: 50 });
+    const named = ready?.zones as string[];
+    expect(named).toHaveLength(100);
+    expect(new Set(named).size).toBe(100);
+    expect(named.every((z) => /^z\d+\.example\.$/.test(z))).toBe(true);
+  });
+
   it('on a file of another name: its origin from $ORIGIN or the SOA, or given explicitly', async () => {
     const dir = folder({ 'routes.txt': zone('d.example.'), 'plain.txt': zone('@', '') });
     const check = captureIo();

@@ -26,10 +26,20 @@ import { serveFlags } from './serve-flags.ts';
 
 export { SERVE_HELP };
 
+/**
+ * The zones the `ready` line names: past this many, the first ones and the
+ * count (10,000 names made one line of 200 KB, which journald splits at
+ * 48 KB); `ctl status` lists them all.
+ */
+const READY_ZONES_NAMED = 100;
+
 /** The `ready` log line, and READY=1 to systemd (zones loaded, every worker listening). */
 async function announceReady(server: RunningServer, log: Logger, io: CliIo): Promise<void> {
+  const origins = server.engine.zones.map((z) => z.origin);
+  const more = origins.length - READY_ZONES_NAMED;
   log.info('ready', {
-    zones: server.engine.zones.map((z) => z.origin),
+    zones: more > 0 ? origins.slice(0, READY_ZONES_NAMED) : origins,
+    ...(more > 0 ? { zoneCount: origins.length, zonesNotNamed: more } : {}),
     listen: server.udp.map((u) => `${u.address}:${u.port}`),
     ...(server.doh.length > 0 ? { doh: server.doh.map((d) => d.url) } : {}),
   });
