@@ -20,9 +20,7 @@
  *
  * Usage: node bench/doh.ts [N=300] [rounds=7] [seconds per qps round=2]
  */
-import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -33,6 +31,7 @@ import { base64UrlEncode } from '../src/dns/core/wire/doh.ts';
 import { freePortOnAll } from '../src/dev/ports.ts';
 import { spawnServeProcess, waitForDoh } from '../test/helpers/serve-process.ts';
 import { CHAIN_ZONES as ZONES } from '../test/helpers/doh-chain.ts';
+import { processCpuUs } from './harness.ts';
 import { freshUrns, median } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 300);
@@ -125,26 +124,6 @@ async function dohQps(port: number): Promise<number> {
   return answered / SECONDS;
 }
 
-const TICK_US = (() => {
-  try {
-    return 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-  } catch {
-    return 10_000;
-  }
-})();
-
-/** The server's CPU time so far (user + system, all threads), us; NaN without /proc. */
-function serverCpuUs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  } catch {
-    return NaN;
-  }
-}
-
 interface Cold {
   ms: number;
   /** CPU time of the client and of the server during the run, us. */
@@ -154,13 +133,13 @@ interface Cold {
 
 async function coldRun(client: LexClient, pid: number): Promise<Cold> {
   const urns = freshUrns(N);
-  const s0 = serverCpuUs(pid);
+  const s0 = processCpuUs(pid);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (const u of urns) await client.resolve(u, { noHttp: true });
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
-  return { ms, client: c.user + c.system, server: serverCpuUs(pid) - s0 };
+  return { ms, client: c.user + c.system, server: processCpuUs(pid) - s0 };
 }
 
 /** CPU per DNS query (4 a URN) over the rounds: client + server, us. */

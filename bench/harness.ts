@@ -1,10 +1,11 @@
 /**
  * What the daemon benches share: free loopback ports, polling until a
  * condition holds, a scratch folder that daemons running as `nobody` can
- * write, and the child processes killed and the folder removed at exit.
+ * write, the child processes killed and the folder removed at exit, and a
+ * process's CPU time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,27 @@ export const ROOT = new URL('../', import.meta.url).pathname;
 
 /** Spawn options that run a reference daemon as `nobody` when the bench runs as root. */
 export const AS_NOBODY = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** Microseconds per clock tick (`getconf CLK_TCK`; 100 Hz if it cannot be asked). */
+const TICK_US = (() => {
+  try {
+    return 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  } catch {
+    return 10_000;
+  }
+})();
+
+/** CPU time (user + system, all threads) of process `pid` so far, us; NaN without /proc. */
+export function processCpuUs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of proc(5), 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /** A TCP port free on 127.0.0.1 now. */
 export async function freePort(): Promise<number> {

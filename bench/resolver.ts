@@ -59,6 +59,7 @@ import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { postgresBin, startPostgres, type TestPostgres } from '../test/helpers/postgres.ts';
+import { processCpuUs } from './harness.ts';
 import { median } from './stats.ts';
 
 interface AutocannonResult {
@@ -191,18 +192,6 @@ interface Pass {
   readonly dbCpuUs: number;
 }
 
-/** CPU time (user + system) of a process so far, in microseconds; NaN without /proc. */
-function cpuTimeUs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 (utime, stime) of proc(5), counted from after the command name.
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** The pids of a process and its children (the resolver's workers). */
 function treePids(pid: number | undefined): number[] {
   if (pid === undefined) return [];
@@ -215,7 +204,7 @@ function treePids(pid: number | undefined): number[] {
 }
 
 function treeCpuUs(pids: readonly number[]): number {
-  return pids.reduce((s, p) => s + cpuTimeUs(p), 0);
+  return pids.reduce((s, p) => s + processCpuUs(p), 0);
 }
 
 async function drive(

@@ -27,11 +27,11 @@
  */
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as dnsPacket from 'dns-packet';
-import { AS_NOBODY, freePort, scratch, spawnServe, until } from './harness.ts';
+import { AS_NOBODY, freePort, processCpuUs, scratch, spawnServe, until } from './harness.ts';
 import { median } from './stats.ts';
 import { changingZone } from './ixfr-zone.ts';
 
@@ -156,20 +156,13 @@ await until(
   2,
 );
 
-/** CPU time (ms) the process `pid` has used, from /proc (utime + stime, in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 /** Waits until the processes used no CPU for 200 ms together (at most 20 s); returns the wait, ms. */
 async function primariesIdle(pids: number[]): Promise<number> {
   const t0 = performance.now();
-  let before = pids.map(cpuMs);
+  let before = pids.map(processCpuUs);
   while (performance.now() - t0 < 20_000) {
     await new Promise((r) => setTimeout(r, 200));
-    const now = pids.map(cpuMs);
+    const now = pids.map(processCpuUs);
     if (now.every((c, i) => c === before[i])) break;
     before = now;
   }
