@@ -694,9 +694,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // Watch before the first load: a change made while loading, or right after
   // the server reports it is listening, is never missed.
   const watcher = await watchAndReload(config, sources, log, reload);
-  let stopCollecting = () => {};
   const stop = async () => {
-    stopCollecting();
     watcher.close();
     refresher.stop();
     catalogs?.close();
@@ -712,7 +710,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const many = await firstLoad(reload, config, sources, log, loader);
     const notify = secondaries?.notify.bind(secondaries);
     l = await listenAll(engine, config, cwd, log, workers > 1, transfers, notify);
-    if (many) stopCollecting = collectWhenIdle();
+    if (many) collectWhenIdle();
   } catch (e) {
     await stop();
     throw e;

@@ -33,29 +33,28 @@ export function giveMemoryBack(): void {
 }
 
 /**
- * One full collection once this thread is idle: checked every
- * IDLE_CHECK_MS, it runs after the first interval in which the event loop
- * was busy less than IDLE_UTILIZATION of the time, or after IDLE_CHECKS
- * intervals anyway. For the garbage of a start over thousands of zones: a
- * plain collection (80 ms over 10,000 zones) is enough for V8's memory
- * reducer to compact and give the pages back over the next seconds (VmRSS
- * 204 MB one second after, 160 MB after ten), as `giveMemoryBack` did at
- * once but in 230 ms, before the server listened. Returns a cancel.
+ * One full collection once this thread is idle (`collectorAfter`): checked
+ * every IDLE_CHECK_MS, it runs after the first interval in which the event
+ * loop was busy less than IDLE_UTILIZATION of the time, or after
+ * IDLE_CHECKS intervals anyway. For the garbage of a start over thousands of
+ * zones: a plain collection (80 ms over 10,000 zones) is enough for V8's
+ * memory reducer to compact and give the pages back over the next seconds
+ * (VmRSS 204 MB one second after, 160 MB after ten), as `giveMemoryBack`
+ * did at once but in 230 ms, before the server listened.
  */
-export function collectWhenIdle(): () => void {
-  const collect = ownCollector();
+export function collectWhenIdle(): void {
+  collectorAfter(IDLE_CHECK_MS, eventLoopBusy(IDLE_UTILIZATION), IDLE_CHECKS - 1)();
+}
+
+/** True when the event loop was busy at least `share` of the time since the previous call (or since made). */
+function eventLoopBusy(share: number): () => boolean {
   let last = performance.eventLoopUtilization();
-  let checks = 0;
-  const timer = setInterval(() => {
+  return () => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    if (busy >= IDLE_UTILIZATION && ++checks < IDLE_CHECKS) return;
-    clearInterval(timer);
-    collect?.();
-  }, IDLE_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+    return busy >= share;
+  };
 }
 
 const IDLE_CHECK_MS = 100;
@@ -66,15 +65,19 @@ const IDLE_CHECKS = 50;
  * A function that schedules one collection `ms` from its first call (one
  * already scheduled is kept, so the delay is bounded), off the hand-over
  * itself, where it would compete with the answering thread's swap. With
- * `busy`, a due collection waits while loads keep coming (up to BUSY_WAITS
+ * `busy`, a due collection waits while loads keep coming (up to `waits`
  * times), so it does not stop a long run of loads in its middle.
  */
-export function collectorAfter(ms: number, busy?: () => boolean): () => void {
+export function collectorAfter(
+  ms: number,
+  busy?: () => boolean,
+  waits = BUSY_WAITS,
+): () => void {
   const collect = ownCollector();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const at = (waits: number) => {
+  const at = (n: number) => {
     timer = setTimeout(() => {
-      if (busy?.() && waits < BUSY_WAITS) return at(waits + 1);
+      if (busy?.() && n < waits) return at(n + 1);
       timer = undefined;
       collect!();
     }, ms);
