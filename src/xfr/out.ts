@@ -242,6 +242,15 @@ export class Transfers {
   }
 
   /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
+  /** The `xfr_out` line of a transfer sent (the per-zone transfers-out counts are read from it). */
+  private logSent(
+    facts: ReturnType<typeof factsOf>,
+    key: string | undefined,
+    fields: { readonly messages: number; readonly ms?: number; readonly transport?: 'udp' },
+  ): void {
+    this.log.info('xfr_out', { ...facts, ...fields, ...(key !== undefined ? { key } : {}) });
+  }
+
   private plan(
     engine: Engine,
     msg: Uint8Array,
@@ -297,7 +306,7 @@ export class Transfers {
     const raw = this.pump(p, r, this.options.messageSize ?? 65535);
     this.stats.active++;
     const started = performance.now();
-    const facts = { zone: p.zone.origin, kind: p.kind, peer: source };
+    const facts = factsOf(p, source);
     return {
       next: () => {
         const m = raw();
@@ -309,12 +318,7 @@ export class Transfers {
           this.log.warn('xfr_out_failed', { ...facts, error: error.message });
           return;
         }
-        this.log.info('xfr_out', {
-          ...facts,
-          messages,
-          ms: Math.round(performance.now() - started),
-          ...(auth.key !== undefined ? { key: auth.key } : {}),
-        });
+        this.logSent(facts, auth.key, { messages, ms: Math.round(performance.now() - started) });
       },
     };
   }
@@ -340,16 +344,14 @@ export class Transfers {
     const first = pump();
     if (first !== undefined && pump() === undefined) {
       // Sent whole in one datagram: a transfer out like one over TCP (log, per-zone counts).
-      this.log.info('xfr_out', {
-        zone: p.zone.origin,
-        kind: p.kind,
-        peer: source,
-        transport: 'udp',
-        messages: 1,
-        ...(auth.key !== undefined ? { key: auth.key } : {}),
-      });
+      this.logSent(factsOf(p, source), auth.key, { transport: 'udp', messages: 1 });
       return sign(first);
     }
     return sign(this.pump({ cursor: ixfrCursor({ kind: 'current' }, p.zone) }, r, limit)()!);
   }
+}
+
+/** What every line about a transfer out names: the zone, the kind of transfer and the peer. */
+function factsOf(p: { readonly zone: Zone; readonly kind: string }, peer: string) {
+  return { zone: p.zone.origin, kind: p.kind, peer };
 }
