@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { minimalZoneFolder, startServeChild } from '../helpers/serve-child.ts';
+import { minimalZoneFolder, startServeChild } from '../helpers/serve-process.ts';
 
 const folder = minimalZoneFolder('lexroute-node-options-');
 afterAll(() => folder.remove());

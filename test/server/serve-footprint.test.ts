@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { minimalZoneFolder, startServeChild } from '../helpers/serve-child.ts';
+import { minimalZoneFolder, startServeChild } from '../helpers/serve-process.ts';
 
 const folder = minimalZoneFolder('lexroute-footprint-');
 const report = join(folder.dir, 'report.cjs');
