@@ -390,7 +390,7 @@ export class BackgroundZoneLoader {
     w.unref();
     // A shared load leaves the worker's copy of the columns as garbage until
     // its next GC: collect it after IDLE_COLLECT_MS without a load.
-    if (this.options.shared) this.collectWhenIdle(w);
+    if (this.options.shared) this.giveBackWhenIdle(w);
   }
 
   /**
@@ -398,7 +398,7 @@ export class BackgroundZoneLoader {
    * its garbage and gives the pages back; it stays, so the next reload (one
    * zone by `ctl reload ZONE`) does not pay a thread's start.
    */
-  private collectWhenIdle(w: Worker): void {
+  private giveBackWhenIdle(w: Worker): void {
     clearTimeout(this.idleCollect);
     this.idleCollect = setTimeout(() => {
       if (this.worker !== w || this.pending.size > 0) return;
