@@ -19,6 +19,7 @@
 #   STATE=0 bench/inline-resign.sh         # lexroute without --state-dir only
 #   FIRST_ONLY=1 bench/inline-resign.sh    # first-signing peak RSS against dnssec-signzone only
 #   DENIAL=nsec bench/inline-resign.sh     # NSEC instead of NSEC3 (BIND then signs a large zone far sooner)
+#   XFR=1 bench/inline-resign.sh           # both serve transfers to 127.0.0.0/8 (lexroute then keeps IXFR differences)
 #   ADDR=127.0.0.44 PORT=5398 BIND_PORT=15454 TIMEOUT=900
 # named listens only on the addresses of an interface (127.0.0.1 here), so
 # BIND gets its own port there; lexroute listens on ADDR:PORT.
@@ -34,6 +35,12 @@ TIMEOUT=${TIMEOUT:-900}
 STATE=${STATE:-both}
 FIRST_ONLY=${FIRST_ONLY:-0}
 DENIAL=${DENIAL:-nsec3}
+XFR=${XFR:-0}
+if [ "$XFR" = 1 ]; then
+  LEX_XFR=(--allow-transfer 127.0.0.0/8) BIND_XFR='allow-transfer { 127.0.0.0/8; };'
+else
+  LEX_XFR=() BIND_XFR=''
+fi
 if [ "$DENIAL" = nsec3 ]; then
   LEX_DENIAL=(--nsec3) SIGNZONE_DENIAL=(-3 - -H 0) BIND_DENIAL='nsec3param iterations 0 optout no salt-length 0;' DENIAL_TYPE=NSEC3
 else
@@ -129,7 +136,7 @@ lexroute() {
   cp "$TMP/zone.v1" "$TMP/lex/lex.bench.zone"
   t0=$(now)
   "$NODE" bin/lexroute.js serve --zones "$TMP/lex/lex.bench.zone" --listen "$ADDR:$PORT" --log-level info \
-    --keys "$TMP/keys" "${LEX_DENIAL[@]}" "${extra[@]}" >"$TMP/lex-$mode.log" 2>&1 &
+    --keys "$TMP/keys" "${LEX_DENIAL[@]}" "${LEX_XFR[@]}" "${extra[@]}" >"$TMP/lex-$mode.log" 2>&1 &
   pid=$!
   PIDS+=("$pid")
   signed_answer "$ADDR" "$PORT" "" "$pid" "lexroute ($mode)" "$TMP/lex-$mode.log"
@@ -179,7 +186,7 @@ cat >"$TMP/named.conf" <<CONF
 include "$TMP/rndc.key";
 controls { inet $BIND_ADDR port $((BIND_PORT + 1)) allow { 127.0.0.0/8; } keys { rk; }; };
 options { directory "$TMP/bind"; listen-on port $BIND_PORT { $BIND_ADDR; }; listen-on-v6 { none; };
-  pid-file "$TMP/named.pid"; recursion no; dnssec-validation no; notify no; };
+  pid-file "$TMP/named.pid"; recursion no; dnssec-validation no; notify no; $BIND_XFR };
 dnssec-policy bench { keys { ksk key-directory lifetime unlimited algorithm ecdsap256sha256;
   zsk key-directory lifetime unlimited algorithm ecdsap256sha256; }; $BIND_DENIAL };
 zone "lex.bench" { type primary; file "lex.bench.zone"; key-directory "$TMP/keys"; dnssec-policy bench; inline-signing yes;

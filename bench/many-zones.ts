@@ -5,6 +5,7 @@
  * once more serving the same names as one zone. Per server and zone count:
  *
  * - start: from the spawn until every zone answers its SOA (NOERROR, AA);
+ *   `last s` is the first part, until the last zone answers;
  *   the last zone is asked alone until it answers, then every zone (asking
  *   all of them in each round loaded the server with the bench's queries,
  *   up to 10,000 a round, while it started);
@@ -439,6 +440,8 @@ function startKnot(folder: string, count: number, port: number): Server {
 interface Row {
   server: string;
   zones: number;
+  /** Until the last zone answers (the first part of startS: then every zone is asked). */
+  lastS: number;
   startS: number;
   rssMb: number;
   /** Resident memory after the timed queries. */
@@ -482,19 +485,20 @@ async function measure(
     // The last zone first, alone: asking every name in each round put the bench's own load (up
     // to 10,000 queries per round, tens of thousands a second) on the server while it started.
     await allAnswer(port, probeNames.slice(-1), 600_000, undefined, alive);
+    const lastS = (performance.now() - t0) / 1000;
     await allAnswer(port, probeNames, 600_000, undefined, alive);
     const startS = (performance.now() - t0) / 1000;
     await sleep(500);
     const rss = rssMb(server.child.pid!);
     if (START_ONLY) {
-      const row: Row = { server: name, zones: count, startS, rssMb: rss, qps: NaN, lost: '-' };
+      const row: Row = { server: name, zones: count, lastS, startS, rssMb: rss, qps: NaN, lost: '-' };
       process.stderr.write(`  ${JSON.stringify(row)}\n`);
       return row;
     }
     dnsperf(port, queries, ['-n', '1']);
     const { qps, lost } = dnsperf(port, queries);
     const rssAfterMb = rssMb(server.child.pid!);
-    const row: Row = { server: name, zones: count, startS, rssMb: rss, rssAfterMb, qps, lost };
+    const row: Row = { server: name, zones: count, lastS, startS, rssMb: rss, rssAfterMb, qps, lost };
     if (reload !== undefined) {
       const i = Math.floor(count / 2);
       // Knot and NSD compare file modification times in whole seconds.
@@ -704,12 +708,21 @@ for (const count of COUNTS) {
 const startsOf = (server: string, count: number) =>
   rows.filter((r) => r.server === server && r.zones === count).map((r) => r.startS);
 const f = (x: number | undefined, d = 2) => (x === undefined ? '-' : x.toFixed(d));
+/** `server`'s median start against the target (3x NSD's median + 0.5 s), each start listed. */
+function startVsNsd(server: string, count: number): string {
+  const [ls, ns] = [startsOf(server, count), startsOf('nsd', count)];
+  const each =
+    REPEAT > 1
+      ? ` (starts ${ls.map((x) => f(x)).join(' ')}; NSD ${ns.map((x) => f(x)).join(' ')})`
+      : '';
+  return `start ${f(median(ls))} s vs target ${f(3 * median(ns) + 0.5)} s (3x NSD + 0.5)${each}`;
+}
 console.log(
-  `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'RSS q/s'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)} ${'ctl srv ms'.padStart(10)}`,
+  `\n${'server'.padEnd(16)} ${'zones'.padStart(6)} ${'last s'.padStart(7)} ${'start s'.padStart(8)} ${'RSS MB'.padStart(8)} ${'RSS q/s'.padStart(8)} ${'q/s'.padStart(9)} ${'lost'.padStart(7)} ${'SIGHUP s'.padStart(9)} ${'ctl s'.padStart(7)} ${'ctl srv ms'.padStart(10)}`,
 );
 for (const r of rows) {
   console.log(
-    `${r.server.padEnd(16)} ${String(r.zones).padStart(6)} ${f(r.startS).padStart(8)} ${f(r.rssMb, 0).padStart(8)} ${f(r.rssAfterMb, 0).padStart(8)} ${f(r.qps, 0).padStart(9)} ${r.lost.padStart(7)} ${f(r.reloadS, 3).padStart(9)} ${f(r.ctlS, 3).padStart(7)} ${f(r.ctlServerMs, 0).padStart(10)}`,
+    `${r.server.padEnd(16)} ${String(r.zones).padStart(6)} ${f(r.lastS).padStart(7)} ${f(r.startS).padStart(8)} ${f(r.rssMb, 0).padStart(8)} ${f(r.rssAfterMb, 0).padStart(8)} ${f(r.qps, 0).padStart(9)} ${r.lost.padStart(7)} ${f(r.reloadS, 3).padStart(9)} ${f(r.ctlS, 3).padStart(7)} ${f(r.ctlServerMs, 0).padStart(10)}`,
   );
 }
 console.log('');
@@ -721,19 +734,12 @@ for (const count of COUNTS) {
   const js = get('lexroute built');
   if (js !== undefined && nsd !== undefined)
     console.log(
-      `${count} zones, built: memory ${f(js.rssMb / nsd.rssMb)}x NSD (target <= 2), after the queries ${f(js.rssAfterMb! / nsd.rssAfterMb!)}x`,
+      `${count} zones, built: ${startVsNsd('lexroute built', count)}; memory ${f(js.rssMb / nsd.rssMb)}x NSD (target <= 2), after the queries ${f(js.rssAfterMb! / nsd.rssAfterMb!)}x`,
     );
   if (lex === undefined) continue;
   const parts: string[] = [];
   if (nsd !== undefined) {
-    const [ls, ns] = [startsOf('lexroute', count), startsOf('nsd', count)];
-    const each =
-      REPEAT > 1
-        ? ` (starts ${ls.map((x) => f(x)).join(' ')}; NSD ${ns.map((x) => f(x)).join(' ')})`
-        : '';
-    parts.push(
-      `start ${f(median(ls))} s vs target ${f(3 * median(ns) + 0.5)} s (3x NSD + 0.5)${each}`,
-    );
+    parts.push(startVsNsd('lexroute', count));
     const after = START_ONLY ? '' : `, after the queries ${f(lex.rssAfterMb! / nsd.rssAfterMb!)}x`;
     parts.push(`memory ${f(lex.rssMb / nsd.rssMb)}x NSD (target <= 2)${after}`);
   }

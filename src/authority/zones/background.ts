@@ -348,6 +348,13 @@ export class BackgroundZoneLoader {
     if (this.closed) throw new Error('the zone loader is closed');
     clearTimeout(this.idleCollect);
     const id = this.nextId++;
+    // Signed by this thread: only what changed is signed and sent back, and the IXFR difference is
+    // read from the names re-signed, after the swap (`diffZones`), not from the whole version here.
+    const token =
+      byToken && signedBefore && (!version || version.before === signedBefore)
+        ? signedTokens.get(signedBefore)
+        : undefined;
+    const compared = token === undefined ? version : undefined;
     let req: LoadRequest = {
       id,
       file,
@@ -355,9 +362,8 @@ export class BackgroundZoneLoader {
       ...(origin !== undefined ? { origin } : {}),
       ...(previousHash !== undefined ? { previousHash } : {}),
       ...(previousSerial !== undefined ? { previousSerial } : {}),
-      ...(version ? { version: { ...version, before: packBefore(version.before) } } : {}),
+      ...(compared ? { version: { ...compared, before: packBefore(compared.before) } } : {}),
     };
-    const token = byToken && signedBefore && !version ? signedTokens.get(signedBefore) : undefined;
     if (token !== undefined) req = { ...req, servedToken: token };
     else if (signedBefore) req = { ...req, signedBefore: packBefore(signedBefore)! };
     if (hot !== undefined && hot.count > 0) req = { ...req, hot };

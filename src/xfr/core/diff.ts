@@ -191,7 +191,8 @@ function namesToCompare(before: Zone, after: Zone): { changed: string[]; gone: s
   const a = baseOf(before);
   const b = baseOf(after);
   if (a === undefined || b === undefined) return allNames(before, after);
-  const rows = changedNames(a.store, b.store);
+  // On one base (a signed version re-signed by difference over the one before): the patches' names only.
+  const rows = a === b ? { changed: [], gone: [] } : changedNames(a.store, b.store);
   if (before === a && after === b) return rows;
   const names = new Set([...rows.changed, ...rows.gone]);
   for (const z of [before, after])
