@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';
 import type { ZoneDiagnosticCode } from '../dns/core/zone/codes.ts';
 import { buildStoreZone } from '../dns/core/zone/build.ts';
@@ -102,6 +103,8 @@ interface LastSigned {
 }
 const lastSigned = new Map<string, LastSigned>();
 let tokenCount = 0;
+/** A token no other thread makes: the server's first load signs in its own thread, reloads in the load thread. */
+const newToken = (origin: string) => `${origin}#${threadId}.${++tokenCount}`;
 
 /** What a signature depends on beside the data: the keys and the denial. */
 function signingFacts(o: SignZoneOptions): string {
@@ -119,7 +122,7 @@ function remember(zone: Zone, o: SignZoneOptions, earliest: number): string | un
     lastSigned.delete(zone.origin);
     return undefined;
   }
-  const token = `${zone.origin}#${++tokenCount}`;
+  const token = newToken(zone.origin);
   lastSigned.set(zone.origin, { token, digest, facts: signingFacts(o), earliest });
   return token;
 }
@@ -166,7 +169,7 @@ function signAgainstDigest(
   if (!r || !digest) return undefined;
   const e = r.earliest;
   const earliest = e === undefined || ((last.earliest - e) | 0) < 0 ? last.earliest : e;
-  const next = `${zone.origin}#${++tokenCount}`;
+  const next = newToken(zone.origin);
   lastSigned.set(zone.origin, { ...last, token: next, digest, earliest });
   return { resigned: r.names, rrsets: r.rrsets, earliest, token: next };
 }
