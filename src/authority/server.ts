@@ -45,6 +45,7 @@ import { nameWireKey, type TsigKey } from '../xfr/core/tsig.ts';
 import { base64Secret, parseTsigKeyFile, tsigAlgorithm } from '../config/tsig-keys.ts';
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { zoneLoaderFor } from './zones/loader.ts';
+import type { WorkerLoadOptions } from './zones/worker.ts';
 import type { BackgroundZoneLoader } from './zones/background.ts';
 import {
   aclFrom,
@@ -305,12 +306,13 @@ export interface StartOptions {
 
 /**
  * Zones go to the answering threads on SharedArrayBuffers with several
- * threads, or when the load worker compares each load with the version served
- * (transfers, a serial policy); this thread then collects its heap soon after
- * each swap (collector.ts).
+ * threads; unsigned zones also when the load worker compares each load with
+ * the version served (transfers, a serial policy). This thread then collects
+ * its heap soon after each swap (collector.ts).
  */
-export function sharedColumns(config: ServerConfig): boolean {
-  return workerCount(config) > 1 || transfersConfigured(config) || serialPoliciesUsed(config);
+export function sharedColumns(config: ServerConfig): WorkerLoadOptions['shared'] {
+  if (workerCount(config) > 1) return 'all';
+  return transfersConfigured(config) || serialPoliciesUsed(config) ? 'unsigned' : undefined;
 }
 
 /** `--watch`: a reload once the watched folders have been quiet for `ms` (writes come in steps). */
@@ -619,7 +621,8 @@ function swapTarget(
   log: Logger,
   threads: () => AnswerThreads | undefined,
 ) {
-  const collectSoon = sharedColumns(config) ? collectorAfter(COLLECT_AFTER_MS) : () => {};
+  const collectSoon =
+    sharedColumns(config) !== undefined ? collectorAfter(COLLECT_AFTER_MS) : () => {};
   return {
     setZones: async (zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[]) => {
       engine.setZones(zones, unavailable);

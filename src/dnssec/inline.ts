@@ -103,7 +103,7 @@ interface LastSigned {
 }
 const lastSigned = new Map<string, LastSigned>();
 let tokenCount = 0;
-/** A token no other thread makes: the server's first load signs in its own thread, reloads in the load thread. */
+/** A token no other thread makes (a load thread started again counts from 1 again). */
 const newToken = (origin: string) => `${origin}#${threadId}.${++tokenCount}`;
 
 /** What a signature depends on beside the data: the keys and the denial. */

@@ -52,7 +52,12 @@ async function waitFor<T>(what: string, f: () => T | undefined, ms = 20_000): Pr
 }
 
 const keyOf = (r: dnsPacket.Answer) =>
-  JSON.stringify([r.name.toLowerCase(), r.type, r.ttl, (r as { data?: unknown }).data]);
+  JSON.stringify([
+    r.name.toLowerCase(),
+    r.type,
+    (r as { ttl?: number }).ttl,
+    (r as { data?: unknown }).data,
+  ]);
 
 /** The zone's records (the closing SOA left out), as comparable keys. */
 async function axfr(): Promise<{ serial: number; records: Set<string> }> {
@@ -60,7 +65,7 @@ async function axfr(): Promise<{ serial: number; records: Set<string> }> {
   expect(r.complete).toBe(true);
   const soa = r.records[0]!;
   return {
-    serial: (soa.data as { serial: number }).serial,
+    serial: (soa as { data: { serial: number } }).data.serial,
     records: new Set(r.records.slice(0, -1).map(keyOf)),
   };
 }

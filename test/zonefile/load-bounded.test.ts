@@ -26,7 +26,7 @@ describe('a zone load is bounded in time', () => {
   it('over the bound: ZONE_LOAD_TIMEOUT logged, the previous version kept; then a load succeeds', async () => {
     const file = path.join(dir, 'bounded.test.zone');
     writeFileSync(file, zone(1));
-    const normal = new BackgroundZoneLoader({ shared: true });
+    const normal = new BackgroundZoneLoader({ shared: 'all' });
     // 1 ms: shorter than any worker takes to start, so the load cannot finish in time.
     const hurried = new BackgroundZoneLoader({}, { timeoutMs: 1 });
     let useHurried = false;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { dnssecRefresh, type ServerConfig } from '../../config/server.ts';
 import type { InlineSigning } from '../../dnssec/inline.ts';
 import { BackgroundZoneLoader, LOAD_TIMEOUT_MS, SIGNED_LOAD_TIMEOUT_MS } from './background.ts';
+import type { WorkerLoadOptions } from './worker.ts';
 
 /** The inline signing of a server configuration (undefined when `dnssec.keys` is null). */
 export function inlineSigningFor(config: ServerConfig, cwd: string): InlineSigning | undefined {
@@ -32,11 +33,11 @@ export function loadTimeoutMs(seconds: number, signing: boolean): number {
   return signing ? SIGNED_LOAD_TIMEOUT_MS : LOAD_TIMEOUT_MS;
 }
 
-/** The loader of a configuration; `shared`: zones go to the answering threads on SharedArrayBuffers. */
+/** The loader of a configuration; `shared`: which zones come on SharedArrayBuffers (`WorkerLoadOptions`). */
 export function zoneLoaderFor(
   config: ServerConfig,
   cwd: string,
-  shared: boolean,
+  shared: WorkerLoadOptions['shared'],
 ): BackgroundZoneLoader {
   const z = config.zoneFiles;
   const sign = inlineSigningFor(config, cwd);
@@ -48,7 +49,7 @@ export function zoneLoaderFor(
       nice: z.loadNice,
       strict: z.strict,
       ...(sign ? { sign } : {}),
-      ...(shared ? { shared: true } : {}),
+      ...(shared ? { shared } : {}),
     },
     // The first load runs in the server's thread, before it answers (`offThread` after it).
     { timeoutMs: loadTimeoutMs(z.loadTimeout, sign !== undefined), inThreadFirst: true },

@@ -63,8 +63,14 @@ export interface WorkerLoadOptions extends Pick<
 > {
   /** Inline signing (`serve --keys`): zones with keys in the folder are signed after loading. */
   readonly sign?: InlineSigning;
-  /** Columns on SharedArrayBuffers, for several answering threads (`serve --workers`). */
-  readonly shared?: boolean;
+  /**
+   * Columns on SharedArrayBuffers: `all` for several answering threads
+   * (`serve --workers`); `unsigned` when only this thread compares versions
+   * (transfers, a serial policy), which then gets the version served back
+   * without a copy. A signed zone's is never sent back (its token is), so
+   * its columns are transferred, not copied into shared memory.
+   */
+  readonly shared?: 'all' | 'unsigned';
   /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
   readonly nice?: number;
   /** Warnings refuse a zone too (`serve --strict`, `zoneFiles.strict`). */
@@ -209,10 +215,11 @@ async function handle(req: LoadRequest): Promise<Handled> {
   const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
   if (indexed && answers) indexed = { ...indexed, answers };
   if (answers) clock.lap('answers');
+  const shared = req.options.shared === 'all' || (req.options.shared === 'unsigned' && !r.signed);
   // In the server's own thread, a zone not shared with other threads is served as built.
-  const kept = req.here && !req.options.shared ? indexed : undefined;
+  const kept = req.here && !shared ? indexed : undefined;
   const packed = indexed && !kept ? packZone(indexed.zone, indexed) : undefined;
-  const zone = packed && (req.options.shared ? sharePacked(packed.packed) : packed.packed);
+  const zone = packed && (shared ? sharePacked(packed.packed) : packed.packed);
   clock.lap('pack');
   const cpu1 = (lastCpu = threadCpuMs());
   const reply: LoadReply = {
@@ -235,7 +242,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
   const small = records <= COPY_BELOW_RECORDS;
   return {
     reply,
-    transfer: packed && !req.options.shared && !small ? packed.transfer : [],
+    transfer: packed && !shared && !small ? packed.transfer : [],
     records,
   };
 }
