@@ -28,7 +28,7 @@ import {
 export type { VersionOutcome, WorkerVersionRequest };
 import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
 import { precomputeAnswers, type HotNames } from '../core/answer-pack.ts';
-import type { ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import {
   contentHash,
   keysFingerprint,
@@ -165,6 +165,25 @@ interface Handled {
   readonly records: number;
 }
 
+/**
+ * The server's name index and a signed zone's NSEC/NSEC3 chain, built here
+ * too: the answering thread receives the zone ready to serve. So are the
+ * answers of the names the server is being asked (its hot set): after the
+ * swap their first queries find them encoded (answer-pack.ts).
+ */
+function readyToServe(
+  zone: Zone,
+  hot: HotNames | undefined,
+  clock: ReturnType<typeof phaseClock>,
+): IndexedZone {
+  const indexed = zone instanceof PatchedZone ? indexPatched(zone) : indexZone(zone);
+  clock.lap('index');
+  const answers = hot ? precomputeAnswers(indexed, hot) : undefined;
+  if (!answers) return indexed;
+  clock.lap('answers');
+  return { ...indexed, answers };
+}
+
 async function handle(req: LoadRequest): Promise<Handled> {
   const t0 = performance.now();
   const cpu0 = lastCpu ?? threadCpuMs();
@@ -201,20 +220,8 @@ async function handle(req: LoadRequest): Promise<Handled> {
   const version =
     r.zone && req.version ? compareVersion(r.zone, req.version, hash, !!r.signed) : undefined;
   if (version) clock.lap('version');
-  // The server's name index and a signed zone's NSEC/NSEC3 chain are built
-  // here too: the answering thread receives the zone ready to serve.
-  // So are the answers of the names the server is being asked (its hot set):
-  // after the swap their first queries find them encoded (answer-pack.ts).
-  let indexed = r.zone
-    ? r.zone instanceof PatchedZone
-      ? indexPatched(r.zone)
-      : indexZone(r.zone)
-    : undefined;
-  clock.lap('index');
   const ok = !r.diagnostics.some((d) => d.severity === 'error');
-  const answers = indexed && req.hot && ok ? precomputeAnswers(indexed, req.hot) : undefined;
-  if (indexed && answers) indexed = { ...indexed, answers };
-  if (answers) clock.lap('answers');
+  const indexed = r.zone && readyToServe(r.zone, ok ? req.hot : undefined, clock);
   const shared = req.options.shared === 'all' || (req.options.shared === 'unsigned' && !r.signed);
   // In the server's own thread, a zone not shared with other threads is served as built.
   const kept = req.here && !shared ? indexed : undefined;
