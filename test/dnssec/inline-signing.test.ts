@@ -18,6 +18,7 @@ import { generateKey } from '../../src/dnssec/keys.ts';
 import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { toolOrSkip } from '../helpers/tools.ts';
 import { query } from '../server/harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const delv = toolOrSkip('delv');
 const ORIGIN = 'inline.test.';
@@ -46,16 +47,6 @@ interface Served {
 }
 let s: Served;
 let anchor: string;
-
-async function waitFor<T>(what: string, f: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const count = (event: string, field?: string, value?: unknown) =>
   events(s.io).filter((e) => e.event === event && (field === undefined || e[field] === value))

@@ -13,16 +13,7 @@ import { run } from '../../src/cli/main.ts';
 import { resolveLexUrn } from '../../src/client/resolve.ts';
 import { captureIo } from '../helpers/io.ts';
 import { REPO } from './helpers.ts';
-
-async function waitFor<T>(what: string, f: () => T | undefined, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitFor } from '../helpers/wait.ts';
 
 describe('lexroute dev', () => {
   it('--help describes the command', async () => {

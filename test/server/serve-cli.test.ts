@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.ts';
 import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { query, SAMPLE_ZONES } from './harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,20 +22,6 @@ function tempZones(): string {
   dirs.push(dir);
   cpSync(SAMPLE_ZONES, dir, { recursive: true });
   return dir;
-}
-
-async function waitFor<T>(
-  what: string,
-  f: () => T | undefined | Promise<T | undefined>,
-  ms = 5000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 async function startServe(

@@ -30,6 +30,7 @@ import {
   type BrokenZone,
 } from '../helpers/broken-zones.ts';
 import { query } from './harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lexroute-zone-path-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -108,16 +109,6 @@ async function zoneCheck(
   );
   const report = JSON.parse(io.stdout()) as { files: { diagnostics: Finding[] }[] };
   return { exit, found: report.files[0]!.diagnostics };
-}
-
-async function waitFor<T>(what: string, f: () => T | undefined | Promise<T | undefined>) {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** `lexroute serve` on 127.0.0.1 port 0 over `dir`, with the limits of the broken zones. */

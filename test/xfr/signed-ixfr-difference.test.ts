@@ -16,6 +16,7 @@ import { run } from '../../src/cli/main.ts';
 import { generateKey } from '../../src/dnssec/keys.ts';
 import { captureIo, type CapturedIo, events } from '../helpers/io.ts';
 import { xfr, xfrQuery } from './client.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ORIGIN = 'sixfr.test.';
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lexroute-signed-ixfr-'));
@@ -40,16 +41,6 @@ function zoneText(changed: readonly number[]): string {
 let io: CapturedIo;
 let done: Promise<number>;
 let port: number;
-
-async function waitFor<T>(what: string, f: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const keyOf = (r: dnsPacket.Answer) =>
   JSON.stringify([
