@@ -490,32 +490,15 @@ async function measure(
     const startS = (performance.now() - t0) / 1000;
     await sleep(500);
     const rss = rssMb(server.child.pid!);
+    const started = { server: name, zones: count, lastS, startS, rssMb: rss };
     if (START_ONLY) {
-      const row: Row = {
-        server: name,
-        zones: count,
-        lastS,
-        startS,
-        rssMb: rss,
-        qps: NaN,
-        lost: '-',
-      };
+      const row: Row = { ...started, qps: NaN, lost: '-' };
       process.stderr.write(`  ${JSON.stringify(row)}\n`);
       return row;
     }
     dnsperf(port, queries, ['-n', '1']);
     const { qps, lost } = dnsperf(port, queries);
-    const rssAfterMb = rssMb(server.child.pid!);
-    const row: Row = {
-      server: name,
-      zones: count,
-      lastS,
-      startS,
-      rssMb: rss,
-      rssAfterMb,
-      qps,
-      lost,
-    };
+    const row: Row = { ...started, rssAfterMb: rssMb(server.child.pid!), qps, lost };
     if (reload !== undefined) {
       const i = Math.floor(count / 2);
       // Knot and NSD compare file modification times in whole seconds.

@@ -29,30 +29,12 @@ done
 NAMED=$(command -v named)
 [ -x "$NODE" ] || { echo "run npm ci first ($NODE missing)" >&2; exit 1; }
 
-TMP=$(mktemp -d /tmp/lexroute-qps-dnssec.XXXXXX)
-chmod 755 "$TMP"
-PID=""
-cleanup() {
-  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+. bench/lex-bench.sh
+bench_scratch qps-dnssec
 
 mkdir -p "$TMP/unsigned" "$TMP/signed" "$TMP/keys"
 ZONE=$TMP/unsigned/lex.bench.zone
-{
-  echo '$ORIGIN lex.bench.'
-  echo '$TTL 3600'
-  echo '@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300'
-  echo '@ IN NS ns1'
-  echo 'ns1 IN A 192.0.2.1'
-  echo '@ IN NAPTR 100 10 "" "" "!^urn:lex:([a-z0-9.-]+)[;:].*$!\\1.lex.bench!i" .'
-  echo '@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.bench.example/uri-res/N2L?\\1!" .'
-  for i in $(seq 1 "$NAMES"); do
-    echo "j$i IN NAPTR 100 10 \"\" \"\" \"!^urn:lex:j$i;([a-z0-9.-]+)[;:].*\$!\\\\1.j$i.lex.bench!i\" ."
-    echo "j$i IN NAPTR 200 10 \"u\" \"http+N2L\" \"!^(.*)\$!https://j$i.resolver.example/uri-res/N2L?\\\\1!\" ."
-  done
-} >"$ZONE"
+bench_zone "$ZONE" "$NAMES"
 dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -f KSK -n ZONE lex.bench >/dev/null
 dnssec-keygen -q -K "$TMP/keys" -a ECDSAP256SHA256 -n ZONE lex.bench >/dev/null
 SIGNED=$TMP/signed/lex.bench.zone
@@ -60,17 +42,7 @@ dnssec-signzone -q -K "$TMP/keys" -d "$TMP" -o lex.bench -S -3 - -H 0 -f "$SIGNE
 chmod -R a+rX "$TMP"
 
 QUERIES=$TMP/queries.txt
-awk -v n="$NAMES" 'BEGIN {
-  srand(42);
-  for (i = 0; i < 20000; i++) {
-    r = i % 10;
-    j = 1 + int(rand() * n);
-    if (r < 4) print "lex.bench NAPTR";
-    else if (r < 8) print "j" j ".lex.bench NAPTR";
-    else if (r < 9) print "x" i ".lex.bench NAPTR";
-    else print "j" j ".lex.bench A";
-  }
-}' >"$QUERIES"
+bench_queries "$QUERIES" "$NAMES"
 
 wait_port() {
   for _ in $(seq 1 100); do

@@ -52,46 +52,15 @@ fi
 NAMED=$(command -v named)
 [ -x "$NODE" ] || { echo "run npm ci first ($NODE missing)" >&2; exit 1; }
 
-TMP=$(mktemp -d /tmp/lexroute-qps.XXXXXX)
-chmod 755 "$TMP"
-PID=""
-cleanup() {
-  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+. bench/lex-bench.sh
+bench_scratch qps
 
-# ---- the zone: LEX routing NAPTR records (apex table + one key per jurisdiction)
+# ---- the zone and the queries (bench/lex-bench.sh)
 ZONE=$TMP/lex.bench.zone
-{
-  echo '$ORIGIN lex.bench.'
-  echo '$TTL 3600'
-  echo '@ IN SOA ns1 hostmaster 1 7200 3600 1209600 300'
-  echo '@ IN NS ns1'
-  echo 'ns1 IN A 192.0.2.1'
-  echo '@ IN NAPTR 100 10 "" "" "!^urn:lex:([a-z0-9.-]+)[;:].*$!\\1.lex.bench!i" .'
-  echo '@ IN NAPTR 200 10 "u" "http+N2L" "!^(.*)$!https://resolver.bench.example/uri-res/N2L?\\1!" .'
-  for i in $(seq 1 "$NAMES"); do
-    echo "j$i IN NAPTR 100 10 \"\" \"\" \"!^urn:lex:j$i;([a-z0-9.-]+)[;:].*\$!\\\\1.j$i.lex.bench!i\" ."
-    echo "j$i IN NAPTR 200 10 \"u\" \"http+N2L\" \"!^(.*)\$!https://j$i.resolver.example/uri-res/N2L?\\\\1!\" ."
-  done
-} >"$ZONE"
-chmod 644 "$ZONE"
+bench_zone "$ZONE" "$NAMES"
 named-checkzone -q lex.bench "$ZONE"
-
-# ---- the queries: 40% apex NAPTR, 40% jurisdiction NAPTR, 10% NXDOMAIN, 10% NODATA
 QUERIES=$TMP/queries.txt
-awk -v n="$NAMES" 'BEGIN {
-  srand(42);
-  for (i = 0; i < 20000; i++) {
-    r = i % 10;
-    j = 1 + int(rand() * n);
-    if (r < 4) print "lex.bench NAPTR";
-    else if (r < 8) print "j" j ".lex.bench NAPTR";
-    else if (r < 9) print "x" i ".lex.bench NAPTR";
-    else print "j" j ".lex.bench A";
-  }
-}' >"$QUERIES"
+bench_queries "$QUERIES" "$NAMES"
 
 wait_port() {
   for _ in $(seq 1 100); do
