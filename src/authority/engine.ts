@@ -224,14 +224,22 @@ function aheadOf(indexed: readonly IndexedZone[]) {
 }
 
 /**
+ * About how many names zone z has, without a pass over them (which of two
+ * loops is shorter): a patched zone's node count is counted on first use,
+ * over its base's million names after an IXFR; its record count is at hand.
+ */
+function nameBound(z: IndexedZone): number {
+  return z.nodes instanceof KeyedNodes ? z.nodes.rows : z.zone.size;
+}
+
+/**
  * Forget the names of zone `old` (its entries and bodies read in place), by
  * its own names or by the engine's, whichever are fewer.
  */
 function forgetNames(state: Compiled, old: IndexedZone): void {
   const { names, ahead } = state;
   const at = state.aheadAt.get(old);
-  const rows = old.nodes instanceof KeyedNodes ? old.nodes.rows : old.nodes.size;
-  if (rows < names.size + ahead.size) {
+  if (nameBound(old) < names.size + ahead.size) {
     for (const key of old.nodes.keys()) {
       if (names.get(key)?.zone === old) names.delete(key);
       const v = ahead.get(key);
@@ -640,7 +648,7 @@ export class Engine {
     const state = this.state;
     const { names, ahead } = state;
     let n = 0;
-    const rows = only && (only.nodes instanceof KeyedNodes ? only.nodes.rows : only.nodes.size);
+    const rows = only && nameBound(only);
     const keys =
       rows !== undefined && rows < names.size + ahead.size
         ? only!.nodes.keys()
