@@ -241,7 +241,6 @@ export class Transfers {
     });
   }
 
-  /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
   /** The `xfr_out` line of a transfer sent (the per-zone transfers-out counts are read from it). */
   private logSent(
     facts: ReturnType<typeof factsOf>,
@@ -251,6 +250,7 @@ export class Transfers {
     this.log.info('xfr_out', { ...facts, ...fields, ...(key !== undefined ? { key } : {}) });
   }
 
+  /** What a transfer query gets: a cursor over its records, or undefined (let the engine refuse). */
   private plan(
     engine: Engine,
     msg: Uint8Array,

@@ -37,7 +37,7 @@ export function giveMemoryBack(): void {
  * every IDLE_CHECK_MS, it runs after the first interval in which the event
  * loop was busy less than IDLE_UTILIZATION of the time, or after
  * IDLE_CHECKS intervals anyway. For the garbage of a start over thousands of
- * zones: a plain collection (80 ms over 10,000 zones) is enough for V8's
+ * zones, or of a secondary's whole transfer of a large zone: a plain collection (80 ms over 10,000 zones) is enough for V8's
  * memory reducer to compact and give the pages back over the next seconds
  * (VmRSS 204 MB one second after, 160 MB after ten), as `giveMemoryBack`
  * did at once but in 230 ms, before the server listened.

@@ -67,8 +67,9 @@ export interface WorkerLoadOptions extends Pick<
    * Columns on SharedArrayBuffers: `all` for several answering threads
    * (`serve --workers`); `unsigned` when only this thread compares versions
    * (transfers, a serial policy), which then gets the version served back
-   * without a copy. A signed zone's is never sent back (its token is), so
-   * its columns are transferred, not copied into shared memory.
+   * without a copy. A signed zone's goes back only when this thread cannot
+   * sign against its token (`needBefore`, then copied), so its columns are
+   * transferred, not copied into shared memory.
    */
   readonly shared?: 'all' | 'unsigned';
   /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
