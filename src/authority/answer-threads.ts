@@ -70,43 +70,32 @@ class Thread {
   readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Resolves once the thread listens on every address. */
+  readonly ready: Promise<void>;
   constructor(init: ThreadInit, onNotify?: (origin: string) => void) {
     this.worker = new Worker(THREAD_URL, { workerData: init });
+    let listening!: { resolve: () => void; reject: (e: Error) => void };
+    this.ready = new Promise((resolve, reject) => (listening = { resolve, reject }));
+    this.ready.catch(() => undefined);
     this.worker.on(
       'message',
-      (m: { type: string; id?: number; value?: unknown; origin?: string }) => {
-        if (m.type === 'notify' && m.origin !== undefined) onNotify?.(m.origin);
+      (m: { type: string; id?: number; value?: unknown; origin?: string; error?: string }) => {
+        if (m.type === 'ready') listening.resolve();
+        else if (m.type === 'failed') listening.reject(new Error(m.error));
+        else if (m.type === 'notify' && m.origin !== undefined) onNotify?.(m.origin);
         if (m.type !== 'done' || m.id === undefined) return;
         this.pending.get(m.id)?.resolve(m.value);
         this.pending.delete(m.id);
       },
     );
     const fail = (e: Error) => {
+      listening.reject(e);
       for (const p of this.pending.values()) p.reject(e);
       this.pending.clear();
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`answering thread exited (code ${code})`)));
-    this.listening = new Promise((resolve, reject) => {
-      const onMessage = (m: { type: string; error?: string }) => {
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'failed') reject(new Error(m.error));
-        else return;
-        this.worker.off('message', onMessage);
-      };
-      this.worker.on('message', onMessage);
-      this.worker.once('error', reject);
-      this.worker.once('exit', (code) =>
-        reject(new Error(`answering thread exited (code ${code})`)),
-      );
-    });
-    this.listening.catch(() => undefined);
   }
-  /** Resolves once the thread listens on every address. */
-  ready(): Promise<void> {
-    return this.listening;
-  }
-  private listening: Promise<void>;
   /** Send a command; rejects when the thread has not answered within `timeoutMs` (never waits forever). */
   ask<T>(cmd: DistributiveOmit<ThreadCommand, 'id'>, timeoutMs = ASK_TIMEOUT_MS): Promise<T> {
     const id = this.nextId++;
@@ -152,7 +141,7 @@ export class AnswerThreads {
 
   /** Resolves when every thread listens (rejects when one cannot). */
   async ready(): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.ready()));
+    await Promise.all(this.threads.map((t) => t.ready));
   }
 
   get size(): number {

@@ -75,6 +75,10 @@ export interface ZoneReport {
   readonly transfersIn?: Readonly<Record<string, number>>;
 }
 
+/** A refusal: its code, message and, when given, the result so far. */
+const fail = (code: string, message: string, result?: Record<string, unknown>): ControlAnswer =>
+  result === undefined ? { ok: false, code, message } : { ok: false, code, message, result };
+
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 function zoneReport(
@@ -115,11 +119,6 @@ function allZones(ctx: Omit<ControlContext, 'stop'>): ZoneReport[] {
   return out;
 }
 
-/** The canonical form of a zone argument: lowercased, trailing dot. */
-function originArg(text: string): string {
-  return absoluteLowerName(text);
-}
-
 /** Counters of every answering worker, summed (`workers` lists the queries of each). */
 async function stats(ctx: ControlContext): Promise<Record<string, unknown>> {
   const s = ctx.server;
@@ -152,40 +151,32 @@ async function stats(ctx: ControlContext): Promise<Record<string, unknown>> {
 }
 
 async function reload(ctx: ControlContext, zoneArg: string | undefined): Promise<ControlAnswer> {
-  const origin = zoneArg === undefined ? undefined : originArg(zoneArg);
+  const origin = zoneArg === undefined ? undefined : absoluteLowerName(zoneArg);
   if (origin !== undefined && !ctx.book.find(origin)) {
-    return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is configured` };
+    return fail('CTL_UNKNOWN_ZONE', `no zone ${origin} is configured`);
   }
   let report: ReloadReport;
   try {
     // With ZONE, only that zone's file is looked at (the others stay as served).
     report = await ctx.server.reload(origin);
   } catch (e) {
-    return { ok: false, code: 'CTL_RELOAD_FAILED', message: (e as Error).message };
+    return fail('CTL_RELOAD_FAILED', (e as Error).message);
   }
   if (origin === undefined) {
     const failed = allZones(ctx).filter((z) => z.lastResult === 'failed');
     const result = { ...report, zones: allZones(ctx) };
     if (failed.length > 0) {
-      return {
-        ok: false,
-        code: 'ZONE_RELOAD_FAILED',
-        message: failed
-          .map((z) => `${z.zone || z.file}: ${z.lastError ?? 'failed'} (previous version kept)`)
-          .join('; '),
-        result,
-      };
+      const message = failed
+        .map((z) => `${z.zone || z.file}: ${z.lastError ?? 'failed'} (previous version kept)`)
+        .join('; ');
+      return fail('ZONE_RELOAD_FAILED', message, result);
     }
     return { ok: true, result };
   }
   const z = zoneReport(ctx, origin, ctx.book.find(origin));
   if (z.lastResult === 'failed') {
-    return {
-      ok: false,
-      code: 'ZONE_RELOAD_FAILED',
-      message: `${origin}: ${z.lastError ?? 'failed'}; serving the previous version (serial ${String(z.serial)})`,
-      result: { ...z },
-    };
+    const message = `${origin}: ${z.lastError ?? 'failed'}; serving the previous version (serial ${String(z.serial)})`;
+    return fail('ZONE_RELOAD_FAILED', message, { ...z });
   }
   return { ok: true, result: { ...report, ...z } };
 }
@@ -231,16 +222,10 @@ function catalogOf(ctx: Omit<ControlContext, 'stop'>, origin: string) {
  */
 async function retransfer(ctx: ControlContext, args: readonly string[]): Promise<ControlAnswer> {
   const zone = args.find((a) => a !== '--force');
-  if (zone === undefined)
-    return { ok: false, code: 'CTL_USAGE', message: 'retransfer needs a zone name' };
-  const origin = originArg(zone);
+  if (zone === undefined) return fail('CTL_USAGE', 'retransfer needs a zone name');
+  const origin = absoluteLowerName(zone);
   const r = await ctx.server.secondaries?.retransfer(origin, args.includes('--force'));
-  if (r === undefined)
-    return {
-      ok: false,
-      code: 'CTL_UNKNOWN_ZONE',
-      message: `${origin} is not a secondary zone here`,
-    };
+  if (r === undefined) return fail('CTL_UNKNOWN_ZONE', `${origin} is not a secondary zone here`);
   const result = { zone: origin, serial: r.serial ?? null };
   if (r.error) return { ok: false, ...r.error, result };
   return { ok: true, result };
@@ -251,10 +236,10 @@ export type StatusReport = ReturnType<typeof statusReport>;
 
 /** `status ZONE`, `zone-status ZONE`: one zone's report. */
 function zoneStatus(ctx: ControlContext, zone: string): ControlAnswer {
-  const origin = originArg(zone);
+  const origin = absoluteLowerName(zone);
   const st = ctx.book.find(origin);
   if (!st && !ctx.server.engine.zones.some((z) => z.origin === origin)) {
-    return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+    return fail('CTL_UNKNOWN_ZONE', `no zone ${origin} is served`);
   }
   return { ok: true, result: { ...zoneReport(ctx, origin, st), ...catalogOf(ctx, origin) } };
 }
@@ -279,29 +264,27 @@ async function zoneSetCommand(
 ): Promise<ControlAnswer> {
   const [verb, target] = args;
   if ((verb !== 'add' && verb !== 'remove') || target === undefined || args.length > 2)
-    return { ok: false, code: 'CTL_USAGE', message: 'zone add FILE|ORIGIN, or zone remove ORIGIN' };
+    return fail('CTL_USAGE', 'zone add FILE|ORIGIN, or zone remove ORIGIN');
   const set = ctx.server.zoneSet;
   if (verb === 'remove') {
-    const origin = originArg(target);
+    const origin = absoluteLowerName(target);
     if (set.secondaryOrigins.has(origin) || origin === set.catalog?.name)
-      return {
-        ok: false,
-        code: 'CTL_ZONE_FIXED',
-        message: `${origin} is not a primary zone file: its configuration decides`,
-      };
-    if (!(await set.remove(origin)))
-      return { ok: false, code: 'CTL_UNKNOWN_ZONE', message: `no zone ${origin} is served` };
+      return fail(
+        'CTL_ZONE_FIXED',
+        `${origin} is not a primary zone file: its configuration decides`,
+      );
+    if (!(await set.remove(origin))) return fail('CTL_UNKNOWN_ZONE', `no zone ${origin} is served`);
     ctx.book.forget(origin);
     return { ok: true, result: { zone: origin, removed: true, ...catalogState(ctx) } };
   }
   const isPath = target.includes('/');
-  const r = await set.add(isPath ? { path: target } : { origin: originArg(target) });
+  const r = await set.add(isPath ? { path: target } : { origin: absoluteLowerName(target) });
   if (r.origin === undefined || (r.outcome !== 'loaded' && r.outcome !== 'unchanged')) {
-    const st = ctx.book.find(isPath ? target : originArg(target));
+    const st = ctx.book.find(isPath ? target : absoluteLowerName(target));
     const why =
       st?.lastError ??
       (isPath ? 'it did not load' : 'no zone file of that origin in the configured folders');
-    return { ok: false, code: 'CTL_ZONE_ADD_FAILED', message: `${target}: ${why}` };
+    return fail('CTL_ZONE_ADD_FAILED', `${target}: ${why}`);
   }
   const report = zoneReport(ctx, r.origin, ctx.book.find(r.origin));
   return { ok: true, result: { ...report, added: true, ...catalogState(ctx) } };
@@ -323,7 +306,7 @@ export async function runControlCommand(
       return reload(ctx, args[0]);
     case 'zone-status':
       if (args[0] === undefined) {
-        return { ok: false, code: 'CTL_USAGE', message: 'zone-status needs a zone name' };
+        return fail('CTL_USAGE', 'zone-status needs a zone name');
       }
       return zoneStatus(ctx, args[0]);
     case 'retransfer':
@@ -334,11 +317,10 @@ export async function runControlCommand(
       setImmediate(ctx.stop);
       return { ok: true, result: { stopping: true } };
     default:
-      return {
-        ok: false,
-        code: 'CTL_UNKNOWN_COMMAND',
-        message: `unknown command '${req.command}' (${CONTROL_COMMANDS.join(', ')})`,
-      };
+      return fail(
+        'CTL_UNKNOWN_COMMAND',
+        `unknown command '${req.command}' (${CONTROL_COMMANDS.join(', ')})`,
+      );
   }
 }
 
@@ -423,11 +405,7 @@ function onConnection(
     // A command that takes long (a reload) must not be cut by the idle timeout.
     socket.setTimeout(0);
     void run({ command: req.command, args: req.args ?? [] })
-      .catch((e: unknown): ControlAnswer => ({
-        ok: false,
-        code: 'CTL_FAILED',
-        message: (e as Error).message,
-      }))
+      .catch((e: unknown) => fail('CTL_FAILED', (e as Error).message))
       .then((a) => socket.end(answerLine(a)));
   });
 }
@@ -489,11 +467,7 @@ export function sendControlCommand(
     let sent = false;
     const timer = setTimeout(() => {
       s.destroy();
-      resolve({
-        ok: false,
-        code: 'CTL_TIMEOUT',
-        message: `no answer from ${name} in ${timeoutMs} ms`,
-      });
+      resolve(fail('CTL_TIMEOUT', `no answer from ${name} in ${timeoutMs} ms`));
     }, timeoutMs);
     const send = (mac?: string) => {
       sent = true;
@@ -519,22 +493,17 @@ export function sendControlCommand(
     });
     s.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({
-        ok: false,
-        code: 'CTL_UNREACHABLE',
-        message: `cannot connect to ${name}: ${e.code ?? e.message} (is lexroute serve or lexroute resolver running with --control ${name}?)`,
-      });
+      const hint = `is lexroute serve or lexroute resolver running with --control ${name}?`;
+      resolve(
+        fail('CTL_UNREACHABLE', `cannot connect to ${name}: ${e.code ?? e.message} (${hint})`),
+      );
     });
     s.on('end', () => {
       clearTimeout(timer);
       try {
         resolve(JSON.parse(buf) as ControlAnswer);
       } catch {
-        resolve({
-          ok: false,
-          code: 'CTL_BAD_ANSWER',
-          message: `not a control answer: ${buf.slice(0, 200)}`,
-        });
+        resolve(fail('CTL_BAD_ANSWER', `not a control answer: ${buf.slice(0, 200)}`));
       }
     });
   });

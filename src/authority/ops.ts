@@ -71,14 +71,7 @@ export async function startOps(server: RunningServer, o: OpsOptions): Promise<Op
     try {
       control = await startControlServer(
         o.control,
-        {
-          server,
-          book: o.book,
-          startedAt: o.startedAt,
-          version: o.version,
-          workers: server.workers,
-          stop: o.stop,
-        },
+        { ...o, server, workers: server.workers },
         o.log,
       );
     } catch (e) {

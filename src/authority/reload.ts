@@ -15,7 +15,7 @@ import type { Logger } from './log.ts';
 import { nameKey } from '../dns/core/wire/name.ts';
 import { serialCompare, type SerialPolicy } from '../xfr/core/serial.ts';
 import type { RestoredServed } from './zones/version.ts';
-import type { VersionRequest } from './zones/background.ts';
+import type { BackgroundLoadResult, VersionRequest } from './zones/background.ts';
 import type { VersionOutcome } from './zones/version.ts';
 import { soaRecord } from '../xfr/core/records.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
@@ -30,33 +30,8 @@ import {
   type ZoneSourceSpec,
 } from './zones/sources.ts';
 
-export interface ZoneLoadResult {
-  readonly zone?: Zone;
-  /** The zone ready to serve (name index, DNSSEC chain), when the loader built it. */
-  readonly indexed?: IndexedZone;
-  readonly diagnostics: readonly ZoneDiagnostic[];
-  /** Content hash of the file read (lets the next reload skip an unchanged file). */
-  readonly hash?: string;
-  /** The content hash equals `previousHash`: the file was not parsed. */
-  readonly unchanged?: boolean;
-  /** The load was starved of CPU at its lowered priority and got its normal one back after this many ms. */
-  readonly unniced?: number;
-  /** Inline signing (`serve --keys`): the zone was signed; sign again at `refreshAt` (epoch ms). */
-  readonly signed?: {
-    readonly keys: readonly string[];
-    readonly rrsets: number;
-    readonly refreshAt: number;
-    readonly ms: number;
-  };
-  /** The comparison with the served version (IXFR difference, serial policy), when asked. */
-  readonly version?: VersionOutcome;
-  /** Wall time of each step of the load (hash, load, version, index, answers, pack), ms. */
-  readonly phases?: Readonly<Record<string, number>>;
-  /** CPU time of the load thread, ms. */
-  readonly cpuMs?: number;
-  /** Size and modification time of the file read, when the loader tells them (one stat fewer here). */
-  readonly stat?: FileStamp;
-}
+/** What the loader gives for one file (the load worker's result, its own time aside). */
+export type ZoneLoadResult = Omit<BackgroundLoadResult, 'workerMs'>;
 
 /**
  * Loads one zone file in the zone-load worker (`zones/loader.ts`). `origin`:
@@ -308,11 +283,21 @@ export interface ReloaderOptions {
 const now = () => performance.now();
 const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
+function report(
+  counts: Partial<Record<FileOutcome, number>>,
+  removed: number,
+  zones: number,
+  t0: number,
+): ReloadReport {
+  const { loaded = 0, unchanged = 0, failed = 0 } = counts;
+  return { loaded, unchanged, failed, removed, zones, ms: Math.round(now() - t0) };
+}
+
 export class ZoneReloader {
   private readonly o: ReloaderOptions;
   private current = new Map<string, Loaded>();
   private served = new Map<string, Zone>();
-  private running: Promise<ReloadReport> | undefined;
+  private running: Promise<unknown> | undefined;
   private incompleteTries = 0;
   /** Secondary zones past their expire time (origins): left out of the set, SERVFAIL. */
   private readonly expired = new Set<string>();
@@ -346,7 +331,11 @@ export class ZoneReloader {
     overrides?: ReadonlyMap<string, string>,
     only?: string,
   ): Promise<ReloadReport> {
-    const go = () => this.run(watching, overrides, only);
+    return this.queue(() => this.run(watching, overrides, only));
+  }
+
+  /** Run `go` once the reload running (if any) is done; `idle()` waits for it too. */
+  private queue<T>(go: () => Promise<T>): Promise<T> {
     const run = (this.running ?? Promise.resolve()).then(go, go);
     const tracked = run.finally(() => {
       if (this.running === tracked) this.running = undefined;
@@ -383,14 +372,14 @@ export class ZoneReloader {
     if ('path' in spec && !this.added.some((a) => a.path === spec.path)) this.added.push(spec);
     await this.reload();
     await this.idle(); // the catalog's reload, queued by the swap
-    const file = 'path' in spec ? spec.path : spec.origin && this.fileOf(spec.origin);
+    const file = 'path' in spec ? spec.path : spec.origin && this.fileByOrigin.get(spec.origin);
     if (file === undefined) return { outcome: undefined, origin: undefined };
     return { outcome: this.outcomes.get(file), origin: this.current.get(file)?.zone.origin };
   }
 
   /** `ctl zone remove`: stop serving `origin` (until `addZone`); false when it is not served. */
   async removeZone(origin: string): Promise<boolean> {
-    const file = this.fileOf(origin);
+    const file = this.fileByOrigin.get(origin);
     if (file === undefined) return false;
     this.removedOrigins.add(origin);
     const i = this.added.findIndex((a) => a.path === file);
@@ -457,18 +446,13 @@ export class ZoneReloader {
     return o !== undefined && this.removedOrigins.has(o.toLowerCase());
   }
 
-  /** The file the served zone `origin` was loaded from, if any. */
-  private fileOf(origin: string): string | undefined {
-    return this.fileByOrigin.get(origin);
-  }
-
   private async run(
     watching: boolean,
     overrides?: ReadonlyMap<string, string>,
     only?: string,
   ): Promise<ReloadReport> {
     const t0 = now();
-    const target = only === undefined ? undefined : this.fileOf(only);
+    const target = only === undefined ? undefined : this.fileByOrigin.get(only);
     if (target !== undefined) return this.runOne(target, t0);
     const files = await this.allFiles(overrides);
     const next = new Map<string, Loaded>();
@@ -497,8 +481,7 @@ export class ZoneReloader {
     const zones =
       (await this.replaceEach(next, loadedFiles, removed)) ??
       (await this.swapIn(next, counts.loaded > 0 || removed > 0));
-    const { loaded, unchanged, failed } = counts;
-    return { loaded, unchanged, failed, removed, zones, ms: Math.round(now() - t0) };
+    return report(counts, removed, zones, t0);
   }
 
   /**
@@ -516,15 +499,7 @@ export class ZoneReloader {
     if (o === 'loaded' && l && !(await this.swapOne(file, prev, l))) {
       await this.swapIn(new Map(this.current).set(file, l), true);
     } else if (l) this.setCurrent(file, l);
-    const count = (x: FileOutcome) => (o === x ? 1 : 0);
-    return {
-      loaded: count('loaded'),
-      unchanged: count('unchanged'),
-      failed: count('failed'),
-      removed: 0,
-      zones: this.served.size,
-      ms: Math.round(now() - t0),
-    };
+    return report({ [o]: 1 }, 0, this.served.size, t0);
   }
 
   /**
@@ -593,7 +568,7 @@ export class ZoneReloader {
     to: { readonly zone: Zone; readonly indexed: IndexedZone },
     diff: ZoneDiff | undefined,
   ): Promise<boolean> {
-    const go = async () => {
+    return this.queue(async () => {
       const prev = this.current.get(file);
       if (prev?.zone !== from) return false;
       const serial = soaSerialOf(soaRecord(to.zone).rdata);
@@ -611,21 +586,7 @@ export class ZoneReloader {
       if (!(await this.swapOne(file, prev, l)))
         await this.swapIn(new Map(this.current).set(file, l), true);
       return true;
-    };
-    const run = (this.running ?? Promise.resolve()).then(go, go);
-    const tracked = run.then(() => ({
-      loaded: 1,
-      unchanged: 0,
-      failed: 0,
-      removed: 0,
-      zones: this.served.size,
-      ms: 0,
-    }));
-    const kept = tracked.finally(() => {
-      if (this.running === kept) this.running = undefined;
     });
-    this.running = kept;
-    return run;
   }
 
   /** `file` was written with the zone served from it (after `applyDifference`): its time and size are the loaded ones. */

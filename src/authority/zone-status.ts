@@ -21,6 +21,9 @@ export interface ZoneStatus {
 
 export { soaSerial } from './zones/sources.ts';
 
+/** The events that end a load attempt. */
+const LOAD_EVENTS = new Set(['zone_loaded', 'zone_rejected', 'zone_unreadable']);
+
 export class ZoneStatusBook {
   /** By file. */
   readonly files = new Map<string, ZoneStatus>();
@@ -53,33 +56,21 @@ export class ZoneStatusBook {
     if (event === 'zone_diagnostic' && f.code !== undefined && !this.pendingError.has(file)) {
       const where = f.line !== undefined ? ` (line ${String(f.line)})` : '';
       this.pendingError.set(file, `${String(f.code)}: ${String(f.message)}${where}`);
-    } else if (event === 'zone_loaded') {
+    } else if (LOAD_EVENTS.has(event)) {
       const prev = this.files.get(file);
+      const loaded = event === 'zone_loaded';
+      const failure = typeof f.error === 'string' ? f.error : 'load failed';
       const at = this.now();
       this.files.set(file, {
-        origin: typeof f.origin === 'string' ? f.origin : prev?.origin,
+        origin: loaded && typeof f.origin === 'string' ? f.origin : prev?.origin,
         file,
-        loadedAt: at,
-        records: typeof f.records === 'number' ? f.records : undefined,
+        loadedAt: loaded ? at : prev?.loadedAt,
+        records: !loaded ? prev?.records : typeof f.records === 'number' ? f.records : undefined,
         lastAttemptAt: at,
-        lastResult: 'loaded',
-        lastError: undefined,
+        lastResult: loaded ? 'loaded' : 'failed',
+        lastError: loaded ? undefined : (this.pendingError.get(file) ?? failure),
       });
       this.pendingError.delete(file);
-    } else if (event === 'zone_rejected' || event === 'zone_unreadable') {
-      const prev = this.files.get(file);
-      const error =
-        this.pendingError.get(file) ?? (typeof f.error === 'string' ? f.error : 'load failed');
-      this.pendingError.delete(file);
-      this.files.set(file, {
-        origin: prev?.origin,
-        file,
-        loadedAt: prev?.loadedAt,
-        records: prev?.records,
-        lastAttemptAt: this.now(),
-        lastResult: 'failed',
-        lastError: error,
-      });
     }
   }
 }

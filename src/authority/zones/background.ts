@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
+import type { Zone } from '../../dns/core/zone/model.ts';
 import {
   dnssecChainOf,
   indexResigned,
@@ -22,7 +22,6 @@ import {
 } from './transfer.ts';
 import { applyResigned } from '../../dnssec/core/resign-digest.ts';
 import { keepSignedJournal } from '../../xfr/served-state.ts';
-import type { IndexedZone } from '../core/zone-lookup.ts';
 import type { HotNames } from '../core/answer-pack.ts';
 import type * as LoadThreadModule from './worker.ts';
 import type {
@@ -34,8 +33,7 @@ import type {
   ThreadIdMessage,
   WorkerLoadOptions,
 } from './worker.ts';
-import type { FileStamp } from './load.ts';
-import type { VersionOutcome, WorkerVersionRequest } from './version.ts';
+import type { WorkerVersionRequest } from './version.ts';
 
 /**
  * A load is abandoned (the worker stopped, `ZONE_LOAD_TIMEOUT`, the previous
@@ -85,32 +83,35 @@ export function packBefore(zone: Zone | undefined): PackedZone | undefined {
   const { store, origin, order, cuts, size, patch } = p;
   // A patched zone (a signed zone re-signed by difference) goes with its overlay, a signed one with its chain.
   const dnssec = dnssecChainOf(zone!);
-  return { store, origin, order, cuts, size, ...(patch ? { patch } : {}), ...(dnssec ? { dnssec } : {}) };
+  return {
+    store,
+    origin,
+    order,
+    cuts,
+    size,
+    ...(patch ? { patch } : {}),
+    ...(dnssec ? { dnssec } : {}),
+  };
 }
 
-export interface BackgroundLoadResult {
+/** What a load gave: the worker's reply, the zone put together around its columns. */
+export interface BackgroundLoadResult extends Pick<
+  LoadReply,
+  | 'indexed'
+  | 'diagnostics'
+  | 'hash'
+  | 'unchanged'
+  | 'signed'
+  | 'version'
+  | 'phases'
+  | 'cpuMs'
+  | 'stat'
+> {
   readonly zone?: Zone;
-  /** The zone with its name index (and DNSSEC chain), as the worker built them. */
-  readonly indexed?: IndexedZone;
-  readonly diagnostics: readonly ZoneDiagnostic[];
-  /** SHA-256 of the file read (absent when it could not be read). */
-  readonly hash?: string;
-  /** The content equals the version whose hash was given: not parsed. */
-  readonly unchanged?: boolean;
-  /** What inline signing did (when the zone was signed). */
-  readonly signed?: LoadReply['signed'];
-  /** The comparison with the served version (difference, serial), when asked. */
-  readonly version?: VersionOutcome;
   /** Time spent in the worker. */
   readonly workerMs: number;
-  /** Wall time of each step in the worker, ms. */
-  readonly phases?: LoadReply['phases'];
-  /** CPU time of the load thread, ms. */
-  readonly cpuMs?: number;
   /** The load was starved of CPU at its nice value and given nice 0 back after this many ms. */
   readonly unniced?: number;
-  /** Size and modification time of the file the worker read (when it opened it). */
-  readonly stat?: FileStamp;
 }
 
 /** A batch's starvation watch (`watchStarvation`): when nice 0 was given back, and how many loads are left. */
@@ -274,7 +275,10 @@ export class BackgroundZoneLoader {
     const w = p.watch;
     const at = w?.unnicedAt;
     if (w && --w.left === 0) w.stop();
-    p.resolve({ reply, unniced: at !== undefined && at >= p.started ? Math.round(at - p.started) : undefined });
+    p.resolve({
+      reply,
+      unniced: at !== undefined && at >= p.started ? Math.round(at - p.started) : undefined,
+    });
   }
 
   /** Every load in flight or queued fails with `e`. */
@@ -376,7 +380,8 @@ export class BackgroundZoneLoader {
         this.flushing ??= setImmediate(() => this.flush());
       },
     ).finally(() => this.afterLoad());
-    const again = () => this.load(file, origin, previousHash, previousSerial, version, signedBefore, false);
+    const again = () =>
+      this.load(file, origin, previousHash, previousSerial, version, signedBefore, false);
     if (reply.needBefore) return again();
     if (reply.resigned === undefined) return resultOf(reply, unniced);
     const zone = signedBefore && applyResigned(signedBefore, reply.resigned);
@@ -436,18 +441,9 @@ const signedTokens = new WeakMap<Zone, string>();
 /** What a load gave, from the worker's reply (the zone put together around its columns). */
 function resultOf(reply: LoadReply, unniced: number | undefined): BackgroundLoadResult {
   const indexed = reply.indexed ?? (reply.zone ? unpackIndexedZone(reply.zone) : undefined);
-  if (indexed && reply.signed?.token !== undefined) signedTokens.set(indexed.zone, reply.signed.token);
-  return {
-    ...(unniced !== undefined ? { unniced } : {}),
-    ...(indexed ? { zone: indexed.zone, indexed } : {}),
-    diagnostics: reply.diagnostics,
-    ...(reply.hash !== undefined ? { hash: reply.hash } : {}),
-    ...(reply.unchanged ? { unchanged: true } : {}),
-    ...(reply.signed ? { signed: reply.signed } : {}),
-    ...(reply.version ? { version: reply.version } : {}),
-    workerMs: reply.ms,
-    ...(reply.phases ? { phases: reply.phases } : {}),
-    ...(reply.cpuMs !== undefined ? { cpuMs: reply.cpuMs } : {}),
-    ...(reply.stat ? { stat: reply.stat } : {}),
-  };
+  if (indexed && reply.signed?.token !== undefined)
+    signedTokens.set(indexed.zone, reply.signed.token);
+  const { diagnostics, hash, unchanged, signed, version, phases, cpuMs, stat } = reply;
+  const found = { diagnostics, hash, unchanged, signed, version, phases, cpuMs, stat };
+  return { ...found, unniced, zone: indexed?.zone, indexed, workerMs: reply.ms };
 }

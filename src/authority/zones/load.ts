@@ -16,6 +16,7 @@ import {
   readSync,
   realpathSync,
   statSync,
+  type Stats,
 } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
@@ -186,13 +187,7 @@ function openRegular(path: string, limit: number): number {
   return fd;
 }
 
-function kindOf(st: {
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}): string {
+function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isSocket()) return 'a socket';
@@ -268,11 +263,7 @@ function sameName(a: string, b: string): boolean {
 }
 
 /** Diagnostics about the origin rule itself: an unusable file name, a file that names another zone. */
-function namingDiagnostics(
-  parsed: ParseResult,
-  file: string,
-  naming: Naming,
-): ZoneDiagnostic[] {
+function namingDiagnostics(parsed: ParseResult, file: string, naming: Naming): ZoneDiagnostic[] {
   const at = { file, line: 1, column: 1 };
   const out: ZoneDiagnostic[] = [];
   if (naming.unusable !== undefined && naming.from === 'content' && parsed.origin !== undefined) {

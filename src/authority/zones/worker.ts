@@ -10,20 +10,10 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort as threadPort, workerData } from 'node:worker_threads';
 import type { FileStamp, LoadOptions } from './load.ts';
-import {
-  indexPatched,
-  packZone,
-  unpackBefore,
-  sharePacked,
-  type PackedZone,
-} from './transfer.ts';
+import { indexPatched, packZone, unpackBefore, sharePacked, type PackedZone } from './transfer.ts';
 import { PatchedZone } from '../../dns/core/zone/patch.ts';
 import { collectorAfter, COLLECT_AFTER_MS, giveMemoryBack } from './collector.ts';
-import {
-  compareVersion,
-  type VersionOutcome,
-  type WorkerVersionRequest,
-} from './version.ts';
+import { compareVersion, type VersionOutcome, type WorkerVersionRequest } from './version.ts';
 
 export type { VersionOutcome, WorkerVersionRequest };
 import { indexZone, type IndexedZone } from '../core/zone-lookup.ts';
@@ -193,14 +183,14 @@ async function handle(req: LoadRequest): Promise<Handled> {
   const sign = req.options.sign;
   const first = await sameContent(req);
   if (req.previousHash !== undefined) clock.lap('hash');
-  if (first.unchanged) {
-    const ms = performance.now() - t0;
-    return {
-      reply: { id: req.id, hash: first.hash!, unchanged: true, diagnostics: [], ms },
-      transfer: [],
-      records: 0,
-    };
-  }
+  if (first.unchanged)
+    return alone({
+      id: req.id,
+      hash: first.hash!,
+      unchanged: true,
+      diagnostics: [],
+      ms: performance.now() - t0,
+    });
   const digest = first.hash === undefined ? blockDigest() : undefined;
   const options = digest ? { ...req.options, onBlock: digest.update } : req.options;
   const { nice: _nice, shared: _shared, ...pathOptions } = options;
@@ -212,7 +202,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
     ...(req.servedToken !== undefined ? { servedToken: req.servedToken } : {}),
   });
   let hash = first.hash;
-  if (r.needBefore) return { reply: { id: req.id, needBefore: true, diagnostics: [], ms: 0 }, transfer: [], records: 0 };
+  if (r.needBefore) return alone({ id: req.id, needBefore: true, diagnostics: [], ms: 0 });
   if (digest && (r.zone || r.resigned)) {
     hash = digest.hex();
     if (sign) hash += `+keys:${await keysFingerprint(sign.keysDir)}`;
@@ -321,12 +311,15 @@ const REPLY_GROUP = 64;
 /** A load that failed unexpectedly, as a reply. */
 function failed(req: LoadRequest, e: unknown): Handled {
   const message = `loading ${req.file} failed: ${e instanceof Error ? e.message : String(e)}`;
-  return {
-    reply: { id: req.id, diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }], ms: 0 },
-    transfer: [],
-    records: 0,
-  };
+  return alone({
+    id: req.id,
+    diagnostics: [{ code: 'ZONE_LOAD_FAILED', message, severity: 'error' }],
+    ms: 0,
+  });
 }
+
+/** A reply that carries no zone. */
+const alone = (reply: LoadReply): Handled => ({ reply, transfer: [], records: 0 });
 
 /** Load a batch's zones one after the other, posting their replies in groups. */
 async function handleBatch(batch: readonly LoadRequest[]): Promise<void> {
