@@ -1,9 +1,6 @@
 /**
- * `serve --workers N`: the main thread answers as worker 0 and starts N - 1
- * answering threads (`answer-thread.ts`) on the same ports (`SO_REUSEPORT`).
- * Zones are loaded once, on SharedArrayBuffers, and each reload's zone set
- * and IXFR history are sent to every thread. Metrics and `ctl stats` are
- * summed over the threads.
+ * `serve --workers N`: the main thread answers as worker 0 beside N - 1 answering threads on the
+ * same ports; zones (shared) and IXFR histories go to each; metrics and stats are summed.
  */
 import { Worker } from 'node:worker_threads';
 import type { Zone } from '../dns/core/zone/model.ts';

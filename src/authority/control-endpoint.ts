@@ -1,10 +1,7 @@
 /**
- * Where the control channel listens (`--control`): a Unix socket (mode 0600,
- * no key), or a TCP port on a loopback address only (the channel can stop
- * the server) whose requests carry
- * `mac` = HMAC-SHA256(key, "lexroute-ctl\n" + challenge + "\n" + JSON of {command, args})
- * over a fresh challenge per connection, so a request cannot be replayed and
- * the key never crosses the socket (config/README.md describes the exchange).
+ * Where the control channel listens: a Unix socket (mode 0600), or a loopback TCP port whose
+ * requests carry `mac` = HMAC-SHA256(key, "lexroute-ctl\n" + challenge + "\n" + JSON of {command,
+ * args}) over a fresh challenge per connection: no replay, the key never sent (config/README.md).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';

@@ -411,9 +411,8 @@ function onConnection(
 }
 
 /**
- * The control channel for any command set (the server's here, the
- * resolver's in `resolver/control.ts`). Refuses to take over a socket
- * another process listens on.
+ * The control channel for any command set (the server's here, the resolver's in
+ * `resolver/control.ts`). Refuses to take over a socket another process listens on.
  */
 export async function serveControlSocket(
   where: string | ControlEndpoint,

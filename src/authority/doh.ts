@@ -1,14 +1,8 @@
 /**
- * DNS over HTTPS (RFC 8484) for `lexroute serve`: `/dns-query` by GET and
- * POST, over HTTP/1.1 and HTTP/2; HTTPS with a certificate, else plain HTTP
- * on loopback only (HTTP/1.1 and h2c told apart by the preface). Answers come
- * from the same pipeline as TCP's (no truncation, full ANY).
- *
- * Plain HTTP/1.1 starts on the fast path (`kit/http1.ts`): `GET
- * /dns-query?dns=...` (one unencoded `dns` parameter) and `POST /dns-query`
- * (the DoH type, at most 65535 octets), answered with node:http's headers
- * (test/server/doh-fast.test.ts compares both paths; bench/doh.ts). Any other
- * request goes with the connection to node:http and `handleDohRequest`.
+ * DNS over HTTPS (RFC 8484): `/dns-query` by GET and POST over HTTP/1.1 and HTTP/2; HTTPS with a
+ * certificate, else plain HTTP on loopback only (h2c told apart by its preface). Answers come from
+ * the pipeline as TCP's do. Plain HTTP/1.1 `GET ?dns=` (one unencoded parameter) and `POST` start
+ * on the fast path (`kit/http1.ts`, same headers); anything else goes to `handleDohRequest`.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -313,11 +307,7 @@ function fastService(
   };
 }
 
-/**
- * HTTP/1.1 and h2c on one plain port (the HTTP/2 preface starts with "PRI ").
- * HTTP/1.1 starts on the fast path; the octets already read are put back
- * before node:http or node:http2 takes the socket.
- */
+/** HTTP/1.1 (fast path first) and h2c on one plain port; octets already read are put back. */
 function plainServer(
   handler: (req: Req, res: Res) => void,
   pipeline: QueryPipeline,

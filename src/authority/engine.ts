@@ -1,8 +1,7 @@
 /**
- * The query engine: one parsed query in, one answer out, with what RRL and
- * logging need as a value (`Answer`). A name's response bodies are encoded on
- * its first query and kept by name and type. The zone set is replaced in one
- * assignment on reload: a query sees the old or the new zones, never a mix.
+ * The query engine: one parsed query in, one answer out (`Answer`, with what RRL and logging
+ * need). Bodies are encoded on a name's first query and kept; a reload swaps the zone set in one
+ * assignment, so a query sees the old or the new zones, never a mix.
  */
 import type { Zone, ZoneNode } from '../dns/core/zone/model.ts';
 import {
@@ -141,7 +140,7 @@ function slotOf(state: Compiled, z: IndexedZone): ZoneSlot {
 
 /** Names whose slots `hotNames()` reports (what a reload encodes ahead, in the load worker). */
 const HOT_LIMIT = 20_000;
-/** Names listed per turn of the event loop by `hotNamesInSlices` (about 0.5 ms of work). */
+/** Names listed per turn of the event loop by `hotNamesInSlices`. */
 const HOT_SLICE = 500;
 
 function entryBody(entry: NameEntry, type: number): EncodedBody | undefined {
@@ -175,11 +174,7 @@ interface Compiled {
   readonly ahead: Map<string, number>;
 }
 
-/**
- * Each served origin key -> the keys of `all` below it, sorted: a zone's
- * bodies encoded ahead depend on those alone (`answer-pack.ts`). Each
- * origin's ancestors are looked up, not every pair compared.
- */
+/** Each served origin key -> the keys of `all` below it, sorted (what bodies encoded ahead assume). */
 function originsBelow(
   served: ReadonlyMap<string, unknown>,
   all: readonly string[],
@@ -223,19 +218,12 @@ function aheadOf(indexed: readonly IndexedZone[]) {
   return { aheadZones, aheadAt };
 }
 
-/**
- * About how many names zone z has, without a pass over them (which of two
- * loops is shorter): a patched zone's node count is counted on first use,
- * over its base's million names after an IXFR; its record count is at hand.
- */
+/** About how many names zone z has, without a pass over them (a patched zone counts on first use). */
 function nameBound(z: IndexedZone): number {
   return z.nodes instanceof KeyedNodes ? z.nodes.rows : z.zone.size;
 }
 
-/**
- * Forget the names of zone `old` (its entries and bodies read in place), by
- * its own names or by the engine's, whichever are fewer.
- */
+/** Forget zone `old`'s entries and bodies read in place, by its names or the engine's, the fewer. */
 function forgetNames(state: Compiled, old: IndexedZone): void {
   const { names, ahead } = state;
   const at = state.aheadAt.get(old);
@@ -251,10 +239,7 @@ function forgetNames(state: Compiled, old: IndexedZone): void {
   if (at !== undefined) for (const [key, v] of ahead) if (v % AHEAD_ZONES === at) ahead.delete(key);
 }
 
-/**
- * Carry over the answers of zones served unchanged, so reloading one zone of
- * thousands re-encodes only its own (a zone's answers depend on it alone).
- */
+/** Carry over the answers of zones served unchanged: a reload re-encodes only the zones it changed. */
 function keepUnchanged(
   old: Compiled,
   set: ZoneSet,
@@ -308,11 +293,7 @@ export interface EngineCounters {
   badvers: number;
 }
 
-/**
- * The engine's answer to one query and the facts RRL and logging need: the
- * body, the question's key and type, the zone, wildcard use, where the
- * question ends, and truncation.
- */
+/** The engine's answer to one query, with the facts RRL and logging need. */
 export interface Answer {
   readonly bytes: Buffer;
   readonly body: EncodedBody;
@@ -417,7 +398,6 @@ export class Engine {
     return this.tally;
   }
 
-  /** The zones being served. */
   get zones(): readonly Zone[] {
     return this.state.zones;
   }
@@ -427,10 +407,7 @@ export class Engine {
     return this.state.indexed;
   }
 
-  /**
-   * Replace every served zone at once. An `IndexedZone` (prepared by the
-   * thread that loaded it) costs nothing here; a plain `Zone` is indexed first.
-   */
+  /** Replace every served zone at once; a plain `Zone` is indexed first (an `IndexedZone` is not). */
   setZones(zones: readonly (Zone | IndexedZone)[], unavailable: readonly string[] = []): void {
     this.state = this.compile(zones, unavailable);
   }
@@ -456,8 +433,7 @@ export class Engine {
     const names = new Map<string, NameEntry>();
     const old = this.state as Compiled | undefined;
     if (old !== undefined) keepUnchanged(old, set, names, slots);
-    // Answers are encoded on a name's first query and kept (see bodyFor):
-    // a reload allocates no answer, so the swap is cheap and GC pauses short.
+    // Answers are encoded on a name's first query (bodyFor): a reload allocates none.
     const zs = indexed.map((z) => z.zone);
     const ahead = new Map<string, number>();
     return {
@@ -474,10 +450,8 @@ export class Engine {
   }
 
   /**
-   * Serve a new version of one zone (`ctl reload ZONE`), in time
-   * proportional to that zone: the other zones keep their answers and
-   * slots, the set of origins stays. False, nothing changed, when no zone of
-   * that origin is served (then `setZones`).
+   * Serve a new version of one zone (`ctl reload ZONE`) in time proportional to it: the other
+   * zones keep their answers. False, nothing changed, when no zone of that origin is served.
    */
   replaceZone(zone: Zone | IndexedZone): boolean {
     const state = this.state;
@@ -488,8 +462,8 @@ export class Engine {
     const z = fitAnswers(state.below, given);
     forgetNames(state, old);
     state.slots.delete(old);
-    // The lists are new (a reader may compare them with those it saw: `xfr/out.ts`); the
-    // maps are this state's own (made by `compile`), written in place between two queries.
+    // New lists (a reader may compare them with those it saw: `xfr/out.ts`); the maps are this
+    // state's own, written in place between two queries.
     const i = state.indexed.indexOf(old);
     const indexed = state.indexed.with(i, z);
     const zones = state.zones.with(i, z.zone);
@@ -559,11 +533,7 @@ export class Engine {
     return entry;
   }
 
-  /**
-   * A body encoded ahead, read in place (`PackedBody`) with no entry made for
-   * the name, so a swap's first queries leave next to nothing on the heap.
-   * Undefined when the name has no such body for this type.
-   */
+  /** A body encoded ahead, read in place with no entry made (a swap's first queries allocate none). */
   private aheadBody(
     a: Making,
     state: Compiled,
@@ -608,15 +578,13 @@ export class Engine {
   }
 
   /**
-   * The same, built `slice` names per event-loop turn, so listing does not
-   * stall the answering thread; with `origin`, only the names at or below it
-   * (the worker encodes ahead only the zone it reloads).
+   * The same, `slice` names per event-loop turn (the answering thread is not stalled); with
+   * `origin`, only the names at or below it (the worker encodes ahead only the zone it reloads).
    */
   async hotNamesInSlices(slice = HOT_SLICE, origin?: string): Promise<HotNames> {
     const b = new HotNamesBuilder();
     const under = origin === undefined ? undefined : nameKey(origin);
-    // A zone served already: its own names looked up, when fewer than the names asked,
-    // and the zones below it from the list kept (the worker needs no other).
+    // A zone served already: its own names, when fewer than those asked, and the zones below it.
     const own = under === undefined ? undefined : this.state.set.byOrigin.get(under);
     const origins =
       under === undefined
@@ -639,11 +607,7 @@ export class Engine {
     return [...this.state.set.byOrigin.keys(), ...this.state.unavailable];
   }
 
-  /**
-   * The hot set's names and slots, from the state served when the listing
-   * starts; with `only`, those of that zone's names (when it has fewer names
-   * than the engine has hot ones; else all, filtered by the caller).
-   */
+  /** The hot set's names and slots; with `only`, that zone's names when fewer than the hot set. */
   private *hotEntries(only?: IndexedZone): Generator<readonly [string, Iterable<number>]> {
     const state = this.state;
     const { names, ahead } = state;
@@ -820,8 +784,7 @@ export class Engine {
       return FAILURE.QUERY_TYPE_OPT;
     }
     if (q.qtype === TYPE_IXFR || q.qtype === TYPE_AXFR) {
-      // IXFR, AXFR: refused here (RFC 5936 section 2.2.1 lets a server refuse);
-      // the query pipeline hands those of allowed peers to the transfer service first.
+      // Refused (RFC 5936 section 2.2.1); allowed peers' go to the transfer service first (pipeline).
       this.tally.refused++;
       return FAILURE.QUERY_TRANSFER_REFUSED;
     }
@@ -841,9 +804,8 @@ export class Engine {
   }
 
   /**
-   * The response's EDNS options: NSID (RFC 5001) and cookies (RFC 7873, RFC
-   * 9018: a valid server cookie younger than half an hour is returned as it
-   * came, anything else gets a fresh one; the query is answered either way).
+   * The response's EDNS options: NSID (RFC 5001) and cookies (RFC 7873, RFC 9018: a valid server
+   * cookie younger than half an hour is returned as it came, else a fresh one is made).
    */
   private ednsOptions(msg: Buffer, q: ParsedQuery, client: string): Uint8Array | undefined {
     const nsid = q.nsid ? this.options.nsid : undefined;
@@ -903,8 +865,8 @@ export class Engine {
     const f = fitBody(body, limit - 12 - qlen - optLen, this.fitted);
     a.tc = f.tc;
     if (f.tc) {
-      // As BIND: a truncated EDNS response carries no records, so no RRset goes
-      // out without its RRSIGs (RFC 4035 section 3.1.1).
+      // As BIND: a truncated EDNS response carries no records, so no RRset goes without its RRSIGs
+      // (RFC 4035 section 3.1.1).
       if (q.edns) {
         f.length = 0;
         f.ancount = 0;
@@ -937,8 +899,8 @@ export class Engine {
       o += f.length;
     }
     if (q.edns) {
-      // RFC 6891 section 6.1.2/6.1.3: root owner, CLASS = our payload size,
-      // TTL = extended RCODE high bits, VERSION 0, DO copied (RFC 3225 section 3).
+      // RFC 6891 sections 6.1.2, 6.1.3: root owner, CLASS = our payload size, TTL = extended
+      // RCODE high bits, VERSION 0, DO copied (RFC 3225 section 3).
       const payload = this.options.maxUdpPayload;
       out[o] = 0;
       out[o + 1] = 0;

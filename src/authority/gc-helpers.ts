@@ -1,9 +1,6 @@
 /**
- * The priority of V8's GC helper threads (`V8Worker`, one pool per process
- * shared by every isolate). While a large zone loads, the load thread's
- * collections can keep several of them runnable; on a small machine the
- * answering thread then waits for a core. At a higher nice value they give
- * way to it and still use every idle cycle. Raising nice needs no privilege.
+ * The priority of V8's GC helper threads (`V8Worker`, one pool per process): at a higher nice a
+ * load's collections give way to the answering thread on a small machine. Needs no privilege.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';

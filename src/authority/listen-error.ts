@@ -1,8 +1,7 @@
 /**
- * One code per reason a listening socket could not be opened, the same for
- * `serve`, `resolver` and `dev`: PORT_IN_USE (EADDRINUSE), PORT_DENIED
- * (EACCES: a port below 1024 without the privilege), ADDRESS_UNAVAILABLE
- * (EADDRNOTAVAIL: no interface has the address), LISTEN_FAILED (anything else).
+ * One code per reason a listening socket could not be opened, the same for `serve`, `resolver` and
+ * `dev`: PORT_IN_USE (EADDRINUSE), PORT_DENIED (EACCES: a port below 1024 without the privilege),
+ * ADDRESS_UNAVAILABLE (EADDRNOTAVAIL: no interface has the address), LISTEN_FAILED (anything else).
  */
 export type ListenErrorCode =
   'PORT_IN_USE' | 'PORT_DENIED' | 'ADDRESS_UNAVAILABLE' | 'LISTEN_FAILED';

@@ -57,7 +57,7 @@ export async function collectServerMetrics(
 export async function startOps(server: RunningServer, o: OpsOptions): Promise<Ops> {
   let metrics: MetricsEndpoint | undefined;
   if (o.metrics) {
-    // Imported only when asked for: node:http brought in Node's fetch (undici), 38 ms and 16 MB.
+    // Imported only when asked for (node:http brings in Node's fetch).
     const { metricsExposure, startMetricsEndpoint } = await import('../kit/metrics/http.ts');
     metrics = await startMetricsEndpoint(o.metrics.host, o.metrics.port, () =>
       collectServerMetrics(server, o.book, o.startedAt),

@@ -1,7 +1,6 @@
 /**
- * Per-query counters of one engine: by transport, type, rcode, zone, and
- * response sizes, updated in place (nothing allocated once a key exists) and
- * summed across workers at scrape time.
+ * Per-query counters of one engine: by transport, type, rcode, zone, and response sizes, updated in
+ * place (nothing allocated once a key exists) and summed across workers at scrape time.
  */
 import type { MetricFamily } from '../kit/metrics/prom.ts';
 import { family, histogram } from '../kit/metrics/prom.ts';

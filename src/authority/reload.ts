@@ -1,10 +1,7 @@
 /**
- * Zone reload for the server: which files changed, loading them through the
- * one zone path in the zone-load worker (off the answering thread), keeping
- * the version served of a zone the path refuses (`zone_rejected`), and the
- * swap of the new zone set in one assignment (zones arrive indexed). A file
- * is unchanged when its size and mtime are, or when the loader recognises
- * its content hash.
+ * Zone reload: which files changed (size and mtime, or the content hash the loader recognises),
+ * loaded through the one zone path in the zone-load worker; a refused zone keeps its served
+ * version (`zone_rejected`); the new zone set is swapped in one assignment.
  */
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
@@ -34,10 +31,8 @@ import {
 export type ZoneLoadResult = Omit<BackgroundLoadResult, 'workerMs'>;
 
 /**
- * Loads one zone file in the zone-load worker (`zones/loader.ts`). `origin`:
- * the one given for the file; `previousHash`: the served version's (the
- * loader may answer `unchanged`); `previousSerial` and `signedBefore`: what
- * inline signing raises the serial past and keeps the signatures of.
+ * Loads one zone file in the zone-load worker (`zones/loader.ts`); `previousHash` lets it answer
+ * `unchanged`; `previousSerial` and `signedBefore` are what inline signing goes past and keeps.
  */
 export type ZoneFileLoader = (
   file: string,
@@ -190,10 +185,7 @@ function logDiagnostics(log: Logger, file: string, diagnostics: readonly ZoneDia
   }
 }
 
-/**
- * A load the zone path refused: one `zone_rejected` line with the count and
- * the first refusing finding as `zone check` prints it. True when refused.
- */
+/** A refused load: one `zone_rejected` line (count, first refusing finding); true when refused. */
 function rejected(
   log: Logger,
   file: string,
@@ -361,9 +353,8 @@ export class ZoneReloader {
   }
 
   /**
-   * `ctl zone add`: serve the zone of `spec` from now on, or, with `origin`
-   * alone, a zone taken out by `removeZone` or whose file appeared in a
-   * configured folder.
+   * `ctl zone add`: serve the zone of `spec` from now on, or, with `origin` alone, a zone taken out
+   * by `removeZone` or whose file appeared in a configured folder.
    */
   async addZone(
     spec: ZoneSourceSpec | { readonly origin: string },
@@ -485,10 +476,9 @@ export class ZoneReloader {
   }
 
   /**
-   * `ctl reload ZONE`: that zone's file alone, in time proportional to it:
-   * a new version of the same origin replaces the served one by itself
-   * (engine, answering threads, swap hook); anything else takes the swap of
-   * the whole set.
+   * `ctl reload ZONE`: that zone's file alone, in time proportional to it: a new version of the
+   * same origin replaces the served one by itself (engine, answering threads, swap hook); anything
+   * else takes the swap of the whole set.
    */
   private async runOne(file: string, t0: number): Promise<ReloadReport> {
     const prev = this.current.get(file)!;
@@ -503,10 +493,9 @@ export class ZoneReloader {
   }
 
   /**
-   * A reload that changed a few zones and nothing else of the set (no file
-   * added or gone, no expiry changed): each zone replaced by itself, as by
-   * `ctl reload ZONE`. The number of zones served; undefined: not done
-   * (the caller swaps the set).
+   * A reload that changed a few zones and nothing else of the set (no file added or gone, no expiry
+   * changed): each zone replaced by itself, as by `ctl reload ZONE`. The number of zones served;
+   * undefined: not done (the caller swaps the set).
    */
   private async replaceEach(
     next: Map<string, Loaded>,
@@ -558,9 +547,8 @@ export class ZoneReloader {
   }
 
   /**
-   * A secondary zone changed by difference (IXFR): `to` replaces `from`
-   * and is swapped in as a reload swaps. False when the zone of `file` is no
-   * longer `from` (the caller transfers again).
+   * A secondary zone changed by difference (IXFR): `to` replaces `from` and is swapped in as a
+   * reload swaps. False when the zone of `file` is no longer `from` (the caller transfers again).
    */
   applyDifference(
     file: string,
@@ -747,8 +735,7 @@ export class ZoneReloader {
     due: boolean,
     watching: boolean,
   ): Promise<{ st: FileStamp | undefined } | 'failed' | 'unchanged' | 'incomplete'> {
-    // A file loaded for the first time is not looked at here: the load worker
-    // tells its size and time (5,000 zones: 5,000 stats off this thread).
+    // A file loaded for the first time is not looked at here: the load worker tells its stamp.
     const first = prev === undefined && direct(source, file) && !watching;
     const st = first ? undefined : await this.stamp(file, source, prev);
     if (st === null) return 'failed';

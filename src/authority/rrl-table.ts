@@ -1,9 +1,7 @@
 /**
- * The table behind RRL (`rrl.ts`): one bucket per (client prefix, identity
- * number, tag) in typed arrays with open addressing, so a lookup builds no
- * string and allocates nothing. Entries are removed by rebuilding the table
- * (`keepWhere`) after a sweep or when it is full (the oldest tenth goes); the
- * slot count doubles as it fills, so an idle server holds a few kilobytes.
+ * The table behind RRL: (client prefix, identity number, tag) buckets in typed arrays with open
+ * addressing (a lookup allocates nothing); rebuilt to drop entries (a sweep, or the oldest tenth
+ * when full), doubled as it fills.
  */
 import { FNV_PRIME } from '../kit/core/hash.ts';
 

@@ -1,16 +1,10 @@
 /**
- * Response-rate limiting for UDP, as BIND 9's `rate-limit` and Knot's
- * `mod-rrl` (there is no RFC): a spoofed source draws at most a few identical
- * responses per second, while real clients, whose dropped answers come back
- * truncated now and then (`slip`), retry over TCP, which is never limited.
- *
- * Per (client prefix, response identity): the prefix is the source masked to
- * `ipv4PrefixLength`/`ipv6PrefixLength`; the identity is the question for
- * answers and NODATA, the zone for NXDOMAIN, referrals and errors, the
- * wildcard's owner for wildcard answers. A balance is credited with the rate
- * each second (never above it) and debited per response; below zero the
- * response is limited, down to `-window * rate` (BIND's `window`). A limited
- * response is dropped but every `slip`-th, sent with TC=1 and no records.
+ * Response-rate limiting for UDP, as BIND 9's `rate-limit` (no RFC): a spoofed source draws a few
+ * identical responses per second; real clients, some dropped answers slipped back truncated, retry
+ * over TCP. Per (client prefix, response identity: the question, the zone for NXDOMAIN, referrals
+ * and errors, a wildcard's owner), a balance gains the rate each second (capped at it) and loses
+ * one per response; below zero, down to `-window * rate`, responses are dropped but every
+ * `slip`-th, sent with TC=1.
  */
 import { inCidr, parseCidr, type Cidr } from '../config/cidr.ts';
 import { addressOctets } from '../kit/core/ip.ts';

@@ -1,8 +1,4 @@
-/**
- * The routing server: loads zones, listens on every configured address,
- * reloads on request (SIGHUP, `--watch`, `ctl reload`) keeping the previous
- * version of a zone that fails, and shuts down cleanly.
- */
+/** The routing server: loads zones, listens, reloads (a failing zone keeps its version), stops. */
 import { stat } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
@@ -123,10 +119,7 @@ export interface ZoneSetControl {
   readonly secondaryOrigins: ReadonlySet<string>;
 }
 
-/**
- * The engine's options from the configuration: NSID, cookie secret (random at
- * start when none is set, as BIND; one for every worker) and CH TXT texts.
- */
+/** The engine's options: NSID, cookie secret (random at start when unset, as BIND) and CH TXT. */
 function engineOptionsFor(config: ServerConfig): Partial<EngineOptions> {
   const { nsid, cookies, chaos } = config;
   return {
@@ -207,9 +200,8 @@ export async function transferServiceFor(config: ServerConfig, cwd: string, log:
 }
 
 /**
- * The transfer service and the reload hook that feeds its history and sends
- * NOTIFY: serve-wide secondaries are signed with the first key the serve-wide
- * ACL requires, a zone's own with the key each names.
+ * The transfer service and its history: serve-wide NOTIFY is signed with the first key the
+ * serve-wide ACL requires, a zone's own with the key each names.
  */
 async function transfersFor(
   config: ServerConfig,
@@ -305,10 +297,8 @@ export interface StartOptions {
 }
 
 /**
- * Zones go to the answering threads on SharedArrayBuffers with several
- * threads; unsigned zones also when the load worker compares each load with
- * the version served (transfers, a serial policy). This thread then collects
- * its heap soon after each swap (collector.ts).
+ * Zones go to the answering threads on SharedArrayBuffers; with one thread, unsigned zones too
+ * when the load worker compares versions (transfers, a serial policy). See collector.ts.
  */
 export function sharedColumns(config: ServerConfig): WorkerLoadOptions['shared'] {
   if (workerCount(config) > 1) return 'all';
@@ -393,11 +383,8 @@ export function workerCount(config: ServerConfig): number {
 const COLLECT_AFTER_ZONES = 1000;
 
 /**
- * The first load; true when it loaded thousands of zones, whose garbage is
- * then worth a collection (`collectWhenIdle`, once the server listens; a few
- * zones leave too little to pay for it). A load thread (signed zones) gives
- * its memory back at once. With no zone, the start fails unless `allowEmpty` or secondary zones wait
- * for their transfer.
+ * The first load; true when thousands of zones loaded (their garbage is then worth a collection).
+ * With no zone the start fails, unless `allowEmpty` or secondary zones wait for their transfer.
  */
 async function firstLoad(
   reload: () => Promise<ReloadReport>,
@@ -432,10 +419,8 @@ export interface Listeners {
 }
 
 /**
- * A thread's UDP, TCP and DoH listeners; on failure, those opened are closed.
- * An answering thread (`ports`: those the main thread bound) opens UDP and TCP
- * on the same ports (SO_REUSEPORT) and leaves DoH and the `listening` lines to
- * the main thread.
+ * A thread's UDP, TCP and DoH listeners (those opened are closed on failure). An answering thread
+ * (`ports` given) binds the main thread's ports (SO_REUSEPORT) and leaves DoH to it.
  */
 export async function listenAll(
   engine: Engine,
@@ -506,11 +491,7 @@ export async function listenAll(
   return { udp, tcp, doh, summary, rrl, pipeline, close };
 }
 
-/**
- * The reloader over the one zone loader (the zone path in the zone-load
- * worker, off this thread), the transfer history its swaps feed, and the
- * secondary zones, which load through it.
- */
+/** The reloader over the zone loader, the transfer history its swaps feed, the secondary zones. */
 async function zoneServices(
   { config, log, cwd }: StartOptions,
   target: ReloaderOptions['engine'],

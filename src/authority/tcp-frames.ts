@@ -1,8 +1,7 @@
 /**
- * DNS-over-TCP framing (RFC 1035 section 4.2.2): a two-octet length before
- * each message; segments may split a message anywhere. An incomplete message
- * is kept in one buffer compacted or doubled as needed, so reassembly is
- * linear in the octets received (`copied` counts them, for tests).
+ * DNS-over-TCP framing (RFC 1035 section 4.2.2): a two-octet length before each message; segments
+ * may split a message anywhere. An incomplete message is kept in one buffer compacted or doubled as
+ * needed, so reassembly is linear in the octets received (`copied` counts them, for tests).
  */
 
 const EMPTY = Buffer.alloc(0);

@@ -1,12 +1,7 @@
 /**
- * TCP listener (RFC 7766): length-prefixed messages, pipelined queries
- * answered as they are ready. Slow and hostile clients cannot hold it: a
- * message must arrive whole within `messageTimeoutMs` of its first octet; a
- * connection with no query for `idleTimeoutMs` is closed, sooner
- * (`pressureIdleTimeoutMs`) while three quarters of the slots are taken
- * (section 6.2.3); at most `maxPerClient` connections per address and
- * `maxConnections` in all, refusals summarised in one log line per interval.
- * Partial messages are reassembled in one growing buffer per connection.
+ * TCP listener (RFC 7766): length-prefixed, pipelined queries. A message must arrive whole within
+ * `messageTimeoutMs`; an idle connection closes after `idleTimeoutMs`, sooner under pressure
+ * (section 6.2.3); `maxPerClient` and `maxConnections` bound connections, refusals summarised.
  */
 import net from 'node:net';
 import type { ServerConfig } from '../config/server.ts';

@@ -1,9 +1,6 @@
 /**
- * Signature expiry per zone (issue 30, per-zone visibility): the earliest
- * RRSIG expiration of a served zone, for `ctl status ZONE` and
- * `lexroute_dns_zone_signature_expiry_seconds`. One pass over the zone's
- * records, once per zone version (cached by the zone object, which a reload
- * replaces).
+ * The earliest RRSIG expiration of a served zone (`ctl status ZONE`,
+ * `lexroute_dns_zone_signature_expiry_seconds`), one pass per zone version (cached by the zone).
  */
 import type { Zone } from '../dns/core/zone/model.ts';
 import { earliestSignatureExpiration } from '../dnssec/core/resign-difference.ts';

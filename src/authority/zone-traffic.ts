@@ -1,8 +1,4 @@
-/**
- * Per-zone transfer-out and NOTIFY results by peer address (without the
- * port), counted from the server's own log events as `ZoneStatusBook` counts
- * loads. Transfers served by other answering threads are not counted here.
- */
+/** Per-zone transfer-out and NOTIFY results by peer address, from this thread's log events. */
 import type { LogFields } from './log.ts';
 
 /** Counts by label set, for one zone. */

@@ -1,12 +1,8 @@
 /**
- * Answers encoded before their first query: for the names asked before a
- * reload (the hot set), the load worker encodes the bodies the engine would
- * encode on each name's first query after the swap, in one byte arena with a
- * row index, transferred or shared like the zone's columns. A body is kept
- * only when it depends on this zone alone: a chain or additional name
- * outside it, or owned by a zone served below it (`others`), leaves it to
- * the engine, which drops a zone's bodies when the zones below it are not
- * `others` (zones beside or above it change none of them).
+ * Answers encoded before their first query: for the hot set, the load worker encodes the bodies
+ * the engine would, in one arena with a row index. A body is kept only when it depends on this
+ * zone alone (not on a name outside it or in a zone below it, `others`); the engine drops them
+ * when the zones below are no longer `others`.
  */
 import { encodeBody, planResponse, type EncodedBody } from './answer.ts';
 import { KeyedNodes } from './key-index.ts';
@@ -32,9 +28,8 @@ export interface PackedAnswers {
 }
 
 /**
- * The names to encode ahead, flat so that posting them is cheap: `keys` is
- * each lookup key after one length character; `slots` per name its slot
- * count then the slots (qtype, or qtype + DO_KEY).
+ * The names to encode ahead, flat so that posting them is cheap: `keys` is each lookup key after
+ * one length character; `slots` per name its slot count then the slots (qtype, or qtype + DO_KEY).
  */
 export interface HotNames {
   readonly keys: string;
@@ -178,11 +173,7 @@ export function packedSlots(p: PackedAnswers, row: number): number[] {
   return out;
 }
 
-/**
- * A packed body read in place: one object pointed at a body by `read`, used
- * until the next `read`, so answering from it makes nothing that outlives the
- * query. The per-RRset columns (needed only to truncate) are decoded when asked.
- */
+/** A packed body read in place: one object re-pointed by `read` (nothing outlives the query). */
 export class PackedBody implements EncodedBody {
   rcode = 0;
   aa = false;
@@ -277,11 +268,7 @@ export function readAnswers(
   return out;
 }
 
-/**
- * Encode the hot names' bodies in a freshly loaded zone as the engine would
- * (ANY and the apex DS left out), keeping those that depend on this zone
- * alone. Undefined when the zone has no name index by rows.
- */
+/** Encode the hot names' bodies in a loaded zone as the engine would (not ANY, not apex DS). */
 export function precomputeAnswers(z: IndexedZone, hot: HotNames): PackedAnswers | undefined {
   if (!(z.nodes instanceof KeyedNodes)) return undefined;
   const nodes = z.nodes;

@@ -1,8 +1,7 @@
 /**
- * The response builder: a ZoneLookupResult into the answer, authority and
- * additional sections (RFC 1034 section 4.3.2, RFC 2308, RFC 3403 section
- * 4.2), encoded with compression into the octets after the question. The
- * header and question are copied from the query at send time, so one body
+ * The response builder: a ZoneLookupResult into the answer, authority and additional sections (RFC
+ * 1034 section 4.3.2, RFC 2308, RFC 3403 section 4.2), encoded with compression into the octets
+ * after the question. The header and question are copied from the query at send time, so one body
  * serves every query for a name and type.
  */
 import type { IndexedZone, ZoneLookupResult } from './zone-lookup.ts';

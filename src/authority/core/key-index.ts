@@ -1,11 +1,7 @@
 /**
- * The server's name index of a stored zone, by lookup key
- * (`dns/core/wire/name.ts`), with no object or string per name, so a zone
- * loaded by one thread is served by another with nothing to prepare. A store
- * the parser filled (canonical spelling) is searched through its own name
- * table; a store with names made by hand in another spelling gets key
- * columns: keys in one arena, found through an open-addressing table, built
- * as `nameKey` would (a test compares the two).
+ * The name index of a stored zone by lookup key, with no object per name (a thread serves a zone
+ * another loaded as it is): the parser's canonical names through the store's own table, others
+ * through key columns built as `nameKey` would (a test compares the two).
  */
 import { fnv1aBytes, fnv1aText } from '../../kit/core/hash.ts';
 import type { ZoneNode } from '../../dns/core/zone/model.ts';

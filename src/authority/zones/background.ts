@@ -1,12 +1,8 @@
 /**
- * Zone loading off the query path: a worker thread (`worker.ts`) reads,
- * parses, builds and validates; the zone comes back as transferred columns,
- * put together here in O(1). One worker per server, one file at a time,
- * started on the first load and restarted after a crash. The loads asked in
- * one event-loop turn go in one message, their replies come back in groups.
- * A server's first load, before it answers anything, runs in its own thread
- * (`inThreadFirst`, unsigned zones): no load thread to start, no columns to
- * copy, and no second heap kept for thousands of small zones.
+ * Zone loading off the query path: the load worker (`worker.ts`) reads, parses and builds; the
+ * zone comes back as transferred columns, put together here in O(1). One worker, restarted after a
+ * crash; the loads of one event-loop turn go in one message. A server's first load (unsigned
+ * zones) runs in its own thread (`inThreadFirst`): no thread to start, no columns to copy.
  */
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -35,17 +31,13 @@ import type {
 } from './worker.ts';
 import type { WorkerVersionRequest } from './version.ts';
 
-/**
- * A load is abandoned (the worker stopped, `ZONE_LOAD_TIMEOUT`, the previous
- * version kept) after this long: a reload always ends, in bounded time.
- */
+/** A load is abandoned after this long (`ZONE_LOAD_TIMEOUT`): a reload always ends. */
 export const LOAD_TIMEOUT_MS = 300_000;
 /** The same for a load that signs the zone (`serve --keys`): a large zone signs in minutes. */
 export const SIGNED_LOAD_TIMEOUT_MS = 1_800_000;
 /**
- * A load thread above nice 0 (`zoneFiles.loadNice`) can be starved by other
- * work at nice 0: a load that has run this long with less than STARVED_SHARE
- * of a core gets nice 0 back (where permitted: root, CAP_SYS_NICE, RLIMIT_NICE).
+ * A load thread above nice 0 (`zoneFiles.loadNice`) that ran this long with less than
+ * STARVED_SHARE of a core gets nice 0 back (where permitted: root, CAP_SYS_NICE, RLIMIT_NICE).
  */
 const STARVED_AFTER_MS = 5000;
 const STARVED_SHARE = 0.5;
@@ -73,10 +65,7 @@ export interface VersionRequest extends Omit<WorkerVersionRequest, 'before'> {
   readonly before?: Zone;
 }
 
-/**
- * The served zone's columns for the worker: its store and name order only
- * (on SharedArrayBuffers in a shared loader, so posting shares them).
- */
+/** The served zone's columns for the worker: its store and name order (shared when the loader is). */
 export function packBefore(zone: Zone | undefined): PackedZone | undefined {
   const p = zone ? packZone(zone)?.packed : undefined;
   if (p === undefined) return undefined;
@@ -140,11 +129,8 @@ const WORKER_URL = new URL(
 const IDLE_COLLECT_MS = 200;
 
 /**
- * Count ArrayBuffers in the heap's global limit (V8 13+, Node 24; else a
- * no-op). Otherwise a reloaded zone's columns arriving at once past V8's
- * external-memory threshold start marking steps on the receiving thread at
- * the swap (bench/reload-stall.ts); counted, they start ordinary incremental
- * marking. Process-wide: `serve` calls it at start.
+ * Count ArrayBuffers in the heap's global limit (V8 13+): else a reloaded zone's columns past V8's
+ * external-memory threshold start marking steps at the swap. Process-wide: `serve` calls it.
  */
 export function countBuffersInHeapLimit(): boolean {
   if (Number(process.versions.v8.split('.')[0]) < 13) return false;
@@ -171,7 +157,7 @@ export class BackgroundZoneLoader {
   private tid = 0;
   /** Loads run in this thread (until `offThread`); signed zones always go to the worker. */
   private inThread: boolean;
-  /** The load thread's module, imported here once (an import per load cost 30 µs). */
+  /** The load thread's module, imported here once. */
   private hereModule: Promise<typeof LoadThreadModule> | undefined;
   /** The last load queued in this thread (`loadHere`). */
   private hereTail: Promise<unknown> = Promise.resolve();
@@ -191,9 +177,8 @@ export class BackgroundZoneLoader {
   }
 
   /**
-   * Loads in this thread, one at a time in the order asked, as in the
-   * worker (a start's LOAD_CONCURRENCY files at once held as many reads and
-   * parses in memory together).
+   * Loads in this thread, one at a time in the order asked, as in the worker (a start's
+   * LOAD_CONCURRENCY files at once held as many reads and parses in memory together).
    */
   private loadHere(req: LoadRequest): Promise<LoadReply> {
     const run = this.hereTail.then(() => this.loadNow(req));
@@ -332,10 +317,9 @@ export class BackgroundZoneLoader {
   }
 
   /**
-   * Load one zone file in the worker; `previousHash` lets an unchanged file
-   * skip the parse. `signedBefore`, the signed version served: when the
-   * worker signed it (its token), it is not sent; the worker signs what
-   * changed against what it kept of it and the names re-signed are put
+   * Load one zone file in the worker; `previousHash` lets an unchanged file skip the parse.
+   * `signedBefore`, the signed version served: when the worker signed it (its token), it is not
+   * sent; the worker signs what changed against what it kept of it and the names re-signed are put
    * over it here, or it asks for it (more than content changed).
    */
   async load(

@@ -1,20 +1,13 @@
 /**
- * A full collection of the calling thread's heap, a little after a zone
- * hand-over, where nothing else prompts one: the zone-load thread (buffers
- * counted in the global heap limit, while its JavaScript heap stays small),
- * and every thread serving columns on SharedArrayBuffers (shared memory is
- * in no thread's heap): without it, replaced versions stayed in memory. The
- * collection is V8's own (`--expose-gc`, read in a fresh `vm` context).
+ * A full collection of the calling thread's heap a little after a zone hand-over, where nothing
+ * else prompts one (the load thread; threads serving shared columns, which are in no heap):
+ * without it replaced versions stayed in memory. V8's own (`--expose-gc`, in a fresh `vm` context).
  */
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/**
- * The thread's full collection, or undefined where the runtime refuses it.
- * With `giveBack`, V8's "last resort" flavour (compacted, young generation
- * shrunk), so freed pages go back to the system, at a few times the CPU.
- */
+/** The thread's full collection (undefined if refused); `giveBack`: last resort, pages returned. */
 function ownCollector(giveBack = false): (() => void) | undefined {
   try {
     setFlagsFromString('--expose-gc');
@@ -33,14 +26,9 @@ export function giveMemoryBack(): void {
 }
 
 /**
- * One full collection once this thread is idle (`collectorAfter`): checked
- * every IDLE_CHECK_MS, it runs after the first interval in which the event
- * loop was busy less than IDLE_UTILIZATION of the time, or after
- * IDLE_CHECKS intervals anyway. For the garbage of a start over thousands of
- * zones, or of a secondary's whole transfer of a large zone: a plain collection (80 ms over 10,000 zones) is enough for V8's
- * memory reducer to compact and give the pages back over the next seconds
- * (VmRSS 204 MB one second after, 160 MB after ten), as `giveMemoryBack`
- * did at once but in 230 ms, before the server listened.
+ * One full collection once this thread is idle: checked every IDLE_CHECK_MS, it runs after the
+ * first interval busy less than IDLE_UTILIZATION, or after IDLE_CHECKS anyway. Enough for V8's
+ * memory reducer to give the pages of a large start or transfer back.
  */
 export function collectWhenIdle(): void {
   collectorAfter(IDLE_CHECK_MS, eventLoopBusy(IDLE_UTILIZATION), IDLE_CHECKS - 1)();
@@ -62,17 +50,10 @@ const IDLE_UTILIZATION = 0.25;
 const IDLE_CHECKS = 50;
 
 /**
- * A function that schedules one collection `ms` from its first call (one
- * already scheduled is kept, so the delay is bounded), off the hand-over
- * itself, where it would compete with the answering thread's swap. With
- * `busy`, a due collection waits while loads keep coming (up to `waits`
- * times), so it does not stop a long run of loads in its middle.
+ * A function that schedules one collection `ms` after its first call (one scheduled is kept), off
+ * the hand-over itself; with `busy`, it waits while loads keep coming (at most `waits` times).
  */
-export function collectorAfter(
-  ms: number,
-  busy?: () => boolean,
-  waits = BUSY_WAITS,
-): () => void {
+export function collectorAfter(ms: number, busy?: () => boolean, waits = BUSY_WAITS): () => void {
   const collect = ownCollector();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const at = (n: number) => {

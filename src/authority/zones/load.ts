@@ -1,11 +1,8 @@
 /**
- * Reading zone files and directories from disk: the one load path of
- * `serve`, `zone check`, `zone print` and `dev` (which files and origins:
- * `sources.ts`). Only regular files, opened non-blocking and checked with
- * fstat, up to a size limit; a file larger than one block is read
- * asynchronously block by block, a smaller one in one synchronous call
- * (thousands of small zones). `$INCLUDE` reads regular files of the zone's
- * directory (or those allowed) within the same byte budget.
+ * Reading zone files and directories: the one load path of `serve`, `zone check`, `zone print`
+ * and `dev`. Only regular files (non-blocking open, fstat), up to a size limit; read block by
+ * block (a small file in one synchronous call). `$INCLUDE` reads the zone's directory (or those
+ * allowed) within the same byte budget.
  */
 import {
   closeSync,
@@ -166,10 +163,7 @@ function tooLarge(path: string, limit: number): ZoneReadError {
   );
 }
 
-/**
- * Open a file for reading only if it is a regular file. Non-blocking open:
- * a FIFO with no writer must not stop the process.
- */
+/** Open a regular file only (non-blocking: a FIFO with no writer must not stop the process). */
 function openRegular(path: string, limit: number): number {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const st = fstatSync(fd);
@@ -399,10 +393,7 @@ function unreadable(path: string, code: ZoneCode, message: string, stat?: FileSt
 const cannotRead = (path: string, e: unknown) =>
   `cannot read ${path}: ${e instanceof Error ? e.message : String(e)}`;
 
-/**
- * Open a zone file for reading (non-blocking: a FIFO without a writer must
- * not stop the process): its descriptor and stamp, or why it is not read.
- */
+/** Open a zone file (non-blocking, as `openRegular`): its descriptor and stamp, or why not. */
 function openZoneFile(path: string): { fd: number; stat: FileStamp } | LoadResult {
   let fd: number;
   try {

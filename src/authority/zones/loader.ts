@@ -1,8 +1,7 @@
 /**
- * The zone loader of a server configuration: the one zone path
- * (`servable.ts`) in the zone-load worker, with the configuration's limits,
- * strictness and inline signing, for every start, reload and transfer, in
- * `serve` and `dev` alike.
+ * The zone loader of a server configuration: the one zone path (`servable.ts`) in the zone-load
+ * worker, with the configuration's limits, strictness and inline signing, for every start, reload
+ * and transfer, in `serve` and `dev` alike.
  */
 import path from 'node:path';
 import { dnssecRefresh, type ServerConfig } from '../../config/server.ts';

@@ -1,12 +1,8 @@
 /**
- * The one zone path: a zone source becomes a zone ready to serve, or coded
- * diagnostics, for `zone check`, `serve` (start, reloads, in the zone-load
- * worker), a secondary's transfer-in, inline signing and `dev`. In order:
- * reading and parsing (`load.ts`), the build and its content checks, the
- * NAPTR lint and `; expect` directives, and for a signed file the RRSIGs and
- * NSEC/NSEC3 chain. An error refuses the zone; with `strict`, a warning too.
- * An IXFR takes `zoneFromDifference`: the difference applied to the zone
- * served (`patch.ts`) and the names it touched checked the same way.
+ * The one zone path (`zone check`, `serve`, transfers in, inline signing, `dev`): reading and
+ * parsing (`load.ts`), the build's checks, the NAPTR lint and `; expect`, and a signed file's
+ * RRSIGs and NSEC/NSEC3 chain. An error refuses the zone; with `strict`, a warning too. An IXFR
+ * takes `zoneFromDifference`: the difference applied, the names it touched checked the same way.
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic } from '../../dns/core/zone/model.ts';
 import {
@@ -94,14 +90,10 @@ export async function zoneFromSource(
   file: string,
   options: ZonePathOptions = {},
 ): Promise<ZonePathResult> {
-  const { strict = false, sign, previousSerial, signedBefore, servedToken, now, ...load } =
-    options;
+  const { strict = false, sign, previousSerial, signedBefore, servedToken, now, ...load } = options;
   const r = await loadZoneFile(file, load);
   const at = now ?? Math.floor(Date.now() / 1000);
-  const diagnostics = inLineOrder([
-    ...r.diagnostics,
-    ...contentFindings(r, at),
-  ]);
+  const diagnostics = inLineOrder([...r.diagnostics, ...contentFindings(r, at)]);
   const base = {
     file: r.file,
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
@@ -110,11 +102,22 @@ export async function zoneFromSource(
   };
   // The records stay unmade until asked for (a spread would make them: the getter is added last).
   const withRecords = (o: Omit<ZonePathResult, 'records'>): ZonePathResult =>
-    Object.defineProperty(o as ZonePathResult, 'records', { get: () => r.records, enumerable: true });
+    Object.defineProperty(o as ZonePathResult, 'records', {
+      get: () => r.records,
+      enumerable: true,
+    });
   if (!r.zone || diagnostics.some((d) => refuses(d, strict)))
     return withRecords({ ...base, diagnostics });
   if (!sign) return withRecords({ ...base, zone: r.zone, diagnostics });
-  const s = await signWithState(file, r.zone, sign, previousSerial, load, signedBefore, servedToken);
+  const s = await signWithState(
+    file,
+    r.zone,
+    sign,
+    previousSerial,
+    load,
+    signedBefore,
+    servedToken,
+  );
   return withRecords({
     ...base,
     ...(s.zone ? { zone: s.zone } : {}),
@@ -165,21 +168,29 @@ function touchedFindings(zone: PatchedZone, touched: readonly string[]): ZoneDia
     if (node === undefined) continue;
     const cname = node.rrsets.get(TYPE_CNAME);
     if (cname && cname.records.length > 1)
-      out.push({ code: 'ZONE_MULTIPLE_CNAME', message: `${name} has more than one CNAME`, severity: 'error' });
+      out.push({
+        code: 'ZONE_MULTIPLE_CNAME',
+        message: `${name} has more than one CNAME`,
+        severity: 'error',
+      });
     if (cname && node.rrsets.size > 1)
-      out.push({ code: 'ZONE_CNAME_AND_OTHER', message: `${name} has a CNAME and other data`, severity: 'error' });
+      out.push({
+        code: 'ZONE_CNAME_AND_OTHER',
+        message: `${name} has a CNAME and other data`,
+        severity: 'error',
+      });
     naptr.push(...(node.rrsets.get(TYPE_NAPTR)?.records ?? []));
   }
   if (!zone.nodes.get(zone.origin)?.rrsets.has(TYPE_NS))
-    out.push({ code: 'ZONE_NO_APEX_NS', message: `no NS at the apex ${zone.origin}`, severity: 'error' });
+    out.push({
+      code: 'ZONE_NO_APEX_NS',
+      message: `no NS at the apex ${zone.origin}`,
+      severity: 'error',
+    });
   return [...out, ...touchedCutFindings(zone, touched), ...lintNaptrRecords(naptr)];
 }
 
-
-/**
- * Apply one version's difference to the zone served (an IXFR's step), in
- * time proportional to the difference, and check the names it touched.
- */
+/** Apply an IXFR step's difference to the zone served, in its time, and check the names it touched. */
 export function zoneFromDifference(
   from: Zone,
   changes: ZoneChanges,

@@ -1,9 +1,8 @@
 /**
- * Zone sources, one rule for `serve`, `zone check`, `dev` and reloads: a
- * directory gives its regular files named `<origin>.zone`, `<origin>.db` or
- * `db.<origin>` (sorted); a file named on its own is read whatever its name.
- * The origin is the explicit one, else the file name's, else the file's
- * first `$ORIGIN`, else its SOA owner.
+ * Zone sources, one rule for `serve`, `zone check`, `dev` and reloads: a directory gives its
+ * regular files named `<origin>.zone`, `<origin>.db` or `db.<origin>` (sorted); a file named on its
+ * own is read whatever its name. The origin is the explicit one, else the file name's, else the
+ * file's first `$ORIGIN`, else its SOA owner.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -40,9 +39,8 @@ function stemOf(name: string): string | undefined {
 }
 
 /**
- * The origin a file name gives (`example.com.zone`, `.db`, `db.example.com`;
- * `..zone` the root). A stem that is not a plain domain name gives
- * `unusable`: `@.zone` must not become the zone `\064.`.
+ * The origin a file name gives (`example.com.zone`, `.db`, `db.example.com`; `..zone` the root). A
+ * stem that is not a plain domain name gives `unusable`: `@.zone` must not become the zone `\064.`.
  */
 export function fileNameOrigin(path: string): FileNameOrigin {
   const stem = stemOf(basename(path));
@@ -67,11 +65,10 @@ export function isZoneFileName(name: string): boolean {
 
 /** Zone files in a directory, sorted; a FIFO or device of such a name is listed, so loading it is refused. */
 export async function zoneFilesIn(dir: string): Promise<string[]> {
-  // The entries' types come with the listing: only a symbolic link (or a file
-  // system that does not tell types) is looked at (5,000 zone files: 5,000 stats fewer).
+  // Types come with the listing: only a link (or an entry of unknown type) is looked at.
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
-  // The folder's path made once (an entry's name holds no separator): `join` per entry normalised it again each time.
+  // The folder's path made once (an entry's name holds no separator).
   const prefix = join(dir, '_').slice(0, -1);
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!isZoneFileName(e.name) || e.isDirectory()) continue;
@@ -122,10 +119,7 @@ export async function expandZoneSources(
   return out;
 }
 
-/**
- * A zone source as written on a command line: `PATH`, or `ORIGIN=PATH` for a
- * file with an explicit origin (the origin ends with a dot: `example.=routes.txt`).
- */
+/** A zone source on a command line: `PATH`, or `ORIGIN=PATH` (the origin ends with a dot). */
 export function parseZoneSourceArg(text: string): ZoneSourceSpec {
   const m = /^([^=/\\]*\.)=(.+)$/.exec(text);
   if (m) return { path: m[2]!, origin: m[1]! };
@@ -139,4 +133,3 @@ export function soaSerial(zone: {
   const rd = zone.soa.records[0]?.rdata;
   return rd && soaSerialOf(rd);
 }
-

@@ -1,9 +1,6 @@
 /**
- * Handing a loaded zone between threads without encoding it again: a
- * `StoreZone` is its store's columns (`toTransfer`/`fromTransfer`) plus a few
- * scalars, transferred in a `postMessage` (the sender's store is then
- * unusable) or shared, and put together again in O(1) per column. A zone
- * changed by an IXFR travels as its base's columns plus its overlay.
+ * A loaded zone between threads, not encoded again: a `StoreZone` is its store's columns plus a few
+ * scalars, transferred or shared and put together in O(1); a patched zone adds its overlay.
  */
 import { ZoneStore, type StoreTransfer } from '../../dns/core/zone/store.ts';
 import { RRsetView, StoreZone } from '../../dns/core/zone/views.ts';
@@ -81,10 +78,7 @@ function packPatched(zone: PatchedZone, indexed?: IndexedZone) {
 /** The index of each base patched zones stand on: made once (a count of its names, once), not per IXFR. */
 const baseIndexes = new WeakMap<StoreZone, IndexedZone>();
 
-/**
- * The lookup index of a patched zone: the base's index (its key columns
- * when given) with the overlay's nodes over it.
- */
+/** A patched zone's index: the base's (its key columns when given), the overlay's nodes over it. */
 export function indexPatched(
   zone: PatchedZone,
   prepared?: { readonly columns?: KeyIndexColumns; readonly dnssec: DnssecIndex | undefined },
@@ -144,10 +138,12 @@ export function unpackIndexedZone(p: PackedZone): IndexedZone {
   const prepared = p.indexed
     ? { ...(p.keys ? { columns: p.keys } : {}), dnssec: p.dnssec }
     : undefined;
-  const indexed = zone instanceof PatchedZone ? indexPatched(zone, prepared) : indexZone(zone, prepared);
+  const indexed =
+    zone instanceof PatchedZone ? indexPatched(zone, prepared) : indexZone(zone, prepared);
   if (indexed.dnssec) chains.set(zone, indexed.dnssec);
   // A signed zone's index is the base of the versions re-signed over it here (`indexResigned`).
-  if (indexed.dnssec && zone instanceof StoreZone && !baseIndexes.has(zone)) baseIndexes.set(zone, indexed);
+  if (indexed.dnssec && zone instanceof StoreZone && !baseIndexes.has(zone))
+    baseIndexes.set(zone, indexed);
   return p.answers ? { ...indexed, answers: p.answers } : indexed;
 }
 
@@ -167,10 +163,8 @@ export function dnssecChainOf(zone: Zone): DnssecIndex | undefined {
 }
 
 /**
- * A signed version sent to the load worker (`packBefore`), unpacked with
- * its base's index made from the chain it came with: re-signed by
- * difference (names unchanged), the new version's index is that one, not
- * the chain gathered again from every name.
+ * A signed version sent to the load worker, unpacked with its base's index made from its chain: a
+ * version re-signed by difference (names unchanged) then keeps that index.
  */
 export function unpackBefore(p: PackedZone): Zone {
   const zone = unpackZone(p);

@@ -1,8 +1,4 @@
-/**
- * What the reload compares a loaded zone with (the version served), run
- * where the zone was loaded: the zone-load worker in `serve`, or the loading
- * thread for the in-thread loader. Also the content hash of a zone file.
- */
+/** The loaded zone against the version served, where it was loaded; and a zone file's hash. */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -54,8 +50,7 @@ export async function hashFile(file: string): Promise<string | undefined> {
     const st = await fh.stat();
     if (!st.isFile()) return undefined;
     const h = createHash('sha256');
-    // Sized to the file (one byte more: a small file is one read, its short read the end),
-    // not 1 MB per small zone of thousands; a short read of a regular file is its end.
+    // Sized to the file plus one octet: a short read of a regular file is its end.
     const buf = Buffer.allocUnsafe(Math.min(st.size + 1, 1 << 20));
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, null);
@@ -70,10 +65,7 @@ export async function hashFile(file: string): Promise<string | undefined> {
   }
 }
 
-/**
- * The loaded zone against the version served: the IXFR difference and the
- * serial (inline signing chooses its own serial: the policy is not applied).
- */
+/** The loaded zone against the version served: IXFR difference and serial (not for inline signing). */
 export function compareVersion(
   zone: Zone,
   v: WorkerVersionRequest,
@@ -101,9 +93,8 @@ export function compareVersion(
 }
 
 /**
- * The serial a restart compares with: the one served for an unchanged
- * content (served again), the highest ever served for a changed one (the new
- * version goes past every serial served, RFC 1982).
+ * The serial a restart compares with: the one served for an unchanged content (served again), the
+ * highest ever served for a changed one (the new version goes past every serial served, RFC 1982).
  */
 function restoredServed(rest: RestoredServed, hash: string | undefined) {
   const changed = hash !== rest.hash;

@@ -1,9 +1,7 @@
 /**
- * The zone-load worker thread: reads, parses, builds, validates and indexes
- * zone files off the answering thread and hands each zone back as
- * transferred columns (`transfer.ts`). A file whose SHA-256 is the served
- * version's is not parsed. A batch (`LoadBatch`) is loaded one zone after
- * the other and the replies (`ReplyBatch`) go back in groups.
+ * The zone-load worker thread: reads, parses, builds, validates and indexes zone files and hands
+ * each back as transferred columns (`transfer.ts`); a file with the served version's SHA-256 is not
+ * parsed. A batch (`LoadBatch`) loads zone after zone, replies (`ReplyBatch`) go back in groups.
  */
 import { createHash, hash as hashOnce, type Hash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
@@ -54,12 +52,11 @@ export interface WorkerLoadOptions extends Pick<
   /** Inline signing (`serve --keys`): zones with keys in the folder are signed after loading. */
   readonly sign?: InlineSigning;
   /**
-   * Columns on SharedArrayBuffers: `all` for several answering threads
-   * (`serve --workers`); `unsigned` when only this thread compares versions
-   * (transfers, a serial policy), which then gets the version served back
-   * without a copy. A signed zone's goes back only when this thread cannot
-   * sign against its token (`needBefore`, then copied), so its columns are
-   * transferred, not copied into shared memory.
+   * Columns on SharedArrayBuffers: `all` for several answering threads (`serve --workers`);
+   * `unsigned` when only this thread compares versions (transfers, a serial policy), which then
+   * gets the version served back without a copy. A signed zone's goes back only when this thread
+   * cannot sign against its token (`needBefore`, then copied), so its columns are transferred, not
+   * copied into shared memory.
    */
   readonly shared?: 'all' | 'unsigned';
   /** The load thread's nice value (Linux; `zoneFiles.loadNice`, default LOAD_NICE). */
@@ -156,12 +153,7 @@ interface Handled {
   readonly records: number;
 }
 
-/**
- * The server's name index and a signed zone's NSEC/NSEC3 chain, built here
- * too: the answering thread receives the zone ready to serve. So are the
- * answers of the names the server is being asked (its hot set): after the
- * swap their first queries find them encoded (answer-pack.ts).
- */
+/** The name index, NSEC/NSEC3 chain and the hot names' answers, built here: the zone comes ready. */
 function readyToServe(
   zone: Zone,
   hot: HotNames | undefined,
@@ -245,10 +237,7 @@ async function handle(req: LoadRequest): Promise<Handled> {
   };
 }
 
-/**
- * One load in the calling thread (`BackgroundZoneLoader` before anything is
- * served): the same steps as in the load thread, the reply not posted.
- */
+/** One load in the calling thread (before anything is served): the load thread's steps. */
 export function loadHere(req: LoadRequest): Promise<LoadReply> {
   lastCpu = undefined;
   return handle({ ...req, here: true }).then(
@@ -261,11 +250,8 @@ export function loadHere(req: LoadRequest): Promise<LoadReply> {
 const COPY_BELOW_RECORDS = 256;
 
 /**
- * Linux: this thread's scheduling priority set to `nice` (a thread is its
- * own task, named by its TID in /proc/thread-self; `zoneFiles.loadNice`
- * above 0 lets the threads that answer queries get the CPU before a reload
- * on a busy machine). Best effort: elsewhere, or when not permitted, the
- * thread keeps its priority.
+ * Linux: this thread's priority set to `nice` (`zoneFiles.loadNice`: above 0, the answering
+ * threads get the CPU first). Best effort: elsewhere, or when not permitted, it stays.
  */
 function lowerPriority(nice: number): void {
   try {
@@ -275,11 +261,7 @@ function lowerPriority(nice: number): void {
   }
 }
 
-/**
- * The default nice value of a load (`zoneFiles.loadNice`): 0, the answering
- * threads' own: at 10 a reload under load took about twice as long, with no
- * better answer latency (bench/reload.ts, CHANGELOG).
- */
+/** The default nice of a load (`zoneFiles.loadNice`): that of the answering threads. */
 export const LOAD_NICE = 0;
 
 /** This thread's id as the kernel knows it (Linux; 0 elsewhere). */
@@ -301,8 +283,7 @@ export interface ThreadIdMessage {
   readonly tid: number;
 }
 
-// The buffers a load leaves behind here are collected soon after each hand-over (collector.ts).
-// Not while batches are waiting: the collection runs once a start's loads are done.
+// Collected soon after each hand-over (collector.ts), once no batch is waiting.
 const collectSoon = parentPort ? collectorAfter(COLLECT_AFTER_MS, () => waiting > 0) : () => {};
 
 /** Replies are posted in groups of at most this many zones (each of at most COPY_BELOW_RECORDS records). */
