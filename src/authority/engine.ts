@@ -460,6 +460,15 @@ export class Engine {
     if (old === undefined) return false;
     if (old === given) return true;
     const z = fitAnswers(state.below, given);
+    if (state.indexed.length === 1) {
+      // The only zone: every entry is its own. New maps, not a pass over them that holds the
+      // answers back (bench/reload.ts, swap on the answering thread).
+      (state.set.byOrigin as Map<string, IndexedZone>).set(z.originKey, z);
+      const indexed = [z];
+      const fresh = { names: new Map(), slots: new Map(), ahead: new Map() };
+      this.state = { ...state, ...fresh, indexed, zones: [z.zone], ...aheadOf(indexed) };
+      return true;
+    }
     forgetNames(state, old);
     state.slots.delete(old);
     // New lists (a reader may compare them with those it saw: `xfr/out.ts`); the maps are this
