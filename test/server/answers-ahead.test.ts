@@ -204,6 +204,23 @@ describe('answers encoded ahead by the load worker', () => {
     expect(engine.zones).toHaveLength(2);
   });
 
+  it('replaceZone of the only zone served answers as a fresh engine does, with and without bodies ahead', async () => {
+    const engine = new Engine([await load('a.test.', A(1))]);
+    const hex = (rs: readonly Buffer[]) => rs.map((r) => r.toString('hex'));
+    ask(engine);
+    bg.hot = () => engine.hotNamesInSlices(2, 'a.test.');
+    const a2 = await load('a.test.', A(2));
+    bg.hot = undefined;
+    expect(engine.replaceZone(a2)).toBe(true);
+    expect(hex(ask(engine))).toEqual(hex(ask(new Engine([await load('a.test.', A(2))]))));
+    expect(engine.answersAhead).toBeGreaterThanOrEqual(5);
+    expect(engine.replaceZone(await load('a.test.', A(3)))).toBe(true);
+    expect(hex(ask(engine))).toEqual(hex(ask(new Engine([await load('a.test.', A(3))]))));
+    expect(engine.hotNames().keys.length).toBeGreaterThan(0);
+    expect(engine.zones.map((z) => z.origin)).toEqual(['a.test.']);
+    expect(engine.replaceZone(await load('c.test.', B))).toBe(false);
+  });
+
   it('a swap keeps the answers of the zones served unchanged, and only theirs', async () => {
     const b = await load('b.test.', B);
     const engine = new Engine([await load('a.test.', A(1)), b]);
