@@ -104,23 +104,9 @@ function isCanonicalName(text: string): boolean {
   return true;
 }
 
-function growI32(a: Int32Array, n: number): Int32Array {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
-}
-function growU32(a: Uint32Array, n: number): Uint32Array {
-  const b = new Uint32Array(n);
-  b.set(a);
-  return b;
-}
-function growU16(a: Uint16Array, n: number): Uint16Array {
-  const b = new Uint16Array(n);
-  b.set(a);
-  return b;
-}
-function growU8(a: Uint8Array, n: number): Uint8Array {
-  const b = new Uint8Array(n);
+/** A copy of column `a` with room for `n` rows. */
+function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
 }
@@ -330,43 +316,15 @@ export class ZoneStore implements RecordSink {
   /** A store around received data (`toTransfer` on the other side): nothing is copied. */
   static fromTransfer(d: StoreTransfer): ZoneStore {
     const st = new ZoneStore();
-    st.recCount = d.recCount;
-    st.recNode = d.recNode;
-    st.recType = d.recType;
-    st.recTtl = d.recTtl;
-    st.recOff = d.recOff;
-    st.recLen = d.recLen;
-    st.recLine = d.recLine;
-    st.recNext = d.recNext;
-    st.recFlags = d.recFlags;
-    st.recFile = d.recFile;
-    st.recColumn = d.recColumn;
-    st.otherClass = d.otherClass;
-    st.firstClass = d.zoneClass;
-    st.files = [...d.files];
-    st.blocks = [...d.blocks];
+    // Every other field of StoreTransfer is the store's field of the same name.
+    const { zoneClass, files, blocks, nameBlocks, ...columns } = d;
+    Object.assign(st, columns);
+    st.firstClass = zoneClass;
+    st.files = [...files];
+    st.blocks = [...blocks];
     st.block = st.blocks.at(-1) ?? NONE_U8;
-    st.used = d.used;
-    st.nodeCount = d.nodeCount;
-    st.nodeNameOff = d.nodeNameOff;
-    st.nodeNameLen = d.nodeNameLen;
-    st.nodeHash = d.nodeHash;
-    st.nodeFirstSet = d.nodeFirstSet;
-    st.nodeFlags = d.nodeFlags;
-    st.nameBlocks = [...d.nameBlocks];
+    st.nameBlocks = [...nameBlocks];
     st.nameBlock = st.nameBlocks.at(-1) ?? NONE_U8;
-    st.nameUsed = d.nameUsed;
-    st.slots = d.slots;
-    st.nonCanonical = d.nonCanonical;
-    st.setCount = d.setCount;
-    st.setNode = d.setNode;
-    st.setType = d.setType;
-    st.setTtl = d.setTtl;
-    st.setFirst = d.setFirst;
-    st.setLast = d.setLast;
-    st.setSize = d.setSize;
-    st.setNext = d.setNext;
-    st.setFlags = d.setFlags;
     return st;
   }
 
@@ -821,11 +779,11 @@ export class ZoneStore implements RecordSink {
     const n = this.nodeCount++;
     if (n === this.nodeFirstSet.length) {
       const cap = Math.max(n * 2, FIRST_ROWS);
-      this.nodeFirstSet = growI32(this.nodeFirstSet, cap);
-      this.nodeFlags = growU8(this.nodeFlags, cap);
-      this.nodeNameOff = growU32(this.nodeNameOff, cap);
-      this.nodeNameLen = growU16(this.nodeNameLen, cap);
-      this.nodeHash = growU32(this.nodeHash, cap);
+      this.nodeFirstSet = grow(this.nodeFirstSet, cap);
+      this.nodeFlags = grow(this.nodeFlags, cap);
+      this.nodeNameOff = grow(this.nodeNameOff, cap);
+      this.nodeNameLen = grow(this.nodeNameLen, cap);
+      this.nodeHash = grow(this.nodeHash, cap);
     }
     this.nodeFirstSet[n] = -1;
     this.nodeFlags[n] = 0;
@@ -862,28 +820,28 @@ export class ZoneStore implements RecordSink {
 
   private growRecords(): void {
     const cap = Math.max(this.recNode.length * 2, FIRST_ROWS);
-    this.recNode = growI32(this.recNode, cap);
-    this.recType = growU16(this.recType, cap);
-    this.recTtl = growU32(this.recTtl, cap);
-    this.recOff = growU32(this.recOff, cap);
-    this.recLen = growU16(this.recLen, cap);
-    this.recLine = growU32(this.recLine, cap);
-    this.recNext = growI32(this.recNext, cap);
-    this.recFlags = growU8(this.recFlags, cap);
-    if (this.recFile) this.recFile = growU32(this.recFile, cap);
-    if (this.recColumn) this.recColumn = growU32(this.recColumn, cap);
+    this.recNode = grow(this.recNode, cap);
+    this.recType = grow(this.recType, cap);
+    this.recTtl = grow(this.recTtl, cap);
+    this.recOff = grow(this.recOff, cap);
+    this.recLen = grow(this.recLen, cap);
+    this.recLine = grow(this.recLine, cap);
+    this.recNext = grow(this.recNext, cap);
+    this.recFlags = grow(this.recFlags, cap);
+    if (this.recFile) this.recFile = grow(this.recFile, cap);
+    if (this.recColumn) this.recColumn = grow(this.recColumn, cap);
   }
 
   private growSets(): void {
     const cap = Math.max(this.setNode.length * 2, FIRST_ROWS);
-    this.setNode = growI32(this.setNode, cap);
-    this.setType = growU16(this.setType, cap);
-    this.setTtl = growU32(this.setTtl, cap);
-    this.setFirst = growI32(this.setFirst, cap);
-    this.setLast = growI32(this.setLast, cap);
-    this.setSize = growU32(this.setSize, cap);
-    this.setNext = growI32(this.setNext, cap);
-    this.setFlags = growU8(this.setFlags, cap);
+    this.setNode = grow(this.setNode, cap);
+    this.setType = grow(this.setType, cap);
+    this.setTtl = grow(this.setTtl, cap);
+    this.setFirst = grow(this.setFirst, cap);
+    this.setLast = grow(this.setLast, cap);
+    this.setSize = grow(this.setSize, cap);
+    this.setNext = grow(this.setNext, cap);
+    this.setFlags = grow(this.setFlags, cap);
   }
 
   /** Copy `len` octets into the arena; returns the record offset. */
