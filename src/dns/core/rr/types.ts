@@ -5,78 +5,24 @@
  */
 export const TYPE_A = 1;
 export const TYPE_NS = 2;
-export const TYPE_MD = 3;
-export const TYPE_MF = 4;
 export const TYPE_CNAME = 5;
 export const TYPE_SOA = 6;
-export const TYPE_MB = 7;
-export const TYPE_MG = 8;
-export const TYPE_MR = 9;
-export const TYPE_NULL = 10;
-export const TYPE_WKS = 11;
 export const TYPE_PTR = 12;
-export const TYPE_HINFO = 13;
-export const TYPE_MINFO = 14;
 export const TYPE_MX = 15;
 export const TYPE_TXT = 16;
-export const TYPE_RP = 17;
-export const TYPE_AFSDB = 18;
-export const TYPE_X25 = 19;
-export const TYPE_ISDN = 20;
-export const TYPE_RT = 21;
-export const TYPE_NSAP = 22;
-export const TYPE_NSAP_PTR = 23;
-export const TYPE_SIG = 24;
-export const TYPE_KEY = 25;
-export const TYPE_PX = 26;
-export const TYPE_GPOS = 27;
 export const TYPE_AAAA = 28;
-export const TYPE_LOC = 29;
-export const TYPE_NXT = 30;
-export const TYPE_EID = 31;
-export const TYPE_NIMLOC = 32;
 export const TYPE_SRV = 33;
-export const TYPE_ATMA = 34;
 export const TYPE_NAPTR = 35;
-export const TYPE_KX = 36;
-export const TYPE_CERT = 37;
-export const TYPE_A6 = 38;
 export const TYPE_DNAME = 39;
-export const TYPE_SINK = 40;
 export const TYPE_OPT = 41;
-export const TYPE_APL = 42;
 export const TYPE_DS = 43;
-export const TYPE_SSHFP = 44;
-export const TYPE_IPSECKEY = 45;
 export const TYPE_RRSIG = 46;
 export const TYPE_NSEC = 47;
 export const TYPE_DNSKEY = 48;
-export const TYPE_DHCID = 49;
 export const TYPE_NSEC3 = 50;
 export const TYPE_NSEC3PARAM = 51;
-export const TYPE_TLSA = 52;
-export const TYPE_SMIMEA = 53;
-export const TYPE_HIP = 55;
-export const TYPE_NINFO = 56;
-export const TYPE_RKEY = 57;
-export const TYPE_TALINK = 58;
-export const TYPE_CDS = 59;
-export const TYPE_CDNSKEY = 60;
-export const TYPE_OPENPGPKEY = 61;
-export const TYPE_CSYNC = 62;
-export const TYPE_ZONEMD = 63;
 export const TYPE_SVCB = 64;
 export const TYPE_HTTPS = 65;
-export const TYPE_DSYNC = 66;
-export const TYPE_HHIT = 67;
-export const TYPE_BRID = 68;
-export const TYPE_SPF = 99;
-export const TYPE_NID = 104;
-export const TYPE_L32 = 105;
-export const TYPE_L64 = 106;
-export const TYPE_LP = 107;
-export const TYPE_EUI48 = 108;
-export const TYPE_EUI64 = 109;
 export const TYPE_TKEY = 249;
 export const TYPE_TSIG = 250;
 export const TYPE_IXFR = 251;
@@ -84,92 +30,84 @@ export const TYPE_AXFR = 252;
 export const TYPE_MAILB = 253;
 export const TYPE_MAILA = 254;
 export const TYPE_ANY = 255;
-export const TYPE_URI = 256;
 export const TYPE_CAA = 257;
-export const TYPE_AVC = 258;
-export const TYPE_DOA = 259;
-export const TYPE_AMTRELAY = 260;
-export const TYPE_RESINFO = 261;
-export const TYPE_WALLET = 262;
-export const TYPE_TA = 32768;
-export const TYPE_DLV = 32769;
 
-/** Mnemonic -> type code, for every type with a mnemonic (IANA registry). */
+/** Mnemonic -> type code, for every type with a mnemonic (IANA registry); a type without a TYPE_ constant (no code names it) by number. */
 const TYPE_MNEMONICS = [
   ['A', TYPE_A],
   ['NS', TYPE_NS],
-  ['MD', TYPE_MD],
-  ['MF', TYPE_MF],
+  ['MD', 3],
+  ['MF', 4],
   ['CNAME', TYPE_CNAME],
   ['SOA', TYPE_SOA],
-  ['MB', TYPE_MB],
-  ['MG', TYPE_MG],
-  ['MR', TYPE_MR],
-  ['NULL', TYPE_NULL],
-  ['WKS', TYPE_WKS],
+  ['MB', 7],
+  ['MG', 8],
+  ['MR', 9],
+  ['NULL', 10],
+  ['WKS', 11],
   ['PTR', TYPE_PTR],
-  ['HINFO', TYPE_HINFO],
-  ['MINFO', TYPE_MINFO],
+  ['HINFO', 13],
+  ['MINFO', 14],
   ['MX', TYPE_MX],
   ['TXT', TYPE_TXT],
-  ['RP', TYPE_RP],
-  ['AFSDB', TYPE_AFSDB],
-  ['X25', TYPE_X25],
-  ['ISDN', TYPE_ISDN],
-  ['RT', TYPE_RT],
-  ['NSAP', TYPE_NSAP],
-  ['NSAP-PTR', TYPE_NSAP_PTR],
-  ['SIG', TYPE_SIG],
-  ['KEY', TYPE_KEY],
-  ['PX', TYPE_PX],
-  ['GPOS', TYPE_GPOS],
+  ['RP', 17],
+  ['AFSDB', 18],
+  ['X25', 19],
+  ['ISDN', 20],
+  ['RT', 21],
+  ['NSAP', 22],
+  ['NSAP-PTR', 23],
+  ['SIG', 24],
+  ['KEY', 25],
+  ['PX', 26],
+  ['GPOS', 27],
   ['AAAA', TYPE_AAAA],
-  ['LOC', TYPE_LOC],
-  ['NXT', TYPE_NXT],
-  ['EID', TYPE_EID],
-  ['NIMLOC', TYPE_NIMLOC],
+  ['LOC', 29],
+  ['NXT', 30],
+  ['EID', 31],
+  ['NIMLOC', 32],
   ['SRV', TYPE_SRV],
-  ['ATMA', TYPE_ATMA],
+  ['ATMA', 34],
   ['NAPTR', TYPE_NAPTR],
-  ['KX', TYPE_KX],
-  ['CERT', TYPE_CERT],
-  ['A6', TYPE_A6],
+  ['KX', 36],
+  ['CERT', 37],
+  ['A6', 38],
   ['DNAME', TYPE_DNAME],
-  ['SINK', TYPE_SINK],
+  ['SINK', 40],
   ['OPT', TYPE_OPT],
-  ['APL', TYPE_APL],
+  ['APL', 42],
   ['DS', TYPE_DS],
-  ['SSHFP', TYPE_SSHFP],
-  ['IPSECKEY', TYPE_IPSECKEY],
+  ['SSHFP', 44],
+  ['IPSECKEY', 45],
   ['RRSIG', TYPE_RRSIG],
   ['NSEC', TYPE_NSEC],
   ['DNSKEY', TYPE_DNSKEY],
-  ['DHCID', TYPE_DHCID],
+  ['DHCID', 49],
   ['NSEC3', TYPE_NSEC3],
   ['NSEC3PARAM', TYPE_NSEC3PARAM],
-  ['TLSA', TYPE_TLSA],
-  ['SMIMEA', TYPE_SMIMEA],
-  ['HIP', TYPE_HIP],
-  ['NINFO', TYPE_NINFO],
-  ['RKEY', TYPE_RKEY],
-  ['TALINK', TYPE_TALINK],
-  ['CDS', TYPE_CDS],
-  ['CDNSKEY', TYPE_CDNSKEY],
-  ['OPENPGPKEY', TYPE_OPENPGPKEY],
-  ['CSYNC', TYPE_CSYNC],
-  ['ZONEMD', TYPE_ZONEMD],
+  ['TLSA', 52],
+  ['SMIMEA', 53],
+  ['HIP', 55],
+  ['NINFO', 56],
+  ['RKEY', 57],
+  ['TALINK', 58],
+  ['CDS', 59],
+  ['CDNSKEY', 60],
+  ['OPENPGPKEY', 61],
+  ['CSYNC', 62],
+  ['ZONEMD', 63],
   ['SVCB', TYPE_SVCB],
   ['HTTPS', TYPE_HTTPS],
-  ['DSYNC', TYPE_DSYNC],
-  ['HHIT', TYPE_HHIT],
-  ['BRID', TYPE_BRID],
-  ['SPF', TYPE_SPF],
-  ['NID', TYPE_NID],
-  ['L32', TYPE_L32],
-  ['L64', TYPE_L64],
-  ['LP', TYPE_LP],
-  ['EUI48', TYPE_EUI48],
-  ['EUI64', TYPE_EUI64],
+  ['DSYNC', 66],
+  ['HHIT', 67],
+  ['BRID', 68],
+  ['SPF', 99],
+  ['NID', 104],
+  ['L32', 105],
+  ['L64', 106],
+  ['LP', 107],
+  ['EUI48', 108],
+  ['EUI64', 109],
   ['TKEY', TYPE_TKEY],
   ['TSIG', TYPE_TSIG],
   ['IXFR', TYPE_IXFR],
@@ -177,15 +115,15 @@ const TYPE_MNEMONICS = [
   ['MAILB', TYPE_MAILB],
   ['MAILA', TYPE_MAILA],
   ['ANY', TYPE_ANY],
-  ['URI', TYPE_URI],
+  ['URI', 256],
   ['CAA', TYPE_CAA],
-  ['AVC', TYPE_AVC],
-  ['DOA', TYPE_DOA],
-  ['AMTRELAY', TYPE_AMTRELAY],
-  ['RESINFO', TYPE_RESINFO],
-  ['WALLET', TYPE_WALLET],
-  ['TA', TYPE_TA],
-  ['DLV', TYPE_DLV],
+  ['AVC', 258],
+  ['DOA', 259],
+  ['AMTRELAY', 260],
+  ['RESINFO', 261],
+  ['WALLET', 262],
+  ['TA', 32768],
+  ['DLV', 32769],
 ] as const;
 
 /** A type mnemonic of the table (a superset of dns-packet's `RecordType`). */
