@@ -336,19 +336,29 @@ export class ZoneStore implements RecordSink {
    * columns are left as they are.
    */
   compact(): void {
-    const rc = this.recCount;
     const nc = this.nodeCount;
-    const sc = this.setCount;
-    if (rc > COMPACT_RECORDS || this.blocks.length > 1 || this.nameBlocks.length > 1) return;
+    if (this.recCount > COMPACT_RECORDS || this.blocks.length > 1 || this.nameBlocks.length > 1)
+      return;
     if (!(this.recNode.buffer instanceof ArrayBuffer)) return;
     let slotCount = 1;
     while (slotCount < 2 * nc) slotCount *= 2;
+    const cut = this.carve(this.recCount, nc, this.setCount, slotCount, this.used + this.nameUsed);
+    if (this.blocks.length === 1) this.block = this.blocks[0] = cut.take(this.block, this.used);
+    if (this.nameBlocks.length === 1)
+      this.nameBlock = this.nameBlocks[0] = cut.take(this.nameBlock, this.nameUsed);
+  }
+
+  /**
+   * Every column carved from one new ArrayBuffer, `rc`, `nc` and `sc` rows of
+   * records, names and RRsets holding the current rows, with a name table of
+   * `slotCount` slots; `arena` octets are left for the caller to take.
+   */
+  private carve(rc: number, nc: number, sc: number, slotCount: number, arena: number): Carver {
     const optional = (this.recFile ? rc : 0) + (this.recColumn ? rc : 0);
     const words = rc * 5 + optional + nc * 3 + sc * 6 + slotCount;
     const halves = rc * 2 + nc + sc;
-    const octets = rc + nc + sc + this.used + this.nameUsed;
     // 4-octet columns first, then 2, then 1: each view is aligned.
-    const cut = new Carver(words * 4 + halves * 2 + octets);
+    const cut = new Carver(words * 4 + halves * 2 + rc + nc + sc + arena);
     this.recNode = cut.take(this.recNode, rc);
     this.recTtl = cut.take(this.recTtl, rc);
     this.recOff = cut.take(this.recOff, rc);
@@ -365,8 +375,8 @@ export class ZoneStore implements RecordSink {
     this.setLast = cut.take(this.setLast, sc);
     this.setSize = cut.take(this.setSize, sc);
     this.setNext = cut.take(this.setNext, sc);
-    this.slots = cut.take(new Int32Array(0), slotCount);
-    for (let n = 0; n < nc; n++) this.place(n);
+    this.slots = cut.take(NONE_I32, slotCount);
+    for (let n = 0; n < this.nodeCount; n++) this.place(n);
     this.recType = cut.take(this.recType, rc);
     this.recLen = cut.take(this.recLen, rc);
     this.nodeNameLen = cut.take(this.nodeNameLen, nc);
@@ -374,9 +384,7 @@ export class ZoneStore implements RecordSink {
     this.recFlags = cut.take(this.recFlags, rc);
     this.nodeFlags = cut.take(this.nodeFlags, nc);
     this.setFlags = cut.take(this.setFlags, sc);
-    if (this.blocks.length === 1) this.block = this.blocks[0] = cut.take(this.block, this.used);
-    if (this.nameBlocks.length === 1)
-      this.nameBlock = this.nameBlocks[0] = cut.take(this.nameBlock, this.nameUsed);
+    return cut;
   }
 
   // --- Records.
@@ -739,43 +747,12 @@ export class ZoneStore implements RecordSink {
     return len === al || b[d - 1] === 0x2e;
   }
 
-  /**
-   * A new store's first columns (FIRST_ROWS rows of records, RRsets and
-   * names, and a name table for them) carved from one ArrayBuffer: one
-   * allocation where there were two dozen, for the thousands of small zones
-   * a server loads (`compact` then packs each into its own).
-   */
-  private firstColumns(): void {
-    const r = FIRST_ROWS;
-    const cut = new Carver((5 + 6 + 3 + 2) * 4 * r + (2 + 1 + 1) * 2 * r + 3 * r);
-    this.recNode = cut.take(NONE_I32, r);
-    this.recTtl = cut.take(NONE_U32, r);
-    this.recOff = cut.take(NONE_U32, r);
-    this.recLine = cut.take(NONE_U32, r);
-    this.recNext = cut.take(NONE_I32, r);
-    this.setNode = cut.take(NONE_I32, r);
-    this.setTtl = cut.take(NONE_U32, r);
-    this.setFirst = cut.take(NONE_I32, r);
-    this.setLast = cut.take(NONE_I32, r);
-    this.setSize = cut.take(NONE_U32, r);
-    this.setNext = cut.take(NONE_I32, r);
-    this.nodeNameOff = cut.take(NONE_U32, r);
-    this.nodeHash = cut.take(NONE_U32, r);
-    this.nodeFirstSet = cut.take(NONE_I32, r);
-    this.slots = cut.take(NONE_I32, 2 * r);
-    this.recType = cut.take(NONE_U16, r);
-    this.recLen = cut.take(NONE_U16, r);
-    this.setType = cut.take(NONE_U16, r);
-    this.nodeNameLen = cut.take(NONE_U16, r);
-    this.recFlags = cut.take(NONE_U8, r);
-    this.setFlags = cut.take(NONE_U8, r);
-    this.nodeFlags = cut.take(NONE_U8, r);
-  }
-
   /** A new name row with room for `len` octets of text in the current block. */
   private newRow(len: number): number {
+    // A new store's first columns come from one ArrayBuffer, one allocation
+    // where there were two dozen, for the thousands of small zones a server loads.
     if (this.nodeFirstSet.length === 0 && this.recNode.length === 0 && this.setNode.length === 0)
-      this.firstColumns();
+      this.carve(FIRST_ROWS, FIRST_ROWS, FIRST_ROWS, 2 * FIRST_ROWS, 0);
     const n = this.nodeCount++;
     if (n === this.nodeFirstSet.length) {
       const cap = Math.max(n * 2, FIRST_ROWS);
