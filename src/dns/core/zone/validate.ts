@@ -357,24 +357,19 @@ function checkTargets(st: ZoneStore, origin: string, owners: number, out: ZoneDi
         const target = nameToText(rd, at, true);
         if (!isSubdomain(target, origin) || isBelowAnyCut(st, target, origin)) continue;
         const t = targetNode(st, target, origin);
-        const what = type === TYPE_MX ? 'MX' : 'SRV';
-        if (t >= 0 && st.findSet(t, TYPE_CNAME) >= 0) {
-          out.push({
-            code: 'ZONE_TARGET_CNAME',
-            message: `${what} target ${target} of ${st.name(n)} is an alias (CNAME); it must not be one (RFC 2181 section 10.3, RFC 2782)`,
-            severity: 'warning',
-            ...st.at(r),
-            token: target,
-          });
-        } else if (t < 0 || (st.findSet(t, TYPE_A) < 0 && st.findSet(t, TYPE_AAAA) < 0)) {
-          out.push({
-            code: 'ZONE_TARGET_NO_ADDRESS',
-            message: `${what} target ${target} of ${st.name(n)} is inside the zone but has no A or AAAA record (RFC 2181 section 10.3)`,
-            severity: 'warning',
-            ...st.at(r),
-            token: target,
-          });
-        }
+        const cname = t >= 0 && st.findSet(t, TYPE_CNAME) >= 0;
+        if (!cname && t >= 0 && (st.findSet(t, TYPE_A) >= 0 || st.findSet(t, TYPE_AAAA) >= 0))
+          continue;
+        const what = `${type === TYPE_MX ? 'MX' : 'SRV'} target ${target} of ${st.name(n)}`;
+        out.push({
+          code: cname ? 'ZONE_TARGET_CNAME' : 'ZONE_TARGET_NO_ADDRESS',
+          message: cname
+            ? `${what} is an alias (CNAME); it must not be one (RFC 2181 section 10.3, RFC 2782)`
+            : `${what} is inside the zone but has no A or AAAA record (RFC 2181 section 10.3)`,
+          severity: 'warning',
+          ...st.at(r),
+          token: target,
+        });
       }
     }
   }

@@ -495,7 +495,7 @@ function encodeBinary(
 }
 
 /** A token with a malformed backslash escape. */
-function badEscape(t: number): RdataError {
+export function badEscape(t: number): RdataError {
   return fail(
     'ZONE_BAD_ESCAPE',
     'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',

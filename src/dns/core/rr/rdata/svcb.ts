@@ -17,6 +17,7 @@ import { nameToText, wireNameLength } from '../../zone/names.ts';
 import {
   ByteWriter,
   RDATA_SCRATCH_SIZE,
+  badEscape,
   fail,
   ipv4Text,
   ipv6Text,
@@ -309,12 +310,7 @@ function parseSvcb(
       escaped = (lex.flags[t]! & TOKEN_ESCAPED) !== 0;
     }
     scratch.reset();
-    if (hasValue && writeStringBytes(text, vs, ve, scratch, escaped) < 0)
-      return fail(
-        'ZONE_BAD_ESCAPE',
-        'bad escape: a backslash is followed by one character, or by three decimal digits up to 255 (\\DDD)',
-        tok,
-      );
+    if (hasValue && writeStringBytes(text, vs, ve, scratch, escaped) < 0) return badEscape(tok);
     const raw = scratch.buf.slice(0, scratch.len);
     if (raw.length === 0) hasValue = false;
     const generic = key > OHTTP || text.startsWith('key', s);
