@@ -1,18 +1,13 @@
 /**
- * The one HTTP/1.1 fast path (beside node:http, the plain path it must
- * equal): requests in the plain shape (`core/http1.ts`) read from the
- * connection's bytes and answered with one write each. The resolver
- * (`resolver/http/fast.ts`) and DoH (`authority/doh.ts`) say which
- * requests they take and what they answer; this file owns the connection.
- * Bench: bench/resolver.ts, bench/doh.ts.
+ * The one HTTP/1.1 fast path beside node:http (which it must equal): requests
+ * in the plain shape (`core/http1.ts`) answered with one write each, in order.
+ * The resolver and DoH say which requests they take and what they answer;
+ * this file owns the connection. The first request outside the shape hands
+ * the connection, with every byte not yet answered, to node:http.
  *
- * Back-pressure: while `socket.write` reports the socket full, the
- * connection is not read until 'drain'; past `maxUnsent` unsent bytes it is
- * closed; at most 64 KiB of requests wait behind a pending answer.
- *
- * The first request outside the shape hands the connection, with every byte
- * not yet answered, to node:http for the rest of its life. Requests on one
- * connection are answered in order, one at a time.
+ * Back-pressure: while the socket is full it is not read until 'drain'; past
+ * `maxUnsent` unsent bytes it is closed; at most 64 KiB of requests wait
+ * behind a pending answer.
  */
 import { STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server, Socket } from 'node:net';

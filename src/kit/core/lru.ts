@@ -2,13 +2,9 @@ import { fnv1aText } from './hash.ts';
 
 /**
  * A least-recently-used map of bounded size with O(1) `get`, `set` and
- * eviction: a `Map` from key to slot, and the recency order as a doubly
- * linked list over slot numbers in typed arrays.
- *
- * (A plain `Map` used as an LRU, evicting `keys().next()`, is O(size) per
- * eviction in V8: deleted entries stay as holes at the front of the
- * insertion-ordered table until it is rehashed, and every `keys().next()`
- * walks over them.)
+ * eviction: a `Map` from key to slot, the recency order a doubly linked list
+ * over slots in typed arrays (a `Map` evicting `keys().next()` is O(size) per
+ * eviction in V8: it walks the holes deletes leave at its front).
  */
 export class LruCache<V> {
   readonly capacity: number;
@@ -35,11 +31,7 @@ export class LruCache<V> {
   /** Least recently used slot, or -1. */
   #tail = -1;
 
-  /**
-   * At most `capacity` entries and, when `maxBytes` is given, at most that
-   * many bytes as measured by `sizeOf` (an entry larger than `maxBytes` is
-   * not kept).
-   */
+  /** At most `capacity` entries and `maxBytes` bytes by `sizeOf` (a larger entry is not kept). */
   constructor(
     capacity: number,
     maxBytes = Number.POSITIVE_INFINITY,
@@ -176,19 +168,10 @@ export class LruCache<V> {
 }
 
 /**
- * Cache admission on the second request: a direct-mapped table of 32-bit
- * fingerprints of recently offered keys. `offer` says whether the key was
- * offered before (and still remembered); a key seen for the first time is
- * remembered and refused. A stream of URNs each asked once (a crawler, a
- * bulk link check) then leaves the answer cache alone instead of evicting
- * the popular answers and churning the garbage collector's old generation,
- * and a popular URN is cached from its second request on. This is the
- * "doorkeeper" of TinyLFU (Einziger, Friedman, Manes, "TinyLFU: A Highly
- * Efficient Cache Admission Policy", 2017) without the frequency sketch.
- *
- * Two keys with the same slot evict each other's memory (one more miss);
- * two keys with the same slot and fingerprint are taken for one (one
- * answer admitted early): both cost a little efficiency, never correctness.
+ * Cache admission on the second request (TinyLFU's "doorkeeper", without the
+ * frequency sketch): a direct-mapped table of 32-bit fingerprints of recently
+ * offered keys, so a stream of URNs each asked once leaves the answer cache
+ * alone. A collision costs a miss or an early admission, never correctness.
  */
 export class Doorkeeper {
   readonly #seen: Int32Array;
@@ -207,8 +190,7 @@ export class Doorkeeper {
 
   /** True when `key` was offered before; otherwise remembers it and returns false. */
   offer(key: string): boolean {
-    // FNV-1a over UTF-16 code units, then a final mix so that the low bits
-    // (the slot) depend on every character.
+    // FNV-1a, then a final mix so that the low bits (the slot) depend on every character.
     let h = fnv1aText(key);
     h ^= h >>> 16;
     h = Math.imul(h, 0x7feb352d);

@@ -146,9 +146,7 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
       if (b & 0xc0) return malformed(q, 'QUESTION_BAD_LABEL');
       off += 1 + b;
       total += 1 + b;
-      // RFC 1035 section 3.1: "the total length of a domain name (i.e., label
-      // octets and label length octets) is restricted to 255 octets or less";
-      // with the root octet still to come, more than 254 here is too long.
+      // RFC 1035 section 3.1: at most 255 octets, the root octet still to come.
       if (total > 254) return malformed(q, 'QUESTION_NAME_TOO_LONG');
     }
     if (off + 4 > len) return malformed(q, 'QUESTION_TRUNCATED');
@@ -224,9 +222,7 @@ export function parseQuery(buf: Uint8Array, len: number, q: ParsedQuery): ParseS
   }
   if (q.opcode !== OPCODE_QUERY) return PARSE_NOTIMP;
   if (off !== len) {
-    // Octets after the last record the counts announce: not a well-formed
-    // message. Knot DNS answers FORMERR (BIND ignores them); answering
-    // normally would let junk ride along unnoticed.
+    // Octets after the last record the counts announce: FORMERR, as Knot (BIND ignores them).
     q.error = 'TRAILING_DATA';
     return PARSE_FORMERR;
   }

@@ -4,12 +4,9 @@
  * records, RRsets and names as rows of typed-array columns linked by index,
  * owner names interned once. The model's objects are views (`views.ts`).
  *
- * The columns are private, read through the store's methods
- * (`test/model.test.ts` checks that no module indexes them). They are
+ * The columns are private, read through the store's methods. They are
  * TypeScript `private` fields, not `#` fields, and `add` has no default
- * parameter: in Node 24 either made the load 10-35% slower. `add`'s steps
- * are small private methods the JIT inlines (faster than one body).
- * A zone of a few records is packed into one ArrayBuffer once built (`compact`).
+ * parameter: either slows the load (bench/zone-load.ts).
  */
 import { fnv1aBytes, fnv1aText, FNV_OFFSET_BASIS, FNV_PRIME } from '../../../kit/core/hash.ts';
 import type { SourcePosition, ZoneDiagnostic } from './model.ts';
@@ -35,10 +32,7 @@ const BLOCK_BITS = 20;
 /** Arena block size: RDATA is at most 65535 octets, so a record never spans blocks. */
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
-/**
- * The first size of an arena block: it grows 4x (copied, keeping its index)
- * up to BLOCK, so a zone of a few records holds a few KB, not 1 MiB.
- */
+/** The first size of an arena block, grown 4x (copied, keeping its index) up to BLOCK. */
 const FIRST_BLOCK = 4096;
 /** First capacity of the columns (doubled as they fill); a new store's are empty. */
 const FIRST_ROWS = 32;
@@ -111,11 +105,7 @@ function grow<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(a: 
   return b;
 }
 
-/**
- * The columns of a store without rows: one shared array of each type (never
- * written: a column is grown before its first row), so a new store, or one
- * put together around received columns, allocates none of its own.
- */
+/** The columns of a store without rows: shared, never written (a column grows before its first row). */
 const NONE_I32 = new Int32Array(0);
 const NONE_U32 = new Uint32Array(0);
 const NONE_U16 = new Uint16Array(0);
@@ -329,11 +319,9 @@ export class ZoneStore implements RecordSink {
   }
 
   /**
-   * Pack a small store (one arena block of each kind) into one ArrayBuffer:
+   * Pack a small store (one arena block of each kind) into one ArrayBuffer,
    * columns trimmed to their rows, the name table to the smallest size at
-   * most half full, so thousands of small zones cost what their records
-   * cost. A column grown later leaves the packed buffer. Stores with shared
-   * columns are left as they are.
+   * most half full. Stores with shared columns are left as they are.
    */
   compact(): void {
     const nc = this.nodeCount;
@@ -621,9 +609,8 @@ export class ZoneStore implements RecordSink {
   }
 
   /**
-   * The row of the name whose lookup key is `key`, or -1: the table is
-   * searched with the hash of the key's canonical spelling, compared octet by
-   * octet (no string made, no second index). Only when `canonicalNames`.
+   * The row of the name whose lookup key is `key`, or -1, by the hash of the
+   * key's canonical spelling (no string made). Only when `canonicalNames`.
    */
   findKey(key: string): number {
     const klen = key.length;
@@ -890,8 +877,7 @@ export class ZoneStore implements RecordSink {
       this.recOff[r] = this.store(rdata, len);
       return;
     }
-    // Duplicates: RFC 2181 section 5: "it is meaningless for two RRs of an
-    // RRset to have the same RDATA"; the copy is dropped.
+    // Duplicate RDATA in an RRset is dropped (RFC 2181 section 5).
     const dupOf =
       this.setSize[s]! < BIG_SET ? this.findIn(s, rdata, len) : this.findInBig(s, rdata, len);
     if (dupOf >= 0) {
