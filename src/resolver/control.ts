@@ -1,25 +1,10 @@
 /**
- * `lexroute resolver --control PATH`: the resolver's control channel, on the
- * same socket as the server's (`server/control.ts`: a Unix socket, mode
- * 0600, one JSON line each way), with the commands that fit a resolver:
- *
- * - `status`: version, pid, uptime, workers, listen addresses, the
- *   catalogue (works, rows) and the answer cache (entries, bytes, hits),
- *   when the configuration was loaded and the last reload error;
- * - `reload`: read the configuration file and the registries again and
- *   apply what can change while running (answer cache settings, matching,
- *   Cache-Control, CORS, the page, the registries); the keys that need a
- *   restart (listen, catalogue, workers, log) are reported, not applied. A
- *   configuration that does not validate keeps the previous one running;
- *   the answer cache starts empty after a reload;
- * - `stats`: requests by service and status, the latency histogram with
- *   its p50/p90/p99 upper bounds, answer-cache hits and misses;
- * - `flush-cache`: empty the answer cache;
- * - `stop`: stop as on SIGTERM.
- *
- * With `--workers N` the socket is the primary's: it forwards each command
- * to every worker process over the cluster channel and sums their answers;
- * a `reload` carries the configuration the primary read again, so every
+ * `lexroute resolver --control PATH`: the resolver's control channel (the
+ * server's socket protocol, `authority/control.ts`) with `status`, `reload`
+ * (keys needing a restart are reported, not applied; an invalid
+ * configuration keeps the previous one), `stats`, `flush-cache` and `stop`.
+ * With `--workers N` the primary forwards each command to every worker and
+ * sums their answers; a `reload` carries the configuration it read, so every
  * worker applies the same one.
  */
 import type { Worker } from 'node:cluster';
@@ -65,10 +50,7 @@ export interface ResolverStatsReport {
   readonly cache: { readonly hits: number; readonly misses: number };
 }
 
-/**
- * The upper bound, seconds, of the bucket holding the `q` quantile
- * (null: no request yet; Infinity: beyond the last bound).
- */
+/** The upper bound (s) of the bucket holding the `q` quantile (null: no request; Infinity: past the last). */
 export function histogramQuantile(
   bounds: readonly number[],
   counts: readonly number[],

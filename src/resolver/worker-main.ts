@@ -1,11 +1,8 @@
 /**
  * A worker process of `startResolver({ workers })`: starts the service its
- * environment describes (`WorkerSpec`), answering the primary's control
- * and metrics requests, sends its log entries (request lines batched: a
- * message per request would cost about what answering it does) and its
+ * environment describes, sends its log entries (request lines batched) and
  * readiness to the primary, and stops on SIGTERM or when the primary goes.
- * A failure to start is sent, then the process exits with 1 (the primary
- * stops all).
+ * A failure to start is sent, then the process exits with 1.
  */
 import { ResolverStartError, startResolver, type RunningResolverService } from './service.ts';
 import {

@@ -1,9 +1,7 @@
 /**
- * What a resolver worker process (`startResolver` with `workers` above 1)
- * is told at its start and says back to the primary: the service to start
- * (in its environment, as JSON), and its log entries, readiness or failure
- * (cluster messages); and the primary's requests to its workers (control
- * commands, metrics) with their answers over the cluster channel.
+ * What a resolver worker is told at its start (its environment, as JSON) and
+ * the cluster messages between it and the primary (logs, readiness, failure;
+ * control and metrics requests and answers).
  */
 import type { Worker } from 'node:cluster';
 import type { ResolverConfig } from '../config/resolver.ts';
@@ -46,10 +44,7 @@ export type WorkerEvent =
 
 export type WorkerMessage = WorkerEvent & { type: typeof WORKER_MESSAGE };
 
-/**
- * In a worker: answer the primary's requests of `kind` (`askWorker`) with
- * `answer`. Returns a function that stops answering.
- */
+/** In a worker: answer the primary's requests of `kind` with `answer`; returns its stop. */
 export function answerPrimary<Q, A>(
   kind: string,
   answer: (request: Q) => A | Promise<A>,
@@ -67,11 +62,7 @@ export function answerPrimary<Q, A>(
 
 let nextId = 0;
 
-/**
- * In the primary: worker `w`'s answer to a request of `kind`, or what
- * `failed` makes of its silence for `timeoutMs` (`timeout`) or of a send
- * that failed.
- */
+/** In the primary: worker `w`'s answer to a request of `kind`, or `failed` of its silence or a failed send. */
 export function askWorker<Q, A>(
   w: Worker,
   kind: string,

@@ -1,10 +1,7 @@
 /**
  * `startResolver({ workers: N })` (node:cluster): N processes sharing the
- * listening sockets (connections handed out round-robin) and the catalogue,
- * each running `startResolver`; the primary restarts a worker that dies,
- * serves the summed `/metrics` and the control channel, and stops them all
- * on a signal or `ctl stop`. A worker that cannot start (bad catalogue, port
- * in use) stops the whole resolver.
+ * sockets and the catalogue; the primary restarts a worker that dies and
+ * serves the summed `/metrics` and the control channel.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
@@ -43,11 +40,7 @@ export interface WorkersOptions {
 export interface RunningWorkers {
   /** The live workers. */
   alive(): Worker[];
-  /**
-   * Resolves when the workers should stop: `stopped` (`ctl stop` or
-   * `stop()`) or `failed` (a worker could not start, or the primary's
-   * metrics or control could not listen).
-   */
+  /** Resolves when the workers should stop: `stopped`, or `failed` (a worker, metrics or control could not start). */
   readonly ended: Promise<'stopped' | 'failed'>;
   /** Ask for the end (as `ctl stop`). */
   stop(): void;
@@ -55,11 +48,7 @@ export interface RunningWorkers {
   close(): Promise<boolean>;
 }
 
-/**
- * Fork the workers (node:cluster, each running `worker-main.ts`), serve the summed
- * `/metrics` and the control channel from this process; a worker that dies
- * is started again, one that cannot start (exit code 1) ends them all.
- */
+/** Fork the workers (each running `worker-main.ts`); one that cannot start (exit code 1) ends them all. */
 export async function startWorkers(o: WorkersOptions): Promise<RunningWorkers> {
   cluster.setupPrimary({ exec: fileURLToPath(WORKER_MAIN), args: [] });
   let end = (_why: 'stopped' | 'failed') => {};

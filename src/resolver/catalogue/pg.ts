@@ -1,35 +1,14 @@
 /**
  * The catalogue in PostgreSQL, through `pg` (node-postgres) with a
  * connection pool: the same tables and documents as the SQLite store
- * (`./store.ts`, `./doc.ts`), for a registry that outgrows one file or is
- * served by several resolver processes on several machines.
+ * (`./store.ts`, `./doc.ts`), plus `generation` in `meta`. Text columns use
+ * the "C" collation (byte order, as SQLite's BINARY), independent of the locale.
  *
- *     meta(key, value)                  schema version, running counts, generation
- *     works(id, doc)                    the whole work as one compact document
- *     lookup(urn, work_id)              every name (canonical and aliases) -> its work
- *     names(work_id, jurisdiction, authority, measure, period, year, numbers)
- *     name_numbers(jurisdiction, number, work_id)
- *
- * Text columns use the "C" collation (byte order, as SQLite's BINARY), so
- * the B-tree lookups do not depend on the database's locale.
- *
- * Reads go through `fill` (`./prefetch.ts`): an exact match is one
- * statement shared by the concurrent requests' names (`./batcher.ts`,
- * `./pg-names.ts`); a partial match one more, through the indexes. The
- * resolver's statements are named and planned once.
- *
- * Imports run in one transaction (`PgImport`): readers see the catalogue
- * before or after it, never half of it, and a killed import (its connection
- * gone) is rolled back by the server. Each import's commit bumps the
- * `generation` in `meta` and sends NOTIFY `lexroute_catalogue`; a resolver
- * LISTENs and also polls the generation, and drops its answer cache when it
- * moves.
- *
- * Migrations: `meta.schema` is the version; `PG_MIGRATIONS[i]` takes a
- * catalogue from version i to i + 1. A writer (import, `catalogue migrate`)
- * applies the missing ones in one transaction under an advisory lock; a
- * reader (the resolver) refuses an older or newer catalogue with
- * CATALOGUE_SCHEMA and says what to run.
+ * Reads go through `fill` (`./prefetch.ts`); exact names of concurrent
+ * requests share statements (`./batcher.ts`, `./pg-names.ts`). An import is
+ * one transaction (`PgImport`); its commit bumps `generation` and sends
+ * NOTIFY, which resolvers LISTEN for (and poll). Migrations run in one
+ * transaction under an advisory lock; a reader refuses another schema.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -45,10 +24,12 @@ import {
   CatalogueError,
   CatalogueWriter,
   COUNTS,
+  countsFromMeta,
   mergeRegistryEntries,
+  nameColumns,
   registryDoc,
   registryFromRow,
-  yearOf,
+  zeroCounts,
   type Counts,
   type WriterBackend,
 } from './store.ts';
@@ -63,11 +44,7 @@ interface PgDriver {
 
 let driver: Promise<PgDriver> | undefined;
 
-/**
- * Load the driver the first time a postgres:// catalogue is opened, so that
- * users of the SQLite catalogue and of the client never load (or install) it.
- * Missing: CATALOGUE_PG_DRIVER, saying what to install.
- */
+/** Loaded at the first postgres:// open, so other users never need it installed (else CATALOGUE_PG_DRIVER). */
 function loadPgDriver(): Promise<PgDriver> {
   driver ??= Promise.all([import('pg'), import('pg-copy-streams')]).then(
     ([p, c]) => ({ pg: p.default, copyFrom: c.from }),
@@ -209,16 +186,12 @@ export class PgCatalogue implements AsyncCatalogueSource {
   /** The URL without its password. */
   readonly label: string;
   #generation = 0;
-  #counts: Counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+  #counts: Counts = zeroCounts();
   #listener: pg.Client | null = null;
   #poll: NodeJS.Timeout | null = null;
   #closed = false;
   readonly #url: string;
-  /**
-   * Exact-name lookups, gathered into statements over an array of names
-   * (`./batcher.ts`): one statement out at a time, the names asked for
-   * meanwhile go together in the next one.
-   */
+  /** Exact-name lookups, one statement out at a time (`./batcher.ts`). */
   readonly #names: NameLookups;
   readonly #byNames = new Batcher<string, CatalogueWork>((urns) => this.#fetchNames(urns), {
     maxInFlight: 1,
@@ -238,10 +211,8 @@ export class PgCatalogue implements AsyncCatalogueSource {
       connectionString: url,
       max: Math.max(2, options.poolSize ?? 8),
       application_name: 'lexroute',
-      // A resolver's named statements run with new values every time: plan
-      // them once (PostgreSQL 12+; the default mode re-plans each run, which
-      // costs more than the lookup). Imports keep the default. Awaited here,
-      // not in a 'connect' listener (pg warns of a query while one runs).
+      // A resolver's named statements are planned once (PostgreSQL 12+; re-planning costs more
+      // than the lookup). In onConnect, not a 'connect' listener: pg warns of a query while one runs.
       ...(options.readOnly === true
         ? {
             onConnect: async (client: pg.ClientBase) => {
@@ -293,19 +264,11 @@ export class PgCatalogue implements AsyncCatalogueSource {
     const r = await this.pool.query<{ key: string; value: string }>(
       "SELECT key, value FROM meta WHERE key = 'generation' OR key LIKE 'count.%'",
     );
-    const counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
-    for (const { key, value } of r.rows) {
-      if (key === 'generation') this.#generation = Number(value);
-      else if (key.slice(6) in counts) counts[key.slice(6) as keyof Counts] = Number(value);
-    }
-    this.#counts = counts;
+    for (const { key, value } of r.rows) if (key === 'generation') this.#generation = Number(value);
+    this.#counts = countsFromMeta(r.rows);
   }
 
-  /**
-   * Follow imports: LISTEN for their NOTIFY (seen at once) and poll the
-   * generation every `pollMs` (in case a notification is lost with its
-   * connection). A change is seen within `pollMs` at worst.
-   */
+  /** Follow imports: LISTEN for their NOTIFY, and poll every `pollMs` (a notification may be lost with its connection). */
   async watch(pollMs: number, onChange?: () => void): Promise<void> {
     const check = async () => {
       const before = this.#generation;
@@ -333,11 +296,7 @@ export class PgCatalogue implements AsyncCatalogueSource {
     return this.#counts;
   }
 
-  /**
-   * Fetch what a scratch reader is missing (one statement). Exact-name
-   * lookups of concurrent requests share statements (`./batcher.ts`): the
-   * names asked for while a statement is out go together in the next one.
-   */
+  /** Fetch what a scratch reader is missing (one statement; exact names batched). */
   async fill(into: ScratchReader, need: CatalogueNeed): Promise<void> {
     if (need.kind === 'name') return this.#byName(into, need.urn);
     if (need.kind === 'work') return this.#byId(into, need.id);
@@ -507,10 +466,9 @@ interface PgBatch {
 }
 
 /**
- * One import into PostgreSQL, in one transaction. The writer's synchronous
- * calls are answered from what `prefetch` fetched for the batch and from the
- * batch's own writes; `endBatch` writes the batch with COPY (new works,
- * names) and one UPDATE (changed stored works).
+ * One import into PostgreSQL, in one transaction. The writer's calls are
+ * answered from `prefetch` and the batch's own writes; `endBatch` writes the
+ * batch with COPY and one UPDATE.
  */
 export class PgImport implements WriterBackend {
   readonly #client: pg.PoolClient;
@@ -522,7 +480,7 @@ export class PgImport implements WriterBackend {
   #lookupRows: string[] = [];
   #nameRows: string[] = [];
   readonly #numberRows: [string, string, number][] = [];
-  readonly #counts: Counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+  readonly #counts: Counts = zeroCounts();
   #pending: CatalogueWriter | null = null;
   /** The previous batch's writes, under way while the next batch is read. */
   #inflight: Promise<void> = Promise.resolve();
@@ -572,9 +530,7 @@ export class PgImport implements WriterBackend {
   insertName(urn: string, id: number, key: WorkKey): void {
     this.#names.set(urn, id);
     this.#lookupRows.push(`${copyField(urn)}\t${id}\n`);
-    this.#nameRows.push(
-      `${id}\t${copyField(key.jurisdiction)}\t${copyField(key.authority)}\t${copyField(key.measure)}\t${copyField(key.period ?? '')}\t${copyField(yearOf(key))}\t${copyField(key.numbers.join(','))}\n`,
-    );
+    this.#nameRows.push(`${id}\t${nameColumns(key).map(copyField).join('\t')}\n`);
     if (key.numbers.length > 1) {
       for (const n of key.numbers) this.#numberRows.push([key.jurisdiction, n, id]);
     }
@@ -602,11 +558,8 @@ export class PgImport implements WriterBackend {
   }
 
   /**
-   * Write what the batch changed (inside the import's transaction). The
-   * writes go on while the importer reads and validates the next batch: at
-   * most one batch is being written, the next prefetch waits for it (so the
-   * next batch sees its rows), and a failed write surfaces there, at the
-   * next batch or at commit.
+   * Write what the batch changed while the next batch is read: at most one
+   * batch in flight; the next prefetch waits for it, and a failed write surfaces there or at commit.
    */
   async endBatch(): Promise<void> {
     this.#pending?.flush();

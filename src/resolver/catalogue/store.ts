@@ -3,25 +3,12 @@
  * 24, no native build). Implements the matcher's `CatalogueReader` by index
  * lookups and the writes of `lexroute catalogue import`.
  *
- * Schema 3 (FRBR, RFC 9676 section 5.2; every URN and part canonical):
- *
- *     works(id, doc)                         -- the whole work as one compact document (./doc.ts)
- *     lookup(urn PRIMARY KEY, work_id)       -- every name (canonical URN and aliases) -> its work
- *     names(work_id, jurisdiction, authority, measure, period, year, numbers)
- *                                            -- the parts partial matching searches by
- *     name_numbers(jurisdiction, number, work_id)   -- names with several numbers: one row per number
- *     meta(key, value)                       -- schema version and running counts
- *     registry(kind, code, doc)              -- registries for normalisation (schema 3)
- *
- * An exact match (the resolver's common request) is one statement: two
- * B-tree searches (`lookup`, then `works` by integer key) and one
- * `JSON.parse`. Partial matching finds work ids through `names` and decodes
- * the documents of the candidates.
- *
- * Absent optional parts are stored as '' in `names` (and null in documents).
- *
- * @see RFC 9676 section 10.2: "the implementation of a catalogue, based on a
- *   relational database, is suggested".
+ * Schema 3 (FRBR, RFC 9676 sections 5.2 and 10.2; every URN and part
+ * canonical): `works` (one document per work, ./doc.ts), `lookup` (every
+ * name -> its work), `names` (the parts partial matching searches by; absent
+ * parts as ''), `name_numbers` (one row per number of a name with several),
+ * `meta` (schema version, counts), `registry`. An exact match is one
+ * statement: `lookup`, then `works` by integer key, and one `JSON.parse`.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync } from 'node:fs';
@@ -61,11 +48,8 @@ CREATE TABLE IF NOT EXISTS registry (
 `;
 
 /**
- * `SQLITE_MIGRATIONS[v]` takes a catalogue from schema v to v + 1, in one
- * transaction, when a writer opens it (the resolver only reads and refuses
- * an older schema, naming `lexroute catalogue migrate`). Schema 1 (one row
- * per name, before the work documents) has no migration: its rows must be
- * exported and imported again.
+ * `SQLITE_MIGRATIONS[v]` takes a catalogue from schema v to v + 1 when a
+ * writer opens it. Schema 1 (before the work documents) has none: export and import again.
  */
 const SQLITE_MIGRATIONS: Readonly<Record<number, string>> = {
   // 2 -> 3: registries for normalisation.
@@ -84,6 +68,26 @@ DROP INDEX IF EXISTS names_year;
 
 export const COUNTS = ['works', 'aliases', 'expressions', 'manifestations', 'items'] as const;
 export type Counts = Record<(typeof COUNTS)[number], number>;
+
+/** The counts in `meta` rows (`count.works`, ...; other keys ignored). */
+export function countsFromMeta(rows: readonly { key: string; value: string }[]): Counts {
+  const out = zeroCounts();
+  for (const r of rows) {
+    const k = r.key.slice(6);
+    if (r.key.startsWith('count.') && k in out) out[k as keyof Counts] = Number(r.value);
+  }
+  return out;
+}
+
+export function zeroCounts(): Counts {
+  return { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+}
+
+/** The `names` columns after `work_id` for one name (absent parts as ''). */
+export function nameColumns(key: WorkKey): string[] {
+  const { jurisdiction, authority, measure, period, numbers } = key;
+  return [jurisdiction, authority, measure, period ?? '', yearOf(key), numbers.join(',')];
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -167,11 +171,22 @@ export interface OpenOptions {
   readonly readOnly?: boolean;
   /**
    * Writable open of a file without a catalogue: create the schema (default
-   * true), or refuse it with CATALOGUE_SCHEMA (export: a writable connection
-   * removes the -wal and -shm files when it closes, a read-only one leaves
-   * them behind).
+   * true), or refuse it with CATALOGUE_SCHEMA (export opens writable: a
+   * read-only connection leaves the -wal and -shm files behind).
    */
   readonly create?: boolean;
+}
+
+/** Run `fn` in a BEGIN IMMEDIATE transaction of its own (rolled back if it throws). */
+function immediate(db: DatabaseSync, fn: () => void): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    fn();
+    db.exec('COMMIT');
+  } catch (e) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw e;
+  }
 }
 
 /** A prepared statement; `arrays`: its rows as arrays (no object per row). */
@@ -216,17 +231,12 @@ export class SqliteCatalogue implements CatalogueReader {
           throw new CatalogueError('CATALOGUE_SCHEMA', `${path}: not a lexroute catalogue`);
         }
         if (fresh) {
-          this.db.exec('BEGIN IMMEDIATE');
-          try {
+          immediate(this.db, () => {
             this.db.exec(SCHEMA);
             const put = this.db.prepare('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)');
             put.run('schema', String(SCHEMA_VERSION));
             for (const c of COUNTS) put.run(`count.${c}`, '0');
-            this.db.exec('COMMIT');
-          } catch (e) {
-            if (this.db.isTransaction) this.db.exec('ROLLBACK');
-            throw e;
-          }
+          });
         }
       }
       this.#checkSchema(path, options.readOnly ?? false);
@@ -239,8 +249,7 @@ export class SqliteCatalogue implements CatalogueReader {
       );
     }
     if (!options.readOnly) this.#rebuildMissingIndexes();
-    // Lookups touch a few pages of two B-trees: memory-map the file (up to
-    // 1 GiB) so page reads are memory reads, not read() calls.
+    // Memory-mapped (up to 1 GiB): page reads are memory reads, not read() calls.
     this.db.exec(
       'PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824;',
     );
@@ -292,16 +301,11 @@ export class SqliteCatalogue implements CatalogueReader {
         `catalogue schema ${v}, this lexroute reads schema ${SCHEMA_VERSION}: run lexroute catalogue migrate --catalogue ${path}`,
       );
     }
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
+    immediate(this.db, () => {
       v = Number(schema());
       for (; v < SCHEMA_VERSION; v++) this.db.exec(SQLITE_MIGRATIONS[v] as string);
       this.db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(String(SCHEMA_VERSION));
-      this.db.exec('COMMIT');
-    } catch (e) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw e;
-    }
+    });
   }
 
   /** The registry entries stored in the catalogue. */
@@ -326,11 +330,7 @@ export class SqliteCatalogue implements CatalogueReader {
     });
   }
 
-  /**
-   * The partial-matching indexes must exist: an import by lexroute 0.1
-   * killed in the middle of a load into an empty catalogue left them dropped
-   * (partial matches then scan the table). Built again on open.
-   */
+  /** An import by lexroute 0.1 killed mid-load left the partial-matching indexes dropped: built again on open. */
   #rebuildMissingIndexes(): void {
     if (!this.hasPartialMatchIndexes()) this.db.exec(SECONDARY_INDEXES);
   }
@@ -352,8 +352,7 @@ export class SqliteCatalogue implements CatalogueReader {
 
   /**
    * Lookups share one read transaction per turn of the event loop (or the
-   * snapshot window): starting one costs more than the lookup. A commit by
-   * another connection (an import) is seen from the next snapshot on.
+   * snapshot window): starting one costs more than the lookup.
    */
   #read(): void {
     if (this.#pending.size > 0) this.flushWriters();
@@ -365,10 +364,9 @@ export class SqliteCatalogue implements CatalogueReader {
   }
 
   /**
-   * Let lookups share one read snapshot for up to `ms` milliseconds instead
-   * of one turn of the event loop (0, the default): a server at moderate load
-   * handles about one request per turn. An import's commit is then seen at
-   * most `ms` later; writes by this store end the snapshot first.
+   * Let lookups share one read snapshot for up to `ms` milliseconds (0, the
+   * default: one turn of the event loop); an import's commit is then seen at
+   * most `ms` later. Writes by this store end the snapshot first.
    */
   setSnapshotWindow(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) {
@@ -384,11 +382,7 @@ export class SqliteCatalogue implements CatalogueReader {
     if (this.db.isOpen && this.db.isTransaction) this.#commit.run();
   };
 
-  /**
-   * Changes when another connection (an import) commits to the file: a
-   * resolver drops its response cache when this moves.
-   * @see https://sqlite.org/pragma.html#pragma_data_version
-   */
+  /** Changes when another connection (an import) commits to the file (`PRAGMA data_version`). */
   dataVersion(): number {
     // Outside this turn's snapshot, which would hide a newer commit.
     this.#endSnapshot();
@@ -443,33 +437,23 @@ export class SqliteCatalogue implements CatalogueReader {
 
   counts(): Counts {
     if (this.#pending.size > 0) this.flushWriters();
-    const out = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
-    for (const r of this.db
-      .prepare("SELECT key, value FROM meta WHERE key LIKE 'count.%'")
-      .all() as { key: string; value: string }[]) {
-      const k = r.key.slice(6);
-      if (k in out) out[k as keyof Counts] = Number(r.value);
-    }
-    return out;
+    const rows = this.db.prepare("SELECT key, value FROM meta WHERE key LIKE 'count.%'").all();
+    return countsFromMeta(rows as { key: string; value: string }[]);
   }
 
   /** True while `beginImport` dropped the partial-matching indexes (rebuilt before its commit). */
   #importDroppedIndexes = false;
 
   /**
-   * Start an import: one write transaction for the whole file, so readers
-   * see the catalogue before or after it, and a failed or killed import
-   * leaves it as it was. Into an empty catalogue, the partial-matching
-   * indexes are dropped inside the same transaction and built once before
-   * the commit (a kill -9 rolls the drop back with the rows).
+   * Start an import: one write transaction for the whole file. Into an empty
+   * catalogue the partial-matching indexes are dropped inside it and built
+   * once before the commit (a kill -9 rolls the drop back with the rows).
    */
   beginImport(): void {
     this.#endSnapshot();
     this.db.exec('PRAGMA cache_size = -1048576; PRAGMA wal_autocheckpoint = 0;');
     const emptyBefore = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
-    // Into an empty catalogue there is nothing to lose on a power cut: no
-    // fsync until the import ends (a crash of the process alone loses
-    // nothing either way: uncommitted WAL frames are ignored).
+    // Into an empty catalogue there is nothing to lose on a power cut: no fsync until the end.
     if (emptyBefore) this.db.exec('PRAGMA synchronous = OFF');
     this.db.exec('BEGIN IMMEDIATE');
     const empty = this.db.prepare('SELECT 1 AS x FROM works LIMIT 1').get() === undefined;
@@ -544,16 +528,12 @@ export class SqliteCatalogue implements CatalogueReader {
   /** Write every writer's held rows (inside the current transaction, or in one of their own). */
   flushWriters(): void {
     if (this.#pending.size === 0) return;
-    const own = !this.db.isTransaction;
-    if (own) this.db.exec('BEGIN IMMEDIATE');
-    try {
+    const flush = () => {
       for (const w of this.#pending) w.flush();
       this.#pending.clear();
-      if (own) this.db.exec('COMMIT');
-    } catch (e) {
-      if (own && this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw e;
-    }
+    };
+    if (this.db.isTransaction) flush();
+    else immediate(this.db, flush);
   }
 }
 
@@ -580,10 +560,8 @@ interface CatalogueNameWrite {
 }
 
 /**
- * Where a `CatalogueWriter` reads stored works and writes changed ones:
- * synchronous calls (SQLite runs them at once; the PostgreSQL import
- * answers them from what it fetched for the batch and buffers the writes
- * for COPY).
+ * Where a `CatalogueWriter` reads stored works and writes changed ones,
+ * synchronously (the PostgreSQL import answers from its batch's prefetch and buffers for COPY).
  */
 export interface WriterBackend {
   /** The id of the stored work with this name; undefined when none. */
@@ -651,15 +629,7 @@ class SqliteWriterBackend implements WriterBackend {
   }
   insertName(urn: string, id: number, key: WorkKey): void {
     this.#insertLookup.run(urn, id);
-    this.#insertName.run(
-      id,
-      key.jurisdiction,
-      key.authority,
-      key.measure,
-      key.period ?? '',
-      yearOf(key),
-      key.numbers.join(','),
-    );
+    this.#insertName.run(id, ...nameColumns(key));
     // A single number is found through the names_number index; several get a row each.
     if (key.numbers.length > 1) {
       for (const n of key.numbers) this.#insertNumber.run(key.jurisdiction, n, id);
@@ -691,7 +661,7 @@ export class CatalogueWriter {
   readonly #order: Pending[] = [];
   /** Names added since the last flush, in order (new works' canonical names and aliases). */
   readonly #names: { pending: Pending; name: CatalogueNameWrite }[] = [];
-  readonly #counts = { works: 0, aliases: 0, expressions: 0, manifestations: 0, items: 0 };
+  readonly #counts = zeroCounts();
 
   constructor(backend: WriterBackend) {
     this.#backend = backend;
@@ -746,8 +716,7 @@ export class CatalogueWriter {
     const r = this.#apply(row, found, newAliases);
     // Outside a transaction, a row is written at once (as its own transaction).
     if (!this.#backend.inTransaction()) this.#backend.flushPending();
-    // Inside one, changed works are written every few hundred, so they do not
-    // live long enough in memory to be copied by the garbage collector again and again.
+    // Inside one, every FLUSH_WORKS works (short-lived objects stay cheap for the GC).
     else if (this.#order.length >= FLUSH_WORKS) this.flush();
     return r;
   }

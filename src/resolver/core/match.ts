@@ -1,23 +1,10 @@
 /**
- * URN-to-URL matching, RFC 9676 section 10.3 ("Suggested Resolver
- * Behavior"), as a pure function over an abstract catalogue reader.
- *
- * Steps, in the order of section 10.3:
- * 1. "the resolver SHOULD separate the part corresponding to the partition ID
- *    from the document name, with the "~" separator" (done by the caller's
- *    URN parse: `MatchQuery.partition`);
- * 2. "implement a normalization of the uniform name" (the query is the
- *    normaliser's canonical form);
- * 3. "query the catalogue searching for the URN that corresponds exactly to
- *    the given one" (`byName`, canonical names and aliases) and otherwise use
- *    "an iterative and heuristic approach (based on partial matches)"
- *    (`candidates` + `scoreName`);
- * 4. "Lacking more specific indications, the resolver SHOULD select the best
- *    (most recent) version of the requested source of law and provide all the
- *    manifestations with their related items" (`selectExpression`);
- * 5. "the resolver SHOULD append the "#" character followed by the partition
- *    ID to URLs" (`locate`), trimmed to the levels the manifestation's markup
- *    has anchors for when the catalogue records that (`partitionForDepth`).
+ * URN-to-URL matching, RFC 9676 section 10.3, as a pure function over an
+ * abstract catalogue reader. The section's steps: partition split off (the
+ * caller's parse), normalisation (the query is canonical), exact match
+ * (`byName`) else partial matches (`candidates` + `scoreName`), the most
+ * recent version (`selectExpression`), `#partition` on URLs (`locate`,
+ * `partitionForDepth`).
  */
 import type { InvalidRequestCode, NotFoundCode, ReasonCode } from './codes.ts';
 import { fail, ok, type Failure, type Result } from '../../kit/core/result.ts';
@@ -48,9 +35,8 @@ export interface MatchReason {
 }
 
 /**
- * Penalties of the heuristic partial match. A work is a candidate only when
- * its jurisdiction and annexes are equal to the query's and no number or date
- * contradicts it; these points are then taken off 100.
+ * Points taken off 100 by the partial match. A candidate's jurisdiction and
+ * annexes equal the query's and no number or date contradicts it.
  */
 export const PENALTIES = {
   /** The query's numbers are a strict subset or superset of the work's. */
@@ -95,13 +81,9 @@ export interface MatchOptions {
 }
 
 /**
- * What became of the URN's `~partition` on one URL:
- * - `none`: the URN has no partition;
- * - `whole`: the whole partition is the fragment (depth unknown, or at least
- *   as deep as the partition);
- * - `trimmed`: its first `partitionDepth` levels are the fragment;
- * - `omitted`: the markup has no partition anchors (depth 0): no partition
- *   fragment, the URL points at the beginning of the document.
+ * What became of the URN's `~partition` on one URL: `none` (no partition),
+ * `whole` (the whole partition is the fragment), `trimmed` (its first
+ * `partitionDepth` levels), `omitted` (the markup has no anchors: depth 0).
  */
 export type PartitionApplied = 'none' | 'whole' | 'trimmed' | 'omitted';
 
@@ -270,10 +252,7 @@ function exactCandidate(query: MatchQuery, reader: CatalogueReader): Candidate |
   };
 }
 
-/**
- * The best partial match; the answer itself when there is none (not found)
- * or when the second is within the ambiguity margin (ambiguous).
- */
+/** The best partial match; else not found, or ambiguous when the second is within the margin. */
 function bestCandidate(
   query: MatchQuery,
   reader: CatalogueReader,
@@ -365,11 +344,7 @@ function firstYear(w: WorkKey): string | null {
   return null;
 }
 
-/**
- * Score one catalogued name against the query's work parts. Returns null
- * when a part contradicts the name (different jurisdiction, annex, number
- * or date); otherwise the reasons for the points taken off 100.
- */
+/** Score a catalogued name against the query: null when a part contradicts it, else the reasons for the penalties. */
 export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | null {
   if (q.jurisdiction !== c.jurisdiction) return null;
   if (!sameList(q.annexes, c.annexes)) return null;
@@ -381,10 +356,7 @@ export function scoreName(q: WorkKey, c: WorkKey): { reasons: MatchReason[] } | 
   return { reasons };
 }
 
-/**
- * The numbers' part of scoreName: null when they contradict the name,
- * otherwise whether they agree exactly (reasons added for what is missing or partial).
- */
+/** The numbers' part of scoreName: null when they contradict the name, else whether they agree exactly. */
 function scoreNumbers(q: WorkKey, c: WorkKey, reasons: MatchReason[]): boolean | null {
   // Numbers (RFC 9676 section 6.3.4: several numbers for one document).
   let numbersAgree = false;
@@ -506,13 +478,9 @@ interface SelectOptions {
 
 /**
  * Choose the expression and manifestations of a work for the query, and build the URLs.
- *
- * A URN that names a manifestation but no version is looked for first under
- * the unversioned expression when exactly this manifestation is catalogued
- * there (unless `at` asks for a day), then among the expressions that have
- * it (a manifestation catalogued under an older version only must still be
- * found); language, `at` and Accept-Language choose among those. When none
- * has it, the choice is made among all (ending in `MANIFESTATION_NOT_FOUND`).
+ * A manifestation named without a version is looked for under the unversioned
+ * expression first (unless `at` is given), then among the expressions that
+ * have it (an older version's must still be found); none: among all.
  */
 export function locate(work: CatalogueWork, query: MatchQuery, opts: SelectOptions): Selection {
   const ex = selectExpressionFor(work, query, opts);
@@ -627,11 +595,8 @@ export function effectiveDate(work: CatalogueWork, e: CatalogueExpression): stri
 }
 
 /**
- * RFC 9676 section 10.3: "Lacking more specific indications, the resolver
- * SHOULD select the best (most recent) version". An explicit `@version`
- * selects that version; `at` selects the version in force on that day; a
- * language (in the URN or, failing that, Accept-Language) selects among the
- * language expressions of the chosen version.
+ * The most recent version (RFC 9676 section 10.3), or the `@version` given,
+ * or the one in force on `at`; then the language (URN, else Accept-Language).
  */
 export function selectExpression(
   work: CatalogueWork,
@@ -668,10 +633,7 @@ export function selectExpression(
   return ok({ expression: pickLanguage(group, opts.acceptLanguage), reasons });
 }
 
-/**
- * The pool narrowed to the URN's language; failing that, to the expressions
- * with no recorded language (with a reason); failing that, an error.
- */
+/** The pool narrowed to the URN's language, else to those with no language (with a reason), else an error. */
 function narrowToLanguage(
   work: CatalogueWork,
   pool: readonly CatalogueExpression[],
@@ -701,10 +663,9 @@ function narrowToLanguage(
 }
 
 /**
- * The version: an explicit `@version` narrows the pool (or, failing that,
- * chooses the version of its date or in force on it, with a reason); `at`
- * chooses the version in force that day. `chosen` is undefined when the pool
- * decides alone.
+ * The version: `@version` narrows the pool (failing that, the version of its
+ * date or in force on it, with a reason); `at`: in force that day.
+ * `chosen` is undefined when the pool decides alone.
  */
 function chooseVersion(
   work: CatalogueWork,
@@ -808,11 +769,8 @@ function latest(
 }
 
 /**
- * RFC 9676 section 10.3: "A more specific indication in the uniform name to
- * be resolved will, of course, result in a more selective retrieval, based
- * on any suggested expression and/or manifestations components (e.g., date,
- * language, format, etc.)". Parts given in the URN filter; Accept gives each
- * manifestation a weight (1 for all without an Accept header).
+ * Parts given in the URN filter the manifestations (RFC 9676 section 10.3);
+ * Accept gives each a weight (1 for all without an Accept header).
  */
 export function selectManifestations(
   expression: CatalogueExpression,
@@ -883,26 +841,12 @@ export function splitQComponent(q: string | null): { at: string | null; rest: st
 }
 
 /**
- * The part of a partition ID that a manifestation's markup has anchors for.
- *
- * @see RFC 9676 section 5.8: "When resolving to HTTP, the resolver SHALL
- *   transform the partition ID to an appropriate internal reference (#) on
- *   the page or at the beginning if that point cannot be found. [...] knowing
- *   the granularity of the act markup, the resolver could exploit the
- *   hierarchical structure of the ID by eliminating sub-partitions that are
- *   not addressed. In the previous example, if only the article was
- *   identified in the act, it could return <URL-document>#art15 only."
- *
- * Levels are separated by a literal `;` only, as in the RFC's examples
- * (`art3;par2`); other spellings (`art15-par3`, `%3B`) are one level, their
- * rules being left to each jurisdiction.
- *
- * - `depth` null (unknown): the whole partition (`whole`);
- * - `depth` 0: no partition (`omitted`), the URL points "at the beginning";
- * - otherwise the first `depth` levels (`trimmed`, or `whole` when the
- *   partition has no more levels than that). Empty levels at the end of the
- *   cut are dropped (`art15;;par3` at depth 2 is `art15`); when nothing is
- *   left (`;par3` at depth 1) the partition is `omitted`.
+ * The part of a partition ID that a manifestation's markup has anchors for
+ * (RFC 9676 section 5.8: sub-partitions not addressed may be dropped).
+ * Levels are separated by a literal `;` only, as in the RFC's examples;
+ * other spellings (`art15-par3`, `%3B`) are one level. Depth null: `whole`;
+ * 0: `omitted`; else the first `depth` levels (`trimmed`, or `whole`), empty
+ * trailing levels dropped (`art15;;par3` at 2 is `art15`; nothing left: `omitted`).
  */
 export function partitionForDepth(
   partition: string | null,
@@ -924,14 +868,9 @@ export function partitionForDepth(
 }
 
 /**
- * Apply the partition and forwarded q-component parameters to an item URL.
- *
- * @see RFC 9676 section 5.8: "The transformation in the URI fragment is
- *   obtained by appending the "#" character followed by the partition ID to
- *   the URL". A catalogued fragment is replaced by the partition; without a
- *   partition (none in the URN, or trimmed away by `partitionForDepth`) it stays.
- * @see RFC 8141 section 2.3.2: the q-component is copied into the locator's
- *   query (appended with `&` when the URL already has a query).
+ * Apply the partition (RFC 9676 section 5.8: `#` + partition ID, replacing a
+ * catalogued fragment, which stays without one) and the forwarded
+ * q-component (RFC 8141 section 2.3.2: into the URL's query) to an item URL.
  */
 export function decorateUrl(url: string, partition: string | null, forward: string | null): string {
   const hash = url.indexOf('#');

@@ -1,14 +1,7 @@
 /**
- * The catalogue model (FRBR, RFC 9676 section 5.2) as the pure matcher sees
- * it, and the abstract store interface the matcher reads through.
- *
- * Every URN and every part here is in canonical form (the output of the LEX
- * URN normaliser): the storage layer never keeps a spelling the resolver
- * would have to re-normalise.
- *
- * @see RFC 9676 section 10.2: "the catalogue must manage the aliases, the
- *   various versions and languages of the same source of law, and the related
- *   manifestations."
+ * The catalogue model (FRBR, RFC 9676 sections 5.2 and 10.2) as the pure
+ * matcher sees it, and the store interface it reads through. Every URN and
+ * part is canonical (the normaliser's output): nothing is re-normalised.
  */
 import type { UrnCode } from '../../urn/core/codes.ts';
 import type { Err, Failure, Ok } from '../../kit/core/result.ts';
@@ -77,11 +70,8 @@ export interface CatalogueManifestation {
   readonly key: ManifestationKey;
   readonly items: readonly CatalogueItem[];
   /**
-   * How many `;`-separated levels of partition IDs the markup of this
-   * manifestation carries anchors for (RFC 9676 section 5.8, "knowing the
-   * granularity of the act markup"): 0 when it has none (the URL gets no
-   * partition fragment; a fragment catalogued in the item URL stays), null
-   * when unknown (the whole partition is appended).
+   * How many `;`-separated partition levels the markup has anchors for (RFC
+   * 9676 section 5.8): 0 none (no partition fragment), null unknown (all of it).
    */
   readonly partitionDepth: number | null;
 }
@@ -154,21 +144,14 @@ export interface CandidateName {
   readonly name: CatalogueName;
 }
 
-/**
- * The store interface of the matcher. Implementations fetch rows (SQLite by
- * index, or memory) and hand them in, so the matcher stays pure. Partial
- * matching scores the cheap name rows first and loads whole works only for
- * the candidates it keeps.
- */
+/** The store interface of the matcher, which stays pure; whole works are loaded only for kept candidates. */
 export interface CatalogueReader {
   /** The work one of whose names (canonical or alias) is exactly this canonical work URN. */
   byName(workUrn: string): CatalogueWork | undefined;
   /**
-   * Names of works that have a name in the same jurisdiction that shares at
-   * least one number with the query (when the query has numbers: a work
-   * without a common number cannot match); otherwise, with the query's year
-   * and the same authority or measure; otherwise (no number, no year: the
-   * details hold a period) with the same period. At most `limit` works.
+   * Names of at most `limit` works with a name in the jurisdiction sharing a
+   * number with the query; without numbers, the year and the same authority
+   * or measure; without a year, the same period.
    */
   candidates(query: CandidateQuery): readonly CandidateName[];
   /** The whole work by id (as given in a CandidateName). */

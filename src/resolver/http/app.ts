@@ -1,29 +1,11 @@
 /**
  * The jurisdiction resolver's HTTP application: THTTP (RFC 2169) URN
- * resolution over the catalogue. Transport-free: `handle` maps a plain
- * request (method, raw request-target, headers, HTTP version) to a plain
- * response; `fetch` wraps it as a `fetch(Request) -> Response` handler, and
- * `server.ts` adapts it to `node:http` without building WHATWG objects on the
- * hot path.
- *
- * The request path, one module a part: `route.ts` (method, target, service,
- * URN), `answer-cache.ts`, `match-request.ts` (exact lookup or parse, then
- * the catalogue match through the registries), `render.ts` (one renderer
- * per service and representation); `respond.ts` builds the answers.
- *
- * Routes:
- *   GET|HEAD /uri-res/N2L?<urn>   303 (302 to HTTP/1.0) Location: best URL
- *   GET|HEAD /uri-res/N2Ls?<urn>  200 text/uri-list (or JSON, HTML, plain text by Accept)
- *   GET|HEAD /uri-res/N2C?<urn>   200 application/json description
- *   GET|HEAD /uri-res/N2Ns?<urn>  200 text/uri-list of the work's names
- *   GET|HEAD /<urn>               as N2L
- *   GET|HEAD /health              200 application/json
- *   GET|HEAD /                    the resolution page (with `page`, to a browser), else a text index
- *   GET|HEAD /lexroute-page.js    the page's script (with `page`)
- *   OPTIONS *                     204 CORS preflight
- * `I2L`, `I2Ls`, `I2C`, `I2Ns` are synonyms (docs/decisions.md item 5).
- *
- * @see RFC 9457 for application/problem+json.
+ * resolution over the catalogue, transport-free: `handle` maps a plain
+ * request to a plain response, `fetch` wraps it for WHATWG, `server.ts`
+ * adapts it to `node:http`. The parts: `route.ts`, `answer-cache.ts`,
+ * `match-request.ts`, `render.ts`, `respond.ts`. Routes: N2L, N2Ls, N2C, N2Ns
+ * (and their I2* synonyms, docs/decisions.md item 5), `/<urn>`, `/health`,
+ * `/` (the page or a text index), `/lexroute-page.js`, OPTIONS preflight.
  */
 import type { CatalogueReader, UrnAnalyser } from '../core/model.ts';
 import type { Registry } from '../core/registry.ts';
@@ -49,33 +31,19 @@ export { describe } from './render.ts';
 export interface ResolverAppOptions {
   /** A catalogue read synchronously (SQLite, memory). */
   readonly reader?: CatalogueReader;
-  /**
-   * A catalogue read over the network (PostgreSQL): requests are answered
-   * asynchronously (`respond`), each from the few statements it needs (see
-   * `src/resolver/catalogue/prefetch.ts`). Give `reader` or `source`.
-   */
+  /** A catalogue over the network (PostgreSQL), answered through `respond` (`catalogue/prefetch.ts`). Give `reader` or `source`. */
   readonly source?: AsyncCatalogueSource;
   readonly analyse: UrnAnalyser;
   readonly config: Pick<ResolverConfig, 'cacheControl' | 'cors' | 'matching'>;
-  /**
-   * Look a plain canonical work URN up before parsing it (default true; the
-   * answers are the same either way, as the tests check).
-   */
+  /** Look a plain canonical work URN up before parsing it (default true; same answers either way). */
   readonly exactFastPath?: boolean;
   /** Registries that rewrite acronyms and alternative labels before matching (`core/match/registry.ts`). */
   readonly registry?: Registry;
   /** Extra fields for /health (catalogue path, counts). */
   readonly health?: () => Record<string, unknown>;
-  /**
-   * Keep answers in memory. `version` changes when the catalogue changes
-   * (SqliteCatalogue.dataVersion); it is read at most every `checkMs`, so an
-   * import shows after at most that long. `now` is the clock (ms).
-   */
+  /** Keep answers in memory; `version` (read at most every `checkMs`) changes with the catalogue. */
   readonly cache?: AnswerCacheOptions;
-  /**
-   * Serve the resolution page at `/` (to requests preferring HTML) and its
-   * script (`resolver-http/page.ts`).
-   */
+  /** Serve the resolution page at `/` (to requests preferring HTML) and its script (`page.ts`). */
   readonly page?: PageOptions;
 }
 
@@ -109,22 +77,14 @@ async function fetchThrough(
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
-/**
- * What matching `rawUrn` reads first from a source: a plain work name, which
- * the exact lookup reads as it stands (`match-request.ts`). It is fetched
- * before the first attempt, which then runs once.
- */
+/** What matching `rawUrn` reads first (a plain work name), fetched before the first attempt. */
 function firstNeed(matcher: Matcher, rawUrn: string): CatalogueNeed | undefined {
   return matcher.exactFastPath && isPlainWorkName(rawUrn)
     ? { kind: 'name', urn: rawUrn }
     : undefined;
 }
 
-/**
- * The resolver application: each request routed (`route.ts`), then for a
- * service request answered from the cache or matched against the catalogue
- * (`match-request.ts`) and rendered for its service (`render.ts`).
- */
+/** The resolver application: routed, then answered from the cache or matched and rendered. */
 export function createResolverApp(options: ResolverAppOptions): ResolverApp {
   const { source, reader } = options;
   if ((reader === undefined) === (source === undefined)) {
