@@ -1,11 +1,7 @@
 /**
- * The jurisdiction resolver as a service (issue 29): `startResolver(options)`
- * opens the catalogue, reads the registries, answers THTTP on the listen
- * addresses, and serves `/metrics` and the control channel (`ctl status`,
- * `reload`, `flush-cache`, `stop`); it returns `{ reload, status, close }`.
- * With `workers: N` it forks N processes (`workers.ts`), each running it
- * (`worker-main.ts`). `lexroute resolver` parses its arguments into these
- * options and calls it once.
+ * The jurisdiction resolver as a service: `startResolver(options)` opens the
+ * catalogue, reads the registries, answers THTTP, serves `/metrics` and the
+ * control channel; with `workers: N` it forks N processes (`workers.ts`).
  */
 import { isAbsolute, resolve, basename } from 'node:path';
 import { analyseReference } from './core/from-urn.ts';
@@ -158,11 +154,7 @@ function buildApp(
 /** Configuration keys a running resolver cannot change (`ctl reload` reports them). */
 const RESTART_KEYS = ['listen', 'catalogue', 'sampleCatalogue', 'workers', 'log'] as const;
 
-/**
- * The app the HTTP servers answer from, swapped whole by `ctl reload` (a new
- * configuration or new registries); cache hits and misses of replaced apps
- * are kept so the metrics counters never go backwards.
- */
+/** The app, swapped whole by `ctl reload`; replaced apps' cache counts are kept (counters never go backwards). */
 class SwappableApp implements ResolverApp {
   private current: ResolverApp;
   private retired = { hits: 0, misses: 0 };
@@ -202,27 +194,16 @@ export interface ResolverServiceOptions {
   readonly control?: ControlEndpoint | undefined;
   /** A worker of `--workers N` answering the primary's control commands. */
   readonly answerControl?: boolean;
-  /**
-   * Read the configuration again, as at start (`ctl reload`; with workers,
-   * in this process, the result handed to each); without it a reload reads
-   * the registries again.
-   */
+  /** Read the configuration again, as at start (`ctl reload`); without it a reload reads the registries again. */
   readonly reloadConfig?: () => Promise<LoadedConfig>;
   /** This resolver's name, shown in /health (`lexroute dev` names each of its resolvers). */
   readonly name?: string;
-  /**
-   * What the resolution page is handed when it is known only after the start
-   * (`lexroute dev`: its DoH endpoint and, with `--dnssec`, the sample root's
-   * key): the DoH URL instead of `config.page.doh`, and trust anchors.
-   */
+  /** The page's DoH URL (instead of `config.page.doh`) and trust anchors when known only after the start (`lexroute dev`). */
   readonly page?: { readonly doh?: () => string; readonly trustAnchors?: () => string };
   /**
-   * Processes answering (node:cluster, sharing the listening sockets and
-   * the catalogue; `lexroute resolver --workers N` passes `config.workers`).
-   * Above 1, this process forks them, each running `startResolver`, and
+   * Processes answering (default 1). Above 1 this process forks them and
    * serves the summed `/metrics` and the control channel; `status()` then
-   * describes this primary (`ctl status` asks the workers), and `page`
-   * functions are read once, at start. Default 1: this process answers.
+   * describes this primary, and `page` functions are read once, at start.
    */
   readonly workers?: number;
 }
@@ -381,21 +362,15 @@ export interface RunningResolverService {
   reload(): Promise<ControlAnswer>;
   /** What `ctl status` shows. */
   status(): ReturnType<ResolverControlTarget['status']>;
-  /**
-   * Resolves when the service should stop: `stopped` (`ctl stop`) or, with
-   * workers, `failed` (a worker started again could not start).
-   */
+  /** Resolves when the service should stop: `stopped` (`ctl stop`) or `failed` (a restarted worker could not start). */
   readonly stopAsked: Promise<'stopped' | 'failed'>;
   /** Stop listening, wait for requests in flight, close the catalogue. */
   close(): Promise<void>;
 }
 
 /**
- * Start the jurisdiction resolver: open the catalogue (it must exist:
- * CatalogueError otherwise), read the registries, answer THTTP on every
- * listen address of the configuration, and serve `/metrics` and the control
- * channel when asked; a listen failure closes what started and throws
- * ResolverStartError. `lexroute resolver` calls this in each process.
+ * Start the jurisdiction resolver. A missing catalogue throws CatalogueError;
+ * a listen failure closes what started and throws ResolverStartError.
  */
 export async function startResolver(o: ResolverServiceOptions): Promise<RunningResolverService> {
   if ((o.workers ?? 1) > 1) return startResolverWorkers(o, o.workers!);
@@ -442,11 +417,8 @@ export async function startResolver(o: ResolverServiceOptions): Promise<RunningR
 }
 
 /**
- * `startResolver` with `workers` above 1: the catalogue checked here (a
- * missing one is a CatalogueError, as in one process), then the workers
- * forked (`startWorkers`, each running `worker-main.ts`), their log entries
- * passed on to `log`; resolves when every worker answers, throws
- * ResolverStartError when one cannot start (all stopped).
+ * `startResolver` with `workers` above 1: the catalogue checked here, then
+ * the workers forked; throws ResolverStartError when one cannot start.
  */
 async function startResolverWorkers(
   o: ResolverServiceOptions,

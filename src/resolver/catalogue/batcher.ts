@@ -1,24 +1,10 @@
 /**
  * Lookups by key gathered into few statements, for a store behind a round
- * trip (PostgreSQL). A key asked for is queued; the queue goes out as one
- * batch (one statement for many keys) at the end of the event-loop turn,
- * unless `maxInFlight` batches are already out: then it waits for one of
- * them to come back, and the keys asked for meanwhile go out together.
- *
- * So the batches grow with the load by themselves: one key per statement
- * when the resolver is idle (no added latency beyond the turn), and under
- * load each statement answers every request that arrived during the
- * previous round trip. That divides the per-statement cost (the driver's
- * bind/execute/sync messages, a write and a read on the socket, the
- * server's executor start-up) by the batch size, on both sides of the
- * socket. Every key is still looked up in the database: nothing is kept
- * once its batch has answered.
- *
- * When a batch comes back while keys wait, the next batch is sent first
- * (at the end of that event-loop turn, with the keys read meanwhile), and
- * only then are the returned batch's callers answered: the database works
- * on the next batch while this process renders the answers of the last one,
- * instead of the two waiting for each other in turn.
+ * trip (PostgreSQL). Queued keys go out as one batch at the end of the
+ * event-loop turn, unless `maxInFlight` batches are out: then the keys asked
+ * meanwhile go together, so batches grow with the load. Nothing is cached.
+ * A returned batch's callers are answered after the next batch is sent, so
+ * the database and this process work at the same time.
  */
 export interface BatcherOptions {
   /** Batches out at once (default 2). */

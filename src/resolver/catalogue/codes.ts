@@ -27,11 +27,7 @@ export const CATALOGUE_CODES = {
 
 export type CatalogueCode = keyof typeof CATALOGUE_CODES;
 
-/**
- * A catalogue problem at the storage edge (bad file, wrong schema). Kept here,
- * away from store.ts, so that code which only reports it (`lexroute urn`, the
- * LexML registry) does not load `node:sqlite`.
- */
+/** A catalogue problem at the storage edge; here, not in store.ts, so reporting it does not load `node:sqlite`. */
 export class CatalogueError extends Error {
   readonly code: CatalogueCode;
   constructor(code: CatalogueCode, message: string, options?: { cause?: unknown }) {

@@ -92,12 +92,10 @@ export type CsvEvent =
 export const CSV_MAX_RECORD_LINES = 200;
 
 /**
- * Joins physical lines into records. A quote that opens a field and is not
- * closed would otherwise swallow every following line: when a record that
- * spans several lines turns out bad (a quote problem, the wrong number of
- * fields, more than `maxLines` lines, or the end of the file), its first
- * line is reported (CSV_UNTERMINATED) and the lines after it are read again
- * as records of their own, so good rows after a stray quote are kept.
+ * Joins physical lines into records. A bad multi-line record (stray quote,
+ * wrong field count, over `maxLines`, end of file) is reported at its first
+ * line (CSV_UNTERMINATED) and the lines after it are read again, so good
+ * rows after a stray quote are kept.
  */
 export class CsvRecordReader {
   readonly #lines: { text: string; line: number }[] = [];

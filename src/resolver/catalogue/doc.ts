@@ -10,13 +10,9 @@
  *     manifestations: [[editor, format, component, feature, items, partitionDepth?], ...] in insertion order
  *     items:          [url, priority, url, priority, ...]                               by priority, then URL
  *
- * Absent parts are JSON `null`. Expression and manifestation URNs are not
- * stored: they are composed from the work URN and the parts on decoding.
- *
- * `partitionDepth` (RFC 9676 section 5.8 markup granularity) is an optional
- * trailing element, written only when known: a manifestation without it (every
- * document written before it existed) decodes as unknown (null), so schema-2
- * files read unchanged and no schema bump is needed.
+ * Absent parts are JSON `null`; expression and manifestation URNs are
+ * composed on decoding. `partitionDepth` is written only when known (older
+ * documents decode as null: no schema bump).
  */
 import type {
   CatalogueExpression,
@@ -74,11 +70,9 @@ function nameOf(n: NameDoc): CatalogueName {
 }
 
 /**
- * Decode a stored work. `names` are the canonical name and then the aliases
- * by URN (SQLite's BINARY order), or with `insertionOrder` as they were added.
- * Read for serving (not `insertionOrder`, the writer's merge), an item whose
- * URL fails `isServableUrl` (a `javascript:` row written into the database
- * by other means) is left out, so no answer ever carries it.
+ * Decode a stored work: the canonical name, then the aliases by URN (or, with
+ * `insertionOrder`, the writer's merge, as added). For serving, an item
+ * failing `isServableUrl` (written by other means) is left out.
  */
 export function decodeWork(id: number, text: string, insertionOrder = false): MutableWork {
   const d = JSON.parse(text) as WorkDoc;

@@ -1,11 +1,7 @@
 /**
  * `lexroute catalogue export`: the catalogue as rows that `import` reads back
- * unchanged (same works, aliases, titles, versions, manifestations, items).
- *
- * One row per item (its manifestation URN and URL); a work's first row also
- * carries its title and aliases, an expression's first row its in-force date,
- * a manifestation's first row its partition depth (when known). Works,
- * expressions and manifestations without items get a row of their own.
+ * unchanged. One row per item; a work's, expression's or manifestation's
+ * first row carries its own fields; one without items gets a row of its own.
  */
 import { formatCsvRecord } from './csv.ts';
 import type { CatalogueWork } from '../core/model.ts';

@@ -97,11 +97,7 @@ const CSV_COLUMNS: Record<string, string> = {
   aliases: 'aliases',
 };
 
-/**
- * Where an import writes: a writer plus the transaction around the whole
- * import. SQLite writes each row at once; PostgreSQL prefetches what a batch
- * names and writes the batch with COPY at its end.
- */
+/** Where an import writes: a writer plus the transaction around the whole import. */
 export interface ImportTarget {
   readonly writer: CatalogueWriter;
   /** Fetch the stored works these names refer to (before the batch's rows are written). */
@@ -250,11 +246,7 @@ interface Tally {
   unchangedItems: number;
 }
 
-/**
- * Validate and write one batch of rows. Errors are reported in line order
- * after the batch (a PostgreSQL batch learns of alias conflicts only when
- * its rows are written).
- */
+/** Validate and write one batch of rows; errors reported after it, in line order. */
 async function writeBatch(
   target: ImportTarget,
   batch: readonly RawRow[],
@@ -307,12 +299,9 @@ async function writeBatch(
 }
 
 /**
- * Import one file, in one transaction: readers see the catalogue as it was
- * until the whole file is in, and an import that fails, is interrupted
- * (`signal`) or is killed leaves the catalogue as it was. Bad rows are
- * reported (`onError`) and skipped; they do not stop the import. Throws
- * CatalogueError only for problems with the whole file (unreadable, bad CSV
- * header).
+ * Import one file, in one transaction (failed, interrupted or killed: the
+ * catalogue as it was). Bad rows are reported (`onError`) and skipped;
+ * CatalogueError only for the whole file (unreadable, bad CSV header).
  */
 export async function importFile(
   store: ImportStore,

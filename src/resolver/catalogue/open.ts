@@ -1,8 +1,4 @@
-/**
- * Open the catalogue a resolver serves, creating it from the sample rows in
- * the repository when the file does not exist yet (so `lexroute resolver`
- * works on a fresh clone with no other step).
- */
+/** Open the catalogue a resolver serves, created from the sample rows when missing (a fresh clone just works). */
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,11 +67,7 @@ export interface OpenCatalogueOptions {
   readonly create?: boolean;
 }
 
-/**
- * Open the catalogue at `location`: a `postgres://` URL, or a SQLite file
- * (relative to `cwd`). A read-only open of a file that does not exist fails
- * with CATALOGUE_MISSING; a writable one creates it.
- */
+/** Open a `postgres://` URL or a SQLite file (read-only and missing: CATALOGUE_MISSING; writable: created). */
 export async function openCatalogue(
   location: string,
   cwd: string,

@@ -1,12 +1,8 @@
 /**
- * The resolver's exact-name lookup on PostgreSQL, its hottest statement,
- * sent without `pg`'s general query machinery: a `pg` submittable (the
- * driver's documented extension point, as pg-cursor uses) that writes
- * Bind, Execute and Sync in one buffer for the statement prepared once per
- * connection, and keeps the rows as the server sends them (texts), with no
- * Query or Result objects, no row description, no type parsing and no
- * per-statement pool checkout (`NameLookups` holds one connection;
- * bench/resolver.ts).
+ * The resolver's exact-name lookup on PostgreSQL, its hottest statement, as
+ * a `pg` submittable (the driver's extension point, as pg-cursor uses):
+ * Bind, Execute and Sync in one buffer for a statement prepared once per
+ * connection, rows kept as texts, one held connection (no checkout per statement).
  */
 import type pg from 'pg';
 
@@ -26,10 +22,7 @@ export function textArrayLiteral(items: readonly string[]): string {
   return `${s}}`;
 }
 
-/**
- * Bind (the unnamed portal to `statement`, one text parameter, text
- * results), Execute (all rows) and Sync, as one buffer: one write.
- */
+/** Bind (unnamed portal, one text parameter, text results), Execute and Sync as one buffer. */
 export function bindExecuteSync(statement: string, param: string): Buffer {
   const stmtLen = Buffer.byteLength(statement);
   const paramLen = Buffer.byteLength(param);
@@ -71,12 +64,7 @@ interface PgConnection {
   sendCopyFail(msg: string): void;
 }
 
-/**
- * One batch of names as a `pg` submittable. `pg`'s client calls `submit`
- * when the connection is free, routes the server's messages to the
- * `handle*` methods, and ends the statement with `handleReadyForQuery`, or
- * with `handleError` (a server error, or the connection lost).
- */
+/** One batch of names as a `pg` submittable (`submit`, then the server's messages to `handle*`). */
 class NamesQuery {
   // Read by pg's client: a named statement is recorded as parsed on ParseComplete.
   readonly name = NAMES_STATEMENT;
@@ -126,11 +114,7 @@ class NamesQuery {
   }
 }
 
-/**
- * One connection held from the pool (no checkout per statement). A
- * connection that fails (its statement fails, or it is lost) is given back
- * to the pool to be destroyed, and the next lookup takes a new one.
- */
+/** One connection held from the pool; a failed one is given back to be destroyed and replaced. */
 class HeldConnection {
   readonly #pool: pg.Pool;
   #held: Promise<pg.PoolClient> | null = null;
@@ -183,11 +167,7 @@ class HeldConnection {
   }
 }
 
-/**
- * Exact-name lookups over one held connection, one statement at a time
- * (the caller, `Batcher`, keeps one out). A failed lookup's callers get the
- * error; its connection is replaced.
- */
+/** Exact-name lookups over one held connection, one statement at a time (`Batcher` keeps one out). */
 export class NameLookups {
   readonly #held: HeldConnection;
 

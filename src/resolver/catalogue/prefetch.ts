@@ -1,17 +1,9 @@
 /**
- * The matcher (`src/resolver/core/match.ts`) reads the catalogue through a
- * synchronous `CatalogueReader`; a store behind a network round trip
- * (PostgreSQL) cannot answer synchronously. A `ScratchReader` answers from
- * what one request has fetched so far and throws `CatalogueMiss` for the
- * rest; the caller fetches what was missing (one round trip) and runs the
- * match again. Matching is pure and cheap, so running it two or three times
- * costs far less than the round trips it saves:
- *
- * - an exact name: one round trip (`byName`: lookup and document in one query);
- * - a partial match: two (`byName`, then the candidates' names with their
- *   whole documents, so `work(id)` never needs a third).
- *
- * Each document comes whole from one query, so one work is never read half
+ * The synchronous matcher over a store behind a round trip (PostgreSQL): a
+ * `ScratchReader` answers from what one request has fetched and throws
+ * `CatalogueMiss` for the rest; the caller fetches it and matches again
+ * (cheaper than the round trips it saves: one for an exact name, two for a
+ * partial match). Each document comes whole from one query, never half
  * before and half after an import's commit.
  */
 import type {
@@ -26,12 +18,7 @@ export type CatalogueNeed =
   | { readonly kind: 'candidates'; readonly key: string; readonly query: CandidateQuery }
   | { readonly kind: 'work'; readonly id: number };
 
-/**
- * Thrown by a `ScratchReader` for data it has not fetched yet. Every
- * cache-missing request throws one or two, so no stack trace is captured
- * (capturing one costs more than the matching it interrupts); `withScratch`
- * catches them all.
- */
+/** Thrown by a `ScratchReader` for data not fetched yet; no stack trace (it would cost more than the match). */
 export class CatalogueMiss extends Error {
   readonly need: CatalogueNeed;
   constructor(need: CatalogueNeed) {
@@ -97,11 +84,7 @@ export interface AsyncCatalogueSource {
 /** Most round trips one request may take (an exact miss, the candidates, a stray work). */
 export const MAX_FILLS = 6;
 
-/**
- * Run `attempt` over a scratch reader until it needs nothing more (at most
- * `MAX_FILLS` fills). `first`: what the attempt is known to ask for first,
- * fetched before it runs (an exact name: the attempt then runs once).
- */
+/** Run `attempt` over a scratch reader until it needs nothing more (at most `MAX_FILLS` fills; `first` fetched before). */
 export async function withScratch<T>(
   source: AsyncCatalogueSource,
   attempt: (reader: ScratchReader) => T,

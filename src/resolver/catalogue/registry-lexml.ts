@@ -4,14 +4,9 @@
  * `facetaAcronimo`): `localidade.csv` (jurisdictions), `autoridade.csv`
  * (authorities) and `tipoDocumento.csv` (measure types) in one folder.
  *
- * - the acronym is the part of `facetaAcronimo` before its dash
- *   (`SF – Senado Federal` -> `SF`);
- * - `altLabel` is one alternative label, or several acronyms separated by
- *   commas (`BC, BACEN, BCB`);
- * - `broader` (`#br;sao.paulo`) scopes a jurisdiction's labels (`SP` is a
- *   state of `br`);
- * - codes with `:` (scoped to one court's documents) are not measure types
- *   of a URN element and are skipped.
+ * The acronym is `facetaAcronimo` before its dash; `altLabel` may list
+ * acronyms (`BC, BACEN, BCB`); `broader` scopes a jurisdiction's labels;
+ * codes with `:` (one court's documents) are skipped.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,17 +1,8 @@
 /**
- * The resolver's fast path for its most common request: a work named
- * exactly, in canonical form, with no expression, manifestation, partition
- * or components (`/uri-res/N2L?urn:lex:br:federal:lei:2008-06-19;11705`).
- *
- * Every name in the catalogue is stored canonical (RFC 9676 section 10.3:
- * "the resolver SHOULD query the catalogue searching for the URN that
- * corresponds exactly to the given one (normalized if necessary)"), so a
- * request text equal to a stored name needs no normalisation, and its
- * analysis is the stored name's own key: the URN parser is skipped. The
- * work found is handed to the matcher through a reader that answers that
- * one name from memory, so the catalogue is read once; a plain text that is
- * not catalogued is remembered as absent for the same reason.
- * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache misses).
+ * The resolver's fast path for its most common request: a plain work name in
+ * canonical form. Stored names are canonical (RFC 9676 section 10.3), so a
+ * request equal to one needs no parse: its key is the stored name's. The
+ * matcher gets a reader answering that name (or its absence) from memory.
  */
 import type { CatalogueReader, MatchQuery } from './model.ts';
 

@@ -1,9 +1,7 @@
 /**
- * The bridge from the LEX URN library to the matcher: parse, normalise
- * (RFC 9676 section 10.3: "The resolution process SHOULD implement a
- * normalization of the uniform name to be resolved"), and cut the canonical
- * text into the parts the catalogue compares. No second parser: every part is
- * a slice of the canonical URN at the spans the URN library reports.
+ * The bridge from the LEX URN library to the matcher: parse, normalise (RFC
+ * 9676 section 10.3), and cut the canonical text into the parts the
+ * catalogue compares, at the spans the URN library reports (no second parser).
  */
 import { canonicalizeLexUrn, parseLexIri, parseLexUrn, type LexUrn } from '../../urn/core/index.ts';
 import type { UrnCode } from '../../urn/core/codes.ts';
@@ -11,10 +9,9 @@ import type { MatchQuery, UrnAnalysis, UrnAnalysisErr, WorkKey } from './model.t
 
 export interface AnalyseOptions {
   /**
-   * Accept an incomplete reference with no number (`...:legge:2006-05-14`),
-   * which RFC 9676 section 10.3 calls "normal and natural" in citations: the
-   * query then has no numbers (and a lone non-year period is read as the
-   * number). Off for catalogue rows, which must be complete names.
+   * Accept a reference with no number (`...:legge:2006-05-14`, "normal" in
+   * citations, RFC 9676 section 10.3; a lone non-year period is read as the
+   * number). Off for catalogue rows.
    */
   readonly incomplete?: boolean;
 }

@@ -1,12 +1,4 @@
-/**
- * Content negotiation helpers (pure): `Accept` and `Accept-Language` parsing
- * and ranking.
- *
- * @see RFC 9110 section 12.5.1 (Accept) and 12.5.4 (Accept-Language):
- *   "Each media-range might be followed by optional applicable media type
- *   parameters (e.g., charset), followed by an optional "q" parameter for
- *   indicating a relative weight."
- */
+/** Content negotiation (pure): `Accept` and `Accept-Language` (RFC 9110 sections 12.5.1, 12.5.4). */
 
 export interface Preference {
   /** Lowercased media range (`application/pdf`, `text/*`, `*\/*`) or language range (`pt-br`, `*`). */

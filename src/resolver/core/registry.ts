@@ -1,18 +1,10 @@
 /**
- * Registries for normalisation (RFC 9676 section 10.3: "filling out the
- * acronyms, expanding the abbreviations, unifying the institution names,
- * standardizing the type of measures ... authorities and types of measure
- * registries are useful"): jurisdictions, authorities and measure types,
- * each entry a canonical code with its labels, alternative labels, acronyms
- * and broader entry (the shape of the LexML Brasil vocabularies).
- *
- * Before matching, a query's jurisdiction, authority and measure are
- * rewritten to canonical codes where the registry makes the rewrite
- * unambiguous: an element that is already a code stays (exact match first);
- * one whose label form (lower case, accents and punctuation folded:
- * `STF`, `Lei Ordinária` -> `stf`, `lei.ordinaria`) is the acronym, label or
- * alternative label of exactly one entry becomes that entry's code; one that
- * names several entries is reported as ambiguous and left alone. Pure.
+ * Registries for normalisation (RFC 9676 section 10.3): jurisdictions,
+ * authorities and measure types, each a code with labels, acronyms and a
+ * broader entry (as the LexML Brasil vocabularies). Before matching, an
+ * element that is not a code but whose folded label (`Lei Ordinária` ->
+ * `lei.ordinaria`) names exactly one entry becomes its code; one naming
+ * several is reported as ambiguous and left alone. Pure.
  */
 import type { MatchQuery } from './model.ts';
 

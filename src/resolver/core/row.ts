@@ -13,13 +13,9 @@
  * | `title`    | string               | `title`    | the work's title |
  * | `aliases`  | array of URNs, or one string of URNs separated by spaces | `aliases` (space-separated) | other work-level names of the same work (RFC 9676 sections 5.5, 6.2.3, 6.2.4) |
  *
- * JSONL also accepts `in_force` for `inForce` and `partition_depth` for
- * `partitionDepth`. Unknown fields are errors (a misspelt field would
- * otherwise be silently dropped).
- *
- * Several rows of one version or manifestation: a row that gives `inForce`
- * (or `partitionDepth`) sets it, replacing the value of an earlier row; a row
- * without it leaves the value as it was (a row cannot make it unknown again).
+ * JSONL also accepts `in_force` and `partition_depth`. Unknown fields are
+ * errors. A later row's `inForce` or `partitionDepth` replaces an earlier
+ * one; a row without it leaves it as it was.
  */
 import type { ExpressionKey, ManifestationKey, MatchQuery, UrnAnalyser, WorkKey } from './model.ts';
 import { isValidIsoDate } from './match.ts';
@@ -81,23 +77,16 @@ export const MAX_PARTITION_DEPTH = 32;
 const MAX_TITLE = 2000;
 const MAX_URL = 4000;
 const MAX_ALIASES = 100;
-/**
- * The longest URN a row may name: the resolver serves request-targets of at
- * most 8,192 characters (`/` + the URN at the shortest), so a longer name
- * could be catalogued but never resolved.
- */
+/** The longest URN a row may name: request-targets are at most 8,192 characters (`/` + the URN). */
 export const MAX_URN_LENGTH = 8191;
 
 /** `http(s)://` + a non-empty authority; no whitespace, controls, `<>"` or backslash anywhere. */
 const HTTP_URL = /^https?:\/\/[^/?#\s<>"\\]+[^\s<>"\\]*$/i;
 
 /**
- * The one check of an item URL, on the way in (`validateRow`, every import)
- * and on the way out (`decodeWork`, every work a store hands to the
- * resolver: N2L's Location, N2Ls, N2C's links): an absolute `http:` or
- * `https:` URL with an authority, at most 4,000 characters, no whitespace,
- * controls, `<>"` or backslash. A row written into the database by other
- * means (`javascript:`, `data:`) is never served.
+ * The one check of an item URL, on import and when served (`decodeWork`): an
+ * absolute `http:`/`https:` URL with an authority, at most 4,000 characters,
+ * no whitespace, controls, `<>"` or backslash.
  */
 export function isServableUrl(url: unknown): url is string {
   return typeof url === 'string' && url.length <= MAX_URL && HTTP_URL.test(url);

@@ -1,8 +1,7 @@
 /**
  * The answer cache of the request path: answers kept by service, HTTP
- * version, the preferences as negotiation reads them and the raw URN; the
- * least recently used dropped first; emptied when the catalogue changes.
- * Test: test/resolver/exact-fast-path.test.ts; bench: bench/resolver.ts (cache hits).
+ * version, the preferences as negotiation reads them and the raw URN; LRU;
+ * emptied when the catalogue changes.
  */
 import { parsePreferences } from '../core/negotiate.ts';
 import { Doorkeeper, LruCache } from '../../kit/core/lru.ts';
@@ -88,9 +87,7 @@ export class AnswerCache {
     produce: () => AppResponse | Promise<AppResponse>,
   ): AppResponse | Promise<AppResponse> {
     this.checkVersion();
-    // Accept and Accept-Language as the negotiation reads them (parsed,
-    // lower-cased, ordered by weight, malformed entries and parameters
-    // other than q dropped): spellings that negotiate alike share an entry.
+    // Preferences as the negotiation reads them: spellings that negotiate alike share an entry.
     const key = `${service}\n${req.httpVersion === '1.0' ? 0 : 1}\n${preferenceKey(req.header('accept'))}\n${preferenceKey(req.header('accept-language'))}\n${rawUrn}`;
     const hit = this.cache.get(key);
     if (hit) {

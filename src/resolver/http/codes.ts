@@ -27,24 +27,14 @@ export const RESOLVER_HTTP_CODES = {
 
 export type ResolverHttpCode = keyof typeof RESOLVER_HTTP_CODES;
 
-/**
- * Every code a problem answer of the resolver carries: its own, the
- * matcher's outcomes (not found, invalid request), and the catalogue's
- * CATALOGUE_UNAVAILABLE.
- */
+/** Every code a problem answer of the resolver carries (its own, the matcher's, CATALOGUE_UNAVAILABLE). */
 export type ResolverProblemCode =
   | ResolverHttpCode
   | NotFoundCode
   | InvalidRequestCode
   | Extract<CatalogueCode, 'CATALOGUE_UNAVAILABLE'>;
 
-/**
- * The one mapping from a failure to its HTTP status at the resolver's edge
- * (`Responder.problem` and the raw answers of server.ts take the status from
- * here). A `Record` over the closed union: a new code does not compile
- * without its status; test/resolver/http-status.test.ts checks the table
- * against the statuses docs/codes.md gives.
- */
+/** The one mapping from a failure to its HTTP status (a new code does not compile without its status). */
 export const HTTP_STATUS: Readonly<Record<ResolverProblemCode, number>> = {
   NO_SUCH_ROUTE: 404,
   UNKNOWN_SERVICE: 404,

@@ -1,14 +1,8 @@
 /**
- * The resolver's requests on the one HTTP/1.1 fast path (`kit/http1.ts`):
- * `GET` or `HEAD` in the plain shape with no body, answered by the app as on
- * the node:http path, with the bytes node:http writes for it: the status
- * line with node's reason phrase, the app's headers in their order, then
- * `Date`, `Connection` and `Keep-Alive`, and the body unless the method is
- * HEAD (test/resolver/fast-path.test.ts compares both paths byte for byte).
- * Bench: bench/resolver.ts.
- *
- * Any other request (another method, a body, HTTP/1.0, ...) hands the
- * connection to node:http, which answers it and those after it.
+ * The resolver's requests on the HTTP/1.1 fast path (`kit/http1.ts`): plain
+ * `GET` or `HEAD` with no body, answered with the bytes node:http writes for
+ * it (test/resolver/fast-path.test.ts compares both byte for byte). Any
+ * other request hands the connection to node:http.
  */
 import type { Socket } from 'node:net';
 import type { AppRequest, AppResponse } from './types.ts';
@@ -119,10 +113,7 @@ function service(fast: FastHttp, remoteOf: () => string | undefined): Http1Servi
   };
 }
 
-/**
- * Serve a new connection: requests in the fast shape here, the connection
- * handed to node:http at the first one that is not.
- */
+/** Serve a new connection here until a request not in the fast shape hands it to node:http. */
 export function serveFast(socket: Socket, fast: FastHttp, sockets: Http1Connections): void {
   const remote = socket.remoteAddress;
   serveHttp1(

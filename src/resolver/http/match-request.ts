@@ -1,9 +1,7 @@
 /**
- * The match part of the request path: the URN as it stands in the request
- * (one layer of whole-URN percent-encoding undone), looked up exactly or
- * parsed, then matched against the catalogue, through the registries'
- * rewrites when they help. Answers only the URN's own errors (400); what was
- * found is for the renderers (`render.ts`).
+ * The match part of the request path: the URN (one layer of percent-encoding
+ * undone) looked up exactly or parsed, then matched, through the registries'
+ * rewrites when they help. Answers only the URN's own errors (400).
  */
 import type { CatalogueReader, MatchQuery, UrnAnalyser } from '../core/model.ts';
 import {
@@ -77,11 +75,9 @@ export function matchRequest(
 }
 
 /**
- * Match, and when the query is not an exact name and the registries
- * rewrite some of its elements (an acronym or alternative label to its
- * canonical code), match the rewritten query: its answer wins when it
- * finds a work (each rewrite then a REGISTRY_REWRITE reason), or is
- * ambiguous where the query as given found nothing. Exact match first.
+ * Match; when not an exact name and the registries rewrite some elements,
+ * match the rewritten query too: it wins when it finds a work (with
+ * REGISTRY_REWRITE reasons), or is ambiguous where the original found nothing.
  */
 function match(
   registry: Registry | undefined,

@@ -1,9 +1,7 @@
 /**
- * The resolution page: plain HTML (readable on a phone, usable with a
- * keyboard) and its script, the browser build of the client with
- * `src/page/main.ts`. In a checkout the script is bundled from the sources
- * with esbuild on first request; an installed package serves the bundle
- * `npm run build` wrote (`dist/browser/lexroute-page.js`).
+ * The resolution page: plain HTML and its script (`src/page/main.ts`),
+ * bundled by esbuild on first request in a checkout, else the built
+ * `dist/browser/lexroute-page.js`.
  */
 import { readFile } from 'node:fs/promises';
 import { chooseMediaType } from '../core/negotiate.ts';
@@ -18,12 +16,7 @@ export interface PageOptions {
   readonly doh: () => string;
   /** The bundled script (see `pageScript`). */
   readonly script: () => Promise<string>;
-  /**
-   * Trust anchors for the page's DNSSEC validation (DS or DNSKEY records in
-   * zone-file form, as `dev --dnssec` writes them): with some, the page
-   * validates by default from them alone; without, validation is a choice,
-   * from the root's keys.
-   */
+  /** Trust anchors (DS or DNSKEY records, zone-file form): with some, the page validates by default. */
   readonly trustAnchors?: () => string;
 }
 
@@ -59,10 +52,7 @@ const PAGE_STYLE = `  body { font: 16px/1.5 system-ui, sans-serif; margin: 0 aut
   @media (max-width: 30rem) { dl.facts { grid-template-columns: 1fr; } dl.facts dd { margin-left: 0.75rem; } }
 `;
 
-/**
- * The page's HTML, with `doh` as the DoH URL filled in and `anchors` as the
- * trust anchors (validation on by default when there are some).
- */
+/** The page's HTML, with the DoH URL and trust anchors filled in. */
 export function pageHtml(doh: string, anchors = ''): string {
   return `<!doctype html>
 <html lang="en">
@@ -120,10 +110,7 @@ ${PAGE_STYLE}</style>
 
 let bundled: Promise<string> | undefined;
 
-/**
- * The page's script: in a checkout (this module runs as .ts) bundled from
- * `src/page/main.ts` by esbuild, once; else the file the build wrote.
- */
+/** The page's script: bundled once in a checkout (this module runs as .ts), else the built file. */
 export function pageScript(): Promise<string> {
   bundled ??= (
     import.meta.url.endsWith('.ts')
@@ -155,10 +142,7 @@ export async function bundleFromSources(outfile?: string): Promise<string> {
   return outfile !== undefined ? readFile(outfile, 'utf8') : (r.outputFiles?.[0]?.text ?? '');
 }
 
-/**
- * The page's routes: `/` for a request that prefers HTML (a browser; other
- * clients keep the plain-text index), and the script. Undefined for the rest.
- */
+/** The page's routes: `/` for a request preferring HTML, and the script; undefined for the rest. */
 export function pageRoute(
   req: AppRequest,
   out: Responder,

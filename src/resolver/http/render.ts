@@ -1,13 +1,8 @@
 /**
  * The last part of the request path: what the match found, as the answer of
- * the service asked. Each service has its renderers, one per representation
- * (media type); the request's Accept picks among them, the first being the
- * default. A new representation is one more entry in `RENDERERS`.
- *
- * @see RFC 2169 section 3.1 (N2L): "On success, a 30x SHOULD be sent: 303 to
- *   HTTP/1.1 clients, 302 to HTTP/1.0 clients".
- * @see RFC 2483 section 5 (text/uri-list): "the first line SHOULD be a
- *   comment giving the original URI".
+ * the service asked, one renderer per media type (Accept picks; the first is
+ * the default). RFC 2169 section 3.1 (N2L: 303, 302 to HTTP/1.0); RFC 2483
+ * section 5 (text/uri-list: the first line a comment giving the URI).
  */
 import type { CatalogueExpression, CatalogueManifestation, CatalogueWork } from '../core/model.ts';
 import { effectiveDate, type Found, type Location, type Resolution } from '../core/match.ts';
@@ -105,12 +100,9 @@ const N2C_JSON: Renderer = {
 };
 
 /**
- * N2C for people (a request that prefers text/html over JSON): the work's
- * title and the best link, then each version (expression) with its language
- * and dates, each format (manifestation) with its links. The selected
- * expression comes first and its formats in the order of the answer's
- * locations, so the best link leads the list; the others follow in the
- * catalogue's order, each expression's formats by their best item.
+ * N2C for people (preferring text/html): title, best link, then each
+ * expression with its formats and links; the selected expression first, in
+ * the answer's location order, the others in the catalogue's order.
  */
 const N2C_HTML: Renderer = {
   type: 'text/html',
@@ -138,12 +130,7 @@ const PAGE_STYLE =
   `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem}` +
   `a,code{overflow-wrap:anywhere}.selected{border-left:4px solid #1a5fb4;padding-left:0.75rem}</style>\n`;
 
-/**
- * What the page says of an expression's date: "in force from" only for the
- * in-force date the catalogue holds; otherwise the date the choice of the
- * most recent version used (the version's or the work's date, N2C JSON's
- * `effective`), said as such.
- */
+/** An expression's date: "in force from" for a catalogued in-force date, else the effective date, said as such. */
 function dateFact(w: CatalogueWork, e: CatalogueExpression): string {
   if (e.inForce !== null) return `in force from ${e.inForce}`;
   const effective = effectiveDate(w, e);
@@ -253,11 +240,9 @@ interface ProblemBody {
 }
 
 /**
- * A problem about a URN (invalid, unknown, ambiguous) as a page, for a
- * request that prefers `text/html` (a browser following a link) over
- * `application/problem+json`: the same status, code, detail and candidates,
- * and a way back to the resolution page. Other clients keep problem+json
- * (RFC 9457); both carry `Vary: Accept`.
+ * A problem about a URN as a page, for a request preferring `text/html`:
+ * same status, code, detail and candidates, and a link back to the page.
+ * Other clients keep problem+json (RFC 9457); both carry `Vary: Accept`.
  */
 export function problemForPeople(res: AppResponse, req: AppRequest, out: Responder): AppResponse {
   if (res.headers['content-type'] !== 'application/problem+json') return res;
@@ -339,12 +324,7 @@ function uriList(found: Found): string {
   return `${[`# ${found.query.urn}`, ...found.locations.map((l) => l.url)].join('\r\n')}\r\n`;
 }
 
-/**
- * One location in N2Ls JSON and N2C. `fragment` is the fragment of `url`;
- * `partitionApplied` says what became of the URN's `~partition` on it (`none`,
- * `whole`, `trimmed` to the manifestation's `partitionDepth`, `omitted` at
- * depth 0), RFC 9676 section 5.8.
- */
+/** One location in N2Ls JSON and N2C (`partitionApplied`: see `PartitionApplied`). */
 function locationJson(l: Location): Record<string, unknown> {
   return {
     url: l.url,

@@ -1,11 +1,7 @@
 /**
- * The first part of the request path: method, request-target and route. A
- * request either asks a THTTP service about a URN (what `route` returns for
- * the rest of the path: cache, match, render) or is answered here at once
- * (preflight, health, the index, and every malformed request with its code).
- *
- * @see RFC 2169 section 2: "the URN goes after the ? as is" (percent-encoded
- *   characters stay encoded).
+ * The first part of the request path: a THTTP service request about a URN
+ * (RFC 2169 section 2: the URN after the `?` as is), or answered here at
+ * once (preflight, health, the index, malformed requests with their code).
  */
 import type { Responder } from './respond.ts';
 import type { AppRequest, AppResponse, Service } from './types.ts';

@@ -33,19 +33,11 @@ export interface ResolverServerOptions {
   readonly stats?: ResolverStats;
   /** Log every request (default true when `log` is given). */
   readonly logRequests?: boolean;
-  /**
-   * Log one request in this many (default 1: every one); the others are
-   * counted, and a `requests` summary line (counts by status, over the
-   * interval) is written every `summaryMs` when requests were left out.
-   */
+  /** Log one request in this many (default 1); a `requests` summary counts the others every `summaryMs`. */
   readonly logSample?: number;
   /** Interval of the summary lines (default 60,000 ms). */
   readonly summaryMs?: number;
-  /**
-   * Answer plain HTTP/1.1 GET and HEAD requests from the socket's bytes
-   * (`fast.ts`), node:http the rest (default true; the answers are the same
-   * bytes either way, as the tests check).
-   */
+  /** Answer plain HTTP/1.1 GET and HEAD from the socket's bytes (`fast.ts`; default true; same bytes either way). */
   readonly fastPath?: boolean;
   /** HTTP timeouts, ms (defaults: headers 10,000, request 30,000, checked every 1,000). */
   readonly timeouts?: {
@@ -87,11 +79,7 @@ function isoNow(): string {
   return isoText;
 }
 
-/**
- * Writes the responses and the request log: every request, or one in
- * `logSample` with a summary line (counts by status) every `summaryMs` for
- * the others.
- */
+/** Writes the responses and the request log (sampled per `logSample`). */
 function responder(options: ResolverServerOptions) {
   const { log } = options;
   const logRequests = log !== undefined && (options.logRequests ?? true);
@@ -180,10 +168,7 @@ export function resolverClientError(log: ResolverServerOptions['log']) {
   );
 }
 
-/**
- * Take the server's connections first (`fast.ts`); node:http's own
- * connection listener serves what the fast path hands over.
- */
+/** Take the server's connections first (`fast.ts`); node:http serves what it hands over. */
 function fastPath(
   server: Server,
   options: ResolverServerOptions,

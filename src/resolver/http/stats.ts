@@ -1,9 +1,6 @@
 /**
  * Per-process counters of the resolver for `/metrics`: requests by service
- * and status, a latency histogram, answer-cache hits (from the app), the
- * catalogue's size and when this process last saw it change (an import).
- * Plain numbers updated in place per request; several workers' families are
- * summed by `mergeFamilies`.
+ * and status, latency, cache hits, the catalogue's size and last change.
  */
 import { family, histogram, type MetricFamily } from '../../kit/metrics/prom.ts';
 import type { ResolverApp } from './app.ts';
