@@ -6,10 +6,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
 
 /**
- * Strict option parsing shared by every command, `-h`/`--help` included:
- * unknown options and missing values become a UsageError (exit code 2) with
- * node's own message; with `--help` the command's `help` text goes to
- * standard output and the result is undefined (the command exits 0).
+ * Strict option parsing shared by every command: mistakes are a UsageError
+ * with node's message; `--help` prints `help` and returns undefined (exit 0).
  */
 export function parseCommandArgs<O extends Options>(
   argv: readonly string[],

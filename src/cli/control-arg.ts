@@ -12,10 +12,8 @@ import { parseListen } from '../kit/core/host-port.ts';
 import { Reported, UsageError, type CliIo } from './io.ts';
 
 /**
- * The endpoint, undefined when `--control` is absent, or `Reported` when the
- * key file cannot be used (reported on standard error as `CONTROL_KEY_INVALID`).
- * Usage mistakes (a non-loopback address, a TCP port without a key, a key
- * for a socket path) throw `UsageError`.
+ * The endpoint (undefined without `--control`), or `Reported` when the key
+ * file cannot be used (CONTROL_KEY_INVALID); usage mistakes throw `UsageError`.
  */
 export async function controlArg(
   io: CliIo,

@@ -1,13 +1,8 @@
 /**
  * The one mapping from an outcome or a failure to the process exit code at
- * the CLI's edge (issue 19). Every command returns one of `EXIT_STATUS`; a
- * failure with a code goes through `exitCodeOf` (one code) or
- * `exitCodeOfFailure` (the diagnostics of a run): a command returns
- * `EXIT_FAIL` itself only where no code is at hand (test/cli/exit.test.ts
- * checks the sites). Every registered failure
- * code exits 1, a usage error 2; test/cli/exit.test.ts checks that every code
- * of every table (scripts/code-tables.ts) has its exit code and that `--help`
- * and the README say the same.
+ * the CLI's edge: `exitCodeOf` (one code) or `exitCodeOfFailure` (a run's
+ * diagnostics); every registered failure code exits 1, a usage error 2
+ * (test/cli/exit.test.ts checks every code table, `--help` and the README).
  */
 import type { CliCode } from './codes.ts';
 
@@ -30,22 +25,14 @@ export const EXIT_STATUS: Readonly<Record<ExitOutcome, number>> = {
 /** The outcome of a failure: a usage error, or a failure like any other. */
 export const OUTCOME_OF_CODE: Readonly<Record<CliCode, ExitOutcome>> = { USAGE: 'usage' };
 
-/**
- * The exit code of a failed run that reported `codes` (a command that
- * reports several diagnostics): the highest of their exit codes, `failed`
- * (1) when none is given.
- */
+/** The exit code of a run that reported `codes`: the highest of theirs, 1 when none is given. */
 export function exitCodeOfFailure(codes: Iterable<string | { readonly code: string }>): number {
   let out: number = EXIT_STATUS.failed;
   for (const c of codes) out = Math.max(out, exitCodeOf(typeof c === 'string' ? c : c.code));
   return out;
 }
 
-/**
- * The exit code of a failure code: `OUTCOME_OF_CODE` for the CLI's own
- * codes, 1 for every other registered code (zone, URN, DDDS, client,
- * catalogue, config, server ...).
- */
+/** The exit code of a failure code: `OUTCOME_OF_CODE` for the CLI's own codes, 1 for every other. */
 export function exitCodeOf(code: string): number {
   return EXIT_STATUS[
     Object.hasOwn(OUTCOME_OF_CODE, code) ? OUTCOME_OF_CODE[code as CliCode] : 'failed'

@@ -17,10 +17,7 @@ export interface CliIo {
   readonly errIsTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /**
-   * Aborted when the process is asked to stop (SIGINT/SIGTERM). Long-running
-   * commands (serve, resolver, dev) resolve their promise once shut down.
-   */
+  /** Aborted on SIGINT/SIGTERM; long-running commands resolve once shut down. */
   readonly signal: AbortSignal;
   /** Emits 'reload' on SIGHUP (servers reload their zones). */
   onReload(listener: () => void): () => void;
@@ -38,10 +35,7 @@ export interface Command {
   run(argv: readonly string[], io: CliIo): Promise<number>;
 }
 
-/**
- * A failure a helper has already reported on standard error, with its
- * codes: the command returns `exitCodeOfFailure(r.codes)` (exit.ts).
- */
+/** A failure already reported on standard error, with its codes (for `exitCodeOfFailure`). */
 export class Reported {
   readonly codes: readonly string[];
   constructor(codes: readonly string[]) {
@@ -58,11 +52,7 @@ export class UsageError extends Error {
   }
 }
 
-/**
- * A long-running command's end: `stopped` resolves on SIGTERM/SIGINT
- * (`signal`, the command's `io.signal`) or when `stopNow` is called (a
- * control channel's `stop`).
- */
+/** A long-running command's end: on `signal` (SIGTERM/SIGINT) or `stopNow` (a control channel's `stop`). */
 export function stopSignal(signal: AbortSignal): { stopped: Promise<void>; stopNow: () => void } {
   let stopNow = () => undefined as void;
   const stopped = new Promise<void>((resolve) => {

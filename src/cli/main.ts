@@ -106,20 +106,14 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 }
 
 /**
- * The process entry (`bin/lexroute.js`). Once the command has finished, the
- * CLI exits with its code even if a handle is still open (a timer, a socket,
- * stdin): a command that forgets one must not hang the shell. But its output
- * comes first: writes to a pipe complete asynchronously (also on Linux), so
- * exiting at once would cut piped output short. A write's callback runs after
- * every earlier write on its stream, so an empty write on stdout and stderr
- * marks the moment everything is out.
+ * The process entry (`bin/lexroute.js`): exits with the command's code even
+ * with a handle left open (the shell must not hang), but only once its
+ * output is out (writes to a pipe are asynchronous; an empty write's
+ * callback marks the moment).
  */
 export async function main(): Promise<void> {
-  // A reader that goes away (`lexroute zone print big.zone | head`) makes
-  // writes to stdout fail with EPIPE: stop quietly with 128 + SIGPIPE, the
-  // status of a Unix tool killed by SIGPIPE, instead of an unhandled error
-  // and a stack trace. Log writes to a closed stderr are dropped (a server
-  // keeps serving); other stream errors are real and rethrown.
+  // A reader gone (`... | head`): EPIPE on stdout exits quietly with 128 + SIGPIPE, as a Unix
+  // tool would; log writes to a closed stderr are dropped (a server keeps serving).
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(EXIT_BROKEN_PIPE);
     throw e;

@@ -305,10 +305,7 @@ export const DEFAULT_SERVER_CONFIG: ServerConfig = {
   serial: 'keep',
 };
 
-/**
- * One `ADDR:PORT` of a listen list, or its `CONFIG_BAD_LISTEN` error (with the
- * address parser's failure as its `cause`) pushed to `errors`.
- */
+/** One `ADDR:PORT` of a listen list, or its `CONFIG_BAD_LISTEN` error (the parser's failure as `cause`). */
 function listenAt(errors: ConfigError[], path: string, v: unknown): ListenAddress | undefined {
   if (typeof v !== 'string') {
     errors.push({ code: 'CONFIG_BAD_LISTEN', path, message: `${path}: not a string` });
@@ -393,11 +390,7 @@ function validateZones(
 /** A group value: printable ASCII but `"` and `\\`, 1 to 255 characters (one TXT string). */
 const GROUP_VALUE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 
-/**
- * `catalogGroups`: `{"ZONE": "GROUP"}`, zones lowercased and absolute. One
- * group per zone: RFC 9432 allows several, Knot 3.2 refuses a catalog
- * with two for one member ("such record already exists").
- */
+/** `catalogGroups`: `{"ZONE": "GROUP"}`; one group per zone (RFC 9432 allows several, Knot 3.2 refuses them). */
 function catalogGroupsIn(errors: ConfigError[], v: unknown): Record<string, string[]> {
   if (v === undefined || v === null) return {};
   const bad = (path: string, message: string) => {
@@ -436,11 +429,7 @@ function catalogIn(errors: ConfigError[], v: unknown): string | null {
   return absoluteLowerName(v);
 }
 
-/**
- * `secondaryCatalogs`: catalog zones consumed, each `{"origin": NAME,
- * "primaries": [...]}` as a secondary zone; a catalog is not also a zone of
- * `zones`, nor listed twice.
- */
+/** `secondaryCatalogs`: catalog zones consumed, as secondary zones; not also in `zones`, nor listed twice. */
 function secondaryCatalogsIn(
   errors: ConfigError[],
   v: unknown,

@@ -1,9 +1,7 @@
 /**
- * `lexroute dev` (what `npm start` runs): the whole sample chain of
- * `config/dev.json` on loopback addresses, until Ctrl-C. Without --config
- * and with no config/dev.json in the current folder (an installed package:
- * `npx lexroute dev`), the package's own sample deployment, its paths read
- * from the package's folder.
+ * `lexroute dev` (what `npm start` runs): the sample chain of
+ * `config/dev.json` on loopback addresses, until Ctrl-C; without one (an
+ * installed package), the package's own sample deployment.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';

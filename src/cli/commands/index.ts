@@ -4,11 +4,7 @@ export interface CommandEntry {
   readonly name: string;
   /** One line; `lexroute --help` appends the subcommands. */
   readonly summary: string;
-  /**
-   * The subcommands, as the command's own dispatch accepts them: the one
-   * list `lexroute --help` prints (test/cli/help-table.test.ts checks it
-   * against each command's own list, so the two cannot drift).
-   */
+  /** The subcommands `lexroute --help` prints (test/cli/help-table.test.ts checks them against the dispatch). */
   readonly subcommands?: readonly string[];
   load(): Promise<Command>;
 }

@@ -186,11 +186,7 @@ function catalogueFailed(io: CliIo, e: unknown): number {
   throw e;
 }
 
-/**
- * Batched log lines: request lines are written every LOG_FLUSH_MS, or at
- * once when LOG_FLUSH_BYTES are waiting (a write per request, a system call,
- * cost about as much as the lookup); other lines at once.
- */
+/** Request log lines written in batches (a write per request costs about the lookup); others at once. */
 function batchedLog(io: CliIo) {
   let pending = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -200,9 +196,7 @@ function batchedLog(io: CliIo) {
     if (pending !== '') io.err(pending);
     pending = '';
   };
-  // The shared log schema (src/authority/log.ts): the adapter's entries are
-  // {time, level, msg, ...}; written as {time, level, event, ...}, or as a
-  // readable line when standard error is a terminal.
+  // The shared log schema (src/authority/log.ts): `msg` written as `event`, or a readable line on a terminal.
   const pretty = io.errIsTTY;
   const log = (entry: Readonly<Record<string, unknown>>) => {
     if (pretty) {

@@ -42,10 +42,8 @@ function primariesByOrigin(texts: readonly string[], flag: string): SecondaryZon
 }
 
 /**
- * --zones, --secondary and --secondary-catalog: the zone entries and the
- * catalogs consumed. --secondary or --secondary-catalog alone replaces the
- * default zone folder (a pure secondary has no zone files); zones of the
- * same origin given twice gather their primaries in order.
+ * --zones, --secondary and --secondary-catalog. A secondary alone replaces
+ * the default zone folder; an origin given twice gathers its primaries in order.
  */
 export function zonesFlags(
   files: readonly string[] | undefined,

@@ -26,11 +26,7 @@ import { serveFlags } from './serve-flags.ts';
 
 export { SERVE_HELP };
 
-/**
- * The zones the `ready` line names: past this many, the first ones and the
- * count (10,000 names made one line of 200 KB, which journald splits at
- * 48 KB); `ctl status` lists them all.
- */
+/** The zones the `ready` line names: past this many, the first ones and the count (journald splits long lines). */
 const READY_ZONES_NAMED = 100;
 
 /** The `ready` log line, and READY=1 to systemd (zones loaded, every worker listening). */

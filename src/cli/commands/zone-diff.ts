@@ -98,12 +98,7 @@ export async function zoneDiff(argv: readonly string[], io: CliIo): Promise<numb
   return EXIT_OK;
 }
 
-/**
- * The absolute name of a `$ORIGIN` directive that comes before any record
- * (after blank lines, comments and `$TTL` only), read from the file's first
- * 64 KiB; undefined when there is none or the file cannot be read (the
- * loader then reports why).
- */
+/** The `$ORIGIN` before any record in the file's first 64 KiB; undefined when none (or unreadable). */
 export async function leadingOrigin(file: string): Promise<string | undefined> {
   let head: string;
   try {

@@ -36,10 +36,8 @@ function positiveInt(flag: string, text: string): number {
 }
 
 /**
- * Progress of a check on a terminal (standard error, one line rewritten in
- * place, at most four times a second): the reading, then, once the file is
- * read, that validation and lint run (they took the last 3.5 s of 300,000
- * records in silence), and a final line with the time of each. Nothing when
+ * Progress of a check on a terminal (one line rewritten in place): the
+ * reading, then validation and lint, then the time of each. Nothing when
  * standard error is not a terminal.
  */
 function progressLine(file: string, io: CliIo) {
