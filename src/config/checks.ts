@@ -11,6 +11,17 @@ export interface ConfigError {
   readonly cause?: HostPortError;
 }
 
+/** Push a `code` error at `path`; undefined, for `return fail(...)`. */
+export function fail(
+  errors: ConfigError[],
+  code: string,
+  path: string,
+  message: string,
+): undefined {
+  errors.push({ code, path, message });
+  return undefined;
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -75,11 +86,7 @@ export function enumIn<T extends string, F>(
 ): T | F {
   if (v === undefined) return fallback;
   if (words.includes(v as T)) return v as T;
-  errors.push({
-    code: 'CONFIG_BAD_ENUM',
-    path,
-    message: `${path} must be one of ${words.join(', ')}`,
-  });
+  fail(errors, 'CONFIG_BAD_ENUM', path, `${path} must be one of ${words.join(', ')}`);
   return fallback;
 }
 

@@ -3,6 +3,7 @@
  * and validation of the parsed JSON. Keys starting with `//` are comments.
  */
 import { parseHostPort, type HostPortError } from '../kit/core/host-port.ts';
+import { isObject } from './checks.ts';
 
 export interface ResolverConfig {
   /** `ADDR:PORT` addresses to listen on (`[::1]:8080` for IPv6), a list as in server.json. */
@@ -175,7 +176,9 @@ const listen: Check = (v, path) => {
   return null;
 };
 
-const SCHEMA: Record<string, Check | Record<string, Check>> = {
+type Schema = { readonly [key: string]: Check | Schema };
+
+const SCHEMA: Schema = {
   listen,
   catalogue: str(),
   sampleCatalogue: str(),
@@ -199,46 +202,13 @@ export function validateResolverConfig(
   input: unknown,
   overrides: Partial<Pick<ResolverConfig, 'listen' | 'catalogue' | 'workers' | 'registry'>> = {},
 ): ConfigResult {
-  const issues: ConfigIssue[] = [];
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObject(input)) {
-    return {
-      ok: false,
-      issues: [
-        {
-          code: 'CONFIG_BAD_TYPE',
-          path: '(root)',
-          message: 'the configuration must be a JSON object',
-        },
-      ],
-    };
+    const message = 'the configuration must be a JSON object';
+    return { ok: false, issues: [{ code: 'CONFIG_BAD_TYPE', path: '(root)', message }] };
   }
+  const issues: ConfigIssue[] = [];
   const out = structuredClone(DEFAULT_RESOLVER_CONFIG) as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(input)) {
-    // Comments, and the JSON Schema an editor checks the file against (config/resolver.schema.json).
-    if (key.startsWith('//') || key === '$schema') continue;
-    const schema = SCHEMA[key];
-    if (!schema) {
-      issues.push({
-        code: 'CONFIG_UNKNOWN_KEY',
-        path: key,
-        message: `unknown key '${key}' (keys: ${Object.keys(SCHEMA).join(', ')})`,
-      });
-      continue;
-    }
-    if (typeof schema === 'function') {
-      const issue = schema(value, key);
-      if (issue) issues.push(issue);
-      else out[key] = value;
-      continue;
-    }
-    if (!isObject(value)) {
-      issues.push({ code: 'CONFIG_BAD_TYPE', path: key, message: `${key} must be an object` });
-      continue;
-    }
-    mergeSection(issues, key, schema, value, out[key] as Record<string, unknown>);
-  }
+  merge(issues, '', SCHEMA, input, out);
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     const check = SCHEMA[key] as Check;
@@ -251,28 +221,29 @@ export function validateResolverConfig(
     : { ok: true, config: out as unknown as ResolverConfig };
 }
 
-/** The keys of one section (`key`) checked and copied over its defaults in `target`. */
-function mergeSection(
+/** The keys of `value` checked against `schema` and copied over their defaults in `target` (`prefix`: the section). */
+function merge(
   issues: ConfigIssue[],
-  key: string,
-  schema: Record<string, Check>,
+  prefix: string,
+  schema: Schema,
   value: Record<string, unknown>,
   target: Record<string, unknown>,
 ): void {
-  for (const [sub, subValue] of Object.entries(value)) {
-    if (sub.startsWith('//')) continue;
-    const path = `${key}.${sub}`;
-    const check = schema[sub];
+  for (const [key, v] of Object.entries(value)) {
+    // Comments, and the JSON Schema an editor checks the file against (config/resolver.schema.json).
+    if (key.startsWith('//') || (prefix === '' && key === '$schema')) continue;
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const check = schema[key];
     if (!check) {
-      issues.push({
-        code: 'CONFIG_UNKNOWN_KEY',
-        path,
-        message: `unknown key '${path}' (keys: ${Object.keys(schema).join(', ')})`,
-      });
-      continue;
+      const message = `unknown key '${path}' (keys: ${Object.keys(schema).join(', ')})`;
+      issues.push({ code: 'CONFIG_UNKNOWN_KEY', path, message });
+    } else if (typeof check !== 'function') {
+      if (isObject(v)) merge(issues, path, check, v, target[key] as Record<string, unknown>);
+      else issues.push({ code: 'CONFIG_BAD_TYPE', path, message: `${path} must be an object` });
+    } else {
+      const issue = check(v, path);
+      if (issue) issues.push(issue);
+      else target[key] = v;
     }
-    const issue = check(subValue, path);
-    if (issue) issues.push(issue);
-    else target[sub] = subValue;
   }
 }

@@ -2,6 +2,7 @@
 import {
   boolIn,
   enumIn,
+  fail,
   intIn,
   isObject,
   isPrefix,
@@ -354,9 +355,7 @@ function validateZones(
   fallback: readonly ZoneSourceConfig[],
 ): readonly ZoneSourceConfig[] {
   if (v === undefined) return fallback;
-  const bad = (path: string, message: string) => {
-    errors.push({ code: 'CONFIG_BAD_ZONES', path, message });
-  };
+  const bad = (path: string, message: string) => fail(errors, 'CONFIG_BAD_ZONES', path, message);
   if (!Array.isArray(v)) {
     bad('zones', 'zones must be an array of paths (files or directories) or {"file", "origin"}');
     return fallback;
@@ -393,10 +392,8 @@ const GROUP_VALUE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 /** `catalogGroups`: `{"ZONE": "GROUP"}`; one group per zone (RFC 9432 allows several, Knot 3.2 refuses them). */
 function catalogGroupsIn(errors: ConfigError[], v: unknown): Record<string, string[]> {
   if (v === undefined || v === null) return {};
-  const bad = (path: string, message: string) => {
-    errors.push({ code: 'CONFIG_BAD_VALUE', path, message });
-    return {};
-  };
+  const bad = (path: string, message: string) =>
+    fail(errors, 'CONFIG_BAD_VALUE', path, message) ?? {};
   if (!isObject(v))
     return bad('catalogGroups', 'catalogGroups must be an object: {"ZONE": "GROUP"}');
   const out: Record<string, string[]> = {};
@@ -474,10 +471,7 @@ function secondaryZone(
   path: string,
   z: Record<string, unknown>,
 ): SecondaryZoneConfig | undefined {
-  const bad = (p: string, message: string) => {
-    errors.push({ code: 'CONFIG_BAD_ZONES', path: p, message });
-    return undefined;
-  };
+  const bad = (p: string, message: string) => fail(errors, 'CONFIG_BAD_ZONES', p, message);
   const limits = Object.keys(SECONDARY_LIMIT_KEYS);
   if (!Object.keys(z).every((k) => k === 'origin' || k === 'primaries' || limits.includes(k)))
     return bad(
@@ -592,11 +586,7 @@ function unknownKeys(errors: ConfigError[], input: Record<string, unknown>): voi
     const obj = section === '' ? input : input[section];
     if (obj === undefined) continue;
     if (!isObject(obj)) {
-      errors.push({
-        code: 'CONFIG_NOT_OBJECT',
-        path: section,
-        message: `${section} must be an object`,
-      });
+      fail(errors, 'CONFIG_NOT_OBJECT', section, `${section} must be an object`);
       continue;
     }
     for (const k of Object.keys(obj)) {
@@ -612,11 +602,7 @@ function unknownKeys(errors: ConfigError[], input: Record<string, unknown>): voi
 function validateListen(errors: ConfigError[], v: unknown): readonly ListenAddress[] {
   if (v === undefined) return DEFAULT_SERVER_CONFIG.listen;
   if (!Array.isArray(v) || v.length === 0) {
-    errors.push({
-      code: 'CONFIG_BAD_LISTEN',
-      path: 'listen',
-      message: 'listen must be a non-empty array of "ADDR:PORT"',
-    });
+    fail(errors, 'CONFIG_BAD_LISTEN', 'listen', 'listen must be a non-empty array of "ADDR:PORT"');
     return DEFAULT_SERVER_CONFIG.listen;
   }
   return listenList(errors, 'listen', v);
@@ -650,11 +636,7 @@ export function validateServerConfig(input: unknown): {
   const errors: ConfigError[] = [];
   const d = DEFAULT_SERVER_CONFIG;
   if (!isObject(input)) {
-    errors.push({
-      code: 'CONFIG_NOT_OBJECT',
-      path: '',
-      message: 'the configuration must be a JSON object',
-    });
+    fail(errors, 'CONFIG_NOT_OBJECT', '', 'the configuration must be a JSON object');
     return { config: d, errors };
   }
   unknownKeys(errors, input);
@@ -697,11 +679,7 @@ function validateDoh(errors: ConfigError[], input: unknown): ServerConfig['doh']
     const v = input[k];
     if (v === undefined) continue;
     if (typeof v !== 'string' || v === '') {
-      errors.push({
-        code: 'CONFIG_BAD_PATH',
-        path: `doh.${k}`,
-        message: `doh.${k} must be a file path`,
-      });
+      fail(errors, 'CONFIG_BAD_PATH', `doh.${k}`, `doh.${k} must be a file path`);
     } else files[k] = v;
   }
   let allowOrigin: { allowOrigin?: string } = {};
@@ -803,11 +781,7 @@ function validateDnssec(errors: ConfigError[], r: Record<string, unknown>): Dnss
   const nsec3 = flag('nsec3');
   const optOut = flag('optOut');
   if (optOut && !nsec3)
-    errors.push({
-      code: 'CONFIG_DNSSEC_OPT_OUT',
-      path: 'dnssec.optOut',
-      message: 'dnssec.optOut needs dnssec.nsec3',
-    });
+    fail(errors, 'CONFIG_DNSSEC_OPT_OUT', 'dnssec.optOut', 'dnssec.optOut needs dnssec.nsec3');
   // From 10 s (tests) to 10 years (3650 days, as zone sign --validity).
   const validity = intIn(errors, 'dnssec.validity', r.validity, 10, 3650 * 86400, d.validity);
   let refresh: number | null = d.refresh;
@@ -828,11 +802,7 @@ function listenList(errors: ConfigError[], key: string, v: unknown): ListenAddre
   const out: ListenAddress[] = [];
   if (v === undefined) return out;
   if (!Array.isArray(v)) {
-    errors.push({
-      code: 'CONFIG_BAD_LISTEN',
-      path: key,
-      message: `${key} must be an array of "ADDR:PORT"`,
-    });
+    fail(errors, 'CONFIG_BAD_LISTEN', key, `${key} must be an array of "ADDR:PORT"`);
     return out;
   }
   v.forEach((x: unknown, i: number) => {
@@ -916,8 +886,7 @@ function secondaryPeers(errors: ConfigError[], key: string, v: unknown): Seconda
 function tsigKeysKey(errors: ConfigError[], v: unknown): ServerConfig['tsigKeys'] {
   if (v === undefined || v === null) return null;
   if (typeof v === 'string' && v !== '') return v;
-  const bad = (path: string, message: string) =>
-    errors.push({ code: 'CONFIG_BAD_TSIG_KEY', path, message });
+  const bad = (path: string, message: string) => fail(errors, 'CONFIG_BAD_TSIG_KEY', path, message);
   if (!Array.isArray(v)) {
     bad(
       'tsigKeys',
