@@ -1,10 +1,7 @@
 /**
- * Stable codes of the catalogue store and its import (`CatalogueError.code`;
- * a refused row is reported with a ROW_ code of core/match/codes.ts),
- * and of the LexML registry that the resolver uses to rewrite queries.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of the catalogue store, its import and the LexML registry
+ * (`CatalogueError.code`; a refused row has a ROW_ code of core/codes.ts).
+ * Codes are never renamed or reused (test/codes.test.ts; docs/codes.md is generated).
  */
 export const CATALOGUE_CODES = {
   CATALOGUE_MISSING: 'no catalogue at the location given (create one with catalogue import)',

@@ -1,10 +1,7 @@
 /**
- * `lexroute catalogue import`: JSON Lines or CSV rows into the SQLite or
- * PostgreSQL catalogue, streamed in batches, in one transaction. Each bad
- * row is reported (line, code, message) and skipped. Writes are idempotent,
- * so importing the same file twice loses nothing and duplicates nothing.
- *
- * Row fields: see `src/resolver/core/row.ts`.
+ * `lexroute catalogue import`: JSON Lines or CSV rows (fields: `core/row.ts`)
+ * into the catalogue, in batches, in one transaction; bad rows reported and
+ * skipped. Writes are idempotent: importing a file twice changes nothing.
  */
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';

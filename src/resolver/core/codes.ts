@@ -1,11 +1,7 @@
 /**
- * Stable codes of the catalogue core: why a catalogue row is refused
- * (row.ts, also used by the importer), and the match outcomes and reasons of
- * the resolver (match.ts: `NotFound.code`, `InvalidRequest.code`,
- * `MatchReason.code`, whose penalties are in `PENALTIES`).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of the catalogue core: why a row is refused (row.ts), and the
+ * match outcomes and reasons (match.ts; penalties in `PENALTIES`).
+ * Codes are never renamed or reused (test/codes.test.ts; docs/codes.md is generated).
  */
 import type { UrnCode } from '../../urn/core/codes.ts';
 

@@ -1,11 +1,6 @@
 /**
- * Build canonical expression and manifestation URNs from canonical parts.
- * Parts come from the normaliser, so joining them with the RFC 9676 section 8
- * separators gives the canonical URN again.
- *
- * @see RFC 9676 section 8: `local-name = work ["@" expression] ["$" manifestation]`,
- *   `expression = version [":" language]`,
- *   `manifestation = editor ":" format [":" component [":" feature]]`
+ * Build canonical expression and manifestation URNs from canonical parts
+ * (the normaliser's), joined with the RFC 9676 section 8 separators.
  */
 import type { ExpressionKey, ManifestationKey } from './model.ts';
 

@@ -69,12 +69,7 @@ export class MemoryCatalogue implements CatalogueReader {
   }
 }
 
-/**
- * Build works from validated import rows, with the same merge rules as the
- * SQLite writer (a row whose work URN is a known alias joins that work;
- * re-adding a row changes nothing; a row's `inForce` or `partitionDepth`
- * replaces an earlier row's, a row without one keeps it). For tests and small in-memory catalogues.
- */
+/** Build works from validated import rows, with the same merge rules as the catalogue writer. */
 export function worksFromRows(rows: Iterable<CatalogueRow>): CatalogueWork[] {
   const works: MutableWork[] = [];
   const byName = new Map<string, MutableWork>();

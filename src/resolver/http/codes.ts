@@ -1,11 +1,7 @@
 /**
- * Stable codes of the jurisdiction resolver's HTTP answers (the `code` of
- * its application/problem+json bodies, RFC 9457), with the status each goes
- * with. The match outcomes (UNKNOWN_URN, NOT_IN_FORCE ...) are MATCH_CODES
- * (core/match/codes.ts); CATALOGUE_UNAVAILABLE is a catalogue code.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of the resolver's HTTP problem answers (RFC 9457) with their
+ * statuses; the match outcomes are in core/codes.ts.
+ * Codes are never renamed or reused (test/codes.test.ts; docs/codes.md is generated).
  */
 import type { CatalogueCode } from '../catalogue/codes.ts';
 import type { InvalidRequestCode, NotFoundCode } from '../core/codes.ts';

@@ -143,8 +143,7 @@ function responder(options: ResolverServerOptions) {
     if (res.destroyed) return;
     res.writeHead(out.status, out.headers);
     res.end(head ? undefined : out.body);
-    // A request body is never read: node:http discards what is left of it
-    // when the response finishes, so the connection stays usable.
+    // A request body is never read: node:http discards it when the response finishes.
     record(req.method ?? 'GET', req.url ?? '', req.socket.remoteAddress, out, started);
   };
 
