@@ -68,18 +68,24 @@ export function histogramQuantile(
 
 /** The workers' reports summed into one. */
 export function sumStats(parts: readonly ResolverStatsReport[]): ResolverStatsReport {
-  const requests: Record<string, number> = {};
   const counts: number[] = [];
-  const cache = { hits: 0, misses: 0 };
-  for (const p of parts) {
-    for (const [k, v] of Object.entries(p.requests)) requests[k] = (requests[k] ?? 0) + v;
-    p.latency.counts.forEach((c, i) => (counts[i] = (counts[i] ?? 0) + c));
-    cache.hits += p.cache.hits;
-    cache.misses += p.cache.misses;
-  }
+  for (const p of parts) p.latency.counts.forEach((c, i) => (counts[i] = (counts[i] ?? 0) + c));
   const uptimeSeconds = Math.max(0, ...parts.map((p) => p.uptimeSeconds));
-  const bounds = parts[0]?.latency.bounds ?? [];
-  return { kind: 'resolver', uptimeSeconds, requests, latency: { bounds, counts }, cache };
+  const latency = { bounds: parts[0]?.latency.bounds ?? [], counts };
+  const requests = sumKeys(parts, 'requests');
+  const cache = { hits: 0, misses: 0, ...sumKeys(parts, 'cache') };
+  return { kind: 'resolver', uptimeSeconds, requests, latency, cache };
+}
+
+/** Each number under `key` summed over `parts`. */
+function sumKeys(parts: readonly object[], key: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of parts) {
+    for (const [k, v] of Object.entries((p as Record<string, object>)[key] ?? {})) {
+      if (typeof v === 'number') out[k] = (out[k] ?? 0) + v;
+    }
+  }
+  return out;
 }
 
 /** A stats report with its percentiles, as `ctl stats` answers it. */
@@ -138,16 +144,6 @@ function askCommand(w: Worker, request: ForwardedRequest): Promise<ControlAnswer
       : { ok: false, code: 'CTL_FAILED', message: why.message },
   );
 }
-
-const sumKeys = (parts: readonly Record<string, unknown>[], key: string) => {
-  const out: Record<string, number> = {};
-  for (const p of parts) {
-    for (const [k, v] of Object.entries((p[key] ?? {}) as Record<string, unknown>)) {
-      if (typeof v === 'number') out[k] = (out[k] ?? 0) + v;
-    }
-  }
-  return out;
-};
 
 /**
  * In the primary of `--workers N`: forward to every live worker. `status`
