@@ -1,23 +1,19 @@
 /**
- * Checks every transport applies to a decoded response (UDP, TCP, DoH): does
- * it answer our question, and what an error RCODE means for the caller. No
- * Node built-ins: the browser build uses them too.
- *
- * @see RFC 5452 section 4.3 (the answer must match the question section)
+ * Checks every transport (UDP, TCP, DoH) applies to a decoded response: does
+ * it answer our question (RFC 5452 section 4.3), what an error RCODE means.
+ * No Node built-ins.
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import type { Buffer } from 'buffer';
 import * as dnsPacket from 'dns-packet';
 import type { QueryType } from '../dns/core/rr/types.ts';
 import { DnsError } from './errors.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
 import { sameName, type Message } from './wire.ts';
 
 /**
- * A one-question query with ID 0 and header `flags` (RD, CD), with an OPT
- * record of this UDP payload size unless it is 0, DO set when asked.
- *
- * @see RFC 6891 section 6.2.5 (the requestor's UDP payload size)
- * @see RFC 3225 section 3 (the DO bit is the top bit of the OPT TTL's flags)
+ * A one-question query with ID 0 and header `flags` (RD, CD), an OPT record
+ * of this payload size unless 0 (RFC 6891 6.2.5), DO when asked (RFC 3225 3).
  */
 export function encodeQuery(
   qname: string,
@@ -72,9 +68,8 @@ export function pickWorse(a: DnsError | undefined, b: DnsError): DnsError {
 }
 
 /**
- * Why a decoded response does not answer our question, or undefined when it
- * does. FORMERR/NOTIMP/REFUSED/SERVFAIL may come without a question section
- * (RFC 1035 leaves it to the server); any other response must echo it.
+ * Why a response does not answer our question (undefined: it does). Error
+ * RCODEs may come without a question section; NOERROR/NXDOMAIN must echo it.
  */
 export function questionMismatch(m: Message, qname: string, qtype: string): string | undefined {
   const q = m.questions[0];
@@ -89,30 +84,18 @@ export function questionMismatch(m: Message, qname: string, qtype: string): stri
   return undefined;
 }
 
+/** The error of each RCODE, and what the server did with the question `q`. */
+const RCODE_ERRORS: Readonly<Record<string, [ResolutionCode, (q: string) => string]>> = {
+  SERVFAIL: ['DNS_SERVFAIL', (q) => `answered SERVFAIL for ${q}`],
+  REFUSED: [
+    'DNS_REFUSED',
+    (q) => `refused the query for ${q} (not authoritative, or no recursion for us)`,
+  ],
+  FORMERR: ['DNS_FORMERR', (q) => `could not parse our query for ${q}`],
+  NOTIMP: ['DNS_NOTIMP', (q) => `does not implement this query (${q})`],
+};
+
 export function rcodeError(rcode: string, qname: string, qtype: string, server: string): DnsError {
-  const ctx = { qname, qtype, server };
-  switch (rcode) {
-    case 'SERVFAIL':
-      return new DnsError('DNS_SERVFAIL', `${server} answered SERVFAIL for ${qname} ${qtype}`, ctx);
-    case 'REFUSED':
-      return new DnsError(
-        'DNS_REFUSED',
-        `${server} refused the query for ${qname} ${qtype} (not authoritative, or no recursion for us)`,
-        ctx,
-      );
-    case 'FORMERR':
-      return new DnsError(
-        'DNS_FORMERR',
-        `${server} could not parse our query for ${qname} ${qtype}`,
-        ctx,
-      );
-    case 'NOTIMP':
-      return new DnsError(
-        'DNS_NOTIMP',
-        `${server} does not implement this query (${qname} ${qtype})`,
-        ctx,
-      );
-    default:
-      return new DnsError('DNS_RCODE', `${server} answered ${rcode} for ${qname} ${qtype}`, ctx);
-  }
+  const [code, what] = RCODE_ERRORS[rcode] ?? ['DNS_RCODE', (q) => `answered ${rcode} for ${q}`];
+  return new DnsError(code, `${server} ${what(`${qname} ${qtype}`)}`, { qname, qtype, server });
 }

@@ -1,22 +1,12 @@
 /**
- * The HTTP step without its HTTP client: THTTP (RFC 2169) requests to a
- * jurisdiction's resolver, the redirects, and the reading of each service's
- * answer. One GET goes out through an `HttpGet` (undici in Node,
- * `http-step.ts`; the platform's `fetch` in a browser, `http-fetch.ts`).
- * No Node built-ins here.
- *
- * - N2L: the redirect is not followed; the 30x `Location` (resolved against
- *   the request URL) is the answer.
- * - N2Ls: a `text/uri-list` body (comments, CRLF/LF/CR line ends).
- * - N2C: the description as received (content type and body).
- *
- * @see RFC 2169 section 3.1 (N2L: "The request MUST result in a redirect ...
- *   the URL MUST be in the Location: header")
- * @see RFC 2169 section 3.2 and RFC 2483 section 5 (text/uri-list: "lines
- *   beginning with the '#' character are comments"; CRLF line ends)
- * @see RFC 2169 section 3.5 (N2C: "the result MUST be labelled by Content-Type")
+ * The HTTP step without its HTTP client: THTTP (RFC 2169) requests, their
+ * redirects and each service's answer, one GET through an `HttpGet` (undici
+ * or `fetch`). No Node built-ins. N2L: the 30x `Location` is the answer, not
+ * followed (RFC 2169 section 3.1); N2Ls: a text/uri-list (RFC 2483 section
+ * 5); N2C: the description as received (RFC 2169 section 3.5).
  */
 import type { HttpExchange } from '../ddds/core/trace.ts';
+import type { ResolutionCode } from '../ddds/core/codes.ts';
 import { HttpStepError } from './errors.ts';
 import { parseUriList, splitHttpUrl, type ThttpService } from './thttp-url.ts';
 
@@ -72,10 +62,7 @@ export type HttpGet = (req: HttpGetRequest) => Promise<HttpGetResponse>;
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-/**
- * GET `url` (the resolver URL from a `U` rule, or built by `thttpUrl`)
- * through `get`, follow redirects (N2Ls, N2C), and read the answer for `service`.
- */
+/** GET `url` through `get`, follow redirects (N2Ls, N2C), and read the answer for `service`. */
 export async function thttpWith(
   get: HttpGet,
   url: string,
@@ -259,33 +246,16 @@ function uriListUrls(
 
 /** The error for a 4xx/5xx answer. */
 export function statusError(status: number, url: string, snippet: string): HttpStepError {
+  const [code, what]: [ResolutionCode, string] =
+    status === 404 || status === 410
+      ? ['HTTP_NOT_FOUND', `does not know this URN (HTTP ${status})`]
+      : status >= 500
+        ? ['HTTP_SERVER_ERROR', `failed with HTTP ${status}`]
+        : status >= 400
+          ? ['HTTP_CLIENT_ERROR', `answered HTTP ${status}`]
+          : ['HTTP_UNEXPECTED_STATUS', `answered HTTP ${status}`];
   const tail = snippet ? `: ${snippet}` : '';
-  if (status === 404 || status === 410) {
-    return new HttpStepError(
-      'HTTP_NOT_FOUND',
-      `the resolver at ${url} does not know this URN (HTTP ${status})${tail}`,
-      { url, status },
-    );
-  }
-  if (status >= 400 && status < 500) {
-    return new HttpStepError(
-      'HTTP_CLIENT_ERROR',
-      `the resolver at ${url} answered HTTP ${status}${tail}`,
-      { url, status },
-    );
-  }
-  if (status >= 500) {
-    return new HttpStepError(
-      'HTTP_SERVER_ERROR',
-      `the resolver at ${url} failed with HTTP ${status}${tail}`,
-      { url, status },
-    );
-  }
-  return new HttpStepError(
-    'HTTP_UNEXPECTED_STATUS',
-    `the resolver at ${url} answered HTTP ${status}${tail}`,
-    { url, status },
-  );
+  return new HttpStepError(code, `the resolver at ${url} ${what}${tail}`, { url, status });
 }
 
 /** A failed GET (no answer, or an answer cut short): HTTP_TIMEOUT or HTTP_NETWORK. */

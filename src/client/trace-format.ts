@@ -1,18 +1,7 @@
-/**
- * A readable rendering of a resolution trace (what `lexroute resolve
- * --trace` prints): every key queried, the server, every record with its
- * fate and reason, the rewrite result, the Punycode conversion, the SRV/A
- * lookups, the HTTP exchange and the partition rule.
- */
-import type { NaptrRecord, RecordFate } from '../ddds/core/step.ts';
+/** A readable rendering of a resolution trace (what `lexroute resolve --trace` prints). */
+import { naptrText, type RecordFate } from '../ddds/core/step.ts';
 import type { Trace, TraceStep } from './resolve.ts';
 import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';
-
-/** A NAPTR record as one line of text (the trace's and the page's). */
-export function naptrText(r: NaptrRecord): string {
-  const repl = r.replacement === '' ? '.' : r.replacement;
-  return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${repl}`;
-}
 
 function fate(f: RecordFate): string {
   const mark = f.fate === 'used' ? 'used   ' : 'skipped';
@@ -23,11 +12,7 @@ function ms(n: number | undefined): string {
   return n === undefined ? '' : ` ${n.toFixed(1)} ms`;
 }
 
-/**
- * The DNSSEC verdict of a step: the client's own (`--validate`: secure from
- * which anchor, insecure with its proof, bogus) or the resolver's AD
- * (`--dnssec`); bogus steps are errors (their code and reason in the error).
- */
+/** The DNSSEC verdict of a step: the client's own (`--validate`) or the resolver's AD (`--dnssec`). */
 function security(s: { dnssec?: string; validation?: Verdict; error?: { code: string } }): string {
   const v = s.validation;
   if (v?.status === 'secure') return `, secure (validated: ${v.zone} from anchor ${v.anchor})`;

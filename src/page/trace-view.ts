@@ -9,7 +9,7 @@
  * elements with `data-` attributes a test (or a stylesheet) can select.
  */
 import type { Trace, TraceStep } from '../client/portable.ts';
-import { naptrText } from '../client/trace-format.ts';
+import { naptrText } from '../ddds/core/step.ts';
 import type { RecordFate, StepOutcome } from '../ddds/core/step.ts';
 import type { HttpTraceStep, LookupTraceStep, NaptrTraceStep } from '../ddds/core/trace.ts';
 import { verdictLine, type Verdict } from '../dnssec/core/validate/verdict.ts';

@@ -1,23 +1,15 @@
 /**
  * One DDDS step (RFC 3402 section 3.3, steps 2-5) over the NAPTR RRset of one
- * key, for the URI/URN resolution application (RFC 3404) on the DNS database
- * (RFC 3403). Pure: the driver does the lookups and calls this once per key.
- *
- * Order of work (digest section 14):
- * 1. Records whose flags are unknown (or several, or not A-Z0-9) are dropped
- *    before ordering. RFC 3404 section 4.3: "This test takes precedence over
- *    any ordering since flags can control the interpretation placed on fields."
- * 2. Stable sort by ORDER, then PREFERENCE (ties keep the response order,
- *    decisions.md item 4).
- * 3. Each record is rewritten against the AUS (never against a previous
- *    output). The first successful rewrite locks its ORDER. RFC 3403 section
- *    4.1: "once a match is found the client MUST NOT consider records with a
- *    different Order but they MAY process records with the same Order but
- *    different Preferences", even when the matching record's services are
+ * key (RFC 3403, RFC 3404). Pure: the driver does the lookups. Order of work
+ * (digest section 14):
+ * 1. Records with unusable flags are dropped before ordering (RFC 3404 4.3).
+ * 2. Stable sort by ORDER, then PREFERENCE (decisions.md item 4).
+ * 3. Each record is rewritten against the AUS; the first successful rewrite
+ *    locks its ORDER (RFC 3403 section 4.1), even when its services are
  *    unusable (RFC 3404 section 6).
  * 4. The services must serve the wanted service (RFC 3402 section 3.3 step 4).
- * 5. A non-terminal output becomes the next key; a regexp output goes through
- *    the IDNA key conversion, a REPLACEMENT is a domain name taken verbatim.
+ * 5. A non-terminal output is the next key: a regexp output through IDNA, a
+ *    REPLACEMENT verbatim.
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { defaultToDnsKey, type DnsKeyResult, type ToDnsKey } from './key.ts';
@@ -47,10 +39,7 @@ export interface StepInput {
   /** The NAPTR RRset in response order. */
   records: readonly NaptrRecord[];
   service: WantedService;
-  /**
-   * Key conversion for regexp outputs (percent-decoding, IDNA2008, Punycode).
-   * Defaults to the URN library's `toDnsKey` once wired; see key.ts.
-   */
+  /** Key conversion for regexp outputs (default: the URN library's `toDnsKey`, key.ts). */
   toDnsKey?: ToDnsKey;
 }
 
@@ -98,10 +87,9 @@ export interface StepResult {
 }
 
 /**
- * A REPLACEMENT (or an S/A target) is a domain name used as given: lowercased
- * ASCII with a trailing dot, labels checked for emptiness and length only
- * (`_` is legal here, as in SRV owner names). Non-ASCII or percent-encoded
- * text goes through the IDNA conversion instead.
+ * A REPLACEMENT (or S/A target) as given: lowercased, trailing dot, label
+ * lengths checked (`_` is legal, as in SRV owners); non-ASCII or
+ * percent-encoded text goes through IDNA instead.
  */
 function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
   if (/[^\x21-\x7e]/.test(text) || text.includes('%')) return toDnsKey(text);
@@ -118,10 +106,6 @@ function verbatimName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
   return ok(`${name.toLowerCase()}.`);
 }
 
-/**
- * Key conversions are pure; with the URN library's conversion (the default,
- * and what the client passes) their results are memoised, bounded.
- */
 const KEY_MEMO_MAX = 4096;
 /* eslint-disable no-restricted-syntax -- module state: bounded memos of pure conversions, only
    with the default conversion (a caller's own conversion is never memoised). */
@@ -142,14 +126,12 @@ function convertName(text: string, toDnsKey: ToDnsKey): DnsKeyResult {
     : verbatimName(text, toDnsKey);
 }
 
-function describeRecord(r: NaptrRecord): string {
+/** A NAPTR record as one line of text (in messages, the trace and the page). */
+export function naptrText(r: NaptrRecord): string {
   return `${r.order} ${r.preference} ${JSON.stringify(r.flags)} ${JSON.stringify(r.services)} ${JSON.stringify(r.regexp)} ${r.replacement === '' ? '.' : r.replacement}`;
 }
 
-/**
- * Records in processing order: stable sort by ORDER, then PREFERENCE
- * (RFC 3403 section 4.1); ties keep the order of the response.
- */
+/** Records in processing order: stable sort by ORDER, then PREFERENCE (RFC 3403 section 4.1). */
 export function sortRecords<T extends Pick<NaptrRecord, 'order' | 'preference'>>(
   records: readonly T[],
 ): T[] {
@@ -187,10 +169,7 @@ interface Candidate {
   readonly c: CompiledRecord;
 }
 
-/**
- * Steps 1-2: records with unknown flags dropped before ordering, the rest in
- * a stable sort by ORDER then PREFERENCE.
- */
+/** Steps 1-2: records with unusable flags dropped, the rest in stable ORDER, PREFERENCE order. */
 function candidatesInOrder(records: readonly NaptrRecord[], fates: Fates): Candidate[] {
   const candidates: Candidate[] = [];
   records.forEach((record, index) => {
@@ -203,10 +182,7 @@ function candidatesInOrder(records: readonly NaptrRecord[], fates: Fates): Candi
   );
 }
 
-/**
- * Run one DDDS step. Never throws on record content: every problem is a
- * record fate or a failure outcome with a stable code.
- */
+/** Run one DDDS step. Never throws on record content: a record fate or a coded failure. */
 export function dddsStep(input: StepInput): StepResult {
   const toDnsKey = input.toDnsKey ?? defaultToDnsKey;
   const fates = new Fates(input.records);
@@ -249,11 +225,7 @@ export function dddsStep(input: StepInput): StepResult {
   return { outcome: chosen ?? noOutcome(input, considered), considered };
 }
 
-/**
- * Step 5 for a record whose rewrite succeeded and whose services serve: the
- * next key, a hand-off or a terminal output (its fate set), or undefined
- * when the output is not a usable name (the record skipped).
- */
+/** Step 5: the next key, hand-off or terminal output; undefined when the output is no usable name. */
 function outcomeOf(
   index: number,
   c: CompiledRecord,
@@ -317,7 +289,7 @@ function noOutcome(input: StepInput, considered: readonly RecordFate[]): StepOut
     };
   }
   const summary = considered
-    .map((f) => `#${f.index} [${describeRecord(f.record)}] ${f.code}`)
+    .map((f) => `#${f.index} [${naptrText(f.record)}] ${f.code}`)
     .join('; ');
   return {
     kind: 'failure',
@@ -326,11 +298,7 @@ function noOutcome(input: StepInput, considered: readonly RecordFate[]): StepOut
   };
 }
 
-/**
- * The First Well Known Rule for URN resolution: the NID, lowercased, plus
- * `.urn.arpa.` (RFC 3404 sections 4.2 and 4.5; NIDs are case-insensitive,
- * RFC 8141 section 2.1).
- */
+/** The First Well Known Rule: the NID lowercased plus `.urn.arpa.` (RFC 3404 4.2, 4.5; RFC 8141 2.1). */
 export function firstKey(nid: string): string {
   return `${nid.toLowerCase()}.urn.arpa.`;
 }
@@ -350,10 +318,8 @@ export type LoopErr = Err<Failure<LoopCode>>;
 export type LoopCheck = LoopOk | LoopErr;
 
 /**
- * Loop and step-limit bookkeeping for the driver. Keys are compared
- * case-insensitively with the trailing dot normalised (digest 15.29); a
- * repeated key is a loop (RFC 3404 appendix A), more than `limit` keys is a
- * failure (decisions.md item 4).
+ * Loop and step-limit guard: keys compared case-insensitively, trailing dot
+ * normalised (digest 15.29); a repeat is a loop (RFC 3404 appendix A).
  */
 export class DddsLoopGuard {
   readonly limit: number;
