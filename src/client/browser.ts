@@ -1,25 +1,13 @@
 /**
- * The DDDS client where there are no sockets (a web page, a worker): the
- * whole chain over DNS over HTTPS (RFC 8484) and the platform's `fetch`.
- * The same walk and driver as the Node client (`resolve.ts`); lookups go to
- * DoH URLs through the DNS cache, the THTTP step through `fetch`. No Node
- * built-ins (`lexroute/client` under the `browser` condition gives it).
- *
- * What a page cannot do, and what the client does instead:
- * - A redirect's `Location` is hidden from a page (the Fetch standard's
- *   "opaque-redirect filtered response"), so an N2L URL of the form
- *   `/uri-res/N2L?<urn>` is asked as N2Ls (`/uri-res/N2Ls?<urn>`, a
- *   text/uri-list a page can read, with CORS) and its first URL is the
- *   answer; any other N2L URL that redirects fails with
- *   HTTP_OPAQUE_REDIRECT.
- * - The addresses of S/A hosts found over DoH cannot be pinned for the
- *   HTTP request: the browser resolves the host name itself. When it
- *   cannot (a name only the DoH server knows, as the sample chain's
- *   `resolver.lex.campinas.sp.gov.br`) and the URL is plain `http:`, the
- *   request is made again to the address DoH gave, which the trace's
- *   exchange shows (`addressedUrl`); an `https:` URL keeps the name (its
- *   certificate names the host).
- * - `fetch` serialises the URL (a `'` in the query is sent as `%27`).
+ * The DDDS client without sockets (a page, a worker): DoH (RFC 8484) and
+ * THTTP through `fetch`. No Node built-ins. What a page cannot do:
+ * - read a redirect's `Location` (an opaque redirect): a `/uri-res/N2L?<urn>`
+ *   URL is asked as N2Ls and its first URL taken; other redirecting N2L URLs
+ *   fail with HTTP_OPAQUE_REDIRECT;
+ * - pin S/A hosts to the addresses DoH gave: when the browser cannot resolve
+ *   the name and the URL is plain `http:`, it is asked again by address
+ *   (`addressedUrl`); `https:` keeps the name its certificate holds;
+ * - send a URL unserialised (`fetch` sends `'` as `%27`).
  */
 import type { Service } from '../ddds/core/trace.ts';
 import type { WalkNeed } from '../ddds/core/walk.ts';
@@ -84,10 +72,7 @@ export function fetchGet(fetchFn: typeof fetch): HttpGet {
 
 const N2L_PATH = /^(https?:\/\/[^/?#]+\/uri-res\/)[NI]2L\?/i;
 
-/**
- * The THTTP step in a page: N2L asked as N2Ls where the URL has the
- * `/uri-res/` form (see the module comment), the rest as asked.
- */
+/** The THTTP step in a page: a `/uri-res/` N2L asked as N2Ls (see the module comment). */
 export async function browserThttp(
   get: HttpGet,
   url: string,
@@ -105,10 +90,7 @@ export async function browserThttp(
   return { service: 'N2L', urls: list.urls.slice(0, 1), exchanges: list.exchanges };
 }
 
-/**
- * `url` with its host replaced by `address` (an IPv6 one in brackets), when
- * it is plain http and its host is the pinned one; undefined otherwise.
- */
+/** A plain-http `url` with its pinned host replaced by the address; else undefined. */
 export function addressedUrl(url: string, pins: WalkNeedPins): string | undefined {
   let u: URL;
   try {
@@ -126,11 +108,7 @@ export function addressedUrl(url: string, pins: WalkNeedPins): string | undefine
 
 type WalkNeedPins = Extract<WalkNeed, { kind: 'http' }>['pins'];
 
-/**
- * The THTTP step of a page: by the URL's host name, as the browser resolves
- * it; when that fails to connect and DoH gave the host's address, again by
- * the address (see the module comment).
- */
+/** The THTTP step of a page: by host name, then by DoH's address if that fails to connect. */
 export async function pagesThttp(
   get: HttpGet,
   need: Extract<WalkNeed, { kind: 'http' }>,
@@ -146,11 +124,7 @@ export async function pagesThttp(
   }
 }
 
-/**
- * The transport of pages (and of any platform with `fetch`): DoH lookups
- * and the THTTP step through `fetch`; S/A hosts are not pinned (the browser
- * resolves them itself).
- */
+/** The transport of pages (and any platform with `fetch`): DoH lookups and THTTP through `fetch`. */
 export function dohTransport(config: DohTransportConfig): ClientTransport {
   const fetchFn = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const get = fetchGet(fetchFn);

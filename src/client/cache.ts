@@ -1,15 +1,7 @@
 /**
- * A DNS cache in front of a DnsResolver: positive and negative entries honour
- * their TTLs, the size is bounded (least recently used goes first), and
- * concurrent identical lookups share one query in flight.
- *
- * @see RFC 1035 section 3.2.1 (TTL: "the time interval that the resource
- *   record may be cached before the source of the information should again
- *   be consulted")
- * @see RFC 2308 section 5 ("Negative responses without SOA records SHOULD NOT
- *   be cached"; negative TTL = min(SOA TTL, SOA MINIMUM)) and section 5 "a
- *   maximum of one to three hours is suggested" for negative caching
- * @see RFC 3402 section 3.3 NOTE 2 ("expiry rules ... MUST be obeyed")
+ * A DNS cache in front of a DnsResolver: TTLs honoured (RFC 1035 section
+ * 3.2.1, RFC 3402 section 3.3 note 2; negative ones per RFC 2308 section 5),
+ * LRU-bounded, identical lookups in flight shared.
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { DnsLookupResult, DnsResolver } from './stub.ts';
@@ -52,10 +44,7 @@ export function cacheKey(qname: string, qtype: string): string {
   return `${canonicalName(qname)}|${qtype}`;
 }
 
-/**
- * `cacheKey` memoised per (qtype, qname): the warm path asks for the same
- * names, and a memoised key is the same string object, whose hash V8 keeps.
- */
+/** `cacheKey` memoised per (qtype, qname): the same string object keeps its hash. */
 const KEY_MEMO_MAX = 4096;
 
 class KeyMemo {
@@ -132,10 +121,7 @@ export class DnsCache {
     this.stats.evictions += this.entries.evictions - evicted;
   }
 
-  /**
-   * The cached result, or the result of `fetch` (stored, and shared with
-   * every identical lookup that arrives while it runs).
-   */
+  /** The cached result, or `fetch`'s (stored, and shared with identical lookups meanwhile). */
   async through(
     qname: string,
     qtype: string,

@@ -1,12 +1,7 @@
 /**
- * `LexClient`, the one DDDS client of every platform: a cache, memos and the
- * walk (`resolution.ts`) over a transport passed in (`ClientTransport`): DoH
- * through `fetch` (`dohTransport`, here and in a page), or in Node UDP/TCP
- * stub, iterative from a root, or DoH over undici (`resolve.ts`, whose
- * default reads resolv.conf so that `new LexClient()` works in Node).
- * No Node built-ins here.
- *
- * @see RFC 3402 section 3.3 (the algorithm), RFC 3404 (URI/URN application)
+ * `LexClient`, the one DDDS client of every platform (RFC 3402 section 3.3,
+ * RFC 3404): a cache, memos and the walk over a `ClientTransport` (DoH
+ * through `fetch` here; the Node ones in `resolve.ts`). No Node built-ins.
  */
 import type { Dispatcher } from 'undici';
 import type { QueryType } from '../dns/core/rr/types.ts';
@@ -94,16 +89,9 @@ export interface ClientOptions extends DefaultTransportOptions {
   readonly cache?: DnsCache | false;
   /** Randomness for SRV weights (default Math.random). */
   readonly random?: () => number;
-  /**
-   * Require an authenticated chain from the servers: DO on every query, AD on
-   * every NAPTR, SRV and address lookup, else DNSSEC_INSECURE / DNSSEC_BOGUS.
-   */
+  /** Require AD from the servers on every lookup, else DNSSEC_INSECURE / DNSSEC_BOGUS. */
   readonly dnssec?: boolean;
-  /**
-   * Validate DNSSEC here (any transport): DO and CD on every query, the chain
-   * checked from the trust anchors (the root's built in); each lookup's
-   * verdict in the trace (`validation`), a bogus one fails with DNSSEC_BOGUS.
-   */
+  /** Validate DNSSEC here from the trust anchors: verdicts in the trace, bogus fails. */
   readonly validate?: ValidateOptions;
   /** With `validate`: fail (DNSSEC_INSECURE) unless every lookup is secure. */
   readonly requireSecure?: boolean;
@@ -132,10 +120,7 @@ function transportFor(options: ClientOptions): ClientTransport {
   );
 }
 
-/**
- * A reusable client: one transport, one cache, the memos of the warm path.
- * `close()` when done.
- */
+/** A reusable client: one transport, one cache, the warm-path memos. `close()` when done. */
 export class LexClient {
   readonly cache: DnsCache | undefined;
   readonly mode: 'stub' | 'iterative';
@@ -204,10 +189,7 @@ export class LexClient {
     return this.options.random ?? Math.random;
   }
 
-  /**
-   * Look up (name, type) through the cache. The synchronous cache hit is the
-   * warm path: no promise is created for it.
-   */
+  /** Look up (name, type) through the cache; a hit comes back synchronously. */
   lookupCached(
     name: string,
     type: QueryType,
@@ -255,10 +237,7 @@ export class LexClient {
   }
 }
 
-/**
- * Resolve a LEX URN: `{ urls, resolverUrl, trace }`, or a ResolveError with a
- * stable code and the trace so far.
- */
+/** Resolve a LEX URN: `{ urls, resolverUrl, trace }`, or a ResolveError with the trace so far. */
 export async function resolveLexUrn(
   urn: string,
   options: ResolveOptions = {},

@@ -1,24 +1,9 @@
 /**
- * The DoH transport's requests in Node, on undici, over HTTP/1.1 or HTTP/2
- * as the server speaks:
- *
- * - `https://`: HTTP/2 or HTTP/1.1 chosen by ALPN in the TLS handshake
- *   (`allowH2`).
- * - `http://`: HTTP/1.1 first; when the server does not speak it (BIND's
- *   and Unbound's plain DoH listeners speak HTTP/2 only: they answer an
- *   HTTP/1.1 request with an HTTP/2 SETTINGS frame and close), HTTP/2 with
- *   prior knowledge (h2c, RFC 9113 section 3.3), and the other way round
- *   when a server remembered as h2c stops speaking it. What each origin
- *   spoke last is remembered, so only its first exchange pays for the try.
- *
- * Each exchange is one `dispatch` on undici's connection pool with a small
- * handler that gathers the body, not `undici.request` (whose body stream
- * and abort plumbing cost more CPU than the exchange; bench/doh.ts).
- *
- * @see RFC 8484 section 5.2: "HTTP/2 [...] is the minimum RECOMMENDED
- * version of HTTP for use with DoH."
- * @see RFC 9113 section 3.3: "A client that knows that a server supports
- * HTTP/2 can establish a TCP connection and send the connection preface".
+ * The DoH transport's requests in Node, on undici: `https://` by ALPN
+ * (HTTP/2 or 1.1); `http://` HTTP/1.1 first, then h2c with prior knowledge
+ * (RFC 9113 section 3.3: BIND's and Unbound's plain DoH listeners speak
+ * HTTP/2 only), remembering what each origin spoke last. Each exchange is one
+ * `dispatch` with a small body-gathering handler (not `undici.request`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
@@ -199,12 +184,7 @@ export class NodeDoh {
   }
 }
 
-/**
- * A failure that says the server speaks another protocol on this port: the
- * answer is not HTTP/1.x (an HTTP/2 frame), or the connection closed or
- * broke before an answer (an HTTP/1.1 server's reply to the HTTP/2
- * preface). Timeouts and refused connections are not.
- */
+/** A failure saying the server speaks the other HTTP version (not a timeout or refusal). */
 function otherProtocol(e: unknown): boolean {
   return (
     e instanceof undici().errors.HTTPParserError ||

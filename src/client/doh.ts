@@ -1,22 +1,8 @@
 /**
- * DNS over HTTPS transport (RFC 8484) for the stub resolver: the question
- * goes to a DoH server's URL (GET with `?dns=` by default, or POST), through
- * `fetch` (undici's in Node, the browser's own in a page). A DoH server
- * recurses for us, so this is a stub transport; `--root` stays UDP/TCP.
- *
- * The same checks as over UDP/TCP: per-try timeout, tries per URL, URLs in
- * turn, the response's ID, QR, opcode and question, RDLENGTH (the strict
- * decoder), a size cap; RCODEs SERVFAIL/REFUSED/FORMERR/NOTIMP move on to the
- * next URL. Caching is the client's DNS cache (TTL from the answer), not
- * HTTP's: the query goes out with `cache: 'no-store'` only when asked.
- *
- * No Node built-ins here (the browser build bundles this file).
- *
- * @see RFC 8484 section 4.1: "In order to maximize HTTP cache friendliness,
- * DoH clients using media formats that include the ID field from the DNS
- * message header, such as 'application/dns-message', SHOULD use a DNS ID of
- * 0 in every DNS request."
- * @see RFC 8484 section 6: "The media type is 'application/dns-message'".
+ * DNS over HTTPS transport (RFC 8484) for the stub resolver, GET `?dns=` or
+ * POST through a `fetch`. The same checks as over UDP/TCP (timeout, tries,
+ * ID, QR, opcode, question, strict decoding, size cap); an RCODE error moves
+ * on to the next URL. DNS ID 0 (RFC 8484 section 4.1). No Node built-ins.
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';

@@ -1,11 +1,7 @@
 /**
- * The DDDS driver: asks the pure walk (`core/ddds/walk.ts`) what it needs,
- * gets it from the lookups behind the client (cache, then the stub,
- * iterative or any other `DnsResolver`) or from the HTTP step, and feeds it
- * back, until the walk is done. All I/O of a resolution happens here; every
- * decision is the walk's.
- *
- * A cache hit is fed back synchronously (no promise on the warm path).
+ * The DDDS driver: gets what the pure walk needs (cache, resolver, HTTP
+ * step) and feeds it back until the walk is done. All I/O happens here, every
+ * decision is the walk's; a cache hit is fed back synchronously.
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { SrvRecord } from '../ddds/core/srv.ts';
@@ -36,10 +32,7 @@ export interface DriverHost {
   peek(name: string, type: QueryType): DnsLookupResult | undefined;
   /** The answer from the resolver behind the cache (and into the cache). */
   lookup(name: string, type: QueryType, signal: AbortSignal | undefined): Promise<DnsLookupResult>;
-  /**
-   * The THTTP exchange (`thttp.ts`) of `need`, its S/A hosts connected to the
-   * addresses found in the DNS where the platform allows it.
-   */
+  /** The THTTP exchange of `need`, its S/A hosts pinned where the platform allows it. */
   thttp(
     need: Extract<WalkNeed, { kind: 'http' }>,
     signal: AbortSignal | undefined,
@@ -60,11 +53,7 @@ type End = ResolveResult | WalkFailure;
 /** Default overall deadline of one resolution, ms. */
 export const DEFAULT_DEADLINE_MS = 8000;
 
-/**
- * One resolution's I/O context: the caller's signal and the overall
- * deadline. The deadline's timer starts with the first lookup that goes out
- * (a resolution answered from the cache never needs one).
- */
+/** One resolution's I/O context: the caller's signal and the deadline (timed from the first I/O). */
 class Run {
   readonly host: DriverHost;
   readonly walk: DddsWalk;
@@ -116,10 +105,9 @@ class Run {
 }
 
 /**
- * Drive `walk` to its end: the result, or the failure (never thrown here).
- * Synchronous while every answer comes from the cache (the warm path makes
- * no promise); from the first lookup that goes out, asynchronous. The whole
- * resolution ends within `deadlineMs` (0: no deadline) with RESOLVE_DEADLINE.
+ * Drive `walk` to its end: the result or the failure (never thrown).
+ * Synchronous while the cache answers; RESOLVE_DEADLINE after `deadlineMs`
+ * (0: none).
  */
 export function drive(
   host: DriverHost,
@@ -208,14 +196,9 @@ export function describeError(e: unknown): { code: ResolutionCode; message: stri
 }
 
 /**
- * The DNSSEC gate of a lookup; undefined when it may go on.
- *
- * With the client's own validation, a bogus verdict fails (RFC 4035 section
- * 5.5: "the resolver MUST NOT" return bogus data as authentic; a validating
- * resolver answers SERVFAIL), and with `requireSecure` an insecure one too.
- * With `dnssec` (the resolver's AD trusted), a lookup without AD fails (RFC
- * 4035 section 3.2.3: the validating resolver sets AD only when "all the
- * RRsets in the Answer and Authority sections are authentic").
+ * The DNSSEC gate of a lookup (undefined: go on). Own validation: bogus
+ * fails (RFC 4035 section 5.5), insecure too with `requireSecure`. With
+ * `dnssec`, a lookup without AD fails (RFC 4035 section 3.2.3).
  */
 function secured(
   host: DriverHost,
@@ -255,11 +238,7 @@ function secured(
   };
 }
 
-/**
- * A failed lookup's error feed; with DNSSEC required, a SERVFAIL that the
- * servers answer once CD is set was a validation failure (RFC 4035 section
- * 3.2.2): DNSSEC_BOGUS.
- */
+/** A failed lookup's feed; with DNSSEC, a SERVFAIL answered under CD is DNSSEC_BOGUS (RFC 4035 3.2.2). */
 async function failed(
   run: Run,
   name: string,

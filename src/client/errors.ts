@@ -1,8 +1,4 @@
-/**
- * Errors at the client edge: classes with a stable `code` (listed with
- * their meanings in ddds/core/client-codes.ts; never renamed), a message a
- * person understands, and the `cause` when there is one.
- */
+/** Errors at the client edge: a stable `code` (ddds/core/client-codes.ts), a message, a `cause`. */
 import type { ResolutionCode } from '../ddds/core/codes.ts';
 
 export class ClientError extends Error {

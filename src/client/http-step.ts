@@ -1,12 +1,7 @@
 /**
- * The HTTP step in Node: THTTP requests (`thttp.ts`) sent with undici.
- * `Dispatcher.request` with origin + path sends the path as given (the URN
- * after `?` unchanged, as the NAPTR rule produced it); undici's top-level
- * request() would re-serialise it through new URL() (percent-encoding `'` in
- * a query, for example).
- *
- * @see RFC 2169 section 2.0 ("GET /uri-res/N2L?urn:foo:12345-54321"; the URN
- *   is "encoded ... as is" after the "?")
+ * The HTTP step in Node: THTTP requests sent with undici's
+ * `Dispatcher.request` (origin + path), which sends the URN after `?` as
+ * given (RFC 2169 section 2.0); top-level request() would re-serialise it.
  */
 import type { Dispatcher } from 'undici';
 import { undici } from './undici-lazy.ts';
@@ -80,10 +75,7 @@ export function undiciGet(dispatcher: Dispatcher): HttpGet {
   };
 }
 
-/**
- * GET `url` (the resolver URL from a `U` rule, or built by `thttpUrl`) and
- * interpret the answer for `service`.
- */
+/** GET `url` (a resolver URL) and interpret the answer for `service`. */
 export function thttpRequest(
   url: string,
   service: ThttpService,

@@ -1,22 +1,12 @@
 /**
- * Iterative resolution (`--root host:port`): start at one server and follow
- * referrals (NS + glue, or the NS names resolved through the same iterative
- * process) down to the authoritative server, as a resolver would. Lets a
- * chain whose zones live on different servers be tested locally without a
- * recursive resolver.
+ * Iterative resolution (`--root host:port`): from one server down the
+ * referrals (glue, or NS names resolved the same way) to the authoritative
+ * server, so a chain spread over servers is testable without a recursive
+ * resolver. Glue carries no port: every server is asked on the root's port
+ * (a local chain on 127.0.0.1, 127.0.0.2, ...).
  *
- * Glue carries no port, so every server reached through a referral is asked
- * on the port of the root: a local chain uses one port on 127.0.0.1,
- * 127.0.0.2, ... (Linux routes all of 127.0.0.0/8 to the loopback device).
- *
- * @see RFC 1034 section 5.3.3 (the resolver algorithm: "if the response
- *   shows a delegation, cache the delegation information, and go to step 2")
- * @see RFC 1034 section 5.3.3 step 4 d ("if the response shows a server
- *   failure or other bizarre contents, delete the server from SLIST")
- * @see RFC 1034 section 5.2.2 (bound the work: "a resolver should bound the
- *   amount of work ... to avoid infinite loops")
- * @see RFC 2181 section 5.4.1 (glue is the least trusted data: only used to
- *   reach the servers it names)
+ * @see RFC 1034 section 5.3.3 (the algorithm; step 4 d: drop a failing
+ *   server), section 5.2.2 (bound the work), RFC 2181 section 5.4.1 (glue)
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { ReferralStep } from '../ddds/core/trace.ts';
@@ -129,10 +119,8 @@ export class IterativeResolver implements DnsResolver {
   }
 
   /**
-   * The closest cut we hold a live delegation for, else the root. A DS query
-   * starts above the name's own cut: DS lives on the parent side (RFC 4035
-   * section 3.1.4.1: "the DS RRset ... [is] authoritative data in the parent
-   * zone"), which the child's servers cannot answer.
+   * The closest cut with a live delegation, else the root. DS starts above
+   * the name's own cut: it lives on the parent side (RFC 4035 section 3.1.4.1).
    */
   private start(qname: string, qtype: QueryType): Position {
     const labels = canonicalName(qname).split('.');
@@ -215,10 +203,8 @@ export class IterativeResolver implements DnsResolver {
   }
 
   /**
-   * One query at the current cut. When its servers fail and the addresses of
-   * the cut's glueless name servers are being looked up, those are asked
-   * next (RFC 1034 section 5.3.3: "start parallel resolver processes to look
-   * up the addresses of the servers" while going on with the ones known).
+   * One query at the current cut; when its servers fail, the glueless name
+   * servers being looked up meanwhile are asked next (RFC 1034 section 5.3.3).
    */
   private async ask(
     w: Walk,
@@ -374,9 +360,8 @@ export class IterativeResolver implements DnsResolver {
   }
 
   /**
-   * Addresses of NS names without glue, found iteratively from the root: the
-   * first name that has any. Never rejects (it may run while nobody waits for
-   * it): an abort or the query budget comes back as `{ error }`.
+   * Addresses of the first glueless NS name that has any, found iteratively.
+   * Never rejects (nobody may be waiting): an abort or the budget is `{ error }`.
    */
   private async addressesOf(
     names: readonly string[],

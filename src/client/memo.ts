@@ -1,7 +1,4 @@
-/**
- * The client's warm-path memos around the pure walk (`ddds/core/walk.ts`;
- * bench/client.ts), kept by a `ClientMemos` that each client owns.
- */
+/** The client's warm-path memos around the pure walk, kept by a `ClientMemos` per client. */
 import type { NaptrRecord, StepResult } from '../ddds/core/step.ts';
 import { stepRecord } from '../ddds/core/naptr.ts';
 import type { CodedError, Service } from '../ddds/core/trace.ts';
@@ -10,17 +7,10 @@ import type { DnsLookupResult } from './stub.ts';
 import { recordsOfType } from '../dns/core/rr/record.ts';
 import { BoundedMemo } from '../kit/core/memo.ts';
 
-// ------------------------------------------------------------------ NAPTR records
-
-/**
- * The NAPTR records of a lookup result, in response order: the records of
- * the model are the DDDS step's NaptrRecords as they are (no conversion).
- */
+/** The NAPTR records of a lookup result, in response order (model records are NaptrRecords). */
 export function toNaptrRecords(r: DnsLookupResult): readonly NaptrRecord[] {
   return recordsOfType(r.records, 'NAPTR');
 }
-
-// ------------------------------------------------------------------ the memos of one client
 
 const STEP_MEMO_PER_RRSET = 4096;
 const PREPARED_MAX = 4096;
@@ -29,13 +19,9 @@ const SEEN_SLOTS = 4096;
 
 export interface Prepared {
   readonly start: WalkStart | CodedError;
-  /**
-   * The same input was resolved before (while its entry was kept): only then
-   * are step results memoised, so a stream of distinct URNs does not fill the
-   * memo with results that are never asked for again.
-   */
+  /** Seen before: only then are step results memoised (distinct URNs do not fill the memo). */
   repeat: boolean;
-  /** The step memo's key per service (one string per input, so its hash is computed once). */
+  /** The step memo's key per service (one string per input: its hash computed once). */
   readonly memo: Partial<Record<Service, { readonly store: StepMemoStore; readonly key: string }>>;
 }
 
@@ -50,11 +36,9 @@ function seenSlot(text: string): number {
 }
 
 /**
- * The memos of one client (two clients share nothing):
- * - the step's view of the NAPTR records of a cached result (`naptrRecords`);
- * - step results per cached NAPTR RRset object, AUS and service (`dddsStep`
- *   is pure; the memo dies with the cache entry);
- * - `prepareWalk` per input text, from its second sighting.
+ * The memos of one client: the step's view of a cached result's NAPTR
+ * records, step results per cached RRset object (dying with the cache entry),
+ * and `prepareWalk` per input text from its second sighting.
  */
 export class ClientMemos {
   readonly #naptr = new WeakMap<DnsLookupResult, readonly NaptrRecord[]>();
@@ -71,13 +55,7 @@ export class ClientMemos {
     },
   };
 
-  /**
-   * The NAPTR records of a lookup result. The decoder's records are the
-   * step's NaptrRecords as they are; a cached result's (when `memo`) are
-   * given as the step reports them (`stepRecord`: NAPTR fields and TTL),
-   * made once per result, so a step run on them (distinct URNs, or
-   * `memoSteps: false`) copies none.
-   */
+  /** The NAPTR records of a result; with `memo`, as the step reports them, made once per result. */
   naptrRecords(r: DnsLookupResult, memo: boolean): readonly NaptrRecord[] {
     const records = toNaptrRecords(r);
     if (!memo) return records;
@@ -112,8 +90,7 @@ export class ClientMemos {
       return p;
     }
     p = { start: prepareWalk(input), repeat: false, memo: {} };
-    // Memoise from the second sighting on: a stream of distinct URNs then costs
-    // one slot write each, not a Map entry (a slot collision only delays it).
+    // From the second sighting on: distinct URNs cost a slot write, not a Map entry.
     const slot = seenSlot(input);
     if (this.#seen[slot] === input) {
       p.repeat = true;

@@ -1,9 +1,4 @@
-/**
- * One resolution, whatever the client: the walk (`core/ddds/walk.ts`)
- * started from the (memoised) input and driven (`drive.ts`) over a host's
- * lookups and THTTP step. The Node client (`resolve.ts`) and the browser
- * client (`browser.ts`) are such hosts. No Node built-ins here.
- */
+/** One resolution on any platform: the walk driven over a host's lookups and THTTP step. */
 import type { ResolveResult, Service, Trace } from '../ddds/core/trace.ts';
 import type { ResolutionCode } from '../ddds/core/codes.ts';
 import { DddsWalk } from '../ddds/core/walk.ts';
@@ -30,21 +25,12 @@ export interface WalkOptions {
   readonly noHttp?: boolean;
   /** Most DDDS steps (default 10). */
   readonly maxSteps?: number;
-  /**
-   * After a failure below a delegation, return to the referring rule set and
-   * try its next rule (opt-in; RFC 3403 section 8 says report; decisions.md 3).
-   */
+  /** After a failure below a delegation, try the referrer's next rule (opt-in; decisions.md 3). */
   readonly fallback?: boolean;
   readonly signal?: AbortSignal;
-  /**
-   * Reuse step results for a cached RRset and the same AUS (default true;
-   * the step function is pure and the memo dies with the cache entry).
-   */
+  /** Reuse step results for a cached RRset and the same AUS (default true). */
   readonly memoSteps?: boolean;
-  /**
-   * The whole resolution's deadline in ms, lookups and HTTP step included
-   * (default 8000; 0 for none): past it, RESOLVE_DEADLINE.
-   */
+  /** The whole resolution's deadline in ms (default 8000; 0 for none): RESOLVE_DEADLINE. */
   readonly deadlineMs?: number;
   /** URL schemes accepted in a resolver's answer (default http, https); else DDDS_URL_SCHEME. */
   readonly urlSchemes?: readonly string[];

@@ -1,10 +1,7 @@
 /**
- * The Node transports of `LexClient` (`client.ts`): UDP/TCP stub (servers
- * or resolv.conf), iterative from a root, DoH over undici; the THTTP step on
- * undici with the S/A hosts pinned to the addresses found in the DNS. Loading
- * this module makes them the default, so `new LexClient()` reads resolv.conf.
- *
- * @see RFC 3402 section 3.3, RFC 9676 section 10.1
+ * The Node transports of `LexClient`: UDP/TCP stub, iterative, DoH over
+ * undici; THTTP on undici with S/A hosts pinned. Loading this module makes
+ * them the default (`new LexClient()` reads resolv.conf).
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { Agent, Dispatcher } from 'undici';

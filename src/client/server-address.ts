@@ -19,12 +19,9 @@ export function formatServer(s: ServerAddress): string {
 }
 
 /**
- * Parse `host`, `host:port`, `[v6]`, `[v6]:port` or a bare IPv6 literal, by
- * the one `host:port` parser (`core/kit/host-port.ts`): IP literals and
- * `localhost` only (a server name would need a resolver to find the
- * resolver). A server to ask cannot be at port 0. Throws ClientError
- * `BAD_SERVER_ADDRESS` with the offending text, and the address parser's
- * failure (`HOST_PORT_*`) as its `cause`.
+ * Parse `host[:port]` or `[v6][:port]`: IP literals and `localhost` only (a
+ * name would need a resolver), port not 0. Throws ClientError
+ * `BAD_SERVER_ADDRESS`, the parser's `HOST_PORT_*` failure as its `cause`.
  */
 export function parseServerAddress(text: string, defaultPort = 53): ServerAddress {
   const r = parseHostPort(text.trim(), defaultPort);
@@ -41,11 +38,7 @@ export function parseServerAddress(text: string, defaultPort = 53): ServerAddres
   return r.value;
 }
 
-/**
- * The `nameserver` lines of a resolv.conf(5) text, in order. Comments start
- * with `#` or `;`; IPv6 addresses (with an optional %zone) are kept; lines
- * that are not IP literals are skipped, as the C library does.
- */
+/** The `nameserver` IP literals of a resolv.conf(5) text, in order (others skipped, as libc). */
 export function parseResolvConf(text: string): ServerAddress[] {
   const servers: ServerAddress[] = [];
   for (const raw of text.split(/\r\n|\r|\n/)) {

@@ -1,17 +1,7 @@
 /**
- * From a DNS response to a classified lookup result, and the stub resolver
- * that asks configured servers.
- *
- * The classification follows the authoritative server's view (CoreDNS and
- * NSD use the same five outcomes): answer, nxdomain, nodata, referral, and a
- * CNAME chain that leaves the response unfinished.
- *
- * @see RFC 1034 section 5.3.3 (the resolver algorithm: answer, name error,
- *   referral, CNAME restart)
- * @see RFC 2308 section 2 (NXDOMAIN and NODATA responses) and section 5
- *   ("the TTL of this record is set from the minimum of the MINIMUM field of
- *   the SOA record and the TTL of the SOA itself")
- * @see RFC 2181 section 5.2 (TTLs of an RRset: use the minimum)
+ * From a DNS response to a classified lookup result (answer, nxdomain,
+ * nodata, referral, unfinished CNAME chain: RFC 1034 section 5.3.3, RFC 2308
+ * sections 2 and 5, RFC 2181 section 5.2), and the stub resolver.
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import type { DnsProtocol } from '../ddds/core/trace.ts';
@@ -29,10 +19,7 @@ export interface DnsLookupResult {
   readonly qtype: QueryType;
   /** Where the CNAME chain (if any) ended. */
   readonly name: string;
-  /**
-   * Records of qtype at `name` (empty for nxdomain/nodata), in the record
-   * model of `dns/core/rr/record.ts`.
-   */
+  /** Records of qtype at `name` (empty for nxdomain/nodata). */
   readonly records: readonly DnsRecord[];
   /** CNAME owners followed, in order. */
   readonly cnames: readonly string[];
@@ -46,11 +33,7 @@ export interface DnsLookupResult {
   readonly ignored: number;
   /** The additional section of the final response (hints only, RFC 3403 section 4.2). */
   readonly additionals: readonly DnsRecord[];
-  /**
-   * With DNSSEC asked for (`StubOptions.dnssec`): 'secure' when every response
-   * of the lookup came with AD from the validating resolver (RFC 4035 section
-   * 3.2.3), else 'insecure'.
-   */
+  /** With `StubOptions.dnssec`: 'secure' when every response had AD (RFC 4035 section 3.2.3). */
   readonly dnssec?: 'secure' | 'insecure';
   /** The responses as received, one per CNAME restart (`keepWire`: what the validator reads). */
   readonly wires?: readonly Uint8Array[];
@@ -58,10 +41,7 @@ export interface DnsLookupResult {
   readonly validation?: Verdict;
 }
 
-/**
- * Anything that turns (name, type) into a DnsLookupResult: what a user
- * passes as `ClientOptions.resolver`.
- */
+/** Anything that turns (name, type) into a DnsLookupResult (`ClientOptions.resolver`). */
 export interface DnsResolver {
   lookup(qname: string, qtype: QueryType, signal?: AbortSignal): Promise<DnsLookupResult>;
 }
@@ -190,10 +170,7 @@ export interface StubOptions {
   readonly keepWire?: boolean;
 }
 
-/**
- * A stub resolver: asks the configured servers (RD set), follows CNAME
- * chains across responses, refuses referrals with a pointer to `--root`.
- */
+/** A stub resolver: RD set, CNAME chains followed across responses, referrals refused. */
 export class StubResolver implements DnsResolver {
   private readonly transport: DnsTransportLike;
   private readonly servers: readonly ServerAddress[];
@@ -229,8 +206,7 @@ export class StubResolver implements DnsResolver {
       secure: true,
       wires: this.keepWire ? [] : undefined,
     };
-    // The first query without an async frame of its own (the usual lookup
-    // needs only that one); CNAME restarts continue in `restart`.
+    // The first query without an async frame; CNAME restarts continue in `restart`.
     let first: Promise<Exchange>;
     try {
       first = this.transport.query(qname, qtype, this.queryOptions(signal));

@@ -1,11 +1,7 @@
 /**
- * One DNS message over TCP (RFC 7766): connect, send the query with its
- * two-byte length, read the length-prefixed answer, close. The exchange's
- * end (answer, socket error, early close, abort or deadline) is decided once.
- *
- * @see RFC 1035 section 4.2.2: "The message is prefixed with a two byte
- *   length field which gives the message length, excluding the two byte
- *   length field."
+ * One DNS message over TCP (RFC 7766; two-byte length prefix, RFC 1035
+ * section 4.2.2): connect, send, read the answer, close. The exchange's end
+ * (answer, error, early close, abort, deadline) is decided once.
  */
 import net from 'node:net';
 import { DnsError } from './errors.ts';

@@ -1,30 +1,14 @@
 /**
  * A stub DNS transport of our own: UDP with a TCP retry on truncation.
  *
- * - Random query ID from the CSPRNG and random source ports (a small pool of
- *   UDP sockets, each bound by the kernel to a random ephemeral port and
- *   replaced after `socketReuse` queries; sequential queries stay on one
- *   socket, overlapping ones spread over the pool).
- * - Every response is checked before it is believed: source address and port,
- *   ID, QR, opcode, and the question (name case-insensitively, type, class).
- *   Anything else is ignored, counted, and the wait goes on.
- * - EDNS(0) with a 1232-byte UDP payload size; TC=1 means "ask again over TCP"
- *   (2-byte length framing, partial reads, a cap on the message size).
- * - Per-try timeout, several tries per server, several servers in turn.
- *
- * Hot path (bench/client.ts): queries encoded once per question, one timer
- * for every try's deadline, an echoed question not decoded again.
- *
- * @see RFC 1035 section 4.2.1 ("Messages carried by UDP are restricted to 512
- *   bytes ... the TC bit is set in the header" and the client retries on TCP)
- * @see RFC 5452 section 9.1 ("resolver implementations MUST ... use an
- *   unpredictable query ID for outgoing queries ... and an unpredictable
- *   source port")
- * @see RFC 5452 section 4.3 (the answer must match the question section)
- * @see RFC 6891 section 6.2.5 (the requestor's UDP payload size; 1232 bytes
- *   is the DNS Flag Day 2020 value that avoids IP fragmentation)
- * @see RFC 7766 section 8 (TCP: "the message is prefixed with a two byte
- *   length field"; reads may return partial messages)
+ * - Unpredictable query ID (CSPRNG) and source port (RFC 5452 section 9.1): a
+ *   small pool of kernel-bound sockets, each replaced after `socketReuse`
+ *   queries.
+ * - A response is believed only when source, ID, QR, opcode and question
+ *   match (RFC 5452 section 4.3); anything else is ignored and counted.
+ * - EDNS(0) payload 1232 (RFC 6891 section 6.2.5, no IP fragmentation);
+ *   TC=1 means ask again over TCP (RFC 1035 4.2.1, RFC 7766 section 8).
+ * - Per-try timeout, several tries per server, servers in turn.
  */
 import dgram from 'node:dgram';
 import { lookup as dnsLookup } from 'node:dns';
@@ -240,11 +224,8 @@ interface Slot {
 type Family = 'udp4' | 'udp6';
 
 /**
- * dgram resolves the destination of every `send` with `dns.lookup`, which
- * answers an IP literal on the next tick. Server addresses are IP literals:
- * answer them at once, so the datagram leaves during the `send` call (and
- * whatever the caller does next overlaps the round trip). Names still go
- * through `dns.lookup`.
+ * dgram's `dns.lookup` answers an IP literal only on the next tick: answer it
+ * at once, so the datagram leaves during `send`. Names go through `dns.lookup`.
  */
 function literalLookup(
   literalKinds: BoundedMemo<string, number>,
@@ -269,10 +250,9 @@ function normalizeAddress(a: string): string {
 }
 
 /**
- * A small rotating pool of UDP sockets for one address family. Each socket
- * is bound by the kernel to a random ephemeral port when it is opened, and
- * replaced after `reuse` queries: the replacement is opened and bound at
- * once, while queries are in flight, so the hot path never creates a socket.
+ * A rotating pool of UDP sockets for one address family, each bound to a
+ * random ephemeral port and replaced after `reuse` queries (the replacement
+ * opened at once, so a query never waits for a socket).
  */
 class UdpPool {
   private readonly slots: Slot[] = [];
@@ -284,7 +264,7 @@ class UdpPool {
   private readonly size: number;
   private readonly reuse: number;
   private readonly stats: TransportStats;
-  /** `net.isIP` per destination text (a regular expression test per datagram otherwise). */
+  /** `net.isIP` per destination text. */
   private readonly literalKinds = new BoundedMemo<string, number>(256);
   private readonly lookup = (
     address: string,
@@ -299,11 +279,7 @@ class UdpPool {
     this.stats = stats;
   }
 
-  /**
-   * The socket for the next query: sequential traffic stays on one socket
-   * (libuv then reads the next answer without another poll); queries in
-   * flight at once spread over the pool (RFC 5452 section 9.2).
-   */
+  /** The socket for the next query: sequential traffic stays on one; overlapping ones spread (RFC 5452 9.2). */
   slot(): Slot {
     let s = this.slots[this.cursor];
     if (s === undefined || s.retired || s.pending.size > 0) {
@@ -332,10 +308,8 @@ class UdpPool {
     const socket = dgram.createSocket({ type: this.family, lookup: this.lookup });
     const slot: Slot = { socket, pending: new Map(), uses: 0, retired: false, closed: false };
     socket.on('message', (msg, rinfo) => this.receive(slot, msg, rinfo));
-    // Unconnected UDP sockets report few errors; keep the socket and let the
-    // per-try deadlines decide.
+    // Unconnected UDP sockets report few errors: the per-try deadlines decide.
     socket.on('error', () => undefined);
-    // A random ephemeral port from the kernel, chosen now rather than on the first send.
     socket.bind(0);
     socket.unref();
     return slot;
@@ -445,10 +419,7 @@ export class DnsTransport implements DnsTransportLike {
   >(TEMPLATE_MAX);
   /** Per server host: the socket family and the address as a packet source shows it. */
   private readonly hosts = new BoundedMemo<string, { family: Family; source: string }>(256);
-  /**
-   * UDP tries in flight in deadline order (every try waits `timeoutMs`, so
-   * insertion order is deadline order), and one timer for the earliest.
-   */
+  /** UDP tries in flight, in deadline order (= insertion order), and one timer for the earliest. */
   private readonly waiting = new Set<UdpTry>();
   private timer: NodeJS.Timeout | undefined;
   private readonly onTimer = () => this.expire();
@@ -462,10 +433,8 @@ export class DnsTransport implements DnsTransportLike {
   }
 
   /**
-   * Ask `qname qtype` of the servers in turn until one gives a usable answer
-   * (NOERROR or NXDOMAIN). Throws DnsError: the rcode error of the last server
-   * that answered with one, else `DNS_BAD_RESPONSE` if only malformed or
-   * mismatching packets came, else `DNS_TIMEOUT`.
+   * Ask the servers in turn until one answers NOERROR or NXDOMAIN. Throws the
+   * worst DnsError met (rcode, else DNS_BAD_RESPONSE, else DNS_TIMEOUT).
    */
   query(qname: string, qtype: QueryType, options: QueryOptions): Promise<Exchange> {
     const server = options.servers[0];
@@ -473,8 +442,7 @@ export class DnsTransport implements DnsTransportLike {
     if (server === undefined || this.opts.tries < 1 || options.signal?.aborted === true) {
       return this.queryLoop(qname, qtype, options, undefined);
     }
-    // The common case, without the retry loop's async frames: the first try
-    // of the first server, answered over UDP with NOERROR or NXDOMAIN.
+    // The common case without the retry loop's async frames: the first UDP try answers.
     const rd = queryFlags(options);
     const edns = this.opts.udpPayloadSize > 0;
     const started = performance.now();
@@ -522,8 +490,6 @@ export class DnsTransport implements DnsTransportLike {
       for (let t = 0; t < this.opts.tries; t++) {
         if (signal?.aborted) throw abortError(qname, qtype);
         try {
-          // One try: UDP (the first one may have been made by `query`), then
-          // TCP if the answer came truncated.
           let udp: UdpOutcome;
           let started: number;
           if (first === undefined) {
@@ -564,8 +530,7 @@ export class DnsTransport implements DnsTransportLike {
           if (e.code === 'DNS_ABORTED') throw e;
           failures.push({ server: formatServer(server), code: e.code, message: e.message });
           last = pickWorse(last, e);
-          // A server that answered with an error code, refused the connection
-          // or sent an oversized answer is not asked again: next server.
+          // Only timeouts and bad packets are worth another try of the same server.
           if (e.code !== 'DNS_TIMEOUT' && e.code !== 'DNS_BAD_RESPONSE') break;
         }
       }

@@ -1,16 +1,8 @@
 /**
- * The client's validation stage (`validate: { trustAnchors }`, `resolve
- * --validate`): between the cache and the stub, iterative or DoH resolver,
- * it asks with DO and CD set, keeps the responses' octets, and gives each
- * lookup the verdict of the pure validator (`dnssec/core/validate`),
- * fetching the DNSKEY and DS RRsets of the chain through the same resolver.
- * The verdict is cached with the lookup, so a warm resolution costs nothing
- * more. No Node built-ins here: the crypto is passed in (node:crypto in
- * Node, WebCrypto in a browser).
- *
- * @see RFC 4035 section 3.2.2 ("the CD bit ... a security-aware resolver
- *   ... SHOULD set the CD bit ... when it performs validation itself")
- * @see RFC 4035 section 4.9.3 (a validating stub)
+ * The client's validation stage (`validate`, `resolve --validate`): between
+ * the cache and the resolver, asking with DO and CD (RFC 4035 sections 3.2.2,
+ * 4.9.3), each lookup gets the pure validator's verdict (cached with it). The
+ * crypto is passed in: no Node built-ins.
  */
 import type { QueryType } from '../dns/core/rr/types.ts';
 import { TYPE_CODES } from '../dns/core/rr/types.ts';
@@ -32,17 +24,11 @@ export interface ValidateOptions {
   readonly crypto?: DnssecCrypto;
   /** The clock for signature times, ms since the epoch (default Date.now). */
   readonly now?: () => number;
-  /**
-   * NSEC3 denials of more iterations are insecure (INSECURE_NSEC3_ITERATIONS),
-   * not hashed: default 150 (BIND 9.18, Unbound, delv); RFC 9276 section 3.2.
-   */
+  /** NSEC3 iterations above this are insecure, not hashed (default 150; RFC 9276 section 3.2). */
   readonly nsec3MaxIterations?: number;
 }
 
-/**
- * The anchors a `validate` option names: the built-in root anchors (IANA:
- * KSK-2017 id 20326, KSK-2024 id 38696) unless turned off, and those given.
- */
+/** The built-in root anchors (unless turned off) and those given. */
 function anchorsOf(o: ValidateOptions): TrustAnchor[] {
   const root = parseTrustAnchors(ROOT_ANCHORS_TEXT, '<built-in>', 0);
   const builtIn = o.rootAnchors === false || !('anchors' in root) ? [] : root.anchors;

@@ -1,15 +1,8 @@
 /**
- * Strict decoding of DNS responses for the client, into the project's record
- * model (`core/rr/record.ts`), by the decoder of `src/dns/core/wire/response.ts`
- * (dns-packet only encodes the queries).
- *
- * Every record's consumed length is compared with RDLENGTH: a NAPTR whose
- * strings run past RDLENGTH would otherwise swallow the next record.
- *
- * @see RFC 1035 section 4.1.3 (RDLENGTH "specifies the length in octets of
- *   the RDATA field")
- * @see RFC 3597 section 4 (NAPTR REPLACEMENT may be compressed in legacy
- *   data, so decompression is kept)
+ * Strict decoding of DNS responses for the client into the record model, by
+ * `dns/core/wire/response.ts`: each record's length is checked against
+ * RDLENGTH (RFC 1035 section 4.1.3), or a NAPTR running past it would
+ * swallow the next record.
  */
 // The `buffer` package in a browser build (what dns-packet itself imports); Node's own in Node.
 import { Buffer } from 'buffer';
@@ -48,10 +41,7 @@ export function readHeader(buf: Buffer): Header | undefined {
 /** A decoded response, with every section present, in the record model. */
 export type Message = DecodedResponse;
 
-/**
- * The question we asked, as sent: a response whose question section is the
- * same bytes has this question, decoded once when the query was built.
- */
+/** The question as sent, decoded once: a response echoing its bytes is not decoded again. */
 export type KnownQuestion = CoreKnownQuestion<Buffer, DnsQuestion>;
 
 /** The KnownQuestion of an encoded one-question query. */
@@ -60,11 +50,7 @@ export function knownQuestion(wire: Buffer): KnownQuestion {
   return { wire, length, question };
 }
 
-/**
- * Node's own UTF-8 decoder, called on any Uint8Array (cheaper than building
- * short strings in JavaScript); undefined if a Node version lacks it, and
- * the core's JavaScript decoder then decodes the same text.
- */
+/** Node's own UTF-8 decoder on any Uint8Array, when the runtime has it (else the core's own). */
 const utf8Slice = (
   Buffer.prototype as unknown as {
     utf8Slice?: (this: Uint8Array, start: number, end: number) => string;
@@ -75,11 +61,8 @@ const nativeUtf8: Utf8Decoder | undefined =
 
 /**
  * Decode a whole response. Throws WireError `DNS_BAD_RESPONSE` (with the
- * byte `offset` of the problem) when the message is malformed (short, a
- * name, record or string past the end or past RDLENGTH, RDATA not matching
- * RDLENGTH, a bad label or pointer, a name over 255 octets) and
- * `DNS_RRSET_TOO_LARGE` when it carries more than `maxRecords` records
- * (checked from the header counts before any record is decoded).
+ * byte `offset`) when malformed, `DNS_RRSET_TOO_LARGE` over `maxRecords`
+ * (from the header counts, before decoding).
  */
 export function decodeResponse(buf: Buffer, maxRecords: number, known?: KnownQuestion): Message {
   return decodeResponseMessage(buf, maxRecords, known, nativeUtf8);

@@ -1,21 +1,12 @@
 /**
- * The Application Unique String for URN resolution (RFC 3404 section 4.1)
- * built from a LEX URN (or any RFC 8141 URN), and the first key.
- *
- * digest 10.4 and 15.43-15.52:
- * - AUS = normalised assigned-name + `?+r` (if present) + `?=q` (if present).
- *   RFC 8141 section 2.3.1: the r-component "SHALL" be passed to resolution
- *   services; the q-component is kept too (it is copied onto the locator).
- * - The f-component is removed (RFC 3404 section 4.1 builds the AUS from an
- *   absoluteURI, which has no fragment) and returned for the final URL.
- * - LEX names are normalised with the URN library (`urn`, NID and letters
- *   lowercased, RFC 9676 section 3.3; `%hh` -> `%HH`; raw `|` -> `%7C`), so
- *   zone patterns written in lowercase match without the `i` flag. Other
- *   NIDs get RFC 8141 section 3.1 normalisation only.
- * - The `~partition` stays in the AUS (it reaches the resolver, RFC 9676
- *   section 5.8) and is also returned for the fragment rule.
- * - Raw non-ASCII input (an IRI) is percent-encoded as UTF-8 first
- *   (RFC 3987 section 3.1).
+ * The Application Unique String (RFC 3404 section 4.1) of a LEX (or any
+ * RFC 8141) URN, and the first key (digest 10.4, 15.43-15.52):
+ * - AUS = normalised assigned-name + `?+r` + `?=q` when present (RFC 8141
+ *   section 2.3.1); the f-component is removed and returned for the URL.
+ * - LEX names are normalised (RFC 9676 section 3.3) so lowercase zone
+ *   patterns match without `i`; other NIDs get RFC 8141 section 3.1 only.
+ * - `~partition` stays in the AUS (RFC 9676 section 5.8) and is returned.
+ * - Raw non-ASCII input (an IRI) is percent-encoded first (RFC 3987 3.1).
  */
 import {
   encodeIri,

@@ -1,37 +1,23 @@
 /**
- * POSIX Extended Regular Expressions (the ERE half of an RFC 3402 substitution
- * expression), parsed with POSIX meaning and translated to the linear-time
- * RE2 engine (`re2js`).
- *
- * @see RFC 3402 section 3.2: "ere = POSIX Extended Regular Expression"
- * @see RFC 3403 section 10 / RFC 3404 section 8: regular expressions from the
- *   DNS are untrusted and must be sanity-checked, never run blindly.
+ * POSIX Extended Regular Expressions (the ERE of an RFC 3402 section 3.2
+ * substitution expression), parsed with POSIX meaning and translated to the
+ * linear-time RE2 engine (`re2js`): DNS regexps are untrusted (RFC 3403
+ * section 10, RFC 3404 section 8).
  *
  * Interpretation (decisions.md item 7, digest sections 2.5 and 15.12):
- * - POSIX syntax (IEEE Std 1003.1, Base Definitions 9.4), no locale: the
- *   pattern works on Unicode code points.
- * - A backslash inside a bracket expression is literal (`[^\.]` means "neither
- *   `\` nor `.`"). `[:alpha:]` and the other eleven classes are ASCII classes
- *   (the POSIX locale), `[=x=]` and `[.x.]` are accepted for a single
- *   character.
- * - `.` matches any character including newline, `^` and `$` match only at the
- *   start and the end of the input (no REG_NEWLINE).
- * - The structural rules follow BIND's validator (`isc_regex_validate`), so a
- *   zone that BIND loads is read the same way: `{` not followed by a digit and
- *   `}` are literal, an unmatched `)` is literal (POSIX: it "shall be special
- *   when matched with a preceding left-parenthesis"), empty alternatives and
- *   quantifiers without an atom or after another quantifier are errors.
- * - Rejected with ERE_UNSUPPORTED because a linear-time engine cannot or a
- *   POSIX engine would not do them: back-references inside the ERE (`\1`),
- *   Perl and GNU escapes (`\d`, `\w`, `\s`, `\b`, `\<`, ...), Perl groups
- *   (`(?:`, lookaround, named groups), lazy and possessive quantifiers
- *   (`*?`, `+?`, `*+`), multi-character collating elements.
- * - Matching is leftmost-longest for the whole match, as POSIX requires (RE2's
- *   longest-match mode). Sub-matches differ from POSIX in one corner: among
- *   several longest matches RE2 keeps the one a backtracking search finds
- *   first, where POSIX maximises each sub-expression from the left (for
- *   `(a|ab)(c|bcd)(d*)` on `abcd`: RE2 gives `a`,`bcd`,``; POSIX `ab`,`c`,`d`).
- *   Anchored patterns with one capture, the LEX routing idiom, are unaffected.
+ * - POSIX syntax (Base Definitions 9.4) on code points, no locale: a backslash
+ *   in a bracket is literal, `[:alpha:]` etc. are ASCII classes, `[=x=]` and
+ *   `[.x.]` single characters only; `.` matches newline, `^`/`$` only at the
+ *   ends of the input.
+ * - Structural rules follow BIND's `isc_regex_validate`: `{` without a digit,
+ *   `}` and an unmatched `)` are literal; empty alternatives and quantifiers
+ *   without an atom or after another quantifier are errors.
+ * - ERE_UNSUPPORTED: back-references in the ERE, Perl/GNU escapes and groups,
+ *   lazy and possessive quantifiers, multi-character collating elements.
+ * - Leftmost-longest for the whole match (RE2 longest-match mode). Trap: among
+ *   several longest matches RE2 keeps the backtracking one, not POSIX's
+ *   leftmost-maximal sub-matches (`(a|ab)(c|bcd)(d*)` on `abcd`); anchored
+ *   one-capture patterns, the LEX idiom, are unaffected.
  */
 import { RE2JS } from 're2js';
 import type { Span } from '../../kit/core/diagnostics.ts';
@@ -129,19 +115,12 @@ export interface ParsedEre {
 
 /**
  * A parsed ERE ready to run. `program` and `fast` are made on first access
- * (getters on the prototype, so an object spread does not copy them: copy
- * them by name). Linting a zone needs neither; a client that only meets
- * ASCII input decided by the fast paths never compiles the program.
+ * (prototype getters: an object spread does not copy them, copy them by name).
  */
 export interface CompiledEre extends ParsedEre {
   readonly caseInsensitive: boolean;
-  /** The compiled linear-time program (compiled on first access). */
   readonly program: RE2JS;
-  /**
-   * Engine-free paths for anchored patterns on ASCII input (fast-match.ts),
-   * built on first access; the program stays the reference for everything
-   * they do not decide.
-   */
+  /** Engine-free paths for anchored patterns on ASCII input (fast-match.ts). */
   readonly fast?: EreFastPath;
 }
 
@@ -730,29 +709,21 @@ class LazyCompiledEre implements CompiledEre {
 }
 
 /**
- * Size limits of the engine's parser (re2js `Parser`, as RE2 and Go's
- * regexp/syntax): at most 1000 for a repeat count and for the product of
- * nested repeat counts (`repeatIsValid`), 1,398,101 for the program size
- * estimate (`calcSize`), 1000 for the tree height. These are the only ways
- * the engine refuses a translation of an ERE this parser accepted: the
- * translation is plain RE2 syntax with every literal escaped.
+ * The engine (re2js, as RE2) refuses a translation only by its size limits:
+ * 1000 for a repeat count or a product of nested ones, 1,398,101 for the
+ * program size estimate, 1000 for the tree height, 33,554,432 runes.
  */
 const ENGINE_SAFE_SIZE = 100_000;
 const ENGINE_SAFE_SOURCE = 4096;
 
 /**
- * True when the engine certainly accepts the translation of an ERE: no
- * interval nested in another interval (the only way to reach a repeat
- * product above 1000: a single interval is at most ERE_DUP_MAX = 255), a
- * size estimate (an upper bound of the engine's) far below its limit, and the
- * height bounded by ERE_MAX_DEPTH (at most four tree levels per group).
- * Otherwise the program is compiled at once, so a refusal is still reported
- * when the expression is parsed. `test/ddds/lazy-compile.test.ts` checks the
- * claim against the engine.
+ * True when the engine certainly accepts the translation: no nested interval
+ * (a single one is at most ERE_DUP_MAX), a size upper bound far below the
+ * limit, height bounded by ERE_MAX_DEPTH, and a short source (rune count).
+ * Otherwise `compileEre` compiles at once so a refusal is still reported at
+ * parse time. Checked against the engine by test/ddds/lazy-compile.test.ts.
  */
 export function engineCertainlyAccepts(parsed: ParsedEre): boolean {
-  // The length bound keeps the engine's rune count (bracket expressions
-  // closed under case folding) far below its limit of 33,554,432.
   return (
     parsed.source.length <= ENGINE_SAFE_SOURCE && altSize(parsed.ast, false) <= ENGINE_SAFE_SIZE
   );
@@ -787,12 +758,9 @@ function nodeSize(node: EreNode, inInterval: boolean): number {
 }
 
 /**
- * Parse an ERE and make it ready to compile to the linear-time engine
- * (`offsets` or `shift` as for `parseEre`).
- * Anything the engine refuses (for example nested intervals whose expansion
- * exceeds RE2's limit) is ERE_UNSUPPORTED here, never a thrown error: an
- * expression the engine might refuse is compiled at once; the others compile
- * on first use of `program` (see `engineCertainlyAccepts`).
+ * Parse an ERE for the linear-time engine (`offsets`/`shift` as for
+ * `parseEre`). An engine refusal is ERE_UNSUPPORTED, never a throw: see
+ * `engineCertainlyAccepts` for when the program is compiled at once.
  */
 export function compileEre(
   source: string,
@@ -817,10 +785,7 @@ export function compileEre(
   return ok(new LazyCompiledEre(parsed.value, caseInsensitive, program));
 }
 
-/**
- * Quote text so that the ERE matches it literally (each metacharacter gets a
- * backslash, which POSIX defines for exactly those characters).
- */
+/** Quote text so that the ERE matches it literally (a backslash before each metacharacter). */
 export function quoteEre(text: string): string {
   let out = '';
   for (const ch of text) out += ERE_METACHARACTERS.includes(ch) ? `\\${ch}` : ch;

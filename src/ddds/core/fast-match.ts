@@ -1,45 +1,22 @@
 /**
- * Fast paths for anchored EREs on ASCII input, derived from the ERE's AST.
- * The linear-time engine (`re2js`) stays the reference: these paths only
- * answer where their answer is provably the engine's, and otherwise hand the
- * input over to it. They never backtrack: every path is one forward scan.
+ * Fast paths for `^`-anchored single-branch EREs on ASCII input, derived
+ * from the AST. The engine stays the reference: a path answers only where its
+ * answer is provably the engine's, in one forward scan, else hands over.
  *
- * Two shapes, both for patterns that are one branch starting with `^`:
+ * 1. Literal prefix: the leading one-character atoms. `^` matches only at
+ *    offset 0 (no MULTILINE), so an input outside those sets cannot match.
+ * 2. Deterministic plan: the pattern is one-character atoms with quantifiers
+ *    (in unquantified single-branch groups, optionally ending with `$`), and
+ *    every variable-length atom X is disjoint from the atoms that can follow
+ *    it (up to the first mandatory one). Then the greedy scan is the only
+ *    parse reaching the longest extent, i.e. the engine's longest match: if
+ *    X took fewer than min(run, max) characters, the next one is in X's set,
+ *    the rest cannot consume it, and the parse ends short (induction on atoms).
  *
- * 1. A literal prefix: the leading atoms that each match exactly one
- *    character (`urn:lex:br;sao\.paulo[;:]` in `^urn:lex:br;sao\.paulo[;:].*$`).
- *    Any match starts at offset 0 (`^` matches only at the start of the
- *    input: the engine runs without MULTILINE), so an input whose first
- *    characters are not in those sets cannot match, and the engine is
- *    skipped. Case folding under `i` is part of each set (below).
- *
- * 2. A deterministic plan: the whole pattern is a sequence of one-character
- *    atoms (literal, bracket, `.`), each with a quantifier, possibly inside
- *    unquantified single-branch groups, optionally ending with `$`; and every
- *    variable-length atom X is disjoint from what can follow it (the sets of
- *    the next atoms up to and including the first mandatory one). Then the
- *    greedy scan is the only parse that can reach the longest extent, so it is
- *    the match the engine reports in longest-match mode, and the groups are
- *    its boundaries. Proof, for X followed by the rest R: X must consume j
- *    characters, min <= j <= min(run, max), where run is the number of
- *    consecutive characters of X's set; if j < k = min(run, max) the
- *    character at j is in X's set, and R's first consuming atom (one of the
- *    atoms up to the first mandatory one) cannot take it; so R consumes
- *    nothing, which needs R to be all optional and no `$`, and then the parse
- *    ends before the greedy one: it is not the longest. Hence j = k in every
- *    longest parse, by induction over the atoms.
- *
- * Both need ASCII input (code unit = code point, and the sets below are exact
- * on ASCII); other input goes to the engine.
- *
- * Case folding: RE2 (and re2js) with CASE_INSENSITIVE closes every literal,
- * bracket item and POSIX class under Unicode simple case folding, then
- * negates a negated bracket. For an ASCII character c the fold orbit is
- * {c, the other case of c}, plus U+212A KELVIN SIGN for k/K and U+017F LONG
- * S for s/S (checked against the engine over U+0000-U+1FFFF). A character c
- * is in the folded set when any member of its orbit is in the raw set.
- * `test/ddds/fast-match.test.ts` checks these sets and both paths against
- * the engine with fast-check properties.
+ * Case folding: RE2 with CASE_INSENSITIVE closes literals, bracket items and
+ * classes under simple case folding, then negates. An ASCII character's orbit
+ * is its two cases, plus U+212A KELVIN SIGN for k/K and U+017F LONG S for s/S.
+ * test/ddds/fast-match.test.ts checks sets and paths against the engine.
  */
 import type { EreAlternation, EreNode, PosixClassName } from './ere.ts';
 
@@ -139,11 +116,9 @@ function literalSet(cp: number, caseInsensitive: boolean): AsciiSet {
 }
 
 /**
- * The ASCII part of the set a one-character atom matches, or undefined for
- * other nodes. A character c is in the folded set when a member of its fold
- * orbit is in the raw set: the raw items are marked, then each marked
- * character's orbit (and an item holding KELVIN SIGN or LONG S marks k/K or
- * s/S). Sets of `.` and of literals are shared: callers never write them.
+ * The ASCII part of the set a one-character atom matches (folded: raw items
+ * marked, then each one's orbit), or undefined for other nodes. Sets of `.`
+ * and of literals are shared: callers never write them.
  */
 export function asciiSetOf(node: EreNode, caseInsensitive: boolean): AsciiSet | undefined {
   switch (node.type) {
@@ -289,10 +264,8 @@ export function isAscii(text: string): boolean {
 let scratch = new Int32Array(64);
 
 /**
- * Match `input` (ASCII, the caller checked) with the fast paths, writing the
- * group offsets into `out` (`[start0, end0, start1, end1, ...]`, at least
- * `2 * (groupCount + 1)` long). Returns 1 on a match, 0 when there is
- * certainly no match, -1 when only the engine can tell.
+ * Match ASCII `input` with the fast paths, writing group offsets into `out`
+ * (`[start0, end0, start1, end1, ...]`): 1 match, 0 certainly none, -1 ask the engine.
  */
 export function fastMatchInto(fast: EreFastPath, input: string, out: Int32Array): 1 | 0 | -1 {
   const n = input.length;
@@ -332,20 +305,14 @@ export function fastMatchInto(fast: EreFastPath, input: string, out: Int32Array)
   return 1;
 }
 
-/**
- * `fastMatchInto` returning a fresh array: the group offsets, `false` when
- * there is certainly no match, `undefined` when only the engine can tell.
- */
+/** `fastMatchInto` returning a fresh array, `false` (no match) or `undefined` (ask the engine). */
 export function fastMatch(fast: EreFastPath, input: string): FastOutcome {
   const out = new Int32Array(fast.plan?.groupBounds.length ?? 2);
   const r = fastMatchInto(fast, input, out);
   return r === 1 ? out : r === 0 ? false : undefined;
 }
 
-/**
- * The prefix test on any input: true when the input certainly does not match.
- * Positions are code points; it stops (undecided) at the first non-ASCII unit.
- */
+/** The prefix test on any input: true when it certainly does not match (undecided past non-ASCII). */
 export function prefixRejects(fast: EreFastPath, input: string): boolean {
   const prefix = fast.prefix;
   // A string has at most as many code points as UTF-16 units.

@@ -1,9 +1,6 @@
 /**
- * From a rewrite output to a DNS key (digest section 9.5 (b), decisions.md
- * item 2). The conversion itself (percent-decoding of %80-%FF, IDNA2008,
- * Punycode, LDH and length checks) is the URN library's `toDnsKey`; this
- * module is the single place the DDDS core reaches it through, and the
- * contract a caller may replace (`StepInput.toDnsKey`).
+ * From a rewrite output to a DNS key (digest 9.5 (b), decisions.md item 2):
+ * the URN library's `toDnsKey`, the contract `StepInput.toDnsKey` may replace.
  */
 import { toDnsKey } from '../../urn/core/index.ts';
 import type { ResolutionCode } from './codes.ts';

@@ -17,18 +17,10 @@ import { fail, type Err, type Failure, type Ok } from '../../kit/core/result.ts'
 import type { ResolutionCode } from './codes.ts';
 import type { NaptrData } from '../../dns/core/rr/record.ts';
 
-/**
- * The NAPTR record as the DDDS step sees it (wire values: single
- * backslashes): the NAPTR fields of the record model (`core/rr/record.ts`),
- * so a decoded NAPTR record is one as it is; the TTL when known.
- */
+/** The NAPTR record as the step sees it (wire values): the record model's NAPTR fields, and TTL. */
 export type NaptrRecord = { -readonly [K in keyof NaptrData]: NaptrData[K] } & { ttl?: number };
 
-/**
- * The record as the step reports it (in record fates, outcomes and the
- * trace): its NAPTR fields and TTL only. A record of the model (which also
- * has its owner, type and class) is copied; any other is returned as it is.
- */
+/** The record as the step reports it: NAPTR fields and TTL only (a model record is copied). */
 export function stepRecord(r: NaptrRecord): NaptrRecord {
   if ((r as { code?: unknown }).code === undefined) return r;
   const { order, preference, flags, services, regexp, replacement, ttl } = r;
@@ -64,17 +56,10 @@ export type FlagsResult =
     };
 
 /**
- * Read the FLAGS field.
- *
- * RFC 3403 section 4.1: "Flags are single characters from the set A-Z and 0-9.
- * The case of the alphabetic characters is not significant. The field can be
- * empty." RFC 3404 section 4.3: S, A, U and P are defined, "the remaining
- * alphabetic flags are reserved", "numeric flags may be used for local
- * experimentation"; "if a client encounters a record with an unknown flag, it
- * MUST ignore it and move to the next record. This test takes precedence over
- * any ordering". S, A, U and P "are mutually exclusive, and resolution
- * libraries MAY signal an error if more than one is given": here several flags
- * make the record unusable, dropped like an unknown flag (digest 15.18).
+ * Read the FLAGS field (A-Z0-9, case-insensitive, may be empty: RFC 3403
+ * section 4.1). RFC 3404 section 4.3: an unknown flag makes the record ignored
+ * before ordering; S, A, U, P are mutually exclusive, and several make the
+ * record unusable too (digest 15.18).
  */
 export function parseFlags(flags: string): FlagsResult {
   if (flags === '') return { kind: 'non-terminal' };
@@ -119,15 +104,9 @@ export type ServicesResult = Ok<ParsedServices> | ServicesSyntaxError;
 const TOKEN = /^[A-Za-z][A-Za-z0-9]{0,31}$/;
 
 /**
- * Parse SERVICES under RFC 3404 section 4.4:
- * ```
- * service_field = [ [protocol] *("+" rs)]
- * protocol      = ALPHA *31ALPHANUM
- * rs            = ALPHA *31ALPHANUM
- * ```
- * A field that does not parse (S-NAPTR `tag:proto`, a token over 32
- * characters, ...) is an error; the step treats the record's services as
- * unknown (decisions.md item 5).
+ * Parse SERVICES, `[ [protocol] *("+" rs) ]` with ALPHA *31ALPHANUM tokens
+ * (RFC 3404 section 4.4). Anything else (S-NAPTR `tag:proto`, ...) is an
+ * error: the step treats the services as unknown (decisions.md item 5).
  */
 export function parseServices(field: string): ServicesResult {
   if (field === '') return { ok: true, value: { protocol: undefined, services: [] } };
@@ -155,11 +134,7 @@ export function parseServices(field: string): ServicesResult {
   return { ok: true, value: { protocol: head === '' ? undefined : head, services } };
 }
 
-/**
- * Canonical form of a resolution-service token for comparison: lowercase, and
- * the URN-specific `N2x` and the generic `I2x` are the same service for URN
- * input (decisions.md item 5; RFC 2483 dropped N2x for I2x).
- */
+/** A service token for comparison: lowercase, `I2x` as `N2x` (RFC 2483; decisions.md item 5). */
 export function canonicalService(token: string): string {
   const t = token.toLowerCase();
   return /^[in]2/.test(t) ? `n2${t.slice(2)}` : t;
@@ -172,10 +147,7 @@ export interface ProtocolInfo {
   readonly defaultPort: number;
 }
 
-/**
- * Protocols this client speaks: `thttp` and `http` are THTTP over HTTP,
- * `https` is THTTP over HTTPS (decisions.md item 5). Case-insensitive.
- */
+/** Protocols spoken: `thttp`/`http` (THTTP over HTTP), `https` (decisions.md item 5). */
 export function protocolInfo(protocol: string | undefined): ProtocolInfo | undefined {
   switch (protocol?.toLowerCase()) {
     case 'thttp':
@@ -193,17 +165,10 @@ export type ServiceCheck =
   | { readonly usable: false; readonly code: ResolutionCode; readonly reason: string };
 
 /**
- * Does a record with these flags and services serve the wanted service?
- * RFC 3402 section 3.3 step 4: "If the Service description of the rule does
- * not meet the client's requirements, go back to step 3."
- * - Non-terminal: empty services are typical early in a chain and accepted;
- *   a non-empty service list must name the wanted service.
- * - `U`: a protocol, if given, must be one we speak; empty services are
- *   accepted (the URI's scheme names the protocol; digest 15.21).
- * - `S`, `A`: a protocol we speak is required (there is no other way to know
- *   what to talk to the target).
- * - `P`: a protocol is required (it is what DDDS hands over to).
- * In every case a non-empty service list must contain the wanted service.
+ * Does a record serve the wanted service (RFC 3402 section 3.3 step 4)? A
+ * non-empty service list must name it. `U`: a protocol, if any, must be one
+ * we speak (digest 15.21); `S`, `A`: a protocol we speak is required; `P`: a
+ * protocol is required (the hand-off target).
  */
 export function checkServices(
   flags: FlagsResult,
@@ -333,27 +298,16 @@ function isHexCode(c: number): boolean {
 }
 
 /**
- * The record-level rewrite of digest section 14.
- * - Malformed when REGEXP is set and REPLACEMENT is not `.`, or when both are
- *   empty. RFC 3403 section 4.1: "The Regexp and Replacement fields are
- *   mutually exclusive ... If a record has both fields set it is in error and
- *   SHOULD be ignored."
- * - REGEXP empty: the output is REPLACEMENT, except for `U`, whose output is
- *   "the output of the Regexp field" (RFC 2915 section 2): malformed.
- * - Otherwise the substitution expression applied to the AUS; no match or an
- *   empty output is "no match" (RFC 3402 section 3.3 step 3: "until a
- *   non-empty string is produced"), a bad expression is malformed.
- * - A `U` output must be an absolute URI (RFC 3404 section 4.3).
+ * The record-level rewrite (digest section 14): malformed with both or
+ * neither of REGEXP and REPLACEMENT (RFC 3403 section 4.1), or a `U` without
+ * REGEXP (RFC 2915 section 2); an empty output is no match (RFC 3402 section
+ * 3.3 step 3); a `U` output must be an absolute URI (RFC 3404 section 4.3).
  */
 export function rewrite(record: NaptrRecord, aus: string): RewriteResult {
   return rewriteCompiled(compileRecord(record), aus);
 }
 
-/**
- * A record's fields read once: flags, services, the parsed substitution and
- * the rewrite results that do not depend on the AUS. Memoised on the field
- * values (a cached RRset is never re-parsed, nor is a rule seen before).
- */
+/** A record's fields read once, with the rewrite results that do not depend on the AUS. */
 export interface CompiledRecord {
   readonly flagsField: string;
   readonly servicesField: string;
@@ -372,11 +326,7 @@ export interface CompiledRecord {
   emptyOutput: RewriteResult | undefined;
 }
 
-/**
- * Compiled records by content: REGEXP, then the other three fields compared.
- * Keyed by value, not by object, so records decoded afresh from every
- * response (no cache) reuse the work without a WeakMap entry per object.
- */
+/** Compiled records by content (REGEXP, then the other fields): fresh decodes reuse the work. */
 const COMPILED_MAX = 2048;
 /* eslint-disable no-restricted-syntax -- module state: a memo of a pure compilation keyed by the
    record's content, emptied at COMPILED_MAX entries. */

@@ -1,12 +1,7 @@
 /**
- * Applying the LEX partition and the URN f-component to the final URL
- * (decisions.md item 6).
- *
- * - RFC 9676 section 5.8: the resolver turns `~partition` into
- *   `#partition` itself; the client appends `#partition` only when the URL it
- *   received has no fragment.
- * - RFC 8141 section 2.3.3: the f-component is applied by the client to the
- *   single locator; an explicit `#f` wins over `~partition` (digest 15.47).
+ * The LEX partition and URN f-component on the final URL (decisions.md 6):
+ * the resolver itself turns `~partition` into `#partition` (RFC 9676 section
+ * 5.8); the client's f-component wins (RFC 8141 section 2.3.3, digest 15.47).
  */
 
 export interface PartitionOptions {
@@ -22,12 +17,7 @@ export interface PartitionResult {
   readonly applied: 'fragment' | 'partition' | 'kept' | 'none';
 }
 
-/**
- * Returns the URL with the right fragment:
- * - `fragment` given: it replaces any fragment the URL has;
- * - else `partition` given and the URL has no fragment: `#partition` appended;
- * - else the URL unchanged.
- */
+/** The URL with `fragment` as its fragment, else `#partition` if it has none, else unchanged. */
 export function applyPartitionDetailed(url: string, options: PartitionOptions): PartitionResult {
   const hash = url.indexOf('#');
   const base = hash < 0 ? url : url.slice(0, hash);

@@ -1,12 +1,4 @@
-/**
- * SRV target selection for the `S` flag (RFC 2782), pure: randomness is a
- * parameter.
- *
- * RFC 2782: "A client MUST attempt to contact the target host with the
- * lowest-numbered priority it can reach"; within a priority, targets are
- * ordered by weighted random selection; "A Target of "." means that the
- * service is decidedly not available at this domain."
- */
+/** SRV target selection for the `S` flag (RFC 2782), pure: randomness is a parameter. */
 import type { SrvData } from '../../dns/core/rr/record.ts';
 
 /** The SRV fields of the record model (`core/rr/record.ts`), with the TTL when known. */
@@ -18,13 +10,9 @@ export type SrvSelection =
   | { readonly kind: 'none'; readonly reason: string };
 
 /**
- * The order in which to try the SRV targets. `random()` returns a number in
- * [0, 1) (inject `Math.random` at the edge, or a seeded generator in tests).
- *
- * Within one priority, RFC 2782's weighted selection: put the zero-weight
- * records first, compute running sums, draw an integer uniformly in
- * [0, sum] and take the first record whose running sum is >= the draw;
- * repeat with the records left.
+ * The order in which to try the SRV targets (`random()` in [0, 1)): lowest
+ * priority first, then RFC 2782's weighted selection (zero weights first,
+ * running sums, a draw in [0, sum]); a target "." means unavailable.
  */
 export function selectSrv(records: readonly SrvRecord[], random: () => number): SrvSelection {
   if (records.length === 0) return { kind: 'none', reason: 'no SRV records' };

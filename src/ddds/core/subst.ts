@@ -1,37 +1,19 @@
 /**
- * RFC 3402 section 3.2 substitution expressions (the NAPTR REGEXP field).
- *
- * ```
- * subst-expr   = delim-char  ere  delim-char  repl  delim-char  *flags
- * delim-char   = "/" / "!" / <Any octet not in 'POS-DIGIT' or 'flags'>
- * repl         = *(string / backref)
- * escapeddelim = "\" delim-char
- * backref      = "\" POS-DIGIT
- * flags        = "i"
- * ```
- *
- * The input is the REGEXP value as carried on the wire (single backslashes):
- * the zone-file `\\` doubling is undone by the zone parser, not here.
+ * RFC 3402 section 3.2 substitution expressions (the NAPTR REGEXP field), in
+ * wire form (single backslashes; the zone parser undoes `\\`).
  *
  * Interpretation (decisions.md items 1 and 7, digest 2.4-2.5, 15.1-15.14):
- * - The first character is the delimiter. Digits, `\`, `i`, NUL and non-ASCII
- *   characters are refused (as BIND's loader does, plus non-ASCII because the
- *   ABNF delimiter is one octet).
- * - The field is read left to right in pairs: `\x` is always one token, so
- *   `\\` followed by the delimiter is an escaped backslash and then a real
- *   delimiter. There must be exactly three unescaped delimiters.
- * - In the ERE, `\<delim>` becomes `<delim>` when the delimiter is not an ERE
- *   metacharacter, and stays `\<delim>` (a literal) when it is.
- * - In the replacement: `\1`-`\9` are back-references (one digit, so `\10` is
- *   `\1` then `0`), `\0` is an error, a back-reference above the group count
- *   is an error, `\<delim>` is the delimiter, any other `\x` is kept as the two
- *   characters `\x`.
- * - Flags: only `i` (case-insensitive matching; repeated `i` is allowed by the
- *   `*flags` ABNF and by BIND).
- * - Output is whole-string: the replacement with its back-references expanded
- *   (not sed's splice into the input). The match is a search, not a full match.
- *   Back-references are never case-mapped here (`U` output keeps case).
- * - Code points, not bytes: the engine works on Unicode scalar values.
+ * - The delimiter is the first character; digits, `\`, `i`, NUL and
+ *   non-ASCII are refused (as BIND's loader, plus the one-octet ABNF).
+ * - Read in pairs left to right (`\\` then the delimiter is an escaped
+ *   backslash and a real delimiter); exactly three unescaped delimiters.
+ * - In the ERE, `\<delim>` is `<delim>` unless the delimiter is an ERE
+ *   metacharacter (then it stays a literal `\<delim>`).
+ * - In the replacement `\1`-`\9` are back-references (one digit), `\0` and
+ *   references above the group count are errors, `\<delim>` is the delimiter,
+ *   any other `\x` stays as both characters.
+ * - Flags: `i` only (repeatable). Output is the whole replacement (not sed's
+ *   splice), the match a search; code points, not bytes.
  */
 import type { Span } from '../../kit/core/diagnostics.ts';
 import { err, ok, type Err, type Ok, type Result } from '../../kit/core/result.ts';
@@ -135,10 +117,7 @@ interface SubstSplit {
   readonly offsets: number[] | undefined;
 }
 
-/**
- * The checks that come before the ERE (in this order: empty, length, NUL,
- * delimiter, delimiter count, flags) and the ERE text.
- */
+/** The checks before the ERE (empty, length, NUL, delimiter, delimiter count, flags), and its text. */
 function splitSubstitution(field: string): SubstSplit | SubstError {
   if (field.length === 0) {
     return substError('SUBST_EMPTY', 'the substitution expression is empty', 0, 0);
@@ -375,23 +354,15 @@ export const TEMPLATE_SAFE: Uint8Array = (() => {
 export const RUN = '\u0001';
 
 /**
- * The template of a REGEXP field: the field with every maximal run of
- * "plain" characters (ASCII letters, digits and `_:;@~=,%&-`, the delimiter
- * excepted) replaced by one placeholder, where such a run can only be read as
- * literal characters: in the ERE before its first unescaped `[`, and in the
- * replacement; never right after a backslash (the escaped character is kept),
- * never in the flags. Undefined when the field has no template (an ERE with an
- * unescaped `{`, or a field holding the placeholder U+0001).
+ * The template of a REGEXP field: each maximal run of TEMPLATE_SAFE
+ * characters that can only be literal (in the ERE before its first `[`, in
+ * the replacement, never escaped) replaced by RUN. Undefined with an
+ * unescaped `{` in the ERE or a U+0001 in the field.
  *
- * Two fields with the same template and at most SUBST_MAX_OCTETS octets are
- * both valid or both invalid, with the same group count: every check of
- * `parseSubstitution` reads only what the template keeps (the delimiter and
- * its unescaped occurrences, backslash pairs, metacharacters, bracket
- * expressions, back-reference digits, flags); a run of one or more literal
- * characters is a run of literal atoms to the ERE parser (a quantifier after
- * it binds to its last character) and plain text to the replacement; with no
- * interval the engine accepts any ERE this parser accepts at this length.
- * `test/ddds/subst-template.test.ts` checks the claim on generated fields.
+ * Two fields of one template (within SUBST_MAX_OCTETS) are both valid or
+ * both invalid with the same group count: every check reads only what the
+ * template keeps, and without intervals the engine accepts any such ERE.
+ * test/ddds/subst-template.test.ts checks the claim on generated fields.
  */
 export function substitutionTemplate(field: string): string | undefined {
   const n = field.length;
@@ -448,12 +419,8 @@ export type SubstCheck =
   | { readonly ok: false; readonly error: SubstError };
 
 /**
- * Checks REGEXP fields as `parseSubstitution` does, without building what
- * only matching needs: a field whose template (`substitutionTemplate`) was
- * seen valid is split and its replacement read, but its ERE is not parsed
- * again; other fields are parsed in full (the engine program is not compiled
- * unless the engine might refuse the expression: `compileEre`). The result
- * is `parseSubstitution`'s verdict, error included.
+ * `parseSubstitution`'s verdict on REGEXP fields without what only matching
+ * needs: the ERE of a field whose template was seen valid is not parsed again.
  */
 export class SubstitutionChecker {
   /** Templates seen valid, with their group count (oldest dropped first). */
@@ -504,10 +471,9 @@ function isWellFormed(text: string): boolean {
 }
 
 /**
- * Apply a parsed expression to an input (the AUS): search for the leftmost-longest
- * match; on a match the output is the replacement with back-references expanded
- * (a group that did not take part gives an empty string). An empty output is
- * returned as is; the DDDS step counts it as "no match" (RFC 3402 section 3.3 step 3).
+ * Apply an expression to the AUS: leftmost-longest search, then the
+ * replacement with back-references expanded (a group not taking part gives
+ * ''). An empty output is returned; the step counts it as no match.
  */
 export function applySubstitution(expr: SubstExpr, input: string): ApplySubstitutionResult {
   // The step applies every rule to the same AUS: its ASCII scan is done once.
@@ -572,11 +538,10 @@ let groupScratch = new Int32Array(20);
 /* eslint-enable no-restricted-syntax */
 
 /**
- * Build a REGEXP field from its parts. `ere` is ERE text (use `quoteEre` for a
- * literal); `repl` is literal text plus back-references. The delimiter is
- * escaped wherever it occurs. The result is parsed back and must give the same
- * replacement: a literal backslash directly before a digit, the delimiter or a
- * back-reference cannot be written in RFC 3402 syntax and is refused.
+ * Build a REGEXP field from its parts (`ere` as ERE text, `quoteEre` for a
+ * literal), escaping the delimiter. Parsed back: what RFC 3402 cannot spell
+ * (a literal backslash before a digit, the delimiter or a back-reference) is
+ * refused.
  */
 export function formatSubstitution(parts: {
   delimiter: string;

@@ -8,10 +8,7 @@ import type { NaptrRecord, RecordFate, StepOutcome } from './step.ts';
 import type { ResolutionCode } from './codes.ts';
 import type { Verdict } from '../../dnssec/core/validate/verdict.ts';
 
-/**
- * The RFC 2483 resolution services the client asks for over THTTP (RFC 2169):
- * the one definition of the service names.
- */
+/** The RFC 2483 resolution services the client asks for over THTTP (RFC 2169). */
 export type Service = 'N2L' | 'N2Ls' | 'N2C';
 
 /** The services the jurisdiction resolver answers: the client's, and N2Ns. */
@@ -130,50 +127,32 @@ export interface ResolvedResult {
   readonly trace: Trace;
 }
 
-/**
- * What a `P` rule hands over. RFC 3404 section 4.3: "The "P" flag says that
- * the remainder of the DDDS Algorithm is ignored and that the rest of the
- * process is application specific ... An application can use the Protocol
- * part found in the Services field to identify which Application specific
- * set of rules that should be followed next." Its pseudo-code (section 4.3
- * figure, "Leave rest to another protocol?") returns "key as host to talk to".
- */
+/** What a `P` rule hands over to the protocol in its SERVICES (RFC 3404 section 4.3). */
 export interface Handoff {
   /** The key whose NAPTR RRset held the `P` rule. */
   readonly key: string;
   /** The DDDS step (1-based) that found it. */
   readonly step: number;
-  /** The rule's output as given (REGEXP result or REPLACEMENT): what the protocol starts from. */
+  /** The rule's output as given (REGEXP result or REPLACEMENT). */
   readonly output: string;
   readonly via: 'regexp' | 'replacement';
-  /** The protocol named in SERVICES (RFC 3404 section 4.4), as written: whom to hand over to. */
+  /** The protocol named in SERVICES, as written. */
   readonly protocol: string;
-  /** The resolution services listed after the protocol, as written (e.g. `['N2L', 'N2C']`). */
+  /** The resolution services after the protocol, as written. */
   readonly services: readonly string[];
-  /** The NAPTR record itself. */
   readonly record: NaptrRecord;
 }
 
-/**
- * The chain ended at a `P` rule: DDDS stops and the rest belongs to another
- * protocol. A successful resolution of its own kind (not an error): there is
- * no resolver URL and no document URL; `handoff` says what to hand over.
- */
+/** The chain ended at a `P` rule: a success without resolver or document URL. */
 export interface HandoffResult {
   readonly kind: 'handoff';
-  /** Always empty: no document URL was reached. */
   readonly urls: readonly [];
-  /** Always empty: no resolver was reached. */
   readonly resolverUrl: '';
   readonly description?: undefined;
   readonly handoff: Handoff;
   readonly trace: Trace;
 }
 
-/**
- * A resolution: `kind: 'resolved'` (URLs, resolver URL, N2C description) or
- * `kind: 'handoff'` (a `P` rule handed the rest to another protocol).
- */
 export type ResolveResult = ResolvedResult | HandoffResult;
 
 /** What a DNS lookup reports besides its records (a client's LookupResult has these fields). */
@@ -189,12 +168,7 @@ export interface LookupMeta extends Pick<LookupFacts, 'dnssec' | 'validation'> {
   readonly referrals?: readonly ReferralStep[];
 }
 
-/**
- * The trace entry of one NAPTR lookup. Keys in a fixed order (the JSON trace
- * prints them in this order): kind, step, key, server, cached, result, ttl,
- * protocol and rttMs (fresh answers), cnames, referrals, records, then
- * outcome and punycode, or error.
- */
+/** The trace entry of one NAPTR lookup, its keys in the order the JSON trace prints them. */
 export function naptrEntry(
   stepNo: number,
   key: string,

@@ -1,24 +1,12 @@
 /**
  * One DDDS resolution as a pure state machine (sans I/O): from a LEX URN to
- * the resolver URL and the document URLs, or a hand-off, or a failure with a
- * stable code. It never does a lookup itself: each call returns what it needs
- * next (a NAPTR lookup of a key, an SRV lookup, an address lookup, an HTTP
- * exchange) or that it is done, and the driver (the client, over whichever
- * transport) feeds the answer back. It owns the loop guard, the order
- * locking (in `dddsStep`), the fallback frames, the trace and the partition
- * step; no clock, no I/O, no cache (a step memo may be passed in).
+ * the resolver and document URLs, a hand-off, or a coded failure. Each call
+ * returns what it needs next (NAPTR, SRV, address lookup, HTTP exchange) or
+ * that it is done; the driver feeds the answer back. It owns the loop guard,
+ * the fallback frames, the trace and the partition step.
  *
- *   const walk = new DddsWalk(urn, options);
- *   for (let need = walk.begin(); ; ) switch (need.kind) {
- *     case 'naptr': need = walk.naptr(await lookUp(need.key)); break; ...
- *     case 'done': return need.result;
- *     case 'failed': throw ...;
- *   }
- *
- * @see RFC 3402 section 3.3 (the algorithm), RFC 3403 section 8 ("If a
- *   lookup ... fails ... the client SHOULD report the failure rather than
- *   backing up"), RFC 3404 (URI/URN application), RFC 2782 (SRV: targets in
- *   order, an unreachable target is followed by the next), RFC 2169 (THTTP)
+ * @see RFC 3402 section 3.3, RFC 3403 section 8 (report a failed lookup
+ *   rather than back up), RFC 3404, RFC 2782 (SRV target order), RFC 2169
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { buildAus } from './aus.ts';
@@ -56,11 +44,7 @@ export interface WalkStart {
   readonly firstKey: string;
 }
 
-/**
- * Step results reused per cached NAPTR RRset (an object the driver names in
- * the feed) and `key` (service and AUS): `dddsStep` is pure, so the result for
- * the same RRset and AUS is the same.
- */
+/** Step results per cached NAPTR RRset (by identity) and key (service and AUS): `dddsStep` is pure. */
 export interface StepMemoStore {
   get(rrset: object, key: string): StepResult | undefined;
   set(rrset: object, key: string, step: StepResult): void;
@@ -80,11 +64,7 @@ export interface WalkOptions {
   readonly servers: readonly string[];
   /** Randomness for SRV weights, in [0, 1). */
   readonly random: () => number;
-  /**
-   * URL schemes accepted in a resolver's answer (lowercase; default http and
-   * https): any other fails with DDDS_URL_SCHEME (a `javascript:` Location is
-   * not a document).
-   */
+  /** URL schemes accepted from a resolver (lowercase; default http, https); others: DDDS_URL_SCHEME. */
   readonly urlSchemes?: readonly string[] | undefined;
   /** A step memo and this walk's key in it (service and AUS). */
   readonly memo?: { readonly store: StepMemoStore; readonly key: string } | undefined;
@@ -166,10 +146,8 @@ export type HttpFeed =
     };
 
 /**
- * The AUS, f-component and partition, from the DDDS core's `buildAus`
- * (normalised LEX URN; the f-component removed from the AUS and kept for the
- * final URL, RFC 8141 section 2.3.3; the partition stays in the AUS). Pure:
- * a driver may memoise it per input text.
+ * The AUS (normalised URN, partition kept), f-component (kept for the final
+ * URL, RFC 8141 section 2.3.3) and partition. Pure: a driver may memoise it.
  */
 export function prepareWalk(input: string): WalkStart | CodedError {
   const r = buildAus(input.trim());
@@ -250,10 +228,7 @@ export class DddsWalk {
   private candidates: string[] | undefined;
   private candidate = 0;
 
-  /**
-   * `input` is the URN text; `prepared` its `prepareWalk` result when the
-   * driver has it already (memoised), else it is computed here.
-   */
+  /** `prepared`: the driver's memoised `prepareWalk(input)`, if any. */
   constructor(input: string, options: WalkOptions, prepared?: WalkStart | CodedError) {
     this.options = options;
     this.service = options.service ?? 'N2L';
@@ -632,12 +607,7 @@ function lookupEntry<R>(
   };
 }
 
-/**
- * A `P` rule: the result hands the output over to the protocol in SERVICES.
- * The step accepted the rule only with a protocol named (RFC 3404 section
- * 4.3, "The protocol to be used is specified in the Services field"), so the
- * services parse here.
- */
+/** A `P` rule: the output handed over to the protocol in SERVICES (RFC 3404 section 4.3). */
 function handoffResult(
   key: string,
   step: number,

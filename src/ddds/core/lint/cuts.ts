@@ -1,15 +1,9 @@
 /**
- * Delegations without a zone cut (issue 30): a non-terminal NAPTR rule (empty
- * FLAGS) whose next key is a name below the zone's apex, where the zone has
- * neither NAPTR records nor a zone cut (NS) at or above that name. One
- * server holding the parent and the child hides it (the child zone answers);
- * a secondary that holds only this zone answers NXDOMAIN for the next key,
- * so every URN routed there fails.
- *
- * @see RFC 1034 section 4.2.1: "The zone is then the set of all the nodes
- * from the top node down to, but not including, the nodes that are below a
- * cut": a child zone exists for the parent's servers only through the NS
- * RRset at the cut.
+ * Delegations without a zone cut (issue 30): a non-terminal rule whose next
+ * key is below the apex where the zone has neither NAPTR records nor a cut.
+ * A server holding parent and child hides it; a secondary holding only this
+ * zone answers NXDOMAIN (RFC 1034 section 4.2.1: a child exists for the
+ * parent's servers only through the NS RRset at the cut).
  */
 import type { SourcePosition, Zone, ZoneDiagnostic } from '../../../dns/core/zone/model.ts';
 import { TYPE_NAPTR } from '../../../dns/core/rr/types.ts';
@@ -31,11 +25,7 @@ export function fixedNextKey(regexp: string, replacement: string): string | unde
   return text === '' ? undefined : absoluteLowerName(text);
 }
 
-/**
- * A rule with no fixed next key, known from its octets: its REPLACEMENT is
- * the root and its REGEXP has a back-reference (`\\` then a digit: as
- * `fixedNextKey` tests the text). Most delegating rules are such; no text is made.
- */
+/** A rule with no fixed next key, from its octets: REPLACEMENT root, a back-reference in REGEXP. */
 function backReferenceToRoot(b: Uint8Array, start: number, end: number, at: Int32Array): boolean {
   if (naptrLayout(b, start, end, at) >= 0) return false;
   const p = at[NAPTR_REPLACEMENT]!;
@@ -55,10 +45,8 @@ function underCut(cuts: ReadonlySet<string>, name: string, origin: string): bool
 }
 
 /**
- * NAPTR_DELEGATION_NO_CUT warnings for `zone`, over its NAPTR records
- * (`naptr`, rows of its store or a list; one per owner and target). Terminal rules are passed over on
- * their FLAGS length octet, and each distinct rule is read once, so a large
- * zone pays for its delegations only.
+ * NAPTR_DELEGATION_NO_CUT warnings for `zone` (one per owner and target);
+ * terminal rules are passed over on their FLAGS length octet.
  */
 export function lintDelegationCuts(zone: Zone, naptr: NaptrRows): ZoneDiagnostic[] {
   const out: ZoneDiagnostic[] = [];

@@ -1,23 +1,14 @@
 /**
- * NAPTR lint: checks of every NAPTR record of a zone against RFC 3402-3404
- * and the project's decisions, plus the `; expect` directives that pin what
- * a zone's rules do with a given URN.
+ * NAPTR lint: every NAPTR record of a zone against RFC 3402-3404 and the
+ * project's decisions, plus the `; expect` directives. The parsers and the
+ * DDDS step are the client's own, so the linter accepts exactly what the
+ * client runs.
  *
- * The substitution-expression parser, the flag and service readers and the
- * DDDS step are the client's own (`src/ddds/core/`), so the linter accepts
- * exactly what the client will run.
- *
- * Scale (a registry's zone of a million rules is checked before it is
- * published, and the server lints every zone it loads): a record with
- * nothing to report is told from its octets without decoding them
- * (`quick.ts`); the others are decoded and checked, each distinct
- * combination of FLAGS, SERVICES, REGEXP and REPLACEMENT once (table keyed
- * by its octets); a REGEXP whose template (`substitutionTemplate`: the field
- * with its literal runs abstracted) was seen valid is not parsed again; no
- * engine program is compiled (`compileEre` compiles on first use); the
- * PREFERENCE rule is checked per run of one owner. `test/zone/naptr-lint-scale.test.ts` holds
- * the result equal to a per-record reference; `bench/zone-load.ts --lint`
- * measures it.
+ * The server lints every zone it loads: a clean record is told from its
+ * octets (`quick.ts`), each distinct rule is checked once (table keyed by its
+ * octets), a REGEXP whose template was seen valid is not parsed again, no
+ * engine program is compiled. test/zone/naptr-lint-scale.test.ts holds the
+ * result equal to a per-record reference.
  */
 import { absoluteLowerName } from '../../../kit/core/names.ts';
 import { parseFlags, parseServices, type FlagsResult, type ServicesResult } from '../naptr.ts';
@@ -144,13 +135,9 @@ function regexpFindings(field: string, checker: SubstitutionChecker): RegexpFind
 }
 
 /**
- * Per-field memos of the lint, shared by every lint run of a thread (the
- * server lints each zone it loads, and thousands of small zones repeat their
- * shapes): REGEXP fields mostly differ only in literals (one rule per
- * jurisdiction or zone), so the checker reads the ERE of a known template
- * only once, and the quick reading (`quick.ts`) passes over a clean record
- * whose template was seen valid and anchored. Every memo holds small values
- * of pure functions and is bounded.
+ * Per-field memos shared by every lint run of a thread (zones repeat their
+ * shapes; REGEXP fields mostly differ only in literals). Bounded memos of
+ * pure functions.
  */
 class LintMemo {
   readonly checker = new SubstitutionChecker(LINT_TEMPLATES);
@@ -195,10 +182,7 @@ const FIELD_SLOTS = 1 << 14;
 /** Most octets of its keys kept; when full, it starts over. */
 const FIELD_ARENA = 1 << 20;
 
-/**
- * The findings of the records the quick reading leaves, by their octets after
- * ORDER and PREFERENCE: a repeated rule costs a hash and a comparison.
- */
+/** The findings of the records the quick reading leaves, by their octets after ORDER and PREFERENCE. */
 class FullReads {
   private readonly table = new OctetTable<readonly Finding[] | null>(FIELD_SLOTS, FIELD_ARENA);
 
@@ -259,9 +243,8 @@ function preferenceFindings(recs: readonly RunRecord[]): ZoneDiagnostic[] | unde
     }
     return out;
   }
-  // A large RRset (one rule per jurisdiction at one name): only records with
-  // the same ORDER, flags and services can be a pair, and a group whose
-  // records all have one PREFERENCE has none. Pairs come out in (i, j) order.
+  // A large RRset: only records with the same ORDER, flags and services can
+  // pair, and not within one PREFERENCE. Pairs come out in (i, j) order.
   const groups = new Map<string, number[]>();
   for (let i = 0; i < n; i++) {
     const f = recs[i]!;
@@ -314,22 +297,16 @@ function preferencePair(a: RunRecord, b: RunRecord): ZoneDiagnostic | undefined 
 const MALFORMED_MESSAGE = 'NAPTR RDATA is malformed or not UTF-8 (RFC 3403 section 4.1)';
 
 /**
- * Lint every NAPTR record; records of other types are ignored. Findings come
- * in record order, then the NAPTR_PREFERENCE_AS_ORDER warnings by owner (in
- * order of the owner's first record).
+ * Lint every NAPTR record (others ignored). Findings in record order, then
+ * the NAPTR_PREFERENCE_AS_ORDER warnings by owner (first appearance).
  */
 export function lintNaptrRecords(records: readonly ResourceRecord[]): ZoneDiagnostic[] {
   return lintNaptrRows(recordRows(records));
 }
 
 /**
- * `lintNaptrRecords` over rows (`rows.ts`: a list of records, or a loaded
- * zone's store). A record with nothing to report is told from its octets
- * (`quick.ts`); the others are decoded and checked, each distinct
- * combination of FLAGS, SERVICES, REGEXP and REPLACEMENT once while it stays
- * in a bounded table, and a record only adds its position to the findings.
- * With `quick: false` every record is decoded and checked (the reading the
- * tests hold the quick one equal to).
+ * `lintNaptrRecords` over rows (a list of records, or a loaded zone's store).
+ * `quick: false` decodes every record (the reference the tests compare to).
  */
 export function lintNaptrRows(
   rows: NaptrRows,
@@ -367,10 +344,8 @@ export function lintNaptrRows(
 }
 
 /**
- * The PREFERENCE rule by owner. The records of an owner are usually
- * consecutive: each run of one owner is checked when it ends; an owner that
- * comes back after another one is checked at the end over its first run
- * (kept as a range of rows) and its later records.
+ * The PREFERENCE rule by owner: each run of one owner is checked when it
+ * ends; an owner that comes back is rechecked at the end over all its rows.
  */
 class OwnerRuns {
   private readonly rows: NaptrRows;
@@ -457,11 +432,7 @@ class OwnerRuns {
     this.run.length = 0;
   }
 
-  /**
-   * The well-formed NAPTR records among `rows`; none when no two of them
-   * share an ORDER with different PREFERENCEs (no pair to compare: nothing
-   * is decoded).
-   */
+  /** The well-formed NAPTR records among `rows`; none (nothing decoded) when no pair may exist. */
   private records(rows: readonly number[]): RunRecord[] {
     const out: RunRecord[] = [];
     if (!this.mayPair(rows)) return out;
@@ -489,11 +460,7 @@ class OwnerRuns {
     return false;
   }
 
-  /**
-   * The PREFERENCE rule again for each owner that came back after another
-   * one, over its first run and its later records: its findings replace
-   * those of its first run.
-   */
+  /** Owners that came back: their findings over all their rows replace the first run's. */
   private recheckLater(): void {
     for (const [id, more] of this.later) {
       const rows: number[] = [];
@@ -538,9 +505,8 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
       'REGEXP is empty and REPLACEMENT is ".": the record produces nothing (RFC 3403 section 4.1; docs/ddds.md section 6)',
     );
   const flags = memo.flagsOf(f.flags);
-  // RFC 3404 section 4.3 reserves the other letters and tells clients to skip
-  // such a record: BIND, Knot and NSD load it and lexroute serves it, so an
-  // unknown flag is a warning (--strict fails on it); a malformed field stays an error.
+  // RFC 3404 section 4.3 has clients skip an unknown flag, but BIND, Knot and
+  // NSD load it: a warning (--strict fails on it); a malformed field is an error.
   if (flags.kind === 'unusable')
     add(
       flags.code,
@@ -580,10 +546,7 @@ function recordFindings(f: NaptrRecord, memo: LintMemo): readonly Finding[] {
   return out ?? NO_FINDINGS;
 }
 
-/**
- * Parse `<urn> -> <result>`: result is a domain name (the next key), `U <uri>`,
- * `S <name>`, `A <name>`, `P <text>` or `fail`.
- */
+/** Parse `<urn> -> <result>`: a next key, `U <uri>`, `S <name>`, `A <name>`, `P <text>` or `fail`. */
 export function parseExpect(
   text: string,
 ): { urn: string; kind: 'next' | 'U' | 'S' | 'A' | 'P' | 'fail'; value: string } | undefined {
@@ -600,10 +563,7 @@ export function parseExpect(
 
 const absolute = absoluteLowerName;
 
-/**
- * Verify `; expect` directives: the NAPTR RRset of the directive's owner,
- * applied by the client's DDDS step to the URN, must give the stated result.
- */
+/** Verify `; expect` directives: the client's DDDS step on the owner's RRset gives the stated result. */
 export function checkExpectations(
   expects: readonly ExpectDirective[],
   records: readonly ResourceRecord[],

@@ -1,17 +1,11 @@
 /**
  * The NAPTR lint's quick reading: a record with nothing to report told from
- * its octets, without decoding them (the server lints every zone it loads,
- * and a zone of distinct rules repeats no field for a cache to find).
- *
- * A record is clean when its fields are ASCII and well formed, FLAGS and
- * SERVICES (by their octets, memo) give no finding, exactly one of REGEXP
- * and REPLACEMENT is set, a "U" record has a REGEXP, and the REGEXP's
- * template (`substitutionTemplate`, read from the octets) was seen valid and
- * anchored, while the two findings the template does not settle are ruled
- * out on the octets: the jurisdiction warnings (read on the pattern's text
- * when it starts with `urn:lex:`), and a "U" record's replacement that does
- * not start with a URI scheme. Anything else is read in full by the lint, which then records a
- * valid, anchored template here.
+ * its octets, without decoding them. Clean: ASCII, well formed, FLAGS and
+ * SERVICES without finding, exactly one of REGEXP and REPLACEMENT ("U" with a
+ * REGEXP), the REGEXP's template seen valid and anchored, and the two
+ * findings a template does not settle (jurisdiction warnings, a "U"
+ * replacement without a scheme) ruled out on the octets. Anything else is
+ * read in full by the lint, which then records the template here.
  */
 import {
   NAPTR_FLAGS,
@@ -39,11 +33,9 @@ const FS_OTHER = 1;
 const RUN_OCTET = RUN.charCodeAt(0);
 
 /**
- * Values by a run of octets: a direct-mapped table (one entry per slot, the
- * newest wins, except that an entry found again keeps its slot once against a
- * newcomer) whose keys are copied into one arena, with each slot's hash, key
- * offset and length in typed arrays: a lookup costs a hash and a comparison
- * of octets, and makes nothing. When the arena is full it starts over.
+ * Values by a run of octets: a direct-mapped table (newest wins, but an entry
+ * found again keeps its slot once) with keys copied into one arena, which
+ * starts over when full. A lookup allocates nothing.
  */
 export class OctetTable<V> {
   private readonly values: (V | undefined)[];
@@ -85,8 +77,7 @@ export class OctetTable<V> {
 
   set(bytes: Uint8Array, start: number, end: number, h: number, value: V): void {
     const slot = h & this.mask;
-    // A key that was found again keeps its slot once against a newcomer: a
-    // zone's repeated keys are not pushed out by its many one-off ones.
+    // Second chance: a zone's repeated keys are not pushed out by one-off ones.
     if (this.keyAt[slot]! >= 0 && this.reused[slot] === 1) {
       this.reused[slot] = 0;
       return;
@@ -263,11 +254,7 @@ export class QuickCheck {
     return q < end && bytes[q] === 0x3a;
   }
 
-  /**
-   * `substitutionTemplate` of an ASCII field, into `key`: its length, or -1
-   * (no template, a non-ASCII octet, fewer than three delimiters). Sets d2
-   * and d3, the offsets of the second and third delimiter.
-   */
+  /** `substitutionTemplate` of an ASCII field into `key`: its length or -1; sets d2 and d3. */
   private templateOf(bytes: Uint8Array, start: number, end: number): number {
     const key = this.key;
     const delim = bytes[start]!;
