@@ -1,8 +1,4 @@
-/**
- * Character classes and percent-encoding helpers shared by the parsers.
- * Everything works on UTF-16 char codes with lookup tables: no regular
- * expressions on the hot path.
- */
+/** Character classes and percent-encoding helpers of the parsers, on char codes and tables. */
 
 /** ASCII letter. */
 export const C_ALPHA = 1;
@@ -158,10 +154,8 @@ export function upperHex(b: number): string {
 }
 
 /**
- * Lowercase each code point on its own (Unicode default lowercase mapping,
- * locale-independent), without the context-dependent Final_Sigma rule of
- * `String.prototype.toLowerCase`: "ΟΣ" becomes "οσ" as "Σ" alone does, so the
- * result does not depend on a letter's neighbours (UTS #46 and RFC 5895 agree).
+ * Lowercase each code point on its own, without `toLowerCase`'s Final_Sigma
+ * context ("ΟΣ" -> "οσ"), as UTS #46 and RFC 5895 do.
  */
 export function lowerCodePoints(s: string): string {
   let ascii = true;

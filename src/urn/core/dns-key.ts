@@ -1,19 +1,13 @@
 /**
  * From a string with percent-encoded (or raw) UTF-8 to a DNS key: an absolute
- * name of lowercased A-labels with a trailing dot.
+ * name of lowercased A-labels with a trailing dot (RFC 9676 section 10.1;
+ * digest 9.5 (b), decisions.md item 2).
  *
- * @see digest section 9.5 (b) and decisions.md item 2; RFC 9676 section 10.1:
- *   "when converting a LEX URN in UTF-8 code to a DNS query, clients MUST
- *   perform any necessary punycode conversion [RFC5891] before sending the query."
- * Steps: percent-decode only %80-%FF (encoded ASCII such as %2E or %2F is an
- * error: decoding it would change the label structure), check UTF-8, split on
- * "." (one trailing dot allowed), reject empty labels, lowercase, ASCII labels
- * must be LDH (a label may start with "_"), "xn--" labels must be real
- * A-labels (decoded, checked, re-encoded to the same text, RFC 5891 section
- * 5.3), non-ASCII labels are mapped (lowercase, NFC), checked by the IDNA2008
- * lookup rules (RFC 5891 section 5.4) and Punycode-encoded; R-LDH labels are
- * rejected (RFC 5890 section 2.3.1); 63-octet labels, 253-character names.
- * Lowercasing is per code point (no Final_Sigma context, see lowerCodePoints).
+ * Only %80-%FF is decoded (decoding `%2E` would change the labels). ASCII
+ * labels are LDH (may start with `_`); `xn--` labels must round-trip (RFC
+ * 5891 section 5.3); other labels are mapped (per-code-point lowercase, NFC),
+ * checked (RFC 5891 section 5.4) and Punycode-encoded; R-LDH labels are
+ * refused (RFC 5890 section 2.3.1).
  */
 import { err, type Err, type Result } from '../../kit/core/result.ts';
 import { lowerCodePoints, pctDecodeUtf8, pctOctet, scanPctUtf8 } from './chars.ts';
@@ -186,11 +180,7 @@ export function toALabel(label: string): Result<string, UrnDiagnostic> {
   return { ok: true, value: r.value.aLabel };
 }
 
-/**
- * Convert a key (after a DDDS rewrite, or any text with percent-encoded
- * UTF-8) into an absolute DNS name of A-labels with a trailing dot.
- * Error spans are offsets in `text`.
- */
+/** Convert a key into an absolute DNS name of A-labels with a trailing dot (spans in `text`). */
 export function toDnsKey(text: string): Result<string, UrnDiagnostic> {
   const n = text.length;
   if (n === 0) return failWith('KEY_EMPTY', 'the key is empty', 0, 0);
@@ -244,11 +234,7 @@ interface KeyLabel {
   readonly end: number;
 }
 
-/**
- * Steps 1-3 of the conversion: decode %80-%FF, split on ".", keeping the
- * original offset of each code unit. One trailing dot is fine (the key is
- * always absolute). A scanner: one pass over the key.
- */
+/** Decode %80-%FF and split on "." in one pass, keeping each code unit's original offset. */
 function splitKeyLabels(text: string): Result<KeyLabel[], UrnDiagnostic> {
   const n = text.length;
   const labels: KeyLabel[] = [];

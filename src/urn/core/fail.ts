@@ -1,8 +1,7 @@
 /**
- * Internal early exit of the parsers. A `UrnFailure` is thrown inside a parse
- * and always caught by the public function that started it, which returns
- * the diagnostic as a value: nothing escapes to callers. It is a plain object
- * (no stack capture), so rejecting bad input stays cheap.
+ * Internal early exit of the parsers: a `UrnFailure` thrown inside a parse is
+ * always caught by its public function and returned as a value. A plain
+ * object (no stack capture).
  */
 import type { UrnCode } from './codes.ts';
 import type { UrnDiagnostic } from './types.ts';

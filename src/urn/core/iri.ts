@@ -1,18 +1,8 @@
 /**
- * Raw non-ASCII input (an IRI) to its URI form: every code point >= 0x80
- * percent-encoded as UTF-8 with upper-case hex.
- *
- * @see RFC 3987 section 3.1: "Convert the IRI to a sequence of Unicode
- * characters ... map each character ... to octets using UTF-8 ... apply the
- * percent-encoding to all octets that are not allowed in URIs."
- * @see RFC 9676 section 3: the LEX name is carried in its percent-encoded
- * UTF-8 form, and equivalence is defined on it.
- *
- * The one function every input path that takes a LEX URN (normalise, the
- * resolver's matcher, catalogue rows, the DDDS client's AUS) applies first,
- * so raw `münchen` and `m%C3%BCnchen` are the same name everywhere.
- * A lone surrogate (not a Unicode scalar value, no UTF-8 form) is left as
- * written, so the parser rejects it at its position.
+ * Raw non-ASCII input (an IRI) to its URI form: code points >= 0x80
+ * percent-encoded as UTF-8, upper-case hex (RFC 3987 section 3.1, RFC 9676
+ * section 3). Every input path applies it first, so `münchen` and
+ * `m%C3%BCnchen` are one name; a lone surrogate is left for the parser to reject.
  */
 import { pctEncodeNonAscii } from './chars.ts';
 
@@ -60,11 +50,7 @@ export function encodeIri(text: string): IriEncoded {
   return { text: out, encoded: true, first };
 }
 
-/**
- * The offset in the raw input that an offset in its `encodeIri` form stands
- * for (an offset inside an encoded character maps to that character's start),
- * so a diagnostic points at what the user wrote.
- */
+/** The raw-input offset an `encodeIri` offset stands for (diagnostics point at what was written). */
 export function rawOffset(raw: string, encodedOffset: number): number {
   let e = 0;
   for (let i = 0; i < raw.length; i++) {

@@ -1,26 +1,15 @@
 /**
  * The LEX grammar of RFC 9676 section 8, parsed in one hand-written pass over
- * char codes (no regular expressions), into a tree whose nodes carry spans.
- *
- * @see RFC 9676 section 8 (summary of the syntax)
- *
- * Decisions where the RFC is loose (each one documented in README/ARCHITECTURE):
- * - Section 8 wins over `spec/lex-abnf-extract.txt`: manifestation is
- *   `editor ":" format [":" component [":" feature]]`.
- * - A raw `|` date-loc separator is accepted (with a LEX_RAW_PIPE warning) and
- *   `%7C` is its canonical form (digest 11.7). A raw `|` anywhere else is an error.
- * - `jurisdiction-code = 2*alf-dot` is read as: at least two characters,
- *   ASCII only (section 2.1: "a LEX URN ID always begins with a sequence of
- *   ASCII characters"), no empty dot-separated part.
- * - Details that start with four digits and `-` are dates (`dates`), anything
- *   else is a `period` (`13.legislature`, or LexML's year-only `2006`).
- * - Specifications inside the manifestation may contain `-` (alf-dot-hyp):
- *   the section 5.7 example `text-xml;dtd-nir-2.2` needs it.
- * - Language: section 8 cites RFC 5646 but its ABNF cannot express the
- *   region subtag its own prose calls for (`de-CH`); we accept the RFC 5646
- *   subtag shape: 2-8 letters, then `-` and 1-8 letters or digits, repeated.
- * - The partition id (section 5.8 gives only examples like `art15;par3`) is
- *   1 or more of: letters, digits, %hh, `.`, other, `;`, `,`, `:`, `+`.
+ * char codes into a tree with spans. Where the RFC is loose (README):
+ * - manifestation is `editor ":" format [":" component [":" feature]]`
+ *   (section 8 over the ABNF extract);
+ * - a raw `|` only as the date-loc separator (LEX_RAW_PIPE; `%7C` canonical);
+ * - jurisdiction-code: two or more ASCII characters (section 2.1), no empty
+ *   dot-separated part;
+ * - details starting `dddd-` are dates, else a `period` (LexML's `2006`);
+ * - manifestation specifications may hold `-` (section 5.7's `dtd-nir-2.2`);
+ * - language: the RFC 5646 subtag shape (section 8's ABNF cannot say `de-CH`);
+ * - partition id: letters, digits, %hh, `.`, other, `;`, `,`, `:`, `+`.
  */
 import { C_ALPHA, C_DIGIT, C_OTHER, C_PCHAR, CLASS, describeChar, pctOctet } from './chars.ts';
 import type { UrnCode } from './codes.ts';
@@ -95,10 +84,8 @@ function isLeap(y: number): boolean {
 }
 
 /**
- * A `%hh` triplet (with its whole UTF-8 sequence) inside the LEX name: as in
- * RFC 8141, plus no encoded control character (C0 %00-%1F, DEL %7F, C1
- * %C2%80-%C2%9F), which no element of a legal name can hold and which would
- * reach logs, DNS keys and terminals decoded. Returns the index after it.
+ * A `%hh` triplet (its whole UTF-8 sequence) in the LEX name, as RFC 8141
+ * but no encoded C0, DEL or C1 control (it would reach logs and terminals).
  */
 function scanPercent(text: string, i: number): number {
   const end = scanRfc8141Percent(text, i);
@@ -298,11 +285,7 @@ class Parser {
     return i;
   }
 
-  /**
-   * `date = date-iso ["|" date-loc]`, `date-iso = year "-" month "-" day`.
-   * @see RFC 9676 section 3.6: "Dates MUST always be represented in this format
-   *   (4 digits for the year, 2 digits for the month, and 2 digits for the day)"
-   */
+  /** `date = date-iso ["|" date-loc]`, `date-iso = YYYY "-" MM "-" DD` (RFC 9676 section 3.6). */
   date(i: number): [LexDate, number] {
     const t = this.text;
     const start = i;
@@ -845,12 +828,8 @@ class Parser {
 
 /**
  * Parse a LEX URN (RFC 9676 section 8) into a tree with spans. Never throws.
- *
- * Error precedence: the scheme and NID first (`URN_*`, then `LEX_NOT_LEX`: the
- * rest of a non-LEX URN is not examined), then RFC 8141 syntax anywhere in the
- * input (a string that is not a URN at all is reported as such, e.g. the "["
- * in LexML's `![a,b]`), then the LEX grammar, left to right. The success path
- * is one pass; the RFC 8141 re-check runs only on rejection.
+ * Error precedence: scheme and NID (`URN_*`, `LEX_NOT_LEX`), then RFC 8141
+ * syntax anywhere (re-checked only on rejection), then the LEX grammar.
  */
 export function parseLexUrn(text: string): LexParseResult {
   const p = new Parser(text);

@@ -1,23 +1,13 @@
 /**
- * Canonical form of a LEX URN, and LEX equivalence.
- *
- * Rules, applied to the LEX name (jurisdiction, work, expression, manifestation):
- * - `urn` and the NID in lower case (RFC 8141 section 3.1);
- * - ASCII letters in lower case. @see RFC 9676 section 3.3: "names that differ
- *   only in case ... MUST be considered equivalent";
- * - percent-encoded non-ASCII text decoded, lowercased (Unicode default
- *   lowercase mapping of each code point, locale-independent, without the
- *   Final_Sigma context), re-encoded as UTF-8: section 3.3
- *   applies "for all the languages where different cases ... are possible";
- * - `%hh` hex digits in upper case (RFC 3986 section 6.2.2.1);
- * - a raw `|` date-loc separator written `%7C` (digest 11.7);
- * - raw non-ASCII input (an IRI) first percent-encoded as UTF-8 (`encodeIri`,
- *   RFC 3987 section 3.1), so `münchen` and `m%C3%BCnchen` are one name;
- *   spans then point into the text as written.
- * Percent-encoded ASCII (`%2C`) is never decoded (RFC 8141 section 3.1:
- * `%2C` and `,` are different names). The partition id keeps its case (it
- * names an element id inside the document, RFC 9676 section 5.8); only its
- * `%hh` hex is uppercased. The r-, q- and f-components are kept as written.
+ * Canonical form of a LEX URN, and LEX equivalence. On the LEX name:
+ * - `urn`, NID and ASCII letters lowercased (RFC 8141 3.1, RFC 9676 3.3);
+ * - percent-encoded non-ASCII decoded, lowercased per code point, re-encoded
+ *   (RFC 9676 section 3.3 covers every cased language);
+ * - `%hh` hex upper case (RFC 3986 6.2.2.1); a raw `|` separator as `%7C`;
+ * - raw non-ASCII first percent-encoded (`encodeIri`), spans kept on the input.
+ * Encoded ASCII (`%2C`) is never decoded (RFC 8141 section 3.1). The partition
+ * id keeps its case (an element id, RFC 9676 5.8) but gets upper-case hex;
+ * r-, q- and f-components are kept as written.
  */
 import { lowerCodePoints, pctDecodeUtf8, pctEncodeNonAscii, pctOctet, upperHex } from './chars.ts';
 import { encodeIri, rawOffset } from './iri.ts';
@@ -185,11 +175,7 @@ function upperPercentHex(t: string, start: number, end: number, note: Note): str
   return part + t.slice(from, end);
 }
 
-/**
- * `parseLexUrn` of the URI form of `text` (raw non-ASCII percent-encoded,
- * `encodeIri`). A failure's span points into `text` as written; a success's
- * tree is that of the URI form (`iri.text`).
- */
+/** `parseLexUrn` of `encodeIri(text)`: a failure's span points into `text` as written. */
 export function parseLexIri(text: string): { parsed: LexParseResult; iri: string; first: number } {
   const iri = encodeIri(text);
   const parsed = parseLexUrn(iri.text);
@@ -220,10 +206,8 @@ export function normalizeLexUrn(text: string): NormalizeResult {
 }
 
 /**
- * LEX equivalence: RFC 8141 section 3 equivalence plus the LEX case-insensitivity
- * (RFC 9676 section 3.3), i.e. equal canonical assigned-names (the `~partition`
- * included, r-, q- and f-components ignored). Raw non-ASCII text is compared
- * in its percent-encoded form. Invalid input is equivalent to nothing.
+ * LEX equivalence (RFC 8141 section 3 plus RFC 9676 section 3.3): equal
+ * canonical assigned-names, `~partition` included. Invalid input matches nothing.
  */
 export function lexUrnEquivalent(a: string, b: string): boolean {
   const pa = parseLexIri(a).parsed;

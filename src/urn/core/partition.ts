@@ -1,11 +1,6 @@
 /**
- * Split a LEX URN reference into the document name and the partition id.
- *
- * @see RFC 9676 section 10.3: "the resolver SHOULD separate the part
- *   corresponding to the partition ID from the document name, with the "~"
- *   separator."
- * Only a literal `~` separates (never `%7E`, digest 15.44), and only in the
- * assigned-name: a `~` inside the r-, q- or f-component is not a partition.
+ * Split a LEX URN reference into document name and partition id (RFC 9676
+ * section 10.3): only a literal `~` (not `%7E`, digest 15.44) in the assigned-name.
  */
 import type { PartitionSplit } from './types.ts';
 

@@ -167,10 +167,8 @@ function seg(text: string, start: number, end: number): Segment {
 }
 
 /**
- * Parse the optional components from `i` (which is at `?`, `#` or the end).
- * @see RFC 8141 section 2: "the characters "?+" and "?=" ... a "?" that is not
- *   immediately followed by "+" or "=" ... SHOULD be treated as a syntax error"
- *   (section 2.3.1-2.3.3); "?+" after "?=" is part of the q-component.
+ * Parse the optional components from `i` (at `?`, `#` or the end): a `?` not
+ * followed by `+` or `=` is an error (RFC 8141 section 2); `?+` after `?=` is q.
  */
 export function scanTail(text: string, i: number): UrnTail {
   const n = text.length;
@@ -230,11 +228,7 @@ export function parseUrn8141(text: string): Urn8141Result {
   return parse8141(text, 0);
 }
 
-/**
- * The RFC 8141 check the LEX parser runs when the LEX grammar rejects an
- * input: a raw `|` is let through (the LEX parser accepts it as a date-loc
- * separator and reports it elsewhere).
- */
+/** The RFC 8141 check run when the LEX grammar rejects an input (a raw `|` let through). */
 export function parseUrn8141AllowingPipe(text: string): Urn8141Result {
   return parse8141(text, ALLOW_PIPE);
 }
@@ -292,12 +286,7 @@ export function urn8141Key(urn: Urn8141): string {
   return out + nss.slice(last);
 }
 
-/**
- * URN-equivalence. Invalid input is equivalent to nothing.
- * @see RFC 8141 section 3.1: the assigned-names are compared octet by octet
- *   after normalising "urn", the NID (case-insensitive) and percent-encoding
- *   hex case; r-, q- and f-components are not taken into account.
- */
+/** URN-equivalence (RFC 8141 section 3.1: `urn8141Key`s equal). Invalid input matches nothing. */
 export function urn8141Equivalent(a: string, b: string): boolean {
   const pa = parseUrn8141(a);
   const pb = parseUrn8141(b);

@@ -1,16 +1,8 @@
 /**
- * The typed trees of the URN library: the RFC 8141 layer (`Urn8141`) and the
- * RFC 9676 LEX layer (`LexUrn`), plus the diagnostic type.
- *
- * Conventions shared by every node:
- * - `span` is the half-open range [start, end) of the node in the input text
- *   (0-based UTF-16 offsets), so `input.slice(span.start, span.end)` is the
- *   node exactly as written (`text` holds that slice for leaves).
- * - Values are kept as written (case, percent-encoding): the formatter is the
- *   exact inverse of the parser. Canonical forms come from `normalizeLexUrn`.
- * - Separators are not part of a leaf's span (`;spec` -> the leaf is `spec`).
- *
- * @see RFC 8141 section 2 (URN syntax), RFC 9676 section 8 (LEX syntax)
+ * The typed trees of the URN library: RFC 8141 (`Urn8141`) and RFC 9676
+ * section 8 (`LexUrn`). A `span` is the node's half-open UTF-16 range in the
+ * input, separators excluded; values are kept as written (the formatter is
+ * the parser's exact inverse; canonical forms from `normalizeLexUrn`).
  */
 import type { Diagnostic, Span } from '../../kit/core/diagnostics.ts';
 import type { Err, Ok } from '../../kit/core/result.ts';
@@ -52,12 +44,7 @@ export interface Urn8141 {
   readonly assignedName: Segment;
 }
 
-/**
- * A URN parse that failed: the `Result` failure (`error`, the diagnostic with
- * its code and span) and `errors`, the list of every error found. The parsers
- * stop at the first error, so today `errors` is always `[error]`; code that
- * wants one failure reads `error`, code that reports a list reads `errors`.
- */
+/** A URN parse that failed: `error`, and `errors` (today always `[error]`: parsers stop at one). */
 export interface UrnRejection extends Err<UrnDiagnostic> {
   readonly errors: readonly UrnDiagnostic[];
 }
@@ -102,11 +89,7 @@ export interface LexQualified {
   readonly span: Span;
 }
 
-/**
- * `date = date-iso ["|" date-loc]` (RFC 9676 section 3.6).
- * The separator may be written as a raw `|` (accepted, with a warning, and
- * normalised to `%7C`: a raw `|` is not an RFC 8141 character) or as `%7C`/`%7c`.
- */
+/** `date = date-iso ["|" date-loc]` (RFC 9676 section 3.6); a raw `|` is accepted with a warning. */
 export interface LexDate {
   /** `YYYY-MM-DD` as written. */
   readonly iso: Segment;
