@@ -1,14 +1,9 @@
 /**
- * Start the whole sample chain of `config/dev.json`: the jurisdiction
- * resolvers (the real resolver app over a catalogue built from the sample
- * rows) and the DNS server instances (`startAuthority`, what `lexroute serve` runs), each
- * on its loopback address. `lexroute dev` and the end-to-end tests use it.
- *
- * The resolvers' ports are written in the zones (the terminal U rules and the
- * SRV record name them). `httpPort` moves every resolver to another port and
- * serves a rewritten copy of the zones (see `rewriteHttpPorts`), so tests and
- * a second chain can run beside `npm start`; `dnsPort` moves every DNS server
- * (the zones do not name DNS ports: glue carries addresses only).
+ * Start the sample chain of `config/dev.json` (for `lexroute dev` and the
+ * end-to-end tests): the jurisdiction resolvers over a sample catalogue and
+ * the DNS servers, each on its loopback address. The zones name the resolver
+ * ports, so `httpPort` serves rewritten copies (`rewriteHttpPorts`); `dnsPort`
+ * needs none (glue carries addresses only).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { signChain, type SignedChain } from './sign-chain.ts';
@@ -57,10 +52,7 @@ export interface DevChainOptions {
   readonly catalogue?: string;
   /** DNS server logs (default: none). */
   readonly log?: Logger;
-  /**
-   * Sign every zone at start (`--dnssec`): fresh keys, children's DS in their
-   * parents, the root's key written as the trust anchor beside the catalogue.
-   */
+  /** Sign every zone at start (`--dnssec`), the root's key written as the trust anchor. */
   readonly dnssec?: boolean;
   /** Resolver request logs, with the resolver's name (default: none). */
   readonly onRequest?: (resolver: string, entry: LogEntry) => void;
@@ -93,11 +85,7 @@ export interface RunningDevChain {
   /** Zone files served, per origin (the rewritten copies when the HTTP port moved). */
   readonly zoneFiles: ReadonlyMap<string, string>;
   readonly catalogue: { readonly path: string; readonly works: number; readonly items: number };
-  /**
-   * DNS over HTTPS (RFC 8484, plain HTTP on loopback): one engine holding every
-   * zone of the chain, so a stub client (a browser page) resolves the whole
-   * chain through this one URL.
-   */
+  /** DNS over HTTPS (plain HTTP on loopback): one engine with every zone, one URL for a page. */
   readonly doh: string;
   /** With `dnssec`: the trust anchor (the root's DNSKEY) and the files holding it. */
   readonly dnssec?: {
@@ -111,10 +99,9 @@ export interface RunningDevChain {
 }
 
 /**
- * The Unbound configuration the README's walk-through needs ("A signed
- * chain"): a validating resolver on the first DNS server's host, one port up,
- * trusting the sample root's key, with a stub-zone per zone at the address
- * that serves it (the zones are on loopback, so `do-not-query-localhost: no`).
+ * The Unbound configuration of the README's "A signed chain": validating, on
+ * the first DNS server's host one port up, a stub-zone per zone (loopback:
+ * `do-not-query-localhost: no`).
  */
 export function unboundStubConfig(
   dns: readonly Pick<RunningDnsInstance, 'host' | 'port' | 'origins'>[],
@@ -153,10 +140,8 @@ async function withUnboundStubs(
 }
 
 /**
- * The zone text with every resolver endpoint moved: `http://HOST:OLD/` in
- * NAPTR rules and the port field of SRV records naming OLD become NEW. `moves`
- * maps `HOST:OLD` to NEW. The text is otherwise untouched (comments, `; expect`
- * directives included), so it still loads and checks like the original.
+ * The zone text with each resolver endpoint `HOST:OLD` in `moves` moved to
+ * its new port (NAPTR URLs and SRV ports); everything else untouched.
  */
 export function rewriteHttpPorts(text: string, moves: ReadonlyMap<string, number>): string {
   if (moves.size === 0) return text;
@@ -204,10 +189,7 @@ function describeBindProblem(
   );
 }
 
-/**
- * Sign the zones to serve (`signChain`) into the catalogue's folder (or a
- * folder of their own) and serve the signed copies instead.
- */
+/** Sign the zones (`signChain`) into the catalogue's folder (or their own) and serve those. */
 async function signServed(
   zoneFiles: Map<string, string>,
   served: DevZones['served'],
@@ -320,11 +302,7 @@ async function placePorts(options: DevChainOptions): Promise<Pick<Setup, 'dnsAt'
   return { dnsAt, httpAt };
 }
 
-/**
- * The catalogue: the one given, or a fresh copy of the sample rows in a
- * temporary folder (created and seeded here, then closed: the resolvers
- * open it themselves).
- */
+/** The catalogue given, or the sample rows seeded into a temporary one (closed: resolvers open it). */
 async function openDevCatalogue(
   setup: Setup,
 ): Promise<{ catalogue: RunningDevChain['catalogue']; tmp?: string }> {
@@ -362,11 +340,7 @@ async function openDevCatalogue(
   return tmp === undefined ? { catalogue } : { catalogue, tmp };
 }
 
-/**
- * One resolver service (`startResolver`, what `lexroute resolver` runs) per
- * configured resolver, each over the one catalogue, its page handed the
- * chain's DoH endpoint (started last) and, signed, the sample root's key.
- */
+/** One resolver service per configured resolver over the catalogue, its page given the DoH URL. */
 async function startResolvers(
   setup: Setup,
   catalogue: string,
@@ -412,12 +386,7 @@ function resolverCatalogueFailed(catalogue: string, e: unknown): DevStartError {
 interface DevZones {
   /** Zone file served, per origin. */
   readonly zoneFiles: Map<string, string>;
-  /**
-   * Per DNS server, its zones as the server configuration names them, in
-   * configuration order: each file with its origin (the configured one, else
-   * the original file name's), so that a rewritten copy, named otherwise,
-   * serves the same zone.
-   */
+  /** Per DNS server, its zone files with their origins (a rewritten copy serves the same zone). */
   readonly served: { file: string; origin: string }[][];
 }
 

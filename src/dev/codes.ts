@@ -1,10 +1,7 @@
 /**
- * Stable codes of `lexroute dev`: its configuration file (config.ts,
- * `DevConfigIssue`) and starting the chain (chain.ts, `DevStartError`, which
- * also reports the server's PORT_IN_USE, PORT_DENIED and ADDRESS_UNAVAILABLE).
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of `lexroute dev` (configuration and start; `DevStartError`
+ * also reports the server's PORT_IN_USE, PORT_DENIED, ADDRESS_UNAVAILABLE).
+ * Never renamed or reused.
  */
 export const DEV_CODES = {
   DEV_CONFIG_NOT_OBJECT: 'the file (or a section) is not a JSON object',

@@ -1,8 +1,6 @@
 /**
- * The sample deployment `lexroute dev` starts, described by `config/dev.json`:
- * which DNS server instance (loopback address and port) serves which zone
- * files, where the jurisdiction resolvers listen, and the sample URNs to
- * suggest. Validation with stable codes and the JSON path of the problem;
+ * The sample deployment of `config/dev.json`: DNS servers and their zones,
+ * the resolvers, sample URNs. Checked with stable codes and JSON paths;
  * unknown keys are errors (a typo must not pass silently).
  */
 import type { ListenAddress } from '../config/server.ts';

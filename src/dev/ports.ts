@@ -1,8 +1,4 @@
-/**
- * Loopback port checks for `lexroute dev`: is an address:port free for UDP
- * and TCP, and a port that is free on several addresses at once (the DNS
- * servers of the deployment share one port, as name servers do on port 53).
- */
+/** Loopback port checks for `lexroute dev`: one address:port free (UDP and TCP), or a port on several. */
 import dgram from 'node:dgram';
 import net from 'node:net';
 

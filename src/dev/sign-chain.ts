@@ -1,10 +1,7 @@
 /**
- * `lexroute dev --dnssec`: the sample chain signed at start. One combined
- * signing key (ECDSAP256SHA256) per zone, made fresh; each parent zone gets
- * the DS of its children before it is signed (children first), so the chain
- * of trust runs from the sample root, whose DNSKEY is the trust anchor
- * written beside the catalogue (RFC 4035 section 4.4 for the DS; RFC 4509
- * for SHA-256 digests).
+ * `lexroute dev --dnssec`: the sample chain signed at start, a fresh
+ * ECDSAP256SHA256 key per zone, children first so each parent carries their
+ * DS (RFC 4035 section 4.4, RFC 4509); the root's DNSKEY is the anchor.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -47,10 +44,7 @@ export function dsRecord(origin: string, key: LoadedKey, ttl = 3600): string {
   return `${origin} ${ttl} IN DS ${key.tag} ${key.algorithm} 2 ${digest}`;
 }
 
-/**
- * Sign every zone of `zoneFiles` (origin -> file) into `dir`, children
- * before parents, each parent with its children's DS records added.
- */
+/** Sign every zone of `zoneFiles` (origin -> file) into `dir`, children before parents. */
 export async function signChain(
   zoneFiles: ReadonlyMap<string, string>,
   dir: string,

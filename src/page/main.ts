@@ -1,11 +1,8 @@
 /**
- * The resolution page's script (bundled for browsers with the client by
- * `resolver-http/page.ts`): a person types or pastes a `urn:lex:` URN (or
- * follows `/?urn=...`), the browser resolves it through DNS over HTTPS with
- * `lexroute/client`'s browser build, and the page shows each DDDS step
- * (`trace-view.ts`, from the structured trace), the links, or the error with
- * its code; the trace as `lexroute resolve --trace` prints it stays in a
- * <details> below. Plain DOM; no framework.
+ * The resolution page's script (bundled by `resolver-http/page.ts`): the
+ * browser resolves a typed URN (or `/?urn=`) over DoH with the client's
+ * browser build and shows each DDDS step, the links or the coded error, and
+ * the text trace in a <details>. Plain DOM.
  */
 import {
   dohTransport,
@@ -40,9 +37,8 @@ let client: LexClient | undefined;
 let clientKey = '';
 
 /**
- * The client for a DoH URL and the validation asked for: the anchors typed
- * (or given by the server) replace the root's keys; none: the root's keys.
- * A text that holds no anchor throws (shown as DNSSEC_TRUST_ANCHOR).
+ * The client for a DoH URL; anchors typed (or given) replace the root's keys.
+ * A text holding no anchor throws (shown as DNSSEC_TRUST_ANCHOR).
  */
 function clientFor(doh: string, validate: boolean, anchorsText: string): LexClient {
   const key = JSON.stringify([doh, validate, validate ? anchorsText : '']);
@@ -58,10 +54,7 @@ function clientFor(doh: string, validate: boolean, anchorsText: string): LexClie
   return client;
 }
 
-/**
- * The chain's verdict from its DNS steps: bogus if one is, insecure from the
- * first insecure step on, secure when every step is (with the anchors used).
- */
+/** The chain's verdict: bogus if a step is, else insecure if one is, else secure. */
 function chainVerdict(steps: readonly TraceStep[]): { status: string; text: string } {
   const verdicts = steps.flatMap((s) =>
     'validation' in s && s.validation !== undefined ? [{ s, v: s.validation }] : [],
@@ -98,11 +91,7 @@ function showVerdict(steps: readonly TraceStep[] | undefined, failure?: ResolveE
     bogus && v.status !== 'bogus' ? `DNSSEC: bogus (${failure.message})` : v.text;
 }
 
-/**
- * Whether to validate: the checkbox once the person touched it; until then
- * on when the server handed an anchor (it is checked) or when the DoH
- * endpoint serves a signed root (`dnssec-probe.ts`; the root's keys).
- */
+/** Whether to validate: the touched checkbox, else with a server anchor or a signed root. */
 async function validateByDefault(doh: string): Promise<boolean> {
   if (validateInput.checked || validateInput.dataset.touched === 'true') {
     return validateInput.checked;

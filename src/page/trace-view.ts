@@ -1,12 +1,7 @@
 /**
- * The resolution page's view of a trace, step by step, built from the
- * client's structured trace (`Trace`, the data `lexroute resolve --json
- * --trace` prints), not from its text: for each NAPTR step the query (key,
- * type, the server or DoH URL that answered, or the cache), the records
- * with the one used and the skipped ones with their reasons, the outcome
- * (the next key, and its Punycode form when IDNA changed it); then the
- * SRV/A lookups, the THTTP request(s), the partition rule. Plain DOM
- * elements with `data-` attributes a test (or a stylesheet) can select.
+ * The resolution page's view of a trace, step by step, from the structured
+ * `Trace` (not its text): plain DOM elements with `data-` attributes a test
+ * or a stylesheet can select.
  */
 import type { Trace, TraceStep } from '../client/portable.ts';
 import { naptrText } from '../ddds/core/step.ts';
@@ -194,11 +189,7 @@ const hostOf = (url: string): string | undefined => {
   }
 };
 
-/**
- * Who found the HTTP host's address: the browser (its own name resolution,
- * which a page cannot replace), or, when the browser could not and the
- * step fell back to it, the address DoH gave.
- */
+/** Who found the HTTP host's address: the browser, or (its fallback) DoH. */
 function nameResolutionNote(s: HttpTraceStep): HTMLElement[] {
   const host = hostOf(s.url);
   if (host === undefined || /^[\d.]+$|^\[/.test(host)) return [];

@@ -1,11 +1,9 @@
 /**
- * `lexroute chain check`: resolve many URNs (or jurisdiction codes) through
- * a delegation chain and report where each one ends. `ZoneChain` (--zones
- * DIR) walks zones loaded in process with the server's lookup and the
- * client's DDDS step, as `resolve --no-http` would against them served;
- * `ClientChain` (--server, --root) uses the real client over UDP. A resolver
- * is named by its URL template (`{urn}` for the AUS) for `U` rules, `S
- * <srv name>`, `A <host>`, or `P <protocol> <output>` for a hand-off.
+ * `lexroute chain check`: resolve many URNs (or jurisdiction codes) through a
+ * delegation chain and report where each ends: `ZoneChain` (--zones DIR) in
+ * process with the server's lookup and the client's step, `ClientChain`
+ * (--server, --root) with the real client. A resolver is named by its URL
+ * template, `S <srv name>`, `A <host>` or `P <protocol> <output>`.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { DddsLoopGuard, buildAus, dddsStep } from '../ddds/core/index.ts';
@@ -62,11 +60,7 @@ function resolverName(flag: string, output: string, aus: string, protocol?: stri
 export class ZoneChain implements ChainWalker {
   private readonly set: ZoneSet;
   private readonly options: ZoneLookupOptions;
-  /**
-   * The NAPTR records of each key asked, decoded once: the step compiles a
-   * record's REGEXP once per record object, so the same objects are handed
-   * to it for every URN.
-   */
+  /** The NAPTR records of each key asked, decoded once (the same objects for every URN). */
   private readonly naptrs = new Map<string, NaptrRecord[] | Failure<ChainCode>>();
 
   /** Each zone's missing cut in its parent zone (false: none missing), by origin key. */
@@ -81,10 +75,8 @@ export class ZoneChain implements ChainWalker {
   }
 
   /**
-   * CHAIN_NO_CUT when `zone` lies below another zone of the folder that has
-   * no zone cut (NS) for it: in one process the child answers, but a server
-   * holding only the parent (a secondary) answers NXDOMAIN, as the real
-   * chain would fail. Once per zone.
+   * CHAIN_NO_CUT (once per zone) when `zone` lies below a zone of the folder
+   * without a cut for it: a server holding only the parent answers NXDOMAIN.
    */
   private missingCut(zone: IndexedZone): Failure<ChainCode> | undefined {
     let found = this.cuts.get(zone.originKey);

@@ -1,11 +1,8 @@
 /**
- * The list `chain check` reads, the run over it, and the coverage report.
- *
- * A list is one URN or jurisdiction code per line (blank lines and `#`
- * comments skipped), or the LexML vocabulary's `localidade.csv` as it is
- * (a CSV whose header has an `about` column: the codes). A jurisdiction code
- * becomes a URN by a fixed tail (`:authority:act:2000-01-01;1` unless told
- * otherwise): routing by jurisdiction does not look past it.
+ * The list `chain check` reads (one URN or jurisdiction code per line, or
+ * LexML's `localidade.csv` with its `about` column), the run, and the
+ * coverage report. A code becomes a URN by a fixed tail: routing does not
+ * look past the jurisdiction.
  */
 import type { ChainCode, ChainOutcome, ChainWalker } from './chain.ts';
 

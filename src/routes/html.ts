@@ -1,8 +1,6 @@
 /**
- * The coverage report as one self-contained HTML file: totals, the
- * delegation tree drawn as inline SVG (key -> key -> resolver, each box with
- * how many URNs passed through it, failures as red leaves), and the groups
- * table. No script, no external resource.
+ * The coverage report as one self-contained HTML file (no script, no external
+ * resource): totals, the delegation tree as inline SVG, the groups table.
  */
 import { commonPrefix, type CoverageGroup, type CoverageReport } from './coverage.ts';
 
@@ -137,11 +135,8 @@ function widths(root: TreeNode): number[] {
 }
 
 /**
- * Inline SVG of the tree: depth left to right, leaves stacked, parents
- * centred on their children where they fit. No two boxes overlap: each
- * column keeps the bottom of its last box (`floor`), a box starts below it,
- * and a parent taller than its children's span moves down and pushes what
- * comes after it.
+ * Inline SVG of the tree: depth left to right, parents centred on their
+ * children where they fit; each column's `floor` keeps boxes from overlapping.
  */
 export function treeSvg(root: TreeNode): string {
   const parts: string[] = [];
@@ -191,10 +186,7 @@ export function treeSvg(root: TreeNode): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" id="tree" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="delegation tree">${parts.join('')}</svg>`;
 }
 
-/**
- * What names a group: its common prefix, or, when its URNs share none (a
- * mixed list ending at one resolver or failure), their jurisdictions.
- */
+/** What names a group: its common prefix, else its URNs' jurisdictions. */
 export function groupLabel(g: Pick<CoverageGroup, 'prefix' | 'examples'>): string {
   if (g.prefix !== '') return g.prefix;
   const seen = new Set<string>();

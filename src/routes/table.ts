@@ -1,8 +1,7 @@
 /**
- * Reading a routing table (YAML 1.2, so JSON works too; the form is in the
- * README) into the model of `core/model.ts`, with every problem at the
- * table's line and column. The `yaml` package parses and keeps positions;
- * the schema is checked by hand so each message names the key and the fix.
+ * Reading a routing table (YAML 1.2 or JSON) into `core/model.ts`, every
+ * problem at its line and column; the schema is checked by hand so each
+ * message names the key and the fix.
  */
 import { absoluteLowerName } from '../kit/core/names.ts';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
@@ -364,11 +363,7 @@ function checkFlag(
 /** A DS record's RDATA as written in a zone file: key tag, algorithm, digest type, digest (hex). */
 const DS_TEXT = /^\d{1,5}\s+\d{1,3}\s+\d{1,3}\s+[0-9a-fA-F\s]+$/;
 
-/**
- * A delegation: the next zone's name, and (issue 30) the zone cut the table
- * writes when that zone lies below the table's: `ns` (the child's name
- * servers, with glue for those inside the child) and `ds` (when it is signed).
- */
+/** A delegation: the next zone, and the cut to write below the table's zone (`ns`, `ds`; issue 30). */
 function readZoneTarget(
   r: Reader,
   m: Map<string, Pair<Node, Node>>,
@@ -539,11 +534,7 @@ function readDefault(
   return readRoute(r, v, true);
 }
 
-/**
- * Read one part of the table; its mistake is kept in `errors` (and
- * `undefined` returned) so that one run reports the mistakes of every part,
- * not the first one only.
- */
+/** Read one part of the table, its mistake kept in `errors`: one run reports every part's. */
 function attempt<T>(errors: TableError[], read: () => T): T | undefined {
   try {
     return read();

@@ -1,17 +1,13 @@
 /**
- * `lexroute zone build`: a routing table -> the zone file that implements it.
- *
- * - ORDER follows the table's order (100, 110, ...; the default a round
- *   hundred above them): RFC 3403 section 4.1, "once a match is found the
- *   client MUST NOT consider records with a different Order", so a more
+ * `lexroute zone build`: a routing table -> the zone file that implements it
+ * (the same table, the same bytes).
+ * - ORDER follows the table (100, 110, ...; the default a round hundred
+ *   above): a match locks its ORDER (RFC 3403 section 4.1), so a more
  *   specific route listed first locks out the catch-all. PREFERENCE ranks
- *   the records of one route (one per service of a `U` route).
- * - A prefix route's REGEXP is anchored, its metacharacters escaped, the
- *   part closed by `[;:]`-like brackets, with the `i` flag. No bracket
- *   expression ends in `-` (BIND refuses `[0-9-]`) or starts with `[:`.
- * - After each route a `; expect` line says what its example URN gives
- *   (`zone check` verifies it with the client's own DDDS step).
- * - The same table gives the same bytes.
+ *   one route's records (one per service).
+ * - A prefix REGEXP is anchored, escaped, closed by a `[;:]`-like bracket,
+ *   flag `i`; no bracket ends in `-` (BIND refuses `[0-9-]`) or starts `[:`.
+ * - Each route gets a `; expect` line for its example URN.
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { formatSubstitution, type ReplPart } from '../../ddds/core/subst.ts';
@@ -42,11 +38,7 @@ import {
   type IndexNode,
 } from './route-index.ts';
 
-/**
- * One NAPTR record as fields (wire values, single backslashes): the record
- * model's NAPTR (`core/rr/record.ts`); `replacement` is an absolute name, or
- * `.` when the REGEXP gives the output.
- */
+/** One NAPTR record as fields (wire values); `replacement` `.` when the REGEXP gives the output. */
 export type BuiltNaptr = NaptrData;
 
 export interface BuildResult {
@@ -105,9 +97,8 @@ function servicesField(protocol: string, services: readonly string[]): string {
 }
 
 /**
- * The NAPTR records of one route at `order`. A prefix route (or a U/P route)
- * carries its output in the REGEXP; a default delegation, S or A route uses
- * the REPLACEMENT field (an empty REGEXP matches every AUS).
+ * The NAPTR records of one route at `order`: the output in the REGEXP, or in
+ * REPLACEMENT for a default delegation, S or A route (matching every AUS).
  */
 export function routeRecords(
   route: Route,
@@ -227,14 +218,9 @@ function addressLines(name: string, addresses: readonly string[], zone: string):
 }
 
 /**
- * The records a route's target adds beside its rules: SRV and address
- * records of S and A targets inside the zone, and the zone cut of a
- * delegation to a zone below the table's (issue 30): NS at the child's apex,
- * DS when given, and the addresses of name servers inside the table's zone
- * (glue when they are inside the child).
- *
- * @see RFC 1034 section 4.2.1: "the NS records that name the servers for
- * the subzone ... glue RRs" are held by the parent at the cut.
+ * The records a target adds beside its rules: SRV and addresses of S and A
+ * targets in the zone, and the cut of a delegation below the table's zone
+ * (issue 30; RFC 1034 section 4.2.1): NS, DS when given, glue.
  */
 function targetRecordLines(t: RouteTarget, zone: string): string[] {
   if (t.kind === 'A') return addressLines(t.name, t.addresses, zone);
@@ -405,10 +391,7 @@ function flatLines(table: RoutingTable, b: Build): string[] {
   return lines;
 }
 
-/**
- * The zone file of a table. `canonical` turns an example URN into the AUS
- * the client would build (the caller passes the URN library's normaliser).
- */
+/** The zone file of a table; `canonical` turns an example URN into the client's AUS. */
 export function buildZone(table: RoutingTable, canonical: (urn: string) => string): BuildResult {
   const diagnostics: TableDiagnostic[] = [];
   const z = absolute(table.zone);

@@ -1,8 +1,6 @@
 /**
- * Stable codes of routing tables: reading (table.ts), checking
- * (core/validate.ts), building NAPTR rules (core/build.ts), prefixes,
- * `zone explain` and `chain check`. A YAML syntax error is TABLE_YAML_ + the
- * yaml package's code (e.g. TABLE_YAML_BAD_INDENT).
+ * Stable codes of routing tables, `zone explain` and `chain check`; a YAML
+ * syntax error is TABLE_YAML_ + the yaml package's code.
  */
 export const ROUTE_CODES = {
   // Shape of the YAML document.

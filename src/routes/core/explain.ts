@@ -1,18 +1,10 @@
 /**
  * `lexroute zone explain`: the routing table that NAPTR rules implement.
- *
- * Each rule's REGEXP is parsed with the client's own parser and its ERE
- * tree read back into a prefix: `^urn:lex:<literal>[<boundary>].*$`
- * (optionally inside one group the output copies as `\1`) is a prefix
- * route; `^.*$`, `^(.*)$` and an empty REGEXP with a REPLACEMENT take every
- * URN; anything else is a pattern with its literal start. Records of one
- * owner and ORDER with the same prefix and target make one route.
- *
- * Findings (warnings, `core/codes.ts`): ROUTE_NEVER_MATCHES (clients drop
- * the record, or it cannot match a normalised LEX AUS), ROUTE_SHADOWED (a
- * lower ORDER takes every URN this one takes; RFC 3403 section 4.1),
- * ROUTE_DOUBLY_CLAIMED (two rules of one ORDER, different targets, some
- * URNs in common: the client's choice depends on PREFERENCE).
+ * Each REGEXP's ERE tree (the client's parser) is read back into a prefix
+ * (`^urn:lex:<literal>[<boundary>].*$`, maybe one group), everything
+ * (`^.*$`, `^(.*)$`, empty REGEXP), or a pattern. Warnings:
+ * ROUTE_NEVER_MATCHES, ROUTE_SHADOWED (RFC 3403 section 4.1),
+ * ROUTE_DOUBLY_CLAIMED (one ORDER, different targets, shared URNs).
  */
 import { absoluteLowerName } from '../../kit/core/names.ts';
 import { parseFlags, parseServices, type NaptrRecord } from '../../ddds/core/naptr.ts';

@@ -1,9 +1,7 @@
 /**
- * A routing table: what a registrar decides for one zone, as data. An
- * ordered list of routes (prefix -> target), then a default (a target for
- * every other URN) or explicitly none. `zone build` writes the NAPTR records
- * that implement it (`build.ts`); `zone explain` reads the table back out of
- * NAPTR records (`explain.ts`).
+ * A routing table: a zone's ordered routes (prefix -> target) and a default
+ * (or explicitly none). `build.ts` writes its NAPTR records, `explain.ts`
+ * reads it back.
  */
 import type { LexPrefix } from './prefix.ts';
 import type { TableCode } from './codes.ts';
@@ -26,15 +24,9 @@ export interface SrvTarget {
 }
 
 /**
- * Where a route goes:
- * - `zone`: a delegation (non-terminal rule, empty flags): the next key; with
- *   `ns` (and `ds`) the zone cut to a child zone below the table's;
- * - `U`: a resolver URL template with `{urn}` (the AUS) and `{service}`, one
- *   rule per service;
- * - `S`: an SRV owner name, with the services offered there (and optionally
- *   the SRV records and addresses to write);
- * - `A`: a host name speaking THTTP (and optionally its addresses);
- * - `P`: a hand-off to another protocol with the rule's output.
+ * Where a route goes: `zone` (a delegation, with `ns`/`ds` a cut below the
+ * table's zone), `U` (a URL template with `{urn}`, `{service}`), `S` (an SRV
+ * owner), `A` (a THTTP host), `P` (a hand-off).
  */
 export type RouteTarget =
   | {

@@ -1,14 +1,9 @@
 /**
- * LEX URN prefixes as routing tables write them and NAPTR rules match them:
- * the start of a LEX name (RFC 9676 section 8): jurisdiction, optionally
- * authority and measure (`br;sao.paulo`, `br:federal:lei`), `urn:lex:`
- * optional. Non-ASCII units are held as the AUS has them: percent-encoded
- * UTF-8, uppercase hex, other letters lower case (RFC 9676 section 3.3).
- *
- * A rule matches when the AUS starts with `urn:lex:<prefix>` and the next
- * character ends the part: `;` or `:` after the jurisdiction or the
- * measure, also `+` after the authority (RFC 9676 section 5.3).
- * `br;sao.paulo` matches `br;sao.paulo;campinas`, not `br;sao.paulo2`.
+ * LEX URN prefixes as routing tables write them: jurisdiction, optionally
+ * authority and measure (`br;sao.paulo`, `br:federal:lei`), held as the AUS
+ * has them (RFC 9676 section 3.3). A rule matches when the next character
+ * ends the part (`;`, `:`, and `+` after the authority, RFC 9676 section
+ * 5.3): `br;sao.paulo` takes `br;sao.paulo;campinas`, not `br;sao.paulo2`.
  */
 import { normalizeLexUrn } from '../../urn/core/index.ts';
 import type { RouteCode } from './codes.ts';
@@ -70,11 +65,7 @@ export function exampleUrn(p: LexPrefix): string {
   return `${HEAD}${j}:${p.authority ?? 'authority'}:${p.measure ?? 'act'}:2000-01-01;1`;
 }
 
-/**
- * Read a prefix. Errors: ROUTE_PREFIX_EMPTY, ROUTE_PREFIX_PART (an empty or
- * extra part), ROUTE_PREFIX_SYNTAX (the parts do not make a LEX name: the URN
- * library's message, at the offending character).
- */
+/** Read a prefix: ROUTE_PREFIX_EMPTY, ROUTE_PREFIX_PART or ROUTE_PREFIX_SYNTAX (the URN library's). */
 export function parsePrefix(input: string): PrefixResult {
   let text = input;
   let base = 0;
@@ -134,10 +125,8 @@ export function prefixUrn(p: { readonly text: string }): string {
 }
 
 /**
- * The match set of a rule, as far as routing is concerned: URNs that start
- * with `literal` followed by one of `boundary` (or anything, when boundary is
- * undefined), or everything (`literal` empty and no boundary). Literals are
- * compared in lower case (rules are case-insensitive or see a normalised AUS).
+ * The URNs a rule takes: `literal` then one of `boundary` (anything when
+ * undefined; everything when both are empty). Literals in lower case.
  */
 export interface MatchSet {
   readonly literal: string;

@@ -1,20 +1,11 @@
 /**
- * A route index: the rules of a table with many sibling routes (one per
- * municipality of a state) spread over owner names inside the zone, so that
- * no NAPTR answer outgrows a UDP message (853 routes at one owner would be
- * about 85,000 octets, more than any DNS message holds).
- *
- * With `index: true`, the routes (all one level below one jurisdiction) are
- * sorted by their last unit and cut into runs, as many as an answer of
- * 1,232 octets holds; a run too big for one owner is cut again below. Each
- * run gets an owner `d<depth>-<first unit>.lex-route-index.<owner>` and its
- * parent one rule leading there, matching the starts that tell the run from
- * its neighbours (a delegation, RFC 3402 section 3.2). Every owner ends with
- * the table's default. Sibling routes never overlap and the runs match
- * disjoint units, so ORDER between them carries no meaning.
- *
- * @see RFC 3403 section 4.1 (ORDER, PREFERENCE, the regexp's output)
- * @see RFC 6891 section 6.2.5, and the DNS flag day 2020 (1,232 octets)
+ * A route index: many sibling routes (one per municipality) spread over
+ * owners inside the zone so no NAPTR answer outgrows 1,232 octets (RFC 6891
+ * section 6.2.5; 853 routes at one owner would be about 85,000). With
+ * `index: true` the routes are sorted by last unit and cut into runs, each at
+ * `d<depth>-<first unit>.lex-route-index.<owner>`, reached by one rule
+ * matching the starts that tell it from its neighbours; every owner ends with
+ * the default. Runs are disjoint, so ORDER between them means nothing.
  */
 import type { BuiltNaptr } from './build.ts';
 import type { Route } from './model.ts';
@@ -40,11 +31,7 @@ export function naptrAnswerSize(records: readonly BuiltNaptr[]): number {
   return n;
 }
 
-/**
- * The common parent of sibling routes: every route a jurisdiction prefix
- * with at least one unit, all with the same units above the last
- * (`br;minas.gerais`); undefined when the routes are not such siblings.
- */
+/** The common parent (`br;minas.gerais`) of sibling jurisdiction routes; undefined if not siblings. */
 export function siblingParent(routes: readonly Route[]): string | undefined {
   let parent: string | undefined;
   for (const r of routes) {
@@ -85,11 +72,9 @@ const lcp = (a: string, b: string | undefined): number => {
 };
 
 /**
- * The starts that tell a run of sorted units from the units before and
- * after it: for each, its shortest start that neither neighbour shares (the
- * nearest units in sorted order share the longest starts), or the whole
- * unit when it is itself the start of a neighbour; starts that a shorter one
- * covers are dropped.
+ * The starts that tell a run of sorted units from its neighbours: each
+ * unit's shortest start neither neighbour shares (else the whole unit),
+ * minus those a shorter one covers.
  */
 export function distinguish(
   units: readonly string[],
@@ -144,11 +129,9 @@ export interface IndexChecks {
 }
 
 /**
- * Spread sorted sibling routes over index owners: a node whose routes fit
- * holds them; otherwise its routes are cut into runs of about equal size,
- * as many as its answer holds (at most FAN_OUT, more only where a run's
- * pattern would not fit one REGEXP field), each run the child reached by
- * the starts that tell it from its neighbours.
+ * Spread sorted sibling routes over index owners: a node holds its routes if
+ * they fit, else cuts them into about equal runs (at most FAN_OUT, more only
+ * where a pattern would not fit one REGEXP), one child each.
  */
 export function planIndex(
   routes: readonly Route[],

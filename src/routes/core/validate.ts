@@ -17,10 +17,8 @@ export function matchesUrn(set: MatchSet, urn: string): boolean {
 }
 
 /**
- * TABLE_ROUTE_DUPLICATE, TABLE_ROUTE_SHADOWED (list the more specific prefix
- * first), TABLE_EXAMPLE_ELSEWHERE, TABLE_ROUTE_LOOP, TABLE_CUT_NO_NS
- * (warning: without `ns` no zone cut is written) and TABLE_CUT_OUTSIDE (that
- * cut is the zone's own parent's to write).
+ * TABLE_ROUTE_DUPLICATE, TABLE_ROUTE_SHADOWED, TABLE_EXAMPLE_ELSEWHERE,
+ * TABLE_ROUTE_LOOP, TABLE_CUT_NO_NS (warning) and TABLE_CUT_OUTSIDE.
  */
 export function validateRoutes(
   table: RoutingTable,
