@@ -170,23 +170,26 @@ function describeBindProblem(
   l: ListenAddress,
   p: { problem: string; message: string },
 ): DevStartError {
-  const at = formatListen(l);
-  if (p.problem === 'in-use') {
-    return new DevStartError(
-      'PORT_IN_USE',
-      `${at} (${what}) is already in use (${p.message}); stop what holds it, or move the chain with --dns-port/--http-port`,
-    );
-  }
-  if (p.problem === 'denied') {
-    return new DevStartError(
-      'PORT_DENIED',
-      `${at} (${what}): permission denied (${p.message}); ports below 1024 need privileges`,
-    );
-  }
-  return new DevStartError(
-    'ADDRESS_UNAVAILABLE',
-    `${at} (${what}): the address is not available (${p.message}); on macOS add it with 'sudo ifconfig lo0 alias ${l.host} up'`,
-  );
+  const [code, why]: [DevStartError['code'], string] =
+    p.problem === 'in-use'
+      ? [
+          'PORT_IN_USE',
+          ` is already in use (${p.message}); stop what holds it, or move the chain with --dns-port/--http-port`,
+        ]
+      : p.problem === 'denied'
+        ? ['PORT_DENIED', `: permission denied (${p.message}); ports below 1024 need privileges`]
+        : [
+            'ADDRESS_UNAVAILABLE',
+            `: the address is not available (${p.message}); on macOS add it with 'sudo ifconfig lo0 alias ${l.host} up'`,
+          ];
+  return new DevStartError(code, `${formatListen(l)} (${what})${why}`);
+}
+
+/** A fresh temporary folder, removed when the chain stops. */
+async function tempDir(closers: (() => Promise<void>)[], prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  closers.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** Sign the zones (`signChain`) into the catalogue's folder (or their own) and serve those. */
@@ -196,12 +199,7 @@ async function signServed(
   tmp: string | undefined,
   closers: (() => Promise<void>)[],
 ): Promise<SignedChain> {
-  let dir = tmp;
-  if (dir === undefined) {
-    const own = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-dnssec-'));
-    closers.push(() => rm(own, { recursive: true, force: true }));
-    dir = own;
-  }
+  const dir = tmp ?? (await tempDir(closers, 'lexroute-dev-dnssec-'));
   let signed: SignedChain;
   try {
     signed = await signChain(zoneFiles, dir);
@@ -279,18 +277,14 @@ export async function startDevChain(options: DevChainOptions): Promise<RunningDe
 /** The ports to serve on (free ones when asked for 0), each checked before anything starts. */
 async function placePorts(options: DevChainOptions): Promise<Pick<Setup, 'dnsAt' | 'httpAt'>> {
   const { config } = options;
-  const dnsPort =
-    options.dnsPort === 0
-      ? await freePortOnAll([...new Set(config.dns.map((d) => d.listen.host))])
-      : options.dnsPort;
-  const httpPort =
-    options.httpPort === 0
-      ? await freePortOnAll([...new Set(config.resolvers.map((r) => r.listen.host))])
-      : options.httpPort;
-  const dnsAt = (l: ListenAddress): ListenAddress =>
-    dnsPort === undefined ? l : { host: l.host, port: dnsPort };
-  const httpAt = (l: ListenAddress): ListenAddress =>
-    httpPort === undefined ? l : { host: l.host, port: httpPort };
+  /** Addresses moved to `port` (0: one free on all of `servers`' hosts), or left. */
+  const mover = async (port: number | undefined, servers: readonly { listen: ListenAddress }[]) => {
+    const to =
+      port === 0 ? await freePortOnAll([...new Set(servers.map((s) => s.listen.host))]) : port;
+    return (l: ListenAddress): ListenAddress => (to === undefined ? l : { host: l.host, port: to });
+  };
+  const dnsAt = await mover(options.dnsPort, config.dns);
+  const httpAt = await mover(options.httpPort, config.resolvers);
   for (const d of config.dns) {
     const p = await probePort(d.listen.host, dnsAt(d.listen).port);
     if (p) throw describeBindProblem(`DNS server "${d.name}"`, dnsAt(d.listen), p);
@@ -311,9 +305,7 @@ async function openDevCatalogue(
   let tmp: string | undefined;
   if (options.catalogue !== undefined) catalogueFile = abs(options.catalogue);
   else {
-    tmp = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-'));
-    const dir = tmp;
-    closers.push(() => rm(dir, { recursive: true, force: true }));
+    tmp = await tempDir(closers, 'lexroute-dev-');
     catalogueFile = path.join(tmp, 'catalogue.sqlite');
   }
   let opened;
@@ -401,12 +393,7 @@ async function prepareZones(
     const now = resolvers[i]!.port;
     if (now !== r.listen.port) moves.set(`${r.listen.host}:${r.listen.port}`, now);
   });
-  let zoneDir: string | undefined;
-  if (moves.size > 0) {
-    zoneDir = await mkdtemp(path.join(tmpdir(), 'lexroute-dev-zones-'));
-    const dir = zoneDir;
-    setup.closers.push(() => rm(dir, { recursive: true, force: true }));
-  }
+  const zoneDir = moves.size > 0 ? await tempDir(setup.closers, 'lexroute-dev-zones-') : undefined;
   const zones: DevZones = { zoneFiles: new Map(), served: [] };
   for (const [i, d] of config.dns.entries()) {
     const served: DevZones['served'][number] = [];

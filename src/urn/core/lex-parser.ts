@@ -657,46 +657,22 @@ class Parser {
   manifestation(i: number): [LexManifestation, number] {
     const start = i;
     const code: UrnCode = 'LEX_BAD_MANIFESTATION';
-    const [editor, e1] = this.qualified(
-      i,
-      ALF_DOT_HYP,
-      ALF_DOT_HYP,
-      code,
-      'the editor of the manifestation',
-    );
+    const element = (at: number, what: string) =>
+      this.qualified(at, ALF_DOT_HYP, ALF_DOT_HYP, code, `the ${what} of the manifestation`);
+    const [editor, e1] = element(i, 'editor');
     i = e1;
     if (this.code(i) !== COLON) {
       if (this.atNameEnd(i))
         fail(code, 'the format is missing: manifestation = editor ":" format', i, i);
       this.stuck(i, code, 'the editor of the manifestation');
     }
-    const [format, e2] = this.qualified(
-      i + 1,
-      ALF_DOT_HYP,
-      ALF_DOT_HYP,
-      code,
-      'the format of the manifestation',
-    );
+    const [format, e2] = element(i + 1, 'format');
     i = e2;
     let component: LexQualified | undefined;
     let feature: LexQualified | undefined;
     if (this.code(i) === COLON) {
-      [component, i] = this.qualified(
-        i + 1,
-        ALF_DOT_HYP,
-        ALF_DOT_HYP,
-        code,
-        'the component of the manifestation',
-      );
-      if (this.code(i) === COLON) {
-        [feature, i] = this.qualified(
-          i + 1,
-          ALF_DOT_HYP,
-          ALF_DOT_HYP,
-          code,
-          'the feature of the manifestation',
-        );
-      }
+      [component, i] = element(i + 1, 'component');
+      if (this.code(i) === COLON) [feature, i] = element(i + 1, 'feature');
     }
     if (!this.atNameEnd(i)) this.stuck(i, code, 'the manifestation');
     const m: Writable<LexManifestation> = { editor, format, span: { start, end: i } };
