@@ -258,7 +258,6 @@ class EreParser {
       const atom = this.parseAtom();
       if (!atom.ok) return atom;
       let node = atom.value;
-      // Quantifiers.
       let quantified = false;
       for (;;) {
         const q = this.text[this.pos];

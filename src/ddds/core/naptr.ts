@@ -41,8 +41,6 @@ export function sameNaptr(a: NaptrRecord, b: NaptrRecord): boolean {
   );
 }
 
-// ---------------------------------------------------------------- flags
-
 export type TerminalFlag = 'U' | 'S' | 'A';
 export type KnownFlag = TerminalFlag | 'P';
 
@@ -85,8 +83,6 @@ export function parseFlags(flags: string): FlagsResult {
     );
   return { kind: 'flag', flag: upper as KnownFlag };
 }
-
-// ---------------------------------------------------------------- services
 
 export interface ParsedServices {
   /** The protocol as written, or undefined when the field has none. */
@@ -208,8 +204,6 @@ export function checkServices(
     );
   return yes(`protocol ${protocol}, ${listNote}`);
 }
-
-// ---------------------------------------------------------------- rewrite
 
 /** What a record's rewrite produced: the new key or URI, and which field gave it. */
 export interface RewriteOutput {

@@ -208,7 +208,6 @@ export class DddsWalk {
   private readonly start: WalkStart | CodedError;
   private readonly guard: DddsLoopGuard;
   private phase: Phase = 'naptr';
-  // NAPTR phase
   private readonly frames: Frame[] = [];
   private key = '';
   private stepNo = 0;
@@ -281,8 +280,6 @@ export class DddsWalk {
     this.phase = 'end';
     return { kind: 'done', result };
   }
-
-  // ---------------------------------------------------------------- NAPTR
 
   private askNaptr(): WalkNeed {
     this.stepNo = this.excluded !== undefined ? this.frames.length + 1 : this.guard.steps;
@@ -387,8 +384,6 @@ export class DddsWalk {
     frames.pop();
     return this.askNaptr();
   }
-
-  // ---------------------------------------------------------------- terminal rule
 
   private toTerminal(t: Extract<StepOutcome, { kind: 'terminal' }>): WalkNeed {
     const info = protocolInfo(t.protocol);
@@ -497,8 +492,6 @@ export class DddsWalk {
     (this.candidates ??= []).push(thttpUrl(this.scheme, host, port, this.service, this.aus));
     return srv ? this.nextTarget() : this.afterCandidates();
   }
-
-  // ---------------------------------------------------------------- HTTP
 
   private afterCandidates(): WalkNeed {
     const resolverUrl = (this.candidates as string[])[0] as string;

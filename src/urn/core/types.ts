@@ -23,7 +23,6 @@ export interface Segment {
   readonly span: Span;
 }
 
-// ---------------------------------------------------------------------------
 // RFC 8141 layer
 
 /**
@@ -54,7 +53,6 @@ export type Urn8141Ok = Ok<Urn8141>;
 
 export type Urn8141Result = Urn8141Ok | UrnRejection;
 
-// ---------------------------------------------------------------------------
 // LEX layer (RFC 9676 section 8)
 
 /** `jurisdiction = jurisdiction-code *(";" jurisdiction-unit)` */
@@ -195,7 +193,6 @@ export interface LexParseOk extends Ok<LexUrn> {
 
 export type LexParseResult = LexParseOk | UrnRejection;
 
-// ---------------------------------------------------------------------------
 // Normalisation
 
 /** Which canonicalisation rule changed the input (each reported once, with its first span). */
