@@ -11,24 +11,20 @@
  */
 import type { Service } from '../ddds/core/trace.ts';
 import type { WalkNeed } from '../ddds/core/walk.ts';
-import type { ClientTransport } from './client.ts';
+import type { ClientTransport, DefaultTransportOptions } from './client.ts';
 import { DohTransport } from './doh.ts';
 import { HttpStepError } from './errors.ts';
 import { StubResolver } from './stub.ts';
 import { webDnssecCrypto } from '../dnssec/webcrypto.ts';
 import { thttpWith, type HttpGet, type HttpStepResult } from './thttp.ts';
 
-export interface DohTransportConfig {
+/** The DoH options of a client (GET by default: no CORS preflight, cacheable). */
+export interface DohTransportConfig extends Pick<
+  DefaultTransportOptions,
+  'dohMethod' | 'timeoutMs' | 'tries' | 'fetch'
+> {
   /** DNS over HTTPS URLs (`https://host/dns-query`), tried in turn. */
   readonly doh: string | readonly string[];
-  /** HTTP method for DoH queries (default GET: no CORS preflight, cacheable). */
-  readonly dohMethod?: 'GET' | 'POST';
-  /** DNS timeout per try, ms (default 2000). */
-  readonly timeoutMs?: number;
-  /** DNS tries per URL (default 2). */
-  readonly tries?: number;
-  /** The fetch to use for DoH and THTTP (default: the global one). */
-  readonly fetch?: typeof fetch;
 }
 
 /** One GET through `fetch`, redirects not followed. */

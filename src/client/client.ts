@@ -30,10 +30,7 @@ export interface TransportSetup {
   readonly now?: () => number;
 }
 
-/**
- * How a client reaches the DNS and the THTTP resolvers: `dohTransport` (any
- * platform), `udpTransport`, `iterativeTransport`, `nodeDohTransport` (Node).
- */
+/** How a client reaches the DNS and the resolvers (`dohTransport`; in Node `udpTransport`, ...). */
 export interface ClientTransport {
   readonly mode: 'stub' | 'iterative';
   /** The resolver behind the cache and the servers (or DoH URLs) the trace names. */

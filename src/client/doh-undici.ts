@@ -17,10 +17,7 @@ type Settle<T> = { resolve: (value: T) => void; reject: (e: Error) => void };
 /** A body past this is cut off with an error (a DNS message is at most 65,535 bytes). */
 const MAX_BODY = 1024 * 1024;
 
-/**
- * One exchange: undici's handler, and the response once its head has come
- * (`arrayBuffer()` waits for the end of its body; `body.cancel()` aborts).
- */
+/** One exchange: undici's handler, and the response once its head has come. */
 class Exchange implements Dispatcher.DispatchHandler, DohResponse {
   status = 0;
   #fields: IncomingHttpHeaders = {};

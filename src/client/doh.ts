@@ -18,7 +18,13 @@ import {
   severity,
 } from './checks.ts';
 import { DnsError } from './errors.ts';
-import type { DnsTransportLike, Exchange, QueryOptions, TryNote } from './transport.ts';
+import type {
+  DnsTransportLike,
+  Exchange,
+  QueryOptions,
+  TransportOptions,
+  TryNote,
+} from './transport.ts';
 import type { WireError } from './wire.ts';
 import { decodeResponse, knownQuestion, type KnownQuestion, type Message } from './wire.ts';
 
@@ -43,19 +49,15 @@ export type DohFetch = (
   },
 ) => Promise<DohResponse>;
 
-export interface DohTransportOptions {
+/** Timeout, tries (per URL), size and record caps as for the UDP/TCP transport. */
+export interface DohTransportOptions extends Pick<
+  TransportOptions,
+  'timeoutMs' | 'tries' | 'maxMessageBytes' | 'maxRecords'
+> {
   /** DoH endpoint URLs (`https://host/dns-query`), tried in turn. */
   readonly urls: readonly string[];
   /** GET (default: cacheable by HTTP caches) or POST. */
   readonly method?: 'GET' | 'POST';
-  /** Time for one try, ms (default 2000). */
-  readonly timeoutMs?: number;
-  /** Tries per URL (default 2). */
-  readonly tries?: number;
-  /** Largest response accepted, bytes (default 65535). */
-  readonly maxMessageBytes?: number;
-  /** Most records accepted in one response (default 1000). */
-  readonly maxRecords?: number;
   /** The fetch to use (default: the global one). */
   readonly fetch?: DohFetch;
   /** DO and CD on every query (RFC 4035 section 3.2): signatures for a validating client. */

@@ -104,11 +104,7 @@ class Run {
   }
 }
 
-/**
- * Drive `walk` to its end: the result or the failure (never thrown).
- * Synchronous while the cache answers; RESOLVE_DEADLINE after `deadlineMs`
- * (0: none).
- */
+/** Drive `walk` to its result or failure (never thrown), synchronously while the cache answers. */
 export function drive(
   host: DriverHost,
   walk: DddsWalk,

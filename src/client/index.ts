@@ -1,10 +1,4 @@
-/**
- * `lexroute/client`: the DDDS client. `resolveLexUrn()` and `LexClient` (one
- * transport, cache and HTTP agent across resolutions), the UDP/TCP DNS
- * transport (`node:dgram`, `node:net`), stub and iterative resolvers, the
- * cache, the THTTP step (undici) and trace formatting. The socket-free part
- * is `client-portable.ts` (the `browser` export condition).
- */
+/** `lexroute/client`: the DDDS client, with the Node transports (`portable.ts` is the rest). */
 export * from './portable.ts';
 export {
   iterativeTransport,

@@ -1,11 +1,6 @@
 /**
- * The part of `lexroute/client` that opens no socket and uses no Node
- * built-in (what the `browser` export condition gives): error classes and
- * codes, trace formatting, the DNS cache, THTTP URLs and text/uri-list,
- * server addresses and resolv.conf text, and the result and trace types;
- * and the whole client over DNS over HTTPS and `fetch` (`client/browser.ts`):
- * `resolveLexUrn(urn, { doh })` and `LexClient` are the browser client here
- * (the Node entry point replaces them with the socket client).
+ * The part of `lexroute/client` without sockets or Node built-ins (the
+ * `browser` export condition), with the whole client over DoH and `fetch`.
  */
 export { ClientError, DnsError, HttpStepError, isNotFound } from './errors.ts';
 export { formatTrace } from './trace-format.ts';

@@ -1,8 +1,4 @@
-/**
- * THTTP URLs (RFC 2169): building the request URL, splitting it for the
- * request, and reading a text/uri-list body. No Node built-ins (the browser
- * build of the client uses it).
- */
+/** THTTP URLs (RFC 2169) and text/uri-list bodies. No Node built-ins. */
 import type { Service } from '../ddds/core/trace.ts';
 import { HttpStepError } from './errors.ts';
 
@@ -40,10 +36,7 @@ export function splitHttpUrl(raw: string): { origin: string; path: string } {
 /** The THTTP request URL (`http(s)://host:port/uri-res/<service>?<AUS>`), from the DDDS core. */
 export { thttpUrl } from '../ddds/core/walk.ts';
 
-/**
- * The URIs of a text/uri-list body: `#` lines are comments, any of CRLF, LF
- * or CR ends a line, blank lines are skipped. Each URI must be absolute.
- */
+/** The absolute URIs of a text/uri-list body (`#` comments; CRLF, LF or CR; blanks skipped). */
 export function parseUriList(text: string, base?: string): string[] {
   const out: string[] = [];
   const lines = text.split(/\r\n|\r|\n/);

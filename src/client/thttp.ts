@@ -54,10 +54,7 @@ export interface HttpGetRequest {
   readonly maxBodyBytes: number;
 }
 
-/**
- * One GET, redirects not followed. Throws an HttpStepError (HTTP_BODY_TOO_LARGE,
- * ...) or the client's own error, which `networkError` turns into a code.
- */
+/** One GET, redirects not followed; throws an HttpStepError or the client's own error. */
 export type HttpGet = (req: HttpGetRequest) => Promise<HttpGetResponse>;
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);

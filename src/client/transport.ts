@@ -465,10 +465,7 @@ export class DnsTransport implements DnsTransportLike {
     );
   }
 
-  /**
-   * The whole procedure: servers in turn, tries, EDNS fallback, TCP on TC.
-   * `first` is the outcome of the first try when `query` already made it.
-   */
+  /** Servers in turn, tries, EDNS fallback, TCP on TC; `first`: the try `query` made. */
   private async queryLoop(
     qname: string,
     qtype: QueryType,

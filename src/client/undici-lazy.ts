@@ -1,9 +1,6 @@
 /**
- * undici, loaded the first time the client makes an HTTP request (the THTTP
- * step, DoH over TLS or HTTP/2), not when `lexroute` is imported: most of
- * the import's time was undici's own loading, which a program that only
- * parses URNs never needs. `createRequire` keeps the call synchronous, so
- * the callers' APIs (a dispatcher made on demand) stay as they were.
+ * undici, loaded on the client's first HTTP request, not on import (a program
+ * that only parses URNs never needs it); `createRequire` keeps it synchronous.
  */
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';

@@ -1,12 +1,7 @@
 /**
- * Stable codes of the DDDS client's failures (`ClientError.code`, trace
- * entries, the exit message of `lexroute resolve`): DNS_ for the DNS
- * transport and stub/iterative resolution, HTTP_ for the THTTP steps
- * (RFC 2169), DNSSEC_ for validation, and the resolution's own. Defined in
- * the core because the DDDS walk (walk.ts) reports them.
- *
- * Codes are never renamed or reused. test/codes.test.ts checks that every code
- * used in src is in exactly one table; docs/codes.md is generated (npm run codes).
+ * Stable codes of the DDDS client's failures (DNS_, HTTP_, DNSSEC_, the
+ * resolution's own), here in the core because the walk reports them. Never
+ * renamed or reused.
  */
 export const CLIENT_CODES = {
   // Which servers to ask.

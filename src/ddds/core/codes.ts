@@ -1,8 +1,4 @@
-/**
- * Every stable code the DDDS core reports, with its meaning: the one table.
- * Codes are never renamed. `test/ddds/codes.test.ts` checks that every code
- * used in src/ddds/core appears here.
- */
+/** Every stable code the DDDS core reports, with its meaning (never renamed). */
 import type { UrnCode } from '../../urn/core/codes.ts';
 import type { ClientCode } from './client-codes.ts';
 
@@ -64,11 +60,7 @@ export const DDDS_CODES = {
 
 export type DddsCode = keyof typeof DDDS_CODES;
 
-/**
- * Outcome codes of the walk (walk.ts, and the local chain check in
- * routes/chain.ts) that are not DDDS_ codes; the walk also reports the
- * client's DNS_NXDOMAIN, DNS_NODATA, HTTP_NETWORK and HTTP_TIMEOUT.
- */
+/** The walk's own outcome codes (it also reports the client's DNS_ and HTTP_ ones). */
 export const WALK_CODES = {
   URN_INVALID: 'the input is not a valid URN, so the walk does not start',
   SRV_NONE: 'an S record led to a name without usable SRV records',
@@ -78,9 +70,5 @@ export const WALK_CODES = {
 
 export type WalkCode = keyof typeof WALK_CODES;
 
-/**
- * Every code a resolution can fail or record a fate with: the DDDS core's,
- * the walk's, the client's (DNS_, HTTP_, DNSSEC_; core/ddds/client-codes.ts)
- * and the URN library's (a key that does not convert).
- */
+/** Every code a resolution can fail or record a fate with. */
 export type ResolutionCode = DddsCode | WalkCode | ClientCode | UrnCode;

@@ -654,11 +654,7 @@ function translateAlternation(alt: EreAlternation): string {
   return alt.branches.map((b) => b.map(translateNode).join('')).join('|');
 }
 
-/**
- * Parse a POSIX ERE. `offsets[i]` (optional) maps index i of `source` to a
- * position in the caller's text, so error spans point into the whole field;
- * without offsets, positions are `i + shift`.
- */
+/** Parse a POSIX ERE; spans map through `offsets[i]` (into the whole field), else `i + shift`. */
 export function parseEre(
   source: string,
   offsets?: readonly number[],

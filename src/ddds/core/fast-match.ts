@@ -34,10 +34,7 @@ export interface FastPlan {
   readonly items: readonly FastItem[];
   /** The pattern ends with `$`: the match must reach the end of the input. */
   readonly anchoredEnd: boolean;
-  /**
-   * For group g (1-based), `groupBounds[2g]` and `groupBounds[2g + 1]` are the
-   * item indices it starts before and ends before; index 0/1 is the whole match.
-   */
+  /** Group g's start and end item indices at `[2g]`, `[2g + 1]` (g = 0: the whole match). */
   readonly groupBounds: Int32Array;
 }
 

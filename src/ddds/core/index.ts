@@ -1,8 +1,4 @@
-/**
- * The pure DDDS core: RFC 3402 substitution expressions on a linear-time
- * engine, NAPTR flags/services/rewrite (RFC 3403, RFC 3404), the step
- * function, the AUS, SRV selection (RFC 2782), loop guard and partition rule.
- */
+/** The pure DDDS core: substitutions, NAPTR fields, the step, AUS, SRV, loop guard, partition. */
 export {
   parseEre,
   compileEre,

@@ -247,10 +247,7 @@ export function parseSubstitutionCached(field: string): ParseSubstitutionResult 
   return substCache.getOrCompute(field, parseSubstitution);
 }
 
-/**
- * RFC 3986 absolute-URI (`scheme ":" hier-part [ "?" query ]`): a scheme, then
- * only URI characters and well-formed percent-encodings, no fragment.
- */
+/** RFC 3986 absolute-URI: a scheme, then URI characters and `%hh` only, no fragment. */
 export function isAbsoluteUri(text: string): boolean {
   const colon = text.indexOf(':');
   if (colon < 1 || !isAlpha(text.charCodeAt(0))) return false;

@@ -169,11 +169,7 @@ export function isIpLiteral(host: string): boolean {
   );
 }
 
-/**
- * The THTTP request URL for a host found through `S` (SRV) or `A`:
- * `http(s)://host:port/uri-res/<service>?<AUS>`.
- * @see RFC 2169 section 2.0; RFC 3404 section 4.4.2
- */
+/** `http(s)://host:port/uri-res/<service>?<AUS>` for an S or A host (RFC 2169 2.0, RFC 3404 4.4.2). */
 export function thttpUrl(
   scheme: 'http' | 'https',
   host: string,

@@ -1,8 +1,4 @@
-/**
- * Codes of the NAPTR lint (naptr-lint.ts) of its own; the lint also reports
- * DDDS_CODES (NAPTR_BOTH_FIELDS, NAPTR_FLAG_UNKNOWN, NAPTR_U_NOT_URI,
- * NAPTR_U_WITHOUT_REGEXP), and NAPTR_ + a SUBST_* or ERE_* code for a bad REGEXP.
- */
+/** The NAPTR lint's own codes; it also reports DDDS_CODES, and NAPTR_ + a code for a bad REGEXP. */
 import type { DddsCode } from '../codes.ts';
 
 export const NAPTR_LINT_CODES = {

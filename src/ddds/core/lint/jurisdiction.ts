@@ -1,15 +1,9 @@
-/**
- * The jurisdiction part of a LEX pattern (`^urn:lex:<code>...`), as the
- * NAPTR lint warns about it.
- */
+/** The NAPTR lint's warnings on the jurisdiction part of a LEX pattern (`^urn:lex:<code>...`). */
 import type { LintCode } from './codes.ts';
 
 /**
- * Warnings on the jurisdiction part of a LEX pattern (`^urn:lex:<code>...`):
- * - NAPTR_JURISDICTION_UNBOUNDED: the code is not followed by `[;:]` (or `;`,
- *   `:`, `$`), so `br` would also match `brx` (docs/ddds.md section 8);
- * - NAPTR_UNESCAPED_DOT: a `.` in the code is the ERE "any character"
- *   (`un.org` also matches `unxorg`); write `\.`.
+ * NAPTR_JURISDICTION_UNBOUNDED (no `[;:]` after the code: `br` matches `brx`)
+ * and NAPTR_UNESCAPED_DOT (`un.org` matches `unxorg`); docs/ddds.md section 8.
  */
 export function lintJurisdictionPattern(ere: string): { code: LintCode; message: string }[] {
   const out: { code: LintCode; message: string }[] = [];
@@ -58,10 +52,8 @@ export function isAlnum(c: number): boolean {
 }
 
 /**
- * One unit of a jurisdiction code at `i` (a letter, digit, `_` or `-`, a
- * `%hh` octet, an escape pair, a `.` before a letter or digit (warned), a bracket expression
- * other than `[;:]`, or a group, each optionally quantified): the offset
- * after it, or -1.
+ * One unit of a jurisdiction code at `i` (a character, `%hh`, escape pair,
+ * `.` (warned), bracket other than `[;:]`, group; maybe quantified): its end, or -1.
  */
 function jurisdictionAtom(
   ere: string,

@@ -1,9 +1,4 @@
-/**
- * The records the NAPTR lint reads, by row: a list of `ResourceRecord`s
- * (`zone check`, a transfer's touched names) or the columns of a loaded
- * zone's store (the server's load: no record object is made, and a record's
- * RDATA is read where the store holds it).
- */
+/** The records the NAPTR lint reads, by row: a list of records, or a loaded zone store's columns. */
 import type { ResourceRecord, SourcePosition } from '../../../dns/core/zone/model.ts';
 import { REC_OUT_OF_ZONE, type ZoneStore } from '../../../dns/core/zone/store.ts';
 import { TYPE_NAPTR } from '../../../dns/core/rr/types.ts';
@@ -72,11 +67,7 @@ export function storeRows(store: ZoneStore): NaptrRows {
   };
 }
 
-/**
- * Owner names -> index in order of first appearance: open addressing over
- * typed arrays, hashed in place (a zone has as many owners as rules; a Map
- * of them costs twice as much).
- */
+/** Owner names -> index in order of first appearance: open addressing over typed arrays. */
 class OwnerTable {
   private ids = new Int32Array(16).fill(-1);
   private hashes = new Int32Array(16);
