@@ -1,16 +1,10 @@
 /**
- * Inline signing for `lexroute serve` (`--keys DIR`, the `dnssec` block of
- * the configuration): a zone whose keys (`K<zone>+<alg>+<tag>.private`) are
- * in the key folder is signed right after it is loaded, in the thread that
- * loaded it (the reload worker in `serve`), and the signed zone is what gets
- * served. The SOA serial of the signed version goes up on every signing
- * (the file's serial when that is later, else the served one plus 1), and the
- * result says when the signatures need refreshing: `refresh` seconds before
- * the earliest expiration (validity minus the largest jitter).
- *
- * A failure (unreadable key, a key that does not match its name, a zone
- * that does not build once signed) is a diagnostic with a code and
- * severity error: the server keeps the version it serves.
+ * Inline signing for `lexroute serve` (`--keys DIR`, the `dnssec` block): a
+ * zone with keys (`K<zone>+<alg>+<tag>.private`) in the folder is signed in
+ * the thread that loaded it, and served signed. The serial goes up on every
+ * signing; the result says when to re-sign (`refresh` seconds before the
+ * earliest expiration). A failure is an error diagnostic: the server keeps
+ * the version it serves.
  */
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
@@ -51,12 +45,7 @@ export interface InlineSigning {
   readonly validity: number;
   /** Re-sign this many seconds before the earliest signature expiration. */
   readonly refresh: number;
-  /**
-   * The state folder (`transfer.stateDir`): each signed version is kept
-   * there, and a zone's first load serves the kept one again when its file
-   * and keys did not change, or signs past the highest serial served
-   * (`xfr/served-state.ts`).
-   */
+  /** The state folder (`transfer.stateDir`) where each signed version is kept (`xfr/served-state.ts`). */
   readonly stateDir?: string | undefined;
 }
 
@@ -64,11 +53,7 @@ export interface InlineSignResult {
   /** The signed zone, or the zone as loaded when the folder has no key for it. */
   readonly zone?: Zone;
   readonly diagnostics: readonly ZoneDiagnostic[];
-  /**
-   * Signed against the token of the version served (`servedToken`): the
-   * names re-signed, to put over that version where it is served
-   * (`core/resign-digest.ts` applyResigned), in place of `zone`.
-   */
+  /** Signed against `servedToken`: the names re-signed, to put over the version served, in place of `zone`. */
   readonly resigned?: readonly ResignedName[];
   /** Signed against a token, and more than content changed: load again with the signed version served. */
   readonly needBefore?: true;
@@ -89,12 +74,7 @@ export interface InlineSignResult {
   };
 }
 
-/**
- * Of the last version this thread signed, per origin: its token, the digest
- * of its unsigned data, what it was signed with, its earliest expiration. A
- * reload whose served version has that token is signed against the digest
- * (`signAgainstDigest`), without the signed version being sent here.
- */
+/** Per origin, the last version this thread signed: a reload served with its token signs against its digest. */
 interface LastSigned {
   readonly token: string;
   readonly digest: DataDigest;
@@ -149,11 +129,7 @@ function signedInfo(
   };
 }
 
-/**
- * `zone` signed against the version served, known by its token: the names
- * whose data changed and the apex, or undefined when this thread did not
- * sign that version, or more than content changed, or a signature is due.
- */
+/** `zone` signed against the version served (by token): the names changed; undefined when that cannot be. */
 function signAgainstDigest(
   zone: Zone,
   token: string,
@@ -179,11 +155,7 @@ export function signatureJitter(validity: number): number {
   return Math.floor(validity / 8);
 }
 
-/**
- * A short fingerprint of the key files in the folder (names, sizes, mtimes):
- * part of a zone's content hash, so that a new or changed key makes an
- * otherwise unchanged file be signed again.
- */
+/** A fingerprint of the key files (names, sizes, mtimes), so a new or changed key signs an unchanged file again. */
 export async function keysFingerprint(dir: string): Promise<string> {
   const h = createHash('sha256');
   let names: string[];
@@ -207,12 +179,7 @@ function failure(code: ZoneDiagnosticCode, message: string): InlineSignResult {
   return { diagnostics: [{ code, message, severity: 'error' }] };
 }
 
-/**
- * Signatures due within this many seconds after the earliest one are
- * refreshed with it: a zone signed at once (expirations spread over the
- * jitter) is refreshed in about four slices rather than all at once or one
- * signature at a time.
- */
+/** Signatures due this soon after the earliest are refreshed with it: about four slices over the jitter. */
 export function refreshSlice(validity: number): number {
   return Math.max(60, Math.floor(signatureJitter(validity) / 4));
 }
@@ -232,14 +199,10 @@ async function keysOf(zone: Zone, o: InlineSigning): Promise<LoadedKey[] | Inlin
 }
 
 /**
- * Sign a loaded zone with its keys from the folder. `previousSerial` is the
- * serial of the version being served (the new one goes past it); `now` is in
- * seconds since the epoch. With `previous` (the signed version served), the
- * RRsets it has unchanged keep its signatures unless they are due for
- * refresh (`core/keep-signatures.ts`): only what changed is signed. With
- * `servedToken` instead (the version served is the one this thread signed
- * last): the names that changed are signed against its digest
- * (`resigned`), or `needBefore` when that cannot be.
+ * Sign a loaded zone with its keys, past `previousSerial`. With `previous`
+ * (the signed version served), unchanged RRsets keep their signatures unless
+ * due; with `servedToken`, the changed names are signed against this
+ * thread's digest (`resigned`), or `needBefore`.
  */
 export async function signLoadedZone(
   zone: Zone,
@@ -263,7 +226,6 @@ export async function signLoadedZone(
     validity: o.validity,
     random: Math.random,
     serial,
-    // The zone is built from the records (buildStoreZone orders its names).
     canonicalOrder: false,
     ...(previous ? { kept: keptSignatures(previous, now, due) } : {}),
   };
@@ -278,7 +240,6 @@ export async function signLoadedZone(
   }
   let built;
   try {
-    // A change of RRsets' content only: the names that changed are signed beside the previous version.
     const diff = previous && resignByDifference(zone, previous, options, due);
     built = diff
       ? {
@@ -317,12 +278,7 @@ export async function signLoadedZone(
   };
 }
 
-/**
- * The whole zone signed (signatures kept from `options.kept` where they
- * can be): each owner's signed records go into the new zone's columns as
- * they come (the signed zone is never a list of record objects); a loaded
- * zone's owners are read from its columns one at a time (`sign-store.ts`).
- */
+/** The whole zone signed, each owner's records going into the new zone's columns as they come. */
 async function signWhole(zone: Zone, options: SignZoneOptions, keys: readonly LoadedKey[]) {
   const plan = zoneSigningPlan(zone, options);
   const store = new ZoneStore();
@@ -344,11 +300,7 @@ async function signWhole(zone: Zone, options: SignZoneOptions, keys: readonly Lo
   };
 }
 
-/**
- * The content hash of a zone file as the reload keeps it: its SHA-256, and
- * with inline signing the key folder's fingerprint (new or changed keys are
- * a new content).
- */
+/** A zone file's content hash for the reload: its SHA-256, with inline signing the keys' fingerprint. */
 export async function contentHash(
   file: string,
   sign: InlineSigning | undefined,
@@ -358,11 +310,7 @@ export async function contentHash(
   return `${hash}+keys:${await keysFingerprint(sign.keysDir)}`;
 }
 
-/**
- * A zone's first load with a state folder: the signed version kept there
- * when the file and keys are those it was signed for (`resumed`), else the
- * serial to sign past (the highest served).
- */
+/** A first load with a state folder: the kept version when file and keys match (`resumed`), else the serial to pass. */
 async function fromState(
   file: string,
   zone: Zone,
@@ -414,13 +362,9 @@ async function keep(dir: string, zone: Zone): Promise<ZoneDiagnostic[]> {
 }
 
 /**
- * Inline signing of a zone loaded from `file`, with the served serial as one
- * fact across restarts: with a state folder, a zone's first load
- * (`previousSerial` undefined) starts from the state (`xfr/served-state.ts`:
- * the kept signed version served again, or signed past the highest serial
- * served), and each signed version is kept there. The signatures kept for
- * unchanged RRsets come from `signedBefore` (the signed version served, in
- * memory), else from the version kept in the state folder.
+ * Inline signing with the served serial kept across restarts: a first load
+ * starts from the state folder, each signed version is kept there; kept
+ * signatures come from `signedBefore`, else the kept version.
  */
 export async function signWithState(
   file: string,

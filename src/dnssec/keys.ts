@@ -1,9 +1,7 @@
 /**
- * DNSSEC keys in BIND's files (`K<zone>+<alg>+<tag>.key` with the DNSKEY
- * record, `.private` in "Private-key-format: v1.3"), made by
- * `dnssec-keygen` or `lexroute zone keygen`, and signing through
- * node:crypto: algorithms 8 (RSASHA256), 13 (ECDSAP256SHA256) and 15
- * (ED25519) (RFC 5702, RFC 6605, RFC 8080).
+ * DNSSEC keys in BIND's files (`K<zone>+<alg>+<tag>.key`/`.private`, v1.3)
+ * and signing through node:crypto: algorithms 8, 13 and 15 (RFC 5702, RFC
+ * 6605, RFC 8080).
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';

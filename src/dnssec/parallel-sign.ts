@@ -1,10 +1,7 @@
 /**
- * Making a zone's signatures on several cores. The signing plan is walked
- * in this thread (grouping, chaining, hashing, each RRSIG's signing input,
- * owner by owner in canonical order); the signing inputs go in batches to
- * worker threads (`sign-worker.ts`) that hold the private keys. Owners come
- * back in plan order: the same records as `signZone`, which a caller can
- * write out as they come.
+ * Making a zone's signatures on several cores: the plan is walked here, the
+ * signing inputs go in batches to workers holding the private keys
+ * (`sign-worker.ts`); owners come back in plan order, as `signZone` gives them.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';

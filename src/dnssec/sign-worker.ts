@@ -1,8 +1,6 @@
 /**
  * A signing thread (`parallel-sign.ts`): holds the zone's private keys and
- * signs batches of RRSIG signing inputs with node:crypto, the calls that
- * dominate the time of signing a zone.
- *
+ * signs batches of RRSIG signing inputs with node:crypto.
  * workerData: `SignWorkerInit`; messages in: `SignBatch`; out: `SignedBatch`.
  */
 import { createPrivateKey } from 'node:crypto';

@@ -1,8 +1,7 @@
 /**
- * Signature checks of a signed zone for `zone check` (as `dnssec-verify`
- * does for BIND): every authoritative RRset must have an RRSIG that is in
- * its validity period, made by a DNSKEY at the apex, and that verifies
- * (RFC 4035 section 5.3). Findings carry the position of the record.
+ * Signature checks of a signed zone for `zone check` (as `dnssec-verify`):
+ * every authoritative RRset has a valid RRSIG by an apex DNSKEY (RFC 4035
+ * section 5.3). Findings carry the record's position.
  */
 import crypto, { type KeyObject } from 'node:crypto';
 import type { ResourceRecord, RRset, Zone, ZoneDiagnostic } from '../dns/core/zone/model.ts';

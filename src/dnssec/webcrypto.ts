@@ -1,12 +1,9 @@
 /**
  * The validator's crypto on WebCrypto (`crypto.subtle`), for the browser
- * build (and any platform with WebCrypto: Node has it too, which is how the
- * tests check it against the node:crypto one). Asynchronous; each DNSKEY is
- * imported once and kept. Ed25519 only where the platform implements it
- * (a failed import verifies nothing: the RRset is then bogus, not secure).
+ * build. Each DNSKEY is imported once; a failed import (Ed25519 where the
+ * platform lacks it) verifies nothing, so the RRset is bogus, not secure.
  *
- * @see RFC 5702 (RSA/SHA-256, RSASSA-PKCS1-v1_5), RFC 6605 section 4 (ECDSA
- *   signatures are r | s, WebCrypto's own form), RFC 8080 (Ed25519)
+ * @see RFC 5702, RFC 6605 section 4 (r | s, WebCrypto's own form), RFC 8080
  */
 import {
   algorithmHash,

@@ -1,33 +1,15 @@
 /**
- * Catalog zones consumed (RFC 9432 version 2; `secondaryCatalogs`, `serve
- * --secondary-catalog NAME=ADDR:PORT[,key NAME]`): each catalog is a
- * secondary zone like any other (transferred by AXFR/IXFR with its
- * primary's key, refreshed at its SOA refresh and on NOTIFY, served); after
- * each transfer that installs a new version, and at start from the version
- * held on disk, its members are read (`core/catalog-read.ts`) and the
- * member zones are added to and removed from the secondary zones
- * (`Secondaries.addZone`, `removeZone`): each member is then a secondary
- * zone of the catalog's primaries and key, through the one secondary and
- * zone-load path.
+ * Catalog zones consumed (RFC 9432 version 2; `secondaryCatalogs`): each
+ * catalog is a secondary zone; after each new version (and at start) its
+ * members are read (`core/catalog-read.ts`) and added to or removed from the
+ * secondary zones, with the catalog's primaries and key.
  *
- * Properties: `group` values are reported (`status`, `ctl status CATALOG`),
- * every member is provisioned alike; `coo` (section 5.3) lets a member of
- * one catalog consumed here move to another: when the new catalog lists a
- * member another catalog owns, it takes it over only if the owner's `coo`
- * for it names the new catalog (else CATALOG_MEMBER_CONFLICT), keeping the
- * zone's data when the member's ID is the same in both, transferring it
- * afresh otherwise; the old catalog dropping it later does not remove it.
- * A member a catalog could not take because another owned it is
- * provisioned when the owner drops it, or when the owner's `coo` comes to
- * name that catalog (`reapplyOthers`).
- * Other properties (`ext`) are ignored. A broken version leaves the members
- * as they were; a broken member entry leaves that member as it was. The
- * members provisioned and the catalog's `coo` are kept in
- * `transfer.stateDir/catalogs/<catalog>json`: a restart serves the members
- * at once and a move allowed before it (even when the version read again
- * is broken) stays allowed. A member that is already a zone here (a
- * zone file, a configured secondary zone, another catalog's member without
- * a `coo` to this one) is not provisioned (CATALOG_MEMBER_CONFLICT).
+ * `group` is reported only; `coo` (section 5.3) lets another catalog take a
+ * member over (keeping its data when the member ID is the same). A member
+ * that is already a zone here is CATALOG_MEMBER_CONFLICT, and is provisioned
+ * later when its owner drops it or names this catalog in `coo`. A broken
+ * version (or member entry) leaves things as they were. Members and `coo`
+ * are kept in `<stateDir>/catalogs/<catalog>json` across restarts.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -47,11 +29,7 @@ export interface CatalogConsumerOptions {
   readonly served: () => Iterable<string>;
   /** A reload: members removed leave the served set, members held on disk at start join it. */
   readonly reload: () => Promise<unknown>;
-  /**
-   * Where the members provisioned from each catalog are kept
-   * (`<catalog>json`): a restart provisions them again before it reads the
-   * catalog held, so that a broken version held keeps them too.
-   */
+  /** Where each catalog's members are kept (`<catalog>json`), provisioned again at restart. */
   readonly stateDir: string;
   readonly log: Logger;
 }
@@ -63,11 +41,7 @@ export interface CatalogMemberStatus {
   readonly id: string;
   /** Its `group` property values (RFC 9432 section 5.2). */
   readonly groups: readonly string[];
-  /**
-   * provisioned: a version is held and the last refresh did not fail;
-   * pending: no version yet (the first transfer has not ended);
-   * failed: the last refresh failed (a version held is still served).
-   */
+  /** pending: no version yet; failed: the last refresh failed (a version held is still served). */
   readonly state: 'provisioned' | 'pending' | 'failed';
   readonly serial: number | undefined;
   /** The member's last refresh: result (axfr, ixfr, current, failed), time, failure code. */
@@ -142,11 +116,7 @@ export class CatalogConsumer {
   /** Updates run one at a time, in order. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
-  /**
-   * Every member and the catalog it is provisioned from, before members are
-   * added and after each change (the answering threads of `--workers` learn
-   * them, to answer a NOTIFY as the main thread does); awaited.
-   */
+  /** Every member and its catalog, before members are added and after each change (for `--workers`). */
   onMembers: ((members: readonly (readonly [string, string])[]) => Promise<void>) | undefined;
 
   constructor(o: CatalogConsumerOptions) {
@@ -163,18 +133,14 @@ export class CatalogConsumer {
   }
 
   /**
-   * Start, before the secondary zones' first checks: the members
-   * provisioned before the restart (kept on disk) are provisioned again,
-   * then one reload serves their files held. The catalogs themselves are
-   * read by `readAll` once the secondary service has started (a catalog held
-   * is its file with its journal of differences replayed).
+   * Before the secondary zones' first checks: the members kept on disk are
+   * provisioned again and reloaded; the catalogs are read later by `readAll`.
    */
   async start(): Promise<void> {
     await mkdir(this.o.stateDir, { recursive: true });
     let added = 0;
     for (const c of this.o.catalogs) {
       const { members: kept, coo } = await this.readKept(c.origin);
-      // The coo of the last version applied: a move it allows survives a restart (and a broken version after).
       this.state.set(c.origin, { ...emptyState(), coo });
       const next = new Map(kept);
       await this.announce(c.origin, [...kept.keys()]);
@@ -185,7 +151,7 @@ export class CatalogConsumer {
     if (added > 0) await this.o.reload();
   }
 
-  /** Apply the version of every catalog held (after the start: a catalog changed before a restart and not applied yet). */
+  /** Apply the version of every catalog held (once the secondary service has started). */
   async readAll(trigger: string): Promise<void> {
     for (const c of this.o.catalogs) await this.update(c.origin, trigger);
   }
@@ -220,12 +186,7 @@ export class CatalogConsumer {
     };
   }
 
-  /**
-   * Tell `onMembers` every member and its catalog, with `adding` (of
-   * `catalog`, unless another has them): the answering threads know a member
-   * before it is provisioned, so a NOTIFY for it right after is accepted by
-   * each (the main thread checks the zone it forwards them).
-   */
+  /** Tell `onMembers` every member, with `adding` of `catalog`: known before provisioned, so an early NOTIFY is accepted. */
   private async announce(catalog?: string, adding: readonly string[] = []): Promise<void> {
     const all = new Map<string, string>();
     for (const [c, m] of this.members) for (const name of m.keys()) all.set(name, c);
@@ -341,12 +302,7 @@ export class CatalogConsumer {
     return added.length;
   }
 
-  /**
-   * Another catalog that lists a member but could not take it
-   * (CATALOG_MEMBER_CONFLICT) is applied again, after this update, and
-   * takes it now: when `catalog` no longer provisions it (`dropped`), or
-   * when its `coo` in `catalog` newly names that catalog.
-   */
+  /** A catalog refused a member `catalog` now drops or hands over (`coo`): applied again. */
   private reapplyOthers(
     catalog: string,
     dropped: readonly string[],
@@ -373,12 +329,7 @@ export class CatalogConsumer {
     return this.isCatalog(name) ? 'a catalog consumed here' : undefined;
   }
 
-  /**
-   * Add the members `names` as secondary zones of the catalog's primaries;
-   * a member another catalog owns moves here when that catalog's `coo`
-   * names this one (`takeOver`); other conflicts leave `next`. The names
-   * added (or taken over).
-   */
+  /** Add `names` as secondary zones (taken over when the owner's `coo` names this catalog); the names added. */
   private async provision(
     catalog: string,
     config: SecondaryZoneConfig,
@@ -425,11 +376,8 @@ export class CatalogConsumer {
   }
 
   /**
-   * A change of ownership (RFC 9432 section 5.3): `name` leaves `from` for
-   * `to`. With the same member ID in both, the zone keeps its data and
-   * state and is refreshed from its new primaries; with another ID its
-   * data is removed and it is transferred afresh ("all associated state
-   * [...] MUST be reset").
+   * A change of ownership (RFC 9432 section 5.3): the same member ID keeps the
+   * zone's data; another ID resets it (transferred afresh).
    */
   private async takeOver(
     name: string,

@@ -1,14 +1,9 @@
 /**
  * The catalog zone a primary publishes (`serve --catalog NAME`, RFC 9432
- * version 2): after every swap of the zone set, the primary zones served
- * are compared with the catalog's members; when they differ a new version
- * of the catalog's zone file is written (serial raised) and loaded through
- * the same reload path as any zone file, so that it is answered,
- * transferred (AXFR, IXFR from the history) and NOTIFYd like the others.
- *
- * The file is `transfer.stateDir/catalog/<name>zone` (kept across restarts:
- * a restart with the same members keeps its serial), else in a folder of
- * the system's temporary directory, removed on close.
+ * version 2): when the primary zones served change, a new version of its
+ * file (serial raised) goes through the reload path like any zone file. The
+ * file is `transfer.stateDir/catalog/<name>zone` (kept across restarts),
+ * else in a temporary folder removed on close.
  */
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

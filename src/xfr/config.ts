@@ -1,8 +1,7 @@
 /**
- * The transfer side of a server configuration, per zone: the ACL of each
- * zone (the serve-wide `allowTransfer` plus the zone's own), the NOTIFY
- * targets of each zone (the serve-wide `secondaries`, the zone's own, and
- * with `notify: "ns"` the zone's NS hosts), and the serial policy.
+ * The transfer side of a server configuration, per zone: its ACL, its
+ * NOTIFY targets (serve-wide, its own, or its NS hosts with `notify: "ns"`)
+ * and its serial policy.
  */
 import type { ServerConfig } from '../config/server.ts';
 import { parseCidr, type Cidr } from '../config/cidr.ts';

@@ -1,9 +1,7 @@
 /**
- * One request to a primary over TCP and its framed answer messages (RFC
- * 1035 section 4.2.2), within a transfer in's bounds: no data for `idleMs`
- * (XFR_TIMEOUT, or XFR_CONNECT), past `deadline` however steadily data
- * comes (XFR_TIME_LIMIT), more than `maxBytes` octets (XFR_TOO_LARGE,
- * before the message that crosses it is buffered).
+ * One request to a primary over TCP and its framed answer (RFC 1035 section
+ * 4.2.2), within the bounds: idle (XFR_TIMEOUT, XFR_CONNECT), deadline
+ * (XFR_TIME_LIMIT), octets (XFR_TOO_LARGE, before buffering the message).
  */
 import net from 'node:net';
 import type { PrimaryAddress } from '../config/server.ts';

@@ -1,10 +1,7 @@
 /**
  * What a reload means for transfers: each changed zone's difference goes
- * into its IXFR history (bounded by count and octets, oldest dropped
- * first), written to the state folder (one journal file per zone), and the
- * secondaries are notified when the serial went up. At start a journal is
- * kept when it ends at the SOA now loaded, so a restart does not force the
- * secondaries into full transfers.
+ * into its bounded IXFR history, journaled in the state folder (kept at
+ * start when it ends at the SOA loaded), and secondaries are notified.
  */
 import { readFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';

@@ -1,11 +1,8 @@
 /**
- * The limits of a transfer in, as BIND's `max-records` and
- * `max-transfer-time-in` and Knot's `zone-max-size`: records and octets one
- * answer may carry, checked while it is received, and the seconds a whole
- * refresh may take (a deadline a primary sending one octet at a time cannot
- * stretch). Records and octets left at 0 are derived from V8's
- * `heap_size_limit`: a transfer may hold a quarter of it, so the zone it
- * makes can still be loaded and swapped in next to the version served.
+ * The limits of a transfer in (as BIND's `max-records`,
+ * `max-transfer-time-in`): records and octets of one answer, and the seconds
+ * of a whole refresh. Records and octets at 0 come from V8's
+ * `heap_size_limit` (a quarter of it), so the zone can still be swapped in.
  */
 import v8 from 'node:v8';
 import type { SecondaryZoneConfig, TransferConfig } from '../config/server.ts';

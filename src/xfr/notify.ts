@@ -1,9 +1,7 @@
 /**
- * NOTIFY out (RFC 1996): after a reload that raised a zone's serial, tell
- * each configured secondary over UDP, retrying with a doubling timeout
- * until it answers (section 3.6). A signed NOTIFY must get a signed answer:
- * one unsigned or signed wrongly is logged (`notify_reply_tsig`) and counts
- * as no answer.
+ * NOTIFY out (RFC 1996): after a serial went up, tell each secondary over
+ * UDP, retrying with a doubling timeout (section 3.6). A signed NOTIFY's
+ * answer unsigned or wrongly signed is logged and counts as no answer.
  */
 import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';

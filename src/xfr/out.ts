@@ -1,17 +1,9 @@
 /**
  * Zone transfers out (AXFR, RFC 5936; IXFR, RFC 1995) and the history of
- * differences IXFR answers from. The transfer ACL and a bound on concurrent
- * transfers decide who gets a zone; everyone else gets REFUSED.
- *
- * A transfer streams the snapshot served when it began, message by message,
- * waiting for the socket to drain: a slow secondary holds one connection,
- * not the server's memory.
- *
- * @see RFC 5936 section 2.2.1: "The Question section of the initial AXFR
- * response message [...] MUST be a copy of the query"; section 4.2: "servers
- * [...] SHOULD limit the number of concurrent zone transfers".
- * @see RFC 5936 section 5: "An AXFR server [...] MUST be able to restrict
- * access to zone transfers".
+ * differences IXFR answers from. An ACL (RFC 5936 section 5) and a bound on
+ * concurrent transfers (section 4.2) decide; everyone else gets REFUSED. A
+ * transfer streams the snapshot it began with, waiting for the socket to
+ * drain: a slow secondary holds one connection, not the server's memory.
  */
 import { inCidr, type Cidr } from '../config/cidr.ts';
 import { addressOctets } from '../kit/core/ip.ts';
@@ -104,11 +96,7 @@ export interface TransferRequest {
   readonly source: string;
 }
 
-/**
- * A transfer to stream on a TCP connection: its messages, each whole and
- * signed when the request was; the listener frames and writes them, waiting
- * for the socket to drain, and says how it ended.
- */
+/** A transfer's messages (signed when the request was), for the listener to frame and write. */
 export interface TransferStream {
   /** The next message, or undefined after the last. */
   next(): Uint8Array | undefined;
@@ -161,11 +149,7 @@ export class Transfers {
     return this.sync;
   }
 
-  /**
-   * Told of every history change (`serve --workers`: the main thread keeps
-   * the history and sends it to the other answering threads, which serve
-   * transfers too).
-   */
+  /** Told of every history change (`serve --workers`: sent to the other answering threads). */
   onHistory: ((origin: string, diffs: readonly ZoneDiff[]) => Promise<void> | void) | undefined;
 
   /** Every zone's history, by origin. */
@@ -204,11 +188,8 @@ export class Transfers {
   }
 
   /**
-   * The TSIG of a request (RFC 8945 section 5.2), checked before anything
-   * else is done with it: none, valid (the answer is signed with its key;
-   * whether the key admits a transfer is the zone's ACL's to say), or failed
-   * (NOTAUTH with BADKEY, BADSIG or BADTIME, answered at once; FORMERR when
-   * the TSIG record cannot be read or is not the last record).
+   * The TSIG of a request (RFC 8945 section 5.2), checked first: none, valid
+   * (the answer is signed with its key), or failed (answered at once).
    */
   verify(msg: Uint8Array, questionEnd: number, source: string, summary: LogSummary): RequestAuth {
     const t = readTsig(msg);
@@ -287,12 +268,7 @@ export class Transfers {
     return { zone, cursor: ixfrCursor(p, zone), kind: `IXFR:${kind}` };
   }
 
-  /**
-   * A transfer query on a TCP connection, its TSIG already verified
-   * (`verify`): the stream of its messages, or undefined when the engine
-   * should answer instead (REFUSED: too many transfers, not served here, or
-   * not allowed by the ACL).
-   */
+  /** A transfer query over TCP, TSIG verified: its stream, or undefined for the engine to refuse. */
   transferTcp(r: TransferRequest, engine: Engine, summary: LogSummary): TransferStream | undefined {
     const { msg, question: q, auth, source } = r;
     if (this.stats.active >= this.options.maxConcurrent) {
@@ -324,10 +300,9 @@ export class Transfers {
   }
 
   /**
-   * IXFR over UDP (RFC 1995 section 2), its TSIG already verified: the
-   * answer when it fits in one datagram of `limit` octets, else the single
-   * current SOA (the client then asks over TCP). AXFR is TCP only, and a
-   * refused IXFR: undefined, the engine answers (REFUSED).
+   * IXFR over UDP (RFC 1995 section 2): the answer when it fits in `limit`
+   * octets, else the current SOA alone (the client retries over TCP).
+   * Undefined (the engine answers) for AXFR or a refused IXFR.
    */
   answerUdp(
     r: TransferRequest,
@@ -343,7 +318,6 @@ export class Transfers {
     const pump = this.pump(p, r, limit);
     const first = pump();
     if (first !== undefined && pump() === undefined) {
-      // Sent whole in one datagram: a transfer out like one over TCP (log, per-zone counts).
       this.logSent(factsOf(p, source), auth.key, { transport: 'udp', messages: 1 });
       return sign(first);
     }

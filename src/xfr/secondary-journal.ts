@@ -1,15 +1,9 @@
 /**
  * What a secondary keeps on disk of the IXFRs it applied by difference: the
- * zone file stays as it was last written whole, and the differences applied
- * since go into a journal beside it (`FILE.jnl`, the IXFR journal format of
- * `core/journal.ts`), one difference appended per version, so an IXFR costs
- * on disk what it changes. A restart loads the file and replays the journal
- * (`Secondaries.start`). When the journal holds more records than a tenth of
- * the zone (`compactAfter`), the zone is written whole again (`writeZoneFile`,
- * in slices that let queries be answered between them) and the journal
- * removed. A journal that does not decode, or that does not continue from
- * the file's SOA, is dropped: the primaries are then asked from the file's
- * serial, as after any restart.
+ * zone file as last written whole, and a journal beside it (`FILE.jnl`,
+ * `core/journal.ts`) of the differences since, replayed at restart. Past a
+ * tenth of the zone (`compactAfter`) the file is rewritten whole. A journal
+ * that does not decode or continue from the file's SOA is dropped.
  */
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import type { Zone } from '../dns/core/zone/model.ts';

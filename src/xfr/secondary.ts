@@ -1,16 +1,11 @@
 /**
- * Secondary mode (RFC 1034 section 4.3.5, RFC 1995, RFC 1996, RFC 5936).
- * Per zone: an SOA query at the SOA's refresh interval or on NOTIFY, a
- * transfer when the primary's serial is newer (RFC 1982), IXFR when a
- * version is held (AXFR otherwise or when the IXFR fails), retry at the
- * SOA's retry interval; past `expire` without a successful check, SERVFAIL.
- *
- * An IXFR is applied by difference to the zone served and appended to the
- * file's journal (`secondary-journal.ts`). A whole zone is written to a
- * temporary file and handed to the reloader, which loads it like any zone
- * file and renames it over the zone's file: a failure at any step leaves
- * the previous version served and on disk. A restart serves the file with
- * its journal replayed, then checks the primaries.
+ * Secondary mode (RFC 1034 section 4.3.5, RFC 1995, RFC 1996, RFC 5936):
+ * SOA check at refresh or on NOTIFY, transfer when the serial is newer (RFC
+ * 1982), IXFR when a version is held (else or on failure AXFR), retry at
+ * retry; past `expire` without a successful check, SERVFAIL. An IXFR is
+ * applied by difference and journaled (`secondary-journal.ts`); a whole zone
+ * goes through a temporary file and the reloader, so a failure at any step
+ * leaves the previous version served and on disk.
  */
 import type net from 'node:net';
 import { randomInt } from 'node:crypto';
@@ -92,18 +87,11 @@ export interface SecondaryOptions {
   readonly keys: ReadonlyMap<string, TsigKey>;
   /** No answer from a primary for this long (connect, or between messages) fails the try. */
   readonly timeoutMs?: number;
-  /**
-   * An accepted NOTIFY starts this instead of a check here: an answering
-   * thread (`serve --workers`) answers the NOTIFY itself and tells the main
-   * thread, whose Secondaries runs the check.
-   */
+  /** An answering thread (`serve --workers`): an accepted NOTIFY calls this; the main thread checks. */
   readonly onNotify?: (origin: string) => void;
   /**
-   * The catalogs consumed, for an answering thread (`onNotify` set): their
-   * members come and go in the main thread, which sends them
-   * (`setCatalogMembers`); a NOTIFY for one is checked against its
-   * catalog's primaries and key, and one for any other zone is refused as
-   * the main thread refuses it.
+   * An answering thread: the catalogs consumed, whose members the main thread
+   * sends (`setCatalogMembers`), so a NOTIFY for one is checked against its catalog's primaries.
    */
   readonly catalogs?: readonly SecondaryZoneConfig[];
   /** Serve-wide limits of a transfer in (zones may set their own); absent: the defaults. */
@@ -164,11 +152,7 @@ export function secondaryFile(stateDir: string, origin: string): string {
   return path.join(stateDir, 'secondary', `${origin === '.' ? 'root.' : origin}zone`);
 }
 
-/**
- * The IXFR failures that fall back to AXFR. A wrongly signed answer fails
- * the refresh, and so does a limit (the time is spent, the AXFR would be
- * as large).
- */
+/** The IXFR failures that fall back to AXFR (not a TSIG fault, nor a limit: the AXFR would be as large). */
 const FALLBACK_OK: ReadonlySet<string> = new Set([
   'XFR_BAD_MESSAGE',
   'XFR_BAD_ANSWER',
@@ -193,7 +177,7 @@ export class Secondaries {
   private readonly zones = new Map<string, ZoneState>();
   private closed = false;
   private readonly sockets = new Set<net.Socket>();
-  /** Refused NOTIFYs, one line per interval (they can come once per packet). */
+  /** Refused NOTIFYs, one line per interval. */
   private readonly summary: LogSummary;
   private started = false;
   /** An answering thread: catalog members by key, to their catalog (`setCatalogMembers`). */
@@ -232,11 +216,7 @@ export class Secondaries {
     };
   }
 
-  /**
-   * A secondary zone added while running (a catalog's member, `catalog`
-   * names the catalog): checked now when the service has started, else at
-   * start. False when the zone is a secondary zone here already.
-   */
+  /** A catalog's member added while running (checked now, or at start); false when already a secondary zone. */
   addZone(z: SecondaryZoneConfig, catalog: string): boolean {
     const key = nameKey(z.origin);
     if (this.zones.has(key) || this.closed) return false;
@@ -247,10 +227,8 @@ export class Secondaries {
   }
 
   /**
-   * Stop being a secondary of a zone added by `addZone` (a catalog dropped
-   * it): its timers stop, a check running ends first, its file and journal
-   * are removed.
-   * The reloader drops the zone at its next reload. False when it is not one.
+   * Drop a zone added by `addZone`: timers stopped, a running check awaited,
+   * file and journal removed (the next reload drops it). False when it is not one.
    */
   async removeZone(origin: string): Promise<boolean> {
     const z = this.zones.get(nameKey(origin));
@@ -268,11 +246,7 @@ export class Secondaries {
     return true;
   }
 
-  /**
-   * A zone added by `addZone` now belongs to `catalog`, with its
-   * primaries (a change of ownership that keeps the zone's data): checked
-   * now from them. False when it is not such a zone.
-   */
+  /** A zone added by `addZone` moves to `catalog` and its primaries, keeping its data. False when it is not one. */
   moveZone(origin: string, catalog: string, primaries: readonly PrimaryAddress[]): boolean {
     const z = this.zones.get(nameKey(origin));
     if (z?.catalog === undefined) return false;
@@ -367,12 +341,9 @@ export class Secondaries {
   }
 
   /**
-   * A NOTIFY (RFC 1996 section 3.7) for a secondary zone, its TSIG already
-   * verified by the query pipeline (`key`: the name of the key that signed
-   * it): answered and a check started when it comes from one of the zone's
-   * primaries, signed with its key when the primary has one; REFUSED
-   * otherwise. The answer is unsigned (the pipeline signs it with the
-   * request's key). Undefined: not a NOTIFY request.
+   * A NOTIFY (RFC 1996 section 3.7), its TSIG verified by the pipeline (`key`
+   * signed it): accepted from a primary of the zone, with its key when it has
+   * one, else REFUSED. The answer is unsigned. Undefined: not a NOTIFY.
    */
   notify(msg: Uint8Array, source: string, key: string | undefined): Uint8Array | undefined {
     if (msg.length < 12 || (msg[2]! & 0xf8) !== OPCODE_NOTIFY << 3) return undefined;
@@ -404,11 +375,7 @@ export class Secondaries {
     return answerHeader(msg, q.end, RCODE_NOERROR);
   }
 
-  /**
-   * A catalog's member known to the main thread (`setCatalogMembers`), in
-   * an answering thread: its catalog's primaries. Undefined for any other
-   * zone, which is then refused as the main thread refuses it.
-   */
+  /** An answering thread: a catalog member the main thread sent, with its catalog's primaries. */
   private memberElsewhere(
     key: string,
   ): { origin: string; primaries: readonly PrimaryAddress[] } | undefined {
@@ -423,20 +390,14 @@ export class Secondaries {
     this.catalogMembers = new Map(members.map(([m, c]) => [nameKey(m), c]));
   }
 
-  /**
-   * Check the zone now (a NOTIFY, the refresh timer, start): SOA query, then
-   * a transfer when the primary's serial is newer. A check asked while one
-   * runs runs again after it.
-   */
+  /** Check the zone now; one asked while a check runs runs again after it. */
   check(origin: string, trigger: string): Promise<void> {
     return this.run(origin, trigger, {}).then(() => undefined);
   }
 
   /**
-   * `ctl retransfer ZONE [--force]`: a whole transfer (AXFR) now, even when
-   * the serials match; with `force`, a primary's older serial is installed
-   * too (the operator's way back, RFC 1982 notwithstanding). Waits for a
-   * check already running, then runs this one.
+   * `ctl retransfer ZONE [--force]`: an AXFR now, after any running check;
+   * `force` installs an older serial too (the operator's way back, RFC 1982 notwithstanding).
    */
   async retransfer(origin: string, force: boolean): Promise<CheckOutcome | undefined> {
     const z = this.zones.get(nameKey(origin));
@@ -547,8 +508,7 @@ export class Secondaries {
     if (zone === undefined) return;
     const now = new Date();
     await utimes(z.file, now, now).catch(() => undefined);
-    // The content is the one loaded: the reloader takes the new time as its own (the next
-    // SIGHUP or ctl reload does not read and hash the file again to find it unchanged).
+    // The reloader takes the new time as its own (no rehash of an unchanged file at the next reload).
     await this.target.fileWritten?.(z.file, zone).catch(() => undefined);
     this.armExpire(z, zone, now.getTime());
   }
@@ -622,7 +582,6 @@ export class Secondaries {
           const steps = r.result.steps;
           const patched = this.patched(z, steps);
           if (patched) return { kind: 'IXFR', records: [], touched: undefined, patched };
-          // The owners the differences touch (the lint looks at those only).
           const touched = new Set(
             steps.flatMap((st) => [...st.removed, ...st.added].map((x) => x.key)),
           );
@@ -646,10 +605,8 @@ export class Secondaries {
   }
 
   /**
-   * The IXFR's steps applied by difference to the zone served (the one zone
-   * path's `zoneFromDifference`), undefined when the zone cannot take them
-   * so (a signed zone: the whole zone is rebuilt). A
-   * deletion of a record the zone lacks is XFR_IXFR_MISMATCH (AXFR follows).
+   * The IXFR's steps applied by difference to the zone served; undefined when
+   * it cannot take them so (a signed zone is rebuilt whole).
    */
   private patched(z: ZoneState, steps: readonly XfrStep[]): Patched | undefined {
     const from = this.target.zoneOfFile(z.file);
@@ -695,8 +652,7 @@ export class Secondaries {
       removed: st.removed.filter((r) => r.cls === 1),
       added: st.added.filter((r) => r.cls === 1),
     }));
-    // Several steps: one difference from the version held to the last (the versions between
-    // were never served here), for the history of the zone served on.
+    // Several steps: one difference, the versions between were never served here.
     const diff = diffs.length === 1 ? diffs[0]! : condenseDiffs(diffs);
     return { from, zone, indexed, diff, diffs };
   }
@@ -742,11 +698,7 @@ export class Secondaries {
     this.onInstalled?.(z.origin);
   }
 
-  /**
-   * After the swap, off the answer's path: the differences appended to the
-   * file's journal (a restart replays them), or, past `compactAfter`, the
-   * zone written whole and the journal removed.
-   */
+  /** Off the answer's path: the differences journaled, or past `compactAfter` the file rewritten whole. */
   private keepOnDisk(z: ZoneState, t: Patched): void {
     const write = async () => {
       try {
@@ -766,12 +718,7 @@ export class Secondaries {
     z.writing = (z.writing ?? Promise.resolve()).then(write);
   }
 
-  /**
-   * The zone's file written whole with `zone` (in slices, queries answered
-   * between them) and its journal removed; skipped when a newer version was
-   * swapped in meanwhile (its difference goes to the journal, and the next
-   * one compacts).
-   */
+  /** The file written whole and its journal removed; skipped when a newer version was swapped in meanwhile. */
   private async compact(z: ZoneState, zone: Zone): Promise<void> {
     const current = () => this.target.zoneOfFile(z.file) === zone;
     if (!current()) return;
@@ -796,12 +743,7 @@ export class Secondaries {
     }
   }
 
-  /**
-   * At start, the zone loaded from the file with the file's journal applied
-   * by difference and swapped in (the version served before the restart);
-   * a journal that does not decode or apply is dropped (logged), the file's
-   * version stays.
-   */
+  /** At start: the file's journal applied and swapped in; one that does not apply is dropped (logged). */
   private async replay(z: ZoneState, zone: Zone): Promise<Zone> {
     try {
       const diffs = await readJournal(z.file);
@@ -835,11 +777,7 @@ export class Secondaries {
     }
   }
 
-  /**
-   * Write the records as a zone file, lint them (reported only; after an
-   * IXFR only the owners it touched), and have the reloader load and swap
-   * them in.
-   */
+  /** The records written as a zone file, linted (after an IXFR, the owners touched), loaded by the reloader. */
   private async installRecords(
     z: ZoneState,
     p: PrimaryAddress,
@@ -869,12 +807,10 @@ export class Secondaries {
         `the transferred zone (${rrs.length} records) did not load; see zone_diagnostic`,
       );
     }
-    // The file now holds the whole zone: the journal of the version before is over.
     await removeJournal(z.file);
     z.journalDiffs = 0;
     z.journalRecords = 0;
-    // The transfer's records and text are garbage now (over 600 MB at 1,000,000 records): one
-    // collection once idle, rather than incremental marking during the next IXFRs' applies.
+    // The transfer's large garbage: one collection once idle, not marking during the next applies.
     if (rrs.length >= COLLECT_AFTER_RECORDS) collectWhenIdle();
     const serial = soaTimers(records[0]!.rdata).serial;
     this.counted(z, kind === 'IXFR' ? 'ixfr' : 'axfr');
@@ -943,7 +879,7 @@ export class Secondaries {
     return tcpExchange(p, request, bounds, this.sockets, (msg, index) => {
       let fault = verifier?.check(msg, index);
       if (fault) throw new XfrReadError(fault.code, fault.message);
-      // An SOA answer is one message (the reader checks its ID, flags, rcode and first record).
+      // An SOA answer is one message.
       const done = reader.push(msg) || qtype === TYPE_SOA;
       fault = done ? verifier?.finish() : undefined;
       if (fault) throw new XfrReadError(fault.code, fault.message);

@@ -1,10 +1,7 @@
 /**
- * The served serial in the state folder (`serve --state-dir`): per zone,
- * `<origin>serial` (JSON `ServedState`) and, signed inline,
- * `<origin>signed` (the signed version served, a zone file), each written
- * whole to a temporary file renamed over the old one. The reload path calls
- * `ServedStates.swapped` after each swap; inline signing reads the state at
- * a zone's first load (`startSigned`) and keeps each version (`keepSigned`).
+ * The served serial in the state folder (`serve --state-dir`): per zone
+ * `<origin>serial` (JSON) and, signed inline, `<origin>signed` (a zone
+ * file), each written whole then renamed over the old one.
  */
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,8 +1,7 @@
 /**
- * TSIG on the server side: node:crypto's HMAC for the core's TSIG code,
- * and the answers to requests whose TSIG fails (RFC 8945 section 5.2:
- * NOTAUTH with the TSIG error; BADKEY and BADSIG unsigned, BADTIME signed
- * and carrying our time).
+ * TSIG on the server side: node:crypto's HMAC, and the answers to requests
+ * whose TSIG fails (RFC 8945 section 5.2: BADKEY, BADSIG unsigned; BADTIME
+ * signed, with our time).
  */
 import { createHmac } from 'node:crypto';
 import { appendTsig, TSIG_BADTIME, TsigSigner, type Hmac, type TsigFailure } from './core/tsig.ts';

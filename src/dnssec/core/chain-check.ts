@@ -1,13 +1,10 @@
 /**
  * Completeness of the NSEC and NSEC3 chains of a signed zone, for `zone
- * check` (as `dnssec-verify` and `ldns-verify-zone` do besides signatures):
- * every name that needs a chain record has one, each points to the next in
- * order and the last to the first, each type bitmap lists exactly the types
- * at its name, and the NSEC3 parameters agree with the NSEC3PARAM. Pure.
+ * check` (as `dnssec-verify` does): every name that needs a chain record
+ * has one, in order and closed, with exact type bitmaps and NSEC3
+ * parameters agreeing with the NSEC3PARAM. Pure.
  *
- * @see RFC 4035 section 2.3; RFC 4034 sections 4.1.1-4.1.2; RFC 5155
- * section 7.1 (one NSEC3 per authoritative name, delegation unless opted
- * out, and empty non-terminal; the same parameters throughout)
+ * @see RFC 4035 section 2.3; RFC 4034 sections 4.1.1-4.1.2; RFC 5155 section 7.1
  */
 import type { ResourceRecord, Zone, ZoneDiagnostic, ZoneNode } from '../../dns/core/zone/model.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';

@@ -1,8 +1,6 @@
 /**
- * Stable codes of DNSSEC key files and signing (`KeyError.code`, `zone
- * sign`, `serve --keys`), in the core because they flow into
- * `ZoneDiagnostic.code`. The checks of a signed zone (ZONE_RRSIG_*) are
- * zone codes (dns/core/zone/codes.ts).
+ * Stable codes of DNSSEC key files and signing, in the core as they flow
+ * into `ZoneDiagnostic.code` (signed-zone checks are ZONE_RRSIG_* zone codes).
  */
 export const DNSSEC_KEY_CODES = {
   KEY_NONE: 'no K<zone>+*.private key files for the zone in the keys folder',

@@ -1,8 +1,7 @@
 /**
- * Signatures kept across a re-signing: an RRset whose owner, type, TTL and
- * RDATA set are those of the previous signed version keeps that version's
- * RRSIGs, byte for byte, while each current signing key has one valid now
- * and not due for refresh. Everything else is signed anew.
+ * Signatures kept across a re-signing: an RRset unchanged (owner, type, TTL,
+ * RDATA) keeps its RRSIGs byte for byte while each signing key has one
+ * valid and not due. Everything else is signed anew.
  */
 import type { Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { compareBytes } from '../../kit/core/bytes.ts';

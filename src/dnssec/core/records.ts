@@ -1,8 +1,7 @@
 /**
- * DNSSEC record forms (RFC 4034): key tags, DNSKEY/DS RDATA, the canonical
- * form of RDATA and RRsets (section 6), the RRSIG signing input (section
- * 3.1.8.1) and NSEC type bitmaps (section 4.1.2). Pure: signing itself is a
- * function passed in by the caller (node:crypto lives outside the core).
+ * DNSSEC record forms (RFC 4034): key tags, DNSKEY/DS RDATA, canonical form
+ * (section 6), the RRSIG signing input (section 3.1.8.1), NSEC type bitmaps
+ * (section 4.1.2). Pure: signing is passed in.
  */
 import { keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { compareBytes } from '../../kit/core/bytes.ts';

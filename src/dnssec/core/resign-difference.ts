@@ -1,11 +1,8 @@
 /**
- * Re-signing by difference: a signed zone whose new unsigned version only
- * changes the content of some RRsets (no name or type added or removed, no
- * zone cut touched) is the previous signed version with those names and the
- * apex re-signed (`PatchedZone`); every other name keeps its records,
- * signatures and NSEC/NSEC3 record. Anything else gives undefined: the
- * caller signs the whole zone, keeping the signatures of what did not
- * change (`keep-signatures.ts`). Pure.
+ * Re-signing by difference: when a new unsigned version only changes the
+ * content of some RRsets (no name, type or cut added or removed), it is the
+ * previous signed version with those names and the apex re-signed
+ * (`PatchedZone`); anything else gives undefined (signed whole). Pure.
  */
 import type { ResourceRecord, RRset, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';

@@ -1,13 +1,10 @@
 /**
  * Re-signing by difference without the previous signed version at hand: the
- * thread that signs keeps, of the last version it signed, only a digest of
- * its unsigned data (`dataDigest`: per name, its types and cut flags, and
- * two 32-bit hashes of its RRsets' TTLs and RDATA). A new version whose
- * names, types and cuts are the same (`digestChanges`) has the RRsets of its
- * changed names and the apex signed (`signChangedNames`), and the thread
- * serving the previous signed version puts them over it (`applyResigned`):
- * every other name keeps its records, signatures and NSEC/NSEC3 record, and
- * an RRset whose TTL and RDATA did not change keeps its signatures. Pure.
+ * signing thread keeps a digest of the last version's unsigned data
+ * (`dataDigest`); a new version with the same names, types and cuts
+ * (`digestChanges`) has its changed names and apex signed
+ * (`signChangedNames`), put over the version served by the thread serving
+ * it (`applyResigned`). Pure.
  */
 import type { ResourceRecord, Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import type { StoreZone } from '../../dns/core/zone/views.ts';

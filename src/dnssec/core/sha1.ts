@@ -1,8 +1,6 @@
 /**
- * SHA-1 (FIPS 180-4) over octets, for NSEC3 owner hashing in the pure core
- * (RFC 5155 section 5: the only NSEC3 hash algorithm is SHA-1). The server
- * hashes a query name only for negative and wildcard proofs; node:crypto is
- * not reachable from the pure core folders.
+ * SHA-1 (FIPS 180-4) for NSEC3 hashing in the pure core (RFC 5155 section
+ * 5), where node:crypto is not reachable.
  */
 
 const W = new Int32Array(80);

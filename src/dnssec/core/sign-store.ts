@@ -1,13 +1,8 @@
 /**
  * Signing a loaded zone straight from its store's columns (`serve --keys`,
- * `zone sign`): the chunks of `signingPlan` (in canonical order, or with
- * `canonicalOrder: false` the owners in the store's row order, then the
- * NSEC3 chain in hash order; the same expiration jitter drawn in the same
- * order), but each owner's records are read from the columns when its turn
- * comes. The zone is never
- * a map of owner objects holding their records: what lives as long as the
- * signing is typed arrays (the NSEC3 hashes, 20 octets a name, or the NSEC
- * chain's successor of each name, 4 octets).
+ * `zone sign`): the chunks of `signingPlan`, each owner's records read when
+ * its turn comes, so what lives through the signing is typed arrays (NSEC3
+ * hashes or NSEC successors), never a map of owner objects.
  */
 import type { ResourceRecord, Zone } from '../../dns/core/zone/model.ts';
 import {

@@ -1,13 +1,9 @@
 /**
  * Zone signing (RFC 4035 section 2, RFC 5155 section 7.1): DNSKEYs at the
- * apex, the NSEC or NSEC3 chain, and an RRSIG per authoritative RRset and
- * signing key. Pure: time and randomness (signature jitter) are parameters
- * and the signature is a function of the key (node:crypto is outside).
- *
- * What is signed (RFC 4035 section 2.2): every authoritative RRset; at a
- * zone cut only DS and NSEC (the NS there and glue below are not
- * authoritative). KSKs (SEP flag) sign the DNSKEY RRset, ZSKs the rest; a
- * single key with the SEP flag (a CSK) signs everything.
+ * apex, the NSEC or NSEC3 chain, an RRSIG per authoritative RRset and key
+ * (at a cut only DS and NSEC, section 2.2). KSKs sign the DNSKEY RRset, ZSKs
+ * the rest; a lone SEP key (CSK) signs all. Pure: time, randomness and the
+ * key's `sign` are parameters.
  */
 import type { ResourceRecord } from '../../dns/core/zone/model.ts';
 import { keySortKey } from '../../dns/core/zone/dnssec.ts';
@@ -65,11 +61,7 @@ export interface SignZoneOptions {
   readonly serial?: number;
   /** Signatures of a previous signed version to keep for unchanged RRsets (`keep-signatures.ts`). */
   readonly kept?: KeptSignatures;
-  /**
-   * Owners in DNSSEC canonical order (default): as `writeZone` prints them.
-   * False: in the order met, for a caller that builds a zone from the
-   * records (which sorts its names itself), sparing a sort of every name.
-   */
+  /** Owners in canonical order (default); false: as met, for a caller that sorts them itself. */
   readonly canonicalOrder?: boolean;
 }
 
@@ -98,12 +90,7 @@ export interface SignatureJob {
   readonly data: Uint8Array;
 }
 
-/**
- * One owner name of the signed zone: its records in output order (at the
- * apex the SOA first; then types ascending, records in file order), where
- * each RRSIG named by a job holds only its header until the signature is
- * appended (`completeSignature`).
- */
+/** One owner of the signed zone, records in output order; a job's RRSIG holds its header until `completeSignature`. */
 export interface SigningChunk {
   readonly records: ResourceRecord[];
   readonly jobs: readonly SignatureJob[];
@@ -114,11 +101,9 @@ export interface SigningChunk {
 }
 
 /**
- * The signed zone as a sequence of owners in DNSSEC canonical order (the
- * order `writeZone` prints), each with the signatures still to make. The
- * random expiration jitter is drawn as the chunks are produced, so any way
- * of making the signatures (here, in workers) gives the same records.
- * Earlier RRSIG/NSEC/NSEC3/NSEC3PARAM records are dropped and remade.
+ * The signed zone as owners in canonical order, each with the signatures to
+ * make; the jitter is drawn here, so signing here or in workers gives the
+ * same records. Earlier DNSSEC records are dropped and remade.
  */
 export function signingPlan(
   input: Iterable<ResourceRecord>,
@@ -152,11 +137,7 @@ export function signingPlan(
   return chunks(owners, cuts, o, belowCut);
 }
 
-/**
- * The apex made ready for signing: the SOA with the new serial, the signing
- * keys' DNSKEYs added. Returns the TTL of the NSEC/NSEC3 records (RFC 9077:
- * the smaller of the SOA's TTL and its MINIMUM).
- */
+/** The apex with the new serial and DNSKEYs; the NSEC/NSEC3 TTL (RFC 9077: min of SOA TTL and MINIMUM). */
 export function prepareApex(apex: Owner, soa: ResourceRecord, o: SignZoneOptions): number {
   if (o.serial !== undefined) apex.sets.set(T_SOA, [withSerial(soa, o.serial)]);
   addDnskeys(apex, o.keys, soa.ttl);
@@ -203,8 +184,7 @@ function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
     const key = nameKey(r.owner);
     let w = owners.get(key);
     if (!w) {
-      // The model's spelling (`\DDD` escapes, as the parser writes names and canonicalSortKey
-      // reads them); the record's own string when it is that.
+      // The model's spelling (`\DDD` escapes, as canonicalSortKey reads them).
       const name = nameToText(keyToWire(key));
       owners.set(key, (w = { key, name: name === r.owner ? r.owner : name, sets: new Map() }));
     }
@@ -257,11 +237,7 @@ function put(owners: Map<string, Owner>, key: string, type: number, ttl: number,
   w.sets.set(type, [{ owner: w.name, type, class: 1, ttl, rdata: rd }]);
 }
 
-/**
- * `typeBitmap` remembered by type list: most names of a zone have one of a
- * few type sets (a routing zone's: NAPTR and RRSIG), so a chain of a million
- * names makes a few bitmaps, not a million.
- */
+/** `typeBitmap` remembered by type list: most names share one of a few type sets. */
 export function bitmaps(): (types: readonly number[]) => Uint8Array {
   const made = new Map<string, Uint8Array>();
   return (types) => {
@@ -303,11 +279,7 @@ export function nsecRdata(next: Uint8Array, bitmap: Uint8Array): Uint8Array {
   return rd;
 }
 
-/**
- * The types an NSEC3 lists (RFC 5155 section 7.1): at a cut NS, and DS with
- * RRSIG when it has a DS; elsewhere the name's types and RRSIG; at the apex
- * NSEC3PARAM too. An empty non-terminal lists none.
- */
+/** The types an NSEC3 lists (RFC 5155 section 7.1); an empty non-terminal lists none. */
 export function nsec3Types(types: readonly number[], cut: boolean, apex: boolean): number[] {
   let out: number[];
   if (cut) out = types.includes(T_DS) ? [T_NS, T_DS, T_RRSIG] : [T_NS];
@@ -369,11 +341,7 @@ export interface Nsec3Collector {
   done(): Nsec3Chain;
 }
 
-/**
- * The chain is held as the hashes in one buffer and a shared type bitmap per
- * name (a million names: 20 MB, not a million owners with their records),
- * each NSEC3 record made when its owner is asked for.
- */
+/** The chain held as hashes in one buffer and shared bitmaps; each NSEC3 record made when asked for. */
 export function nsec3Collector(originKey: string, ttl: number, o: SignZoneOptions): Nsec3Collector {
   const salt = o.salt ?? new Uint8Array(0);
   const iterations = o.iterations ?? 0;
@@ -433,10 +401,7 @@ export function nsec3Collector(originKey: string, ttl: number, o: SignZoneOption
   return { add, done };
 }
 
-/**
- * One owner's RRsets signed as the plan signs them (not a cut, not glue):
- * for a re-signing that touches a few names (`resign-difference.ts`).
- */
+/** One owner's RRsets signed as the plan signs them (not a cut, not glue), for `resign-difference.ts`. */
 export function signOwnerSets(
   name: string,
   sets: Map<number, ResourceRecord[]>,
@@ -483,11 +448,7 @@ export function signers(o: SignZoneOptions): Signers {
   };
 }
 
-/**
- * The owners in canonical order (or as met, `canonicalOrder: false`, with the
- * NSEC3 chain's owners last), each as a chunk (glue and non-authoritative
- * cut data unsigned).
- */
+/** The owners as chunks, in canonical order (or as met, the NSEC3 chain last). */
 function* chunks(
   owners: Map<string, Owner>,
   cuts: ReadonlySet<string>,

@@ -1,26 +1,10 @@
 /**
- * A catalog zone read by its consumer (RFC 9432, schema version 2), the
- * pure part: the members a catalog version lists with their properties,
- * the problems that keep a version or a member from being applied, and the
- * plan that takes the member zones provisioned from one version to the
- * next.
- *
- * What is read: `version.CATALOG TXT "2"`, the member nodes
- * `<unique-id>.zones.CATALOG PTR <member zone>`, and two member properties:
- * `group.<unique-id>.zones.CATALOG TXT` (section 5.2: any number, each TXT
- * record one group; reported, lexroute provisions every group alike) and
- * `coo.<unique-id>.zones.CATALOG PTR <new catalog>` (section 5.3: the member
- * may move to that catalog; the consumer acts on it). Other properties
- * (`ext` and any unknown) are counted, not acted on (section 4.4:
- * "Catalog consumers MUST ignore any RR in the catalog zone which is
- * meaningless to or otherwise not supported by the implementation").
- *
- * A broken version property, or a `coo` that is not one PTR naming a
- * domain (section 5.3: "More than one record in the RRset denotes a broken
- * catalog zone which MUST NOT be processed"), stops the whole version (the
- * members stay as they were); a broken member entry (not one PTR, a name
- * lexroute cannot hold, a zone listed twice) keeps that member as it was
- * and applies the rest.
+ * A catalog zone read by its consumer (RFC 9432, schema version 2), the pure
+ * part: `version` TXT "2", member nodes `<id>.zones` PTR, their `group` TXT
+ * (section 5.2, reported) and `coo` PTR (section 5.3); other properties are
+ * counted, not acted on (section 4.4). A broken version property or `coo`
+ * stops the whole version (section 5.3); a broken member entry keeps that
+ * member as it was. Also the plan from one version's members to the next.
  */
 import { keyIsSubdomain, keyToName, nameKey, wireToKey } from '../../dns/core/wire/name.ts';
 import { TYPE_PTR, TYPE_TXT } from '../../dns/core/rr/types.ts';
@@ -84,10 +68,8 @@ function ptrKey(rdata: Uint8Array): string | { why: string } {
 }
 
 /**
- * The member zone a PTR names, or why it cannot be one: an uncompressed
- * name filling the RDATA, each label of letters, digits, `-` and `_` (a
- * member becomes a file name under the state folder), neither the root nor
- * the catalog or a name below it.
+ * The member zone a PTR names, or why it cannot be one: labels of letters,
+ * digits, `-` and `_` (it becomes a file name), not the root nor in the catalog.
  */
 function memberName(rdata: Uint8Array, catalogKey: string): string | { why: string } {
   const key = ptrKey(rdata);
@@ -166,10 +148,7 @@ function txtText(rdata: Uint8Array): string {
   return parts.join('');
 }
 
-/**
- * The members' `group` values and `coo` targets, or the problem of a `coo`
- * that is not one PTR naming a domain (the version is then not applied).
- */
+/** The members' `group` values and `coo` targets, or the problem of a broken `coo`. */
 function memberProperties(
   catalog: string,
   members: ReadonlyMap<string, string>,
@@ -198,13 +177,7 @@ function memberProperties(
   return { groups, coo: moves, problem: undefined };
 }
 
-/**
- * Read a catalog version from its records.
- * @see RFC 9432 section 4.2.1: a consumer does not process a catalog whose
- * version property lacks the value it expects ("2").
- * @see RFC 9432 section 4.3: one member node `<unique-N>.zones.$CATZ` per
- * member zone, holding one PTR record that names it.
- */
+/** Read a catalog version from its records (RFC 9432 sections 4.2.1 and 4.3). */
 export function readCatalog(catalog: string, records: Iterable<CatalogRecord>): CatalogRead {
   const catalogKey = nameKey(catalog);
   const { version, nodes, group, coo, ignored } = gather(catalogKey, records);
@@ -258,11 +231,7 @@ export interface CatalogPlan {
   readonly next: ReadonlyMap<string, string>;
   readonly add: readonly string[];
   readonly remove: readonly string[];
-  /**
-   * Members whose ID changed: removed with their data and added again
-   * (RFC 9432 section 5.4: a changed member node label is processed as the
-   * member's removal, its associated state included, then its addition).
-   */
+  /** Members whose ID changed: removed with their data and added again (RFC 9432 section 5.4). */
   readonly reset: readonly string[];
 }
 

@@ -1,14 +1,9 @@
 /**
  * Catalog zones (RFC 9432, schema version 2), the pure part: the zone text
- * of a catalog listing member zones, the stable member label of a zone, and
- * the serial of the next version.
- *
- * A catalog is an ordinary zone: SOA, an NS (RFC 9432 section 4.1: the
- * invalid name, the catalog is not meant to be resolved), `version` TXT "2"
- * and one `<id>.zones` PTR per member. The member label is a hash of the
- * member's lowercased name, so a member keeps its label across versions and
- * restarts (section 4.4.1: a changed label means "remove and add again" to a
- * consumer, which would drop the zone's data there).
+ * (SOA, NS `invalid.` per section 4.1, `version` TXT "2", one `<id>.zones`
+ * PTR per member) and the member label, a hash of the lowercased name so it
+ * is stable across versions and restarts (section 4.4.1: a changed label
+ * means remove and add again).
  */
 
 /** The name of the catalog's member `origin` label: 16 hex digits of FNV-1a 64 over the lowercased name. */

@@ -1,7 +1,5 @@
 /**
- * Stable codes of zone transfers in (secondary mode): what makes a transfer
- * from a primary fail. A transfer that fails with any of these keeps the
- * zone version served before it.
+ * Stable codes of a failed transfer in; the zone version served before it is kept.
  */
 export const XFR_IN_CODES = {
   XFR_BAD_MESSAGE: 'a transfer message that is not a valid DNS message (header, names, RDLENGTH)',

@@ -1,9 +1,7 @@
 /**
  * The difference between two versions of a zone, as IXFR sends it (RFC 1995
- * section 4): the records deleted from the old version and those added in
- * the new one, the SOA aside. An RRset whose TTL changed is deleted and added
- * whole (a TTL belongs to the RRset, RFC 2181 section 5.2); the RRSIGs of an
- * owner are compared one by one, each with its own TTL (RFC 4034 section 3).
+ * section 4), the SOA aside. An RRset whose TTL changed is replaced whole
+ * (RFC 2181 section 5.2); RRSIGs compare one by one (RFC 4034 section 3).
  */
 import type { ResourceRecord, RRset, Zone } from '../../dns/core/zone/model.ts';
 import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';

@@ -1,9 +1,6 @@
 /**
- * What to answer an IXFR query from the history of differences kept for a
- * zone, and the records of that answer.
- *
- * @see RFC 1995 section 2 (same or newer serial: the single current SOA),
- * section 4 (no incremental answer: the entire zone).
+ * What to answer an IXFR query from a zone's history, and its records (RFC
+ * 1995 section 2: newer serial, the current SOA; section 4: else the zone).
  */
 import type { Zone } from '../../dns/core/zone/model.ts';
 import { diffFromSerial, diffToSerial, type ZoneDiff } from './diff.ts';

@@ -1,13 +1,11 @@
 /**
- * The on-disk form of a zone's IXFR history, so that a restart does not
- * force every secondary into a full transfer. Binary and self-checking:
+ * The on-disk form of a zone's IXFR history (a restart then needs no full
+ * transfers). Binary; a file that does not decode whole is rejected
+ * (`JOURNAL_CORRUPT`, with the offset), never half used:
  *
  *   "LXJ1"  u32 count  then per difference:
  *     record fromSoa, record toSoa, u32 n, n records (deleted), u32 m, m records (added)
  *   record: u8 key length, key octets, u16 type, u32 TTL, u16 RDATA length, RDATA
- *
- * A file that does not decode whole is rejected (`JOURNAL_CORRUPT`, with the
- * offset), never half used.
  */
 import type { ZoneDiff } from './diff.ts';
 import type { PlainRecord } from './records.ts';

@@ -1,8 +1,7 @@
 /**
- * Transfer responses: records packed into as many messages as needed (RFC
- * 5936 section 2.2), each at most `maxSize` octets, owner names and the
- * RDATA names of RFC 1035 types compressed (RFC 3597 section 4: NAPTR's
- * never is). The question is in the first message only (section 2.2.1).
+ * Transfer responses: records packed into messages of at most `maxSize`
+ * octets (RFC 5936 section 2.2), names compressed where RFC 3597 section 4
+ * allows; the question in the first message only (section 2.2.1).
  */
 import type { RecordCursor, XfrRecord } from './records.ts';
 import { newXfrRecord } from './records.ts';

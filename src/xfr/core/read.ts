@@ -1,14 +1,10 @@
 /**
  * Zone transfers in, the pure part: the requests a secondary sends (SOA,
- * AXFR, IXFR with its SOA in the authority section), and the reading of a
- * primary's answer, message by message, into a whole zone, a sequence of
- * differences, or "current". Records come out with uncompressed RDATA (RFC
- * 3597 section 4), as the zone store holds them.
+ * AXFR, IXFR) and the reading of an answer into a whole zone, differences,
+ * or "current", RDATA uncompressed (RFC 3597 section 4).
  *
- * @see RFC 5936 section 2.2: an AXFR answer is the SOA, the other records,
- * then the SOA again. RFC 1995 section 4: an IXFR answer is the new SOA,
- * then per version the old SOA, its deletions, the new SOA, its additions,
- * and the new SOA again; or the whole zone; or one SOA when current.
+ * @see RFC 5936 section 2.2 (AXFR: SOA, records, SOA); RFC 1995 section 4
+ * (IXFR: per version old SOA, deletions, new SOA, additions).
  */
 import type { XfrInCode } from './codes.ts';
 import { serialCompare } from './serial.ts';

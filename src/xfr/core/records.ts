@@ -1,8 +1,6 @@
 /**
- * The records of a zone in transfer order (RFC 5936 section 2.2: SOA, every
- * other record, glue and occluded data included, SOA). A cursor fills one
- * reused object per step, so a large zone goes out without an object per
- * record.
+ * The records of a zone in transfer order (RFC 5936 section 2.2: SOA, all
+ * other records, SOA), through a cursor that fills one reused object.
  */
 import { zoneDataTtl, type Zone } from '../../dns/core/zone/model.ts';
 import { NODE_OUT_OF_ZONE, type ZoneStore } from '../../dns/core/zone/store.ts';

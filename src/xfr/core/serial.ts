@@ -1,9 +1,7 @@
 /**
- * SOA serial arithmetic (RFC 1982 section 3.2): serials live on a circle of
- * 2^32; one is greater than another when it lies less than half the circle
- * ahead; a pair exactly half apart is undefined. Secondaries compare serials
- * this way to decide whether to transfer (RFC 1995 section 3, RFC 1996
- * section 3.7).
+ * SOA serial arithmetic (RFC 1982 section 3.2): serials on a circle of
+ * 2^32, greater when less than half the circle ahead; exactly half apart is
+ * undefined.
  */
 
 /** -1 when a < b, 0 when equal, 1 when a > b, NaN when undefined (2^31 apart). */

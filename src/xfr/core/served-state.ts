@@ -1,12 +1,9 @@
 /**
- * The served serial as one fact that survives restarts, the decisions
- * (reading and writing: `../served-state.ts`). At start the state is the
- * source of truth: unchanged content is served again as it was (same
- * serial, same signatures), changed content gets a serial past every serial
- * served, so a secondary never meets one serial with two contents.
- *
- * @see RFC 1982 section 3.2; RFC 1996 section 3.7 and RFC 1995 section 3: a
- * secondary transfers only when the serial is greater than the one it holds.
+ * The served serial as one fact across restarts, the decisions (I/O in
+ * `../served-state.ts`): unchanged content is served again as it was,
+ * changed content gets a serial past every serial served, so a secondary
+ * never meets one serial with two contents (RFC 1982 section 3.2, RFC 1996
+ * section 3.7).
  */
 import { err, ok, type Result } from '../../kit/core/result.ts';
 import { serialAdd, serialCompare } from './serial.ts';

@@ -1,9 +1,7 @@
 /**
  * A reloaded zone as a new version of the one served: the IXFR difference
- * from the previous version, and the SOA serial chosen by the zone's serial
- * policy (raised when the content changed and the file's serial did not go
- * up; in the loaded zone's SOA RDATA, not in the file). Runs where the zone
- * was loaded, before it is handed to the answering thread.
+ * and the serial its serial policy chooses (in the loaded SOA, not the
+ * file). Runs where the zone was loaded.
  */
 import type { Zone } from '../../dns/core/zone/model.ts';
 import { StoreZone } from '../../dns/core/zone/views.ts';

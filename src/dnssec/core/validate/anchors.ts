@@ -1,10 +1,8 @@
 /**
- * Trust anchors: the built-in root anchors, and a trust anchor file in any
- * of three forms, all read by the zone parser: DS or DNSKEY records (what
- * `lexroute dev --dnssec` writes), BIND's `trust-anchors { ... };`, and
- * IANA's root-anchors.xml (one DS per KeyDigest).
+ * Trust anchors: the built-in root anchors, and a file of DS or DNSKEY
+ * records, BIND's `trust-anchors { ... };` or IANA's root-anchors.xml.
  *
- * @see RFC 9718 section 2 (the root anchor XML); RFC 4034 sections 5.3, 2.2
+ * @see RFC 9718 section 2; RFC 4034 sections 5.3, 2.2
  */
 import { parseZoneText } from '../../../dns/core/zone/parser.ts';
 import type { TrustAnchor } from './validator.ts';

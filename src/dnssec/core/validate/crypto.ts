@@ -1,13 +1,8 @@
 /**
- * The cryptography a validator needs, passed in: WebCrypto in a browser
- * (`src/dnssec/webcrypto.ts`), node:crypto in Node (`src/dnssec/node-crypto.ts`).
- * Here, pure: which algorithms exist and how a DNSKEY's public key field reads
- * as a JSON Web Key, which both platforms import.
- *
- * @see RFC 3110 section 2 (RSA public key: exponent length, exponent, modulus)
- * @see RFC 6605 section 4 (ECDSA public key: "Q ... represented as ... x | y")
- * @see RFC 8080 section 3 (Ed25519 and Ed448 public keys: the key as is)
- * @see RFC 8624 section 3.1 (the algorithms a validator implements)
+ * The cryptography a validator needs, passed in (WebCrypto in a browser,
+ * node:crypto in Node); here, pure: which algorithms exist (RFC 8624 section
+ * 3.1) and a DNSKEY's public key as a JSON Web Key (RFC 3110 section 2, RFC
+ * 6605 section 4, RFC 8080 section 3).
  */
 import { base64UrlEncode } from '../../../dns/core/wire/doh.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';

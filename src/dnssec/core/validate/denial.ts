@@ -1,12 +1,9 @@
 /**
- * Authenticated denial of existence over NSEC and NSEC3 records whose
- * signatures are already checked: NXDOMAIN, NODATA, the proof that a
- * wildcard answer was right, and that a delegation has no DS (insecure).
+ * Authenticated denial over NSEC and NSEC3 records whose signatures are
+ * checked: NXDOMAIN, NODATA, wildcard answers, no DS at a delegation.
  *
- * @see RFC 4035 sections 5.3.4 and 5.4; RFC 5155 sections 8.3 to 8.8
- *   (closest encloser, NXDOMAIN, NODATA, opt-out, wildcards); RFC 6840
- *   section 4.4 (an NSEC at a delegation proves no DS only when the NS bit
- *   is set and the SOA bit clear)
+ * @see RFC 4035 sections 5.3.4 and 5.4; RFC 5155 sections 8.3 to 8.8; RFC
+ *   6840 section 4.4 (an NSEC proves no DS only with NS set and SOA clear)
  */
 import {
   keyIsSubdomain,

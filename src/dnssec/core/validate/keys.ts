@@ -1,11 +1,7 @@
 /**
- * Zone keys: the DNSKEY RRset of a zone authenticated by a trust anchor or
- * the parent's DS RRset (RFC 4035 section 5.2), and the check of one
- * RRset's RRSIGs against them (section 5.3: signer is the zone, inception
- * <= now <= expiration in serial arithmetic, RFC 4034 section 3.1.5). Pure;
- * the crypto is the caller's.
- *
- * @see RFC 4034 section 5.1.4 (DS digest = digest(owner name | DNSKEY RDATA))
+ * Zone keys: the DNSKEY RRset authenticated by an anchor or DS RRset (RFC
+ * 4035 section 5.2; DS digest per RFC 4034 section 5.1.4), and the check of
+ * an RRset's RRSIGs against them (section 5.3). Pure.
  */
 import { keyLabelCount, keyToWire } from '../../../dns/core/wire/name.ts';
 import { keyAncestor, wildcardOf } from '../../../dns/core/zone/dnssec.ts';

@@ -1,8 +1,7 @@
 /**
- * A response as the validator reads it: the answer and authority sections
- * as records with uncompressed RDATA (names as the server sent them, case
- * kept: RFC 4034 section 6.2 starts from there), grouped into RRsets with
- * the RRSIGs that cover them.
+ * A response as the validator reads it: answer and authority records with
+ * uncompressed RDATA (case kept, RFC 4034 section 6.2), grouped into RRsets
+ * with their RRSIGs.
  */
 import { expandRdata, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
 import { wireToKey } from '../../../dns/core/wire/name.ts';

@@ -1,15 +1,11 @@
 /**
- * The client's DNSSEC validator: the chain of trust from a trust anchor to
- * the RRsets of one lookup's responses, over DNSKEY and DS RRsets fetched
- * through the host, with a cache of validated keys and delegation proofs.
- * Pure: crypto, clock and fetching are the host's (Node or a browser).
- * Top-down for unsigned data (one DS query per label until an unsigned
- * delegation is proven), bottom-up for signed data (signer's keys, its DS,
- * its parent's keys, up to an anchor).
+ * The client's DNSSEC validator: the chain of trust from an anchor to one
+ * lookup's RRsets over DNSKEY and DS RRsets fetched through the host, with
+ * a cache. Pure. Top-down for unsigned data (one DS query per label),
+ * bottom-up for signed data (signer's keys up to an anchor).
  *
  * @see RFC 4033 section 5, RFC 4035 section 5, RFC 5155 section 8, RFC 6840
- *   sections 4.4 and 5.11 (only unsupported algorithms: insecure), RFC 6672
- *   section 5.3.1 (a DNAME's CNAME is synthesised, unsigned)
+ *   sections 4.4 and 5.11, RFC 6672 section 5.3.1 (a DNAME's CNAME is unsigned)
  */
 import {
   keyIsSubdomain,

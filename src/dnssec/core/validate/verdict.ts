@@ -1,9 +1,7 @@
 /**
  * The verdicts of the client's validation (RFC 4033 section 5, RFC 4035
- * section 4.3): secure (a chain of signatures from a trust anchor),
- * insecure (a signed proof that the chain ends above the data: an unsigned
- * delegation, an opt-out span, only unsupported algorithms, or no anchor),
- * bogus (a coded reason). Names are in presentation form.
+ * section 4.3): secure, insecure (a proven end of the chain above the data),
+ * or bogus (a coded reason). Names are in presentation form.
  */
 import type { BogusCode, InsecureCode } from './codes.ts';
 
