@@ -1,12 +1,8 @@
 /**
  * TSIG (RFC 8945), the pure parts: reading a message's TSIG record, the
- * octets a MAC covers, and writing the record. The HMAC is passed in
- * (`Hmac`; `src/xfr/tsig.ts` gives node:crypto's).
- *
- * @see RFC 8945 section 4.3.3: the digest covers the message without its
- * TSIG, with the original ID, then the TSIG variables. Section 5.3.1: every
- * message of a multi-message answer is signed here (as BIND and Knot do); a
- * later message's digest is the prior MAC, the message and the timers only.
+ * octets a MAC covers (section 4.3.3), writing the record. The HMAC is passed
+ * in (`src/xfr/tsig.ts`). Every message of a multi-message answer is signed
+ * here, as BIND and Knot do (section 5.3.1).
  */
 import { keyToWire } from '../../dns/core/wire/name.ts';
 import { CLASS_ANY, TYPE_TSIG } from '../../dns/core/rr/types.ts';
@@ -81,7 +77,7 @@ export interface TsigRecord extends TsigVars {
   readonly start: number;
 }
 
-/** A copy of `msg[from, to)` (Node's Buffer#slice would be a view). */
+/** A copy of `msg[from, to)` (Buffer#slice would be a view). */
 function copy(msg: Uint8Array, from: number, to: number): Uint8Array {
   return new Uint8Array(msg.subarray(from, to));
 }
@@ -121,11 +117,7 @@ function skipRecord(msg: Uint8Array, off: number): number {
   return end > msg.length ? -1 : end;
 }
 
-/**
- * The TSIG record of a message (the last record of the additional section,
- * RFC 8945 section 5.1), undefined when there is none, or 'FORMERR' when the
- * message or the record is malformed, or a TSIG is not last.
- */
+/** The TSIG record (last of the additional section, RFC 8945 section 5.1); 'FORMERR' when malformed or not last. */
 export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
   if (msg.length < 12) return 'FORMERR';
   const counts = [4, 6, 8, 10].map((o) => (msg[o]! << 8) | msg[o + 1]!);
@@ -185,6 +177,8 @@ export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
   };
 }
 
+const EMPTY = new Uint8Array(0);
+
 /** Two octets, network order. */
 const u16 = (n: number) => [(n >>> 8) & 0xff, n & 0xff];
 
@@ -220,11 +214,7 @@ function variables(v: TsigVars, timersOnly: boolean): Uint8Array {
   ]);
 }
 
-/**
- * What a MAC covers: [prior MAC], the message (TSIG removed, ARCOUNT less
- * one, original ID; or the messages since the last signed one), the
- * variables (`timersOnly` for a later message of a stream).
- */
+/** What a MAC covers: [prior MAC], the message (TSIG removed, original ID), the variables. */
 export function signingInput(
   message: Uint8Array,
   v: TsigVars,
@@ -247,10 +237,7 @@ export function signingInput(
   return out;
 }
 
-/**
- * Whether a received MAC of `macLength` octets may be a truncation of a
- * `fullLength` one (RFC 8945 section 5.2.2.1: at least half, and 10 octets).
- */
+/** A MAC may be truncated to half its length and at least 10 octets (RFC 8945 section 5.2.2.1). */
 export function macLengthAllowed(macLength: number, fullLength: number): boolean {
   return macLength <= fullLength && macLength >= 10 && macLength >= fullLength / 2;
 }
@@ -296,11 +283,7 @@ export function sameMac(a: Uint8Array, b: Uint8Array): boolean {
   return d === 0;
 }
 
-/**
- * Why a signed request's TSIG failed: the code, a sentence, the TSIG error
- * the answer carries (`TSIG_ERROR_OF[code]`), the record read, and the key
- * when it is known (a BADTIME answer is signed with it).
- */
+/** Why a request's TSIG failed, with the TSIG error the answer carries and the key when known (BADTIME is signed). */
 export interface TsigFailure extends Failure<TsigRequestCode> {
   readonly tsigError: number;
   readonly tsig: TsigRecord;
@@ -324,12 +307,7 @@ function tsigFailure(
   return err({ code, message, tsigError: TSIG_ERROR_OF[code], tsig, ...(key ? { key } : {}) });
 }
 
-/**
- * Verify a signed request (RFC 8945 section 5.2): the key must be known and
- * of the algorithm named (else TSIG_BAD_KEY), the MAC must match
- * (TSIG_BAD_SIG; a MAC shorter than allowed is TSIG_BAD_TRUNC), and the time
- * within the fudge (TSIG_BAD_TIME), checked in that order.
- */
+/** Verify a signed request (RFC 8945 section 5.2): key, then MAC (or truncation), then time, in that order. */
 export function verifyRequest(
   msg: Uint8Array,
   t: TsigRecord,
@@ -373,35 +351,27 @@ export function nameWireKey(name: string): string {
   return `${out}\u0000`;
 }
 
-/**
- * Signs the messages of one answer in order (RFC 8945 sections 5.3 and
- * 5.3.1): the first over the request's MAC and the full variables, each
- * later one over the prior MAC and the timers only.
- */
+/** Signs the messages of one answer in order (RFC 8945 sections 5.3 and 5.3.1). */
 export class TsigSigner {
   private prior: Uint8Array | undefined;
   private first = true;
   readonly key: TsigKey;
   private readonly hmac: Hmac;
   private readonly now: number;
-  private readonly fudge: number;
-  private readonly error: number;
-  private readonly other: Uint8Array;
+  private readonly options: { fudge?: number; error?: number; other?: Uint8Array };
 
   constructor(
     key: TsigKey,
     hmac: Hmac,
     now: number,
     requestMac: Uint8Array | undefined,
-    options: { fudge?: number; error?: number; other?: Uint8Array } = {},
+    options: TsigSigner['options'] = {},
   ) {
     this.key = key;
     this.hmac = hmac;
     this.now = now;
     this.prior = requestMac;
-    this.fudge = options.fudge ?? 300;
-    this.error = options.error ?? 0;
-    this.other = options.other ?? new Uint8Array(0);
+    this.options = options;
   }
 
   /** The message with its TSIG record. */
@@ -411,10 +381,10 @@ export class TsigSigner {
       keyKey: nameWireKey(k.name),
       algorithmKey: algorithmKeyOf(k),
       timeSigned: this.now,
-      fudge: this.fudge,
+      fudge: this.options.fudge ?? 300,
       originalId: (message[0]! << 8) | message[1]!,
-      error: this.error,
-      other: this.other,
+      error: this.options.error ?? 0,
+      other: this.options.other ?? EMPTY,
     };
     const mac = this.hmac(k.algorithm, k.secret, signingInput(message, v, this.prior, !this.first));
     this.prior = mac;
@@ -424,15 +394,8 @@ export class TsigSigner {
 
   /** The room a TSIG record takes on a message. */
   static room(key: TsigKey): number {
-    return (
-      nameWireKey(key.name).length +
-      10 +
-      nameWireKey(ALGORITHM_NAMES[key.algorithm]).length +
-      16 +
-      64 +
-      6 +
-      6
-    );
+    // Owner, type to RDLENGTH, algorithm, the fixed fields and a MAC of at most 64 octets.
+    return nameWireKey(key.name).length + 10 + algorithmKeyOf(key).length + 16 + 64 + 6 + 6;
   }
 }
 
@@ -443,13 +406,8 @@ export interface TsigStreamFault {
 }
 
 /**
- * Verifies the answer to a request we signed (RFC 8945 sections 5.3 and
- * 5.3.1), message by message: the first message must be signed (over our
- * request's MAC and the full variables); a later one may be unsigned, at
- * most 99 in a row, and a signed one covers the prior MAC, every message
- * since the last signed one, and the timers; the last message must be
- * signed (`finish`). The key must be ours, the MAC right, the time within
- * the fudge; a TSIG error from the primary (BADKEY, BADSIG, BADTIME) fails.
+ * Verifies the answer to a request we signed, message by message (RFC 8945
+ * sections 5.3 and 5.3.1): the first and last signed, at most 99 unsigned in a row.
  */
 export class TsigStreamVerifier {
   private prior: Uint8Array;
@@ -489,7 +447,6 @@ export class TsigStreamVerifier {
     if (t.error !== 0) return fault('XFR_TSIG_ERROR', `the primary answered TSIG error ${t.error}`);
     if (t.keyKey !== this.keyKey || t.algorithmKey !== this.algKey)
       return fault('XFR_TSIG_BAD', `message ${index + 1}: signed with another key or algorithm`);
-    // The messages since the last signed one, and this one without its TSIG.
     const parts = [...this.pending, stripTsig(msg, t)];
     const body = new Uint8Array(parts.reduce((s, m) => s + m.length, 0));
     let o = 0;
