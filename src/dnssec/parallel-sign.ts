@@ -13,12 +13,7 @@ import type { SignBatch, SignedBatch, SignWorkerInit } from './sign-worker.ts';
 export interface ParallelSignOptions {
   /** Signing threads; 0 or 1 signs in this thread. Default: the cores available. */
   readonly threads?: number;
-  /**
-   * Signatures per batch handed to a thread (default 512). Up to two
-   * batches per thread are out at once, their chunks alive meanwhile:
-   * small batches keep that few enough to die young (with 2048, they
-   * outlived scavenges, were promoted and grew the heap).
-   */
+  /** Signatures per batch (default 512): small, so the chunks out (two batches a thread) die young. */
   readonly batch?: number;
 }
 
@@ -135,10 +130,8 @@ function signHere(chunks: readonly SigningChunk[], keys: readonly LoadedKey[]): 
 }
 
 /**
- * Make the signatures of a plan's chunks and hand each owner's completed
- * records to `emit`, in plan order; the number of RRsets signed. The
- * threads start with the first batch that fills up (`batch` signatures):
- * a re-signing that kept most signatures never starts them.
+ * Sign a plan's chunks, handing each owner's records to `emit` in order; the
+ * RRsets signed. Threads start only when a batch fills up.
  */
 export async function signChunks(
   plan: Iterable<SigningChunk>,

@@ -42,11 +42,7 @@ function laterSerial(a: number, b: number): number {
   return d !== 0 && d < 0x80000000 ? b : a;
 }
 
-/**
- * Sign and write out owner by owner, as `writeZone` would print the whole
- * signed zone, into a temporary file renamed over `out` at the end (a
- * failed signing leaves the previous output in place).
- */
+/** Sign and write owner by owner into a temporary file renamed over `out` at the end. */
 async function writeSigned(
   out: string,
   plan: Iterable<SigningChunk>,

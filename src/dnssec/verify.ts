@@ -141,10 +141,7 @@ function checkSignatures(
   return { good, problems };
 }
 
-/**
- * The signature findings of a zone: none for an unsigned zone (no DNSKEY
- * at the apex). `now` is in seconds since the epoch.
- */
+/** The signature findings of a zone (none when unsigned); `now` in seconds. */
 export function verifyZoneSignatures(zone: Zone, now: number): ZoneDiagnostic[] {
   const apex = zone.nodes.get(zone.origin);
   const dnskeys = apex?.rrsets.get(TYPE_DNSKEY);

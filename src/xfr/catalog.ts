@@ -70,11 +70,7 @@ export class CatalogPublisher {
     return this.members;
   }
 
-  /**
-   * The zones served after a swap: a new catalog version is written when the
-   * primary zones among them differ from its members. True when written
-   * (the caller then reloads the catalog's file).
-   */
+  /** After a swap: a new version written when the primary zones differ from the members (true: reload it). */
   async update(served: Iterable<string>): Promise<boolean> {
     const members = catalogMembers(
       [...served].filter((o) => !this.o.exclude.has(o.toLowerCase())),
@@ -114,11 +110,7 @@ const bodyOf = (text: string) => text.replace(/^@ IN SOA .*$/m, '');
 
 type SwapHook = NonNullable<ReloaderOptions['onSwap']>;
 
-/**
- * The swap hook with the catalog kept up to date: after `onSwap`, a new
- * catalog version when the set of primary zones changed, then a reload of
- * the catalog's file alone (queued after the reload running the hook).
- */
+/** The swap hook with the catalog kept up to date (a new version, then a reload of its file alone). */
 export function swapWithCatalog(
   onSwap: SwapHook,
   catalog: CatalogPublisher | undefined,

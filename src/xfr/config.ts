@@ -105,10 +105,8 @@ export function serialPoliciesUsed(config: ServerConfig): boolean {
 }
 
 /**
- * The NS hosts of a zone to NOTIFY (RFC 1996 section 3.3: the NS set but
- * the SOA MNAME): each NS name inside the zone with its A/AAAA glue, on
- * `port`. NS names outside the zone are not resolved (no lookups from the
- * primary): list those hosts in `secondaries`.
+ * The NS hosts to NOTIFY (RFC 1996 section 3.3: the NS set but the MNAME):
+ * in-zone NS names with their glue; names outside the zone are not resolved.
  */
 export function nsHosts(zone: Zone, port: number): NotifyTarget[] {
   const apex = zone.nodes.get(zone.origin);
@@ -139,11 +137,7 @@ export function nsHosts(zone: Zone, port: number): NotifyTarget[] {
   return out;
 }
 
-/**
- * The address NOTIFYs to `peer` go out from without `notifySource`: the
- * first listen address of its family (the one a secondary's allow-notify
- * names); none (the kernel's choice) on a wildcard or a name.
- */
+/** Without `notifySource`: the first listen address of the peer's family; none on a wildcard or a name. */
 export function servedSource(
   listen: readonly { readonly host: string }[],
   peer: string,
@@ -156,12 +150,9 @@ export function servedSource(
 }
 
 /**
- * The NOTIFY targets of each zone: the serve-wide `secondaries` for every
- * zone or for the zones each lists (signed with `globalKey`, the first key
- * the serve-wide ACL requires), the zone's own (each with its key, if
- * named), and its NS hosts with `notify: "ns"`. Each goes out from the
- * zone's `notifySource`, else `transfer.notifySource`, else the served
- * address of its family (`servedSource`).
+ * The NOTIFY targets of each zone: the serve-wide `secondaries` (signed with
+ * `globalKey`), the zone's own, its NS hosts with `notify: "ns"`; from the
+ * zone's `notifySource`, else `transfer.notifySource`, else `servedSource`.
  */
 export function notifyTargets(
   config: ServerConfig,

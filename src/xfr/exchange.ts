@@ -20,11 +20,7 @@ export function peerText(p: { host: string; port: number }): string {
   return `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
 }
 
-/**
- * Send one framed request over TCP and read framed messages into `onMessage`
- * until it returns true (it throws to fail the exchange). The stream ending
- * first is XFR_CUT_SHORT.
- */
+/** Send one framed request and feed `onMessage` until it returns true (or throws); an early end is XFR_CUT_SHORT. */
 export function tcpExchange(
   p: PrimaryAddress,
   request: Uint8Array,

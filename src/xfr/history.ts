@@ -99,11 +99,7 @@ export class TransferHistory {
     void p.finally(() => this.pending.delete(p));
   }
 
-  /**
-   * A new version into the history: its difference as the loader computed
-   * it (the reload worker, in `serve`), else computed here (loaders that do
-   * not compare versions).
-   */
+  /** A new version into the history: its difference as the loader computed it, else computed here. */
   private async record(old: Zone, zone: Zone, loaded: SwapInfo['version']): Promise<void> {
     if (this.o.count === 0) return;
     const t0 = performance.now();

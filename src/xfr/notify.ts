@@ -128,12 +128,8 @@ export async function notifyPeer(
 }
 
 /**
- * NOTIFY every peer of a zone and log what each made of it: `notify_sent`
- * (info) for NOERROR; at warn `notify_rejected` for any other rcode (a
- * secondary whose allow-notify does not list our source answers REFUSED,
- * one that does not hold the zone NOTAUTH), `notify_failed` for no answer
- * after the last try (or nothing sent), `notify_reply_tsig` for each answer
- * whose TSIG fails.
+ * NOTIFY every peer of a zone and log the outcome: `notify_sent` (NOERROR),
+ * else at warn `notify_rejected`, `notify_failed` (no answer), `notify_reply_tsig`.
  */
 export async function notifyAll(
   zone: Zone,

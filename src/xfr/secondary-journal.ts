@@ -29,11 +29,7 @@ export async function readJournal(file: string): Promise<ZoneDiff[]> {
   return b === undefined ? [] : decodeJournal(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 }
 
-/**
- * Append differences to the journal (`count`: how many it holds before).
- * The differences go after the last one, then the count in the header is
- * raised: a journal cut short by a crash does not decode and is dropped.
- */
+/** Append differences, then raise the header's count (`count` before): a crash midway leaves it undecodable. */
 export async function appendJournal(
   file: string,
   count: number,
@@ -63,11 +59,7 @@ export async function removeJournal(file: string): Promise<void> {
 /** Lines per slice of `writeZoneFile` (the event loop runs between slices). */
 const SLICE_LINES = 4096;
 
-/**
- * The zone as a zone file at `path`: `$ORIGIN`, the SOA, then every other
- * record (names in the order the zone holds them: no sort), written in
- * slices so that the thread answers queries between them.
- */
+/** The zone as a zone file (SOA first, no sort), written in slices so queries are answered between them. */
 export async function writeZoneFile(path: string, zone: Zone): Promise<void> {
   const fh = await open(path, 'w');
   try {

@@ -106,11 +106,7 @@ export class ServedStates {
     return this.states;
   }
 
-  /**
-   * A version of `zone` was swapped in: at its first load, warn when the
-   * serial served may be below the one secondaries hold; then keep it as the
-   * serial served for its content.
-   */
+  /** A version was swapped in: warn at a first load if secondaries may hold more; keep its serial. */
   async swapped(zone: Zone, info: SwappedZone, first: boolean): Promise<void> {
     const serial = soaSerialOf(soaRecord(zone).rdata);
     const states = await this.all();
@@ -168,11 +164,9 @@ export interface KeptSigned {
 }
 
 /**
- * How inline signing starts `origin` (its first load in this process): the
- * signed version kept, when its content and keys are those the state names
- * and its signatures are not due; else sign, past the highest serial ever
- * served. `load` reads a zone file (the zone loader, so the kept version is
- * checked as any file is).
+ * How inline signing starts `origin` in this process: the kept signed version
+ * when the state names its content and keys and nothing is due, else sign
+ * past the highest serial served. `load` checks the kept file as any file.
  */
 export async function startSigned(
   dir: string,
@@ -200,11 +194,8 @@ export async function startSigned(
 }
 
 /**
- * Keep a signed version (before it is served: a start then finds the version
- * the state names). A version re-signed by difference over the one the
- * folder holds (`dnssec/core/resign-difference.ts`) is kept as its changed
- * names only (`<origin>signed.journal`, written whole each time: the
- * changes since the whole file), not the whole zone again.
+ * Keep a signed version, before it is served. One re-signed by difference
+ * over the kept one is kept as its changed names (`<origin>signed.journal`).
  */
 export async function keepSigned(dir: string, zone: Zone): Promise<void> {
   if (zone instanceof PatchedZone && (await keepSignedJournal(dir, zone))) return;
@@ -212,10 +203,7 @@ export async function keepSigned(dir: string, zone: Zone): Promise<void> {
   await rm(journalFile(dir, zone.origin), { force: true });
 }
 
-/**
- * A patched signed version kept as the journal over the whole version kept,
- * when that is its base (false, nothing written, when not).
- */
+/** A patched version kept as the journal over the kept whole version, when that is its base. */
 export async function keepSignedJournal(dir: string, zone: PatchedZone): Promise<boolean> {
   const records = overlayRecords(zone);
   const base = soaSerialOf(soaRecord(zone.base).rdata);

@@ -21,20 +21,12 @@ export const nodeHmac: Hmac = (algorithm, secret, data) =>
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/**
- * The answer to a request whose TSIG record cannot be read, or is not the
- * last record (RFC 8945 sections 5.1 and 5.2): header and question of the
- * request, FORMERR (`RCODE_OF.TSIG_MALFORMED`), no TSIG record (there is no
- * key to sign with).
- */
+/** The answer to a request whose TSIG is malformed or not last (RFC 8945 sections 5.1, 5.2): FORMERR, unsigned. */
 export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uint8Array {
   return answerHead(msg, questionEnd, rcodeOf('TSIG_MALFORMED'));
 }
 
-/**
- * Header and question of the request as an answer: QR set with `flags` (by
- * default the request's opcode and RD), `rcode`, no records.
- */
+/** Header and question of the request as an answer: QR with `flags` (default: opcode and RD), `rcode`. */
 export function answerHead(
   msg: Uint8Array,
   questionEnd: number,
@@ -49,11 +41,7 @@ export function answerHead(
   return head;
 }
 
-/**
- * The answer to a request whose TSIG failed: header and question of the
- * request, the failure's rcode (`RCODE_OF`: NOTAUTH), and a TSIG record with
- * its TSIG error.
- */
+/** The answer to a request whose TSIG failed: NOTAUTH and a TSIG record with the TSIG error. */
 export function tsigErrorResponse(
   msg: Uint8Array,
   questionEnd: number,

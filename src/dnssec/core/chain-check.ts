@@ -327,11 +327,7 @@ function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
   }
 }
 
-/**
- * The chain findings of a zone: none for an unsigned zone (no DNSKEY at the
- * apex). A signed zone needs an NSEC or an NSEC3 chain; each one present is
- * checked (both during a change from one to the other).
- */
+/** The chain findings of a zone (none when unsigned); each chain present is checked. */
 export function checkDenialChains(zone: Zone): ZoneDiagnostic[] {
   const apex = zone.nodes.get(zone.origin);
   const dnskey = apex?.rrsets.get(TYPE_DNSKEY);

@@ -34,11 +34,7 @@ function sameSet(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
   return x.every((r, i) => compareBytes(r, y[i]!) === 0);
 }
 
-/**
- * A lookup of the signatures of `previous` worth keeping at `now` (seconds
- * since the epoch): valid (inception passed, serial arithmetic of RFC 4034
- * section 3.1.5) and expiring more than `refresh` seconds from now.
- */
+/** The signatures of `previous` valid now (RFC 4034 section 3.1.5) and not expiring within `refresh`. */
 export function keptSignatures(previous: Zone, now: number, refresh: number): KeptSignatures {
   const usable = (rd: Uint8Array) => {
     const expiration = u32(rd, 8);

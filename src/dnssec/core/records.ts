@@ -146,12 +146,7 @@ export function rrsigLabels(ownerKey: string): number {
   return ownerKey.startsWith('\u0001*') ? n - 1 : n;
 }
 
-/**
- * The octets an RRSIG signs (RFC 4034 section 3.1.8.1): the RRSIG RDATA
- * without the signature, then every RR of the set in canonical form and
- * order (owner lowercased, original TTL, RDATA sorted as octet strings,
- * duplicates removed).
- */
+/** The octets an RRSIG signs (RFC 4034 section 3.1.8.1): its header, then the RRset in canonical form and order. */
 export function signingInput(
   header: Uint8Array,
   ownerKey: string,

@@ -70,11 +70,7 @@ function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) 
   return e;
 }
 
-/**
- * The earliest RRSIG expiration of a zone: for a zone on a store, read from
- * the store's RDATA (no view per record), the names a patch replaced
- * skipped; any other zone through its nodes.
- */
+/** The earliest RRSIG expiration of a zone, from the store's RDATA where it has one (no view per record). */
 export function earliestSignatureExpiration(zone: Zone): number | undefined {
   const base = storeBase(zone);
   if (base === undefined) {
@@ -160,11 +156,7 @@ function compareNodes(
   return content ? 'content' : 'same';
 }
 
-/**
- * The names whose data changed from the signed `previous` to the unsigned
- * `zone` (both on stores; the names a patch of `previous` replaced compared
- * through the views), or undefined when a change is more than content.
- */
+/** The names whose data changed from the signed `previous` to `zone`; undefined when more than content changed. */
 function changedNames(zone: StoreZone, previous: Zone, base: StoreZone): string[] | undefined {
   const before = base.store;
   const after = zone.store;
@@ -231,10 +223,7 @@ export function isSignerType(type: number): boolean {
   return SIGNER_TYPES.has(type);
 }
 
-/**
- * One name's data signed (its SOA with `o.serial` at the apex), with the
- * signer's records of `before` (NSEC, DNSKEY, NSEC3PARAM) when given.
- */
+/** One name's data signed (the apex's SOA with `o.serial`), with the signer's records of `before` when given. */
 export function signOwner(
   owner: string,
   now: ZoneNode,
@@ -309,11 +298,8 @@ export function recordCount(node: ZoneNode): number {
 }
 
 /**
- * The signed `previous` with what changed in `zone` re-signed (the apex
- * with `o.serial` always), or undefined when the change is more than the
- * content of RRsets (see the module comment). `due`: seconds from `o.now`
- * within which a signature of `previous` is due for refresh (any such: the
- * whole zone is signed instead, refreshing them).
+ * The signed `previous` with what changed in `zone` and the apex re-signed,
+ * or undefined (see the module comment, or a signature due within `due` seconds).
  */
 export function resignByDifference(
   zone: Zone,
@@ -356,10 +342,8 @@ export function resignByDifference(
 }
 
 /**
- * A patched zone's records beside its base (its overlay: the names
- * re-signed, the apex first), with the whole names of the apex's in-zone
- * NS targets (their addresses make the records a zone that builds), or
- * undefined when it deletes names.
+ * A patched zone's overlay records (apex first) with the apex's in-zone NS
+ * targets (so they build as a zone); undefined when it deletes names.
  */
 export function overlayRecords(zone: PatchedZone): ResourceRecord[] | undefined {
   const names = new Set(zone.overlay.keys());
@@ -378,11 +362,7 @@ export function overlayRecords(zone: PatchedZone): ResourceRecord[] | undefined 
   return out;
 }
 
-/**
- * A signed version again from its base and the zone of its overlay's
- * records (`overlayRecords`, as the state folder keeps them): each name
- * there replaces the base's.
- */
+/** A signed version again from its base and its overlay's zone (`overlayRecords`). */
 export function patchedWith(base: StoreZone, overlayZone: Zone): PatchedZone | undefined {
   if (overlayZone.origin !== base.origin) return undefined;
   const overlay = new Map<string, ZoneNode | null>();

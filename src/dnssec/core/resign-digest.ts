@@ -52,11 +52,7 @@ function nameHash(store: ZoneStore, n: number, out: Int32Array): void {
   out[1] = b;
 }
 
-/**
- * Two 32-bit hashes (FNV-1a, and a multiply-xorshift one) of RRset s: its
- * type, TTL and each RDATA with its length, in order (an SOA's serial left
- * out), added into `out[0]` and `out[1]`.
- */
+/** Two 32-bit hashes (FNV-1a, multiply-xorshift) of RRset s (an SOA's serial left out), added into `out`. */
 function addSetHash(store: ZoneStore, s: number, out: Int32Array): void {
   const type = store.rrsetType(s);
   let a = Math.imul(FNV_OFFSET_BASIS ^ type, FNV_PRIME);
@@ -81,11 +77,7 @@ function addSetHash(store: ZoneStore, s: number, out: Int32Array): void {
   out[1] = (out[1]! + b) | 0;
 }
 
-/**
- * The digest of an unsigned zone's data, or undefined when the file holds
- * records the signer makes (RRSIG, NSEC, NSEC3, NSEC3PARAM) or DNSKEY: such
- * a file is signed whole. RRsets combine by sum, so their order does not count.
- */
+/** The digest of an unsigned zone; undefined when it holds DNSSEC records (signed whole). RRsets sum up. */
 export function dataDigest(zone: StoreZone): DataDigest | undefined {
   const store = zone.store;
   const sums = new Uint32Array(zone.order.length * WORDS);
@@ -119,12 +111,7 @@ export function dataDigest(zone: StoreZone): DataDigest | undefined {
   return { origin: zone.origin, sums: sums.subarray(0, at * WORDS), soa };
 }
 
-/**
- * The names (keys) of `zone` whose data changed from `before` (its digest
- * `after`), or undefined when more than content changed: a name added or
- * removed, a type added or removed, a zone cut moved or touched, the apex
- * SOA (but its serial).
- */
+/** The names of `zone` whose data changed; undefined when names, types, cuts or the apex SOA changed. */
 export function digestChanges(
   before: DataDigest,
   after: DataDigest,
@@ -164,11 +151,7 @@ export interface ResignedName {
   readonly records: readonly ResourceRecord[];
 }
 
-/**
- * The data RRsets of the changed names and of the apex (its SOA with
- * `o.serial`) signed; `o.kept` is not asked (the previous signatures are
- * where the version is served: `applyResigned` keeps those still right).
- */
+/** The changed names and the apex signed; `o.kept` is not asked (`applyResigned` keeps what is right). */
 export function signChangedNames(
   zone: Zone,
   names: readonly string[],
@@ -232,10 +215,7 @@ function mergeName(
   return out.sort((a, b) => rank(a) - rank(b));
 }
 
-/**
- * The signed `previous` with the names of `resigned` put over it, or
- * undefined when a name is not there or has types it did not have.
- */
+/** The signed `previous` with `resigned` put over it; undefined when a name or type is new. */
 export function applyResigned(
   previous: Zone,
   resigned: readonly ResignedName[],

@@ -165,11 +165,7 @@ function* rowOrder(p: StorePlan): Generator<number> {
   for (let i = 0; i < (p.chain?.count ?? 0); i++) yield -1 - i;
 }
 
-/**
- * The same in DNSSEC canonical order (as `writeZone` prints): the zone's
- * order, each NSEC3 owner (a child of the apex) before the first child
- * of the apex whose label sorts after its own.
- */
+/** The same in canonical order: each NSEC3 owner before the first apex child sorting after it. */
 function* canonicalOrder(p: StorePlan): Generator<number> {
   const st = p.zone.store;
   const depth = keyLabelCount(p.apex.key) + 1;

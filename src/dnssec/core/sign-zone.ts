@@ -101,9 +101,8 @@ export interface SigningChunk {
 }
 
 /**
- * The signed zone as owners in canonical order, each with the signatures to
- * make; the jitter is drawn here, so signing here or in workers gives the
- * same records. Earlier DNSSEC records are dropped and remade.
+ * The signed zone as owners in canonical order with the signatures to make
+ * (jitter drawn here: workers give the same records); DNSSEC records remade.
  */
 export function signingPlan(
   input: Iterable<ResourceRecord>,

@@ -38,12 +38,7 @@ export const XFR_IN_CODES = {
 
 export type XfrInCode = keyof typeof XFR_IN_CODES;
 
-/**
- * Stable codes of the TSIG checks (RFC 8945): `verifyRequest` (core/xfr/tsig.ts)
- * of a signed request (a transfer, a NOTIFY, an SOA query), answered NOTAUTH
- * with the TSIG error each names (server/rcodes.ts), and `verifyResponse`
- * (core/xfr/tsig-response.ts) of the answer to a request we signed.
- */
+/** Stable codes of the TSIG checks (RFC 8945): of a signed request (`verifyRequest`), and of answers to ours. */
 export const TSIG_CODES = {
   TSIG_BAD_KEY:
     'a key that is not known, or not of the algorithm named (TSIG error BADKEY; a request is answered NOTAUTH)',
@@ -74,11 +69,7 @@ export type TsigResponseCode = TsigCode;
 /** NOTIFY requests a secondary refuses (server/secondary.ts); server/rcodes.ts gives their rcodes. */
 export type NotifyRefusalCode = 'NOTIFY_REFUSED' | 'NOTIFY_TSIG' | 'NOTIFY_MALFORMED';
 
-/**
- * Stable codes of a catalog zone consumed (RFC 9432, `secondaryCatalogs`,
- * `serve --secondary-catalog`): what makes a catalog version, or one of its
- * members, not applied. The member zones provisioned before stay as they were.
- */
+/** Stable codes of a catalog consumed (RFC 9432): a version or member not applied (the members stay). */
 export const CATALOG_IN_CODES = {
   CATALOG_NO_VERSION:
     'a catalog zone without its version property (version.CATALOG TXT "2"): the version is not applied, the members stay as they were',

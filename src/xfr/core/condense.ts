@@ -19,11 +19,7 @@ export function sequenceRecords(diffs: readonly ZoneDiff[]): number {
   return n;
 }
 
-/**
- * One difference with the net effect of `diffs` (consecutive, oldest first):
- * from the first one's old SOA to the last one's new SOA. Records keep the
- * order in which the sequence first names them.
- */
+/** One difference with the net effect of consecutive `diffs` (records in the order first named). */
 export function condenseDiffs(diffs: readonly ZoneDiff[]): ZoneDiff {
   const first = diffs[0];
   const last = diffs.at(-1);
@@ -55,11 +51,7 @@ export function condenseDiffs(diffs: readonly ZoneDiff[]): ZoneDiff {
   };
 }
 
-/**
- * The differences to send: the condensed one when it has fewer records than
- * the sequence (two SOAs instead of two per difference, and no record that
- * a later difference undid), else the sequence as it is.
- */
+/** The condensed difference when it has fewer records than the sequence, else the sequence. */
 export function condenseWhenSmaller(diffs: readonly ZoneDiff[]): readonly ZoneDiff[] {
   if (diffs.length < 2) return diffs;
   const c = condenseDiffs(diffs);

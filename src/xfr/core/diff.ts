@@ -49,11 +49,7 @@ function rdatas(set: RRset | undefined): Uint8Array[] {
   return set === undefined ? [] : set.records.map((r) => r.rdata);
 }
 
-/**
- * The RRSIGs of one owner, record by record: each has its own TTL (that of
- * the RRset it covers, `zoneDataTtl`), so a record is the same when its
- * RDATA and TTL are.
- */
+/** The RRSIGs of one owner, record by record: each has the TTL of the RRset it covers. */
 function diffSigs(
   key: string,
   before: RRset | undefined,
@@ -125,11 +121,9 @@ function sameSets(before: ZoneStore, m: number, after: ZoneStore, n: number): bo
 }
 
 /**
- * Each name row n of `after` with its row m in `before` (-1: none), in
- * `after`'s order, until `visit` returns false (then undefined); else the
- * rows of `before` met. Rows of two loads of similar files mostly line up,
- * so each name is first looked for at the row the previous match suggests,
- * then in the hash table: no name string is made for rows that line up.
+ * Each row n of `after` with its row m in `before` (-1: none) until `visit`
+ * returns false; the rows of `before` met. A name is first looked for where
+ * the previous match suggests (rows mostly line up), then hashed.
  */
 export function pairRows(
   before: ZoneStore,
@@ -150,10 +144,7 @@ export function pairRows(
   return seen;
 }
 
-/**
- * The names whose RRsets differ between two stores, read from the columns
- * alone: no name string and no view is made for a name that did not change.
- */
+/** The names whose RRsets differ between two stores, read from the columns alone. */
 function changedNames(before: ZoneStore, after: ZoneStore): { changed: string[]; gone: string[] } {
   const changed: string[] = [];
   const seen = pairRows(before, after, (n, m) => {
@@ -180,11 +171,7 @@ function baseOf(z: Zone): StoreZone | undefined {
   return z instanceof StoreZone ? z : z instanceof PatchedZone ? z.base : undefined;
 }
 
-/**
- * The names to compare: for zones on stores (patched ones too: a signed
- * zone re-signed by difference), those whose base rows differ and those a
- * patch of either replaced; else every name.
- */
+/** The names to compare: on stores, those whose rows differ or a patch replaced; else every name. */
 function namesToCompare(before: Zone, after: Zone): { changed: string[]; gone: string[] } {
   const a = baseOf(before);
   const b = baseOf(after);
@@ -211,12 +198,7 @@ function detached(list: PlainRecord[]): PlainRecord[] {
   return list.map((r) => ({ ...r, rdata: r.rdata.slice() }));
 }
 
-/**
- * The difference from `before` to `after` (two versions of one zone). For
- * zones on stores, unchanged names are recognised in the columns, and only
- * the names that changed are compared record by record. The records'
- * RDATA are copies (the history outlives the versions).
- */
+/** The difference between two versions of one zone; RDATA copied (the history outlives the versions). */
 export function diffZones(before: Zone, after: Zone): ZoneDiff {
   const removed: PlainRecord[] = [];
   const added: PlainRecord[] = [];

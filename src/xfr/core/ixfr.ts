@@ -50,11 +50,7 @@ export function ixfrCursor(plan: IxfrPlan, zone: Zone): RecordCursor {
   return arrayCursor(list);
 }
 
-/**
- * The client's serial in an IXFR query: the SOA in its authority section
- * (RFC 1995 section 3), read from `msg` after the question (ending at
- * `questionEnd`); undefined when the query carries none.
- */
+/** The client's serial in an IXFR query's authority SOA (RFC 1995 section 3), if any. */
 export function ixfrQuerySerial(msg: Uint8Array, questionEnd: number): number | undefined {
   const ancount = (msg[6]! << 8) | msg[7]!;
   const nscount = (msg[8]! << 8) | msg[9]!;

@@ -34,11 +34,7 @@ export interface XfrMessageOptions {
   readonly maxSize: number;
 }
 
-/**
- * Packs records into messages. Usage: `add` records until it returns false
- * (the message is full: `take` it, then `add` the same record again), and
- * `take` the last one.
- */
+/** Packs records into messages: `add` until false, `take` the message, `add` that record again; `take` the last. */
 export class XfrMessageWriter {
   private readonly o: XfrMessageOptions;
   private readonly buf: Uint8Array;
@@ -141,11 +137,7 @@ export class XfrMessageWriter {
     this.len += to - from;
   }
 
-  /**
-   * Add one record; false (nothing written) when it does not fit and the
-   * message already holds a record. A record too big for any message is
-   * written alone (the caller's maxSize leaves room).
-   */
+  /** Add one record; false (nothing written) when it does not fit beside the records already there. */
   add(r: XfrRecord): boolean {
     const worst = r.key.length + 10 + r.len;
     const limit = this.o.maxSize;
@@ -215,10 +207,7 @@ export class XfrMessageWriter {
   }
 }
 
-/**
- * Pull messages from a cursor: each call gives the next message, or
- * undefined at the end (an empty cursor still gives one message).
- */
+/** Pull messages from a cursor (undefined at the end; an empty cursor still gives one message). */
 export function messagePump(
   cursor: RecordCursor,
   options: XfrMessageOptions,

@@ -46,11 +46,7 @@ export class XfrReadError extends Error {
 
 const bad = (message: string) => new XfrReadError('XFR_BAD_MESSAGE', message);
 
-/**
- * The name at `off` as uncompressed wire octets (case kept) and the offset
- * after it in place. Pointers must point strictly backwards (so every loop
- * ends); the whole name is at most 255 octets.
- */
+/** The name at `off` as wire octets (case kept), and the offset after it; pointers only backwards (no loops). */
 export function readWireName(msg: Uint8Array, off: number, limit = msg.length): [number[], number] {
   const out: number[] = [];
   let end = -1;
@@ -85,11 +81,7 @@ export function wireKey(wire: readonly number[]): string {
   return s;
 }
 
-/**
- * Where the names are in a type's RDATA, for decompression: fixed octets
- * before a name (`n`), a name (`N`), character-strings (`s`), the rest (`*`).
- * Types not listed carry no compressible name (copied as they are).
- */
+/** Where the names are in a type's RDATA: `n` fixed octets, `N` a name, `s` a character-string, `*` the rest. */
 const LAYOUTS: Record<number, string> = {
   2: 'N', // NS
   3: 'N', // MD
@@ -112,10 +104,7 @@ const LAYOUTS: Record<number, string> = {
   39: 'N', // DNAME
 };
 
-/**
- * RDATA of one record, names expanded; must end exactly at RDLENGTH. Also
- * the client decoder's RDATA of the types its record model keeps opaque.
- */
+/** RDATA of one record, names expanded, ending exactly at RDLENGTH (also the client decoder's opaque RDATA). */
 export function expandRdata(msg: Uint8Array, type: number, start: number, end: number): Uint8Array {
   const layout = LAYOUTS[type];
   if (layout === undefined) return msg.slice(start, end);
@@ -200,10 +189,7 @@ const serialOf = (r: XfrRr) => soaSerialOf(r.rdata);
 
 type Phase = 'first' | 'second' | 'full' | 'from' | 'removing' | 'adding' | 'done';
 
-/**
- * Reads an AXFR or IXFR answer message by message (`push`), until its
- * closing SOA. Errors are thrown as `XfrReadError`.
- */
+/** Reads an AXFR or IXFR answer message by message (`push`) until its closing SOA; throws `XfrReadError`. */
 export class XfrReader {
   private readonly originKey: string;
   private readonly id: number;
@@ -218,11 +204,7 @@ export class XfrReader {
   messages = 0;
   count = 0;
 
-  /**
-   * `maxRecords`: the most records the answer may carry (its SOAs
-   * included); one more fails it with XFR_TOO_MANY_RECORDS before the
-   * record is kept, so the reader never holds more than that.
-   */
+  /** `maxRecords`: one more record (SOAs included) fails with XFR_TOO_MANY_RECORDS before it is kept. */
   constructor(
     originKey: string,
     id: number,
@@ -370,11 +352,7 @@ export class XfrReader {
   }
 }
 
-/**
- * Apply IXFR steps to a zone's records (its SOA included): each step's
- * deletions must be present, its old SOA must be the zone's; additions
- * replace the SOA. Returns the new record list.
- */
+/** Apply IXFR steps to a zone's records (SOA included): each step's old SOA and deletions must be there. */
 export function applyIxfr(records: readonly XfrRr[], steps: readonly XfrStep[]): XfrRr[] {
   const id = (r: XfrRr) => `${r.key}\u0000${r.type}\u0000${r.cls}\u0000${latin1(r.rdata)}`;
   const map = new Map<string, XfrRr>();
@@ -402,11 +380,7 @@ export function applyIxfr(records: readonly XfrRr[], steps: readonly XfrStep[]):
   return [soa!, ...map.values()];
 }
 
-/**
- * A request for the zone: SOA (a refresh check), AXFR, or IXFR with the
- * client's SOA in the authority section (RFC 1995 section 3). Opcode QUERY,
- * no RD.
- */
+/** A request for the zone: SOA, AXFR, or IXFR with the client's SOA in authority (RFC 1995 section 3). */
 export function transferRequest(
   originKey: string,
   qtype: number,

@@ -64,12 +64,7 @@ export function soaRecord(zone: Zone): PlainRecord {
 
 const KEY_SCRATCH = new Uint16Array(256);
 
-/**
- * The lookup key of a canonical presentation name (lowercase, absolute), as
- * `nameKey` gives it, without its intermediate arrays: the transfer and
- * difference paths make one per name of the zone. Names with escapes go
- * through `nameKey`.
- */
+/** `nameKey` of a canonical name without its intermediate arrays (one per name of a zone sent). */
 export function canonicalNameKey(name: string): string {
   if (name === '.' || name.length > 254 || name.includes('\\')) return nameKey(name);
   const k = KEY_SCRATCH;

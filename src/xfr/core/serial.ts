@@ -19,11 +19,7 @@ export function serialAdd(serial: number, n: number): number {
   return (serial + n) >>> 0;
 }
 
-/**
- * The next serial for `serial: "auto"`: with `date` (YYYYMMDD of today),
- * the date-based form YYYYMMDDnn when it is ahead of the current serial,
- * else the current serial plus one.
- */
+/** The next serial: YYYYMMDDnn of `date` when ahead of the current one, else plus one. */
 export function nextSerial(current: number, date?: number): number {
   if (date !== undefined) {
     const dated = (date * 100) >>> 0;
@@ -32,12 +28,7 @@ export function nextSerial(current: number, date?: number): number {
   return serialAdd(current, 1);
 }
 
-/**
- * `serial`: how a reload's SOA serial is chosen. `keep`: as the file has it
- * (a change without a raised serial is only reported); `date`: raised for
- * the user to YYYYMMDDnn, or by one when that form is not ahead; `increment`:
- * raised by one.
- */
+/** How a reload's serial is chosen: `keep` the file's, `date` (YYYYMMDDnn, else plus one), `increment`. */
 export type SerialPolicy = 'keep' | 'date' | 'increment';
 
 export interface SerialChoice {
@@ -50,11 +41,9 @@ export interface SerialChoice {
 }
 
 /**
- * The serial a reloaded zone is served with. `served` is the serial of the
- * version served so far (undefined at a first load with nothing recorded),
- * `changed` whether the records differ from it; `date` is today as
- * YYYYMMDD (for `date`). A serial the user raised in the file is always
- * taken; an unchanged zone keeps the serial it was served with.
+ * The serial a reloaded zone is served with, given the one `served` and
+ * whether it `changed`: a serial raised in the file is always taken; an
+ * unchanged zone keeps its serial.
  */
 export function chooseSerial(
   policy: SerialPolicy,

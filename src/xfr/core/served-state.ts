@@ -75,11 +75,7 @@ export function servedNow(
   return { origin, serial: serial >>> 0, hash, highest, signed };
 }
 
-/**
- * How inline signing starts a zone: `resume` serves the signed version kept
- * (same content and keys, signatures not due, the version the state names);
- * else `sign`, past `previous` (the highest serial ever served, if known).
- */
+/** How inline signing starts a zone: `resume` the kept version, or `sign` past `previous`. */
 export type SigningStart =
   { readonly kind: 'resume' } | { readonly kind: 'sign'; readonly previous: number | undefined };
 
@@ -102,11 +98,7 @@ export function signingStart(
   return same ? { kind: 'resume' } : { kind: 'sign', previous };
 }
 
-/**
- * What a start should warn of, for a zone first loaded now. `state` is what
- * the folder kept (undefined: none, or no folder); `rewrites` says the
- * served serial is not the file's own (inline signing or a serial policy).
- */
+/** What a first load should warn of; `rewrites`: the served serial is not the file's (signing, serial policy). */
 export type StartWarning =
   | { readonly kind: 'no-state'; readonly serial: number }
   | { readonly kind: 'below-served'; readonly serial: number; readonly highest: number };

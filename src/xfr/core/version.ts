@@ -14,10 +14,7 @@ export interface VersionOptions {
   readonly policy: SerialPolicy;
   /** The version served so far, when there is one in memory. */
   readonly before?: Zone;
-  /**
-   * The serial served before a restart and whether the content changed since
-   * (the state kept in `stateDir`), used when `before` is absent.
-   */
+  /** Without `before`: the serial served before a restart, and whether the content changed since. */
   readonly restored?: { readonly serial: number; readonly changed: boolean };
   /** Today as YYYYMMDD (for `date`). */
   readonly date: number;
@@ -54,11 +51,7 @@ export function setSoaSerial(zone: Zone, serial: number): boolean {
   return true;
 }
 
-/**
- * Compare `zone` with the version served, choose its serial (changing the
- * zone's SOA when the policy raises it), and give the IXFR difference when
- * the serial went up.
- */
+/** Compare `zone` with the version served, choose its serial, and give the IXFR difference when it went up. */
 export function prepareVersion(zone: Zone, o: VersionOptions): PreparedVersion {
   const fileSerial = soaSerialOf(soaRecord(zone).rdata);
   const before = o.before;

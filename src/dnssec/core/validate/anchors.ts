@@ -55,10 +55,7 @@ function bindToZone(text: string): string {
   return out.join('\n');
 }
 
-/**
- * The trust anchors of a file's text (`now` in seconds, for the XML's
- * validUntil), or what is wrong with it.
- */
+/** The trust anchors of a file's text (`now` for the XML's validUntil), or what is wrong. */
 export function parseTrustAnchors(
   text: string,
   file: string,

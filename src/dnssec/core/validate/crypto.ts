@@ -94,10 +94,7 @@ export function dnskeyJwk(alg: number, pub: Uint8Array): DnssecJwk | undefined {
   }
 }
 
-/**
- * What the validator asks of the platform. `verify` and `digest` may answer
- * at once or with a promise (WebCrypto is asynchronous, node:crypto is not).
- */
+/** What the validator asks of the platform (answers may be promises: WebCrypto is asynchronous). */
 export interface DnssecCrypto {
   /** Whether signatures of this algorithm can be checked here. */
   supportsAlgorithm(alg: number): boolean;
@@ -118,11 +115,8 @@ export interface DnssecCrypto {
 export const VERIFIED_MEMO = 4096;
 
 /**
- * `crypto` with a memory of the signatures it found valid: the same
- * signature over the same data with the same key is not checked again (the
- * caller still checks the validity period). Only successes are kept, each
- * with its exact key and data, so a signature replayed over other data or
- * with another key is verified in full.
+ * `crypto` remembering valid signatures with their exact key and data (the
+ * caller still checks validity periods); a replay elsewhere is verified in full.
  */
 export function rememberingVerifier(crypto: DnssecCrypto, most = VERIFIED_MEMO): DnssecCrypto {
   const seen = new Map<string, { alg: number; publicKey: Uint8Array; data: Uint8Array }>();

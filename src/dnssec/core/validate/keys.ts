@@ -63,11 +63,7 @@ export type SigCheck =
       readonly algorithm?: number;
     };
 
-/**
- * Whether one RRSIG over `set` made by `signer` verifies with one of `keys`
- * at `now` (seconds): the first that does, else the most telling failure
- * (expired or not yet valid before a bad signature).
- */
+/** Whether an RRSIG by `signer` verifies with one of `keys`, else the most telling failure. */
 export async function checkSignatures(
   set: SignedSet,
   signer: string,

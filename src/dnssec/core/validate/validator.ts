@@ -74,19 +74,11 @@ export interface ValidatorHost {
   readonly anchors: readonly TrustAnchor[];
   /** The clock, in seconds since the epoch (RRSIG validity and the cache). */
   now(): number;
-  /**
-   * The responses (wire form, DO set, CD set) to a DS or DNSKEY query for
-   * `name` (presentation form): one, or several after CNAME restarts.
-   * Rejects when the query fails.
-   */
+  /** The responses (DO and CD set) to a DS or DNSKEY query, one per CNAME restart; rejects on failure. */
   fetch(name: string, type: 'DS' | 'DNSKEY'): Promise<readonly Uint8Array[]>;
   /** Seconds a validated key set or proof is kept (default: its TTL, at most 3600). */
   readonly maxCacheSeconds?: number;
-  /**
-   * NSEC3 iterations above which a denial is insecure, not hashed (default
-   * NSEC3_MAX_ITERATIONS, 150; RFC 9276 section 3.2; 0 follows its advice
-   * that zones use none, as newer validators move towards).
-   */
+  /** NSEC3 iterations above which a denial is insecure (default NSEC3_MAX_ITERATIONS; RFC 9276 section 3.2). */
   readonly nsec3MaxIterations?: number;
 }
 
@@ -110,10 +102,7 @@ interface Entry<T> {
 /** Most entries in each cache (oldest dropped first). */
 const CACHE_MAX = 4096;
 
-/**
- * NSEC3 iterations above which a denial is treated as insecure, not hashed
- * (RFC 9276 section 3.2); 150 as BIND, Unbound and delv, so verdicts agree.
- */
+/** NSEC3 iterations above which a denial is insecure (RFC 9276 section 3.2): 150 as BIND, Unbound and delv. */
 export const NSEC3_MAX_ITERATIONS = 150;
 
 export class Validator {
@@ -274,11 +263,7 @@ export class Validator {
 
   // ---------------------------------------------------------------- delegations
 
-  /**
-   * The DS query at `key`. `topDown`: the enclosing zone is known secure, so
-   * an unsigned answer is bogus; else an unsigned answer asks whether the
-   * parent is itself insecure.
-   */
+  /** The DS query at `key`; `topDown`: the enclosing zone is secure, so an unsigned answer is bogus. */
   private dsState(key: string, topDown: boolean): Promise<DsState> {
     return this.cached(this.delegations, `${topDown ? 1 : 0}${key}`, async () => ({
       value: await this.computeDsState(key, topDown),
@@ -353,11 +338,7 @@ export class Validator {
     }
   }
 
-  /**
-   * A set's verdict; an unsigned set is bogus top-down (its zone is secure)
-   * and otherwise insecure exactly when the data lies below an unsigned
-   * delegation (`unsigned(near)`).
-   */
+  /** A set's verdict; an unsigned set is bogus top-down, else insecure only below an unsigned delegation. */
   private async signedOrNot(set: SignedSet, near: string, topDown: boolean): Promise<Verdict> {
     if (set.sigs.length === 0 && topDown)
       return bogus(
@@ -416,9 +397,8 @@ export class Validator {
   }
 
   /**
-   * The status of unsigned data at `owner`: walk down from the deepest anchor
-   * above it, one DS query per label; insecure at the first unsigned
-   * delegation, bogus when the walk reaches the owner inside secure zones.
+   * Unsigned data at `owner`: one DS query per label down from the deepest
+   * anchor; insecure at the first unsigned delegation, else bogus.
    */
   private async unsigned(near: string, owner: string): Promise<Verdict> {
     const anchor = this.anchorFor(near);
@@ -473,10 +453,7 @@ export class Validator {
 
   // ---------------------------------------------------------------- answers
 
-  /**
-   * The verdict of one lookup: `responses` are the wire responses the
-   * resolver got for (qname, qtype), one per CNAME restart.
-   */
+  /** The verdict of one lookup from its wire responses, one per CNAME restart. */
   async validate(qname: string, qtype: number, responses: readonly Uint8Array[]): Promise<Verdict> {
     let name: string;
     try {

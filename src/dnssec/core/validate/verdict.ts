@@ -5,11 +5,7 @@
  */
 import type { BogusCode, InsecureCode } from './codes.ts';
 
-/**
- * What a bogus or insecure verdict is about, beside its code and message
- * (`detail`): the RRset concerned (owner and type mnemonic) and, where a
- * signature or key is at fault, the key tag and algorithm it names.
- */
+/** What a bogus or insecure verdict is about: the RRset, and the key tag and algorithm at fault. */
 export interface VerdictAbout {
   readonly rrset?: { readonly name: string; readonly type: string };
   readonly keyTag?: number;
@@ -80,10 +76,7 @@ export function combine(verdicts: readonly Verdict[]): Verdict | undefined {
   );
 }
 
-/**
- * A non-secure verdict in one line: its code and message, then the RRset,
- * key tag and algorithm it concerns (e.g. `BOGUS_SIGNATURE: … [a.example. NAPTR, key 12345 alg 13]`).
- */
+/** A non-secure verdict in one line (`BOGUS_SIGNATURE: … [a.example. NAPTR, key 12345 alg 13]`). */
 export function verdictLine(v: Bogus | Insecure): string {
   const parts: string[] = [];
   if (v.rrset) parts.push(`${v.rrset.name} ${v.rrset.type}`);
