@@ -84,14 +84,11 @@ export function signer(alg: number, key: KeyObject): (data: Uint8Array) => Uint8
 /** The DNSKEY public key field of a private key (RFC 3110 section 2 for RSA). */
 function publicField(alg: number, key: KeyObject): Uint8Array {
   const jwk = crypto.createPublicKey(key).export({ format: 'jwk' });
-  if (alg === ALG_ECDSAP256SHA256)
-    return new Uint8Array([
-      ...Buffer.from(jwk.x!, 'base64url'),
-      ...Buffer.from(jwk.y!, 'base64url'),
-    ]);
-  if (alg === ALG_ED25519) return new Uint8Array(Buffer.from(jwk.x!, 'base64url'));
-  const e = Buffer.from(jwk.e!, 'base64url');
-  const n = Buffer.from(jwk.n!, 'base64url');
+  const raw = (s: string | undefined) => Buffer.from(s!, 'base64url');
+  if (alg === ALG_ECDSAP256SHA256) return new Uint8Array([...raw(jwk.x), ...raw(jwk.y)]);
+  if (alg === ALG_ED25519) return new Uint8Array(raw(jwk.x));
+  const e = raw(jwk.e);
+  const n = raw(jwk.n);
   const len = e.length < 256 ? [e.length] : [0, e.length >>> 8, e.length & 0xff];
   return new Uint8Array([...len, ...e, ...n]);
 }
@@ -142,17 +139,9 @@ function privateFromFields(alg: number, f: ReadonlyMap<string, string>): KeyObje
     ]);
     return crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   }
-  const names = [
-    'Modulus',
-    'PublicExponent',
-    'PrivateExponent',
-    'Prime1',
-    'Prime2',
-    'Exponent1',
-    'Exponent2',
-    'Coefficient',
-  ];
-  const [n, e, d, p, q, dp, dq, qi] = names.map((k) => need(k).toString('base64url'));
+  const names =
+    'Modulus PublicExponent PrivateExponent Prime1 Prime2 Exponent1 Exponent2 Coefficient';
+  const [n, e, d, p, q, dp, dq, qi] = names.split(' ').map((k) => need(k).toString('base64url'));
   return crypto.createPrivateKey({ format: 'jwk', key: { kty: 'RSA', n, e, d, p, q, dp, dq, qi } });
 }
 

@@ -22,7 +22,6 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-/** The default number of signing threads. */
 export function defaultSigningThreads(): number {
   return availableParallelism();
 }
@@ -122,7 +121,6 @@ async function signOnPool(pool: SignerPool, chunks: SigningChunk[]): Promise<Sig
   return chunks;
 }
 
-/** Make a batch's signatures in this thread. */
 function signHere(chunks: readonly SigningChunk[], keys: readonly LoadedKey[]): void {
   for (const c of chunks)
     for (const j of c.jobs)

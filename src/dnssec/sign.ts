@@ -12,6 +12,7 @@ import { rrToPresentation } from '../dns/core/zone/writer.ts';
 import { loadZoneFile } from '../authority/zones/load.ts';
 import { KeyError, readZoneKeys, type LoadedKey } from './keys.ts';
 import { signChunks } from './parallel-sign.ts';
+import { laterSerial } from '../xfr/core/served-state.ts';
 
 export interface SignFileOptions {
   readonly keysDir: string;
@@ -34,12 +35,6 @@ export interface SignFileResult {
   readonly keys: readonly string[];
   readonly rrsets: number;
   readonly records: number;
-}
-
-/** RFC 1982 serial arithmetic: the later of two serials. */
-function laterSerial(a: number, b: number): number {
-  const d = (b - a) >>> 0;
-  return d !== 0 && d < 0x80000000 ? b : a;
 }
 
 /** Sign and write owner by owner into a temporary file renamed over `out` at the end. */

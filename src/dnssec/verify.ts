@@ -25,6 +25,7 @@ import {
 } from '../dns/core/rr/types.ts';
 import { finding } from './core/chain-check.ts';
 import { serialCompare } from '../xfr/core/serial.ts';
+import { readU32 as u32 } from '../dns/core/wire/bytes.ts';
 
 interface PublicKey {
   readonly tag: number;
@@ -50,10 +51,6 @@ function verifySig(alg: number, key: KeyObject, data: Uint8Array, sig: Uint8Arra
   }
 }
 
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
-}
-
 /** RFC 1982: a is before b. */
 const before = (a: number, b: number) => serialCompare(a, b) < 0;
 
@@ -64,81 +61,50 @@ function headerLength(rd: Uint8Array): number {
   return i + 1;
 }
 
-function isDelegation(zone: Zone, name: string, types: ReadonlyMap<number, unknown>): boolean {
-  return name !== zone.origin && types.has(TYPE_NS);
-}
-
-/** The RRSIGs over one RRset: whether one verifies, and what is wrong with the others. */
-function checkSignatures(
-  covering: readonly ResourceRecord[],
+/** What is wrong with one RRSIG `s` over an RRset, or undefined when it verifies. */
+function signatureProblem(
+  s: ResourceRecord,
   set: RRset,
   ownerKey: string,
   what: string,
   keys: readonly PublicKey[],
   now: number,
-): { good: boolean; problems: ZoneDiagnostic[] } {
-  let good = false;
-  const problems: ZoneDiagnostic[] = [];
-  for (const s of covering) {
-    const rd = s.rdata;
-    const expiration = u32(rd, 8);
-    const inception = u32(rd, 12);
-    const tag = (rd[16]! << 8) | rd[17]!;
-    const alg = rd[2]!;
-    if (before(expiration, now)) {
-      problems.push(
-        finding(
-          'ZONE_RRSIG_EXPIRED',
-          `the RRSIG (key ${tag}) over ${what} expired at ${new Date(expiration * 1000).toISOString()}`,
-          s,
-        ),
-      );
-      continue;
-    }
-    if (before(now, inception)) {
-      problems.push(
-        finding(
-          'ZONE_RRSIG_NOT_YET_VALID',
-          `the RRSIG (key ${tag}) over ${what} is valid only from ${new Date(inception * 1000).toISOString()}`,
-          s,
-        ),
-      );
-      continue;
-    }
-    const key = keys.find((k) => k.tag === tag && k.algorithm === alg && k.key);
-    if (!key) {
-      problems.push(
-        finding(
-          'ZONE_RRSIG_NO_KEY',
-          `the RRSIG over ${what} names key ${tag} (algorithm ${alg}), which is not a usable DNSKEY at the apex`,
-          s,
-        ),
-      );
-      continue;
-    }
-    const hl = headerLength(rd);
-    const ttl = u32(rd, 4);
-    if (rd[3]! > rrsigLabels(ownerKey)) {
-      problems.push(
-        finding('ZONE_RRSIG_BAD', `the RRSIG over ${what} has a Labels field above the owner's`, s),
-      );
-      continue;
-    }
-    const data = signingInput(
-      rd.subarray(0, hl),
-      ownerKey,
-      set.type,
-      1,
-      ttl,
-      set.records.map((r) => r.rdata),
+): ZoneDiagnostic | undefined {
+  const rd = s.rdata;
+  const expiration = u32(rd, 8);
+  const inception = u32(rd, 12);
+  const tag = (rd[16]! << 8) | rd[17]!;
+  const alg = rd[2]!;
+  if (before(expiration, now))
+    return finding(
+      'ZONE_RRSIG_EXPIRED',
+      `the RRSIG (key ${tag}) over ${what} expired at ${new Date(expiration * 1000).toISOString()}`,
+      s,
     );
-    if (verifySig(alg, key.key!, data, rd.subarray(hl))) good = true;
-    else
-      problems.push(
-        finding('ZONE_RRSIG_BAD', `the RRSIG (key ${tag}) over ${what} does not verify`, s),
-      );
-  }
-  return { good, problems };
+  if (before(now, inception))
+    return finding(
+      'ZONE_RRSIG_NOT_YET_VALID',
+      `the RRSIG (key ${tag}) over ${what} is valid only from ${new Date(inception * 1000).toISOString()}`,
+      s,
+    );
+  const key = keys.find((k) => k.tag === tag && k.algorithm === alg && k.key);
+  if (!key)
+    return finding(
+      'ZONE_RRSIG_NO_KEY',
+      `the RRSIG over ${what} names key ${tag} (algorithm ${alg}), which is not a usable DNSKEY at the apex`,
+      s,
+    );
+  const hl = headerLength(rd);
+  if (rd[3]! > rrsigLabels(ownerKey))
+    return finding(
+      'ZONE_RRSIG_BAD',
+      `the RRSIG over ${what} has a Labels field above the owner's`,
+      s,
+    );
+  const rdatas = set.records.map((r) => r.rdata);
+  const data = signingInput(rd.subarray(0, hl), ownerKey, set.type, 1, u32(rd, 4), rdatas);
+  if (verifySig(alg, key.key!, data, rd.subarray(hl))) return undefined;
+  return finding('ZONE_RRSIG_BAD', `the RRSIG (key ${tag}) over ${what} does not verify`, s);
 }
 
 /** The signature findings of a zone (none when unsigned); `now` in seconds. */
@@ -154,7 +120,7 @@ export function verifyZoneSignatures(zone: Zone, now: number): ZoneDiagnostic[] 
   const out: ZoneDiagnostic[] = [];
   for (const node of zone.nodes.values()) {
     if (node.belowCut) continue;
-    const cut = isDelegation(zone, node.name, node.rrsets);
+    const cut = node.name !== zone.origin && node.rrsets.has(TYPE_NS);
     const sigs = node.rrsets.get(TYPE_RRSIG)?.records ?? [];
     for (const set of node.rrsets.values()) {
       if (set.type === TYPE_RRSIG) continue;
@@ -172,7 +138,9 @@ export function verifyZoneSignatures(zone: Zone, now: number): ZoneDiagnostic[] 
         );
         continue;
       }
-      const { good, problems } = checkSignatures(covering, set, ownerKey, what, keys, now);
+      const found = covering.map((s) => signatureProblem(s, set, ownerKey, what, keys, now));
+      const good = found.includes(undefined);
+      const problems = found.filter((p) => p !== undefined);
       // One good signature is enough for a validator; the others are reported as warnings.
       for (const p of problems) out.push(good ? { ...p, severity: 'warning' } : p);
     }

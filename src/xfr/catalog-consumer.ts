@@ -11,7 +11,7 @@
  * version (or member entry) leaves things as they were. Members and `coo`
  * are kept in `<stateDir>/catalogs/<catalog>json` across restarts.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../authority/log.ts';
 import { isSecondaryZone, type ServerConfig, type SecondaryZoneConfig } from '../config/server.ts';
@@ -20,6 +20,7 @@ import { planCatalog, readCatalog, type CatalogRecord } from './core/catalog-rea
 import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import type { LastRefresh, Secondaries, XfrInResult } from './secondary.ts';
+import { replaceFile } from './served-state.ts';
 
 export interface CatalogConsumerOptions {
   /** The catalogs consumed (each also a secondary zone of `secondaries`). */
@@ -66,7 +67,6 @@ export interface CatalogConsumed {
   readonly appliedAt: string | undefined;
   /** The catalog zone's own last refresh from its primaries. */
   readonly lastTransfer: LastRefreshReport | undefined;
-  /** The members by state. */
   readonly states: Readonly<Record<CatalogMemberStatus['state'], number>>;
   readonly memberZones: readonly CatalogMemberStatus[];
   /** Members listed but not provisioned from this catalog (CATALOG_MEMBER_CONFLICT). */
@@ -127,7 +127,6 @@ export class CatalogConsumer {
     }
   }
 
-  /** Whether `origin` is a catalog consumed here. */
   isCatalog(origin: string): boolean {
     return this.members.has(origin);
   }
@@ -165,8 +164,7 @@ export class CatalogConsumer {
     const file = this.keptFile(catalog);
     const members = Object.fromEntries(this.members.get(catalog) ?? []);
     const coo = Object.fromEntries(this.state.get(catalog)?.coo ?? []);
-    await writeFile(`${file}.tmp`, `${JSON.stringify({ members, coo }, null, 1)}\n`);
-    await rename(`${file}.tmp`, file);
+    await replaceFile(file, `${JSON.stringify({ members, coo }, null, 1)}\n`);
   }
 
   /** What `keep` wrote (a file of an older version holds the members alone: name to ID). */
@@ -199,7 +197,6 @@ export class CatalogConsumer {
     if (this.isCatalog(origin)) void this.update(origin, 'transfer');
   }
 
-  /** Resolves when no update is running. */
   idle(): Promise<void> {
     return this.queue;
   }

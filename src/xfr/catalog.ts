@@ -5,7 +5,7 @@
  * file is `transfer.stateDir/catalog/<name>zone` (kept across restarts),
  * else in a temporary folder removed on close.
  */
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../authority/log.ts';
@@ -17,6 +17,7 @@ import {
   nextCatalogSerial,
   readCatalogText,
 } from './core/catalog.ts';
+import { replaceFile } from './served-state.ts';
 
 export interface CatalogOptions {
   /** The catalog zone's name (absolute, lowercased). */
@@ -81,9 +82,7 @@ export class CatalogPublisher {
     if (this.members !== undefined && body === this.body) return false;
     const serial = nextCatalogSerial(this.serial, Date.now() / 1000);
     const text = catalogZoneText({ name: this.name, serial, members, groups });
-    const tmp = `${this.file}.tmp`;
-    await writeFile(tmp, text);
-    await rename(tmp, this.file);
+    await replaceFile(this.file, text);
     const added = members.filter((m) => !this.members?.includes(m));
     const removed = (this.members ?? []).filter((m) => !members.includes(m));
     this.serial = serial;

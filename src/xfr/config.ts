@@ -5,7 +5,7 @@
  */
 import type { ServerConfig } from '../config/server.ts';
 import { parseCidr, type Cidr } from '../config/cidr.ts';
-import { absoluteLowerName } from '../kit/core/names.ts';
+import { absoluteLowerName, absoluteLowerName as originKey } from '../kit/core/names.ts';
 import { serialPolicy } from '../config/zone-transfer.ts';
 import type { SerialPolicy } from './core/serial.ts';
 import { nameWireKey, type TsigKey } from './core/tsig.ts';
@@ -13,7 +13,6 @@ import type { Zone } from '../dns/core/zone/model.ts';
 import { keyToName, wireToKey } from '../dns/core/wire/name.ts';
 import type { NotifyTarget } from './notify.ts';
 import { ipVersion } from '../kit/core/host-port.ts';
-import { absoluteLowerName as originKey } from '../kit/core/names.ts';
 import type { TransferAcl } from './out.ts';
 
 /** A configuration problem found while building the transfer side (the server does not start). */

@@ -29,7 +29,6 @@ export interface HistoryOptions {
   readonly notifyOptions: NotifyOptions;
 }
 
-/** A zone's IXFR journal file. */
 export function journalFile(dir: string, origin: string): string {
   return stateFile(dir, origin, 'ixfr');
 }

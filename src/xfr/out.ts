@@ -72,7 +72,6 @@ export type RequestAuth =
 /** A request whose TSIG passed, or that has none. */
 export type RequestAuthOk = Extract<RequestAuth, { kind: 'ok' }>;
 
-/** An unsigned request. */
 export const UNSIGNED: RequestAuthOk = {
   kind: 'ok',
   signer: undefined,
@@ -92,7 +91,6 @@ export interface TransferRequest {
   readonly msg: Uint8Array;
   readonly question: TransferQuestion;
   readonly auth: RequestAuthOk;
-  /** The client's address. */
   readonly source: string;
 }
 
@@ -152,7 +150,6 @@ export class Transfers {
   /** Told of every history change (`serve --workers`: sent to the other answering threads). */
   onHistory: ((origin: string, diffs: readonly ZoneDiff[]) => Promise<void> | void) | undefined;
 
-  /** Every zone's history, by origin. */
   allHistories(): ReadonlyMap<string, readonly ZoneDiff[]> {
     return this.histories;
   }

@@ -13,7 +13,6 @@ import { TYPE_SOA } from '../dns/core/rr/types.ts';
 import { decodeJournal, encodeJournal } from './core/journal.ts';
 import type { ZoneDiff } from './core/diff.ts';
 
-/** The journal of a secondary zone's file. */
 export function journalOf(file: string): string {
   return `${file}.jnl`;
 }

@@ -147,7 +147,6 @@ export interface LastRefresh {
   readonly code?: string;
 }
 
-/** The file a secondary zone is kept in. */
 export function secondaryFile(stateDir: string, origin: string): string {
   return path.join(stateDir, 'secondary', `${origin === '.' ? 'root.' : origin}zone`);
 }
@@ -193,7 +192,6 @@ export class Secondaries {
     for (const z of o.zones) this.zones.set(nameKey(z.origin), this.stateOf(z, undefined));
   }
 
-  /** A zone's state before its first check. */
   private stateOf(z: SecondaryZoneConfig, catalog: string | undefined): ZoneState {
     return {
       origin: z.origin,
@@ -317,7 +315,6 @@ export class Secondaries {
     z.last = { result, at: Date.now(), ...(code !== undefined ? { code } : {}) };
   }
 
-  /** Resolves when no check is running. */
   async idle(): Promise<void> {
     for (const z of this.zones.values()) {
       await z.running;
@@ -325,7 +322,6 @@ export class Secondaries {
     }
   }
 
-  /** Write the pending summary of refused NOTIFYs now. */
   flushLog(): void {
     this.summary.flush();
   }

@@ -39,7 +39,6 @@ export function stateFile(dir: string, origin: string, suffix: string): string {
   return path.join(dir, `${safe === '.' ? 'root.' : safe}${suffix}`);
 }
 
-/** A zone's served-serial file. */
 export function serialFile(dir: string, origin: string): string {
   return stateFile(dir, origin, 'serial');
 }
@@ -84,9 +83,7 @@ async function readOne(file: string, log: Logger | undefined): Promise<ServedSta
 export interface SwappedZone {
   /** Content hash of the version (undefined: the loader gave none; nothing is kept). */
   readonly hash?: string | undefined;
-  /** Signed inline. */
   readonly signed?: boolean | undefined;
-  /** The zone's serial policy. */
   readonly policy?: SerialPolicy | undefined;
 }
 

@@ -47,7 +47,6 @@ export interface ResignedZone {
   /** RRsets of the re-signed names (the apex included), and of those, the ones whose signatures were kept. */
   readonly rrsets: number;
   readonly kept: number;
-  /** Names re-signed. */
   readonly names: number;
   /** The earliest RRSIG expiration of the new version (RFC 4034 section 3.1.5). */
   readonly earliest: number;

@@ -69,7 +69,6 @@ function dataTypes(st: ZoneStore, n: number): number[] {
   return out;
 }
 
-/** Every record of a zone. */
 export function* zoneRecords(zone: Zone): Generator<ResourceRecord> {
   for (const node of zone.nodes.values())
     for (const set of node.rrsets.values()) yield* set.records;

@@ -336,7 +336,6 @@ export function nsec3ParamRdata(o: SignZoneOptions): Uint8Array {
 export interface Nsec3Collector {
   /** A name (canonical wire form) and the types its NSEC3 lists (`nsec3Types`). */
   add(wire: Uint8Array, types: readonly number[]): void;
-  /** The chain, in hash order. */
   done(): Nsec3Chain;
 }
 

@@ -24,7 +24,6 @@ export interface CatalogProblem {
   readonly message: string;
 }
 
-/** A catalog version as read. */
 export interface CatalogRead {
   /** Member zones (absolute, lowercase) to their unique ID; undefined when the version is not applied. */
   readonly members: ReadonlyMap<string, string> | undefined;

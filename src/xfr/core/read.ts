@@ -22,7 +22,6 @@ export interface XfrRr {
   readonly rdata: Uint8Array;
 }
 
-/** One version step of an IXFR answer. */
 export interface XfrStep {
   readonly from: XfrRr;
   readonly removed: XfrRr[];
@@ -74,7 +73,6 @@ export function readWireName(msg: Uint8Array, off: number, limit = msg.length): 
   }
 }
 
-/** Lowercased key of uncompressed wire octets. */
 export function wireKey(wire: readonly number[]): string {
   let s = '';
   for (const c of wire) s += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
@@ -157,27 +155,28 @@ export function parseXfrMessage(msg: Uint8Array): XfrMessage {
     p += 4;
   }
   const answers: XfrRr[] = [];
-  for (let i = 0; i < an; i++) {
+  readRecords(msg, p, an, answers);
+  return { id: count(0), flags: count(2), rcode: msg[3]! & 0x0f, answers };
+}
+
+/** Read `count` records at `p` into `out`, RDATA names expanded; the offset after them. */
+export function readRecords(msg: Uint8Array, p: number, count: number, out: XfrRr[]): number {
+  const u16 = (o: number) => (msg[o]! << 8) | msg[o + 1]!;
+  for (let i = 0; i < count; i++) {
     const [owner, after] = readWireName(msg, p);
     p = after;
     if (p + 10 > msg.length) throw bad(`record header runs past the message at byte ${p}`);
-    const type = count(p);
-    const cls = count(p + 2);
+    const type = u16(p);
+    const cls = u16(p + 2);
     const ttl =
       ((msg[p + 4]! << 24) | (msg[p + 5]! << 16) | (msg[p + 6]! << 8) | msg[p + 7]!) >>> 0;
-    const rdlen = count(p + 8);
+    const rdlen = u16(p + 8);
     p += 10;
     if (p + rdlen > msg.length) throw bad(`RDATA runs past the message at byte ${p}`);
-    answers.push({
-      key: wireKey(owner),
-      type,
-      cls,
-      ttl,
-      rdata: expandRdata(msg, type, p, p + rdlen),
-    });
+    out.push({ key: wireKey(owner), type, cls, ttl, rdata: expandRdata(msg, type, p, p + rdlen) });
     p += rdlen;
   }
-  return { id: count(0), flags: count(2), rcode: msg[3]! & 0x0f, answers };
+  return p;
 }
 
 /** Two records are the same (owner, type, class, RDATA; the TTL is not part of identity). */
@@ -283,18 +282,22 @@ export class XfrReader {
         this.phase = 'full';
         return this.record(r, false);
       case 'full':
-        if (r.type === TYPE_SOA && r.key === this.originKey) {
-          if (!sameRr(r, this.first!))
-            throw new XfrReadError(
-              'XFR_SOA_MISMATCH',
-              `closing SOA serial ${serialOf(r)}, first ${serialOf(this.first!)}`,
-            );
-          this.phase = 'done';
-        } else this.records.push(r);
+        if (this.isSoa(r)) return this.closing(r);
+        this.records.push(r);
         return;
       default:
         return this.incremental(r);
     }
+  }
+
+  /** The closing SOA: the first one again. */
+  private closing(r: XfrRr): void {
+    if (!sameRr(r, this.first!))
+      throw new XfrReadError(
+        'XFR_SOA_MISMATCH',
+        `closing SOA serial ${serialOf(r)}, first ${serialOf(this.first!)}`,
+      );
+    this.phase = 'done';
   }
 
   private incremental(r: XfrRr): void {
@@ -312,15 +315,7 @@ export class XfrReader {
     }
     // After the additions: the closing SOA (the new version reached), or the next step's old SOA.
     const toSerial = serialOf(step.to!);
-    if (toSerial === serialOf(this.first!)) {
-      if (!sameRr(r, this.first!))
-        throw new XfrReadError(
-          'XFR_SOA_MISMATCH',
-          `closing SOA serial ${serialOf(r)}, first ${serialOf(this.first!)}`,
-        );
-      this.phase = 'done';
-      return;
-    }
+    if (toSerial === serialOf(this.first!)) return this.closing(r);
     if (serialOf(r) !== toSerial)
       throw new XfrReadError(
         'XFR_IXFR_SEQUENCE',

@@ -56,7 +56,6 @@ export function arrayCursor(records: readonly PlainRecord[]): RecordCursor {
   };
 }
 
-/** The zone's SOA record as a plain record. */
 export function soaRecord(zone: Zone): PlainRecord {
   const rr = zone.soa.records[0]!;
   return { key: nameKey(zone.origin), type: TYPE_SOA, ttl: zone.soa.ttl, rdata: rr.rdata };
@@ -136,7 +135,6 @@ export function zoneBodyCursor(zone: Zone): RecordCursor {
   return zone instanceof StoreZone ? storeCursor(zone) : modelCursor(zone);
 }
 
-/** Cursors one after the other. */
 export function chainCursors(cursors: readonly RecordCursor[]): RecordCursor {
   let i = 0;
   return {

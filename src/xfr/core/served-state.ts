@@ -32,7 +32,6 @@ export function laterSerial(a: number, b: number): number {
   return serialCompare(b, a) > 0 ? b >>> 0 : a >>> 0;
 }
 
-/** A state file's text as a `ServedState`. */
 export function decodeServedState(text: string): Result<ServedState, ServedStateError> {
   let v: unknown;
   try {

@@ -70,7 +70,6 @@ export interface TsigVars {
   readonly other: Uint8Array;
 }
 
-/** A TSIG record read from a message. */
 export interface TsigRecord extends TsigVars {
   readonly mac: Uint8Array;
   /** Offset where the TSIG record starts (the message without it ends there). */
@@ -290,7 +289,6 @@ export interface TsigFailure extends Failure<TsigRequestCode> {
   readonly key?: TsigKey;
 }
 
-/** A verified request: its key and TSIG record. */
 export interface TsigVerified {
   readonly key: TsigKey;
   readonly tsig: TsigRecord;
@@ -336,7 +334,6 @@ export function verifyRequest(
   return ok({ key, tsig: t });
 }
 
-/** The wire key of a key's algorithm name. */
 export function algorithmKeyOf(key: TsigKey): string {
   return nameWireKey(ALGORITHM_NAMES[key.algorithm]);
 }
@@ -374,7 +371,6 @@ export class TsigSigner {
     this.options = options;
   }
 
-  /** The message with its TSIG record. */
   sign(message: Uint8Array): Uint8Array {
     const k = this.key;
     const v: TsigVars = {

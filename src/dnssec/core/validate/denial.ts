@@ -18,7 +18,6 @@ import { base32hexLower, nsec3Hash } from '../sha1.ts';
 import { T_CNAME, T_DS, T_NS, T_SOA } from './message.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
 
-/** An NSEC record taken apart. */
 export interface NsecRecord {
   readonly owner: string;
   readonly next: string;
@@ -87,7 +86,6 @@ function nsecCovering(d: DenialSet, name: string): NsecRecord | undefined {
   );
 }
 
-/** The longest common ancestor of two keys. */
 function commonAncestor(a: string, b: string): string {
   let x = a;
   let y = b;

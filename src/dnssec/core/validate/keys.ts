@@ -11,7 +11,6 @@ import { digestHash, type DnssecCrypto } from './crypto.ts';
 import { rrsigFields, type SignedSet } from './message.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
 
-/** A DNSKEY of a zone. */
 export interface ZoneKey {
   readonly tag: number;
   readonly algorithm: number;

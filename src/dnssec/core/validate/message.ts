@@ -3,7 +3,8 @@
  * uncompressed RDATA (case kept, RFC 4034 section 6.2), grouped into RRsets
  * with their RRSIGs.
  */
-import { expandRdata, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
+import { readRecords, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
+import { readU32 as u32 } from '../../../dns/core/wire/bytes.ts';
 import { wireToKey } from '../../../dns/core/wire/name.ts';
 import type { RrsigHeader } from '../records.ts';
 
@@ -17,7 +18,6 @@ export const T_NSEC = 47;
 export const T_DNSKEY = 48;
 export const T_NSEC3 = 50;
 
-/** One response, as read for validation. */
 export interface ReadResponse {
   readonly rcode: number;
   readonly answer: readonly XfrRr[];
@@ -34,25 +34,6 @@ export interface SignedSet {
 
 const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
 
-function readSection(msg: Uint8Array, p: number, count: number, out: XfrRr[]): number {
-  for (let i = 0; i < count; i++) {
-    const [owner, after] = readWireName(msg, p);
-    p = after;
-    if (p + 10 > msg.length) throw new RangeError(`record header runs past the message at ${p}`);
-    const type = u16(msg, p);
-    const rdlen = u16(msg, p + 8);
-    const ttl =
-      ((msg[p + 4]! << 24) | (msg[p + 5]! << 16) | (msg[p + 6]! << 8) | msg[p + 7]!) >>> 0;
-    const cls = u16(msg, p + 2);
-    p += 10;
-    if (p + rdlen > msg.length) throw new RangeError(`RDATA runs past the message at ${p}`);
-    const rdata = expandRdata(msg, type, p, p + rdlen);
-    out.push({ key: wireToKey(Uint8Array.from(owner)), type, cls, ttl, rdata });
-    p += rdlen;
-  }
-  return p;
-}
-
 /** The answer and authority sections of a response; undefined when it does not decode. */
 export function readResponse(msg: Uint8Array): ReadResponse | undefined {
   try {
@@ -64,15 +45,14 @@ export function readResponse(msg: Uint8Array): ReadResponse | undefined {
     }
     const answer: XfrRr[] = [];
     const authority: XfrRr[] = [];
-    p = readSection(msg, p, u16(msg, 6), answer);
-    readSection(msg, p, u16(msg, 8), authority);
+    p = readRecords(msg, p, u16(msg, 6), answer);
+    readRecords(msg, p, u16(msg, 8), authority);
     return { rcode: msg[3]! & 0x0f, answer, authority };
   } catch {
     return undefined;
   }
 }
 
-/** The type an RRSIG covers. */
 export function coveredType(rrsig: Uint8Array): number {
   return rrsig.length >= 2 ? u16(rrsig, 0) : -1;
 }
@@ -103,9 +83,6 @@ export interface RrsigFields extends Omit<RrsigHeader, 'signer'> {
   readonly header: Uint8Array;
   readonly signature: Uint8Array;
 }
-
-const u32 = (b: Uint8Array, o: number) =>
-  ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
 
 /** The fields of an RRSIG RDATA, or undefined when it is malformed. */
 export function rrsigFields(rd: Uint8Array): RrsigFields | undefined {

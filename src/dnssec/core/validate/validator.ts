@@ -182,8 +182,6 @@ export class Validator {
     );
   }
 
-  // ---------------------------------------------------------------- zone keys
-
   /** The validated keys of `zone`, or why there are none. */
   zoneKeys(zone: string): Promise<ZoneState> {
     return this.cached(this.zones, zone, async () => {
@@ -199,13 +197,7 @@ export class Validator {
     this.lastTtl = 3600;
     const anchored = this.anchors.get(zone);
     if (anchored) return this.keysFrom(zone, anchored, keyToName(zone));
-    const top = this.anchorFor(zone);
-    if (top === undefined)
-      return insecure(
-        'INSECURE_NO_ANCHOR',
-        keyToName(zone),
-        `no trust anchor at or above ${keyToName(zone)}`,
-      );
+    if (this.anchorFor(zone) === undefined) return noAnchor(zone);
     const ds = await this.dsState(zone, false);
     if (ds.status === 'ds') return this.keysFrom(zone, ds.refs, ds.anchor);
     if (ds.status === 'not-a-cut')
@@ -260,8 +252,6 @@ export class Validator {
     this.lastTtl = Math.min(...set.records.map((k) => k.ttl));
     return { status: 'secure', keys: all, anchor };
   }
-
-  // ---------------------------------------------------------------- delegations
 
   /** The DS query at `key`; `topDown`: the enclosing zone is secure, so an unsigned answer is bogus. */
   private dsState(key: string, topDown: boolean): Promise<DsState> {
@@ -319,13 +309,7 @@ export class Validator {
           asked,
         );
       case 'opt-out':
-        return insecure(
-          'INSECURE_OPT_OUT',
-          name,
-          `an NSEC3 opt-out span covers ${name}`,
-          denial.anchor,
-          asked,
-        );
+        return optOut(key, denial.anchor, asked);
       case 'not-a-cut':
         return { status: 'not-a-cut' };
       case 'no-proof':
@@ -402,12 +386,7 @@ export class Validator {
    */
   private async unsigned(near: string, owner: string): Promise<Verdict> {
     const anchor = this.anchorFor(near);
-    if (anchor === undefined)
-      return insecure(
-        'INSECURE_NO_ANCHOR',
-        keyToName(owner),
-        `no trust anchor at or above ${keyToName(owner)}`,
-      );
+    if (anchor === undefined) return noAnchor(owner);
     const top = await this.zoneKeys(anchor);
     if (top.status !== 'secure') return top;
     const depth = keyLabelCount(near);
@@ -450,8 +429,6 @@ export class Validator {
       labels: check.labels,
     };
   }
-
-  // ---------------------------------------------------------------- answers
 
   /** The verdict of one lookup from its wire responses, one per CNAME restart. */
   async validate(qname: string, qtype: number, responses: readonly Uint8Array[]): Promise<Verdict> {
@@ -550,18 +527,23 @@ export class Validator {
       return bogus('BOGUS_DENIAL', `NXDOMAIN for ${what} without proof`, undefined, asked);
     }
     const nodata = provesNodata(denial.set, name, qtype);
-    if (nodata === 'opt-out')
-      return insecure(
-        'INSECURE_OPT_OUT',
-        keyToName(name),
-        `an NSEC3 opt-out span covers ${keyToName(name)}`,
-        denial.anchor,
-        asked,
-      );
+    if (nodata === 'opt-out') return optOut(name, denial.anchor, asked);
     if (nodata) return { status: 'secure', zone: zoneOf(r) ?? '', anchor: denial.anchor };
     return bogus('BOGUS_DENIAL', `no data for ${what} without proof`, undefined, asked);
   }
 }
+
+const noAnchor = (key: string) =>
+  insecure('INSECURE_NO_ANCHOR', keyToName(key), `no trust anchor at or above ${keyToName(key)}`);
+
+const optOut = (key: string, anchor: string, asked: VerdictAbout) =>
+  insecure(
+    'INSECURE_OPT_OUT',
+    keyToName(key),
+    `an NSEC3 opt-out span covers ${keyToName(key)}`,
+    anchor,
+    asked,
+  );
 
 function strip(v: Verdict & { labels?: number }): Verdict {
   if (v.status !== 'secure') return v;
