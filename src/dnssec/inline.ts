@@ -107,10 +107,10 @@ function remember(zone: Zone, o: SignZoneOptions, earliest: number): string | un
   return token;
 }
 
-/** What `signed` says of a version signed against a token. */
+/** What `signed` says of a version signed (re-signing `refresh` seconds before `d.earliest`). */
 function signedInfo(
   keys: readonly LoadedKey[],
-  d: { rrsets: number; earliest: number; token: string },
+  d: { rrsets: number; kept: number; earliest: number; token: string | undefined },
   serial: number,
   refresh: number,
   now: number,
@@ -118,15 +118,9 @@ function signedInfo(
 ): NonNullable<InlineSignResult['signed']> {
   const refreshAt = (now + ((d.earliest - now) | 0) - refresh) * 1000;
   const ms = Math.round(performance.now() - t0);
-  return {
-    keys: keys.map((k) => k.basename),
-    rrsets: d.rrsets,
-    kept: 0,
-    serial,
-    refreshAt,
-    ms,
-    token: d.token,
-  };
+  const { rrsets, kept, token } = d;
+  const info = { keys: keys.map((k) => k.basename), rrsets, kept, serial, refreshAt, ms };
+  return token === undefined ? info : { ...info, token };
 }
 
 /** `zone` signed against the version served (by token): the names changed; undefined when that cannot be. */
@@ -235,21 +229,13 @@ export async function signLoadedZone(
     return {
       diagnostics: [],
       resigned: d.resigned,
-      signed: signedInfo(keys, d, serial, o.refresh, now, t0),
+      signed: signedInfo(keys, { ...d, kept: 0 }, serial, o.refresh, now, t0),
     };
   }
   let built;
   try {
     const diff = previous && resignByDifference(zone, previous, options, due);
-    built = diff
-      ? {
-          zone: diff.zone,
-          diagnostics: [],
-          rrsets: diff.rrsets,
-          kept: diff.kept,
-          earliest: diff.earliest,
-        }
-      : await signWhole(zone, options, keys);
+    built = diff ? { ...diff, diagnostics: [] } : await signWhole(zone, options, keys);
   } catch (e) {
     return failure('DNSSEC_SIGN_FAILED', `signing ${zone.origin}: ${(e as Error).message}`);
   }
@@ -261,20 +247,12 @@ export async function signLoadedZone(
     );
   // The earliest expiration, kept signatures included (RFC 4034 section 3.1.5 arithmetic).
   const earliest = built.earliest ?? earliestExpiration(built.zone) ?? now + o.validity;
-  const refreshAt = (now + ((earliest - now) | 0) - o.refresh) * 1000;
   const token = remember(zone, options, earliest);
+  const d = { rrsets: built.rrsets, kept: built.kept, earliest, token };
   return {
     zone: built.zone,
     diagnostics: [],
-    signed: {
-      keys: keys.map((k) => k.basename),
-      rrsets: built.rrsets,
-      kept: built.kept,
-      serial,
-      refreshAt,
-      ms: Math.round(performance.now() - t0),
-      ...(token !== undefined ? { token } : {}),
-    },
+    signed: signedInfo(keys, d, serial, o.refresh, now, t0),
   };
 }
 
@@ -318,12 +296,7 @@ async function fromState(
   loadOptions: LoadOptions,
 ): Promise<{ resumed?: InlineSignResult; previous?: number }> {
   const t0 = performance.now();
-  // The kept version is read as a zone file, without the caller's hooks (its hash is not the file's).
-  const { onBlock: _block, onProgress: _progress, ...plain } = loadOptions;
-  const load = async (f: string) => {
-    const r = await loadZoneFile(f, { ...plain, origin: zone.origin });
-    return r.diagnostics.some((d) => d.severity === 'error') ? undefined : r.zone;
-  };
+  const load = (f: string) => loadPlain(f, zone.origin, loadOptions);
   const hash = await contentHash(file, sign);
   const { start, kept } = await startSigned(sign.stateDir, zone.origin, hash, load, sign.refresh);
   if (kept === undefined)
@@ -336,16 +309,14 @@ async function fromState(
   return { resumed: { zone: kept.zone, diagnostics: [], signed } };
 }
 
-/** The signed version kept in the state folder (the one served), or undefined. */
-async function keptVersion(
-  dir: string,
+/** A kept version read as a zone file without the caller's hooks (its hash is not the file's); undefined on errors. */
+async function loadPlain(
+  file: string,
   origin: string,
   loadOptions: LoadOptions,
 ): Promise<Zone | undefined> {
   const { onBlock: _block, onProgress: _progress, ...plain } = loadOptions;
-  const r = await loadZoneFile(signedFile(dir, origin), { ...plain, origin }).catch(
-    () => undefined,
-  );
+  const r = await loadZoneFile(file, { ...plain, origin }).catch(() => undefined);
   if (!r?.zone || r.diagnostics.some((d) => d.severity === 'error')) return undefined;
   return r.zone;
 }
@@ -390,7 +361,7 @@ export async function signWithState(
       ? signedBefore
       : stateDir === undefined
         ? undefined
-        : await keptVersion(stateDir, zone.origin, loadOptions);
+        : await loadPlain(signedFile(stateDir, zone.origin), zone.origin, loadOptions);
   const s = await signLoadedZone(zone, o, previous, undefined, before);
   if (!s.zone || !s.signed || stateDir === undefined) return s;
   return { ...s, diagnostics: [...s.diagnostics, ...(await keep(stateDir, s.zone))] };

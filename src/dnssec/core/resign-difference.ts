@@ -15,11 +15,13 @@ import {
 } from '../../dns/core/zone/store.ts';
 import {
   completeSignature,
-  readU32,
+  DNSSEC_TYPES as SIGNER_TYPES,
+  nsec3ParamRdata,
   signOwnerSets,
   soaRdataWithSerial,
   type SignZoneOptions,
 } from './sign-zone.ts';
+import { readU32 } from '../../dns/core/wire/bytes.ts';
 import { sameBytes } from '../../kit/core/bytes.ts';
 import { dnskeyRdata } from './records.ts';
 import { pairRows } from '../../xfr/core/diff.ts';
@@ -34,14 +36,6 @@ import {
   TYPE_SOA,
 } from '../../dns/core/rr/types.ts';
 
-/** Types the signer makes: a file holding them is signed whole. */
-const SIGNER_TYPES: ReadonlySet<number> = new Set([
-  TYPE_RRSIG,
-  TYPE_NSEC,
-  TYPE_NSEC3,
-  TYPE_NSEC3PARAM,
-]);
-
 export interface ResignedZone {
   readonly zone: PatchedZone;
   /** RRsets of the re-signed names (the apex included), and of those, the ones whose signatures were kept. */
@@ -53,7 +47,7 @@ export interface ResignedZone {
 }
 
 /** The earlier of two expirations in serial arithmetic (RFC 4034 section 3.1.5). */
-function earlier(a: number | undefined, b: number): number {
+export function earlier(a: number | undefined, b: number): number {
   return a === undefined || ((b - a) | 0) < 0 ? b : a;
 }
 
@@ -203,12 +197,7 @@ function sameApex(zone: Zone, previous: Zone, o: SignZoneOptions): boolean {
   const param = apex.rrsets.get(TYPE_NSEC3PARAM)?.records[0]?.rdata;
   if (o.denial === 'nsec') {
     if (param !== undefined || !apex.rrsets.has(TYPE_NSEC)) return false;
-  } else {
-    const salt = o.salt ?? new Uint8Array(0);
-    const it = o.iterations ?? 0;
-    const want = Uint8Array.from([1, 0, it >>> 8, it & 0xff, salt.length, ...salt]);
-    if (param === undefined || !sameBytes(param, want)) return false;
-  }
+  } else if (param === undefined || !sameBytes(param, nsec3ParamRdata(o))) return false;
   const a = zone.soa.records[0];
   const b = previous.soa.records[0];
   if (!a || !b || a.ttl !== b.ttl || a.rdata.length !== b.rdata.length) return false;
@@ -277,19 +266,6 @@ export function nodeOf(owner: string, records: readonly ResourceRecord[]): ZoneN
   return { name: owner, rrsets, emptyNonTerminal: false, isDelegation: false, belowCut: false };
 }
 
-/** One changed name signed: its new data, the signer's records kept from `before`, the signatures. */
-function resignName(
-  name: string,
-  now: ZoneNode,
-  before: ZoneNode,
-  apex: boolean,
-  o: SignZoneOptions,
-): { node: ZoneNode; rrsets: number; kept: number; records: number; earliest: number | undefined } {
-  const owner = before.name;
-  const r = signOwner(owner, now, before, apex, o);
-  return { ...r, node: nodeOf(owner, r.records), records: r.records.length };
-}
-
 export function recordCount(node: ZoneNode): number {
   let n = 0;
   for (const s of node.rrsets.values()) n += s.records.length;
@@ -327,9 +303,10 @@ export function resignByDifference(
     const now = zone.nodes.get(key);
     const old = previous.nodes.get(key);
     if (!now || !old) return undefined;
-    const r = resignName(name, now, old, key === origin, o);
-    overlay.set(key, r.node);
-    size += r.records - recordCount(old);
+    // Its new data, the signer's records kept from `old`, the signatures.
+    const r = signOwner(old.name, now, old, key === origin, o);
+    overlay.set(key, nodeOf(old.name, r.records));
+    size += r.records.length - recordCount(old);
     rrsets += r.rrsets;
     kept += r.kept;
     if (r.earliest !== undefined) earliest = earlier(earliest, r.earliest);

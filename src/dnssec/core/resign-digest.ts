@@ -20,7 +20,14 @@ import { readU16 } from '../../dns/core/wire/bytes.ts';
 import { sameBytes } from '../../kit/core/bytes.ts';
 import { FNV_OFFSET_BASIS, FNV_PRIME } from '../../kit/core/hash.ts';
 import { TYPE_DNSKEY, TYPE_RRSIG, TYPE_SOA } from '../../dns/core/rr/types.ts';
-import { isSignerType, nodeOf, recordCount, signOwner, storeBase } from './resign-difference.ts';
+import {
+  earlier,
+  isSignerType,
+  nodeOf,
+  recordCount,
+  signOwner,
+  storeBase,
+} from './resign-difference.ts';
 import type { SignZoneOptions } from './sign-zone.ts';
 
 /** The unsigned data of a zone, per name in canonical order, as hashes (`dataDigest`). */
@@ -168,9 +175,7 @@ export function signChangedNames(
     const r = signOwner(node.name, node, undefined, key === zone.origin, { ...o, kept: undefined });
     out.push({ name: key, records: r.records });
     rrsets += r.rrsets;
-    if (r.earliest !== undefined)
-      earliest =
-        earliest === undefined || ((r.earliest - earliest) | 0) < 0 ? r.earliest : earliest;
+    if (r.earliest !== undefined) earliest = earlier(earliest, r.earliest);
   }
   return { names: out, rrsets, earliest };
 }

@@ -11,6 +11,7 @@ import { canonicalSortKey, nameToText } from '../../dns/core/zone/names.ts';
 import { keyParent, keyToName, keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { base32hexLower, nsec3Hash } from './sha1.ts';
 import type { KeptSignatures } from './keep-signatures.ts';
+import { readU32 } from '../../dns/core/wire/bytes.ts';
 import {
   dnskeyRdata,
   FLAGS_KSK,
@@ -192,11 +193,6 @@ function groupOwners(records: Iterable<ResourceRecord>): Map<string, Owner> {
     set.push({ owner: w.name, type: r.type, class: r.class, ttl: r.ttl, rdata: r.rdata });
   }
   return owners;
-}
-
-/** The unsigned 32-bit integer at `o` (network order). */
-export function readU32(b: Uint8Array, o: number): number {
-  return ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
 }
 
 /** A copy of SOA RDATA with `serial` as its serial. */

@@ -76,12 +76,8 @@ function memberName(rdata: Uint8Array, catalogKey: string): string | { why: stri
   if (key.length === 1) return { why: 'it names the root' };
   if (keyIsSubdomain(key, catalogKey)) return { why: 'it names the catalog zone or a name in it' };
   const name = keyToName(key);
-  if (
-    !name
-      .slice(0, -1)
-      .split('.')
-      .every((l) => HOST_LABEL.test(l))
-  )
+  const labels = name.slice(0, -1).split('.');
+  if (!labels.every((l) => HOST_LABEL.test(l)))
     return { why: `${name} holds characters other than letters, digits, - and _` };
   return name;
 }

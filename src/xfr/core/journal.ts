@@ -96,13 +96,9 @@ export function decodeJournal(bytes: Uint8Array): ZoneDiff[] {
   };
   const count = v.getUint32(4);
   const diffs: ZoneDiff[] = [];
-  for (let i = 0; i < count; i++) {
-    const fromSoa = rec();
-    const toSoa = rec();
-    const removed = list();
-    const added = list();
-    diffs.push({ fromSoa, toSoa, removed, added });
-  }
+  // In the order they are written (properties are evaluated left to right).
+  for (let i = 0; i < count; i++)
+    diffs.push({ fromSoa: rec(), toSoa: rec(), removed: list(), added: list() });
   if (o !== bytes.length) throw new JournalError('octets after the last difference', o);
   return diffs;
 }
