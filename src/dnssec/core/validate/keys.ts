@@ -10,6 +10,7 @@ import type { BogusCode } from './codes.ts';
 import { digestHash, type DnssecCrypto } from './crypto.ts';
 import { rrsigFields, type SignedSet } from './message.ts';
 import { sameBytes } from '../../../kit/core/bytes.ts';
+import { serialCompare } from '../../../xfr/core/serial.ts';
 
 export interface ZoneKey {
   readonly tag: number;
@@ -42,10 +43,7 @@ export function zoneKeyOf(rd: Uint8Array): ZoneKey | undefined {
 }
 
 /** RFC 1982: a is before b. */
-function before(a: number, b: number): boolean {
-  const d = (b - a) >>> 0;
-  return d !== 0 && d < 0x80000000;
-}
+const before = (a: number, b: number) => serialCompare(a, b) < 0;
 
 /** The outcome of checking one RRset's signatures. */
 export type SigCheck =
@@ -78,24 +76,13 @@ export async function checkSignatures(
   for (const sig of set.sigs) {
     const f = rrsigFields(sig.rdata);
     if (!f || f.signer !== signer || f.typeCovered !== set.type || f.labels > ownerLabels) continue;
-    if (before(f.expiration, now)) {
-      worse({
-        ok: false,
-        code: 'BOGUS_EXPIRED',
-        detail: `the RRSIG (key ${f.keyTag}) expired`,
-        keyTag: f.keyTag,
-        algorithm: f.algorithm,
-      });
-      continue;
-    }
-    if (before(now, f.inception)) {
-      worse({
-        ok: false,
-        code: 'BOGUS_NOT_YET_VALID',
-        detail: `the RRSIG (key ${f.keyTag}) is not valid yet`,
-        keyTag: f.keyTag,
-        algorithm: f.algorithm,
-      });
+    const at = { keyTag: f.keyTag, algorithm: f.algorithm };
+    const fault = (code: BogusCode, why: string) =>
+      worse({ ok: false, code, detail: `the RRSIG (key ${f.keyTag}) ${why}`, ...at });
+    const expired = before(f.expiration, now);
+    if (expired || before(now, f.inception)) {
+      if (expired) fault('BOGUS_EXPIRED', 'expired');
+      else fault('BOGUS_NOT_YET_VALID', 'is not valid yet');
       continue;
     }
     const candidates = keys.filter((k) => k.tag === f.keyTag && k.algorithm === f.algorithm);
@@ -113,13 +100,7 @@ export async function checkSignatures(
       if (await crypto.verify(f.algorithm, k.rdata.subarray(4), data, f.signature))
         return { ok: true, labels: f.labels };
     }
-    worse({
-      ok: false,
-      code: 'BOGUS_SIGNATURE',
-      detail: `the RRSIG (key ${f.keyTag}) does not verify`,
-      keyTag: f.keyTag,
-      algorithm: f.algorithm,
-    });
+    fault('BOGUS_SIGNATURE', 'does not verify');
   }
   return failure;
 }

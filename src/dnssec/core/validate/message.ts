@@ -6,7 +6,7 @@
 import { readRecords, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
 import { readU32 as u32 } from '../../../dns/core/wire/bytes.ts';
 import { wireToKey } from '../../../dns/core/wire/name.ts';
-import type { RrsigHeader } from '../records.ts';
+import { canonicalRdata, type RrsigHeader } from '../records.ts';
 
 export const T_CNAME = 5;
 export const T_SOA = 6;
@@ -93,11 +93,7 @@ export function rrsigFields(rd: Uint8Array): RrsigFields | undefined {
     i += 1 + rd[i]!;
   }
   if (i >= rd.length) return undefined;
-  const header = rd.slice(0, i + 1);
-  for (let k = 18; k < header.length; k++) {
-    const c = header[k]!;
-    if (c >= 0x41 && c <= 0x5a) header[k] = c | 0x20;
-  }
+  const header = canonicalRdata(T_RRSIG, rd.subarray(0, i + 1));
   return {
     typeCovered: u16(rd, 0),
     algorithm: rd[2]!,
