@@ -19,7 +19,7 @@ import type { Zone } from '../dns/core/zone/model.ts';
 import { planCatalog, readCatalog, type CatalogRecord } from './core/catalog-read.ts';
 import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
-import type { LastRefresh, Secondaries, XfrInResult } from './secondary.ts';
+import type { LastRefresh, Secondaries } from './secondary.ts';
 import { replaceFile } from './served-state.ts';
 
 export interface CatalogConsumerOptions {
@@ -49,11 +49,8 @@ export interface CatalogMemberStatus {
   readonly lastRefresh: LastRefreshReport | undefined;
 }
 
-export interface LastRefreshReport {
-  readonly result: XfrInResult;
-  readonly at: string;
-  readonly code?: string;
-}
+/** A `LastRefresh` with its time in ISO form. */
+export type LastRefreshReport = Omit<LastRefresh, 'at'> & { readonly at: string };
 
 /** What `ctl status`, the metrics and the tests learn of a catalog consumed. */
 export interface CatalogConsumed {

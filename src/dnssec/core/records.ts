@@ -5,6 +5,7 @@
  */
 import { keyToWire, nameKey } from '../../dns/core/wire/name.ts';
 import { compareBytes } from '../../kit/core/bytes.ts';
+import { LAYOUTS } from '../../xfr/core/read.ts';
 
 export const ALG_RSASHA256 = 8;
 export const ALG_ECDSAP256SHA256 = 13;
@@ -48,60 +49,20 @@ function lowerName(rd: Uint8Array, o: number): number {
   return -1;
 }
 
-function skipStrings(rd: Uint8Array, o: number, n: number): number {
-  let i = o;
-  for (let k = 0; k < n && i < rd.length; k++) i += 1 + rd[i]!;
-  return i;
-}
-
 /**
  * The canonical RDATA (RFC 4034 section 6.2 item 3, as amended by RFC 6840
  * section 5.1: NSEC's next name is not lowercased, HINFO has no names): the
- * domain names of the listed types in lowercase.
+ * names of the types with names (`LAYOUTS`) and RRSIG's signer in lowercase.
  */
 export function canonicalRdata(type: number, rdata: Uint8Array): Uint8Array {
   const rd = rdata.slice();
-  switch (type) {
-    case 2: // NS
-    case 3: // MD
-    case 4: // MF
-    case 5: // CNAME
-    case 7: // MB
-    case 8: // MG
-    case 9: // MR
-    case 12: // PTR
-    case 39: // DNAME
-      lowerName(rd, 0);
-      break;
-    case 6: // SOA
-    case 14: // MINFO
-    case 17: {
-      // RP
-      const next = lowerName(rd, 0);
-      if (next > 0) lowerName(rd, next);
-      break;
-    }
-    case 15: // MX
-    case 18: // AFSDB
-    case 21: // RT
-    case 36: // KX
-      lowerName(rd, 2);
-      break;
-    case 26: {
-      // PX
-      const next = lowerName(rd, 2);
-      if (next > 0) lowerName(rd, next);
-      break;
-    }
-    case 33: // SRV
-      lowerName(rd, 6);
-      break;
-    case 35: // NAPTR
-      lowerName(rd, skipStrings(rd, 4, 3));
-      break;
-    case 46: // RRSIG
-      lowerName(rd, 18);
-      break;
+  if (type === 46) lowerName(rd, 18);
+  let p = 0;
+  for (const step of LAYOUTS[type] ?? '') {
+    if (step === 'N') p = lowerName(rd, p);
+    else if (step === 's') p += 1 + rd[p]!;
+    else if (step !== '*') p += Number(step);
+    if (p < 0 || p >= rd.length) break;
   }
   return rd;
 }

@@ -24,7 +24,7 @@ import {
 import { readU32 } from '../../dns/core/wire/bytes.ts';
 import { sameBytes } from '../../kit/core/bytes.ts';
 import { dnskeyRdata } from './records.ts';
-import { pairRows } from '../../xfr/core/diff.ts';
+import { pairRows, storeBase } from '../../xfr/core/diff.ts';
 import { isSubdomain, nameToText } from '../../dns/core/zone/names.ts';
 import {
   TYPE_DNSKEY,
@@ -49,11 +49,6 @@ export interface ResignedZone {
 /** The earlier of two expirations in serial arithmetic (RFC 4034 section 3.1.5). */
 export function earlier(a: number | undefined, b: number): number {
   return a === undefined || ((b - a) | 0) < 0 ? b : a;
-}
-
-/** The zone on a store a zone is, or stands on (a patched zone's base). */
-export function storeBase(zone: Zone): StoreZone | undefined {
-  return zone instanceof StoreZone ? zone : zone instanceof PatchedZone ? zone.base : undefined;
 }
 
 /** The earliest RRSIG expiration among a node's RRSIGs. */

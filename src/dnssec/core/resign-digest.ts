@@ -20,14 +20,8 @@ import { readU16 } from '../../dns/core/wire/bytes.ts';
 import { sameBytes } from '../../kit/core/bytes.ts';
 import { FNV_OFFSET_BASIS, FNV_PRIME } from '../../kit/core/hash.ts';
 import { TYPE_DNSKEY, TYPE_RRSIG, TYPE_SOA } from '../../dns/core/rr/types.ts';
-import {
-  earlier,
-  isSignerType,
-  nodeOf,
-  recordCount,
-  signOwner,
-  storeBase,
-} from './resign-difference.ts';
+import { earlier, isSignerType, nodeOf, recordCount, signOwner } from './resign-difference.ts';
+import { storeBase } from '../../xfr/core/diff.ts';
 import type { SignZoneOptions } from './sign-zone.ts';
 
 /** The unsigned data of a zone, per name in canonical order, as hashes (`dataDigest`). */

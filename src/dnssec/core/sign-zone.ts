@@ -363,14 +363,9 @@ export function nsec3Collector(originKey: string, ttl: number, o: SignZoneOption
         if (hashes[x + i] !== hashes[y + i]) return hashes[x + i]! - hashes[y + i]!;
       return 0;
     });
-    const head = Uint8Array.from([
-      1,
-      o.optOut ? 1 : 0,
-      iterations >>> 8,
-      iterations & 0xff,
-      salt.length,
-      ...salt,
-    ]);
+    // The NSEC3PARAM RDATA with the opt-out flag (RFC 5155 section 3.1.2).
+    const head = nsec3ParamRdata(o);
+    head[1] = o.optOut ? 1 : 0;
     const hashAt = (i: number) => hashes.subarray(i * HASH_LENGTH, (i + 1) * HASH_LENGTH);
     return {
       count,

@@ -167,14 +167,14 @@ function allNames(before: Zone, after: Zone): { changed: string[]; gone: string[
 }
 
 /** The store a zone stands on: its own, or a patched zone's base. */
-function baseOf(z: Zone): StoreZone | undefined {
+export function storeBase(z: Zone): StoreZone | undefined {
   return z instanceof StoreZone ? z : z instanceof PatchedZone ? z.base : undefined;
 }
 
 /** The names to compare: on stores, those whose rows differ or a patch replaced; else every name. */
 function namesToCompare(before: Zone, after: Zone): { changed: string[]; gone: string[] } {
-  const a = baseOf(before);
-  const b = baseOf(after);
+  const a = storeBase(before);
+  const b = storeBase(after);
   if (a === undefined || b === undefined) return allNames(before, after);
   // On one base (a signed version re-signed by difference over the one before): the patches' names only.
   const rows = a === b ? { changed: [], gone: [] } : changedNames(a.store, b.store);

@@ -80,7 +80,7 @@ export function wireKey(wire: readonly number[]): string {
 }
 
 /** Where the names are in a type's RDATA: `n` fixed octets, `N` a name, `s` a character-string, `*` the rest. */
-const LAYOUTS: Record<number, string> = {
+export const LAYOUTS: Readonly<Record<number, string>> = {
   2: 'N', // NS
   3: 'N', // MD
   4: 'N', // MF
