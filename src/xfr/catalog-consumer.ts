@@ -15,9 +15,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../authority/log.ts';
 import { isSecondaryZone, type ServerConfig, type SecondaryZoneConfig } from '../config/server.ts';
-import type { Zone } from '../dns/core/zone/model.ts';
-import { planCatalog, readCatalog, type CatalogRecord } from './core/catalog-read.ts';
-import { newXfrRecord, soaRecord, zoneBodyCursor } from './core/records.ts';
+import { planCatalog, readCatalog } from './core/catalog-read.ts';
+import { soaRecord, zoneBodyRecords } from './core/records.ts';
 import { soaSerialOf } from '../dns/core/rr/soa.ts';
 import type { LastRefresh, Secondaries } from './secondary.ts';
 import { replaceFile } from './served-state.ts';
@@ -91,16 +90,6 @@ const emptyState = (): CatalogState => ({
   coo: new Map(),
   rejected: new Map(),
 });
-
-/** The catalog zone's records as the reader takes them. */
-function recordsOf(zone: Zone): CatalogRecord[] {
-  const out: CatalogRecord[] = [];
-  const cur = zoneBodyCursor(zone);
-  const r = newXfrRecord();
-  while (cur.next(r))
-    out.push({ key: r.key, type: r.type, rdata: r.block.slice(r.start, r.start + r.len) });
-  return out;
-}
 
 const refreshReport = (l: LastRefresh | undefined): LastRefreshReport | undefined =>
   l && { ...l, at: new Date(l.at).toISOString() };
@@ -250,7 +239,7 @@ export class CatalogConsumer {
     const config = this.o.catalogs.find((c) => c.origin === catalog);
     if (zone === undefined || config === undefined || this.closed) return 0;
     const serial = soaSerialOf(soaRecord(zone).rdata);
-    const read = readCatalog(catalog, recordsOf(zone));
+    const read = readCatalog(catalog, zoneBodyRecords(zone));
     const problems: Record<string, number> = {};
     for (const p of read.problems) {
       problems[p.code] = (problems[p.code] ?? 0) + 1;

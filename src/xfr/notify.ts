@@ -50,11 +50,7 @@ export interface NotifyOptions {
 /** The NOTIFY message for a zone: SOA question, AA, the current SOA in the answer section. */
 export function notifyMessage(zone: Zone, id: number): Uint8Array {
   const soa = soaRecord(zone);
-  const qname = keyToWire(soa.key);
-  const question = new Uint8Array(qname.length + 4);
-  question.set(qname);
-  question[qname.length + 1] = 6;
-  question[qname.length + 3] = 1;
+  const question = Uint8Array.from([...keyToWire(soa.key), 0, 6, 0, 1]);
   const w = new XfrMessageWriter({ id, queryFlags: 0, question, maxSize: 512 });
   w.add({ key: soa.key, type: 6, ttl: soa.ttl, block: soa.rdata, start: 0, len: soa.rdata.length });
   const m = w.take();

@@ -21,7 +21,7 @@ import type { Zone, ResourceRecord, ZoneDiagnostic } from '../dns/core/zone/mode
 import { keyToName, nameKey } from '../dns/core/wire/name.ts';
 import { writeZone } from '../dns/core/zone/writer.ts';
 import { lintNaptrRecords } from '../ddds/core/lint/naptr-lint.ts';
-import { newXfrRecord, soaRecord, zoneBodyCursor, type PlainRecord } from './core/records.ts';
+import { soaRecord, zoneBodyRecords, type PlainRecord } from './core/records.ts';
 import { serialCompare } from './core/serial.ts';
 import { soaTimers } from '../dns/core/rr/soa.ts';
 import { TYPE_AXFR, TYPE_IXFR, TYPE_SOA } from '../dns/core/rr/types.ts';
@@ -830,14 +830,7 @@ export class Secondaries {
   /** The held version's records (SOA first), for IXFR. */
   private heldRecords(z: ZoneState): XfrRr[] {
     const zone = this.target.zoneOfFile(z.file)!;
-    const out: XfrRr[] = [inClassRr(soaRecord(zone))];
-    const cur = zoneBodyCursor(zone);
-    const r = newXfrRecord();
-    while (cur.next(r)) {
-      const rdata = r.block.slice(r.start, r.start + r.len);
-      out.push({ key: r.key, type: r.type, cls: 1, ttl: r.ttl, rdata });
-    }
-    return out;
+    return [soaRecord(zone), ...zoneBodyRecords(zone)].map(inClassRr);
   }
 
   private keyOf(p: PrimaryAddress): TsigKey | undefined {

@@ -52,15 +52,10 @@ export function tsigErrorResponse(
   if (check.tsigError === TSIG_BADTIME && check.key) {
     // RFC 8945 section 5.2.3: signed, with our time in Other Data.
     const now = nowSeconds();
-    const other = Uint8Array.of(
-      0,
-      0,
-      (now / 2 ** 24) & 0xff,
-      (now >>> 16) & 0xff,
-      (now >>> 8) & 0xff,
-      now & 0xff,
-    );
-    other[1] = Math.floor(now / 2 ** 32) & 0xff;
+    const other = new Uint8Array(6);
+    const v = new DataView(other.buffer);
+    v.setUint16(0, Math.floor(now / 2 ** 32) & 0xff);
+    v.setUint32(2, now >>> 0);
     const signer = new TsigSigner(check.key, nodeHmac, t.timeSigned, t.mac, {
       fudge: t.fudge,
       error: TSIG_BADTIME,

@@ -38,6 +38,9 @@ export function finding(
   };
 }
 
+/** A finding reported (`finding`). */
+type Add = (code: ZoneCode, message: string, rr: ResourceRecord | undefined) => void;
+
 /** The types of an RFC 4034 section 4.1.2 bitmap starting at `p` (undefined when malformed). */
 export function bitmapTypes(b: Uint8Array, p: number): number[] | undefined {
   const out: number[] = [];
@@ -95,7 +98,7 @@ function authoritative(zone: Zone): { name: string; node: ZoneNode }[] {
 }
 
 /** RFC 4035 section 2.3: the NSEC chain. */
-function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
+function checkNsecChain(zone: Zone, add: Add): void {
   const names = authoritative(zone);
   const all = names
     .map((n) => ({ ...n, s: keySortKey(nameKey(n.name)) }))
@@ -103,22 +106,18 @@ function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
   for (const [name, node] of zone.nodes) {
     const set = node.rrsets.get(TYPE_NSEC);
     if (set && node.belowCut)
-      out.push(
-        finding(
-          'ZONE_NSEC_EXTRA',
-          `NSEC at ${name}, which is below a zone cut (glue has no NSEC, RFC 4035 section 2.3)`,
-          set.records[0],
-        ),
+      add(
+        'ZONE_NSEC_EXTRA',
+        `NSEC at ${name}, which is below a zone cut (glue has no NSEC, RFC 4035 section 2.3)`,
+        set.records[0],
       );
   }
   for (const { name, node } of all)
     if (!node.rrsets.has(TYPE_NSEC))
-      out.push(
-        finding(
-          'ZONE_NSEC_MISSING',
-          `${name} has no NSEC (RFC 4035 section 2.3: one for each authoritative name and delegation point)`,
-          firstRecord(node),
-        ),
+      add(
+        'ZONE_NSEC_MISSING',
+        `${name} has no NSEC (RFC 4035 section 2.3: one for each authoritative name and delegation point)`,
+        firstRecord(node),
       );
   // Each NSEC points to the next authoritative name, the last one to the apex.
   for (let i = 0; i < all.length; i++) {
@@ -127,24 +126,20 @@ function checkNsecChain(zone: Zone, out: ZoneDiagnostic[]): void {
     if (!set) continue;
     const rr = set.records[0]!;
     if (set.records.length > 1)
-      out.push(finding('ZONE_NSEC_MULTIPLE', `${name} has ${set.records.length} NSEC records`, rr));
+      add('ZONE_NSEC_MULTIPLE', `${name} has ${set.records.length} NSEC records`, rr);
     const end = nameEnd(rr.rdata, 0);
     const next = nameToText(rr.rdata, 0);
     const expected = all[(i + 1) % all.length]!.name;
     if (nameKey(next) !== nameKey(expected))
-      out.push(
-        finding(
-          'ZONE_NSEC_CHAIN_BROKEN',
-          `the NSEC at ${name} points to ${next}, but the next name in canonical order is ${expected}${i === all.length - 1 ? ' (the last NSEC must point to the apex: the chain is not closed)' : ''}`,
-          rr,
-        ),
+      add(
+        'ZONE_NSEC_CHAIN_BROKEN',
+        `the NSEC at ${name} points to ${next}, but the next name in canonical order is ${expected}${i === all.length - 1 ? ' (the last NSEC must point to the apex: the chain is not closed)' : ''}`,
+        rr,
       );
     const types = bitmapTypes(rr.rdata, end);
     const diff = types ? bitmapDifference(types, node) : 'a malformed type bitmap';
     if (diff)
-      out.push(
-        finding('ZONE_NSEC_BITMAP', `the NSEC type bitmap at ${name} does not match: ${diff}`, rr),
-      );
+      add('ZONE_NSEC_BITMAP', `the NSEC type bitmap at ${name} does not match: ${diff}`, rr);
   }
 }
 
@@ -192,7 +187,7 @@ interface Nsec3Entry {
 }
 
 /** The NSEC3 records of the zone, with parameter and owner problems reported. */
-function nsec3Entries(zone: Zone, p: Nsec3Params, out: ZoneDiagnostic[]): Nsec3Entry[] {
+function nsec3Entries(zone: Zone, p: Nsec3Params, add: Add): Nsec3Entry[] {
   const entries: Nsec3Entry[] = [];
   const suffix = `.${zone.origin === '.' ? '' : zone.origin}`;
   for (const [name, node] of zone.nodes) {
@@ -201,27 +196,21 @@ function nsec3Entries(zone: Zone, p: Nsec3Params, out: ZoneDiagnostic[]): Nsec3E
     const label = name.slice(0, name.indexOf('.'));
     const rr = set.records[0]!;
     if (!name.endsWith(suffix) || name.length !== label.length + suffix.length) {
-      out.push(
-        finding(
-          'ZONE_NSEC3_BAD_OWNER',
-          `NSEC3 at ${name}: the owner must be one hash label directly under the apex`,
-          rr,
-        ),
+      add(
+        'ZONE_NSEC3_BAD_OWNER',
+        `NSEC3 at ${name}: the owner must be one hash label directly under the apex`,
+        rr,
       );
       continue;
     }
     if (set.records.length > 1)
-      out.push(
-        finding('ZONE_NSEC3_MULTIPLE', `${name} has ${set.records.length} NSEC3 records`, rr),
-      );
+      add('ZONE_NSEC3_MULTIPLE', `${name} has ${set.records.length} NSEC3 records`, rr);
     const q = paramsOf(rr.rdata);
     if (!q || q.hash !== p.hash || q.iterations !== p.iterations || q.salt !== p.salt)
-      out.push(
-        finding(
-          'ZONE_NSEC3_PARAMS',
-          `the NSEC3 at ${name} has hash ${q?.hash}, ${q?.iterations} iterations, salt ${q?.salt || '-'}; NSEC3PARAM says ${p.hash}, ${p.iterations}, ${p.salt || '-'} (RFC 5155 section 7.1: they must be the same)`,
-          rr,
-        ),
+      add(
+        'ZONE_NSEC3_PARAMS',
+        `the NSEC3 at ${name} has hash ${q?.hash}, ${q?.iterations} iterations, salt ${q?.salt || '-'}; NSEC3PARAM says ${p.hash}, ${p.iterations}, ${p.salt || '-'} (RFC 5155 section 7.1: they must be the same)`,
+        rr,
       );
     entries.push({ hash: label, name, rr, optOut: (rr.rdata[1]! & 1) === 1 });
   }
@@ -230,7 +219,7 @@ function nsec3Entries(zone: Zone, p: Nsec3Params, out: ZoneDiagnostic[]): Nsec3E
 }
 
 /** The chain's order: each NSEC3's next hashed owner is the following hash, the last's the first. */
-function checkNsec3Order(entries: readonly Nsec3Entry[], out: ZoneDiagnostic[]): void {
+function checkNsec3Order(entries: readonly Nsec3Entry[], add: Add): void {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
     const rd = e.rr.rdata;
@@ -239,39 +228,33 @@ function checkNsec3Order(entries: readonly Nsec3Entry[], out: ZoneDiagnostic[]):
     const next = base32hexLower(rd.subarray(at + 1, at + 1 + len));
     const expected = entries[(i + 1) % entries.length]!.hash;
     if (next !== expected)
-      out.push(
-        finding(
-          'ZONE_NSEC3_CHAIN_BROKEN',
-          `the NSEC3 at ${e.name} points to ${next}, but the next hash in the chain is ${expected}${i === entries.length - 1 ? ' (the last NSEC3 must point to the first: the chain is not closed)' : ''}`,
-          e.rr,
-        ),
+      add(
+        'ZONE_NSEC3_CHAIN_BROKEN',
+        `the NSEC3 at ${e.name} points to ${next}, but the next hash in the chain is ${expected}${i === entries.length - 1 ? ' (the last NSEC3 must point to the first: the chain is not closed)' : ''}`,
+        e.rr,
       );
   }
 }
 
 /** RFC 5155 section 7.1: the NSEC3 chain against the names that need one. */
-function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
+function checkNsec3Chain(zone: Zone, add: Add): void {
   const apex = zone.nodes.get(zone.origin)!;
   const paramSet = apex.rrsets.get(TYPE_NSEC3PARAM);
   const anyNsec3 = [...zone.nodes.values()].find((n) => n.rrsets.has(TYPE_NSEC3));
   const paramRr = paramSet?.records[0] ?? anyNsec3?.rrsets.get(TYPE_NSEC3)?.records[0];
   if (!paramSet)
-    out.push(
-      finding(
-        'ZONE_NSEC3PARAM_MISSING',
-        `the zone has NSEC3 records but no NSEC3PARAM at ${zone.origin} (RFC 5155 section 4)`,
-        paramRr,
-      ),
+    add(
+      'ZONE_NSEC3PARAM_MISSING',
+      `the zone has NSEC3 records but no NSEC3PARAM at ${zone.origin} (RFC 5155 section 4)`,
+      paramRr,
     );
   const p = paramRr && paramsOf(paramRr.rdata);
   if (!p) return;
   if (p.hash !== 1)
-    out.push(
-      finding('ZONE_NSEC3_HASH', `NSEC3 hash algorithm ${p.hash} is not SHA-1 (1)`, paramRr),
-    );
-  const entries = nsec3Entries(zone, p, out);
+    add('ZONE_NSEC3_HASH', `NSEC3 hash algorithm ${p.hash} is not SHA-1 (1)`, paramRr);
+  const entries = nsec3Entries(zone, p, add);
   if (entries.length === 0) return;
-  checkNsec3Order(entries, out);
+  checkNsec3Order(entries, add);
   const optOut = entries.some((e) => e.optOut);
   const need = nsec3Names(zone, optOut);
   const salt = hexBytes(p.salt);
@@ -284,12 +267,10 @@ function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
     const e = byHash.get(hash);
     if (!e) {
       const what = node && !node.emptyNonTerminal ? name : `${name} (an empty non-terminal)`;
-      out.push(
-        finding(
-          'ZONE_NSEC3_MISSING',
-          `${what} has no NSEC3 (its hash ${hash} is not an owner; RFC 5155 section 7.1)`,
-          node ? firstRecord(node) : paramRr,
-        ),
+      add(
+        'ZONE_NSEC3_MISSING',
+        `${what} has no NSEC3 (its hash ${hash} is not an owner; RFC 5155 section 7.1)`,
+        node ? firstRecord(node) : paramRr,
       );
       continue;
     }
@@ -297,12 +278,10 @@ function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
     const types = bitmapTypes(e.rr.rdata, 6 + e.rr.rdata[4]! + e.rr.rdata[5 + e.rr.rdata[4]!]!);
     const diff = types ? bitmapDifference(types, node) : 'a malformed type bitmap';
     if (diff)
-      out.push(
-        finding(
-          'ZONE_NSEC3_BITMAP',
-          `the NSEC3 type bitmap for ${name} (${e.name}) does not match: ${diff}`,
-          e.rr,
-        ),
+      add(
+        'ZONE_NSEC3_BITMAP',
+        `the NSEC3 type bitmap for ${name} (${e.name}) does not match: ${diff}`,
+        e.rr,
       );
   }
   // Opt-out chains may still hold unsigned delegations and the empty non-terminals above them.
@@ -317,12 +296,10 @@ function checkNsec3Chain(zone: Zone, out: ZoneDiagnostic[]): void {
       );
       if (optional.has(e.hash)) continue;
     }
-    out.push(
-      finding(
-        'ZONE_NSEC3_EXTRA',
-        `the NSEC3 at ${e.name} is the hash of no name of the zone that needs one`,
-        e.rr,
-      ),
+    add(
+      'ZONE_NSEC3_EXTRA',
+      `the NSEC3 at ${e.name} is the hash of no name of the zone that needs one`,
+      e.rr,
     );
   }
 }
@@ -340,15 +317,14 @@ export function checkDenialChains(zone: Zone): ZoneDiagnostic[] {
     if (nsec && nsec3) break;
   }
   const out: ZoneDiagnostic[] = [];
+  const add: Add = (code, message, rr) => void out.push(finding(code, message, rr));
   if (!nsec && !nsec3)
-    out.push(
-      finding(
-        'ZONE_DENIAL_MISSING',
-        `the zone is signed (DNSKEY at ${zone.origin}) but has neither an NSEC nor an NSEC3 chain`,
-        dnskey.records[0],
-      ),
+    add(
+      'ZONE_DENIAL_MISSING',
+      `the zone is signed (DNSKEY at ${zone.origin}) but has neither an NSEC nor an NSEC3 chain`,
+      dnskey.records[0],
     );
-  if (nsec) checkNsecChain(zone, out);
-  if (nsec3) checkNsec3Chain(zone, out);
+  if (nsec) checkNsecChain(zone, add);
+  if (nsec3) checkNsec3Chain(zone, add);
   return out;
 }

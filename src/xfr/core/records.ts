@@ -148,6 +148,21 @@ export function chainCursors(cursors: readonly RecordCursor[]): RecordCursor {
   };
 }
 
+/** The zone's records without the apex SOA, RDATA copied. */
+export function zoneBodyRecords(zone: Zone): PlainRecord[] {
+  const out: PlainRecord[] = [];
+  const cur = zoneBodyCursor(zone);
+  const r = newXfrRecord();
+  while (cur.next(r))
+    out.push({
+      key: r.key,
+      type: r.type,
+      ttl: r.ttl,
+      rdata: r.block.slice(r.start, r.start + r.len),
+    });
+  return out;
+}
+
 /** RFC 5936 section 2.2: SOA, the rest of the zone, SOA. */
 export function axfrCursor(zone: Zone): RecordCursor {
   const soa = soaRecord(zone);
