@@ -33,20 +33,18 @@ export function laterSerial(a: number, b: number): number {
 }
 
 export function decodeServedState(text: string): Result<ServedState, ServedStateError> {
+  const corrupt = (message: string) => err({ code: 'SERVED_STATE_CORRUPT' as const, message });
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    return err({ code: 'SERVED_STATE_CORRUPT', message: `not JSON: ${(e as Error).message}` });
+    return corrupt(`not JSON: ${(e as Error).message}`);
   }
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   const { origin, serial, hash, highest, signed } = o;
   const u32 = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < 2 ** 32;
   if (typeof origin !== 'string' || typeof hash !== 'string' || !u32(serial))
-    return err({
-      code: 'SERVED_STATE_CORRUPT',
-      message: 'expected {"origin", "serial", "hash"} with serial a 32-bit unsigned integer',
-    });
+    return corrupt('expected {"origin", "serial", "hash"} with serial a 32-bit unsigned integer');
   const s = serial as number;
   return ok({
     origin,

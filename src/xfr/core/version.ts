@@ -43,11 +43,7 @@ export function setSoaSerial(zone: Zone, serial: number): boolean {
   const len = st.rdataLength(r);
   if (len < 22) return false;
   const block = st.rdataBlock(r);
-  const o = st.rdataStart(r) + len - 20;
-  block[o] = serial >>> 24;
-  block[o + 1] = (serial >>> 16) & 0xff;
-  block[o + 2] = (serial >>> 8) & 0xff;
-  block[o + 3] = serial & 0xff;
+  new DataView(block.buffer, block.byteOffset).setUint32(st.rdataStart(r) + len - 20, serial);
   return true;
 }
 
