@@ -218,8 +218,7 @@ export class Secondaries {
   addZone(z: SecondaryZoneConfig, catalog: string): boolean {
     const key = nameKey(z.origin);
     if (this.zones.has(key) || this.closed) return false;
-    const state = this.stateOf(z, catalog);
-    this.zones.set(key, state);
+    this.zones.set(key, this.stateOf(z, catalog));
     if (this.started) void this.check(z.origin, 'catalog');
     return true;
   }

@@ -6,6 +6,7 @@
 import type { Zone, ZoneNode } from '../../dns/core/zone/model.ts';
 import { compareBytes } from '../../kit/core/bytes.ts';
 import { TYPE_RRSIG } from '../../dns/core/rr/types.ts';
+import { readU16 as u16, readU32 as u32 } from '../../dns/core/wire/bytes.ts';
 
 /** The RRSIG RDATA to keep for an RRset, or undefined to sign it again. */
 export type KeptSignatures = (
@@ -15,14 +16,6 @@ export type KeptSignatures = (
   rdatas: readonly Uint8Array[],
   signers: readonly { readonly algorithm: number; readonly tag: number }[],
 ) => readonly Uint8Array[] | undefined;
-
-function u16(b: Uint8Array, o: number): number {
-  return (b[o]! << 8) | b[o + 1]!;
-}
-
-function u32(b: Uint8Array, o: number): number {
-  return ((b[o]! << 24) | (b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!) >>> 0;
-}
 
 /** The same RDATA set (order aside, RFC 4034 section 6.3 signs it sorted). */
 function sameSet(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
@@ -53,25 +46,19 @@ export function keptSignatures(previous: Zone, now: number, refresh: number): Ke
     const { node, sigs } = ownerOf(owner);
     const set = node?.rrsets.get(type);
     if (!node || !set || set.ttl !== ttl) return undefined;
-    if (
-      !sameSet(
-        set.records.map((r) => r.rdata),
-        rdatas,
-      )
-    )
-      return undefined;
+    const old = set.records.map((r) => r.rdata);
+    if (!sameSet(old, rdatas)) return undefined;
     const kept: Uint8Array[] = [];
     for (const { algorithm, tag } of signers) {
-      const hit = sigs.find((rd) => {
-        return (
+      const hit = sigs.find(
+        (rd) =>
           rd.length > 18 &&
           u16(rd, 0) === type &&
           rd[2] === algorithm &&
           u16(rd, 16) === tag &&
           u32(rd, 4) === ttl &&
-          usable(rd)
-        );
-      });
+          usable(rd),
+      );
       if (!hit) return undefined;
       kept.push(hit);
     }

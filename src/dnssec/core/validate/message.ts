@@ -4,7 +4,7 @@
  * with their RRSIGs.
  */
 import { readRecords, readWireName, type XfrRr } from '../../../xfr/core/read.ts';
-import { readU32 as u32 } from '../../../dns/core/wire/bytes.ts';
+import { readU16 as u16, readU32 as u32 } from '../../../dns/core/wire/bytes.ts';
 import { wireToKey } from '../../../dns/core/wire/name.ts';
 import { canonicalRdata, type RrsigHeader } from '../records.ts';
 
@@ -31,8 +31,6 @@ export interface SignedSet {
   readonly records: readonly XfrRr[];
   readonly sigs: readonly XfrRr[];
 }
-
-const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
 
 /** The answer and authority sections of a response; undefined when it does not decode. */
 export function readResponse(msg: Uint8Array): ReadResponse | undefined {

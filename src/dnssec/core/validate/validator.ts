@@ -147,11 +147,8 @@ export class Validator {
     const hit = map.get(key);
     if (hit && hit.expires > now) return hit.value;
     if (map.size >= CACHE_MAX) map.delete(map.keys().next().value as string);
-    const entry: Entry<T> = {
-      value: undefined as unknown as Promise<T>,
-      expires: Number.POSITIVE_INFINITY,
-    };
-    (entry as { value: Promise<T> }).value = make().then(
+    const entry = { expires: Number.POSITIVE_INFINITY } as { value: Promise<T>; expires: number };
+    entry.value = make().then(
       ({ value, ttl }) => {
         entry.expires = this.host.now() + Math.min(ttl, this.host.maxCacheSeconds ?? 3600);
         return value;
