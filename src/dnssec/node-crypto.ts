@@ -3,22 +3,10 @@
  * verification, public keys imported once per DNSKEY and kept.
  */
 import crypto, { type KeyObject } from 'node:crypto';
-import {
-  algorithmHash,
-  dnskeyJwk,
-  DIGEST_SHA1,
-  DIGEST_SHA256,
-  DIGEST_SHA384,
-  type DnssecCrypto,
-} from './core/validate/crypto.ts';
+import { algorithmHash, digestHash, dnskeyJwk, type DnssecCrypto } from './core/validate/crypto.ts';
 import { BoundedMemo } from '../kit/core/memo.ts';
 
 const ALGORITHMS = new Set([5, 7, 8, 10, 13, 14, 15, 16]);
-const DIGESTS: Readonly<Record<number, string>> = {
-  [DIGEST_SHA1]: 'sha1',
-  [DIGEST_SHA256]: 'sha256',
-  [DIGEST_SHA384]: 'sha384',
-};
 
 /** A node:crypto public key from a DNSKEY's algorithm and public key field. */
 export function nodePublicKey(alg: number, pub: Uint8Array): KeyObject | undefined {
@@ -42,7 +30,7 @@ export function nodeDnssecCrypto(algorithms: ReadonlySet<number> = ALGORITHMS): 
   };
   return {
     supportsAlgorithm: (alg) => algorithms.has(alg),
-    supportsDigest: (type) => DIGESTS[type] !== undefined,
+    supportsDigest: (type) => digestHash(type) !== undefined,
     verify(alg, pub, data, signature) {
       const key = keyOf(alg, pub);
       if (!key) return false;
@@ -57,7 +45,7 @@ export function nodeDnssecCrypto(algorithms: ReadonlySet<number> = ALGORITHMS): 
     },
     digest: (type, data) =>
       crypto
-        .createHash(DIGESTS[type] ?? 'sha256')
+        .createHash(digestHash(type) ?? 'SHA-256')
         .update(data)
         .digest(),
   };

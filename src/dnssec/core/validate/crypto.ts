@@ -27,36 +27,28 @@ export type DnssecJwk =
   | { readonly kty: 'EC'; readonly crv: 'P-256' | 'P-384'; readonly x: string; readonly y: string }
   | { readonly kty: 'OKP'; readonly crv: 'Ed25519' | 'Ed448'; readonly x: string };
 
+type Hash = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
+
+const ALGORITHM_HASH: Readonly<Record<number, Hash>> = {
+  [ALG_RSASHA1]: 'SHA-1',
+  [ALG_RSASHA1_NSEC3]: 'SHA-1',
+  [ALG_RSASHA256]: 'SHA-256',
+  [ALG_ECDSAP256]: 'SHA-256',
+  [ALG_ECDSAP384]: 'SHA-384',
+  [ALG_RSASHA512]: 'SHA-512',
+};
+
+const DIGEST_HASH: Readonly<Record<number, Hash>> = {
+  [DIGEST_SHA1]: 'SHA-1',
+  [DIGEST_SHA256]: 'SHA-256',
+  [DIGEST_SHA384]: 'SHA-384',
+};
+
 /** The hash an algorithm signs with (the RSA and ECDSA ones), or undefined for EdDSA. */
-export function algorithmHash(
-  alg: number,
-): 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512' | undefined {
-  switch (alg) {
-    case ALG_RSASHA1:
-    case ALG_RSASHA1_NSEC3:
-      return 'SHA-1';
-    case ALG_RSASHA256:
-    case ALG_ECDSAP256:
-      return 'SHA-256';
-    case ALG_ECDSAP384:
-      return 'SHA-384';
-    case ALG_RSASHA512:
-      return 'SHA-512';
-    default:
-      return undefined;
-  }
-}
+export const algorithmHash = (alg: number): Hash | undefined => ALGORITHM_HASH[alg];
 
 /** The digest of a DS digest type, or undefined for an unknown one. */
-export function digestHash(type: number): 'SHA-1' | 'SHA-256' | 'SHA-384' | undefined {
-  return type === DIGEST_SHA1
-    ? 'SHA-1'
-    : type === DIGEST_SHA256
-      ? 'SHA-256'
-      : type === DIGEST_SHA384
-        ? 'SHA-384'
-        : undefined;
-}
+export const digestHash = (type: number): Hash | undefined => DIGEST_HASH[type];
 
 /** The JWK of a DNSKEY public key field for `alg`, or undefined when it does not read as one. */
 export function dnskeyJwk(alg: number, pub: Uint8Array): DnssecJwk | undefined {
