@@ -6,12 +6,13 @@
  * means remove and add again).
  */
 
+import { serialAdd, serialCompare } from './serial.ts';
+
 /** The name of the catalog's member `origin` label: 16 hex digits of FNV-1a 64 over the lowercased name. */
 export function catalogMemberId(origin: string): string {
   let h = 0xcbf29ce484222325n;
-  const name = origin.toLowerCase().endsWith('.')
-    ? origin.toLowerCase()
-    : `${origin.toLowerCase()}.`;
+  const lower = origin.toLowerCase();
+  const name = lower.endsWith('.') ? lower : `${lower}.`;
   for (let i = 0; i < name.length; i++) {
     h ^= BigInt(name.charCodeAt(i) & 0xff);
     h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
@@ -23,9 +24,7 @@ export function catalogMemberId(origin: string): string {
 export function nextCatalogSerial(previous: number | undefined, nowSeconds: number): number {
   const t = Math.floor(nowSeconds) >>> 0;
   if (previous === undefined) return t;
-  // RFC 1982: t is newer than previous when it is ahead by less than 2^31.
-  const ahead = (t - previous) >>> 0;
-  return ahead > 0 && ahead < 0x80000000 ? t : (previous + 1) >>> 0;
+  return serialCompare(t, previous) > 0 ? t : serialAdd(previous, 1);
 }
 
 /** A catalog's content: its name, serial and members (absolute names, any order), and members' groups. */
