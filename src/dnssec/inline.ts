@@ -53,7 +53,7 @@ export interface InlineSignResult {
   /** The signed zone, or the zone as loaded when the folder has no key for it. */
   readonly zone?: Zone;
   readonly diagnostics: readonly ZoneDiagnostic[];
-  /** Signed against `servedToken`: the names re-signed, to put over the version served, in place of `zone`. */
+  /** Signed against `servedToken`: the names re-signed, to put over the version served. */
   readonly resigned?: readonly ResignedName[];
   /** Signed against a token, and more than content changed: load again with the signed version served. */
   readonly needBefore?: true;
@@ -74,7 +74,7 @@ export interface InlineSignResult {
   };
 }
 
-/** Per origin, the last version this thread signed: a reload served with its token signs against its digest. */
+/** Per origin, the last version this thread signed (a reload with its token signs against it). */
 interface LastSigned {
   readonly token: string;
   readonly digest: DataDigest;
@@ -123,7 +123,7 @@ function signedInfo(
   return token === undefined ? info : { ...info, token };
 }
 
-/** `zone` signed against the version served (by token): the names changed; undefined when that cannot be. */
+/** `zone` signed against the version served (by token): the names changed, or undefined. */
 function signAgainstDigest(
   zone: Zone,
   token: string,
@@ -149,7 +149,7 @@ export function signatureJitter(validity: number): number {
   return Math.floor(validity / 8);
 }
 
-/** A fingerprint of the key files (names, sizes, mtimes), so a new or changed key signs an unchanged file again. */
+/** A fingerprint of the key files (names, sizes, mtimes): a changed key signs an unchanged file. */
 export async function keysFingerprint(dir: string): Promise<string> {
   const h = createHash('sha256');
   let names: string[];
@@ -288,7 +288,7 @@ export async function contentHash(
   return `${hash}+keys:${await keysFingerprint(sign.keysDir)}`;
 }
 
-/** A first load with a state folder: the kept version when file and keys match (`resumed`), else the serial to pass. */
+/** A first load with a state folder: the kept version (`resumed`), else the serial to pass. */
 async function fromState(
   file: string,
   zone: Zone,
@@ -309,7 +309,7 @@ async function fromState(
   return { resumed: { zone: kept.zone, diagnostics: [], signed } };
 }
 
-/** A kept version read as a zone file without the caller's hooks (its hash is not the file's); undefined on errors. */
+/** A kept version read without the caller's hooks (its hash is not the file's); undefined on errors. */
 async function loadPlain(
   file: string,
   origin: string,

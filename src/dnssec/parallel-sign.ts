@@ -127,10 +127,7 @@ function signHere(chunks: readonly SigningChunk[], keys: readonly LoadedKey[]): 
       c.records[j.at] = fill(c.records[j.at]!, completeSignature(j, keys[j.key]!.sign(j.data)));
 }
 
-/**
- * Sign a plan's chunks, handing each owner's records to `emit` in order; the
- * RRsets signed. Threads start only when a batch fills up.
- */
+/** Sign a plan's chunks, owners to `emit` in order; the RRsets signed. Threads start once a batch fills. */
 export async function signChunks(
   plan: Iterable<SigningChunk>,
   keys: readonly LoadedKey[],

@@ -117,10 +117,7 @@ export class CatalogConsumer {
     return this.members.has(origin);
   }
 
-  /**
-   * Before the secondary zones' first checks: the members kept on disk are
-   * provisioned again and reloaded; the catalogs are read later by `readAll`.
-   */
+  /** Before the first checks: the members kept on disk provisioned and reloaded (catalogs: `readAll`). */
   async start(): Promise<void> {
     await mkdir(this.o.stateDir, { recursive: true });
     let added = 0;
@@ -170,7 +167,7 @@ export class CatalogConsumer {
     };
   }
 
-  /** Tell `onMembers` every member, with `adding` of `catalog`: known before provisioned, so an early NOTIFY is accepted. */
+  /** Tell `onMembers` every member, `adding` too (known before provisioned: an early NOTIFY passes). */
   private async announce(catalog?: string, adding: readonly string[] = []): Promise<void> {
     const all = new Map<string, string>();
     for (const [c, m] of this.members) for (const name of m.keys()) all.set(name, c);
@@ -312,7 +309,7 @@ export class CatalogConsumer {
     return this.isCatalog(name) ? 'a catalog consumed here' : undefined;
   }
 
-  /** Add `names` as secondary zones (taken over when the owner's `coo` names this catalog); the names added. */
+  /** Add `names` as secondary zones (taken over when the owner's `coo` names this catalog). */
   private async provision(
     catalog: string,
     config: SecondaryZoneConfig,
@@ -358,10 +355,7 @@ export class CatalogConsumer {
     return added;
   }
 
-  /**
-   * A change of ownership (RFC 9432 section 5.3): the same member ID keeps the
-   * zone's data; another ID resets it (transferred afresh).
-   */
+  /** A change of ownership (RFC 9432 section 5.3): the same ID keeps the zone's data, another resets it. */
   private async takeOver(
     name: string,
     from: string,

@@ -71,7 +71,7 @@ export class CatalogPublisher {
     return this.members;
   }
 
-  /** After a swap: a new version written when the primary zones differ from the members (true: reload it). */
+  /** After a swap: a new version written when the primary zones differ (true: reload it). */
   async update(served: Iterable<string>): Promise<boolean> {
     const members = catalogMembers(
       [...served].filter((o) => !this.o.exclude.has(o.toLowerCase())),

@@ -103,10 +103,7 @@ export function serialPoliciesUsed(config: ServerConfig): boolean {
   );
 }
 
-/**
- * The NS hosts to NOTIFY (RFC 1996 section 3.3: the NS set but the MNAME):
- * in-zone NS names with their glue; names outside the zone are not resolved.
- */
+/** The NS hosts to NOTIFY (RFC 1996 section 3.3, but the MNAME): in-zone names with their glue only. */
 export function nsHosts(zone: Zone, port: number): NotifyTarget[] {
   const apex = zone.nodes.get(zone.origin);
   const ns = apex?.rrsets.get(2);

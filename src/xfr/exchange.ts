@@ -20,7 +20,7 @@ export function peerText(p: { host: string; port: number }): string {
   return `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
 }
 
-/** Send one framed request and feed `onMessage` until it returns true (or throws); an early end is XFR_CUT_SHORT. */
+/** One framed request, the answer fed to `onMessage` until it returns true; an early end: XFR_CUT_SHORT. */
 export function tcpExchange(
   p: PrimaryAddress,
   request: Uint8Array,

@@ -123,10 +123,7 @@ export async function notifyPeer(
   }
 }
 
-/**
- * NOTIFY every peer of a zone and log the outcome: `notify_sent` (NOERROR),
- * else at warn `notify_rejected`, `notify_failed` (no answer), `notify_reply_tsig`.
- */
+/** NOTIFY every peer: `notify_sent`, or at warn `notify_rejected`, `notify_failed`, `notify_reply_tsig`. */
 export async function notifyAll(
   zone: Zone,
   serial: number | undefined,

@@ -184,10 +184,7 @@ export class Transfers {
     return this.byKey.get(key);
   }
 
-  /**
-   * The TSIG of a request (RFC 8945 section 5.2), checked first: none, valid
-   * (the answer is signed with its key), or failed (answered at once).
-   */
+  /** The TSIG of a request, checked first (RFC 8945 section 5.2): none, valid, or failed (answered now). */
   verify(msg: Uint8Array, questionEnd: number, source: string, summary: LogSummary): RequestAuth {
     const t = readTsig(msg);
     if (t === 'FORMERR') {
@@ -297,9 +294,8 @@ export class Transfers {
   }
 
   /**
-   * IXFR over UDP (RFC 1995 section 2): the answer when it fits in `limit`
-   * octets, else the current SOA alone (the client retries over TCP).
-   * Undefined (the engine answers) for AXFR or a refused IXFR.
+   * IXFR over UDP (RFC 1995 section 2): the answer if it fits in `limit`, else
+   * the current SOA alone; undefined (the engine answers) for AXFR or a refusal.
    */
   answerUdp(
     r: TransferRequest,

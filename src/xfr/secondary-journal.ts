@@ -28,7 +28,7 @@ export async function readJournal(file: string): Promise<ZoneDiff[]> {
   return b === undefined ? [] : decodeJournal(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 }
 
-/** Append differences, then raise the header's count (`count` before): a crash midway leaves it undecodable. */
+/** Append differences, then raise the count (`count` before): a crash midway leaves it undecodable. */
 export async function appendJournal(
   file: string,
   count: number,

@@ -89,10 +89,7 @@ export interface SecondaryOptions {
   readonly timeoutMs?: number;
   /** An answering thread (`serve --workers`): an accepted NOTIFY calls this; the main thread checks. */
   readonly onNotify?: (origin: string) => void;
-  /**
-   * An answering thread: the catalogs consumed, whose members the main thread
-   * sends (`setCatalogMembers`), so a NOTIFY for one is checked against its catalog's primaries.
-   */
+  /** An answering thread: the catalogs consumed (NOTIFYs for members sent by `setCatalogMembers`). */
   readonly catalogs?: readonly SecondaryZoneConfig[];
   /** Serve-wide limits of a transfer in (zones may set their own); absent: the defaults. */
   readonly limits?: Pick<TransferConfig, 'inMaxRecords' | 'inMaxBytes' | 'inMaxSeconds'>;
@@ -214,7 +211,7 @@ export class Secondaries {
     };
   }
 
-  /** A catalog's member added while running (checked now, or at start); false when already a secondary zone. */
+  /** A catalog's member added while running (checked now, or at start); false when already one. */
   addZone(z: SecondaryZoneConfig, catalog: string): boolean {
     const key = nameKey(z.origin);
     if (this.zones.has(key) || this.closed) return false;
@@ -223,10 +220,7 @@ export class Secondaries {
     return true;
   }
 
-  /**
-   * Drop a zone added by `addZone`: timers stopped, a running check awaited,
-   * file and journal removed (the next reload drops it). False when it is not one.
-   */
+  /** Drop a zone added by `addZone` (running check awaited, file and journal removed); false if not one. */
   async removeZone(origin: string): Promise<boolean> {
     const z = this.zones.get(nameKey(origin));
     if (z?.catalog === undefined) return false;
@@ -243,7 +237,7 @@ export class Secondaries {
     return true;
   }
 
-  /** A zone added by `addZone` moves to `catalog` and its primaries, keeping its data. False when it is not one. */
+  /** A zone added by `addZone` moves to `catalog` and its primaries, keeping its data (false: not one). */
   moveZone(origin: string, catalog: string, primaries: readonly PrimaryAddress[]): boolean {
     const z = this.zones.get(nameKey(origin));
     if (z?.catalog === undefined) return false;
@@ -390,10 +384,7 @@ export class Secondaries {
     return this.run(origin, trigger, {}).then(() => undefined);
   }
 
-  /**
-   * `ctl retransfer ZONE [--force]`: an AXFR now, after any running check;
-   * `force` installs an older serial too (the operator's way back, RFC 1982 notwithstanding).
-   */
+  /** `ctl retransfer ZONE [--force]`: an AXFR after any running check; `force` takes an older serial. */
   async retransfer(origin: string, force: boolean): Promise<CheckOutcome | undefined> {
     const z = this.zones.get(nameKey(origin));
     if (z === undefined) return undefined;
@@ -599,10 +590,7 @@ export class Secondaries {
     return { kind: 'AXFR', records: [...r.result.records], touched: undefined };
   }
 
-  /**
-   * The IXFR's steps applied by difference to the zone served; undefined when
-   * it cannot take them so (a signed zone is rebuilt whole).
-   */
+  /** The IXFR's steps applied by difference; undefined when the zone cannot (a signed one is rebuilt). */
   private patched(z: ZoneState, steps: readonly XfrStep[]): Patched | undefined {
     const from = this.target.zoneOfFile(z.file);
     if (from === undefined || this.target.applyDifference === undefined) return undefined;
@@ -713,7 +701,7 @@ export class Secondaries {
     z.writing = (z.writing ?? Promise.resolve()).then(write);
   }
 
-  /** The file written whole and its journal removed; skipped when a newer version was swapped in meanwhile. */
+  /** The file written whole, its journal removed; skipped when a newer version was swapped in since. */
   private async compact(z: ZoneState, zone: Zone): Promise<void> {
     const current = () => this.target.zoneOfFile(z.file) === zone;
     if (!current()) return;
@@ -772,7 +760,7 @@ export class Secondaries {
     }
   }
 
-  /** The records written as a zone file, linted (after an IXFR, the owners touched), loaded by the reloader. */
+  /** The records written as a zone file, linted (after an IXFR: owners touched), loaded by the reloader. */
   private async installRecords(
     z: ZoneState,
     p: PrimaryAddress,

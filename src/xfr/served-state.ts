@@ -190,10 +190,7 @@ export async function startSigned(
   return { start, ...(kept && start.kind === 'resume' ? { kept } : {}) };
 }
 
-/**
- * Keep a signed version, before it is served. One re-signed by difference
- * over the kept one is kept as its changed names (`<origin>signed.journal`).
- */
+/** Keep a signed version before it is served (re-signed by difference: its names, as a journal). */
 export async function keepSigned(dir: string, zone: Zone): Promise<void> {
   if (zone instanceof PatchedZone && (await keepSignedJournal(dir, zone))) return;
   await replaceFile(signedFile(dir, zone.origin), writeZone(zone));

@@ -21,7 +21,7 @@ export const nodeHmac: Hmac = (algorithm, secret, data) =>
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The answer to a request whose TSIG is malformed or not last (RFC 8945 sections 5.1, 5.2): FORMERR, unsigned. */
+/** The answer to a request whose TSIG is malformed or not last (RFC 8945 5.1, 5.2): FORMERR, unsigned. */
 export function malformedTsigResponse(msg: Uint8Array, questionEnd: number): Uint8Array {
   return answerHead(msg, questionEnd, rcodeOf('TSIG_MALFORMED'));
 }

@@ -107,7 +107,7 @@ export function rrsigLabels(ownerKey: string): number {
   return ownerKey.startsWith('\u0001*') ? n - 1 : n;
 }
 
-/** The octets an RRSIG signs (RFC 4034 section 3.1.8.1): its header, then the RRset in canonical form and order. */
+/** The octets an RRSIG signs (RFC 4034 section 3.1.8.1): header, then the RRset in canonical order. */
 export function signingInput(
   header: Uint8Array,
   ownerKey: string,

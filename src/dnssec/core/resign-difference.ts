@@ -58,7 +58,7 @@ function nodeEarliest(node: ZoneNode | null | undefined, e: number | undefined) 
   return e;
 }
 
-/** The earliest RRSIG expiration of a zone, from the store's RDATA where it has one (no view per record). */
+/** The earliest RRSIG expiration of a zone, read from its store's RDATA where it has one. */
 export function earliestSignatureExpiration(zone: Zone): number | undefined {
   const base = storeBase(zone);
   if (base === undefined) {
@@ -144,7 +144,7 @@ function compareNodes(
   return content ? 'content' : 'same';
 }
 
-/** The names whose data changed from the signed `previous` to `zone`; undefined when more than content changed. */
+/** The names whose data changed from the signed `previous`; undefined when more than content did. */
 function changedNames(zone: StoreZone, previous: Zone, base: StoreZone): string[] | undefined {
   const before = base.store;
   const after = zone.store;
@@ -206,7 +206,7 @@ export function isSignerType(type: number): boolean {
   return SIGNER_TYPES.has(type);
 }
 
-/** One name's data signed (the apex's SOA with `o.serial`), with the signer's records of `before` when given. */
+/** One name's data signed (the apex's SOA with `o.serial`), with the signer's records of `before`. */
 export function signOwner(
   owner: string,
   now: ZoneNode,
@@ -267,10 +267,7 @@ export function recordCount(node: ZoneNode): number {
   return n;
 }
 
-/**
- * The signed `previous` with what changed in `zone` and the apex re-signed,
- * or undefined (see the module comment, or a signature due within `due` seconds).
- */
+/** The signed `previous` with the changes and apex re-signed; undefined as the header says or if due. */
 export function resignByDifference(
   zone: Zone,
   previous: Zone,
@@ -312,10 +309,7 @@ export function resignByDifference(
   return { zone: patched, rrsets, kept, names: names.length, earliest };
 }
 
-/**
- * A patched zone's overlay records (apex first) with the apex's in-zone NS
- * targets (so they build as a zone); undefined when it deletes names.
- */
+/** A patched zone's overlay records with the in-zone NS targets (so they build); undefined on deletions. */
 export function overlayRecords(zone: PatchedZone): ResourceRecord[] | undefined {
   const names = new Set(zone.overlay.keys());
   for (const r of zone.nodes.get(zone.origin)?.rrsets.get(TYPE_NS)?.records ?? []) {

@@ -53,7 +53,7 @@ function nameHash(store: ZoneStore, n: number, out: Int32Array): void {
   out[1] = b;
 }
 
-/** Two 32-bit hashes (FNV-1a, multiply-xorshift) of RRset s (an SOA's serial left out), added into `out`. */
+/** Two 32-bit hashes (FNV-1a, multiply-xorshift) of RRset s, an SOA's serial aside, added to `out`. */
 function addSetHash(store: ZoneStore, s: number, out: Int32Array): void {
   const type = store.rrsetType(s);
   let a = Math.imul(FNV_OFFSET_BASIS ^ type, FNV_PRIME);

@@ -91,7 +91,7 @@ export interface SignatureJob {
   readonly data: Uint8Array;
 }
 
-/** One owner of the signed zone, records in output order; a job's RRSIG holds its header until `completeSignature`. */
+/** One owner, records in output order; a job's RRSIG holds its header until `completeSignature`. */
 export interface SigningChunk {
   readonly records: ResourceRecord[];
   readonly jobs: readonly SignatureJob[];
@@ -101,10 +101,7 @@ export interface SigningChunk {
   readonly kept?: number;
 }
 
-/**
- * The signed zone as owners in canonical order with the signatures to make
- * (jitter drawn here: workers give the same records); DNSSEC records remade.
- */
+/** The signed zone's owners with the signatures to make (jitter drawn here, so workers agree). */
 export function signingPlan(
   input: Iterable<ResourceRecord>,
   o: SignZoneOptions,

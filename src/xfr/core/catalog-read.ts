@@ -66,10 +66,7 @@ function ptrKey(rdata: Uint8Array): string | { why: string } {
   return wireToKey(rdata);
 }
 
-/**
- * The member zone a PTR names, or why it cannot be one: labels of letters,
- * digits, `-` and `_` (it becomes a file name), not the root nor in the catalog.
- */
+/** The member zone a PTR names (letters, digits, `-`, `_`: it becomes a file name), or why not. */
 function memberName(rdata: Uint8Array, catalogKey: string): string | { why: string } {
   const key = ptrKey(rdata);
   if (typeof key !== 'string') return key;

@@ -38,7 +38,7 @@ export const XFR_IN_CODES = {
 
 export type XfrInCode = keyof typeof XFR_IN_CODES;
 
-/** Stable codes of the TSIG checks (RFC 8945): of a signed request (`verifyRequest`), and of answers to ours. */
+/** Stable codes of the TSIG checks (RFC 8945): of signed requests, and of answers to ours. */
 export const TSIG_CODES = {
   TSIG_BAD_KEY:
     'a key that is not known, or not of the algorithm named (TSIG error BADKEY; a request is answered NOTAUTH)',

@@ -34,7 +34,7 @@ export interface XfrMessageOptions {
   readonly maxSize: number;
 }
 
-/** Packs records into messages: `add` until false, `take` the message, `add` that record again; `take` the last. */
+/** Packs records into messages: `add` until false, `take`, `add` that record again; `take` the last. */
 export class XfrMessageWriter {
   private readonly o: XfrMessageOptions;
   private readonly buf: Uint8Array;

@@ -45,7 +45,7 @@ export class XfrReadError extends Error {
 
 const bad = (message: string) => new XfrReadError('XFR_BAD_MESSAGE', message);
 
-/** The name at `off` as wire octets (case kept), and the offset after it; pointers only backwards (no loops). */
+/** The name at `off` as wire octets (case kept) and the offset after it; pointers only backwards. */
 export function readWireName(msg: Uint8Array, off: number, limit = msg.length): [number[], number] {
   const out: number[] = [];
   let end = -1;
@@ -79,7 +79,7 @@ export function wireKey(wire: readonly number[]): string {
   return s;
 }
 
-/** Where the names are in a type's RDATA: `n` fixed octets, `N` a name, `s` a character-string, `*` the rest. */
+/** Where a type's RDATA names are: `n` fixed octets, `N` a name, `s` a string, `*` the rest. */
 export const LAYOUTS: Readonly<Record<number, string>> = {
   2: 'N', // NS
   3: 'N', // MD
@@ -102,7 +102,7 @@ export const LAYOUTS: Readonly<Record<number, string>> = {
   39: 'N', // DNAME
 };
 
-/** RDATA of one record, names expanded, ending exactly at RDLENGTH (also the client decoder's opaque RDATA). */
+/** RDATA of one record, names expanded, ending exactly at RDLENGTH (also the client decoder's). */
 export function expandRdata(msg: Uint8Array, type: number, start: number, end: number): Uint8Array {
   const layout = LAYOUTS[type];
   if (layout === undefined) return msg.slice(start, end);
@@ -188,7 +188,7 @@ const serialOf = (r: XfrRr) => soaSerialOf(r.rdata);
 
 type Phase = 'first' | 'second' | 'full' | 'from' | 'removing' | 'adding' | 'done';
 
-/** Reads an AXFR or IXFR answer message by message (`push`) until its closing SOA; throws `XfrReadError`. */
+/** Reads an AXFR or IXFR answer message by message until its closing SOA; throws `XfrReadError`. */
 export class XfrReader {
   private readonly originKey: string;
   private readonly id: number;

@@ -40,11 +40,7 @@ export interface SerialChoice {
   readonly raised: boolean;
 }
 
-/**
- * The serial a reloaded zone is served with, given the one `served` and
- * whether it `changed`: a serial raised in the file is always taken; an
- * unchanged zone keeps its serial.
- */
+/** The serial of a reloaded zone: one raised in the file is taken; an unchanged zone keeps `served`. */
 export function chooseSerial(
   policy: SerialPolicy,
   fileSerial: number,

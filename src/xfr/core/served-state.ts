@@ -95,7 +95,7 @@ export function signingStart(
   return same ? { kind: 'resume' } : { kind: 'sign', previous };
 }
 
-/** What a first load should warn of; `rewrites`: the served serial is not the file's (signing, serial policy). */
+/** What a first load should warn of; `rewrites`: the served serial is not the file's. */
 export type StartWarning =
   | { readonly kind: 'no-state'; readonly serial: number }
   | { readonly kind: 'below-served'; readonly serial: number; readonly highest: number };

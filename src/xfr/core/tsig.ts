@@ -116,7 +116,7 @@ function skipRecord(msg: Uint8Array, off: number): number {
   return end > msg.length ? -1 : end;
 }
 
-/** The TSIG record (last of the additional section, RFC 8945 section 5.1); 'FORMERR' when malformed or not last. */
+/** The TSIG record (last, RFC 8945 section 5.1); 'FORMERR' when malformed or not last. */
 export function readTsig(msg: Uint8Array): TsigRecord | undefined | 'FORMERR' {
   if (msg.length < 12) return 'FORMERR';
   const counts = [4, 6, 8, 10].map((o) => (msg[o]! << 8) | msg[o + 1]!);
@@ -282,7 +282,7 @@ export function sameMac(a: Uint8Array, b: Uint8Array): boolean {
   return d === 0;
 }
 
-/** Why a request's TSIG failed, with the TSIG error the answer carries and the key when known (BADTIME is signed). */
+/** Why a request's TSIG failed, the TSIG error to answer, and the key when known (BADTIME is signed). */
 export interface TsigFailure extends Failure<TsigRequestCode> {
   readonly tsigError: number;
   readonly tsig: TsigRecord;
@@ -305,7 +305,7 @@ function tsigFailure(
   return err({ code, message, tsigError: TSIG_ERROR_OF[code], tsig, ...(key ? { key } : {}) });
 }
 
-/** Verify a signed request (RFC 8945 section 5.2): key, then MAC (or truncation), then time, in that order. */
+/** Verify a signed request (RFC 8945 section 5.2): key, then MAC (or truncation), then time. */
 export function verifyRequest(
   msg: Uint8Array,
   t: TsigRecord,
@@ -401,10 +401,7 @@ export interface TsigStreamFault {
   readonly message: string;
 }
 
-/**
- * Verifies the answer to a request we signed, message by message (RFC 8945
- * sections 5.3 and 5.3.1): the first and last signed, at most 99 unsigned in a row.
- */
+/** Verifies an answer to our signed request (RFC 8945 5.3.1): first and last signed, 99 unsigned at most. */
 export class TsigStreamVerifier {
   private prior: Uint8Array;
   private readonly key: TsigKey;

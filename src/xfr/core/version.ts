@@ -47,7 +47,7 @@ export function setSoaSerial(zone: Zone, serial: number): boolean {
   return true;
 }
 
-/** Compare `zone` with the version served, choose its serial, and give the IXFR difference when it went up. */
+/** `zone` against the version served: its serial, and the IXFR difference when that went up. */
 export function prepareVersion(zone: Zone, o: VersionOptions): PreparedVersion {
   const fileSerial = soaSerialOf(soaRecord(zone).rdata);
   const before = o.before;

@@ -7,10 +7,7 @@
 import { parseZoneText } from '../../../dns/core/zone/parser.ts';
 import type { TrustAnchor } from './validator.ts';
 
-/**
- * The root zone's KSKs as DS records (IANA root-anchors.xml): KSK-2017
- * (key tag 20326) and KSK-2024 (key tag 38696).
- */
+/** The root KSKs as DS records (IANA root-anchors.xml): KSK-2017 (20326) and KSK-2024 (38696). */
 export const ROOT_ANCHORS_TEXT = `. IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D
 . IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16
 `;

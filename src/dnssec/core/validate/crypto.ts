@@ -106,10 +106,7 @@ export interface DnssecCrypto {
 /** Signatures whose verification a validator remembers (most; the oldest go first). */
 export const VERIFIED_MEMO = 4096;
 
-/**
- * `crypto` remembering valid signatures with their exact key and data (the
- * caller still checks validity periods); a replay elsewhere is verified in full.
- */
+/** `crypto` remembering valid signatures with their exact key and data (a replay elsewhere is checked). */
 export function rememberingVerifier(crypto: DnssecCrypto, most = VERIFIED_MEMO): DnssecCrypto {
   const seen = new Map<string, { alg: number; publicKey: Uint8Array; data: Uint8Array }>();
   const keep = (k: string, alg: number, publicKey: Uint8Array, data: Uint8Array) => {

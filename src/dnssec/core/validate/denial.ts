@@ -225,10 +225,7 @@ export function dsDenial(d: DenialSet, name: string, nxdomain: boolean): DsDenia
   return proof.cover.optOut ? 'opt-out' : 'not-a-cut';
 }
 
-/**
- * A wildcard answer (RRSIG labels below the owner's): proof that the next
- * closer name does not exist (RFC 4035 5.3.4, RFC 5155 8.8).
- */
+/** A wildcard answer: proof that the next closer name does not exist (RFC 4035 5.3.4, RFC 5155 8.8). */
 export function provesWildcard(d: DenialSet, name: string, labels: number): boolean {
   const nextCloser = keyAncestor(name, labels + 1);
   if (nsecCovering(d, name)) return true;

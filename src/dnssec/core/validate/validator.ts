@@ -78,7 +78,7 @@ export interface ValidatorHost {
   fetch(name: string, type: 'DS' | 'DNSKEY'): Promise<readonly Uint8Array[]>;
   /** Seconds a validated key set or proof is kept (default: its TTL, at most 3600). */
   readonly maxCacheSeconds?: number;
-  /** NSEC3 iterations above which a denial is insecure (default NSEC3_MAX_ITERATIONS; RFC 9276 section 3.2). */
+  /** NSEC3 iterations above which a denial is insecure (default NSEC3_MAX_ITERATIONS). */
   readonly nsec3MaxIterations?: number;
 }
 
@@ -102,7 +102,7 @@ interface Entry<T> {
 /** Most entries in each cache (oldest dropped first). */
 const CACHE_MAX = 4096;
 
-/** NSEC3 iterations above which a denial is insecure (RFC 9276 section 3.2): 150 as BIND, Unbound and delv. */
+/** NSEC3 iterations above which a denial is insecure (RFC 9276 section 3.2), as BIND and Unbound. */
 export const NSEC3_MAX_ITERATIONS = 150;
 
 export class Validator {
@@ -319,7 +319,7 @@ export class Validator {
     }
   }
 
-  /** A set's verdict; an unsigned set is bogus top-down, else insecure only below an unsigned delegation. */
+  /** A set's verdict; unsigned: bogus top-down, else insecure only below an unsigned delegation. */
   private async signedOrNot(set: SignedSet, near: string, topDown: boolean): Promise<Verdict> {
     if (set.sigs.length === 0 && topDown)
       return bogus(
@@ -377,10 +377,7 @@ export class Validator {
     return { set: { nsec, nsec3 }, how: nsec.length > 0 ? 'NSEC' : 'NSEC3', anchor };
   }
 
-  /**
-   * Unsigned data at `owner`: one DS query per label down from the deepest
-   * anchor; insecure at the first unsigned delegation, else bogus.
-   */
+  /** Unsigned data: DS queries down from the anchor; insecure at an unsigned delegation, else bogus. */
   private async unsigned(near: string, owner: string): Promise<Verdict> {
     const anchor = this.anchorFor(near);
     if (anchor === undefined) return noAnchor(owner);
