@@ -1,6 +1,4 @@
-/**
- * Stable codes of a failed transfer in; the zone version served before it is kept.
- */
+/** Stable codes of a failed transfer in; the zone version served before it is kept. */
 export const XFR_IN_CODES = {
   XFR_BAD_MESSAGE: 'a transfer message that is not a valid DNS message (header, names, RDLENGTH)',
   XFR_BAD_ANSWER:
