@@ -223,7 +223,20 @@ function nameBound(z: IndexedZone): number {
   return z.nodes instanceof KeyedNodes ? z.nodes.rows : z.zone.size;
 }
 
-/** Forget zone `old`'s entries and bodies read in place, by its names or the engine's, the fewer. */
+/**
+ * `state` without zone `old`'s entries, slot and bodies read in place. The only zone served owns
+ * every entry: new maps, not a pass that holds the answers back (bench/reload.ts, swap on the
+ * answering thread). Otherwise they are deleted by its names or the engine's, the fewer.
+ */
+function forgetZone(state: Compiled, old: IndexedZone): Compiled {
+  if (state.indexed.length === 1)
+    return { ...state, names: new Map(), slots: new Map(), ahead: new Map() };
+  state.slots.delete(old);
+  forgetNames(state, old);
+  return state;
+}
+
+/** Delete zone `old`'s entries and bodies read in place, by its names or the engine's, the fewer. */
 function forgetNames(state: Compiled, old: IndexedZone): void {
   const { names, ahead } = state;
   const at = state.aheadAt.get(old);
@@ -454,23 +467,12 @@ export class Engine {
    * zones keep their answers. False, nothing changed, when no zone of that origin is served.
    */
   replaceZone(zone: Zone | IndexedZone): boolean {
-    const state = this.state;
     const given = 'originKey' in zone ? zone : indexZone(zone);
-    const old = state.set.byOrigin.get(given.originKey);
+    const old = this.state.set.byOrigin.get(given.originKey);
     if (old === undefined) return false;
     if (old === given) return true;
-    const z = fitAnswers(state.below, given);
-    if (state.indexed.length === 1) {
-      // The only zone: every entry is its own. New maps, not a pass over them that holds the
-      // answers back (bench/reload.ts, swap on the answering thread).
-      (state.set.byOrigin as Map<string, IndexedZone>).set(z.originKey, z);
-      const indexed = [z];
-      const fresh = { names: new Map(), slots: new Map(), ahead: new Map() };
-      this.state = { ...state, ...fresh, indexed, zones: [z.zone], ...aheadOf(indexed) };
-      return true;
-    }
-    forgetNames(state, old);
-    state.slots.delete(old);
+    const z = fitAnswers(this.state.below, given);
+    const state = forgetZone(this.state, old);
     // New lists (a reader may compare them with those it saw: `xfr/out.ts`); the maps are this
     // state's own, written in place between two queries.
     const i = state.indexed.indexOf(old);
